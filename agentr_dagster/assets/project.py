@@ -1,0 +1,246 @@
+"""The project chain as project-partitioned assets. Thin: each asset calls one pipeline function, turns
+failure classes into Dagster failures, and reports counts and checks as metadata."""
+
+from __future__ import annotations
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    Backoff,
+    DataVersion,
+    DynamicPartitionsDefinition,
+    Failure,
+    Jitter,
+    MaterializeResult,
+    MetadataValue,
+    RetryPolicy,
+    TableColumn,
+    TableSchema,
+    asset,
+)
+
+from agentr_dagster import pipeline
+from agentr_dagster.config import results_dir
+from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
+from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
+from agentr_dagster.domain.failures import FailureClass, StageError
+from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.exports import scores_dataframe, write_exports
+from agentr_dagster.resources import LLMResource, StoreResource
+
+projects = DynamicPartitionsDefinition(name="projects")
+
+LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
+EXPORTS_VERSION = "exports-v1"
+
+
+def _as_failure(exc: StageError, stage: str) -> Failure:
+    """Only transient failures are worth a Dagster retry; the rest need a person (or a top-up) first."""
+    return Failure(
+        description=f"{stage}: {exc.failure_class.value}: {exc.message}",
+        metadata={"failure_class": exc.failure_class.value},
+        allow_retries=exc.failure_class is FailureClass.transient,
+    )
+
+
+def _stage_metadata(outcome: pipeline.StageOutcome, backend) -> dict:
+    return {
+        "artifact_id": outcome.artifact_id,
+        "reused": outcome.reused,
+        "prompt_version": outcome.prompt_version,
+        "model": outcome.model,
+        "backend": backend.label,
+    }
+
+
+@asset(
+    partitions_def=projects,
+    code_version=prompt_version("intent"),
+    group_name="research",
+    retry_policy=LLM_RETRY,
+    pool="llm",
+    check_specs=[AssetCheckSpec("intent_matches_contract", asset="research_intent")],
+    description="Structured research intent decomposed from the project's abstract.",
+)
+def research_intent(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
+    db = store.get()
+    backend = llm.backend(db)
+    try:
+        outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
+    except StageError as exc:
+        raise _as_failure(exc, "research_intent") from exc
+    intent = ResearchIntent.model_validate(outcome.payload)
+    return MaterializeResult(
+        metadata={
+            **_stage_metadata(outcome, backend),
+            "problem_statement": intent.problem_statement,
+            "seed_keywords": ", ".join(intent.seed_keywords),
+            "methodologies": len(intent.methodologies),
+            "application_domains": len(intent.application_domains),
+        },
+        data_version=DataVersion(pipeline.intent_fingerprint(outcome.payload)[:16]),
+        check_results=[AssetCheckResult(check_name="intent_matches_contract", passed=True)],
+    )
+
+
+@asset(
+    partitions_def=projects,
+    deps=[research_intent],
+    code_version=prompt_version("queries"),
+    group_name="research",
+    retry_policy=LLM_RETRY,
+    pool="llm",
+    check_specs=[AssetCheckSpec("queries_parse_and_count", asset="search_queries")],
+    description="A Boolean query, 10-15 expanded keywords and exactly 10 search strings.",
+)
+def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
+    db = store.get()
+    backend = llm.backend(db)
+    try:
+        outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
+    except StageError as exc:
+        raise _as_failure(exc, "search_queries") from exc
+    queries = SearchQueries.model_validate(outcome.payload)
+    try:
+        parse_boolean_query(queries.boolean_query)
+        parses = True
+    except BooleanQueryError:
+        parses = False
+    return MaterializeResult(
+        metadata={
+            **_stage_metadata(outcome, backend),
+            "boolean_query": queries.boolean_query,
+            "search_strings": MetadataValue.md("\n".join(f"1. {s}" for s in queries.search_strings)),
+        },
+        data_version=DataVersion(pipeline.intent_fingerprint(outcome.payload)[:16]),
+        check_results=[
+            AssetCheckResult(
+                check_name="queries_parse_and_count",
+                passed=parses and len(queries.search_strings) == 10
+                and 10 <= len(queries.expanded_keywords) <= 15,
+                metadata={"search_strings": len(queries.search_strings),
+                          "expanded_keywords": len(queries.expanded_keywords)},
+            )
+        ],
+    )
+
+
+@asset(
+    partitions_def=projects,
+    deps=[search_queries],
+    group_name="research",
+    check_specs=[AssetCheckSpec("has_candidates", asset="candidate_papers")],
+    description="The project's candidate papers (imported files; retrieval adds to them).",
+)
+def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+    db = store.get()
+    slug = context.partition_key
+    papers = db.list_papers(slug)
+    by_format: dict[str, int] = {}
+    for paper in papers:
+        fmt = (paper.provenance or {}).get("format", "unknown")
+        by_format[fmt] = by_format.get(fmt, 0) + 1
+    with_abstract = sum(1 for p in papers if p.abstract)
+    return MaterializeResult(
+        metadata={"papers": len(papers), "with_abstract": with_abstract,
+                  **{f"from_{k}": v for k, v in sorted(by_format.items())}},
+        data_version=DataVersion(pipeline.sha256(*sorted(p.content_hash for p in papers))[:16]),
+        check_results=[
+            AssetCheckResult(
+                check_name="has_candidates", passed=bool(papers), severity=AssetCheckSeverity.WARN,
+                metadata={"papers": len(papers)},
+            )
+        ],
+    )
+
+
+@asset(
+    partitions_def=projects,
+    deps=[candidate_papers, research_intent],
+    code_version=prompt_version("score"),
+    group_name="research",
+    retry_policy=LLM_RETRY,
+    pool="llm",
+    check_specs=[AssetCheckSpec("every_paper_scored", asset="paper_scores")],
+    description="Every candidate scored against the intent in one structured call each (bounded concurrency).",
+)
+def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
+    db = store.get()
+    backend = llm.backend(db)
+    slug = context.partition_key
+    try:
+        summary = pipeline.score_project(
+            db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
+            progress=_log_progress(context),
+        )
+    except StageError as exc:
+        raise _as_failure(exc, "paper_scores") from exc
+    failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
+    metadata = {
+        "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
+        "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
+    }
+    if summary.failed:
+        worst = pipeline.worst_failure_class(summary.failed)
+        raise Failure(
+            description=f"paper_scores: {pipeline.summary_text(summary)}; " + "; ".join(summary.messages[:3]),
+            metadata={**metadata, "failure_class": worst.value},
+            allow_retries=worst is FailureClass.transient,
+        )
+    return MaterializeResult(
+        metadata=metadata,
+        check_results=[
+            AssetCheckResult(check_name="every_paper_scored", passed=summary.complete,
+                             metadata={"scored": summary.scored + summary.reused, "total": summary.total})
+        ],
+    )
+
+
+def _log_progress(context: AssetExecutionContext):
+    state = {"last": -1}
+
+    def report(done: int, total: int) -> None:
+        step = max(1, total // 10)
+        if done == total or done - state["last"] >= step:
+            state["last"] = done
+            context.log.info(f"scored {done}/{total} papers")
+
+    return report
+
+
+@asset(
+    partitions_def=projects,
+    deps=[paper_scores],
+    code_version=EXPORTS_VERSION,
+    group_name="research",
+    check_specs=[AssetCheckSpec("export_row_count", asset="score_exports")],
+    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/.",
+)
+def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+    db = store.get()
+    slug = context.partition_key
+    frame = scores_dataframe(db, slug)
+    written = write_exports(frame, results_dir(slug))
+    expected = db.count_papers(slug)
+    preview = frame.head(10)[["rank", "title", "c1_score", "c2_score", "semantic_similarity"]]
+    return MaterializeResult(
+        metadata={
+            "rows": len(frame),
+            "csv": MetadataValue.path(str(written["csv"])),
+            "parquet": MetadataValue.path(str(written["parquet"])),
+            "xlsx": MetadataValue.path(str(written["xlsx"])),
+            "dagster/column_schema": TableSchema(
+                columns=[TableColumn(name=c, type=str(t)) for c, t in frame.dtypes.items()]
+            ),
+            "top_10": MetadataValue.md(preview.to_markdown(index=False) if len(preview) else "(no scores)"),
+        },
+        check_results=[
+            AssetCheckResult(check_name="export_row_count", passed=len(frame) == expected,
+                             metadata={"rows": len(frame), "papers": expected})
+        ],
+    )
+
+
+project_assets = [research_intent, search_queries, candidate_papers, paper_scores, score_exports]

@@ -1,0 +1,265 @@
+"""The one place an LLM is called: caching, orphan check, credit reservation, the call, settlement,
+validation with a bounded repair round, and classification of every failure.
+
+Order per request (DESIGN.md, Money): a validated response already stored for the same request is returned
+without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
+failure), validate. A retry after a paid, validated call therefore never charges again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+import time
+from dataclasses import dataclass
+from typing import TypeVar
+
+import openai
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from agentr_dagster.domain.failures import (
+    NoCreditsError,
+    OrphanError,
+    PermanentError,
+    StageError,
+    TransientError,
+)
+from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
+
+log = logging.getLogger(__name__)
+T = TypeVar("T", bound=BaseModel)
+
+MAX_OUTPUT_TOKENS = {"intent": 700, "queries": 900, "score": 1400}
+
+
+class LLMSettings(BaseModel):
+    base_url: str
+    api_key: SecretStr = SecretStr("")
+    model: str
+    provider: str = "default"
+    tier: str = "standard"
+    timeout_s: float = 120.0
+    max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
+    max_attempts: int = 4  # transient failures are retried in-process this many times in all
+    backoff_base_s: float = 0.5
+    backoff_max_s: float = 30.0
+    account: str = "default"
+
+
+@dataclass
+class CallContext:
+    slug: str
+    stage: str
+    paper_id: int | None = None
+    run_id: str | None = None
+
+
+def request_hash(model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> str:
+    body = json.dumps(
+        {"model": model, "messages": messages, "temperature": temperature, "max_tokens": max_tokens},
+        sort_keys=True,
+        ensure_ascii=False,
+    )
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def estimate_prompt_tokens(messages: list[dict[str, str]]) -> int:
+    """An upper-bound-ish token estimate without a tokenizer download: ~3 characters per token."""
+    return sum(len(m["content"]) for m in messages) // 3 + 16 * len(messages)
+
+
+def parse_json_object(content: str) -> dict:
+    text = content.strip()
+    if text.startswith("```"):
+        text = text.strip("`")
+        text = text[text.find("{") :]
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise ValueError("the answer holds no JSON object")
+    value = json.loads(text[start : end + 1], strict=False)
+    if not isinstance(value, dict):
+        raise ValueError("the answer is not a JSON object")
+    return value
+
+
+def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
+    """Exponential backoff with full jitter; never shorter than a server's Retry-After."""
+    delay = random.uniform(0, min(cap, base * (2**attempt)))
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, cap))
+    return delay
+
+
+def classify_api_error(exc: Exception) -> StageError:
+    if isinstance(exc, openai.APITimeoutError):
+        return TransientError(f"LLM request timed out: {exc}")
+    if isinstance(exc, openai.APIConnectionError):
+        return TransientError(f"LLM connection failed: {exc}")
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retry_after = _retry_after(exc)
+        if status == 429 or status >= 500 or status == 408:
+            return TransientError(f"LLM endpoint answered HTTP {status}", retry_after=retry_after)
+        if status in (401, 403):
+            return PermanentError(
+                f"LLM endpoint refused the credentials (HTTP {status}): check AGENTR_LLM_API_KEY"
+            )
+        if status == 404:
+            return PermanentError(
+                "LLM endpoint does not know the model or path (HTTP 404): check AGENTR_LLM_MODEL and "
+                "AGENTR_LLM_BASE_URL"
+            )
+        return PermanentError(f"LLM endpoint rejected the request (HTTP {status}): {exc.message}")
+    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
+        return TransientError(f"LLM endpoint sent an unreadable response: {exc}")
+    if isinstance(exc, openai.APIError):
+        return TransientError(f"LLM API error: {exc}")
+    return PermanentError(f"unexpected error calling the LLM: {type(exc).__name__}: {exc}")
+
+
+def _retry_after(exc: openai.APIStatusError) -> float | None:
+    try:
+        value = exc.response.headers.get("retry-after")
+        return float(value) if value is not None else None
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+class OpenAICompatibleBackend:
+    """Structured stage calls against any OpenAI-compatible endpoint, priced and charged via the store."""
+
+    name = "openai-compatible"
+
+    def __init__(self, settings: LLMSettings, store):
+        self.settings = settings
+        self.store = store
+        self.model = settings.model
+        self.client = openai.OpenAI(
+            base_url=settings.base_url,
+            api_key=settings.api_key.get_secret_value() or "not-needed",
+            timeout=settings.timeout_s,
+            max_retries=0,  # retries are ours: classified, backed off, and charged per real call
+        )
+        self.calls_made = 0
+
+    def complete(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
+        """Return a validated answer, retrying transient failures with backoff in-process."""
+        last: StageError | None = None
+        for attempt in range(self.settings.max_attempts):
+            try:
+                return self._complete_once(stage, messages, schema, ctx)
+            except TransientError as exc:
+                last = exc
+                if attempt + 1 >= self.settings.max_attempts:
+                    break
+                delay = backoff_delay(
+                    attempt, self.settings.backoff_base_s, self.settings.backoff_max_s, exc.retry_after
+                )
+                log.warning("transient LLM failure (%s); retrying in %.2fs", exc.message, delay)
+                self.store.record_failure(
+                    ctx.slug, ctx.stage, "transient", exc.message,
+                    paper_id=ctx.paper_id, attempt=attempt + 1, run_id=ctx.run_id,
+                )
+                time.sleep(delay)
+        assert last is not None
+        raise last
+
+    def _complete_once(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
+        temperature = STAGE_TEMPERATURES[stage]
+        max_tokens = MAX_OUTPUT_TOKENS[stage]
+        key = request_hash(self.model, messages, temperature, max_tokens)
+        cached = self.store.cached_response(key)
+        if cached is not None:
+            try:
+                return schema.model_validate(parse_json_object(cached))
+            except (ValueError, ValidationError):
+                pass  # a stored answer that no longer validates (schema changed) is asked again
+        conversation = list(messages)
+        for repair in range(self.settings.max_repairs + 1):
+            content = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx)
+            try:
+                value = schema.model_validate(parse_json_object(content))
+            except (ValueError, ValidationError) as exc:
+                problem = _describe_validation_error(exc)
+                log.info("schema-invalid answer for %s (repair %d): %s", stage, repair, problem)
+                conversation = [
+                    *messages,
+                    {"role": "assistant", "content": content[:4000]},
+                    {
+                        "role": "user",
+                        "content": "Your answer did not validate: "
+                        + problem
+                        + "\nReturn the corrected JSON object only.",
+                    },
+                ]
+                continue
+            self.store.store_response(key, content)
+            return value
+        raise TransientError(
+            f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s)"
+        )
+
+    def _paid_call(
+        self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
+        ctx: CallContext,
+    ) -> str:
+        from agentr_dagster.store import InsufficientCredits, UsageIn
+
+        if not self.store.is_active(ctx.slug, ctx.paper_id):
+            raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
+        estimate = self.store.estimate_credits(
+            self.model, estimate_prompt_tokens(messages), max_tokens,
+            provider=self.settings.provider, tier=self.settings.tier,
+        )
+        try:
+            reservation = self.store.reserve(
+                self.settings.account, estimate,
+                idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
+                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id,
+            )
+        except InsufficientCredits as exc:
+            raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
+        started = time.monotonic()
+        try:
+            response = self.client.chat.completions.create(
+                model=self.model,
+                messages=messages,
+                temperature=temperature,
+                max_tokens=max_tokens,
+                response_format={"type": "json_object"},
+            )
+            content = response.choices[0].message.content or ""
+            usage = response.usage
+        except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
+            self.store.release(reservation, note=f"call failed: {type(exc).__name__}")
+            raise classify_api_error(exc) from exc
+        self.calls_made += 1
+        cached_tokens = 0
+        details = getattr(usage, "prompt_tokens_details", None) if usage else None
+        if details is not None and getattr(details, "cached_tokens", None):
+            cached_tokens = int(details.cached_tokens)
+        self.store.settle(
+            reservation,
+            usage=UsageIn(
+                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, model=self.model,
+                provider=self.settings.provider,
+                input_tokens=int(usage.prompt_tokens) if usage else estimate_prompt_tokens(messages),
+                output_tokens=int(usage.completion_tokens) if usage else len(content) // 3,
+                cached_input_tokens=cached_tokens,
+                latency_ms=int((time.monotonic() - started) * 1000),
+                request_hash=key, run_id=ctx.run_id,
+            ),
+        )
+        return content
+
+
+def _describe_validation_error(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        parts = []
+        for err in exc.errors()[:8]:
+            where = ".".join(str(p) for p in err["loc"]) or "(root)"
+            parts.append(f"{where}: {err['msg']}")
+        return "; ".join(parts)
+    return str(exc)

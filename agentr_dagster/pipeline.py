@@ -1,0 +1,232 @@
+"""The pipeline's stages as plain functions over the domain store and a backend (no Dagster here).
+
+Assets and the CLI call these; each stage short-circuits when its durable output already matches its inputs
+(same input text, prompt version and model), so re-materialising unchanged work makes no LLM call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import Counter
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from agentr_dagster.backends import StageBackend, canonical_json
+from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
+from agentr_dagster.domain.failures import FailureClass, OrphanError, StageError
+from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.llm.gateway import CallContext
+
+
+def sha256(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\x1f")
+    return digest.hexdigest()
+
+
+@dataclass
+class StageOutcome:
+    stage: str
+    artifact_id: int
+    payload: dict
+    reused: bool
+    prompt_version: str
+    model: str
+    backend: str
+
+
+def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, paper_id: int | None = None):
+    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
+                     detail=exc.message[:500], run_id=run_id)
+    store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
+
+
+def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
+    version = prompt_version(stage)
+    input_hash = sha256(input_text, version, backend.model)
+    latest = store.latest_artifact(slug, stage)
+    if latest is not None and latest.input_hash == input_hash:
+        store.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+        return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
+    if not store.is_active(slug):
+        exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
+        _fail(store, slug, stage, exc, run_id)
+        raise exc
+    store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
+    try:
+        result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
+    except StageError as exc:
+        _fail(store, slug, stage, exc, run_id)
+        raise
+    payload = result.model_dump(mode="json")
+    artifact_id = store.save_artifact(
+        slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
+        input_hash=input_hash,
+    )
+    store.set_status(slug, stage, st.COMPLETED, run_id=run_id)
+    return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)
+
+
+def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+    project = store.get_project(slug)
+    return _run_single_stage(
+        store, backend, slug, "intent", project.abstract,
+        lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id,
+    )
+
+
+def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
+    artifact = store.latest_artifact(slug, "intent")
+    if artifact is None:
+        raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
+    return ResearchIntent.model_validate(artifact.payload), artifact.input_hash
+
+
+def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+    intent, intent_hash = current_intent(store, slug)
+    return _run_single_stage(
+        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id
+    )
+
+
+def current_queries(store, slug: str) -> SearchQueries | None:
+    artifact = store.latest_artifact(slug, "queries")
+    return SearchQueries.model_validate(artifact.payload) if artifact else None
+
+
+def score_cache_key(content_hash: str, intent_hash: str, model: str) -> str:
+    """A paper's score is reusable exactly when paper text, intent, prompt version and model are the same."""
+    return sha256(content_hash, intent_hash, prompt_version("score"), model)
+
+
+@dataclass
+class ScoringSummary:
+    total: int = 0
+    scored: int = 0
+    reused: int = 0
+    failed: Counter = field(default_factory=Counter)  # failure class -> papers
+    messages: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return self.scored + self.reused == self.total
+
+
+ProgressFn = Callable[[int, int], None]
+
+
+def score_project(
+    store,
+    backend: StageBackend,
+    slug: str,
+    *,
+    concurrency: int = 4,
+    run_id: str | None = None,
+    progress: ProgressFn | None = None,
+    batch_size: int = 128,
+) -> ScoringSummary:
+    """Score every active paper of the project that has no stored result for the current cache key.
+
+    Each result is persisted as it lands. Failures are classified per paper; out of credits stops new calls.
+    """
+    project = store.get_project(slug)
+    intent, intent_hash = current_intent(store, slug)
+    papers = store.list_papers(slug)
+    keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
+    existing = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
+    todo = [p for p in papers if p.id not in existing]
+    summary = ScoringSummary(total=len(papers), reused=len(papers) - len(todo))
+    store.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
+    done = summary.reused
+    if progress:
+        progress(done, summary.total)
+    if todo:
+        store.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
+    version = prompt_version("score")
+
+    def persist(paper, assessment: PaperAssessment) -> None:
+        store.save_result(slug, paper.id, keys[paper.id], assessment.model_dump(mode="json"),
+                          prompt_version=version, model=backend.model, backend=backend.kind)
+
+    if getattr(backend, "score_batch", None) is not None:
+        for start in range(0, len(todo), batch_size):
+            chunk = todo[start : start + batch_size]
+            chunk = [p for p in chunk if store.is_active(slug, p.id)]
+            results = backend.score_batch(intent, project.abstract, [(p.title, p.abstract or "") for p in chunk])
+            for paper, assessment in zip(chunk, results, strict=True):
+                persist(paper, assessment)
+            store.set_status_many(slug, "score", st.COMPLETED, [p.id for p in chunk], run_id=run_id)
+            summary.scored += len(chunk)
+            done += len(chunk)
+            if progress:
+                progress(done, summary.total)
+        missing = len(todo) - summary.scored
+        if missing:
+            summary.failed[FailureClass.orphan] += missing
+    else:
+        stop_new_calls = threading.Event()
+        lock = threading.Lock()
+
+        def work(paper) -> None:
+            nonlocal done
+            if stop_new_calls.is_set():
+                exc: StageError = _NO_CREDITS_STOP
+            else:
+                store.set_status(slug, "score", st.IN_PROGRESS, paper_id=paper.id, run_id=run_id)
+                try:
+                    assessment = backend.score_paper(
+                        intent, project.abstract, paper.title, paper.abstract or "",
+                        CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id),
+                    )
+                except StageError as err:
+                    exc = err
+                else:
+                    persist(paper, assessment)
+                    store.set_status(slug, "score", st.COMPLETED, paper_id=paper.id, run_id=run_id)
+                    with lock:
+                        summary.scored += 1
+                        done += 1
+                        if progress:
+                            progress(done, summary.total)
+                    return
+            if exc.failure_class is FailureClass.no_credits:
+                stop_new_calls.set()
+            _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
+            with lock:
+                summary.failed[exc.failure_class] += 1
+                if len(summary.messages) < 20 and exc.message not in summary.messages:
+                    summary.messages.append(exc.message)
+
+        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="score") as pool:
+            list(pool.map(work, todo))
+
+    state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
+    store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
+    return summary
+
+
+_NO_CREDITS_STOP = StageError("stopped: credits ran out earlier in this run; top up and resume")
+_NO_CREDITS_STOP.failure_class = FailureClass.no_credits
+
+
+def worst_failure_class(failed: Counter) -> FailureClass:
+    """The class that decides what happens next: a person's fix, then a top-up, then a retry."""
+    for cls in (FailureClass.permanent, FailureClass.no_credits, FailureClass.orphan, FailureClass.transient):
+        if failed.get(cls):
+            return cls
+    return FailureClass.permanent
+
+
+def summary_text(summary: ScoringSummary) -> str:
+    failed = ", ".join(f"{cls.value}={n}" for cls, n in summary.failed.items() if n)
+    text = f"{summary.scored} scored, {summary.reused} reused of {summary.total}"
+    return text + (f"; failed: {failed}" if failed else "")
+
+
+def intent_fingerprint(payload: dict) -> str:
+    return sha256(canonical_json(payload))

@@ -1,0 +1,81 @@
+"""Dagster resources: the domain store and the LLM backend. Thin wrappers; the logic lives elsewhere."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from dagster import ConfigurableResource, EnvVar
+from pydantic import Field
+
+from agentr_dagster.backends import StageBackend, make_backend
+from agentr_dagster.config import agentr_home
+from agentr_dagster.llm.gateway import LLMSettings
+
+_stores: dict[str, object] = {}
+_stores_lock = threading.Lock()
+
+
+def open_store(url: str):
+    """One DomainStore (engine and pool) per database URL per process."""
+    from agentr_dagster.store import DomainStore
+
+    with _stores_lock:
+        if url not in _stores:
+            _stores[url] = DomainStore(url)
+        return _stores[url]
+
+
+class StoreResource(ConfigurableResource):
+    """The domain store: SQLite under AGENTR_HOME by default, PostgreSQL via AGENTR_DATABASE_URL."""
+
+    database_url: str = Field(default="", description="SQLAlchemy URL; empty means the AGENTR_HOME default")
+
+    def url(self) -> str:
+        from agentr_dagster.store import default_database_url
+
+        return self.database_url or default_database_url(agentr_home())
+
+    def get(self):
+        return open_store(self.url())
+
+
+class LLMResource(ConfigurableResource):
+    """An OpenAI-compatible endpoint, or the offline backend when base_url is empty."""
+
+    base_url: str = Field(default="", description="OpenAI-compatible base URL; empty = offline backend")
+    api_key: str = Field(default="", description="API key; set it from the environment with EnvVar")
+    model: str = "gpt-4o-mini"
+    provider: str = "default"
+    concurrency: int = Field(default=4, ge=1, le=256, description="concurrent scoring calls per run")
+    timeout_s: float = 120.0
+    max_attempts: int = 4
+
+    def settings(self) -> LLMSettings | None:
+        if not self.base_url:
+            return None
+        return LLMSettings(
+            base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
+            timeout_s=self.timeout_s, max_attempts=self.max_attempts,
+        )
+
+    def backend(self, store) -> StageBackend:
+        return make_backend(self.settings(), store)
+
+
+def _env_or_default(name: str, default: str = ""):
+    """EnvVar keeps secrets out of the run config shown in the UI; only used when the variable is set."""
+    return EnvVar(name) if os.environ.get(name) else default
+
+
+def resources_from_env() -> dict:
+    return {
+        "store": StoreResource(database_url=_env_or_default("AGENTR_DATABASE_URL")),
+        "llm": LLMResource(
+            base_url=_env_or_default("AGENTR_LLM_BASE_URL"),
+            api_key=_env_or_default("AGENTR_LLM_API_KEY"),
+            model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
+            provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
+            concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
+        ),
+    }

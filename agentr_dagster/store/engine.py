@@ -1,0 +1,150 @@
+"""Engines and migrations for the domain store (no Dagster imports).
+
+SQLite: WAL, busy_timeout, foreign keys, ``check_same_thread=False``; SQLAlchemy emits ``BEGIN`` itself
+(pysqlite's legacy transaction handling is switched off) so that write transactions can be ``BEGIN IMMEDIATE``
+— a write lock taken up front, which is what serialises ledger updates on SQLite.
+PostgreSQL: psycopg2, ``pool_pre_ping``; migrations run under ``pg_advisory_xact_lock`` so several processes
+can start at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import date, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import event
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import StaticPool
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+ALEMBIC_INI = PACKAGE_DIR / "alembic.ini"
+MIGRATIONS_DIR = PACKAGE_DIR / "migrations"
+IMMEDIATE = "agentr_sqlite_immediate"  # execution option: open the transaction with BEGIN IMMEDIATE
+MIGRATION_LOCK_KEY = 0x4147_4E54_5230  # pg advisory lock key for migrations ("AGNTR0")
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+
+def normalise_url(url: str) -> str:
+    """``postgresql://`` / ``postgres://`` mean psycopg2 here (SQLAlchemy 2.1 would pick psycopg 3)."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg2://" + url[len(prefix) :]
+    return url
+
+
+def default_database_url(home: Path) -> str:
+    """``$AGENTR_DATABASE_URL`` if set, else ``sqlite:///{home}/agentr.db``; bare postgresql:// → psycopg2."""
+    url = os.environ.get("AGENTR_DATABASE_URL", "").strip()
+    if not url:
+        url = f"sqlite:///{Path(home).expanduser().resolve() / 'agentr.db'}"
+    return normalise_url(url)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, (Decimal, Path)):
+        return str(value)
+    if isinstance(value, (set, frozenset, tuple)):
+        return list(value)
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json")
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def _json_dumps(value: Any) -> str:
+    return json.dumps(value, default=_json_default, ensure_ascii=False)
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    url = normalise_url(url)
+    parsed = make_url(url)
+    kwargs.setdefault("json_serializer", _json_dumps)
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        memory = not database or database == ":memory:" or database.startswith("file::memory:")
+        connect_args = kwargs.pop("connect_args", {})
+        connect_args.setdefault("check_same_thread", False)
+        connect_args.setdefault("timeout", SQLITE_BUSY_TIMEOUT_MS / 1000)
+        if memory:
+            kwargs.setdefault("poolclass", StaticPool)
+        else:
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        engine = sa.create_engine(url, connect_args=connect_args, **kwargs)
+        _install_sqlite_hooks(engine, wal=not memory)
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return sa.create_engine(url, **kwargs)
+
+
+def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):  # pragma: no cover - exercised on every connect
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
+        cursor = dbapi_connection.cursor()
+        try:
+            if wal:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn):
+        if conn.get_execution_options().get(IMMEDIATE):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+
+def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Config:
+    cfg = Config(str(ALEMBIC_INI))
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+_HEAD: str | None = None
+
+
+def head_revision() -> str:
+    global _HEAD
+    if _HEAD is None:
+        _HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    return _HEAD
+
+
+def current_revision(engine: Engine) -> str | None:
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """``alembic upgrade`` in one transaction, serialised across processes.
+
+    PostgreSQL: ``pg_advisory_xact_lock`` (transactional DDL, so a waiting process then sees the new version).
+    SQLite: ``BEGIN IMMEDIATE`` holds the write lock for the whole upgrade (SQLite DDL is transactional too).
+    """
+    if revision == "head" and current_revision(engine) == head_revision():
+        return
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.execution_options(**{IMMEDIATE: True})
+        with conn.begin():
+            if engine.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+            command.upgrade(alembic_config(connection=conn), revision)
