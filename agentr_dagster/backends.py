@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Protocol
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
@@ -84,19 +83,6 @@ class OfflineStageBackend:
         self, intent: ResearchIntent, abstract: str, papers: list[tuple[str, str]]
     ) -> list[PaperAssessment]:
         return self.offline.score_papers(intent, abstract, papers)
-
-
-def llm_settings_from_env() -> LLMSettings | None:
-    """An LLM is configured when AGENTR_LLM_BASE_URL is set; otherwise the offline backend runs."""
-    base_url = os.environ.get("AGENTR_LLM_BASE_URL", "").strip()
-    if not base_url:
-        return None
-    return LLMSettings(
-        base_url=base_url,
-        api_key=os.environ.get("AGENTR_LLM_API_KEY", ""),
-        model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
-        provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
-    )
 
 
 def make_backend(settings: LLMSettings | None, store) -> StageBackend:

@@ -1,7 +1,6 @@
 """The drop-folder sensor: abstracts create project partitions, paper files add candidates; both launch the
 project's run. Bad files are quarantined with their reason; the sensor itself never fails on input."""
 
-from __future__ import annotations
 
 import os
 

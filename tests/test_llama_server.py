@@ -65,6 +65,10 @@ def test_json_object_chat_completion(server: LlamaCppServer):
 def test_startup_failure_reports_log_tail(tmp_path):
     bogus = tmp_path / "not-a-model.gguf"
     bogus.write_bytes(b"this is not a gguf file" * 100)
+    srv = LlamaCppServer(bogus, startup_timeout=60)
     with pytest.raises(RuntimeError, match="exited with code") as exc:
-        LlamaCppServer(bogus, startup_timeout=60).start()
+        srv.start()
     assert "--- tail of" in str(exc.value)
+    assert "Failed to load model" in str(exc.value)
+    assert srv.log_path is not None and srv.log_path.exists()  # kept for post-mortem on failure
+    srv.log_path.unlink()

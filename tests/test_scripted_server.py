@@ -24,9 +24,7 @@ def _client(server: ScriptedOpenAIServer, **kw) -> openai.OpenAI:
 
 
 def _ask(client: openai.OpenAI, content: str = "hello"):
-    return client.chat.completions.create(
-        model="scripted-model", messages=[{"role": "user", "content": content}]
-    )
+    return client.chat.completions.create(model="scripted-model", messages=[{"role": "user", "content": content}])
 
 
 def test_normal_call_returns_content_and_usage():
@@ -143,9 +141,7 @@ def test_content_faults_return_200_with_bad_content():
 
 
 def test_latency_fault_and_client_timeout():
-    with ScriptedOpenAIServer(
-        faults=[Fault("latency", latency=0.3), Fault("latency", latency=2.0)]
-    ) as server:
+    with ScriptedOpenAIServer(faults=[Fault("latency", latency=0.3), Fault("latency", latency=2.0)]) as server:
         client = _client(server)
         start = time.monotonic()
         assert _ask(client).choices[0].message.content == "{}"
@@ -183,9 +179,7 @@ def test_responder_exception_becomes_500():
 
 
 def test_concurrent_requests_overlap():
-    with ScriptedOpenAIServer(
-        lambda b: json.dumps({"n": b["messages"][0]["content"]}), latency=0.3
-    ) as server:
+    with ScriptedOpenAIServer(lambda b: json.dumps({"n": b["messages"][0]["content"]}), latency=0.3) as server:
         client = _client(server)
         start = time.monotonic()
         with ThreadPoolExecutor(16) as pool:
@@ -194,9 +188,7 @@ def test_concurrent_requests_overlap():
         assert elapsed < 1.5, elapsed
         assert server.max_in_flight >= 8
         assert server.calls == 16 and len(server.requests) == 16
-        assert sorted(json.loads(r.choices[0].message.content)["n"] for r in results) == sorted(
-            map(str, range(16))
-        )
+        assert sorted(json.loads(r.choices[0].message.content)["n"] for r in results) == sorted(map(str, range(16)))
 
 
 def test_streaming_is_supported():

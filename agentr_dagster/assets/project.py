@@ -1,7 +1,6 @@
 """The project chain as project-partitioned assets. Thin: each asset calls one pipeline function, turns
 failure classes into Dagster failures, and reports counts and checks as metadata."""
 
-from __future__ import annotations
 
 from dagster import (
     AssetCheckResult,

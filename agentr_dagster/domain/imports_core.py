@@ -43,7 +43,8 @@ class ImportFileError(ValueError):
             where.append(f"column '{self.column}'")
         if not where:
             return self.message
-        return f"{self.message.rstrip('. ')} ({', '.join(where)})."
+        place = ", ".join(where)
+        return f"{place[0].upper()}{place[1:]}: {self.message}"
 
     def __str__(self) -> str:
         return self._render()
@@ -100,6 +101,10 @@ _INVISIBLE = re.compile(
 )
 
 
+#: Terminal escape sequences (colour codes, OSC titles/hyperlinks): removed whole, not just their ESC.
+_ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)|\x9b[0-?]*[ -/]*[@-~]")
+
+
 def clip(value: object, limit: int = 60) -> str:
     """A short, printable rendering of untrusted text for error messages."""
     if isinstance(value, str):
@@ -120,7 +125,7 @@ def clean_text(value: str, max_chars: int) -> tuple[str, int, int]:
     if original_len > 4 * max_chars + 10_000:
         value = value[: 4 * max_chars + 10_000]
     value = _SPACE_LIKE.sub(" ", value)
-    stripped = _INVISIBLE.sub("", value)
+    stripped = _INVISIBLE.sub("", _ANSI.sub("", value))
     removed = len(value) - len(stripped)
     text = " ".join(unicodedata.normalize("NFC", stripped).split())
     truncated = 0
@@ -195,7 +200,11 @@ def latex_to_text(value: str) -> str:
 _YEAR_RE = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _DOI_RE = re.compile(r"10\.\d{4,9}/[^\s\"<>]+", re.IGNORECASE)
 _URL_RE = re.compile(r"https?://[^\s<>\"']+", re.IGNORECASE)
-_AUTHOR_SPLIT = re.compile(r"\s*;\s*|\s*\n\s*|\s+and\s+", re.IGNORECASE)
+# Whitespace is collapsed first so that no pattern scans a long whitespace run from every position.
+_HSPACE_RUN = re.compile(r"[^\S\n]+")
+_NEWLINE_RUN = re.compile(r" ?\n[ \n]*")
+_AUTHOR_SPLIT = re.compile(r" ?; ?|\n| and ", re.IGNORECASE)
+_AUTHOR_SPLIT_COMMAS = re.compile(r" ?[;,] ?|\n| and ", re.IGNORECASE)
 _MAX_AUTHORS = 1000
 _MAX_AUTHOR_CHARS = 300
 _SHORT_FIELD_CHARS = 1000
@@ -292,15 +301,18 @@ def coerce_url(value: object) -> tuple[str | None, str | None]:
             continue
         if not text.strip():
             continue
-        match = _URL_RE.search(_INVISIBLE.sub("", text[:_MAX_URL_CHARS * 2]))
+        match = _URL_RE.search(_INVISIBLE.sub("", text[: _MAX_URL_CHARS * 2]))
         if match and len(match.group(0)) <= _MAX_URL_CHARS:
             return match.group(0).rstrip(".,;"), None
         bad = bad or f"url {clip(text)!r} is not an http(s) URL; ignored"
     return None, bad
 
 
-def split_authors(text: str) -> list[str]:
-    return [part for part in _AUTHOR_SPLIT.split(text[:200_000]) if part.strip()]
+def split_authors(text: str, *, commas: bool = False) -> list[str]:
+    """Split a names string on ';', newlines and ' and ' (and ',' when ``commas``, as in arXiv records)."""
+    text = _NEWLINE_RUN.sub("\n", _HSPACE_RUN.sub(" ", text[:200_000]))
+    pattern = _AUTHOR_SPLIT_COMMAS if commas else _AUTHOR_SPLIT
+    return [part.strip() for part in pattern.split(text) if part.strip()]
 
 
 def author_name(item: object, _depth: int = 0) -> str | None:
@@ -424,9 +436,7 @@ class Collector:
         if not title:
             self.drop(row, col("title"), "missing title")
             return None
-        abstract = self._text_field(
-            row, "abstract", raw.get("abstract"), col("abstract"), min(_ABSTRACT_CHARS, limit)
-        )
+        abstract = self._text_field(row, "abstract", raw.get("abstract"), col("abstract"), min(_ABSTRACT_CHARS, limit))
         short = min(_SHORT_FIELD_CHARS, limit)
         venue = self._text_field(row, "venue", raw.get("venue"), col("venue"), short)
         source_id = self._text_field(row, "source_id", raw.get("source_id"), col("source_id"), short)

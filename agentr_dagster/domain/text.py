@@ -17,6 +17,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 # --------------------------------------------------------------------------------------------------------
 # Word lists
@@ -47,7 +48,19 @@ FUNCTION_WORDS = _words(
     what whatever when whence whenever where whereafter whereas whereby wherein whereupon wherever
     whether which while whither who whoever whole whom whose why will with within without would yet you
     your yours yourself yourselves let lets within upon amid amidst unlike like versus vs toward onto
-    thereof whereof two three four five six seven eight nine ten first second third
+    thereof whereof two three four five six seven eight nine ten first second third et al
+    """
+)
+
+#: Function words of a few other European languages, so non-English abstracts still split into phrases.
+FOREIGN_FUNCTION_WORDS = _words(
+    """
+    der die das und von zu mit auf für ist im den des ein eine einer eines einem nicht sich dem als auch
+    werden aus hat dass sie nach wird bei noch wie über zum zur haben nur oder aber vor bis mehr durch
+    dann soll wir ihr sind kann können mittels sowie unter le la les du un une et est que qui dans pour
+    sur avec au aux ces il elle nous vous ils sont pas plus ou cette leur leurs el los las del y en un
+    una por para es se su al lo como más pero sus ya este esta entre cuando muy sobre también il di da
+    della delle dei degli nel nella per che non uma um os as dos das em na no ao com não
     """
 )
 
@@ -55,6 +68,19 @@ FUNCTION_WORDS = _words(
 #: phrases ("the proposed model outperforms baselines" -> "model", "baselines").
 FILLER_WORDS = _words(
     """
+    accurate accurately reasonable comprehensive unified holistic powerful hard easy difficult unable
+    lose loses lost end ends ended happen happens happened makes
+    exhibit exhibits exhibited capture captures captured fail fails failed run runs ran depend depends
+    affect affects affected reduce reduces reduced increase increases increased decrease decreases
+    decreased recover recovers recovered treat treats treated support supports supported ensure ensures
+    ensured produce produces produced generate generates generating generated predict predicts predicted
+    identify identifies identified determine determines determined establish establishes established
+    assess assesses assessed measure measures measured observe observes observed estimate estimates
+    estimated represent represents represented remain contribute contributes rely relies relied handle
+    handles handled solve solves solved focus exist exists emerged emerge emerges tend tends become
+    benefit benefits facilitate facilitates facilitated integrate integrates integrated explain explains
+    explained adapt adapts adapted allows extend extends extended serve serves served take takes taken
+    need needs needed want wants try tries tried aims seeks offers achieves
     paper papers work works study studies article articles manuscript research researchers author
     authors propose proposes proposed proposing present presents presented presenting introduce
     introduces introduced introducing show shows showed shown showing demonstrate demonstrates
@@ -114,7 +140,7 @@ TRIM_RIGHT = _words(
 )
 WEAK_MODIFIERS = _words("high higher highest low lower lowest large larger largest small smaller smallest")
 
-STOPWORDS = FUNCTION_WORDS | FILLER_WORDS
+STOPWORDS = FUNCTION_WORDS | FOREIGN_FUNCTION_WORDS | FILLER_WORDS
 
 #: "-ly" words that are not adverbs (kept as content words).
 _LY_NOUNS = _words("anomaly anomalies assembly family families italy supply reply monopoly july rally ally")
@@ -123,6 +149,9 @@ _LY_NOUNS = _words("anomaly anomalies assembly family families italy supply repl
 # Normalisation, sentences, tokens
 # --------------------------------------------------------------------------------------------------------
 
+_TAG_RE = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]{0,200})?/?>")
+_HYPHEN_BREAK_RE = re.compile(r"(\w)-[ \t]*\r?\n[ \t]*(\w)")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ue000-\uf8ff\ufff0-\uffff]")
 _ZERO_WIDTH_RE = re.compile("[\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\u00ad]")
 _SPACE_RE = re.compile(r"\s+")
 _DASHES_RE = re.compile("[\u2010\u2011\u2012\u2013\u2212]")
@@ -133,9 +162,10 @@ def normalize(text: str) -> str:
     if not isinstance(text, str):
         raise TypeError(f"expected str, got {type(text).__name__}")
     text = unicodedata.normalize("NFKC", text)
+    text = _TAG_RE.sub(" ", text)
     text = _ZERO_WIDTH_RE.sub("", text)
     text = _DASHES_RE.sub("-", text)
-    text = "".join(ch if (ch in "\n\t" or unicodedata.category(ch)[0] != "C") else " " for ch in text)
+    text = _CONTROL_RE.sub(" ", text)
     return _SPACE_RE.sub(" ", text).strip()
 
 
@@ -146,9 +176,13 @@ _SENT_BOUNDARY_RE = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9\u00C0
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (deterministic, rule based). Empty input gives an empty list."""
+    """Split text into sentences (deterministic, rule based). Empty input gives an empty list.
+
+    Hard-wrapped text is re-joined ("scien-\\ntific" -> "scientific"); blank lines separate paragraphs.
+    """
     out: list[str] = []
-    for block in re.split(r"[\r\n]+", text):
+    text = _HYPHEN_BREAK_RE.sub(r"\1\2", text)
+    for block in re.split(r"\r?\n[ \t]*\r?\n", text):
         block = normalize(block)
         if not block:
             continue
@@ -170,7 +204,7 @@ def split_sentences(text: str) -> list[str]:
 #: A token: letters/digits with optional inner hyphens or apostrophes ("real-time", "model's").
 _TOKEN_RE = re.compile(r"[^\W_](?:[^\W_]|[-'](?=[^\W_]))*")
 #: Phrase-breaking punctuation inside a sentence.
-_BREAK_RE = re.compile(r"[,;:()\[\]{}\"“”«»|/!?…=+<>]|\s-\s|\.(?=\s|$)")
+_BREAK_RE = re.compile(r"[,;:()\[\]{}\"“”«»|/!?…=+<>&*#@~^%$§]|\s-\s|\.(?=\s|$)")
 MAX_TOKEN_CHARS = 40
 
 
@@ -187,6 +221,7 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
+@lru_cache(maxsize=200_000)
 def is_stopword(token: str) -> bool:
     """Function words, academic filler, pure numbers, single characters and -ly adverbs."""
     t = token.casefold()
@@ -198,6 +233,7 @@ def is_stopword(token: str) -> bool:
 _VOWELS = set("aeiouy")
 
 
+@lru_cache(maxsize=200_000)
 def stem(token: str) -> str:
     """Light, deterministic suffix stripping for matching ("networks"->"network", "learning"->"learn")."""
     t = token.casefold()
@@ -247,6 +283,8 @@ MAX_PHRASE_WORDS = 4
 
 #: Auxiliaries: an "-ed" word right after one of these is a verb ("have been reviewed"), not a phrase.
 _AUX = _words("be been being is are was were has have had am get gets got")
+#: A word right after a relative pronoun is (almost always) a verb: "models that capture ...".
+_RELATIVE = _words("that which who")
 #: Discourse nouns re-attached after an adjective-looking word ("empirical studies", "qualitative analysis").
 _REATTACH = _words(
     "study studies approach approaches work analysis evaluation experiments research review reviews survey "
@@ -313,7 +351,9 @@ def candidate_runs(sentences: list[str]) -> list[tuple[int, list[str], list[str]
             raw_tokens = [t for t in _TOKEN_RE.findall(clause) if len(t) <= MAX_TOKEN_CHARS]
             lowered = [t.casefold() for t in raw_tokens]
             stop = [
-                is_stopword(t) or (t.endswith("ed") and k > 0 and lowered[k - 1] in _AUX)
+                is_stopword(t)
+                or (t.endswith("ed") and k > 0 and lowered[k - 1] in _AUX)
+                or (k > 0 and lowered[k - 1] in _RELATIVE)
                 for k, t in enumerate(lowered)
             ]
             i = 0
@@ -331,10 +371,17 @@ def candidate_runs(sentences: list[str]) -> list[tuple[int, list[str], list[str]
                     and j - i < MAX_PHRASE_WORDS
                 ):
                     j += 1
-                for k in range(i, j, MAX_PHRASE_WORDS):
-                    end = min(j, k + MAX_PHRASE_WORDS)
-                    words = [_display(t) for t in raw_tokens[k:end]]
-                    before = lowered[max(0, k - 3) : k]
+                # Long runs are cut into windows aligned on the right, where English noun phrases keep their
+                # head ("treat attention deficit hyperactivity disorder" -> "attention ... disorder").
+                bounds = []
+                end = j
+                while end > i:
+                    start = max(i, end - MAX_PHRASE_WORDS)
+                    bounds.append((start, end))
+                    end = start
+                for start, end in reversed(bounds):
+                    words = [_display(t) for t in raw_tokens[start:end]]
+                    before = lowered[max(0, start - 3) : start]
                     after = lowered[end : end + 2]
                     runs.append((s_idx, words, before, after))
                 i = max(j, i + 1)

@@ -8,6 +8,7 @@ failure), validate. A retry after a paid, validated call therefore never charges
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -46,6 +47,9 @@ class LLMSettings(BaseModel):
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     account: str = "default"
+    # llama.cpp's server accepts a JSON schema inside the json_object response format and constrains decoding
+    # with it; OpenAI proper does not take this extension, so it is opt-in (AGENTR_LLM_SCHEMA_HINT=1).
+    schema_hint: bool = False
 
 
 @dataclass
@@ -82,6 +86,34 @@ def parse_json_object(content: str) -> dict:
     if not isinstance(value, dict):
         raise ValueError("the answer is not a JSON object")
     return value
+
+
+def grammar_hint_schema(schema: dict, max_len: int = 100) -> dict:
+    """A copy of a JSON schema that llama.cpp's grammar compiler handles: it ignores minimum/maximum (so
+    ranges become enums) and long maxLength bounds explode into huge grammars (so they are shortened).
+    Only a decoding hint: answers are still validated against the strict contract."""
+    schema = copy.deepcopy(schema)
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "string" and "maxLength" in node:
+                node["maxLength"] = min(node["maxLength"], max_len)
+            if node.get("type") in ("number", "integer") and "maximum" in node:
+                low, high = node.get("minimum", 0), node["maximum"]
+                if high - low <= 1:
+                    node["enum"] = [round(low + i * (high - low) / 10, 2) for i in range(11)]
+                else:
+                    node["enum"] = list(range(int(low), int(high) + 1))
+                for key in ("type", "minimum", "maximum"):
+                    node.pop(key, None)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    return schema
 
 
 def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
@@ -178,7 +210,7 @@ class OpenAICompatibleBackend:
                 pass  # a stored answer that no longer validates (schema changed) is asked again
         conversation = list(messages)
         for repair in range(self.settings.max_repairs + 1):
-            content = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx)
+            content = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx, schema)
             try:
                 value = schema.model_validate(parse_json_object(content))
             except (ValueError, ValidationError) as exc:
@@ -203,7 +235,7 @@ class OpenAICompatibleBackend:
 
     def _paid_call(
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
-        ctx: CallContext,
+        ctx: CallContext, schema: type[BaseModel],
     ) -> str:
         from agentr_dagster.store import InsufficientCredits, UsageIn
 
@@ -221,6 +253,9 @@ class OpenAICompatibleBackend:
             )
         except InsufficientCredits as exc:
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
+        response_format: dict = {"type": "json_object"}
+        if self.settings.schema_hint:
+            response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
         try:
             response = self.client.chat.completions.create(
@@ -228,7 +263,7 @@ class OpenAICompatibleBackend:
                 messages=messages,
                 temperature=temperature,
                 max_tokens=max_tokens,
-                response_format={"type": "json_object"},
+                response_format=response_format,
             )
             content = response.choices[0].message.content or ""
             usage = response.usage

@@ -50,13 +50,14 @@ class LLMResource(ConfigurableResource):
     concurrency: int = Field(default=4, ge=1, le=256, description="concurrent scoring calls per run")
     timeout_s: float = 120.0
     max_attempts: int = 4
+    schema_hint: bool = Field(default=False, description="send the JSON schema in response_format (llama.cpp)")
 
     def settings(self) -> LLMSettings | None:
         if not self.base_url:
             return None
         return LLMSettings(
             base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
-            timeout_s=self.timeout_s, max_attempts=self.max_attempts,
+            timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
         )
 
     def backend(self, store) -> StageBackend:
@@ -77,5 +78,6 @@ def resources_from_env() -> dict:
             model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
             provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
             concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
+            schema_hint=os.environ.get("AGENTR_LLM_SCHEMA_HINT", "") == "1",
         ),
     }

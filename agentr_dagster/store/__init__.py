@@ -1,0 +1,59 @@
+"""Domain store: projects, papers, artifacts, results, lifecycle status, usage and the credit ledger.
+
+from agentr_dagster.store import DomainStore, UsageIn, default_database_url
+"""
+
+from agentr_dagster.store.engine import default_database_url, normalise_url
+from agentr_dagster.store.rows import (
+    AccountRow,
+    AddPapersResult,
+    ArtifactRow,
+    DefaultCreditsRow,
+    FailureRow,
+    InsufficientCredits,
+    LedgerRow,
+    MultiplierRow,
+    OrphanError,
+    PaperRow,
+    PricingRow,
+    ProjectNotFound,
+    ProjectRow,
+    ReservationRow,
+    ResultRow,
+    StatusRow,
+    StoreError,
+    TransitionRow,
+    UsageIn,
+    UsageRow,
+)
+from agentr_dagster.store.schema import FAILURE_CLASSES, STATES
+from agentr_dagster.store.store import PROJECT_STAGE, DomainStore
+
+__all__ = [
+    "FAILURE_CLASSES",
+    "PROJECT_STAGE",
+    "STATES",
+    "AccountRow",
+    "AddPapersResult",
+    "ArtifactRow",
+    "DefaultCreditsRow",
+    "DomainStore",
+    "FailureRow",
+    "InsufficientCredits",
+    "LedgerRow",
+    "MultiplierRow",
+    "OrphanError",
+    "PaperRow",
+    "PricingRow",
+    "ProjectNotFound",
+    "ProjectRow",
+    "ReservationRow",
+    "ResultRow",
+    "StatusRow",
+    "StoreError",
+    "TransitionRow",
+    "UsageIn",
+    "UsageRow",
+    "default_database_url",
+    "normalise_url",
+]

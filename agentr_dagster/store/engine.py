@@ -92,10 +92,10 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         dbapi_connection.isolation_level = None  # we emit BEGIN ourselves
         cursor = dbapi_connection.cursor()
         try:
+            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             if wal:
                 cursor.execute("PRAGMA journal_mode=WAL")
                 cursor.execute("PRAGMA synchronous=NORMAL")
-            cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
             cursor.close()

@@ -17,7 +17,6 @@ from datetime import datetime, timezone
 from decimal import Decimal
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import postgresql
 from sqlalchemy.types import TypeDecorator
 
 UTC = timezone.utc
@@ -86,7 +85,8 @@ class Money(TypeDecorator):
         return Decimal(value).quantize(MONEY_QUANTUM)
 
 
-JSONType = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+# plain JSON (not JSONB) on PostgreSQL too: a payload comes back with its keys in the order it was written
+JSONType = sa.JSON()
 
 NAMING = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",

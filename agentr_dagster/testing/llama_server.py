@@ -37,9 +37,7 @@ from pathlib import Path
 __all__ = ["DEFAULT_MODEL_ALIAS", "INSTALL_HINT", "LlamaCppServer", "find_smollm2_model", "free_port"]
 
 DEFAULT_MODEL_ALIAS = "smollm2-135m-instruct"
-INSTALL_HINT = (
-    "run `bash scripts/install_llama.sh .venv` to install it (compiles llama.cpp: ~4 min on 2 cores)"
-)
+INSTALL_HINT = "run `bash scripts/install_llama.sh .venv` to install it (compiles llama.cpp: ~4 min on 2 cores)"
 
 
 def find_smollm2_model() -> Path:
@@ -102,6 +100,7 @@ class LlamaCppServer:
         python: str = sys.executable,
         startup_timeout: float = 60.0,
         extra_args: Sequence[str] = (),
+        keep_log: bool = False,
     ) -> None:
         self.model_path = Path(model_path) if model_path is not None else None
         self.host = host
@@ -112,6 +111,7 @@ class LlamaCppServer:
         self.python = python
         self.startup_timeout = startup_timeout
         self.extra_args = list(extra_args)
+        self.keep_log = keep_log  # the log is always kept when startup fails (its path is in the error)
 
         self.model: str = model_alias  # replaced by the id the server reports once it is up
         self.log_path: Path | None = None
@@ -212,7 +212,8 @@ class LlamaCppServer:
             except (urllib.error.URLError, OSError, ValueError) as exc:
                 last_error = f"{type(exc).__name__}: {exc}"
             if time.monotonic() > deadline:
-                self.stop()
+                _terminate(self._proc)
+                self._cleanup()
                 raise RuntimeError(
                     f"llama.cpp server did not answer GET {self.base_url}/models within "
                     f"{self.startup_timeout:.0f} s (last error: {last_error})\n"
@@ -234,6 +235,9 @@ class LlamaCppServer:
             return
         _terminate(proc)
         self._cleanup()
+        if not self.keep_log and self.log_path is not None:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
 
     def __enter__(self) -> LlamaCppServer:
         return self.start()

@@ -459,9 +459,7 @@ class ScriptedOpenAIServer:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description="Scripted OpenAI-compatible server (default responder: '{}')."
-    )
+    parser = argparse.ArgumentParser(description="Scripted OpenAI-compatible server (default responder: '{}').")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds to sleep before every answer")

@@ -16,7 +16,6 @@ from datetime import datetime, timezone
 
 import sqlalchemy as sa
 from alembic import op
-from sqlalchemy.dialects import postgresql
 
 revision: str = "0001"
 down_revision: str | Sequence[str] | None = None
@@ -50,7 +49,7 @@ def TS() -> sa.DateTime:
 
 
 def JSON() -> sa.types.TypeEngine:
-    return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
+    return sa.JSON()
 
 
 def _in(column: str, values: tuple[str, ...]) -> str:
@@ -77,9 +76,7 @@ def upgrade() -> None:
         sa.Column("is_current", sa.Boolean(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_credit_multiplier")),
     )
-    op.create_index(
-        "uq_credit_multiplier_current", "credit_multiplier", ["is_current"], unique=True, **CURRENT_ONLY
-    )
+    op.create_index("uq_credit_multiplier_current", "credit_multiplier", ["is_current"], unique=True, **CURRENT_ONLY)
     op.create_table(
         "default_credits",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -89,9 +86,7 @@ def upgrade() -> None:
         sa.Column("is_current", sa.Boolean(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_default_credits")),
     )
-    op.create_index(
-        "uq_default_credits_current", "default_credits", ["is_current"], unique=True, **CURRENT_ONLY
-    )
+    op.create_index("uq_default_credits_current", "default_credits", ["is_current"], unique=True, **CURRENT_ONLY)
     op.create_table(
         "model_pricing",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -134,9 +129,7 @@ def upgrade() -> None:
         sa.Column("created_at", TS(), nullable=False),
         sa.Column("updated_at", TS(), nullable=False),
         sa.Column("deleted_at", TS(), nullable=True),
-        sa.ForeignKeyConstraint(
-            ["account_id"], ["accounts.id"], name=op.f("fk_projects_account_id_accounts")
-        ),
+        sa.ForeignKeyConstraint(["account_id"], ["accounts.id"], name=op.f("fk_projects_account_id_accounts")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_projects")),
         sa.UniqueConstraint("slug", name=op.f("uq_projects_slug")),
     )
@@ -151,9 +144,7 @@ def upgrade() -> None:
         sa.Column("backend", sa.String(length=100), nullable=True),
         sa.Column("input_hash", sa.String(length=128), nullable=True),
         sa.Column("created_at", TS(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_artifacts_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_artifacts_project_id_projects")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_artifacts")),
     )
     op.create_index("ix_artifacts_project_stage", "artifacts", ["project_id", "stage", "id"], unique=False)
@@ -170,9 +161,7 @@ def upgrade() -> None:
         sa.Column("step_key", sa.String(length=255), nullable=True),
         sa.Column("created_at", TS(), nullable=False),
         sa.CheckConstraint(_in("failure_class", FAILURE_CLASSES), name=op.f("ck_failures_failure_class")),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_failures_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_failures_project_id_projects")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_failures")),
     )
     op.create_index("ix_failures_project", "failures", ["project_id", "id"], unique=False)
@@ -183,9 +172,7 @@ def upgrade() -> None:
         sa.Column("sha256", sa.String(length=64), nullable=False),
         sa.Column("name", sa.Text(), nullable=False),
         sa.Column("created_at", TS(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_imported_files_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_imported_files_project_id_projects")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_imported_files")),
         sa.UniqueConstraint("project_id", "sha256", name=op.f("uq_imported_files_project_id_sha256")),
     )
@@ -224,12 +211,8 @@ def upgrade() -> None:
         sa.Column("closed_at", TS(), nullable=True),
         sa.CheckConstraint(_in("state", RESERVATION_STATES), name=op.f("ck_reservations_state")),
         sa.CheckConstraint("amount >= 0", name=op.f("ck_reservations_amount_non_negative")),
-        sa.ForeignKeyConstraint(
-            ["account_id"], ["accounts.id"], name=op.f("fk_reservations_account_id_accounts")
-        ),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_reservations_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["account_id"], ["accounts.id"], name=op.f("fk_reservations_account_id_accounts")),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_reservations_project_id_projects")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_reservations")),
         sa.UniqueConstraint("idempotency_key", name=op.f("uq_reservations_idempotency_key")),
     )
@@ -245,9 +228,7 @@ def upgrade() -> None:
         sa.Column("run_id", sa.String(length=64), nullable=True),
         sa.Column("updated_at", TS(), nullable=False),
         sa.CheckConstraint(_in("state", STATES), name=op.f("ck_stage_status_state")),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_stage_status_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_stage_status_project_id_projects")),
         sa.PrimaryKeyConstraint("project_id", "stage", "paper_id", name=op.f("pk_stage_status")),
     )
     op.create_table(
@@ -284,9 +265,7 @@ def upgrade() -> None:
         sa.Column("backend", sa.String(length=100), nullable=True),
         sa.Column("created_at", TS(), nullable=False),
         sa.ForeignKeyConstraint(["paper_id"], ["papers.id"], name=op.f("fk_paper_results_paper_id_papers")),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_paper_results_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_paper_results_project_id_projects")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_paper_results")),
         sa.UniqueConstraint("paper_id", "cache_key", name=op.f("uq_paper_results_paper_id_cache_key")),
     )
@@ -319,9 +298,7 @@ def upgrade() -> None:
         sa.ForeignKeyConstraint(
             ["pricing_id"], ["model_pricing.id"], name=op.f("fk_usage_log_pricing_id_model_pricing")
         ),
-        sa.ForeignKeyConstraint(
-            ["project_id"], ["projects.id"], name=op.f("fk_usage_log_project_id_projects")
-        ),
+        sa.ForeignKeyConstraint(["project_id"], ["projects.id"], name=op.f("fk_usage_log_project_id_projects")),
         sa.ForeignKeyConstraint(
             ["reservation_id"], ["reservations.id"], name=op.f("fk_usage_log_reservation_id_reservations")
         ),
@@ -341,17 +318,13 @@ def upgrade() -> None:
         sa.Column("note", sa.Text(), nullable=False),
         sa.Column("created_at", TS(), nullable=False),
         sa.CheckConstraint(_in("kind", LEDGER_KINDS), name=op.f("ck_ledger_entries_kind")),
-        sa.ForeignKeyConstraint(
-            ["account_id"], ["accounts.id"], name=op.f("fk_ledger_entries_account_id_accounts")
-        ),
+        sa.ForeignKeyConstraint(["account_id"], ["accounts.id"], name=op.f("fk_ledger_entries_account_id_accounts")),
         sa.ForeignKeyConstraint(
             ["reservation_id"],
             ["reservations.id"],
             name=op.f("fk_ledger_entries_reservation_id_reservations"),
         ),
-        sa.ForeignKeyConstraint(
-            ["usage_id"], ["usage_log.id"], name=op.f("fk_ledger_entries_usage_id_usage_log")
-        ),
+        sa.ForeignKeyConstraint(["usage_id"], ["usage_log.id"], name=op.f("fk_ledger_entries_usage_id_usage_log")),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_ledger_entries")),
         sa.UniqueConstraint("idempotency_key", name=op.f("uq_ledger_entries_idempotency_key")),
     )

@@ -1,0 +1,440 @@
+"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, JSON Lines, JSON), hardened against hostile input.
+
+Contract:
+
+* :func:`parse_file` / :func:`parse_bytes` return an :class:`ImportResult` whose records are valid
+  :class:`PaperRecord` objects, de-duplicated within the file, with every dropped row and every cleaned
+  value listed with its reason; or they raise :class:`ImportFileError` saying why the file is unusable
+  (with row and column when one applies). Nothing else escapes for bad input.
+* A file that is entirely bad is rejected; a partially bad file keeps its good rows.
+* Limits (:class:`ImportLimits`) are checked before work: file size before reading, record count while
+  reading, field length per value (truncated with a note).
+* Decoding: UTF-8 (with or without BOM), UTF-16/32 with BOM, BOM-less UTF-16 (detected), and a cp1252 /
+  Latin-1 fallback (per byte, so a mostly-UTF-8 file with a few stray cp1252 bytes still reads right).
+  Binary files (NUL bytes, known magic numbers, mostly control characters) are rejected.
+* Formula-looking cells (``=SUM(...)``) are kept as data; export safety is the exporter's job.
+
+Pure Python; no Dagster imports.
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import hashlib
+import re
+import stat
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentr_dagster.domain.contracts import PaperRecord
+from agentr_dagster.domain.imports_core import Collector as _Collector
+from agentr_dagster.domain.imports_core import (
+    ImportFileError,
+    ImportLimits,
+    RowIssue,
+    UnexpectedImportError,
+    clip,
+)
+from agentr_dagster.domain.imports_formats import (
+    parse_bibtex,
+    parse_csv,
+    parse_json_document,
+    parse_json_lines,
+    parse_ris,
+)
+
+__all__ = [
+    "SUPPORTED_SUFFIXES",
+    "ImportFileError",
+    "ImportLimits",
+    "ImportResult",
+    "RowIssue",
+    "content_hash",
+    "dedupe",
+    "paper_key",
+    "parse_bytes",
+    "parse_file",
+]
+
+SUPPORTED_SUFFIXES = (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json")
+
+
+@dataclass
+class ImportResult:
+    format: str  # "csv" | "bibtex" | "ris" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
+    records: list[PaperRecord]
+    dropped: list[RowIssue] = field(default_factory=list)
+    cleaned: list[RowIssue] = field(default_factory=list)
+    encoding: str = "utf-8"
+
+
+# --------------------------------------------------------------------------------------------------------
+# Entry points
+# --------------------------------------------------------------------------------------------------------
+
+
+def _fmt_bytes(size: int) -> str:
+    if size >= 1_000_000:
+        return f"{size / 1_000_000:.1f} MB"
+    if size >= 1_000:
+        return f"{size / 1_000:.1f} KB"
+    return f"{size} bytes"
+
+
+def _suffix(suffix: str) -> str:
+    suffix = (suffix or "").strip().lower()
+    if suffix and not suffix.startswith("."):
+        suffix = "." + suffix
+    if suffix not in SUPPORTED_SUFFIXES:
+        raise ImportFileError(
+            f"Unsupported file type {clip(suffix or '(none)', 20)!r}; use one of {', '.join(SUPPORTED_SUFFIXES)}."
+        )
+    return suffix
+
+
+def parse_file(path: Path, limits: ImportLimits = ImportLimits()) -> ImportResult:
+    """Parse a candidate-paper file chosen by its suffix. Checks the size before reading a byte."""
+    path = Path(path)
+    suffix = _suffix(path.suffix)
+    try:
+        info = path.stat()
+    except FileNotFoundError as exc:
+        raise ImportFileError(f"The file {clip(path.name)!r} does not exist.") from exc
+    except OSError as exc:
+        raise ImportFileError(f"The file {clip(path.name)!r} cannot be read: {exc.strerror or exc}.") from exc
+    if not stat.S_ISREG(info.st_mode):
+        raise ImportFileError(f"{clip(path.name)!r} is not a regular file.")
+    if info.st_size > limits.max_bytes:
+        raise ImportFileError(
+            f"The file is {_fmt_bytes(info.st_size)}, over the import limit of {_fmt_bytes(limits.max_bytes)}; "
+            "split it into smaller files."
+        )
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limits.max_bytes + 1)
+    except OSError as exc:
+        raise ImportFileError(f"The file {clip(path.name)!r} cannot be read: {exc.strerror or exc}.") from exc
+    return parse_bytes(data, suffix, name=path.name, limits=limits)
+
+
+def parse_bytes(data: bytes, suffix: str, name: str = "<bytes>", limits: ImportLimits = ImportLimits()) -> ImportResult:
+    """Parse file content given its suffix (``".csv"`` or ``"csv"``). Raises only ImportFileError."""
+    suffix = _suffix(suffix)
+    data = bytes(data)
+    if len(data) > limits.max_bytes:
+        raise ImportFileError(
+            f"The file is over the import limit of {_fmt_bytes(limits.max_bytes)}; split it into smaller files."
+        )
+    try:
+        return _parse(data, suffix, name, limits)
+    except ImportFileError:
+        raise
+    except RecursionError as exc:
+        raise ImportFileError("The file is nested too deeply to read.") from exc
+    except MemoryError as exc:
+        raise ImportFileError("The file needs too much memory to read; split it into smaller files.") from exc
+    except Exception as exc:  # a parser bug must still surface as the one clear error type
+        raise UnexpectedImportError(
+            f"The file could not be read ({type(exc).__name__}: {clip(str(exc), 120)})."
+        ) from exc
+
+
+def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportResult:
+    text, encoding = decode(data)
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise ImportFileError("The file contains only whitespace.")
+    collector = _Collector(name, limits)
+    if suffix in (".csv", ".tsv"):
+        fmt = parse_csv(text, collector, tsv=suffix == ".tsv")
+    elif suffix == ".bib":
+        fmt = parse_bibtex(text, collector)
+    elif suffix == ".ris":
+        fmt = parse_ris(text, collector)
+    elif suffix == ".jsonl":
+        fmt = parse_json_lines(text, collector)
+    else:
+        fmt = parse_json_document(text, collector)
+
+    unique, reasons = _dedupe(collector.records)
+    for dropped_record, kept, why in reasons:
+        collector.drop(dropped_record.source_row or 0, None, f"duplicate of row {kept.source_row} ({why})")
+    if not unique:
+        issues = sorted(collector.dropped, key=lambda issue: issue.row)
+        shown = "; ".join(f"row {i.row}: {i.reason}" for i in issues[:3])
+        more = f"; and {len(issues) - 3} more" if len(issues) > 3 else ""
+        raise ImportFileError(f"No usable paper records in the file ({shown}{more}).")
+    return ImportResult(
+        format=fmt,
+        records=unique,
+        dropped=sorted(collector.dropped, key=lambda issue: issue.row),
+        cleaned=sorted(collector.cleaned, key=lambda issue: issue.row),
+        encoding=encoding,
+    )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Decoding
+# --------------------------------------------------------------------------------------------------------
+
+_MAGIC = (
+    (b"%PDF-", "a PDF document"),
+    (b"PK\x03\x04", "a ZIP archive (an .xlsx, .docx or .zip file)"),
+    (b"PK\x05\x06", "an empty ZIP archive"),
+    (b"\x1f\x8b", "a gzip-compressed file"),
+    (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "a legacy Microsoft Office file (for example .xls)"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+    (b"7z\xbc\xaf\x27\x1c", "a 7-Zip archive"),
+    (b"Rar!\x1a\x07", "a RAR archive"),
+    (b"SQLite format 3\x00", "an SQLite database"),
+    (b"\x7fELF", "an executable program"),
+    (b"MZ\x90\x00", "a Windows executable"),
+    (b"\xfd7zXZ\x00", "an xz-compressed file"),
+    (b"BZh91AY&SY", "a bzip2-compressed file"),
+    (b"PAR1", "a Parquet file"),
+)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le", "UTF-32"),
+    (codecs.BOM_UTF32_BE, "utf-32-be", "UTF-32"),
+    (codecs.BOM_UTF8, "utf-8", "UTF-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le", "UTF-16"),
+    (codecs.BOM_UTF16_BE, "utf-16-be", "UTF-16"),
+)
+_BINARY_CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x9f]")
+
+
+def _cp1252_byte(byte: int) -> str:
+    try:
+        return bytes([byte]).decode("cp1252")
+    except UnicodeDecodeError:
+        return chr(byte)  # the 5 bytes cp1252 leaves undefined: Latin-1 (C1 controls, stripped later)
+
+
+_CP1252_TABLE = [_cp1252_byte(b) for b in range(256)]
+
+
+def _cp1252_fallback(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    bad = error.object[error.start : error.end]
+    return "".join(_CP1252_TABLE[b] for b in bad), error.end
+
+
+_FALLBACK_HANDLER = "agentr-imports-cp1252-fallback"
+codecs.register_error(_FALLBACK_HANDLER, _cp1252_fallback)
+
+
+def _looks_utf16_without_bom(data: bytes) -> str | None:
+    sample = data[:4096]
+    if len(sample) < 4:
+        return None
+    even = sample[0::2].count(0) / len(sample[0::2])
+    odd = sample[1::2].count(0) / len(sample[1::2])
+    if odd > 0.4 and even < 0.05:
+        return "utf-16-le"
+    if even > 0.4 and odd < 0.05:
+        return "utf-16-be"
+    return None
+
+
+def decode(data: bytes) -> tuple[str, str]:
+    """bytes -> (text, encoding label). Raises ImportFileError for binary or undecodable content."""
+    if not data:
+        raise ImportFileError("The file is empty.")
+    for magic, what in _MAGIC:
+        if data.startswith(magic):
+            raise ImportFileError(
+                f"The file is {what}, not a text export; export the references as CSV, RIS, BibTeX or JSON."
+            )
+    for bom, codec, label in _BOMS:
+        if data.startswith(bom):
+            body = data[len(bom) :]
+            if codec == "utf-8":
+                text, encoding = _decode_utf8_or_cp1252(body)
+                return text, "utf-8-sig" if encoding == "utf-8" else f"utf-8-sig+{encoding}"
+            try:
+                text = body.decode(codec)
+            except UnicodeDecodeError as exc:
+                raise ImportFileError(
+                    f"The file starts with a {label} byte-order mark but is not valid {label} "
+                    f"(at byte {exc.start + len(bom)})."
+                ) from exc
+            _reject_binary_text(text)
+            return text, codec
+    if b"\x00" in data:
+        guess = _looks_utf16_without_bom(data)
+        if guess:
+            try:
+                text = data.decode(guess)
+            except UnicodeDecodeError:
+                pass
+            else:
+                _reject_binary_text(text)
+                return text, guess
+        raise ImportFileError(
+            f"The file contains NUL bytes (first at byte {data.index(0)}); it looks like a binary file, "
+            "not a text export."
+        )
+    return _decode_utf8_or_cp1252(data)
+
+
+def _decode_utf8_or_cp1252(data: bytes) -> tuple[str, str]:
+    try:
+        text, encoding = data.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        # Mostly UTF-8 with stray single-byte characters, or a cp1252/Latin-1 file: decode what is valid
+        # UTF-8 as UTF-8 and every other byte as cp1252.
+        has_utf8 = any(ord(ch) > 0x7F for ch in data.decode("utf-8", errors="ignore"))
+        if has_utf8:
+            text, encoding = data.decode("utf-8", errors=_FALLBACK_HANDLER), "utf-8+cp1252"
+        else:
+            text, encoding = data.decode("latin-1").translate(_LATIN1_TO_CP1252), "cp1252"
+    _reject_binary_text(text)
+    return text, encoding
+
+
+_LATIN1_TO_CP1252 = {b: _CP1252_TABLE[b] for b in range(0x80, 0xA0)}
+
+
+def _reject_binary_text(text: str) -> None:
+    sample = text[:100_000]
+    controls = len(_BINARY_CONTROLS.findall(sample))
+    if controls >= 16 and controls > 0.1 * len(sample):
+        raise ImportFileError(
+            f"The file is mostly control characters ({controls} in the first {len(sample):,}); it looks like "
+            "a binary file, not a text export."
+        )
+
+
+# --------------------------------------------------------------------------------------------------------
+# Keys, hashes, de-duplication
+# --------------------------------------------------------------------------------------------------------
+
+_NON_WORD = re.compile(r"[\W_]+")
+_NUMBERISH = re.compile(r"\b(?:\d+|[ivxlc]{1,6})\b")
+
+
+def normalise_title(title: str) -> str:
+    """Case-folded, accents removed, punctuation to single spaces: "The Café, Revisited!" -> "the cafe revisited"."""
+    text = unicodedata.normalize("NFKD", title.casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    normal = _NON_WORD.sub(" ", text).strip()
+    return normal or " ".join(title.casefold().split())
+
+
+def paper_key(record: PaperRecord) -> str:
+    """Stable de-duplication key: ``doi:<doi>`` when a DOI is known, else ``t:<normalised title>|<year>``."""
+    if record.doi:
+        return f"doi:{record.doi}"
+    return f"t:{normalise_title(record.title)}|{record.year if record.year is not None else ''}"
+
+
+def content_hash(record: PaperRecord) -> str:
+    """sha256 (hex) of the whitespace/Unicode-normalised title and abstract: the text scoring depends on."""
+    title = " ".join(unicodedata.normalize("NFC", record.title).split())
+    abstract = " ".join(unicodedata.normalize("NFC", record.abstract or "").split())
+    payload = f"{title}\n{abstract}".encode("utf-8", errors="surrogatepass")
+    return hashlib.sha256(payload).hexdigest()
+
+
+_FUZZY_RATIO = 0.95
+_FUZZY_MIN_CHARS = 20
+_FUZZY_BLOCK_CAP = 64
+
+
+class _Title:
+    """A normalised title with what fuzzy matching needs, computed once."""
+
+    __slots__ = ("numbers", "text")
+
+    def __init__(self, text: str):
+        self.text = text
+        self.numbers = frozenset(_NUMBERISH.findall(text))
+
+
+_MIN_LEN_RATIO = 2 * _FUZZY_RATIO / (1 + _FUZZY_RATIO) - 1e-9  # ratio >= r needs len(short)/len(long) >= this
+
+
+def _fuzzy_same(matcher: difflib.SequenceMatcher, new: _Title, other: _Title) -> bool:
+    """``matcher`` has ``new.text`` as its second sequence (difflib caches that side)."""
+    a, b = other.text, new.text
+    if min(len(a), len(b)) < _FUZZY_MIN_CHARS or min(len(a), len(b)) / max(len(a), len(b)) < _MIN_LEN_RATIO:
+        return False
+    if new.numbers != other.numbers:  # "Part 1" vs "Part 2"
+        return False
+    matcher.set_seq1(a)
+    return matcher.quick_ratio() >= _FUZZY_RATIO and matcher.ratio() >= _FUZZY_RATIO
+
+
+def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord, str]]]:
+    unique: list[PaperRecord] = []
+    titles: list[_Title] = []
+    pairs: list[tuple[PaperRecord, PaperRecord, str]] = []
+    by_doi: dict[str, int] = {}
+    by_title: dict[tuple[str, int | None], int] = {}
+    blocks: dict[tuple[str, int | None, str], list[int]] = {}
+
+    def conflicts(a: PaperRecord, b: PaperRecord) -> bool:
+        return bool(a.doi and b.doi and a.doi != b.doi)
+
+    def block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], ...]:
+        return (("p", year, title[:8]), ("s", year, title[-8:]))
+
+    def register(slot: int) -> None:
+        record, title = unique[slot], titles[slot].text
+        if record.doi:
+            by_doi.setdefault(record.doi, slot)
+        by_title.setdefault((title, record.year), slot)
+        for block in block_keys(title, record.year):
+            members = blocks.setdefault(block, [])
+            members.append(slot)
+            if len(members) > _FUZZY_BLOCK_CAP:
+                del members[0]
+
+    for record in records:
+        title = _Title(normalise_title(record.title))
+        slot, why = None, ""
+        if record.doi and record.doi in by_doi:
+            slot, why = by_doi[record.doi], f"same DOI {record.doi}"
+        if slot is None:
+            hit = by_title.get((title.text, record.year))
+            if hit is not None and not conflicts(record, unique[hit]):
+                slot, why = hit, "same title and year"
+        if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
+            matcher = difflib.SequenceMatcher(None, autojunk=False)
+            matcher.set_seq2(title.text)
+            seen: set[int] = set()
+            for block in block_keys(title.text, record.year):
+                for candidate in reversed(blocks.get(block, ())):
+                    if candidate in seen:
+                        continue
+                    seen.add(candidate)
+                    if not conflicts(record, unique[candidate]) and _fuzzy_same(matcher, title, titles[candidate]):
+                        slot, why = candidate, "near-identical title, same year"
+                        break
+                if slot is not None:
+                    break
+        if slot is None:
+            unique.append(record)
+            titles.append(title)
+            register(len(unique) - 1)
+            continue
+        pairs.append((record, unique[slot], why))
+    return unique, pairs
+
+
+def dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord]]]:
+    """Remove duplicates: same DOI, then same normalised title + year, then near-identical title (difflib
+    ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs are never
+    merged. The first occurrence is always the one kept (so the result is stable and ``dedupe`` of its own
+    output changes nothing). Returns (unique records in input order, [(dropped, kept)]).
+
+    Fuzzy matching compares each title with at most 64 recent titles sharing its first or last 8
+    normalised characters and year, so the cost stays linear for large or hostile inputs.
+    """
+    unique, pairs = _dedupe(records)
+    return unique, [(dropped, kept) for dropped, kept, _ in pairs]

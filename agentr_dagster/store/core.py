@@ -1,0 +1,153 @@
+"""Engine ownership, transactions and shared lookups of the domain store."""
+
+from __future__ import annotations
+
+import os
+import random
+import time
+from collections.abc import Callable
+from datetime import datetime, timezone
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection, Engine
+
+from agentr_dagster.store import schema as t
+from agentr_dagster.store.engine import IMMEDIATE, make_engine, normalise_url, upgrade
+from agentr_dagster.store.rows import OrphanError, ProjectNotFound, StoreError
+
+T = TypeVar("T")
+UTC = timezone.utc
+_RETRYABLE_PGCODES = {"40001", "40P01"}  # serialization failure, deadlock detected
+_ATTEMPTS = 5
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def as_utc(value: datetime | None) -> datetime:
+    """``None`` → now; naive → taken as UTC; aware → converted to UTC."""
+    if value is None:
+        return now_utc()
+    if not isinstance(value, datetime):
+        raise TypeError(f"expected a datetime, got {type(value).__name__}")
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _retryable(exc: sa.exc.DBAPIError) -> bool:
+    code = getattr(exc.orig, "pgcode", None)
+    if code in _RETRYABLE_PGCODES:
+        return True
+    return "database is locked" in str(exc.orig).lower()
+
+
+class StoreCore:
+    """Owns the engine; every public method runs in its own short transaction."""
+
+    def __init__(self, url: str, *, migrate: bool = True, **engine_kwargs: Any):
+        self.url: str = normalise_url(url)
+        self._engine: Engine = make_engine(self.url, **engine_kwargs)
+        self._pid = os.getpid()
+        self._account_ids: dict[str, int] = {}
+        if migrate:
+            upgrade(self._engine)
+
+    # -- plumbing ---------------------------------------------------------------------------------------------
+
+    @property
+    def engine(self) -> Engine:
+        self._check_fork()
+        return self._engine
+
+    @property
+    def dialect(self) -> str:
+        return self._engine.dialect.name
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.dialect == "postgresql"
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._engine.url.render_as_string(hide_password=True)!r})"
+
+    def _check_fork(self) -> None:
+        pid = os.getpid()
+        if pid != self._pid:  # pooled connections must not be shared with a parent process
+            self._engine.dispose(close=False)
+            self._pid = pid
+
+    def _run(self, fn: Callable[[Connection], T], *, write: bool = True) -> T:
+        """Run ``fn(conn)`` in one transaction (``BEGIN IMMEDIATE`` for writes on SQLite); retried on deadlock,
+        serialization failure or a locked SQLite database. ``fn`` must only touch the database."""
+        self._check_fork()
+        for attempt in range(1, _ATTEMPTS + 1):
+            try:
+                with self._engine.connect() as conn:
+                    if write and self.dialect == "sqlite":
+                        conn.execution_options(**{IMMEDIATE: True})
+                    with conn.begin():
+                        return fn(conn)
+            except sa.exc.DBAPIError as exc:
+                if attempt < _ATTEMPTS and _retryable(exc):
+                    time.sleep(random.uniform(0, 0.05 * 2**attempt))
+                    continue
+                raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _read(self, fn: Callable[[Connection], T]) -> T:
+        return self._run(fn, write=False)
+
+    def _insert(self, table: sa.Table):
+        """Dialect insert, for ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""
+        return (postgresql.insert if self.is_postgres else sqlite.insert)(table)
+
+    def _advisory_lock(self, conn: Connection, key: int) -> None:
+        """Transaction-scoped lock on PostgreSQL; SQLite write transactions are already exclusive."""
+        if self.is_postgres:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
+
+    # -- shared lookups ---------------------------------------------------------------------------------------
+
+    def _project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
+        """The project row (deleted or not); ProjectNotFound if there is none."""
+        query = sa.select(t.projects).where(t.projects.c.slug == slug)
+        if lock:
+            query = query.with_for_update()
+        row = conn.execute(query).first()
+        if row is None:
+            raise ProjectNotFound(f"no project {slug!r}")
+        return row
+
+    def _visible_project(self, conn: Connection, slug: str, include_deleted: bool) -> sa.Row:
+        row = self._project(conn, slug)
+        if row.deleted_at is not None and not include_deleted:
+            raise ProjectNotFound(f"project {slug!r} is deleted")
+        return row
+
+    def _active_project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
+        """The project row for work on it: OrphanError if soft-deleted."""
+        row = self._project(conn, slug, lock=lock)
+        if row.deleted_at is not None:
+            raise OrphanError(f"project {slug!r} was deleted at {row.deleted_at.isoformat()}")
+        return row
+
+    def _check_paper(self, conn: Connection, project: sa.Row, paper_id: int) -> sa.Row:
+        row = conn.execute(
+            sa.select(t.papers.c.id, t.papers.c.project_id, t.papers.c.deleted_at).where(t.papers.c.id == paper_id)
+        ).first()
+        if row is None or row.project_id != project.id:
+            raise StoreError(f"paper {paper_id} does not belong to project {project.slug!r}")
+        if row.deleted_at is not None:
+            raise OrphanError(f"paper {paper_id} of project {project.slug!r} was deleted")
+        return row

@@ -1,0 +1,663 @@
+"""Money: SCD-2 pricing / multiplier / default-credit history, accounts, and the credit ledger.
+
+Invariants (each operation is one transaction holding the account's row lock — ``SELECT ... FOR UPDATE`` on
+PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite):
+- ``accounts.balance == SUM(ledger_entries.amount)`` for the account, always;
+- a balance never goes below zero (also a CHECK constraint);
+- every reservation, settlement and release writes exactly one ledger entry, found again by its idempotency key
+  (``reserve:<key>``, ``settle:<reservation id>``, ``release:<reservation id>``), so retries never double-charge.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentr_dagster.domain import pricing as cost_rule
+from agentr_dagster.store import schema as t
+from agentr_dagster.store.core import StoreCore, as_utc, now_utc
+from agentr_dagster.store.rows import (
+    AccountRow,
+    DefaultCreditsRow,
+    InsufficientCredits,
+    LedgerRow,
+    MultiplierRow,
+    PricingRow,
+    ReservationRow,
+    StoreError,
+    UsageIn,
+    UsageRow,
+)
+
+ZERO = cost_rule.ZERO
+_LOCK_PRICING = 0x4147_4E54_5231
+_LOCK_MULTIPLIER = 0x4147_4E54_5232
+_LOCK_DEFAULT_CREDITS = 0x4147_4E54_5233
+
+
+def _money(value: object) -> Decimal:
+    return cost_rule.quantize(value)
+
+
+def _pricing_row(row: sa.Row) -> PricingRow:
+    return PricingRow(
+        id=row.id,
+        model=row.model,
+        provider=row.provider,
+        tier=row.tier,
+        input_usd_per_m=row.input_usd_per_m,
+        output_usd_per_m=row.output_usd_per_m,
+        cached_input_usd_per_m=row.cached_input_usd_per_m,
+        valid_from=row.valid_from,
+        valid_to=row.valid_to,
+    )
+
+
+def _in_force(table: sa.Table, at: datetime):
+    return sa.and_(table.c.valid_from <= at, sa.or_(table.c.valid_to.is_(None), table.c.valid_to > at))
+
+
+class LedgerMixin(StoreCore):
+    # -- SCD-2 history ----------------------------------------------------------------------------------------
+
+    def _scd2_set(self, table: sa.Table, lock_key: int, match: dict, values: dict, at: datetime | None) -> int:
+        at = as_utc(at)
+
+        def tx(conn: Connection) -> int:
+            self._advisory_lock(conn, lock_key)
+            where = [table.c.is_current.is_(True)] + [table.c[k] == v for k, v in match.items()]
+            current = conn.execute(sa.select(table.c.id, table.c.valid_from).where(*where)).first()
+            if current is not None:
+                if at <= current.valid_from:
+                    raise StoreError(
+                        f"{table.name}: a change must start after the current row's valid_from "
+                        f"({current.valid_from.isoformat()}), got {at.isoformat()}"
+                    )
+                conn.execute(sa.update(table).where(table.c.id == current.id).values(valid_to=at, is_current=False))
+            return conn.execute(
+                sa.insert(table)
+                .values(**match, **values, valid_from=at, valid_to=None, is_current=True)
+                .returning(table.c.id)
+            ).scalar_one()
+
+        return self._run(tx)
+
+    def set_pricing(
+        self,
+        model: str,
+        input_usd_per_m,
+        output_usd_per_m,
+        cached_input_usd_per_m=None,
+        *,
+        provider: str = "default",
+        tier: str = "standard",
+        at: datetime | None = None,
+    ) -> int:
+        """Close the current price of (model, provider, tier) at ``at`` (default now) and open a new one."""
+        prices = {
+            "input_usd_per_m": _money(input_usd_per_m),
+            "output_usd_per_m": _money(output_usd_per_m),
+            "cached_input_usd_per_m": None if cached_input_usd_per_m is None else _money(cached_input_usd_per_m),
+        }
+        if any(v is not None and v < 0 for v in prices.values()):
+            raise ValueError("prices cannot be negative")
+        match = {"model": model, "provider": provider, "tier": tier}
+        return self._scd2_set(t.model_pricing, _LOCK_PRICING, match, prices, at)
+
+    def pricing_in_force(
+        self, model: str, *, provider: str = "default", tier: str = "standard", at: datetime | None = None
+    ) -> PricingRow | None:
+        """The exact (model, provider, tier) price in force at ``at``; ``None`` if there is none."""
+        at = as_utc(at)
+        return self._read(lambda conn: self._pricing_at(conn, model, provider, tier, at))
+
+    def pricing_history(self, model: str | None = None) -> list[PricingRow]:
+        def tx(conn: Connection) -> list[PricingRow]:
+            q = sa.select(t.model_pricing).order_by(t.model_pricing.c.id)
+            if model is not None:
+                q = q.where(t.model_pricing.c.model == model)
+            return [_pricing_row(r) for r in conn.execute(q)]
+
+        return self._read(tx)
+
+    def _pricing_at(self, conn: Connection, model: str, provider: str, tier: str, at: datetime) -> PricingRow | None:
+        p = t.model_pricing
+        row = conn.execute(
+            sa.select(p)
+            .where(p.c.model == model, p.c.provider == provider, p.c.tier == tier, _in_force(p, at))
+            .order_by(p.c.valid_from.desc())
+            .limit(1)
+        ).first()
+        return None if row is None else _pricing_row(row)
+
+    def _resolve_pricing(
+        self, conn: Connection, model: str, provider: str, tier: str, at: datetime
+    ) -> PricingRow | None:
+        """The price used for charging: exact provider first, then the model's ``provider="default"`` price."""
+        row = self._pricing_at(conn, model, provider, tier, at)
+        if row is None and provider != "default":
+            row = self._pricing_at(conn, model, "default", tier, at)
+        return row
+
+    def set_multiplier(self, credits_per_usd, at: datetime | None = None) -> int:
+        value = _money(credits_per_usd)
+        if value < 0:
+            raise ValueError("credits_per_usd cannot be negative")
+        return self._scd2_set(t.credit_multiplier, _LOCK_MULTIPLIER, {}, {"credits_per_usd": value}, at)
+
+    def multiplier_in_force(self, at: datetime | None = None) -> MultiplierRow:
+        at = as_utc(at)
+        return self._read(lambda conn: self._multiplier_at(conn, at))
+
+    def _multiplier_at(self, conn: Connection, at: datetime) -> MultiplierRow:
+        m = t.credit_multiplier
+        row = conn.execute(sa.select(m).where(_in_force(m, at)).order_by(m.c.valid_from.desc()).limit(1)).first()
+        if row is None:
+            raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
+        return MultiplierRow(row.id, row.credits_per_usd, row.valid_from, row.valid_to)
+
+    def set_default_credits(self, amount, at: datetime | None = None) -> int:
+        value = _money(amount)
+        if value < 0:
+            raise ValueError("default credits cannot be negative")
+        return self._scd2_set(t.default_credits, _LOCK_DEFAULT_CREDITS, {}, {"amount": value}, at)
+
+    def default_credits_in_force(self, at: datetime | None = None) -> Decimal:
+        at = as_utc(at)
+        return self._read(lambda conn: self._default_credits_at(conn, at).amount)
+
+    def _default_credits_at(self, conn: Connection, at: datetime) -> DefaultCreditsRow:
+        d = t.default_credits
+        row = conn.execute(sa.select(d).where(_in_force(d, at)).order_by(d.c.valid_from.desc()).limit(1)).first()
+        if row is None:
+            raise StoreError(f"no default credits in force at {at.isoformat()}")
+        return DefaultCreditsRow(row.id, row.amount, row.valid_from, row.valid_to)
+
+    def estimate_credits(
+        self,
+        model: str,
+        input_tokens: int,
+        max_output_tokens: int,
+        provider: str = "default",
+        tier: str = "standard",
+        at: datetime | None = None,
+    ) -> Decimal:
+        """Upper bound on a call's credits, for :meth:`reserve` (0 for a model without a price)."""
+        at = as_utc(at)
+
+        def tx(conn: Connection) -> Decimal:
+            price = self._resolve_pricing(conn, model, provider, tier, at)
+            multiplier = self._multiplier_at(conn, at)
+            return cost_rule.estimate_credits(
+                input_tokens, max_output_tokens, _prices(price), multiplier.credits_per_usd
+            )
+
+        return self._read(tx)
+
+    # -- accounts ---------------------------------------------------------------------------------------------
+
+    def ensure_account(self, name: str = "default") -> int:
+        """The account's id; a new account starts with the default credits in force (a ``grant`` entry)."""
+        cached = self._account_ids.get(name)
+        if cached is not None:
+            return cached
+        if not name or len(name) > 200:
+            raise ValueError("account names are 1-200 characters")
+        found = self._read(
+            lambda conn: conn.execute(sa.select(t.accounts.c.id).where(t.accounts.c.name == name)).scalar()
+        )
+        if found is None:
+
+            def tx(conn: Connection) -> int:
+                now = now_utc()
+                amount = self._default_credits_at(conn, now).amount
+                new_id = conn.execute(
+                    self._insert(t.accounts)
+                    .values(name=name, balance=amount, created_at=now)
+                    .on_conflict_do_nothing(index_elements=["name"])
+                    .returning(t.accounts.c.id)
+                ).scalar()
+                if new_id is None:  # created concurrently
+                    return conn.execute(sa.select(t.accounts.c.id).where(t.accounts.c.name == name)).scalar_one()
+                conn.execute(
+                    sa.insert(t.ledger_entries).values(
+                        account_id=new_id,
+                        amount=amount,
+                        kind="grant",
+                        idempotency_key=f"initial:{name}",
+                        note="initial default credits",
+                        created_at=now,
+                    )
+                )
+                return new_id
+
+            found = self._run(tx)
+        self._account_ids[name] = found
+        return found
+
+    def _lock_account(self, conn: Connection, account_id: int) -> Decimal:
+        return conn.execute(
+            sa.select(t.accounts.c.balance).where(t.accounts.c.id == account_id).with_for_update()
+        ).scalar_one()
+
+    def _post(
+        self,
+        conn: Connection,
+        account_id: int,
+        balance: Decimal,
+        amount: Decimal,
+        kind: str,
+        key: str,
+        note: str = "",
+        *,
+        reservation_id: int | None = None,
+        usage_id: int | None = None,
+        at: datetime | None = None,
+    ) -> Decimal:
+        """Append one ledger entry and move the (locked) balance by the same amount."""
+        new_balance = balance + amount
+        if new_balance < 0:  # callers check first; this is the last line of defence
+            raise InsufficientCredits(
+                f"entry {key} would take the balance below zero", requested=-amount, available=balance
+            )
+        now = at or now_utc()
+        conn.execute(
+            sa.insert(t.ledger_entries).values(
+                account_id=account_id,
+                amount=amount,
+                kind=kind,
+                idempotency_key=key,
+                reservation_id=reservation_id,
+                usage_id=usage_id,
+                note=note,
+                created_at=now,
+            )
+        )
+        conn.execute(sa.update(t.accounts).where(t.accounts.c.id == account_id).values(balance=new_balance))
+        return new_balance
+
+    def _entry_exists(self, conn: Connection, key: str) -> sa.Row | None:
+        return conn.execute(sa.select(t.ledger_entries).where(t.ledger_entries.c.idempotency_key == key)).first()
+
+    def grant(self, account: str, amount, note: str = "", *, idempotency_key: str | None = None) -> Decimal:
+        """Add credits (amount > 0); returns the new balance. A repeated ``idempotency_key`` adds nothing."""
+        value = _money(amount)
+        if value <= 0:
+            raise ValueError("a grant must be positive (use adjust() to take credits away)")
+        return self._change(account, value, "grant", note, idempotency_key)
+
+    def adjust(self, account: str, amount, note: str = "", *, idempotency_key: str | None = None) -> Decimal:
+        """Signed manual correction; refuses (InsufficientCredits) to go below zero. Returns the new balance."""
+        return self._change(account, _money(amount), "adjust", note, idempotency_key)
+
+    def _change(self, account: str, value: Decimal, kind: str, note: str, key: str | None) -> Decimal:
+        account_id = self.ensure_account(account)
+        key = f"{kind}:{key}" if key else f"{kind}:{uuid.uuid4().hex}"
+
+        def tx(conn: Connection) -> Decimal:
+            balance = self._lock_account(conn, account_id)
+            if self._entry_exists(conn, key) is not None:
+                return balance
+            if balance + value < 0:
+                raise InsufficientCredits(
+                    f"account {account!r} has {balance} credits; cannot take {-value}",
+                    account=account,
+                    requested=-value,
+                    available=balance,
+                )
+            return self._post(conn, account_id, balance, value, kind, key, note)
+
+        return self._run(tx)
+
+    def balance(self, account: str = "default") -> Decimal:
+        account_id = self.ensure_account(account)
+        return self._read(
+            lambda conn: conn.execute(sa.select(t.accounts.c.balance).where(t.accounts.c.id == account_id)).scalar_one()
+        )
+
+    def accounts(self) -> list[AccountRow]:
+        def tx(conn: Connection) -> list[AccountRow]:
+            rows = conn.execute(sa.select(t.accounts).order_by(t.accounts.c.id))
+            return [AccountRow(r.id, r.name, r.balance, r.created_at) for r in rows]
+
+        return self._read(tx)
+
+    def ledger(self, account: str = "default") -> list[LedgerRow]:
+        account_id = self.ensure_account(account)
+
+        def tx(conn: Connection) -> list[LedgerRow]:
+            le = t.ledger_entries
+            rows = conn.execute(sa.select(le).where(le.c.account_id == account_id).order_by(le.c.id))
+            return [
+                LedgerRow(
+                    r.id,
+                    r.account_id,
+                    r.amount,
+                    r.kind,
+                    r.idempotency_key,
+                    r.reservation_id,
+                    r.usage_id,
+                    r.note,
+                    r.created_at,
+                )
+                for r in rows
+            ]
+
+        return self._read(tx)
+
+    def ledger_sum(self, account: str = "default") -> Decimal:
+        """Exact Decimal sum of the account's entries (summed in Python: SQLite's SUM is floating point)."""
+        return sum((e.amount for e in self.ledger(account)), ZERO)
+
+    # -- reserve / settle / release ---------------------------------------------------------------------------
+
+    def reserve(
+        self,
+        account: str,
+        amount,
+        *,
+        idempotency_key: str,
+        slug: str | None = None,
+        stage: str | None = None,
+        paper_id: int | None = None,
+    ) -> int:
+        """Hold ``amount`` credits before a call; returns the reservation id.
+
+        Raises InsufficientCredits (nothing written) if the balance is below ``amount`` or the project's
+        ``budget_credits`` would be exceeded by settled usage + open reservations + ``amount``; OrphanError if
+        the project or paper is soft-deleted. The same ``idempotency_key`` returns the same reservation.
+        """
+        value = _money(amount)
+        if value < 0:
+            raise ValueError("a reservation cannot be negative")
+        if not idempotency_key:
+            raise ValueError("idempotency_key is required")
+        account_id = self.ensure_account(account)
+
+        def tx(conn: Connection) -> int:
+            balance = self._lock_account(conn, account_id)
+            r = t.reservations
+            existing = conn.execute(sa.select(r.c.id).where(r.c.idempotency_key == idempotency_key)).scalar()
+            if existing is not None:
+                return existing
+            project_id = None
+            if slug is not None:
+                project = self._active_project(conn, slug)
+                if project.budget_credits is not None:
+                    project = self._active_project(conn, slug, lock=True)
+                project_id = project.id
+                if paper_id is not None:
+                    self._check_paper(conn, project, paper_id)
+            if balance < value:
+                raise InsufficientCredits(
+                    f"account {account!r} has {balance} credits; {value} needed",
+                    account=account,
+                    requested=value,
+                    available=balance,
+                )
+            if slug is not None and project.budget_credits is not None:
+                committed = self._project_committed(conn, project_id)
+                if committed + value > project.budget_credits:
+                    raise InsufficientCredits(
+                        f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
+                        f"({committed} committed, {value} more requested)",
+                        account=account,
+                        requested=value,
+                        available=max(project.budget_credits - committed, ZERO),
+                        reason="budget",
+                    )
+            now = now_utc()
+            rid = conn.execute(
+                sa.insert(r)
+                .values(
+                    account_id=account_id,
+                    project_id=project_id,
+                    stage=stage,
+                    paper_id=paper_id,
+                    amount=value,
+                    state="open",
+                    idempotency_key=idempotency_key,
+                    created_at=now,
+                )
+                .returning(r.c.id)
+            ).scalar_one()
+            self._post(conn, account_id, balance, -value, "reserve", f"reserve:{idempotency_key}", reservation_id=rid)
+            return rid
+
+        return self._run(tx)
+
+    def _project_committed(self, conn: Connection, project_id: int) -> Decimal:
+        """Settled credits (usage) + open reservations of a project, read in one statement."""
+        u, r = t.usage_log, t.reservations
+        settled = (
+            sa.select(sa.func.coalesce(sa.func.sum(u.c.credits), 0))
+            .where(u.c.project_id == project_id)
+            .scalar_subquery()
+        )
+        held = (
+            sa.select(sa.func.coalesce(sa.func.sum(r.c.amount), 0))
+            .where(r.c.project_id == project_id, r.c.state == "open")
+            .scalar_subquery()
+        )
+        row = conn.execute(sa.select(settled.label("settled"), held.label("held"))).one()
+        return _money(row.settled) + _money(row.held)
+
+    def _reservation(self, conn: Connection, reservation_id: int, *, lock: bool = False) -> sa.Row:
+        q = sa.select(t.reservations).where(t.reservations.c.id == reservation_id)
+        if lock:
+            q = q.with_for_update()
+        row = conn.execute(q).first()
+        if row is None:
+            raise StoreError(f"no reservation {reservation_id}")
+        return row
+
+    def settle(self, reservation_id: int, *, usage: UsageIn) -> int:
+        """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
+
+        One ``settle`` entry credits back ``reserved - actual``. If the actual cost is higher, the difference is
+        debited only as far as the balance allows (the shortfall is written in the entry's note). Settling a
+        reservation that was already released (e.g. by the stale sweep) charges the actual cost the same way.
+        Idempotent: a second call returns the same usage id and writes nothing.
+        """
+        if not isinstance(usage, UsageIn):
+            usage = UsageIn.model_validate(usage)
+        at = as_utc(usage.at)
+
+        def tx(conn: Connection) -> int:
+            account_id = self._reservation(conn, reservation_id).account_id
+            balance = self._lock_account(conn, account_id)
+            res = self._reservation(conn, reservation_id, lock=True)
+            key = f"settle:{reservation_id}"
+            done = self._entry_exists(conn, key)
+            if done is not None:
+                return done.usage_id
+            price = self._resolve_pricing(conn, usage.model, usage.provider, usage.tier, at)
+            multiplier = self._multiplier_at(conn, at)
+            cost, credits = cost_rule.charge(
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_input_tokens,
+                _prices(price),
+                multiplier.credits_per_usd,
+            )
+            project_id = res.project_id
+            if project_id is None and usage.slug is not None:
+                project_id = self._project(conn, usage.slug).id
+            usage_id = conn.execute(
+                sa.insert(t.usage_log)
+                .values(
+                    project_id=project_id,
+                    stage=usage.stage if usage.stage is not None else res.stage,
+                    paper_id=usage.paper_id if usage.paper_id is not None else res.paper_id,
+                    model=usage.model,
+                    provider=usage.provider,
+                    input_tokens=usage.input_tokens,
+                    output_tokens=usage.output_tokens,
+                    cached_input_tokens=usage.cached_input_tokens,
+                    cost_usd=cost,
+                    credits=credits,
+                    pricing_id=None if price is None else price.id,
+                    multiplier_id=multiplier.id,
+                    latency_ms=usage.latency_ms,
+                    request_hash=usage.request_hash,
+                    run_id=usage.run_id,
+                    reservation_id=reservation_id,
+                    created_at=at,
+                )
+                .returning(t.usage_log.c.id)
+            ).scalar_one()
+            held = res.amount if res.state == "open" else ZERO
+            note = f"reserved {res.amount}, actual {credits}"
+            if res.state == "released":
+                note += " (reservation had been released)"
+            delta = held - credits
+            if delta < 0 and balance + delta < 0:
+                shortfall = -(balance + delta)
+                delta = -balance
+                note += f"; shortfall {shortfall} not charged (balance exhausted)"
+            self._post(
+                conn,
+                account_id,
+                balance,
+                delta,
+                "settle",
+                key,
+                note,
+                reservation_id=reservation_id,
+                usage_id=usage_id,
+            )
+            conn.execute(
+                sa.update(t.reservations)
+                .where(t.reservations.c.id == reservation_id)
+                .values(state="settled", closed_at=now_utc())
+            )
+            return usage_id
+
+        return self._run(tx)
+
+    def release(self, reservation_id: int, note: str = "") -> None:
+        """Give a reservation back in full (the call failed or never happened). No-op unless it is open."""
+        self._release(reservation_id, note)
+
+    def _release(self, reservation_id: int, note: str) -> bool:
+        def tx(conn: Connection) -> bool:
+            account_id = self._reservation(conn, reservation_id).account_id
+            balance = self._lock_account(conn, account_id)
+            res = self._reservation(conn, reservation_id, lock=True)
+            if res.state != "open":
+                return False
+            self._post(
+                conn,
+                account_id,
+                balance,
+                res.amount,
+                "release",
+                f"release:{reservation_id}",
+                note,
+                reservation_id=reservation_id,
+            )
+            conn.execute(
+                sa.update(t.reservations)
+                .where(t.reservations.c.id == reservation_id)
+                .values(state="released", closed_at=now_utc())
+            )
+            return True
+
+        return self._run(tx)
+
+    def open_reservations(self, older_than_seconds: float | None = None) -> list[ReservationRow]:
+        return self._reservations(state="open", older_than_seconds=older_than_seconds)
+
+    def reservations(self, slug: str | None = None, state: str | None = None) -> list[ReservationRow]:
+        return self._reservations(state=state, slug=slug)
+
+    def _reservations(
+        self, *, state: str | None = None, older_than_seconds: float | None = None, slug: str | None = None
+    ) -> list[ReservationRow]:
+        r, a, p = t.reservations, t.accounts, t.projects
+
+        def tx(conn: Connection) -> list[ReservationRow]:
+            q = (
+                sa.select(r, a.c.name.label("account_name"), p.c.slug)
+                .join(a, a.c.id == r.c.account_id)
+                .outerjoin(p, p.c.id == r.c.project_id)
+                .order_by(r.c.id)
+            )
+            if state is not None:
+                q = q.where(r.c.state == state)
+            if slug is not None:
+                q = q.where(p.c.slug == slug)
+            if older_than_seconds is not None:
+                q = q.where(r.c.created_at < now_utc() - timedelta(seconds=older_than_seconds))
+            return [
+                ReservationRow(
+                    id=row.id,
+                    account_id=row.account_id,
+                    account=row.account_name,
+                    project_id=row.project_id,
+                    slug=row.slug,
+                    stage=row.stage,
+                    paper_id=row.paper_id,
+                    amount=row.amount,
+                    state=row.state,
+                    idempotency_key=row.idempotency_key,
+                    created_at=row.created_at,
+                    closed_at=row.closed_at,
+                )
+                for row in conn.execute(q)
+            ]
+
+        return self._read(tx)
+
+    def release_stale_reservations(self, older_than_seconds: float) -> int:
+        """Release every reservation open for longer than ``older_than_seconds``; returns how many."""
+        released = 0
+        for res in self.open_reservations(older_than_seconds):
+            if self._release(res.id, f"stale: open longer than {older_than_seconds:g}s"):
+                released += 1
+        return released
+
+    def usage(self, slug: str | None = None) -> list[UsageRow]:
+        """Usage rows (deleted projects included: the audit trail outlives the project)."""
+        u, p = t.usage_log, t.projects
+
+        def tx(conn: Connection) -> list[UsageRow]:
+            q = sa.select(u, p.c.slug).outerjoin(p, p.c.id == u.c.project_id).order_by(u.c.id)
+            if slug is not None:
+                q = q.where(p.c.slug == slug)
+            return [
+                UsageRow(
+                    id=r.id,
+                    project_id=r.project_id,
+                    slug=r.slug,
+                    stage=r.stage,
+                    paper_id=r.paper_id,
+                    model=r.model,
+                    provider=r.provider,
+                    input_tokens=r.input_tokens,
+                    output_tokens=r.output_tokens,
+                    cached_input_tokens=r.cached_input_tokens,
+                    cost_usd=r.cost_usd,
+                    credits=r.credits,
+                    pricing_id=r.pricing_id,
+                    multiplier_id=r.multiplier_id,
+                    latency_ms=r.latency_ms,
+                    request_hash=r.request_hash,
+                    run_id=r.run_id,
+                    reservation_id=r.reservation_id,
+                    created_at=r.created_at,
+                )
+                for r in conn.execute(q)
+            ]
+
+        return self._read(tx)
+
+
+def _prices(row: PricingRow | None) -> cost_rule.Prices | None:
+    if row is None:
+        return None
+    return cost_rule.Prices(row.input_usd_per_m, row.output_usd_per_m, row.cached_input_usd_per_m)

@@ -1,0 +1,284 @@
+"""Plain values the store returns (never ORM objects bound to a session), its input model and its errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+
+class StoreError(Exception):
+    """Any refusal by the domain store."""
+
+
+class InsufficientCredits(StoreError):
+    """A reservation was refused: the balance, or the project's budget, cannot cover it. Nothing was written."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        account: str | None = None,
+        requested: Decimal | None = None,
+        available: Decimal | None = None,
+        reason: str = "balance",
+    ):
+        super().__init__(message)
+        self.account = account
+        self.requested = requested
+        self.available = available
+        self.reason = reason  # "balance" | "budget"
+
+
+class OrphanError(StoreError):
+    """The project (or paper) was soft-deleted: the work is an orphan and must not be done or charged."""
+
+
+class ProjectNotFound(StoreError):
+    """No such project (or it is soft-deleted and the call did not ask for deleted projects)."""
+
+
+@dataclass(frozen=True)
+class PricingRow:
+    id: int
+    model: str
+    provider: str
+    tier: str
+    input_usd_per_m: Decimal
+    output_usd_per_m: Decimal
+    cached_input_usd_per_m: Decimal | None
+    valid_from: datetime
+    valid_to: datetime | None
+
+
+@dataclass(frozen=True)
+class MultiplierRow:
+    id: int
+    credits_per_usd: Decimal
+    valid_from: datetime
+    valid_to: datetime | None
+
+
+@dataclass(frozen=True)
+class DefaultCreditsRow:
+    id: int
+    amount: Decimal
+    valid_from: datetime
+    valid_to: datetime | None
+
+
+@dataclass(frozen=True)
+class AccountRow:
+    id: int
+    name: str
+    balance: Decimal
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ProjectRow:
+    id: int
+    slug: str
+    title: str | None
+    abstract: str
+    account_id: int
+    account: str
+    budget_credits: Decimal | None
+    created_at: datetime
+    updated_at: datetime
+    deleted_at: datetime | None
+
+    @property
+    def is_deleted(self) -> bool:
+        return self.deleted_at is not None
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    id: int
+    project_id: int
+    paper_key: str
+    content_hash: str
+    title: str
+    abstract: str
+    year: int | None
+    doi: str | None
+    authors: list[str]
+    venue: str | None
+    url: str | None
+    source_id: str | None
+    provenance: dict[str, Any]
+    created_at: datetime
+    deleted_at: datetime | None
+
+
+@dataclass(frozen=True)
+class AddPapersResult:
+    added: int
+    duplicates: int
+    paper_ids: list[int]  # ids of the papers added by this call, in input order
+
+
+@dataclass(frozen=True)
+class ArtifactRow:
+    id: int
+    project_id: int
+    stage: str
+    payload: dict[str, Any]
+    prompt_version: str | None
+    model: str | None
+    backend: str | None
+    input_hash: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ResultRow:
+    id: int
+    project_id: int
+    paper_id: int
+    cache_key: str
+    payload: dict[str, Any]
+    prompt_version: str | None
+    model: str | None
+    backend: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class StatusRow:
+    """Current status of one stage of one project.
+
+    ``state`` is the stage-level state (``None`` if only per-paper rows exist); ``paper_counts`` counts the
+    stage's papers by current state (empty for stages without per-paper rows).
+    """
+
+    project_id: int
+    slug: str
+    stage: str
+    state: str | None
+    detail: str | None
+    run_id: str | None
+    updated_at: datetime | None
+    paper_counts: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TransitionRow:
+    id: int
+    project_id: int
+    slug: str
+    stage: str
+    paper_id: int | None
+    state: str
+    detail: str | None
+    run_id: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class FailureRow:
+    id: int
+    project_id: int
+    slug: str
+    paper_id: int | None
+    stage: str
+    failure_class: str
+    message: str
+    attempt: int
+    run_id: str | None
+    step_key: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ReservationRow:
+    id: int
+    account_id: int
+    account: str
+    project_id: int | None
+    slug: str | None
+    stage: str | None
+    paper_id: int | None
+    amount: Decimal
+    state: str
+    idempotency_key: str
+    created_at: datetime
+    closed_at: datetime | None
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    id: int
+    project_id: int | None
+    slug: str | None
+    stage: str | None
+    paper_id: int | None
+    model: str
+    provider: str
+    input_tokens: int
+    output_tokens: int
+    cached_input_tokens: int
+    cost_usd: Decimal
+    credits: Decimal
+    pricing_id: int | None
+    multiplier_id: int
+    latency_ms: int | None
+    request_hash: str | None
+    run_id: str | None
+    reservation_id: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    id: int
+    account_id: int
+    amount: Decimal
+    kind: str
+    idempotency_key: str
+    reservation_id: int | None
+    usage_id: int | None
+    note: str
+    created_at: datetime
+
+
+class UsageIn(BaseModel):
+    """One LLM call's measured usage, handed to :meth:`DomainStore.settle`.
+
+    ``input_tokens`` includes ``cached_input_tokens``. ``at`` (default: now) picks the pricing and multiplier
+    rows in force and is the usage row's ``created_at``. ``slug`` is only used when the reservation was made
+    without a project.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    slug: str | None = None
+    stage: str | None = None
+    paper_id: int | None = None
+    model: str = Field(min_length=1, max_length=200)
+    provider: str = "default"
+    tier: str = "standard"
+    input_tokens: int = Field(ge=0)
+    output_tokens: int = Field(ge=0)
+    cached_input_tokens: int = Field(default=0, ge=0)
+    latency_ms: int | None = Field(default=None, ge=0)
+    request_hash: str | None = None
+    run_id: str | None = None
+    at: datetime | None = None
+
+    @field_validator("latency_ms", mode="before")
+    @classmethod
+    def _round_latency(cls, value: Any) -> Any:
+        if isinstance(value, float):
+            return round(value)
+        return value
+
+    @model_validator(mode="after")
+    def _cached_within_input(self) -> UsageIn:
+        if self.cached_input_tokens > self.input_tokens:
+            raise ValueError("cached_input_tokens cannot exceed input_tokens (input_tokens includes them)")
+        return self

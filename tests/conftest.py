@@ -1,0 +1,39 @@
+"""Session-wide fixtures shared by the integration tests."""
+
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+import sqlalchemy as sa
+
+PG_ADMIN_URL = os.environ.get("AGENTR_TEST_PG_ADMIN_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
+
+
+@pytest.fixture(autouse=True)
+def _offline_environment(monkeypatch, tmp_path):
+    """No test may depend on the developer's environment: no endpoint, no database URL, a private home."""
+    for name in ("AGENTR_LLM_BASE_URL", "AGENTR_LLM_API_KEY", "AGENTR_DATABASE_URL", "DAGSTER_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "agentr-home"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture
+def pg_url_for_dagster():
+    """A fresh PostgreSQL database for Dagster's run/event/schedule storage, dropped afterwards."""
+    name = f"agentr_dagster_test_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(PG_ADMIN_URL, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    url = PG_ADMIN_URL.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        yield url
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = :n AND pid <> pg_backend_pid()"
+            ), {"n": name})
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}"'))
+        admin.dispose()

@@ -1,0 +1,322 @@
+"""Generate the hostile import corpus: small files that exercise every way a candidate-paper file goes wrong.
+
+Run from the repository root:  .venv/bin/python tests/hostile/make_corpus.py
+
+Writes the files next to this script. ``build()`` also says what parsing each file must produce; the
+generator is deterministic, and tests/test_imports_hostile.py checks the committed files match its output.
+Every file stays under 50 KB: "too big" and "too many rows" are tested with small ImportLimits instead.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+MAX_FILE_BYTES = 50_000
+
+HEADER = "title,abstract,year,doi,authors\n"
+GOOD_ROWS = (
+    'Deep learning for citation screening,"We screen citations with neural models.",2020,10.1000/aaa1,'
+    "Smith J; Doe K\n"
+    "Active learning in systematic reviews,Fewer labels are needed.,2019,10.1000/aaa2,Lee M and Park S\n"
+    'Large language models as reviewers,"LLMs judge relevance, sometimes well.",2023,,Chen X\n'
+)
+
+
+def ok(records: int | None = None, **extra: Any) -> dict[str, Any]:
+    return {"outcome": "ok", "records": records, **extra}
+
+
+def reject(message: str, **extra: Any) -> dict[str, Any]:
+    return {"outcome": "reject", "message": message, **extra}
+
+
+def _openalex(i: int, **over: Any) -> dict[str, Any]:
+    work = {
+        "id": f"https://openalex.org/W{1000 + i}",
+        "doi": f"https://doi.org/10.5555/oa.{i}",
+        "title": f"OpenAlex work number {i} on screening",
+        "publication_year": 2018 + i % 5,
+        "authorships": [{"author": {"display_name": f"Author {i}"}}],
+        "primary_location": {"source": {"display_name": "Journal of Tests"}, "landing_page_url": f"https://ex.org/{i}"},
+        "abstract_inverted_index": {"We": [0], "study": [1], "screening": [2, 4], "and": [3]},
+    }
+    work.update(over)
+    return work
+
+
+def _arxiv(i: int, **over: Any) -> dict[str, Any]:
+    rec = {
+        "id": f"0704.{i:04d}",
+        "submitter": "Someone",
+        "authors": "C. Bal\\'azs, E. L. Berger and P. M. Nadolsky",
+        "title": f"Calculation of prompt   diphoton\n  production {i}",
+        "journal-ref": "Phys.Rev.D76:013009,2007",
+        "doi": f"10.1103/PhysRevD.76.0130{i:02d}",
+        "abstract": "  A fully differential calculation in perturbative QCD is presented.\n",
+        "versions": [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}],
+        "update_date": "2008-11-13",
+        "authors_parsed": [["Balázs", "C.", ""], ["Berger", "E. L.", ""]],
+    }
+    rec.update(over)
+    return rec
+
+
+def _lines(objs: list[Any]) -> str:
+    return "".join(json.dumps(o, ensure_ascii=False) + "\n" for o in objs)
+
+
+def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
+    """name -> (content, expectation)."""
+    rng = random.Random(20240611)
+    files: dict[str, tuple[bytes, dict[str, Any]]] = {}
+
+    def add(name: str, content: bytes | str, expect: dict[str, Any]) -> None:
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        assert len(data) < MAX_FILE_BYTES, (name, len(data))
+        files[name] = (data, expect)
+
+    good = HEADER + GOOD_ROWS
+
+    # ---- encodings -------------------------------------------------------------------------------------
+    add("enc_utf8.csv", good, ok(3, encoding="utf-8"))
+    add("enc_utf8_bom.csv", codecs.BOM_UTF8 + good.encode(), ok(3, encoding="utf-8-sig"))
+    add("enc_utf16le_bom.csv", codecs.BOM_UTF16_LE + good.encode("utf-16-le"), ok(3, encoding="utf-16-le"))
+    add("enc_utf16be_bom.csv", codecs.BOM_UTF16_BE + good.encode("utf-16-be"), ok(3, encoding="utf-16-be"))
+    add("enc_utf16le_nobom.tsv", good.replace(",", "\t").encode("utf-16-le"), ok(encoding="utf-16-le"))
+    add("enc_utf32le_bom.csv", codecs.BOM_UTF32_LE + good.encode("utf-32-le"), ok(3, encoding="utf-32-le"))
+    latin = "title,abstract\nCafé society and naïve résumés,Über straße – “quoted”\n"
+    add("enc_cp1252.csv", latin.encode("cp1252"), ok(1, encoding="cp1252", titles=["Café society and naïve résumés"]))
+    add("enc_latin1.csv", "title\nEl niño año\n".encode("latin-1"), ok(1, encoding="cp1252"))
+    mixed = "title,abstract\nZürich in UTF-8,ok\n".encode() + "Genève in cp1252,ok\n".encode("cp1252")
+    add(
+        "enc_mixed_utf8_cp1252.csv",
+        mixed,
+        ok(2, encoding="utf-8+cp1252", titles=["Zürich in UTF-8", "Genève in cp1252"]),
+    )
+    add(
+        "enc_bad_utf16_odd_length.csv",
+        codecs.BOM_UTF16_LE + "title\nabc\n".encode("utf-16-le") + b"\x00\xd8",
+        reject("UTF-16"),
+    )
+
+    # ---- binary ------------------------------------------------------------------------------------------
+    add("bin_nul_bytes.csv", bytes(rng.randrange(256) for _ in range(2000)), reject("binary"))
+    add("bin_pdf_renamed.csv", b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\n", reject("PDF"))
+    add(
+        "bin_xlsx_renamed.csv",
+        b"PK\x03\x04\x14\x00\x06\x00" + bytes(rng.randrange(256) for _ in range(500)),
+        reject("ZIP"),
+    )
+    add("bin_gzip_renamed.jsonl", b"\x1f\x8b\x08\x00" + bytes(rng.randrange(256) for _ in range(300)), reject("gzip"))
+    add("bin_png_renamed.ris", b"\x89PNG\r\n\x1a\n" + bytes(200), reject("PNG"))
+    noise = bytes(rng.choice([*range(1, 9), *range(14, 32), *range(128, 160)]) for _ in range(1500))
+    add("bin_control_noise.bib", noise, reject("control characters"))
+
+    # ---- emptiness ---------------------------------------------------------------------------------------
+    add("empty.csv", b"", reject("empty"))
+    add("empty.jsonl", b"", reject("empty"))
+    add("whitespace_only.ris", " \n\r\n\t \n", reject("whitespace"))
+    add("header_only.csv", HEADER, reject("no data rows"))
+    add("empty_rows.csv", HEADER + "\n,,,,\n" + GOOD_ROWS + "\n\n ,  , ,,\n", ok(3, min_dropped=3))
+
+    # ---- structure -------------------------------------------------------------------------------------
+    add("mixed_line_endings.csv", HEADER.replace("\n", "\r\n") + GOOD_ROWS.replace("\n", "\r", 1), ok(3))
+    add(
+        "no_title_column.csv",
+        "name,summary_text,when\nA,B,2020\n",
+        reject("Columns found: 'name', 'summary_text', 'when'"),
+    )
+    add("bibtex_in_csv.csv", "@article{k, title={Misnamed}}\n", reject("BibTeX"))
+    add("one_long_line.csv", "x" * 40_000, reject("No title column"))
+    add("semicolon_delimited.csv", HEADER.replace(",", ";") + "Semicolons everywhere;abs;2021;;A\n", ok(1))
+    add("excel_sep_line.csv", "sep=|\ntitle|year\nPipe separated|2022\n", ok(1))
+    add("ragged_rows.csv", HEADER + "Too many cells,a,2020,,X,extra1,extra2\nToo few cells\n", ok(2, min_cleaned=1))
+    add(
+        "unterminated_quote.csv",
+        HEADER + GOOD_ROWS + 'Broken row,"this quote never ends,2020\nMore,rows,2021\n',
+        ok(3, min_dropped=1),
+    )
+    add("duplicate_headers.csv", "title,title,abstract\n,Second title column wins,abs\nFirst,Second,abs\n", ok(2))
+    wide = ",".join([f"col{i}" for i in range(500)] + ["title"]) + "\n" + ",".join(["v"] * 500 + ["Wide file"]) + "\n"
+    add("many_columns.csv", wide, ok(1))
+    rows = "".join(f"Row paper {i},abstract {i},{1990 + i % 30},,\n" for i in range(300))
+    add("many_rows.csv", HEADER + rows, ok(300))
+
+    # ---- header dialects ---------------------------------------------------------------------------------
+    add(
+        "wos_tab.tsv",
+        "PT\tAU\tTI\tSO\tAB\tPY\tDI\tUT\nJ\tSmith, J; Doe, K\tWeb of Science style\tJ TESTS\tAbs.\t2017\t"
+        "10.1000/wos1\tWOS:000123\n",
+        ok(1, titles=["Web of Science style"]),
+    )
+    add(
+        "scopus.csv",
+        'Authors,Title,Year,Source title,DOI,Abstract,EID\n"Smith J., Doe K.",Scopus style,2016,Journal A,'
+        "10.1000/sc1,Abs,2-s2.0-1\n",
+        ok(1),
+    )
+    add(
+        "zotero.csv",
+        '"Key","Item Type","Publication Year","Author","Title","Publication Title","DOI","Url","Abstract Note"\n'
+        '"ABCD1234","journalArticle","2015","Doe, Jane; Roe, Rick","Zotero style","J Z","10.1000/z1",'
+        '"https://example.org/z","An abstract"\n',
+        ok(1),
+    )
+    add("pubmed_style.csv", "record_id,Article Title,AB,PY\n123,PubMed-ish,Abs,1999\n", ok(1))
+
+    # ---- row content -------------------------------------------------------------------------------------
+    add(
+        "duplicates.csv",
+        HEADER + GOOD_ROWS + GOOD_ROWS + "DEEP LEARNING for citation screening!,x,2020,,\n",
+        ok(3, min_dropped=4),
+    )
+    add(
+        "fuzzy_duplicates.csv",
+        HEADER + "A randomized trial of screening methods for reviews,a,2020,,\n"
+        "A randomised trial of screening methods for reviews,b,2020,,\n"
+        "A randomized trial of screening methods for reviews part 2,c,2020,,\n",
+        ok(2, min_dropped=1),
+    )
+    add(
+        "missing_titles.csv",
+        HEADER + ",abs only,2020,,\n" + GOOD_ROWS + '"   ",blank title,2021,,\n',
+        ok(3, min_dropped=2),
+    )
+    add("all_missing_titles.csv", HEADER + ",a,2020,,\n,b,2021,,\n", reject("No usable paper records"))
+    add(
+        "long_fields.csv",
+        HEADER + "T" * 1500 + "," + "word " * 7000 + ",2020,,\n",
+        ok(1, min_cleaned=2),
+    )
+    add(
+        "control_chars.csv",
+        HEADER + "Bell\x07 and \x1b[31mred\x1b[0m title\u202e\u200b\U000e0041,abs\x01tract\x7f,2020,,Smith\x02 J\n",
+        ok(1, min_cleaned=2, titles=["Bell and red title"]),
+    )
+    add(
+        "formula_cells.csv",
+        HEADER + '"=HYPERLINK(""http://evil.example"",""click"")",abs,2020,,\n+cmd|\' /C calc\'!A0,abs,2020,,\n'
+        "@SUM(1+1),abs,2020,,\n-2+3,abs,2020,,\n",
+        ok(4, titles=['=HYPERLINK("http://evil.example","click")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3"]),
+    )
+    add(
+        "bad_values.csv",
+        "title,year,doi,url\nBad values kept,99999,not a doi,javascript:alert(1)\nMore bad,abc,doi:10.1000/OK1.,"
+        "https://example.org/ok\n",
+        ok(2, min_cleaned=4),
+    )
+
+    # ---- BibTeX ------------------------------------------------------------------------------------------
+    bib_good = (
+        "@article{smith2020,\n  title = {{The} \\emph{Great} caf\\'e of \\\"Uber $\\alpha$-stable {DNA}},\n"
+        '  author = {Smith, John and M{\\"u}ller, J{\\"o}rg and others},\n  journal = {J. Tests},\n'
+        "  year = {2020},\n  doi = {10.1000/bib1},\n  abstract = {We test 50\\% of things \\& more.}\n}\n"
+        '@inproceedings{doe2019, title="Quoted title", booktitle={Proc. X}, year=2019, author={Doe, Jane}}\n'
+        "@string{jt = {Journal of Strings}}\n@article{str1, title={Uses a string}, journal=jt, year=2018}\n"
+    )
+    add(
+        "bib_good.bib", bib_good, ok(3, titles=["The Great café of Über α-stable DNA", "Quoted title", "Uses a string"])
+    )
+    add(
+        "bib_malformed_entry.bib",
+        bib_good + "@article{broken, title = {never closed\n@misc{after, title={After the break}}\n",
+        ok(min_dropped=1),
+    )
+    add("bib_garbage.bib", "this is not bibtex at all\njust words\n", reject("No BibTeX entries"))
+    add(
+        "bib_duplicate_keys.bib", "@article{a, title={One}, title={Two}, year=2001}\n@article{a, title={Three}}\n", ok()
+    )
+    add(
+        "bib_unbalanced_braces.bib",
+        "@article{x, title={Unbalanced {braces}, year=2000}\n@article{y, title={Fine}}\n",
+        ok(),
+    )
+    add("bib_deep_braces.bib", "@article{deep, title={" + "{" * 3000 + "Deep" + "}" * 3000 + "}}\n", ok())
+    add("bib_no_titles.bib", "@article{a, author={Nobody}}\n@book{b, year=2000}\n", reject("No usable"))
+
+    # ---- RIS ---------------------------------------------------------------------------------------------
+    ris_good = (
+        "TY  - JOUR\nTI  - RIS article one\nAU  - Smith, John\nAU  - Doe, Jane\nPY  - 2020///\nT2  - Journal R\n"
+        "AB  - An abstract.\nDO  - 10.1000/ris1\nUR  - https://example.org/r1\nER  - \n\n"
+        "TY  - CONF\nT1  - RIS paper two\nY1  - 2019/05/01\nN2  - Second abstract\nER  - \n"
+    )
+    add("ris_good.ris", ris_good, ok(2))
+    add("ris_crlf_mixed.ris", ris_good.replace("\n", "\r\n", 5).replace("\n", "\r", 3), ok(2))
+    add("ris_no_er.ris", "TY  - JOUR\nTI  - No end one\nTY  - JOUR\nTI  - No end two\n", ok(2, min_cleaned=2))
+    add(
+        "ris_sloppy_tags.ris",
+        "Provider: Somewhere\nTY - JOUR\nTI - Single spaced tags\ncontinued title line\nXX  - unknown tag\n"
+        "ER -\nTI  - Record without TY\nER  - \n",
+        ok(2),
+    )
+    add("ris_garbage.ris", "hello\nworld\nnot ris\n", reject("No RIS records"))
+    add("ris_no_titles.ris", "TY  - JOUR\nAU  - Nobody\nER  - \n", reject("No usable"))
+
+    # ---- JSON Lines / JSON ---------------------------------------------------------------------------
+    add("openalex.jsonl", _lines([_openalex(i) for i in range(5)]), ok(5, format="jsonl-openalex"))
+    hostile_oa = [
+        _openalex(1, abstract_inverted_index={"huge": [10**12], "neg": [-1], "str": ["0"], "ok": [0], "b": [True]}),
+        _openalex(2, abstract_inverted_index=[1, 2, 3], authorships={"not": "a list"}),
+        _openalex(3, title=["list", "title"], publication_year="MMXX", doi=12345),
+        _openalex(4, title={"nested": "dict"}),
+        _openalex(5, abstract_inverted_index={"w": list(range(0, 3000))}),
+    ]
+    add("openalex_hostile.jsonl", _lines(hostile_oa), ok(4, min_dropped=1, min_cleaned=4))
+    add("arxiv.jsonl", _lines([_arxiv(i) for i in range(1, 4)]), ok(3, format="jsonl-arxiv"))
+    plain = [{"title": "Plain one", "abstract": "a", "year": 2020}, {"Title": "Plain two", "Abstract Note": "b"}]
+    add("plain.jsonl", _lines(plain), ok(2, format="jsonl"))
+    add(
+        "jsonl_malformed_lines.jsonl",
+        _lines(plain) + '{"title": "truncated\n[1, 2]\n"a string"\n{bad}\n' + _lines([_arxiv(7)]),
+        ok(3, min_dropped=4),
+    )
+    add("jsonl_all_bad.jsonl", "{nope\n[[[\n'single quotes'\n", reject("No line is a valid JSON object"))
+    add("jsonl_deep_nesting.jsonl", "[" * 20000 + "]" * 20000 + "\n" + _lines(plain), ok(2, min_dropped=1))
+    add(
+        "jsonl_wrong_types.jsonl",
+        _lines(
+            [
+                {"title": 123, "year": "2020"},
+                {"title": None, "abstract": "no title"},
+                {"title": "NaN year", "year": float("nan"), "authors": {"name": "Solo"}},
+                {"title": "Inf year", "year": float("inf"), "authors": [1, None, "Real Name"]},
+                {"title": "Float year", "year": 2020.0, "doi": ["10.1000/list"]},
+                {"title": True},
+            ]
+        ),
+        ok(4, min_dropped=2),
+    )
+    add(
+        "jsonl_surrogates.jsonl",
+        '{"title": "Lone \\ud800 surrogate \\u0000 nul", "abstract": "\\udfff"}\n',
+        ok(1, min_cleaned=1),
+    )
+    add(
+        "jsonl_bigint.jsonl",
+        '{"title": "Big int year", "year": ' + "9" * 5000 + "}\n" + _lines(plain),
+        ok(2, min_dropped=1),
+    )
+    add("jsonl_huge_year_int.jsonl", '{"title": "Huge year", "year": ' + "9" * 100 + "}\n", ok(1, min_cleaned=1))
+    add("json_array.json", json.dumps([_openalex(1), _arxiv(2), plain[0]], indent=2), ok(3))
+    add("json_openalex_page.json", json.dumps({"meta": {"count": 2}, "results": [_openalex(1), _openalex(2)]}), ok(2))
+    add("json_scalar.json", "42", reject("expected an array"))
+    add("json_truncated.json", json.dumps([plain[0], plain[1]])[:-10], reject("not valid JSON"))
+    add("json_empty_array.json", "[]", reject("empty"))
+    add("json_jsonl_misnamed.json", _lines(plain), ok(2))
+    return files
+
+
+def main(out_dir: Path = HERE) -> None:
+    files = build()
+    for name, (data, _) in sorted(files.items()):
+        (out_dir / name).write_bytes(data)
+    print(f"wrote {len(files)} files to {out_dir}")
+
+
+if __name__ == "__main__":
+    main()

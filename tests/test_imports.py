@@ -1,0 +1,630 @@
+"""Unit tests for the candidate-paper importers: one small inline sample per format and case."""
+
+from __future__ import annotations
+
+import codecs
+import json
+import pickle
+
+import pytest
+
+from agentr_dagster.domain.contracts import PaperRecord
+from agentr_dagster.domain.imports import (
+    SUPPORTED_SUFFIXES,
+    ImportFileError,
+    ImportLimits,
+    ImportResult,
+    RowIssue,
+    content_hash,
+    dedupe,
+    paper_key,
+    parse_bytes,
+    parse_file,
+)
+from agentr_dagster.domain.imports_core import latex_to_text
+
+
+def parse(text: str | bytes, suffix: str, **kw) -> ImportResult:
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return parse_bytes(data, suffix, name="sample" + suffix, **kw)
+
+
+def titles(result: ImportResult) -> list[str]:
+    return [r.title for r in result.records]
+
+
+def reasons(issues: list[RowIssue]) -> str:
+    return " | ".join(f"{i.row}:{i.column}:{i.reason}" for i in issues)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# API surface
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_error_names_row_and_column_and_survives_pickle():
+    err = ImportFileError("The year is not a number.", row=7, column="Year")
+    assert (err.row, err.column) == (7, "Year")
+    assert str(err) == "Row 7, column 'Year': The year is not a number."
+    assert isinstance(err, ValueError)
+    assert str(ImportFileError("plain")) == "plain"
+    again = pickle.loads(pickle.dumps(err))
+    assert (str(again), again.row, again.column) == (str(err), 7, "Year")
+
+
+def test_suffixes_and_limits_defaults():
+    assert SUPPORTED_SUFFIXES == (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json")
+    limits = ImportLimits()
+    assert (limits.max_bytes, limits.max_rows, limits.max_field_chars) == (50_000_000, 100_000, 20_000)
+
+
+def test_unsupported_suffix_is_an_import_error():
+    with pytest.raises(ImportFileError, match="Unsupported file type '.xlsx'"):
+        parse_bytes(b"title\nx\n", ".xlsx")
+
+
+def test_suffix_without_dot_and_upper_case():
+    assert titles(parse_bytes(b"title\nA\n", "CSV")) == ["A"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# CSV / TSV
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_csv_basic_fields_and_provenance():
+    result = parse(
+        "record_id,Title,Abstract,Publication Year,DOI,Author(s),Journal,URL\n"
+        "r1,First paper,An abstract.,2020,https://doi.org/10.1000/ABC,Smith J; Doe K,J Tests,https://ex.org/1\n",
+        ".csv",
+    )
+    assert result.format == "csv" and result.encoding == "utf-8"
+    (rec,) = result.records
+    assert rec == PaperRecord(
+        title="First paper",
+        abstract="An abstract.",
+        year=2020,
+        doi="10.1000/abc",
+        authors=["Smith J", "Doe K"],
+        venue="J Tests",
+        url="https://ex.org/1",
+        source_id="r1",
+        source_format="csv",
+        source_file="sample.csv",
+        source_row=2,
+    )
+    assert result.dropped == [] and result.cleaned == []
+
+
+@pytest.mark.parametrize(
+    ("header", "field", "expected"),
+    [
+        ("Article Title", "title", "X"),
+        ("TI", "title", "X"),
+        ("Document Title", "title", "X"),
+    ],
+)
+def test_csv_title_variants(header, field, expected):
+    result = parse(f"{header}\nX\n", ".csv")
+    assert getattr(result.records[0], field) == expected
+
+
+def test_csv_header_variants_for_other_fields():
+    result = parse(
+        "TI,AB,PY,AU,Source title,id,DI\nT,The abstract,1999,Lee M and Park S,Venue V,ID-9,10.1000/q\n", ".csv"
+    )
+    rec = result.records[0]
+    assert (rec.abstract, rec.year, rec.authors, rec.venue, rec.source_id, rec.doi) == (
+        "The abstract",
+        1999,
+        ["Lee M", "Park S"],
+        "Venue V",
+        "ID-9",
+        "10.1000/q",
+    )
+    zotero = parse('"Title","Abstract Note","Publication Year","Author"\n"Z","abs","2001","Doe, J; Roe, R"\n', ".csv")
+    assert zotero.records[0].abstract == "abs" and zotero.records[0].authors == ["Doe, J", "Roe, R"]
+
+
+def test_tsv_and_delimiter_sniffing():
+    assert titles(parse("title\tyear\nTabbed, with comma\t2020\n", ".tsv")) == ["Tabbed, with comma"]
+    assert titles(parse("title;year\nSemi;2020\n", ".csv")) == ["Semi"]
+    assert titles(parse("sep=|\ntitle|year\nPiped|2020\n", ".csv")) == ["Piped"]
+
+
+def test_csv_without_title_column_names_the_columns_found():
+    with pytest.raises(ImportFileError) as info:
+        parse("name,summary,when\nA,B,2020\n", ".csv")
+    message = str(info.value)
+    assert "No title column" in message and "'name', 'summary', 'when'" in message
+    assert info.value.row == 1
+
+
+def test_csv_missing_titles_and_empty_rows_are_dropped_with_reasons():
+    result = parse("title,year\n,2020\nGood,2021\n\n,,\n   ,2022\n", ".csv")
+    assert titles(result) == ["Good"]
+    assert [(i.row, i.reason) for i in result.dropped] == [
+        (2, "missing title"),
+        (4, "empty row"),
+        (5, "empty row"),
+        (6, "missing title"),
+    ]
+    assert result.dropped[0].column == "title"
+
+
+def test_csv_header_only_and_all_rows_bad_are_rejected():
+    with pytest.raises(ImportFileError, match="no data rows"):
+        parse("title,year\n", ".csv")
+    with pytest.raises(ImportFileError, match="No usable paper records.*row 2: missing title"):
+        parse("title,year\n,2020\n,2021\n", ".csv")
+
+
+def test_csv_duplicates_are_dropped_keeping_first():
+    result = parse(
+        "title,year,doi\nSame DOI a,2020,10.1000/d1\nSame DOI b,2020,10.1000/D1\n"
+        "Exact Title!,2019,\nexact title,2019,\n",
+        ".csv",
+    )
+    assert titles(result) == ["Same DOI a", "Exact Title!"]
+    text = reasons(result.dropped)
+    assert "3:None:duplicate of row 2 (same DOI 10.1000/d1)" in text
+    assert "5:None:duplicate of row 4 (same title and year)" in text
+
+
+def test_csv_formula_cells_are_kept_as_data():
+    result = parse('title,abstract\n"=HYPERLINK(""http://x"",""y"")",=1+1\n@SUM(A1),-2+3\n', ".csv")
+    assert titles(result) == ['=HYPERLINK("http://x","y")', "@SUM(A1)"]
+    assert result.records[0].abstract == "=1+1"
+
+
+def test_csv_long_fields_are_truncated_with_reason():
+    limits = ImportLimits(max_field_chars=50)
+    result = parse("title,abstract\n" + "T" * 80 + "," + "a" * 120 + "\n", ".csv", limits=limits)
+    rec = result.records[0]
+    assert len(rec.title) == 50 and len(rec.abstract) == 50
+    assert "title truncated from 80 to 50 characters" in reasons(result.cleaned)
+    assert "abstract truncated from 120 to 50 characters" in reasons(result.cleaned)
+
+
+def test_title_longer_than_contract_limit_is_truncated_even_with_default_limits():
+    result = parse("title\n" + "word " * 400 + "\n", ".csv")
+    assert len(result.records[0].title) <= 1000
+    assert "title truncated" in reasons(result.cleaned)
+
+
+def test_csv_control_characters_removed_with_reason():
+    result = parse("title,abstract\nBell\x07 \x1b[1mbold\x1b[0m \u202eflip\u200b,ok\x01?\n", ".csv")
+    assert titles(result) == ["Bell bold flip"]
+    assert "removed" in reasons(result.cleaned) and "title" in reasons(result.cleaned)
+
+
+def test_csv_bad_year_doi_url_are_cleaned_not_fatal():
+    result = parse("title,year,doi,url\nA,3000,nonsense,javascript:alert(1)\nB,May 2018,doi: 10.1000/X.,\n", ".csv")
+    a, b = result.records
+    assert (a.year, a.doi, a.url) == (None, None, None)
+    assert (b.year, b.doi) == (2018, "10.1000/x")
+    text = reasons(result.cleaned)
+    assert "outside 1000-2200" in text and "is not a DOI" in text and "not an http(s) URL" in text
+
+
+def test_csv_unterminated_quote_drops_the_swallowing_row():
+    result = parse('title,abstract\nGood,fine\nBad,"never closed\nMore,rows\n', ".csv")
+    assert titles(result) == ["Good"]
+    assert "unterminated quote" in reasons(result.dropped)
+
+
+def test_csv_mixed_line_endings():
+    result = parse(b"title,year\r\nA,2001\nB,2002\rC,2003\r\n", ".csv")
+    assert titles(result) == ["A", "B", "C"]
+    assert [r.source_row for r in result.records] == [2, 3, 4]
+
+
+def test_csv_extra_cells_noted():
+    result = parse("title,year\nA,2001,surplus\n", ".csv")
+    assert titles(result) == ["A"] and "extra cells ignored" in reasons(result.cleaned)
+
+
+def test_bibtex_content_in_csv_gets_a_hint():
+    with pytest.raises(ImportFileError, match="looks like BibTeX"):
+        parse("@article{k, title={X}}\n", ".csv")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Encodings and binary input
+# ---------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "encoding"),
+    [
+        ("title\nÜber café\n".encode(), "utf-8"),
+        (codecs.BOM_UTF8 + "title\nÜber café\n".encode(), "utf-8-sig"),
+        (codecs.BOM_UTF16_LE + "title\nÜber café\n".encode("utf-16-le"), "utf-16-le"),
+        (codecs.BOM_UTF16_BE + "title\nÜber café\n".encode("utf-16-be"), "utf-16-be"),
+        ("title\nÜber café\n".encode("cp1252"), "cp1252"),
+        ("title\nÜber café\n".encode("latin-1"), "cp1252"),
+    ],
+)
+def test_encodings(data, encoding):
+    result = parse(data, ".csv")
+    assert result.encoding == encoding
+    assert titles(result) == ["Über café"]
+
+
+def test_cp1252_smart_quotes_and_mixed_file():
+    assert titles(parse("title\n“Quoted” – dash\n".encode("cp1252"), ".csv")) == ["“Quoted” – dash"]
+    mixed = "title\nZürich\n".encode() + "Genève\n".encode("cp1252")
+    result = parse(mixed, ".csv")
+    assert titles(result) == ["Zürich", "Genève"] and result.encoding == "utf-8+cp1252"
+
+
+def test_bom_inside_header_is_ignored():
+    assert titles(parse(codecs.BOM_UTF8 + codecs.BOM_UTF8 + b"title\nX\n", ".csv")) == ["X"]
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"title\nA\x00B\n", "NUL bytes"),
+        (b"%PDF-1.5\n...", "PDF"),
+        (b"PK\x03\x04rest", "ZIP"),
+        (b"", "empty"),
+        (b"  \n\n", "whitespace"),
+        (codecs.BOM_UTF16_LE + b"t\x00i\x00\x00\xd8", "not valid UTF-16"),
+    ],
+)
+def test_unusable_bytes_rejected(data, match):
+    with pytest.raises(ImportFileError, match=match):
+        parse(data, ".csv")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# BibTeX
+# ---------------------------------------------------------------------------------------------------------
+
+BIB = r"""
+@article{smith2020,
+  title = {{The} \emph{Great} caf\'e of \"Uber {$\alpha$}-stable {DNA}},
+  author = {Smith, John and M{\"u}ller, J{\"o}rg and others},
+  journal = {J. Tests},
+  year = {2020},
+  doi = {https://doi.org/10.1000/BIB1},
+  abstract = {We test 50\% of things \& more --- quickly.},
+  url = {https://example.org/b1}
+}
+@inproceedings{doe2019, title = "A {Quoted} Title", booktitle = {Proc. X}, year = 2019}
+@misc{arx, title = {On arXiv}, eprint = {2101.00001}, archivePrefix = {arXiv}, date = {2021-01-05}}
+"""
+
+
+def test_bibtex_fields_latex_and_provenance():
+    result = parse(BIB, ".bib")
+    assert result.format == "bibtex"
+    first, second, third = result.records
+    assert first.title == "The Great café of Über α-stable DNA"
+    assert first.authors == ["Smith, John", "Müller, Jörg"]
+    assert first.abstract == "We test 50% of things & more — quickly."
+    assert (first.year, first.doi, first.venue, first.url) == (
+        2020,
+        "10.1000/bib1",
+        "J. Tests",
+        "https://example.org/b1",
+    )
+    assert (first.source_id, first.source_row, first.source_format) == ("smith2020", 2, "bibtex")
+    assert (second.title, second.venue, second.year) == ("A Quoted Title", "Proc. X", 2019)
+    assert (third.url, third.year) == ("https://arxiv.org/abs/2101.00001", 2021)
+
+
+def test_bibtex_broken_entry_dropped_rest_kept():
+    result = parse(
+        "@article{a, title={Good one}}\n@article{b, title={never closed\n@misc{c, title={Good two}}\n", ".bib"
+    )
+    assert titles(result) == ["Good one", "Good two"]
+    assert result.dropped[0].row == 2 and "unparsable BibTeX entry" in result.dropped[0].reason
+
+
+def test_bibtex_duplicate_fields_keep_first_with_note():
+    result = parse("@article{a, title={One}, title={Two}}\n", ".bib")
+    assert titles(result) == ["One"] and "Duplicate field" in reasons(result.cleaned)
+
+
+def test_bibtex_without_entries_rejected():
+    with pytest.raises(ImportFileError, match="No BibTeX entries"):
+        parse("just prose, no entries\n", ".bib")
+
+
+@pytest.mark.parametrize(
+    ("latex", "text"),
+    [
+        (r"caf\'{e} na\"{\i}ve", "café naïve"),
+        (r"\c{c}a \v{s} \ss{} \o", "ça š ß ø"),
+        (r"\textbf{Bold} and \textit{it}", "Bold and it"),
+        (r"100\% \$5 \{x\}", "100% $5 {x}"),
+        ("{" * 500 + "deep" + "}" * 500, "deep"),
+        (r"\unknowncommand{arg} tail\\", "arg tail "),
+    ],
+)
+def test_latex_to_text(latex, text):
+    assert " ".join(latex_to_text(latex).split()) == " ".join(text.split())
+
+
+# ---------------------------------------------------------------------------------------------------------
+# RIS
+# ---------------------------------------------------------------------------------------------------------
+
+RIS = """TY  - JOUR
+TI  - RIS article one
+AU  - Smith, John
+AU  - Doe, Jane
+PY  - 2020///
+T2  - Journal R
+AB  - An abstract.
+DO  - 10.1000/ris1
+UR  - https://example.org/r1
+ID  - rid1
+ER  -
+
+TY  - CONF
+T1  - RIS paper two
+Y1  - 2019/05/01
+N2  - Second abstract
+ER  -
+"""
+
+
+def test_ris_fields():
+    result = parse(RIS, ".ris")
+    assert result.format == "ris"
+    one, two = result.records
+    assert (one.title, one.authors, one.year, one.venue, one.abstract) == (
+        "RIS article one",
+        ["Smith, John", "Doe, Jane"],
+        2020,
+        "Journal R",
+        "An abstract.",
+    )
+    assert (one.doi, one.url, one.source_id, one.source_row) == ("10.1000/ris1", "https://example.org/r1", "rid1", 1)
+    assert (two.title, two.year, two.abstract, two.source_row) == ("RIS paper two", 2019, "Second abstract", 13)
+
+
+def test_ris_missing_er_and_ty_and_sloppy_spacing():
+    result = parse("TY - JOUR\nTI - One\ncontinued\nTI  - Two without TY\nER  - \nTY  - JOUR\nTI  - Three\n", ".ris")
+    assert titles(result) == ["One continued", "Three"]  # a repeated TI keeps the first
+    assert "6:None:record has no ER" in reasons(result.cleaned)
+    orphan = parse("TI  - No TY\nER  - \n", ".ris")
+    assert titles(orphan) == ["No TY"] and "no TY" in reasons(orphan.cleaned)
+
+
+def test_ris_record_without_title_dropped():
+    result = parse("TY  - JOUR\nAU  - X\nER  - \nTY  - JOUR\nTI  - Has title\nER  - \n", ".ris")
+    assert titles(result) == ["Has title"] and result.dropped[0].reason == "missing title"
+
+
+def test_ris_garbage_rejected():
+    with pytest.raises(ImportFileError, match="No RIS records"):
+        parse("not\nris\n", ".ris")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# JSON Lines / JSON
+# ---------------------------------------------------------------------------------------------------------
+
+OPENALEX = {
+    "id": "https://openalex.org/W2741809807",
+    "doi": "https://doi.org/10.7717/PEERJ.4375",
+    "title": "The state of OA",
+    "display_name": "The state of OA",
+    "publication_year": 2018,
+    "authorships": [{"author": {"display_name": "Heather Piwowar"}}, {"author": {"display_name": "Jason Priem"}}],
+    "primary_location": {"source": {"display_name": "PeerJ"}, "landing_page_url": "https://doi.org/10.7717/peerj.4375"},
+    "abstract_inverted_index": {"Despite": [0], "growing": [1], "interest": [2], "in": [3, 5], "OA": [4], "x": [6]},
+}
+ARXIV = {
+    "id": "0704.0001",
+    "submitter": "Pavel Nadolsky",
+    "authors": "C. Bal\\'azs, E. L. Berger, P. M. Nadolsky, C.-P. Yuan",
+    "title": "Calculation of prompt diphoton production cross sections at Tevatron and\n  LHC energies",
+    "journal-ref": "Phys.Rev.D76:013009,2007",
+    "doi": "10.1103/PhysRevD.76.013009",
+    "abstract": "  A fully differential calculation in perturbative quantum chromodynamics is\npresented.\n",
+    "versions": [{"version": "v1", "created": "Mon, 2 Apr 2007 19:18:42 GMT"}],
+    "update_date": "2008-11-13",
+}
+
+
+def test_jsonl_openalex():
+    result = parse(json.dumps(OPENALEX) + "\n", ".jsonl")
+    assert result.format == "jsonl-openalex"
+    rec = result.records[0]
+    assert rec.abstract == "Despite growing interest in OA in x"
+    assert (rec.doi, rec.year, rec.venue, rec.source_id) == (
+        "10.7717/peerj.4375",
+        2018,
+        "PeerJ",
+        "https://openalex.org/W2741809807",
+    )
+    assert rec.authors == ["Heather Piwowar", "Jason Priem"] and rec.source_format == "jsonl-openalex"
+
+
+def test_openalex_hostile_inverted_index_is_bounded():
+    work = dict(OPENALEX, abstract_inverted_index={"a": [0, 10**15, -3, "1", True], "b": [1], "c": "nope"})
+    result = parse(json.dumps(work), ".jsonl")
+    assert result.records[0].abstract == "a b"
+    assert "skipped 5 invalid position(s)" in reasons(result.cleaned)
+    many = dict(OPENALEX, abstract_inverted_index={"w": list(range(500))})
+    capped = parse(json.dumps(many), ".jsonl", limits=ImportLimits(max_field_chars=100))
+    assert len(capped.records[0].abstract) <= 100 and "kept the first 100 words" in reasons(capped.cleaned)
+
+
+def test_jsonl_arxiv_with_and_without_authors_parsed():
+    result = parse(json.dumps(ARXIV) + "\n", ".jsonl")
+    assert result.format == "jsonl-arxiv"
+    rec = result.records[0]
+    assert rec.title.startswith("Calculation of prompt") and "\n" not in rec.title
+    assert rec.year == 2007 and rec.venue == "Phys.Rev.D76:013009,2007"
+    assert rec.authors == ["C. Bal\\'azs", "E. L. Berger", "P. M. Nadolsky", "C.-P. Yuan"]
+    assert rec.url == "https://arxiv.org/abs/0704.0001" and rec.doi == "10.1103/physrevd.76.013009"
+    parsed = dict(ARXIV, authors_parsed=[["Balázs", "C.", ""], ["Yuan", "C. -P.", ""]])
+    assert parse(json.dumps(parsed), ".jsonl").records[0].authors == ["C. Balázs", "C. -P. Yuan"]
+    no_versions = {k: v for k, v in ARXIV.items() if k != "versions"}
+    assert parse(json.dumps(no_versions), ".jsonl").records[0].year == 2008
+
+
+def test_jsonl_plain_and_mixed_label():
+    plain = {"title": "Plain", "abstract": "a", "year": 2020, "authors": ["A", "B"], "doi": "10.1000/p"}
+    assert parse(json.dumps(plain), ".jsonl").format == "jsonl"
+    mixed = parse(json.dumps(OPENALEX) + "\n" + json.dumps(ARXIV) + "\n", ".jsonl")
+    assert mixed.format == "jsonl" and len(mixed.records) == 2
+    assert [r.source_format for r in mixed.records] == ["jsonl-openalex", "jsonl-arxiv"]
+
+
+def test_jsonl_malformed_lines_dropped_with_line_numbers():
+    text = '{"title": "one"}\n{broken\n\n[1]\n{"title": "two"}\n'
+    result = parse(text, ".jsonl")
+    assert titles(result) == ["one", "two"]
+    assert [(i.row, i.reason.split(":")[0]) for i in result.dropped] == [
+        (2, "line is not valid JSON"),
+        (4, "line is list, not a JSON object"),
+    ]
+
+
+def test_jsonl_all_bad_rejected_with_line():
+    with pytest.raises(ImportFileError) as info:
+        parse("{nope\n{also nope\n", ".jsonl")
+    assert info.value.row == 1 and "No line is a valid JSON object" in str(info.value)
+
+
+def test_jsonl_wrong_types_never_crash():
+    lines = [
+        {"title": ["a", "list"], "year": "c. 1999", "authors": "X; Y"},
+        {"title": {"x": 1}},
+        {"title": "NaN", "year": float("nan"), "authors": [{"family": "F", "given": "G"}, 3]},
+        {"title": "Bool", "year": True, "doi": False, "url": 7},
+    ]
+    result = parse("\n".join(json.dumps(o) for o in lines), ".jsonl")
+    assert titles(result) == ["a list", "NaN", "Bool"]
+    assert result.records[0].year == 1999 and result.records[0].authors == ["X", "Y"]
+    assert result.records[1].authors == ["G F"] and result.records[1].year is None
+    assert "missing title" in reasons(result.dropped)
+
+
+def test_json_array_openalex_page_and_single_object():
+    assert len(parse(json.dumps([OPENALEX, ARXIV]), ".json").records) == 2
+    page = parse(json.dumps({"meta": {}, "results": [OPENALEX]}), ".json")
+    assert page.format == "jsonl-openalex" and page.records[0].source_row == 1
+    assert titles(parse(json.dumps({"title": "Solo"}), ".json")) == ["Solo"]
+
+
+def test_json_invalid_or_wrong_shape_rejected():
+    with pytest.raises(ImportFileError, match="not valid JSON"):
+        parse('[{"title": "x"', ".json")
+    with pytest.raises(ImportFileError, match="expected an array"):
+        parse('"just a string"', ".json")
+    with pytest.raises(ImportFileError, match="empty"):
+        parse("[]", ".json")
+
+
+def test_deeply_nested_json_is_an_import_error():
+    with pytest.raises(ImportFileError):
+        parse("[" * 100_000 + "]" * 100_000, ".json")
+    result = parse("[" * 100_000 + "\n" + '{"title": "ok"}\n', ".jsonl")
+    assert titles(result) == ["ok"] and len(result.dropped) == 1
+
+
+def test_surrogates_and_nul_escapes_removed():
+    result = parse('{"title": "A \\ud800 B \\u0000 C"}\n', ".jsonl")
+    assert titles(result) == ["A B C"] and "removed 2" in reasons(result.cleaned)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Limits and files
+# ---------------------------------------------------------------------------------------------------------
+
+
+def test_row_limit_rejects_the_file():
+    data = "title\n" + "".join(f"Paper {i}\n" for i in range(20))
+    with pytest.raises(ImportFileError, match="more than 10 records") as info:
+        parse(data, ".csv", limits=ImportLimits(max_rows=10))
+    assert info.value.row == 12
+    assert len(parse(data, ".csv", limits=ImportLimits(max_rows=20)).records) == 20
+
+
+def test_byte_limit_on_bytes():
+    with pytest.raises(ImportFileError, match="over the import limit"):
+        parse(b"title\n" + b"x" * 100, ".csv", limits=ImportLimits(max_bytes=50))
+
+
+def test_parse_file_reads_by_suffix(tmp_path):
+    path = tmp_path / "refs.RIS"
+    path.write_text(RIS, encoding="utf-8")
+    result = parse_file(path)
+    assert result.format == "ris" and result.records[0].source_file == "refs.RIS"
+
+
+def test_parse_file_missing_directory_and_bad_suffix(tmp_path):
+    with pytest.raises(ImportFileError, match="does not exist"):
+        parse_file(tmp_path / "nope.csv")
+    folder = tmp_path / "folder.csv"
+    folder.mkdir()
+    with pytest.raises(ImportFileError, match="not a regular file"):
+        parse_file(folder)
+    with pytest.raises(ImportFileError, match="Unsupported"):
+        parse_file(tmp_path / "x.docx")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Keys, hashes, dedupe
+# ---------------------------------------------------------------------------------------------------------
+
+
+def rec(title: str, year: int | None = 2020, doi: str | None = None, abstract: str = "", row: int = 1) -> PaperRecord:
+    return PaperRecord(title=title, year=year, doi=doi, abstract=abstract, source_row=row)
+
+
+def test_paper_key():
+    assert paper_key(rec("X", doi="https://doi.org/10.1000/ABC")) == "doi:10.1000/abc"
+    assert paper_key(rec("The  Café, Revisited!")) == "t:the cafe revisited|2020"
+    assert paper_key(rec("The Cafe revisited", year=None)) == "t:the cafe revisited|"
+    assert paper_key(rec("???")) == "t:???|2020"
+
+
+def test_content_hash_depends_on_title_and_abstract_only():
+    a = rec("Title  one", abstract="Some\nabstract")
+    b = PaperRecord(title="Title one", abstract="Some abstract", year=1999, doi="10.1/z", venue="V")
+    assert content_hash(a) == content_hash(b)
+    assert len(content_hash(a)) == 64 and int(content_hash(a), 16) >= 0
+    assert content_hash(a) != content_hash(rec("Title one", abstract="Other abstract"))
+    assert content_hash(a) != content_hash(rec("Title two", abstract="Some abstract"))
+
+
+def test_dedupe_doi_title_fuzzy_and_guards():
+    records = [
+        rec("A randomized trial of screening methods", doi="10.1000/a", row=1),
+        rec("Different title entirely", doi="10.1000/A", row=2),  # same DOI
+        rec("A Randomized Trial of Screening Methods.", row=3),  # same title+year, no DOI
+        rec("A randomised trial of screening methods", row=4),  # fuzzy
+        rec("A randomized trial of screening methods", year=2021, row=5),  # other year: kept
+        rec("A randomized trial of screening methods", doi="10.1000/other", row=6),  # other DOI: kept
+        rec("Outcomes of the screening trial, part 1", row=7),
+        rec("Outcomes of the screening trial, part 2", row=8),  # numbers differ: kept
+    ]
+    unique, pairs = dedupe(records)
+    assert [r.source_row for r in unique] == [1, 5, 6, 7, 8]
+    assert [(d.source_row, k.source_row) for d, k in pairs] == [(2, 1), (3, 1), (4, 1)]
+
+
+def test_dedupe_keeps_the_first_occurrence():
+    first = rec("Same paper title here", row=1)
+    second = rec("Same paper title here", abstract="Has an abstract", row=2)
+    unique, pairs = dedupe([first, second])
+    assert unique == [first] and pairs == [(second, first)]
+
+
+def test_dedupe_is_fast_on_many_similar_titles():
+    import time
+
+    records = [rec(f"the effect of screening method number {i} on outcomes", row=i) for i in range(3000)]
+    start = time.perf_counter()
+    unique, _ = dedupe(records)
+    assert len(unique) == 3000
+    assert time.perf_counter() - start < 5

@@ -1,0 +1,104 @@
+"""The drop-folder sensor, evaluated with build_sensor_context against a real instance and store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dagster import DagsterInstance, build_sensor_context
+
+from agentr_dagster.resources import StoreResource
+from agentr_dagster.sensors import inbox_sensor, process_inbox
+from tests.store_fixtures import *  # noqa: F403
+
+DEMO = Path(__file__).resolve().parents[1] / "agentr_dagster" / "data" / "demo"
+
+
+def tick(store, instance):
+    context = build_sensor_context(instance=instance, resources={"store": StoreResource(database_url=store.url)})
+    return inbox_sensor(context)
+
+
+def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    inbox = home / "inbox"
+    inbox.mkdir(parents=True)
+    instance = DagsterInstance.ephemeral()
+
+    (inbox / "my-review.md").write_text((DEMO / "abstract.md").read_text())
+    result = tick(store, instance)
+    assert [r.partition_key for r in result.run_requests] == ["my-review"]
+    assert result.dynamic_partitions_requests[0].partition_keys == ["my-review"]
+    assert store.get_project("my-review").abstract.startswith("Systematic literature reviews")
+    assert (home / "inbox" / "processed" / "my-review" / "my-review.md").exists()
+    # build_sensor_context does not apply the adds; the daemon would.
+    instance.add_dynamic_partitions("projects", ["my-review"])
+
+    papers = (DEMO / "papers.csv").read_bytes()
+    (inbox / "my-review.csv").write_bytes(papers)
+    result = tick(store, instance)
+    assert [r.partition_key for r in result.run_requests] == ["my-review"]
+    assert not result.dynamic_partitions_requests
+    assert store.count_papers("my-review") == 40
+
+    # The same file dropped again (under another name, in the project's folder) adds nothing, launches nothing.
+    (inbox / "my-review").mkdir()
+    (inbox / "my-review" / "again.csv").write_bytes(papers)
+    result = tick(store, instance)
+    assert not getattr(result, "run_requests", None)
+    assert store.count_papers("my-review") == 40
+
+
+def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    inbox = home / "inbox"
+    inbox.mkdir(parents=True)
+    instance = DagsterInstance.ephemeral()
+    (inbox / "good.md").write_text((DEMO / "abstract.md").read_text())
+    tick(store, instance)
+    instance.add_dynamic_partitions("projects", ["good"])
+    (inbox / "good.csv").write_bytes((DEMO / "papers.csv").read_bytes())
+    tick(store, instance)
+    before = store.count_papers("good")
+    abstract_before = store.get_project("good").abstract
+
+    (inbox / "good-2.csv").write_text("name,colour\nfoo,blue\n")  # no title column -> and no such project
+    (inbox / "good").mkdir()
+    (inbox / "good" / "broken.csv").write_text("author,year\nSmith,2020\n")  # no title column
+    (inbox / "good" / "binary.csv").write_bytes(b"\x00\x01\x02PK\x03\x04" * 100)
+    (inbox / "Bad Name.md").write_text("an abstract with enough words to count as one")
+    (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
+    (inbox / "empty.md").write_text("   ")
+    os.symlink("/etc/passwd", inbox / "good" / "link.csv")
+    result = tick(store, instance)
+    assert not getattr(result, "run_requests", None)
+
+    rejected = home / "inbox" / "rejected"
+    names = sorted(p.name for p in rejected.iterdir() if not p.name.endswith(".error.txt"))
+    assert names == sorted(["good-2.csv", "broken.csv", "binary.csv", "Bad Name.md", "notes.docx", "empty.md",
+                            "link.csv"])
+    for name in names:
+        reason = (rejected / f"{name}.error.txt").read_text()
+        assert "reason:" in reason and len(reason.split("reason:")[1].strip()) > 10, reason
+    assert "title" in (rejected / "broken.csv.error.txt").read_text().lower()
+    # Nothing stored was touched, and the sensor still ticks.
+    assert store.count_papers("good") == before
+    assert store.get_project("good").abstract == abstract_before
+    assert list(inbox.glob("*.md")) == []
+    tick(store, instance)
+
+
+def test_large_drops_are_spread_across_ticks(store, tmp_path):
+    home = tmp_path / "home"
+    inbox = home / "inbox"
+    inbox.mkdir(parents=True)
+    text = (DEMO / "abstract.md").read_text()
+    for i in range(7):
+        (inbox / f"p{i}.md").write_text(text)
+    first, runs, _ = process_inbox(store, home, set(), files_per_tick=3)
+    assert len(first) == 3 and len(runs) == 3
+    second, _, _ = process_inbox(store, home, set(first), files_per_tick=3)
+    third, _, _ = process_inbox(store, home, set(first + second), files_per_tick=3)
+    assert sorted(first + second + third) == [f"p{i}" for i in range(7)]
