@@ -52,6 +52,7 @@ lint: install
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 
 ui: install models
+	$(PY) -c "from agentr_dagster.config import dagster_home; print(dagster_home())" >/dev/null
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml
 
 clean:

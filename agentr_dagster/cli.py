@@ -65,9 +65,11 @@ def project() -> None:
 @click.option("--title", default=None)
 @click.option("--budget", type=float, default=None, help="Budget cap for this project, in credits.")
 def project_add(slug: str, abstract_file: Path, title: str | None, budget: float | None) -> None:
+    from agentr_dagster.domain.contracts import validate_slug
     from agentr_dagster.intake import IntakeError, add_project, read_abstract
 
     try:
+        validate_slug(slug)
         row = add_project(_store(), slug, read_abstract(abstract_file), title=title, budget_credits=budget)
     except (IntakeError, ValueError) as exc:
         _fail(str(exc))
@@ -121,25 +123,28 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
 
 
 # ---------------------------------------------------------------- running
-def _ensure_partition(slug: str) -> None:
+def _instance():
+    """The local Dagster instance: DAGSTER_HOME if set, else $AGENTR_HOME/dagster (SQLite)."""
     from dagster import DagsterInstance
 
-    os.environ.setdefault("DAGSTER_HOME", str(dagster_home()))
-    with DagsterInstance.get() as instance:
+    return DagsterInstance.from_config(str(dagster_home()))
+
+
+def _ensure_partition(slug: str) -> None:
+    with _instance() as instance:
         if not instance.has_dynamic_partition("projects", slug):
             instance.add_dynamic_partitions("projects", [slug])
 
 
-def run_project(slug: str, *, show_progress: bool = True) -> bool:
+def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False) -> bool:
     """Materialise the whole chain for one project on the local Dagster instance; True on success."""
-    from dagster import DagsterInstance, materialize
+    from dagster import materialize
 
     from agentr_dagster.assets import project_assets
     from agentr_dagster.resources import resources_from_env
 
     store = _store()
     store.get_project(slug)
-    os.environ.setdefault("DAGSTER_HOME", str(dagster_home()))
     _ensure_partition(slug)
     total = store.count_papers(slug)
     stop = threading.Event()
@@ -148,10 +153,12 @@ def run_project(slug: str, *, show_progress: bool = True) -> bool:
         watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
         watcher.start()
     try:
-        with DagsterInstance.get() as instance:
+        with _instance() as instance:
             result = materialize(
                 project_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
                 raise_on_error=False, tags={"agentr/source": "cli"},
+                # The progress bar and summary say what happened; step-by-step logs stay in the UI.
+                run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
             )
     finally:
         stop.set()
@@ -166,12 +173,19 @@ def run_project(slug: str, *, show_progress: bool = True) -> bool:
     return result.success
 
 
+def _papers_completed(store, slug: str) -> int:
+    for row in store.status(slug):
+        if row.stage == "score":
+            return row.paper_counts.get("completed", 0)
+    return 0
+
+
 def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
     from tqdm import tqdm
 
     with tqdm(total=total, desc=f"scoring {slug}", unit="paper", file=sys.stderr) as bar:
         while True:
-            done = store.count_scored(slug)
+            done = _papers_completed(store, slug)
             bar.update(max(0, done - bar.n))
             if stop.is_set():
                 break
@@ -181,10 +195,11 @@ def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
 @main.command()
 @click.argument("slug")
 @click.option("--no-progress", is_flag=True)
-def run(slug: str, no_progress: bool) -> None:
+@click.option("--verbose", is_flag=True, help="Print Dagster's step logs.")
+def run(slug: str, no_progress: bool, verbose: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, scores, exports) and wait."""
     try:
-        ok = run_project(slug, show_progress=not no_progress)
+        ok = run_project(slug, show_progress=not no_progress, verbose=verbose)
     except Exception as exc:  # noqa: BLE001
         _fail(str(exc))
     if not ok:

@@ -36,7 +36,9 @@ def dagster_home(home: Path | None = None) -> Path:
     path.mkdir(parents=True, exist_ok=True)
     config = path / "dagster.yaml"
     if not config.exists():
-        config.write_text("telemetry:\n  enabled: false\n")
+        from importlib import resources
+
+        config.write_text(resources.files("agentr_dagster.data").joinpath("dagster.yaml").read_text())
     return path
 
 

@@ -101,7 +101,7 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
         raise IntakeError(f"{path.name}: {exc}") from exc
     if not result.records:
         raise IntakeError(f"{path.name}: no usable paper records (every row lacked a title or was invalid)")
-    if not store.record_imported_file(slug, sha, path.name):
+    if store.is_file_imported(slug, sha):
         return PapersAdded(slug, path.name, 0, 0, 0, True, ["this exact file was imported before"])
     provenance = {
         "format": result.format,
@@ -109,7 +109,9 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
         "sha256": sha,
         "imported_at": datetime.now(timezone.utc).isoformat(),
     }
+    # add_papers is idempotent by paper key, so a crash between these two calls loses nothing.
     added = store.add_papers(slug, result.records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
+    store.record_imported_file(slug, sha, path.name)
     notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]]
     return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes)
 

@@ -10,7 +10,7 @@
 Each PostgreSQL test gets its own empty schema in that database; the URL carries it in libpq ``options``
 (``-csearch_path=<schema> -csynchronous_commit=off``), so a URL handed to another process lands in the same
 schema.
-PostgreSQL tests are skipped if the server (``$AGENTR_TEST_PG_ADMIN_URL``, default
+PostgreSQL tests fail (never skip) if the server (``$AGENTR_TEST_PG_ADMIN_URL``, default
 ``postgresql+psycopg2://postgres@127.0.0.1:5432/postgres``) cannot be reached.
 """
 
@@ -46,7 +46,7 @@ def _admin_engine(url) -> sa.Engine:
 
 @pytest.fixture(scope="session")
 def pg_database_url() -> Iterator[str]:
-    """A fresh PostgreSQL database for the session, dropped afterwards; skips if PostgreSQL is unreachable."""
+    """A fresh PostgreSQL database for the session, dropped afterwards; fails if PostgreSQL is unreachable."""
     server = make_url(normalise_url(PG_SERVER_URL))
     name = f"agentr_test_{uuid.uuid4().hex[:12]}"
     admin = _admin_engine(server)
@@ -55,7 +55,10 @@ def pg_database_url() -> Iterator[str]:
             conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
     except sa.exc.OperationalError as exc:
         admin.dispose()
-        pytest.skip(f"PostgreSQL not available at {server.render_as_string()}: {exc.orig}")
+        pytest.fail(
+            f"PostgreSQL not available at {server.render_as_string()}: {exc.orig} "
+            "(start it: scripts/ensure_services.sh)", pytrace=False,
+        )
     try:
         yield server.set(database=name).render_as_string(hide_password=False)
     finally:

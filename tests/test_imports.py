@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import json
 import pickle
+import time
 
 import pytest
 
@@ -130,6 +132,7 @@ def test_tsv_and_delimiter_sniffing():
     assert titles(parse("title\tyear\nTabbed, with comma\t2020\n", ".tsv")) == ["Tabbed, with comma"]
     assert titles(parse("title;year\nSemi;2020\n", ".csv")) == ["Semi"]
     assert titles(parse("sep=|\ntitle|year\nPiped|2020\n", ".csv")) == ["Piped"]
+    assert titles(parse("sep=\t\ntitle\tyear\nTabbed via hint, really\t2020\n", ".csv")) == ["Tabbed via hint, really"]
 
 
 def test_csv_without_title_column_names_the_columns_found():
@@ -211,6 +214,13 @@ def test_csv_unterminated_quote_drops_the_swallowing_row():
     result = parse('title,abstract\nGood,fine\nBad,"never closed\nMore,rows\n', ".csv")
     assert titles(result) == ["Good"]
     assert "unterminated quote" in reasons(result.dropped)
+
+
+def test_tsv_with_stray_quotes_reads_quotes_as_text():
+    result = parse('TI\tPY\n"Quoted start\t2018\nSecond\t2019\n', ".tsv")
+    assert titles(result) == ['"Quoted start', "Second"]
+    assert "quotes read as ordinary characters" in reasons(result.cleaned)
+    assert titles(parse('TI\tAB\nA\t"quoted, with comma"\n', ".tsv")) == ["A"]
 
 
 def test_csv_mixed_line_endings():
@@ -621,10 +631,35 @@ def test_dedupe_keeps_the_first_occurrence():
 
 
 def test_dedupe_is_fast_on_many_similar_titles():
-    import time
-
     records = [rec(f"the effect of screening method number {i} on outcomes", row=i) for i in range(3000)]
     start = time.perf_counter()
     unique, _ = dedupe(records)
     assert len(unique) == 3000
+    assert time.perf_counter() - start < 5
+
+
+# ---------------------------------------------------------------------------------------------------------
+# No super-linear blow-ups on hostile shapes (each would take tens of seconds if quadratic)
+# ---------------------------------------------------------------------------------------------------------
+
+MB = 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("data", "suffix"),
+    [
+        (b"TY  - JOUR\nTI  - t\n" + b"continuation\n" * (MB // 13) + b"ER  - \n", ".ris"),
+        (b"title,authors\nX," + b" " * MB + b"\n", ".csv"),
+        (b'title,authors\nX,"' + b" \n" * (MB // 2) + b'"\n', ".csv"),
+        (json.dumps({"title": "x", "authors": " " * MB, "versions": []}).encode(), ".jsonl"),
+        (b"@a{" * (MB // 3), ".bib"),
+        (b"@a{k, title={" + b"\\'{" * (MB // 3) + b"}}", ".bib"),
+        (b"title\n\x1b[" + b"0" * MB + b"\n", ".csv"),
+    ],
+    ids=["ris-continuations", "author-spaces", "author-newlines", "arxiv-authors", "bib-starts", "latex", "ansi"],
+)
+def test_hostile_shapes_stay_linear(data, suffix):
+    start = time.perf_counter()
+    with contextlib.suppress(ImportFileError):
+        parse_bytes(data, suffix)
     assert time.perf_counter() - start < 5

@@ -13,7 +13,7 @@ from dagster import AssetSelection, DagsterInstance, materialize
 
 from agentr_dagster.assets import project_assets
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
+from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
 from agentr_dagster.intake import add_project
 from agentr_dagster.resources import LLMResource, StoreResource
 from tests.servers import llama_server  # noqa: F401
@@ -43,27 +43,26 @@ def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa:
     llm = LLMResource(base_url=llama_server.base_url, model=model, schema_hint=True, max_attempts=2, timeout_s=180)
     resources = {"store": StoreResource(database_url=store.url), "llm": llm}
 
-    upstream = materialize(
-        project_assets, selection=AssetSelection.assets("research_intent", "search_queries"),
-        partition_key=slug, instance=instance, resources=resources,
-    )
+    # The intent stage must come back valid from the real server (the schema hint constrains decoding).
+    upstream = materialize(project_assets, selection=AssetSelection.assets("research_intent"),
+                           partition_key=slug, instance=instance, resources=resources)
     assert upstream.success
     intent = store.latest_artifact(slug, "intent")
     assert intent.model == model and intent.backend == "llm"
     ResearchIntent.model_validate(intent.payload)
-    SearchQueries.model_validate(store.latest_artifact(slug, "queries").payload)
 
+    # Scoring: the tiny model may or may not meet the contract; either way the outcome is true to what happened.
     materialize(project_assets, selection=AssetSelection.assets("candidate_papers", "paper_scores"),
                 partition_key=slug, instance=instance, resources=resources, raise_on_error=False)
     results = store.results_for_project(slug)
     if results:
         PaperAssessment.model_validate(results[0].payload)
-    else:  # the tiny model failed the contract even after repair: classified, recorded, charged
+    else:  # the contract was missed even after repair: classified transient, recorded and charged
         assert any(f.failure_class == "transient" for f in store.failures(slug))
         assert any(r.state == st.FAILED_TRANSIENT for r in store.status(slug) if r.stage == "score")
 
     usage = store.usage(slug)
-    assert len(usage) >= 3
+    assert len(usage) >= 2
     pricing = store.pricing_in_force(model)
     for row in usage:
         assert row.input_tokens > 0 and row.output_tokens > 0

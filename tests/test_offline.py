@@ -230,6 +230,8 @@ def test_deterministic_same_process():
         sa = [x.model_dump_json() for x in a.score_papers(ia, abstract, papers)]
         sb = [x.model_dump_json() for x in b.score_papers(ib, abstract, list(reversed(papers)))]
         assert sa == list(reversed(sb))  # batch order does not change an assessment
+        alone = a.score_papers(ia, abstract, [RELEVANT])[0].model_dump_json()
+        assert alone == sa[0]  # nor does batch size
 
 
 _SUBPROCESS = """

@@ -392,11 +392,13 @@ class Collector:
     def count_row(self, row: int) -> None:
         self.rows_seen += 1
         if self.rows_seen > self.limits.max_rows:
-            raise ImportFileError(
-                f"The file has more than {self.limits.max_rows:,} records, the import limit; "
-                "split it into smaller files",
-                row=row,
-            )
+            raise self.too_many_rows(row)
+
+    def too_many_rows(self, row: int) -> ImportFileError:
+        return ImportFileError(
+            f"The file has more than {self.limits.max_rows:,} records, the import limit; split it into smaller files.",
+            row=row,
+        )
 
     def drop(self, row: int, column: str | None, reason: str) -> None:
         self.dropped.append(RowIssue(row, column, reason))

@@ -90,7 +90,9 @@ def sniff_hint(text: str, suffix: str) -> str:
     )
     for matched, guess, label in guesses:
         if matched:
-            return "" if guess == suffix else f" The content looks like {label}; save it with a {guess} suffix."
+            if guess == suffix or (guess == ".jsonl" and suffix == ".json"):
+                return ""
+            return f" The content looks like {label}; save it with a {guess} suffix."
     if head[:200].lower().startswith(("<!doctype", "<html", "<?xml")):
         return " The content looks like HTML/XML, not a reference export."
     return ""
@@ -129,8 +131,8 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
     fmt = "csv"
     offset_rows = 0
     preferred = "\t" if tsv else ","
-    first_line = text.split("\n", 1)[0].strip()
-    sep_line = re.fullmatch(r"sep=(.)", first_line, re.IGNORECASE)  # Excel's delimiter hint
+    first_line = text.split("\n", 1)[0].lstrip("\ufeff ")
+    sep_line = re.fullmatch(r"sep=(.) *", first_line, re.IGNORECASE)  # Excel's delimiter hint
     if sep_line:
         candidates: tuple[str, ...] = (sep_line.group(1),)
         text = text.split("\n", 1)[1] if "\n" in text else ""
@@ -163,11 +165,56 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
     _, delimiter, header, mapping = best
     field_columns = {field: header[indexes[0]] for field, indexes in mapping.items()}
 
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    rows = _read_records(text, delimiter, csv.QUOTE_MINIMAL, offset_rows, collector)
+    swallowed = _swallowed_cell(text, rows)
+    if delimiter == "\t" and (
+        swallowed is not None or any("\t" in cell and "\n" in cell for _, cells in rows for cell in cells)
+    ):
+        # Tab-separated exports (Web of Science, PubMed) usually do not quote at all: a quote that swallowed
+        # tabs and line breaks was text, not quoting.
+        rows, swallowed = _read_records(text, delimiter, csv.QUOTE_NONE, offset_rows, collector), None
+        collector.clean(1 + offset_rows, None, "stray quotes: quotes read as ordinary characters")
+    if not any(cells for _, cells in rows):
+        raise ImportFileError("The file has a header row but no data rows.")
+    for row, cells in rows:
+        if not cells:
+            collector.drop(row, None, "empty row")
+            continue
+        if swallowed is not None and row == swallowed[0]:
+            index = swallowed[1]
+            collector.drop(
+                row,
+                header[index] if index < len(header) else None,
+                f"unterminated quote: the rest of the file ({cells[index].count(chr(10))} lines) was read as "
+                "one cell; row dropped",
+            )
+            continue
+        if len(cells) > len(header) and any(cell.strip() for cell in cells[len(header) :]):
+            collector.clean(
+                row, None, f"row has {len(cells)} cells but the header has {len(header)}; extra cells ignored"
+            )
+        raw: dict[str, Any] = {}
+        columns: dict[str, str] = {}
+        for field, indexes in mapping.items():
+            columns[field] = field_columns[field]
+            for index in indexes:
+                if index < len(cells) and cells[index].strip():
+                    raw[field] = cells[index]
+                    columns[field] = header[index]
+                    break
+        collector.add(row, raw, source_format=fmt, columns=columns)
+    return fmt
+
+
+def _read_records(
+    text: str, delimiter: str, quoting: int, offset_rows: int, collector: Collector
+) -> list[tuple[int, list[str]]]:
+    """Data rows after the header as (spreadsheet row, cells); empty rows as (row, []). Enforces max_rows."""
+    reader = csv.reader(io.StringIO(text), delimiter=delimiter, quoting=quoting)
+    rows: list[tuple[int, list[str]]] = []
     header_seen = False
-    record_index = offset_rows
-    last_row: tuple[int, list[str]] | None = None
     data_rows = 0
+    record_index = offset_rows
     iterator: Iterator[list[str]] = iter(reader)
     while True:
         try:
@@ -178,49 +225,29 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
             collector.drop(record_index + 1, None, f"could not read the rest of the file: {clip(str(exc))}")
             break
         record_index += 1
+        blank = not any(cell.strip() for cell in cells)
         if not header_seen:
-            if any(cell.strip() for cell in cells):
-                header_seen = True
+            header_seen = not blank
             continue
-        row = record_index
-        if not any(cell.strip() for cell in cells):
-            collector.drop(row, None, "empty row")
+        if blank:
+            rows.append((record_index, []))
             continue
-        collector.count_row(row)
         data_rows += 1
-        if len(cells) > len(header):
-            extra = cells[len(header) :]
-            if any(cell.strip() for cell in extra):
-                collector.clean(
-                    row, None, f"row has {len(cells)} cells but the header has {len(header)}; extra cells ignored"
-                )
-        raw: dict[str, Any] = {}
-        columns: dict[str, str] = {}
-        for field, indexes in mapping.items():
-            columns[field] = field_columns[field]
-            for index in indexes:
-                if index < len(cells) and cells[index].strip():
-                    raw[field] = cells[index]
-                    columns[field] = header[index]
-                    break
-        last_row = (row, cells)
-        collector.add(row, raw, source_format=fmt, columns=columns)
-    if data_rows == 0:
-        raise ImportFileError("The file has a header row but no data rows.")
-    # An unbalanced quote makes csv read everything after it as one field of the last row.
-    if last_row is not None and text.count('"') % 2 == 1:
-        row, cells = last_row
-        swallowed = [i for i, cell in enumerate(cells) if "\n" in cell]
-        if swallowed:
-            column = header[swallowed[0]] if swallowed[0] < len(header) else None
-            lines = cells[swallowed[0]].count("\n")
-            collector.records = [r for r in collector.records if r.source_row != row]
-            collector.drop(
-                row,
-                column,
-                f"unterminated quote: the rest of the file ({lines} lines) was read as one cell; row dropped",
-            )
-    return fmt
+        if data_rows > collector.limits.max_rows:
+            raise collector.too_many_rows(record_index)
+        rows.append((record_index, cells))
+    return rows
+
+
+def _swallowed_cell(text: str, rows: list[tuple[int, list[str]]]) -> tuple[int, int] | None:
+    """(row, cell index) when an unbalanced quote made csv read the rest of the file into the last row."""
+    if not rows or text.count('"') % 2 == 0:
+        return None
+    row, cells = next((item for item in reversed(rows) if item[1]), (0, []))
+    for index, cell in enumerate(cells):
+        if "\n" in cell:
+            return row, index
+    return None
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -261,9 +288,7 @@ _BIB_ENTRY_START = re.compile(r"@[ \t]*(?!(?:string|comment|preamble)\b)[A-Za-z]
 
 def parse_bibtex(text: str, collector: Collector) -> str:
     fmt = "bibtex"
-    starts = 0
-    for match in _BIB_ENTRY_START.finditer(text):
-        starts += 1
+    for starts, match in enumerate(_BIB_ENTRY_START.finditer(text), start=1):
         if starts > collector.limits.max_rows:
             row = text.count("\n", 0, match.start()) + 1
             raise ImportFileError(
@@ -357,30 +382,38 @@ _RIS_TAG_OF = {
 
 
 def _ris_chunks(lines: list[str]) -> Iterator[tuple[int, list[str], list[str]]]:
-    """Yield (start line, canonical lines, notes) for each record."""
-    chunk: list[str] | None = None
+    """Yield (start line, canonical one-line-per-tag lines, notes) for each record.
+
+    Continuation lines are joined here (linear time) rather than left to rispy, which re-concatenates the
+    growing value for every continuation line (quadratic on a hostile file).
+    """
+    chunk: list[tuple[str, list[str]]] | None = None
     start = 0
     notes: list[str] = []
+
+    def render(items: list[tuple[str, list[str]]]) -> list[str]:
+        return [*(f"{tag}  - {' '.join(parts)}" for tag, parts in items), "ER  - "]
+
     for number, line in enumerate(lines, start=1):
         match = _RIS_TAG.match(line.rstrip())
         if match:
-            tag, value = match.group(1), match.group(2) or ""
+            tag, value = match.group(1), (match.group(2) or "").strip()
             if tag == "TY":
                 if chunk is not None:
-                    yield start, [*chunk, "ER  - "], [*notes, "record has no ER (end of record) line"]
-                chunk, start, notes = [f"TY  - {value}"], number, []
+                    yield start, render(chunk), [*notes, "record has no ER (end of record) line"]
+                chunk, start, notes = [("TY", [value])], number, []
             elif tag == "ER":
                 if chunk is not None:
-                    yield start, [*chunk, "ER  - "], notes
+                    yield start, render(chunk), notes
                 chunk = None
             else:
                 if chunk is None:
-                    chunk, start, notes = ["TY  - GEN"], number, ["record has no TY (type) line"]
-                chunk.append(f"{tag}  - {value}")
+                    chunk, start, notes = [("TY", ["GEN"])], number, ["record has no TY (type) line"]
+                chunk.append((tag, [value] if value else []))
         elif chunk is not None and line.strip():
-            chunk.append(line.strip())  # continuation of the previous tag
+            chunk[-1][1].append(line.strip())  # continuation of the previous tag
     if chunk is not None:
-        yield start, [*chunk, "ER  - "], [*notes, "record has no ER (end of record) line"]
+        yield start, render(chunk), [*notes, "record has no ER (end of record) line"]
 
 
 def parse_ris(text: str, collector: Collector) -> str:

@@ -20,7 +20,7 @@ Methods
   in this order: broad, broad, narrow, narrow, method, method, problem, problem, domain, domain
   (:data:`SEARCH_STRING_KINDS`).
 * Paper scoring. Semantic similarity is the cosine between the user's abstract and the paper (title +
-  abstract) mapped linearly from [0.25, 0.90] to [0, 1]. Each facet term is matched against the paper by
+  abstract) mapped linearly from [0.35, 0.90] to [0, 1]. Each facet term is matched against the paper by
   ``0.5 * embedding + 0.5 * lexical``, where embedding = the best cosine against the paper's sentences mapped
   from [0.20, 0.75] to [0, 1], and lexical = the share of the term's word stems found in the paper. A facet's
   strength is ``0.7 * best term + 0.3 * mean term`` and is thresholded into none / low / medium / high.
@@ -100,13 +100,12 @@ C1_BANDS: dict[str, tuple[float, float, str]] = {
     "0-2": (0.0, 2.0, "minimal overlap, not a competitor"),
 }
 FACETS = ("problem", "method", "domain", "constraint")
-_FACET_NOUN = {"problem": "problem", "method": "method", "domain": "domain", "constraint": "constraint"}
-_LEVELS = (Overlap.none, Overlap.low, Overlap.medium, Overlap.high)
 _RANK = {Overlap.none: 0, Overlap.low: 1, Overlap.medium: 2, Overlap.high: 3}
 _MAX_SENTENCES_PER_PAPER = 40
 #: Minimum cue evidence for a phrase to be tagged as a method / domain / constraint.
 MIN_CUE = 0.7
 _CONCEPT_KEYS = [key_of(c) for c in lx.CONCEPTS]
+_STRONG_THEORY_RE = re.compile(r"\b(?:" + "|".join(re.escape(c) for c in lx.STRONG_THEORY_CUES) + ")")
 #: Contribution-type cues as word-prefix patterns ("model" matches "models", not "remodel").
 _CONTRIBUTION_RES = {
     name: re.compile(r"\b(?:" + "|".join(re.escape(c) for c in cues) + ")")
@@ -590,14 +589,15 @@ class OfflineBackend:
             paper_stems.append({stem(t) for t in tokenize(paper_texts[-1])})
 
         # Embeddings, batched: documents, sentences and intent terms.
-        docs = self._encode([user_text] + paper_texts)
+        # Dot products in float64 so an assessment does not depend on the batch it was computed in.
+        docs = self._encode([user_text] + paper_texts).astype(np.float64)
         doc_cos = docs[1:] @ docs[0]
         similarity = np.round(_calibrate(doc_cos, *DOC_COS_RANGE), 3)
         flat = [s for sents in paper_sentences for s in sents]
         offsets = np.cumsum([0] + [len(s) for s in paper_sentences[:-1]])
-        sent_vecs = self._encode(flat)
-        term_vecs = self._encode([t.text for t in terms]) if terms else np.zeros((0, sent_vecs.shape[1]))
-        if terms:
+        sent_vecs = self._encode(flat).astype(np.float64)
+        term_vecs = self._encode([t.text for t in terms]).astype(np.float64) if terms else None
+        if term_vecs is not None:
             best_cos = np.maximum.reduceat(term_vecs @ sent_vecs.T, offsets, axis=1)  # (n_terms, n_papers)
             term_embed = _calibrate(best_cos, *TERM_COS_RANGE)
         else:
@@ -659,9 +659,10 @@ class OfflineBackend:
         return out
 
     @staticmethod
-    def _user_key_phrases(user_text: str) -> list[str]:
+    def _user_key_phrases(user_text: str) -> list[tuple[str, tuple[str, ...]]]:
         sentences = split_sentences(user_text) or [user_text]
-        return [p.text for p in top_phrases(score_phrases(collect_phrases(sentences), len(sentences)), 10)]
+        ranked = top_phrases(score_phrases(collect_phrases(sentences), len(sentences)), 10)
+        return [(p.text, p.key) for p in ranked]
 
     def _assess(
         self,
@@ -670,7 +671,7 @@ class OfflineBackend:
         paper_text: str,
         paper_sentences: list[str],
         user_stems: set[str],
-        user_key_phrases: list[str],
+        user_key_phrases: list[tuple[str, tuple[str, ...]]],
         paper_stems: set[str],
     ) -> PaperAssessment:
         problem, method = facets["problem"], facets["method"]
@@ -689,7 +690,7 @@ class OfflineBackend:
                     uncovered.append(match)
                     if len(gaps) < 6:
                         gaps.append(
-                            f"Does not address the user's {_FACET_NOUN[facet]} {match.term.label} "
+                            f"Does not address the user's {facet} {match.term.label} "
                             f"(match {match.score:.2f}: {_words_found(match)}, embedding {match.embed:.2f})."
                         )
         if not gaps:
@@ -703,7 +704,7 @@ class OfflineBackend:
             for facet in FACETS:
                 names = [m.term.text for m in uncovered if m.term.facet == facet]
                 if names:
-                    parts.append(f"{_FACET_NOUN[facet]} {_join_terms(names, 3)}")
+                    parts.append(f"{facet} {_join_terms(names, 3)}")
             user_novelty = (
                 "Relative to this paper, the user's work adds " + "; ".join(parts) + " - intent terms with no "
                 "more than a weak match in the paper's title and abstract."
@@ -722,13 +723,10 @@ class OfflineBackend:
             if p.key and not any(s in user_stems for s in p.key) and len(p.key) >= 1
         ][:4]
         if only_paper:
+            shared = [p for p, k in user_key_phrases if k and all(s in paper_stems for s in k)][:3]
             candidate_advantage = (
                 f"The paper covers {_join_terms(only_paper)}, which the user's abstract does not mention"
-                + (
-                    f"; it shares {_join_terms(_shared(user_key_phrases, paper_stems), 3)} with it."
-                    if _shared(user_key_phrases, paper_stems)
-                    else "."
-                )
+                + (f"; it shares {_join_terms(shared, 3)} with it." if shared else ".")
             )
         else:
             candidate_advantage = (
@@ -795,9 +793,7 @@ class OfflineBackend:
         top, second = facets[ranked[0]], facets[ranked[1]]
         score = round(10 * min(1.0, 0.4 * similarity + 0.4 * top.strength + 0.2 * second.strength), 1)
         low = paper_text.casefold()
-        theory = sum(low.count(cue) for cue in lx.THEORY_CUES) >= 2 or any(
-            re.search(rf"\b{cue}", low) for cue in lx.STRONG_THEORY_CUES
-        )
+        theory = sum(low.count(cue) for cue in lx.THEORY_CUES) >= 2 or bool(_STRONG_THEORY_RE.search(low))
         application = any(cue in low for cue in lx.APPLICATION_CUES)
         if top.facet in ("method", "problem") and theory:
             ctype, why = ContributionType.theoretical_foundation, "theory cues (theorem/proof/formal) in the paper"
@@ -908,7 +904,3 @@ def _facet_evidence(facet: _FacetResult) -> str:
     return (
         f"strength {facet.strength:.2f}; best term {best.term.label}: {_words_found(best)}, embedding {best.embed:.2f}"
     )
-
-
-def _shared(user_phrases: list[str], paper_stems: set[str]) -> list[str]:
-    return [p for p in user_phrases if (k := key_of(p)) and all(s in paper_stems for s in k)][:3]

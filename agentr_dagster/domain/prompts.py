@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from string import Template
 
@@ -36,7 +36,7 @@ def _neutralise_delimiters(text: str) -> str:
     return text.replace("<<<", "‹‹‹").replace(">>>", "›››")
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_prompt(stage: str) -> PromptTemplate:
     if stage not in STAGE_FILES:
         raise ValueError(f"unknown stage {stage!r}")

@@ -72,15 +72,14 @@ _NEGATIVE_CUE = re.compile(
 )
 
 # A compact English stop list (scikit-learn's list minus negations is overkill here; BM25's IDF does the rest).
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below
+_STOP_TEXT = """a about above after again against all also am an and any are as at be because been before being below
     between both but by can could did do does doing down during each few for from further had has have having he
     her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
     not of off on once only or other our ours ourselves out over own same she should so some such than that the
     their theirs them themselves then there these they this those through to too under until up very was we were
     what when where which while who whom why will with would you your yours yourself yourselves may might must
-    shall upon via per within without among whether either neither therefore thus however""".split()
-)
+    shall upon via per within without among whether either neither therefore thus however"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
 
 
 def clean_text(value: Any) -> str:
@@ -286,9 +285,7 @@ def fused_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = Z
     return full + cfg.title_weight * title
 
 
-def zero_shot_scores(
-    question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()
-) -> np.ndarray:
+def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
     """Zero-shot relevance scores (higher = more likely to be included). Uses no labels."""
     prior = fused_prior(question, feats, cfg)
     n = len(prior)

@@ -321,10 +321,11 @@ class Phrase:
         return self.occurrences[0].sentence if self.occurrences else 0
 
 
+@lru_cache(maxsize=200_000)
 def _display(raw: str) -> str:
     """Keep acronyms / mixed-case identifiers (LLM, BERT, GPT-4, mRNA); lower-case ordinary words."""
     core = raw[:-2] if raw.endswith(("'s", "'S")) else raw
-    if len(core) >= 2 and any(c.isupper() for c in core[1:]):
+    if len(core) >= 2 and core[1:] != core[1:].lower():
         return core
     return core.casefold()
 
@@ -335,15 +336,17 @@ def _trim_generic(words: list[str]) -> list[str]:
     while hi > 0 and words[hi - 1].casefold() in TRIM_RIGHT:
         hi -= 1
     words = words[:hi]
-    if all(w.casefold() in GENERIC_WORDS or w.casefold() in WEAK_MODIFIERS for w in words):
-        return []
-    return words
+    for w in words:
+        low = w.casefold()
+        if low not in GENERIC_WORDS and low not in WEAK_MODIFIERS:
+            return words
+    return []
 
 
 def candidate_runs(sentences: list[str]) -> list[tuple[int, list[str], list[str], list[str]]]:
     """Maximal runs of content words per clause: (sentence index, display words, before ctx, after ctx).
 
-    Runs longer than :data:`MAX_PHRASE_WORDS` are split into consecutive windows of that size.
+    Runs longer than :data:`MAX_PHRASE_WORDS` are split into windows of that size, aligned on the right.
     """
     runs = []
     for s_idx, sentence in enumerate(sentences):

@@ -167,6 +167,11 @@ def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
         '"https://example.org/z","An abstract"\n',
         ok(1),
     )
+    add(
+        "wos_stray_quote.tsv",
+        'TI\tPY\tAB\n"Quoted start of a title\t2018\tabs\nSecond record\t2019\tabs "with quote\n',
+        ok(2, min_cleaned=1, titles=['"Quoted start of a title', "Second record"]),
+    )
     add("pubmed_style.csv", "record_id,Article Title,AB,PY\n123,PubMed-ish,Abs,1999\n", ok(1))
 
     # ---- row content -------------------------------------------------------------------------------------

