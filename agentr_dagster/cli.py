@@ -368,22 +368,13 @@ def usage(slug: str | None, as_json: bool) -> None:
     click.echo("  ".join(f"{k}={v}" for k, v in totals.items()))
 
 
-def _mount_optional_commands() -> None:
-    """Commands that live in their own modules (screening, benchmarks)."""
-    try:
-        from agentr_dagster.cli_screen import bench_screening_command, screen_command
-    except ImportError:
-        return
-    main.add_command(screen_command, "screen")
-
-    @main.group()
-    def bench() -> None:
-        """Benchmarks that print figures."""
-
-    bench.add_command(bench_screening_command, "screening")
+@main.group()
+def bench() -> None:
+    """Benchmarks that print figures (and write JSON with --json)."""
 
 
-_mount_optional_commands()
+# ---------------------------------------------------------------- commands that live in their own modules
+# Each feature module mounts its commands here, one line each.
 
 
 if __name__ == "__main__":

@@ -623,6 +623,14 @@ def test_dedupe_doi_title_fuzzy_and_guards():
     assert [(d.source_row, k.source_row) for d, k in pairs] == [(2, 1), (3, 1), (4, 1)]
 
 
+def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
+    one = rec("Critic systems", abstract="We take a visual analytics approach to operational models. " * 5, row=1)
+    two = rec("Critic Systems", abstract="Human-computer collaboration is necessary for solving problems. " * 5, row=2)
+    same = rec("Critic systems.", abstract=one.abstract + " (c) 2016 Elsevier.", row=3)
+    unique, pairs = dedupe([one, two, same])
+    assert unique == [one, two] and pairs == [(same, one)]
+
+
 def test_dedupe_keeps_the_first_occurrence():
     first = rec("Same paper title here", row=1)
     second = rec("Same paper title here", abstract="Has an abstract", row=2)
@@ -655,8 +663,18 @@ MB = 1_000_000
         (b"@a{" * (MB // 3), ".bib"),
         (b"@a{k, title={" + b"\\'{" * (MB // 3) + b"}}", ".bib"),
         (b"title\n\x1b[" + b"0" * MB + b"\n", ".csv"),
+        (b"@a{k, title={t}, howpublished={" + b" " * MB + b"x}}", ".bib"),
     ],
-    ids=["ris-continuations", "author-spaces", "author-newlines", "arxiv-authors", "bib-starts", "latex", "ansi"],
+    ids=[
+        "ris-continuations",
+        "author-spaces",
+        "author-newlines",
+        "arxiv-authors",
+        "bib-starts",
+        "latex",
+        "ansi",
+        "bib-url",
+    ],
 )
 def test_hostile_shapes_stay_linear(data, suffix):
     start = time.perf_counter()

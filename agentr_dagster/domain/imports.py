@@ -346,6 +346,20 @@ _FUZZY_MIN_CHARS = 20
 _FUZZY_BLOCK_CAP = 64
 
 
+_ABSTRACT_MIN_CHARS = 200
+_ABSTRACT_MIN_OVERLAP = 0.3
+
+
+def _abstracts_disagree(a: str, b: str) -> bool:
+    """Two substantial abstracts sharing under 30% of their words: different papers with the same title
+    (versions of one paper's abstract, truncated or with a copyright line, share far more)."""
+    if len(a) < _ABSTRACT_MIN_CHARS or len(b) < _ABSTRACT_MIN_CHARS:
+        return False
+    words_a = set(_NON_WORD.sub(" ", a[:3000].casefold()).split())
+    words_b = set(_NON_WORD.sub(" ", b[:3000].casefold()).split())
+    return len(words_a & words_b) / max(1, min(len(words_a), len(words_b))) < _ABSTRACT_MIN_OVERLAP
+
+
 class _Title:
     """A normalised title with what fuzzy matching needs, computed once."""
 
@@ -379,7 +393,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
     blocks: dict[tuple[str, int | None, str], list[int]] = {}
 
     def conflicts(a: PaperRecord, b: PaperRecord) -> bool:
-        return bool(a.doi and b.doi and a.doi != b.doi)
+        return bool(a.doi and b.doi and a.doi != b.doi) or _abstracts_disagree(a.abstract, b.abstract)
 
     def block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], ...]:
         return (("p", year, title[:8]), ("s", year, title[-8:]))
@@ -429,9 +443,10 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
 
 def dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord]]]:
     """Remove duplicates: same DOI, then same normalised title + year, then near-identical title (difflib
-    ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs are never
-    merged. The first occurrence is always the one kept (so the result is stable and ``dedupe`` of its own
-    output changes nothing). Returns (unique records in input order, [(dropped, kept)]).
+    ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs, or with two
+    substantial abstracts that share under 30% of their words, are never merged on their titles. The first
+    occurrence is always the one kept (so the result is stable and ``dedupe`` of its own output changes
+    nothing). Returns (unique records in input order, [(dropped, kept)]).
 
     Fuzzy matching compares each title with at most 64 recent titles sharing its first or last 8
     normalised characters and year, so the cost stays linear for large or hostile inputs.

@@ -254,6 +254,7 @@ def _swallowed_cell(text: str, rows: list[tuple[int, list[str]]]) -> tuple[int, 
 # BibTeX
 # --------------------------------------------------------------------------------------------------------
 
+_BIB_URL = re.compile(r"(?:\\url\{)?https?://", re.IGNORECASE)
 _BIB_FIELDS: dict[str, tuple[str, ...]] = {
     "title": ("title",),
     "abstract": ("abstract",),
@@ -337,7 +338,7 @@ def parse_bibtex(text: str, collector: Collector) -> str:
             for key in keys:
                 value = values.get(key)
                 if value and value.strip():
-                    if name == "url" and not re.match(r"\s*(\\url\{)?\s*https?://", value, re.IGNORECASE):
+                    if name == "url" and not _BIB_URL.match(value.lstrip()):
                         continue
                     raw[name], columns[name] = value, key
                     break
