@@ -10,7 +10,7 @@ MODEL_STAMP := $(VENV)/.model-built
 INSTALL_STAMP := $(VENV)/.installed
 LLAMA_STAMP := $(VENV)/.llama-installed
 
-.PHONY: install models llama services demo test lint ui bench clean
+.PHONY: install models llama services browser demo test lint ui bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -41,10 +41,15 @@ llama: $(LLAMA_STAMP)
 services:
 	bash scripts/ensure_services.sh
 
+# Debian's chromium, for the test that opens `agentr report` in a headless browser (installed once).
+browser:
+	@test -x /usr/bin/chromium || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }
+
 demo: install models
 	$(VENV)/bin/agentr demo
 
-test: install models llama services
+test: install models llama services browser
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 	$(VENV)/bin/pytest -q -n 2 --dist loadgroup -p no:cacheprovider
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dagster import AssetSelection, Definitions, define_asset_job
 
 from agentr_dagster.assets import project_assets, projects
+from agentr_dagster.distributed import project_pipeline_celery
 from agentr_dagster.resources import resources_from_env
 from agentr_dagster.sensors import PIPELINE_JOB, inbox_sensor
 
@@ -17,7 +18,7 @@ project_pipeline = define_asset_job(
 
 defs = Definitions(
     assets=project_assets,
-    jobs=[project_pipeline],
+    jobs=[project_pipeline, project_pipeline_celery],
     sensors=[inbox_sensor],
     resources=resources_from_env(),
 )

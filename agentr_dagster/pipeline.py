@@ -151,7 +151,8 @@ def score_project(
 
     def persist(paper, assessment: PaperAssessment) -> None:
         store.save_result(slug, paper.id, keys[paper.id], assessment.model_dump(mode="json"),
-                          prompt_version=version, model=backend.model, backend=backend.kind)
+                          prompt_version=version, model=backend.model, backend=backend.kind,
+                          completes_stage="score", run_id=run_id)
 
     if getattr(backend, "score_batch", None) is not None:
         for start in range(0, len(todo), batch_size):
@@ -160,7 +161,6 @@ def score_project(
             results = backend.score_batch(intent, project.abstract, [(p.title, p.abstract or "") for p in chunk])
             for paper, assessment in zip(chunk, results, strict=True):
                 persist(paper, assessment)
-            store.set_status_many(slug, "score", st.COMPLETED, [p.id for p in chunk], run_id=run_id)
             summary.scored += len(chunk)
             done += len(chunk)
             if progress:
@@ -177,7 +177,6 @@ def score_project(
             if stop_new_calls.is_set():
                 exc: StageError = _NO_CREDITS_STOP
             else:
-                store.set_status(slug, "score", st.IN_PROGRESS, paper_id=paper.id, run_id=run_id)
                 try:
                     assessment = backend.score_paper(
                         intent, project.abstract, paper.title, paper.abstract or "",
@@ -187,7 +186,6 @@ def score_project(
                     exc = err
                 else:
                     persist(paper, assessment)
-                    store.set_status(slug, "score", st.COMPLETED, paper_id=paper.id, run_id=run_id)
                     with lock:
                         summary.scored += 1
                         done += 1
@@ -202,8 +200,17 @@ def score_project(
                 if len(summary.messages) < 20 and exc.message not in summary.messages:
                     summary.messages.append(exc.message)
 
+        # Papers go to the pool in waves; each wave is marked in progress in one transaction, not one per paper.
+        wave = max(1, concurrency) * 8
         with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="score") as pool:
-            list(pool.map(work, todo))
+            for start in range(0, len(todo), wave):
+                batch = todo[start : start + wave]
+                if stop_new_calls.is_set():
+                    for paper in batch:
+                        work(paper)  # records failed_no_credits without calling
+                    continue
+                store.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
+                list(pool.map(work, batch))
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
     store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)

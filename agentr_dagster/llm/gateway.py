@@ -13,8 +13,10 @@ import hashlib
 import json
 import logging
 import random
+import threading
 import time
 from dataclasses import dataclass
+from decimal import ROUND_UP, Decimal
 from typing import TypeVar
 
 import openai
@@ -32,6 +34,7 @@ from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
+RATES_TTL_S = 10.0
 MAX_OUTPUT_TOKENS = {"intent": 700, "queries": 900, "score": 1400}
 
 
@@ -175,6 +178,25 @@ class OpenAICompatibleBackend:
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
         self.calls_made = 0
+        self._rates: tuple[float, Decimal, Decimal] | None = None
+        self._rates_lock = threading.Lock()
+
+    def _estimate_credits(self, input_tokens: int, max_output_tokens: int) -> Decimal:
+        """Upper-bound credits for a call, from per-token rates re-read every few seconds (the reservation is
+        only an estimate; settlement always prices with the rows in force at call time)."""
+        now = time.monotonic()
+        with self._rates_lock:
+            if self._rates is None or now - self._rates[0] > RATES_TTL_S:
+                per_input = self.store.estimate_credits(
+                    self.model, 1_000_000, 0, provider=self.settings.provider, tier=self.settings.tier
+                )
+                per_output = self.store.estimate_credits(
+                    self.model, 0, 1_000_000, provider=self.settings.provider, tier=self.settings.tier
+                )
+                self._rates = (now, Decimal(per_input), Decimal(per_output))
+            _, per_input, per_output = self._rates
+        estimate = (per_input * input_tokens + per_output * max_output_tokens) / 1_000_000
+        return estimate.quantize(Decimal("0.00000001"), rounding=ROUND_UP)
 
     def complete(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
         """Return a validated answer, retrying transient failures with backoff in-process."""
@@ -238,14 +260,11 @@ class OpenAICompatibleBackend:
         ctx: CallContext, schema: type[BaseModel],
     ) -> str:
         from agentr_dagster.store import InsufficientCredits, UsageIn
+        from agentr_dagster.store import OrphanError as DeletedError
 
-        if not self.store.is_active(ctx.slug, ctx.paper_id):
-            raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
-        estimate = self.store.estimate_credits(
-            self.model, estimate_prompt_tokens(messages), max_tokens,
-            provider=self.settings.provider, tier=self.settings.tier,
-        )
+        estimate = self._estimate_credits(estimate_prompt_tokens(messages), max_tokens)
         try:
+            # The reservation is also the orphan check: it refuses a deleted project or paper atomically.
             reservation = self.store.reserve(
                 self.settings.account, estimate,
                 idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
@@ -253,6 +272,8 @@ class OpenAICompatibleBackend:
             )
         except InsufficientCredits as exc:
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
+        except DeletedError as exc:
+            raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made") from exc
         response_format: dict = {"type": "json_object"}
         if self.settings.schema_hint:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())

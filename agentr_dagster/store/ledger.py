@@ -65,10 +65,13 @@ class LedgerMixin(StoreCore):
     # -- SCD-2 history ----------------------------------------------------------------------------------------
 
     def _scd2_set(self, table: sa.Table, lock_key: int, match: dict, values: dict, at: datetime | None) -> int:
-        at = as_utc(at)
+        """Close the current row and open the new one in one transaction, under a lock per history."""
+        given = None if at is None else as_utc(at)
 
         def tx(conn: Connection) -> int:
             self._advisory_lock(conn, lock_key)
+            # "now" is read under the lock: two concurrent changes then always move history forward
+            at = given if given is not None else now_utc()
             where = [table.c.is_current.is_(True)] + [table.c[k] == v for k, v in match.items()]
             current = conn.execute(sa.select(table.c.id, table.c.valid_from).where(*where)).first()
             if current is not None:
@@ -458,6 +461,9 @@ class LedgerMixin(StoreCore):
     def settle(self, reservation_id: int, *, usage: UsageIn) -> int:
         """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
 
+        The call is priced by the pricing and multiplier rows in force at ``usage.at``, by default the time the
+        reservation was taken (just before the call); that time is the usage row's ``created_at``.
+
         One ``settle`` entry credits back ``reserved - actual``. If the actual cost is higher, the difference is
         debited only as far as the balance allows (the shortfall is written in the entry's note). Settling a
         reservation that was already released (e.g. by the stale sweep) charges the actual cost the same way.
@@ -465,7 +471,6 @@ class LedgerMixin(StoreCore):
         """
         if not isinstance(usage, UsageIn):
             usage = UsageIn.model_validate(usage)
-        at = as_utc(usage.at)
 
         def tx(conn: Connection) -> int:
             account_id = self._reservation(conn, reservation_id).account_id
@@ -475,6 +480,9 @@ class LedgerMixin(StoreCore):
             done = self._entry_exists(conn, key)
             if done is not None:
                 return done.usage_id
+            # The call was made when its reservation was taken: price it by the rows in force then, so a price
+            # change while the call is in flight (or before a late settle) never re-prices it.
+            at = as_utc(usage.at) if usage.at is not None else res.created_at
             price = self._resolve_pricing(conn, usage.model, usage.provider, usage.tier, at)
             multiplier = self._multiplier_at(conn, at)
             cost, credits = cost_rule.charge(
@@ -620,6 +628,12 @@ class LedgerMixin(StoreCore):
             if self._release(res.id, f"stale: open longer than {older_than_seconds:g}s"):
                 released += 1
         return released
+
+    def verify_ledger(self, stale_after_s: float = 3600.0):
+        """Check every ledger invariant (see :mod:`agentr_dagster.store.verify`); returns a VerifyReport."""
+        from agentr_dagster.store.verify import verify_ledger
+
+        return verify_ledger(self, stale_after_s=stale_after_s)
 
     def usage(self, slug: str | None = None) -> list[UsageRow]:
         """Usage rows (deleted projects included: the audit trail outlives the project)."""

@@ -450,14 +450,19 @@ class DomainStore(LedgerMixin):
         prompt_version: str | None,
         model: str | None,
         backend: str | None,
+        completes_stage: str | None = None,
+        run_id: str | None = None,
     ) -> bool:
         """Store a paper's result once per (paper, cache key); False if it was already there. OrphanError if
-        the project or paper has been deleted."""
+        the project or paper has been deleted. With ``completes_stage``, the paper's state in that stage becomes
+        ``completed`` in the same transaction (one commit per paper on the hot path)."""
         body = _payload(payload)
 
         def tx(conn: Connection) -> bool:
             project = self._active_project(conn, slug)
             self._check_paper(conn, project, paper_id)
+            if completes_stage is not None:
+                self._set_status_tx(conn, project.id, completes_stage, "completed", paper_id, None, run_id, now_utc())
             result = conn.execute(
                 self._insert(t.paper_results)
                 .values(

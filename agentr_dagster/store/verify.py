@@ -1,0 +1,429 @@
+"""The ledger's invariant checker: what ``agentr ledger verify`` runs, and what an auditor would re-derive.
+
+Everything is read in one snapshot (REPEATABLE READ on PostgreSQL, one read transaction on SQLite's WAL), so the
+checks can run while spenders are still working. Each failed invariant is a :class:`Violation` naming the rows;
+facts that are allowed but worth a look (an overrun the balance could not cover, a budget exceeded by a settled
+overrun, calls of an unpriced model) are :class:`Violation` objects in ``warnings`` and do not fail the check.
+
+Invariants:
+- ``balance_equals_entries``: each account's balance is the exact sum of its ledger entries;
+- ``balance_never_negative``: no balance is below zero, and replaying each account's entries in commit order
+  (ids are assigned under the account's row lock) never goes below zero either;
+- ``entry_amounts``: grants are positive; a reserve entry is minus its reservation's amount and a release entry
+  gives exactly that back; every entry belongs to the account of its reservation;
+- ``reservation_entries``: each reservation has one reserve entry; an open one nothing else; a released one one
+  release; a settled one one settle (and at most one release, when it was settled late); closed ones have
+  ``closed_at``;
+- ``usage_has_ledger_entries``: each usage row belongs to a settled reservation, has exactly one settle entry
+  pointing at it, and the reservation's entries net to minus the usage row's credits (less any shortfall the
+  settle entry records as not charged);
+- ``no_stale_open_reservations``: no reservation open longer than the bound;
+- ``usage_cost_recomputes``: each usage row's cost and credits equal the cost rule applied to its tokens with the
+  pricing and multiplier rows whose ids it stores;
+- ``priced_by_rows_in_force``: those rows are for the call's model and provider (or the ``default`` provider)
+  and were in force at the call's time;
+- ``scd2_history``: per pricing key, multiplier and default credits: periods are contiguous and do not overlap,
+  and exactly the last one is current.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentr_dagster.domain import pricing as cost_rule
+from agentr_dagster.store import schema as t
+from agentr_dagster.store.core import now_utc
+
+ZERO = cost_rule.ZERO
+DEFAULT_STALE_AFTER_S = 3600.0
+_SHORTFALL = re.compile(r"shortfall (\d+(?:\.\d+)?) not charged")
+MAX_ROWS_NAMED = 20  # a violation names at most this many rows and says how many more there are
+
+
+@dataclass(frozen=True)
+class Violation:
+    check: str
+    message: str
+    rows: tuple[str, ...] = ()  # "table#id"
+    more: int = 0  # rows not named
+
+    def __str__(self) -> str:
+        named = ", ".join(self.rows)
+        extra = f" (+{self.more} more)" if self.more else ""
+        return f"[{self.check}] {self.message}" + (f": {named}{extra}" if named else "")
+
+
+@dataclass
+class VerifyReport:
+    ok: bool
+    checked_at: datetime
+    stale_after_s: float
+    counts: dict[str, int]
+    violations: list[Violation] = field(default_factory=list)
+    warnings: list[Violation] = field(default_factory=list)
+    checks: tuple[str, ...] = ()
+
+    def failed_checks(self) -> list[str]:
+        return sorted({v.check for v in self.violations})
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "checked_at": self.checked_at.isoformat(),
+            "stale_after_s": self.stale_after_s,
+            "counts": self.counts,
+            "checks": list(self.checks),
+            "failed_checks": self.failed_checks(),
+            "violations": [asdict(v) for v in self.violations],
+            "warnings": [asdict(v) for v in self.warnings],
+        }
+
+
+CHECKS = (
+    "balance_equals_entries",
+    "balance_never_negative",
+    "entry_amounts",
+    "reservation_entries",
+    "usage_has_ledger_entries",
+    "no_stale_open_reservations",
+    "usage_cost_recomputes",
+    "priced_by_rows_in_force",
+    "scd2_history",
+)
+
+
+class _Collector:
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], list[str]] = defaultdict(list)
+
+    def add(self, check: str, message: str, *rows: str) -> None:
+        self.items[(check, message)].extend(rows)
+
+    def violations(self) -> list[Violation]:
+        out = []
+        for (check, message), rows in self.items.items():
+            unique = list(dict.fromkeys(rows))
+            out.append(Violation(check, message, tuple(unique[:MAX_ROWS_NAMED]), max(0, len(unique) - MAX_ROWS_NAMED)))
+        order = {name: i for i, name in enumerate(CHECKS)}
+        return sorted(out, key=lambda v: (order.get(v.check, len(order)), v.message))
+
+
+def verify_ledger(store, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: datetime | None = None) -> VerifyReport:
+    """Check every ledger invariant on one consistent snapshot of ``store``'s database."""
+    with store.engine.connect() as conn:
+        if store.is_postgres:
+            conn = conn.execution_options(isolation_level="REPEATABLE READ")
+        with conn.begin():
+            snap = _Snapshot.read(conn)
+    checked_at = at or now_utc()
+    bad, notes = _Collector(), _Collector()
+    _check_balances(snap, bad)
+    _check_reservations(snap, bad, checked_at, stale_after_s)
+    _check_usage(snap, bad, notes)
+    _check_scd2(snap, bad)
+    _check_budgets(snap, notes)
+    violations = bad.violations()
+    return VerifyReport(
+        ok=not violations,
+        checked_at=checked_at,
+        stale_after_s=stale_after_s,
+        counts=snap.counts(),
+        violations=violations,
+        warnings=notes.violations(),
+        checks=CHECKS,
+    )
+
+
+@dataclass
+class _Snapshot:
+    accounts: list[sa.Row]
+    entries: list[sa.Row]
+    reservations: dict[int, sa.Row]
+    usage: list[sa.Row]
+    pricing: dict[int, sa.Row]
+    multipliers: dict[int, sa.Row]
+    default_credits: list[sa.Row]
+    projects: list[sa.Row]
+    # reservation id -> entry kind -> entries; filled by the reservation check, used by the usage check
+    per_reservation: dict[int, dict[str, list[sa.Row]]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, conn: Connection) -> _Snapshot:
+        def rows(table: sa.Table) -> list[sa.Row]:
+            return list(conn.execute(sa.select(table).order_by(table.c.id)))
+
+        return cls(
+            accounts=rows(t.accounts),
+            entries=rows(t.ledger_entries),
+            reservations={r.id: r for r in rows(t.reservations)},
+            usage=rows(t.usage_log),
+            pricing={r.id: r for r in rows(t.model_pricing)},
+            multipliers={r.id: r for r in rows(t.credit_multiplier)},
+            default_credits=rows(t.default_credits),
+            projects=rows(t.projects),
+        )
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "accounts": len(self.accounts),
+            "ledger_entries": len(self.entries),
+            "reservations": len(self.reservations),
+            "open_reservations": sum(1 for r in self.reservations.values() if r.state == "open"),
+            "usage_rows": len(self.usage),
+            "pricing_rows": len(self.pricing),
+            "multiplier_rows": len(self.multipliers),
+        }
+
+
+def _check_balances(snap: _Snapshot, bad: _Collector) -> None:
+    by_account: dict[int, list[sa.Row]] = defaultdict(list)
+    for entry in snap.entries:
+        by_account[entry.account_id].append(entry)
+    for account in snap.accounts:
+        name = f"accounts#{account.id}"
+        running = ZERO
+        lowest: tuple[Decimal, int] | None = None
+        for entry in by_account.get(account.id, []):  # already in id (= commit) order
+            running += entry.amount
+            if running < 0 and (lowest is None or running < lowest[0]):
+                lowest = (running, entry.id)
+        if running != account.balance:
+            bad.add(
+                "balance_equals_entries",
+                f"account {account.name!r} balance {account.balance} != sum of its entries {running}",
+                name,
+            )
+        if account.balance < 0:
+            bad.add("balance_never_negative", f"account {account.name!r} balance is {account.balance}", name)
+        if lowest is not None:
+            bad.add(
+                "balance_never_negative",
+                f"account {account.name!r} went to {lowest[0]} after entry {lowest[1]}",
+                name,
+                f"ledger_entries#{lowest[1]}",
+            )
+
+
+def _check_reservations(snap: _Snapshot, bad: _Collector, checked_at: datetime, stale_after_s: float) -> None:
+    per_res: dict[int, dict[str, list[sa.Row]]] = defaultdict(lambda: defaultdict(list))
+    for entry in snap.entries:
+        row = f"ledger_entries#{entry.id}"
+        if entry.kind == "grant" and entry.amount <= 0:
+            bad.add("entry_amounts", "a grant entry is not positive", row)
+        if entry.kind in ("reserve", "settle", "release") and entry.reservation_id is None:
+            bad.add("entry_amounts", f"a {entry.kind} entry has no reservation", row)
+        if entry.reservation_id is None:
+            continue
+        res = snap.reservations.get(entry.reservation_id)
+        if res is None:
+            bad.add("entry_amounts", "entry points at a missing reservation", row)
+            continue
+        per_res[res.id][entry.kind].append(entry)
+        if entry.account_id != res.account_id:
+            bad.add("entry_amounts", "entry and its reservation belong to different accounts", row)
+        if entry.kind == "reserve" and entry.amount != -res.amount:
+            bad.add("entry_amounts", "reserve entry is not minus the reservation's amount", row)
+        if entry.kind == "release" and entry.amount != res.amount:
+            bad.add("entry_amounts", "release entry does not give back the reservation's amount", row)
+
+    stale_before = checked_at - timedelta(seconds=stale_after_s)
+    for res in snap.reservations.values():
+        name = f"reservations#{res.id}"
+        kinds = per_res.get(res.id, {})
+        n = {k: len(kinds.get(k, [])) for k in ("reserve", "settle", "release", "grant", "adjust")}
+        if n["reserve"] != 1:
+            bad.add("reservation_entries", f"reservation has {n['reserve']} reserve entries (expected 1)", name)
+        if n["grant"] or n["adjust"]:
+            bad.add("reservation_entries", "grant/adjust entries point at a reservation", name)
+        if res.state == "open":
+            if n["settle"] or n["release"]:
+                bad.add("reservation_entries", "open reservation already has settle/release entries", name)
+            if res.created_at < stale_before:
+                bad.add(
+                    "no_stale_open_reservations",
+                    f"reservation open for longer than {stale_after_s:g}s "
+                    "(release it: agentr ledger release-stale)",
+                    name,
+                )
+        elif res.state == "released":
+            if n["release"] != 1 or n["settle"]:
+                bad.add(
+                    "reservation_entries",
+                    f"released reservation has {n['release']} release and {n['settle']} settle entries",
+                    name,
+                )
+        elif res.state == "settled" and (n["settle"] != 1 or n["release"] > 1):
+            bad.add(
+                "reservation_entries",
+                f"settled reservation has {n['settle']} settle and {n['release']} release entries",
+                name,
+            )
+        if res.state != "open" and res.closed_at is None:
+            bad.add("reservation_entries", "closed reservation has no closed_at", name)
+    snap.per_reservation = per_res
+
+
+def _shortfall(note: str) -> Decimal:
+    match = _SHORTFALL.search(note or "")
+    return cost_rule.quantize(match.group(1)) if match else ZERO
+
+
+def _in_force(row: sa.Row, at: datetime) -> bool:
+    return row.valid_from <= at and (row.valid_to is None or at < row.valid_to)
+
+
+def _check_usage(snap: _Snapshot, bad: _Collector, notes: _Collector) -> None:
+    per_res = snap.per_reservation
+    usage_ids = {u.id: u for u in snap.usage}
+    settle_by_usage: dict[int, list[sa.Row]] = defaultdict(list)
+    for entry in snap.entries:
+        if entry.usage_id is None:
+            continue
+        usage = usage_ids.get(entry.usage_id)
+        if entry.kind != "settle":
+            bad.add(
+                "usage_has_ledger_entries", f"a {entry.kind} entry points at a usage row", f"ledger_entries#{entry.id}"
+            )
+        elif usage is None or usage.reservation_id != entry.reservation_id:
+            bad.add(
+                "usage_has_ledger_entries",
+                "settle entry points at a usage row of another reservation",
+                f"ledger_entries#{entry.id}",
+            )
+        else:
+            settle_by_usage[usage.id].append(entry)
+    for entry in snap.entries:
+        if entry.kind == "settle" and entry.usage_id is None:
+            bad.add("usage_has_ledger_entries", "settle entry without a usage row", f"ledger_entries#{entry.id}")
+
+    for usage in snap.usage:
+        name = f"usage_log#{usage.id}"
+        res = snap.reservations.get(usage.reservation_id) if usage.reservation_id is not None else None
+        if res is None:
+            bad.add("usage_has_ledger_entries", "usage row has no reservation, so no ledger entries", name)
+        else:
+            settles = settle_by_usage.get(usage.id, [])
+            if res.state != "settled":
+                bad.add("usage_has_ledger_entries", f"usage row's reservation is {res.state}, not settled", name)
+            if len(settles) != 1:
+                bad.add("usage_has_ledger_entries", f"usage row has {len(settles)} settle entries (expected 1)", name)
+            else:
+                entries = [e for kind in per_res.get(res.id, {}).values() for e in kind]
+                net = sum((e.amount for e in entries), ZERO)
+                shortfall = _shortfall(settles[0].note)
+                if net != -(usage.credits - shortfall):
+                    bad.add(
+                        "usage_has_ledger_entries",
+                        "the reservation's entries do not net to minus the usage row's credits",
+                        name,
+                        *(f"ledger_entries#{e.id}" for e in entries),
+                    )
+                if shortfall:
+                    notes.add(
+                        "uncollected_overrun",
+                        "an overrun the balance could not cover was not charged (written in the settle entry)",
+                        name,
+                    )
+        _check_usage_price(snap, usage, name, bad, notes)
+
+
+def _check_usage_price(snap: _Snapshot, usage: sa.Row, name: str, bad: _Collector, notes: _Collector) -> None:
+    multiplier = snap.multipliers.get(usage.multiplier_id)
+    if multiplier is None:
+        bad.add("usage_cost_recomputes", "usage row's multiplier row is missing", name)
+        return
+    if not _in_force(multiplier, usage.created_at):
+        bad.add(
+            "priced_by_rows_in_force",
+            "the multiplier row on the usage row was not in force at the call's time",
+            name,
+            f"credit_multiplier#{multiplier.id}",
+        )
+    prices = None
+    if usage.pricing_id is not None:
+        price = snap.pricing.get(usage.pricing_id)
+        if price is None:
+            bad.add("usage_cost_recomputes", "usage row's pricing row is missing", name)
+            return
+        prices = cost_rule.Prices(price.input_usd_per_m, price.output_usd_per_m, price.cached_input_usd_per_m)
+        if price.model != usage.model or price.provider not in (usage.provider, "default"):
+            bad.add(
+                "priced_by_rows_in_force",
+                "the pricing row on the usage row is for another model or provider",
+                name,
+                f"model_pricing#{price.id}",
+            )
+        if not _in_force(price, usage.created_at):
+            bad.add(
+                "priced_by_rows_in_force",
+                "the pricing row on the usage row was not in force at the call's time",
+                name,
+                f"model_pricing#{price.id}",
+            )
+    else:
+        notes.add("unpriced_calls", "calls of a model with no price in force were recorded at zero cost", name)
+    try:
+        cost, credits = cost_rule.charge(
+            usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, prices, multiplier.credits_per_usd
+        )
+    except ValueError as exc:
+        bad.add("usage_cost_recomputes", f"usage row's tokens are invalid: {exc}", name)
+        return
+    if cost != usage.cost_usd or credits != usage.credits:
+        bad.add(
+            "usage_cost_recomputes",
+            "stored cost/credits differ from the cost rule applied to the stored price and multiplier rows",
+            name,
+        )
+
+
+def _check_scd2(snap: _Snapshot, bad: _Collector) -> None:
+    groups: dict[str, list[sa.Row]] = defaultdict(list)
+    for row in snap.pricing.values():
+        groups[f"model_pricing:{row.model}/{row.provider}/{row.tier}"].append(row)
+    groups["credit_multiplier"] = list(snap.multipliers.values())
+    groups["default_credits"] = list(snap.default_credits)
+    for key, rows in groups.items():
+        table = key.split(":", 1)[0]
+        rows = sorted(rows, key=lambda r: (r.valid_from, r.id))
+        for i, row in enumerate(rows):
+            name = f"{table}#{row.id}"
+            last = i == len(rows) - 1
+            if row.valid_to is not None and row.valid_to <= row.valid_from:
+                bad.add("scd2_history", f"{key}: period ends before it starts", name)
+            if last:
+                if not row.is_current or row.valid_to is not None:
+                    bad.add("scd2_history", f"{key}: the latest row is not the open, current one", name)
+            else:
+                nxt = rows[i + 1]
+                if row.is_current:
+                    bad.add("scd2_history", f"{key}: more than one current row", name)
+                if row.valid_to != nxt.valid_from:
+                    bad.add(
+                        "scd2_history",
+                        f"{key}: periods overlap or leave a gap",
+                        name,
+                        f"{table}#{nxt.id}",
+                    )
+
+
+def _check_budgets(snap: _Snapshot, notes: _Collector) -> None:
+    used: dict[int, Decimal] = defaultdict(lambda: ZERO)
+    for usage in snap.usage:
+        if usage.project_id is not None:
+            used[usage.project_id] += usage.credits
+    for project in snap.projects:
+        if project.budget_credits is not None and used[project.id] > project.budget_credits:
+            notes.add(
+                "budget_overrun",
+                "settled usage exceeds the project's budget (calls cost more than their reservation)",
+                f"projects#{project.id} ({project.slug})",
+            )

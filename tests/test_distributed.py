@@ -1,0 +1,287 @@
+"""The project chain on a real distributed engine: Dagster storage on PostgreSQL (the production dagster.yaml),
+the domain store on PostgreSQL, and every step executed by one of two real Celery worker processes fed by the
+machine's RabbitMQ. The outcome must equal an in-process run of the same project: the same results, the same
+usage and ledger (to the credit), the same statuses."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pandas as pd
+import pytest
+import sqlalchemy as sa
+import yaml
+from dagster import AssetKey, DagsterInstance, execute_job, materialize
+from dagster._core.definitions.reconstruct import ReconstructableRepository
+from sqlalchemy.engine import make_url
+
+from agentr_dagster.assets import project_assets
+from agentr_dagster.distributed import CELERY_JOB, DEFAULT_BROKER, celery_executor_config, worker_command, worker_config
+from agentr_dagster.exports import scores_dataframe
+from agentr_dagster.intake import add_papers_file, add_project
+from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.store import DomainStore
+from agentr_dagster.testing.responders import valid_responder
+from tests.servers import scripted_server  # noqa: F401
+from tests.store_fixtures import pg_database_url  # noqa: F401
+
+pytestmark = [pytest.mark.distributed, pytest.mark.timeout(300)]
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "agentr_dagster" / "data" / "demo"
+BROKER = os.environ.get("AGENTR_TEST_CELERY_BROKER", DEFAULT_BROKER)
+MODEL = "scripted-model"
+PAPERS = 12
+WORKER_READY_TIMEOUT_S = 90
+
+
+def _reachable(url: str) -> bool:
+    parsed = urlsplit(url)
+    try:
+        with socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 5672), timeout=3):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def broker() -> str:
+    if not _reachable(BROKER):
+        pytest.fail(f"the Celery broker {BROKER.split('@')[-1]} is not reachable; start RabbitMQ "
+                    "(scripts/ensure_services.sh)", pytrace=False)
+    return BROKER
+
+
+@pytest.fixture
+def schemas(pg_database_url: str) -> Iterator[tuple[str, str]]:  # noqa: F811
+    """Two empty schemas of the session database: one domain store for the Celery run, one for in-process."""
+    base = make_url(pg_database_url)
+    names = [f"dist_{uuid.uuid4().hex[:10]}" for _ in range(2)]
+    admin = sa.create_engine(base, isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        for name in names:
+            conn.exec_driver_sql(f'CREATE SCHEMA "{name}"')
+    urls = [base.update_query_dict({"options": f"-csearch_path={n}"}).render_as_string(hide_password=False)
+            for n in names]
+    try:
+        yield urls[0], urls[1]
+    finally:
+        with admin.connect() as conn:
+            for name in names:
+                conn.exec_driver_sql(f'DROP SCHEMA IF EXISTS "{name}" CASCADE')
+        admin.dispose()
+
+
+class Workers:
+    """Celery worker processes, each in its own session so that its whole process tree can be stopped."""
+
+    def __init__(self, log_dir: Path):
+        self.log_dir = log_dir
+        self.procs: dict[str, tuple[subprocess.Popen, Path]] = {}
+
+    def start(self, name: str, command: list[str], env: dict[str, str]) -> None:
+        log = self.log_dir / f"{name}.log"
+        with log.open("wb") as out:
+            proc = subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+                                    start_new_session=True)
+        self.procs[name] = (proc, log)
+
+    def wait_ready(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        pending = set(self.procs)
+        while pending and time.monotonic() < deadline:
+            for name in list(pending):
+                proc, log = self.procs[name]
+                if proc.poll() is not None:
+                    pytest.fail(f"Celery worker {name} exited with {proc.returncode}:\n{self.tail(name)}")
+                if " ready." in log.read_text(errors="replace"):
+                    pending.discard(name)
+            time.sleep(0.2)
+        if pending:
+            pytest.fail(f"Celery workers not ready after {timeout:.0f} s: {sorted(pending)}\n"
+                        + "\n".join(self.tail(n) for n in pending))
+
+    def tail(self, name: str, lines: int = 40) -> str:
+        text = self.procs[name][1].read_text(errors="replace").splitlines()
+        return f"--- {name} ---\n" + "\n".join(text[-lines:])
+
+    def stop(self) -> None:
+        for proc, _ in self.procs.values():
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+        deadline = time.monotonic() + 15
+        for proc, _ in self.procs.values():
+            try:
+                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        # The worker runs as a child of `dagster-celery worker start`: kill what is left of each session.
+        for proc, _ in self.procs.values():
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait(timeout=10)
+
+
+def _small_csv(tmp_path: Path) -> Path:
+    path = tmp_path / "papers.csv"
+    pd.read_csv(DEMO / "papers.csv").head(PAPERS).to_csv(path, index=False)
+    return path
+
+
+def _seed(url: str, slug: str, papers: Path) -> DomainStore:
+    store = DomainStore(url)
+    store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    store.ensure_account("default")
+    add_project(store, slug, (DEMO / "abstract.md").read_text())
+    assert add_papers_file(store, slug, papers).added == PAPERS
+    return store
+
+
+def _summary(store: DomainStore, slug: str) -> dict:
+    """What must not depend on where the steps ran: results, usage, ledger, statuses, exports."""
+    keys = {p.id: p.paper_key for p in store.list_papers(slug)}
+    results = {keys[r.paper_id]: (r.payload, r.prompt_version, r.model, r.backend, r.cache_key)
+               for r in store.results_for_project(slug)}
+    usage = Counter((u.stage, keys.get(u.paper_id), u.model, u.input_tokens, u.output_tokens,
+                     u.cached_input_tokens, Decimal(u.cost_usd), Decimal(u.credits), u.request_hash)
+                    for u in store.usage(slug))
+    ledger = Counter((e.kind, Decimal(e.amount)) for e in store.ledger("default"))
+    statuses = {(s.stage, s.state): dict(s.paper_counts) for s in store.status(slug)}
+    paper_states = {stage: {keys[pid]: state for pid, state in store.paper_states(slug, stage).items()}
+                    for stage in {s.stage for s in store.status(slug)}}
+    transitions: dict[tuple, list[str]] = {}
+    for t in store.transitions(slug):
+        transitions.setdefault((t.stage, keys.get(t.paper_id)), []).append(t.state)
+    frame = scores_dataframe(store, slug)
+    artifacts = {stage: (a.payload, a.prompt_version, a.model, a.backend)
+                 for stage in ("intent", "queries") if (a := store.latest_artifact(slug, stage))}
+    return {
+        "results": results, "usage": usage, "ledger": ledger, "balance": store.balance("default"),
+        "statuses": statuses, "paper_states": paper_states, "transitions": transitions,
+        "artifacts": artifacts, "failures": len(store.failures(slug)), "open_reservations": store.open_reservations(),
+        "exports": frame.to_dict(orient="records"),
+    }
+
+
+def test_celery_workers_match_in_process_run(
+    tmp_path, monkeypatch, broker, schemas, pg_url_for_dagster, scripted_server  # noqa: F811
+):
+    slug = "distributed-review"
+    papers = _small_csv(tmp_path)
+    celery_url, local_url = schemas
+
+    # Dagster's instance exactly as deployed: deploy/postgres/dagster.yaml, storage on PostgreSQL.
+    dagster_home = tmp_path / "dagster-home"
+    dagster_home.mkdir()
+    shutil.copy(ROOT / "deploy" / "postgres" / "dagster.yaml", dagster_home / "dagster.yaml")
+    monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
+    monkeypatch.setenv("DAGSTER_PG_URL", pg_url_for_dagster)
+
+    # --- the Celery run: two worker processes on a queue private to this test -------------------------------
+    server = scripted_server(valid_responder)
+    celery_store = _seed(celery_url, slug, papers)
+    queue = f"agentr-test-{uuid.uuid4().hex[:8]}"
+    config_yaml = tmp_path / "celery.yaml"
+    config_yaml.write_text(yaml.safe_dump(worker_config(broker=broker, queue=queue)))
+    worker_env = {
+        **os.environ,
+        # `dagster-celery worker start` runs `celery` from PATH: the one beside this interpreter.
+        "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+        "DAGSTER_HOME": str(dagster_home),
+        "DAGSTER_PG_URL": pg_url_for_dagster,
+        "AGENTR_HOME": str(tmp_path / "celery-home"),
+        "AGENTR_DATABASE_URL": celery_url,
+        "AGENTR_LLM_BASE_URL": server.base_url,
+        "AGENTR_LLM_API_KEY": "sk-test-not-a-real-key",
+        "AGENTR_LLM_MODEL": MODEL,
+        "AGENTR_LLM_CONCURRENCY": "4",
+    }
+    names = [f"w1-{queue}", f"w2-{queue}"]
+    workers = Workers(tmp_path)
+    try:
+        for name in names:
+            workers.start(name, worker_command(config_yaml, queue=queue, name=name), worker_env)
+        workers.wait_ready(WORKER_READY_TIMEOUT_S)
+
+        instance = DagsterInstance.from_config(str(dagster_home))
+        try:
+            instance.add_dynamic_partitions("projects", [slug])
+            recon = ReconstructableRepository.for_module(
+                "agentr_dagster.definitions", "defs", working_directory=str(ROOT)
+            ).get_reconstructable_job(CELERY_JOB)
+            started = time.monotonic()
+            with execute_job(
+                recon, instance=instance, tags={"dagster/partition": slug},
+                run_config={"execution": {"config": celery_executor_config(broker=broker, queue=queue)}},
+            ) as result:
+                elapsed = time.monotonic() - started
+                if not result.success:
+                    pytest.fail("the Celery run failed:\n" + "\n".join(workers.tail(n) for n in names))
+                run_id = result.run_id
+            logs = instance.all_logs(run_id)
+            worker_hosts = Counter(
+                str(e.dagster_event.engine_event_data.metadata["Celery worker"].value)
+                for e in logs
+                if e.dagster_event and e.dagster_event.is_engine_event
+                and "Celery worker" in (e.dagster_event.engine_event_data.metadata or {})
+            )
+            materialized = {e.dagster_event.asset_key.to_user_string() for e in logs
+                            if e.dagster_event and e.dagster_event.is_step_materialization}
+            pool = instance.event_log_storage.get_concurrency_info("llm")
+            mats = instance.fetch_materializations(AssetKey("paper_scores"), limit=5).records
+        finally:
+            instance.dispose()
+    finally:
+        workers.stop()
+
+    # Every step ran in a Celery worker, and both workers took part (RabbitMQ hands tasks out in turn).
+    assert sum(worker_hosts.values()) == len(project_assets), worker_hosts
+    assert {h.split("@")[0] for h in worker_hosts} == set(names), worker_hosts
+    assert materialized == {a.key.to_user_string() for a in project_assets}
+    assert [m.partition_key for m in mats] == [slug]
+    # The `llm` pool was enforced through the shared instance and every slot was given back.
+    assert pool.slot_count == 4 and pool.claimed_slots == [] and pool.pending_steps == []
+    assert server.calls == 2 + PAPERS
+    assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
+    assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
+
+    # --- the same project, in process -------------------------------------------------------------------------
+    local_server = scripted_server(valid_responder)
+    local_store = _seed(local_url, slug, papers)
+    monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "local-home"))
+    local_instance = DagsterInstance.ephemeral()
+    local_instance.add_dynamic_partitions("projects", [slug])
+    local = materialize(
+        project_assets, partition_key=slug, instance=local_instance,
+        resources={"store": StoreResource(database_url=local_url),
+                   "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
+                                      model=MODEL, concurrency=4)},
+    )
+    assert local.success
+    assert local_server.calls == server.calls
+
+    distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
+    for key in in_process:
+        assert distributed[key] == in_process[key], key
+    # The ledger is not trivial: the grant, then a reservation, a settlement and a release per call.
+    spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
+    assert spent > 0 and len(distributed["usage"]) == 2 + PAPERS
+    assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
+    assert distributed["open_reservations"] == [] and distributed["failures"] == 0
+    print(f"celery run: {elapsed:.1f} s for {PAPERS} papers over 2 workers {dict(worker_hosts)}")
+    celery_store.close()
+    local_store.close()
