@@ -5,6 +5,7 @@ usage and ledger (to the credit), the same statuses."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -37,7 +38,12 @@ from agentr_dagster.testing.responders import valid_responder
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import pg_database_url  # noqa: F401
 
-pytestmark = [pytest.mark.distributed, pytest.mark.timeout(300)]
+pytestmark = [
+    pytest.mark.distributed,
+    pytest.mark.timeout(300),
+    # dagster_celery registers its task again on every submission; celery warns each time, harmlessly.
+    pytest.mark.filterwarnings("ignore::celery.exceptions.DuplicateTaskNameWarning"),
+]
 
 ROOT = Path(__file__).resolve().parents[1]
 DEMO = ROOT / "agentr_dagster" / "data" / "demo"
@@ -123,16 +129,12 @@ class Workers:
                 os.killpg(proc.pid, signal.SIGTERM)
         deadline = time.monotonic() + 15
         for proc, _ in self.procs.values():
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
         # The worker runs as a child of `dagster-celery worker start`: kill what is left of each session.
         for proc, _ in self.procs.values():
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             proc.wait(timeout=10)
 
 

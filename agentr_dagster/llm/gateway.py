@@ -30,6 +30,7 @@ from agentr_dagster.domain.failures import (
     TransientError,
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
+from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -53,6 +54,7 @@ class LLMSettings(BaseModel):
     # llama.cpp's server accepts a JSON schema inside the json_object response format and constrains decoding
     # with it; OpenAI proper does not take this extension, so it is opt-in (AGENTR_LLM_SCHEMA_HINT=1).
     schema_hint: bool = False
+    limits: EndpointLimits | None = None
 
 
 @dataclass
@@ -178,6 +180,7 @@ class OpenAICompatibleBackend:
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
         self.calls_made = 0
+        self.limiter = make_limiter(settings.limits, settings.base_url)
         self._rates: tuple[float, Decimal, Decimal] | None = None
         self._rates_lock = threading.Lock()
 
@@ -279,18 +282,23 @@ class OpenAICompatibleBackend:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
         try:
-            response = self.client.chat.completions.create(
-                model=self.model,
-                messages=messages,
-                temperature=temperature,
-                max_tokens=max_tokens,
-                response_format=response_format,
-            )
+            with self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
+                started = time.monotonic()
+                response = self.client.chat.completions.create(
+                    model=self.model,
+                    messages=messages,
+                    temperature=temperature,
+                    max_tokens=max_tokens,
+                    response_format=response_format,
+                )
             content = response.choices[0].message.content or ""
             usage = response.usage
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             self.store.release(reservation, note=f"call failed: {type(exc).__name__}")
-            raise classify_api_error(exc) from exc
+            error = classify_api_error(exc)
+            if error.retry_after:
+                self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
+            raise error from exc
         self.calls_made += 1
         cached_tokens = 0
         details = getattr(usage, "prompt_tokens_details", None) if usage else None

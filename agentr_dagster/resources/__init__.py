@@ -11,6 +11,7 @@ from pydantic import Field
 from agentr_dagster.backends import StageBackend, make_backend
 from agentr_dagster.config import agentr_home
 from agentr_dagster.llm.gateway import LLMSettings
+from agentr_dagster.llm.limits import EndpointLimits
 
 _stores: dict[str, object] = {}
 _stores_lock = threading.Lock()
@@ -51,6 +52,10 @@ class LLMResource(ConfigurableResource):
     timeout_s: float = 120.0
     max_attempts: int = 4
     schema_hint: bool = Field(default=False, description="send the JSON schema in response_format (llama.cpp)")
+    max_concurrent_calls: int | None = Field(default=None, description="endpoint-wide concurrent calls")
+    requests_per_minute: int | None = Field(default=None, description="endpoint-wide request budget")
+    tokens_per_minute: int | None = Field(default=None, description="endpoint-wide token budget")
+    redis_url: str = Field(default="", description="shares the limits across processes and machines")
 
     def settings(self) -> LLMSettings | None:
         if not self.base_url:
@@ -58,6 +63,10 @@ class LLMResource(ConfigurableResource):
         return LLMSettings(
             base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
             timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
+            limits=EndpointLimits(
+                max_concurrent=self.max_concurrent_calls, requests_per_minute=self.requests_per_minute,
+                tokens_per_minute=self.tokens_per_minute, redis_url=self.redis_url or None,
+            ),
         )
 
     def backend(self, store) -> StageBackend:
@@ -67,6 +76,11 @@ class LLMResource(ConfigurableResource):
 def _env_or_default(name: str, default: str = ""):
     """EnvVar keeps secrets out of the run config shown in the UI; only used when the variable is set."""
     return EnvVar(name) if os.environ.get(name) else default
+
+
+def _int_env(name: str) -> int | None:
+    value = os.environ.get(name, "").strip()
+    return int(value) if value else None
 
 
 def resources_from_env() -> dict:
@@ -79,5 +93,9 @@ def resources_from_env() -> dict:
             provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
             concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
             schema_hint=os.environ.get("AGENTR_LLM_SCHEMA_HINT", "") == "1",
+            max_concurrent_calls=_int_env("AGENTR_LLM_MAX_CONCURRENT"),
+            requests_per_minute=_int_env("AGENTR_LLM_RPM"),
+            tokens_per_minute=_int_env("AGENTR_LLM_TPM"),
+            redis_url=os.environ.get("AGENTR_REDIS_URL", ""),
         ),
     }
