@@ -56,6 +56,16 @@ test: install models llama services browser
 lint: install
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 
+# Benchmarks: figures printed and JSON written under .bench/ (not timed tests).
+BENCH_PG ?= postgresql+psycopg2://postgres@127.0.0.1:5432/test
+bench: install models services
+	mkdir -p .bench
+	$(VENV)/bin/agentr bench scoring --papers 64 --latency 0.5 --concurrency 1 --concurrency 5 \
+		--concurrency 16 --concurrency 32 --out .bench/speedup.json
+	$(VENV)/bin/agentr bench overhead --papers 300 --out .bench/overhead-sqlite.json
+	$(VENV)/bin/agentr bench overhead --papers 300 --database-url $(BENCH_PG) --out .bench/overhead-postgresql.json
+	$(VENV)/bin/agentr bench growth --out .bench/growth-sqlite.json
+
 ui: install models
 	$(PY) -c "from agentr_dagster.config import dagster_home; print(dagster_home())" >/dev/null
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml

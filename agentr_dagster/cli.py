@@ -375,6 +375,15 @@ def bench() -> None:
 
 # ---------------------------------------------------------------- commands that live in their own modules
 # Each feature module mounts its commands here, one line each.
+from agentr_dagster.cli_bench import (  # noqa: E402
+    bench_growth_command,
+    bench_overhead_command,
+    bench_scoring_command,
+)
+
+bench.add_command(bench_scoring_command, "scoring")
+bench.add_command(bench_overhead_command, "overhead")
+bench.add_command(bench_growth_command, "growth")
 
 
 if __name__ == "__main__":

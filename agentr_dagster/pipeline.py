@@ -155,13 +155,18 @@ def score_project(
                           completes_stage="score", run_id=run_id)
 
     if getattr(backend, "score_batch", None) is not None:
+        if not store.is_active(slug):
+            raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
-            chunk = [p for p in chunk if store.is_active(slug, p.id)]
             results = backend.score_batch(intent, project.abstract, [(p.title, p.abstract or "") for p in chunk])
-            for paper, assessment in zip(chunk, results, strict=True):
-                persist(paper, assessment)
-            summary.scored += len(chunk)
+            stored = store.save_results_many(
+                slug,
+                [(p.id, keys[p.id], a.model_dump(mode="json")) for p, a in zip(chunk, results, strict=True)],
+                prompt_version=version, model=backend.model, backend=backend.kind, completes_stage="score",
+                run_id=run_id,
+            )
+            summary.scored += stored
             done += len(chunk)
             if progress:
                 progress(done, summary.total)

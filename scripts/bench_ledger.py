@@ -213,7 +213,7 @@ def _chaos(cfg: SpendConfig, stop, out: Path, tag: str) -> None:
                 store.set_multiplier(Decimal(rng.choice(["800", "1000", "1200"])))
             changes += 1
             next_price = time.monotonic() + cfg.price_interval_s
-        if store.is_postgres:
+        if store.is_postgres and cfg.kill_interval_s > 0:
             with store.engine.connect() as conn:
                 killed = conn.execute(sa.text(
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
@@ -222,7 +222,7 @@ def _chaos(cfg: SpendConfig, stop, out: Path, tag: str) -> None:
                 ), {"p": f"{tag}-s%"}).scalar()
                 conn.commit()
             kills += 1 if killed else 0
-        stop.wait(cfg.kill_interval_s if store.is_postgres else cfg.price_interval_s / 4)
+        stop.wait(cfg.kill_interval_s if store.is_postgres and cfg.kill_interval_s > 0 else cfg.price_interval_s / 4)
     out.write_text(json.dumps({"kills": kills, "changes": changes}))
     store.close()
 
@@ -465,6 +465,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sqlite-ops", type=int, default=100, help="spend cycles per process on SQLite")
     parser.add_argument("--sequential", type=int, default=500, help="operations per kind, sequential")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--kill-interval", type=float, default=SpendConfig.kill_interval_s,
+                        help="seconds between killed PostgreSQL connections (0: none)")
     parser.add_argument("--json", type=Path, default=None, help="also write the figures here")
     args = parser.parse_args(argv)
     figures: dict = {}
@@ -486,7 +488,7 @@ def main(argv: list[str] | None = None) -> int:
 def _bench_backend(url: str, args, ops: int, tmp: Path) -> dict:
     sequential = bench_sequential(url, args.sequential)
     print("  sequential ops/s: " + ", ".join(f"{k} {v}" for k, v in sequential.items()))
-    cfg = SpendConfig(url=url, processes=args.processes, ops=ops, seed=args.seed)
+    cfg = SpendConfig(url=url, processes=args.processes, ops=ops, seed=args.seed, kill_interval_s=args.kill_interval)
     prepare(cfg)
     result = run_spenders(cfg, tmp / "journals")
     _print_spend(result)

@@ -188,11 +188,9 @@ class Profiler:
         lists = [[i for i in e.ids if i != unk] if unk is not None else e.ids for e in encodings]
         lengths = np.fromiter((len(x) for x in lists), dtype=np.int64, count=len(lists))
         flat = np.fromiter((i for x in lists for i in x), dtype=np.int32, count=int(lengths.sum()))
-        end = int(self._piece_ptr[-1]) + sum(int(c.sum()) for c in self._ptr_chunks)
         self._piece_chunks.append(flat)
         self._ptr_chunks.append(lengths)
         self._dirty = True
-        del end
 
     def _word_pieces(self) -> tuple[np.ndarray, np.ndarray]:
         if self._dirty:
@@ -228,7 +226,7 @@ class Profiler:
                 chunk = texts[start : start + _CHUNK]
                 words, offs = self._scan(chunk)
                 embs.append(self._embed_words(words, offs) if self._static else self._embed_slow(chunk))
-                tids = self._term_ids(vocab, grow)[words] if len(words) else np.zeros(0, np.int64)
+                tids = self._term_ids(words, vocab, grow)
                 keep = tids >= 0
                 terms.append(tids[keep].astype(np.int32))
                 doc = np.repeat(np.arange(len(chunk)), np.diff(offs))
@@ -240,17 +238,22 @@ class Profiler:
             offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
         )
 
-    def _term_ids(self, vocab: dict[str, int], grow: bool) -> np.ndarray:
-        out = np.full(len(self._word_term), -1, dtype=np.int64)
-        for i, term in enumerate(self._word_term):
+    def _term_ids(self, words: np.ndarray, vocab: dict[str, int], grow: bool) -> np.ndarray:
+        """Term id of each word occurrence (-1: not a term, or unknown with ``grow=False``)."""
+        if not len(words):
+            return np.zeros(0, np.int64)
+        unique, inverse = np.unique(words, return_inverse=True)
+        ids = np.full(len(unique), -1, dtype=np.int64)
+        for i, w in enumerate(unique.tolist()):
+            term = self._word_term[w]
             if term is None:
                 continue
             tid = vocab.get(term)
             if tid is None and grow:
                 tid = vocab[term] = len(vocab)
             if tid is not None:
-                out[i] = tid
-        return out
+                ids[i] = tid
+        return ids[inverse]
 
     def _embed_words(self, words: np.ndarray, offs: np.ndarray) -> np.ndarray:
         """Mean of the first MAX_PIECES WordPiece vectors of each text, L2-normalised."""

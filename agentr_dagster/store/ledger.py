@@ -458,6 +458,23 @@ class LedgerMixin(StoreCore):
             raise StoreError(f"no reservation {reservation_id}")
         return row
 
+    def _lock_reservation(self, conn: Connection, reservation_id: int) -> tuple[sa.Row, Decimal]:
+        """The reservation and its account's balance, both rows locked, in one round trip.
+
+        Settle and release always lock (reservation, account) together with this one statement; reserve locks
+        only the account. No transaction waits for a reservation while holding its account, so no lock cycle.
+        """
+        r, a = t.reservations, t.accounts
+        row = conn.execute(
+            sa.select(r, a.c.balance.label("account_balance"))
+            .join(a, a.c.id == r.c.account_id)
+            .where(r.c.id == reservation_id)
+            .with_for_update()
+        ).first()
+        if row is None:
+            raise StoreError(f"no reservation {reservation_id}")
+        return row, row.account_balance
+
     def settle(self, reservation_id: int, *, usage: UsageIn) -> int:
         """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
 
@@ -473,13 +490,13 @@ class LedgerMixin(StoreCore):
             usage = UsageIn.model_validate(usage)
 
         def tx(conn: Connection) -> int:
-            account_id = self._reservation(conn, reservation_id).account_id
-            balance = self._lock_account(conn, account_id)
-            res = self._reservation(conn, reservation_id, lock=True)
+            res, balance = self._lock_reservation(conn, reservation_id)
+            account_id = res.account_id
             key = f"settle:{reservation_id}"
-            done = self._entry_exists(conn, key)
-            if done is not None:
-                return done.usage_id
+            if res.state == "settled":  # settled in one transaction with its usage row and settle entry
+                return conn.execute(
+                    sa.select(t.usage_log.c.id).where(t.usage_log.c.reservation_id == reservation_id)
+                ).scalar_one()
             # The call was made when its reservation was taken: price it by the rows in force then, so a price
             # change while the call is in flight (or before a late settle) never re-prices it.
             at = as_utc(usage.at) if usage.at is not None else res.created_at
@@ -553,9 +570,8 @@ class LedgerMixin(StoreCore):
 
     def _release(self, reservation_id: int, note: str) -> bool:
         def tx(conn: Connection) -> bool:
-            account_id = self._reservation(conn, reservation_id).account_id
-            balance = self._lock_account(conn, account_id)
-            res = self._reservation(conn, reservation_id, lock=True)
+            res, balance = self._lock_reservation(conn, reservation_id)
+            account_id = res.account_id
             if res.state != "open":
                 return False
             self._post(

@@ -607,28 +607,72 @@ class DomainStore(LedgerMixin):
 
         def tx(conn: Connection) -> None:
             project = self._project(conn, slug)
-            now = now_utc()
-            ss = t.stage_status
-            stmt = self._insert(ss)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=["project_id", "stage", "paper_id"],
-                set_={
-                    "state": stmt.excluded.state,
-                    "detail": stmt.excluded.detail,
-                    "run_id": stmt.excluded.run_id,
-                    "updated_at": stmt.excluded.updated_at,
-                },
-            )
-            for start in range(0, len(ids), _CHUNK):
-                chunk = ids[start : start + _CHUNK]
-                common = {"project_id": project.id, "stage": stage, "state": state, "detail": detail}
-                conn.execute(stmt, [{**common, "paper_id": i, "run_id": run_id, "updated_at": now} for i in chunk])
-                conn.execute(
-                    sa.insert(t.status_transitions),
-                    [{**common, "paper_id": i, "run_id": run_id, "created_at": now} for i in chunk],
-                )
+            self._set_status_many_tx(conn, project.id, stage, state, ids, run_id, detail)
 
         self._run(tx)
+
+    def _set_status_many_tx(
+        self, conn: Connection, project_id: int, stage: str, state: str, ids: list[int], run_id, detail
+    ) -> None:
+        now = now_utc()
+        ss = t.stage_status
+        stmt = self._insert(ss)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=["project_id", "stage", "paper_id"],
+            set_={
+                "state": stmt.excluded.state,
+                "detail": stmt.excluded.detail,
+                "run_id": stmt.excluded.run_id,
+                "updated_at": stmt.excluded.updated_at,
+            },
+        )
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            common = {"project_id": project_id, "stage": stage, "state": state, "detail": detail}
+            conn.execute(stmt, [{**common, "paper_id": i, "run_id": run_id, "updated_at": now} for i in chunk])
+            conn.execute(
+                sa.insert(t.status_transitions),
+                [{**common, "paper_id": i, "run_id": run_id, "created_at": now} for i in chunk],
+            )
+
+    def save_results_many(
+        self,
+        slug: str,
+        results: list[tuple[int, str, dict]],
+        *,
+        prompt_version: str | None,
+        model: str | None,
+        backend: str | None,
+        completes_stage: str,
+        run_id: str | None = None,
+    ) -> int:
+        """Store many (paper_id, cache_key, payload) results and mark those papers completed in one transaction.
+        Papers deleted meanwhile are skipped (they are orphans, not errors). Returns the number stored."""
+
+        def tx(conn: Connection) -> int:
+            project = self._active_project(conn, slug)
+            wanted = [paper_id for paper_id, _, _ in results]
+            live = set()
+            for start in range(0, len(wanted), _CHUNK):
+                live.update(conn.execute(
+                    sa.select(t.papers.c.id).where(
+                        t.papers.c.project_id == project.id,
+                        t.papers.c.id.in_(wanted[start : start + _CHUNK]),
+                        t.papers.c.deleted_at.is_(None),
+                    )
+                ).scalars())
+            rows = [
+                {"project_id": project.id, "paper_id": paper_id, "cache_key": key, "payload": _payload(payload),
+                 "prompt_version": prompt_version, "model": model, "backend": backend, "created_at": now_utc()}
+                for paper_id, key, payload in results if paper_id in live
+            ]
+            insert = self._insert(t.paper_results).on_conflict_do_nothing(index_elements=["paper_id", "cache_key"])
+            for start in range(0, len(rows), _CHUNK):
+                conn.execute(insert, rows[start : start + _CHUNK])
+            self._set_status_many_tx(conn, project.id, completes_stage, "completed", sorted(live), run_id, None)
+            return len(rows)
+
+        return self._run(tx)
 
     def status(self, slug: str | None = None) -> list[StatusRow]:
         """Current stage-level rows, each with its papers counted by state; ordered by slug, then stage.

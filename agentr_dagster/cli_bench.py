@@ -1,0 +1,65 @@
+"""`agentr bench scoring|overhead|growth`: figures printed (and JSON with --json), never asserted."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+
+def _write(result: dict, out: str | None) -> None:
+    if out:
+        with open(out, "w", encoding="utf-8") as handle:
+            json.dump(result, handle, indent=2)
+
+
+@click.command("scoring")
+@click.option("--papers", type=int, default=64, show_default=True)
+@click.option("--latency", type=float, default=0.5, show_default=True, help="seconds per call at the server")
+@click.option("--concurrency", "concurrency", type=int, multiple=True, default=(16,), show_default=True,
+              help="parallel calls; repeat for several (the sequential run is always measured too)")
+@click.option("--database-url", default=None, help="domain store for the run (default: a temporary SQLite)")
+@click.option("--json", "as_json", is_flag=True, help="print the result as JSON before the summary line")
+@click.option("--out", default=None, help="also write the JSON result to this file")
+def bench_scoring_command(papers, latency, concurrency, database_url, as_json, out) -> None:
+    """Speedup of parallel scoring over sequential, against the scripted server on loopback.
+
+    The last line is always `speedup=<x> sequential_s=<a> parallel_s=<b>` for the highest concurrency."""
+    from agentr_dagster.bench.scoring import format_speedup, run_speedup
+
+    result = run_speedup(papers, latency, sorted(set(concurrency)), database_url)
+    _write(result, out)
+    click.echo(json.dumps(result, indent=2) if as_json else format_speedup(result))
+    sequential, best = result["runs"][0], result["runs"][-1]
+    click.echo(f"speedup={best['speedup']} sequential_s={sequential['wall_s']} parallel_s={best['wall_s']}")
+
+
+@click.command("overhead")
+@click.option("--papers", type=int, default=300, show_default=True)
+@click.option("--concurrency", type=int, default=1, show_default=True)
+@click.option("--database-url", default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--out", default=None)
+def bench_overhead_command(papers, concurrency, database_url, as_json, out) -> None:
+    """Per-paper cost of orchestration, persistence and ledger at zero server latency."""
+    from agentr_dagster.bench.scoring import run_overhead
+
+    result = run_overhead(papers, concurrency, database_url)
+    _write(result, out)
+    click.echo(json.dumps(result, indent=2) if as_json else
+               f"{result['database']}: {result['papers_per_s']} papers/s, {result['ms_per_paper']} ms/paper")
+
+
+@click.command("growth")
+@click.option("--papers", "paper_sizes", type=int, multiple=True, default=(100, 1000, 10000), show_default=True)
+@click.option("--projects", "project_sizes", type=int, multiple=True, default=(10, 100, 1000), show_default=True)
+@click.option("--database-url", default=None)
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--out", default=None)
+def bench_growth_command(paper_sizes, project_sizes, database_url, as_json, out) -> None:
+    """Time and peak memory at 1x, 10x and 100x papers per project and projects per instance."""
+    from agentr_dagster.bench.growth import format_growth, run_growth
+
+    result = run_growth(list(paper_sizes), list(project_sizes), database_url)
+    _write(result, out)
+    click.echo(json.dumps(result, indent=2) if as_json else format_growth(result))

@@ -1,0 +1,413 @@
+"""Resume anything that did not finish, from Dagster's run storage when it has the run and from the domain store
+alone when it does not.
+
+Order per project (``resume_project``):
+1. a deleted project is an orphan: its open reservations are released and nothing runs;
+2. a run still alive for the partition (queued, or started by a process that still exists) is left alone;
+3. a started run whose process is gone (SIGKILL, OOM, reboot) is marked failed in Dagster, and the domain states it
+   left behind (``in_progress``/``queued``) become ``reinitiated`` so no state claims work that nobody is doing;
+4. the project's open reservations are released (no live process can settle them) before anything runs again;
+5. the latest failed run is re-executed from failure (same partition and tags, ``dagster/parent_run_id``), via
+   ``ReexecutionOptions.from_failure`` + ``execute_job`` on a reconstructable job;
+6. whatever the domain store still says is incomplete (no run in Dagster at all, storage wiped, re-execution
+   had nothing to retry) gets a fresh run of the whole chain. Stages skip work whose durable output matches, so
+   a fresh run only pays for what is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from decimal import Decimal
+from pathlib import Path
+
+from dagster import (
+    AssetSelection,
+    DagsterEventType,
+    DagsterInstance,
+    DagsterRun,
+    DagsterRunStatus,
+    Definitions,
+    JobDefinition,
+    ReexecutionOptions,
+    RunsFilter,
+    define_asset_job,
+    execute_job,
+    fs_io_manager,
+    in_process_executor,
+    reconstructable,
+)
+
+from agentr_dagster.assets import project_assets, projects
+from agentr_dagster.config import dagster_home, results_dir
+from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.pipeline import score_cache_key, sha256
+from agentr_dagster.resources import resources_from_env
+from agentr_dagster.sensors import PIPELINE_JOB
+
+PARTITION_TAG = "dagster/partition"
+RESUME_TAG = "agentr/resume"
+CHAIN_STAGES = ("intent", "queries", "score", "exports")
+EXPORT_FORMATS = ("csv", "parquet", "xlsx")
+WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
+RUNNING = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING)
+RESUMABLE = (DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED)
+UNFINISHED_STATES = (st.IN_PROGRESS, st.QUEUED)
+QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
+
+
+# ---------------------------------------------------------------- the job resume runs
+def recovery_job() -> JobDefinition:
+    """The project chain as a reconstructable job (``reconstructable(recovery_job)``).
+
+    In-process executor: one process per run, scoring concurrency comes from threads inside ``paper_scores``.
+    The fs IO manager makes re-execution from failure legal (the assets pass nothing between them; Dagster
+    only requires a persistent IO manager on the boundary)."""
+    job = define_asset_job(
+        PIPELINE_JOB,
+        selection=AssetSelection.assets(*project_assets),
+        partitions_def=projects,
+        executor_def=in_process_executor,
+    )
+    resources = {**resources_from_env(), "io_manager": fs_io_manager}
+    return Definitions(assets=project_assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
+
+
+def job_step_keys() -> set[str]:
+    return {node.name for node in recovery_job().nodes}
+
+
+def open_instance() -> DagsterInstance:
+    """The same instance `agentr run` uses: DAGSTER_HOME if set, else $AGENTR_HOME/dagster."""
+    return DagsterInstance.from_config(str(dagster_home()))
+
+
+# ---------------------------------------------------------------- what is incomplete, from durable state
+def configured_model() -> str:
+    """The model the configured backend would record (the cache keys depend on it)."""
+    if not os.environ.get("AGENTR_LLM_BASE_URL"):
+        from agentr_dagster.domain.offline import OFFLINE_MODEL
+
+        return OFFLINE_MODEL
+    return os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini")
+
+
+def uses_llm() -> bool:
+    return bool(os.environ.get("AGENTR_LLM_BASE_URL"))
+
+
+@dataclass
+class ProjectGap:
+    """What the domain store says is not done for one project."""
+
+    slug: str
+    stages: list[str] = field(default_factory=list)  # incomplete stages, in chain order
+    papers: int = 0
+    papers_missing: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.stages
+
+    def add(self, stage: str, reason: str) -> None:
+        if stage not in self.stages:
+            self.stages.append(stage)
+        self.reasons.append(f"{stage}: {reason}")
+        self.stages.sort(key=CHAIN_STAGES.index)
+
+
+def project_gap(store, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
+    """Compare durable outputs with what the current abstract, prompts, model and papers call for."""
+    model = model or configured_model()
+    project = store.get_project(slug)
+    papers = store.list_papers(slug)
+    gap = ProjectGap(slug, papers=len(papers), papers_missing=len(papers))
+    # A stage-level state other than completed (failed, or left in progress by a killed run) needs a run to
+    # make it true again; paper completeness is judged from stored results, not from paper states.
+    for row in store.status(slug):
+        if row.stage in CHAIN_STAGES and row.state is not None and row.state != st.COMPLETED:
+            gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
+
+    intent = store.latest_artifact(slug, "intent")
+    if intent is None:
+        gap.add("intent", "no artifact")
+        for stage in ("queries", "score", "exports"):
+            gap.add(stage, "waits for intent")
+        return gap
+    if intent.input_hash != sha256(project.abstract, prompt_version("intent"), model):
+        gap.add("intent", "stale (abstract, prompt or model changed)")
+    queries = store.latest_artifact(slug, "queries")
+    if queries is None:
+        gap.add("queries", "no artifact")
+    elif queries.input_hash != sha256(intent.input_hash, prompt_version("queries"), model):
+        gap.add("queries", "stale (intent, prompt or model changed)")
+
+    keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
+    scored = store.results_for_project(slug, cache_keys=keys)
+    gap.papers_missing = len(papers) - len({r.paper_id for r in scored})
+    if gap.papers_missing:
+        gap.add("score", f"{gap.papers_missing} of {len(papers)} papers have no current score")
+    newest = max((r.created_at for r in scored), default=None)
+    problem = _export_problem(slug, len(papers), newest, home)
+    if problem:
+        gap.add("exports", problem)
+    return gap
+
+
+def _export_problem(slug: str, papers: int, newest_result: datetime | None, home: Path | None) -> str | None:
+    folder = results_dir(slug, home)
+    for fmt in EXPORT_FORMATS:
+        path = folder / f"scores.{fmt}"
+        if not path.exists():
+            return f"{path.name} missing"
+        if newest_result is not None and path.stat().st_mtime < newest_result.timestamp() - 1:
+            return f"{path.name} older than the newest score"
+    import pyarrow.parquet as pq
+
+    rows = pq.read_metadata(folder / "scores.parquet").num_rows
+    if rows != papers:
+        return f"scores.parquet has {rows} rows for {papers} papers"
+    return None
+
+
+# ---------------------------------------------------------------- Dagster runs: alive or gone
+def partition_runs(instance: DagsterInstance, slug: str) -> list[DagsterRun]:
+    """Runs of the partition, newest first."""
+    return list(instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug})))
+
+
+def run_pids(instance: DagsterInstance, run_id: str) -> set[int]:
+    """Every process that wrote an event for the run (the run worker and, with multiprocess, step workers)."""
+    return {
+        e.dagster_event.pid
+        for e in instance.all_logs(run_id)
+        if e.dagster_event is not None and e.dagster_event.pid is not None
+    }
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie has exited; it only waits for its parent to reap it
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+def run_is_live(instance: DagsterInstance, run: DagsterRun, stale_after: float) -> bool:
+    """Queued runs belong to the daemon; a started run is live while any process that ran it exists.
+
+    Liveness is judged by local process ids, which holds for the CLI and the default run launcher on this host.
+    A started run with no process recorded is only declared gone after ``stale_after`` seconds of silence."""
+    if run.status in WAITING:
+        return True
+    if run.status not in RUNNING:
+        return False
+    pids = run_pids(instance, run.run_id)
+    if pids:
+        return any(pid_alive(pid) for pid in pids)
+    record = instance.get_run_record_by_id(run.run_id)
+    updated = record.update_timestamp.timestamp() if record and record.update_timestamp else time.time()
+    return time.time() - updated < stale_after
+
+
+def steps_to_retry(instance: DagsterInstance, run: DagsterRun) -> list[str]:
+    """Steps of a failed run that did not succeed (what ``from_failure`` will execute)."""
+    if not run.execution_plan_snapshot_id:
+        return []
+    plan = instance.get_execution_plan_snapshot(run.execution_plan_snapshot_id)
+    succeeded = {
+        r.event_log_entry.step_key
+        for r in instance.get_records_for_run(run.run_id, of_type=DagsterEventType.STEP_SUCCESS).records
+    }
+    return [key for key in plan.step_keys_to_execute if key not in succeeded]
+
+
+# ---------------------------------------------------------------- resume
+@dataclass
+class ResumeOutcome:
+    slug: str
+    action: str  # complete | reexecuted | launched | running | orphan | no_credits | failed
+    success: bool
+    parent_run_id: str | None = None
+    run_ids: list[str] = field(default_factory=list)
+    interrupted_runs: list[str] = field(default_factory=list)
+    released_reservations: int = 0
+    stages_before: list[str] = field(default_factory=list)
+    papers_missing_before: int = 0
+    papers_missing_after: int = 0
+    message: str = ""
+    seconds: float = 0.0
+
+
+def release_project_reservations(store, slug: str, why: str) -> int:
+    """Release every open reservation of the project; only call this when no live process can settle them."""
+    held = store.reservations(slug, state="open")
+    for res in held:
+        store.release(res.id, note=why)
+    return len(held)
+
+
+def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
+    """A started run whose processes are gone: fail it in Dagster, record it, and correct the states it left:
+    a paper whose score was stored before the kill is completed, the rest are re-initiated."""
+    instance.report_run_failed(
+        run, message="agentr resume: every process that ran this run is gone (killed or crashed); marked failed"
+    )
+    store.record_failure(slug, "project", "transient", f"run {run.run_id} was interrupted: its process is gone",
+                         run_id=run.run_id)
+    note = f"interrupted run {run.run_id}; resumable"
+    scored: set[int] = set()
+    intent = store.latest_artifact(slug, "intent") if store.is_active(slug) else None
+    if intent is not None:
+        keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in store.list_papers(slug)}
+        scored = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
+    for row in store.status(slug):
+        if row.state in UNFINISHED_STATES:
+            store.set_status(slug, row.stage, st.REINITIATED, detail=note, run_id=run.run_id)
+        stuck = [pid for pid, state in store.paper_states(slug, row.stage).items() if state in UNFINISHED_STATES]
+        done = [pid for pid in stuck if row.stage == "score" and pid in scored]
+        if done:
+            store.set_status_many(slug, row.stage, st.COMPLETED, done, run_id=run.run_id, detail=note)
+        if set(stuck) - set(done):
+            store.set_status_many(slug, row.stage, st.REINITIATED, set(stuck) - set(done), run_id=run.run_id,
+                                  detail=note)
+
+
+def _ensure_partition(instance: DagsterInstance, slug: str) -> None:
+    if not instance.has_dynamic_partition(projects.name, slug):
+        instance.add_dynamic_partitions(projects.name, [slug])
+
+
+def _resume_tags(parent: DagsterRun | None, slug: str, how: str) -> dict[str, str]:
+    # Re-execution from Python does not copy the parent's tags: keep the user's, set the partition ourselves.
+    tags = {k: v for k, v in (parent.tags if parent else {}).items() if not k.startswith("dagster/")}
+    tags.update({PARTITION_TAG: slug, RESUME_TAG: how})
+    if parent is not None:
+        tags["dagster/parent_run_id"] = parent.run_id
+        tags["dagster/root_run_id"] = parent.root_run_id or parent.run_id
+    return tags
+
+
+def reexecute_from_failure(instance: DagsterInstance, parent: DagsterRun, slug: str, verbose: bool = False):
+    options = ReexecutionOptions.from_failure(run_id=parent.run_id, instance=instance)
+    run_config = None if verbose else {**(parent.run_config or {}), **QUIET}
+    return execute_job(
+        reconstructable(recovery_job), instance=instance, run_config=run_config,
+        tags=_resume_tags(parent, slug, "from-failure"), reexecution_options=options,
+    )
+
+
+def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool = False, extra_tags=None):
+    _ensure_partition(instance, slug)
+    tags = {**_resume_tags(None, slug, how), **(extra_tags or {})}
+    return execute_job(reconstructable(recovery_job), instance=instance, run_config=None if verbose else QUIET,
+                       tags=tags)
+
+
+def _last_failure(store, slug: str) -> str:
+    rows = store.failures(slug)
+    return f"{rows[-1].failure_class}: {rows[-1].message}" if rows else ""
+
+
+def resume_project(
+    store, instance: DagsterInstance, slug: str, *, stale_after: float = 900.0, verbose: bool = False,
+    model: str | None = None,
+) -> ResumeOutcome:
+    started = time.monotonic()
+    outcome = ResumeOutcome(slug, "complete", True)
+    try:
+        project = store.get_project(slug, include_deleted=True)
+    except Exception as exc:  # noqa: BLE001 - ProjectNotFound: say so, resume the rest
+        return ResumeOutcome(slug, "failed", False, message=str(exc))
+    runs = partition_runs(instance, slug)
+    live = [r for r in runs if run_is_live(instance, r, stale_after)]
+    if live:
+        outcome.action, outcome.success = "running", True
+        outcome.run_ids = [r.run_id for r in live]
+        outcome.message = f"run {live[0].run_id} ({live[0].status.value}) is still working on it; left alone"
+        return outcome
+    model = model or configured_model()
+    for run in runs:
+        if run.status in RUNNING:
+            mark_interrupted(store, instance, run, slug, model)
+            outcome.interrupted_runs.append(run.run_id)
+    outcome.released_reservations = release_project_reservations(
+        store, slug, "released by resume: no live process holds it"
+    )
+    if project.deleted_at is not None:
+        outcome.action, outcome.message = "orphan", "project was deleted; orphans are terminal and never resumed"
+        return outcome
+    gap = project_gap(store, slug, model)
+    outcome.stages_before, outcome.papers_missing_before = list(gap.stages), gap.papers_missing
+    if gap.complete:
+        outcome.papers_missing_after = 0
+        outcome.seconds = time.monotonic() - started
+        return outcome
+    if uses_llm():
+        store.ensure_account(project.account)
+        if store.balance(project.account) <= Decimal(0):
+            outcome.action, outcome.success = "no_credits", False
+            outcome.message = f"account {project.account!r} has no credits: `agentr credits grant N`, then resume"
+            return outcome
+    runs = partition_runs(instance, slug)  # statuses changed if runs were marked interrupted
+    parent = runs[0] if runs else None
+    result = None
+    if parent is not None and parent.status in RESUMABLE:
+        retry = steps_to_retry(instance, parent)
+        if retry and set(retry) <= job_step_keys():
+            outcome.action, outcome.parent_run_id = "reexecuted", parent.run_id
+            result = reexecute_from_failure(instance, parent, slug, verbose)
+            outcome.run_ids.append(result.run_id)
+    gap = project_gap(store, slug, model)
+    if not gap.complete and (result is None or result.success):
+        # Nothing in Dagster to re-execute (storage wiped, no run yet, or the run had nothing left to retry),
+        # or re-execution finished its steps and the store still lacks something: run the whole chain.
+        outcome.action = "launched" if result is None else outcome.action
+        result = launch_chain(instance, slug, "store" if parent is None else "chain", verbose)
+        outcome.run_ids.append(result.run_id)
+        gap = project_gap(store, slug, model)
+    outcome.papers_missing_after = gap.papers_missing
+    outcome.success = gap.complete
+    if not gap.complete:
+        outcome.action = "failed" if outcome.action == "complete" else outcome.action
+        outcome.message = "; ".join(gap.reasons[:3]) + (f"; last failure {_last_failure(store, slug)}"
+                                                         if store.failures(slug) else "")
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def resume(
+    store, instance: DagsterInstance | None = None, slugs: list[str] | None = None, *, stale_after: float = 900.0,
+    verbose: bool = False,
+) -> list[ResumeOutcome]:
+    """Resume the given projects, or (``slugs=None``) every live project plus open reservations of deleted ones.
+
+    Reservations open longer than ``stale_after`` seconds are released first whatever their project."""
+    own = instance is None
+    instance = instance or open_instance()
+    try:
+        store.release_stale_reservations(stale_after)
+        if slugs is None:
+            active = [p.slug for p in store.list_projects()]
+            deleted = {p.slug for p in store.list_projects(include_deleted=True)} - set(active)
+            pending = {r.slug for r in store.reservations(state="open") if r.slug in deleted}
+            slugs = active + sorted(pending)
+        return [resume_project(store, instance, slug, stale_after=stale_after, verbose=verbose) for slug in slugs]
+    finally:
+        if own:
+            instance.dispose()
+
+
+def utc_day_start(at: datetime | None = None) -> datetime:
+    at = (at or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    return at.replace(hour=0, minute=0, second=0, microsecond=0)

@@ -1,0 +1,185 @@
+"""A gated repair schedule: re-requests failed or missing project partitions, at most N times a day each.
+
+Gates (DESIGN.md: ``missing() | execution_failed()`` automation re-requests every tick, an LLM cost loop):
+- stopped by default: turn it on in the UI (or `dagster schedule start repair_schedule`);
+- a partition is requested only when the domain store says it is incomplete, no run of it is queued or running,
+  and its last failure is one a retry can fix (transient, or no credits once the balance is positive again);
+  orphans (deleted projects) and permanent failures (bad key, unknown model, unusable input) need a person;
+- at most ``AGENTR_REPAIR_MAX_PER_DAY`` (default 2) repair runs per partition per UTC day, counted durably from
+  the repair tag on the runs in Dagster's run storage.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from decimal import Decimal
+
+from dagster import (
+    DagsterRunStatus,
+    DefaultScheduleStatus,
+    RunRequest,
+    RunsFilter,
+    ScheduleEvaluationContext,
+    SkipReason,
+    schedule,
+)
+
+from agentr_dagster.assets import projects
+from agentr_dagster.resources import StoreResource
+from agentr_dagster.sensors import PIPELINE_JOB
+
+REPAIR_TAG = "agentr/repair"
+ATTEMPT_TAG = "agentr/repair_attempt"
+PARTITION_TAG = "dagster/partition"
+MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
+DEFAULT_MAX_PER_DAY = 2
+IN_FLIGHT = [
+    DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
+    DagsterRunStatus.CANCELING,
+]
+NEEDS_A_PERSON = ("orphan", "permanent", "other")
+
+
+def max_per_day() -> int:
+    try:
+        return max(0, int(os.environ.get(MAX_PER_DAY_ENV, DEFAULT_MAX_PER_DAY)))
+    except ValueError:
+        return DEFAULT_MAX_PER_DAY
+
+
+@dataclass(frozen=True)
+class RepairView:
+    """What the schedule knows about one partition when it decides."""
+
+    slug: str
+    active: bool
+    complete: bool
+    in_flight: bool
+    last_failure_class: str | None  # of the latest recorded failure, if the project is incomplete
+    credits_available: bool
+    attempts_today: int
+
+
+def repair_decision(view: RepairView, limit: int) -> tuple[bool, str]:
+    """Pure: whether to request a repair run for this partition now, and why (not)."""
+    if not view.active:
+        return False, "deleted (orphans are terminal)"
+    if view.complete:
+        return False, "complete"
+    if view.in_flight:
+        return False, "a run is queued or running"
+    if view.last_failure_class in NEEDS_A_PERSON:
+        return False, f"last failure is {view.last_failure_class}: needs a person (see `agentr failures`)"
+    if view.last_failure_class == "no_credits" and not view.credits_available:
+        return False, "out of credits: waits for a top-up"
+    if view.attempts_today >= limit:
+        return False, f"{view.attempts_today} repair runs today already (limit {limit})"
+    return True, f"incomplete; repair attempt {view.attempts_today + 1} of {limit} today"
+
+
+def _utc_day_start(at: datetime) -> datetime:
+    at = at.astimezone(timezone.utc) if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    return at.replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+FAILED_STATE_CLASS = {
+    "failed_other": "permanent", "failed_orphan": "orphan", "failed_no_credits": "no_credits",
+    "failed_transient": "transient", "reinitiated": "transient", "in_progress": "transient", "queued": "transient",
+}
+
+
+def last_failure_class(store, slug: str) -> str | None:
+    """The class of the failure that stopped the chain: the first stage (in chain order) not completed.
+    Stage states are the last word of each run; the failure log also holds in-process retries."""
+    by_stage = {row.stage: row.state for row in store.status(slug)}
+    for stage in ("intent", "queries", "score"):
+        cls = FAILED_STATE_CLASS.get(by_stage.get(stage) or "")
+        if cls:
+            return cls
+    return None
+
+
+def _in_flight(store, instance, slug: str, model: str) -> bool:
+    """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
+    from agentr_dagster.recovery import (
+        mark_interrupted,
+        release_project_reservations,
+        run_is_live,
+    )
+
+    runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT))
+    if any(run_is_live(instance, run, stale_after=900.0) for run in runs):
+        return True
+    for run in runs:
+        mark_interrupted(store, instance, run, slug, model)
+    if runs:
+        release_project_reservations(store, slug, "released by the repair schedule: its run's process is gone")
+    return False
+
+
+def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
+    from agentr_dagster.recovery import configured_model, project_gap
+
+    model = configured_model()
+    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.list_projects()}
+    day = _utc_day_start(now)
+    views = []
+    for slug in sorted(slugs):
+        try:
+            project = store.get_project(slug, include_deleted=True)
+        except Exception:  # noqa: BLE001 - a partition with no project in the store: nothing to repair
+            continue
+        active = project.deleted_at is None
+        in_flight = _in_flight(store, instance, slug, model)
+        complete, last_class, credits = True, None, True
+        if active:
+            complete = project_gap(store, slug, model).complete
+            if not complete:
+                last_class = last_failure_class(store, slug)
+                if uses_llm:
+                    credits = store.balance(project.account) > Decimal(0)
+        attempts = len(instance.get_run_ids(
+            RunsFilter(tags={PARTITION_TAG: slug, REPAIR_TAG: "schedule"}, created_after=day)
+        ))
+        views.append(RepairView(slug, active, complete, in_flight, last_class, credits, attempts))
+    return views
+
+
+def repair_requests(store, instance, now: datetime, limit: int | None = None, uses_llm: bool | None = None):
+    """(run requests, one line per partition saying what was decided)."""
+    limit = max_per_day() if limit is None else limit
+    uses_llm = bool(os.environ.get("AGENTR_LLM_BASE_URL")) if uses_llm is None else uses_llm
+    requests, lines = [], []
+    for view in repair_views(store, instance, now, uses_llm):
+        go, why = repair_decision(view, limit)
+        lines.append(f"{view.slug}: {'repair' if go else 'skip'}: {why}")
+        if not go:
+            continue
+        if not instance.has_dynamic_partition(projects.name, view.slug):
+            instance.add_dynamic_partitions(projects.name, [view.slug])  # storage was wiped: restore the key
+        attempt = view.attempts_today + 1
+        requests.append(RunRequest(
+            partition_key=view.slug,
+            run_key=f"repair:{view.slug}:{_utc_day_start(now).date().isoformat()}:{attempt}",
+            job_name=PIPELINE_JOB,
+            tags={REPAIR_TAG: "schedule", ATTEMPT_TAG: str(attempt), "agentr/source": "repair_schedule"},
+        ))
+    return requests, lines
+
+
+@schedule(
+    name="repair_schedule",
+    cron_schedule=os.environ.get("AGENTR_REPAIR_CRON", "17 * * * *"),
+    job_name=PIPELINE_JOB,
+    default_status=DefaultScheduleStatus.STOPPED,
+    description="Re-requests incomplete project partitions whose failure a retry can fix, at most "
+    f"${MAX_PER_DAY_ENV} (default {DEFAULT_MAX_PER_DAY}) times a day each. Stopped by default.",
+)
+def repair_schedule(context: ScheduleEvaluationContext, store: StoreResource):
+    now = context.scheduled_execution_time or datetime.now(timezone.utc)
+    requests, lines = repair_requests(store.get(), context.instance, now)
+    for line in lines:
+        context.log.info(line)
+    return requests or SkipReason("; ".join(lines) or "no projects")

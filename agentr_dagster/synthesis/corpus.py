@@ -1,0 +1,150 @@
+"""The synthesis input: the project's intent and every paper with its current, validated score, plus stable
+citation keys. Read from the domain store; no Dagster here."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
+from agentr_dagster.domain.failures import PermanentError
+from agentr_dagster.domain.text import is_stopword, tokenize
+from agentr_dagster.pipeline import current_intent, score_cache_key
+
+
+@dataclass(frozen=True)
+class ScoredPaper:
+    paper_id: int
+    result_id: int
+    key: str
+    title: str
+    abstract: str
+    year: int | None
+    doi: str | None
+    authors: tuple[str, ...]
+    venue: str | None
+    url: str | None
+    assessment: PaperAssessment
+    backend: str | None
+    model: str | None
+
+    @property
+    def c1(self) -> float:
+        return float(self.assessment.c1_direct_competitor.score)
+
+    @property
+    def c2(self) -> float:
+        return float(self.assessment.c2_supporting_work.score)
+
+    @property
+    def similarity(self) -> float:
+        return float(self.assessment.semantic_similarity)
+
+    @property
+    def contribution_type(self) -> str:
+        return self.assessment.c2_supporting_work.contribution_type.value
+
+    @property
+    def relevance(self) -> float:
+        """One number to order papers inside a section: direct competition first, then support, then
+        similarity (each on 0-1)."""
+        return round(0.5 * self.c1 / 10 + 0.3 * self.c2 / 10 + 0.2 * self.similarity, 6)
+
+    @property
+    def text(self) -> str:
+        return f"{self.title}. {self.abstract}".strip()
+
+
+@dataclass(frozen=True)
+class Corpus:
+    slug: str
+    title: str | None
+    abstract: str
+    intent: ResearchIntent
+    intent_hash: str
+    papers: tuple[ScoredPaper, ...]
+    unscored: int  # live papers without a current score (left out of the synthesis)
+
+    @property
+    def fingerprint(self) -> str:
+        """Changes exactly when a current result, the intent or the project's abstract changes."""
+        digest = hashlib.sha256()
+        for part in (self.intent_hash, self.abstract, *(f"{p.paper_id}:{p.result_id}:{p.key}" for p in self.papers)):
+            digest.update(part.encode())
+            digest.update(b"\x1f")
+        return digest.hexdigest()
+
+    def by_id(self) -> dict[int, ScoredPaper]:
+        return {p.paper_id: p for p in self.papers}
+
+    def by_key(self) -> dict[str, ScoredPaper]:
+        return {p.key: p for p in self.papers}
+
+
+def load_corpus(store, slug: str) -> Corpus:
+    """The project's papers with a score that is current for the paper text, intent, prompt and model."""
+    project = store.get_project(slug)
+    intent, intent_hash = current_intent(store, slug)
+    papers = {p.id: p for p in store.list_papers(slug)}
+    current = []
+    for result in store.results_for_project(slug):
+        paper = papers.get(result.paper_id)
+        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+            continue  # a score for older text or an older intent is not evidence for this synthesis
+        current.append((paper, result))
+    if not current:
+        raise PermanentError(f"project {slug!r} has no scored papers yet: materialise paper_scores first")
+    keys = cite_keys([(p.id, p.title, p.year, p.authors) for p, _ in current])
+    scored = tuple(
+        ScoredPaper(
+            paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
+            doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
+            assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
+        )
+        for p, r in sorted(current, key=lambda pr: pr[0].id)
+    )
+    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, len(papers) - len(scored))
+
+
+def _ascii(text: str) -> str:
+    return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+
+
+def _surname(author: str) -> str:
+    author = author.strip()
+    if not author:
+        return ""
+    name = author.split(",")[0] if "," in author else author.split()[-1]
+    return re.sub(r"[^a-z]", "", _ascii(name))
+
+
+def _title_words(title: str) -> list[str]:
+    words = [re.sub(r"[^a-z0-9]", "", _ascii(t)) for t in tokenize(title) if not is_stopword(t)]
+    return [w for w in words if len(w) > 1 and not w.isdigit()]
+
+
+def cite_keys(papers: list[tuple[int, str, int | None, list[str] | tuple[str, ...]]]) -> dict[int, str]:
+    """Google-Scholar-style keys (surname + year + first title word), or two title words around the year when
+    there is no author; collisions get a, b, c... in paper-id order, so a key never depends on ordering."""
+    used: set[str] = set()
+    out: dict[int, str] = {}
+    for paper_id, title, year, authors in sorted(papers, key=lambda p: p[0]):
+        words = _title_words(title) or ["paper"]
+        surname = _surname(authors[0]) if authors else ""
+        when = str(year) if year else "nd"
+        base = f"{surname}{when}{words[0]}" if surname else f"{words[0]}{when}{words[1] if len(words) > 1 else ''}"
+        base = base[:40]
+        key, n = base, 0
+        while key in used:
+            key = f"{base}{_suffix(n)}"
+            n += 1
+        used.add(key)
+        out[paper_id] = key
+    return out
+
+
+def _suffix(n: int) -> str:
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return letters[n] if n < 26 else f"{letters[n % 26]}{n // 26}"

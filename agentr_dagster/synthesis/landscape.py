@@ -1,0 +1,257 @@
+"""The research landscape of a project: ranked direct competitors (C1), supporting work by contribution type
+(C2), recurring gaps (the per-paper research gaps clustered and labelled) and the taxonomy with routing.
+Every claim carries evidence pointers: the papers, stored result rows and score fields it rests on."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from agentr_dagster.domain.contracts import ContributionType
+from agentr_dagster.synthesis.clustering import (
+    distinctive_phrases,
+    doc_phrases,
+    medoid,
+    threshold_clusters,
+)
+from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper
+from agentr_dagster.synthesis.models import (
+    Claim,
+    CompetitorEntry,
+    Evidence,
+    GapCluster,
+    GapStatement,
+    Landscape,
+    PaperSummary,
+    SupportGroup,
+    SupportingEntry,
+)
+from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID, build_taxonomy, check_taxonomy
+
+SYNTHESIS_VERSION = "synthesis-v1"
+
+CONTRIBUTION_LABELS = {
+    "methodology": "methodology",
+    "problem_context": "problem context",
+    "domain_knowledge": "domain knowledge",
+    "constraint_analysis": "constraint analysis",
+    "related_application": "related applications",
+    "theoretical_foundation": "theoretical foundations",
+}
+
+
+@dataclass(frozen=True)
+class LandscapeSettings:
+    c1_threshold: float = 5.0  # rubric: 5-6 = same problem with a different method (or vice versa)
+    c2_threshold: float = 5.0
+    competitor_section_max: int = 6  # competitors discussed in their own section
+    gap_distance: float = 0.35  # cosine distance within which gap statements are one recurring gap
+    max_gap_clusters: int = 10
+    gap_section_clusters: int = 5
+    cites_per_claim: int = 5  # a sentence cites at most this many papers (the evidence lists all)
+
+
+class Embedder:  # the protocol: domain.embeddings.Embedder or anything with encode(texts) -> unit rows
+    def encode(self, texts: list[str]) -> np.ndarray: ...
+
+
+_DETAIL_RE = re.compile(r"\s*\([^()]*\d[^()]*\)")  # "(match 0.12: 0/2 words present)" and the like
+_SPACE_RE = re.compile(r"\s+")
+
+
+def clean_gap(text: str) -> str:
+    """A gap statement without parenthesised measurements, so equal gaps compare equal across papers."""
+    return _SPACE_RE.sub(" ", _DETAIL_RE.sub("", text)).strip().rstrip(".;:") or text.strip()
+
+
+def planned_work_voice(text: str) -> str:
+    """Per-paper outputs speak of 'the user'/'the researcher'; a related-work draft speaks of the planned work."""
+    text = re.sub(r"\b(?:the )?(?:user|researcher)(?:'s|’s)", "the planned work's", text, flags=re.I)
+    return re.sub(r"\bthe (?:user|researcher)\b", "the planned work", text, flags=re.I)
+
+
+def _ev(paper: ScoredPaper, **fields) -> Evidence:
+    return Evidence(paper_id=paper.paper_id, key=paper.key, result_id=paper.result_id, fields=fields)
+
+
+def _overlap(paper: ScoredPaper) -> dict[str, str]:
+    o = paper.assessment.overlap
+    return {"problem": o.problem.value, "method": o.method.value, "domain": o.domain.value,
+            "constraint": o.constraint.value}
+
+
+def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
+                    settings: LandscapeSettings | None = None) -> Landscape:
+    settings = settings or LandscapeSettings()
+    if embedder is None:
+        from agentr_dagster.domain.embeddings import get_embedder
+
+        embedder = get_embedder()
+    papers = sorted(corpus.papers, key=lambda p: p.paper_id)
+
+    def relevant(p: ScoredPaper) -> bool:
+        return p.c1 >= settings.c1_threshold or p.c2 >= settings.c2_threshold
+
+    included = [p for p in papers if relevant(p)]
+    floor_applied = len(included) >= 2
+    if not floor_applied:
+        included = list(papers)  # too few above the floor to organise: keep everything, and say so
+    included_ids = {p.paper_id for p in included}
+    claims: list[Claim] = []
+
+    # Direct competitors (C1), best first.
+    ranked = sorted((p for p in included if p.c1 >= settings.c1_threshold),
+                    key=lambda p: (-p.c1, -p.similarity, p.paper_id))
+    competitors = []
+    for rank, p in enumerate(ranked, start=1):
+        overlap = _overlap(p)
+        claim = Claim(
+            id=f"c1-{rank:02d}", kind="competitor",
+            text=(f"{p.key} is a direct competitor of the planned work (C1 {p.c1:.1f}/10; problem overlap "
+                  f"{overlap['problem']}, method overlap {overlap['method']})."),
+            evidence=[_ev(p, **{"c1_direct_competitor.score": p.c1,
+                                "c1_direct_competitor.justification": p.assessment.c1_direct_competitor.justification,
+                                "overlap.problem": overlap["problem"], "overlap.method": overlap["method"],
+                                "semantic_similarity": p.similarity})],
+        )
+        claims.append(claim)
+        competitors.append(CompetitorEntry(
+            rank=rank, paper_id=p.paper_id, key=p.key, c1=p.c1, similarity=p.similarity, overlap=overlap,
+            justification=p.assessment.c1_direct_competitor.justification, claim_id=claim.id,
+        ))
+
+    # Supporting work (C2) by contribution type.
+    supporting = []
+    for ctype in ContributionType:
+        group = sorted((p for p in included if p.c2 >= settings.c2_threshold and p.contribution_type == ctype.value),
+                       key=lambda p: (-p.c2, p.paper_id))
+        if not group:
+            continue
+        label = CONTRIBUTION_LABELS[ctype.value]
+        lead = ", ".join(f"{p.key} (C2 {p.c2:.1f})" for p in group[:3])
+        claim = Claim(
+            id=f"c2-{ctype.value}", kind="supporting",
+            text=f"{len(group)} candidate(s) support the planned work through {label}, led by {lead}.",
+            evidence=[_ev(p, **{"c2_supporting_work.score": p.c2,
+                                "c2_supporting_work.contribution_type": p.contribution_type,
+                                "c2_supporting_work.relevance_areas": list(p.assessment.c2_supporting_work.relevance_areas)})
+                      for p in group],
+        )
+        claims.append(claim)
+        supporting.append(SupportGroup(
+            contribution_type=ctype.value, label=label, claim_id=claim.id,
+            papers=[SupportingEntry(paper_id=p.paper_id, key=p.key, c2=p.c2,
+                                    relevance_areas=list(p.assessment.c2_supporting_work.relevance_areas))
+                    for p in group],
+        ))
+
+    gap_clusters = _gap_clusters(included, embedder, settings, claims)
+
+    # Taxonomy over the included papers, with the competitor and gap sections as role-based nodes.
+    texts = [p.text for p in included]
+    vectors = embedder.encode(texts)
+    phrases = doc_phrases(texts)
+    by_id = {p.paper_id: p for p in papers}
+    cited_gap_papers: set[int] = set()
+    for cluster in gap_clusters[: settings.gap_section_clusters]:
+        cited_gap_papers.update(top_papers(cluster.papers, by_id, settings.cites_per_claim))
+    taxonomy = build_taxonomy(
+        [p.paper_id for p in included], vectors, phrases,
+        [c.paper_id for c in competitors[: settings.competitor_section_max]], sorted(cited_gap_papers),
+    )
+    routes: dict[int, list[str]] = {}
+    for route in taxonomy.routes:
+        routes.setdefault(route.paper_id, []).append(route.node)
+    for node in taxonomy.preorder():
+        if node.parent is None or node.id in (COMPETITORS_ID, GAPS_ID):
+            continue
+        members = [by_id[i] for i in taxonomy.subtree_papers(node.id)]
+        leaves = {node.id, *node.children}
+        scores = {r.paper_id: r.score for r in taxonomy.routes if r.node in leaves}
+        claims.append(Claim(
+            id=f"tax-{node.id}", kind="taxonomy", section=node.id,
+            text=(f"{len(members)} included candidate(s) are routed to the theme '{node.label}'"
+                  + (f" (distinctive phrases: {', '.join(node.key_phrases)})." if node.key_phrases else ".")),
+            evidence=[_ev(p, semantic_similarity=p.similarity, route_cosine=scores.get(p.paper_id)) for p in members],
+        ))
+
+    summaries = [
+        PaperSummary(
+            paper_id=p.paper_id, result_id=p.result_id, key=p.key, title=p.title, year=p.year, doi=p.doi,
+            c1=p.c1, c2=p.c2, similarity=p.similarity, contribution_type=p.contribution_type, overlap=_overlap(p),
+            relevance=p.relevance, included=p.paper_id in included_ids,
+            exclusion_reason=None if p.paper_id in included_ids else (
+                f"below the relevance floor (C1 {p.c1:.1f} < {settings.c1_threshold:g} and "
+                f"C2 {p.c2:.1f} < {settings.c2_threshold:g})"),
+            sections=routes.get(p.paper_id, []),
+        )
+        for p in papers
+    ]
+    first = papers[0]
+    return Landscape(
+        slug=corpus.slug, version=SYNTHESIS_VERSION, backend=first.backend, model=first.model,
+        n_papers=len(papers), papers=summaries, competitors=competitors, supporting=supporting,
+        gap_clusters=gap_clusters, taxonomy=taxonomy, claims=claims,
+        structure_problems=check_taxonomy(taxonomy, sorted(included_ids)),
+        settings={**asdict(settings), "relevance_floor_applied": floor_applied, "unscored_papers": corpus.unscored},
+    )
+
+
+def top_papers(paper_ids: list[int], by_id: dict[int, ScoredPaper], n: int) -> list[int]:
+    """The ``n`` most relevant of ``paper_ids`` (relevance, then id)."""
+    return sorted(paper_ids, key=lambda i: (-by_id[i].relevance, i))[:n]
+
+
+def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: LandscapeSettings,
+                  claims: list[Claim]) -> list[GapCluster]:
+    statements: list[tuple[ScoredPaper, int, str, str]] = []  # paper, index, original, cleaned
+    for p in included:
+        for i, gap in enumerate(p.assessment.research_gaps):
+            statements.append((p, i, gap, clean_gap(gap)))
+    if not statements:
+        return []
+    unique: dict[str, int] = {}
+    for _, _, _, cleaned in statements:
+        unique.setdefault(cleaned.casefold(), len(unique))
+    texts = [""] * len(unique)
+    for _, _, _, cleaned in statements:
+        texts[unique[cleaned.casefold()]] = texts[unique[cleaned.casefold()]] or cleaned
+    vectors = embedder.encode(texts)
+    labels = threshold_clusters(vectors, settings.gap_distance)
+    members: dict[int, list[int]] = {}
+    for u, c in enumerate(labels.tolist()):
+        members.setdefault(c, []).append(u)
+    support: dict[int, set[int]] = {}  # unique text -> papers stating it
+    for p, _, _, cleaned in statements:
+        support.setdefault(unique[cleaned.casefold()], set()).add(p.paper_id)
+    groups = []
+    for c, units in members.items():
+        papers = set().union(*(support[u] for u in units))
+        groups.append((c, units, papers))
+    groups.sort(key=lambda g: (-len(g[2]), -len(g[1]), min(g[1])))
+    groups = groups[: settings.max_gap_clusters]
+    names = distinctive_phrases(doc_phrases(texts, per_doc=6), [g[1] for g in groups], k=3)
+    result_ids = {p.paper_id: p.result_id for p in included}
+    out = []
+    for n, ((_, units, papers), phrases) in enumerate(zip(groups, names, strict=True), start=1):
+        centre = medoid(vectors, units)
+        # The statement most papers make stands for the cluster; the medoid breaks ties.
+        rep = max(units, key=lambda u: (len(support[u]), u == centre, -u))
+        in_cluster = set(units)
+        stated = [GapStatement(paper_id=p.paper_id, key=p.key, index=i, text=gap)
+                  for p, i, gap, cleaned in statements if unique[cleaned.casefold()] in in_cluster]
+        cid = f"gap-{n:02d}"
+        representative = planned_work_voice(texts[rep])
+        claims.append(Claim(
+            id=cid, kind="gap",
+            text=f"A gap recorded for {len(papers)} of the {len(included)} included candidates: {representative}.",
+            evidence=[Evidence(paper_id=s.paper_id, key=s.key, result_id=result_ids[s.paper_id],
+                               fields={f"research_gaps[{s.index}]": s.text}) for s in stated],
+        ))
+        out.append(GapCluster(
+            id=cid, label=representative[:120], representative=representative, key_phrases=phrases,
+            papers=sorted(papers), statements=stated, claim_id=cid,
+        ))
+    return out
