@@ -17,7 +17,7 @@ $(PY):
 	$(PIP) install -q --upgrade pip
 
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q -e ".[dev,distributed]"
 	touch $@
 
 install: $(INSTALL_STAMP)
@@ -65,6 +65,20 @@ bench: install models services
 	$(VENV)/bin/agentr bench overhead --papers 300 --out .bench/overhead-sqlite.json
 	$(VENV)/bin/agentr bench overhead --papers 300 --database-url $(BENCH_PG) --out .bench/overhead-postgresql.json
 	$(VENV)/bin/agentr bench growth --out .bench/growth-sqlite.json
+
+# Recovery under injected faults, a SIGKILL and lost Dagster storage: prints faults injected, runs completed,
+# papers lost, duplicate charges and wall time (JSON in .bench/recovery.json).
+.PHONY: recovery-report
+recovery-report: install models
+	mkdir -p .bench
+	$(PY) scripts/recovery_report.py --json .bench/recovery.json
+
+# Ledger operations per second (PostgreSQL and SQLite) and 32 spender processes x 500 cycles with injected
+# failures, then `verify` and a journal reconciliation (JSON in .bench/ledger.json). Takes several minutes.
+.PHONY: bench-ledger
+bench-ledger: install services
+	mkdir -p .bench
+	$(PY) scripts/bench_ledger.py --processes 32 --ops 500 --json .bench/ledger.json
 
 ui: install models
 	$(PY) -c "from agentr_dagster.config import dagster_home; print(dagster_home())" >/dev/null

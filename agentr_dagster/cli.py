@@ -348,24 +348,17 @@ def pricing_set(model, input_price, output_price, cached_input, provider, tier) 
 @main.command()
 @click.argument("slug", required=False)
 @click.option("--json", "as_json", is_flag=True)
-def usage(slug: str | None, as_json: bool) -> None:
-    """LLM usage: tokens, USD and credits per call (and totals)."""
-    rows = _store().usage(slug)
+@click.option("--calls", "per_call", is_flag=True, help="One row per call, with the price and multiplier it paid.")
+def usage(slug: str | None, as_json: bool, per_call: bool) -> None:
+    """LLM usage by project, stage, model and (UTC) day: calls, tokens, USD and credits, with totals."""
+    from agentr_dagster.reports import aggregate, format_table, records, totals_of, usage_calls_frame
+
+    calls = usage_calls_frame(_store(), slug)
+    frame = calls if per_call else aggregate(calls)
     if as_json:
-        _echo_json(rows)
+        _echo_json(records(frame))
         return
-    if not rows:
-        click.echo("no usage recorded")
-        return
-    totals = {"calls": 0, "input_tokens": 0, "output_tokens": 0, "cost_usd": Decimal(0), "credits": Decimal(0)}
-    for row in rows:
-        data = _json_default(row)
-        totals["calls"] += 1
-        totals["input_tokens"] += data["input_tokens"]
-        totals["output_tokens"] += data["output_tokens"]
-        totals["cost_usd"] += Decimal(str(data["cost_usd"]))
-        totals["credits"] += Decimal(str(data["credits"]))
-    click.echo("  ".join(f"{k}={v}" for k, v in totals.items()))
+    click.echo(format_table(frame, totals_of(calls)))
 
 
 @main.group()
@@ -384,6 +377,41 @@ from agentr_dagster.cli_bench import (  # noqa: E402
 bench.add_command(bench_scoring_command, "scoring")
 bench.add_command(bench_overhead_command, "overhead")
 bench.add_command(bench_growth_command, "growth")
+from agentr_dagster.cli_recovery import resume_command  # noqa: E402
+
+main.add_command(resume_command, "resume")
+from agentr_dagster.cli_lake import label_command, labels_command, lake_group, rerank_command  # noqa: E402
+
+main.add_command(lake_group, "lake")
+main.add_command(label_command, "label")
+main.add_command(labels_command, "labels")
+main.add_command(rerank_command, "rerank")
+from agentr_dagster.cli_synthesis import (  # noqa: E402
+    bench_synthesis_command,
+    related_work_group,
+    report_command,
+    trace_command,
+)
+
+main.add_command(report_command, "report")
+main.add_command(trace_command, "trace")
+main.add_command(related_work_group, "related-work")
+bench.add_command(bench_synthesis_command, "synthesis")
+from agentr_dagster.cli_ledger import (  # noqa: E402
+    budget_group,
+    default_credits_command,
+    estimate_command,
+    ledger_group,
+    multiplier_group,
+    pricing_history_command,
+)
+
+main.add_command(ledger_group, "ledger")
+main.add_command(estimate_command, "estimate")
+main.add_command(budget_group, "budget")
+main.add_command(multiplier_group, "multiplier")
+pricing.add_command(pricing_history_command, "history")
+credits.add_command(default_credits_command, "set-default")
 
 
 if __name__ == "__main__":

@@ -17,13 +17,18 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from math import floor
+from math import ceil, floor
 from pathlib import Path
 
 from dagster import AssetSelection, define_asset_job
-from dagster_celery import celery_executor
+from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
 from agentr_dagster.assets import project_assets, projects
+
+try:
+    from dagster_celery import celery_executor
+except ImportError:  # the `distributed` extra is not installed: the code location loads without the Celery job
+    celery_executor = None
 
 CELERY_JOB = "project_pipeline_celery"
 BROKER_ENV = "AGENTR_CELERY_BROKER_URL"
@@ -82,15 +87,26 @@ def worker_command(config_yaml: str | Path, queue: str = DEFAULT_QUEUE, name: st
                       "--without-mingle", "--without-heartbeat"]
 
 
-project_pipeline_celery = define_asset_job(
-    CELERY_JOB,
-    selection=AssetSelection.assets(*project_assets),
-    partitions_def=projects,
-    executor_def=celery_executor,
-    config={"execution": {"config": celery_executor_config()}},
-    description="The project chain with each step executed by a Celery worker (broker: $AGENTR_CELERY_BROKER_URL, "
-    "default local RabbitMQ).",
-)
+def celery_project_job(selection: AssetSelection | None = None) -> UnresolvedAssetJobDefinition:
+    """The project chain (`selection`, by default the project assets) with every step executed by a Celery
+    worker."""
+    if celery_executor is None:
+        raise RuntimeError("dagster-celery is not installed: pip install 'agentr-dagster[distributed]'")
+    return define_asset_job(
+        CELERY_JOB,
+        selection=selection if selection is not None else AssetSelection.assets(*project_assets),
+        partitions_def=projects,
+        executor_def=celery_executor,
+        config={"execution": {"config": celery_executor_config()}},
+        description="The whole chain for one project, each step executed by a Celery worker "
+        f"(broker: ${BROKER_ENV}, default the local RabbitMQ).",
+    )
+
+
+def distributed_jobs(selection: AssetSelection | None = None) -> list[UnresolvedAssetJobDefinition]:
+    """The jobs the code location registers for scale-out (the same chain as the in-process job, so the two
+    never drift apart): none without the `distributed` extra."""
+    return [celery_project_job(selection)] if celery_executor is not None else []
 
 
 @dataclass(frozen=True)
@@ -115,8 +131,8 @@ def size_for_endpoint(
 ) -> Limits:
     """Little's law: requests in flight = arrival rate x time in the system. An endpoint allowing R requests
     and T tokens a minute, at L seconds a call, sustains about min(R, T / tokens_per_call) * L / 60 calls in
-    flight; more only earns 429s (each retried later at full price in time). `headroom` leaves room for
-    retries and for other clients of the same key.
+    flight; more only earns 429s and backoff. `headroom` leaves room for retries and for other clients of the
+    same key.
 
     Every `llm`-pool step holds one pool slot and runs up to `per_step_concurrency` calls, so
     pool limit x per-step concurrency <= requests in flight. Runs beyond the pool limit would only wait for
@@ -132,9 +148,13 @@ def size_for_endpoint(
         if tokens_per_minute <= 0:
             raise ValueError("tokens per minute must be positive")
         per_minute = min(per_minute, tokens_per_minute / tokens_per_call)
+    if per_step_concurrency < 1:
+        raise ValueError("per-step concurrency must be at least 1")
     in_flight = max(1, floor(per_minute * mean_latency_s / 60 * headroom))
-    step_concurrency = max(1, min(per_step_concurrency, in_flight))
-    pool = max(1, in_flight // step_concurrency)
+    # As many pool slots as the per-step cap requires, then spread the budget evenly over them (6 in flight
+    # with a cap of 4 gives 2 steps x 3 calls, not 1 x 4): more projects progress at once for the same load.
+    pool = ceil(in_flight / per_step_concurrency)
+    step_concurrency = in_flight // pool
     return Limits(
         concurrent_requests=in_flight,
         llm_pool_limit=pool,

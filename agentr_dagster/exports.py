@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from agentr_dagster.domain.injection import check_paper
 from agentr_dagster.pipeline import current_intent, score_cache_key
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -16,7 +17,7 @@ COLUMNS = [
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
-    "source_file",
+    "source_file", "injection_flag", "injection_reasons",
 ]
 
 
@@ -61,6 +62,9 @@ def scores_dataframe(store, slug: str) -> pd.DataFrame:
                 "prompt_version": result.prompt_version,
                 "source_format": (paper.provenance or {}).get("format"),
                 "source_file": (paper.provenance or {}).get("file"),
+                # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
+                "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
+                "injection_reasons": injection.summary(),
             })
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
     frame = frame.sort_values(
@@ -102,4 +106,22 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
             frame.to_parquet(tmp, index=False)
         tmp.replace(path)  # readers never see a half-written export
         written[fmt] = path
+    return written
+
+
+def write_usage_exports(store, slug: str, out_dir: Path) -> dict[str, Path]:
+    """``usage.csv`` (by stage, model and day: calls, tokens, USD, credits) and ``usage_calls.csv`` (one row per
+    call with the price and multiplier rows it was charged at), money as exact decimal strings."""
+    from agentr_dagster.reports import aggregate, usage_calls_frame
+
+    calls = usage_calls_frame(store, slug)
+    frames = {"usage": aggregate(calls), "usage_calls": calls}
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written: dict[str, Path] = {}
+    for stem, frame in frames.items():
+        path = out_dir / f"{stem}.csv"
+        tmp = path.with_suffix(".csv.tmp")
+        spreadsheet_safe(frame).to_csv(tmp, index=False)
+        tmp.replace(path)
+        written[stem] = path
     return written

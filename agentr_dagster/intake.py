@@ -7,23 +7,39 @@ before anything is written, and the write is one call to the store.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 import shutil
+import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from agentr_dagster.domain.contracts import validate_slug
+import sqlalchemy as sa
+
+from agentr_dagster.domain.contracts import PaperRecord, validate_slug
 from agentr_dagster.domain.imports import (
     SUPPORTED_SUFFIXES,
     ImportFileError,
     ImportLimits,
     content_hash,
+    decode,
     paper_key,
     parse_file,
 )
+from agentr_dagster.store.schema import papers as _papers_table
 
 ABSTRACT_SUFFIXES = (".md", ".txt")
 MAX_ABSTRACT_BYTES = 200_000
+MAX_NAME_BYTES = 255  # one path component on Linux/macOS file systems
+_KEY_CHARS = _papers_table.c.paper_key.type.length  # bounded columns of the store's papers table
+_ID_CHARS = {"doi": _papers_table.c.doi.type.length, "source_id": _papers_table.c.source_id.type.length}
+# Removed from abstracts: terminal escape sequences (colours, titles) whole, then C0/C1 controls (not
+# newline/tab), bidi overrides, zero-width and tag characters.
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)")
+_ABSTRACT_INVISIBLE = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b\u2060\u202a-\u202e\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
 
 
 class IntakeError(ValueError):
@@ -49,12 +65,46 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_abstract(path: Path) -> str:
+def printable(text: str) -> str:
+    """Untrusted text (a file name, a reason quoting it) made safe to write to a log, a terminal or a UTF-8
+    file: undecodable bytes and control characters become visible escapes."""
+    text = text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def limits_from_env() -> ImportLimits:
+    """Import limits, configurable with AGENTR_IMPORT_MAX_BYTES / _MAX_ROWS / _MAX_FIELD_CHARS."""
+    defaults = ImportLimits()
+    values = {}
+    for field in ("max_bytes", "max_rows", "max_field_chars"):
+        raw = os.environ.get(f"AGENTR_IMPORT_{field.upper()}", "").strip()
+        values[field] = int(raw) if raw else getattr(defaults, field)
+    return ImportLimits(**values)
+
+
+def check_input_file(path: Path, max_bytes: int) -> os.stat_result:
+    """Refuse, before opening anything, what must not be read: symlinks, non-regular files (a FIFO would
+    block the reader), names that are not valid UTF-8, and files over the size limit (a sparse 2 GB file
+    is refused by its size, never hashed or read)."""
+    name = printable(path.name)
     if path.is_symlink():
-        raise IntakeError(f"{path.name}: symbolic links are not followed")
-    size = path.stat().st_size
-    if size > MAX_ABSTRACT_BYTES:
-        raise IntakeError(f"{path.name}: {size} bytes is too large for an abstract (limit {MAX_ABSTRACT_BYTES})")
+        raise IntakeError(f"{name}: symbolic links are not followed")
+    if name != path.name:
+        raise IntakeError(f"{name}: the file name has undecodable bytes or control characters; rename the file")
+    try:
+        info = path.lstat()
+    except OSError as exc:
+        raise IntakeError(f"{name}: cannot be read ({exc.strerror or exc})") from exc
+    if not stat.S_ISREG(info.st_mode):
+        what = "a folder" if stat.S_ISDIR(info.st_mode) else "a named pipe, device or socket"
+        raise IntakeError(f"{name}: is {what}, not a regular file")
+    if info.st_size > max_bytes:
+        raise IntakeError(f"{name}: the file is too large ({info.st_size:,} bytes; the limit is {max_bytes:,})")
+    return info
+
+
+def read_abstract(path: Path) -> str:
+    check_input_file(path, MAX_ABSTRACT_BYTES)
     data = path.read_bytes()
     text = _decode_text(data, path.name)
     text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
@@ -65,16 +115,13 @@ def read_abstract(path: Path) -> str:
 
 
 def _decode_text(data: bytes, name: str) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16")
-    if b"\x00" in data:
-        raise IntakeError(f"{name}: looks like a binary file (NUL bytes), not text")
-    for encoding in ("utf-8-sig", "cp1252", "latin-1"):
-        try:
-            return data.decode(encoding)
-        except UnicodeDecodeError:
-            continue
-    raise IntakeError(f"{name}: cannot decode the text")
+    """The importers' decoder: UTF-8 (BOM or not), UTF-16/32 (BOM, or BOM-less UTF-16), cp1252/Latin-1;
+    binary content (NUL bytes, PDF/ZIP/... magic numbers, mostly control characters) is refused."""
+    try:
+        text, _ = decode(data)
+    except ImportFileError as exc:
+        raise IntakeError(f"{printable(name)}: {exc}") from exc
+    return _ABSTRACT_INVISIBLE.sub("", _ANSI_ESCAPE.sub("", text))
 
 
 def add_project(store, slug: str, abstract: str, *, title: str | None = None, budget_credits=None):
@@ -87,18 +134,18 @@ def add_project(store, slug: str, abstract: str, *, title: str | None = None, bu
 
 def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = None) -> PapersAdded:
     """Parse the whole file first; only then store its good records (one store call)."""
-    if path.is_symlink():
-        raise IntakeError(f"{path.name}: symbolic links are not followed")
+    limits = limits or limits_from_env()
+    check_input_file(path, limits.max_bytes)
     if path.suffix.lower() not in SUPPORTED_SUFFIXES:
         raise IntakeError(
             f"{path.name}: unsupported file type {path.suffix!r}; use one of {', '.join(SUPPORTED_SUFFIXES)}"
         )
     store.get_project(slug)  # raises ProjectNotFound before any parsing work
-    sha = file_sha256(path)
     try:
-        result = parse_file(path, limits or ImportLimits())
+        result = parse_file(path, limits)
     except ImportFileError as exc:
         raise IntakeError(f"{path.name}: {exc}") from exc
+    sha = file_sha256(path)  # after the size check and parse: a huge file is never hashed
     if not result.records:
         raise IntakeError(f"{path.name}: no usable paper records (every row lacked a title or was invalid)")
     if store.is_file_imported(slug, sha):
@@ -109,33 +156,101 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
         "sha256": sha,
         "imported_at": datetime.now(timezone.utc).isoformat(),
     }
+    records, fitted = fit_to_store(result.records)
     # add_papers is idempotent by paper key, so a crash between these two calls loses nothing.
-    added = store.add_papers(slug, result.records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
+    try:
+        added = store.add_papers(slug, records, key_fn=storable_key, hash_fn=content_hash, provenance=provenance)
+    except sa.exc.DataError as exc:  # a value the database refuses: say so briefly (no SQL, no paper text)
+        detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+        raise IntakeError(f"{path.name}: the database refused a value ({detail}); nothing was stored") from exc
     store.record_imported_file(slug, sha, path.name)
-    notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]]
+    notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]] + fitted[:50]
     return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes)
+
+
+def storable_key(record: PaperRecord) -> str:
+    """paper_key, bounded to the store's column (a 1,000-character title or a long DOI makes a longer key,
+    which PostgreSQL refuses): the tail becomes a hash, so distinct long keys stay distinct."""
+    key = paper_key(record)
+    if len(key) <= _KEY_CHARS:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{key[: _KEY_CHARS - len(digest) - 1]}#{digest}"
+
+
+def fit_to_store(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[str]]:
+    """Leave out identifier values longer than the store's columns keep (the importers allow a 300-character
+    DOI and a 1,000-character source id); truncating an identifier would make it wrong. Returns notes."""
+    fitted: list[PaperRecord] = []
+    notes: list[str] = []
+    for record in records:
+        update = {}
+        for field, limit in _ID_CHARS.items():
+            value = getattr(record, field)
+            if value is not None and len(value) > limit:
+                update[field] = None
+                notes.append(f"row {record.source_row}: {field} of {len(value)} characters is longer than the "
+                             f"store keeps ({limit}); left out")
+        fitted.append(record.model_copy(update=update) if update else record)
+    return fitted, notes
 
 
 def quarantine(path: Path, reason: str, rejected_dir: Path) -> Path:
     """Move a file aside with `<name>.error.txt` beside it saying what was wrong."""
-    rejected_dir.mkdir(parents=True, exist_ok=True)
+    path = _ensure_dir(rejected_dir, path)
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    target = rejected_dir / path.name
-    if target.exists():
-        target = rejected_dir / f"{stamp}-{path.name}"
+    error_suffix = ".error.txt"
+    target = _free_target(rejected_dir, path.name, error_suffix)
     shutil.move(str(path), target)
-    target.with_name(target.name + ".error.txt").write_text(
-        f"file: {path.name}\nrejected at: {stamp} UTC\nreason: {reason}\n", encoding="utf-8"
+    # The name and reason may quote hostile bytes; the error file is always valid, printable UTF-8.
+    target.with_name(target.name + error_suffix).write_text(
+        f"file: {printable(path.name)}\nrejected at: {stamp} UTC\nreason: {printable(reason)}\n", encoding="utf-8"
     )
     return target
 
 
+def _free_target(directory: Path, name: str, companion: str = "") -> Path:
+    """A name in `directory` that neither it nor `name + companion` uses yet: a file rejected twice in the
+    same second must not overwrite the first one or its reason."""
+    for attempt in range(1000):
+        prefix = "" if attempt == 0 else f"{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}-{attempt}-"
+        target = directory / _fit_name(prefix + name, len(companion))
+        taken = (target.exists() or target.is_symlink()
+                 or (companion and os.path.lexists(target.with_name(target.name + companion))))
+        if not taken:
+            return target
+    raise FileExistsError(f"no free name for {printable(name)} in {directory}")
+
+
+def _fit_name(name: str, reserve: int = 0) -> str:
+    """Shorten a file name (keeping its suffix) so it and `reserve` more bytes fit in one path component."""
+    limit = MAX_NAME_BYTES - reserve
+    if len(os.fsencode(name)) <= limit:
+        return name
+    stem, suffix = os.path.splitext(name)
+    suffix = suffix if len(os.fsencode(suffix)) < 20 else ""
+    digest = hashlib.sha256(os.fsencode(name)).hexdigest()[:8]
+    keep = os.fsencode(stem)[: limit - len(os.fsencode(suffix)) - 10].decode("utf-8", "ignore")  # whole chars
+    return keep + "~" + digest + suffix
+
+
+def _ensure_dir(directory: Path, path: Path) -> Path:
+    """mkdir -p, moving aside a file that sits where the folder must be (a file dropped as `rejected`);
+    returns `path`, renamed if it was that file. The moved file is picked up (and rejected) next tick."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        return path
+    except (FileExistsError, NotADirectoryError):
+        blocker = next(p for p in (directory, *directory.parents) if p.exists() and not p.is_dir())
+        aside = blocker.with_name(f"{blocker.name}.not-a-folder-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+        os.replace(blocker, aside)
+        directory.mkdir(parents=True, exist_ok=True)
+        return aside if path == blocker else path
+
+
 def archive(path: Path, processed_dir: Path) -> Path:
-    processed_dir.mkdir(parents=True, exist_ok=True)
-    target = processed_dir / path.name
-    if target.exists():
-        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S%f")
-        target = processed_dir / f"{stamp}-{path.name}"
+    path = _ensure_dir(processed_dir, path)
+    target = _free_target(processed_dir, path.name)
     shutil.move(str(path), target)
     return target
 
@@ -153,11 +268,13 @@ def scan_inbox(inbox: Path, limit: int) -> list[InboxItem]:
         return []
     items: list[InboxItem] = []
     for entry in sorted(inbox.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(".") or entry.name in ("rejected", "processed"):
+        if entry.name.startswith(".") or (entry.name in ("rejected", "processed") and entry.is_dir()):
             continue
         if entry.is_dir() and not entry.is_symlink():
+            # Everything but hidden files is an item, so a pipe or a sub-folder is rejected with a reason
+            # rather than silently left behind.
             for inner in sorted(entry.iterdir(), key=lambda p: p.name):
-                if inner.is_file() or inner.is_symlink():
+                if not inner.name.startswith("."):
                     items.append(InboxItem(inner, entry.name, "papers"))
             continue
         suffix = entry.suffix.lower()

@@ -19,6 +19,7 @@ from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, Sea
 from agentr_dagster.domain.failures import FailureClass, OrphanError, StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.store.rows import OrphanError as DeletedError
 
 
 def sha256(*parts: str) -> str:
@@ -46,6 +47,15 @@ def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, pap
     store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
 
 
+def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
+    """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
+    unclassified error that Dagster's retry policy would retry."""
+    if not store.is_active(slug):
+        exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
+        _fail(store, slug, stage, exc, run_id)
+        raise exc
+
+
 def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
@@ -64,15 +74,21 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
         _fail(store, slug, stage, exc, run_id)
         raise
     payload = result.model_dump(mode="json")
-    artifact_id = store.save_artifact(
-        slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
-        input_hash=input_hash,
-    )
+    try:
+        artifact_id = store.save_artifact(
+            slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
+            input_hash=input_hash,
+        )
+    except DeletedError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
+        exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
+        _fail(store, slug, stage, exc, run_id)
+        raise exc from err
     store.set_status(slug, stage, st.COMPLETED, run_id=run_id)
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)
 
 
 def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+    _require_active(store, slug, "intent", run_id)
     project = store.get_project(slug)
     return _run_single_stage(
         store, backend, slug, "intent", project.abstract,
@@ -88,6 +104,7 @@ def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
 
 
 def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+    _require_active(store, slug, "queries", run_id)
     intent, intent_hash = current_intent(store, slug)
     return _run_single_stage(
         store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id
@@ -134,6 +151,7 @@ def score_project(
 
     Each result is persisted as it lands. Failures are classified per paper; out of credits stops new calls.
     """
+    _require_active(store, slug, "score", run_id)
     project = store.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = store.list_papers(slug)
@@ -190,13 +208,18 @@ def score_project(
                 except StageError as err:
                     exc = err
                 else:
-                    persist(paper, assessment)
-                    with lock:
-                        summary.scored += 1
-                        done += 1
-                        if progress:
-                            progress(done, summary.total)
-                    return
+                    try:
+                        persist(paper, assessment)
+                    except DeletedError:  # deleted while the call was in flight: charged, answer discarded
+                        exc = OrphanError(f"project {slug!r} or paper {paper.id} was deleted during the call; "
+                                          "its answer is discarded")
+                    else:
+                        with lock:
+                            summary.scored += 1
+                            done += 1
+                            if progress:
+                                progress(done, summary.total)
+                        return
             if exc.failure_class is FailureClass.no_credits:
                 stop_new_calls.set()
             _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
@@ -219,6 +242,9 @@ def score_project(
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
     store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
+    if summary.failed.get(FailureClass.orphan) and not store.is_active(slug):
+        # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
+        raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
     return summary
 
 

@@ -24,18 +24,17 @@ from decimal import Decimal
 from pathlib import Path
 
 from dagster import (
-    AssetSelection,
     DagsterEventType,
     DagsterInstance,
     DagsterRun,
     DagsterRunStatus,
     Definitions,
+    FilesystemIOManager,
     JobDefinition,
     ReexecutionOptions,
     RunsFilter,
     define_asset_job,
     execute_job,
-    fs_io_manager,
     in_process_executor,
     reconstructable,
 )
@@ -47,6 +46,7 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.pipeline import score_cache_key, sha256
 from agentr_dagster.resources import resources_from_env
 from agentr_dagster.sensors import PIPELINE_JOB
+from agentr_dagster.store import PROJECT_STAGE
 
 PARTITION_TAG = "dagster/partition"
 RESUME_TAG = "agentr/resume"
@@ -66,14 +66,17 @@ def recovery_job() -> JobDefinition:
     In-process executor: one process per run, scoring concurrency comes from threads inside ``paper_scores``.
     The fs IO manager makes re-execution from failure legal (the assets pass nothing between them; Dagster
     only requires a persistent IO manager on the boundary)."""
+    from agentr_dagster import definitions  # the code location defines the chain (its job's selection)
+
     job = define_asset_job(
         PIPELINE_JOB,
-        selection=AssetSelection.assets(*project_assets),
+        selection=definitions.project_pipeline.selection,
         partitions_def=projects,
         executor_def=in_process_executor,
     )
-    resources = {**resources_from_env(), "io_manager": fs_io_manager}
-    return Definitions(assets=project_assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
+    resources = {**resources_from_env(), "io_manager": FilesystemIOManager()}
+    assets = list(definitions.defs.assets or project_assets)
+    return Definitions(assets=assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
 
 
 def job_step_keys() -> set[str]:
@@ -117,7 +120,7 @@ class ProjectGap:
         if stage not in self.stages:
             self.stages.append(stage)
         self.reasons.append(f"{stage}: {reason}")
-        self.stages.sort(key=CHAIN_STAGES.index)
+        self.stages.sort(key=lambda s: CHAIN_STAGES.index(s) if s in CHAIN_STAGES else len(CHAIN_STAGES))
 
 
 def project_gap(store, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
@@ -126,10 +129,11 @@ def project_gap(store, slug: str, model: str | None = None, home: Path | None = 
     project = store.get_project(slug)
     papers = store.list_papers(slug)
     gap = ProjectGap(slug, papers=len(papers), papers_missing=len(papers))
-    # A stage-level state other than completed (failed, or left in progress by a killed run) needs a run to
-    # make it true again; paper completeness is judged from stored results, not from paper states.
+    # A stage-level state other than completed (failed, or left in progress by a killed run; any stage of the
+    # chain, synthesis included) needs a run to make it true again; paper completeness is judged from stored
+    # results, not from paper states.
     for row in store.status(slug):
-        if row.stage in CHAIN_STAGES and row.state is not None and row.state != st.COMPLETED:
+        if row.stage != PROJECT_STAGE and row.state is not None and row.state != st.COMPLETED:
             gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
 
     intent = store.latest_artifact(slug, "intent")

@@ -14,6 +14,7 @@ from agentr_dagster.intake import (
     add_project,
     archive,
     file_sha256,
+    printable,
     quarantine,
     read_abstract,
     scan_inbox,
@@ -36,9 +37,10 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
                 raise IntakeError(
                     f"{item.path.name}: not an abstract (.md/.txt) or a paper file (.csv/.tsv/.bib/.ris/.jsonl/.json)"
                 )
-            sha = file_sha256(item.path) if not item.path.is_symlink() else "symlink"
             if item.kind == "abstract":
-                add_project(store, item.slug, read_abstract(item.path))
+                abstract = read_abstract(item.path)  # checks type and size first: a FIFO or 2 GB file is never read
+                sha = file_sha256(item.path)
+                add_project(store, item.slug, abstract)
                 if item.slug not in existing_partitions and item.slug not in new_partitions:
                     new_partitions.append(item.slug)
                 runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:abstract:{sha}",
@@ -46,6 +48,7 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
                 lines.append(f"project {item.slug}: abstract accepted")
             else:
                 added = add_papers_file(store, item.slug, item.path)
+                sha = file_sha256(item.path)
                 lines.append(
                     f"project {item.slug}: {item.path.name}: {added.added} added, {added.duplicates} duplicates, "
                     f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
@@ -59,9 +62,13 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
             if type(exc).__name__ == "ProjectNotFound":
                 reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
                           f"`agentr project add {item.slug} --abstract FILE`")
-            if item.path.exists() or item.path.is_symlink():
-                quarantine(item.path, reason, rejected)
-            lines.append(f"rejected {item.path.name}: {reason}")
+            line = printable(f"rejected {item.path.name}: {reason}")
+            try:
+                if item.path.exists() or item.path.is_symlink():
+                    quarantine(item.path, reason, rejected)
+            except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
+                line += printable(f" (could not move it to {rejected.name}/: {move_exc})")
+            lines.append(line)
     return new_partitions, list(runs.values()), lines
 
 

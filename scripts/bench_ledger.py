@@ -23,6 +23,7 @@ import random
 import sys
 import tempfile
 import time
+import traceback
 import uuid
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
@@ -56,7 +57,8 @@ class SpendConfig:
     budget: Decimal = Decimal("150")  # the capped project's budget, in credits
     seed: int = 0
     crash_rate: float = 0.002  # per cycle: the process dies (os._exit) holding an open reservation
-    kill_interval_s: float = 0.05  # PostgreSQL only: a random spender's connection is terminated this often
+    crash_processes: int = 0  # processes 0..k-1 also die so, at their first reservation from mid-run on
+    kill_interval_s: float = 0.25  # PostgreSQL only: a random spender's connection is terminated this often
     price_interval_s: float = 0.4  # a price or the multiplier changes this often during the run
     watch_interval_s: float = 0.002
 
@@ -68,6 +70,7 @@ class SpendResult:
     ops_per_process: int
     seconds: float
     cycles: int
+    cycles_lost_to_crashes: int  # cycles a process that died never started
     cycles_per_s: float
     reserved: int
     refused: int
@@ -101,7 +104,7 @@ def _open(url: str, name: str) -> DomainStore:
     return DomainStore(url, migrate=False)
 
 
-def _retry(fn, counter: list[int], attempts: int = 8):
+def _retry(fn, counter: list[int], attempts: int = 30):
     """A client's retry of one store call after a lost connection; the call's idempotency key makes it safe."""
     for attempt in range(attempts):
         try:
@@ -110,12 +113,20 @@ def _retry(fn, counter: list[int], attempts: int = 8):
             if isinstance(exc, sa.exc.IntegrityError) or attempt == attempts - 1:
                 raise
             counter[0] += 1
-            time.sleep(0.005 * (attempt + 1))
+            time.sleep(min(0.2, 0.005 * 2**attempt))
     raise AssertionError("unreachable")
 
 
 def _spender(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
     """One process: ``cfg.ops`` spend cycles, each journalled before and after every store call."""
+    try:
+        _spend(cfg, n, journal, tag)
+    except BaseException:
+        journal.with_suffix(".error").write_text(traceback.format_exc())
+        raise
+
+
+def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
     rng = random.Random(cfg.seed * 1000 + n)
     store = _open(cfg.url, f"{tag}-s{n}")
     retries = [0]
@@ -142,7 +153,7 @@ def _spender(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
                 again = _retry(lambda k=key, e=estimate, s=slug: store.reserve(ACCOUNT, e, idempotency_key=k, slug=s),
                                retries)
                 log.write(f"DUPR {key} {rid} {again}\n")
-            if rng.random() < cfg.crash_rate:
+            if rng.random() < cfg.crash_rate or (n < cfg.crash_processes and i >= cfg.ops // 2):
                 log.write(f"CRASH {key} {rid}\n")
                 os._exit(CRASH_EXIT)  # dies mid-call: the reservation stays open until the stale sweep
             # the capped project never overruns its reservation, so its budget holds exactly
@@ -259,7 +270,8 @@ def run_spenders(cfg: SpendConfig, workdir: Path) -> SpendResult:
     chaos.join()
     crashed = sum(1 for w in workers if w.exitcode == CRASH_EXIT)
     failed = [
-        f"spender {n} exited with {w.exitcode}" for n, w in enumerate(workers) if w.exitcode not in (0, CRASH_EXIT)
+        f"spender {n} exited with {w.exitcode}: {_last_error(journals[n])}"
+        for n, w in enumerate(workers) if w.exitcode not in (0, CRASH_EXIT)
     ]
 
     with DomainStore(cfg.url, migrate=False) as store:
@@ -283,6 +295,7 @@ def run_spenders(cfg: SpendConfig, workdir: Path) -> SpendResult:
         ops_per_process=cfg.ops,
         seconds=round(seconds, 2),
         cycles=cycles,
+        cycles_lost_to_crashes=sum(cfg.ops - n for n in journal["unfinished"]),
         cycles_per_s=round(cycles / seconds, 1),
         reserved=len(journal["ok"]),
         refused=journal["refused"],
@@ -306,18 +319,25 @@ def run_spenders(cfg: SpendConfig, workdir: Path) -> SpendResult:
     )
 
 
+def _last_error(journal: Path) -> str:
+    error = journal.with_suffix(".error")
+    return error.read_text().strip().splitlines()[-1] if error.exists() else "(no traceback)"
+
+
 def _read_journals(paths: list[Path]) -> dict:
     out = {"attempts": 0, "ok": {}, "refused": 0, "refused_budget": 0, "refused_keys": set(), "settled": {},
            "released": set(), "late": {}, "crashed": {}, "in_flight": set(), "dups": 0, "retries": 0,
-           "duplicate_results": []}
+           "duplicate_results": [], "unfinished": []}
     for path in paths:
         if not path.exists():
             continue
         pending: str | None = None
+        attempts, done = 0, False
         for line in path.read_text().splitlines():
             kind, *rest = line.split()
             if kind == "R":
                 out["attempts"] += 1
+                attempts += 1
                 pending = rest[0]
             elif kind == "OK":
                 out["ok"][rest[0]] = int(rest[1])
@@ -341,6 +361,9 @@ def _read_journals(paths: list[Path]) -> dict:
                 out["crashed"][rest[0]] = int(rest[1])
             elif kind == "DONE":
                 out["retries"] += int(rest[0])
+                done = True
+        if not done:
+            out["unfinished"].append(attempts)
         if pending is not None:
             out["in_flight"].add(pending)
     return out
@@ -349,8 +372,9 @@ def _read_journals(paths: list[Path]) -> dict:
 def _reconcile(store: DomainStore, journal: dict) -> list[str]:
     """No operation lost, none invented: the database holds exactly what the journals say happened."""
     problems: list[str] = list(f"retried call returned another id: {line}" for line in journal["duplicate_results"])
-    reservations = {r.idempotency_key: r for r in store.reservations()}
-    usage = {u.id: u for u in store.usage()}
+    reservations = {r.idempotency_key: r for r in store.reservations() if r.account == ACCOUNT}
+    spender_ids = {r.id for r in reservations.values()}
+    usage = {u.id: u for u in store.usage() if u.reservation_id in spender_ids}
     for key, rid in journal["ok"].items():
         row = reservations.get(key)
         if row is None or row.id != rid:
@@ -390,11 +414,12 @@ def _reconcile(store: DomainStore, journal: dict) -> list[str]:
 
 # ------------------------------------------------------------------------------------------------ sequential
 def bench_sequential(url: str, n: int) -> dict[str, float]:
-    """Operations per second of each ledger operation, one process, one account."""
+    """Operations per second of each ledger operation, one process, one account (not the spenders')."""
+    account = "bench-sequential"
     with DomainStore(url) as store:
         store.set_pricing(MODEL, Decimal("2.5"), Decimal("10"))
-        store.create_project("seq", "sequential benchmark")
-        store.grant(ACCOUNT, Decimal("1000000"))
+        store.create_project("seq", "sequential benchmark", account=account)
+        store.grant(account, Decimal("1000000"))
         figures: dict[str, float] = {}
 
         def timed(name: str, fn) -> list:
@@ -404,13 +429,13 @@ def bench_sequential(url: str, n: int) -> dict[str, float]:
             return out
 
         run = uuid.uuid4().hex[:6]
-        rids = timed("reserve", lambda i: store.reserve(ACCOUNT, 5, idempotency_key=f"{run}-a{i}", slug="seq"))
+        rids = timed("reserve", lambda i: store.reserve(account, 5, idempotency_key=f"{run}-a{i}", slug="seq"))
         call = UsageIn(model=MODEL, input_tokens=900, output_tokens=300)
         timed("settle", lambda i: store.settle(rids[i], usage=call))
         timed("settle_retry", lambda i: store.settle(rids[i], usage=call))
-        rids = [store.reserve(ACCOUNT, 5, idempotency_key=f"{run}-b{i}") for i in range(n)]
+        rids = [store.reserve(account, 5, idempotency_key=f"{run}-b{i}") for i in range(n)]
         timed("release", lambda i: store.release(rids[i]))
-        timed("grant", lambda i: store.grant(ACCOUNT, 1, idempotency_key=f"{run}-g{i}"))
+        timed("grant", lambda i: store.grant(account, 1, idempotency_key=f"{run}-g{i}"))
         started = time.perf_counter()
         report = verify_ledger(store)
         figures["verify_rows_per_s"] = round(report.counts["ledger_entries"] / (time.perf_counter() - started), 1)

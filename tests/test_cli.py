@@ -56,12 +56,13 @@ def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # n
     assert run.exit_code == 0, run.output
     assert server.calls == 2 + 6
 
-    usage = json.loads(agentr("usage", "cli-review", "--json").output)
+    usage = json.loads(agentr("usage", "cli-review", "--calls", "--json").output)
     assert len(usage) == server.calls
     for row in usage:
         expected = (Decimal(row["input_tokens"]) * 3 + Decimal(row["output_tokens"]) * 15) / Decimal(10**6)
         assert abs(Decimal(row["cost_usd"]) - expected) < Decimal("1e-8")
-    assert "calls=8" in agentr("usage", "cli-review").output
+    aggregated = json.loads(agentr("usage", "cli-review", "--json").output)
+    assert sum(row["calls"] for row in aggregated) == 8
 
     out = tmp_path / "out"
     exported = agentr("export", "cli-review", "--format", "xlsx", "--out", str(out))

@@ -6,6 +6,7 @@ usage and ledger (to the credit), the same statuses."""
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -24,17 +25,25 @@ import pandas as pd
 import pytest
 import sqlalchemy as sa
 import yaml
-from dagster import AssetKey, DagsterInstance, execute_job, materialize
+from dagster import (
+    AssetKey,
+    AssetSelection,
+    DagsterEventType,
+    DagsterInstance,
+    DagsterRunStatus,
+    execute_job,
+    materialize,
+)
 from dagster._core.definitions.reconstruct import ReconstructableRepository
 from sqlalchemy.engine import make_url
 
-from agentr_dagster.assets import project_assets
+from agentr_dagster.definitions import defs
 from agentr_dagster.distributed import CELERY_JOB, DEFAULT_BROKER, celery_executor_config, worker_command, worker_config
 from agentr_dagster.exports import scores_dataframe
 from agentr_dagster.intake import add_papers_file, add_project
 from agentr_dagster.resources import LLMResource, StoreResource
 from agentr_dagster.store import DomainStore
-from agentr_dagster.testing.responders import valid_responder
+from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import pg_database_url  # noqa: F401
 
@@ -51,6 +60,7 @@ BROKER = os.environ.get("AGENTR_TEST_CELERY_BROKER", DEFAULT_BROKER)
 MODEL = "scripted-model"
 PAPERS = 12
 WORKER_READY_TIMEOUT_S = 90
+RUN_TIMEOUT_S = 150
 
 
 def _reachable(url: str) -> bool:
@@ -90,8 +100,8 @@ def schemas(pg_database_url: str) -> Iterator[tuple[str, str]]:  # noqa: F811
         admin.dispose()
 
 
-class Workers:
-    """Celery worker processes, each in its own session so that its whole process tree can be stopped."""
+class Processes:
+    """Worker and daemon processes, each in its own session so that its whole process tree can be stopped."""
 
     def __init__(self, log_dir: Path):
         self.log_dir = log_dir
@@ -179,12 +189,28 @@ def _summary(store: DomainStore, slug: str) -> dict:
     }
 
 
+def _celery_observations(instance: DagsterInstance, run_id: str) -> dict:
+    """What the run's event log says about where its steps ran and what they did."""
+    logs = instance.all_logs(run_id)
+    events = [e.dagster_event for e in logs if e.dagster_event]
+    hosts = Counter(str(e.engine_event_data.metadata["Celery worker"].value) for e in events
+                    if e.is_engine_event and "Celery worker" in (e.engine_event_data.metadata or {}))
+    materialized = {e.asset_key.to_user_string() for e in events if e.is_step_materialization}
+    scores = next(e.event_specific_data.materialization.metadata for e in events
+                  if e.is_step_materialization and e.asset_key.to_user_string() == "paper_scores")
+    return {"hosts": hosts, "materialized": materialized, "types": {e.event_type_value for e in events},
+            "scores": {k: v.value for k, v in scores.items()}}
+
+
 def test_celery_workers_match_in_process_run(
     tmp_path, monkeypatch, broker, schemas, pg_url_for_dagster, scripted_server  # noqa: F811
 ):
     slug = "distributed-review"
     papers = _small_csv(tmp_path)
     celery_url, local_url = schemas
+    # The chain is whatever the code location's Celery job selects (the same as the in-process job).
+    chain = defs.resolve_job_def(CELERY_JOB).asset_layer.selected_asset_keys
+    all_assets = {k.to_user_string() for k in chain}
 
     # Dagster's instance exactly as deployed: deploy/postgres/dagster.yaml, storage on PostgreSQL.
     dagster_home = tmp_path / "dagster-home"
@@ -193,13 +219,14 @@ def test_celery_workers_match_in_process_run(
     monkeypatch.setenv("DAGSTER_HOME", str(dagster_home))
     monkeypatch.setenv("DAGSTER_PG_URL", pg_url_for_dagster)
 
-    # --- the Celery run: two worker processes on a queue private to this test -------------------------------
     server = scripted_server(valid_responder)
     celery_store = _seed(celery_url, slug, papers)
-    queue = f"agentr-test-{uuid.uuid4().hex[:8]}"
+    queue = f"agentr-test-{uuid.uuid4().hex[:8]}"  # private to this test: no other worker can take its steps
+    run_config = {"execution": {"config": celery_executor_config(broker=broker, queue=queue)}}
     config_yaml = tmp_path / "celery.yaml"
     config_yaml.write_text(yaml.safe_dump(worker_config(broker=broker, queue=queue)))
-    worker_env = {
+    # Workers (and the daemon) are configured as in production: by the environment.
+    env = {
         **os.environ,
         # `dagster-celery worker start` runs `celery` from PATH: the one beside this interpreter.
         "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
@@ -213,77 +240,127 @@ def test_celery_workers_match_in_process_run(
         "AGENTR_LLM_CONCURRENCY": "4",
     }
     names = [f"w1-{queue}", f"w2-{queue}"]
-    workers = Workers(tmp_path)
+    procs = Processes(tmp_path)
+    instance = DagsterInstance.from_config(str(dagster_home))
     try:
         for name in names:
-            workers.start(name, worker_command(config_yaml, queue=queue, name=name), worker_env)
-        workers.wait_ready(WORKER_READY_TIMEOUT_S)
+            procs.start(name, worker_command(config_yaml, queue=queue, name=name), env)
+        procs.wait_ready(WORKER_READY_TIMEOUT_S)
+        instance.add_dynamic_partitions("projects", [slug])
 
-        instance = DagsterInstance.from_config(str(dagster_home))
-        try:
-            instance.add_dynamic_partitions("projects", [slug])
-            recon = ReconstructableRepository.for_module(
-                "agentr_dagster.definitions", "defs", working_directory=str(ROOT)
-            ).get_reconstructable_job(CELERY_JOB)
-            started = time.monotonic()
-            with execute_job(
-                recon, instance=instance, tags={"dagster/partition": slug},
-                run_config={"execution": {"config": celery_executor_config(broker=broker, queue=queue)}},
-            ) as result:
-                elapsed = time.monotonic() - started
-                if not result.success:
-                    pytest.fail("the Celery run failed:\n" + "\n".join(workers.tail(n) for n in names))
-                run_id = result.run_id
-            logs = instance.all_logs(run_id)
-            worker_hosts = Counter(
-                str(e.dagster_event.engine_event_data.metadata["Celery worker"].value)
-                for e in logs
-                if e.dagster_event and e.dagster_event.is_engine_event
-                and "Celery worker" in (e.dagster_event.engine_event_data.metadata or {})
-            )
-            materialized = {e.dagster_event.asset_key.to_user_string() for e in logs
-                            if e.dagster_event and e.dagster_event.is_step_materialization}
-            pool = instance.event_log_storage.get_concurrency_info("llm")
-            mats = instance.fetch_materializations(AssetKey("paper_scores"), limit=5).records
-        finally:
-            instance.dispose()
+        # --- 1. the project through two Celery workers ---------------------------------------------------------
+        recon = ReconstructableRepository.for_module(
+            "agentr_dagster.definitions", "defs", working_directory=str(ROOT)
+        ).get_reconstructable_job(CELERY_JOB)
+        started = time.monotonic()
+        with execute_job(recon, instance=instance, tags={"dagster/partition": slug}, run_config=run_config) as result:
+            elapsed = time.monotonic() - started
+            if not result.success:
+                pytest.fail("the Celery run failed:\n" + "\n".join(procs.tail(n) for n in names))
+            run_id = result.run_id
+        first = _celery_observations(instance, run_id)
+        # Every step ran in a Celery worker, and both workers took part (RabbitMQ hands tasks out in turn).
+        assert sum(first["hosts"].values()) == len(all_assets), first["hosts"]
+        assert {h.split("@")[0] for h in first["hosts"]} == set(names), first["hosts"]
+        assert first["materialized"] == all_assets
+        mats = instance.fetch_materializations(AssetKey("paper_scores"), limit=5).records
+        assert [m.partition_key for m in mats] == [slug]
+        # The `llm` pool was enforced through the shared instance and every slot was given back.
+        pool = instance.event_log_storage.get_concurrency_info("llm")
+        assert pool.slot_count == 4 and pool.claimed_slots == [] and pool.pending_steps == []
+        assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})
+        assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
+        assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
+
+        # The daemon boots while the in-process run below goes on (it is needed for step 3).
+        procs.start("daemon", [str(Path(sys.executable).with_name("dagster-daemon")), "run",
+                               "-m", "agentr_dagster.definitions", "-a", "defs"], env)
+
+        # --- 2. the same project, in process ---------------------------------------------------------------------
+        local_server = scripted_server(valid_responder)
+        local_store = _seed(local_url, slug, papers)
+        monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "local-home"))
+        local_instance = DagsterInstance.ephemeral()
+        local_instance.add_dynamic_partitions("projects", [slug])
+        started = time.monotonic()
+        local = materialize(
+            list(defs.assets), selection=AssetSelection.assets(*chain), partition_key=slug, instance=local_instance,
+            resources={"store": StoreResource(database_url=local_url),
+                       "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
+                                          model=MODEL, concurrency=4)},
+        )
+        local_elapsed = time.monotonic() - started
+        assert local.success
+        assert local_server.calls == server.calls
+
+        distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
+        for key in in_process:
+            assert distributed[key] == in_process[key], key
+        # The ledger is not trivial: the grant, then a reservation and a settlement per call.
+        spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
+        assert spent > 0 and sum(distributed["usage"].values()) >= 2 + PAPERS  # failed calls are not charged
+        assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
+        assert distributed["open_reservations"] == []
+
+        # --- 3. production's path: queued, dequeued by the daemon, steps on the workers; costs nothing more ------
+        rerun_id = str(uuid.uuid4())
+        launch = subprocess.run(
+            [str(Path(sys.executable).with_name("dagster")), "job", "launch", "-m", "agentr_dagster.definitions",
+             "-a", "defs", "-j", CELERY_JOB, "--run-id", rerun_id, "--tags", json.dumps({"dagster/partition": slug}),
+             "--config-json", json.dumps(run_config)],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        assert launch.returncode == 0, launch.stderr[-3000:]
+        started = time.monotonic()
+        status = _wait_for_run(instance, rerun_id, timeout=RUN_TIMEOUT_S)
+        rerun_elapsed = time.monotonic() - started
+        if status != DagsterRunStatus.SUCCESS:
+            pytest.fail(f"the queued run ended {status}:\n" + "\n".join(procs.tail(n) for n in procs.procs))
+        again = _celery_observations(instance, rerun_id)
+        # Queued by the coordinator; only the daemon launches a queued run, so its success means it was dequeued.
+        assert {DagsterEventType.RUN_ENQUEUED.value, DagsterEventType.RUN_STARTING.value} <= again["types"]
+        assert sum(again["hosts"].values()) == len(all_assets) and again["materialized"] == all_assets
+        assert again["scores"]["reused"] == PAPERS and again["scores"]["scored_now"] == 0
+        assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})  # none again
+        after = _summary(celery_store, slug)
+        for key in ("results", "usage", "balance", "open_reservations", "exports"):
+            assert after[key] == distributed[key], key
+        # Nothing charged: any new ledger entries are reservations released unspent (for calls that fail every
+        # time, e.g. a later stage's prompt this responder does not answer).
+        added = after["ledger"] - distributed["ledger"]
+        assert not distributed["ledger"] - after["ledger"]
+        assert {kind for kind, _ in added} <= {"reserve", "release"}
+        assert Counter({-a: n for (k, a), n in added.items() if k == "reserve"}) == Counter(
+            {a: n for (k, a), n in added.items() if k == "release"})
     finally:
-        workers.stop()
+        instance.dispose()
+        procs.stop()
 
-    # Every step ran in a Celery worker, and both workers took part (RabbitMQ hands tasks out in turn).
-    assert sum(worker_hosts.values()) == len(project_assets), worker_hosts
-    assert {h.split("@")[0] for h in worker_hosts} == set(names), worker_hosts
-    assert materialized == {a.key.to_user_string() for a in project_assets}
-    assert [m.partition_key for m in mats] == [slug]
-    # The `llm` pool was enforced through the shared instance and every slot was given back.
-    assert pool.slot_count == 4 and pool.claimed_slots == [] and pool.pending_steps == []
-    assert server.calls == 2 + PAPERS
-    assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
-    assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
-
-    # --- the same project, in process -------------------------------------------------------------------------
-    local_server = scripted_server(valid_responder)
-    local_store = _seed(local_url, slug, papers)
-    monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "local-home"))
-    local_instance = DagsterInstance.ephemeral()
-    local_instance.add_dynamic_partitions("projects", [slug])
-    local = materialize(
-        project_assets, partition_key=slug, instance=local_instance,
-        resources={"store": StoreResource(database_url=local_url),
-                   "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
-                                      model=MODEL, concurrency=4)},
-    )
-    assert local.success
-    assert local_server.calls == server.calls
-
-    distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
-    for key in in_process:
-        assert distributed[key] == in_process[key], key
-    # The ledger is not trivial: the grant, then a reservation, a settlement and a release per call.
-    spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
-    assert spent > 0 and len(distributed["usage"]) == 2 + PAPERS
-    assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
-    assert distributed["open_reservations"] == [] and distributed["failures"] == 0
-    print(f"celery run: {elapsed:.1f} s for {PAPERS} papers over 2 workers {dict(worker_hosts)}")
+    print(f"celery run: {elapsed:.1f} s for {PAPERS} papers over 2 workers {dict(first['hosts'])}; "
+          f"in process: {local_elapsed:.1f} s; queued re-run through the daemon: {rerun_elapsed:.1f} s")
     celery_store.close()
     local_store.close()
+
+
+def _priced_stage_calls(server) -> Counter:
+    """Requests for the intent, queries and scoring stages (whose valid answers are stored and never asked for
+    again); later stages are compared through the stores."""
+    counts: Counter = Counter()
+    for body in server.requests:
+        with contextlib.suppress(ValueError):  # a prompt this responder does not know
+            stage = stage_of(body)
+            if stage in ("intent", "queries", "score"):
+                counts[stage] += 1
+    return counts
+
+
+def _wait_for_run(instance: DagsterInstance, run_id: str, timeout: float) -> DagsterRunStatus | None:
+    deadline = time.monotonic() + timeout
+    status = None
+    while time.monotonic() < deadline:
+        run = instance.get_run_by_id(run_id)
+        status = run.status if run else None
+        if status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED):
+            return status
+        time.sleep(0.5)
+    return status

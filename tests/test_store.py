@@ -42,6 +42,7 @@ TABLES = {
     "stage_status",
     "failures",
     "imported_files",
+    "paper_labels",
     "alembic_version",
 }
 

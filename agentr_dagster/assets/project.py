@@ -25,9 +25,12 @@ from agentr_dagster.config import results_dir
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, StageError
+from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.exports import scores_dataframe, write_exports
+from agentr_dagster.exports import scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.reports import markdown_table, usage_metadata, usage_report
 from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.retrieval import retrieve_for_project
 
 projects = DynamicPartitionsDefinition(name="projects")
 
@@ -131,11 +134,14 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     deps=[search_queries],
     group_name="research",
     check_specs=[AssetCheckSpec("has_candidates", asset="candidate_papers")],
-    description="The project's candidate papers (imported files; retrieval adds to them).",
+    description="The project's candidate papers: imported files plus what its queries retrieve from the paper lake.",
 )
 def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
+    retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
+    lake_metadata = {} if retrieved is None else {
+        **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
     papers = db.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
@@ -144,7 +150,7 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
     with_abstract = sum(1 for p in papers if p.abstract)
     return MaterializeResult(
         metadata={"papers": len(papers), "with_abstract": with_abstract,
-                  **{f"from_{k}": v for k, v in sorted(by_format.items())}},
+                  **{f"from_{k}": v for k, v in sorted(by_format.items())}, **lake_metadata},
         data_version=DataVersion(pipeline.sha256(*sorted(p.content_hash for p in papers))[:16]),
         check_results=[
             AssetCheckResult(
@@ -180,7 +186,17 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     metadata = {
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
+        # what the scoring cost: this run's calls, and the project's scoring calls in all
+        **usage_metadata(db, slug, prefix="usage_this_run", stage="score", run_id=context.run_id),
+        **usage_metadata(db, slug, prefix="usage_score_total", stage="score"),
     }
+    # Papers whose text tries to steer the model: counted here, listed per row in the exports.
+    flagged = flagged_papers(db.list_papers(slug))
+    metadata["injection_flagged"] = len(flagged)
+    if flagged:
+        metadata["injection_flagged_papers"] = MetadataValue.json(  # JSON, not markdown: titles are untrusted
+            [{"paper_id": p.id, "title": p.title[:200], "reasons": list(c.reasons)} for p, c in flagged[:20]]
+        )
     if summary.failed:
         worst = pipeline.worst_failure_class(summary.failed)
         raise Failure(
@@ -222,6 +238,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     slug = context.partition_key
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
+    usage_files = write_usage_exports(db, slug, results_dir(slug))
     expected = db.count_papers(slug)
     preview = frame.head(10)[["rank", "title", "c1_score", "c2_score", "semantic_similarity"]]
     return MaterializeResult(
@@ -234,6 +251,10 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
                 columns=[TableColumn(name=c, type=str(t)) for c, t in frame.dtypes.items()]
             ),
             "top_10": MetadataValue.md(preview.to_markdown(index=False) if len(preview) else "(no scores)"),
+            "usage_csv": MetadataValue.path(str(usage_files["usage"])),
+            "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
+            **usage_metadata(db, slug, prefix="usage_project"),
+            "usage_by_stage_model_day": MetadataValue.md(markdown_table(usage_report(db, slug))),
         },
         check_results=[
             AssetCheckResult(check_name="export_row_count", passed=len(frame) == expected,

@@ -9,8 +9,8 @@ Three layers, all offline and deterministic:
   trained on the top of that list as pseudo-includes and the bottom half as pseudo-excludes, over TF-IDF
   features), blended back with the fused prior.
 * **Active-learning re-ranker** (:class:`ActiveRanker`): learns from include/exclude labels with a linear
-  SVM over TF-IDF uni+bigrams and the dense embedding, combined with the zero-shot prior whose weight decays
-  as labels accumulate.
+  SVM over TF-IDF uni+bigrams (ASReview's strongest classic setting), combined with the zero-shot prior whose
+  weight halves every 20 includes found: the question carries the early ranking, the labels the later one.
 * **Evaluation** (:func:`wss_at`, :func:`recall_at`, :func:`evaluate_order`) and the **simulation protocol**
   (:func:`choose_priors`, :func:`simulate_active`), plus the :func:`screen` contract used by ``agentr screen``.
 
@@ -205,6 +205,7 @@ class ScreeningFeatures:
     emb_title: np.ndarray  # (n, d)
     embedder: Any = None
     _tfidf: sparse.csr_matrix | None = field(default=None, repr=False)
+    _tfidf_words: sparse.csr_matrix | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -231,6 +232,24 @@ class ScreeningFeatures:
             except ValueError:  # empty vocabulary (all texts empty)
                 self._tfidf = sparse.csr_matrix((n, 1), dtype=np.float32)
         return self._tfidf
+
+    @property
+    def tfidf_words(self) -> sparse.csr_matrix:
+        """TF-IDF as ASReview builds it: sklearn word tokens of title + " " + abstract, uni+bigrams, sublinear
+        tf, max_df 0.95; built lazily."""
+        if self._tfidf_words is None:
+            from sklearn.feature_extraction.text import TfidfVectorizer
+
+            n = len(self.texts)
+            docs = [f"{t} {a}" for t, a in zip(self.titles, self.abstracts, strict=True)]
+            vec = TfidfVectorizer(
+                ngram_range=(1, 2), sublinear_tf=True, min_df=1, max_df=0.95 if n >= 20 else 1.0, dtype=np.float32
+            )
+            try:
+                self._tfidf_words = vec.fit_transform(docs).tocsr()
+            except ValueError:  # empty vocabulary
+                self._tfidf_words = sparse.csr_matrix((n, 1), dtype=np.float32)
+        return self._tfidf_words
 
 
 def _identity_analyzer_bigrams(tokens: list[str]) -> list[str]:
@@ -261,7 +280,7 @@ class ZeroShotConfig:
     lexical_weight: float = 0.6  # share of BM25 (vs dense) inside each field's fusion
     title_weight: float = 0.5  # weight of the title-field fusion relative to the full-text fusion
     prf: bool = True  # pseudo-relevance feedback round
-    prf_top_frac: float = 0.06  # top share of the fused list taken as pseudo-includes
+    prf_top_frac: float = 0.10  # top share of the fused list taken as pseudo-includes
     prf_min_top: int = 10
     prf_bottom_frac: float = 0.5  # bottom share taken as pseudo-excludes
     prf_prior_weight: float = 1.0  # weight of the fused prior blended with the PRF classifier
@@ -314,23 +333,32 @@ def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfi
 
 @dataclass(frozen=True)
 class ActiveConfig:
-    C: float = 0.1  # linear SVM regularisation
-    neg_ratio: float = 9.8  # ASReview-style "balanced" sample weighting: excludes weigh n1/(ratio*n0) each
-    emb_weight: float = 1.0  # scale of the dense block next to the l2-normalised TF-IDF block
-    prior_weight: float = 1.0  # weight of the zero-shot prior when only 1 include is known
-    prior_half_life: float = 5.0  # includes after which the prior's weight halves
+    C: float = 0.11  # linear SVM regularisation (ASReview's tuned ELAS u4 value)
+    neg_ratio: float = 9.8  # "balanced" sample weights: each exclude weighs n_incl / (ratio * n_excl)
+    emb_weight: float = 0.0  # optional dense block next to the l2-normalised TF-IDF block (0 = off)
+    prior_weight: float = 1.0  # weight of the z-scored zero-shot prior beside the z-scored SVM margin
+    prior_half_life: float = 20.0  # includes found after which the prior's weight halves
 
 
 class ActiveRanker:
-    """Re-ranks records from include/exclude labels, keeping the zero-shot prior as a decaying component."""
+    """Re-ranks records from include/exclude labels, keeping the zero-shot prior as a decaying component.
+
+    Model: LinearSVC (squared hinge) over TF-IDF word uni+bigrams (sublinear tf) of title + abstract, with
+    ASReview-style balanced sample weights; score = z(margin) + prior_weight * 0.5 ** ((n_incl - 1) / half_life)
+    * z(zero-shot prior). With labels of one class only, the prior (plus, for includes, similarity to them)
+    is used.
+    """
 
     def __init__(self, feats: ScreeningFeatures, prior: np.ndarray, cfg: ActiveConfig = ActiveConfig()):
         self.cfg = cfg
         self.prior = _z(np.asarray(prior, dtype=np.float64))
-        blocks = [feats.tfidf]
+        blocks = [feats.tfidf_words]
         if cfg.emb_weight > 0 and feats.emb.shape[0]:
             blocks.append(sparse.csr_matrix(feats.emb.astype(np.float32) * cfg.emb_weight))
-        self.X = sparse.hstack(blocks).tocsr()
+        self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
+
+    def prior_weight(self, n_included: int) -> float:
+        return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
 
     def scores(self, labeled: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Scores for every record given labelled indices and their 0/1 labels."""
@@ -346,11 +374,9 @@ class ActiveRanker:
         from sklearn.svm import LinearSVC
 
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
-        clf = LinearSVC(C=self.cfg.C, loss="squared_hinge", max_iter=5000)
+        clf = LinearSVC(C=self.cfg.C, loss="squared_hinge", max_iter=5000, random_state=0)
         clf.fit(self.X[labeled], y, sample_weight=w)
-        model = _z(clf.decision_function(self.X))
-        lam = self.cfg.prior_weight * 0.5 ** ((n_pos - 1) / max(self.cfg.prior_half_life, 1e-9))
-        return model + lam * self.prior
+        return _z(clf.decision_function(self.X)) + self.prior_weight(n_pos) * self.prior
 
 
 # --------------------------------------------------------------------------------------------------------------

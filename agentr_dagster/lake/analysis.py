@@ -18,6 +18,7 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -132,6 +133,24 @@ class Profiles:
         return cls(np.zeros((0, dim), np.float32), np.zeros(0, np.int32), np.zeros(1, np.int64))
 
 
+def tokenize_texts(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """Pre-tokens of many texts as (distinct pre-tokens, flat int32 ids into them, CSR offsets). Needs no
+    model, so parse workers run it in parallel and the profiler only maps the distinct words."""
+    per_text = [pretokens(t) if isinstance(t, str) else [] for t in texts]
+    lengths = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
+    local: dict[str, int] = {}
+    flat = np.array([local.setdefault(w, len(local)) for w in chain.from_iterable(per_text)], dtype=np.int32)
+    return list(local), flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _concat_profiles(parts: list[Profiles], dim: int) -> Profiles:
+    if not parts:
+        return Profiles.empty(dim)
+    lengths = np.concatenate([np.diff(p.offsets) for p in parts])
+    return Profiles(np.concatenate([p.emb for p in parts]), np.concatenate([p.term_ids for p in parts]),
+                    np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
+
+
 def _static_parts(embedder: Any):
     """(tokenizer, float32 piece matrix, unk id) of a model2vec-backed embedder; None if it is something else
     (then texts are embedded with ``embedder.encode``, slower but the same vectors)."""
@@ -160,9 +179,10 @@ class Profiler:
         self.dim = int(embedder.dim)
         self.model_name = str(getattr(embedder, "name", type(embedder).__name__))
         self._static = _static_parts(embedder)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._word_id: dict[str, int] = {}
         self._word_term: list[str | None] = []
+        self._word_list: list[str] = []
         self._piece_chunks: list[np.ndarray] = []
         self._ptr_chunks: list[np.ndarray] = []
         self._piece_ids = np.zeros(0, np.int32)
@@ -181,6 +201,7 @@ class Profiler:
         for i, w in enumerate(words):
             self._word_id[w] = base + i
             self._word_term.append(lexical_term(w))
+            self._word_list.append(w)
         if self._static is None:
             return
         tokenizer, _, unk = self._static
@@ -200,43 +221,57 @@ class Profiler:
             self._piece_chunks, self._ptr_chunks, self._dirty = [], [], False
         return self._piece_ids, self._piece_ptr
 
-    def _scan(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Word ids of every text (flat) and their CSR offsets; new words are analysed once."""
-        per_text = [pretokens(t) for t in texts]
-        lengths = np.fromiter((len(x) for x in per_text), dtype=np.int64, count=len(per_text))
-        known = self._word_id
-        new = list(dict.fromkeys(w for ws in per_text for w in ws if w not in known))
-        if new:
-            self._add_words(new)
-        flat = np.fromiter((known[w] for ws in per_text for w in ws), dtype=np.int64, count=int(lengths.sum()))
-        return flat, np.concatenate([[0], np.cumsum(lengths)])
+    def word_ids(self, words: list[str]) -> np.ndarray:
+        """Process-wide ids of distinct pre-tokens (new ones are analysed now, in sorted order so that a
+        given sequence of calls always gives the same ids)."""
+        with self._lock:
+            known = self._word_id
+            new = sorted(set(words).difference(known))
+            if new:
+                self._add_words(new)
+            return np.array(list(map(known.__getitem__, words)), dtype=np.int64)
 
     # -- profiles -----------------------------------------------------------------------------------------
 
     def profile(self, texts: list[str], vocab: dict[str, int], *, grow: bool = True) -> Profiles:
         """Profiles of ``texts`` (already cleaned). With ``grow=False`` unknown terms are left out."""
         texts = [t if isinstance(t, str) else "" for t in texts]
-        if not texts:
-            return Profiles.empty(self.dim)
-        embs: list[np.ndarray] = []
-        terms: list[np.ndarray] = []
-        counts: list[np.ndarray] = []
+        parts = []
+        for start in range(0, len(texts), _CHUNK):
+            chunk = texts[start : start + _CHUNK]
+            local, flat, offs = tokenize_texts(chunk)
+            words = self.word_ids(local)[flat] if len(flat) else np.zeros(0, np.int64)
+            parts.append(self._profile_chunk(words, offs, vocab, grow, chunk))
+        return _concat_profiles(parts, self.dim)
+
+    def profile_words(self, words: np.ndarray, offsets: np.ndarray, vocab: dict[str, int], *,
+                      grow: bool = True) -> Profiles:
+        """Profiles of texts given as process-wide word ids (from :meth:`word_ids`) in CSR rows."""
+        words = np.asarray(words, dtype=np.int64)
+        offsets = np.asarray(offsets, dtype=np.int64)
+        parts = []
+        for start in range(0, len(offsets) - 1, _CHUNK):
+            stop = min(start + _CHUNK, len(offsets) - 1)
+            a, b = int(offsets[start]), int(offsets[stop])
+            parts.append(self._profile_chunk(words[a:b], offsets[start : stop + 1] - a, vocab, grow, None))
+        return _concat_profiles(parts, self.dim)
+
+    def _profile_chunk(self, words: np.ndarray, offs: np.ndarray, vocab: dict[str, int], grow: bool,
+                       texts: list[str] | None) -> Profiles:
+        n = len(offs) - 1
         with self._lock:
-            for start in range(0, len(texts), _CHUNK):
-                chunk = texts[start : start + _CHUNK]
-                words, offs = self._scan(chunk)
-                embs.append(self._embed_words(words, offs) if self._static else self._embed_slow(chunk))
-                tids = self._term_ids(words, vocab, grow)
-                keep = tids >= 0
-                terms.append(tids[keep].astype(np.int32))
-                doc = np.repeat(np.arange(len(chunk)), np.diff(offs))
-                counts.append(np.bincount(doc[keep], minlength=len(chunk)))
-        lengths = np.concatenate(counts)
-        return Profiles(
-            emb=np.concatenate(embs).astype(np.float32, copy=False),
-            term_ids=np.concatenate(terms),
-            offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
-        )
+            if self._static:
+                emb = self._embed_words(words, offs)
+            else:
+                if texts is None:  # texts given as words: BERT-style tokenizers see the same tokens again
+                    texts = [" ".join(self._word_list[w] for w in words[offs[i] : offs[i + 1]]) for i in range(n)]
+                emb = self._embed_slow(texts)
+            tids = self._term_ids(words, vocab, grow)
+        keep = tids >= 0
+        doc = np.repeat(np.arange(n), np.diff(offs))
+        lengths = np.bincount(doc[keep], minlength=n)
+        return Profiles(emb.astype(np.float32, copy=False), tids[keep].astype(np.int32),
+                        np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64))
 
     def _term_ids(self, words: np.ndarray, vocab: dict[str, int], grow: bool) -> np.ndarray:
         """Term id of each word occurrence (-1: not a term, or unknown with ``grow=False``)."""
@@ -265,15 +300,17 @@ class Profiler:
         total = int(lens.sum())
         # expand each word to its pieces: position p of word j reads piece_ids[starts[j] + p]
         word_of_piece = np.repeat(np.arange(len(words)), lens)
-        first_piece = np.concatenate([[0], np.cumsum(lens)[:-1]]) if len(lens) else np.zeros(0, np.int64)
+        first_piece = np.cumsum(lens) - lens
         flat = piece_ids[starts[word_of_piece] + (np.arange(total) - first_piece[word_of_piece])]
-        text_pieces = np.add.reduceat(lens, offs[:-1]) if len(lens) else np.zeros(n, np.int64)
-        text_pieces = np.where(np.diff(offs) > 0, text_pieces, 0)
+        text_of_word = np.repeat(np.arange(n), np.diff(offs))
+        text_pieces = np.bincount(text_of_word, weights=lens, minlength=n).astype(np.int64)
         text_of_piece = np.repeat(np.arange(n), text_pieces)
-        text_start = np.concatenate([[0], np.cumsum(text_pieces)[:-1]])
+        text_start = np.cumsum(text_pieces) - text_pieces
         keep = (np.arange(total) - text_start[text_of_piece]) < MAX_PIECES
+        kept = np.minimum(text_pieces, MAX_PIECES)
+        # rows are already grouped by text, so the CSR is built directly; repeated pieces in a row simply add up
         counts = sparse.csr_matrix(
-            (np.ones(int(keep.sum()), np.float32), (text_of_piece[keep], flat[keep])),
+            (np.ones(int(kept.sum()), np.float32), flat[keep], np.concatenate([[0], np.cumsum(kept)])),
             shape=(n, matrix.shape[0]),
         )
         vecs = np.asarray(counts @ matrix, dtype=np.float32)
@@ -299,4 +336,5 @@ __all__ = [
     "lexical_term",
     "paper_text",
     "pretokens",
+    "tokenize_texts",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 K1 = 1.5
 B = 0.75
@@ -23,23 +24,28 @@ def build_bm25(term_ids: np.ndarray, offsets: np.ndarray, vocab: dict[str, int],
 
     n_docs = len(offsets) - 1
     n_vocab = max(len(vocab), int(term_ids.max()) + 1 if len(term_ids) else 0, 1)
-    lengths = np.diff(offsets).astype(np.int64)
+    lengths = np.diff(offsets).astype(np.float32)
     avgdl = float(lengths.mean()) if n_docs and lengths.sum() else 1.0
-    doc_of = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-    # one (term, doc) pair per distinct occurrence, sorted by term then doc: the CSC layout bm25s reads
-    keys = term_ids.astype(np.int64) * max(n_docs, 1) + doc_of
-    pairs, tf = np.unique(keys, return_counts=True)
-    terms = pairs // max(n_docs, 1)
-    docs = (pairs % max(n_docs, 1)).astype(np.int32)
-    df = np.bincount(terms, minlength=n_vocab).astype(np.float64)
-    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5))
-    tf = tf.astype(np.float64)
-    norm = k1 * (1.0 - b + b * lengths[docs] / avgdl)
-    data = (idf[terms] * tf / (tf + norm)).astype(np.float32)
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(terms, minlength=n_vocab))]).astype(np.int64)
+    # documents x terms with one entry per occurrence; summing duplicates gives term frequencies, and the CSC
+    # form is exactly bm25s's layout (per term, its documents in increasing order)
+    counts = sparse.csr_matrix(
+        (np.ones(len(term_ids), dtype=np.float32), term_ids.astype(np.int32, copy=False), offsets),
+        shape=(n_docs, n_vocab),
+    )
+    counts.sum_duplicates()
+    by_term = counts.tocsc()
+    del counts
+    tf = by_term.data
+    docs = by_term.indices.astype(np.int32, copy=False)
+    indptr = by_term.indptr.astype(np.int64)
+    df = np.diff(indptr).astype(np.float64)
+    idf = np.log1p((n_docs - df + 0.5) / (df + 0.5)).astype(np.float32)
+    norm = np.float32(k1) * (np.float32(1.0 - b) + np.float32(b / avgdl) * lengths[docs])
+    data = np.repeat(idf, np.diff(indptr)) * tf / (tf + norm)
 
     retriever = bm25s.BM25(k1=k1, b=b, method="lucene")
-    retriever.scores = {"data": data, "indices": docs, "indptr": indptr, "num_docs": n_docs}
+    retriever.scores = {"data": data.astype(np.float32, copy=False), "indices": docs, "indptr": indptr,
+                        "num_docs": n_docs}
     retriever.vocab_dict = dict(vocab)
     retriever.unique_token_ids_set = set(vocab.values())
     retriever.nonoccurrence_array = None

@@ -37,6 +37,7 @@ T = TypeVar("T", bound=BaseModel)
 
 RATES_TTL_S = 10.0
 MAX_OUTPUT_TOKENS = {"intent": 700, "queries": 900, "score": 1400}
+MAX_OUTPUT_TOKENS["related_work"] = 700  # one paragraph (synthesis)
 
 
 class LLMSettings(BaseModel):
@@ -183,6 +184,8 @@ class OpenAICompatibleBackend:
         self.limiter = make_limiter(settings.limits, settings.base_url)
         self._rates: tuple[float, Decimal, Decimal] | None = None
         self._rates_lock = threading.Lock()
+        # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
+        self._refused: PermanentError | None = None
 
     def _estimate_credits(self, input_tokens: int, max_output_tokens: int) -> Decimal:
         """Upper-bound credits for a call, from per-token rates re-read every few seconds (the reservation is
@@ -265,6 +268,8 @@ class OpenAICompatibleBackend:
         from agentr_dagster.store import InsufficientCredits, UsageIn
         from agentr_dagster.store import OrphanError as DeletedError
 
+        if self._refused is not None:
+            raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
         estimate = self._estimate_credits(estimate_prompt_tokens(messages), max_tokens)
         try:
             # The reservation is also the orphan check: it refuses a deleted project or paper atomically.
@@ -296,6 +301,8 @@ class OpenAICompatibleBackend:
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             self.store.release(reservation, note=f"call failed: {type(exc).__name__}")
             error = classify_api_error(exc)
+            if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
+                self._refused = error
             if error.retry_after:
                 self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             raise error from exc

@@ -80,6 +80,8 @@ class LedgerMixin(StoreCore):
                         f"{table.name}: a change must start after the current row's valid_from "
                         f"({current.valid_from.isoformat()}), got {at.isoformat()}"
                     )
+                if given is not None:
+                    self._refuse_rewriting_history(conn, table, current.id, at)
                 conn.execute(sa.update(table).where(table.c.id == current.id).values(valid_to=at, is_current=False))
             return conn.execute(
                 sa.insert(table)
@@ -88,6 +90,39 @@ class LedgerMixin(StoreCore):
             ).scalar_one()
 
         return self._run(tx)
+
+    def _refuse_rewriting_history(self, conn: Connection, table: sa.Table, current_id: int, at: datetime) -> None:
+        """A back-dated change must not re-price what already happened: no call priced by the row being closed
+        (nor any call still in flight) and, for default credits, no account created may lie at or after ``at``."""
+        u, r = t.usage_log, t.reservations
+        if table is t.default_credits:
+            later = conn.execute(sa.select(sa.func.count()).where(t.accounts.c.created_at >= at)).scalar()
+            what = "accounts were created"
+        else:
+            column = u.c.pricing_id if table is t.model_pricing else u.c.multiplier_id
+            later = conn.execute(
+                sa.select(sa.func.count()).where(column == current_id, u.c.created_at >= at)
+            ).scalar() + conn.execute(
+                sa.select(sa.func.count()).where(r.c.state == "open", r.c.created_at >= at)
+            ).scalar()
+            what = "calls were made (or are in flight)"
+        if later:
+            raise StoreError(
+                f"{table.name}: a change back-dated to {at.isoformat()} would rewrite history: {later} {what} "
+                "under the current row since then"
+            )
+
+    def _hold_rates(self, conn: Connection) -> None:
+        """Wait for in-flight price and multiplier changes, and keep new ones out until this transaction ends.
+
+        A change reads "now" under its exclusive lock and commits later; a call priced in between could otherwise
+        be priced by the row that the change is about to close. SQLite's write transactions are already serial.
+        """
+        if self.is_postgres:
+            conn.execute(
+                sa.text("SELECT pg_advisory_xact_lock_shared(:p), pg_advisory_xact_lock_shared(:m)"),
+                {"p": _LOCK_PRICING, "m": _LOCK_MULTIPLIER},
+            )
 
     def set_pricing(
         self,
@@ -137,14 +172,31 @@ class LedgerMixin(StoreCore):
         ).first()
         return None if row is None else _pricing_row(row)
 
-    def _resolve_pricing(
+    def _rates_at(
         self, conn: Connection, model: str, provider: str, tier: str, at: datetime
-    ) -> PricingRow | None:
-        """The price used for charging: exact provider first, then the model's ``provider="default"`` price."""
-        row = self._pricing_at(conn, model, provider, tier, at)
-        if row is None and provider != "default":
-            row = self._pricing_at(conn, model, "default", tier, at)
-        return row
+    ) -> tuple[PricingRow | None, MultiplierRow]:
+        """The price used for charging (exact provider first, then the model's ``provider="default"`` price) and
+        the multiplier, both in force at ``at``, in one statement."""
+        p, m = t.model_pricing, t.credit_multiplier
+        providers = [provider] if provider == "default" else [provider, "default"]
+        price_match = sa.and_(p.c.model == model, p.c.provider.in_(providers), p.c.tier == tier, _in_force(p, at))
+        row = conn.execute(
+            sa.select(
+                m.c.id.label("m_id"),
+                m.c.credits_per_usd.label("m_credits_per_usd"),
+                m.c.valid_from.label("m_valid_from"),
+                m.c.valid_to.label("m_valid_to"),
+                p,
+            )
+            .select_from(m.outerjoin(p, price_match))
+            .where(_in_force(m, at))
+            .order_by(m.c.valid_from.desc(), (p.c.provider == provider).desc(), p.c.valid_from.desc())
+            .limit(1)
+        ).first()
+        if row is None:
+            raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
+        multiplier = MultiplierRow(row.m_id, row.m_credits_per_usd, row.m_valid_from, row.m_valid_to)
+        return (None if row.id is None else _pricing_row(row)), multiplier
 
     def set_multiplier(self, credits_per_usd, at: datetime | None = None) -> int:
         value = _money(credits_per_usd)
@@ -162,6 +214,14 @@ class LedgerMixin(StoreCore):
         if row is None:
             raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
         return MultiplierRow(row.id, row.credits_per_usd, row.valid_from, row.valid_to)
+
+    def multiplier_history(self) -> list[MultiplierRow]:
+        def tx(conn: Connection) -> list[MultiplierRow]:
+            m = t.credit_multiplier
+            rows = conn.execute(sa.select(m).order_by(m.c.id))
+            return [MultiplierRow(r.id, r.credits_per_usd, r.valid_from, r.valid_to) for r in rows]
+
+        return self._read(tx)
 
     def set_default_credits(self, amount, at: datetime | None = None) -> int:
         value = _money(amount)
@@ -193,8 +253,7 @@ class LedgerMixin(StoreCore):
         at = as_utc(at)
 
         def tx(conn: Connection) -> Decimal:
-            price = self._resolve_pricing(conn, model, provider, tier, at)
-            multiplier = self._multiplier_at(conn, at)
+            price, multiplier = self._rates_at(conn, model, provider, tier, at)
             return cost_rule.estimate_credits(
                 input_tokens, max_output_tokens, _prices(price), multiplier.credits_per_usd
             )
@@ -382,11 +441,13 @@ class LedgerMixin(StoreCore):
         account_id = self.ensure_account(account)
 
         def tx(conn: Connection) -> int:
-            balance = self._lock_account(conn, account_id)
             r = t.reservations
-            existing = conn.execute(sa.select(r.c.id).where(r.c.idempotency_key == idempotency_key)).scalar()
+            find = sa.select(r.c.id).where(r.c.idempotency_key == idempotency_key)
+            existing = conn.execute(find).scalar()
             if existing is not None:
                 return existing
+            # Project and paper checks come before the account's lock, so that the lock is held briefly. Lock
+            # order: project (only when it has a budget), then account; settle/release never lock a project.
             project_id = None
             if slug is not None:
                 project = self._active_project(conn, slug)
@@ -395,6 +456,10 @@ class LedgerMixin(StoreCore):
                 project_id = project.id
                 if paper_id is not None:
                     self._check_paper(conn, project, paper_id)
+            balance = self._lock_account(conn, account_id)
+            existing = conn.execute(find).scalar()  # a concurrent call with the same key got here first
+            if existing is not None:
+                return existing
             if balance < value:
                 raise InsufficientCredits(
                     f"account {account!r} has {balance} credits; {value} needed",
@@ -449,31 +514,19 @@ class LedgerMixin(StoreCore):
         row = conn.execute(sa.select(settled.label("settled"), held.label("held"))).one()
         return _money(row.settled) + _money(row.held)
 
-    def _reservation(self, conn: Connection, reservation_id: int, *, lock: bool = False) -> sa.Row:
-        q = sa.select(t.reservations).where(t.reservations.c.id == reservation_id)
-        if lock:
-            q = q.with_for_update()
-        row = conn.execute(q).first()
-        if row is None:
-            raise StoreError(f"no reservation {reservation_id}")
-        return row
+    def _lock_reservation(self, conn: Connection, reservation_id: int) -> sa.Row:
+        """The reservation's row, locked: settle and release of one reservation run one at a time.
 
-    def _lock_reservation(self, conn: Connection, reservation_id: int) -> tuple[sa.Row, Decimal]:
-        """The reservation and its account's balance, both rows locked, in one round trip.
-
-        Settle and release always lock (reservation, account) together with this one statement; reserve locks
-        only the account. No transaction waits for a reservation while holding its account, so no lock cycle.
+        Lock order: settle and release lock the reservation, then (as late as possible, so that the account's
+        lock is held for a few statements only) its account; reserve locks only the account (and the project,
+        before it). No transaction waits for a reservation while holding an account, so there is no lock cycle.
         """
-        r, a = t.reservations, t.accounts
         row = conn.execute(
-            sa.select(r, a.c.balance.label("account_balance"))
-            .join(a, a.c.id == r.c.account_id)
-            .where(r.c.id == reservation_id)
-            .with_for_update()
+            sa.select(t.reservations).where(t.reservations.c.id == reservation_id).with_for_update()
         ).first()
         if row is None:
             raise StoreError(f"no reservation {reservation_id}")
-        return row, row.account_balance
+        return row
 
     def settle(self, reservation_id: int, *, usage: UsageIn) -> int:
         """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
@@ -490,7 +543,7 @@ class LedgerMixin(StoreCore):
             usage = UsageIn.model_validate(usage)
 
         def tx(conn: Connection) -> int:
-            res, balance = self._lock_reservation(conn, reservation_id)
+            res = self._lock_reservation(conn, reservation_id)
             account_id = res.account_id
             key = f"settle:{reservation_id}"
             if res.state == "settled":  # settled in one transaction with its usage row and settle entry
@@ -500,8 +553,8 @@ class LedgerMixin(StoreCore):
             # The call was made when its reservation was taken: price it by the rows in force then, so a price
             # change while the call is in flight (or before a late settle) never re-prices it.
             at = as_utc(usage.at) if usage.at is not None else res.created_at
-            price = self._resolve_pricing(conn, usage.model, usage.provider, usage.tier, at)
-            multiplier = self._multiplier_at(conn, at)
+            self._hold_rates(conn)
+            price, multiplier = self._rates_at(conn, usage.model, usage.provider, usage.tier, at)
             cost, credits = cost_rule.charge(
                 usage.input_tokens,
                 usage.output_tokens,
@@ -535,6 +588,7 @@ class LedgerMixin(StoreCore):
                 )
                 .returning(t.usage_log.c.id)
             ).scalar_one()
+            balance = self._lock_account(conn, account_id)
             held = res.amount if res.state == "open" else ZERO
             note = f"reserved {res.amount}, actual {credits}"
             if res.state == "released":
@@ -570,10 +624,11 @@ class LedgerMixin(StoreCore):
 
     def _release(self, reservation_id: int, note: str) -> bool:
         def tx(conn: Connection) -> bool:
-            res, balance = self._lock_reservation(conn, reservation_id)
+            res = self._lock_reservation(conn, reservation_id)
             account_id = res.account_id
             if res.state != "open":
                 return False
+            balance = self._lock_account(conn, account_id)
             self._post(
                 conn,
                 account_id,

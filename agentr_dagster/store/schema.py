@@ -365,3 +365,20 @@ imported_files = sa.Table(
     _created(),
     sa.UniqueConstraint("project_id", "sha256"),
 )
+
+# Relevance-feedback decisions (`agentr label`): one current label per (project, paper); a relabel updates it.
+LABELS = ("include", "exclude")
+
+paper_labels = sa.Table(
+    "paper_labels",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
+    sa.Column("paper_id", sa.Integer, sa.ForeignKey("papers.id"), nullable=False),
+    sa.Column("label", sa.String(16), nullable=False),
+    sa.Column("note", sa.Text, nullable=True),
+    _created(),
+    sa.Column("updated_at", UTCDateTime(), nullable=False),
+    sa.CheckConstraint(_in("label", LABELS), name="label"),
+    sa.UniqueConstraint("project_id", "paper_id"),
+)

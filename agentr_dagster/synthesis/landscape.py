@@ -47,7 +47,7 @@ class LandscapeSettings:
     c1_threshold: float = 5.0  # rubric: 5-6 = same problem with a different method (or vice versa)
     c2_threshold: float = 5.0
     competitor_section_max: int = 6  # competitors discussed in their own section
-    gap_distance: float = 0.35  # cosine distance within which gap statements are one recurring gap
+    gap_distance: float = 0.5  # cosine distance (after centring) within which gap statements are one gap
     max_gap_clusters: int = 10
     gap_section_clusters: int = 5
     cites_per_claim: int = 5  # a sentence cites at most this many papers (the evidence lists all)
@@ -134,10 +134,10 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
         claim = Claim(
             id=f"c2-{ctype.value}", kind="supporting",
             text=f"{len(group)} candidate(s) support the planned work through {label}, led by {lead}.",
-            evidence=[_ev(p, **{"c2_supporting_work.score": p.c2,
-                                "c2_supporting_work.contribution_type": p.contribution_type,
-                                "c2_supporting_work.relevance_areas": list(p.assessment.c2_supporting_work.relevance_areas)})
-                      for p in group],
+            evidence=[_ev(p, **{
+                "c2_supporting_work.score": p.c2, "c2_supporting_work.contribution_type": p.contribution_type,
+                "c2_supporting_work.relevance_areas": list(p.assessment.c2_supporting_work.relevance_areas),
+            }) for p in group],
         )
         claims.append(claim)
         supporting.append(SupportGroup(
@@ -152,7 +152,7 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
     # Taxonomy over the included papers, with the competitor and gap sections as role-based nodes.
     texts = [p.text for p in included]
     vectors = embedder.encode(texts)
-    phrases = doc_phrases(texts)
+    phrases = doc_phrases([p.abstract for p in included], titles=[p.title for p in included])
     by_id = {p.paper_id: p for p in papers}
     cited_gap_papers: set[int] = set()
     for cluster in gap_clusters[: settings.gap_section_clusters]:
@@ -199,6 +199,16 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
     )
 
 
+def centre(vectors: np.ndarray) -> np.ndarray:
+    """Subtract the mean and re-normalise: statements written from one template (or in one register) share a
+    large common direction that would otherwise make them all look alike."""
+    if len(vectors) < 3:
+        return vectors
+    centred = vectors - vectors.mean(axis=0)
+    norms = np.linalg.norm(centred, axis=1, keepdims=True)
+    return np.where(norms > 1e-6, centred / np.maximum(norms, 1e-6), vectors)
+
+
 def top_papers(paper_ids: list[int], by_id: dict[int, ScoredPaper], n: int) -> list[int]:
     """The ``n`` most relevant of ``paper_ids`` (relevance, then id)."""
     return sorted(paper_ids, key=lambda i: (-by_id[i].relevance, i))[:n]
@@ -218,7 +228,7 @@ def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: Lan
     texts = [""] * len(unique)
     for _, _, _, cleaned in statements:
         texts[unique[cleaned.casefold()]] = texts[unique[cleaned.casefold()]] or cleaned
-    vectors = embedder.encode(texts)
+    vectors = centre(embedder.encode(texts))
     labels = threshold_clusters(vectors, settings.gap_distance)
     members: dict[int, list[int]] = {}
     for u, c in enumerate(labels.tolist()):
@@ -232,13 +242,14 @@ def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: Lan
         groups.append((c, units, papers))
     groups.sort(key=lambda g: (-len(g[2]), -len(g[1]), min(g[1])))
     groups = groups[: settings.max_gap_clusters]
-    names = distinctive_phrases(doc_phrases(texts, per_doc=6), [g[1] for g in groups], k=3)
+    names = distinctive_phrases(doc_phrases([planned_work_voice(t) for t in texts], per_doc=6),
+                                [g[1] for g in groups], k=3)
     result_ids = {p.paper_id: p.result_id for p in included}
     out = []
     for n, ((_, units, papers), phrases) in enumerate(zip(groups, names, strict=True), start=1):
-        centre = medoid(vectors, units)
+        mid = medoid(vectors, units)
         # The statement most papers make stands for the cluster; the medoid breaks ties.
-        rep = max(units, key=lambda u: (len(support[u]), u == centre, -u))
+        rep = max(units, key=lambda u: (len(support[u]), u == mid, -u))
         in_cluster = set(units)
         stated = [GapStatement(paper_id=p.paper_id, key=p.key, index=i, text=gap)
                   for p, i, gap, cleaned in statements if unique[cleaned.casefold()] in in_cluster]

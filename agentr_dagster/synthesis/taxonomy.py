@@ -82,7 +82,8 @@ def build_taxonomy(
             leaves.append((node.id, members))
             continue
         node.kind = "navigational"
-        sub_names = distinctive_phrases(phrases, subs, exclude=[key_of(name) for name in names])
+        sub_names = distinctive_phrases(phrases, subs, exclude=[key_of(name) for name in names],
+                                        background=list(range(len(paper_ids))))
         labels = _unique_labels([label_from(s, f"{node.label}: part {i}") for i, s in enumerate(sub_names, 1)])
         for s, (sub, label, names_s) in enumerate(zip(subs, labels, sub_names, strict=True), start=1):
             child = TaxonomyNode(id=f"t{t}-{s}", label=label, kind="analytical", parent=node.id, key_phrases=names_s)

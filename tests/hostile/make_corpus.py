@@ -316,11 +316,114 @@ def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
     return files
 
 
+ABSTRACTS_DIR = HERE / "abstracts"
+ABSTRACT_TEXT = (
+    "Systematic reviews in software engineering need reproducible screening. We propose an auditable "
+    "pipeline that scores candidate papers against a structured research intent.\n"
+    "Société, naïve “quotes” and résumé survive every encoding.\n"
+)
+
+
+def build_abstracts() -> dict[str, tuple[bytes, dict[str, Any]]]:
+    """Abstract files (``.md`` / ``.txt``) for the drop folder and ``agentr project add``: name -> (content,
+    expectation). "ok" ones must be stored containing ``contains``; "reject" ones refused with ``message``."""
+    rng = random.Random(20240612)
+    files: dict[str, tuple[bytes, dict[str, Any]]] = {}
+
+    def add(name: str, content: bytes, expect: dict[str, Any]) -> None:
+        assert len(content) < MAX_FILE_BYTES, (name, len(content))
+        files[name] = (content, expect)
+
+    text = ABSTRACT_TEXT
+    ok_abstract = ok(contains="Société, naïve “quotes” and résumé")
+    add("abs_utf8.md", text.encode(), ok_abstract)
+    add("abs_utf8_bom.md", codecs.BOM_UTF8 + text.encode(), ok_abstract)
+    add("abs_utf16le_bom.txt", codecs.BOM_UTF16_LE + text.encode("utf-16-le"), ok_abstract)
+    add("abs_utf16be_bom.md", codecs.BOM_UTF16_BE + text.encode("utf-16-be"), ok_abstract)
+    add("abs_utf16le_nobom.md", text.encode("utf-16-le"), ok_abstract)
+    add("abs_utf32le_bom.md", codecs.BOM_UTF32_LE + text.encode("utf-32-le"), ok_abstract)
+    add("abs_cp1252.txt", text.encode("cp1252"), ok_abstract)
+    add("abs_latin1.md", text.replace("“", '"').replace("”", '"').encode("latin-1"),
+        ok(contains='Société, naïve "quotes" and résumé'))
+    add("abs_mixed_line_endings.md", text.replace("\n", "\r\n", 1).encode() + b"Last line.\r", ok_abstract)
+    add(
+        "abs_hidden_controls.md",
+        ("\u202e" + text.replace("reproducible", "repro\u200bducible\x1b[31m") + "\U000e0041\x07").encode(),
+        ok(contains="need reproducible screening", absent=["\u202e", "\u200b", "\x1b", "\U000e0041", "\x07"]),
+    )
+    add("abs_empty.md", b"", reject("empty"))
+    add("abs_whitespace.txt", b" \r\n\t \n", reject("too short"))
+    add("abs_too_short.md", b"Four words only here", reject("too short"))
+    add("abs_nul_bytes.md", bytes(rng.randrange(256) for _ in range(3000)), reject("binary"))
+    add("abs_pdf_renamed.md", b"%PDF-1.4\n1 0 obj << >> endobj\n", reject("PDF"))
+    add("abs_docx_renamed.txt", b"PK\x03\x04" + bytes(rng.randrange(256) for _ in range(400)), reject("ZIP"))
+    add("abs_png_renamed.md", b"\x89PNG\r\n\x1a\n" + bytes(100), reject("PNG"))
+    add("abs_elf_renamed.txt", b"\x7fELF\x02\x01\x01" + bytes(300), reject("executable"))
+    noise = bytes(rng.choice([*range(1, 9), *range(14, 32)]) for _ in range(1200))
+    add("abs_control_noise.md", noise, reject("control characters"))
+    add("abs_bad_utf16_odd_length.md", codecs.BOM_UTF16_LE + text.encode("utf-16-le") + b"\x00\xd8", reject("UTF-16"))
+    return files
+
+
+def make_runtime_cases(folder: Path) -> list[tuple[Path, str, dict[str, Any]]]:
+    """Files that cannot be committed (sparse, links, pipes, odd names), made at test time in `folder`.
+
+    Returns (path, where, expectation) for each; `where` is "project" for a candidate-paper file (dropped
+    in inbox/<slug>/, or given to `agentr papers add`) and "top" for an abstract.
+    """
+    import os
+
+    folder.mkdir(parents=True, exist_ok=True)
+    good = (HEADER + GOOD_ROWS).encode()
+    made: list[tuple[Path, str, dict[str, Any]]] = []
+
+    def regular(name: str | bytes, content: bytes, where: str, expect: dict[str, Any]) -> None:
+        path = Path(os.fsdecode(os.path.join(os.fsencode(folder), os.fsencode(name))))
+        path.write_bytes(content)
+        made.append((path, where, expect))
+
+    def sparse(name: str, size: int, where: str) -> None:
+        path = folder / name
+        with path.open("wb") as handle:  # nothing written: the size is claimed, not stored
+            handle.truncate(size)
+        made.append((path, where, reject("too large")))
+
+    sparse("sparse_2gb.csv", 2 * 1024**3, "project")
+    sparse("sparse_60mb.jsonl", 60_000_000, "project")
+    sparse("sparse_2gb_abstract.md", 2 * 1024**3, "top")
+    links = {"link_to_passwd.csv": "/etc/passwd", "link_to_dir.bib": "/etc", "link_dangling.ris": "/nonexistent/x"}
+    for name, target in links.items():
+        os.symlink(target, folder / name)
+        made.append((folder / name, "project", reject("symbolic links")))
+    os.symlink("/etc/hostname", folder / "link_abstract.md")
+    made.append((folder / "link_abstract.md", "top", reject("symbolic links")))
+    os.mkfifo(folder / "named_pipe.csv")
+    made.append((folder / "named_pipe.csv", "project", reject("named pipe")))
+    (folder / "folder.csv").mkdir()
+    (folder / "folder.csv" / "inner.csv").write_bytes(good)
+    made.append((folder / "folder.csv", "project", reject("folder")))
+    regular(b"caf\xe9-latin1-name.csv", good, "project", reject("undecodable"))
+    regular("two\nlines.csv", good, "project", reject("control characters"))
+    regular("evil\u202ecod.exe.csv", good, "project", reject("control characters"))  # right-to-left override
+    regular("x" * 240 + ".csv", b"name,colour\nfoo,blue\n", "project", reject("No title column"))
+    # A dot-name is a hidden file to the drop folder (left alone: partial uploads look like that).
+    regular("..\\..\\backslash-traversal.csv", good, "project", ok(3, sensor="ignored"))
+    regular("spaces and (parens) [1].csv", good, "project", ok(3))
+    regular("notes.docx", b"PK\x03\x04" + bytes(50), "project", reject("unsupported file type"))
+    regular("no_suffix", good, "project", reject("unsupported file type"))
+    regular("double.csv.exe", good, "project", reject("unsupported file type"))
+    return made
+
+
 def main(out_dir: Path = HERE) -> None:
     files = build()
     for name, (data, _) in sorted(files.items()):
         (out_dir / name).write_bytes(data)
-    print(f"wrote {len(files)} files to {out_dir}")
+    abstracts = build_abstracts()
+    (out_dir / "abstracts").mkdir(exist_ok=True)
+    for name, (data, _) in sorted(abstracts.items()):
+        (out_dir / "abstracts" / name).write_bytes(data)
+    print(f"wrote {len(files)} files to {out_dir} and {len(abstracts)} to {out_dir / 'abstracts'}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,154 @@
+"""Synthesis as project-partitioned assets. Thin: each calls one function of agentr_dagster.synthesis, turns
+failure classes into Dagster failures, and shows plots, tables and checks as metadata."""
+
+import textwrap
+
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSpec,
+    AssetExecutionContext,
+    DataVersion,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    asset,
+)
+
+from agentr_dagster.assets.project import LLM_RETRY, _as_failure, paper_scores, projects
+from agentr_dagster.config import results_dir
+from agentr_dagster.domain.failures import StageError
+from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.synthesis import plots
+from agentr_dagster.synthesis.draft import DRAFT_VERSION
+from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
+from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
+from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
+from agentr_dagster.synthesis.stage import run_landscape, run_related_work
+
+PLOT_DPI = 72  # metadata lives in the event log: keep the images small
+
+
+def _plot_md(png: bytes, alt: str) -> MetadataValue:
+    return MetadataValue.md(f"![{alt}]({plots.data_uri(png)})")
+
+
+@asset(
+    partitions_def=projects,
+    deps=[paper_scores],
+    code_version=SYNTHESIS_VERSION,
+    group_name="research",
+    check_specs=[AssetCheckSpec("taxonomy_structure", asset="research_landscape")],
+    description="Ranked direct competitors (C1), supporting work by type (C2), recurring gaps and a taxonomy of "
+    "the candidates with paper-to-section routing; every claim with evidence pointers.",
+)
+def research_landscape(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+    db = store.get()
+    try:
+        outcome = run_landscape(db, context.partition_key, run_id=context.run_id)
+    except StageError as exc:
+        raise _as_failure(exc, "research_landscape") from exc
+    land = outcome.landscape
+    figures = plots.landscape_plots(land, dpi=PLOT_DPI)
+    competitors = "\n".join(
+        f"| {c.rank} | `{c.key}` | {c.c1:.1f} | {textwrap.shorten(land.paper(c.paper_id).title, 70)} |"
+        for c in land.competitors[:10]
+    )
+    taxonomy = "\n".join(
+        f"{'  ' * land.taxonomy.depth(n.id)}- **{n.label}** ({n.kind}, {len(land.taxonomy.subtree_papers(n.id))})"
+        for n in land.taxonomy.preorder()
+    )
+    return MaterializeResult(
+        metadata={
+            "artifact_id": outcome.artifact_id,
+            "reused": outcome.reused,
+            "papers": land.n_papers,
+            "discussed": sum(p.included for p in land.papers),
+            "direct_competitors": len(land.competitors),
+            "supporting": sum(len(g.papers) for g in land.supporting),
+            "gap_clusters": len(land.gap_clusters),
+            "claims": len(land.claims),
+            "top_competitors": MetadataValue.md(
+                "| # | key | C1 | title |\n|---|---|---|---|\n" + competitors if competitors else "(none)"),
+            "gaps": MetadataValue.md("\n".join(
+                f"1. **{len(g.papers)} papers** — {g.representative} (`{g.id}`)" for g in land.gap_clusters)
+                or "(none)"),
+            "taxonomy": MetadataValue.md(taxonomy),
+            "plot_c1_vs_c2": _plot_md(figures["c1_vs_c2"], "C1 vs C2"),
+            "plot_similarity": _plot_md(figures["similarity"], "similarity distribution"),
+            "plot_overlap": _plot_md(figures["overlap"], "overlap heat map"),
+            "plot_gaps": _plot_md(figures["gaps"], "gap clusters"),
+            "plot_taxonomy": _plot_md(figures["taxonomy"], "taxonomy"),
+        },
+        data_version=DataVersion(str(outcome.artifact_id)),
+        check_results=[
+            AssetCheckResult(
+                check_name="taxonomy_structure", passed=not land.structure_problems,
+                metadata={"problems": MetadataValue.md("\n".join(f"- {p}" for p in land.structure_problems)
+                                                       or "none"),
+                          "nodes": len(land.taxonomy.nodes)},
+            )
+        ],
+    )
+
+
+@asset(
+    partitions_def=projects,
+    deps=[research_landscape],
+    code_version=f"{DRAFT_VERSION}|{prompt_version(REDRAFT_STAGE)}",
+    group_name="research",
+    retry_policy=LLM_RETRY,
+    pool="llm",
+    check_specs=[AssetCheckSpec("draft_validates", asset="related_work")],
+    description="A related-work draft (Markdown, LaTeX, BibTeX), one section per taxonomy node, citing only the "
+    "project's papers and gated by a deterministic validator; re-drafted paragraph by paragraph with an LLM.",
+)
+def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
+    db = store.get()
+    slug = context.partition_key
+    backend = llm.backend(db)
+    writer = GatewayParagraphWriter(backend.gateway) if backend.kind == "llm" else None
+    try:
+        outcome = run_related_work(
+            db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
+            on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
+                                                     f"{exc.message}"),
+        )
+    except StageError as exc:
+        raise _as_failure(exc, "related_work") from exc
+    draft, report = outcome.draft, outcome.report
+    origins: dict[str, int] = {}
+    for paragraph in draft.paragraphs():
+        origins[paragraph.origin] = origins.get(paragraph.origin, 0) + 1
+    if not report.ok:  # run_related_work refuses to store an invalid draft; a reused one is re-checked here
+        raise Failure(description="related_work: stored draft fails validation", allow_retries=False)
+    return MaterializeResult(
+        metadata={
+            "artifact_id": outcome.artifact_id,
+            "reused": outcome.reused,
+            "writer": outcome.writer,
+            "sections": report.sections,
+            "paragraphs": report.paragraphs,
+            "sentences": report.sentences,
+            "claims": report.claims,
+            "citations": report.citations,
+            "papers_cited": len(report.keys_cited),
+            **{f"paragraphs_{k.replace('-', '_')}": n for k, n in sorted(origins.items())},
+            "markdown": MetadataValue.path(str(outcome.files["md"])),
+            "latex": MetadataValue.path(str(outcome.files["tex"])),
+            "bibtex": MetadataValue.path(str(outcome.files["bib"])),
+            "evidence": MetadataValue.path(str(outcome.files["evidence"])),
+            "preview": MetadataValue.md(outcome.markdown.split("---", 2)[-1][:6000]),
+        },
+        data_version=DataVersion(str(outcome.artifact_id)),
+        check_results=[
+            AssetCheckResult(
+                check_name="draft_validates", passed=report.ok and outcome.latex_report.ok,
+                metadata={"markdown_issues": len(report.issues), "latex_issues": len(outcome.latex_report.issues),
+                          "unused_bib_keys": len(report.unused_keys)},
+            )
+        ],
+    )
+
+
+synthesis_assets = [research_landscape, related_work]

@@ -1,0 +1,231 @@
+"""`agentr ledger verify|release-stale|show`, `agentr estimate <slug>`, `agentr budget set|show`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from decimal import Decimal, InvalidOperation
+
+import click
+
+
+def _store():
+    from agentr_dagster.resources import StoreResource
+
+    return StoreResource(database_url=os.environ.get("AGENTR_DATABASE_URL", "")).get()
+
+
+def _dump(value) -> str:
+    def default(v):
+        if isinstance(v, Decimal):
+            return format(v, "f")  # "0.00000000", never "0E-8"
+        if hasattr(v, "isoformat"):
+            return v.isoformat()
+        return str(v)
+
+    return json.dumps(value, indent=2, default=default)
+
+
+def _fail(message: str, code: int = 1):
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+# ---------------------------------------------------------------- ledger
+@click.group("ledger")
+def ledger_group() -> None:
+    """The credit ledger: check its invariants, release stale reservations, list entries."""
+
+
+@ledger_group.command("verify")
+@click.option("--stale-after", type=float, default=3600.0, show_default=True,
+              help="Seconds after which an open reservation counts as stale (a failed invariant).")
+@click.option("--json", "as_json", is_flag=True)
+def ledger_verify(stale_after: float, as_json: bool) -> None:
+    """Check every ledger invariant; exit 1 naming the rows if one fails.
+
+    Balance = sum of entries (and never below zero, replayed in commit order); every reservation's and usage
+    row's ledger entries; no reservation open longer than --stale-after; each usage row's cost and credits
+    recomputed from the price and multiplier rows it names, and those rows in force at its time; SCD-2 history
+    contiguous.
+    """
+    from agentr_dagster.store.verify import verify_ledger
+
+    report = verify_ledger(_store(), stale_after_s=stale_after)
+    if as_json:
+        click.echo(_dump(report.to_dict()))
+    else:
+        counts = ", ".join(f"{k} {v}" for k, v in report.counts.items())
+        click.echo(f"checked {len(report.checks)} invariants over {counts}")
+        for violation in report.violations:
+            click.echo(f"FAIL {violation}")
+        for warning in report.warnings:
+            click.echo(f"note {warning}")
+        click.echo("ledger verify: OK" if report.ok else
+                   f"ledger verify: FAILED ({', '.join(report.failed_checks())})")
+    if not report.ok:
+        sys.exit(1)
+
+
+@ledger_group.command("release-stale")
+@click.option("--older-than", type=float, default=3600.0, show_default=True, help="Seconds.")
+def ledger_release_stale(older_than: float) -> None:
+    """Give back reservations open longer than --older-than (their calls died without settling)."""
+    released = _store().release_stale_reservations(older_than)
+    click.echo(f"released {released} stale reservation(s)")
+
+
+@ledger_group.command("show")
+@click.option("--account", default="default", show_default=True)
+@click.option("--limit", type=int, default=50, show_default=True, help="Most recent entries to list (0: all).")
+@click.option("--json", "as_json", is_flag=True)
+def ledger_show(account: str, limit: int, as_json: bool) -> None:
+    """The account's balance and its most recent ledger entries."""
+    store = _store()
+    entries = store.ledger(account)
+    shown = entries[-limit:] if limit else entries
+    if as_json:
+        click.echo(_dump({"account": account, "balance": store.balance(account),
+                          "entries": [e.__dict__ for e in shown]}))
+        return
+    click.echo(f"{account}: balance {store.balance(account)} credits, {len(entries)} entries")
+    for e in shown:
+        refs = " ".join(x for x in (e.reservation_id and f"reservation={e.reservation_id}",
+                                    e.usage_id and f"usage={e.usage_id}") if x)
+        click.echo(f"{e.id:>8} {e.created_at:%Y-%m-%d %H:%M:%S} {e.kind:<8} {e.amount:>18} {refs} {e.note}".rstrip())
+
+
+# ---------------------------------------------------------------- estimate
+@click.command("estimate")
+@click.argument("slug")
+@click.option("--model", default=None, help="Default: $AGENTR_LLM_MODEL, else gpt-4o-mini.")
+@click.option("--provider", default=None, help="Default: $AGENTR_LLM_PROVIDER, else 'default'.")
+@click.option("--tier", default="standard", show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+def estimate_command(slug: str, model: str | None, provider: str | None, tier: str, as_json: bool) -> None:
+    """Projected tokens, USD and credits of the work a run of SLUG would still do (nothing is spent)."""
+    from agentr_dagster.estimate import estimate_project, format_estimate
+    from agentr_dagster.store import StoreError
+
+    model = model or os.environ.get("AGENTR_LLM_MODEL") or "gpt-4o-mini"
+    provider = provider or os.environ.get("AGENTR_LLM_PROVIDER") or "default"
+    backend = "llm" if os.environ.get("AGENTR_LLM_BASE_URL") else "offline"
+    try:
+        est = estimate_project(_store(), slug, model=model, provider=provider, tier=tier, backend=backend)
+    except StoreError as exc:
+        _fail(str(exc))
+    click.echo(_dump(est.to_dict()) if as_json else format_estimate(est))
+
+
+# ---------------------------------------------------------------- budgets
+@click.group("budget")
+def budget_group() -> None:
+    """Per-project credit budgets (work that would exceed one stops before the call, as no-credits)."""
+
+
+@budget_group.command("set")
+@click.argument("slug")
+@click.argument("credits")
+def budget_set(slug: str, credits: str) -> None:
+    """Set SLUG's budget to CREDITS (a number; 'none' removes the cap)."""
+    from agentr_dagster.store import StoreError
+
+    value: Decimal | None
+    if credits.strip().lower() in ("none", "off", "unlimited"):
+        value = None
+    else:
+        try:
+            value = Decimal(credits)
+        except InvalidOperation:
+            _fail(f"not a number of credits: {credits!r}")
+        if not value.is_finite() or value < 0:
+            _fail("a budget is a non-negative number of credits")
+    try:
+        row = _store().set_budget(slug, value)
+    except StoreError as exc:
+        _fail(str(exc))
+    click.echo(f"{row.slug}: budget {'none' if row.budget_credits is None else f'{row.budget_credits} credits'}")
+
+
+@budget_group.command("show")
+@click.argument("slug", required=False)
+@click.option("--json", "as_json", is_flag=True)
+def budget_show(slug: str | None, as_json: bool) -> None:
+    """Budget, credits used (settled), held (open reservations) and left, per project."""
+    store = _store()
+    projects = [store.get_project(slug)] if slug else store.list_projects()
+    rows = []
+    for p in projects:
+        used = sum((u.credits for u in store.usage(p.slug)), Decimal("0E-8"))
+        held = sum((r.amount for r in store.reservations(p.slug, state="open")), Decimal("0E-8"))
+        left = None if p.budget_credits is None else max(p.budget_credits - used - held, Decimal("0E-8"))
+        rows.append({"project": p.slug, "account": p.account, "budget": p.budget_credits, "used": used,
+                     "held": held, "left": left})
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    if not rows:
+        click.echo("no projects")
+    for r in rows:
+        budget = "none" if r["budget"] is None else f"{r['budget']:f}"
+        left = "-" if r["left"] is None else f"{r['left']:f}"
+        click.echo(f"{r['project']}: budget {budget}, used {r['used']:f}, held {r['held']:f}, left {left} "
+                   f"(account {r['account']})")
+
+
+# ---------------------------------------------------------------- SCD-2 history (mounted under pricing/credits)
+@click.command("history")
+@click.argument("model", required=False)
+@click.option("--json", "as_json", is_flag=True)
+def pricing_history_command(model: str | None, as_json: bool) -> None:
+    """Every price row (SCD-2): the period it was in force and its USD per million tokens."""
+    rows = _store().pricing_history(model)
+    if as_json:
+        click.echo(_dump([r.__dict__ for r in rows]))
+        return
+    if not rows:
+        click.echo("no prices set")
+    for r in rows:
+        cached = "=input" if r.cached_input_usd_per_m is None else r.cached_input_usd_per_m
+        until = "now (current)" if r.valid_to is None else r.valid_to.isoformat()
+        click.echo(f"row {r.id}: {r.model} {r.provider}/{r.tier} input {r.input_usd_per_m} cached {cached} "
+                   f"output {r.output_usd_per_m} USD/M, from {r.valid_from.isoformat()} until {until}")
+
+
+@click.group("multiplier")
+def multiplier_group() -> None:
+    """The USD to credits multiplier (SCD-2: a change never re-prices past calls)."""
+
+
+@multiplier_group.command("set")
+@click.argument("credits_per_usd")
+def multiplier_set(credits_per_usd: str) -> None:
+    try:
+        row_id = _store().set_multiplier(Decimal(credits_per_usd))
+    except (InvalidOperation, ValueError) as exc:
+        _fail(f"not a valid multiplier {credits_per_usd!r}: {exc}")
+    click.echo(f"multiplier {credits_per_usd} credits/USD now in force: row {row_id}")
+
+
+@multiplier_group.command("history")
+@click.option("--json", "as_json", is_flag=True)
+def multiplier_history(as_json: bool) -> None:
+    rows = _store().multiplier_history()
+    if as_json:
+        click.echo(_dump([r.__dict__ for r in rows]))
+        return
+    for r in rows:
+        until = "now (current)" if r.valid_to is None else r.valid_to.isoformat()
+        click.echo(f"row {r.id}: {r.credits_per_usd} credits/USD from {r.valid_from.isoformat()} until {until}")
+
+
+@click.command("set-default")
+@click.argument("amount")
+def default_credits_command(amount: str) -> None:
+    """Credits a new account starts with (SCD-2; existing accounts are not touched)."""
+    try:
+        row_id = _store().set_default_credits(Decimal(amount))
+    except (InvalidOperation, ValueError) as exc:
+        _fail(f"not a valid amount {amount!r}: {exc}")
+    click.echo(f"new accounts now start with {amount} credits: row {row_id}")

@@ -1,0 +1,207 @@
+"""Click commands for screening: ``agentr screen`` and ``agentr bench screening``.
+
+Mounted on the main ``agentr`` group elsewhere::
+
+    cli.add_command(screen_command)                 # agentr screen ...
+    bench_group.add_command(bench_screening_command)  # agentr bench screening DIR ...
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+LABEL_ID_COLUMNS = ("record_id", "id", "paper_id", "key")
+LABEL_VALUE_COLUMNS = ("label", "decision", "label_included", "included", "include")
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text(encoding="utf-8", errors="replace")
+
+
+def read_papers_csv(path: str):
+    """Read a papers CSV leniently: BOM, latin-1 fallback, all cells as strings, ragged rows tolerated."""
+    import pandas as pd
+
+    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    text = text.replace("\x00", "")
+    if not text.strip():
+        return pd.DataFrame(columns=["record_id", "title", "abstract"])
+    try:
+        dialect = csv.Sniffer().sniff(text[:20000], delimiters=",;\t|")
+        sep = dialect.delimiter
+    except csv.Error:
+        sep = ","
+    try:
+        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep)
+    except Exception:
+        pass
+    # Ragged rows: a row with too many fields keeps its extra fields joined into the last column (usually the
+    # abstract, where unquoted commas come from), so no record is dropped.
+    header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+    width = max(len(header), 1)
+
+    def fold(fields: list[str]) -> list[str]:
+        return [*fields[: width - 1], sep.join(fields[width - 1 :])]
+
+    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, engine="python", on_bad_lines=fold)
+
+
+def read_labels_csv(path: str) -> dict[str, int]:
+    """``record_id,label`` with include/exclude (or 1/0, yes/no) -> {record_id: 1|0}; unknown values skipped."""
+    from agentr_dagster.domain.ranking import clean_text, normalise_label
+
+    df = read_papers_csv(path)
+    cols = {str(c).strip().lower(): c for c in df.columns}
+    id_col = next((cols[c] for c in LABEL_ID_COLUMNS if c in cols), None)
+    val_col = next((cols[c] for c in LABEL_VALUE_COLUMNS if c in cols), None)
+    if id_col is None or val_col is None:
+        if len(df.columns) < 2:
+            raise click.UsageError(f"{path}: expected columns record_id,label")
+        id_col, val_col = df.columns[0], df.columns[1]
+    out: dict[str, int] = {}
+    for rid, val in zip(df[id_col], df[val_col], strict=True):
+        lv = normalise_label(val)
+        rid = clean_text(rid)
+        if rid and lv is not None:
+            out[rid] = lv
+    return out
+
+
+def llm_configured() -> bool:
+    return bool(os.environ.get("AGENTR_LLM_BASE_URL"))
+
+
+@click.command("screen")
+@click.option(
+    "--question", "question_file", required=True, help="File with the research question/abstract (- = stdin)."
+)
+@click.option("--papers", "papers_csv", required=True, help="CSV with record_id,title,abstract[,year,doi].")
+@click.option("--out", "out_csv", required=True, help="Output CSV (record_id,rank,score,...); - = stdout.")
+@click.option("--labels", "labels_csv", default=None, help="CSV record_id,label (include/exclude or 1/0).")
+@click.option("--llm-top", "llm_top", type=int, default=0, show_default=True, help="Re-score the top K with the LLM.")
+def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv: str | None, llm_top: int) -> None:
+    """Rank candidate papers against a question, best first (offline, deterministic)."""
+    from agentr_dagster.domain.ranking import screen
+
+    t0 = time.perf_counter()
+    question = _read_text(question_file)
+    papers = read_papers_csv(papers_csv)
+    labels = read_labels_csv(labels_csv) if labels_csv else None
+    try:
+        result = screen(question, papers, labels)
+    except RuntimeError as exc:  # e.g. the static model has not been built
+        raise click.ClickException(str(exc)) from exc
+    if llm_top and llm_top > 0:
+        if not llm_configured():
+            click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
+        else:
+            click.echo(
+                f"note: --llm-top {llm_top}: LLM re-scoring is not available in this command yet; "
+                "the offline ranking is written unchanged",
+                err=True,
+            )
+    if out_csv == "-":
+        result.to_csv(sys.stdout, index=False)
+    else:
+        Path(out_csv).parent.mkdir(parents=True, exist_ok=True)
+        result.to_csv(out_csv, index=False)
+    n_lab = 0 if not labels else int((result["label"] != "").sum())
+    click.echo(
+        f"screened {len(result)} records ({result['method'].iloc[0] if len(result) else 'zero-shot'}"
+        f"{f', {n_lab} labelled' if n_lab else ''}) in {time.perf_counter() - t0:.1f}s"
+        + (f" -> {out_csv}" if out_csv != "-" else ""),
+        err=True,
+    )
+
+
+def _jsonable(obj):
+    """NaN/inf -> null (strict JSON), numpy scalars -> Python."""
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+@click.command("screening")
+@click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the full result (with screening orders) as JSON.")
+@click.option("--no-feedback", is_flag=True, help="Zero-shot and baselines only (no simulated labelling).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the prior records and random.")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write the JSON result to this file.",
+)
+@click.option(
+    "--st-dense/--no-st-dense",
+    default=None,
+    help="Real all-MiniLM-L6-v2 (sentence-transformers) baseline; default: when installed.",
+)
+@click.option(
+    "--asreview-python",
+    default=None,
+    help="Python interpreter with `asreview` installed (default: $AGENTR_ASREVIEW_PYTHON, in-process "
+    "if importable, else a re-implementation of ASReview's default model).",
+)
+def bench_screening_command(
+    directory: Path,
+    as_json: bool,
+    no_feedback: bool,
+    seed: int,
+    out_path: Path | None,
+    st_dense: bool | None,
+    asreview_python: str | None,
+) -> None:
+    """WSS@95 and recall@10/20% per review, ours beside baselines (random, BM25, dense, ASReview)."""
+    from agentr_dagster.bench.screening import format_table, run_screening_bench
+
+    def progress(msg: str) -> None:
+        click.echo(msg, err=True)
+
+    try:
+        result = run_screening_bench(
+            directory,
+            with_feedback=not no_feedback,
+            seed=seed,
+            st_dense=st_dense,
+            asreview_python=asreview_python,
+            progress=progress,
+        )
+    except (RuntimeError, FileNotFoundError, ValueError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    payload = None
+    if as_json or out_path:
+        payload = json.dumps(_jsonable(result), ensure_ascii=False, allow_nan=False, default=str)
+    if out_path:
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(payload, encoding="utf-8")
+    if as_json:
+        click.echo(payload)
+        click.echo(format_table(result), err=True)
+    else:
+        click.echo(format_table(result))
+
+
+__all__ = ["bench_screening_command", "read_labels_csv", "read_papers_csv", "screen_command"]

@@ -1,0 +1,148 @@
+"""Relevance feedback, ASReview-style: include/exclude labels on a project's candidates, stored durably in the
+domain store (``paper_labels``), and a re-ranking of the candidates that learns from them.
+
+The re-ranker is the screening engine's (:func:`agentr_dagster.domain.ranking.screen`): a zero-shot hybrid prior
+from the project's abstract, and once labels exist a linear model over TF-IDF and embedding features trained on
+them, with the prior's weight decaying as includes accumulate. Labelled includes come first, labelled excludes
+last; everything unlabelled in between, best first — the order to screen in next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+import pandas as pd
+import sqlalchemy as sa
+
+from agentr_dagster.store import schema as t
+from agentr_dagster.store.core import now_utc
+from agentr_dagster.store.rows import PaperRow, StoreError
+
+LABELS = t.LABELS
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    paper_id: int
+    paper_key: str
+    title: str
+    label: str  # include | exclude
+    note: str | None
+    created_at: datetime
+    updated_at: datetime
+
+
+def _normal_doi(text: str) -> str:
+    doi = text.strip().lower()
+    for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"):
+        if doi.startswith(prefix):
+            doi = doi[len(prefix) :]
+    return doi
+
+
+def resolve_paper(store, slug: str, ref: str) -> PaperRow:
+    """A live paper of the project named by its id, paper key (``doi:...``/``t:...``), DOI (bare or URL) or
+    exact title (case-insensitive). StoreError when nothing or more than one paper matches."""
+    ref = (ref or "").strip()
+    if not ref:
+        raise StoreError("name a paper: its id, DOI, paper key or exact title")
+    papers = store.list_papers(slug)
+    if ref.isdigit():
+        match = [p for p in papers if p.id == int(ref)]
+    else:
+        doi = _normal_doi(ref)
+        match = [p for p in papers if p.paper_key == ref or (p.doi and p.doi == doi)]
+        if not match:
+            folded = ref.casefold()
+            match = [p for p in papers if p.title.casefold() == folded]
+    if not match:
+        raise StoreError(f"project {slug!r} has no live paper {ref!r} (use an id from `agentr rerank {slug}`)")
+    if len(match) > 1:
+        ids = ", ".join(str(p.id) for p in match[:10])
+        raise StoreError(f"{ref!r} names {len(match)} papers of {slug!r} (ids {ids}); use the id")
+    return match[0]
+
+
+def set_label(store, slug: str, ref: str, label: str, *, note: str | None = None) -> LabelRow | None:
+    """Record (or change) the project's decision on a paper; ``label="clear"`` removes it (returns None).
+    OrphanError for a deleted project or paper."""
+    label = (label or "").strip().lower()
+    if label not in (*LABELS, "clear"):
+        raise ValueError(f"label must be include, exclude or clear, not {label!r}")
+    paper = resolve_paper(store, slug, ref)
+    pl = t.paper_labels
+
+    # The store's own transaction helpers: one short transaction, retried on SQLite locks / PG serialisation.
+    def tx(conn) -> LabelRow | None:
+        project = store._active_project(conn, slug, lock=True)
+        store._check_paper(conn, project, paper.id)
+        where = (pl.c.project_id == project.id, pl.c.paper_id == paper.id)
+        if label == "clear":
+            conn.execute(sa.delete(pl).where(*where))
+            return None
+        now = now_utc()
+        existing = conn.execute(sa.select(pl.c.id).where(*where)).first()
+        if existing is None:
+            conn.execute(sa.insert(pl).values(project_id=project.id, paper_id=paper.id, label=label, note=note,
+                                              created_at=now, updated_at=now))
+        else:
+            conn.execute(sa.update(pl).where(pl.c.id == existing.id).values(label=label, note=note, updated_at=now))
+        row = conn.execute(sa.select(pl).where(*where)).one()
+        return LabelRow(paper.id, paper.paper_key, paper.title, row.label, row.note, row.created_at, row.updated_at)
+
+    return store._run(tx)
+
+
+def list_labels(store, slug: str) -> list[LabelRow]:
+    """The project's current labels on live papers, oldest decision first."""
+    pl, p = t.paper_labels, t.papers
+
+    def tx(conn) -> list[LabelRow]:
+        project = store._visible_project(conn, slug, False)
+        q = (
+            sa.select(pl, p.c.paper_key, p.c.title)
+            .join(p, p.c.id == pl.c.paper_id)
+            .where(pl.c.project_id == project.id, p.c.deleted_at.is_(None))
+            .order_by(pl.c.created_at, pl.c.id)
+        )
+        return [
+            LabelRow(r.paper_id, r.paper_key, r.title, r.label, r.note, r.created_at, r.updated_at)
+            for r in conn.execute(q)
+        ]
+
+    return store._read(tx)
+
+
+def rerank(store, slug: str, *, embedder=None) -> pd.DataFrame:
+    """Every live candidate of the project, in the order to screen next, learning from its labels.
+
+    Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
+    doi, paper_key."""
+    from agentr_dagster.domain.ranking import screen
+
+    project = store.get_project(slug)
+    papers = store.list_papers(slug)
+    columns = ["rank", "paper_id", "score", "label", "method", "title", "year", "doi", "paper_key"]
+    if not papers:
+        return pd.DataFrame(columns=columns)
+    frame = pd.DataFrame({
+        "record_id": [str(p.id) for p in papers],
+        "title": [p.title for p in papers],
+        "abstract": [p.abstract or "" for p in papers],
+    })
+    labels = {str(row.paper_id): 1 if row.label == "include" else 0 for row in list_labels(store, slug)}
+    ranked = screen(project.abstract, frame, labels or None, embedder=embedder)
+    by_id = {str(p.id): p for p in papers}
+    out = pd.DataFrame({
+        "rank": ranked["rank"].astype(int).to_numpy(),
+        "paper_id": [int(r) for r in ranked["record_id"]],
+        "score": ranked["score"].to_numpy(),
+        "label": ranked["label"].to_numpy(),
+        "method": ranked["method"].to_numpy(),
+        "title": [by_id[r].title for r in ranked["record_id"]],
+        "year": [by_id[r].year for r in ranked["record_id"]],
+        "doi": [by_id[r].doi for r in ranked["record_id"]],
+        "paper_key": [by_id[r].paper_key for r in ranked["record_id"]],
+    })
+    return out[columns]

@@ -1,0 +1,538 @@
+"""The related-work draft: one section per taxonomy node, written extractively from the landscape (offline),
+rendered to Markdown (Pandoc citations) and LaTeX (natbib-style \\cite) with a BibTeX file of the cited papers.
+
+Every sentence records the evidence it rests on: the paper, its stored result row and the score fields (or the
+abstract sentence) it states. Nothing is invented: sentences are templates filled with stored scores, routed
+papers, recorded gaps and sentences quoted from the papers' own abstracts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from agentr_dagster.domain.text import split_sentences as text_sentences
+from agentr_dagster.domain.text import truncate
+from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper
+from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS, clean_gap, planned_work_voice
+from agentr_dagster.synthesis.models import (
+    BibEntry,
+    Draft,
+    Evidence,
+    Landscape,
+    Paragraph,
+    Section,
+    Sentence,
+    TaxonomyNode,
+)
+from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID
+from agentr_dagster.synthesis.validate import is_literature_claim, normalised_keys
+
+DRAFT_VERSION = "related-work-v1"
+
+
+@dataclass(frozen=True)
+class DraftSettings:
+    cites_per_sentence: int = 5
+    papers_quoted_per_section: int = 5
+    competitors_with_gap: int = 3
+    gap_sentences: int = 5
+    quote_chars: int = 240
+    title_chars: int = 90
+
+
+# ------------------------------------------------------------------------------------------------ text helpers
+
+_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#@|~$])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown (and the validator) will read literally: no emphasis, links, HTML or @citations."""
+    return _MD_SPECIAL_RE.sub(r"\\\1", text.replace("\n", " "))
+
+
+def md_unescape(text: str) -> str:
+    return re.sub(r"\\([\\`*_\[\]<>#@|~$])", r"\1", text)
+
+
+def cite(*keys: str) -> str:
+    return "[@" + "; @".join(keys) + "]"
+
+
+def _first_lower(text: str) -> str:
+    if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text[1].isdigit():
+        return text[0].lower() + text[1:]
+    return text
+
+
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _join(items: list[str]) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _verb(papers: list, verb: str) -> str:
+    return verb + "s" if len(papers) == 1 else verb
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _score(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".") if value != int(value) else f"{int(value)}"
+
+
+_AIM_RE = re.compile(r"\b(?:this (?:paper|study|article|review|work|chapter|report)|we|the authors)\b", re.I)
+_CONNECTIVE_RE = re.compile(
+    r"^(?:however|moreover|furthermore|finally|first(?:ly)?|second(?:ly)?|third(?:ly)?|also|thus|therefore|hence"
+    r"|in addition|additionally|consequently|then|besides|nevertheless|nonetheless|still|yet|in contrast|on the"
+    r" other hand|results|conclusions?|method|methods|background|objective|aims?|purpose)\b\W",
+    re.I,
+)
+
+
+# ------------------------------------------------------------------------------------------------ the writer
+
+class _Writer:
+    def __init__(self, landscape: Landscape, corpus: Corpus, embedder, settings: DraftSettings):
+        self.l = landscape
+        self.s = settings
+        self.by_id = corpus.by_id()
+        self.embedder = embedder
+        self.quoted: set[int] = set()
+        self.advantaged: set[int] = set()
+        self.included = [p.paper_id for p in landscape.papers if p.included]
+        self._sentences: dict[int, list[str]] = {}
+        self._sentence_vecs: dict[int, np.ndarray] = {}
+
+    # -- building blocks
+    def ranked(self, paper_ids) -> list[ScoredPaper]:
+        return sorted((self.by_id[i] for i in set(paper_ids)), key=lambda p: (-p.relevance, p.paper_id))
+
+    def title(self, p: ScoredPaper) -> str:
+        return "“" + md_escape(truncate(p.title.rstrip(". "), self.s.title_chars)) + "”"
+
+    def ev(self, p: ScoredPaper, **fields) -> Evidence:
+        return Evidence(paper_id=p.paper_id, key=p.key, result_id=p.result_id, fields=fields)
+
+    def sentence(self, text: str, evidence: list[Evidence]) -> Sentence:
+        return Sentence(id="", text=text, cites=normalised_keys(text), claim=is_literature_claim(text),
+                        evidence=evidence)
+
+    def abstract_sentences(self, p: ScoredPaper) -> list[str]:
+        if p.paper_id not in self._sentences:
+            usable = [s for s in text_sentences(p.abstract) if 8 <= len(s.split()) <= 60][:8]
+            self._sentences[p.paper_id] = usable
+            if usable:
+                self._sentence_vecs[p.paper_id] = self.embedder.encode(usable)
+        return self._sentences[p.paper_id]
+
+    def best_quote(self, p: ScoredPaper, centroid: np.ndarray | None,
+                   avoid: str | None = None) -> tuple[int, str] | None:
+        sentences = self.abstract_sentences(p)
+        if not sentences:
+            return None
+        # Closeness to the section, plus a prior for sentences that state what the paper does (early, "this
+        # paper", "we") and against ones that lean on their neighbours ("However, ...", "Third, ...").
+        sims = self._sentence_vecs[p.paper_id] @ centroid if centroid is not None else np.zeros(len(sentences))
+        score = [float(sims[i]) + 0.15 / (1 + i) + 0.1 * bool(_AIM_RE.search(s)) - 0.3 * bool(_CONNECTIVE_RE.match(s))
+                 for i, s in enumerate(sentences)]
+        order = sorted(range(len(sentences)), key=lambda i: (-round(score[i], 6), i))
+        for i in order:
+            if sentences[i] != avoid:
+                quote = truncate(sentences[i].rstrip(". "), self.s.quote_chars).rstrip(".")
+                return i, quote
+        return None
+
+    def centroid(self, paper_ids) -> np.ndarray | None:
+        papers = self.ranked(paper_ids)
+        if not papers:
+            return None
+        vecs = self.embedder.encode([p.text for p in papers])
+        c = vecs.mean(axis=0)
+        n = float(np.linalg.norm(c))
+        return c / n if n > 0 else None
+
+    def role(self, p: ScoredPaper) -> tuple[str, dict]:
+        if p.c1 >= self.l.settings.get("c1_threshold", 5.0):
+            return (f"as a direct competitor (C1 {_score(p.c1)}/10)",
+                    {"c1_direct_competitor.score": p.c1})
+        label = CONTRIBUTION_LABELS[p.contribution_type]
+        return (f"as supporting work on {label} (C2 {_score(p.c2)}/10)",
+                {"c2_supporting_work.score": p.c2, "c2_supporting_work.contribution_type": p.contribution_type})
+
+    def quote_sentence(self, p: ScoredPaper, n: int, centroid: np.ndarray | None) -> Sentence:
+        role, fields = self.role(p)
+        found = self.best_quote(p, centroid)
+        self.quoted.add(p.paper_id)
+        if found is None:
+            return self.sentence(f"{self.title(p)} {cite(p.key)} is relevant {role}; its record has no abstract to "
+                                 "quote.", [self.ev(p, **fields)])
+        i, quote = found
+        q = md_escape(_first_lower(quote))
+        templates = (
+            f"{self.title(p)} {cite(p.key)}, relevant {role}, reports that “{q}”.",
+            f"According to {self.title(p)} {cite(p.key)}, relevant {role}, “{q}”.",
+            f"{self.title(p)} {cite(p.key)}, relevant {role}, states that “{q}”.",
+        )
+        return self.sentence(templates[n % len(templates)],
+                             [self.ev(p, **fields, **{f"abstract.sentence[{i}]": quote})])
+
+    def gap_of(self, paper_ids: list[int]):
+        """The recurring gap that sets these papers apart: the largest lift of its share here over its share
+        among all discussed papers, then the largest share. (cluster, papers sharing it, lift) or None."""
+        members = set(paper_ids)
+        total = max(1, len(self.included))
+        best = None
+        for cluster in self.l.gap_clusters:
+            shared = members & set(cluster.papers)
+            if not shared:
+                continue
+            share = len(shared) / len(members)
+            lift = share - len(cluster.papers) / total
+            rank = (round(lift, 6), round(share, 6))
+            if best is None or rank > best[0]:
+                best = (rank, cluster, shared, lift)
+        return None if best is None else best[1:]
+
+    def cites_for(self, paper_ids) -> list[ScoredPaper]:
+        return self.ranked(paper_ids)[: self.s.cites_per_sentence]
+
+    def gap_evidence(self, cluster, papers: list[ScoredPaper]) -> list[Evidence]:
+        wanted = {p.paper_id for p in papers}
+        out = []
+        for st in cluster.statements:
+            if st.paper_id in wanted:
+                p = self.by_id[st.paper_id]
+                out.append(self.ev(p, **{f"research_gaps[{st.index}]": st.text}))
+        return out
+
+    # -- sections
+    def root(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        tax = self.l.taxonomy
+        themes = [tax.node(c) for c in node.children if c not in (COMPETITORS_ID, GAPS_ID)]
+        n_scored = self.l.n_papers
+        first = self.sentence(
+            f"This section discusses {len(self.included)} of the {n_scored} scored candidate papers: those whose "
+            f"direct-competitor score (C1) or supporting-work score (C2) reaches "
+            f"{_score(self.l.settings.get('c1_threshold', 5.0))} out of 10.", [])
+        if not self.l.settings.get("relevance_floor_applied", True):
+            first = self.sentence(
+                f"This section discusses all {n_scored} scored candidate papers, as too few reach the relevance "
+                "floor to leave any out.", [])
+        parts, evidence = [], []
+        for theme in themes:
+            top = self.cites_for(tax.subtree_papers(theme.id))[:2]
+            parts.append(f"{md_escape(theme.label.lower() if theme.label[:2].istitle() else theme.label)} "
+                         f"{cite(*(p.key for p in top))}")
+            evidence += [self.ev(p, route=theme.id, semantic_similarity=p.similarity) for p in top]
+        sentences = [first]
+        if parts:
+            noun = "theme" if len(parts) == 1 else "themes"
+            sentences.append(self.sentence(f"The literature they represent falls into {len(parts)} {noun}: "
+                                           f"{_join(parts)}.", evidence))
+        if self.l.competitors:
+            top = [self.by_id[c.paper_id] for c in self.l.competitors[:3]]
+            sentences.append(self.sentence(
+                f"The closest competitors of the planned work are {_join([cite(p.key) for p in top])}, with "
+                f"direct-competitor scores of {_join([_score(p.c1) for p in top])} out of 10.",
+                [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in top]))
+        return [sentences]
+
+    def navigational(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        tax = self.l.taxonomy
+        parts, evidence = [], []
+        for child_id in node.children:
+            child = tax.node(child_id)
+            top = self.cites_for(tax.subtree_papers(child.id))[:2]
+            parts.append(f"{md_escape(child.label.lower() if child.label[:2].istitle() else child.label)} "
+                         f"{cite(*(p.key for p in top))}")
+            evidence += [self.ev(p, route=child.id, semantic_similarity=p.similarity) for p in top]
+        papers = tax.subtree_papers(node.id)
+        out = [self.sentence(f"The {len(papers)} candidates in this theme divide into {len(parts)} strands: "
+                             f"{_join(parts)}.", evidence)]
+        comps = [p for p in self.ranked(papers) if p.c1 >= self.l.settings.get("c1_threshold", 5.0)]
+        if comps:
+            shown = comps[: self.s.cites_per_sentence]
+            out.append(self.sentence(
+                f"{_count(len(comps), 'of them competes', 'of them compete')} directly with the planned work "
+                f"{cite(*(p.key for p in shown))}.",
+                [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in shown]))
+        return [out]
+
+    def analytical(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        papers = self.ranked(node.papers)
+        threshold = self.l.settings.get("c1_threshold", 5.0)
+        label = md_escape(node.label.lower() if node.label[:2].istitle() else node.label)
+        top = papers[: self.s.cites_per_sentence]
+        overview = [self.sentence(
+            (f"{len(papers)} candidates concern {label}, notably {cite(*(p.key for p in top))}."
+             if len(papers) > len(top) else
+             f"{'One candidate concerns' if len(papers) == 1 else f'{len(papers)} candidates concern'} {label} "
+             f"{cite(*(p.key for p in top))}."),
+            [self.ev(p, route=node.id, semantic_similarity=p.similarity) for p in top])]
+        comps = [p for p in papers if p.c1 >= threshold]
+        support = [p for p in papers if p.c1 < threshold]
+        if comps and support:
+            types = sorted({p.contribution_type for p in support}, key=lambda t: (
+                -sum(p.contribution_type == t for p in support), t))
+            c_show, s_show = comps[: self.s.cites_per_sentence], support[: self.s.cites_per_sentence]
+            overview.append(self.sentence(
+                f"Of these, {cite(*(p.key for p in c_show))} {_verb(c_show, 'compete')} directly with the planned "
+                f"work, while {cite(*(p.key for p in s_show))} {_verb(s_show, 'support')} it, mainly through "
+                f"{CONTRIBUTION_LABELS[types[0]]}.",
+                [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in c_show]
+                + [self.ev(p, **{"c2_supporting_work.score": p.c2,
+                                 "c2_supporting_work.contribution_type": p.contribution_type}) for p in s_show]))
+        centroid = self.centroid(node.papers)
+        fresh = [p for p in papers if p.paper_id not in self.quoted]
+        chosen = (fresh + [p for p in papers if p.paper_id in self.quoted])[: self.s.papers_quoted_per_section]
+        quotes = [self.quote_sentence(p, n, centroid) for n, p in enumerate(chosen)]
+        relation = []
+        gap = self.gap_of(node.papers)
+        if gap is not None:
+            cluster, shared, lift = gap
+            shown = self.ranked(shared)[: self.s.cites_per_sentence]
+            how_many = f"all {len(papers)}" if len(shared) == len(papers) else f"{len(shared)} of {len(papers)}"
+            setting = ("that sets these papers apart" if lift > 0.05 else "that they share with the other candidates")
+            relation.append(self.sentence(
+                f"Relative to the planned work, the recorded gap {setting} ({how_many}) is: "
+                f"{md_escape(cluster.representative)} {cite(*(p.key for p in shown))}.",
+                self.gap_evidence(cluster, shown)))
+        lead = next((p for p in papers if p.paper_id not in self.advantaged), papers[0])
+        self.advantaged.add(lead.paper_id)
+        advantage = planned_work_voice(lead.assessment.candidate_advantage).rstrip(". ")
+        relation.append(self.sentence(
+            f"Conversely, {cite(lead.key)} offers what the planned work does not: "
+            f"{md_escape(_first_lower(truncate(advantage, 260)))}.",
+            [self.ev(lead, candidate_advantage=lead.assessment.candidate_advantage)]))
+        return [overview, quotes, relation] if quotes else [overview, relation]
+
+    def competitors(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        comps = [self.by_id[c.paper_id] for c in self.l.competitors if c.paper_id in set(node.papers)]
+        scores = [p.c1 for p in comps]
+        lo, hi = _score(min(scores)), _score(max(scores))
+        opening = self.sentence(
+            f"The candidates closest to the planned work are {cite(*(p.key for p in comps))}, with "
+            f"direct-competitor scores {'of ' + hi if lo == hi else f'from {lo} to {hi}'} out of 10.",
+            [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in comps])
+        per_paper = []
+        centroid = self.centroid(node.papers)
+        for n, p in enumerate(comps):
+            o = p.assessment.overlap
+            found = self.best_quote(p, centroid)
+            fields = {"c1_direct_competitor.score": p.c1, "overlap.problem": o.problem.value,
+                      "overlap.method": o.method.value}
+            text = (f"{self.title(p)} {cite(p.key)} scores {_score(p.c1)}/10 as a direct competitor, with "
+                    f"{o.problem.value} problem overlap and {o.method.value} method overlap")
+            if found is not None:
+                i, quote = found
+                fields[f"abstract.sentence[{i}]"] = quote
+                text += f"; its abstract states that “{md_escape(_first_lower(quote))}”"
+            per_paper.append(self.sentence(text + ".", [self.ev(p, **fields)]))
+            self.quoted.add(p.paper_id)
+            if n < self.s.competitors_with_gap and p.assessment.research_gaps:
+                gap = planned_work_voice(clean_gap(p.assessment.research_gaps[0]))
+                per_paper.append(self.sentence(
+                    f"What {cite(p.key)} leaves open is what the planned work targets: "
+                    f"{md_escape(_first_lower(gap))}.",
+                    [self.ev(p, **{"research_gaps[0]": p.assessment.research_gaps[0]})]))
+        return [[opening], per_paper]
+
+    def gaps(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        n = len(self.included)
+        out = []
+        ordinals = ("most frequent", "second most frequent", "third most frequent", "fourth most frequent",
+                    "fifth most frequent", "sixth most frequent")
+        used: set[int] = set()
+        for k, cluster in enumerate(self.l.gap_clusters[: self.s.gap_sentences]):
+            pool = [p for p in self.ranked(cluster.papers) if p.paper_id in set(node.papers)]
+            # Cite papers not cited for an earlier gap first, so the section shows more of the literature.
+            shown = ([p for p in pool if p.paper_id not in used] + [p for p in pool if p.paper_id in used])
+            shown = shown[: self.s.cites_per_sentence] or self.ranked(cluster.papers)[: self.s.cites_per_sentence]
+            used.update(p.paper_id for p in shown)
+            how_many = f"all {n}" if len(cluster.papers) == n else f"{len(cluster.papers)} of the {n}"
+            out.append(self.sentence(
+                f"The {ordinals[min(k, len(ordinals) - 1)]} gap, recorded for {how_many} discussed candidates, "
+                f"is: {md_escape(cluster.representative)} {cite(*(p.key for p in shown))}.",
+                self.gap_evidence(cluster, shown)))
+        return [out]
+
+
+def plan_draft(landscape: Landscape, corpus: Corpus, embedder=None, settings: DraftSettings | None = None,
+               title: str | None = None) -> Draft:
+    """The extractive draft: every section of the taxonomy, each paragraph scoped to the section's papers."""
+    if embedder is None:
+        from agentr_dagster.domain.embeddings import get_embedder
+
+        embedder = get_embedder()
+    w = _Writer(landscape, corpus, embedder, settings or DraftSettings())
+    tax = landscape.taxonomy
+    sections: list[Section] = []
+    for node in tax.preorder():
+        if node.parent is None:
+            blocks = w.root(node)
+        elif node.id == COMPETITORS_ID:
+            blocks = w.competitors(node)
+        elif node.id == GAPS_ID:
+            blocks = w.gaps(node)
+        elif node.children:
+            blocks = w.navigational(node)
+        else:
+            blocks = w.analytical(node)
+        scope = sorted({corpus.by_id()[i].key for i in tax.subtree_papers(node.id)}
+                       | ({p.key for p in corpus.papers if p.paper_id in set(w.included)} if node.parent is None
+                          else set()))
+        paragraphs = []
+        for k, sentences in enumerate([b for b in blocks if b], start=1):
+            pid = f"{node.id}.p{k}"
+            for j, s in enumerate(sentences, start=1):
+                s.id = f"{pid}.s{j}"
+            paragraphs.append(Paragraph(id=pid, role=_role(node, k), scope=scope, sentences=sentences))
+        sections.append(Section(node_id=node.id, title=node.label if node.parent is not None else (
+            title or node.label), level=tax.depth(node.id) + 1, kind=node.kind, paragraphs=paragraphs))
+    draft = Draft(slug=landscape.slug, version=DRAFT_VERSION, sections=sections, bib=[])
+    draft.bib = bib_entries(draft, corpus)
+    return draft
+
+
+def _role(node: TaxonomyNode, k: int) -> str:
+    if node.parent is None or node.children:
+        return "overview"
+    if node.id == COMPETITORS_ID:
+        return "overview" if k == 1 else "competitors"
+    if node.id == GAPS_ID:
+        return "gaps"
+    return ("overview", "papers", "relation")[min(k, 3) - 1]
+
+
+# ------------------------------------------------------------------------------------------------ BibTeX
+
+def bib_entries(draft: Draft, corpus: Corpus) -> list[BibEntry]:
+    """One entry per cited paper (only the project's papers can be cited), in citation order."""
+    by_key = corpus.by_key()
+    order: list[str] = []
+    for paragraph in draft.paragraphs():
+        for sentence in paragraph.sentences:
+            for key in sentence.cites:
+                if key in by_key and key not in order:
+                    order.append(key)
+    out = []
+    for key in order:
+        p = by_key[key]
+        fields = {"title": p.title}
+        if p.authors:
+            fields["author"] = " and ".join(p.authors)
+        if p.year:
+            fields["year"] = str(p.year)
+        if p.venue:
+            fields["journal"] = p.venue
+        if p.doi:
+            fields["doi"] = p.doi
+        if p.url:
+            fields["url"] = p.url
+        out.append(BibEntry(key=key, paper_id=p.paper_id, entry_type="article" if p.venue else "misc",
+                            fields=fields))
+    return out
+
+
+_BIB_ESCAPE_RE = re.compile(r"([&%$#_])")
+
+
+def _bib_value(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip()
+    text = text.replace("\\", "\\textbackslash{}")
+    text = _BIB_ESCAPE_RE.sub(r"\\\1", text)
+    # Unbalanced braces would end the field early: drop them rather than break the file.
+    if text.count("{") != text.count("}") or "}{" in text.replace("\\textbackslash{}", ""):
+        text = text.replace("{", "").replace("}", "").replace("\\textbackslash", "\\textbackslash{}")
+    return text
+
+
+def to_bibtex(entries: list[BibEntry]) -> str:
+    blocks = []
+    for entry in entries:
+        lines = [f"@{entry.entry_type}{{{entry.key},"]
+        for name, value in entry.fields.items():
+            value = _bib_value(value) if name not in ("url", "doi") else value.replace("{", "").replace("}", "")
+            wrapped = f"{{{{{value}}}}}" if name == "title" else f"{{{value}}}"
+            lines.append(f"  {name} = {wrapped},")
+        lines.append("}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------ Markdown
+
+def to_markdown(draft: Draft, header: str | None = None) -> str:
+    lines = ["---", f"title: {json.dumps(draft.sections[0].title if draft.sections else 'Related work')}",
+             "bibliography: related_work.bib", "link-citations: true", "---", ""]
+    if header:
+        lines += [f"<!-- {header.replace('--', '—')} -->", ""]
+    for section in draft.sections:
+        lines.append(f"{'#' * section.level} {md_escape(section.title)} {{#sec-{section.node_id}}}")
+        lines.append("")
+        for paragraph in section.paragraphs:
+            lines.append(f"<!-- para {paragraph.id} -->")
+            lines.append(paragraph.text)
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# ------------------------------------------------------------------------------------------------ LaTeX
+
+_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_CITE_SPLIT_RE = re.compile(r"(?<!\\)(\[@[^\]]*\])")
+
+
+def tex_escape(text: str) -> str:
+    out = "".join(_TEX_SPECIAL.get(ch, ch) for ch in text)
+    return out.replace("“", "``").replace("”", "''").replace("‘", "`").replace("’", "'")
+
+
+def markdown_to_latex(text: str) -> str:
+    """One sentence/paragraph of our Markdown (escaped text + [@a; @b] citations) as LaTeX with \\cite{a,b}."""
+    parts = []
+    for piece in _CITE_SPLIT_RE.split(text):
+        if piece.startswith("[@") and piece.endswith("]"):
+            keys = [k.strip().lstrip("@") for k in piece[1:-1].split(";")]
+            parts.append("~\\cite{" + ",".join(k for k in keys if k) + "}")
+        else:
+            parts.append(tex_escape(md_unescape(piece)))
+    return re.sub(r"\s+~\\cite", "~\\\\cite", "".join(parts))
+
+
+LATEX_LEVELS = {1: "section", 2: "subsection", 3: "subsubsection", 4: "paragraph"}
+
+
+def to_latex(draft: Draft, header: str | None = None) -> str:
+    lines = []
+    if header:
+        lines.append(f"% {header}")
+    lines += [
+        r"\documentclass{article}",
+        r"\usepackage[utf8]{inputenc}",
+        r"\usepackage[T1]{fontenc}",
+        r"\usepackage[numbers]{natbib}",
+        r"\begin{document}",
+        "",
+    ]
+    for section in draft.sections:
+        command = LATEX_LEVELS.get(section.level, "paragraph")
+        lines.append(f"\\{command}{{{tex_escape(md_unescape(section.title))}}}\\label{{sec:{section.node_id}}}")
+        lines.append("")
+        for paragraph in section.paragraphs:
+            lines.append(f"% para {paragraph.id}")
+            lines.append(markdown_to_latex(paragraph.text))
+            lines.append("")
+    lines += [r"\bibliographystyle{plainnat}", r"\bibliography{related_work}", r"\end{document}", ""]
+    return "\n".join(lines)

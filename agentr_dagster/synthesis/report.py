@@ -1,0 +1,364 @@
+"""One self-contained HTML report of a project: summary, plots, tables, the related-work draft with its
+bibliography and evidence, cost and the lifecycle timeline. No scripts, no fonts, no external references:
+plots are inline PNG data URIs and links are in-page anchors only, so it opens offline and fetches nothing."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections import defaultdict
+from datetime import datetime, timezone
+from decimal import Decimal
+
+from agentr_dagster.pipeline import current_intent
+from agentr_dagster.synthesis import plots
+from agentr_dagster.synthesis.draft import md_unescape
+from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
+from agentr_dagster.synthesis.models import Draft, Landscape
+from agentr_dagster.synthesis.stage import (
+    DRAFT_STAGE,
+    LANDSCAPE_STAGE,
+    current_draft,
+    run_landscape,
+    run_related_work,
+)
+from agentr_dagster.synthesis.validate import validate_markdown
+
+MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
+MAX_EVIDENCE_KEYS = 12
+
+CSS = """
+:root { --ink:#1d2330; --muted:#5b6476; --line:#dde2ea; --accent:#2f5d9e; --bg:#f7f8fa; }
+* { box-sizing: border-box; }
+body { margin:0; font: 15px/1.5 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: var(--ink); background: var(--bg); }
+header { background: #22324d; color: #fff; padding: 22px 32px; }
+header h1 { margin: 0 0 4px; font-size: 24px; }
+header p { margin: 0; color: #c9d4e6; }
+nav { position: sticky; top: 0; background: #fff; border-bottom: 1px solid var(--line); padding: 8px 32px;
+      z-index: 2; font-size: 14px; }
+nav a { margin-right: 14px; color: var(--accent); text-decoration: none; }
+main { max-width: 1180px; margin: 0 auto; padding: 12px 32px 48px; }
+section { background: #fff; border: 1px solid var(--line); border-radius: 8px; padding: 18px 22px; margin: 18px 0; }
+h2 { margin-top: 0; font-size: 20px; } h3 { font-size: 16px; margin-bottom: 6px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(150px, 1fr)); gap: 10px; }
+.card { border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; background: var(--bg); }
+.card b { display: block; font-size: 22px; } .card span { color: var(--muted); font-size: 13px; }
+.plots { display: grid; grid-template-columns: repeat(auto-fit, minmax(460px, 1fr)); gap: 14px; }
+figure { margin: 0; } figure.wide { grid-column: 1 / -1; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); }
+figcaption { color: var(--muted); font-size: 13px; }
+table { border-collapse: collapse; width: 100%; font-size: 13px; margin: 6px 0 12px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 6px; text-align: left; vertical-align: top; }
+th { background: var(--bg); position: sticky; top: 37px; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+code, .key { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 12px; }
+.muted { color: var(--muted); } .ok { color: #2e7d32; } .bad { color: #b22222; }
+.draft p { max-width: 820px; } .draft .s:hover { background: #fff6d6; }
+.draft h3, .draft h4, .draft h5 { margin-bottom: 4px; } a.cite { color: var(--accent); text-decoration: none; }
+.pill { display: inline-block; padding: 0 7px; border-radius: 10px; font-size: 11px; background: #e8eef8;
+        color: #2f4a7a; margin-left: 6px; }
+details { margin: 4px 0; } summary { cursor: pointer; color: var(--accent); }
+ul.tax, ul.tax ul { list-style: none; padding-left: 18px; } ul.tax li { margin: 3px 0; }
+.bib li { margin-bottom: 4px; }
+"""
+
+
+def e(value) -> str:
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def _anchor(key: str) -> str:
+    return "ref-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)
+
+
+_CITE_RE = re.compile(r"(?<!\\)\[@([^\]]*)\]")
+
+
+def sentence_html(text: str, known: set[str]) -> str:
+    """Our Markdown sentence as HTML: escaped text, citations as in-page links to the bibliography."""
+    out, last = [], 0
+    for match in _CITE_RE.finditer(text):
+        out.append(e(md_unescape(text[last : match.start()])))
+        links = []
+        for key in (k.strip().lstrip("@") for k in match.group(1).split(";")):
+            if not key:
+                continue
+            links.append(f'<a class="cite" href="#{_anchor(key)}">{e(key)}</a>' if key in known
+                         else f'<span class="bad">{e(key)}?</span>')
+        out.append("[" + "; ".join(links) + "]")
+        last = match.end()
+    out.append(e(md_unescape(text[last:])))
+    return "".join(out)
+
+
+def _img(png: bytes, alt: str, caption: str, wide: bool = False) -> str:
+    cls = ' class="wide"' if wide else ""
+    return (f'<figure{cls}><img src="{plots.data_uri(png)}" alt="{e(alt)}">'
+            f"<figcaption>{e(caption)}</figcaption></figure>")
+
+
+def _money(value) -> str:
+    return f"{Decimal(str(value)):.6f}".rstrip("0").rstrip(".") if value is not None else ""
+
+
+def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
+    """The stored landscape and draft, built (offline, no LLM call) when missing or stale; notes say which."""
+    notes = []
+    landscape = run_landscape(store, slug)
+    if not landscape.reused:
+        notes.append("the research landscape was (re)built for this report")
+    draft = current_draft(store, slug)
+    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    landscape_artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    if draft is None or artifact is None or artifact.created_at < landscape_artifact.created_at:
+        draft = run_related_work(store, slug).draft
+        notes.append("the related-work draft was written offline (extractive) for this report")
+    return landscape.landscape, draft, notes
+
+
+def build_report(store, slug: str, *, now: datetime | None = None) -> str:
+    project = store.get_project(slug)
+    intent, _ = current_intent(store, slug)
+    landscape, draft, notes = ensure_synthesis(store, slug)
+    draft_artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    figures = plots.landscape_plots(landscape)
+    transitions = store.transitions(slug)
+    usage = store.usage(slug)
+    status = store.status(slug)
+    failures = store.failures(slug)
+    by_id = {p.paper_id: p for p in landscape.papers}
+    known = {b.key for b in draft.bib}
+    from agentr_dagster.synthesis.draft import to_bibtex, to_markdown
+
+    scopes = {p.id: set(p.scope) for p in draft.paragraphs()}
+    check = validate_markdown(to_markdown(draft), to_bibtex(draft.bib), scopes)
+    included = [p for p in landscape.papers if p.included]
+    credits = sum((Decimal(str(u.credits)) for u in usage), Decimal(0))
+    usd = sum((Decimal(str(u.cost_usd)) for u in usage), Decimal(0))
+    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    title = project.title or slug
+
+    parts: list[str] = []
+    add = parts.append
+    add("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
+    add("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+    add(f"<title>{e(title)} · agentr report</title><style>{CSS}</style></head><body>")
+    add(f"<header><h1>{e(title)}</h1><p>Project <code>{e(slug)}</code> · literature landscape and related-work "
+        f"draft · generated {e(stamp)} · scores by {e(landscape.backend or '?')} ({e(landscape.model or '?')})</p>"
+        "</header>")
+    nav = [("summary", "Summary"), ("plots", "Plots"), ("competitors", "Competitors"), ("supporting", "Supporting"),
+           ("gaps", "Gaps"), ("taxonomy", "Taxonomy"), ("draft", "Draft"), ("papers", "Papers"), ("cost", "Cost"),
+           ("lifecycle", "Lifecycle"), ("evidence", "Evidence")]
+    add("<nav>" + "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in nav) + "</nav><main>")
+
+    # -- summary
+    add('<section id="summary"><h2>Summary</h2><div class="cards">')
+    cards = [
+        (landscape.n_papers, "papers scored"), (len(included), "discussed (relevance floor)"),
+        (len(landscape.competitors), f"direct competitors (C1 ≥ {landscape.settings.get('c1_threshold', 5):g})"),
+        (sum(len(g.papers) for g in landscape.supporting),
+         f"supporting (C2 ≥ {landscape.settings.get('c2_threshold', 5):g})"),
+        (len(landscape.gap_clusters), "recurring gaps"),
+        (sum(1 for n in landscape.taxonomy.nodes if n.parent is not None), "taxonomy sections"),
+        (len(draft.bib), "papers cited in the draft"), (len(usage), "LLM calls"), (_money(credits) or "0", "credits"),
+    ]
+    add("".join(f'<div class="card"><b>{e(v)}</b><span>{e(t)}</span></div>' for v, t in cards) + "</div>")
+    verdict = ('<span class="ok">passes</span>' if check.ok else
+               f'<span class="bad">fails ({e(", ".join(f"{k}: {n}" for k, n in check.counts().items()))})</span>')
+    add(f"<p>The related-work draft {verdict} the deterministic validator: {check.citations} citations to "
+        f"{len(check.keys_cited)} papers, all resolving to its bibliography; {check.claims} literature claims in "
+        f"{check.sentences} sentences, each citing at least one paper. Taxonomy structural check: "
+        + ('<span class="ok">sound</span>' if not landscape.structure_problems else
+           '<span class="bad">' + e("; ".join(landscape.structure_problems)) + "</span>") + ".</p>")
+    add(f"<h3>Abstract</h3><p>{e(project.abstract)}</p><h3>Research intent</h3><table>")
+    for label, value in (("Problem", intent.problem_statement), ("Methodologies", "; ".join(intent.methodologies)),
+                         ("Domains", "; ".join(intent.application_domains)),
+                         ("Constraints", "; ".join(intent.constraints) or "—"),
+                         ("Contribution types", "; ".join(c.value for c in intent.contribution_types)),
+                         ("Seed keywords", "; ".join(intent.seed_keywords))):
+        add(f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>")
+    add("</table>")
+    for note in notes:
+        add(f'<p class="muted">Note: {e(note)}.</p>')
+    if landscape.backend == "offline":
+        add('<p class="muted">Scores come from the offline backend: deterministic lexical statistics and static '
+            "embeddings, not a language model's reading.</p>")
+    add("</section>")
+
+    # -- plots
+    add('<section id="plots"><h2>Plots</h2><div class="plots">')
+    add(_img(figures["c1_vs_c2"], "C1 vs C2 scatter", "Direct-competitor (C1) against supporting-work (C2) "
+             "scores; dashed lines are the thresholds."))
+    add(_img(figures["similarity"], "similarity histogram", "Semantic similarity of every scored paper."))
+    add(_img(figures["overlap"], "overlap heat map", "Per-facet overlap of the most relevant papers."))
+    add(_img(figures["gaps"], "gap clusters", "Recurring gaps: clusters of the per-paper research gaps."))
+    add(_img(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True))
+    add(_img(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True))
+    add("</div></section>")
+
+    # -- competitors
+    add('<section id="competitors"><h2>Direct competitors (C1)</h2>')
+    if landscape.competitors:
+        add("<table><tr><th>#</th><th>key</th><th>title</th><th>C1</th><th>similarity</th><th>overlap p/m/d/c</th>"
+            "<th>justification</th><th>claim</th></tr>")
+        for c in landscape.competitors:
+            p = by_id[c.paper_id]
+            o = "/".join(c.overlap[f][0] for f in plots.FACETS)
+            add(f'<tr><td class="n">{c.rank}</td><td class="key">{e(c.key)}</td><td>{e(p.title)}</td>'
+                f'<td class="n">{c.c1:.1f}</td><td class="n">{c.similarity:.2f}</td><td>{e(o)}</td>'
+                f'<td>{e(c.justification)}</td><td><code>{e(c.claim_id)}</code></td></tr>')
+        add("</table>")
+    else:
+        add('<p class="muted">No candidate reaches the direct-competitor threshold.</p>')
+    add("</section>")
+
+    # -- supporting
+    add('<section id="supporting"><h2>Supporting work by contribution type (C2)</h2>')
+    for group in landscape.supporting:
+        add(f"<h3>{e(group.label.capitalize())} <span class=\"pill\">{len(group.papers)}</span> "
+            f"<code>{e(group.claim_id)}</code></h3><table><tr><th>key</th><th>title</th><th>C2</th>"
+            "<th>relevance areas</th></tr>")
+        for s in group.papers:
+            add(f'<tr><td class="key">{e(s.key)}</td><td>{e(by_id[s.paper_id].title)}</td><td class="n">'
+                f'{s.c2:.1f}</td><td>{e("; ".join(s.relevance_areas))}</td></tr>')
+        add("</table>")
+    if not landscape.supporting:
+        add('<p class="muted">No candidate reaches the supporting-work threshold.</p>')
+    add("</section>")
+
+    # -- gaps
+    add('<section id="gaps"><h2>Recurring gaps</h2><table><tr><th>claim</th><th>gap (representative statement)</th>'
+        "<th>papers</th><th>distinctive phrases</th><th>statements</th></tr>")
+    for g in landscape.gap_clusters:
+        distinct = len({s.text for s in g.statements})
+        add(f'<tr><td><code>{e(g.id)}</code></td><td>{e(g.representative)}</td><td class="n">{len(g.papers)}</td>'
+            f'<td>{e(", ".join(g.key_phrases))}</td><td class="n">{len(g.statements)} ({distinct} distinct)</td></tr>')
+    add("</table></section>")
+
+    # -- taxonomy
+    add('<section id="taxonomy"><h2>Taxonomy and routing</h2><p class="muted">Navigational nodes give an overview, '
+        "analytical nodes discuss a group of papers, the reflective node collects gaps. Each paper is routed to "
+        "its theme and, when nearly as close to another theme, to that one too.</p><ul class=\"tax\">")
+
+    def tree(node_id: str) -> None:
+        node = landscape.taxonomy.node(node_id)
+        papers = landscape.taxonomy.subtree_papers(node_id)
+        add(f"<li><b>{e(node.label)}</b> <span class=\"pill\">{e(node.kind)}</span> <span class=\"pill\">"
+            f"{len(papers)} papers</span>")
+        if node.key_phrases:
+            add(f' <span class="muted">({e(", ".join(node.key_phrases))})</span>')
+        if node.papers and not node.children:
+            keys = ", ".join(by_id[i].key for i in node.papers[:40])
+            more = f" and {len(node.papers) - 40} more" if len(node.papers) > 40 else ""
+            add(f'<details><summary>routed papers</summary><span class="key">{e(keys)}{e(more)}</span></details>')
+        if node.children:
+            add("<ul>")
+            for child in node.children:
+                tree(child)
+            add("</ul>")
+        add("</li>")
+
+    tree(landscape.taxonomy.root.id)
+    add("</ul></section>")
+
+    # -- draft
+    origin_counts: dict[str, int] = defaultdict(int)
+    for paragraph in draft.paragraphs():
+        origin_counts[paragraph.origin] += 1
+    writer = (draft_artifact.payload.get("writer") if draft_artifact is not None else None) or "offline"
+    writer = writer.split(" at ")[0]  # the endpoint's URL stays in the artifact; the page names no address
+    add(f'<section id="draft" class="draft"><h2>Related-work draft</h2><p class="muted">Writer: {e(writer)}; '
+        f"paragraphs: {e(', '.join(f'{n} {k}' for k, n in sorted(origin_counts.items())))}. Hover a sentence to see "
+        f"its id; <code>agentr trace {e(slug)} &lt;id&gt;</code> shows the papers and score fields it rests on. "
+        "Files: <code>related_work.md</code>, <code>.tex</code>, <code>.bib</code> under the project's results.</p>")
+    for section in draft.sections:
+        level = min(6, section.level + 2)
+        add(f"<h{level}>{e(section.title)} <span class=\"pill\">{e(section.kind)}</span></h{level}>")
+        for paragraph in section.paragraphs:
+            add("<p>" + " ".join(
+                f'<span class="s" id="s-{e(s.id)}" title="{e(s.id)}">{sentence_html(s.text, known)}</span>'
+                for s in paragraph.sentences) + "</p>")
+    add('<h3>References</h3><ol class="bib">')
+    for entry in draft.bib:
+        f = entry.fields
+        bits = [f.get("author"), f.get("title"), f.get("journal"), f.get("year"), f"doi:{f['doi']}" if f.get("doi")
+                else None]
+        add(f'<li id="{_anchor(entry.key)}"><span class="key">[{e(entry.key)}]</span> '
+            + e(". ".join(b for b in bits if b)) + "</li>")
+    add("</ol></section>")
+
+    # -- papers
+    ranked = sorted(landscape.papers, key=lambda p: (-p.relevance, p.paper_id))
+    shown = f"; the first {MAX_PAPER_ROWS} are shown" if len(ranked) > MAX_PAPER_ROWS else ""
+    add(f'<section id="papers"><h2>All scored papers</h2><p class="muted">{len(ranked)} papers by relevance '
+        f"(0.5·C1 + 0.3·C2 + 0.2·similarity){shown}. "
+        "The full table is in the score exports.</p><table><tr><th>key</th><th>title</th><th>year</th><th>C1</th>"
+        "<th>C2</th><th>type</th><th>similarity</th><th>sections</th></tr>")
+    for p in ranked[:MAX_PAPER_ROWS]:
+        sections = ", ".join(p.sections) if p.included else f"— {p.exclusion_reason}"
+        add(f'<tr><td class="key">{e(p.key)}</td><td>{e(p.title)}</td><td class="n">{e(p.year or "")}</td>'
+            f'<td class="n">{p.c1:.1f}</td><td class="n">{p.c2:.1f}</td>'
+            f'<td>{e(CONTRIBUTION_LABELS[p.contribution_type])}</td><td class="n">{p.similarity:.2f}</td>'
+            f"<td>{e(sections)}</td></tr>")
+    add("</table></section>")
+
+    # -- cost
+    add(f'<section id="cost"><h2>Cost</h2><p>{len(usage)} LLM calls, {_money(usd) or "0"} USD, '
+        f'{_money(credits) or "0"} credits for this project.</p>')
+    if usage:
+        by_stage: dict[tuple[str, str], list] = defaultdict(list)
+        for u in usage:
+            by_stage[(u.stage or "?", u.model)].append(u)
+        add("<table><tr><th>stage</th><th>model</th><th>calls</th><th>input tokens</th><th>output tokens</th>"
+            "<th>USD</th><th>credits</th><th>mean latency ms</th></tr>")
+        for (stage, model), rows in sorted(by_stage.items()):
+            latencies = [r.latency_ms for r in rows if r.latency_ms is not None]
+            add(f"<tr><td>{e(stage)}</td><td>{e(model)}</td><td class=\"n\">{len(rows)}</td>"
+                f"<td class=\"n\">{sum(r.input_tokens for r in rows)}</td><td class=\"n\">"
+                f"{sum(r.output_tokens for r in rows)}</td><td class=\"n\">"
+                f"{_money(sum(Decimal(str(r.cost_usd)) for r in rows))}</td><td class=\"n\">"
+                f"{_money(sum(Decimal(str(r.credits)) for r in rows))}</td><td class=\"n\">"
+                f"{round(sum(latencies) / len(latencies)) if latencies else ''}</td></tr>")
+        add("</table>")
+    else:
+        add('<p class="muted">No LLM calls: everything was computed offline, at no cost.</p>')
+    add("</section>")
+
+    # -- lifecycle
+    add('<section id="lifecycle"><h2>Lifecycle</h2><h3>Current state</h3><table><tr><th>stage</th><th>state</th>'
+        "<th>papers by state</th><th>detail</th><th>updated</th></tr>")
+    for row in status:
+        counts = ", ".join(f"{k}: {v}" for k, v in sorted(row.paper_counts.items()))
+        add(f"<tr><td>{e(row.stage)}</td><td>{e(row.state or '')}</td><td>{e(counts)}</td><td>{e(row.detail or '')}"
+            f"</td><td>{e(row.updated_at.strftime('%Y-%m-%d %H:%M:%S') if row.updated_at else '')}</td></tr>")
+    add("</table><h3>Timeline</h3><table><tr><th>time (UTC)</th><th>stage</th><th>state</th><th>detail</th>"
+        "<th>run</th></tr>")
+    stage_rows = [t for t in transitions if t.paper_id is None]
+    for t in stage_rows[-200:]:
+        add(f"<tr><td>{e(t.created_at.strftime('%Y-%m-%d %H:%M:%S'))}</td><td>{e(t.stage)}</td><td>{e(t.state)}</td>"
+            f"<td>{e(t.detail or '')}</td><td><code>{e((t.run_id or '')[:8])}</code></td></tr>")
+    add("</table>")
+    paper_rows = len(transitions) - len(stage_rows)
+    add(f'<p class="muted">{paper_rows} per-paper transitions are recorded as well (agentr status, SQL).</p>')
+    if failures:
+        add("<h3>Failures</h3><table><tr><th>time</th><th>stage</th><th>class</th><th>paper</th><th>message</th></tr>")
+        for f in failures[-100:]:
+            add(f"<tr><td>{e(f.created_at.strftime('%Y-%m-%d %H:%M:%S'))}</td><td>{e(f.stage)}</td>"
+                f"<td>{e(f.failure_class)}</td><td>{e(f.paper_id or '')}</td><td>{e(f.message[:300])}</td></tr>")
+        add("</table>")
+    add("</section>")
+
+    # -- evidence
+    add('<section id="evidence"><h2>Evidence pointers</h2><p class="muted">Every landscape claim with the papers and '
+        "score fields it rests on (draft sentences: see <code>related_work.evidence.json</code> or "
+        f"<code>agentr trace {e(slug)} &lt;sentence-id&gt;</code>).</p><table><tr><th>claim</th><th>text</th>"
+        "<th>papers</th><th>fields</th></tr>")
+    for claim in landscape.claims:
+        keys = list(dict.fromkeys(ev.key for ev in claim.evidence))
+        fields = sorted({re.sub(r"\[\d+\]", "[i]", f) for ev in claim.evidence for f in ev.fields})
+        more = f" … +{len(keys) - MAX_EVIDENCE_KEYS}" if len(keys) > MAX_EVIDENCE_KEYS else ""
+        add(f"<tr><td><code>{e(claim.id)}</code></td><td>{e(claim.text)}</td><td class=\"key\">"
+            f"{e(', '.join(keys[:MAX_EVIDENCE_KEYS]))}{e(more)}</td><td><code>{e(', '.join(fields))}</code></td></tr>")
+    add("</table></section></main></body></html>")
+    return "\n".join(parts)
