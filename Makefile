@@ -80,6 +80,21 @@ bench-ledger: install services
 	mkdir -p .bench
 	$(PY) scripts/bench_ledger.py --processes 32 --ops 500 --json .bench/ledger.json
 
+# The hostile corpus through the inbox sensor and the CLI, on SQLite and on PostgreSQL: prints inputs tried,
+# handled cleanly, crashes (must be 0) and stored rows changed by bad input (must be 0).
+.PHONY: hostile-report
+hostile-report: install services
+	$(PY) scripts/hostile_report.py
+	$(PY) scripts/hostile_report.py --database-url $(BENCH_PG)
+
+# The paper lake at scale: a synthetic 100k-paper corpus indexed, then hybrid query p50/p95 and peak RSS
+# (JSON in .bench/lake.json); then the fusion weights on the shared labelled reviews, if present.
+.PHONY: bench-lake
+bench-lake: install models
+	mkdir -p .bench
+	$(PY) scripts/bench_lake.py --papers 100000 --queries 200 --json > .bench/lake.json && cat .bench/lake.json
+	if [ -d ../shared/data/screening ]; then $(PY) scripts/bench_lake.py --quality ../shared/data/screening; fi
+
 ui: install models
 	$(PY) -c "from agentr_dagster.config import dagster_home; print(dagster_home())" >/dev/null
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml

@@ -377,6 +377,10 @@ from agentr_dagster.cli_bench import (  # noqa: E402
 bench.add_command(bench_scoring_command, "scoring")
 bench.add_command(bench_overhead_command, "overhead")
 bench.add_command(bench_growth_command, "growth")
+from agentr_dagster.cli_screen import bench_screening_command, screen_command  # noqa: E402
+
+main.add_command(screen_command, "screen")
+bench.add_command(bench_screening_command, "screening")
 from agentr_dagster.cli_recovery import resume_command  # noqa: E402
 
 main.add_command(resume_command, "resume")

@@ -234,22 +234,29 @@ def _fit_name(name: str, reserve: int = 0) -> str:
     return keep + "~" + digest + suffix
 
 
-def _ensure_dir(directory: Path, path: Path) -> Path:
-    """mkdir -p, moving aside a file that sits where the folder must be (a file dropped as `rejected`);
-    returns `path`, renamed if it was that file. The moved file is picked up (and rejected) next tick."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-        return path
-    except (FileExistsError, NotADirectoryError):
-        blocker = next(p for p in (directory, *directory.parents) if p.exists() and not p.is_dir())
-        aside = blocker.with_name(f"{blocker.name}.not-a-folder-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
-        os.replace(blocker, aside)
-        directory.mkdir(parents=True, exist_ok=True)
-        return aside if path == blocker else path
+def _ensure_dir(directory: Path, path: Path, owned: int = 1) -> Path:
+    """mkdir -p where the last `owned` components are our folders (rejected/, processed/<slug>/): a file or
+    a symlink found there (a file dropped as `rejected`, a link to elsewhere) is moved aside first, so
+    nothing is ever written through a link. Returns `path`, renamed if it was the thing moved aside."""
+    chain = [directory, *directory.parents][:owned][::-1]
+    chain[0].parent.mkdir(parents=True, exist_ok=True)
+    for part in chain:
+        if part.is_symlink() or (part.exists() and not part.is_dir()):
+            aside = move_aside(part)
+            path = aside if path == part else path
+        part.mkdir(exist_ok=True)
+    return path
+
+
+def move_aside(path: Path) -> Path:
+    """Rename a file that sits where one of our folders belongs; it is then rejected like any unknown file."""
+    aside = path.with_name(f"{path.name}.not-a-folder-{datetime.now(timezone.utc):%Y%m%dT%H%M%S%f}")
+    os.replace(path, aside)
+    return aside
 
 
 def archive(path: Path, processed_dir: Path) -> Path:
-    path = _ensure_dir(processed_dir, path)
+    path = _ensure_dir(processed_dir, path, owned=2)
     target = _free_target(processed_dir, path.name)
     shutil.move(str(path), target)
     return target
@@ -268,8 +275,12 @@ def scan_inbox(inbox: Path, limit: int) -> list[InboxItem]:
         return []
     items: list[InboxItem] = []
     for entry in sorted(inbox.iterdir(), key=lambda p: p.name):
-        if entry.name.startswith(".") or (entry.name in ("rejected", "processed") and entry.is_dir()):
+        if entry.name.startswith("."):
             continue
+        if entry.name in ("rejected", "processed"):
+            if entry.is_dir() and not entry.is_symlink():
+                continue
+            entry = move_aside(entry)  # a file or link where our folder belongs: rejected under a new name
         if entry.is_dir() and not entry.is_symlink():
             # Everything but hidden files is an item, so a pipe or a sub-folder is rejected with a reason
             # rather than silently left behind.

@@ -179,9 +179,10 @@ def _export_problem(slug: str, papers: int, newest_result: datetime | None, home
 
 
 # ---------------------------------------------------------------- Dagster runs: alive or gone
-def partition_runs(instance: DagsterInstance, slug: str) -> list[DagsterRun]:
-    """Runs of the partition, newest first."""
-    return list(instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug})))
+def partition_runs(instance: DagsterInstance, slug: str, statuses=None, limit: int | None = None) -> list[DagsterRun]:
+    """Runs of the partition (optionally only in these statuses), newest first."""
+    return list(instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=list(statuses or [])),
+                                  limit=limit))
 
 
 def run_pids(instance: DagsterInstance, run_id: str) -> set[int]:
@@ -333,18 +334,20 @@ def resume_project(
         project = store.get_project(slug, include_deleted=True)
     except Exception as exc:  # noqa: BLE001 - ProjectNotFound: say so, resume the rest
         return ResumeOutcome(slug, "failed", False, message=str(exc))
-    runs = partition_runs(instance, slug)
-    live = [r for r in runs if run_is_live(instance, r, stale_after)]
+    unfinished = partition_runs(instance, slug, statuses=(*WAITING, *RUNNING))
+    live = [r for r in unfinished if run_is_live(instance, r, stale_after)]
     if live:
         outcome.action, outcome.success = "running", True
         outcome.run_ids = [r.run_id for r in live]
-        outcome.message = f"run {live[0].run_id} ({live[0].status.value}) is still working on it; left alone"
+        waits = live[0].status in WAITING
+        outcome.message = f"run {live[0].run_id} is " + (
+            "queued: the daemon (dagster-daemon, or `make ui`) launches it" if waits
+            else "still running in a live process") + "; left alone"
         return outcome
     model = model or configured_model()
-    for run in runs:
-        if run.status in RUNNING:
-            mark_interrupted(store, instance, run, slug, model)
-            outcome.interrupted_runs.append(run.run_id)
+    for run in unfinished:  # started, but every process that ran it is gone
+        mark_interrupted(store, instance, run, slug, model)
+        outcome.interrupted_runs.append(run.run_id)
     outcome.released_reservations = release_project_reservations(
         store, slug, "released by resume: no live process holds it"
     )
@@ -363,8 +366,8 @@ def resume_project(
             outcome.action, outcome.success = "no_credits", False
             outcome.message = f"account {project.account!r} has no credits: `agentr credits grant N`, then resume"
             return outcome
-    runs = partition_runs(instance, slug)  # statuses changed if runs were marked interrupted
-    parent = runs[0] if runs else None
+    latest = partition_runs(instance, slug, limit=1)  # after marking: an interrupted run now reads as failed
+    parent = latest[0] if latest else None
     result = None
     if parent is not None and parent.status in RESUMABLE:
         retry = steps_to_retry(instance, parent)

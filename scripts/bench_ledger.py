@@ -37,6 +37,7 @@ if str(ROOT) not in sys.path:
 
 from agentr_dagster.store import DomainStore, InsufficientCredits, UsageIn  # noqa: E402
 from agentr_dagster.store.engine import normalise_url  # noqa: E402
+from agentr_dagster.store.ledger import CallBound  # noqa: E402
 from agentr_dagster.store.verify import verify_ledger  # noqa: E402
 
 PG_SERVER_URL = os.environ.get("AGENTR_TEST_PG_ADMIN_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
@@ -135,12 +136,16 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
             key = f"p{n}-{i}"
             slug = CAPPED if rng.random() < 0.25 else SLUG
             inp = rng.randint(200, 4000)
-            estimate = _retry(lambda inp=inp: store.estimate_credits(MODEL, inp, MAX_OUTPUT), retries)
+            if slug == CAPPED:  # the store sizes the hold at the rates settle will use: a bound that holds
+                estimate, bound = Decimal(0), CallBound(MODEL, inp, MAX_OUTPUT)
+            else:  # the gateway's way: estimate, then reserve that (a price change in between can overrun it)
+                estimate = _retry(lambda inp=inp: store.estimate_credits(MODEL, inp, MAX_OUTPUT), retries)
+                bound = None
             log.write(f"R {key} {slug}\n")
             try:
                 rid = _retry(
-                    lambda k=key, e=estimate, s=slug: store.reserve(
-                        ACCOUNT, e, idempotency_key=k, slug=s, stage="score"
+                    lambda k=key, e=estimate, s=slug, b=bound: store.reserve(
+                        ACCOUNT, e, idempotency_key=k, slug=s, stage="score", bound=b
                     ),
                     retries,
                 )
@@ -156,7 +161,7 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
             if rng.random() < cfg.crash_rate or (n < cfg.crash_processes and i >= cfg.ops // 2):
                 log.write(f"CRASH {key} {rid}\n")
                 os._exit(CRASH_EXIT)  # dies mid-call: the reservation stays open until the stale sweep
-            # the capped project never overruns its reservation, so its budget holds exactly
+            # the capped project's calls stay within their bound, so its budget holds exactly
             out_cap = MAX_OUTPUT if slug == CAPPED else MAX_OUTPUT + 200
             usage = UsageIn(model=MODEL, input_tokens=inp, output_tokens=rng.randint(0, out_cap),
                             cached_input_tokens=rng.choice([0, 0, inp // 2]), stage="score")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import random
 import shutil
@@ -67,14 +68,13 @@ class Scenario:
     def __init__(self, root: Path, name: str, papers: int, latency: float = 0.0, faults=None, responder=None):
         from agentr_dagster.intake import add_papers_file, add_project
         from agentr_dagster.resources import open_store
-        from agentr_dagster.testing.responders import valid_responder
         from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
         self.name, self.slug, self.home = name, name, root / name
         self.home.mkdir(parents=True)
         os.environ["AGENTR_HOME"] = str(self.home)
         os.environ.pop("DAGSTER_HOME", None)
-        self.server = ScriptedOpenAIServer(responder or valid_responder, latency=latency, faults=faults).start()
+        self.server = ScriptedOpenAIServer(responder or chain_responder, latency=latency, faults=faults).start()
         os.environ.update({
             "AGENTR_LLM_BASE_URL": self.server.base_url, "AGENTR_LLM_MODEL": MODEL,
             "AGENTR_LLM_API_KEY": "sk-report-not-a-real-key", "AGENTR_LLM_CONCURRENCY": "4",
@@ -129,7 +129,6 @@ class Scenario:
 
     def finish(self, orphan: bool = False) -> ScenarioResult:
         from agentr_dagster.recovery import project_gap
-        from agentr_dagster.testing.responders import stage_of
 
         store, server, r = self.store, self.server, self.result
         r.faults = sum(1 for f in server.faults_applied if f.kind not in ("ok", "latency")) + self.extra_faults
@@ -149,7 +148,7 @@ class Scenario:
         titles = {p.title.strip(): p.id for p in store.list_papers(self.slug, include_deleted=True)}
         for body, fault in zip(server.requests, server.faults_applied, strict=True):
             if fault.kind in BILLABLE:
-                answered[(stage_of(body), titles.get(_title(body)))] += 1
+                answered[(stage_name(body), titles.get(_title(body)))] += 1
         charged = Counter((u.stage, u.paper_id) for u in store.usage())
         r.duplicate_charges += sum(max(0, n - answered[key]) for key, n in charged.items())
         settles = Counter(e.reservation_id for e in store.ledger() if e.kind == "settle")
@@ -163,6 +162,29 @@ class Scenario:
         return r
 
 
+def stage_name(body: dict) -> str:
+    from agentr_dagster.domain.prompts import load_prompt
+    from agentr_dagster.testing.responders import stage_of
+
+    try:
+        return stage_of(body)
+    except ValueError:
+        system = next((m.get("content", "") for m in body.get("messages", []) if m.get("role") == "system"), "")
+        return "related_work" if system == load_prompt("related_work").system else "other"
+
+
+def chain_responder(body: dict) -> str:
+    """Schema-valid answers for every LLM stage of the chain; the related-work rewrite returns its facts."""
+    from agentr_dagster.testing.responders import valid_responder
+
+    if stage_name(body) != "related_work":
+        return valid_responder(body)
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    facts = user.split("<<<FACTS", 1)[-1].split("FACTS>>>", 1)[0]
+    lines = [line[2:].strip() for line in facts.splitlines() if line.startswith("- ")]
+    return json.dumps({"paragraph": " ".join(lines)[:1400]})
+
+
 def _title(body: dict) -> str:
     user = next((m["content"] for m in body.get("messages", []) if m.get("role") == "user"), "")
     for line in user.splitlines():
@@ -174,12 +196,10 @@ def _title(body: dict) -> str:
 def random_plan(fault, rate: float, seed: int, max_per_paper: int = 2):
     """Fault a share of requests at random (seeded), never more than ``max_per_paper`` times per paper: the
     in-process retries (4 attempts) always get through."""
-    from agentr_dagster.testing.responders import stage_of
-
     rng, seen, lock = random.Random(seed), Counter(), threading.Lock()
 
     def plan(index: int, body: dict):
-        key = (stage_of(body), _title(body))
+        key = (stage_name(body), _title(body))
         with lock:
             if seen[key] < max_per_paper and rng.random() < rate:
                 seen[key] += 1
@@ -253,19 +273,17 @@ def no_credits(root: Path, n: int) -> ScenarioResult:
 
 
 def orphan(root: Path, n: int) -> ScenarioResult:
-    from agentr_dagster.testing.responders import stage_of, valid_responder
-
     holder: dict = {}
     lock = threading.Lock()
 
     def responder(body: dict) -> str:
-        if stage_of(body) == "score":
+        if stage_name(body) == "score":
             with lock:
                 holder["score"] = holder.get("score", 0) + 1
                 if holder["score"] == n // 3:
                     holder["scenario"].store.soft_delete_project(holder["scenario"].slug)
                     holder["calls_at_delete"] = holder["scenario"].server.calls
-        return valid_responder(body)
+        return chain_responder(body)
 
     s = Scenario(root, "orphan-mid-run", n, latency=0.02, responder=responder)
     holder["scenario"] = s
@@ -283,8 +301,10 @@ def crash(root: Path, n: int) -> ScenarioResult:
     proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", s.slug, "--no-progress"],
                             env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
-    while len(s.store.results_for_project(s.slug)) < n // 2 and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
+    # Kill it half-way, while a call is in flight (a reservation is open).
+    while (len(s.store.results_for_project(s.slug)) < n // 2 or not s.store.open_reservations()) \
+            and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     s.extra_faults += 1
@@ -332,9 +352,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scenario homes")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    from agentr_dagster.testing.scripted_server import Fault
+    logging.getLogger("agentr_dagster").setLevel(logging.ERROR)  # the retries are counted, not narrated
 
     root = Path(tempfile.mkdtemp(prefix="agentr-recovery-"))
+    try:
+        return _report(root, args)
+    finally:
+        if not args.keep:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _report(root: Path, args) -> int:
+    from agentr_dagster.testing.scripted_server import Fault
+
     n = max(20, min(args.papers, 40))
     started = time.monotonic()
     kinds = {
@@ -378,8 +408,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{key.replace('_', ' '):32} {value}")
     if args.json_out:
         args.json_out.write_text(json.dumps({"totals": totals, "scenarios": [asdict(r) for r in results]}, indent=2))
-    if not args.keep:
-        shutil.rmtree(root, ignore_errors=True)
     ok = totals["papers_lost"] == 0 and totals["duplicate_charges"] == 0 and totals["ledgers_reconciled"] \
         and all(r.completed for r in results)
     return 0 if ok else 1

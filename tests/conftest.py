@@ -20,6 +20,15 @@ def _offline_environment(monkeypatch, tmp_path):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _close_cached_stores():
+    """Each test's store URL is new; without this, cached pools would pile up connections on PostgreSQL."""
+    yield
+    from agentr_dagster.resources import close_all_stores
+
+    close_all_stores()
+
+
 @pytest.fixture
 def pg_url_for_dagster():
     """A fresh PostgreSQL database for Dagster's run/event/schedule storage, dropped afterwards."""

@@ -183,13 +183,18 @@ def test_production_instance_loads_on_postgres(tmp_path, monkeypatch, pg_url_for
         instance.dispose()
 
 
-def test_llm_assets_are_in_the_pool_the_limits_are_sized_for():
+def test_every_asset_that_calls_the_llm_is_in_the_llm_pool():
+    """The pool limit is what keeps all workers together inside the endpoint's rate limits: an LLM-calling asset
+    outside it would escape the limit."""
     from agentr_dagster.definitions import defs
 
-    graph = defs.resolve_asset_graph()
-    pools = {key.to_user_string(): graph.get(key).pools for key in graph.get_all_asset_keys()}
-    assert {name for name, p in pools.items() if p and "llm" in p} == {
-        "research_intent", "search_queries", "paper_scores"}
+    callers = {}
+    for assets_def in defs.assets:
+        for key in assets_def.keys:
+            callers[key.to_user_string()] = ("llm" in assets_def.required_resource_keys, assets_def.op.pool)
+    assert {"research_intent", "search_queries", "paper_scores"} <= {k for k, (calls, _) in callers.items() if calls}
+    for name, (calls, pool) in callers.items():
+        assert (pool == "llm") == calls, f"{name}: calls the LLM: {calls}, pool: {pool}"
 
 
 # --- the Celery job -----------------------------------------------------------------------------------------------

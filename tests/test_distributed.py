@@ -1,7 +1,8 @@
 """The project chain on a real distributed engine: Dagster storage on PostgreSQL (the production dagster.yaml),
-the domain store on PostgreSQL, and every step executed by one of two real Celery worker processes fed by the
-machine's RabbitMQ. The outcome must equal an in-process run of the same project: the same results, the same
-usage and ledger (to the credit), the same statuses."""
+the domain store on PostgreSQL, a run queued by the QueuedRunCoordinator and started by a real `dagster-daemon`,
+and every step executed by one of two real Celery worker processes fed by the machine's RabbitMQ. The outcome must
+equal an in-process run of the same project: the same results, exports, usage and ledger (to the credit), the same
+statuses and transitions."""
 
 from __future__ import annotations
 
@@ -31,10 +32,8 @@ from dagster import (
     DagsterEventType,
     DagsterInstance,
     DagsterRunStatus,
-    execute_job,
     materialize,
 )
-from dagster._core.definitions.reconstruct import ReconstructableRepository
 from sqlalchemy.engine import make_url
 
 from agentr_dagster.definitions import defs
@@ -114,9 +113,10 @@ class Processes:
                                     start_new_session=True)
         self.procs[name] = (proc, log)
 
-    def wait_ready(self, timeout: float) -> None:
+    def wait_ready(self, timeout: float, only: list[str]) -> None:
+        """Wait until each named Celery worker logs that it is ready (consuming from its queue)."""
         deadline = time.monotonic() + timeout
-        pending = set(self.procs)
+        pending = set(only)
         while pending and time.monotonic() < deadline:
             for name in list(pending):
                 proc, log = self.procs[name]
@@ -205,6 +205,9 @@ def _celery_observations(instance: DagsterInstance, run_id: str) -> dict:
 def test_celery_workers_match_in_process_run(
     tmp_path, monkeypatch, broker, schemas, pg_url_for_dagster, scripted_server  # noqa: F811
 ):
+    """Production's path: the run is queued (QueuedRunCoordinator), the daemon launches it, the run process sends
+    every step to the broker, and two Celery workers execute them. Meanwhile the same project runs in process
+    against its own domain store; then the two stores must agree."""
     slug = "distributed-review"
     papers = _small_csv(tmp_path)
     celery_url, local_url = schemas
@@ -225,7 +228,8 @@ def test_celery_workers_match_in_process_run(
     run_config = {"execution": {"config": celery_executor_config(broker=broker, queue=queue)}}
     config_yaml = tmp_path / "celery.yaml"
     config_yaml.write_text(yaml.safe_dump(worker_config(broker=broker, queue=queue)))
-    # Workers (and the daemon) are configured as in production: by the environment.
+    # The daemon (and the code server and run process it starts) and the workers are configured as in
+    # production: by the environment.
     env = {
         **os.environ,
         # `dagster-celery worker start` runs `celery` from PATH: the one beside this interpreter.
@@ -240,106 +244,94 @@ def test_celery_workers_match_in_process_run(
         "AGENTR_LLM_CONCURRENCY": "4",
     }
     names = [f"w1-{queue}", f"w2-{queue}"]
+    bin_dir = Path(sys.executable).parent
     procs = Processes(tmp_path)
     instance = DagsterInstance.from_config(str(dagster_home))
     try:
         for name in names:
             procs.start(name, worker_command(config_yaml, queue=queue, name=name), env)
-        procs.wait_ready(WORKER_READY_TIMEOUT_S)
+        procs.start("daemon", [str(bin_dir / "dagster-daemon"), "run", "-m", "agentr_dagster.definitions",
+                               "-a", "defs"], env)
         instance.add_dynamic_partitions("projects", [slug])
+        procs.wait_ready(WORKER_READY_TIMEOUT_S, only=names)
 
-        # --- 1. the project through two Celery workers ---------------------------------------------------------
-        recon = ReconstructableRepository.for_module(
-            "agentr_dagster.definitions", "defs", working_directory=str(ROOT)
-        ).get_reconstructable_job(CELERY_JOB)
+        # --- the project, queued, through the daemon and two Celery workers ---------------------------------------
+        run_id = str(uuid.uuid4())
         started = time.monotonic()
-        with execute_job(recon, instance=instance, tags={"dagster/partition": slug}, run_config=run_config) as result:
-            elapsed = time.monotonic() - started
-            if not result.success:
-                pytest.fail("the Celery run failed:\n" + "\n".join(procs.tail(n) for n in names))
-            run_id = result.run_id
-        first = _celery_observations(instance, run_id)
-        # Every step ran in a Celery worker, and both workers took part (RabbitMQ hands tasks out in turn).
-        assert sum(first["hosts"].values()) == len(all_assets), first["hosts"]
-        assert {h.split("@")[0] for h in first["hosts"]} == set(names), first["hosts"]
-        assert first["materialized"] == all_assets
-        mats = instance.fetch_materializations(AssetKey("paper_scores"), limit=5).records
-        assert [m.partition_key for m in mats] == [slug]
-        # The `llm` pool was enforced through the shared instance and every slot was given back.
-        pool = instance.event_log_storage.get_concurrency_info("llm")
-        assert pool.slot_count == 4 and pool.claimed_slots == [] and pool.pending_steps == []
-        assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})
-        assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
-        assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
+        launch = subprocess.run(
+            [str(bin_dir / "dagster"), "job", "launch", "-m", "agentr_dagster.definitions", "-a", "defs",
+             "-j", CELERY_JOB, "--run-id", run_id, "--tags", json.dumps({"dagster/partition": slug}),
+             "--config-json", json.dumps(run_config)],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
+        )
+        assert launch.returncode == 0, launch.stderr[-3000:]
 
-        # The daemon boots while the in-process run below goes on (it is needed for step 3).
-        procs.start("daemon", [str(Path(sys.executable).with_name("dagster-daemon")), "run",
-                               "-m", "agentr_dagster.definitions", "-a", "defs"], env)
-
-        # --- 2. the same project, in process ---------------------------------------------------------------------
+        # --- meanwhile, the same project in process -----------------------------------------------------------
         local_server = scripted_server(valid_responder)
         local_store = _seed(local_url, slug, papers)
         monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "local-home"))
         local_instance = DagsterInstance.ephemeral()
         local_instance.add_dynamic_partitions("projects", [slug])
-        started = time.monotonic()
+        local_started = time.monotonic()
         local = materialize(
             list(defs.assets), selection=AssetSelection.assets(*chain), partition_key=slug, instance=local_instance,
             resources={"store": StoreResource(database_url=local_url),
                        "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
                                           model=MODEL, concurrency=4)},
         )
-        local_elapsed = time.monotonic() - started
+        local_elapsed = time.monotonic() - local_started
         assert local.success
-        assert local_server.calls == server.calls
 
-        distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
-        for key in in_process:
-            assert distributed[key] == in_process[key], key
-        # The ledger is not trivial: the grant, then a reservation and a settlement per call.
-        spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
-        assert spent > 0 and sum(distributed["usage"].values()) >= 2 + PAPERS  # failed calls are not charged
-        assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
-        assert distributed["open_reservations"] == []
-
-        # --- 3. production's path: queued, dequeued by the daemon, steps on the workers; costs nothing more ------
-        rerun_id = str(uuid.uuid4())
-        launch = subprocess.run(
-            [str(Path(sys.executable).with_name("dagster")), "job", "launch", "-m", "agentr_dagster.definitions",
-             "-a", "defs", "-j", CELERY_JOB, "--run-id", rerun_id, "--tags", json.dumps({"dagster/partition": slug}),
-             "--config-json", json.dumps(run_config)],
-            env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
-        )
-        assert launch.returncode == 0, launch.stderr[-3000:]
-        started = time.monotonic()
-        status = _wait_for_run(instance, rerun_id, timeout=RUN_TIMEOUT_S)
-        rerun_elapsed = time.monotonic() - started
+        status = _wait_for_run(instance, run_id, RUN_TIMEOUT_S, procs)
+        elapsed = time.monotonic() - started
         if status != DagsterRunStatus.SUCCESS:
-            pytest.fail(f"the queued run ended {status}:\n" + "\n".join(procs.tail(n) for n in procs.procs))
-        again = _celery_observations(instance, rerun_id)
+            pytest.fail(f"the Celery run ended {status}:\n" + "\n".join(procs.tail(n) for n in procs.procs))
+        run = _celery_observations(instance, run_id)
         # Queued by the coordinator; only the daemon launches a queued run, so its success means it was dequeued.
-        assert {DagsterEventType.RUN_ENQUEUED.value, DagsterEventType.RUN_STARTING.value} <= again["types"]
-        assert sum(again["hosts"].values()) == len(all_assets) and again["materialized"] == all_assets
-        assert again["scores"]["reused"] == PAPERS and again["scores"]["scored_now"] == 0
-        assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})  # none again
-        after = _summary(celery_store, slug)
-        for key in ("results", "usage", "balance", "open_reservations", "exports"):
-            assert after[key] == distributed[key], key
-        # Nothing charged: any new ledger entries are reservations released unspent (for calls that fail every
-        # time, e.g. a later stage's prompt this responder does not answer).
-        added = after["ledger"] - distributed["ledger"]
-        assert not distributed["ledger"] - after["ledger"]
-        assert {kind for kind, _ in added} <= {"reserve", "release"}
-        assert Counter({-a: n for (k, a), n in added.items() if k == "reserve"}) == Counter(
-            {a: n for (k, a), n in added.items() if k == "release"})
+        assert {DagsterEventType.RUN_ENQUEUED.value, DagsterEventType.RUN_STARTING.value} <= run["types"]
+        # Every step ran in a Celery worker, and both workers took part (RabbitMQ hands tasks out in turn).
+        assert sum(run["hosts"].values()) == len(all_assets), run["hosts"]
+        assert {h.split("@")[0] for h in run["hosts"]} == set(names), run["hosts"]
+        assert run["materialized"] == all_assets
+        assert run["scores"]["scored_now"] == PAPERS
+        mats = instance.fetch_materializations(AssetKey("paper_scores"), limit=5).records
+        assert [m.partition_key for m in mats] == [slug]
+        # The `llm` pool was enforced through the shared instance and every slot was given back.
+        pool = instance.event_log_storage.get_concurrency_info("llm")
+        assert pool.slot_count == 4 and pool.claimed_slots == [] and pool.pending_steps == []
     finally:
         instance.dispose()
         procs.stop()
+        _delete_queue(broker, queue)
 
-    print(f"celery run: {elapsed:.1f} s for {PAPERS} papers over 2 workers {dict(first['hosts'])}; "
-          f"in process: {local_elapsed:.1f} s; queued re-run through the daemon: {rerun_elapsed:.1f} s")
+    assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})
+    assert local_server.calls == server.calls
+    assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
+    assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
+
+    # --- the same outcome, to the credit ---------------------------------------------------------------------------
+    distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
+    for key in in_process:
+        assert distributed[key] == in_process[key], key
+    # The ledger is not trivial: the signup grant, then a reservation and its settlement for every call.
+    spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
+    assert spent > 0 and sum(distributed["usage"].values()) >= 2 + PAPERS  # failed calls are not charged
+    assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
+    assert distributed["open_reservations"] == []
+    print(f"queued Celery run: {elapsed:.1f} s from launch for {PAPERS} papers over 2 workers "
+          f"{dict(run['hosts'])}; in process: {local_elapsed:.1f} s")
     celery_store.close()
     local_store.close()
+
+
+def _delete_queue(broker: str, queue: str) -> None:
+    """Celery declares the test's queue (and its exchange) durable: remove them so runs leave nothing behind."""
+    from kombu import Connection
+
+    with contextlib.suppress(Exception), Connection(broker, connect_timeout=5) as conn:
+        channel = conn.default_channel
+        channel.queue_delete(queue)
+        channel.exchange_delete(queue)
 
 
 def _priced_stage_calls(server) -> Counter:
@@ -354,10 +346,13 @@ def _priced_stage_calls(server) -> Counter:
     return counts
 
 
-def _wait_for_run(instance: DagsterInstance, run_id: str, timeout: float) -> DagsterRunStatus | None:
+def _wait_for_run(instance: DagsterInstance, run_id: str, timeout: float, procs: Processes) -> DagsterRunStatus | None:
     deadline = time.monotonic() + timeout
     status = None
     while time.monotonic() < deadline:
+        for name, (proc, _) in procs.procs.items():
+            if proc.poll() is not None:
+                pytest.fail(f"{name} exited with {proc.returncode} while the run was {status}:\n{procs.tail(name)}")
         run = instance.get_run_by_id(run_id)
         status = run.status if run else None
         if status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED):

@@ -1,4 +1,4 @@
-"""Static embeddings: contract tests. Needs the distilled model (``make models``); skipped when absent."""
+"""Static embeddings: contract tests. Needs the distilled model (``make models``); fails when absent."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def test_missing_model_gives_clear_error(monkeypatch, tmp_path):
 @pytest.fixture(scope="module")
 def embedder():
     if not emb.model_present(emb.default_model_dir()):
-        pytest.skip("static model not built; run `make models`")
+        pytest.fail("static model not built; run `make models`", pytrace=False)
     return emb.get_embedder()
 
 

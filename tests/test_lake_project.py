@@ -229,7 +229,7 @@ def test_lake_and_feedback_commands(tmp_path):
     found = json.loads(agentr("lake", "search", "software cost estimation", "--k", "3", "--json").output)
     assert found["lake_papers"] == 48 and len(found["hits"]) == 3
     assert {"lake_id", "rank", "score", "cosine", "bm25", "title", "doi"} <= set(found["hits"][0])
-    text = agentr("lake", "search", '"cost estimation" AND software', "--boolean", "--k", "2")
+    text = agentr("lake", "search", '"cost estimat*" OR (reuse AND software)', "--boolean", "--k", "2")
     assert text.exit_code == 0 and "1. [" in text.output
     broken = agentr("lake", "search", '"unbalanced', "--boolean")
     assert broken.exit_code == 2 and "does not parse" in broken.output

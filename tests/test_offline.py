@@ -1,7 +1,7 @@
 """Tests for the offline (lexical + static-embedding) backend.
 
 Most tests inject a small deterministic hashing embedder (pure unit tests, no model files); the tests marked
-``real embedder`` use :func:`agentr_dagster.domain.embeddings.get_embedder` and skip when the model2vec model
+``real embedder`` use :func:`agentr_dagster.domain.embeddings.get_embedder` and fail when the model2vec model
 has not been built (``make models``).
 """
 
@@ -73,7 +73,7 @@ def _real_embedder():
 
         return get_embedder()
     except Exception as exc:  # model not built in this environment
-        pytest.skip(f"real embedder unavailable: {exc}")
+        pytest.fail(f"real embedder unavailable (run `make models`): {exc}", pytrace=False)
 
 
 GNN = (

@@ -17,7 +17,8 @@ from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.domain.prompts import load_prompt
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.reports import usage_calls_frame
-from agentr_dagster.store import StoreError, UsageIn
+from agentr_dagster.store import InsufficientCredits, StoreError, UsageIn
+from agentr_dagster.store.ledger import CallBound
 from agentr_dagster.store.verify import verify_ledger
 from agentr_dagster.testing.responders import valid_responder
 from tests.servers import scripted_server  # noqa: F401
@@ -108,6 +109,21 @@ def test_call_in_flight_is_priced_by_the_rows_in_force_when_it_started(store, sc
     assert verify_ledger(store).ok
 
 
+def test_a_bounded_reservation_is_sized_at_the_rates_settle_uses(store):
+    store.set_pricing("m", D("1000"), D("2000"))
+    store.create_project("capped", "abstract", budget_credits=D("40"))
+    rid = store.reserve("default", idempotency_key="b1", slug="capped", bound=CallBound("m", 10, 5))
+    (held,) = store.open_reservations()
+    assert held.id == rid and held.amount == D("20")  # (10 × 1000 + 5 × 2000) / 1e6 USD × 1000 credits/USD
+    store.set_pricing("m", D("9000"), D("9000"))  # dearer from now on: the call above keeps its rates
+    store.settle(rid, usage=UsageIn(model="m", input_tokens=10, output_tokens=5))
+    assert store.usage()[0].credits == D("20")
+    with pytest.raises(InsufficientCredits) as refused:  # at the new rates the next call needs 135 > 20 left
+        store.reserve("default", idempotency_key="b2", slug="capped", bound=CallBound("m", 10, 5))
+    assert refused.value.reason == "budget" and refused.value.requested == D("135")
+    assert verify_ledger(store).ok
+
+
 def test_cached_input_is_charged_at_its_own_price(store):
     store.set_pricing("m", D("2.5"), D("10"), D("1.25"))
     store.grant("default", D("5000"))
@@ -137,12 +153,17 @@ def test_back_dated_changes_cannot_rewrite_history(store):
     with pytest.raises(StoreError, match="in flight"):
         store.set_pricing("other", D("2"), D("2"), at=an_hour_ago)
     store.release(open_rid)
+    rid = store.reserve("default", 0, idempotency_key="unpriced")
+    store.settle(rid, usage=UsageIn(model="fresh", input_tokens=10, output_tokens=10))  # no price: charged 0
+    with pytest.raises(StoreError, match="without a price"):
+        store.set_pricing("fresh", D("1"), D("1"), at=an_hour_ago)
+    store.set_pricing("fresh", D("1"), D("1"))  # from now on is fine
     # a change dated in the future is fine: calls until then keep the current price
     tomorrow = datetime.now(timezone.utc) + timedelta(days=1)
     future = store.set_pricing("m", D("3"), D("3"), at=tomorrow)
     assert store.pricing_in_force("m").id != future
     assert store.pricing_in_force("m", at=tomorrow + timedelta(seconds=1)).id == future
-    assert [r.credits for r in store.usage()] == [D("0.02")]
+    assert [r.credits for r in store.usage()] == [D("0.02"), D("0")]
     assert verify_ledger(store).ok
 
 

@@ -7,6 +7,7 @@ run and lets `agentr resume --all` rebuild every incomplete project from the dom
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -16,6 +17,7 @@ import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
+from pathlib import Path
 
 import pandas as pd
 from click.testing import CliRunner
@@ -70,10 +72,11 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", slug, "--no-progress"],
                             env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
-    while len(store.results_for_project(slug)) < n // 3:
+    # Kill it a third of the way through, while a call is in flight (a reservation is open).
+    while len(store.results_for_project(slug)) < n // 3 or not store.open_reservations():
         assert proc.poll() is None, (tmp_path / "run.log").read_text()
         assert time.monotonic() < deadline, "the run never got going"
-        time.sleep(0.05)
+        time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     log.close()
@@ -108,7 +111,8 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     assert 0 <= lost <= 2
     assert len(store.usage(slug)) <= billable_calls(server)
     assert_ledger_reconciles(store)
-    assert held == 0 or any(e.kind == "release" and "resume" in (e.note or "") for e in store.ledger())
+    released = [e for e in store.ledger() if e.kind == "release" and "resume" in (e.note or "")]
+    assert len(released) == held  # the killed process's reservations were given back, not charged
     assert set(store.paper_states(slug, "score").values()) == {st.COMPLETED}
     assert len(pd.read_csv(results_dir(slug) / "scores.csv")) == n
     assert project_gap(store, slug).complete
@@ -242,3 +246,33 @@ def test_repair_decision_rules():
         go, reason = repair_decision(RepairView(**{**base.__dict__, **change}), 2)
         assert go is (why is None) and (why is None or why in reason), (change, reason)
     assert not repair_decision(base, 0)[0]  # N = 0 turns repair off
+
+
+def test_resume_cli_runs_a_never_run_project_offline_and_reports_json(sqlite_store, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTR_DATABASE_URL", sqlite_store.url)
+    make_project(sqlite_store, tmp_path, "never-run", 5)
+    assert agentr("resume").exit_code == 2  # a slug or --all
+
+    first = agentr("resume", "never-run", "--json")
+
+    assert first.exit_code == 0, first.output
+    [outcome] = json.loads(first.output)
+    assert outcome["action"] == "launched" and outcome["success"] and outcome["papers_missing_before"] == 5
+    assert outcome["stages_before"][:3] == ["intent", "queries", "score"]
+    assert project_gap(sqlite_store, "never-run").complete
+    [again] = json.loads(agentr("resume", "never-run", "--json").output)
+    assert again["action"] == "complete" and again["run_ids"] == []
+
+
+def test_pid_liveness_sees_through_zombies():
+    from agentr_dagster.recovery import pid_alive
+
+    assert pid_alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not pid_alive(child.pid)  # exited, not yet reaped
+    child.wait()
+    assert not pid_alive(child.pid)

@@ -247,13 +247,13 @@ class Profiler:
     def profile_words(self, words: np.ndarray, offsets: np.ndarray, vocab: dict[str, int], *,
                       grow: bool = True) -> Profiles:
         """Profiles of texts given as process-wide word ids (from :meth:`word_ids`) in CSR rows."""
-        words = np.asarray(words, dtype=np.int64)
         offsets = np.asarray(offsets, dtype=np.int64)
         parts = []
         for start in range(0, len(offsets) - 1, _CHUNK):
             stop = min(start + _CHUNK, len(offsets) - 1)
             a, b = int(offsets[start]), int(offsets[stop])
-            parts.append(self._profile_chunk(words[a:b], offsets[start : stop + 1] - a, vocab, grow, None))
+            chunk = np.asarray(words[a:b], dtype=np.int64)  # widened a chunk at a time, not the whole corpus
+            parts.append(self._profile_chunk(chunk, offsets[start : stop + 1] - a, vocab, grow, None))
         return _concat_profiles(parts, self.dim)
 
     def _profile_chunk(self, words: np.ndarray, offs: np.ndarray, vocab: dict[str, int], grow: bool,

@@ -587,7 +587,7 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
 
         stamp = _now()
         new_parts: list[pa.Table] = []
-        word_parts: list[pa.Array] = []  # process-wide word ids of each new paper, in new-paper order
+        word_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (word ids, offsets) of the new papers, in order
         source_parts: list[pa.Table] = []
         file_entries = []
         for batch in batches:
@@ -610,12 +610,15 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             rep.added = int(is_new.sum())
             rep.duplicates = len(table) - rep.added
             if rep.added:
+                everything_new = rep.added == len(table)  # the bulk case: no copies of the batch
                 words = table["words"].combine_chunks()
-                global_ids = profiler.word_ids(local_words)
-                mapped = global_ids[words.values.to_numpy(zero_copy_only=False)] if len(words.values) else []
-                words = pa.ListArray.from_arrays(words.offsets, pa.array(mapped, pa.int64()))
-                word_parts.append(words.filter(pa.array(is_new)))
-                fresh = table.filter(pa.array(is_new))
+                if not everything_new:
+                    words = words.filter(pa.array(is_new))
+                global_ids = profiler.word_ids(local_words).astype(np.int32)
+                flat = words.flatten().to_numpy(zero_copy_only=False)
+                word_parts.append((global_ids[flat] if len(flat) else np.zeros(0, np.int32), _list_offsets(words)))
+                del words, flat, global_ids
+                fresh = (table if everything_new else table.filter(pa.array(is_new))).drop_columns(["words"])
                 fresh = fresh.append_column("lake_id", pa.array(owners[is_new]))
                 fresh = fresh.append_column("added_at", pa.array([stamp] * len(fresh), pa.string()))
                 new_parts.append(fresh.select(PAPER_SCHEMA.names).cast(PAPER_SCHEMA))
@@ -652,12 +655,17 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
                 source[j] = n_old + fresh_of[h]
         del hash_owner, fresh_of
         if fresh_rows:
-            fresh_words = pa.chunked_array(word_parts).combine_chunks().take(pa.array(fresh_rows))
+            all_words = np.concatenate([w for w, _ in word_parts])
+            ends = np.cumsum([0] + [int(o[-1]) for _, o in word_parts])
+            all_offsets = np.concatenate([[0]] + [o[1:] + ends[i] for i, (_, o) in enumerate(word_parts)])
             del word_parts
-            prof = profiler.profile_words(fresh_words.flatten().to_numpy(), _list_offsets(fresh_words), state.vocab)
-            del fresh_words
+            if len(fresh_rows) != n_new:  # some new papers share a text: profile each distinct text once
+                all_words, all_offsets = _gather(all_words, all_offsets, np.asarray(fresh_rows, dtype=np.int64))
+            prof = profiler.profile_words(all_words, all_offsets, state.vocab)
+            del all_words, all_offsets
         else:
             prof = Profiles.empty(profiler.dim)
+        pa.default_memory_pool().release_unused()
         timings["profile"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()

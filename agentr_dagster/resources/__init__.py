@@ -27,6 +27,14 @@ def open_store(url: str):
         return _stores[url]
 
 
+def close_all_stores() -> None:
+    """Dispose every cached store's connection pool (tests and short-lived tools)."""
+    with _stores_lock:
+        for store in _stores.values():
+            store.close()
+        _stores.clear()
+
+
 class StoreResource(ConfigurableResource):
     """The domain store: SQLite under AGENTR_HOME by default, PostgreSQL via AGENTR_DATABASE_URL."""
 

@@ -11,6 +11,7 @@ PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite):
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -57,6 +58,17 @@ def _pricing_row(row: sa.Row) -> PricingRow:
     )
 
 
+@dataclass(frozen=True)
+class CallBound:
+    """What a call can cost at most: its model, its prompt's tokens and its output cap."""
+
+    model: str
+    input_tokens: int
+    max_output_tokens: int
+    provider: str = "default"
+    tier: str = "standard"
+
+
 def _in_force(table: sa.Table, at: datetime):
     return sa.and_(table.c.valid_from <= at, sa.or_(table.c.valid_to.is_(None), table.c.valid_to > at))
 
@@ -83,6 +95,19 @@ class LedgerMixin(StoreCore):
                 if given is not None:
                     self._refuse_rewriting_history(conn, table, current.id, at)
                 conn.execute(sa.update(table).where(table.c.id == current.id).values(valid_to=at, is_current=False))
+            elif given is not None and table is t.model_pricing:
+                # a first price back-dated over calls already recorded as unpriced (charged nothing)
+                u = t.usage_log
+                unpriced = conn.execute(
+                    sa.select(sa.func.count()).where(
+                        u.c.model == match["model"], u.c.pricing_id.is_(None), u.c.created_at >= at
+                    )
+                ).scalar()
+                if unpriced:
+                    raise StoreError(
+                        f"model_pricing: a first price for {match['model']!r} back-dated to {at.isoformat()} "
+                        f"would rewrite history: {unpriced} calls since then were recorded without a price"
+                    )
             return conn.execute(
                 sa.insert(table)
                 .values(**match, **values, valid_from=at, valid_to=None, is_current=True)
@@ -420,21 +445,27 @@ class LedgerMixin(StoreCore):
     def reserve(
         self,
         account: str,
-        amount,
+        amount=0,
         *,
         idempotency_key: str,
         slug: str | None = None,
         stage: str | None = None,
         paper_id: int | None = None,
+        bound: CallBound | None = None,
     ) -> int:
         """Hold ``amount`` credits before a call; returns the reservation id.
 
-        Raises InsufficientCredits (nothing written) if the balance is below ``amount`` or the project's
-        ``budget_credits`` would be exceeded by settled usage + open reservations + ``amount``; OrphanError if
+        With ``bound`` (the call's model, prompt tokens and output cap) the amount held is at least the upper
+        bound of that call at the price and multiplier in force when the reservation is taken — the very rows
+        :meth:`settle` will charge it by — so a call within its bound can never overrun its reservation, and a
+        budget check on it is exact.
+
+        Raises InsufficientCredits (nothing written) if the balance is below the amount or the project's
+        ``budget_credits`` would be exceeded by settled usage + open reservations + the amount; OrphanError if
         the project or paper is soft-deleted. The same ``idempotency_key`` returns the same reservation.
         """
-        value = _money(amount)
-        if value < 0:
+        requested = _money(amount)
+        if requested < 0:
             raise ValueError("a reservation cannot be negative")
         if not idempotency_key:
             raise ValueError("idempotency_key is required")
@@ -446,6 +477,14 @@ class LedgerMixin(StoreCore):
             existing = conn.execute(find).scalar()
             if existing is not None:
                 return existing
+            value, taken_at = requested, None
+            if bound is not None:
+                self._hold_rates(conn)  # no price change can land between this read and the commit
+                taken_at = now_utc()
+                price, multiplier = self._rates_at(conn, bound.model, bound.provider, bound.tier, taken_at)
+                value = max(value, cost_rule.estimate_credits(
+                    bound.input_tokens, bound.max_output_tokens, _prices(price), multiplier.credits_per_usd
+                ))
             # Project and paper checks come before the account's lock, so that the lock is held briefly. Lock
             # order: project (only when it has a budget), then account; settle/release never lock a project.
             project_id = None
@@ -478,7 +517,6 @@ class LedgerMixin(StoreCore):
                         available=max(project.budget_credits - committed, ZERO),
                         reason="budget",
                     )
-            now = now_utc()
             rid = conn.execute(
                 sa.insert(r)
                 .values(
@@ -489,7 +527,7 @@ class LedgerMixin(StoreCore):
                     amount=value,
                     state="open",
                     idempotency_key=idempotency_key,
-                    created_at=now,
+                    created_at=taken_at or now_utc(),  # the time settle prices the call at
                 )
                 .returning(r.c.id)
             ).scalar_one()

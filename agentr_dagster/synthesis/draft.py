@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agentr_dagster.domain.text import is_stopword, truncate
 from agentr_dagster.domain.text import split_sentences as text_sentences
-from agentr_dagster.domain.text import truncate
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper
 from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS, clean_gap, planned_work_voice
 from agentr_dagster.synthesis.models import (
@@ -63,9 +63,28 @@ def cite(*keys: str) -> str:
 
 
 def _first_lower(text: str) -> str:
-    if len(text) > 1 and text[0].isupper() and not text[1].isupper() and not text[1].isdigit():
+    """Lower-case the first letter only when the first word is a function word ("The", "We", "This"), so a
+    quoted sentence runs on after "reports that" while names ("Wipro", "Software Project Estimation") keep
+    their capitals."""
+    words = text.split(" ", 1)
+    if words and words[0][:1].isupper() and (words[0][1:].islower() or len(words[0]) == 1) and is_stopword(words[0]):
         return text[0].lower() + text[1:]
     return text
+
+
+_GAP_VERBS = {"does not": "do not", "doesn't": "don't", "do not": "do not", "lacks": "lack", "ignores": "ignore",
+              "omits": "omit", "fails": "fail", "neglects": "neglect", "overlooks": "overlook"}
+
+
+def gap_clause(gap: str, plural: bool) -> str | None:
+    """'Does not address X' as 'they do not address X' / 'it does not address X'; None when the statement does
+    not open with one of these verbs (it is then shown after a colon as recorded)."""
+    low = gap.casefold()
+    for singular, many in _GAP_VERBS.items():
+        if low.startswith(singular + " "):
+            rest = gap[len(singular) :]
+            return f"they {many}{rest}" if plural else f"it {singular}{rest}"
+    return None
 
 
 def _first_upper(text: str) -> str:
@@ -90,6 +109,7 @@ def _score(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".") if value != int(value) else f"{int(value)}"
 
 
+_LEAD_RE = re.compile(r"^(?:[^\w“\"'(]+|abstract\b[\s:.\-–—]*)+", re.I)
 _AIM_RE = re.compile(r"\b(?:this (?:paper|study|article|review|work|chapter|report)|we|the authors)\b", re.I)
 _CONNECTIVE_RE = re.compile(
     r"^(?:however|moreover|furthermore|finally|first(?:ly)?|second(?:ly)?|third(?:ly)?|also|thus|therefore|hence"
@@ -109,9 +129,11 @@ class _Writer:
         self.embedder = embedder
         self.quoted: set[int] = set()
         self.advantaged: set[int] = set()
+        self.used_quotes: set[str] = set()
         self.included = [p.paper_id for p in landscape.papers if p.included]
         self._sentences: dict[int, list[str]] = {}
         self._sentence_vecs: dict[int, np.ndarray] = {}
+        self._paper_vecs: dict[int, np.ndarray] | None = None
 
     # -- building blocks
     def ranked(self, paper_ids) -> list[ScoredPaper]:
@@ -129,14 +151,18 @@ class _Writer:
 
     def abstract_sentences(self, p: ScoredPaper) -> list[str]:
         if p.paper_id not in self._sentences:
-            usable = [s for s in text_sentences(p.abstract) if 8 <= len(s.split()) <= 60][:8]
+            # Records carry debris before the first word ("?This report", "Abstract In this paper"): cut it off,
+            # so a quote is still a verbatim substring of the abstract.
+            cleaned = (_LEAD_RE.sub("", s) for s in text_sentences(p.abstract))
+            usable = [s for s in cleaned if 8 <= len(s.split()) <= 60][:8]
             self._sentences[p.paper_id] = usable
             if usable:
                 self._sentence_vecs[p.paper_id] = self.embedder.encode(usable)
         return self._sentences[p.paper_id]
 
-    def best_quote(self, p: ScoredPaper, centroid: np.ndarray | None,
-                   avoid: str | None = None) -> tuple[int, str] | None:
+    def best_quote(self, p: ScoredPaper, centroid: np.ndarray | None) -> tuple[int, str] | None:
+        """The abstract sentence to quote, never one already quoted in the draft (records sometimes share an
+        abstract), or None."""
         sentences = self.abstract_sentences(p)
         if not sentences:
             return None
@@ -147,7 +173,8 @@ class _Writer:
                  for i, s in enumerate(sentences)]
         order = sorted(range(len(sentences)), key=lambda i: (-round(score[i], 6), i))
         for i in order:
-            if sentences[i] != avoid:
+            if sentences[i].casefold() not in self.used_quotes:
+                self.used_quotes.add(sentences[i].casefold())
                 quote = truncate(sentences[i].rstrip(". "), self.s.quote_chars).rstrip(".")
                 return i, quote
         return None
@@ -156,8 +183,14 @@ class _Writer:
         papers = self.ranked(paper_ids)
         if not papers:
             return None
-        vecs = self.embedder.encode([p.text for p in papers])
-        c = vecs.mean(axis=0)
+        if self._paper_vecs is None:  # every discussed paper embedded once, in one batch
+            ids = sorted(set(self.included))
+            self._paper_vecs = dict(zip(ids, self.embedder.encode([self.by_id[i].text for i in ids]), strict=True))
+        missing = [p for p in papers if p.paper_id not in self._paper_vecs]
+        if missing:
+            self._paper_vecs.update(zip([p.paper_id for p in missing],
+                                        self.embedder.encode([p.text for p in missing]), strict=True))
+        c = np.stack([self._paper_vecs[p.paper_id] for p in papers]).mean(axis=0)
         n = float(np.linalg.norm(c))
         return c / n if n > 0 else None
 
@@ -272,7 +305,13 @@ class _Writer:
         papers = self.ranked(node.papers)
         threshold = self.l.settings.get("c1_threshold", 5.0)
         label = md_escape(node.label.lower() if node.label[:2].istitle() else node.label)
-        top = papers[: self.s.cites_per_sentence]
+        # The opening cites a mix of competitors and supporting work, so it does not repeat the next sentence.
+        k = self.s.cites_per_sentence
+        comps_first = [p for p in papers if p.c1 >= threshold][: (k + 1) // 2]
+        support_first = [p for p in papers if p.c1 < threshold][: k - len(comps_first)]
+        mix = {p.paper_id for p in comps_first + support_first}
+        top = self.ranked(mix)
+        top = (top + [p for p in papers if p.paper_id not in mix])[:k]
         overview = [self.sentence(
             (f"{len(papers)} candidates concern {label}, notably {cite(*(p.key for p in top))}."
              if len(papers) > len(top) else
@@ -303,9 +342,11 @@ class _Writer:
             shown = self.ranked(shared)[: self.s.cites_per_sentence]
             how_many = f"all {len(papers)}" if len(shared) == len(papers) else f"{len(shared)} of {len(papers)}"
             setting = ("that sets these papers apart" if lift > 0.05 else "that they share with the other candidates")
+            clause = gap_clause(cluster.representative, plural=True)
+            statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
             relation.append(self.sentence(
-                f"Relative to the planned work, the recorded gap {setting} ({how_many}) is: "
-                f"{md_escape(cluster.representative)} {cite(*(p.key for p in shown))}.",
+                f"Relative to the planned work, the recorded gap {setting} ({how_many}) "
+                f"{md_escape(statement)} {cite(*(p.key for p in shown))}.",
                 self.gap_evidence(cluster, shown)))
         lead = next((p for p in papers if p.paper_id not in self.advantaged), papers[0])
         self.advantaged.add(lead.paper_id)
@@ -341,9 +382,10 @@ class _Writer:
             self.quoted.add(p.paper_id)
             if n < self.s.competitors_with_gap and p.assessment.research_gaps:
                 gap = planned_work_voice(clean_gap(p.assessment.research_gaps[0]))
+                clause = gap_clause(gap, plural=False)
                 per_paper.append(self.sentence(
-                    f"What {cite(p.key)} leaves open is what the planned work targets: "
-                    f"{md_escape(_first_lower(gap))}.",
+                    f"Relative to the planned work, {cite(p.key)} leaves a gap: "
+                    f"{md_escape(clause or _first_lower(gap))}.",
                     [self.ev(p, **{"research_gaps[0]": p.assessment.research_gaps[0]})]))
         return [[opening], per_paper]
 
@@ -360,9 +402,11 @@ class _Writer:
             shown = shown[: self.s.cites_per_sentence] or self.ranked(cluster.papers)[: self.s.cites_per_sentence]
             used.update(p.paper_id for p in shown)
             how_many = f"all {n}" if len(cluster.papers) == n else f"{len(cluster.papers)} of the {n}"
+            clause = gap_clause(cluster.representative, plural=True)
+            statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
             out.append(self.sentence(
                 f"The {ordinals[min(k, len(ordinals) - 1)]} gap, recorded for {how_many} discussed candidates, "
-                f"is: {md_escape(cluster.representative)} {cite(*(p.key for p in shown))}.",
+                f"{md_escape(statement)} {cite(*(p.key for p in shown))}.",
                 self.gap_evidence(cluster, shown)))
         return [out]
 
@@ -388,9 +432,8 @@ def plan_draft(landscape: Landscape, corpus: Corpus, embedder=None, settings: Dr
             blocks = w.navigational(node)
         else:
             blocks = w.analytical(node)
-        scope = sorted({corpus.by_id()[i].key for i in tax.subtree_papers(node.id)}
-                       | ({p.key for p in corpus.papers if p.paper_id in set(w.included)} if node.parent is None
-                          else set()))
+        members = set(w.included) if node.parent is None else set(tax.subtree_papers(node.id))
+        scope = sorted(w.by_id[i].key for i in members)
         paragraphs = []
         for k, sentences in enumerate([b for b in blocks if b], start=1):
             pid = f"{node.id}.p{k}"
@@ -508,7 +551,8 @@ def markdown_to_latex(text: str) -> str:
             parts.append("~\\cite{" + ",".join(k for k in keys if k) + "}")
         else:
             parts.append(tex_escape(md_unescape(piece)))
-    return re.sub(r"\s+~\\cite", "~\\\\cite", "".join(parts))
+    text = re.sub(r"\s+~\\cite", "~\\\\cite", "".join(parts))
+    return re.sub(r"([,;:(])~\\cite", r"\1 \\cite", text)  # a tie only binds a citation to a word
 
 
 LATEX_LEVELS = {1: "section", 2: "subsection", 3: "subsubsection", 4: "paragraph"}

@@ -105,7 +105,7 @@ def _money(value) -> str:
 def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
     """The stored landscape and draft, built (offline, no LLM call) when missing or stale; notes say which."""
     notes = []
-    landscape = run_landscape(store, slug)
+    landscape = run_landscape(store, slug, record_reuse=False)
     if not landscape.reused:
         notes.append("the research landscape was (re)built for this report")
     draft = current_draft(store, slug)

@@ -16,7 +16,7 @@ from agentr_dagster.domain.failures import PermanentError, StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.pipeline import sha256
-from agentr_dagster.synthesis.corpus import load_corpus
+from agentr_dagster.synthesis.corpus import corpus_fingerprint, load_corpus
 from agentr_dagster.synthesis.draft import DRAFT_VERSION, plan_draft, to_bibtex, to_latex, to_markdown
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION, LandscapeSettings, build_landscape
 from agentr_dagster.synthesis.models import Claim, Draft, Landscape
@@ -57,20 +57,23 @@ def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> 
 
 
 def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
-                  settings: LandscapeSettings | None = None) -> LandscapeOutcome:
+                  settings: LandscapeSettings | None = None, record_reuse: bool = True) -> LandscapeOutcome:
+    """``record_reuse=False``: a reader (the report) that finds the landscape current leaves no transition."""
     settings = settings or LandscapeSettings()
     try:
-        corpus = load_corpus(store, slug)
+        fingerprint = corpus_fingerprint(store, slug)
     except StageError as exc:
         _fail(store, slug, LANDSCAPE_STAGE, exc, run_id)
         raise
-    input_hash = sha256(corpus.fingerprint, SYNTHESIS_VERSION, json.dumps(settings.__dict__, sort_keys=True))
+    input_hash = sha256(fingerprint, SYNTHESIS_VERSION, json.dumps(settings.__dict__, sort_keys=True))
     latest = store.latest_artifact(slug, LANDSCAPE_STAGE)
     if latest is not None and latest.input_hash == input_hash:
-        store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+        if record_reuse:
+            store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return LandscapeOutcome(latest.id, Landscape.model_validate(latest.payload), True)
     store.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
     try:
+        corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
     except Exception as exc:  # noqa: BLE001 - recorded as a failure of this stage, then re-raised
         err = exc if isinstance(exc, StageError) else PermanentError(f"landscape failed: {type(exc).__name__}: {exc}")
@@ -139,7 +142,6 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given."""
     try:
         _, landscape, landscape_hash = current_landscape(store, slug)
-        corpus = load_corpus(store, slug)
     except StageError as exc:
         _fail(store, slug, DRAFT_STAGE, exc, run_id)
         raise
@@ -158,6 +160,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     if not reused:
         store.set_status(slug, DRAFT_STAGE, st.IN_PROGRESS, run_id=run_id)
         try:
+            corpus = load_corpus(store, slug)
             draft = plan_draft(landscape, corpus, embedder, title=None)
             if writer is not None:
                 draft = redraft(draft, writer, slug, run_id=run_id, on_error=on_error)

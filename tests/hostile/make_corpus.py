@@ -209,6 +209,12 @@ def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
         "@SUM(1+1),abs,2020,,\n-2+3,abs,2020,,\n",
         ok(4, titles=['=HYPERLINK("http://evil.example","click")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3"]),
     )
+    # Identifiers the importer keeps but PostgreSQL's varchar(255) columns would refuse.
+    add(
+        "long_identifiers.csv",
+        "title,doi,record_id\nLong identifiers," + "10.1000/" + "x" * 280 + "," + "s" * 600 + "\n",
+        ok(1),
+    )
     add(
         "bad_values.csv",
         "title,year,doi,url\nBad values kept,99999,not a doi,javascript:alert(1)\nMore bad,abc,doi:10.1000/OK1.,"
