@@ -110,11 +110,17 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         if not llm_configured():
             click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
         else:
-            click.echo(
-                f"note: --llm-top {llm_top}: LLM re-scoring is not available in this command yet; "
-                "the offline ranking is written unchanged",
-                err=True,
-            )
+            from agentr_dagster.resources import resources_from_env
+            from agentr_dagster.screen_llm import rerank_top_with_llm
+
+            configured = resources_from_env(resolve=True)
+            store, llm = configured["store"].get(), configured["llm"]
+            result = rerank_top_with_llm(question, papers, result, llm_top, store, llm.backend(store),
+                                         concurrency=llm.concurrency)
+            info = result.attrs.get("llm_summary", {})
+            click.echo(f"LLM re-scored the top {llm_top}: {info.get('scored', 0)} scored now, "
+                       f"{info.get('reused', 0)} reused, failed {info.get('failed') or 'none'} "
+                       f"(project {info.get('project')}; see `agentr usage`)", err=True)
     if out_csv == "-":
         result.to_csv(sys.stdout, index=False)
     else:

@@ -16,6 +16,7 @@ Order per project (``resume_project``):
 
 from __future__ import annotations
 
+import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -33,10 +34,10 @@ from dagster import (
     JobDefinition,
     ReexecutionOptions,
     RunsFilter,
+    build_reconstructable_job,
     define_asset_job,
     execute_job,
     in_process_executor,
-    reconstructable,
 )
 
 from agentr_dagster.assets import project_assets, projects
@@ -61,7 +62,7 @@ QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 # ---------------------------------------------------------------- the job resume runs
 def recovery_job() -> JobDefinition:
-    """The project chain as a reconstructable job (``reconstructable(recovery_job)``).
+    """The project chain as a reconstructable job (see ``reconstructable_recovery_job``).
 
     In-process executor: one process per run, scoring concurrency comes from threads inside ``paper_scores``.
     The fs IO manager makes re-execution from failure legal (the assets pass nothing between them; Dagster
@@ -77,6 +78,24 @@ def recovery_job() -> JobDefinition:
     resources = {**resources_from_env(), "io_manager": FilesystemIOManager()}
     assets = list(definitions.defs.assets or project_assets)
     return Definitions(assets=assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
+
+
+def recovery_job_for(env_fingerprint: str = "") -> JobDefinition:
+    """``recovery_job`` under a pointer that names the configuration it was built for: Dagster caches a
+    reconstructed job per pointer, and resources come from AGENTR_* variables, so a process that resumes under a
+    changed environment must not get a job built for the old one. The fingerprint is a hash (no secrets)."""
+    return recovery_job()
+
+
+def env_fingerprint() -> str:
+    config = sorted((k, v) for k, v in os.environ.items() if k.startswith(("AGENTR_", "DAGSTER_")))
+    return hashlib.sha256(repr(config).encode()).hexdigest()[:16]
+
+
+def reconstructable_recovery_job():
+    return build_reconstructable_job(
+        "agentr_dagster.recovery", "recovery_job_for", reconstructable_kwargs={"env_fingerprint": env_fingerprint()}
+    )
 
 
 def job_step_keys() -> set[str]:
@@ -307,7 +326,7 @@ def reexecute_from_failure(instance: DagsterInstance, parent: DagsterRun, slug: 
     options = ReexecutionOptions.from_failure(run_id=parent.run_id, instance=instance)
     run_config = None if verbose else {**(parent.run_config or {}), **QUIET}
     return execute_job(
-        reconstructable(recovery_job), instance=instance, run_config=run_config,
+        reconstructable_recovery_job(), instance=instance, run_config=run_config,
         tags=_resume_tags(parent, slug, "from-failure"), reexecution_options=options,
     )
 
@@ -315,7 +334,7 @@ def reexecute_from_failure(instance: DagsterInstance, parent: DagsterRun, slug: 
 def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool = False, extra_tags=None):
     _ensure_partition(instance, slug)
     tags = {**_resume_tags(None, slug, how), **(extra_tags or {})}
-    return execute_job(reconstructable(recovery_job), instance=instance, run_config=None if verbose else QUIET,
+    return execute_job(reconstructable_recovery_job(), instance=instance, run_config=None if verbose else QUIET,
                        tags=tags)
 
 

@@ -17,7 +17,7 @@ from agentr_dagster.assets.project import candidate_papers, research_intent, sea
 from agentr_dagster.backends import OfflineStageBackend
 from agentr_dagster.cli import main
 from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.lake import Lake, add_files
+from agentr_dagster.lake import add_files
 from agentr_dagster.lake.feedback import list_labels, rerank, resolve_paper, set_label
 from agentr_dagster.resources import LLMResource, StoreResource
 from agentr_dagster.retrieval import project_queries, retrieve_for_project

@@ -81,9 +81,12 @@ class LLMResource(ConfigurableResource):
         return make_backend(self.settings(), store)
 
 
-def _env_or_default(name: str, default: str = ""):
-    """EnvVar keeps secrets out of the run config shown in the UI; only used when the variable is set."""
-    return EnvVar(name) if os.environ.get(name) else default
+def _env_or_default(name: str, default: str = "", *, resolve: bool = False):
+    """EnvVar keeps secrets out of the run config shown in the UI; only used when the variable is set.
+    Outside Dagster (resolve=True) the value itself is used, since nothing would resolve the EnvVar."""
+    if not os.environ.get(name):
+        return default
+    return os.environ[name] if resolve else EnvVar(name)
 
 
 def _int_env(name: str) -> int | None:
@@ -91,12 +94,13 @@ def _int_env(name: str) -> int | None:
     return int(value) if value else None
 
 
-def resources_from_env() -> dict:
+def resources_from_env(*, resolve: bool = False) -> dict:
+    """The resources as configured by AGENTR_* variables; resolve=True for use outside a Dagster run."""
     return {
-        "store": StoreResource(database_url=_env_or_default("AGENTR_DATABASE_URL")),
+        "store": StoreResource(database_url=_env_or_default("AGENTR_DATABASE_URL", resolve=resolve)),
         "llm": LLMResource(
-            base_url=_env_or_default("AGENTR_LLM_BASE_URL"),
-            api_key=_env_or_default("AGENTR_LLM_API_KEY"),
+            base_url=_env_or_default("AGENTR_LLM_BASE_URL", resolve=resolve),
+            api_key=_env_or_default("AGENTR_LLM_API_KEY", resolve=resolve),
             model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
             provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
             concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
