@@ -140,7 +140,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     """Materialise the whole chain for one project on the local Dagster instance; True on success."""
     from dagster import materialize
 
-    from agentr_dagster.assets import project_assets
+    from agentr_dagster.assets import pipeline_assets
     from agentr_dagster.resources import resources_from_env
 
     store = _store()
@@ -155,7 +155,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     try:
         with _instance() as instance:
             result = materialize(
-                project_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
+                pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
                 raise_on_error=False, tags={"agentr/source": "cli"},
                 # The progress bar and summary say what happened; step-by-step logs stay in the UI.
                 run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},

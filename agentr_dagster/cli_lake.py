@@ -4,6 +4,7 @@ feedback on a project's candidates)."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -33,16 +34,19 @@ def lake_group() -> None:
 
 @lake_group.command("add")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--workers", type=click.IntRange(1, 32), default=1, show_default=True,
-              help="Processes that parse files in parallel (profiling and indexing stay in one).")
+@click.option("--workers", type=click.IntRange(1, 32), default=None,
+              help="Processes that parse files in parallel (profiling and indexing stay in one); "
+                   "default: 2 on a multi-core machine.")
 @click.option("--json", "as_json", is_flag=True)
-def lake_add(files: tuple[Path, ...], workers: int, as_json: bool) -> None:
+def lake_add(files: tuple[Path, ...], workers: int | None, as_json: bool) -> None:
     """Import CSV / TSV / BibTeX / RIS / JSONL (OpenAlex, arXiv) / JSON files into the lake.
 
     Each paper is profiled once (text, static embedding, lexical terms); duplicates (DOI, normalised title +
     year) and files already ingested add nothing. A bad file is reported and skipped (exit code 2)."""
     from agentr_dagster.lake import add_files
 
+    if workers is None:
+        workers = min(2, os.cpu_count() or 1)
     started = time.perf_counter()
     try:
         report = add_files(list(files), workers=workers)

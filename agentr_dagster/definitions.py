@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dagster import AssetSelection, Definitions, define_asset_job
 
-from agentr_dagster.assets import project_assets, projects, synthesis_assets
+from agentr_dagster.assets import pipeline_assets, projects
 from agentr_dagster.distributed import distributed_jobs
 from agentr_dagster.resources import resources_from_env
 from agentr_dagster.schedules import repair_schedule
@@ -12,14 +12,14 @@ from agentr_dagster.sensors import PIPELINE_JOB, inbox_sensor
 
 project_pipeline = define_asset_job(
     PIPELINE_JOB,
-    selection=AssetSelection.assets(*project_assets, *synthesis_assets),
+    selection=AssetSelection.assets(*pipeline_assets),
     partitions_def=projects,
     description="The whole chain for one project: intent, queries, candidates, scores, exports, landscape, "
     "related-work draft.",
 )
 
 defs = Definitions(
-    assets=[*project_assets, *synthesis_assets],
+    assets=pipeline_assets,
     jobs=[project_pipeline, *distributed_jobs(project_pipeline.selection)],
     sensors=[inbox_sensor],
     schedules=[repair_schedule],

@@ -280,7 +280,10 @@ def scan_inbox(inbox: Path, limit: int) -> list[InboxItem]:
         if entry.name in ("rejected", "processed"):
             if entry.is_dir() and not entry.is_symlink():
                 continue
-            entry = move_aside(entry)  # a file or link where our folder belongs: rejected under a new name
+            try:
+                entry = move_aside(entry)  # a file or link where our folder belongs: rejected under a new name
+            except OSError:
+                continue  # cannot rename it (permissions): leave it; quarantine says why when it needs the folder
         if entry.is_dir() and not entry.is_symlink():
             # Everything but hidden files is an item, so a pipe or a sub-folder is rejected with a reason
             # rather than silently left behind.

@@ -5,7 +5,8 @@ Order per project (``resume_project``):
 1. a deleted project is an orphan: its open reservations are released and nothing runs;
 2. a run still alive for the partition (queued, or started by a process that still exists) is left alone;
 3. a started run whose process is gone (SIGKILL, OOM, reboot) is marked failed in Dagster, and the domain states it
-   left behind (``in_progress``/``queued``) become ``reinitiated`` so no state claims work that nobody is doing;
+   left behind (``in_progress``/``queued``) become ``reinitiated`` (or ``completed`` for a paper whose score was
+   stored before the kill), so no state claims work that nobody is doing;
 4. the project's open reservations are released (no live process can settle them) before anything runs again;
 5. the latest failed run is re-executed from failure (same partition and tags, ``dagster/parent_run_id``), via
    ``ReexecutionOptions.from_failure`` + ``execute_job`` on a reconstructable job;
@@ -88,7 +89,10 @@ def recovery_job_for(env_fingerprint: str = "") -> JobDefinition:
 
 
 def env_fingerprint() -> str:
-    config = sorted((k, v) for k, v in os.environ.items() if k.startswith(("AGENTR_", "DAGSTER_")))
+    # Secrets count by presence only (EnvVar resolves them at run time); the pointer is stored with each run.
+    secret = ("KEY", "SECRET", "PASSWORD", "TOKEN")
+    config = sorted((k, bool(v) if any(w in k for w in secret) else v) for k, v in os.environ.items()
+                    if k.startswith(("AGENTR_", "DAGSTER_")))
     return hashlib.sha256(repr(config).encode()).hexdigest()[:16]
 
 
@@ -256,6 +260,17 @@ def steps_to_retry(instance: DagsterInstance, run: DagsterRun) -> list[str]:
     return [key for key in plan.step_keys_to_execute if key not in succeeded]
 
 
+def steps_in_flight(instance: DagsterInstance, run: DagsterRun) -> list[str]:
+    """Steps that started and never finished (what a killed process was doing)."""
+
+    def keys(event_type: DagsterEventType) -> set[str]:
+        records = instance.get_records_for_run(run.run_id, of_type=event_type).records
+        return {r.event_log_entry.step_key for r in records if r.event_log_entry.step_key}
+
+    finished = keys(DagsterEventType.STEP_SUCCESS) | keys(DagsterEventType.STEP_FAILURE)
+    return sorted(keys(DagsterEventType.STEP_START) - finished)
+
+
 # ---------------------------------------------------------------- resume
 @dataclass
 class ResumeOutcome:
@@ -288,7 +303,7 @@ def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: st
         run, message="agentr resume: every process that ran this run is gone (killed or crashed); marked failed"
     )
     store.record_failure(slug, "project", "transient", f"run {run.run_id} was interrupted: its process is gone",
-                         run_id=run.run_id)
+                         run_id=run.run_id, step_key=",".join(steps_in_flight(instance, run)) or None)
     note = f"interrupted run {run.run_id}; resumable"
     scored: set[int] = set()
     intent = store.latest_artifact(slug, "intent") if store.is_active(slug) else None

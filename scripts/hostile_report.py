@@ -399,6 +399,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="domain store URL (default: a fresh SQLite file); a PostgreSQL URL gets fresh schemas")
     parser.add_argument("--json", dest="as_json", action="store_true", help="print the summary as JSON")
     parser.add_argument("--verbose", action="store_true", help="list every input and its outcome")
+    parser.add_argument("--injection-csv", action="append", default=[], metavar="CSV",
+                        help="also scan these candidate files (title/abstract columns) with the injection detector "
+                        "and report how many are flagged (default: the bundled demo papers)")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     for name in ("AGENTR_LLM_BASE_URL", "AGENTR_LLM_API_KEY", "DAGSTER_HOME"):
@@ -420,6 +423,7 @@ def main(argv: list[str] | None = None) -> int:
     summary = summarise(outcomes)
     summary["seconds"] = {k: round(v, 2) for k, v in timings.items()}
     summary["store"] = "postgresql" if args.database_url else "sqlite"
+    summary["injection_scan"] = injection_scan([Path(p) for p in args.injection_csv] or [DEMO / "papers.csv"])
     if args.as_json:
         print(json.dumps({"summary": summary, "outcomes": [asdict(o) for o in outcomes]}, indent=2))
     else:
@@ -437,11 +441,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  crashes (must be 0):                {summary['crashes']}")
         print(f"  stored rows changed by bad input:   {summary['stored_rows_changed_by_bad_input']} (must be 0)")
         print(f"  time: sensor {summary['seconds'].get('sensor', 0)} s, cli {summary['seconds'].get('cli', 0)} s")
+        scan = summary["injection_scan"]
+        print(f"  injection detector on {scan['files']} candidate file(s): {scan['flagged']} of {scan['papers']} "
+              f"papers flagged, {scan['papers_per_second']:.0f} papers/s")
         for o in outcomes:
             if not o.clean:
                 print(f"  NOT CLEAN [{o.channel}] {o.case}: {o.result}; {'; '.join(o.problems)}")
     bad = summary["crashes"] or summary["stored_rows_changed_by_bad_input"]
     return 1 if bad or summary["handled_cleanly"] != summary["inputs_tried"] else 0
+
+
+def injection_scan(paths: list[Path]) -> dict[str, Any]:
+    """The detector over ordinary candidate files: on real abstracts every flag is a false positive."""
+    import csv
+
+    from agentr_dagster.domain.injection import check_paper
+
+    csv.field_size_limit(50_000_000)
+    papers = flagged = 0
+    examples: list[str] = []
+    started = time.perf_counter()
+    for path in paths:
+        with path.open(encoding="utf-8", errors="replace", newline="") as handle:
+            for row in csv.DictReader(handle):
+                papers += 1
+                check = check_paper(row.get("title"), row.get("abstract"))
+                if check.flagged:
+                    flagged += 1
+                    if len(examples) < 5:
+                        examples.append(f"{(row.get('title') or '')[:60]}: {check.summary()}")
+    elapsed = max(time.perf_counter() - started, 1e-9)
+    return {"files": len(paths), "papers": papers, "flagged": flagged, "examples": examples,
+            "papers_per_second": papers / elapsed}
 
 
 def _fresh_pg_schema(url: str) -> tuple[str, str]:

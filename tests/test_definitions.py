@@ -8,7 +8,8 @@ from agentr_dagster.definitions import defs
 def test_code_location_holds_the_chain_job_and_sensor():
     graph = defs.resolve_asset_graph()
     keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
-    assert keys == {"research_intent", "search_queries", "candidate_papers", "paper_scores", "score_exports"}
+    assert keys == {"research_intent", "search_queries", "candidate_papers", "paper_scores", "score_exports",
+                    "research_landscape", "related_work"}
     assert defs.resolve_job_def("project_pipeline") is not None
     assert defs.resolve_sensor_def("inbox_sensor") is not None
     scores = graph.get(AssetKey("paper_scores"))

@@ -232,6 +232,18 @@ def test_add_files_dedupes_across_formats_and_reports_bad_files(root, files):
     assert all(f.already_ingested for f in again.files) and again.generation == 1 and again.added == 0
 
 
+def test_lake_keys_are_the_import_keys(files):
+    from agentr_dagster.domain.imports import content_hash, paper_key, parse_file
+    from agentr_dagster.lake.core import records_table
+
+    records = [r for k in ("csv", "bib", "ris", "openalex", "arxiv") for r in parse_file(files[k]).records]
+    table, words = records_table(records)
+    assert table["paper_key"].to_pylist() == [paper_key(r) for r in records]
+    assert table["content_hash"].to_pylist() == [content_hash(r) for r in records]
+    first = [words[i] for i in table["words"][0].as_py()]
+    assert first == pretokens(paper_text(records[0].title, records[0].abstract))
+
+
 def test_same_text_under_a_new_key_reuses_its_profile(root, files):
     add_files([files["csv"]], root=root)
     first = Lake.open(root)
@@ -261,6 +273,7 @@ def test_search_boolean_and_floor(root, files, demo):
     only = lake.search("coral", k=5, mask=mask)
     assert [h.title for h in only] == ["Coral reef bleaching under heat stress"]
     assert lake.search("zzqx unknownword", k=5, min_cosine=0.99) == []
+    assert lake.search("", k=5) == [] and lake.search("\x00 \u200b", k=5) == []
     assert len(lake.search("software cost estimation", k=1000)) == 47  # every paper is in the dense list
     software = lake.search("software cost estimation uncertainty", k=5)
     assert any("Cost" in h.title for h in software[:2])

@@ -93,6 +93,8 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
 
     assert result.exit_code == 0, result.output
     assert "interrupted run" in result.output and "re-executed" in result.output
+    [interrupted] = [f for f in store.failures(slug) if f.stage == "project"]
+    assert interrupted.run_id == killed.run_id and interrupted.step_key == "paper_scores"
     instance = open_instance()
     child, parent = partition_runs(instance, slug)[:2]
     assert parent.run_id == killed.run_id and parent.status == DagsterRunStatus.FAILURE
@@ -276,3 +278,12 @@ def test_pid_liveness_sees_through_zombies():
     assert not pid_alive(child.pid)  # exited, not yet reaped
     child.wait()
     assert not pid_alive(child.pid)
+
+
+def test_code_location_carries_the_repair_schedule_stopped():
+    from dagster import DefaultScheduleStatus
+
+    from agentr_dagster.definitions import defs
+
+    schedule = defs.resolve_schedule_def("repair_schedule")
+    assert schedule.default_status == DefaultScheduleStatus.STOPPED and schedule.job_name == "project_pipeline"

@@ -188,14 +188,6 @@ def test_the_key_appears_nowhere_after_a_run(pg_url, tmp_path, monkeypatch, scri
     assert any("HTTP 401" in f["message"] and "AGENTR_LLM_API_KEY" in f["message"] for f in failures)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="known leak, reported to the gateway's owner: llm/gateway.py chains the openai exception (`raise error "
-    "from exc`), and for a non-401 status puts the endpoint's error body into the failure message, so an "
-    "endpoint that echoes the key lands it in Dagster's step-failure events (and for HTTP 400 in the failures "
-    "table). Fix there: redact the key from messages and `raise error from None`; then drop this marker.",
-)
 def test_an_endpoint_that_echoes_the_key_does_not_leak_it(pg_url, tmp_path, monkeypatch, scripted_server, caplog,  # noqa: F811
                                                           fake_key):
     """Some proxies answer a bad key with the key itself in the error body; none of it may be stored."""

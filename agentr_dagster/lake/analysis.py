@@ -29,9 +29,9 @@ MAX_PIECES = 512  # model2vec's default max_length: pieces past it do not count 
 MAX_TERM_CHARS = 40
 _CHUNK = 4000  # texts per scan chunk: bounds the transient Python strings
 
-_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufffd]")
+# control and zero-width characters and whitespace runs all become one space (one pass)
+_BLANKS = re.compile(r"[\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufffd]+")
 _TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]{0,200})?/?>")
-_WS = re.compile(r"\s+")
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
@@ -68,9 +68,11 @@ def clean_text(value: Any) -> str:
     text = str(value)
     if not text:
         return ""
-    text = unicodedata.normalize("NFKC", text)
-    text = _TAGS.sub(" ", _CTRL.sub(" ", text))
-    return _WS.sub(" ", text).strip()
+    if not text.isascii():  # ASCII is already NFKC
+        text = unicodedata.normalize("NFKC", text)
+    if "<" in text:
+        text = _TAGS.sub(" ", text)
+    return _BLANKS.sub(" ", text).strip()
 
 
 def paper_text(title: Any, abstract: Any) -> str:
@@ -138,9 +140,12 @@ def tokenize_texts(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]
     model, so parse workers run it in parallel and the profiler only maps the distinct words."""
     per_text = [pretokens(t) if isinstance(t, str) else [] for t in texts]
     lengths = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
-    local: dict[str, int] = {}
-    flat = np.array([local.setdefault(w, len(local)) for w in chain.from_iterable(per_text)], dtype=np.int32)
-    return list(local), flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    tokens = list(chain.from_iterable(per_text))
+    del per_text
+    local = list(dict.fromkeys(tokens))  # first-seen order: reproducible
+    index = {w: i for i, w in enumerate(local)}
+    flat = np.fromiter(map(index.__getitem__, tokens), dtype=np.int32, count=len(tokens))
+    return local, flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
 
 
 def _concat_profiles(parts: list[Profiles], dim: int) -> Profiles:

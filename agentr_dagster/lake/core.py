@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,6 @@ from agentr_dagster.domain.imports import (
     ImportLimits,
     content_hash,
     normalise_title,
-    paper_key,
     parse_file,
 )
 from agentr_dagster.lake import files as lf
@@ -165,6 +164,7 @@ class Lake:
         self.vocab: dict[str, int] = self.bm25.vocab_dict
         self._profiler = profiler
         self._meta: pa.Table | None = None
+        self._full: pa.Table | None = None
         self._lowered: pa.ChunkedArray | None = None
         self._lock = threading.Lock()
 
@@ -227,10 +227,14 @@ class Lake:
         """The ``k`` best papers for ``query`` by weighted RRF of BM25 and dense cosine.
 
         ``mask`` limits the search (e.g. to a Boolean query's matches); ``min_cosine`` drops papers whose dense
-        similarity is below it unless BM25 ranks them in its top ``depth`` (a floor against off-topic filler
-        when the lake holds other fields)."""
+        cosine is below it (a floor against off-topic filler when the lake holds other fields). A query with
+        nothing to match on (empty, or only characters the model does not know) finds nothing."""
         weights = weights or FusionWeights()
         lexical, dense = self.query_scores(query)
+        if not dense.any():  # nothing embeddable (empty, or only unknown symbols): no dense ranking to fuse
+            if not lexical.any():
+                return []
+            weights = replace(weights, dense=0.0, lexical=weights.lexical or 1.0)
         if min_cosine is not None:
             floor = dense >= min_cosine
             mask = floor if mask is None else (mask & floor)
@@ -258,9 +262,19 @@ class Lake:
     # -- papers -------------------------------------------------------------------------------------------
 
     def _table(self) -> pa.Table:
+        """Every column (abstracts included): read on first need, e.g. to hand papers to a project."""
         with self._lock:
+            if self._full is None:
+                self._full = pq.read_table(self.path / "papers.parquet")
+            return self._full
+
+    def _meta_table(self) -> pa.Table:
+        """What a search result shows (no abstracts): a fraction of the file, so a first search stays quick."""
+        with self._lock:
+            if self._full is not None:
+                return self._full
             if self._meta is None:
-                self._meta = pq.read_table(self.path / "papers.parquet")
+                self._meta = pq.read_table(self.path / "papers.parquet", columns=_META_COLUMNS)
             return self._meta
 
     def lowered_texts(self) -> pa.ChunkedArray:
@@ -272,7 +286,7 @@ class Lake:
             return self._lowered
 
     def metadata(self, ids: Sequence[int], columns: Sequence[str] = _META_COLUMNS) -> list[dict[str, Any]]:
-        table = self._table().select(list(columns))
+        table = (self._meta_table() if set(columns) <= set(_META_COLUMNS) else self._table()).select(list(columns))
         return table.take(pa.array(list(ids), type=pa.int64())).to_pylist()
 
     def records(self, ids: Sequence[int]) -> list[PaperRecord]:
@@ -346,8 +360,9 @@ def records_table(records: Iterable[PaperRecord]) -> tuple[pa.Table, list[str]]:
     pre-tokens: a ``words`` column of ids into the returned list of distinct pre-tokens."""
     cols: dict[str, list] = {f.name: [] for f in RECORD_SCHEMA}
     for rec in records:
-        cols["paper_key"].append(paper_key(rec))
-        cols["title_key"].append(title_key(rec.title, rec.year))
+        tkey = title_key(rec.title, rec.year)
+        cols["paper_key"].append(f"doi:{rec.doi}" if rec.doi else tkey)  # = imports.paper_key, normalised once
+        cols["title_key"].append(tkey)
         cols["content_hash"].append(content_hash(rec))
         cols["title"].append(rec.title)
         cols["abstract"].append(rec.abstract or "")

@@ -187,6 +187,13 @@ class OpenAICompatibleBackend:
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
 
+    def _redacted(self, error: StageError) -> StageError:
+        secret = self.settings.api_key.get_secret_value()
+        if secret and len(secret) >= 6 and secret in error.message:
+            error.message = error.message.replace(secret, "[redacted]")
+            error.args = (error.message,)
+        return error
+
     def _estimate_credits(self, input_tokens: int, max_output_tokens: int) -> Decimal:
         """Upper-bound credits for a call, from per-token rates re-read every few seconds (the reservation is
         only an estimate; settlement always prices with the rows in force at call time)."""
@@ -300,12 +307,14 @@ class OpenAICompatibleBackend:
             usage = response.usage
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             self.store.release(reservation, note=f"call failed: {type(exc).__name__}")
-            error = classify_api_error(exc)
+            error = self._redacted(classify_api_error(exc))
             if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
                 self._refused = error
             if error.retry_after:
                 self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
-            raise error from exc
+            # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
+            # the key itself; only the redacted, classified message travels on (to logs, events and the store).
+            raise error from None
         self.calls_made += 1
         cached_tokens = 0
         details = getattr(usage, "prompt_tokens_details", None) if usage else None

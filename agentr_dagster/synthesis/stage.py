@@ -17,7 +17,14 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.pipeline import sha256
 from agentr_dagster.synthesis.corpus import corpus_fingerprint, load_corpus
-from agentr_dagster.synthesis.draft import DRAFT_VERSION, plan_draft, to_bibtex, to_latex, to_markdown
+from agentr_dagster.synthesis.draft import (
+    DRAFT_VERSION,
+    bib_entries,
+    plan_draft,
+    to_bibtex,
+    to_latex,
+    to_markdown,
+)
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION, LandscapeSettings, build_landscape
 from agentr_dagster.synthesis.models import Claim, Draft, Landscape
 from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
@@ -164,6 +171,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
             draft = plan_draft(landscape, corpus, embedder, title=None)
             if writer is not None:
                 draft = redraft(draft, writer, slug, run_id=run_id, on_error=on_error)
+                draft.bib = bib_entries(draft, corpus)  # exactly the papers the rewritten draft cites
         except StageError as exc:
             _fail(store, slug, DRAFT_STAGE, exc, run_id)
             raise

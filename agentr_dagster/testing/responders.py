@@ -17,7 +17,7 @@ _TITLE_RE = re.compile(r"Title: (.*)")
 
 def stage_of(body: dict) -> str:
     system = next((m.get("content", "") for m in body.get("messages", []) if m.get("role") == "system"), "")
-    for stage in ("intent", "queries", "score"):
+    for stage in ("intent", "queries", "score", "related_work"):
         if system == load_prompt(stage).system:
             return stage
     raise ValueError("unknown prompt")
@@ -69,8 +69,22 @@ def score_payload(title: str) -> dict:
     }
 
 
+_KEYS_RE = re.compile(r"Citation keys you may use: (.*)")
+
+
+def related_work_payload(user: str) -> dict:
+    """A paragraph that cites only the keys it was offered, one citation per sentence."""
+    match = _KEYS_RE.search(user)
+    keys = [k.strip().lstrip("@") for k in re.split(r"[,\s]+", match.group(1)) if k.strip()] if match else []
+    sentences = [f"The study [@{key}] informs the planned work." for key in keys[:4]]
+    return {"paragraph": " ".join(sentences) or "The planned work starts here."}
+
+
 def valid_responder(body: dict) -> str:
     stage = stage_of(body)
+    if stage == "related_work":
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        return json.dumps(related_work_payload(user))
     if stage == "intent":
         return json.dumps(intent_payload())
     if stage == "queries":
