@@ -128,9 +128,9 @@ def test_llm_chain_priced_and_idempotent(store, home, scripted_server):  # noqa:
     pricing = store.pricing_in_force("scripted-model")
     multiplier = store.multiplier_in_force()
     for row in rows:
-        expected = (Decimal(row.input_tokens) * Decimal("2.50") + Decimal(row.output_tokens) * Decimal("10.00")) / Decimal(
-            1_000_000
-        )
+        expected = (
+            Decimal(row.input_tokens) * Decimal("2.50") + Decimal(row.output_tokens) * Decimal("10.00")
+        ) / Decimal(1_000_000)
         assert abs(Decimal(row.cost_usd) - expected) < Decimal("1e-8")
         assert abs(Decimal(row.credits) - expected * multiplier.credits_per_usd) < Decimal("1e-6")
         assert row.pricing_id == pricing.id and row.multiplier_id == multiplier.id
