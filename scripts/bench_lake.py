@@ -185,7 +185,8 @@ def run_index_phase(args: argparse.Namespace) -> dict:
     lake = Lake.open()
     lake.check_model()
     open_seconds = time.perf_counter() - t0
-    corpus = Corpus(args.seed + 1)
+    corpus = Corpus(args.seed)  # the corpus's own vocabulary, so queries hit real topics ...
+    corpus.rng = np.random.default_rng(args.seed + 1)  # ... drawn independently of the papers
     queries = [corpus.query(long=i % 2 == 1) for i in range(args.queries)]
     for q in queries[:5]:  # warm the word cache and page in the memory maps, as a long-lived process has
         lake.search(q, 10)

@@ -25,7 +25,7 @@ from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import *  # noqa: F403
-from tests.test_recovery_support import (
+from tests.test_recovery_support import (  # noqa: F401 (fast_home is a fixture)
     API_KEY,
     FaultPlan,
     assert_charged_per_call,
@@ -33,6 +33,7 @@ from tests.test_recovery_support import (
     assert_scored_once,
     billable_calls,
     chain_responder,
+    fast_home,
     first_attempt,
     llm,
     llm_env,
@@ -128,6 +129,7 @@ def test_transient_beyond_in_process_budget_is_retried_by_dagster(sqlite_store, 
     assert_ledger_reconciles(store)
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_401_is_not_retried_and_resumes_after_the_fix(pg_store, tmp_path, scripted_server, monkeypatch):  # noqa: F811
     store, slug = pg_store, "bad-key"
     bad = {"on": True}
@@ -165,6 +167,7 @@ def test_401_is_not_retried_and_resumes_after_the_fix(pg_store, tmp_path, script
     assert_ledger_reconciles(store)
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_no_credits_stops_without_retry_and_resumes_after_top_up(sqlite_store, tmp_path, scripted_server,  # noqa: F811
                                                                  monkeypatch):
     store, slug = sqlite_store, "broke"

@@ -20,6 +20,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from click.testing import CliRunner
 from dagster import DagsterInstance, DagsterRunStatus, build_schedule_context
 from dagster._core.test_utils import create_run_for_test
@@ -34,10 +35,11 @@ from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import *  # noqa: F403
-from tests.test_recovery_support import (
+from tests.test_recovery_support import (  # noqa: F401 (fast_home is a fixture)
     assert_ledger_reconciles,
     billable_calls,
     chain_responder,
+    fast_home,
     llm,
     llm_env,
     make_project,
@@ -59,6 +61,7 @@ def _usage_per_paper(store, slug: str) -> dict[int, int]:
     return counts
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, tmp_path, scripted_server,  # noqa: F811
                                                                     monkeypatch):
     slug, n = "crash", 24
@@ -126,6 +129,7 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     store.close()
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_resume_all_rebuilds_from_the_domain_store_after_dagster_storage_is_lost(  # noqa: F811
     pg_store, tmp_path, scripted_server, monkeypatch  # noqa: F811
 ):
@@ -190,6 +194,7 @@ def _failed_repair_run(instance: DagsterInstance, slug: str) -> None:
     instance.report_run_failed(run)
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_repair_schedule_is_gated_and_counts_attempts_durably(sqlite_store, tmp_path, monkeypatch):
     store = sqlite_store
     for slug in ("flaky", "needs-key", "broke", "busy", "gone"):
@@ -250,6 +255,7 @@ def test_repair_decision_rules():
     assert not repair_decision(base, 0)[0]  # N = 0 turns repair off
 
 
+@pytest.mark.usefixtures("fast_home")
 def test_resume_cli_runs_a_never_run_project_offline_and_reports_json(sqlite_store, tmp_path, monkeypatch):
     monkeypatch.setenv("AGENTR_DATABASE_URL", sqlite_store.url)
     make_project(sqlite_store, tmp_path, "never-run", 5)

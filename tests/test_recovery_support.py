@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
@@ -11,6 +13,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
+import pytest
 from dagster import DagsterInstance, materialize
 
 from agentr_dagster.assets import project_assets
@@ -27,6 +30,17 @@ API_KEY = "sk-test-not-a-real-key"
 # Fault kinds after which the client holds a completion with usage: a real, billable call.
 BILLABLE = {"ok", "latency", "invalid_json", "schema_violation"}
 _TITLE = re.compile(r"Title: (.*)")
+
+
+@pytest.fixture
+def fast_home(monkeypatch, tmp_path):
+    """AGENTR_HOME (so Dagster's SQLite run storage) on tmpfs when there is one: the event log fsyncs every event,
+    which dominates these tests on a slow virtual disk. Durability against power loss is not under test here."""
+    base = Path("/dev/shm")
+    home = Path(tempfile.mkdtemp(prefix="agentr-test-", dir=base)) if base.is_dir() else tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    yield home
+    shutil.rmtree(home, ignore_errors=True)
 
 
 class FastLLM(LLMResource):

@@ -138,14 +138,20 @@ class Profiles:
 def tokenize_texts(texts: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:
     """Pre-tokens of many texts as (distinct pre-tokens, flat int32 ids into them, CSR offsets). Needs no
     model, so parse workers run it in parallel and the profiler only maps the distinct words."""
-    per_text = [pretokens(t) if isinstance(t, str) else [] for t in texts]
-    lengths = np.fromiter(map(len, per_text), dtype=np.int64, count=len(per_text))
-    tokens = list(chain.from_iterable(per_text))
-    del per_text
-    local = list(dict.fromkeys(tokens))  # first-seen order: reproducible
-    index = {w: i for i, w in enumerate(local)}
-    flat = np.fromiter(map(index.__getitem__, tokens), dtype=np.int32, count=len(tokens))
-    return local, flat, np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+    index: dict[str, int] = {}
+    flats: list[np.ndarray] = []
+    lengths: list[int] = []
+    for start in range(0, len(texts), _CHUNK):  # a chunk at a time: token strings are transient
+        per_text = [pretokens(t) if isinstance(t, str) else [] for t in texts[start : start + _CHUNK]]
+        lengths.extend(map(len, per_text))
+        tokens = list(chain.from_iterable(per_text))
+        del per_text
+        for w in dict.fromkeys(tokens):  # first-seen order: reproducible ids
+            if w not in index:
+                index[w] = len(index)
+        flats.append(np.fromiter(map(index.__getitem__, tokens), dtype=np.int32, count=len(tokens)))
+    flat = np.concatenate(flats) if flats else np.zeros(0, np.int32)
+    return list(index), flat, np.concatenate([[0], np.cumsum(lengths, dtype=np.int64)]).astype(np.int64)
 
 
 def _concat_profiles(parts: list[Profiles], dim: int) -> Profiles:

@@ -13,10 +13,8 @@ import hashlib
 import json
 import logging
 import random
-import threading
 import time
 from dataclasses import dataclass
-from decimal import ROUND_UP, Decimal
 from typing import TypeVar
 
 import openai
@@ -35,7 +33,6 @@ from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
 
-RATES_TTL_S = 10.0
 MAX_OUTPUT_TOKENS = {"intent": 700, "queries": 900, "score": 1400}
 MAX_OUTPUT_TOKENS["related_work"] = 700  # one paragraph (synthesis)
 
@@ -182,8 +179,6 @@ class OpenAICompatibleBackend:
         )
         self.calls_made = 0
         self.limiter = make_limiter(settings.limits, settings.base_url)
-        self._rates: tuple[float, Decimal, Decimal] | None = None
-        self._rates_lock = threading.Lock()
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
 
@@ -193,23 +188,6 @@ class OpenAICompatibleBackend:
             error.message = error.message.replace(secret, "[redacted]")
             error.args = (error.message,)
         return error
-
-    def _estimate_credits(self, input_tokens: int, max_output_tokens: int) -> Decimal:
-        """Upper-bound credits for a call, from per-token rates re-read every few seconds (the reservation is
-        only an estimate; settlement always prices with the rows in force at call time)."""
-        now = time.monotonic()
-        with self._rates_lock:
-            if self._rates is None or now - self._rates[0] > RATES_TTL_S:
-                per_input = self.store.estimate_credits(
-                    self.model, 1_000_000, 0, provider=self.settings.provider, tier=self.settings.tier
-                )
-                per_output = self.store.estimate_credits(
-                    self.model, 0, 1_000_000, provider=self.settings.provider, tier=self.settings.tier
-                )
-                self._rates = (now, Decimal(per_input), Decimal(per_output))
-            _, per_input, per_output = self._rates
-        estimate = (per_input * input_tokens + per_output * max_output_tokens) / 1_000_000
-        return estimate.quantize(Decimal("0.00000001"), rounding=ROUND_UP)
 
     def complete(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
         """Return a validated answer, retrying transient failures with backoff in-process."""
@@ -272,18 +250,20 @@ class OpenAICompatibleBackend:
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
         ctx: CallContext, schema: type[BaseModel],
     ) -> str:
-        from agentr_dagster.store import InsufficientCredits, UsageIn
+        from agentr_dagster.store import CallBound, InsufficientCredits, UsageIn
         from agentr_dagster.store import OrphanError as DeletedError
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        estimate = self._estimate_credits(estimate_prompt_tokens(messages), max_tokens)
+        bound = CallBound(self.model, estimate_prompt_tokens(messages), max_tokens,
+                          provider=self.settings.provider, tier=self.settings.tier)
         try:
-            # The reservation is also the orphan check: it refuses a deleted project or paper atomically.
+            # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
+            # is also the orphan check: it refuses a deleted project or paper atomically.
             reservation = self.store.reserve(
-                self.settings.account, estimate,
+                self.settings.account,
                 idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
-                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id,
+                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound,
             )
         except InsufficientCredits as exc:
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc

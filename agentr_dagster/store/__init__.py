@@ -4,6 +4,7 @@ from agentr_dagster.store import DomainStore, UsageIn, default_database_url
 """
 
 from agentr_dagster.store.engine import default_database_url, normalise_url
+from agentr_dagster.store.ledger import CallBound
 from agentr_dagster.store.rows import (
     AccountRow,
     AddPapersResult,
@@ -30,6 +31,7 @@ from agentr_dagster.store.schema import FAILURE_CLASSES, STATES
 from agentr_dagster.store.store import PROJECT_STAGE, DomainStore
 
 __all__ = [
+    "CallBound",
     "FAILURE_CLASSES",
     "PROJECT_STAGE",
     "STATES",
