@@ -243,13 +243,14 @@ def test_orphan_mid_run_stops_calls_and_charges_nothing_more(store, tmp_path, sc
 
 
 class _DeletedBeforeReserve(DomainStore):
-    """A real store in which the project is deleted between the gateway's orphan check and its reservation."""
+    """A real store in which the project is deleted just before the gateway's reservation transaction (after
+    every check the caller made)."""
 
     victim = ""
 
-    def estimate_credits(self, *args, **kwargs):
+    def reserve(self, *args, **kwargs):
         self.soft_delete_project(self.victim)
-        return super().estimate_credits(*args, **kwargs)
+        return super().reserve(*args, **kwargs)
 
 
 def test_deletion_between_check_and_reservation_is_an_orphan(sqlite_url, tmp_path, scripted_server):  # noqa: F811
