@@ -72,6 +72,6 @@ def test_32_spender_processes_on_postgres(pg_url, tmp_path, monkeypatch):
 
 
 def test_spender_processes_on_sqlite(sqlite_url, tmp_path):
-    _, cfg, result = _run(sqlite_url, tmp_path, processes=8, ops=12, crash_processes=1, crash_rate=0)
+    _, cfg, result = _run(sqlite_url, tmp_path, processes=8, ops=40, crash_processes=1, crash_rate=0)
     _assert_sound(result, cfg, busy=False)
     assert result.crashed_processes == 1
