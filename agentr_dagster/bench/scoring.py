@@ -3,13 +3,19 @@
 Measures the paper_scores stage (pipeline.score_project, exactly what the asset runs) with its whole per-paper
 path: response cache lookup, orphan check, reservation, HTTP call, settlement, validation and persistence.
 Each measured run uses its own project with a distinct abstract, so no run is served from another's cache.
+The server runs in its own process, as a real endpoint would, so its threads do not share our interpreter lock.
 """
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import tempfile
 import time
+import urllib.request
 import uuid
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -19,8 +25,6 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.imports import content_hash, paper_key
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.pipeline import run_intent, score_project
-from agentr_dagster.testing.responders import valid_responder
-from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
 BENCH_MODEL = "bench-model"
 
@@ -48,15 +52,46 @@ def _synthetic_papers(n: int, salt: str) -> list[PaperRecord]:
     ]
 
 
+class ServerProcess:
+    """The scripted server (schema-valid answers, fixed latency) as a separate process on loopback."""
+
+    def __init__(self, latency: float):
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "agentr_dagster.testing.scripted_server", "--latency", str(latency),
+             "--valid-responses"],
+            stdout=subprocess.PIPE, text=True,
+        )
+        line = self.process.stdout.readline()
+        if "listening on" not in line:
+            self.process.kill()
+            raise RuntimeError(f"scripted server did not start: {line!r}")
+        self.base_url = line.strip().rsplit(" ", 1)[-1]
+
+    def stats(self) -> dict:
+        with urllib.request.urlopen(self.base_url + "/stats", timeout=10) as response:
+            return json.load(response)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+@contextmanager
+def scripted_server_process(latency: float):
+    server = ServerProcess(latency)
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 def open_bench_store(database_url: str | None, workdir: Path):
     from agentr_dagster.store import DomainStore
 
     return DomainStore(database_url or f"sqlite:///{workdir / 'bench.db'}")
 
 
-def measure_scoring(
-    store, server: ScriptedOpenAIServer, *, papers: int, concurrency: int, latency: float
-) -> ScoringRun:
+def measure_scoring(store, server: ServerProcess, *, papers: int, concurrency: int, latency: float) -> ScoringRun:
     salt = uuid.uuid4().hex[:8]
     slug = f"bench-{salt}"
     store.create_project(slug, f"Benchmark abstract {salt}: automating study selection for systematic reviews.")
@@ -65,16 +100,16 @@ def measure_scoring(
     settings = LLMSettings(base_url=server.base_url, model=BENCH_MODEL, backoff_base_s=0.05)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
     run_intent(store, backend, slug)
-    calls_before = server.calls
-    server.max_in_flight = 0
+    before = server.stats()  # also resets the server's in-flight peak
     started = time.perf_counter()
     summary = score_project(store, backend, slug, concurrency=concurrency)
     wall = time.perf_counter() - started
     if not summary.complete:
         raise RuntimeError(f"benchmark run incomplete: {summary}")
+    after = server.stats()
     return ScoringRun(
         concurrency=concurrency, papers=papers, latency_s=latency, wall_s=round(wall, 4),
-        calls=server.calls - calls_before, max_in_flight=server.max_in_flight,
+        calls=after["calls"] - before["calls"], max_in_flight=after["max_in_flight"],
         papers_per_s=round(papers / wall, 2), ms_per_paper=round(1000 * wall / papers, 3),
     )
 
@@ -83,7 +118,7 @@ def run_speedup(
     papers: int, latency: float, concurrencies: list[int], database_url: str | None = None
 ) -> dict:
     """Sequential run first, then each concurrency, all in one invocation against one server."""
-    with tempfile.TemporaryDirectory() as tmp, ScriptedOpenAIServer(valid_responder, latency=latency) as server:
+    with tempfile.TemporaryDirectory() as tmp, scripted_server_process(latency) as server:
         store = open_bench_store(database_url, Path(tmp))
         store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
         store.grant("default", Decimal("1000000"), note="benchmark")
@@ -104,7 +139,7 @@ def run_speedup(
 
 def run_overhead(papers: int, concurrency: int, database_url: str | None = None) -> dict:
     """Zero-latency scoring: what the orchestration, persistence and ledger cost per paper."""
-    with tempfile.TemporaryDirectory() as tmp, ScriptedOpenAIServer(valid_responder, latency=0.0) as server:
+    with tempfile.TemporaryDirectory() as tmp, scripted_server_process(0.0) as server:
         store = open_bench_store(database_url, Path(tmp))
         store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
         store.grant("default", Decimal("1000000"), note="benchmark")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import threading
 import time
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -51,6 +52,9 @@ class StoreCore:
         self._engine: Engine = make_engine(self.url, **engine_kwargs)
         self._pid = os.getpid()
         self._account_ids: dict[str, int] = {}
+        # SQLite has one writer at a time and its busy handler waits by sleeping (1, 2, 5, 10 ms...): threads of
+        # this process queue on a lock instead, so a write starts the moment the previous one commits.
+        self._sqlite_writer = threading.Lock()
         if migrate:
             upgrade(self._engine)
 
@@ -93,11 +97,13 @@ class StoreCore:
         self._check_fork()
         for attempt in range(1, _ATTEMPTS + 1):
             try:
-                with self._engine.connect() as conn:
-                    if write and self.dialect == "sqlite":
+                if write and self.dialect == "sqlite":
+                    with self._sqlite_writer, self._engine.connect() as conn:
                         conn.execution_options(**{IMMEDIATE: True})
-                    with conn.begin():
-                        return fn(conn)
+                        with conn.begin():
+                            return fn(conn)
+                with self._engine.connect() as conn, conn.begin():
+                    return fn(conn)
             except sa.exc.DBAPIError as exc:
                 if attempt < _ATTEMPTS and _retryable(exc):
                     time.sleep(random.uniform(0, 0.05 * 2**attempt))

@@ -187,6 +187,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, model_entry)
         elif path in ("/health", ""):
             self._send_json(200, {"status": "ok"})
+        elif path == "/stats":  # for a client in another process (benchmarks): counters, then reset the peak
+            self._send_json(200, {"calls": owner.calls, "max_in_flight": owner.max_in_flight})
+            owner.max_in_flight = 0
         else:
             self._error(404, f"no route GET {self.path}")
 
@@ -464,9 +467,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds to sleep before every answer")
     parser.add_argument("--model", default="scripted-model")
+    parser.add_argument("--valid-responses", action="store_true",
+                        help="answer every pipeline stage with a schema-valid answer (testing.responders)")
     args = parser.parse_args(argv)
 
-    server = ScriptedOpenAIServer(latency=args.latency, model=args.model, host=args.host, port=args.port)
+    responder = None
+    if args.valid_responses:
+        from agentr_dagster.testing.responders import valid_responder as responder
+    server = ScriptedOpenAIServer(responder, latency=args.latency, model=args.model, host=args.host,
+                                  port=args.port)
     server.start()
     print(f"scripted OpenAI server listening on {server.base_url}", flush=True)
     done = threading.Event()
