@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from agentr_dagster.backends import StageBackend, canonical_json
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
-from agentr_dagster.domain.failures import FailureClass, OrphanError, StageError
+from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.store.rows import OrphanError as DeletedError
@@ -248,8 +248,7 @@ def score_project(
     return summary
 
 
-_NO_CREDITS_STOP = StageError("stopped: credits ran out earlier in this run; top up and resume")
-_NO_CREDITS_STOP.failure_class = FailureClass.no_credits
+_NO_CREDITS_STOP = NoCreditsError("stopped: credits ran out earlier in this run; top up and resume")
 
 
 def worst_failure_class(failed: Counter) -> FailureClass:

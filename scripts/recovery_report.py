@@ -163,26 +163,20 @@ class Scenario:
 
 
 def stage_name(body: dict) -> str:
-    from agentr_dagster.domain.prompts import load_prompt
+    """The pipeline stage a request belongs to (testing.responders knows every prompt), or 'other'."""
     from agentr_dagster.testing.responders import stage_of
 
     try:
         return stage_of(body)
     except ValueError:
-        system = next((m.get("content", "") for m in body.get("messages", []) if m.get("role") == "system"), "")
-        return "related_work" if system == load_prompt("related_work").system else "other"
+        return "other"
 
 
 def chain_responder(body: dict) -> str:
-    """Schema-valid answers for every LLM stage of the chain; the related-work rewrite returns its facts."""
+    """Schema-valid answers for every LLM stage of the chain, related-work rewrites included."""
     from agentr_dagster.testing.responders import valid_responder
 
-    if stage_name(body) != "related_work":
-        return valid_responder(body)
-    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
-    facts = user.split("<<<FACTS", 1)[-1].split("FACTS>>>", 1)[0]
-    lines = [line[2:].strip() for line in facts.splitlines() if line.startswith("- ")]
-    return json.dumps({"paragraph": " ".join(lines)[:1400]})
+    return valid_responder(body)
 
 
 def _title(body: dict) -> str:
@@ -237,24 +231,34 @@ def dagster_retry(root: Path, n: int) -> ScenarioResult:
     return s.finish()
 
 
-def permanent_401(root: Path, n: int) -> ScenarioResult:
-    from agentr_dagster.testing.scripted_server import Fault
+class FailScoringAfter:
+    """A fault plan: the first `good` scoring requests are answered, later ones get HTTP `status` until healed."""
 
-    state = {"bad_after": n // 2, "score": 0}
-    lock = threading.Lock()
+    def __init__(self, good: int, status: int):
+        self.good, self.status, self.scored = good, status, 0
+        self.lock = threading.Lock()
 
-    def plan(index: int, body: dict):
+    def __call__(self, index: int, body: dict):
+        from agentr_dagster.testing.scripted_server import Fault
+
         if "Title: " not in json.dumps(body):
             return None
-        with lock:
-            state["score"] += 1
-            return Fault("status", status=401) if state["score"] > state["bad_after"] else None
+        with self.lock:
+            self.scored += 1
+            return Fault("status", status=self.status) if self.scored > self.good else None
+
+    def heal(self) -> None:
+        self.good = 10**9
+
+
+def permanent_401(root: Path, n: int) -> ScenarioResult:
+    plan = FailScoringAfter(n // 2, 401)
 
     s = Scenario(root, "permanent-401", n, faults=plan)
     assert not s.run()
     refused = sum(1 for f in s.server.faults_applied if f.kind == "status")
     s.result.notes.append(f"401: {refused} request(s) refused, no retry")
-    state["bad_after"] = 10**9  # the key is fixed
+    plan.heal()  # the key is fixed
     s.resume()
     return s.finish()
 
@@ -322,24 +326,14 @@ def crash(root: Path, n: int) -> ScenarioResult:
 
 def storage_loss(root: Path, n: int) -> ScenarioResult:
     from agentr_dagster.config import dagster_home
-    from agentr_dagster.testing.scripted_server import Fault
 
-    state = {"bad_after": n // 2, "score": 0}
-    lock = threading.Lock()
-
-    def plan(index: int, body: dict):
-        if "Title: " not in json.dumps(body):
-            return None
-        with lock:
-            state["score"] += 1
-            return Fault("status", status=503) if state["score"] > state["bad_after"] else None
-
+    plan = FailScoringAfter(n // 2, 503)
     s = Scenario(root, "dagster-storage-lost", n, faults=plan)
     s.run(max_attempts=1)  # 503s beyond half-way: the run fails part-done (after Dagster's own retries)
     partial = len(s.store.results_for_project(s.slug))
     shutil.rmtree(dagster_home())
     s.extra_faults += 1
-    state["bad_after"] = 10**9
+    plan.heal()
     s.resume(all_projects=True)
     s.result.notes.append(f"storage wiped at {partial}/{n} scored; rebuilt from the domain store")
     return s.finish()
