@@ -32,7 +32,6 @@ from agentr_dagster.store.schema import papers as _papers_table
 ABSTRACT_SUFFIXES = (".md", ".txt")
 MAX_ABSTRACT_BYTES = 200_000
 MAX_NAME_BYTES = 255  # one path component on Linux/macOS file systems
-_KEY_CHARS = _papers_table.c.paper_key.type.length  # bounded columns of the store's papers table
 _ID_CHARS = {"doi": _papers_table.c.doi.type.length, "source_id": _papers_table.c.source_id.type.length}
 # Removed from abstracts: terminal escape sequences (colours, titles) whole, then C0/C1 controls (not
 # newline/tab), bidi overrides, zero-width and tag characters.
@@ -44,6 +43,29 @@ _ABSTRACT_INVISIBLE = re.compile(
 
 class IntakeError(ValueError):
     """Input that cannot be used; the message says why (and where, when known)."""
+
+
+# Failures of the domain database itself, whatever the input: server down or unreachable, connection lost,
+# SQLite locked, read-only or unopenable, disk full, pool exhausted.
+_STORE_OUTAGES = (
+    sa.exc.OperationalError,
+    sa.exc.InterfaceError,
+    sa.exc.InternalError,
+    sa.exc.DisconnectionError,
+    sa.exc.TimeoutError,
+)
+
+
+def store_outage(exc: BaseException) -> str | None:
+    """A one-line reason when ``exc`` is the domain database failing rather than bad input, else None. A file
+    that met such a failure is not to blame: it is kept for a later attempt, never rejected."""
+    invalidated = isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated
+    if not isinstance(exc, _STORE_OUTAGES) and not invalidated:
+        return None
+    # The driver's message, not SQLAlchemy's (which quotes the statement and its parameters: paper text).
+    detail = str(exc.orig) if isinstance(exc, sa.exc.DBAPIError) and exc.orig is not None else str(exc)
+    lines = [line.strip() for line in detail.strip().splitlines() if line.strip()]
+    return printable(f"{type(exc).__name__}: {lines[0] if lines else 'no detail'}")[:300]
 
 
 @dataclass
@@ -159,7 +181,7 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
     records, fitted = fit_to_store(result.records)
     # add_papers is idempotent by paper key, so a crash between these two calls loses nothing.
     try:
-        added = store.add_papers(slug, records, key_fn=storable_key, hash_fn=content_hash, provenance=provenance)
+        added = store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
     except sa.exc.DataError as exc:  # a value the database refuses: say so briefly (no SQL, no paper text)
         detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         raise IntakeError(f"{path.name}: the database refused a value ({detail}); nothing was stored") from exc
@@ -168,19 +190,11 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
     return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes)
 
 
-def storable_key(record: PaperRecord) -> str:
-    """paper_key, bounded to the store's column (a 1,000-character title or a long DOI makes a longer key,
-    which PostgreSQL refuses): the tail becomes a hash, so distinct long keys stay distinct."""
-    key = paper_key(record)
-    if len(key) <= _KEY_CHARS:
-        return key
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    return f"{key[: _KEY_CHARS - len(digest) - 1]}#{digest}"
-
-
 def fit_to_store(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[str]]:
     """Leave out identifier values longer than the store's columns keep (the importers allow a 300-character
-    DOI and a 1,000-character source id); truncating an identifier would make it wrong. Returns notes."""
+    DOI and a 1,000-character source id); truncating an identifier would make it wrong. Returns notes.
+    Every path into a project (file imports, lake retrieval) applies it before keying with paper_key, so a
+    paper whose DOI is left out gets the same title key both ways."""
     fitted: list[PaperRecord] = []
     notes: list[str] = []
     for record in records:

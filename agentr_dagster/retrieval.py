@@ -22,6 +22,7 @@ from agentr_dagster import pipeline
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
 from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.intake import fit_to_store
 from agentr_dagster.lake import Lake, boolean_positive_text
 
 DEFAULT_PER_QUERY = 20
@@ -152,7 +153,7 @@ def retrieve_for_project(
     by_name = {r.name: r for r in results}
     added_total = 0
     if ids:
-        records = lake.records(ids)
+        records, _ = fit_to_store(lake.records(ids))  # as a file import does, so keys match (see paper_key)
         groups: dict[tuple[str, ...], list] = defaultdict(list)
         for lake_id, record in zip(ids, records, strict=True):
             groups[tuple(found_by[lake_id])].append(record)

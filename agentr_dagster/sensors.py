@@ -1,14 +1,18 @@
 """The drop-folder sensor: abstracts create project partitions, paper files add candidates; both launch the
-project's run. Bad files are quarantined with their reason; the sensor itself never fails on input."""
+project's run. Bad files are quarantined with their reason; the sensor itself never fails on input. When the
+domain database fails (down, unreachable, locked), the files stay in the inbox untouched and a later tick
+takes them: an outage is never blamed on a file."""
 
 
 import os
+from dataclasses import dataclass, field
 
 from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
 
 from agentr_dagster.assets.project import projects
 from agentr_dagster.config import agentr_home, inbox_dir, processed_dir, rejected_dir
 from agentr_dagster.intake import (
+    InboxItem,
     IntakeError,
     add_papers_file,
     add_project,
@@ -18,6 +22,7 @@ from agentr_dagster.intake import (
     quarantine,
     read_abstract,
     scan_inbox,
+    store_outage,
 )
 from agentr_dagster.resources import StoreResource
 
@@ -25,13 +30,31 @@ FILES_PER_TICK = int(os.environ.get("AGENTR_SENSOR_FILES_PER_TICK", "25"))
 PIPELINE_JOB = "project_pipeline"
 
 
+@dataclass
+class InboxPass:
+    """What one pass over the drop folder did."""
+
+    new_partitions: list[str] = field(default_factory=list)
+    run_requests: list[RunRequest] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    outage: str | None = None  # the database failed: this file and the rest were left for the next tick
+
+
 def process_inbox(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK):
     """One pass over the drop folder. Returns (new partition keys, run requests, log lines)."""
+    result = inbox_pass(store, home, existing_partitions, files_per_tick)
+    return result.new_partitions, result.run_requests, result.lines
+
+
+def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK) -> InboxPass:
+    """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest
+    where they are (each store write is one transaction, so nothing is half-stored)."""
     inbox, rejected, processed = inbox_dir(home), rejected_dir(home), processed_dir(home)
     new_partitions: list[str] = []
     runs: dict[str, RunRequest] = {}
     lines: list[str] = []
-    for item in scan_inbox(inbox, files_per_tick):
+    items = scan_inbox(inbox, files_per_tick)
+    for index, item in enumerate(items):
         try:
             if item.kind == "unknown":
                 raise IntakeError(
@@ -58,6 +81,11 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
                                                  job_name=PIPELINE_JOB, tags={"agentr/source": "inbox"})
             archive(item.path, processed / item.slug)
         except Exception as exc:  # noqa: BLE001 - any bad file is quarantined; the sensor keeps ticking
+            outage = store_outage(exc)  # the database failing is not the file's fault: keep it, stop the pass
+            if outage is not None:
+                line = _outage_line(outage, items[index:])
+                lines.append(line)
+                return InboxPass(new_partitions, list(runs.values()), lines, line)
             reason = str(exc) if isinstance(exc, IntakeError) else f"{type(exc).__name__}: {exc}"
             if type(exc).__name__ == "ProjectNotFound":
                 reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
@@ -69,7 +97,13 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
             except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
                 line += printable(f" (could not move it to {rejected.name}/: {move_exc})")
             lines.append(line)
-    return new_partitions, list(runs.values()), lines
+    return InboxPass(new_partitions, list(runs.values()), lines)
+
+
+def _outage_line(outage: str, waiting: list[InboxItem]) -> str:
+    names = ", ".join(printable(item.path.name) for item in waiting[:5]) + (", ..." if len(waiting) > 5 else "")
+    return (f"domain database unavailable ({outage}); {len(waiting)} file(s) left in the inbox for the next "
+            f"tick: {names}")
 
 
 @sensor(
@@ -81,12 +115,30 @@ def process_inbox(store, home, existing_partitions: set[str], files_per_tick: in
 )
 def inbox_sensor(context: SensorEvaluationContext, store: StoreResource):
     existing = set(context.instance.get_dynamic_partitions(projects.name))
-    new_partitions, run_requests, lines = process_inbox(store.get(), agentr_home(), existing)
-    for line in lines:
-        context.log.info(line)
-    if not new_partitions and not run_requests and not lines:
-        return SkipReason("inbox empty")
+    home = agentr_home()
+    try:
+        domain_store = store.get()  # opening it connects (and migrates): the first place an outage shows
+    except Exception as exc:
+        outage = store_outage(exc)
+        if outage is None:
+            raise
+        waiting = scan_inbox(inbox_dir(home), FILES_PER_TICK)
+        if not waiting:
+            return SkipReason(f"inbox empty (domain database unavailable: {outage})")
+        line = _outage_line(outage, waiting)
+        context.log.warning(line)
+        return SkipReason(line)
+    result = inbox_pass(domain_store, home, existing)
+    for line in result.lines:
+        (context.log.warning if line == result.outage else context.log.info)(line)
+    if not result.new_partitions and not result.run_requests:
+        if result.outage:
+            return SkipReason(result.outage)
+        if not result.lines:
+            return SkipReason("inbox empty")
     return SensorResult(
-        run_requests=run_requests,
-        dynamic_partitions_requests=[projects.build_add_request(new_partitions)] if new_partitions else [],
+        run_requests=result.run_requests,
+        dynamic_partitions_requests=(
+            [projects.build_add_request(result.new_partitions)] if result.new_partitions else []
+        ),
     )

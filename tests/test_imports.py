@@ -12,6 +12,7 @@ import pytest
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.imports import (
+    PAPER_KEY_MAX_CHARS,
     SUPPORTED_SUFFIXES,
     ImportFileError,
     ImportLimits,
@@ -20,8 +21,10 @@ from agentr_dagster.domain.imports import (
     content_hash,
     dedupe,
     paper_key,
+    paper_key_for,
     parse_bytes,
     parse_file,
+    title_key,
 )
 from agentr_dagster.domain.imports_core import latex_to_text
 
@@ -598,6 +601,19 @@ def test_paper_key():
     assert paper_key(rec("???")) == "t:???|2020"
 
 
+def test_paper_key_fits_the_store_and_keeps_long_keys_distinct():
+    from agentr_dagster.store.schema import papers
+
+    assert papers.c.paper_key.type.length == PAPER_KEY_MAX_CHARS
+    one, two = rec("word " * 199 + "one"), rec("word " * 199 + "two")
+    assert len(paper_key(one)) == PAPER_KEY_MAX_CHARS and paper_key(one) != paper_key(two)
+    assert paper_key(one) == paper_key(rec("Word " * 199 + "ONE."))  # same normalised title, same key
+    assert paper_key(one).startswith("t:word word ")
+    assert len(paper_key(rec("X", doi="10.1000/" + "x" * 300))) == PAPER_KEY_MAX_CHARS
+    short = rec("Short title")
+    assert paper_key(short) == paper_key_for(None, title_key("Short title", 2020)) == "t:short title|2020"
+
+
 def test_content_hash_depends_on_title_and_abstract_only():
     a = rec("Title  one", abstract="Some\nabstract")
     b = PaperRecord(title="Title one", abstract="Some abstract", year=1999, doi="10.1/z", venue="V")
@@ -629,6 +645,21 @@ def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
     same = rec("Critic systems.", abstract=one.abstract + " (c) 2016 Elsevier.", row=3)
     unique, pairs = dedupe([one, two, same])
     assert unique == [one, two] and pairs == [(same, one)]
+
+
+def test_dedupe_splits_each_abstract_once(monkeypatch):
+    # One title, 300 different long abstracts: each record is compared with many earlier ones on its abstract;
+    # splitting both abstracts per comparison made this quadratic in splits (the main cost of large imports).
+    import agentr_dagster.domain.imports as imports_module
+
+    splits = []
+    original = imports_module._abstract_words
+    monkeypatch.setattr(imports_module, "_abstract_words", lambda text: splits.append(1) or original(text))
+    records = [rec("a randomized trial of screening methods", abstract=" ".join(f"r{i}x{j}" for j in range(200)),
+                   row=i) for i in range(300)]
+    unique, pairs = dedupe(records)
+    assert len(unique) == len(records) and not pairs
+    assert len(splits) <= len(records)
 
 
 def test_dedupe_keeps_the_first_occurrence():

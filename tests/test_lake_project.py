@@ -84,6 +84,33 @@ def test_retrieval_adds_lake_hits_with_the_queries_that_found_them(store, tmp_pa
     assert again.reused and again.added == 0 and len(store.list_papers(slug)) == len(papers)
 
 
+def test_a_paper_imported_from_a_file_and_retrieved_from_the_lake_is_one_paper(store, tmp_path):
+    # A 5,000-character title (kept as 1,000 by the importers) and a DOI longer than the store keeps: both
+    # paths key the paper the same way (imports.paper_key, bounded; the DOI left out before keying).
+    slug = "lake-long-title"
+    project_with_queries(store, slug, tmp_path, imported=1)
+    title = ("Automated screening of candidate papers for systematic reviews. " * 80)[:5000]
+    assert len(title) == 5000
+    long_doi = "10.1000/" + "x" * 262
+    papers = tmp_path / "long.csv"
+    pd.DataFrame({"title": [title, "Screening tools for systematic reviews with a long identifier"],
+                  "abstract": [" ".join(ABSTRACT.split()), "Tools that screen candidate papers for reviews."],
+                  "year": [2021, 2022], "doi": ["", long_doi]}).to_csv(papers, index=False)
+    assert add_papers_file(store, slug, papers).added == 2
+    stored = {p.title[:40]: p.paper_key for p in store.list_papers(slug)}
+    long_key = stored[title[:40]]
+    assert len(long_key) <= 255
+
+    add_files([DEMO / "papers.csv", papers])
+    summary = retrieve_for_project(store, slug, per_query=60)  # more than the lake holds: every paper is a hit
+    hits = {h["paper_key"] for q in summary.queries for h in q.hits}
+    assert long_key in hits  # the lake keys the paper as the import did
+    titles = [p.title for p in store.list_papers(slug)]
+    assert sum(t.startswith(title[:200]) for t in titles) == 1
+    assert sum(t.startswith("Screening tools for systematic reviews") for t in titles) == 1
+    assert len(titles) == 1 + 2 + summary.added and summary.added > 0
+
+
 def test_project_queries_are_the_boolean_keywords_and_ten_strings(store, tmp_path):
     slug = "lake-queries"
     project_with_queries(store, slug, tmp_path, imported=1)

@@ -46,6 +46,7 @@ from agentr_dagster.domain.imports_formats import (
 )
 
 __all__ = [
+    "PAPER_KEY_MAX_CHARS",
     "SUPPORTED_SUFFIXES",
     "ImportFileError",
     "ImportLimits",
@@ -54,8 +55,10 @@ __all__ = [
     "content_hash",
     "dedupe",
     "paper_key",
+    "paper_key_for",
     "parse_bytes",
     "parse_file",
+    "title_key",
 ]
 
 SUPPORTED_SUFFIXES = (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json")
@@ -315,6 +318,7 @@ def _reject_binary_text(text: str) -> None:
 # --------------------------------------------------------------------------------------------------------
 
 _NON_WORD = re.compile(r"[\W_]+")
+_WORD = re.compile(r"[^\W_]+")  # the runs _NON_WORD separates
 _NUMBERISH = re.compile(r"\b(?:\d+|[ivxlc]{1,6})\b")
 
 
@@ -326,11 +330,32 @@ def normalise_title(title: str) -> str:
     return normal or " ".join(title.casefold().split())
 
 
+PAPER_KEY_MAX_CHARS = 255  # the store's papers.paper_key column (PostgreSQL refuses a longer value)
+
+
+def title_key(title: str, year: int | None) -> str:
+    """``t:<normalised title>|<year>``, unbounded: for matching titles exactly (:func:`paper_key` bounds it)."""
+    return f"t:{normalise_title(title)}|{year if year is not None else ''}"
+
+
 def paper_key(record: PaperRecord) -> str:
-    """Stable de-duplication key: ``doi:<doi>`` when a DOI is known, else ``t:<normalised title>|<year>``."""
-    if record.doi:
-        return f"doi:{record.doi}"
-    return f"t:{normalise_title(record.title)}|{record.year if record.year is not None else ''}"
+    """Stable de-duplication key: ``doi:<doi>`` when a DOI is known, else ``t:<normalised title>|<year>``;
+    at most PAPER_KEY_MAX_CHARS characters. The one key every path into a project uses (file imports, lake
+    retrieval), so the same paper arriving both ways is one paper."""
+    return paper_key_for(record.doi, None if record.doi else title_key(record.title, record.year))
+
+
+def paper_key_for(doi: str | None, tkey: str | None) -> str:
+    """:func:`paper_key` from the record's DOI or, without one, its :func:`title_key` (for callers that keep
+    the title key too). A longer key keeps its start and ends in a hash of the whole, so distinct long keys
+    (a 1,000-character title) stay distinct."""
+    key = f"doi:{doi}" if doi else tkey
+    if key is None:
+        raise ValueError("paper_key_for needs a DOI or a title key")
+    if len(key) <= PAPER_KEY_MAX_CHARS:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return f"{key[: PAPER_KEY_MAX_CHARS - len(digest) - 1]}#{digest}"
 
 
 def content_hash(record: PaperRecord) -> str:
@@ -350,37 +375,55 @@ _ABSTRACT_MIN_CHARS = 200
 _ABSTRACT_MIN_OVERLAP = 0.3
 
 
-def _abstracts_disagree(a: str, b: str) -> bool:
+def _abstract_words(abstract: str) -> frozenset[str] | None:
+    """The word set :func:`_abstracts_disagree` compares (first 3,000 characters, case-folded), or None for an
+    abstract too short to judge by."""
+    if len(abstract) < _ABSTRACT_MIN_CHARS:
+        return None
+    return frozenset(_WORD.findall(abstract[:3000].casefold()))
+
+
+def _abstracts_disagree(words_a: frozenset[str] | None, words_b: frozenset[str] | None) -> bool:
     """Two substantial abstracts sharing under 30% of their words: different papers with the same title
-    (versions of one paper's abstract, truncated or with a copyright line, share far more)."""
-    if len(a) < _ABSTRACT_MIN_CHARS or len(b) < _ABSTRACT_MIN_CHARS:
+    (versions of one paper's abstract, truncated or with a copyright line, share far more). Takes the word
+    sets of :func:`_abstract_words`, so each abstract is split once however often it is compared."""
+    if words_a is None or words_b is None:
         return False
-    words_a = set(_NON_WORD.sub(" ", a[:3000].casefold()).split())
-    words_b = set(_NON_WORD.sub(" ", b[:3000].casefold()).split())
     return len(words_a & words_b) / max(1, min(len(words_a), len(words_b))) < _ABSTRACT_MIN_OVERLAP
 
 
 class _Title:
-    """A normalised title with what fuzzy matching needs, computed once."""
+    """A record's normalised title with what matching needs, computed once: the numbers in the title, and
+    (on first use, as most records are never compared) its abstract's word set."""
 
-    __slots__ = ("numbers", "text")
+    __slots__ = ("_abstract", "_words", "numbers", "text")
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, abstract: str = ""):
         self.text = text
         self.numbers = frozenset(_NUMBERISH.findall(text))
+        self._abstract: str | None = abstract
+        self._words: frozenset[str] | None = None
+
+    def abstract_words(self) -> frozenset[str] | None:
+        if self._abstract is not None:
+            self._words, self._abstract = _abstract_words(self._abstract), None
+        return self._words
 
 
 _MIN_LEN_RATIO = 2 * _FUZZY_RATIO / (1 + _FUZZY_RATIO) - 1e-9  # ratio >= r needs len(short)/len(long) >= this
 
 
-def _fuzzy_same(matcher: difflib.SequenceMatcher, new: _Title, other: _Title) -> bool:
-    """``matcher`` has ``new.text`` as its second sequence (difflib caches that side)."""
+def _fuzzy_candidate(new: _Title, other: _Title) -> bool:
+    """The cheap tests a near-identical title must pass: enough length, similar lengths, the same numbers."""
     a, b = other.text, new.text
     if min(len(a), len(b)) < _FUZZY_MIN_CHARS or min(len(a), len(b)) / max(len(a), len(b)) < _MIN_LEN_RATIO:
         return False
-    if new.numbers != other.numbers:  # "Part 1" vs "Part 2"
-        return False
-    matcher.set_seq1(a)
+    return new.numbers == other.numbers  # "Part 1" vs "Part 2"
+
+
+def _fuzzy_same(matcher: difflib.SequenceMatcher, other: _Title) -> bool:
+    """``matcher`` has the new title as its second sequence (difflib caches that side)."""
+    matcher.set_seq1(other.text)
     return matcher.quick_ratio() >= _FUZZY_RATIO and matcher.ratio() >= _FUZZY_RATIO
 
 
@@ -392,8 +435,11 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
     by_title: dict[tuple[str, int | None], int] = {}
     blocks: dict[tuple[str, int | None, str], list[int]] = {}
 
-    def conflicts(a: PaperRecord, b: PaperRecord) -> bool:
-        return bool(a.doi and b.doi and a.doi != b.doi) or _abstracts_disagree(a.abstract, b.abstract)
+    def conflicts(record: PaperRecord, title: _Title, slot: int) -> bool:
+        other = unique[slot]
+        if record.doi and other.doi and record.doi != other.doi:
+            return True
+        return _abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
 
     def block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], ...]:
         return (("p", year, title[:8]), ("s", year, title[-8:]))
@@ -410,24 +456,29 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
                 del members[0]
 
     for record in records:
-        title = _Title(normalise_title(record.title))
+        title = _Title(normalise_title(record.title), record.abstract)
         slot, why = None, ""
         if record.doi and record.doi in by_doi:
             slot, why = by_doi[record.doi], f"same DOI {record.doi}"
         if slot is None:
             hit = by_title.get((title.text, record.year))
-            if hit is not None and not conflicts(record, unique[hit]):
+            if hit is not None and not conflicts(record, title, hit):
                 slot, why = hit, "same title and year"
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
-            matcher = difflib.SequenceMatcher(None, autojunk=False)
-            matcher.set_seq2(title.text)
+            matcher: difflib.SequenceMatcher | None = None  # built on first use: most titles have no candidate
             seen: set[int] = set()
             for block in block_keys(title.text, record.year):
                 for candidate in reversed(blocks.get(block, ())):
                     if candidate in seen:
                         continue
                     seen.add(candidate)
-                    if not conflicts(record, unique[candidate]) and _fuzzy_same(matcher, title, titles[candidate]):
+                    other = titles[candidate]
+                    if not _fuzzy_candidate(title, other) or conflicts(record, title, candidate):
+                        continue
+                    if matcher is None:
+                        matcher = difflib.SequenceMatcher(None, autojunk=False)
+                        matcher.set_seq2(title.text)
+                    if _fuzzy_same(matcher, other):
                         slot, why = candidate, "near-identical title, same year"
                         break
                 if slot is not None:

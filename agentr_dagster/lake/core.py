@@ -31,8 +31,9 @@ from agentr_dagster.domain.imports import (
     ImportFileError,
     ImportLimits,
     content_hash,
-    normalise_title,
+    paper_key_for,
     parse_file,
+    title_key,
 )
 from agentr_dagster.lake import files as lf
 from agentr_dagster.lake.analysis import (
@@ -107,10 +108,6 @@ def _blas_controller():
 
         _blas = ThreadpoolController()
     return _blas
-
-
-def title_key(title: str, year: int | None) -> str:
-    return f"t:{normalise_title(title)}|{year if year is not None else ''}"
 
 
 def file_sha256(path: Path) -> str:
@@ -361,7 +358,7 @@ def records_table(records: Iterable[PaperRecord]) -> tuple[pa.Table, list[str]]:
     cols: dict[str, list] = {f.name: [] for f in RECORD_SCHEMA}
     for rec in records:
         tkey = title_key(rec.title, rec.year)
-        cols["paper_key"].append(f"doi:{rec.doi}" if rec.doi else tkey)  # = imports.paper_key, normalised once
+        cols["paper_key"].append(paper_key_for(rec.doi, tkey))  # = imports.paper_key(rec), title normalised once
         cols["title_key"].append(tkey)
         cols["content_hash"].append(content_hash(rec))
         cols["title"].append(rec.title)
