@@ -101,3 +101,20 @@ ui: install models
 
 clean:
 	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache
+
+# Screening quality on the shared labelled reviews (zero-shot, feedback and baselines) beside the real ASReview,
+# which lives in its own venv because it needs pandas<3 (table on stderr, JSON in .bench/screening.json).
+ASREVIEW_VENV ?= .venv-asreview
+ASREVIEW_STAMP := $(ASREVIEW_VENV)/.installed
+$(ASREVIEW_STAMP):
+	$(PYTHON) -m venv $(ASREVIEW_VENV)
+	$(ASREVIEW_VENV)/bin/pip install -q --upgrade pip
+	$(ASREVIEW_VENV)/bin/pip install -q asreview
+	$(ASREVIEW_VENV)/bin/python -c "from asreview.simulation.simulate import Simulate"
+	touch $@
+
+.PHONY: bench-screening
+bench-screening: install models $(ASREVIEW_STAMP)
+	mkdir -p .bench
+	AGENTR_ASREVIEW_PYTHON=$(CURDIR)/$(ASREVIEW_VENV)/bin/python \
+		$(VENV)/bin/agentr bench screening ../shared/data/screening --json > .bench/screening.json

@@ -7,6 +7,7 @@ Assets and the CLI call these; each stage short-circuits when its durable output
 from __future__ import annotations
 
 import hashlib
+import queue
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from agentr_dagster.backends import StageBackend, canonical_json
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
+from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.gateway import CallContext
@@ -167,11 +168,22 @@ def score_project(
         store.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
     version = prompt_version("score")
 
-    def persist(paper, assessment: PaperAssessment) -> None:
-        store.save_result(slug, paper.id, keys[paper.id], assessment.model_dump(mode="json"),
-                          prompt_version=version, model=backend.model, backend=backend.kind,
-                          completes_stage="score", run_id=run_id)
+    def record_failure(paper, exc: StageError) -> None:
+        _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
+        with lock:
+            summary.failed[exc.failure_class] += 1
+            if len(summary.messages) < 20 and exc.message not in summary.messages:
+                summary.messages.append(exc.message)
 
+    def record_stored(count: int) -> None:
+        nonlocal done
+        with lock:
+            summary.scored += count
+            done += count
+            if progress:
+                progress(done, summary.total)
+
+    lock = threading.Lock()
     if getattr(backend, "score_batch", None) is not None:
         if not store.is_active(slug):
             raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
@@ -184,7 +196,7 @@ def score_project(
                 prompt_version=version, model=backend.model, backend=backend.kind, completes_stage="score",
                 run_id=run_id,
             )
-            summary.scored += stored
+            summary.scored += len(stored)
             done += len(chunk)
             if progress:
                 progress(done, summary.total)
@@ -193,52 +205,49 @@ def score_project(
             summary.failed[FailureClass.orphan] += missing
     else:
         stop_new_calls = threading.Event()
-        lock = threading.Lock()
+        writer = ResultWriter(
+            store, slug, version=version, model=backend.model, backend=backend.kind, run_id=run_id,
+            on_stored=record_stored, on_orphan=record_failure,
+        )
 
         def work(paper) -> None:
-            nonlocal done
             if stop_new_calls.is_set():
                 exc: StageError = _NO_CREDITS_STOP
             else:
                 try:
                     assessment = backend.score_paper(
                         intent, project.abstract, paper.title, paper.abstract or "",
-                        CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id),
+                        CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate),
                     )
                 except StageError as err:
                     exc = err
                 else:
-                    try:
-                        persist(paper, assessment)
-                    except DeletedError:  # deleted while the call was in flight: charged, answer discarded
-                        exc = OrphanError(f"project {slug!r} or paper {paper.id} was deleted during the call; "
-                                          "its answer is discarded")
-                    else:
-                        with lock:
-                            summary.scored += 1
-                            done += 1
-                            if progress:
-                                progress(done, summary.total)
-                        return
+                    writer.put(paper, keys[paper.id], assessment.model_dump(mode="json"))
+                    return
             if exc.failure_class is FailureClass.no_credits:
                 stop_new_calls.set()
-            _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
-            with lock:
-                summary.failed[exc.failure_class] += 1
-                if len(summary.messages) < 20 and exc.message not in summary.messages:
-                    summary.messages.append(exc.message)
+            record_failure(paper, exc)
 
-        # Papers go to the pool in waves; each wave is marked in progress in one transaction, not one per paper.
-        wave = max(1, concurrency) * 8
-        with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="score") as pool:
-            for start in range(0, len(todo), wave):
-                batch = todo[start : start + wave]
-                if stop_new_calls.is_set():
-                    for paper in batch:
-                        work(paper)  # records failed_no_credits without calling
-                    continue
-                store.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
-                list(pool.map(work, batch))
+        # At most `concurrency` calls are in flight (the gate); the pool has more threads than that, so that the
+        # next papers' cache lookups and reservations are done while earlier calls wait on the endpoint, and a
+        # freed slot starts the next call at once. Papers go to the pool in waves; each wave is marked in
+        # progress in one transaction, not one per paper.
+        concurrency = max(1, concurrency)
+        call_gate = threading.BoundedSemaphore(concurrency)
+        threads = concurrency + min(concurrency, PREPARE_AHEAD)
+        wave = concurrency * 8
+        try:
+            with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="score") as pool:
+                for start in range(0, len(todo), wave):
+                    batch = todo[start : start + wave]
+                    if stop_new_calls.is_set():
+                        for paper in batch:
+                            work(paper)  # records failed_no_credits without calling
+                        continue
+                    store.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
+                    list(pool.map(work, batch))
+        finally:
+            writer.close()
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
     store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
@@ -248,6 +257,80 @@ def score_project(
     return summary
 
 
+class ResultWriter:
+    """Stores the scoring threads' results in batches, from a thread of its own.
+
+    A worker hands its answer over and takes its next paper at once; the writer puts whatever queued up while it
+    last wrote into one transaction. Under many threads this turns one commit per paper into a few per wave,
+    which is what keeps a single-writer database (SQLite) off the critical path. A paper deleted while its call
+    was in flight is reported to ``on_orphan`` (charged, answer discarded); a database error is raised by
+    :meth:`close` (the answers are already in the response cache, so a retry makes no new call).
+    """
+
+    _STOP = object()
+
+    def __init__(self, store, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
+                 on_stored: Callable[[int], None], on_orphan: Callable[[object, StageError], None],
+                 max_batch: int = 256):
+        self._store, self._slug = store, slug
+        self._meta = {"prompt_version": version, "model": model, "backend": backend, "run_id": run_id}
+        self._on_stored, self._on_orphan = on_stored, on_orphan
+        self._max_batch = max_batch
+        self._queue: queue.Queue = queue.Queue()
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._loop, name="score-writer", daemon=True)
+        self._thread.start()
+
+    def put(self, paper, cache_key: str, payload: dict) -> None:
+        self._queue.put((paper, cache_key, payload))
+
+    def close(self) -> None:
+        """Write what is queued, stop the thread, and raise the first database error, if any."""
+        self._queue.put(self._STOP)
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+
+    def _loop(self) -> None:
+        stopping = False
+        while not stopping:
+            item = self._queue.get()  # wait for one, then take whatever else has queued meanwhile
+            batch = []
+            while True:
+                if item is self._STOP:
+                    stopping = True
+                    break
+                batch.append(item)
+                if len(batch) >= self._max_batch:
+                    break
+                try:
+                    item = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+            if batch and self._error is None:
+                self._write(batch)
+
+    def _write(self, batch: list) -> None:
+        try:
+            stored = set(self._store.save_results_many(
+                self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
+                completes_stage="score", **self._meta,
+            ))
+        except DeletedError:
+            stored = set()
+        except BaseException as exc:  # noqa: BLE001 - handed to the caller by close()
+            self._error = exc
+            return
+        if stored:
+            self._on_stored(len(stored))
+        for paper, _, _ in batch:
+            if paper.id not in stored:
+                self._on_orphan(paper, OrphanError(
+                    f"project {self._slug!r} or paper {paper.id} was deleted during the call; its answer is discarded"
+                ))
+
+
+PREPARE_AHEAD = 32  # most papers prepared (cache checked, credits reserved) beyond the calls in flight
 _NO_CREDITS_STOP = NoCreditsError("stopped: credits ran out earlier in this run; top up and resume")
 
 

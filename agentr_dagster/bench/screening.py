@@ -324,8 +324,8 @@ def run_screening_bench(
     st = _STEncoder() if use_st else None
     asr_python = asreview_python or os.environ.get("AGENTR_ASREVIEW_PYTHON") or None
     descriptions = {
-        "zero_shot": "hybrid zero-shot: BM25 + static dense over full text and title fields, z-score fusion, "
-        "one round of pseudo-relevance feedback",
+        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense over full text and title fields, "
+        "z-score fusion, study-design prior, one round of pseudo-relevance feedback",
         "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams + static embedding, blended with "
         "the zero-shot prior), simulated from 1 include + 1 exclude",
         "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",

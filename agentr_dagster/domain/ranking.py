@@ -2,12 +2,16 @@
 
 Three layers, all offline and deterministic:
 
-* **Zero-shot hybrid ranker** (:func:`zero_shot_scores`): BM25 (``bm25s``) and dense cosine (static
-  model2vec embeddings, :mod:`agentr_dagster.domain.embeddings`) of the question against two *fields* of each
-  record (title + abstract, and title alone), fused as a weighted sum of z-scores (not plain RRF: a weak
-  lexical ranker drags RRF down), followed by one round of pseudo-relevance feedback (a logistic regression
-  trained on the top of that list as pseudo-includes and the bottom half as pseudo-excludes, over TF-IDF
-  features), blended back with the fused prior.
+* **Zero-shot hybrid ranker** (:func:`zero_shot_scores`): BM25 with weighted question terms (the first,
+  topical sentence weighs more than the criteria after it; sentences on where the records come from and on
+  what is not wanted are dropped) and dense cosine (static model2vec embeddings,
+  :mod:`agentr_dagster.domain.embeddings`) of the question against two *fields* of each record (title +
+  abstract, and title alone), fused as a weighted sum of z-scores (not plain RRF: a weak lexical ranker drags
+  RRF down); plus a study-design prior (:func:`design_prior`: cues of the designs the question asks for, such
+  as randomised trials or systematic reviews, up; case reports, letters, animal/in-vitro work, narrative
+  reviews and title-only records down, unless asked for); followed by one round of pseudo-relevance feedback
+  (a logistic regression trained on the top of that list as pseudo-includes and the bottom half as
+  pseudo-excludes, over TF-IDF features), blended back with the prior.
 * **Active-learning re-ranker** (:class:`ActiveRanker`): learns from include/exclude labels with a linear
   SVM over TF-IDF uni+bigrams (ASReview's strongest classic setting), combined with the zero-shot prior whose
   weight halves every 20 includes found: the question carries the early ranking, the labels the later one.
@@ -45,12 +49,16 @@ __all__ = [
     "clean_question",
     "clean_text",
     "dense_baseline_scores",
+    "design_prior",
     "evaluate_order",
     "order_from_scores",
+    "question_designs",
+    "question_term_weights",
     "recall_at",
     "screen",
     "simulate_active",
     "tokenize",
+    "weighted_bm25_scores",
     "wss_at",
     "zero_shot_scores",
 ]
@@ -275,40 +283,193 @@ def build_features(titles: Iterable[Any], abstracts: Iterable[Any], embedder: Em
 # --------------------------------------------------------------------------------------------------------------
 
 
+# Sentences that only say where the records come from (data set, collection, review project): their words
+# (project names, "records", "collection") describe every candidate alike and only add noise to the query.
+_PROVENANCE = re.compile(
+    r"\b(?:records? (?:come|came|were (?:retrieved|drawn|collected)|are (?:drawn|taken))|test collection|"
+    r"data ?set|collection of (?:records|citations)|source of the records)\b",
+    re.IGNORECASE,
+)
+
+# Study-design lexicon: name -> (pattern that says the question wants this design, cue of it in a record).
+_DESIGNS: dict[str, tuple[str, str]] = {
+    "rct": (
+        r"randomi[sz]ed|controlled (?:clinical )?trials?|\brcts?\b|clinical trials?",
+        r"randomi[sz]|double[- ]blind|single[- ]blind|placebo|controlled (?:clinical )?trial|cross-?over",
+    ),
+    "systematic_review": (
+        r"systematic (?:literature )?reviews?|meta-analy|literature reviews?|tertiary|secondary stud|mapping stud",
+        r"systematic (?:literature )?review|meta-analy|systematic mapping|mapping stud|literature review|"
+        r"tertiary stud|structured review",
+    ),
+    "observational": (
+        r"observational|cohort|case-control|registry|population-based|longitudinal",
+        r"observational|cohort|case-control|retrospective|prospective|registry|population-based|longitudinal|"
+        r"follow-up",
+    ),
+    "qualitative": (r"qualitative|interviews?|focus groups?", r"qualitative|interview|focus group|thematic"),
+    "survey": (r"surveys?|questionnaires?|cross-sectional", r"survey|questionnaire|cross-sectional"),
+    "diagnostic": (
+        r"diagnostic accuracy|sensitivity and specificity",
+        r"sensitivity|specificity|diagnostic accuracy|roc curve|area under",
+    ),
+}
+# Publication types that screening almost always excludes, unless the question asks for them:
+# name -> (pattern that says the question wants them, cue in a record).
+_EXCLUDED_TYPES: dict[str, tuple[str, str]] = {
+    "case_report": (
+        r"case reports?|case series",
+        r"\bcase reports?\b|\ba case of\b|we (?:report|describe|present) (?:a|an|two|three) (?:case|patient)",
+    ),
+    "letter": (
+        r"letters?|editorials?|comments?\b|commentar",
+        r"\bletter to the editor\b|\beditorial\b|\bin reply\b|\berratum\b|\bcomment on\b",
+    ),
+    "animal_or_in_vitro": (
+        r"animals?|\brats?\b|\bmice\b|in vitro|preclinical",
+        r"\b(?:rats?|mice|mouse|murine|rabbits?|dogs?|pigs?|rodents?)\b|\bin vitro\b|\bcell lines?\b",
+    ),
+}
+# A narrative review (title says review/overview/update, nothing says systematic): excluded both by reviews of
+# primary studies and by reviews of systematic reviews, unless the question asks for review articles.
+_NARRATIVE_WANTED = re.compile(r"narrative reviews?|review articles?|overviews?", re.IGNORECASE)
+_NARRATIVE_TITLE = re.compile(r"\breview\b|\boverview\b|\bupdate\b", re.IGNORECASE)
+_SYSTEMATIC = re.compile(r"systematic|meta-analy|pooled analysis|mapping", re.IGNORECASE)
+
+
 @dataclass(frozen=True)
 class ZeroShotConfig:
     lexical_weight: float = 0.6  # share of BM25 (vs dense) inside each field's fusion
     title_weight: float = 0.5  # weight of the title-field fusion relative to the full-text fusion
+    first_sentence_weight: float = 1.0  # query-term weight of the question's first sentence (the topic)
+    other_sentence_weight: float = 0.5  # query-term weight of the other sentences (criteria, outcomes)
+    design_weight: float = 0.25  # bonus (in z units) for a record with a cue of a design the question wants
+    excluded_type_weight: float = 0.25  # malus per cue of an excluded publication type (case report, letter...)
+    narrative_weight: float = 0.5  # malus of a narrative review
+    empty_abstract_penalty: float = 0.25  # malus of a title-only record (mostly letters/comments in MEDLINE)
     prf: bool = True  # pseudo-relevance feedback round
     prf_top_frac: float = 0.10  # top share of the fused list taken as pseudo-includes
     prf_min_top: int = 10
     prf_bottom_frac: float = 0.5  # bottom share taken as pseudo-excludes
-    prf_prior_weight: float = 1.0  # weight of the fused prior blended with the PRF classifier
+    prf_prior_weight: float = 0.5  # weight of the fused prior blended with the PRF classifier
     prf_min_records: int = 40  # below this, PRF is skipped
 
 
+def _question_sentences(question: str) -> list[str]:
+    """The question's sentences that say what is wanted: no negative criteria, no provenance sentences."""
+    sents = [s for s in _SENT_SPLIT.split(clean_question(question)) if s.strip()]
+    kept = [s for s in sents if not _PROVENANCE.search(s)]
+    return kept or sents
+
+
+def question_term_weights(question: str, cfg: ZeroShotConfig = ZeroShotConfig()) -> dict[str, float]:
+    """Query terms with weights: the first sentence (the topic: population, intervention, named drugs or
+    methods) weighs more than the eligibility and outcome boilerplate after it. Each term counts once."""
+    weights: dict[str, float] = {}
+    for i, sent in enumerate(_question_sentences(question)):
+        w = cfg.first_sentence_weight if i == 0 else cfg.other_sentence_weight
+        for t in tokenize(sent):
+            weights[t] = max(weights.get(t, 0.0), w)
+    return weights
+
+
+def weighted_bm25_scores(
+    term_weights: Mapping[str, float], docs_tokens: list[list[str]], *, k1: float = 1.5, b: float = 0.75
+) -> np.ndarray:
+    """BM25 (Lucene idf, same formula as ``bm25s``' default) with a weight per query term."""
+    n = len(docs_tokens)
+    terms = [t for t, w in term_weights.items() if w > 0]
+    if n == 0 or not terms:
+        return np.zeros(n, dtype=np.float64)
+    col = {t: j for j, t in enumerate(terms)}
+    rows: list[int] = []
+    cols: list[int] = []
+    for i, doc in enumerate(docs_tokens):
+        for t in doc:
+            j = col.get(t)
+            if j is not None:
+                rows.append(i)
+                cols.append(j)
+    tf = sparse.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(n, len(terms)), dtype=np.float64)
+    tf.sum_duplicates()
+    dl = np.array([len(d) for d in docs_tokens], dtype=np.float64)
+    avgdl = dl.mean() if dl.mean() > 0 else 1.0
+    df = np.bincount(tf.indices, minlength=len(terms)).astype(np.float64)
+    idf = np.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    norm = k1 * (1.0 - b + b * dl / avgdl)
+    tf = tf.tocoo()
+    sat = tf.data * (k1 + 1.0) / (tf.data + norm[tf.row])
+    qw = np.array([term_weights[t] for t in terms], dtype=np.float64)
+    return np.bincount(tf.row, weights=sat * idf[tf.col] * qw[tf.col], minlength=n).astype(np.float64)
+
+
+def question_designs(question: str) -> tuple[list[str], list[str]]:
+    """(designs the question asks for, publication types to penalise as the question does not ask for them).
+
+    Only the wanted sentences count (see :func:`clean_question`): "opinion papers are not relevant" neither
+    asks for opinion papers nor prevents penalising letters."""
+    text = " ".join(_question_sentences(question))
+    wanted = [k for k, (q, _) in _DESIGNS.items() if re.search(q, text, re.IGNORECASE)]
+    excluded = [k for k, (q, _) in _EXCLUDED_TYPES.items() if not re.search(q, text, re.IGNORECASE)]
+    return wanted, excluded
+
+
+def design_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
+    """Study-design prior, in z units to add to the fused relevance: + a cue of a wanted design, - cues of
+    excluded publication types, - a narrative review, - no abstract. Zero for every record when nothing
+    applies. Generic lexicon, no labels."""
+    n = len(feats)
+    out = np.zeros(n, dtype=np.float64)
+    if n == 0:
+        return out
+    wanted, excluded = question_designs(question)
+    texts = feats.texts
+    if wanted and cfg.design_weight:
+        cue = re.compile("|".join(f"(?:{_DESIGNS[k][1]})" for k in wanted), re.IGNORECASE)
+        out += cfg.design_weight * np.array([1.0 if cue.search(t) else 0.0 for t in texts])
+    for k in excluded:
+        cue = re.compile(_EXCLUDED_TYPES[k][1], re.IGNORECASE)
+        out -= cfg.excluded_type_weight * np.array([1.0 if cue.search(t) else 0.0 for t in texts])
+    if cfg.narrative_weight and not _NARRATIVE_WANTED.search(" ".join(_question_sentences(question))):
+        narrative = [
+            bool(_NARRATIVE_TITLE.search(ti)) and not _SYSTEMATIC.search(f"{ti} {ab[:300]}")
+            for ti, ab in zip(feats.titles, feats.abstracts, strict=True)
+        ]
+        out -= cfg.narrative_weight * np.asarray(narrative, dtype=np.float64)
+    if cfg.empty_abstract_penalty:
+        out -= cfg.empty_abstract_penalty * np.array([0.0 if ab else 1.0 for ab in feats.abstracts])
+    return out
+
+
 def fused_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
-    """Weighted z-score fusion of BM25 and dense cosine over the full-text and the title fields."""
+    """Weighted z-score fusion of BM25 (weighted question terms) and dense cosine over the full-text and the
+    title fields."""
     n = len(feats)
     if n == 0:
         return np.zeros(0)
-    q = clean_question(question)
-    q_tokens = tokenize(q)
-    qv = feats.embedder.encode([q])[0].astype(np.float64) if feats.embedder is not None else None
+    q_weights = question_term_weights(question, cfg)
     w = cfg.lexical_weight
-    full = w * _z(bm25_scores(q_tokens, feats.tokens))
-    title = w * _z(bm25_scores(q_tokens, feats.title_tokens))
-    if qv is not None and np.any(qv):
-        full += (1 - w) * _z(feats.emb.astype(np.float64) @ qv)
-        title += (1 - w) * _z(feats.emb_title.astype(np.float64) @ qv)
+    full = w * _z(weighted_bm25_scores(q_weights, feats.tokens))
+    title = w * _z(weighted_bm25_scores(q_weights, feats.title_tokens))
+    if feats.embedder is not None:
+        qv = feats.embedder.encode([" ".join(_question_sentences(question))])[0].astype(np.float64)
+        if np.any(qv):
+            full += (1 - w) * _z(feats.emb.astype(np.float64) @ qv)
+            title += (1 - w) * _z(feats.emb_title.astype(np.float64) @ qv)
     return full + cfg.title_weight * title
 
 
 def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
-    """Zero-shot relevance scores (higher = more likely to be included). Uses no labels."""
+    """Zero-shot relevance scores (higher = more likely to be included). Uses no labels.
+
+    z(fused relevance) + study-design prior, then one round of pseudo-relevance feedback: a logistic regression
+    over TF-IDF learns the top of that list against its bottom half and is blended back with it."""
     prior = fused_prior(question, feats, cfg)
+    if not len(prior) or not np.any(prior):
+        return prior
+    prior = _z(prior) + design_prior(question, feats, cfg)
     n = len(prior)
-    if not cfg.prf or n < cfg.prf_min_records or not np.any(prior):
+    if not cfg.prf or n < cfg.prf_min_records:
         return prior
     order = np.argsort(-prior, kind="stable")
     k = min(max(cfg.prf_min_top, int(cfg.prf_top_frac * n)), n // 4)

@@ -14,10 +14,13 @@ import json
 import logging
 import random
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
 
 import openai
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
 from agentr_dagster.domain.failures import (
@@ -61,6 +64,9 @@ class CallContext:
     stage: str
     paper_id: int | None = None
     run_id: str | None = None
+    # Held for the HTTP call only: a run's own cap on parallel calls, so that its threads can look up the cache
+    # and reserve credits for their next paper while the calls before it are still in flight.
+    call_gate: AbstractContextManager | None = None
 
 
 def request_hash(model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> str:
@@ -211,6 +217,17 @@ class OpenAICompatibleBackend:
         assert last is not None
         raise last
 
+    def _gone_while_waiting(self, ctx: CallContext) -> StageError | None:
+        """After waiting for a run's call slot, the reservation's checks may be stale: the endpoint may have
+        refused the credentials, or the project or paper may have been deleted, meanwhile."""
+        if ctx.call_gate is None:
+            return None
+        if self._refused is not None:
+            return PermanentError(f"{self._refused.message} (no call made after the first refusal)")
+        if not self.store.is_active(ctx.slug, ctx.paper_id):
+            return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
+        return None
+
     def _complete_once(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
@@ -223,11 +240,16 @@ class OpenAICompatibleBackend:
                 pass  # a stored answer that no longer validates (schema changed) is asked again
         conversation = list(messages)
         for repair in range(self.settings.max_repairs + 1):
-            content = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx, schema)
+            content, settle = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx, schema)
+            value = None
             try:
                 value = schema.model_validate(parse_json_object(content))
             except (ValueError, ValidationError) as exc:
                 problem = _describe_validation_error(exc)
+            finally:
+                # Charged whatever the answer; a valid one is kept in the same transaction as its charge.
+                settle((key, content) if value is not None else None)
+            if value is None:
                 log.info("schema-invalid answer for %s (repair %d): %s", stage, repair, problem)
                 conversation = [
                     *messages,
@@ -240,7 +262,6 @@ class OpenAICompatibleBackend:
                     },
                 ]
                 continue
-            self.store.store_response(key, content)
             return value
         raise TransientError(
             f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s)"
@@ -249,7 +270,9 @@ class OpenAICompatibleBackend:
     def _paid_call(
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
         ctx: CallContext, schema: type[BaseModel],
-    ) -> str:
+    ) -> tuple[str, Callable[[tuple[str, str] | None], object]]:
+        """Reserve, call and return the answer with the function that settles it (given the response to cache
+        when the answer validates): the caller validates first, so that both land in one transaction."""
         from agentr_dagster.store import CallBound, InsufficientCredits, UsageIn
         from agentr_dagster.store import OrphanError as DeletedError
 
@@ -273,23 +296,34 @@ class OpenAICompatibleBackend:
         if self.settings.schema_hint:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
-        try:
-            with self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
+        failure: tuple[StageError, str] | None = None  # (what the caller gets, why the hold is released)
+        with ctx.call_gate or nullcontext(), self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
+            gone = self._gone_while_waiting(ctx)
+            if gone is not None:
+                failure = (gone, f"not called: {gone.message}")
+            else:
                 started = time.monotonic()
-                response = self.client.chat.completions.create(
-                    model=self.model,
-                    messages=messages,
-                    temperature=temperature,
-                    max_tokens=max_tokens,
-                    response_format=response_format,
-                )
-            content = response.choices[0].message.content or ""
-            usage = response.usage
-        except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
-            self.store.release(reservation, note=f"call failed: {type(exc).__name__}")
-            error = self._redacted(classify_api_error(exc))
-            if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
-                self._refused = error
+                try:
+                    # The plain JSON body through the client's post(): the same request, errors and parsed
+                    # response as chat.completions.create, without its per-call walk over typed parameters (a few
+                    # ms of interpreter time per call, which parallel calls would otherwise queue for).
+                    response = self.client.post(
+                        "/chat/completions",
+                        body={"model": self.model, "messages": messages, "temperature": temperature,
+                              "max_tokens": max_tokens, "response_format": response_format},
+                        cast_to=ChatCompletion,
+                    )
+                    content = response.choices[0].message.content or ""
+                    usage = response.usage
+                except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
+                    error = self._redacted(classify_api_error(exc))
+                    # Noted before the slot is freed, so that a call waiting for it sees the refusal first.
+                    if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
+                        self._refused = error
+                    failure = (error, f"call failed: {type(exc).__name__}")
+        if failure is not None:
+            error, note = failure
+            self.store.release(reservation, note=note)
             if error.retry_after:
                 self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
@@ -300,19 +334,16 @@ class OpenAICompatibleBackend:
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None and getattr(details, "cached_tokens", None):
             cached_tokens = int(details.cached_tokens)
-        self.store.settle(
-            reservation,
-            usage=UsageIn(
-                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, model=self.model,
-                provider=self.settings.provider,
-                input_tokens=int(usage.prompt_tokens) if usage else estimate_prompt_tokens(messages),
-                output_tokens=int(usage.completion_tokens) if usage else len(content) // 3,
-                cached_input_tokens=cached_tokens,
-                latency_ms=int((time.monotonic() - started) * 1000),
-                request_hash=key, run_id=ctx.run_id,
-            ),
+        usage_in = UsageIn(
+            slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, model=self.model,
+            provider=self.settings.provider,
+            input_tokens=int(usage.prompt_tokens) if usage else estimate_prompt_tokens(messages),
+            output_tokens=int(usage.completion_tokens) if usage else len(content) // 3,
+            cached_input_tokens=cached_tokens,
+            latency_ms=int((time.monotonic() - started) * 1000),
+            request_hash=key, run_id=ctx.run_id,
         )
-        return content
+        return content, lambda response: self.store.settle(reservation, usage=usage_in, response=response)
 
 
 def _describe_validation_error(exc: Exception) -> str:

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
-from agentr_dagster.store import schema as t
+from agentr_dagster.store import hot
 from agentr_dagster.store.engine import IMMEDIATE, make_engine, normalise_url, upgrade
 from agentr_dagster.store.rows import OrphanError, ProjectNotFound, StoreError
 
@@ -118,6 +118,10 @@ class StoreCore:
         """Dialect insert, for ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""
         return (postgresql.insert if self.is_postgres else sqlite.insert)(table)
 
+    def _insert_response(self, conn: Connection, request_hash: str, content: str) -> None:
+        values = {"request_hash": request_hash, "content": content, "created_at": now_utc()}
+        conn.execute(hot.insert_response(self.dialect), values)
+
     def _advisory_lock(self, conn: Connection, key: int) -> None:
         """Transaction-scoped lock on PostgreSQL; SQLite write transactions are already exclusive."""
         if self.is_postgres:
@@ -127,10 +131,7 @@ class StoreCore:
 
     def _project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
         """The project row (deleted or not); ProjectNotFound if there is none."""
-        query = sa.select(t.projects).where(t.projects.c.slug == slug)
-        if lock:
-            query = query.with_for_update()
-        row = conn.execute(query).first()
+        row = conn.execute(hot.PROJECT_BY_SLUG_FOR_UPDATE if lock else hot.PROJECT_BY_SLUG, {"slug": slug}).first()
         if row is None:
             raise ProjectNotFound(f"no project {slug!r}")
         return row
@@ -149,9 +150,7 @@ class StoreCore:
         return row
 
     def _check_paper(self, conn: Connection, project: sa.Row, paper_id: int) -> sa.Row:
-        row = conn.execute(
-            sa.select(t.papers.c.id, t.papers.c.project_id, t.papers.c.deleted_at).where(t.papers.c.id == paper_id)
-        ).first()
+        row = conn.execute(hot.PAPER_OWNER, {"paper_id": paper_id}).first()
         if row is None or row.project_id != project.id:
             raise StoreError(f"paper {paper_id} does not belong to project {project.slug!r}")
         if row.deleted_at is not None:

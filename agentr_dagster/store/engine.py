@@ -79,11 +79,23 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             kwargs.setdefault("poolclass", StaticPool)
         else:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            _size_pool(kwargs)
         engine = sa.create_engine(url, connect_args=connect_args, **kwargs)
         _install_sqlite_hooks(engine, wal=not memory)
         return engine
     kwargs.setdefault("pool_pre_ping", True)
+    _size_pool(kwargs)
     return sa.create_engine(url, **kwargs)
+
+
+def _size_pool(kwargs: dict[str, Any]) -> None:
+    """Room for parallel scoring threads without opening and closing an overflow connection per transaction
+    (SQLAlchemy's default keeps 5): ``$AGENTR_DB_POOL_SIZE`` connections stay open, as many more on demand."""
+    if kwargs.get("poolclass") is not None:
+        return
+    size = int(os.environ.get("AGENTR_DB_POOL_SIZE", "16"))
+    kwargs.setdefault("pool_size", size)
+    kwargs.setdefault("max_overflow", size)
 
 
 def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:

@@ -19,6 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain import pricing as cost_rule
+from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.core import StoreCore, as_utc, now_utc
 from agentr_dagster.store.rows import (
@@ -202,21 +203,9 @@ class LedgerMixin(StoreCore):
     ) -> tuple[PricingRow | None, MultiplierRow]:
         """The price used for charging (exact provider first, then the model's ``provider="default"`` price) and
         the multiplier, both in force at ``at``, in one statement."""
-        p, m = t.model_pricing, t.credit_multiplier
         providers = [provider] if provider == "default" else [provider, "default"]
-        price_match = sa.and_(p.c.model == model, p.c.provider.in_(providers), p.c.tier == tier, _in_force(p, at))
         row = conn.execute(
-            sa.select(
-                m.c.id.label("m_id"),
-                m.c.credits_per_usd.label("m_credits_per_usd"),
-                m.c.valid_from.label("m_valid_from"),
-                m.c.valid_to.label("m_valid_to"),
-                p,
-            )
-            .select_from(m.outerjoin(p, price_match))
-            .where(_in_force(m, at))
-            .order_by(m.c.valid_from.desc(), (p.c.provider == provider).desc(), p.c.valid_from.desc())
-            .limit(1)
+            hot.RATES_AT, {"model": model, "providers": providers, "provider": provider, "tier": tier, "at": at}
         ).first()
         if row is None:
             raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
@@ -327,9 +316,7 @@ class LedgerMixin(StoreCore):
         return found
 
     def _lock_account(self, conn: Connection, account_id: int) -> Decimal:
-        return conn.execute(
-            sa.select(t.accounts.c.balance).where(t.accounts.c.id == account_id).with_for_update()
-        ).scalar_one()
+        return conn.execute(hot.ACCOUNT_BALANCE_FOR_UPDATE, {"account_id": account_id}).scalar_one()
 
     def _post(
         self,
@@ -353,18 +340,11 @@ class LedgerMixin(StoreCore):
             )
         now = at or now_utc()
         conn.execute(
-            sa.insert(t.ledger_entries).values(
-                account_id=account_id,
-                amount=amount,
-                kind=kind,
-                idempotency_key=key,
-                reservation_id=reservation_id,
-                usage_id=usage_id,
-                note=note,
-                created_at=now,
-            )
+            hot.INSERT_ENTRY,
+            {"account_id": account_id, "amount": amount, "kind": kind, "idempotency_key": key,
+             "reservation_id": reservation_id, "usage_id": usage_id, "note": note, "created_at": now},
         )
-        conn.execute(sa.update(t.accounts).where(t.accounts.c.id == account_id).values(balance=new_balance))
+        conn.execute(hot.SET_BALANCE, {"account_id": account_id, "new_balance": new_balance})
         return new_balance
 
     def _entry_exists(self, conn: Connection, key: str) -> sa.Row | None:
@@ -472,9 +452,8 @@ class LedgerMixin(StoreCore):
         account_id = self.ensure_account(account)
 
         def tx(conn: Connection) -> int:
-            r = t.reservations
-            find = sa.select(r.c.id).where(r.c.idempotency_key == idempotency_key)
-            existing = conn.execute(find).scalar()
+            find = (hot.RESERVATION_BY_KEY, {"key": idempotency_key})
+            existing = conn.execute(*find).scalar()
             if existing is not None:
                 return existing
             value, taken_at = requested, None
@@ -495,21 +474,11 @@ class LedgerMixin(StoreCore):
                 project_id = project.id
                 if paper_id is not None:
                     self._check_paper(conn, project, paper_id)
-            balance = self._lock_account(conn, account_id)
-            existing = conn.execute(find).scalar()  # a concurrent call with the same key got here first
-            if existing is not None:
-                return existing
-            if balance < value:
-                raise InsufficientCredits(
-                    f"account {account!r} has {balance} credits; {value} needed",
-                    account=account,
-                    requested=value,
-                    available=balance,
-                )
+            budget_error = None
             if slug is not None and project.budget_credits is not None:
-                committed = self._project_committed(conn, project_id)
+                committed = self._project_committed(conn, project_id)  # under the project's lock
                 if committed + value > project.budget_credits:
-                    raise InsufficientCredits(
+                    budget_error = InsufficientCredits(
                         f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
                         f"({committed} committed, {value} more requested)",
                         account=account,
@@ -517,20 +486,27 @@ class LedgerMixin(StoreCore):
                         available=max(project.budget_credits - committed, ZERO),
                         reason="budget",
                     )
+            # The reservation row goes in before the account's lock is taken, so that the lock covers only the
+            # balance read, the entry and the balance update: every reserve and settle of the account queues on
+            # it. A refusal below rolls the row back with the rest of the transaction.
             rid = conn.execute(
-                sa.insert(r)
-                .values(
-                    account_id=account_id,
-                    project_id=project_id,
-                    stage=stage,
-                    paper_id=paper_id,
-                    amount=value,
-                    state="open",
-                    idempotency_key=idempotency_key,
-                    created_at=taken_at or now_utc(),  # the time settle prices the call at
+                hot.insert_reservation(self.dialect),
+                {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
+                 "amount": value, "state": "open", "idempotency_key": idempotency_key,
+                 "created_at": taken_at or now_utc()},  # the time settle prices the call at
+            ).scalar()
+            if rid is None:  # a concurrent call with the same key got there first
+                return conn.execute(*find).scalar_one()
+            balance = self._lock_account(conn, account_id)
+            if balance < value:
+                raise InsufficientCredits(
+                    f"account {account!r} has {balance} credits; {value} needed",
+                    account=account,
+                    requested=value,
+                    available=balance,
                 )
-                .returning(r.c.id)
-            ).scalar_one()
+            if budget_error is not None:
+                raise budget_error
             self._post(conn, account_id, balance, -value, "reserve", f"reserve:{idempotency_key}", reservation_id=rid)
             return rid
 
@@ -559,14 +535,12 @@ class LedgerMixin(StoreCore):
         lock is held for a few statements only) its account; reserve locks only the account (and the project,
         before it). No transaction waits for a reservation while holding an account, so there is no lock cycle.
         """
-        row = conn.execute(
-            sa.select(t.reservations).where(t.reservations.c.id == reservation_id).with_for_update()
-        ).first()
+        row = conn.execute(hot.RESERVATION_FOR_UPDATE, {"reservation_id": reservation_id}).first()
         if row is None:
             raise StoreError(f"no reservation {reservation_id}")
         return row
 
-    def settle(self, reservation_id: int, *, usage: UsageIn) -> int:
+    def settle(self, reservation_id: int, *, usage: UsageIn, response: tuple[str, str] | None = None) -> int:
         """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
 
         The call is priced by the pricing and multiplier rows in force at ``usage.at``, by default the time the
@@ -576,6 +550,9 @@ class LedgerMixin(StoreCore):
         debited only as far as the balance allows (the shortfall is written in the entry's note). Settling a
         reservation that was already released (e.g. by the stale sweep) charges the actual cost the same way.
         Idempotent: a second call returns the same usage id and writes nothing.
+
+        ``response`` (request hash, validated answer) goes into the response cache in the same transaction, so a
+        paid, validated answer is never charged without being kept (and it saves the hot path a commit).
         """
         if not isinstance(usage, UsageIn):
             usage = UsageIn.model_validate(usage)
@@ -585,9 +562,9 @@ class LedgerMixin(StoreCore):
             account_id = res.account_id
             key = f"settle:{reservation_id}"
             if res.state == "settled":  # settled in one transaction with its usage row and settle entry
-                return conn.execute(
-                    sa.select(t.usage_log.c.id).where(t.usage_log.c.reservation_id == reservation_id)
-                ).scalar_one()
+                if response is not None:
+                    self._insert_response(conn, *response)
+                return conn.execute(hot.USAGE_OF_RESERVATION, {"reservation_id": reservation_id}).scalar_one()
             # The call was made when its reservation was taken: price it by the rows in force then, so a price
             # change while the call is in flight (or before a late settle) never re-prices it.
             at = as_utc(usage.at) if usage.at is not None else res.created_at
@@ -604,28 +581,33 @@ class LedgerMixin(StoreCore):
             if project_id is None and usage.slug is not None:
                 project_id = self._project(conn, usage.slug).id
             usage_id = conn.execute(
-                sa.insert(t.usage_log)
-                .values(
-                    project_id=project_id,
-                    stage=usage.stage if usage.stage is not None else res.stage,
-                    paper_id=usage.paper_id if usage.paper_id is not None else res.paper_id,
-                    model=usage.model,
-                    provider=usage.provider,
-                    input_tokens=usage.input_tokens,
-                    output_tokens=usage.output_tokens,
-                    cached_input_tokens=usage.cached_input_tokens,
-                    cost_usd=cost,
-                    credits=credits,
-                    pricing_id=None if price is None else price.id,
-                    multiplier_id=multiplier.id,
-                    latency_ms=usage.latency_ms,
-                    request_hash=usage.request_hash,
-                    run_id=usage.run_id,
-                    reservation_id=reservation_id,
-                    created_at=at,
-                )
-                .returning(t.usage_log.c.id)
+                hot.INSERT_USAGE,
+                {
+                    "project_id": project_id,
+                    "stage": usage.stage if usage.stage is not None else res.stage,
+                    "paper_id": usage.paper_id if usage.paper_id is not None else res.paper_id,
+                    "model": usage.model,
+                    "provider": usage.provider,
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                    "cached_input_tokens": usage.cached_input_tokens,
+                    "cost_usd": cost,
+                    "credits": credits,
+                    "pricing_id": None if price is None else price.id,
+                    "multiplier_id": multiplier.id,
+                    "latency_ms": usage.latency_ms,
+                    "request_hash": usage.request_hash,
+                    "run_id": usage.run_id,
+                    "reservation_id": reservation_id,
+                    "created_at": at,
+                },
             ).scalar_one()
+            conn.execute(
+                hot.CLOSE_RESERVATION, {"reservation_id": reservation_id, "new_state": "settled", "closed": now_utc()}
+            )
+            if response is not None:
+                self._insert_response(conn, *response)
+            # The account's lock last: it covers the balance read, the entry and the update only (see reserve).
             balance = self._lock_account(conn, account_id)
             held = res.amount if res.state == "open" else ZERO
             note = f"reserved {res.amount}, actual {credits}"
@@ -646,11 +628,6 @@ class LedgerMixin(StoreCore):
                 note,
                 reservation_id=reservation_id,
                 usage_id=usage_id,
-            )
-            conn.execute(
-                sa.update(t.reservations)
-                .where(t.reservations.c.id == reservation_id)
-                .values(state="settled", closed_at=now_utc())
             )
             return usage_id
 
@@ -678,9 +655,7 @@ class LedgerMixin(StoreCore):
                 reservation_id=reservation_id,
             )
             conn.execute(
-                sa.update(t.reservations)
-                .where(t.reservations.c.id == reservation_id)
-                .values(state="released", closed_at=now_utc())
+                hot.CLOSE_RESERVATION, {"reservation_id": reservation_id, "new_state": "released", "closed": now_utc()}
             )
             return True
 

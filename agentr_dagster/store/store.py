@@ -16,6 +16,7 @@ from pydantic import BaseModel
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain.contracts import PaperRecord, validate_slug
+from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.core import now_utc
 from agentr_dagster.store.engine import default_database_url
@@ -224,16 +225,12 @@ class DomainStore(LedgerMixin):
         """The orphan check: the project (and the paper, if given, in that project) exists and is not deleted."""
 
         def tx(conn: Connection) -> bool:
-            p = conn.execute(
-                sa.select(t.projects.c.id, t.projects.c.deleted_at).where(t.projects.c.slug == slug)
-            ).first()
+            p = conn.execute(hot.PROJECT_BY_SLUG, {"slug": slug}).first()
             if p is None or p.deleted_at is not None:
                 return False
             if paper_id is None:
                 return True
-            paper = conn.execute(
-                sa.select(t.papers.c.project_id, t.papers.c.deleted_at).where(t.papers.c.id == paper_id)
-            ).first()
+            paper = conn.execute(hot.PAPER_OWNER, {"paper_id": paper_id}).first()
             return paper is not None and paper.project_id == p.id and paper.deleted_at is None
 
         return self._read(tx)
@@ -510,20 +507,11 @@ class DomainStore(LedgerMixin):
         return self._read(tx)
 
     def cached_response(self, request_hash: str) -> str | None:
-        rc = t.response_cache
-        return self._read(
-            lambda conn: conn.execute(sa.select(rc.c.content).where(rc.c.request_hash == request_hash)).scalar()
-        )
+        return self._read(lambda conn: conn.execute(hot.CACHED_RESPONSE, {"request_hash": request_hash}).scalar())
 
     def store_response(self, request_hash: str, content: str) -> None:
         """Insert-if-absent: the first stored response for a request hash wins."""
-        self._run(
-            lambda conn: conn.execute(
-                self._insert(t.response_cache)
-                .values(request_hash=request_hash, content=content, created_at=now_utc())
-                .on_conflict_do_nothing(index_elements=["request_hash"])
-            )
-        )
+        self._run(lambda conn: self._insert_response(conn, request_hash, content))
 
     # -- lifecycle --------------------------------------------------------------------------------------------
 
@@ -645,9 +633,10 @@ class DomainStore(LedgerMixin):
         backend: str | None,
         completes_stage: str,
         run_id: str | None = None,
-    ) -> int:
+    ) -> list[int]:
         """Store many (paper_id, cache_key, payload) results and mark those papers completed in one transaction.
-        Papers deleted meanwhile are skipped (they are orphans, not errors). Returns the number stored."""
+        Papers deleted meanwhile are skipped (they are orphans, not errors). Returns the ids of the papers whose
+        result is now stored (new or already there)."""
 
         def tx(conn: Connection) -> int:
             project = self._active_project(conn, slug)
@@ -670,7 +659,7 @@ class DomainStore(LedgerMixin):
             for start in range(0, len(rows), _CHUNK):
                 conn.execute(insert, rows[start : start + _CHUNK])
             self._set_status_many_tx(conn, project.id, completes_stage, "completed", sorted(live), run_id, None)
-            return len(rows)
+            return sorted(live)
 
         return self._run(tx)
 

@@ -1,0 +1,157 @@
+"""Zero-shot ranker pieces: question term weights, weighted BM25, the study-design prior (synthetic data only)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+import numpy as np
+
+from agentr_dagster.domain import ranking as rk
+
+
+class HashEmbedder:
+    """Deterministic bag-of-words hashing embedder (no model files needed)."""
+
+    name = "test:hash-bow"
+    dim = 64
+
+    def encode(self, texts):
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in re.findall(r"[a-z0-9]+", str(t).lower()):
+                h = int(hashlib.md5(w.encode()).hexdigest()[:8], 16)
+                out[i, h % self.dim] += 1.0 if (h >> 8) & 1 else -1.0
+        n = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, n, out=np.zeros_like(out), where=n > 0)
+
+
+RCT_QUESTION = (
+    "What is the comparative effectiveness of ACE inhibitors such as enalapril in adults with hypertension? "
+    "The records come from the Springfield drug review project collection. "
+    "Relevant studies are randomized controlled trials against placebo and systematic reviews of such trials. "
+    "Studies in children are not relevant."
+)
+SLR_QUESTION = (
+    "How are systematic literature reviews used in software engineering? "
+    "Relevant records report a systematic review of a software engineering topic. "
+    "Primary empirical studies, informal literature surveys and opinion papers are not relevant."
+)
+
+
+def _filler(rng: np.random.Generator, k: int) -> str:
+    return " ".join(f"w{int(i)}" for i in rng.integers(0, 400, k))
+
+
+def test_question_term_weights_topic_first_and_no_provenance_or_negatives():
+    w = rk.question_term_weights(RCT_QUESTION)
+    assert w["enalapril"] == 1.0 and w["hypertension"] == 1.0  # the topic sentence
+    assert w["placebo"] == 0.5 and w["randomized"] == 0.5  # criteria sentences weigh less
+    assert "springfield" not in w and "collection" not in w  # provenance sentence dropped
+    assert "children" not in w  # negative criterion dropped
+    # the weights follow the config
+    w2 = rk.question_term_weights(RCT_QUESTION, rk.ZeroShotConfig(first_sentence_weight=2.0, other_sentence_weight=0.1))
+    assert w2["enalapril"] == 2.0 and w2["placebo"] == 0.1
+
+
+def test_weighted_bm25_matches_bm25s_and_honours_weights():
+    rng = np.random.default_rng(1)
+    docs = [rk.tokenize(f"{_filler(rng, 20)} {'enalapril ' * (i % 3)} {'placebo ' * (i % 2)}") for i in range(30)]
+    docs.append([])  # an empty record scores 0
+    q = ["enalapril", "placebo", "absent"]
+    ours = rk.weighted_bm25_scores(dict.fromkeys(q, 1.0), docs)
+    ref = rk.bm25_scores(q, docs)
+    assert ours.shape == ref.shape and ours[-1] == 0.0
+    hit = ref > 0
+    assert hit.sum() > 10
+    ratio = ours[hit] / ref[hit]  # same formula up to the constant (k1 + 1)
+    assert np.allclose(ratio, ratio[0], rtol=1e-6)
+    assert np.all(ours[~hit] == 0)
+    # up-weighting a term moves the records that have it (and only it) up relative to the others
+    up = rk.weighted_bm25_scores({"enalapril": 3.0, "placebo": 1.0}, docs)
+    only_e = [i for i, d in enumerate(docs) if "enalapril" in d and "placebo" not in d]
+    only_p = [i for i, d in enumerate(docs) if "placebo" in d and "enalapril" not in d]
+    assert up[only_e].mean() / up[only_p].mean() > ours[only_e].mean() / ours[only_p].mean()
+    assert rk.weighted_bm25_scores({}, docs).tolist() == [0.0] * len(docs)
+    assert rk.weighted_bm25_scores({"x": 1.0}, []).shape == (0,)
+
+
+def test_question_designs_from_wanted_sentences_only():
+    wanted, excluded = rk.question_designs(RCT_QUESTION)
+    assert "rct" in wanted and "systematic_review" in wanted
+    assert {"case_report", "letter", "animal_or_in_vitro"} <= set(excluded)
+    wanted, excluded = rk.question_designs(SLR_QUESTION)
+    assert wanted == ["systematic_review"]  # "surveys" sits in the not-relevant sentence
+    assert "letter" in excluded
+    _, excluded = rk.question_designs("Case reports and case series of drug-induced liver injury in mice.")
+    assert "case_report" not in excluded and "animal_or_in_vitro" not in excluded
+    assert rk.question_designs("") == ([], ["case_report", "letter", "animal_or_in_vitro"])
+
+
+def _records(n_filler: int = 60):
+    """Three records equally on topic (same words), differing only in design cues, plus off-topic filler."""
+    rng = np.random.default_rng(0)
+    topic = "enalapril hypertension adults blood pressure ace inhibitors"
+    titles = [
+        "Enalapril in adults with hypertension: a randomized double-blind placebo-controlled trial",
+        "Enalapril in adults with hypertension: editorial",
+        "Enalapril in adults with hypertension: a case report",
+    ]
+    abstracts = [
+        f"{topic} {_filler(rng, 30)}",
+        f"Letter to the editor. {topic} {_filler(rng, 30)}",
+        f"We report a case of {topic} {_filler(rng, 30)}",
+    ]
+    for _ in range(n_filler):
+        titles.append(f"{_filler(rng, 6)} software")
+        abstracts.append(_filler(rng, 40))
+    return titles, abstracts
+
+
+def test_design_cue_record_outranks_editorial_and_case_report_for_rct_question():
+    titles, abstracts = _records()
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    prior = rk.design_prior(RCT_QUESTION, feats)
+    assert prior[0] > 0 > prior[1] and prior[2] < 0
+    for cfg in (rk.ZeroShotConfig(), rk.ZeroShotConfig(prf=False)):
+        s = rk.zero_shot_scores(RCT_QUESTION, feats, cfg)
+        order = rk.order_from_scores(s).tolist()
+        assert order[0] == 0 and set(order[:3]) == {0, 1, 2}
+        assert np.all(np.isfinite(s))
+    # without the design prior the RCT has no edge over the editorial (the topical words are the same)
+    off = rk.ZeroShotConfig(
+        design_weight=0, excluded_type_weight=0, narrative_weight=0, empty_abstract_penalty=0, prf=False
+    )
+    assert np.all(rk.design_prior(RCT_QUESTION, feats, off) == 0)
+    s_off = rk.zero_shot_scores(RCT_QUESTION, feats, off)
+    s_on = rk.zero_shot_scores(RCT_QUESTION, feats, rk.ZeroShotConfig(prf=False))
+    assert (s_on[0] - s_on[1]) > (s_off[0] - s_off[1]) + 0.3
+
+
+def test_narrative_reviews_penalised_unless_asked_for():
+    titles = [
+        "Software cost estimation: a systematic literature review",
+        "Software cost estimation: a review",
+        "Software cost estimation: an overview of recent work",
+    ]
+    abstracts = ["We searched digital libraries.", "We discuss estimation methods.", "Trends in estimation."]
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    p = rk.design_prior(SLR_QUESTION, feats)
+    assert p[0] > 0 and p[1] < 0 and p[2] < 0
+    p = rk.design_prior("Narrative reviews and overviews of software cost estimation.", feats)
+    assert p[1] == 0 and p[2] == 0
+
+
+def test_zero_shot_with_empty_abstracts_and_no_design_words():
+    titles = ["Enalapril for hypertension", "Comment", "", "Enalapril and blood pressure"] * 12
+    abstracts = ["", "", "enalapril lowers blood pressure in adults", "randomised trial of enalapril"] * 12
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    for question in ("enalapril in hypertension", RCT_QUESTION, "The records come from a data set."):
+        s = rk.zero_shot_scores(question, feats)
+        assert s.shape == (48,) and np.all(np.isfinite(s))
+    # a title-only record is penalised relative to the same title with an abstract
+    p = rk.design_prior("enalapril in hypertension", feats)
+    assert p[0] < 0 and p[3] == 0
+    empty = rk.build_features([], [], HashEmbedder())
+    assert rk.zero_shot_scores(RCT_QUESTION, empty).shape == (0,)
+    assert rk.design_prior(RCT_QUESTION, empty).shape == (0,)
