@@ -148,7 +148,27 @@ def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqli
     assert store.open_reservations() == [] and store.balance("default") == balance
 
 
-def backend_intent(store):
+def backend_intent(store, slug: str = "waiting"):
     from agentr_dagster.pipeline import current_intent
 
-    return current_intent(store, "waiting")[0]
+    return current_intent(store, slug)[0]
+
+
+def test_an_unreachable_shared_limiter_releases_the_hold_and_makes_no_call(sqlite_store, scripted_server):  # noqa: F811
+    from agentr_dagster.domain.failures import StageError
+    from agentr_dagster.llm.limits import EndpointLimits
+
+    server = scripted_server(valid_responder)
+    store = sqlite_store
+    [paper] = _project(store, "no-redis", 1)
+    good = LLMStageBackend(OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, model="m"), store))
+    run_intent(store, good, "no-redis")
+    limits = EndpointLimits(max_concurrent=2, redis_url="redis://127.0.0.1:1/0")  # nothing listens on port 1
+    settings = LLMSettings(base_url=server.base_url + "/", model="m", limits=limits, max_attempts=1)
+    backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
+    calls, balance = server.calls, store.balance("default")
+    with pytest.raises(StageError):
+        backend.score_paper(backend_intent(store, "no-redis"), "abstract", "title", "text",
+                            CallContext(slug="no-redis", stage="score", paper_id=paper))
+    assert server.calls == calls
+    assert store.open_reservations() == [] and store.balance("default") == balance

@@ -228,6 +228,27 @@ class OpenAICompatibleBackend:
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
 
+    def _post_chat(self, messages: list[dict[str, str]], temperature: float, max_tokens: int,
+                   response_format: dict) -> tuple[str, object]:
+        """One HTTP call: the answer's text and usage, or a classified, redacted StageError."""
+        try:
+            # The plain JSON body through the client's post(): the same request, errors and parsed response as
+            # chat.completions.create, without its per-call walk over typed parameters (a few ms of interpreter
+            # time per call, which parallel calls would otherwise queue for).
+            response = self.client.post(
+                "/chat/completions",
+                body={"model": self.model, "messages": messages, "temperature": temperature,
+                      "max_tokens": max_tokens, "response_format": response_format},
+                cast_to=ChatCompletion,
+            )
+            return response.choices[0].message.content or "", response.usage
+        except Exception as exc:  # noqa: BLE001 - every failure is classified
+            error = self._redacted(classify_api_error(exc))
+            # Noted here, before the caller frees its slot, so that a call waiting for the slot sees the refusal.
+            if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
+                self._refused = error
+            raise error from None
+
     def _complete_once(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
@@ -296,34 +317,17 @@ class OpenAICompatibleBackend:
         if self.settings.schema_hint:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
-        failure: tuple[StageError, str] | None = None  # (what the caller gets, why the hold is released)
-        with ctx.call_gate or nullcontext(), self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
-            gone = self._gone_while_waiting(ctx)
-            if gone is not None:
-                failure = (gone, f"not called: {gone.message}")
-            else:
+        try:
+            with ctx.call_gate or nullcontext(), self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
+                gone = self._gone_while_waiting(ctx)
+                if gone is not None:
+                    raise gone
                 started = time.monotonic()
-                try:
-                    # The plain JSON body through the client's post(): the same request, errors and parsed
-                    # response as chat.completions.create, without its per-call walk over typed parameters (a few
-                    # ms of interpreter time per call, which parallel calls would otherwise queue for).
-                    response = self.client.post(
-                        "/chat/completions",
-                        body={"model": self.model, "messages": messages, "temperature": temperature,
-                              "max_tokens": max_tokens, "response_format": response_format},
-                        cast_to=ChatCompletion,
-                    )
-                    content = response.choices[0].message.content or ""
-                    usage = response.usage
-                except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
-                    error = self._redacted(classify_api_error(exc))
-                    # Noted before the slot is freed, so that a call waiting for it sees the refusal first.
-                    if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
-                        self._refused = error
-                    failure = (error, f"call failed: {type(exc).__name__}")
-        if failure is not None:
-            error, note = failure
-            self.store.release(reservation, note=note)
+                content, usage = self._post_chat(messages, temperature, max_tokens, response_format)
+        except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
+            # (a StageError from the call or the wait; anything else is the limiter itself, e.g. Redis unreachable)
+            error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
+            self.store.release(reservation, note=f"no answer: {error.failure_class.value}")
             if error.retry_after:
                 self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
