@@ -179,13 +179,14 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
         "imported_at": datetime.now(timezone.utc).isoformat(),
     }
     records, fitted = fit_to_store(result.records)
-    # add_papers is idempotent by paper key, so a crash between these two calls loses nothing.
+    # The papers and the record of this file land in one transaction: a failure leaves neither (the next tick
+    # imports the file again and launches its run), success leaves both (a re-drop is a no-op).
     try:
-        added = store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
+        added = store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance,
+                                 imported_file=(sha, path.name))
     except sa.exc.DataError as exc:  # a value the database refuses: say so briefly (no SQL, no paper text)
         detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         raise IntakeError(f"{path.name}: the database refused a value ({detail}); nothing was stored") from exc
-    store.record_imported_file(slug, sha, path.name)
     notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]] + fitted[:50]
     return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes)
 

@@ -260,6 +260,17 @@ def test_record_imported_file_makes_a_redrop_a_no_op(store):
     assert store.is_file_imported("p", "ab" * 32) and not store.is_file_imported("p", "cd" * 32)
 
 
+def test_add_papers_records_its_file_in_the_same_transaction(store):
+    store.create_project("p", "abstract")
+    keys = {"key_fn": lambda r: r.title, "hash_fn": lambda r: r.title, "provenance": {}}
+    store.add_papers("p", [PaperRecord(title="A")], imported_file=("cd" * 32, "a.csv"), **keys)
+    assert store.is_file_imported("p", "cd" * 32)
+    store.soft_delete_project("p")
+    with pytest.raises(OrphanError):
+        store.add_papers("p", [PaperRecord(title="B")], imported_file=("ef" * 32, "b.csv"), **keys)
+    assert not store.is_file_imported("p", "ef" * 32)  # nothing stored, nothing recorded
+
+
 # -- artifacts, results, cache -----------------------------------------------------------------------------------
 
 

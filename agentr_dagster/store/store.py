@@ -245,11 +245,13 @@ class DomainStore(LedgerMixin):
         key_fn: Callable[[PaperRecord], str],
         hash_fn: Callable[[PaperRecord], str],
         provenance: dict,
+        imported_file: tuple[str, str] | None = None,
     ) -> AddPapersResult:
         """Insert the records whose key is new to the project; a key already present (or repeated within
         ``records``) counts as a duplicate and is not updated. ``paper_ids`` are the ids of the papers added,
         in input order. Per-paper provenance = ``provenance`` + the record's own source format/file/row +
-        ``imported_at``."""
+        ``imported_at``. ``imported_file`` (sha256, name) is remembered in the same transaction, so a file is
+        never stored without being recorded (see :meth:`record_imported_file`)."""
         records = list(records)
         base = dict(provenance or {})
         imported_at = base.pop("imported_at", None) or now_utc().isoformat()
@@ -303,24 +305,27 @@ class DomainStore(LedgerMixin):
                     fresh[start : start + _CHUNK],
                 )
                 ids.extend(result.scalars().all())
+            if imported_file is not None:
+                self._record_imported_file(conn, project.id, *imported_file)
             return AddPapersResult(added=len(ids), duplicates=len(prepared) - len(ids), paper_ids=ids)
 
         return self._run(tx)
 
     def record_imported_file(self, slug: str, sha256: str, name: str) -> bool:
-        """Remember that the project imported this exact file; False if it already had (re-drop = no-op).
-        Call it after ``add_papers`` succeeded (``add_papers`` is itself idempotent)."""
+        """Remember that the project imported this exact file; False if it already had (re-drop = no-op)."""
 
         def tx(conn: Connection) -> bool:
-            project = self._active_project(conn, slug)
-            result = conn.execute(
-                self._insert(t.imported_files)
-                .values(project_id=project.id, sha256=sha256, name=name, created_at=now_utc())
-                .on_conflict_do_nothing(index_elements=["project_id", "sha256"])
-            )
-            return result.rowcount == 1
+            return self._record_imported_file(conn, self._active_project(conn, slug).id, sha256, name)
 
         return self._run(tx)
+
+    def _record_imported_file(self, conn: Connection, project_id: int, sha256: str, name: str) -> bool:
+        result = conn.execute(
+            self._insert(t.imported_files)
+            .values(project_id=project_id, sha256=sha256, name=name, created_at=now_utc())
+            .on_conflict_do_nothing(index_elements=["project_id", "sha256"])
+        )
+        return result.rowcount == 1
 
     def is_file_imported(self, slug: str, sha256: str) -> bool:
         def tx(conn: Connection) -> bool:
