@@ -28,6 +28,11 @@ from agentr_dagster.resources import StoreResource
 
 FILES_PER_TICK = int(os.environ.get("AGENTR_SENSOR_FILES_PER_TICK", "25"))
 PIPELINE_JOB = "project_pipeline"
+INBOX_JOB_ENV = "AGENTR_INBOX_JOB"  # the job the inbox launches: project_pipeline, or project_pipeline_celery
+
+
+def inbox_job_name() -> str:
+    return os.environ.get(INBOX_JOB_ENV, "").strip() or PIPELINE_JOB
 
 
 @dataclass
@@ -40,13 +45,15 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
 
 
-def process_inbox(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK):
+def process_inbox(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK,
+                  job_name: str = PIPELINE_JOB):
     """One pass over the drop folder. Returns (new partition keys, run requests, log lines)."""
-    result = inbox_pass(store, home, existing_partitions, files_per_tick)
+    result = inbox_pass(store, home, existing_partitions, files_per_tick, job_name)
     return result.new_partitions, result.run_requests, result.lines
 
 
-def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK) -> InboxPass:
+def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK,
+               job_name: str = PIPELINE_JOB) -> InboxPass:
     """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest
     where they are (each store write is one transaction, so nothing is half-stored)."""
     inbox, rejected, processed = inbox_dir(home), rejected_dir(home), processed_dir(home)
@@ -67,7 +74,7 @@ def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int =
                 if item.slug not in existing_partitions and item.slug not in new_partitions:
                     new_partitions.append(item.slug)
                 runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:abstract:{sha}",
-                                             job_name=PIPELINE_JOB, tags={"agentr/source": "inbox"})
+                                             job_name=job_name, tags={"agentr/source": "inbox"})
                 lines.append(f"project {item.slug}: abstract accepted")
             else:
                 added = add_papers_file(store, item.slug, item.path)
@@ -78,7 +85,7 @@ def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int =
                 )
                 if added.added and item.slug not in runs:
                     runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:papers:{sha}",
-                                                 job_name=PIPELINE_JOB, tags={"agentr/source": "inbox"})
+                                                 job_name=job_name, tags={"agentr/source": "inbox"})
             archive(item.path, processed / item.slug)
         except Exception as exc:  # noqa: BLE001 - any bad file is quarantined; the sensor keeps ticking
             outage = store_outage(exc)  # the database failing is not the file's fault: keep it, stop the pass
@@ -106,39 +113,48 @@ def _outage_line(outage: str, waiting: list[InboxItem]) -> str:
             f"tick: {names}")
 
 
-@sensor(
-    name="inbox_sensor",
-    minimum_interval_seconds=15,
-    default_status=DefaultSensorStatus.RUNNING,
-    job_name=PIPELINE_JOB,
-    description="Watches $AGENTR_HOME/inbox for abstracts and candidate-paper files.",
-)
-def inbox_sensor(context: SensorEvaluationContext, store: StoreResource):
-    existing = set(context.instance.get_dynamic_partitions(projects.name))
-    home = agentr_home()
-    try:
-        domain_store = store.get()  # opening it connects (and migrates): the first place an outage shows
-    except Exception as exc:
-        outage = store_outage(exc)
-        if outage is None:
-            raise
-        waiting = scan_inbox(inbox_dir(home), FILES_PER_TICK)
-        if not waiting:
-            return SkipReason(f"inbox empty (domain database unavailable: {outage})")
-        line = _outage_line(outage, waiting)
-        context.log.warning(line)
-        return SkipReason(line)
-    result = inbox_pass(domain_store, home, existing)
-    for line in result.lines:
-        (context.log.warning if line == result.outage else context.log.info)(line)
-    if not result.new_partitions and not result.run_requests:
-        if result.outage:
-            return SkipReason(result.outage)
-        if not result.lines:
-            return SkipReason("inbox empty")
-    return SensorResult(
-        run_requests=result.run_requests,
-        dynamic_partitions_requests=(
-            [projects.build_add_request(result.new_partitions)] if result.new_partitions else []
-        ),
+def make_inbox_sensor(job_name: str = PIPELINE_JOB):
+    """The drop-folder sensor, launching ``job_name`` (``$AGENTR_INBOX_JOB``: the in-process chain by default,
+    ``project_pipeline_celery`` to spread each run's steps over Celery workers)."""
+
+    @sensor(
+        name="inbox_sensor",
+        minimum_interval_seconds=15,
+        default_status=DefaultSensorStatus.RUNNING,
+        job_name=job_name,
+        description="Watches $AGENTR_HOME/inbox for abstracts and candidate-paper files.",
     )
+    def inbox_sensor(context: SensorEvaluationContext, store: StoreResource):
+        existing = set(context.instance.get_dynamic_partitions(projects.name))
+        home = agentr_home()
+        try:
+            domain_store = store.get()  # opening it connects (and migrates): the first place an outage shows
+        except Exception as exc:
+            outage = store_outage(exc)
+            if outage is None:
+                raise
+            waiting = scan_inbox(inbox_dir(home), FILES_PER_TICK)
+            if not waiting:
+                return SkipReason(f"inbox empty (domain database unavailable: {outage})")
+            line = _outage_line(outage, waiting)
+            context.log.warning(line)
+            return SkipReason(line)
+        result = inbox_pass(domain_store, home, existing, job_name=job_name)
+        for line in result.lines:
+            (context.log.warning if line == result.outage else context.log.info)(line)
+        if not result.new_partitions and not result.run_requests:
+            if result.outage:
+                return SkipReason(result.outage)
+            if not result.lines:
+                return SkipReason("inbox empty")
+        return SensorResult(
+            run_requests=result.run_requests,
+            dynamic_partitions_requests=(
+                [projects.build_add_request(result.new_partitions)] if result.new_partitions else []
+            ),
+        )
+
+    return inbox_sensor
+
+
+inbox_sensor = make_inbox_sensor(inbox_job_name())

@@ -102,3 +102,31 @@ def test_large_drops_are_spread_across_ticks(store, tmp_path):
     second, _, _ = process_inbox(store, home, set(first), files_per_tick=3)
     third, _, _ = process_inbox(store, home, set(first + second), files_per_tick=3)
     assert sorted(first + second + third) == [f"p{i}" for i in range(7)]
+
+
+def test_the_inbox_can_launch_the_celery_job(sqlite_store, tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    from agentr_dagster.distributed import CELERY_JOB
+    from agentr_dagster.sensors import make_inbox_sensor
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    (home / "inbox").mkdir(parents=True)
+    (home / "inbox" / "spread-out.md").write_text((DEMO / "abstract.md").read_text())
+    sensor = make_inbox_sensor(CELERY_JOB)
+    context = build_sensor_context(instance=DagsterInstance.ephemeral(),
+                                   resources={"store": StoreResource(database_url=sqlite_store.url)})
+    result = sensor(context)
+    assert [(r.partition_key, r.job_name) for r in result.run_requests] == [("spread-out", CELERY_JOB)]
+
+    # The code location picks the job from the environment, and refuses a job it does not have.
+    load = [sys.executable, "-c", "from agentr_dagster.definitions import defs, inbox_sensor; "
+            "print(inbox_sensor.job_name, defs.resolve_job_def(inbox_sensor.job_name).name)"]
+    env = {**os.environ, "AGENTR_INBOX_JOB": CELERY_JOB}
+    out = subprocess.run(load, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.split() == [CELERY_JOB, CELERY_JOB], out.stderr[-2000:]
+    out = subprocess.run(load, env={**env, "AGENTR_INBOX_JOB": "no_such_job"}, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode != 0 and "AGENTR_INBOX_JOB='no_such_job' names no job" in out.stderr
