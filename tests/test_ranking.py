@@ -314,3 +314,23 @@ def test_bench_screening(tmp_path, fake_embedder, monkeypatch):
     assert cli.exit_code == 0, cli.output
     payload = json.loads(cli.stdout)
     assert set(payload["mean"]) == {"zero_shot", "bm25", "dense", "random"}
+
+
+def test_active_prior_trust_follows_how_the_prior_ranks_the_labels():
+    titles, abstracts, _ = _synthetic_review(n=60, n_inc=10)
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    prior = np.arange(60, dtype=float)[::-1]  # record 0 best, record 59 worst
+    ranker = rk.ActiveRanker(feats, prior)
+    good = np.array([0, 1, 2, 3, 50, 51, 52, 53])  # includes on top of the prior, excludes at the bottom
+    y = np.array([1, 1, 1, 1, 0, 0, 0, 0])
+    assert ranker.prior_trust(good, y) == 1.0
+    assert ranker.prior_trust(good, 1 - y) == 0.0  # the prior ranks these labels upside down: ignore it
+    assert 0.0 < ranker.prior_trust(good[[0, 4]], np.array([0, 1])) < 1.0  # one pair: shrunk, not switched off
+    # the prior's weight decays with the includes found (half-life in includes)
+    cfg = rk.ActiveConfig()
+    assert ranker.prior_weight(1) == cfg.prior_weight
+    assert abs(ranker.prior_weight(1 + int(cfg.prior_half_life)) - cfg.prior_weight / 2) < 1e-9
+    # with a trusted prior its order survives a weak classifier; with an inverted one the classifier takes over
+    s_good = ranker.scores(good, y)
+    s_bad = ranker.scores(good, 1 - y)
+    assert np.corrcoef(s_good, prior)[0, 1] > np.corrcoef(s_bad, prior)[0, 1]
