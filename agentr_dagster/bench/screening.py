@@ -326,8 +326,8 @@ def run_screening_bench(
     descriptions = {
         "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense over full text and title fields, "
         "z-score fusion, study-design prior, one round of pseudo-relevance feedback",
-        "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams + static embedding, blended with "
-        "the zero-shot prior), simulated from 1 include + 1 exclude",
+        "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
+        "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
         "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",
         "dense": f"dense cosine, {embedder.name}",
         "dense_st": _STEncoder.name,
