@@ -35,6 +35,8 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
+from agentr_dagster.domain.text import RETRIEVAL_STOPWORDS, clean_cell, plural_stem
+
 if TYPE_CHECKING:  # pragma: no cover
     from agentr_dagster.domain.embeddings import Embedder
 
@@ -68,9 +70,6 @@ __all__ = [
 # Text handling
 # --------------------------------------------------------------------------------------------------------------
 
-_CTRL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\u200b-\u200f\u2028\u2029\ufeff]")
-_TAGS = re.compile(r"<[^>]{0,200}>")
-_WS = re.compile(r"\s+")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _SENT_SPLIT = re.compile(r"(?<=[.?!;])\s+")
 # Sentences of a question that describe what is NOT wanted: their words would pull excluded records up.
@@ -80,44 +79,9 @@ _NEGATIVE_CUE = re.compile(
     re.IGNORECASE,
 )
 
-# A compact English stop list (scikit-learn's list minus negations is overkill here; BM25's IDF does the rest).
-_STOP_TEXT = """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having he
-    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
-    not of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves may might must
-    shall upon via per within without among whether either neither therefore thus however"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
-
-def clean_text(value: Any) -> str:
-    """Coerce any cell (None, NaN, numbers, bytes, HTML, control characters) to clean single-spaced text."""
-    if value is None:
-        return ""
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    text = str(value)
-    if not text:
-        return ""
-    text = unicodedata.normalize("NFKC", text)
-    text = _CTRL.sub(" ", text)
-    text = _TAGS.sub(" ", text)
-    return _WS.sub(" ", text).strip()
-
-
-def _stem(word: str) -> str:
-    """A light plural/suffix stemmer (S-stemmer plus a few suffixes); cheap and language-safe."""
-    n = len(word)
-    if n > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if n > 4 and word.endswith("es") and word[-3] in "sxz" and not word.endswith("ses"):
-        return word[:-2]
-    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ys")):
-        return word[:-1]
-    return word
+STOPWORDS = RETRIEVAL_STOPWORDS
+clean_text = clean_cell  # any cell (None, NaN, bytes, HTML, controls) as clean single-spaced text
+_stem = plural_stem
 
 
 def tokenize(text: str) -> list[str]:

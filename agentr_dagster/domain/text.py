@@ -498,3 +498,52 @@ def acronyms(text: str) -> list[tuple[str, str]]:
                         out.append(pair)
                 break
     return out
+
+
+# --------------------------------------------------------------------------------------------------------
+# Shared by the screening ranker and the paper lake: cell cleaning, stop words, plural stemming
+# --------------------------------------------------------------------------------------------------------
+
+# control and zero-width characters and whitespace runs all become one space (one pass)
+_CELL_BLANKS = re.compile(r"[\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufffd]+")
+_CELL_TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]{0,200})?/?>")
+
+
+def clean_cell(value: object) -> str:
+    """Any cell (None, NaN, numbers, bytes, HTML, control characters) as clean single-spaced text."""
+    if value is None:
+        return ""
+    if isinstance(value, float) and value != value:  # NaN
+        return ""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    text = str(value)
+    if not text:
+        return ""
+    if not text.isascii():  # ASCII is already NFKC
+        text = unicodedata.normalize("NFKC", text)
+    if "<" in text:
+        text = _CELL_TAGS.sub(" ", text)
+    return _CELL_BLANKS.sub(" ", text).strip()
+
+
+# A compact English stop list for retrieval (BM25's IDF does the rest).
+RETRIEVAL_STOPWORDS = _words("""a about above after again against all also am an and any are as at be because been
+    before being below between both but by can could did do does doing down during each few for from further had
+    has have having he her here hers herself him himself his how i if in into is it its itself just me more most
+    my myself no nor not of off on once only or other our ours ourselves out over own same she should so some
+    such than that the their theirs them themselves then there these they this those through to too under until up
+    very was we were what when where which while who whom why will with would you your yours yourself yourselves
+    may might must shall upon via per within without among whether either neither therefore thus however""")
+
+
+def plural_stem(word: str) -> str:
+    """Plural stripping only (and -ies → -y): conservative, so that a term rarely merges two meanings."""
+    n = len(word)
+    if n > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if n > 4 and word.endswith("es") and word[-3] in "sxz" and not word.endswith("ses"):
+        return word[:-2]
+    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ys")):
+        return word[:-1]
+    return word

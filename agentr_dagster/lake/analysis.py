@@ -13,7 +13,6 @@ Pure logic: no Dagster, no files.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 import unicodedata
@@ -24,14 +23,13 @@ from typing import Any
 import numpy as np
 from scipy import sparse
 
+from agentr_dagster.domain.text import RETRIEVAL_STOPWORDS, clean_cell, plural_stem
+
 ANALYZER_VERSION = "lake-analyzer-v1"  # stored in every generation's manifest: terms are only comparable within one
 MAX_PIECES = 512  # model2vec's default max_length: pieces past it do not count towards the embedding
 MAX_TERM_CHARS = 40
 _CHUNK = 4000  # texts per scan chunk: bounds the transient Python strings
 
-# control and zero-width characters and whitespace runs all become one space (one pass)
-_BLANKS = re.compile(r"[\s\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u2060-\u2064\ufeff\ufffd]+")
-_TAGS = re.compile(r"</?[A-Za-z][A-Za-z0-9]*(?:\s[^<>]{0,200})?/?>")
 _MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 
 
@@ -47,32 +45,8 @@ _PUNCT = _punctuation_class()
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _PRETOKEN = re.compile(f"[{_PUNCT}{_CJK}]|[^\\s{_PUNCT}{_CJK}]+")
 
-_STOP_TEXT = """a about above after again against all also am an and any are as at be because been before being below
-    between both but by can could did do does doing down during each few for from further had has have having he
-    her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor
-    not of off on once only or other our ours ourselves out over own same she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves may might must
-    shall upon via per within without among whether either neither therefore thus however et al"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
-
-def clean_text(value: Any) -> str:
-    """Any cell (None, NaN, numbers, bytes, HTML, control characters) as clean single-spaced text."""
-    if value is None:
-        return ""
-    if isinstance(value, float) and math.isnan(value):
-        return ""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    text = str(value)
-    if not text:
-        return ""
-    if not text.isascii():  # ASCII is already NFKC
-        text = unicodedata.normalize("NFKC", text)
-    if "<" in text:
-        text = _TAGS.sub(" ", text)
-    return _BLANKS.sub(" ", text).strip()
+STOPWORDS = RETRIEVAL_STOPWORDS | {"et", "al"}
+clean_text = clean_cell
 
 
 def paper_text(title: Any, abstract: Any) -> str:
@@ -91,16 +65,7 @@ def pretokens(text: str) -> list[str]:
     return _PRETOKEN.findall(low)
 
 
-def _stem(word: str) -> str:
-    """Plural stripping only: conservative, so that a term rarely merges two meanings."""
-    n = len(word)
-    if n > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if n > 4 and word.endswith("es") and word[-3] in "sxz" and not word.endswith("ses"):
-        return word[:-2]
-    if n > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "ys")):
-        return word[:-1]
-    return word
+_stem = plural_stem
 
 
 def lexical_term(pretoken: str) -> str | None:
