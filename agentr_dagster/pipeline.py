@@ -150,7 +150,8 @@ def score_project(
 ) -> ScoringSummary:
     """Score every active paper of the project that has no stored result for the current cache key.
 
-    Each result is persisted as it lands. Failures are classified per paper; out of credits stops new calls.
+    Results are persisted as they land (in batches). Failures are classified per paper; out of credits stops new
+    calls.
     """
     _require_active(store, slug, "score", run_id)
     project = store.get_project(slug)
@@ -167,6 +168,7 @@ def score_project(
     if todo:
         store.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
     version = prompt_version("score")
+    lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
 
     def record_failure(paper, exc: StageError) -> None:
         _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
@@ -183,7 +185,6 @@ def score_project(
             if progress:
                 progress(done, summary.total)
 
-    lock = threading.Lock()
     if getattr(backend, "score_batch", None) is not None:
         if not store.is_active(slug):
             raise OrphanError(f"project {slug!r} was deleted; scoring stopped")

@@ -155,3 +155,28 @@ def test_zero_shot_with_empty_abstracts_and_no_design_words():
     empty = rk.build_features([], [], HashEmbedder())
     assert rk.zero_shot_scores(RCT_QUESTION, empty).shape == (0,)
     assert rk.design_prior(RCT_QUESTION, empty).shape == (0,)
+
+
+def test_expansion_terms_come_from_the_top_records_and_keep_question_weights():
+    rng = np.random.default_rng(3)
+    docs = [rk.tokenize(f"enalapril captopril lisinopril {_filler(rng, 15)}") for _ in range(5)]
+    docs += [rk.tokenize(f"software testing {_filler(rng, 15)}") for _ in range(40)]
+    q = {"enalapril": 1.0, "trial": 0.5}
+    cfg = rk.ZeroShotConfig(expansion_weight=0.3, expansion_terms=5)
+    w = rk.expansion_term_weights(q, docs, np.arange(5), cfg)
+    assert w["enalapril"] == 1.0 and w["trial"] == 0.5  # question weights are kept
+    added = set(w) - set(q)
+    assert {"captopril", "lisinopril"} <= added and len(added) <= 5
+    assert "software" not in w and max(w[t] for t in added) == 0.3
+    # off, or nothing on top: the question as it is
+    assert rk.expansion_term_weights(q, docs, np.arange(5), rk.ZeroShotConfig(expansion_weight=0)) == q
+    assert rk.expansion_term_weights(q, docs, np.array([], dtype=int), cfg) == q
+    # a record found by the expanded query only (synonym, no question word) moves up
+    titles = (
+        ["enalapril captopril lisinopril"] * 5 + ["captopril lisinopril study"] + [f"software {i}" for i in range(40)]
+    )
+    abstracts = [_filler(rng, 10) for _ in titles]
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    off = rk.ZeroShotConfig(expansion_weight=0, topic_dense_weight=0, prf=False)
+    on = rk.ZeroShotConfig(topic_dense_weight=0, prf=False)
+    assert rk.fused_prior("enalapril", feats, on)[5] > rk.fused_prior("enalapril", feats, off)[5] + 0.5

@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -54,6 +55,7 @@ __all__ = [
     "dense_baseline_scores",
     "design_prior",
     "evaluate_order",
+    "expansion_term_weights",
     "order_from_scores",
     "question_designs",
     "question_term_weights",
@@ -318,6 +320,9 @@ class ZeroShotConfig:
     prf_bottom_frac: float = 0.5  # bottom share taken as pseudo-excludes
     prf_prior_weight: float = 0.5  # weight of the fused prior blended with the PRF classifier
     prf_min_records: int = 40  # below this, PRF is skipped
+    topic_dense_weight: float = 0.5  # extra dense query of the first sentence alone (the topic), vs full question
+    expansion_weight: float = 0.3  # RM3-style BM25 query expansion: weight of the top added term (0 = off)
+    expansion_terms: int = 20  # terms added from the top of the first fused list
 
 
 def _question_sentences(question: str) -> list[str]:
@@ -406,22 +411,83 @@ def design_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = 
     return out
 
 
+def expansion_term_weights(
+    term_weights: Mapping[str, float],
+    docs_tokens: list[list[str]],
+    top: np.ndarray,
+    cfg: ZeroShotConfig = ZeroShotConfig(),
+) -> dict[str, float]:
+    """RM3-style query expansion: the question's terms plus the terms most typical of the top records
+    (length-normalised tf summed over them x log(n / df); terms in a single record only are skipped), weighted
+    up to ``cfg.expansion_weight``. A question term keeps the larger of its two weights."""
+    out = dict(term_weights)
+    n = len(docs_tokens)
+    if not cfg.expansion_weight or cfg.expansion_terms <= 0 or n == 0 or len(top) == 0:
+        return out
+    df: Counter[str] = Counter()
+    for doc in docs_tokens:
+        df.update(set(doc))
+    rel: Counter[str] = Counter()
+    for i in top:
+        doc = docs_tokens[int(i)]
+        for t, c in Counter(doc).items():
+            rel[t] += c / len(doc)
+    scored = sorted(((v * math.log(n / df[t]), t) for t, v in rel.items() if df[t] >= 2), reverse=True)
+    scored = [(v, t) for v, t in scored[: cfg.expansion_terms] if v > 0]
+    if not scored:
+        return out
+    vmax = scored[0][0]
+    for v, t in scored:
+        out[t] = max(out.get(t, 0.0), cfg.expansion_weight * v / vmax)
+    return out
+
+
+def _field_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig) -> tuple[np.ndarray, ...]:
+    """z-scored dense cosine of the question with the full-text and title fields; the question's first
+    sentence (the topic) is scored too and mixed in at ``cfg.topic_dense_weight``: the criteria sentences
+    after it pull the whole question vector towards boilerplate that every record of a design shares."""
+    n = len(feats)
+    if feats.embedder is None:
+        return np.zeros(n), np.zeros(n)
+    sents = _question_sentences(question)
+    qv = feats.embedder.encode([" ".join(sents), sents[0] if sents else ""]).astype(np.float64)
+    if not np.any(qv[0]):
+        return np.zeros(n), np.zeros(n)
+    full = _z(feats.emb.astype(np.float64) @ qv[0])
+    title = _z(feats.emb_title.astype(np.float64) @ qv[0])
+    if cfg.topic_dense_weight and len(sents) > 1 and np.any(qv[1]):
+        full = _z(full + cfg.topic_dense_weight * _z(feats.emb.astype(np.float64) @ qv[1]))
+        title = _z(title + cfg.topic_dense_weight * _z(feats.emb_title.astype(np.float64) @ qv[1]))
+    return full, title
+
+
+def _fuse(
+    q_weights: Mapping[str, float], dense: tuple[np.ndarray, np.ndarray], feats: ScreeningFeatures, cfg: ZeroShotConfig
+) -> np.ndarray:
+    w = cfg.lexical_weight if feats.embedder is not None else 1.0
+    full = w * _z(weighted_bm25_scores(q_weights, feats.tokens)) + (1 - w) * dense[0]
+    title = w * _z(weighted_bm25_scores(q_weights, feats.title_tokens)) + (1 - w) * dense[1]
+    return full + cfg.title_weight * title
+
+
 def fused_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
-    """Weighted z-score fusion of BM25 (weighted question terms) and dense cosine over the full-text and the
-    title fields."""
+    """Weighted z-score fusion of BM25 (weighted question terms) and dense cosine (whole question and its topic
+    sentence) over the full-text and the title fields, then the same with the BM25 query expanded by the
+    terms of the top of that first list (see :func:`expansion_term_weights`)."""
     n = len(feats)
     if n == 0:
         return np.zeros(0)
     q_weights = question_term_weights(question, cfg)
-    w = cfg.lexical_weight
-    full = w * _z(weighted_bm25_scores(q_weights, feats.tokens))
-    title = w * _z(weighted_bm25_scores(q_weights, feats.title_tokens))
-    if feats.embedder is not None:
-        qv = feats.embedder.encode([" ".join(_question_sentences(question))])[0].astype(np.float64)
-        if np.any(qv):
-            full += (1 - w) * _z(feats.emb.astype(np.float64) @ qv)
-            title += (1 - w) * _z(feats.emb_title.astype(np.float64) @ qv)
-    return full + cfg.title_weight * title
+    dense = _field_scores(question, feats, cfg)
+    fused = _fuse(q_weights, dense, feats, cfg)
+    if not cfg.expansion_weight or not np.any(fused):
+        return fused
+    top = np.argsort(-(_z(fused) + design_prior(question, feats, cfg)), kind="stable")[: _prf_top_k(n, cfg)]
+    return _fuse(expansion_term_weights(q_weights, feats.tokens, top, cfg), dense, feats, cfg)
+
+
+def _prf_top_k(n: int, cfg: ZeroShotConfig) -> int:
+    return min(max(cfg.prf_min_top, int(cfg.prf_top_frac * n)), n // 4)
 
 
 def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()) -> np.ndarray:
@@ -437,8 +503,7 @@ def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfi
     if not cfg.prf or n < cfg.prf_min_records:
         return prior
     order = np.argsort(-prior, kind="stable")
-    k = min(max(cfg.prf_min_top, int(cfg.prf_top_frac * n)), n // 4)
-    pos = order[:k]
+    pos = order[: _prf_top_k(n, cfg)]
     neg = order[int(n * (1 - cfg.prf_bottom_frac)) :]
     X = feats.tfidf
     if X.shape[1] <= 1:
