@@ -180,3 +180,21 @@ def test_expansion_terms_come_from_the_top_records_and_keep_question_weights():
     off = rk.ZeroShotConfig(expansion_weight=0, topic_dense_weight=0, prf=False)
     on = rk.ZeroShotConfig(topic_dense_weight=0, prf=False)
     assert rk.fused_prior("enalapril", feats, on)[5] > rk.fused_prior("enalapril", feats, off)[5] + 0.5
+
+
+def test_topic_sentence_dense_query_lifts_on_topic_records_over_criteria_boilerplate():
+    rng = np.random.default_rng(5)
+    question = "Enalapril in hypertension. Relevant studies are randomized trials reporting outcomes and harms."
+    titles = ["enalapril hypertension", "randomized trials reporting outcomes harms"]
+    titles += [_filler(rng, 5) for _ in range(40)]
+    abstracts = [""] * len(titles)
+    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    dense_only = {"lexical_weight": 0.0, "expansion_weight": 0.0, "prf": False}
+    off = rk.fused_prior(question, feats, rk.ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
+    on = rk.fused_prior(question, feats, rk.ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
+    assert (on[0] - on[1]) > (off[0] - off[1]) + 0.5
+    # a one-sentence question is its own topic: the weight changes nothing
+    one = "enalapril in hypertension"
+    a = rk.fused_prior(one, feats, rk.ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
+    b = rk.fused_prior(one, feats, rk.ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
+    assert np.allclose(a, b)

@@ -324,8 +324,9 @@ def run_screening_bench(
     st = _STEncoder() if use_st else None
     asr_python = asreview_python or os.environ.get("AGENTR_ASREVIEW_PYTHON") or None
     descriptions = {
-        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense over full text and title fields, "
-        "z-score fusion, study-design prior, one round of pseudo-relevance feedback",
+        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
+        "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "
+        "one round of pseudo-relevance feedback",
         "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
         "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
         "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",

@@ -7,7 +7,9 @@ Three layers, all offline and deterministic:
   what is not wanted are dropped) and dense cosine (static model2vec embeddings,
   :mod:`agentr_dagster.domain.embeddings`) of the question against two *fields* of each record (title +
   abstract, and title alone), fused as a weighted sum of z-scores (not plain RRF: a weak lexical ranker drags
-  RRF down); plus a study-design prior (:func:`design_prior`: cues of the designs the question asks for, such
+  RRF down); the dense query is the whole question mixed with its first sentence alone, and the BM25 query is
+  then expanded (RM3-style) with the terms most typical of the top of that first fused list; plus a
+  study-design prior (:func:`design_prior`: cues of the designs the question asks for, such
   as randomised trials or systematic reviews, up; case reports, letters, animal/in-vitro work, narrative
   reviews and title-only records down, unless asked for); followed by one round of pseudo-relevance feedback
   (a logistic regression trained on the top of that list as pseudo-includes and the bottom half as
