@@ -233,12 +233,12 @@ class OpenAICompatibleBackend:
         finally:
             gate.release()
 
-    def _gone_while_waiting(self, ctx: CallContext, waited: bool) -> StageError | None:
-        """Since the reservation, the endpoint may have refused the credentials (checked always: it costs
-        nothing), or, if the call waited for its run slot, the project or paper may have been deleted."""
+    def _gone_while_waiting(self, ctx: CallContext) -> StageError | None:
+        """After waiting for a run's call slot, the reservation's checks may be stale: the endpoint may have
+        refused the credentials, or the project or paper may have been deleted, meanwhile."""
         if self._refused is not None:
             return PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        if waited and not self.store.is_active(ctx.slug, ctx.paper_id):
+        if not self.store.is_active(ctx.slug, ctx.paper_id):
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
 
@@ -335,7 +335,7 @@ class OpenAICompatibleBackend:
             with self._run_slot(ctx.call_gate) as waited, self.limiter.slot(
                 estimate_prompt_tokens(messages) + max_tokens
             ):
-                gone = self._gone_while_waiting(ctx, waited)
+                gone = self._gone_while_waiting(ctx) if waited else None
                 if gone is not None:
                     raise gone
                 started = time.monotonic()
