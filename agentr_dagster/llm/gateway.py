@@ -13,10 +13,9 @@ import hashlib
 import json
 import logging
 import random
-import threading
 import time
 from collections.abc import Callable
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -67,7 +66,7 @@ class CallContext:
     run_id: str | None = None
     # Held for the HTTP call only: a run's own cap on parallel calls, so that its threads can look up the cache
     # and reserve credits for their next paper while the calls before it are still in flight.
-    call_gate: threading.Semaphore | None = None
+    call_gate: AbstractContextManager | None = None
 
 
 def request_hash(model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> str:
@@ -218,24 +217,11 @@ class OpenAICompatibleBackend:
         assert last is not None
         raise last
 
-    @staticmethod
-    @contextmanager
-    def _run_slot(gate: threading.Semaphore | None):
-        """Hold one of the run's call slots (if it has a gate); yields whether the call had to wait for it."""
-        if gate is None:
-            yield False
-            return
-        waited = not gate.acquire(blocking=False)
-        if waited:
-            gate.acquire()
-        try:
-            yield waited
-        finally:
-            gate.release()
-
     def _gone_while_waiting(self, ctx: CallContext) -> StageError | None:
         """After waiting for a run's call slot, the reservation's checks may be stale: the endpoint may have
         refused the credentials, or the project or paper may have been deleted, meanwhile."""
+        if ctx.call_gate is None:
+            return None
         if self._refused is not None:
             return PermanentError(f"{self._refused.message} (no call made after the first refusal)")
         if not self.store.is_active(ctx.slug, ctx.paper_id):
@@ -332,10 +318,8 @@ class OpenAICompatibleBackend:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
         try:
-            with self._run_slot(ctx.call_gate) as waited, self.limiter.slot(
-                estimate_prompt_tokens(messages) + max_tokens
-            ):
-                gone = self._gone_while_waiting(ctx) if waited else None
+            with ctx.call_gate or nullcontext(), self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
+                gone = self._gone_while_waiting(ctx)
                 if gone is not None:
                     raise gone
                 started = time.monotonic()
