@@ -2,29 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-
 import numpy as np
 
 from agentr_dagster.domain import ranking as rk
-
-
-class HashEmbedder:
-    """Deterministic bag-of-words hashing embedder (no model files needed)."""
-
-    name = "test:hash-bow"
-    dim = 64
-
-    def encode(self, texts):
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, t in enumerate(texts):
-            for w in re.findall(r"[a-z0-9]+", str(t).lower()):
-                h = int(hashlib.md5(w.encode()).hexdigest()[:8], 16)
-                out[i, h % self.dim] += 1.0 if (h >> 8) & 1 else -1.0
-        n = np.linalg.norm(out, axis=1, keepdims=True)
-        return np.divide(out, n, out=np.zeros_like(out), where=n > 0)
-
+from tests.test_ranking import HashEmbedder
 
 RCT_QUESTION = (
     "What is the comparative effectiveness of ACE inhibitors such as enalapril in adults with hypertension? "
