@@ -235,7 +235,7 @@ def run_scale(args: argparse.Namespace) -> None:
         paths = write_corpus(corpus_dir, args.papers, args.files, args.seed)
         size = sum(p.stat().st_size for p in paths) / 1e6
         took = time.perf_counter() - t0
-        print(f"generated {args.papers} papers in {len(paths)} files ({size:.0f} MB) in {took:.0f}s")
+        print(f"generated {args.papers} papers in {len(paths)} files ({size:.0f} MB) in {took:.0f}s", file=sys.stderr)
     cmd = [sys.executable, __file__, "--phase", "index", "--corpus", str(corpus_dir), "--lake", str(lake),
            "--workers", str(args.workers), "--queries", str(args.queries), "--seed", str(args.seed)]
     done = subprocess.run(cmd, check=True, capture_output=True, text=True)
