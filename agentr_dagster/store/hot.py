@@ -4,10 +4,10 @@ Every scored paper runs these; building a SQLAlchemy statement and its cache key
 SQLite takes to execute it, and under many threads that time is serialised by the interpreter lock. A statement
 object built once is compiled once and its cache key is memoised, so each execution only binds values.
 
-Row locks are ``FOR NO KEY UPDATE`` (``key_share=True``): what the lock protects is a balance or a state, never
-a key, and this lock does not conflict with the ``KEY SHARE`` lock PostgreSQL takes on a referenced row when a
-reservation, usage row or ledger entry is inserted. With ``FOR UPDATE``, two reserves that each inserted a
-reservation (a key-share lock on the account) and then asked for the account's lock would deadlock.
+Account and reservation row locks are ``FOR NO KEY UPDATE`` (``key_share=True``): what the lock protects is a
+balance or a state, never a key, and this lock does not conflict with the ``KEY SHARE`` lock PostgreSQL takes on
+a referenced row when a reservation, usage row or ledger entry is inserted (with ``FOR UPDATE``, a transaction
+that inserted such a row and then asked for the referenced row's lock could deadlock with another doing the same).
 """
 
 from __future__ import annotations
@@ -54,7 +54,9 @@ RATES_AT = (
 )
 
 PROJECT_BY_SLUG = sa.select(t.projects).where(t.projects.c.slug == sa.bindparam("slug"))
-PROJECT_BY_SLUG_FOR_UPDATE = PROJECT_BY_SLUG.with_for_update(key_share=True)
+# A budgeted project's reserves hold it FOR UPDATE (not NO KEY UPDATE): that also holds back settlements that
+# insert usage for the project (their foreign-key check) until the budget decision is committed.
+PROJECT_BY_SLUG_FOR_UPDATE = PROJECT_BY_SLUG.with_for_update()
 PAPER_OWNER = sa.select(t.papers.c.id, t.papers.c.project_id, t.papers.c.deleted_at).where(
     t.papers.c.id == sa.bindparam("paper_id")
 )
@@ -68,6 +70,7 @@ SET_BALANCE = (
 )
 INSERT_ENTRY = sa.insert(t.ledger_entries)
 RESERVATION_BY_KEY = sa.select(_r.c.id).where(_r.c.idempotency_key == sa.bindparam("key"))
+INSERT_RESERVATION = sa.insert(_r).returning(_r.c.id)
 RESERVATION_FOR_UPDATE = sa.select(_r).where(_r.c.id == sa.bindparam("reservation_id")).with_for_update(key_share=True)
 CLOSE_RESERVATION = (
     sa.update(_r)
@@ -79,13 +82,6 @@ USAGE_OF_RESERVATION = sa.select(t.usage_log.c.id).where(t.usage_log.c.reservati
 CACHED_RESPONSE = sa.select(t.response_cache.c.content).where(
     t.response_cache.c.request_hash == sa.bindparam("request_hash")
 )
-
-
-@lru_cache(maxsize=4)
-def insert_reservation(dialect: str):
-    """A new reservation's id, or no row if one with the same idempotency key exists (a concurrent retry)."""
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return insert(_r).on_conflict_do_nothing(index_elements=["idempotency_key"]).returning(_r.c.id)
 
 
 @lru_cache(maxsize=4)

@@ -474,30 +474,10 @@ class LedgerMixin(StoreCore):
                 project_id = project.id
                 if paper_id is not None:
                     self._check_paper(conn, project, paper_id)
-            budget_error = None
-            if slug is not None and project.budget_credits is not None:
-                committed = self._project_committed(conn, project_id)  # under the project's lock
-                if committed + value > project.budget_credits:
-                    budget_error = InsufficientCredits(
-                        f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
-                        f"({committed} committed, {value} more requested)",
-                        account=account,
-                        requested=value,
-                        available=max(project.budget_credits - committed, ZERO),
-                        reason="budget",
-                    )
-            # The reservation row goes in before the account's lock is taken, so that the lock covers only the
-            # balance read, the entry and the balance update: every reserve and settle of the account queues on
-            # it. A refusal below rolls the row back with the rest of the transaction.
-            rid = conn.execute(
-                hot.insert_reservation(self.dialect),
-                {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
-                 "amount": value, "state": "open", "idempotency_key": idempotency_key,
-                 "created_at": taken_at or now_utc()},  # the time settle prices the call at
-            ).scalar()
-            if rid is None:  # a concurrent call with the same key got there first
-                return conn.execute(*find).scalar_one()
             balance = self._lock_account(conn, account_id)
+            existing = conn.execute(*find).scalar()  # a concurrent call with the same key got here first
+            if existing is not None:
+                return existing
             if balance < value:
                 raise InsufficientCredits(
                     f"account {account!r} has {balance} credits; {value} needed",
@@ -505,8 +485,23 @@ class LedgerMixin(StoreCore):
                     requested=value,
                     available=balance,
                 )
-            if budget_error is not None:
-                raise budget_error
+            if slug is not None and project.budget_credits is not None:
+                committed = self._project_committed(conn, project_id)
+                if committed + value > project.budget_credits:
+                    raise InsufficientCredits(
+                        f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
+                        f"({committed} committed, {value} more requested)",
+                        account=account,
+                        requested=value,
+                        available=max(project.budget_credits - committed, ZERO),
+                        reason="budget",
+                    )
+            rid = conn.execute(
+                hot.INSERT_RESERVATION,
+                {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
+                 "amount": value, "state": "open", "idempotency_key": idempotency_key,
+                 "created_at": taken_at or now_utc()},  # the time settle prices the call at
+            ).scalar_one()
             self._post(conn, account_id, balance, -value, "reserve", f"reserve:{idempotency_key}", reservation_id=rid)
             return rid
 
