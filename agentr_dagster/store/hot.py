@@ -70,7 +70,6 @@ SET_BALANCE = (
 )
 INSERT_ENTRY = sa.insert(t.ledger_entries)
 RESERVATION_BY_KEY = sa.select(_r.c.id).where(_r.c.idempotency_key == sa.bindparam("key"))
-INSERT_RESERVATION = sa.insert(_r).returning(_r.c.id)
 RESERVATION_FOR_UPDATE = sa.select(_r).where(_r.c.id == sa.bindparam("reservation_id")).with_for_update(key_share=True)
 CLOSE_RESERVATION = (
     sa.update(_r)
@@ -82,6 +81,13 @@ USAGE_OF_RESERVATION = sa.select(t.usage_log.c.id).where(t.usage_log.c.reservati
 CACHED_RESPONSE = sa.select(t.response_cache.c.content).where(
     t.response_cache.c.request_hash == sa.bindparam("request_hash")
 )
+
+
+@lru_cache(maxsize=4)
+def insert_reservation(dialect: str):
+    """A new reservation's id, or no row if one with the same idempotency key exists (a concurrent retry)."""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return insert(_r).on_conflict_do_nothing(index_elements=["idempotency_key"]).returning(_r.c.id)
 
 
 @lru_cache(maxsize=4)

@@ -475,9 +475,6 @@ class LedgerMixin(StoreCore):
                 if paper_id is not None:
                     self._check_paper(conn, project, paper_id)
             balance = self._lock_account(conn, account_id)
-            existing = conn.execute(*find).scalar()  # a concurrent call with the same key got here first
-            if existing is not None:
-                return existing
             if balance < value:
                 raise InsufficientCredits(
                     f"account {account!r} has {balance} credits; {value} needed",
@@ -497,11 +494,13 @@ class LedgerMixin(StoreCore):
                         reason="budget",
                     )
             rid = conn.execute(
-                hot.INSERT_RESERVATION,
+                hot.insert_reservation(self.dialect),
                 {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
                  "amount": value, "state": "open", "idempotency_key": idempotency_key,
                  "created_at": taken_at or now_utc()},  # the time settle prices the call at
-            ).scalar_one()
+            ).scalar()
+            if rid is None:  # a concurrent call with the same key got here first: nothing written, its id back
+                return conn.execute(*find).scalar_one()
             self._post(conn, account_id, balance, -value, "reserve", f"reserve:{idempotency_key}", reservation_id=rid)
             return rid
 
