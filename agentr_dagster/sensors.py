@@ -45,13 +45,6 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
 
 
-def process_inbox(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK,
-                  job_name: str = PIPELINE_JOB):
-    """One pass over the drop folder. Returns (new partition keys, run requests, log lines)."""
-    result = inbox_pass(store, home, existing_partitions, files_per_tick, job_name)
-    return result.new_partitions, result.run_requests, result.lines
-
-
 def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK,
                job_name: str = PIPELINE_JOB) -> InboxPass:
     """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest

@@ -20,7 +20,7 @@ import pytest
 from dagster import DagsterInstance, SkipReason, build_sensor_context
 
 from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_sensor, process_inbox
+from agentr_dagster.sensors import inbox_pass, inbox_sensor
 from tests.store_fixtures import *  # noqa: F403
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -151,7 +151,7 @@ def test_a_big_mixed_drop_in_one_go(sqlite_store, tmp_path, monkeypatch):
     existing, seconds, ticks = {harness.TARGET}, [], 0
     while any(p for p in (home / "inbox").rglob("*") if p.is_file() and not {"rejected", "processed"} & set(p.parts)):
         started = time.perf_counter()
-        new, _, _ = process_inbox(sqlite_store, home, existing, files_per_tick=25)
+        new = inbox_pass(sqlite_store, home, existing, files_per_tick=25).new_partitions
         seconds.append(time.perf_counter() - started)
         existing |= set(new)
         ticks += 1
@@ -174,7 +174,7 @@ def test_files_named_like_the_inbox_folders(sqlite_store, tmp_path):
     (inbox / "nobody.csv").write_text("title\nOrphan paper\n")
     existing: set[str] = set()
     for _ in range(4):
-        new, _, _ = process_inbox(sqlite_store, home, existing)
+        new = inbox_pass(sqlite_store, home, existing).new_partitions
         existing |= set(new)
     assert existing == {"fresh"}
     assert (inbox / "rejected").is_dir() and (inbox / "processed").is_dir()
@@ -194,7 +194,7 @@ def test_a_symlinked_rejected_folder_is_never_written_through(sqlite_store, tmp_
     (inbox / "fresh.md").write_text((DEMO / "abstract.md").read_text())
     (inbox / "bad.csv").write_bytes(b"\x00\x01")
     for _ in range(3):
-        process_inbox(sqlite_store, home, set())
+        inbox_pass(sqlite_store, home, set())
     assert list(elsewhere.iterdir()) == []
     assert not (inbox / "rejected").is_symlink() and not (inbox / "processed").is_symlink()
     assert (inbox / "processed" / "fresh" / "fresh.md").exists()
@@ -209,13 +209,13 @@ def test_import_limits_come_from_the_environment(sqlite_store, tmp_path, monkeyp
     many_rows = (harness.CORPUS / "many_rows.csv").read_bytes()
     (home / "inbox" / harness.TARGET / "many.csv").write_bytes(many_rows)
     monkeypatch.setenv("AGENTR_IMPORT_MAX_ROWS", "100")
-    process_inbox(sqlite_store, home, {harness.TARGET})
+    inbox_pass(sqlite_store, home, {harness.TARGET})
     reason = (home / "inbox" / "rejected" / "many.csv.error.txt").read_text()
     assert "more than 100 records" in reason
     monkeypatch.delenv("AGENTR_IMPORT_MAX_ROWS")
     monkeypatch.setenv("AGENTR_IMPORT_MAX_BYTES", "1000")
     (home / "inbox" / harness.TARGET / "many2.csv").write_bytes(many_rows)
-    process_inbox(sqlite_store, home, {harness.TARGET})
+    inbox_pass(sqlite_store, home, {harness.TARGET})
     assert "too large" in (home / "inbox" / "rejected" / "many2.csv.error.txt").read_text()
     assert sqlite_store.count_papers(harness.TARGET) == 40
 
@@ -226,7 +226,7 @@ def test_over_long_names_are_quarantined_with_a_shortened_name(sqlite_store, tmp
     (home / "inbox").mkdir(parents=True)
     for _ in range(2):  # the second drop of the same name must not overwrite the first
         (home / "inbox" / name).write_bytes(b"\x00binary\x00")
-        process_inbox(sqlite_store, home, set())
+        inbox_pass(sqlite_store, home, set())
     errors = list((home / "inbox" / "rejected").glob("*.error.txt"))
     assert len(errors) == 2
     for error in errors:

@@ -39,6 +39,7 @@ def test_settle_keeps_the_answer_in_the_same_transaction(store):
     [paper] = _project(store, "cached", 1)
     rid = store.reserve("default", idempotency_key="k1", slug="cached", stage="score", paper_id=paper,
                         bound=CallBound("m", 100, 50))
+    assert store.cached_response("hash-1") is None
     usage_id = store.settle(rid, usage=_usage("cached", paper), response=("hash-1", '{"ok": true}'))
     assert store.cached_response("hash-1") == '{"ok": true}'
     # A repeated settle is a no-op for the money and keeps the first answer.

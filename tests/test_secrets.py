@@ -24,7 +24,7 @@ from dagster._serdes import serialize_value
 from agentr_dagster.cli import main
 from agentr_dagster.config import dagster_home
 from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import process_inbox
+from agentr_dagster.sensors import inbox_pass
 from agentr_dagster.testing.responders import valid_responder
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401
@@ -174,7 +174,7 @@ def test_the_key_appears_nowhere_after_a_run(pg_url, tmp_path, monkeypatch, scri
     inbox.mkdir(parents=True)
     (inbox / "binary.csv").write_bytes(b"\x00\x01\x02" * 50)
     (inbox / "no-title.csv").write_text("name\nx\n")
-    process_inbox(StoreResource(database_url=pg_url).get(), agentr.home, {"secret-run"})
+    inbox_pass(StoreResource(database_url=pg_url).get(), agentr.home, {"secret-run"})
     assert len(list((agentr.home / "inbox" / "rejected").glob("*.error.txt"))) == 2
     assert {p.suffix for p in (agentr.home / "results" / "secret-run").iterdir()} >= {".csv", ".parquet", ".xlsx"}
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from dagster import DagsterInstance, build_sensor_context
 
 from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_sensor, process_inbox
+from agentr_dagster.sensors import inbox_pass, inbox_sensor
 from tests.store_fixtures import *  # noqa: F403
 
 DEMO = Path(__file__).resolve().parents[1] / "agentr_dagster" / "data" / "demo"
@@ -97,10 +97,11 @@ def test_large_drops_are_spread_across_ticks(store, tmp_path):
     text = (DEMO / "abstract.md").read_text()
     for i in range(7):
         (inbox / f"p{i}.md").write_text(text)
-    first, runs, _ = process_inbox(store, home, set(), files_per_tick=3)
-    assert len(first) == 3 and len(runs) == 3
-    second, _, _ = process_inbox(store, home, set(first), files_per_tick=3)
-    third, _, _ = process_inbox(store, home, set(first + second), files_per_tick=3)
+    one = inbox_pass(store, home, set(), files_per_tick=3)
+    first = one.new_partitions
+    assert len(first) == 3 and len(one.run_requests) == 3
+    second = inbox_pass(store, home, set(first), files_per_tick=3).new_partitions
+    third = inbox_pass(store, home, set(first + second), files_per_tick=3).new_partitions
     assert sorted(first + second + third) == [f"p{i}" for i in range(7)]
 
 

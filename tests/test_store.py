@@ -307,13 +307,6 @@ def test_results_are_idempotent_per_cache_key(store):
         store.save_result("q", p1, "k9", {}, **meta)
 
 
-def test_response_cache_is_insert_if_absent(store):
-    assert store.cached_response("h") is None
-    store.store_response("h", '{"a": 1}')
-    store.store_response("h", "second")
-    assert store.cached_response("h") == '{"a": 1}'
-
-
 # -- lifecycle ---------------------------------------------------------------------------------------------------
 
 

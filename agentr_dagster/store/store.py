@@ -514,10 +514,6 @@ class DomainStore(LedgerMixin):
     def cached_response(self, request_hash: str) -> str | None:
         return self._read(lambda conn: conn.execute(hot.CACHED_RESPONSE, {"request_hash": request_hash}).scalar())
 
-    def store_response(self, request_hash: str, content: str) -> None:
-        """Insert-if-absent: the first stored response for a request hash wins."""
-        self._run(lambda conn: self._insert_response(conn, request_hash, content))
-
     # -- lifecycle --------------------------------------------------------------------------------------------
 
     def _set_status_tx(
