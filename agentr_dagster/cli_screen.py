@@ -8,8 +8,6 @@ Mounted on the main ``agentr`` group elsewhere::
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import os
@@ -23,42 +21,28 @@ LABEL_ID_COLUMNS = ("record_id", "id", "paper_id", "key")
 LABEL_VALUE_COLUMNS = ("label", "decision", "label_included", "included", "include")
 
 
+def _read_bytes(path: str) -> bytes:
+    return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+
+
 def _read_text(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text(encoding="utf-8", errors="replace")
+    from agentr_dagster.domain.tables import ImportFileError, decode_text
+
+    try:
+        return decode_text(_read_bytes(path))
+    except ImportFileError as exc:
+        raise click.ClickException(f"{path}: {exc}") from exc
 
 
 def read_papers_csv(path: str):
-    """Read a papers CSV leniently: BOM, latin-1 fallback, all cells as strings, ragged rows tolerated."""
-    import pandas as pd
+    """Read a papers CSV leniently (see :func:`agentr_dagster.domain.tables.read_table`); a binary file is a
+    clear error."""
+    from agentr_dagster.domain.tables import ImportFileError, read_table
 
-    raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        text = raw.decode("latin-1")
-    text = text.replace("\x00", "")
-    if not text.strip():
-        return pd.DataFrame(columns=["record_id", "title", "abstract"])
-    try:
-        dialect = csv.Sniffer().sniff(text[:20000], delimiters=",;\t|")
-        sep = dialect.delimiter
-    except csv.Error:
-        sep = ","
-    try:
-        return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep)
-    except Exception:
-        pass
-    # Ragged rows: a row with too many fields keeps its extra fields joined into the last column (usually the
-    # abstract, where unquoted commas come from), so no record is dropped.
-    header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
-    width = max(len(header), 1)
-
-    def fold(fields: list[str]) -> list[str]:
-        return [*fields[: width - 1], sep.join(fields[width - 1 :])]
-
-    return pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, engine="python", on_bad_lines=fold)
+        return read_table(_read_bytes(path))
+    except ImportFileError as exc:
+        raise click.ClickException(f"{path}: {exc}") from exc
 
 
 def read_labels_csv(path: str) -> dict[str, int]:

@@ -281,6 +281,35 @@ def test_cli_screen_hostile_csv(tmp_path, fake_embedder):
     assert out["record_id"].is_unique and set(out["record_id"]) == {"1", "2", "3"}
 
 
+def test_cli_screen_keeps_ids_of_a_bom_file_with_stray_cp1252_bytes(tmp_path, fake_embedder):
+    """A UTF-8 file with a byte-order mark and one Latin-1 byte used to be read as Latin-1 whole: the BOM became
+    part of the first header, the record_id column was lost and the output carried made-up row ids."""
+    from agentr_dagster.cli_screen import screen_command
+
+    (tmp_path / "q.txt").write_text("statins and cardiovascular outcomes", encoding="utf-8")
+    raw = b'\xef\xbb\xbfrecord_id,title,abstract\n007,"Statins, and ""you""","a\nb"\n008,,\n009,Caf\xe9 statins,\n'
+    (tmp_path / "p.csv").write_bytes(raw)
+    (tmp_path / "x.csv").write_bytes(b"PK\x03\x04 not a csv")
+    args = ["--question", str(tmp_path / "q.txt"), "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(screen_command, [*args, "--papers", str(tmp_path / "p.csv")])
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str)
+    assert sorted(out["record_id"]) == ["007", "008", "009"]
+    res = CliRunner().invoke(screen_command, [*args, "--papers", str(tmp_path / "x.csv")])
+    assert res.exit_code != 0 and "ZIP archive" in res.output
+
+
+def test_read_table_guesses_the_delimiter_and_drops_stray_nul_bytes():
+    from agentr_dagster.domain.tables import read_table
+
+    df = read_table(b" record_id ;title;abstract\n1;stat\x00ins;x\n2;other;y\n")
+    assert list(df.columns) == ["record_id", "title", "abstract"]
+    assert df["title"].tolist() == ["statins", "other"]
+    assert read_table(b"  \n").columns.tolist() == ["record_id", "title", "abstract"]
+    utf16 = "record_id,title\n1,Caf\u00e9\n".encode("utf-16")
+    assert read_table(utf16)["title"].tolist() == ["Caf\u00e9"]
+
+
 def _write_review(folder, seed):
     titles, abstracts, y = _synthetic_review(n=150, n_inc=12, seed=seed)
     folder.mkdir(parents=True)

@@ -42,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from agentr_dagster.domain import ranking as rk
+from agentr_dagster.domain.tables import decode_text, read_table
 
 MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")
 METRICS = ("wss95", "recall10", "recall20")
@@ -71,10 +72,7 @@ def discover_reviews(root: Path) -> list[Path]:
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
-    try:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8-sig")
-    except UnicodeDecodeError:
-        return pd.read_csv(path, dtype=str, keep_default_na=False, encoding="latin-1")
+    return read_table(path.read_bytes())
 
 
 def load_review(folder: Path) -> Review:
@@ -84,7 +82,7 @@ def load_review(folder: Path) -> Review:
         meta = json.loads((folder / "review.json").read_text(encoding="utf-8"))
     question = str(meta.get("question") or "").strip()
     if not question and (folder / "question.txt").is_file():
-        question = (folder / "question.txt").read_text(encoding="utf-8", errors="replace").strip()
+        question = decode_text((folder / "question.txt").read_bytes()).strip()
     if not question:
         question = str(meta.get("title") or folder.name)
     df = _read_csv(folder / "papers.csv")

@@ -244,15 +244,20 @@ def _looks_utf16_without_bom(data: bytes) -> str | None:
     return None
 
 
+def binary_file_kind(data: bytes) -> str | None:
+    """What a known binary format's magic number says the file is ("a ZIP archive ..."), or None."""
+    return next((what for magic, what in _MAGIC if data.startswith(magic)), None)
+
+
 def decode(data: bytes) -> tuple[str, str]:
     """bytes -> (text, encoding label). Raises ImportFileError for binary or undecodable content."""
     if not data:
         raise ImportFileError("The file is empty.")
-    for magic, what in _MAGIC:
-        if data.startswith(magic):
-            raise ImportFileError(
-                f"The file is {what}, not a text export; export the references as CSV, RIS, BibTeX or JSON."
-            )
+    what = binary_file_kind(data)
+    if what:
+        raise ImportFileError(
+            f"The file is {what}, not a text export; export the references as CSV, RIS, BibTeX or JSON."
+        )
     for bom, codec, label in _BOMS:
         if data.startswith(bom):
             body = data[len(bom) :]

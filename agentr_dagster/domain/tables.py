@@ -1,0 +1,64 @@
+"""Lenient reading of the CSV files that `agentr screen` and `agentr bench screening` take (pure logic).
+
+One decoder for every text file a user hands us (:func:`agentr_dagster.domain.imports.decode`: UTF-8 with or
+without a byte-order mark, UTF-16/32, stray cp1252 bytes), then a CSV reader that guesses the delimiter and keeps
+every row: a row with too many fields keeps its extra fields joined into the last column, so no record is lost.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pandas as pd
+
+from agentr_dagster.domain.imports import binary_file_kind, decode
+from agentr_dagster.domain.imports_core import ImportFileError
+
+__all__ = ["ImportFileError", "decode_text", "read_table"]
+
+
+def decode_text(raw: bytes) -> str:
+    """Text of a user's file, whatever its encoding. A known binary format (a spreadsheet, an archive...) raises
+    :class:`ImportFileError`; anything else is read, never refused: stray NUL bytes are dropped and what no
+    decoder accepts (a broken byte-order mark, say) is read as UTF-8 with replacement characters, so a screening
+    list with one odd byte still gets ranked."""
+    if not raw.strip():
+        return ""
+    what = binary_file_kind(raw)
+    if what:
+        raise ImportFileError(f"The file is {what}, not a CSV or text file.")
+    try:
+        text, _ = decode(raw)
+    except ImportFileError:
+        try:
+            text, _ = decode(raw.replace(b"\x00", b""))
+        except ImportFileError:
+            text = raw.replace(b"\x00", b"").decode("utf-8", errors="replace")
+    return text.replace("\x00", "").lstrip("\ufeff")
+
+
+def read_table(raw: bytes, *, default_columns: tuple[str, ...] = ("record_id", "title", "abstract")) -> pd.DataFrame:
+    """A CSV (comma, semicolon, tab or pipe separated) as a frame of strings; empty cells are ``""``. Header names
+    are stripped of spaces. An empty file gives an empty frame with ``default_columns``."""
+    text = decode_text(raw)
+    if not text.strip():
+        return pd.DataFrame(columns=list(default_columns))
+    try:
+        sep = csv.Sniffer().sniff(text[:20000], delimiters=",;\t|").delimiter
+    except csv.Error:
+        sep = ","
+    try:
+        df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep)
+    except Exception:  # ragged rows: read again, folding extra fields into the last column
+        header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+        width = max(len(header), 1)
+
+        def fold(fields: list[str]) -> list[str]:
+            return [*fields[: width - 1], sep.join(fields[width - 1 :])]
+
+        df = pd.read_csv(
+            io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, engine="python", on_bad_lines=fold
+        )
+    df.columns = [str(c).strip() for c in df.columns]
+    return df
