@@ -339,6 +339,9 @@ def test_bench_screening(tmp_path, fake_embedder, monkeypatch):
     assert res["mean"]["feedback"]["wss95"] > res["mean"]["random"]["wss95"]
     assert "mean" in format_table(res)
 
+    # a review.json written with a byte-order mark (as some Windows editors do) still loads
+    meta = (tmp_path / "rev2" / "review.json").read_text(encoding="utf-8")
+    (tmp_path / "rev2" / "review.json").write_text(meta, encoding="utf-8-sig")
     cli = CliRunner().invoke(bench_screening_command, [str(tmp_path), "--json", "--no-feedback", "--no-st-dense"])
     assert cli.exit_code == 0, cli.output
     payload = json.loads(cli.stdout)

@@ -79,7 +79,7 @@ def load_review(folder: Path) -> Review:
     folder = Path(folder)
     meta: dict[str, Any] = {}
     if (folder / "review.json").is_file():
-        meta = json.loads((folder / "review.json").read_text(encoding="utf-8"))
+        meta = json.loads(decode_text((folder / "review.json").read_bytes()) or "{}")
     question = str(meta.get("question") or "").strip()
     if not question and (folder / "question.txt").is_file():
         question = decode_text((folder / "question.txt").read_bytes()).strip()
