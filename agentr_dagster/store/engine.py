@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
+import time
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -99,6 +101,27 @@ def _size_pool(kwargs: dict[str, Any]) -> None:
     kwargs.setdefault("max_overflow", int(os.environ.get("AGENTR_DB_POOL_OVERFLOW", "0")))
 
 
+def _switch_to_wal(cursor: Any) -> None:
+    """Put the database file in WAL mode (a no-op once it is: the mode is stored in the file).
+
+    The switch needs an exclusive lock, and SQLite answers "database is locked" at once, without its busy
+    handler, while other connections are opening the same new file: several processes or threads starting on a
+    fresh database all try it. So it is retried with a short backoff, up to the busy timeout."""
+    if str(cursor.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+        return
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
 def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection, _record):  # pragma: no cover - exercised on every connect
@@ -107,7 +130,7 @@ def _install_sqlite_hooks(engine: Engine, *, wal: bool) -> None:
         try:
             cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
             if wal:
-                cursor.execute("PRAGMA journal_mode=WAL")
+                _switch_to_wal(cursor)
                 cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
         finally:
