@@ -12,8 +12,7 @@ import io
 
 import pandas as pd
 
-from agentr_dagster.domain.imports import binary_file_kind, decode
-from agentr_dagster.domain.imports_core import ImportFileError
+from agentr_dagster.domain.imports import ImportFileError, binary_file_kind, decode
 
 __all__ = ["ImportFileError", "decode_text", "read_table"]
 
@@ -38,12 +37,12 @@ def decode_text(raw: bytes) -> str:
     return text.replace("\x00", "").lstrip("\ufeff")
 
 
-def read_table(raw: bytes, *, default_columns: tuple[str, ...] = ("record_id", "title", "abstract")) -> pd.DataFrame:
+def read_table(raw: bytes) -> pd.DataFrame:
     """A CSV (comma, semicolon, tab or pipe separated) as a frame of strings; empty cells are ``""``. Header names
-    are stripped of spaces. An empty file gives an empty frame with ``default_columns``."""
+    are stripped of spaces. An empty file gives an empty ``record_id,title,abstract`` frame."""
     text = decode_text(raw)
     if not text.strip():
-        return pd.DataFrame(columns=list(default_columns))
+        return pd.DataFrame(columns=["record_id", "title", "abstract"])
     try:
         sep = csv.Sniffer().sniff(text[:20000], delimiters=",;\t|").delimiter
     except csv.Error:
