@@ -639,6 +639,24 @@ def test_dedupe_doi_title_fuzzy_and_guards():
     assert [(d.source_row, k.source_row) for d, k in pairs] == [(2, 1), (3, 1), (4, 1)]
 
 
+def test_dedupe_matches_a_title_when_one_side_has_no_year():
+    records = [
+        rec("Screening methods for systematic reviews", year=2019, row=1),
+        rec("Screening methods for systematic reviews.", year=None, row=2),  # no year: the same paper
+        rec("Screening methods for systematic reviews", year=2021, row=3),  # two known years differ: kept
+        rec("Editorial", year=2019, row=4),
+        rec("Editorial", year=None, row=5),  # too short to match without a year
+        rec("A new paper, first seen without a year", year=None, row=6),
+        rec("A new paper, first seen without a year", year=2022, row=7),
+        rec("A new paper, first seen without a year", year=2022, doi="10.1000/x", row=8),
+    ]
+    unique, pairs = dedupe(records)
+    assert [r.source_row for r in unique] == [1, 3, 4, 5, 6]
+    assert [(d.source_row, k.source_row) for d, k in pairs] == [(2, 1), (7, 6), (8, 6)]
+    again, more = dedupe(unique)
+    assert again == unique and not more
+
+
 def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
     one = rec("Critic systems", abstract="We take a visual analytics approach to operational models. " * 5, row=1)
     two = rec("Critic Systems", abstract="Human-computer collaboration is necessary for solving problems. " * 5, row=2)

@@ -204,6 +204,16 @@ def files(tmp_path) -> dict[str, Path]:
     return out
 
 
+def test_add_files_matches_a_title_without_a_year_across_files(root, tmp_path):
+    with_year = _write(tmp_path / "y.csv", "title,year\nCoral reef bleaching under heat stress,2020\nEditorial,2020\n")
+    without = _write(tmp_path / "n.ris", "TY  - JOUR\nTI  - Coral reef bleaching under heat stress.\nER  - \n"
+                     "TY  - JOUR\nTI  - Editorial\nER  - \n")
+    add_files([with_year], root=root)
+    report = add_files([without], root=root)
+    assert report.files[0].duplicates == 1 and report.files[0].added == 1  # the short title needs a year
+    assert Lake.open(root).n == 3
+
+
 def test_add_files_dedupes_across_formats_and_reports_bad_files(root, files):
     report = add_files([files[k] for k in ("csv", "bib", "ris", "openalex", "arxiv", "binary")], root=root)
     by_name = {f.name: f for f in report.files}

@@ -374,6 +374,8 @@ def content_hash(record: PaperRecord) -> str:
 _FUZZY_RATIO = 0.95
 _FUZZY_MIN_CHARS = 20
 _FUZZY_BLOCK_CAP = 64
+# A title this long matches a record without a year (shorter ones, "Editorial", need the same year).
+MIN_TITLE_CHARS_ANY_YEAR = 20
 
 
 _ABSTRACT_MIN_CHARS = 200
@@ -438,6 +440,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
     pairs: list[tuple[PaperRecord, PaperRecord, str]] = []
     by_doi: dict[str, int] = {}
     by_title: dict[tuple[str, int | None], int] = {}
+    by_title_any_year: dict[str, list[int]] = {}
     blocks: dict[tuple[str, int | None, str], list[int]] = {}
 
     def conflicts(record: PaperRecord, title: _Title, slot: int) -> bool:
@@ -454,6 +457,9 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
         if record.doi:
             by_doi.setdefault(record.doi, slot)
         by_title.setdefault((title, record.year), slot)
+        same_title = by_title_any_year.setdefault(title, [])
+        if len(same_title) < _FUZZY_BLOCK_CAP:  # bounded, like the fuzzy blocks: linear on hostile input
+            same_title.append(slot)
         for block in block_keys(title, record.year):
             members = blocks.setdefault(block, [])
             members.append(slot)
@@ -469,6 +475,15 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
             hit = by_title.get((title.text, record.year))
             if hit is not None and not conflicts(record, title, hit):
                 slot, why = hit, "same title and year"
+        if slot is None and len(title.text) >= MIN_TITLE_CHARS_ANY_YEAR:
+            # One side without a year (a reference list or a CSV column left empty) says nothing against the
+            # match.
+            for candidate in by_title_any_year.get(title.text, ()):
+                if record.year is not None and unique[candidate].year is not None:
+                    continue
+                if not conflicts(record, title, candidate):
+                    slot, why = candidate, "same title, year missing on one side"
+                    break
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
             matcher: difflib.SequenceMatcher | None = None  # built on first use: most titles have no candidate
             seen: set[int] = set()
@@ -498,7 +513,8 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
 
 
 def dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord]]]:
-    """Remove duplicates: same DOI, then same normalised title + year, then near-identical title (difflib
+    """Remove duplicates: same DOI, then same normalised title + year (or the same title of at least 20
+    characters where one of the two has no year), then near-identical title (difflib
     ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs, or with two
     substantial abstracts that share under 30% of their words, are never merged on their titles. The first
     occurrence is always the one kept (so the result is stable and ``dedupe`` of its own output changes

@@ -1,8 +1,9 @@
 """The paper lake: every paper profiled once, shared by all projects, searched with weighted hybrid retrieval.
 
 Write side (:func:`add_files`, :func:`add_records`): parse, de-duplicate against the lake (DOI; normalised
-title + year, unless two DOIs disagree), profile only papers whose text (content hash) the lake has never seen,
-rebuild the BM25 index from the stored term ids and publish a new generation atomically.
+title + year, or the title alone when one side has no year; never when two DOIs disagree), profile only papers
+whose text (content hash) the lake has never seen, rebuild the BM25 index from the stored term ids and publish a
+new generation atomically.
 Read side (:class:`Lake`): memory-mapped embeddings and BM25 matrix; :meth:`Lake.search` fuses BM25 and dense
 cosine with weighted reciprocal rank fusion; :meth:`Lake.boolean_mask` evaluates a Boolean query over every
 paper.
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 from agentr_dagster.domain.boolean_query import Node, parse_boolean_query, query_terms
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.imports import (
+    MIN_TITLE_CHARS_ANY_YEAR,
     ImportFileError,
     ImportLimits,
     content_hash,
@@ -548,28 +550,52 @@ def _gather(values: np.ndarray, offsets: np.ndarray, idx: np.ndarray) -> tuple[n
     return values[pos], out_offsets
 
 
+_SAME_TITLE_CAP = 64  # same-title papers remembered per title: bounded work on hostile input
+
+
 class _Dedupe:
-    """Which lake paper a record is: same DOI, or same normalised title + year unless both DOIs are known and
-    differ (the import parser's rules, applied across the whole lake)."""
+    """Which lake paper a record is: same DOI, or same normalised title + year, or the same title of at least 20
+    characters where one of the two has no year; never when both DOIs are known and differ (the import
+    parser's rules, applied across the whole lake)."""
 
     def __init__(self, papers: pa.Table):
         self.dois: list[str | None] = papers.column("doi").to_pylist()
         self.by_doi: dict[str, int] = {}
         self.by_title: dict[str, list[int]] = {}
+        self.by_bare_title: dict[str, list[tuple[int, bool]]] = {}  # title -> [(lake id, has a year)]
         for lake_id, (doi, tkey) in enumerate(zip(self.dois, papers.column("title_key").to_pylist(), strict=True)):
             self._register(lake_id, doi, tkey)
+
+    @staticmethod
+    def _split(tkey: str) -> tuple[str, bool]:
+        """``t:<title>|<year>`` -> (title, has a year)."""
+        title, _, year = tkey.rpartition("|")
+        return title, bool(year)
 
     def _register(self, lake_id: int, doi: str | None, tkey: str) -> None:
         if doi:
             self.by_doi.setdefault(doi, lake_id)
         self.by_title.setdefault(tkey, []).append(lake_id)
+        title, has_year = self._split(tkey)
+        same_title = self.by_bare_title.setdefault(title, [])
+        if len(same_title) < _SAME_TITLE_CAP:
+            same_title.append((lake_id, has_year))
+
+    def _compatible(self, doi: str | None, candidate: int) -> bool:
+        other = self.dois[candidate]
+        return not (doi and other and other != doi)
 
     def owner(self, doi: str | None, tkey: str) -> int | None:
         if doi and doi in self.by_doi:
             return self.by_doi[doi]
         for candidate in self.by_title.get(tkey, ()):
-            other = self.dois[candidate]
-            if not (doi and other and other != doi):
+            if self._compatible(doi, candidate):
+                return candidate
+        title, has_year = self._split(tkey)
+        if len(title) - 2 < MIN_TITLE_CHARS_ANY_YEAR:  # "t:" prefix
+            return None
+        for candidate, other_has_year in self.by_bare_title.get(title, ()):
+            if (not has_year or not other_has_year) and self._compatible(doi, candidate):
                 return candidate
         return None
 
