@@ -11,7 +11,9 @@ from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, Se
 
 from agentr_dagster.assets.project import projects
 from agentr_dagster.config import agentr_home, inbox_dir, processed_dir, rejected_dir
+from agentr_dagster.domain.imports import SUPPORTED_SUFFIXES
 from agentr_dagster.intake import (
+    ABSTRACT_SUFFIXES,
     InboxItem,
     IntakeError,
     add_papers_file,
@@ -28,6 +30,8 @@ from agentr_dagster.resources import StoreResource
 
 FILES_PER_TICK = int(os.environ.get("AGENTR_SENSOR_FILES_PER_TICK", "25"))
 PIPELINE_JOB = "project_pipeline"
+# At the top of the inbox a .txt file is an abstract; inside inbox/<slug>/ it may be a PubMed export.
+PAPER_SUFFIXES = "/".join(s for s in SUPPORTED_SUFFIXES if s not in ABSTRACT_SUFFIXES)
 INBOX_JOB_ENV = "AGENTR_INBOX_JOB"  # the job the inbox launches: project_pipeline, or project_pipeline_celery
 
 
@@ -58,7 +62,7 @@ def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int =
         try:
             if item.kind == "unknown":
                 raise IntakeError(
-                    f"{item.path.name}: not an abstract (.md/.txt) or a paper file (.csv/.tsv/.bib/.ris/.jsonl/.json)"
+                    f"{item.path.name}: not an abstract (.md/.txt) or a paper file ({PAPER_SUFFIXES})"
                 )
             if item.kind == "abstract":
                 abstract = read_abstract(item.path)  # checks type and size first: a FIFO or 2 GB file is never read

@@ -58,7 +58,9 @@ def test_error_names_row_and_column_and_survives_pickle():
 
 
 def test_suffixes_and_limits_defaults():
-    assert SUPPORTED_SUFFIXES == (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json")
+    assert SUPPORTED_SUFFIXES == (
+        ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt"
+    )
     limits = ImportLimits()
     assert (limits.max_bytes, limits.max_rows, limits.max_field_chars) == (50_000_000, 100_000, 20_000)
 
@@ -70,6 +72,113 @@ def test_unsupported_suffix_is_an_import_error():
 
 def test_suffix_without_dot_and_upper_case():
     assert titles(parse_bytes(b"title\nA\n", "CSV")) == ["A"]
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Tagged exports: PubMed (MEDLINE) and Web of Science
+# ---------------------------------------------------------------------------------------------------------
+
+MEDLINE = """PMID- 15001234
+OWN - NLM
+DP  - 2004 Mar
+TI  - Metformin versus glibenclamide in type 2 diabetes: a randomized
+      controlled trial.
+LID - S0149-2918(04)00001-2 [pii]
+LID - 10.2337/diacare.27.3.1 [doi]
+AB  - BACKGROUND: We compared two drugs.
+      RESULTS: Both lowered HbA1c.
+FAU - Smith, John
+AU  - Smith J
+FAU - Doe, Anna
+AU  - Doe A
+JT  - Diabetes care
+TA  - Diabetes Care
+
+PMID- 15005678
+DP  - 2005
+AB  - A record without a title.
+PMID- 15009999
+DP  - 2006 Jan 5
+TI  - A record that lost its blank line.
+TA  - Lancet
+"""
+
+WOS = """FN Clarivate Analytics Web of Science
+VR 1.0
+PT J
+AU Smith, J
+   Doe, A
+AF Smith, John
+   Doe, Anna
+TI Active learning for citation screening in
+   systematic reviews
+SO JOURNAL OF CLINICAL EPIDEMIOLOGY
+AB We propose a method.
+   It works well.
+PY 2018
+DI 10.1016/j.jclinepi.2018.01.001
+UT WOS:000123456700001
+ER
+
+PT J
+AU Lee, K
+TI A second record
+PY 2019
+ER
+
+EF
+"""
+
+
+@pytest.mark.parametrize("suffix", [".nbib", ".medline", ".txt"])
+def test_medline_export(suffix):
+    result = parse(MEDLINE, suffix)
+    assert result.format == "medline"
+    first, second = result.records
+    assert first.title == "Metformin versus glibenclamide in type 2 diabetes: a randomized controlled trial."
+    assert first.abstract == "BACKGROUND: We compared two drugs. RESULTS: Both lowered HbA1c."
+    assert (first.year, first.doi, first.venue) == (2004, "10.2337/diacare.27.3.1", "Diabetes care")
+    assert first.authors == ["Smith, John", "Doe, Anna"]  # full names (FAU) before initials (AU)
+    assert (first.source_id, first.url) == ("15001234", "https://pubmed.ncbi.nlm.nih.gov/15001234/")
+    assert (first.source_row, second.source_row) == (1, 20)
+    assert (second.title, second.year, second.venue, second.doi) == ("A record that lost its blank line.", 2006,
+                                                                       "Lancet", None)
+    assert reasons(result.dropped) == "17:TI:missing title"
+
+
+@pytest.mark.parametrize("suffix", [".ciw", ".txt"])
+def test_web_of_science_plain_text_export(suffix):
+    result = parse(WOS, suffix)
+    assert result.format == "wos"
+    first, second = result.records
+    assert first.title == "Active learning for citation screening in systematic reviews"
+    assert first.abstract == "We propose a method. It works well."
+    assert first.authors == ["Smith, John", "Doe, Anna"]  # every continuation line of AF is an author
+    assert (first.year, first.doi, first.venue) == (2018, "10.1016/j.jclinepi.2018.01.001",
+                                                    "JOURNAL OF CLINICAL EPIDEMIOLOGY")
+    assert first.source_id == "WOS:000123456700001"
+    assert (second.title, second.authors, second.source_row) == ("A second record", ["Lee, K"], 18)
+
+
+def test_txt_is_read_by_its_content():
+    tab_delimited = "PT\tAU\tTI\tSO\tAB\tPY\tDI\nJ\tSmith, J\tA tab-delimited record\tJ\tText.\t2017\t10.1000/t\n"
+    assert titles(parse(tab_delimited, ".txt")) == ["A tab-delimited record"]
+    assert parse(tab_delimited, ".txt").records[0].doi == "10.1000/t"
+    with pytest.raises(ImportFileError, match="not a PubMed .MEDLINE. export"):
+        parse("Some notes about papers I want to read.\nAnother line.\n", ".txt")
+    with pytest.raises(ImportFileError, match="looks like RIS"):
+        parse("TY  - JOUR\nTI  - A RIS file saved as text\nER  - \n", ".txt")
+
+
+def test_medline_and_wos_files_import_into_the_lake_like_any_other(tmp_path):
+    from agentr_dagster.domain.imports import dedupe
+
+    (tmp_path / "pubmed.nbib").write_text(MEDLINE, encoding="utf-8")
+    (tmp_path / "savedrecs.txt").write_text(WOS, encoding="utf-8")
+    records = parse_file(tmp_path / "pubmed.nbib").records + parse_file(tmp_path / "savedrecs.txt").records
+    unique, pairs = dedupe(records)
+    assert len(unique) == 4 and not pairs
+    assert {r.source_format for r in unique} == {"medline", "wos"}
 
 
 # ---------------------------------------------------------------------------------------------------------

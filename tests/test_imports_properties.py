@@ -238,3 +238,34 @@ def test_key_and_hash_are_stable(title, abstract):
     assert paper_key(record) == paper_key(PaperRecord(title=title, abstract="other"))
     assert content_hash(record) == content_hash(spaced)
     assert len(content_hash(record)) == 64
+
+
+medline_tag = st.sampled_from(["PMID", "TI", "AB", "FAU", "AU", "DP", "LID", "AID", "JT", "TA", "BTI", "OWN", "X"])
+medline_line = st.one_of(
+    st.builds(lambda t, sep, v: f"{t:<4}{sep}{v}", medline_tag, st.sampled_from(["- ", "-", " - "]), cell),
+    st.builds(lambda v: "      " + v, cell),  # continuation
+    st.sampled_from(["", "PMID- 1", "LID - 10.1000/x [doi]", "LID - [doi]"]),
+    st.text(max_size=30),
+)
+
+
+@SETTINGS
+@given(st.lists(medline_line, max_size=30), st.sampled_from([".nbib", ".txt"]))
+def test_medline_like_input(lines, suffix):
+    check(("PMID- 123\n" + "\n".join(lines)).encode("utf-8", errors="replace"), suffix)
+
+
+wos_tag = st.sampled_from(["PT", "AU", "AF", "TI", "AB", "PY", "DI", "SO", "UT", "ER", "EF", "FN", "VR", "ZZ"])
+wos_line = st.one_of(
+    st.builds(lambda t, v: f"{t} {v}", wos_tag, cell),
+    st.builds(lambda v: "   " + v, cell),  # continuation (another author in AU/AF)
+    st.sampled_from(["ER", "EF", "PT J", ""]),
+    st.text(max_size=30),
+)
+
+
+@SETTINGS
+@given(st.lists(wos_line, max_size=30), st.sampled_from([".ciw", ".txt"]))
+def test_web_of_science_like_input(lines, suffix):
+    check(("FN Clarivate Analytics Web of Science\nVR 1.0\n" + "\n".join(lines)).encode("utf-8", errors="replace"),
+          suffix)

@@ -50,6 +50,25 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
     assert store.count_papers("my-review") == 40
 
 
+def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkeypatch):
+    from tests.test_imports import MEDLINE
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    inbox = home / "inbox"
+    (inbox / "pm-review").mkdir(parents=True)
+    instance = DagsterInstance.ephemeral()
+    (inbox / "pm-review.txt").write_text((DEMO / "abstract.md").read_text())  # at the top: the abstract
+    (inbox / "pm-review" / "pubmed-export.txt").write_text(MEDLINE)  # in the project's folder: papers
+    (inbox / "pm-review" / "notes.txt").write_text("Papers to read later.\nAsk Anna.\n")
+    result = tick(store, instance)
+    assert [r.partition_key for r in result.run_requests] == ["pm-review"]
+    assert store.get_project("pm-review").abstract.startswith("Systematic literature reviews")
+    assert store.count_papers("pm-review") == 2
+    reason = (inbox / "rejected" / "notes.txt.error.txt").read_text()
+    assert "not a PubMed (MEDLINE) export" in reason
+
+
 def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTR_HOME", str(home))

@@ -1,4 +1,5 @@
-"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, JSON Lines, JSON), hardened against hostile input.
+"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, MEDLINE, Web of Science, JSON Lines, JSON), hardened
+against hostile input.
 
 Contract:
 
@@ -43,7 +44,9 @@ from agentr_dagster.domain.imports_formats import (
     parse_json_document,
     parse_json_lines,
     parse_ris,
+    sniff_hint,
 )
+from agentr_dagster.domain.imports_tagged import looks_like_medline, looks_like_wos, parse_medline, parse_wos
 
 __all__ = [
     "PAPER_KEY_MAX_CHARS",
@@ -61,12 +64,13 @@ __all__ = [
     "title_key",
 ]
 
-SUPPORTED_SUFFIXES = (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json")
+SUPPORTED_SUFFIXES = (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt")
+# A .txt file is read by its content: a PubMed (MEDLINE) or Web of Science export, or a tab-separated table.
 
 
 @dataclass
 class ImportResult:
-    format: str  # "csv" | "bibtex" | "ris" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
+    format: str  # "csv" | "bibtex" | "ris" | "medline" | "wos" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
     records: list[PaperRecord]
     dropped: list[RowIssue] = field(default_factory=list)
     cleaned: list[RowIssue] = field(default_factory=list)
@@ -156,6 +160,12 @@ def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportR
         fmt = parse_bibtex(text, collector)
     elif suffix == ".ris":
         fmt = parse_ris(text, collector)
+    elif suffix in (".nbib", ".medline"):
+        fmt = parse_medline(text, collector)
+    elif suffix == ".ciw":
+        fmt = parse_wos(text, collector)
+    elif suffix == ".txt":
+        fmt = _parse_txt(text, collector)
     elif suffix == ".jsonl":
         fmt = parse_json_lines(text, collector)
     else:
@@ -175,6 +185,22 @@ def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportR
         dropped=sorted(collector.dropped, key=lambda issue: issue.row),
         cleaned=sorted(collector.cleaned, key=lambda issue: issue.row),
         encoding=encoding,
+    )
+
+
+def _parse_txt(text: str, collector: _Collector) -> str:
+    """A .txt export, by its content: MEDLINE, Web of Science plain text, or a tab-separated table (Web of
+    Science's and Scopus' tab-delimited exports)."""
+    if looks_like_medline(text):
+        return parse_medline(text, collector)
+    if looks_like_wos(text):
+        return parse_wos(text, collector)
+    first_line = text.lstrip("\ufeff").split("\n", 1)[0]
+    if "\t" in first_line:
+        return parse_csv(text, collector, tsv=True)
+    raise ImportFileError(
+        "The .txt file is not a PubMed (MEDLINE) export (records starting 'PMID- '), a Web of Science export "
+        "('PT J' ... 'ER') or a tab-separated table with a header row." + sniff_hint(text, ".txt")
     )
 
 
