@@ -59,7 +59,7 @@ def test_error_names_row_and_column_and_survives_pickle():
 
 def test_suffixes_and_limits_defaults():
     assert SUPPORTED_SUFFIXES == (
-        ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt"
+        ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
     )
     limits = ImportLimits()
     assert (limits.max_bytes, limits.max_rows, limits.max_field_chars) == (50_000_000, 100_000, 20_000)
@@ -179,6 +179,62 @@ def test_medline_and_wos_files_import_into_the_lake_like_any_other(tmp_path):
     unique, pairs = dedupe(records)
     assert len(unique) == 4 and not pairs
     assert {r.source_format for r in unique} == {"medline", "wos"}
+
+
+STYLE = '<style face="normal" font="default" size="100%">{}</style>'
+ENDNOTE = (
+    '<?xml version="1.0" encoding="UTF-8" ?><xml><records>'
+    '<record><rec-number>1</rec-number><ref-type name="Journal Article">17</ref-type>'
+    "<contributors><authors><author>" + STYLE.format("Smith, John") + "</author><author>"
+    + STYLE.format("Doe, Anna") + "</author></authors></contributors>"
+    "<titles><title>" + STYLE.format("Active learning for ") + '<style face="italic">citation</style>'
+    + STYLE.format(" screening") + "</title><secondary-title>" + STYLE.format("Syst Rev") + "</secondary-title>"
+    "</titles><periodical><full-title>" + STYLE.format("Systematic Reviews") + "</full-title></periodical>"
+    "<dates><year>" + STYLE.format("2019") + "</year></dates>"
+    "<abstract>" + STYLE.format("We screen &amp; rank.") + "</abstract>"
+    "<electronic-resource-num>" + STYLE.format("10.1186/s13643-019-0001-1") + "</electronic-resource-num>"
+    "<urls><related-urls><url>" + STYLE.format("https://example.org/a") + "</url></related-urls></urls></record>"
+    "<record><rec-number>2</rec-number><titles><title>An older export without style runs</title>"
+    "<secondary-title>Journal B</secondary-title></titles><dates><year>2001</year></dates></record>"
+    "<record><rec-number>3</rec-number><abstract>No title here.</abstract></record>"
+    "</records></xml>"
+)
+
+
+def test_endnote_xml_export():
+    result = parse(ENDNOTE, ".xml")
+    assert result.format == "endnote-xml"
+    first, second = result.records
+    assert first.title == "Active learning for citation screening"  # the style runs joined
+    assert (first.abstract, first.year, first.doi) == ("We screen & rank.", 2019, "10.1186/s13643-019-0001-1")
+    assert (first.venue, first.url, first.authors) == ("Systematic Reviews", "https://example.org/a",
+                                                       ["Smith, John", "Doe, Anna"])
+    assert (second.title, second.year, second.venue, second.source_row) == (
+        "An older export without style runs", 2001, "Journal B", 2)
+    assert reasons(result.dropped) == "3:titles/title:missing title"
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ('<?xml version="1.0"?><!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]>'
+         "<xml><records><record><titles><title>&e;</title></titles></record></records></xml>", "refused for safety"),
+        ('<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;">]><xml><records><record>'
+         "<titles><title>&b;</title></titles></record></records></xml>", "refused for safety"),
+        ("<xml><records><record><titles><title>x</titles>", "not well-formed"),
+        ("<PubmedArticleSet><PubmedArticle/></PubmedArticleSet>", "root is <PubmedArticleSet>"),
+        ("<xml>" + "<a>" * 200_000 + "</a>" * 200_000 + "</xml>", "No EndNote XML records"),
+    ],
+    ids=["external-entity", "entity-expansion", "broken", "other-xml", "deep-nesting"],
+)
+def test_endnote_xml_hostile_or_foreign_input_is_a_clear_error(data, message):
+    with pytest.raises(ImportFileError, match=message):
+        parse(data, ".xml")
+
+
+def test_an_endnote_export_saved_as_csv_gets_a_hint():
+    with pytest.raises(ImportFileError, match="looks like EndNote XML; save it with a .xml suffix"):
+        parse(ENDNOTE, ".csv")
 
 
 # ---------------------------------------------------------------------------------------------------------

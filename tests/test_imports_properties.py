@@ -269,3 +269,19 @@ wos_line = st.one_of(
 def test_web_of_science_like_input(lines, suffix):
     check(("FN Clarivate Analytics Web of Science\nVR 1.0\n" + "\n".join(lines)).encode("utf-8", errors="replace"),
           suffix)
+
+
+xml_piece = st.one_of(
+    st.sampled_from([
+        "<xml>", "</xml>", "<records>", "</records>", "<record>", "</record>", "<titles><title>", "</title></titles>",
+        "<style>", "</style>", "<abstract>", "</abstract>", "<dates><year>2020</year></dates>", "&amp;", "&lt;",
+        "<![CDATA[", "]]>", "<!--", "-->", "<?xml version='1.0'?>", "<author>", "</author>", "<",
+    ]),
+    st.text(max_size=20),
+)
+
+
+@SETTINGS
+@given(st.lists(xml_piece, max_size=40))
+def test_endnote_xml_like_input(pieces):
+    check("".join(pieces).encode("utf-8", errors="replace"), ".xml")

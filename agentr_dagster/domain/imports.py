@@ -1,5 +1,5 @@
-"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, MEDLINE, Web of Science, JSON Lines, JSON), hardened
-against hostile input.
+"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, MEDLINE, Web of Science, EndNote XML, JSON Lines, JSON),
+hardened against hostile input.
 
 Contract:
 
@@ -38,6 +38,7 @@ from agentr_dagster.domain.imports_core import (
     UnexpectedImportError,
     clip,
 )
+from agentr_dagster.domain.imports_endnote import parse_endnote_xml
 from agentr_dagster.domain.imports_formats import (
     parse_bibtex,
     parse_csv,
@@ -64,13 +65,16 @@ __all__ = [
     "title_key",
 ]
 
-SUPPORTED_SUFFIXES = (".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt")
+SUPPORTED_SUFFIXES = (
+    ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
+)
 # A .txt file is read by its content: a PubMed (MEDLINE) or Web of Science export, or a tab-separated table.
 
 
 @dataclass
 class ImportResult:
-    format: str  # "csv" | "bibtex" | "ris" | "medline" | "wos" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
+    # "csv" | "bibtex" | "ris" | "medline" | "wos" | "endnote-xml" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
+    format: str
     records: list[PaperRecord]
     dropped: list[RowIssue] = field(default_factory=list)
     cleaned: list[RowIssue] = field(default_factory=list)
@@ -166,6 +170,8 @@ def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportR
         fmt = parse_wos(text, collector)
     elif suffix == ".txt":
         fmt = _parse_txt(text, collector)
+    elif suffix == ".xml":
+        fmt = parse_endnote_xml(text, collector)
     elif suffix == ".jsonl":
         fmt = parse_json_lines(text, collector)
     else:

@@ -93,6 +93,8 @@ def sniff_hint(text: str, suffix: str) -> str:
             if guess == suffix or (guess == ".jsonl" and suffix == ".json"):
                 return ""
             return f" The content looks like {label}; save it with a {guess} suffix."
+    if re.search(r"<records>\s*<record>", head):
+        return "" if suffix == ".xml" else " The content looks like EndNote XML; save it with a .xml suffix."
     if head[:200].lower().startswith(("<!doctype", "<html", "<?xml")):
         return " The content looks like HTML/XML, not a reference export."
     return ""

@@ -319,6 +319,33 @@ def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
     add("json_truncated.json", json.dumps([plain[0], plain[1]])[:-10], reject("not valid JSON"))
     add("json_empty_array.json", "[]", reject("empty"))
     add("json_jsonl_misnamed.json", _lines(plain), ok(2))
+
+    # PubMed (MEDLINE), Web of Science plain text, EndNote XML, and .txt read by its content
+    medline = (
+        "PMID- 1\nTI  - Metformin in type 2 diabetes: a randomized\n      trial.\nAB  - Abstract.\nDP  - 2004 Mar\n"
+        "LID - 10.1000/pm1 [doi]\nFAU - Smith, John\n\nPMID- 2\nAB  - No title.\n\n"
+        "PMID- 3\nTI  - \u202eReversed \x1b[31mcolour\x1b[0m title\nDP  - 99999\n"
+    )
+    add("medline.nbib", medline, ok(2, format="medline", min_dropped=1, min_cleaned=2))
+    add("medline_as_txt.txt", medline.replace("\n", "\r\n"), ok(2, format="medline"))
+    add("medline_garbage.medline", "PMID-\nnot really\n      continued\n", reject("No usable"))
+    wos = "FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAF Smith, John\n   Doe, Anna\nTI A title\n   more\n"
+    add("wos_no_er.ciw", wos + "PT J\nTI Second without ER\n", ok(2, format="wos"))
+    wos_frame = "FN Clarivate Analytics Web of Science\nVR 1.0\nEF\n"
+    add("wos_only_frame.txt", wos_frame, reject("No Web of Science records"))
+    add("notes.txt", "My reading list\nAsk Anna about the trials.\n", reject("not a PubMed (MEDLINE) export"))
+    endnote = (
+        '<?xml version="1.0" encoding="UTF-8"?><xml><records><record><titles><title><style>Styled </style>'
+        "<style>title</style></title></titles><dates><year>2019</year></dates></record>"
+        "<record><titles><title></title></titles></record></records></xml>"
+    )
+    add("endnote.xml", endnote, ok(1, format="endnote-xml", min_dropped=1))
+    add("xml_entities.xml", '<!DOCTYPE x [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;&a;&a;">]><xml><records><record>'
+        "<titles><title>&b;</title></titles></record></records></xml>", reject("refused for safety"))
+    add("xml_external_entity.xml", '<!DOCTYPE x [<!ENTITY e SYSTEM "file:///etc/passwd">]><xml><records><record>'
+        "<titles><title>&e;</title></titles></record></records></xml>", reject("refused for safety"))
+    add("xml_truncated.xml", endnote[:-30], reject("not well-formed"))
+    add("xml_html_page.xml", "<!doctype html><html><body>Not an export</body></html>", reject("not well-formed"))
     return files
 
 
