@@ -98,8 +98,8 @@ def papers() -> None:
 @click.argument("slug")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
 def papers_add(slug: str, files: tuple[Path, ...]) -> None:
-    """Import candidate files into a project: CSV / TSV, BibTeX, RIS, PubMed (MEDLINE), Web of Science, EndNote
-    XML, JSONL / JSON (OpenAlex, arXiv)."""
+    """Import candidate files into a project: CSV / TSV, Excel, BibTeX, RIS, PubMed (MEDLINE), Web of Science,
+    EndNote XML, JSONL / JSON (OpenAlex, arXiv)."""
     from agentr_dagster.intake import IntakeError, add_papers_file
 
     store = _store()

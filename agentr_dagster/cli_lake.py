@@ -39,8 +39,8 @@ def lake_group() -> None:
                    "default: 2 on a multi-core machine.")
 @click.option("--json", "as_json", is_flag=True)
 def lake_add(files: tuple[Path, ...], workers: int | None, as_json: bool) -> None:
-    """Import CSV / TSV, BibTeX, RIS, PubMed (MEDLINE), Web of Science, EndNote XML and JSONL / JSON (OpenAlex,
-    arXiv) files into the lake.
+    """Import CSV / TSV, Excel, BibTeX, RIS, PubMed (MEDLINE), Web of Science, EndNote XML and JSONL / JSON
+    (OpenAlex, arXiv) files into the lake.
 
     Each paper is profiled once (text, static embedding, lexical terms); duplicates (DOI, normalised title +
     year) and files already ingested add nothing. A bad file is reported and skipped (exit code 2)."""

@@ -59,15 +59,15 @@ def test_error_names_row_and_column_and_survives_pickle():
 
 def test_suffixes_and_limits_defaults():
     assert SUPPORTED_SUFFIXES == (
-        ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
+        ".csv", ".tsv", ".xlsx", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
     )
     limits = ImportLimits()
     assert (limits.max_bytes, limits.max_rows, limits.max_field_chars) == (50_000_000, 100_000, 20_000)
 
 
 def test_unsupported_suffix_is_an_import_error():
-    with pytest.raises(ImportFileError, match="Unsupported file type '.xlsx'"):
-        parse_bytes(b"title\nx\n", ".xlsx")
+    with pytest.raises(ImportFileError, match="Unsupported file type '.docx'"):
+        parse_bytes(b"title\nx\n", ".docx")
 
 
 def test_suffix_without_dot_and_upper_case():
@@ -235,6 +235,89 @@ def test_endnote_xml_hostile_or_foreign_input_is_a_clear_error(data, message):
 def test_an_endnote_export_saved_as_csv_gets_a_hint():
     with pytest.raises(ImportFileError, match="looks like EndNote XML; save it with a .xml suffix"):
         parse(ENDNOTE, ".csv")
+
+
+def _workbook(*sheets: tuple[str, list[list[object]]]) -> bytes:
+    import io
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in sheets:
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def test_xlsx_first_sheet_with_a_title_column():
+    import datetime as dt
+
+    data = _workbook(
+        ("Notes", [["Reading list for the review"], ["ask Anna"]]),
+        ("Candidates", [
+            [],
+            ["Title", "Abstract Note", "Publication Year", "DOI", "Added"],
+            ["Deep learning for screening", "We screen.", 2019, "https://doi.org/10.1000/X1", dt.date(2024, 5, 1)],
+            [None, None, None, None, None],
+            ["=HYPERLINK(\"http://evil\")", "A formula title", 2020.0, None, None],
+            ["", "No title in this row", 2021, None, None],
+            ["Active learning in reviews", None, "2018", "10.1000/x2", None],
+        ]),
+    )
+    result = parse(data, ".xlsx")
+    assert result.format == "xlsx"
+    assert titles(result) == ["Deep learning for screening", "Active learning in reviews"]
+    first, second = result.records
+    assert (first.abstract, first.year, first.doi, first.source_row) == ("We screen.", 2019, "10.1000/x1", 3)
+    assert (second.year, second.doi, second.source_row) == (2018, "10.1000/x2", 7)
+    # A formula is never evaluated: its cached value is read, and a workbook never opened in Excel has none.
+    assert reasons(result.dropped) == "5:Title:missing title | 6:Title:missing title"
+
+
+def test_xlsx_rows_are_numbered_as_the_spreadsheet_shows_them():
+    data = _workbook(("S", [["Title", "Year"], ["One paper", 2001], [], ["Two paper", 2002]]))
+    result = parse(data, ".xlsx")
+    assert [(r.title, r.year, r.source_row) for r in result.records] == [("One paper", 2001, 2), ("Two paper", 2002, 4)]
+
+
+def test_xlsx_bad_workbooks_are_clear_errors():
+    import io
+    import zipfile
+
+    with pytest.raises(ImportFileError, match="No sheet has a title column.*'Name'"):
+        parse(_workbook(("S", [["Name", "Colour"], ["x", "blue"]])), ".xlsx")
+    with pytest.raises(ImportFileError, match="header row but no data rows"):
+        parse(_workbook(("S", [["Title", "Year"]])), ".xlsx")
+    with pytest.raises(ImportFileError, match="empty"):
+        parse(b"", ".xlsx")
+    with pytest.raises(ImportFileError, match="not a workbook.*save it with a .csv"):
+        parse("title,year\nA,2020\n", ".xlsx")
+    with pytest.raises(ImportFileError, match="not a workbook.*PDF"):
+        parse(b"%PDF-1.7 ...", ".xlsx")
+    good = _workbook(("S", [["Title"], ["A paper"]]))
+    with pytest.raises(ImportFileError, match="not a valid workbook"):
+        parse(good[: len(good) // 2], ".xlsx")
+    docx = io.BytesIO()
+    with zipfile.ZipFile(docx, "w") as archive:
+        archive.writestr("word/document.xml", "<w:document/>")
+    with pytest.raises(ImportFileError, match="without a workbook in it"):
+        parse(docx.getvalue(), ".xlsx")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("xl/workbook.xml", "<workbook/>")
+        archive.writestr("xl/worksheets/sheet1.xml", b"\0" * 3_000_000)
+    assert len(bomb.getvalue()) < 20_000
+    with pytest.raises(ImportFileError, match="would inflate to 3,000,011 bytes"):
+        parse(bomb.getvalue(), ".xlsx", limits=ImportLimits(max_bytes=100_000))
+
+
+def test_a_workbook_saved_as_csv_is_told_its_suffix():
+    with pytest.raises(ImportFileError, match="a workbook keeps its .xlsx suffix"):
+        parse(_workbook(("S", [["Title"], ["A paper"]])), ".csv")
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ def assert_valid_result(result: ImportResult, name: str) -> None:
     assert isinstance(result, ImportResult)
     assert result.records, "a result always has at least one record"
     assert result.format in {
-        "csv", "bibtex", "ris", "medline", "wos", "endnote-xml", "jsonl-openalex", "jsonl-arxiv", "jsonl"
+        "csv", "xlsx", "bibtex", "ris", "medline", "wos", "endnote-xml", "jsonl-openalex", "jsonl-arxiv", "jsonl"
     }
     assert isinstance(result.encoding, str) and result.encoding
     for record in result.records:

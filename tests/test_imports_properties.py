@@ -285,3 +285,34 @@ xml_piece = st.one_of(
 @given(st.lists(xml_piece, max_size=40))
 def test_endnote_xml_like_input(pieces):
     check("".join(pieces).encode("utf-8", errors="replace"), ".xml")
+
+
+def _small_workbook() -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for row in (["Title", "Abstract", "Year"], ["A paper", "Its abstract", 2020], ["Another", "", "1999"]):
+        book.active.append(row)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+WORKBOOK = _small_workbook()
+
+
+@SETTINGS
+@given(st.lists(st.tuples(st.integers(0, len(WORKBOOK) - 1), st.integers(0, 255)), max_size=8),
+       st.integers(0, len(WORKBOOK)))
+def test_damaged_workbooks(flips, cut):
+    data = bytearray(WORKBOOK[: max(cut, 4)])
+    for index, value in flips:
+        if index < len(data):
+            data[index] = value
+    check(bytes(data), ".xlsx")
+
+
+@SETTINGS
+@given(st.binary(max_size=500))
+def test_zip_like_bytes_as_xlsx(tail):
+    check(b"PK\x03\x04" + tail, ".xlsx")

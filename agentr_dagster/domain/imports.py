@@ -48,6 +48,7 @@ from agentr_dagster.domain.imports_formats import (
     sniff_hint,
 )
 from agentr_dagster.domain.imports_tagged import looks_like_medline, looks_like_wos, parse_medline, parse_wos
+from agentr_dagster.domain.imports_xlsx import parse_xlsx
 
 __all__ = [
     "PAPER_KEY_MAX_CHARS",
@@ -66,7 +67,7 @@ __all__ = [
 ]
 
 SUPPORTED_SUFFIXES = (
-    ".csv", ".tsv", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
+    ".csv", ".tsv", ".xlsx", ".bib", ".ris", ".jsonl", ".json", ".nbib", ".medline", ".ciw", ".txt", ".xml"
 )
 # A .txt file is read by its content: a PubMed (MEDLINE) or Web of Science export, or a tab-separated table.
 
@@ -153,11 +154,17 @@ def parse_bytes(data: bytes, suffix: str, name: str = "<bytes>", limits: ImportL
 
 
 def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportResult:
+    collector = _Collector(name, limits)
+    if suffix == ".xlsx":  # a ZIP of XML parts, not text
+        if not data:
+            raise ImportFileError("The file is empty.")
+        if not data.startswith(b"PK\x03\x04"):
+            raise ImportFileError("The .xlsx file is not a workbook (a workbook is a ZIP archive)." + _kind_hint(data))
+        return _result(parse_xlsx(data, collector), collector, "xlsx")
     text, encoding = decode(data)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
         raise ImportFileError("The file contains only whitespace.")
-    collector = _Collector(name, limits)
     if suffix in (".csv", ".tsv"):
         fmt = parse_csv(text, collector, tsv=suffix == ".tsv")
     elif suffix == ".bib":
@@ -176,7 +183,21 @@ def _parse(data: bytes, suffix: str, name: str, limits: ImportLimits) -> ImportR
         fmt = parse_json_lines(text, collector)
     else:
         fmt = parse_json_document(text, collector)
+    return _result(fmt, collector, encoding)
 
+
+def _kind_hint(data: bytes) -> str:
+    kind = binary_file_kind(data)
+    if kind:
+        return f" It is {kind}."
+    head = data[:2000].decode("utf-8", errors="replace").lstrip("\ufeff")
+    if "," in head or "\t" in head:
+        return " It looks like text: save it with a .csv or .tsv suffix."
+    return ""
+
+
+def _result(fmt: str, collector: _Collector, encoding: str) -> ImportResult:
+    """De-duplicate what the reader collected; a file without one usable record is an error."""
     unique, reasons = _dedupe(collector.records)
     for dropped_record, kept, why in reasons:
         collector.drop(dropped_record.source_row or 0, None, f"duplicate of row {kept.source_row} ({why})")
@@ -288,7 +309,8 @@ def decode(data: bytes) -> tuple[str, str]:
     what = binary_file_kind(data)
     if what:
         raise ImportFileError(
-            f"The file is {what}, not a text export; export the references as CSV, RIS, BibTeX or JSON."
+            f"The file is {what}, not a text export; export the references as CSV, RIS, BibTeX or JSON"
+            + ("; a workbook keeps its .xlsx suffix." if data.startswith(b"PK\x03\x04") else ".")
         )
     for bom, codec, label in _BOMS:
         if data.startswith(bom):

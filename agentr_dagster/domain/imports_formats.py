@@ -165,7 +165,6 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
             row=1 + offset_rows,
         )
     _, delimiter, header, mapping = best
-    field_columns = {field: header[indexes[0]] for field, indexes in mapping.items()}
 
     rows = _read_records(text, delimiter, csv.QUOTE_MINIMAL, offset_rows, collector)
     swallowed = _swallowed_cell(text, rows)
@@ -178,18 +177,33 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
         collector.clean(1 + offset_rows, None, "stray quotes: quotes read as ordinary characters")
     if not any(cells for _, cells in rows):
         raise ImportFileError("The file has a header row but no data rows.")
+    if swallowed is not None:
+        row, index = swallowed
+        cells = dict(rows)[row]
+        collector.drop(
+            row,
+            header[index] if index < len(header) else None,
+            f"unterminated quote: the rest of the file ({cells[index].count(chr(10))} lines) was read as "
+            "one cell; row dropped",
+        )
+        rows = [(r, c) for r, c in rows if r != row]
+    add_table_rows(header, mapping, rows, collector, fmt)
+    return fmt
+
+
+def add_table_rows(
+    header: list[str],
+    mapping: dict[str, list[int]],
+    rows: list[tuple[int, list[str]]],
+    collector: Collector,
+    fmt: str,
+) -> None:
+    """Feed (row number, cells) of a table to the collector, each field from the first non-empty column that
+    holds it (see :func:`map_columns`); an empty row is dropped with its reason."""
+    field_columns = {field: header[indexes[0]] for field, indexes in mapping.items()}
     for row, cells in rows:
         if not cells:
             collector.drop(row, None, "empty row")
-            continue
-        if swallowed is not None and row == swallowed[0]:
-            index = swallowed[1]
-            collector.drop(
-                row,
-                header[index] if index < len(header) else None,
-                f"unterminated quote: the rest of the file ({cells[index].count(chr(10))} lines) was read as "
-                "one cell; row dropped",
-            )
             continue
         if len(cells) > len(header) and any(cell.strip() for cell in cells[len(header) :]):
             collector.clean(
@@ -205,7 +219,6 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
                     columns[field] = header[index]
                     break
         collector.add(row, raw, source_format=fmt, columns=columns)
-    return fmt
 
 
 def _read_records(

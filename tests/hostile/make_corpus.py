@@ -346,7 +346,43 @@ def build() -> dict[str, tuple[bytes, dict[str, Any]]]:
         "<titles><title>&e;</title></titles></record></records></xml>", reject("refused for safety"))
     add("xml_truncated.xml", endnote[:-30], reject("not well-formed"))
     add("xml_html_page.xml", "<!doctype html><html><body>Not an export</body></html>", reject("not well-formed"))
+
+    # Excel workbooks
+    book = _workbook([["Title", "Abstract", "Publication Year", "DOI"], ["Workbook paper one", "Abs", 2019, None],
+                      [None, "no title", 2020, None], ["=1+1", "a formula cell is never evaluated", 2021, None],
+                      ["Workbook paper two", "", "2018", "10.1000/wb2"]])
+    add("xlsx_good.xlsx", book, ok(2, format="xlsx", min_dropped=2))
+    add("xlsx_truncated.xlsx", book[: len(book) // 2], reject("not a valid workbook"))
+    add("xlsx_csv_renamed.xlsx", HEADER + GOOD_ROWS, reject("save it with a .csv"))
+    add("xlsx_saved_as_csv.csv", book, reject("a workbook keeps its .xlsx suffix"))
+    add("xlsx_no_title_column.xlsx", _workbook([["Name", "Colour"], ["x", "blue"]]), reject("No sheet has a title"))
     return files
+
+
+def _workbook(rows: list[list[Any]]) -> bytes:
+    """An .xlsx with one sheet, byte-for-byte reproducible (fixed timestamps inside and on the ZIP entries)."""
+    import datetime as dt
+    import io
+    import zipfile
+
+    from openpyxl import Workbook
+
+    book = Workbook()
+    for row in rows:
+        book.active.append(row)
+    book.properties.created = book.properties.modified = dt.datetime(2020, 1, 1)
+    raw = io.BytesIO()
+    book.save(raw)
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(raw.getvalue())) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            body = src.read(info.filename)
+            if info.filename == "docProps/core.xml":  # openpyxl stamps the save time here
+                import re
+
+                body = re.sub(rb"<dcterms:modified[^>]*>[^<]*</dcterms:modified>", b"", body)
+            dst.writestr(zipfile.ZipInfo(info.filename, date_time=(2020, 1, 1, 0, 0, 0)), body)
+    return out.getvalue()
 
 
 ABSTRACTS_DIR = HERE / "abstracts"
