@@ -20,6 +20,7 @@ from agentr_dagster.domain.imports import (
     RowIssue,
     content_hash,
     dedupe,
+    first_author_key,
     paper_key,
     paper_key_for,
     parse_bytes,
@@ -903,6 +904,26 @@ def test_dedupe_matches_a_title_when_one_side_has_no_year():
     assert [(d.source_row, k.source_row) for d, k in pairs] == [(2, 1), (7, 6), (8, 6)]
     again, more = dedupe(unique)
     assert again == unique and not more
+
+
+def test_a_title_without_a_year_needs_the_same_first_author_when_both_are_known():
+    def paper(year, authors, row):
+        return PaperRecord(title="Introduction to the special issue", year=year, authors=authors, source_row=row)
+
+    records = [
+        paper(2019, ["Smith, John", "Doe, A"], 1),
+        paper(None, ["Jones, Mary"], 2),  # another editorial: kept
+        paper(None, ["John Smith"], 3),  # the same first author, written the other way round
+        paper(None, ["Smith J", "Doe A"], 4),
+        paper(None, [], 5),  # no authors: nothing says otherwise; the one with the same (no) year comes first
+        paper(2019, ["Brown, K"], 6),  # same title and year, another first author: another paper
+        paper(2019, ["J. van der Berg"], 7),
+        paper(2019, ["van der Berg, Jan"], 8),
+    ]
+    unique, pairs = dedupe(records)
+    assert [r.source_row for r in unique] == [1, 2, 6, 7]
+    assert [(d.source_row, k.source_row) for d, k in pairs] == [(3, 1), (4, 1), (5, 2), (8, 7)]
+    assert first_author_key(["  ", "Müller, Jörg"]) == "muller" and first_author_key([]) is None
 
 
 def test_dedupe_keeps_same_titled_papers_with_different_abstracts():

@@ -389,6 +389,29 @@ def normalise_title(title: str) -> str:
     return normal or " ".join(title.casefold().split())
 
 
+_INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Za-z]\.?$")
+
+
+def first_author_key(authors: list[str] | None) -> str | None:
+    """The first author's surname, normalised: "Smith, John", "John Smith", "Smith JK" -> "smith"; for a
+    particle surname the last word ("van der Berg, J." and "J. van der Berg" -> "berg"). None if unknown."""
+    name = next((a for a in authors or () if a and a.strip()), None)
+    if name is None:
+        return None
+    if "," in name:
+        words = name.split(",", 1)[0].split()
+    else:
+        words = name.split()
+        while len(words) > 1 and _INITIALS.match(words[-1]):  # "Smith JK": initials after the surname
+            words.pop()
+    return normalise_title(words[-1]) or None if words else None
+
+
+def authors_disagree(a: str | None, b: str | None) -> bool:
+    """Two known first authors with different surnames."""
+    return a is not None and b is not None and a != b
+
+
 PAPER_KEY_MAX_CHARS = 255  # the store's papers.paper_key column (PostgreSQL refuses a longer value)
 
 
@@ -493,13 +516,15 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
     titles: list[_Title] = []
     pairs: list[tuple[PaperRecord, PaperRecord, str]] = []
     by_doi: dict[str, int] = {}
-    by_title: dict[tuple[str, int | None], int] = {}
-    by_title_any_year: dict[str, list[int]] = {}
+    by_title: dict[str, list[int]] = {}  # normalised title -> slots (at most _FUZZY_BLOCK_CAP)
     blocks: dict[tuple[str, int | None, str], list[int]] = {}
 
     def conflicts(record: PaperRecord, title: _Title, slot: int) -> bool:
         other = unique[slot]
         if record.doi and other.doi and record.doi != other.doi:
+            return True
+        # a recurring title ("Introduction to the special issue") by another first author is another paper
+        if authors_disagree(first_author_key(record.authors), first_author_key(other.authors)):
             return True
         return _abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
 
@@ -510,8 +535,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
         record, title = unique[slot], titles[slot].text
         if record.doi:
             by_doi.setdefault(record.doi, slot)
-        by_title.setdefault((title, record.year), slot)
-        same_title = by_title_any_year.setdefault(title, [])
+        same_title = by_title.setdefault(title, [])
         if len(same_title) < _FUZZY_BLOCK_CAP:  # bounded, like the fuzzy blocks: linear on hostile input
             same_title.append(slot)
         for block in block_keys(title, record.year):
@@ -525,19 +549,16 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
         slot, why = None, ""
         if record.doi and record.doi in by_doi:
             slot, why = by_doi[record.doi], f"same DOI {record.doi}"
+        same_title = by_title.get(title.text, ())
         if slot is None:
-            hit = by_title.get((title.text, record.year))
-            if hit is not None and not conflicts(record, title, hit):
-                slot, why = hit, "same title and year"
+            slot = next((c for c in same_title if unique[c].year == record.year and not conflicts(record, title, c)),
+                        None)
+            why = "same title and year"
         if slot is None and len(title.text) >= MIN_TITLE_CHARS_ANY_YEAR:
-            # One side without a year (a reference list or a CSV column left empty) says nothing against the
-            # match.
-            for candidate in by_title_any_year.get(title.text, ()):
-                if record.year is not None and unique[candidate].year is not None:
-                    continue
-                if not conflicts(record, title, candidate):
-                    slot, why = candidate, "same title, year missing on one side"
-                    break
+            # One side without a year (a reference list or a CSV column left empty) says nothing against the match.
+            slot = next((c for c in same_title if (record.year is None or unique[c].year is None)
+                         and not conflicts(record, title, c)), None)
+            why = "same title, year missing on one side"
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
             matcher: difflib.SequenceMatcher | None = None  # built on first use: most titles have no candidate
             seen: set[int] = set()
@@ -568,8 +589,8 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
 
 def dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord]]]:
     """Remove duplicates: same DOI, then same normalised title + year (or the same title of at least 20
-    characters where one of the two has no year), then near-identical title (difflib
-    ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs, or with two
+    characters where one of the two has no year), then near-identical title (difflib ratio >= 0.95, same year, same
+    numbers such as "Part 2"). Records with two different DOIs, two different first authors (surnames), or two
     substantial abstracts that share under 30% of their words, are never merged on their titles. The first
     occurrence is always the one kept (so the result is stable and ``dedupe`` of its own output changes
     nothing). Returns (unique records in input order, [(dropped, kept)]).

@@ -32,7 +32,9 @@ from agentr_dagster.domain.imports import (
     MIN_TITLE_CHARS_ANY_YEAR,
     ImportFileError,
     ImportLimits,
+    authors_disagree,
     content_hash,
+    first_author_key,
     paper_key_for,
     parse_file,
     title_key,
@@ -555,15 +557,17 @@ _SAME_TITLE_CAP = 64  # same-title papers remembered per title: bounded work on 
 
 class _Dedupe:
     """Which lake paper a record is: same DOI, or same normalised title + year, or the same title of at least 20
-    characters where one of the two has no year; never when both DOIs are known and differ (the import
-    parser's rules, applied across the whole lake)."""
+    characters where one of the two has no year; never on the title when both DOIs, or both first authors'
+    surnames, are known and differ (the import parser's rules, applied across the whole lake)."""
 
     def __init__(self, papers: pa.Table):
         self.dois: list[str | None] = papers.column("doi").to_pylist()
+        self.authors: list[str | None] = [first_author_key(names) for names in papers.column("authors").to_pylist()]
         self.by_doi: dict[str, int] = {}
         self.by_title: dict[str, list[int]] = {}
         self.by_bare_title: dict[str, list[tuple[int, bool]]] = {}  # title -> [(lake id, has a year)]
-        for lake_id, (doi, tkey) in enumerate(zip(self.dois, papers.column("title_key").to_pylist(), strict=True)):
+        tkeys = papers.column("title_key").to_pylist()
+        for lake_id, (doi, tkey) in enumerate(zip(self.dois, tkeys, strict=True)):
             self._register(lake_id, doi, tkey)
 
     @staticmethod
@@ -581,27 +585,28 @@ class _Dedupe:
         if len(same_title) < _SAME_TITLE_CAP:
             same_title.append((lake_id, has_year))
 
-    def _compatible(self, doi: str | None, candidate: int) -> bool:
+    def _compatible(self, doi: str | None, author: str | None, candidate: int) -> bool:
         other = self.dois[candidate]
-        return not (doi and other and other != doi)
+        return not (doi and other and other != doi) and not authors_disagree(author, self.authors[candidate])
 
-    def owner(self, doi: str | None, tkey: str) -> int | None:
+    def owner(self, doi: str | None, tkey: str, author: str | None) -> int | None:
         if doi and doi in self.by_doi:
             return self.by_doi[doi]
         for candidate in self.by_title.get(tkey, ()):
-            if self._compatible(doi, candidate):
+            if self._compatible(doi, author, candidate):
                 return candidate
         title, has_year = self._split(tkey)
         if len(title) - 2 < MIN_TITLE_CHARS_ANY_YEAR:  # "t:" prefix
             return None
         for candidate, other_has_year in self.by_bare_title.get(title, ()):
-            if (not has_year or not other_has_year) and self._compatible(doi, candidate):
+            if (not has_year or not other_has_year) and self._compatible(doi, author, candidate):
                 return candidate
         return None
 
-    def add(self, doi: str | None, tkey: str) -> int:
+    def add(self, doi: str | None, tkey: str, author: str | None) -> int:
         lake_id = len(self.dois)
         self.dois.append(doi)
+        self.authors.append(author)
         self._register(lake_id, doi, tkey)
         return lake_id
 
@@ -639,11 +644,12 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             ingested.add(rep.sha256)
             owners = np.empty(len(table), dtype=np.int64)
             is_new = np.zeros(len(table), dtype=bool)
-            for i, (doi, tkey) in enumerate(zip(table["doi"].to_pylist(), table["title_key"].to_pylist(),
-                                                strict=True)):
-                owner = dedupe.owner(doi, tkey)
+            columns = (table["doi"].to_pylist(), table["title_key"].to_pylist(), table["authors"].to_pylist())
+            for i, (doi, tkey, names) in enumerate(zip(*columns, strict=True)):
+                author = first_author_key(names)
+                owner = dedupe.owner(doi, tkey, author)
                 if owner is None:
-                    owner, is_new[i] = dedupe.add(doi, tkey), True
+                    owner, is_new[i] = dedupe.add(doi, tkey, author), True
                 owners[i] = owner
             rep.added = int(is_new.sum())
             rep.duplicates = len(table) - rep.added
