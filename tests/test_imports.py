@@ -924,6 +924,8 @@ def test_a_title_without_a_year_needs_the_same_first_author_when_both_are_known(
     assert [r.source_row for r in unique] == [1, 2, 6, 7]
     assert [(d.source_row, k.source_row) for d, k in pairs] == [(3, 1), (4, 1), (5, 2), (8, 7)]
     assert first_author_key(["  ", "Müller, Jörg"]) == "muller" and first_author_key([]) is None
+    assert first_author_key(["Smith et al."]) == first_author_key(["Smith JK"]) == "smith"
+    assert first_author_key(["Xiang Li"]) == "li"  # a two-letter surname is not initials
 
 
 def test_dedupe_keeps_same_titled_papers_with_different_abstracts():

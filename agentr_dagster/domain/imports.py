@@ -402,6 +402,8 @@ def first_author_key(authors: list[str] | None) -> str | None:
         words = name.split(",", 1)[0].split()
     else:
         words = name.split()
+        while len(words) > 1 and words[-1].casefold().strip(".") in ("et", "al"):  # "Smith et al."
+            words.pop()
         while len(words) > 1 and _INITIALS.match(words[-1]):  # "Smith JK": initials after the surname
             words.pop()
     return normalise_title(words[-1]) or None if words else None
