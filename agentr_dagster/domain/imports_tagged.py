@@ -165,23 +165,23 @@ def _add(
     collector.add(start, raw, source_format=fmt, columns=columns)
 
 
-def parse_medline(text: str, collector: Collector) -> str:
+def _parse(records: Iterator[tuple[int, Tagged]], collector: Collector, fields: dict[str, tuple[str, ...]],
+           fmt: str, *, authors_per_line: bool, none_found: str) -> str:
     found = False
-    for start, record in _medline_records(text.split("\n")):
+    for start, record in records:
         found = True
         collector.count_row(start)
-        _add(collector, start, record, _MEDLINE_FIELDS, "medline", authors_per_line=False)
+        _add(collector, start, record, fields, fmt, authors_per_line=authors_per_line)
     if not found:
-        raise ImportFileError("No MEDLINE records found (records start with a 'PMID- ' line).")
-    return "medline"
+        raise ImportFileError(none_found)
+    return fmt
+
+
+def parse_medline(text: str, collector: Collector) -> str:
+    return _parse(_medline_records(text.split("\n")), collector, _MEDLINE_FIELDS, "medline", authors_per_line=False,
+                  none_found="No MEDLINE records found (records start with a 'PMID- ' line).")
 
 
 def parse_wos(text: str, collector: Collector) -> str:
-    found = False
-    for start, record in _wos_records(text.split("\n")):
-        found = True
-        collector.count_row(start)
-        _add(collector, start, record, _WOS_FIELDS, "wos", authors_per_line=True)
-    if not found:
-        raise ImportFileError("No Web of Science records found (records start with 'PT ' and end with 'ER').")
-    return "wos"
+    return _parse(_wos_records(text.split("\n")), collector, _WOS_FIELDS, "wos", authors_per_line=True,
+                  none_found="No Web of Science records found (records start with 'PT ' and end with 'ER').")
