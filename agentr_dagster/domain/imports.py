@@ -1,5 +1,5 @@
-"""Import candidate-paper files (CSV/TSV, BibTeX, RIS, MEDLINE, Web of Science, EndNote XML, JSON Lines, JSON),
-hardened against hostile input.
+"""Import candidate-paper files (CSV/TSV, Excel, BibTeX, RIS, MEDLINE, Web of Science, EndNote XML, JSON Lines,
+JSON), hardened against hostile input.
 
 Contract:
 
@@ -74,7 +74,8 @@ SUPPORTED_SUFFIXES = (
 
 @dataclass
 class ImportResult:
-    # "csv" | "bibtex" | "ris" | "medline" | "wos" | "endnote-xml" | "jsonl-openalex" | "jsonl-arxiv" | "jsonl"
+    # "csv" | "xlsx" | "bibtex" | "ris" | "medline" | "wos" | "endnote-xml" | "jsonl-openalex" | "jsonl-arxiv" |
+    # "jsonl"
     format: str
     records: list[PaperRecord]
     dropped: list[RowIssue] = field(default_factory=list)
@@ -406,7 +407,9 @@ def first_author_key(authors: list[str] | None) -> str | None:
             words.pop()
         while len(words) > 1 and _INITIALS.match(words[-1]):  # "Smith JK": initials after the surname
             words.pop()
-    return normalise_title(words[-1]) or None if words else None
+    if not words:
+        return None
+    return normalise_title(words[-1]) or None
 
 
 def authors_disagree(a: str | None, b: str | None) -> bool:
@@ -479,14 +482,15 @@ def _abstracts_disagree(words_a: frozenset[str] | None, words_b: frozenset[str] 
 
 
 class _Title:
-    """A record's normalised title with what matching needs, computed once: the numbers in the title, and
-    (on first use, as most records are never compared) its abstract's word set."""
+    """A record's normalised title with what matching needs, computed once: the numbers in the title, the first
+    author's surname, and (on first use, as most records are never compared) its abstract's word set."""
 
-    __slots__ = ("_abstract", "_words", "numbers", "text")
+    __slots__ = ("_abstract", "_words", "author", "numbers", "text")
 
-    def __init__(self, text: str, abstract: str = ""):
+    def __init__(self, text: str, abstract: str = "", authors: list[str] | None = None):
         self.text = text
         self.numbers = frozenset(_NUMBERISH.findall(text))
+        self.author = first_author_key(authors)
         self._abstract: str | None = abstract
         self._words: frozenset[str] | None = None
 
@@ -526,7 +530,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
         if record.doi and other.doi and record.doi != other.doi:
             return True
         # a recurring title ("Introduction to the special issue") by another first author is another paper
-        if authors_disagree(first_author_key(record.authors), first_author_key(other.authors)):
+        if authors_disagree(title.author, titles[slot].author):
             return True
         return _abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
 
@@ -547,7 +551,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
                 del members[0]
 
     for record in records:
-        title = _Title(normalise_title(record.title), record.abstract)
+        title = _Title(normalise_title(record.title), record.abstract, record.authors)
         slot, why = None, ""
         if record.doi and record.doi in by_doi:
             slot, why = by_doi[record.doi], f"same DOI {record.doi}"
