@@ -907,22 +907,23 @@ def test_dedupe_matches_a_title_when_one_side_has_no_year():
 
 
 def test_a_title_without_a_year_needs_the_same_first_author_when_both_are_known():
-    def paper(year, authors, row):
-        return PaperRecord(title="Introduction to the special issue", year=year, authors=authors, source_row=row)
+    def paper(title, year, authors, row):
+        return PaperRecord(title=title, year=year, authors=authors, source_row=row)
 
+    editorial, tools, screening = (
+        "Introduction to the special issue", "Screening tools for living reviews", "Machine learning for screening")
     records = [
-        paper(2019, ["Smith, John", "Doe, A"], 1),
-        paper(None, ["Jones, Mary"], 2),  # another editorial: kept
-        paper(None, ["John Smith"], 3),  # the same first author, written the other way round
-        paper(None, ["Smith J", "Doe A"], 4),
-        paper(None, [], 5),  # no authors: nothing says otherwise; the one with the same (no) year comes first
-        paper(2019, ["Brown, K"], 6),  # same title and year, another first author: another paper
-        paper(2019, ["J. van der Berg"], 7),
-        paper(2019, ["van der Berg, Jan"], 8),
+        paper(editorial, 2019, ["Smith, John", "Doe, A"], 1),
+        paper(editorial, None, ["Jones, Mary"], 2),  # another author's editorial: another paper
+        paper(tools, 2020, ["van der Berg, Jan"], 3),
+        paper(tools, None, ["J. van der Berg"], 4),  # the same first author, written the other way round
+        paper(screening, None, [], 5),
+        paper(screening, 2021, ["Lee K"], 6),  # no authors on one side: nothing says otherwise
+        paper(editorial, 2019, ["Brown, K"], 7),  # same title and year: one paper key, so one paper, as before
     ]
     unique, pairs = dedupe(records)
-    assert [r.source_row for r in unique] == [1, 2, 6, 7]
-    assert [(d.source_row, k.source_row) for d, k in pairs] == [(3, 1), (4, 1), (5, 2), (8, 7)]
+    assert [r.source_row for r in unique] == [1, 2, 3, 5]
+    assert [(d.source_row, k.source_row) for d, k in pairs] == [(4, 3), (6, 5), (7, 1)]
     assert first_author_key(["  ", "Müller, Jörg"]) == "muller" and first_author_key([]) is None
     assert first_author_key(["Smith et al."]) == first_author_key(["Smith JK"]) == "smith"
     assert first_author_key(["Xiang Li"]) == "li"  # a two-letter surname is not initials

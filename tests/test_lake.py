@@ -212,12 +212,13 @@ def test_add_files_matches_a_title_without_a_year_across_files(root, tmp_path):
     report = add_files([without], root=root)
     assert report.files[0].duplicates == 1 and report.files[0].added == 1  # the short title needs a year
     assert Lake.open(root).n == 3
-    editorials = _write(tmp_path / "e.csv", "title,authors,year\nIntroduction to the special issue,Smith J,2019\n")
-    others = _write(tmp_path / "o.ris", "TY  - JOUR\nTI  - Introduction to the special issue\nAU  - Jones, Mary\n"
-                    "ER  - \nTY  - JOUR\nTI  - Introduction to the special issue\nAU  - Smith, John\nER  - \n")
-    add_files([editorials], root=root)
-    report = add_files([others], root=root)
-    assert (report.files[0].added, report.files[0].duplicates) == (1, 1)  # Jones's is another paper
+    ris = "TY  - JOUR\nTI  - Introduction to the special issue\nAU  - {}\nER  - \n"
+    add_files([_write(tmp_path / "e.csv", "title,authors,year\nIntroduction to the special issue,Smith J,2019\n")],
+              root=root)
+    same_author = add_files([_write(tmp_path / "s.ris", ris.format("Smith, John"))], root=root)
+    other_author = add_files([_write(tmp_path / "o.ris", ris.format("Jones, Mary"))], root=root)
+    assert (same_author.files[0].added, same_author.files[0].duplicates) == (0, 1)
+    assert (other_author.files[0].added, other_author.files[0].duplicates) == (1, 0)  # another paper
     assert Lake.open(root).n == 5
 
 

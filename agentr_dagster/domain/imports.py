@@ -529,9 +529,6 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
         other = unique[slot]
         if record.doi and other.doi and record.doi != other.doi:
             return True
-        # a recurring title ("Introduction to the special issue") by another first author is another paper
-        if authors_disagree(title.author, titles[slot].author):
-            return True
         return _abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
 
     def block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], ...]:
@@ -561,8 +558,11 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
                         None)
             why = "same title and year"
         if slot is None and len(title.text) >= MIN_TITLE_CHARS_ANY_YEAR:
-            # One side without a year (a reference list or a CSV column left empty) says nothing against the match.
+            # One side without a year (a reference list or a CSV column left empty) says nothing against the match,
+            # unless the first authors differ: a recurring title ("Introduction to the special issue") by another
+            # author is another paper. (Same title, same or no year: one paper key, so one paper, as before.)
             slot = next((c for c in same_title if (record.year is None or unique[c].year is None)
+                         and not authors_disagree(title.author, titles[c].author)
                          and not conflicts(record, title, c)), None)
             why = "same title, year missing on one side"
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
@@ -594,10 +594,10 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
 
 
 def dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[PaperRecord, PaperRecord]]]:
-    """Remove duplicates: same DOI, then same normalised title + year (or the same title of at least 20
-    characters where one of the two has no year), then near-identical title (difflib ratio >= 0.95, same year, same
-    numbers such as "Part 2"). Records with two different DOIs, two different first authors (surnames), or two
-    substantial abstracts that share under 30% of their words, are never merged on their titles. The first
+    """Remove duplicates: same DOI, then same normalised title + year, then the same title of at least 20
+    characters where one of the two has no year and the first authors' surnames do not differ, then near-identical
+    title (difflib ratio >= 0.95, same year, same numbers such as "Part 2"). Records with two different DOIs, or
+    two substantial abstracts that share under 30% of their words, are never merged on their titles. The first
     occurrence is always the one kept (so the result is stable and ``dedupe`` of its own output changes
     nothing). Returns (unique records in input order, [(dropped, kept)]).
 

@@ -557,8 +557,8 @@ _SAME_TITLE_CAP = 64  # same-title papers remembered per title: bounded work on 
 
 class _Dedupe:
     """Which lake paper a record is: same DOI, or same normalised title + year, or the same title of at least 20
-    characters where one of the two has no year; never on the title when both DOIs, or both first authors'
-    surnames, are known and differ (the import parser's rules, applied across the whole lake)."""
+    characters where one of the two has no year and the first authors' surnames do not differ; never on the title
+    when both DOIs are known and differ (the import parser's rules, applied across the whole lake)."""
 
     def __init__(self, papers: pa.Table):
         self.dois: list[str | None] = papers.column("doi").to_pylist()
@@ -585,21 +585,23 @@ class _Dedupe:
         if len(same_title) < _SAME_TITLE_CAP:
             same_title.append((lake_id, has_year))
 
-    def _compatible(self, doi: str | None, author: str | None, candidate: int) -> bool:
+    def _compatible(self, doi: str | None, candidate: int) -> bool:
         other = self.dois[candidate]
-        return not (doi and other and other != doi) and not authors_disagree(author, self.authors[candidate])
+        return not (doi and other and other != doi)
 
     def owner(self, doi: str | None, tkey: str, author: str | None) -> int | None:
         if doi and doi in self.by_doi:
             return self.by_doi[doi]
         for candidate in self.by_title.get(tkey, ()):
-            if self._compatible(doi, author, candidate):
+            if self._compatible(doi, candidate):
                 return candidate
         title, has_year = self._split(tkey)
         if len(title) - 2 < MIN_TITLE_CHARS_ANY_YEAR:  # "t:" prefix
             return None
         for candidate, other_has_year in self.by_bare_title.get(title, ()):
-            if (not has_year or not other_has_year) and self._compatible(doi, author, candidate):
+            if (has_year and other_has_year) or authors_disagree(author, self.authors[candidate]):
+                continue
+            if self._compatible(doi, candidate):
                 return candidate
         return None
 
