@@ -482,17 +482,23 @@ def _abstracts_disagree(words_a: frozenset[str] | None, words_b: frozenset[str] 
 
 
 class _Title:
-    """A record's normalised title with what matching needs, computed once: the numbers in the title, the first
-    author's surname, and (on first use, as most records are never compared) its abstract's word set."""
+    """A record's normalised title with what matching needs, computed once: the numbers in the title, and (on
+    first use, as most records are never compared) its abstract's word set and its first author's surname."""
 
-    __slots__ = ("_abstract", "_words", "author", "numbers", "text")
+    __slots__ = ("_abstract", "_author", "_authors", "_words", "numbers", "text")
 
     def __init__(self, text: str, abstract: str = "", authors: list[str] | None = None):
         self.text = text
         self.numbers = frozenset(_NUMBERISH.findall(text))
-        self.author = first_author_key(authors)
         self._abstract: str | None = abstract
         self._words: frozenset[str] | None = None
+        self._authors: list[str] | None = authors
+        self._author: str | None = None
+
+    def author(self) -> str | None:
+        if self._authors is not None:
+            self._author, self._authors = first_author_key(self._authors), None
+        return self._author
 
     def abstract_words(self) -> frozenset[str] | None:
         if self._abstract is not None:
@@ -562,7 +568,7 @@ def _dedupe(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[tuple[P
             # unless the first authors differ: a recurring title ("Introduction to the special issue") by another
             # author is another paper. (Same title, same or no year: one paper key, so one paper, as before.)
             slot = next((c for c in same_title if (record.year is None or unique[c].year is None)
-                         and not authors_disagree(title.author, titles[c].author)
+                         and not authors_disagree(title.author(), titles[c].author())
                          and not conflicts(record, title, c)), None)
             why = "same title, year missing on one side"
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:

@@ -562,7 +562,9 @@ class _Dedupe:
 
     def __init__(self, papers: pa.Table):
         self.dois: list[str | None] = papers.column("doi").to_pylist()
-        self.authors: list[str | None] = [first_author_key(names) for names in papers.column("authors").to_pylist()]
+        # authors are read only for the rare same-title candidate: the stored column is not copied into Python
+        self._stored_authors = papers.column("authors")
+        self._added_authors: list[list[str] | None] = []
         self.by_doi: dict[str, int] = {}
         self.by_title: dict[str, list[int]] = {}
         self.by_bare_title: dict[str, list[tuple[int, bool]]] = {}  # title -> [(lake id, has a year)]
@@ -589,7 +591,12 @@ class _Dedupe:
         other = self.dois[candidate]
         return not (doi and other and other != doi)
 
-    def owner(self, doi: str | None, tkey: str, author: str | None) -> int | None:
+    def _first_author(self, lake_id: int) -> str | None:
+        stored = len(self._stored_authors)
+        names = self._stored_authors[lake_id].as_py() if lake_id < stored else self._added_authors[lake_id - stored]
+        return first_author_key(names)
+
+    def owner(self, doi: str | None, tkey: str, authors: list[str] | None) -> int | None:
         if doi and doi in self.by_doi:
             return self.by_doi[doi]
         for candidate in self.by_title.get(tkey, ()):
@@ -598,17 +605,21 @@ class _Dedupe:
         title, has_year = self._split(tkey)
         if len(title) - 2 < MIN_TITLE_CHARS_ANY_YEAR:  # "t:" prefix
             return None
-        for candidate, other_has_year in self.by_bare_title.get(title, ()):
-            if (has_year and other_has_year) or authors_disagree(author, self.authors[candidate]):
+        candidates = self.by_bare_title.get(title)
+        if not candidates:
+            return None
+        author = first_author_key(authors)
+        for candidate, other_has_year in candidates:
+            if has_year and other_has_year:
                 continue
-            if self._compatible(doi, candidate):
+            if not authors_disagree(author, self._first_author(candidate)) and self._compatible(doi, candidate):
                 return candidate
         return None
 
-    def add(self, doi: str | None, tkey: str, author: str | None) -> int:
+    def add(self, doi: str | None, tkey: str, authors: list[str] | None) -> int:
         lake_id = len(self.dois)
         self.dois.append(doi)
-        self.authors.append(author)
+        self._added_authors.append(authors)
         self._register(lake_id, doi, tkey)
         return lake_id
 
@@ -648,10 +659,9 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             is_new = np.zeros(len(table), dtype=bool)
             columns = (table["doi"].to_pylist(), table["title_key"].to_pylist(), table["authors"].to_pylist())
             for i, (doi, tkey, names) in enumerate(zip(*columns, strict=True)):
-                author = first_author_key(names)
-                owner = dedupe.owner(doi, tkey, author)
+                owner = dedupe.owner(doi, tkey, names)
                 if owner is None:
-                    owner, is_new[i] = dedupe.add(doi, tkey, author), True
+                    owner, is_new[i] = dedupe.add(doi, tkey, names), True
                 owners[i] = owner
             rep.added = int(is_new.sum())
             rep.duplicates = len(table) - rep.added
