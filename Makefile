@@ -96,7 +96,7 @@ bench-lake: install models
 	if [ -d ../shared/data/screening ]; then $(PY) scripts/bench_lake.py --quality ../shared/data/screening; fi
 
 ui: install models
-	$(PY) -c "from agentr_dagster.config import dagster_home; print(dagster_home())" >/dev/null
+	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml
 
 clean:

@@ -1,34 +1,34 @@
-"""The Dagster code location: `dagster dev -w workspace.yaml` shows all of this."""
+"""The Dagster code location (`dagster dev -w workspace.yaml`): it only assembles what `defs/` defines."""
 
 from __future__ import annotations
 
-from dagster import AssetSelection, Definitions, define_asset_job
+from dagster import Definitions
 
-from agentr_dagster.assets import pipeline_assets, projects
-from agentr_dagster.distributed import distributed_jobs
-from agentr_dagster.resources import resources_from_env
-from agentr_dagster.schedules import repair_schedule
-from agentr_dagster.sensors import INBOX_JOB_ENV, PIPELINE_JOB, inbox_sensor
+from agentr_dagster.defs.assets import pipeline_assets
+from agentr_dagster.defs.jobs import all_jobs, project_pipeline
+from agentr_dagster.defs.resources import resources_from_env
+from agentr_dagster.defs.schedules import make_repair_schedule
+from agentr_dagster.defs.sensors import inbox_job_name, make_inbox_sensor
+from agentr_dagster.settings import get_settings
 
-project_pipeline = define_asset_job(
-    PIPELINE_JOB,
-    selection=AssetSelection.assets(*pipeline_assets),
-    partitions_def=projects,
-    description="The whole chain for one project: intent, queries, candidates, scores, exports, landscape, "
-    "related-work draft.",
-)
 
-jobs = [project_pipeline, *distributed_jobs(project_pipeline.selection)]
-if inbox_sensor.job_name not in {job.name for job in jobs}:
-    raise ValueError(
-        f"{INBOX_JOB_ENV}={inbox_sensor.job_name!r} names no job of this code location (jobs: "
-        f"{', '.join(job.name for job in jobs)}); the Celery job needs the `distributed` extra installed"
+def build_definitions() -> Definitions:
+    jobs = all_jobs()
+    inbox_job = inbox_job_name()
+    if inbox_job not in {job.name for job in jobs}:
+        raise ValueError(
+            f"AGENTR_INBOX_JOB={inbox_job!r} names no job of this code location (jobs: "
+            f"{', '.join(job.name for job in jobs)}); the Celery job needs the `distributed` extra installed"
+        )
+    return Definitions(
+        assets=pipeline_assets,
+        jobs=jobs,
+        sensors=[make_inbox_sensor(inbox_job)],
+        schedules=[make_repair_schedule(get_settings().repair_cron)],
+        resources=resources_from_env(),
     )
 
-defs = Definitions(
-    assets=pipeline_assets,
-    jobs=jobs,
-    sensors=[inbox_sensor],
-    schedules=[repair_schedule],
-    resources=resources_from_env(),
-)
+
+defs = build_definitions()
+
+__all__ = ["defs", "project_pipeline"]

@@ -253,7 +253,7 @@ def _check_abstract(store, case: Case, outcome: Outcome) -> None:
 
 def setup_store(store) -> None:
     """The state bad input must not touch: a live project with 40 papers and a soft-deleted one."""
-    from agentr_dagster.intake import add_papers_file, add_project
+    from agentr_dagster.stages.intake import add_papers_file, add_project
 
     abstract = (DEMO / "abstract.md").read_text(encoding="utf-8")
     add_project(store, TARGET, abstract)
@@ -360,8 +360,8 @@ def run_all(database_urls: dict[str, str], workdir: Path) -> tuple[list[Outcome]
     """Both channels, each on a fresh store (`database_urls[channel]`, default a SQLite file) and home."""
     from dagster import DagsterInstance, build_sensor_context
 
-    from agentr_dagster.resources import StoreResource
-    from agentr_dagster.sensors import inbox_sensor
+    from agentr_dagster.defs.resources import StoreResource
+    from agentr_dagster.defs.sensors import inbox_sensor
     from agentr_dagster.store import DomainStore
 
     timings: dict[str, float] = {}

@@ -66,8 +66,8 @@ class Scenario:
     """One isolated world: AGENTR_HOME, SQLite store, Dagster instance and a scripted server."""
 
     def __init__(self, root: Path, name: str, papers: int, latency: float = 0.0, faults=None, responder=None):
-        from agentr_dagster.intake import add_papers_file, add_project
-        from agentr_dagster.resources import open_store
+        from agentr_dagster.defs.resources import open_store
+        from agentr_dagster.stages.intake import add_papers_file, add_project
         from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
         self.name, self.slug, self.home = name, name, root / name
@@ -93,7 +93,7 @@ class Scenario:
         self.unsettled = 0
 
     def instance(self):
-        from agentr_dagster.recovery import open_instance
+        from agentr_dagster.defs.recovery import open_instance
 
         return open_instance()
 
@@ -101,8 +101,8 @@ class Scenario:
         """`agentr run`'s path (materialise the chain on the local instance), quietly."""
         from dagster import materialize
 
-        from agentr_dagster.assets import project_assets
-        from agentr_dagster.resources import LLMResource, StoreResource
+        from agentr_dagster.defs.assets import project_assets
+        from agentr_dagster.defs.resources import LLMResource, StoreResource
 
         with self.instance() as instance:
             if not instance.has_dynamic_partition("projects", self.slug):
@@ -119,7 +119,7 @@ class Scenario:
         return result.success
 
     def resume(self, all_projects: bool = False):
-        from agentr_dagster.recovery import resume
+        from agentr_dagster.defs.recovery import resume
 
         outcomes = resume(self.store, slugs=None if all_projects else [self.slug])
         self.result.runs += sum(len(o.run_ids) for o in outcomes)
@@ -128,7 +128,7 @@ class Scenario:
         return outcomes
 
     def finish(self, orphan: bool = False) -> ScenarioResult:
-        from agentr_dagster.recovery import project_gap
+        from agentr_dagster.defs.recovery import project_gap
 
         store, server, r = self.store, self.server, self.result
         r.faults = sum(1 for f in server.faults_applied if f.kind not in ("ok", "latency")) + self.extra_faults
@@ -302,7 +302,7 @@ def orphan(root: Path, n: int) -> ScenarioResult:
 def crash(root: Path, n: int) -> ScenarioResult:
     s = Scenario(root, "sigkill-mid-run", n, latency=0.15)
     os.environ["AGENTR_LLM_CONCURRENCY"] = "2"
-    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", s.slug, "--no-progress"],
+    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli.main", "run", s.slug, "--no-progress"],
                             env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
     # Kill it half-way, while a call is in flight (a reservation is open).
@@ -325,7 +325,7 @@ def crash(root: Path, n: int) -> ScenarioResult:
 
 
 def storage_loss(root: Path, n: int) -> ScenarioResult:
-    from agentr_dagster.config import dagster_home
+    from agentr_dagster.settings import dagster_home
 
     plan = FailScoringAfter(n // 2, 503)
     s = Scenario(root, "dagster-storage-lost", n, faults=plan)

@@ -24,7 +24,7 @@ def _offline_environment(monkeypatch, tmp_path):
 def _close_cached_stores():
     """Each test's store URL is new; without this, cached pools would pile up connections on PostgreSQL."""
     yield
-    from agentr_dagster.resources import close_all_stores
+    from agentr_dagster.defs.resources import close_all_stores
 
     close_all_stores()
 

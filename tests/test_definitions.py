@@ -19,18 +19,13 @@ def test_code_location_holds_the_chain_job_and_sensor():
 
 
 def test_api_key_comes_from_the_environment_not_the_config(monkeypatch):
-    import importlib
-
-    import agentr_dagster.definitions as module
+    from agentr_dagster.definitions import build_definitions
 
     monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("AGENTR_LLM_API_KEY", "sk-fake-secret-123")
-    reloaded = importlib.reload(module)
-    llm = reloaded.defs.resources["llm"]
+    llm = build_definitions().resources["llm"]  # settings are read when the code location is built
     assert "sk-fake-secret-123" not in repr(llm)
-    monkeypatch.delenv("AGENTR_LLM_BASE_URL")
-    monkeypatch.delenv("AGENTR_LLM_API_KEY")
-    importlib.reload(module)
+    assert llm.base_url.env_var_name == "AGENTR_LLM_BASE_URL"
 
 
 def test_embedded_instance_config_matches_the_repo_default():

@@ -20,7 +20,7 @@ from dagster import DagsterInstance
 from dagster._core.instance.config import dagster_instance_config
 from dagster._core.workspace.config_schema import ensure_workspace_config
 
-from agentr_dagster.distributed import (
+from agentr_dagster.defs.distributed import (
     CELERY_JOB,
     DEFAULT_QUEUE,
     Limits,

@@ -37,10 +37,16 @@ from dagster import (
 from sqlalchemy.engine import make_url
 
 from agentr_dagster.definitions import defs
-from agentr_dagster.distributed import CELERY_JOB, DEFAULT_BROKER, celery_executor_config, worker_command, worker_config
-from agentr_dagster.exports import scores_dataframe
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.defs.distributed import (
+    CELERY_JOB,
+    DEFAULT_BROKER,
+    celery_executor_config,
+    worker_command,
+    worker_config,
+)
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.stages.exports import scores_dataframe
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.servers import scripted_server  # noqa: F401

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from dagster import DagsterInstance, SkipReason, build_sensor_context
 
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_pass, inbox_sensor
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.sensors import inbox_pass, inbox_sensor
 from tests.store_fixtures import *  # noqa: F403
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -105,7 +105,7 @@ def test_hostile_corpus_through_the_cli(pg_store, tmp_path, monkeypatch):
 
 def test_cli_in_a_real_process_with_a_pipe_an_undecodable_name_and_a_sparse_file(tmp_path):
     """A subprocess, so the terminal encoding is real: nothing blocks on the pipe, nothing reads 2 GB."""
-    from agentr_dagster.intake import add_project
+    from agentr_dagster.stages.intake import add_project
     from agentr_dagster.store import DomainStore, default_database_url
 
     home = tmp_path / "home"
@@ -113,7 +113,7 @@ def test_cli_in_a_real_process_with_a_pipe_an_undecodable_name_and_a_sparse_file
     with DomainStore(default_database_url(home)) as store:  # the store the CLI opens under this home
         add_project(store, "target", (DEMO / "abstract.md").read_text())
     env = {**os.environ, "AGENTR_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
-    agentr = [sys.executable, "-m", "agentr_dagster.cli"]
+    agentr = [sys.executable, "-m", "agentr_dagster.cli.main"]
     os.mkfifo(tmp_path / "pipe.csv")
     bad_name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.csv")
     with open(bad_name, "wb") as handle:

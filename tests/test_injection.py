@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
-from agentr_dagster.assets import project_assets
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.injection import CATEGORIES, InjectionCheck, check_paper, detect_injection, flagged_papers
 from agentr_dagster.domain.prompts import load_prompt
-from agentr_dagster.exports import scores_dataframe
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.stages.exports import scores_dataframe
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from tests.store_fixtures import *  # noqa: F403
 
 DEMO = Path(__file__).resolve().parents[1] / "agentr_dagster" / "data" / "demo"

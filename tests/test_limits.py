@@ -26,11 +26,11 @@ def test_token_bucket_arithmetic():
 
 
 def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server):  # noqa: F811
-    from agentr_dagster.backends import LLMStageBackend
     from agentr_dagster.domain.contracts import PaperRecord
     from agentr_dagster.domain.imports import content_hash, paper_key
+    from agentr_dagster.llm.backends import LLMStageBackend
     from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-    from agentr_dagster.pipeline import run_intent, score_project
+    from agentr_dagster.stages.pipeline import run_intent, score_project
 
     server = scripted_server(valid_responder, latency=0.15)
     store = sqlite_store
@@ -94,7 +94,7 @@ def test_redis_token_budget_is_shared():
 
 
 def test_limits_reach_the_gateway_from_the_resource():
-    from agentr_dagster.resources import LLMResource
+    from agentr_dagster.defs.resources import LLMResource
 
     resource = LLMResource(base_url="http://127.0.0.1:9/v1", max_concurrent_calls=5, requests_per_minute=60)
     settings = resource.settings()

@@ -11,11 +11,11 @@ from decimal import Decimal
 import pytest
 from dagster import AssetSelection, DagsterInstance, materialize
 
-from agentr_dagster.assets import project_assets
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
-from agentr_dagster.intake import add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.stages.intake import add_project
 from tests.servers import llama_server  # noqa: F401
 from tests.store_fixtures import *  # noqa: F403
 from tests.test_pipeline import ABSTRACT

@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
-from agentr_dagster.assets import project_assets
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment
-from agentr_dagster.exports import scores_dataframe
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.stages.exports import scores_dataframe
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401

@@ -16,7 +16,7 @@ from agentr_dagster.cli import main
 from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.domain.prompts import load_prompt
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.reports import usage_calls_frame
+from agentr_dagster.stages.usage import usage_calls_frame
 from agentr_dagster.store import InsufficientCredits, StoreError, UsageIn
 from agentr_dagster.store.ledger import CallBound
 from agentr_dagster.store.verify import verify_ledger

@@ -239,7 +239,7 @@ def test_zero_shot_prefers_on_topic_records():
 
 
 def test_cli_screen(tmp_path, fake_embedder):
-    from agentr_dagster.cli_screen import screen_command
+    from agentr_dagster.cli.screen import screen_command
 
     (tmp_path / "q.txt").write_text("Beta blockers for heart failure", encoding="utf-8")
     _messy_papers().to_csv(tmp_path / "papers.csv", index=False)
@@ -261,7 +261,7 @@ def test_cli_screen(tmp_path, fake_embedder):
 
 
 def test_cli_screen_hostile_csv(tmp_path, fake_embedder):
-    from agentr_dagster.cli_screen import screen_command
+    from agentr_dagster.cli.screen import screen_command
 
     (tmp_path / "q.txt").write_bytes(b"\xff\xfe odd question \x00")
     raw = (
@@ -284,7 +284,7 @@ def test_cli_screen_hostile_csv(tmp_path, fake_embedder):
 def test_cli_screen_keeps_ids_of_a_bom_file_with_stray_cp1252_bytes(tmp_path, fake_embedder):
     """A UTF-8 file with a byte-order mark and one Latin-1 byte used to be read as Latin-1 whole: the BOM became
     part of the first header, the record_id column was lost and the output carried made-up row ids."""
-    from agentr_dagster.cli_screen import screen_command
+    from agentr_dagster.cli.screen import screen_command
 
     (tmp_path / "q.txt").write_text("statins and cardiovascular outcomes", encoding="utf-8")
     raw = b'\xef\xbb\xbfrecord_id,title,abstract\n007,"Statins, and ""you""","a\nb"\n008,,\n009,Caf\xe9 statins,\n'
@@ -321,7 +321,7 @@ def _write_review(folder, seed):
 
 def test_bench_screening(tmp_path, fake_embedder, monkeypatch):
     from agentr_dagster.bench.screening import format_table, run_screening_bench
-    from agentr_dagster.cli_screen import bench_screening_command
+    from agentr_dagster.cli.screen import bench_screening_command
 
     monkeypatch.delenv("AGENTR_ASREVIEW_PYTHON", raising=False)
     monkeypatch.setattr("agentr_dagster.bench.screening._asreview_inprocess_ok", lambda: False)

@@ -16,11 +16,11 @@ from decimal import Decimal
 import pytest
 from dagster import DagsterInstance
 
-from agentr_dagster.backends import LLMStageBackend
+from agentr_dagster.defs.recovery import open_instance, resume
 from agentr_dagster.domain import failures as st
+from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.pipeline import run_intent, run_queries, score_project
-from agentr_dagster.recovery import open_instance, resume
+from agentr_dagster.stages.pipeline import run_intent, run_queries, score_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401

@@ -26,11 +26,11 @@ from dagster import DagsterInstance, DagsterRunStatus, build_schedule_context
 from dagster._core.test_utils import create_run_for_test
 
 from agentr_dagster.cli import main
-from agentr_dagster.config import dagster_home, results_dir
+from agentr_dagster.defs.recovery import open_instance, partition_runs, project_gap
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
 from agentr_dagster.domain import failures as st
-from agentr_dagster.recovery import open_instance, partition_runs, project_gap
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
+from agentr_dagster.settings import dagster_home, results_dir
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401
@@ -72,7 +72,7 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)}
     log = (tmp_path / "run.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", slug, "--no-progress"],
+    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli.main", "run", slug, "--no-progress"],
                             env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     # Kill it a third of the way through, while a call is in flight (a reservation is open).
@@ -273,7 +273,7 @@ def test_resume_cli_runs_a_never_run_project_offline_and_reports_json(sqlite_sto
 
 
 def test_pid_liveness_sees_through_zombies():
-    from agentr_dagster.recovery import pid_alive
+    from agentr_dagster.defs.recovery import pid_alive
 
     assert pid_alive(os.getpid())
     child = subprocess.Popen([sys.executable, "-c", "pass"])

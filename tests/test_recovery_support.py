@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 from dagster import DagsterInstance, materialize
 
-from agentr_dagster.assets import project_assets
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from agentr_dagster.testing.scripted_server import Fault
 

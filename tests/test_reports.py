@@ -13,12 +13,12 @@ import pytest
 from click.testing import CliRunner
 from dagster import DagsterInstance, materialize
 
-from agentr_dagster.assets import project_assets
 from agentr_dagster.cli import main
-from agentr_dagster.estimate import approx_tokens, estimate_project, get_tokenizer
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.reports import aggregate, records, usage_calls_frame, usage_report, usage_totals
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.stages.estimate import approx_tokens, estimate_project, get_tokenizer
+from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.usage import aggregate, records, usage_calls_frame, usage_report, usage_totals
 from agentr_dagster.store import UsageIn
 from agentr_dagster.store.verify import verify_ledger
 from agentr_dagster.testing.responders import stage_of, valid_responder

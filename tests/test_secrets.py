@@ -22,9 +22,9 @@ from dagster import AssetKey, DagsterInstance
 from dagster._serdes import serialize_value
 
 from agentr_dagster.cli import main
-from agentr_dagster.config import dagster_home
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_pass
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.sensors import inbox_pass
+from agentr_dagster.settings import dagster_home
 from agentr_dagster.testing.responders import valid_responder
 from agentr_dagster.testing.scripted_server import Fault
 from tests.servers import scripted_server  # noqa: F401
@@ -207,7 +207,7 @@ def test_the_key_is_an_env_reference_in_the_resource(monkeypatch, fake_key):
     the value is read only when a run resolves its resources (the test above shows the server got it)."""
     from dagster import EnvVar
 
-    from agentr_dagster.resources import resources_from_env
+    from agentr_dagster.defs.resources import resources_from_env
 
     monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("AGENTR_LLM_API_KEY", fake_key)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from dagster import DagsterInstance, build_sensor_context
 
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_pass, inbox_sensor
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.sensors import inbox_pass, inbox_sensor
 from tests.store_fixtures import *  # noqa: F403
 
 DEMO = Path(__file__).resolve().parents[1] / "agentr_dagster" / "data" / "demo"
@@ -128,8 +128,8 @@ def test_the_inbox_can_launch_the_celery_job(sqlite_store, tmp_path, monkeypatch
     import subprocess
     import sys
 
-    from agentr_dagster.distributed import CELERY_JOB
-    from agentr_dagster.sensors import make_inbox_sensor
+    from agentr_dagster.defs.distributed import CELERY_JOB
+    from agentr_dagster.defs.sensors import make_inbox_sensor
 
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTR_HOME", str(home))
@@ -142,8 +142,8 @@ def test_the_inbox_can_launch_the_celery_job(sqlite_store, tmp_path, monkeypatch
     assert [(r.partition_key, r.job_name) for r in result.run_requests] == [("spread-out", CELERY_JOB)]
 
     # The code location picks the job from the environment, and refuses a job it does not have.
-    load = [sys.executable, "-c", "from agentr_dagster.definitions import defs, inbox_sensor; "
-            "print(inbox_sensor.job_name, defs.resolve_job_def(inbox_sensor.job_name).name)"]
+    load = [sys.executable, "-c", "from agentr_dagster.definitions import defs; "
+            "s = defs.resolve_sensor_def('inbox_sensor'); print(s.job_name, defs.resolve_job_def(s.job_name).name)"]
     env = {**os.environ, "AGENTR_INBOX_JOB": CELERY_JOB}
     out = subprocess.run(load, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.split() == [CELERY_JOB, CELERY_JOB], out.stderr[-2000:]

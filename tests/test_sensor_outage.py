@@ -13,8 +13,8 @@ from pathlib import Path
 from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_context
 from sqlalchemy.engine import make_url
 
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import inbox_sensor
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.sensors import inbox_sensor
 from agentr_dagster.store import engine as store_engine
 from agentr_dagster.store.rows import ProjectNotFound
 from tests.store_fixtures import *  # noqa: F403

@@ -14,13 +14,13 @@ import pytest
 from click.testing import CliRunner
 from dagster import DagsterInstance, materialize
 
-from agentr_dagster import pipeline
-from agentr_dagster.assets import project_assets, synthesis_assets
-from agentr_dagster.backends import OfflineStageBackend
 from agentr_dagster.cli import main
-from agentr_dagster.intake import add_papers_file, add_project
+from agentr_dagster.defs.assets import project_assets, synthesis_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.synthesis.corpus import cite_keys, load_corpus
 from agentr_dagster.synthesis.models import Route, Taxonomy

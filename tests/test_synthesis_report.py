@@ -21,11 +21,11 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from agentr_dagster import pipeline
-from agentr_dagster.backends import OfflineStageBackend
 from agentr_dagster.cli import main
-from agentr_dagster.intake import add_papers_file, add_project
+from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
 from agentr_dagster.synthesis.report import build_report

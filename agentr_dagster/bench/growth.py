@@ -16,6 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from agentr_dagster.settings import use_home
+
 WORDS = (
     "systematic review screening active learning citation classification software engineering evidence "
     "synthesis requirements testing cost estimation defect prediction maintenance process improvement "
@@ -41,9 +43,9 @@ def _peak_rss_mb() -> float:
 def measure_papers(n: int, database_url: str | None) -> dict:
     from dagster import DagsterInstance, materialize
 
-    from agentr_dagster.assets import project_assets
+    from agentr_dagster.defs.assets import project_assets
+    from agentr_dagster.defs.resources import LLMResource, StoreResource
     from agentr_dagster.domain.imports import content_hash, paper_key
-    from agentr_dagster.resources import LLMResource, StoreResource
     from agentr_dagster.store import DomainStore
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,8 +85,8 @@ def measure_papers(n: int, database_url: str | None) -> dict:
 def measure_projects(n: int, database_url: str | None, drop: int = 25) -> dict:
     from dagster import DagsterInstance, build_sensor_context
 
-    from agentr_dagster.resources import StoreResource
-    from agentr_dagster.sensors import inbox_sensor
+    from agentr_dagster.defs.resources import StoreResource
+    from agentr_dagster.defs.sensors import inbox_sensor
     from agentr_dagster.store import DomainStore
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -102,9 +104,7 @@ def measure_projects(n: int, database_url: str | None, drop: int = 25) -> dict:
         inbox.mkdir(parents=True)
         for i in range(drop):
             (inbox / f"new{tag}-{i}.md").write_text("A new project about ranking candidate papers for reviews.")
-        import os
-
-        os.environ["AGENTR_HOME"] = str(home)
+        use_home(home)
         context = build_sensor_context(instance=instance, resources={"store": StoreResource(database_url=url)})
         started = time.perf_counter()
         result = inbox_sensor(context)

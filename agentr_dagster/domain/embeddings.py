@@ -12,11 +12,12 @@ API (others code against exactly this)::
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 import numpy as np
+
+from agentr_dagster.settings import get_settings, keep_hugging_face_offline
 
 MODEL_ENV_VAR = "AGENTR_MODEL_DIR"
 MODEL_NAME = "model2vec:all-MiniLM-L6-v2-distilled"
@@ -25,9 +26,9 @@ BUILD_HINT = "run `make models` (or `python scripts/build_embedding_model.py`)"
 
 def default_model_dir() -> Path:
     """``$AGENTR_MODEL_DIR`` if set, else ``~/.cache/agentr-dagster/models/minilm-m2v``."""
-    env = os.environ.get(MODEL_ENV_VAR, "").strip()
-    if env:
-        return Path(env).expanduser()
+    configured = get_settings().model_dir
+    if configured:
+        return configured.expanduser()
     return Path.home() / ".cache" / "agentr-dagster" / "models" / "minilm-m2v"
 
 
@@ -57,7 +58,7 @@ class Embedder:
                 f"Static embedding model not found at {path}. To build it (once, offline, ~1 min), "
                 f"{BUILD_HINT}. Set ${MODEL_ENV_VAR} to use another location."
             )
-        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        keep_hugging_face_offline()
         from model2vec import StaticModel
 
         self._model = StaticModel.from_pretrained(str(path))

@@ -34,12 +34,9 @@ _TMP_MARK = ".tmp-"
 
 def lake_dir() -> Path:
     """``$AGENTR_LAKE_DIR`` if set, else ``$AGENTR_HOME/lake``."""
-    env = os.environ.get("AGENTR_LAKE_DIR", "").strip()
-    if env:
-        return Path(env).expanduser().resolve()
-    from agentr_dagster.config import agentr_home
+    from agentr_dagster.settings import lake_dir as configured_lake_dir
 
-    return agentr_home() / "lake"
+    return configured_lake_dir()
 
 
 def gen_name(number: int) -> str:

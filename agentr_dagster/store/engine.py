@@ -10,7 +10,6 @@ can start at once.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
 from datetime import date, datetime
@@ -45,7 +44,9 @@ def normalise_url(url: str) -> str:
 
 def default_database_url(home: Path) -> str:
     """``$AGENTR_DATABASE_URL`` if set, else ``sqlite:///{home}/agentr.db``; bare postgresql:// → psycopg2."""
-    url = os.environ.get("AGENTR_DATABASE_URL", "").strip()
+    from agentr_dagster.settings import get_settings
+
+    url = get_settings().database_url
     if not url:
         url = f"sqlite:///{Path(home).expanduser().resolve() / 'agentr.db'}"
     return normalise_url(url)
@@ -97,8 +98,11 @@ def _size_pool(kwargs: dict[str, Any]) -> None:
     pooled one (measured with ``agentr bench scoring --concurrency 32`` on PostgreSQL and SQLite)."""
     if kwargs.get("poolclass") is not None:
         return
-    kwargs.setdefault("pool_size", int(os.environ.get("AGENTR_DB_POOL_SIZE", "8")))
-    kwargs.setdefault("max_overflow", int(os.environ.get("AGENTR_DB_POOL_OVERFLOW", "0")))
+    from agentr_dagster.settings import get_settings
+
+    settings = get_settings()
+    kwargs.setdefault("pool_size", settings.db_pool_size)
+    kwargs.setdefault("max_overflow", settings.db_pool_overflow)
 
 
 def _switch_to_wal(cursor: Any) -> None:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
 from agentr_dagster.domain.failures import PermanentError
 from agentr_dagster.domain.text import is_stopword, tokenize
-from agentr_dagster.pipeline import current_intent, score_cache_key
+from agentr_dagster.stages.pipeline import current_intent, score_cache_key
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from collections import defaultdict
 from datetime import datetime, timezone
 from decimal import Decimal
 
-from agentr_dagster.pipeline import current_intent
+from agentr_dagster.stages.pipeline import current_intent
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import md_unescape
 from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS

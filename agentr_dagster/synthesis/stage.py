@@ -15,7 +15,7 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import PermanentError, StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
-from agentr_dagster.pipeline import sha256
+from agentr_dagster.stages.pipeline import sha256
 from agentr_dagster.synthesis.corpus import corpus_fingerprint, load_corpus
 from agentr_dagster.synthesis.draft import (
     DRAFT_VERSION,

@@ -14,26 +14,26 @@ agree on the broker, backend and queue.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from math import ceil, floor
 from pathlib import Path
 
 from dagster import AssetSelection, define_asset_job
-from dagster._core.definitions.unresolved_asset_job_definition import UnresolvedAssetJobDefinition
 
-from agentr_dagster.assets import project_assets, projects
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.partitions import CELERY_JOB, projects
+from agentr_dagster.settings import get_settings
 
 try:
     from dagster_celery import celery_executor
 except ImportError:  # the `distributed` extra is not installed: the code location loads without the Celery job
     celery_executor = None
 
-CELERY_JOB = "project_pipeline_celery"
 BROKER_ENV = "AGENTR_CELERY_BROKER_URL"
 BACKEND_ENV = "AGENTR_CELERY_BACKEND_URL"
 QUEUE_ENV = "AGENTR_CELERY_QUEUE"
+_FIELDS = {BROKER_ENV: "celery_broker_url", BACKEND_ENV: "celery_backend_url"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 DEFAULT_BACKEND = "rpc://"
 DEFAULT_QUEUE = "dagster"  # dagster_celery's own default queue
@@ -42,7 +42,7 @@ DEFAULT_QUEUE = "dagster"  # dagster_celery's own default queue
 def _env_or(name: str, default: str) -> str | dict:
     """A set variable stays a reference ({"env": ...}), so a password in a broker URL never lands in the run
     config shown in the UI; unset, the plain default is used."""
-    return {"env": name} if os.environ.get(name) else default
+    return {"env": name} if getattr(get_settings(), _FIELDS[name]) else default
 
 
 def celery_executor_config(
@@ -53,7 +53,7 @@ def celery_executor_config(
     A queue other than the default routes every step of the run to workers started with `-q <queue>`: one
     broker can then serve several isolated deployments (or tests) without workers stealing each other's steps.
     """
-    queue = queue or os.environ.get(QUEUE_ENV) or DEFAULT_QUEUE
+    queue = queue or get_settings().celery_queue or DEFAULT_QUEUE
     config: dict = {
         "broker": broker if broker is not None else _env_or(BROKER_ENV, DEFAULT_BROKER),
         "backend": backend if backend is not None else _env_or(BACKEND_ENV, DEFAULT_BACKEND),
@@ -87,7 +87,7 @@ def worker_command(config_yaml: str | Path, queue: str = DEFAULT_QUEUE, name: st
                       "--without-mingle", "--without-heartbeat"]
 
 
-def celery_project_job(selection: AssetSelection | None = None) -> UnresolvedAssetJobDefinition:
+def celery_project_job(selection: AssetSelection | None = None):
     """The project chain (`selection`, by default the project assets) with every step executed by a Celery
     worker."""
     if celery_executor is None:
@@ -103,7 +103,7 @@ def celery_project_job(selection: AssetSelection | None = None) -> UnresolvedAss
     )
 
 
-def distributed_jobs(selection: AssetSelection | None = None) -> list[UnresolvedAssetJobDefinition]:
+def distributed_jobs(selection: AssetSelection | None = None) -> list:
     """The jobs the code location registers for scale-out (the same chain as the in-process job, so the two
     never drift apart): none without the `distributed` extra."""
     return [celery_project_job(selection)] if celery_executor is not None else []

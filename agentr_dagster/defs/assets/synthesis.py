@@ -14,11 +14,11 @@ from dagster import (
     asset,
 )
 
-from agentr_dagster.assets.project import LLM_RETRY, _as_failure, paper_scores, projects
-from agentr_dagster.config import results_dir
+from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, projects
+from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.settings import results_dir
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION

@@ -10,18 +10,8 @@ from pathlib import Path
 
 import click
 
-from agentr_dagster.config import results_dir
-
-
-def _store():
-    from agentr_dagster.cli import _store as cli_store
-
-    return cli_store()
-
-
-def _fail(message: str, code: int = 1):
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
+from agentr_dagster.cli.common import fail, open_store
+from agentr_dagster.settings import results_dir
 
 
 @click.command("report")
@@ -35,9 +25,9 @@ def report_command(slug: str, out: Path | None) -> None:
     from agentr_dagster.synthesis.report import build_report
 
     try:
-        page = build_report(_store(), slug)
+        page = build_report(open_store(), slug)
     except (StageError, ProjectNotFound) as exc:
-        _fail(getattr(exc, "message", str(exc)))
+        fail(getattr(exc, "message", str(exc)))
     path = out or results_dir(slug) / "report.html"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(page, encoding="utf-8")
@@ -55,16 +45,16 @@ def trace_command(slug: str, claim_id: str | None, as_json: bool) -> None:
     from agentr_dagster.synthesis.models import Landscape
     from agentr_dagster.synthesis.stage import LANDSCAPE_STAGE, claim_index, current_draft, trace
 
-    store = _store()
+    store = open_store()
     if claim_id is None:
         try:
             artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
         except ProjectNotFound as exc:
-            _fail(str(exc))
+            fail(str(exc))
         landscape = Landscape.model_validate(artifact.payload) if artifact else None
         index = claim_index(landscape, current_draft(store, slug))
         if not index:
-            _fail(f"project {slug!r} has no synthesis yet: run `agentr related-work build {slug}`")
+            fail(f"project {slug!r} has no synthesis yet: run `agentr related-work build {slug}`")
         for cid, (where, claim) in index.items():
             if as_json:
                 continue
@@ -77,7 +67,7 @@ def trace_command(slug: str, claim_id: str | None, as_json: bool) -> None:
     try:
         result = trace(store, slug, claim_id)
     except (KeyError, ProjectNotFound) as exc:
-        _fail(str(exc.args[0]) if exc.args else str(exc))
+        fail(str(exc.args[0]) if exc.args else str(exc))
     if as_json:
         click.echo(json.dumps({"claim_id": result.claim_id, "where": result.where, "kind": result.kind,
                                "text": result.text, "evidence": [vars(ev) for ev in result.evidence]},
@@ -108,12 +98,12 @@ def related_work_group() -> None:
 @click.option("--offline", is_flag=True, help="Write the extractive draft even if an LLM endpoint is configured.")
 def related_work_build(slug: str, offline: bool) -> None:
     """Build the landscape and the draft (an LLM rewrites paragraphs when AGENTR_LLM_BASE_URL is set)."""
+    from agentr_dagster.defs.resources import resources_from_env
     from agentr_dagster.domain.failures import StageError
-    from agentr_dagster.resources import resources_from_env
     from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
     from agentr_dagster.synthesis.stage import run_landscape, run_related_work
 
-    store = _store()
+    store = open_store()
     writer = None
     if not offline:
         backend = resources_from_env()["llm"].backend(store)
@@ -125,7 +115,7 @@ def related_work_build(slug: str, offline: bool) -> None:
                                    on_error=lambda exc: click.echo(f"warning: paragraph rewrites stopped: "
                                                                    f"{exc.message}", err=True))
     except StageError as exc:
-        _fail(exc.message)
+        fail(exc.message)
     land_l = land.landscape
     click.echo(f"landscape: {sum(p.included for p in land_l.papers)}/{land_l.n_papers} papers discussed, "
                f"{len(land_l.competitors)} direct competitors, {len(land_l.gap_clusters)} recurring gaps, "
@@ -158,13 +148,13 @@ def related_work_check(slug: str | None, md_file: Path | None, tex_file: Path | 
     from agentr_dagster.synthesis.validate import validate_latex, validate_markdown
 
     if slug is None and not (md_file or tex_file):
-        _fail("give a project SLUG or --md/--tex files")
+        fail("give a project SLUG or --md/--tex files")
     base = results_dir(slug) if slug else None
     md_file = md_file or (base / FILES["md"] if base and (base / FILES["md"]).exists() and not tex_file else None)
     tex_file = tex_file or (base / FILES["tex"] if base and (base / FILES["tex"]).exists() and slug else None)
     bib_file = bib_file or (base / FILES["bib"] if base else (md_file or tex_file).with_suffix(".bib"))
     if not bib_file.exists():
-        _fail(f"no bibliography at {bib_file}: give --bib")
+        fail(f"no bibliography at {bib_file}: give --bib")
     bibtex = bib_file.read_text(encoding="utf-8")
     reports = {}
     if md_file:
@@ -172,7 +162,7 @@ def related_work_check(slug: str | None, md_file: Path | None, tex_file: Path | 
     if tex_file:
         reports[str(tex_file)] = validate_latex(tex_file.read_text(encoding="utf-8"), bibtex)
     if not reports:
-        _fail(f"no draft files found under {base}: run `agentr related-work build {slug}`")
+        fail(f"no draft files found under {base}: run `agentr related-work build {slug}`")
     if as_json:
         click.echo(json.dumps({name: r.as_dict() for name, r in reports.items()}, indent=1))
     else:
@@ -200,9 +190,9 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
 
     import pandas as pd
 
-    from agentr_dagster import pipeline
-    from agentr_dagster.backends import OfflineStageBackend
-    from agentr_dagster.intake import add_papers_file, add_project
+    from agentr_dagster.llm.backends import OfflineStageBackend
+    from agentr_dagster.stages import pipeline
+    from agentr_dagster.stages.intake import add_papers_file, add_project
     from agentr_dagster.store import DomainStore, default_database_url
     from agentr_dagster.synthesis.report import build_report
     from agentr_dagster.synthesis.stage import run_landscape, run_related_work

@@ -11,7 +11,6 @@ Gates (DESIGN.md: ``missing() | execution_failed()`` automation re-requests ever
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
@@ -26,15 +25,13 @@ from dagster import (
     schedule,
 )
 
-from agentr_dagster.assets import projects
-from agentr_dagster.resources import StoreResource
-from agentr_dagster.sensors import PIPELINE_JOB
+from agentr_dagster.defs.partitions import ATTEMPT_TAG, PARTITION_TAG, PIPELINE_JOB, REPAIR_TAG, SOURCE_TAG, projects
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.settings import get_settings
 
-REPAIR_TAG = "agentr/repair"
-ATTEMPT_TAG = "agentr/repair_attempt"
-PARTITION_TAG = "dagster/partition"
 MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
 DEFAULT_MAX_PER_DAY = 2
+DEFAULT_CRON = "17 * * * *"
 IN_FLIGHT = [
     DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
     DagsterRunStatus.CANCELING,
@@ -43,10 +40,7 @@ NEEDS_A_PERSON = ("orphan", "permanent", "other")
 
 
 def max_per_day() -> int:
-    try:
-        return max(0, int(os.environ.get(MAX_PER_DAY_ENV, DEFAULT_MAX_PER_DAY)))
-    except ValueError:
-        return DEFAULT_MAX_PER_DAY
+    return get_settings().repair_max_per_day
 
 
 @dataclass(frozen=True)
@@ -103,7 +97,7 @@ def last_failure_class(store, slug: str) -> str | None:
 
 def _in_flight(store, instance, slug: str, model: str) -> bool:
     """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
-    from agentr_dagster.recovery import (
+    from agentr_dagster.defs.recovery import (
         mark_interrupted,
         release_project_reservations,
         run_is_live,
@@ -120,7 +114,7 @@ def _in_flight(store, instance, slug: str, model: str) -> bool:
 
 
 def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
-    from agentr_dagster.recovery import configured_model, project_gap
+    from agentr_dagster.defs.recovery import configured_model, project_gap
 
     model = configured_model()
     slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.list_projects()}
@@ -150,7 +144,7 @@ def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairV
 def repair_requests(store, instance, now: datetime, limit: int | None = None, uses_llm: bool | None = None):
     """(run requests, one line per partition saying what was decided)."""
     limit = max_per_day() if limit is None else limit
-    uses_llm = bool(os.environ.get("AGENTR_LLM_BASE_URL")) if uses_llm is None else uses_llm
+    uses_llm = get_settings().llm_configured if uses_llm is None else uses_llm
     requests, lines = [], []
     for view in repair_views(store, instance, now, uses_llm):
         go, why = repair_decision(view, limit)
@@ -164,22 +158,30 @@ def repair_requests(store, instance, now: datetime, limit: int | None = None, us
             partition_key=view.slug,
             run_key=f"repair:{view.slug}:{_utc_day_start(now).date().isoformat()}:{attempt}",
             job_name=PIPELINE_JOB,
-            tags={REPAIR_TAG: "schedule", ATTEMPT_TAG: str(attempt), "agentr/source": "repair_schedule"},
+            tags={REPAIR_TAG: "schedule", ATTEMPT_TAG: str(attempt), SOURCE_TAG: "repair_schedule"},
         ))
     return requests, lines
 
 
-@schedule(
-    name="repair_schedule",
-    cron_schedule=os.environ.get("AGENTR_REPAIR_CRON", "17 * * * *"),
-    job_name=PIPELINE_JOB,
-    default_status=DefaultScheduleStatus.STOPPED,
-    description="Re-requests incomplete project partitions whose failure a retry can fix, at most "
-    f"${MAX_PER_DAY_ENV} (default {DEFAULT_MAX_PER_DAY}) times a day each. Stopped by default.",
-)
-def repair_schedule(context: ScheduleEvaluationContext, store: StoreResource):
-    now = context.scheduled_execution_time or datetime.now(timezone.utc)
-    requests, lines = repair_requests(store.get(), context.instance, now)
-    for line in lines:
-        context.log.info(line)
-    return requests or SkipReason("; ".join(lines) or "no projects")
+def make_repair_schedule(cron: str = DEFAULT_CRON):
+    """The repair schedule ticking on `cron` ($AGENTR_REPAIR_CRON in the code location)."""
+
+    @schedule(
+        name="repair_schedule",
+        cron_schedule=cron,
+        job_name=PIPELINE_JOB,
+        default_status=DefaultScheduleStatus.STOPPED,
+        description="Re-requests incomplete project partitions whose failure a retry can fix, at most "
+        f"${MAX_PER_DAY_ENV} (default {DEFAULT_MAX_PER_DAY}) times a day each. Stopped by default.",
+    )
+    def repair_schedule(context: ScheduleEvaluationContext, store: StoreResource):
+        now = context.scheduled_execution_time or datetime.now(timezone.utc)
+        requests, lines = repair_requests(store.get(), context.instance, now)
+        for line in lines:
+            context.log.info(line)
+        return requests or SkipReason("; ".join(lines) or "no projects")
+
+    return repair_schedule
+
+
+repair_schedule = make_repair_schedule()  # the default; the code location builds the configured one

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
 import sys
 import threading
@@ -14,36 +12,10 @@ from pathlib import Path
 
 import click
 
-from agentr_dagster.config import agentr_home, dagster_home, results_dir
+from agentr_dagster.cli.common import echo_json, fail, json_default, open_store
+from agentr_dagster.settings import agentr_home, dagster_home, get_settings, results_dir
 
 DEMO_SLUG = "demo-slr-automation"
-
-
-def _store():
-    from agentr_dagster.resources import StoreResource
-
-    return StoreResource(database_url=os.environ.get("AGENTR_DATABASE_URL", "")).get()
-
-
-def _echo_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, default=_json_default))
-
-
-def _json_default(value):
-    if isinstance(value, Decimal):
-        return str(value)
-    if hasattr(value, "isoformat"):
-        return value.isoformat()
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    if hasattr(value, "__dataclass_fields__"):
-        return {k: getattr(value, k) for k in value.__dataclass_fields__}
-    return str(value)
-
-
-def _fail(message: str, code: int = 1):
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
 
 
 @click.group()
@@ -66,13 +38,13 @@ def project() -> None:
 @click.option("--budget", type=float, default=None, help="Budget cap for this project, in credits.")
 def project_add(slug: str, abstract_file: Path, title: str | None, budget: float | None) -> None:
     from agentr_dagster.domain.contracts import validate_slug
-    from agentr_dagster.intake import IntakeError, add_project, read_abstract
+    from agentr_dagster.stages.intake import IntakeError, add_project, read_abstract
 
     try:
         validate_slug(slug)
-        row = add_project(_store(), slug, read_abstract(abstract_file), title=title, budget_credits=budget)
+        row = add_project(open_store(), slug, read_abstract(abstract_file), title=title, budget_credits=budget)
     except (IntakeError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     _ensure_partition(slug)
     click.echo(f"project {row.slug} ready; next: agentr papers add {row.slug} FILE, then agentr run {row.slug}")
 
@@ -81,11 +53,11 @@ def project_add(slug: str, abstract_file: Path, title: str | None, budget: float
 @click.argument("slug")
 def project_delete(slug: str) -> None:
     """Soft delete: the project and its papers stop being worked on; usage and ledger rows stay for audit."""
-    store = _store()
+    store = open_store()
     try:
         store.soft_delete_project(slug)
     except Exception as exc:  # noqa: BLE001
-        _fail(str(exc))
+        fail(str(exc))
     click.echo(f"project {slug} deleted (soft); its usage and ledger rows are kept")
 
 
@@ -100,9 +72,9 @@ def papers() -> None:
 def papers_add(slug: str, files: tuple[Path, ...]) -> None:
     """Import candidate files into a project: CSV / TSV, Excel, BibTeX, RIS, PubMed (MEDLINE), Web of Science,
     EndNote XML, JSONL / JSON (OpenAlex, arXiv)."""
-    from agentr_dagster.intake import IntakeError, add_papers_file
+    from agentr_dagster.stages.intake import IntakeError, add_papers_file
 
-    store = _store()
+    store = open_store()
     failed = False
     for path in files:
         try:
@@ -112,7 +84,7 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
             failed = True
             continue
         except Exception as exc:  # noqa: BLE001 - e.g. ProjectNotFound
-            _fail(str(exc))
+            fail(str(exc))
         if result.already_imported:
             click.echo(f"{path.name}: already imported; nothing added")
             continue
@@ -141,10 +113,10 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     """Materialise the whole chain for one project on the local Dagster instance; True on success."""
     from dagster import materialize
 
-    from agentr_dagster.assets import pipeline_assets
-    from agentr_dagster.resources import resources_from_env
+    from agentr_dagster.defs.assets import pipeline_assets
+    from agentr_dagster.defs.resources import resources_from_env
 
-    store = _store()
+    store = open_store()
     store.get_project(slug)
     _ensure_partition(slug)
     total = store.count_papers(slug)
@@ -202,16 +174,16 @@ def run(slug: str, no_progress: bool, verbose: bool) -> None:
     try:
         ok = run_project(slug, show_progress=not no_progress, verbose=verbose)
     except Exception as exc:  # noqa: BLE001
-        _fail(str(exc))
+        fail(str(exc))
     if not ok:
-        _fail(f"run for {slug} did not complete; see `agentr status {slug}` and `agentr failures {slug}`")
+        fail(f"run for {slug} did not complete; see `agentr status {slug}` and `agentr failures {slug}`")
     _print_summary(slug)
 
 
 def _print_summary(slug: str, top: int = 10) -> None:
-    from agentr_dagster.exports import scores_dataframe
+    from agentr_dagster.stages.exports import scores_dataframe
 
-    frame = scores_dataframe(_store(), slug)
+    frame = scores_dataframe(open_store(), slug)
     click.echo(f"\n{len(frame)} papers scored for {slug}; top {min(top, len(frame))} by direct-competitor score:")
     if len(frame):
         view = frame.head(top)[["rank", "c1_score", "c2_score", "semantic_similarity", "c2_contribution_type", "title"]]
@@ -224,12 +196,12 @@ def _print_summary(slug: str, top: int = 10) -> None:
 @click.option("--slug", default=DEMO_SLUG, show_default=True)
 def demo(slug: str) -> None:
     """Run the bundled example end to end, offline: one abstract and 40 real candidate papers."""
-    from agentr_dagster.intake import add_papers_file, add_project
+    from agentr_dagster.stages.intake import add_papers_file, add_project
 
-    if os.environ.get("AGENTR_LLM_BASE_URL"):
+    if get_settings().llm_configured:
         click.echo("note: AGENTR_LLM_BASE_URL is set, so the demo uses that endpoint rather than the offline backend")
     data = resources.files("agentr_dagster.data").joinpath("demo")
-    store = _store()
+    store = open_store()
     started = time.monotonic()
     add_project(store, slug, data.joinpath("abstract.md").read_text(encoding="utf-8"),
                 title="Auditable automation of systematic reviews in software engineering")
@@ -241,7 +213,7 @@ def demo(slug: str) -> None:
     click.echo(f"demo project {slug}: {store.count_papers(slug)} candidate papers"
                + ("" if added.already_imported else f" ({added.added} imported now)"))
     if not run_project(slug):
-        _fail("the demo run failed; see `agentr failures`")
+        fail("the demo run failed; see `agentr failures`")
     _print_summary(slug)
     click.echo(f"wall time: {time.monotonic() - started:.1f}s; Dagster home: {dagster_home()}")
     click.echo("see it in the UI: make ui   (then open http://127.0.0.1:3000)")
@@ -253,10 +225,10 @@ def demo(slug: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def status(slug: str | None, as_json: bool) -> None:
     """Processing state of each project's stages and papers."""
-    store = _store()
+    store = open_store()
     rows = store.status(slug)
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     if not rows:
         click.echo("no projects yet" if slug is None else f"no status for {slug}")
@@ -266,7 +238,7 @@ def status(slug: str | None, as_json: bool) -> None:
 
 
 def _format_status_row(row) -> str:
-    data = _json_default(row) if not isinstance(row, dict) else row
+    data = json_default(row) if not isinstance(row, dict) else row
     parts = [f"{k}={v}" for k, v in data.items() if v not in (None, {}, [])]
     return "  ".join(parts)
 
@@ -276,9 +248,9 @@ def _format_status_row(row) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def failures(slug: str | None, as_json: bool) -> None:
     """Recorded failures with their class, attempt, run and paper."""
-    rows = _store().failures(slug)
+    rows = open_store().failures(slug)
     if as_json:
-        _echo_json(rows)
+        echo_json(rows)
         return
     if not rows:
         click.echo("no failures recorded")
@@ -293,9 +265,9 @@ def failures(slug: str | None, as_json: bool) -> None:
               help="Directory to write into (default: results/<slug>).")
 def export(slug: str, fmt: str, out: Path | None) -> None:
     """Write the project's scores as CSV, Parquet and/or XLSX."""
-    from agentr_dagster.exports import FORMATS, scores_dataframe, write_exports
+    from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
 
-    frame = scores_dataframe(_store(), slug)
+    frame = scores_dataframe(open_store(), slug)
     written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
     for path in written.values():
         click.echo(str(path))
@@ -312,7 +284,7 @@ def credits() -> None:
 @click.option("--account", default="default", show_default=True)
 @click.option("--note", default="manual grant")
 def credits_grant(amount: float, account: str, note: str) -> None:
-    store = _store()
+    store = open_store()
     store.ensure_account(account)
     balance = store.grant(account, Decimal(str(amount)), note=note)
     click.echo(f"{account}: balance {balance} credits")
@@ -321,7 +293,7 @@ def credits_grant(amount: float, account: str, note: str) -> None:
 @credits.command("balance")
 @click.option("--account", default="default", show_default=True)
 def credits_balance(account: str) -> None:
-    store = _store()
+    store = open_store()
     store.ensure_account(account)
     click.echo(f"{account}: balance {store.balance(account)} credits")
 
@@ -339,7 +311,7 @@ def pricing() -> None:
 @click.option("--provider", default="default", show_default=True)
 @click.option("--tier", default="standard", show_default=True)
 def pricing_set(model, input_price, output_price, cached_input, provider, tier) -> None:
-    row_id = _store().set_pricing(
+    row_id = open_store().set_pricing(
         model, Decimal(str(input_price)), Decimal(str(output_price)),
         None if cached_input is None else Decimal(str(cached_input)), provider=provider, tier=tier,
     )
@@ -352,12 +324,12 @@ def pricing_set(model, input_price, output_price, cached_input, provider, tier) 
 @click.option("--calls", "per_call", is_flag=True, help="One row per call, with the price and multiplier it paid.")
 def usage(slug: str | None, as_json: bool, per_call: bool) -> None:
     """LLM usage by project, stage, model and (UTC) day: calls, tokens, USD and credits, with totals."""
-    from agentr_dagster.reports import aggregate, format_table, records, totals_of, usage_calls_frame
+    from agentr_dagster.stages.usage import aggregate, format_table, records, totals_of, usage_calls_frame
 
-    calls = usage_calls_frame(_store(), slug)
+    calls = usage_calls_frame(open_store(), slug)
     frame = calls if per_call else aggregate(calls)
     if as_json:
-        _echo_json(records(frame))
+        echo_json(records(frame))
         return
     click.echo(format_table(frame, totals_of(calls)))
 
@@ -369,7 +341,7 @@ def bench() -> None:
 
 # ---------------------------------------------------------------- commands that live in their own modules
 # Each feature module mounts its commands here, one line each.
-from agentr_dagster.cli_bench import (  # noqa: E402
+from agentr_dagster.cli.bench import (  # noqa: E402
     bench_growth_command,
     bench_overhead_command,
     bench_scoring_command,
@@ -378,20 +350,20 @@ from agentr_dagster.cli_bench import (  # noqa: E402
 bench.add_command(bench_scoring_command, "scoring")
 bench.add_command(bench_overhead_command, "overhead")
 bench.add_command(bench_growth_command, "growth")
-from agentr_dagster.cli_screen import bench_screening_command, screen_command  # noqa: E402
+from agentr_dagster.cli.screen import bench_screening_command, screen_command  # noqa: E402
 
 main.add_command(screen_command, "screen")
 bench.add_command(bench_screening_command, "screening")
-from agentr_dagster.cli_recovery import resume_command  # noqa: E402
+from agentr_dagster.cli.recovery import resume_command  # noqa: E402
 
 main.add_command(resume_command, "resume")
-from agentr_dagster.cli_lake import label_command, labels_command, lake_group, rerank_command  # noqa: E402
+from agentr_dagster.cli.lake import label_command, labels_command, lake_group, rerank_command  # noqa: E402
 
 main.add_command(lake_group, "lake")
 main.add_command(label_command, "label")
 main.add_command(labels_command, "labels")
 main.add_command(rerank_command, "rerank")
-from agentr_dagster.cli_synthesis import (  # noqa: E402
+from agentr_dagster.cli.synthesis import (  # noqa: E402
     bench_synthesis_command,
     related_work_group,
     report_command,
@@ -402,7 +374,7 @@ main.add_command(report_command, "report")
 main.add_command(trace_command, "trace")
 main.add_command(related_work_group, "related-work")
 bench.add_command(bench_synthesis_command, "synthesis")
-from agentr_dagster.cli_ledger import (  # noqa: E402
+from agentr_dagster.cli.ledger import (  # noqa: E402
     budget_group,
     default_credits_command,
     estimate_command,

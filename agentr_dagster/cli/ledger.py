@@ -2,34 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import os
 import sys
 from decimal import Decimal, InvalidOperation
 
 import click
 
-
-def _store():
-    from agentr_dagster.resources import StoreResource
-
-    return StoreResource(database_url=os.environ.get("AGENTR_DATABASE_URL", "")).get()
-
-
-def _dump(value) -> str:
-    def default(v):
-        if isinstance(v, Decimal):
-            return format(v, "f")  # "0.00000000", never "0E-8"
-        if hasattr(v, "isoformat"):
-            return v.isoformat()
-        return str(v)
-
-    return json.dumps(value, indent=2, default=default)
-
-
-def _fail(message: str, code: int = 1):
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
+from agentr_dagster.cli.common import dump_json, fail, open_store
+from agentr_dagster.settings import get_settings
 
 
 # ---------------------------------------------------------------- ledger
@@ -52,9 +31,9 @@ def ledger_verify(stale_after: float, as_json: bool) -> None:
     """
     from agentr_dagster.store.verify import verify_ledger
 
-    report = verify_ledger(_store(), stale_after_s=stale_after)
+    report = verify_ledger(open_store(), stale_after_s=stale_after)
     if as_json:
-        click.echo(_dump(report.to_dict()))
+        click.echo(dump_json(report.to_dict()))
     else:
         counts = ", ".join(f"{k} {v}" for k, v in report.counts.items())
         click.echo(f"checked {len(report.checks)} invariants over {counts}")
@@ -72,7 +51,7 @@ def ledger_verify(stale_after: float, as_json: bool) -> None:
 @click.option("--older-than", type=float, default=3600.0, show_default=True, help="Seconds.")
 def ledger_release_stale(older_than: float) -> None:
     """Give back reservations open longer than --older-than (their calls died without settling)."""
-    released = _store().release_stale_reservations(older_than)
+    released = open_store().release_stale_reservations(older_than)
     click.echo(f"released {released} stale reservation(s)")
 
 
@@ -82,11 +61,11 @@ def ledger_release_stale(older_than: float) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def ledger_show(account: str, limit: int, as_json: bool) -> None:
     """The account's balance and its most recent ledger entries."""
-    store = _store()
+    store = open_store()
     entries = store.ledger(account)
     shown = entries[-limit:] if limit else entries
     if as_json:
-        click.echo(_dump({"account": account, "balance": store.balance(account),
+        click.echo(dump_json({"account": account, "balance": store.balance(account),
                           "entries": [e.__dict__ for e in shown]}))
         return
     click.echo(f"{account}: balance {store.balance(account)} credits, {len(entries)} entries")
@@ -105,17 +84,18 @@ def ledger_show(account: str, limit: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def estimate_command(slug: str, model: str | None, provider: str | None, tier: str, as_json: bool) -> None:
     """Projected tokens, USD and credits of the work a run of SLUG would still do (nothing is spent)."""
-    from agentr_dagster.estimate import estimate_project, format_estimate
+    from agentr_dagster.stages.estimate import estimate_project, format_estimate
     from agentr_dagster.store import StoreError
 
-    model = model or os.environ.get("AGENTR_LLM_MODEL") or "gpt-4o-mini"
-    provider = provider or os.environ.get("AGENTR_LLM_PROVIDER") or "default"
-    backend = "llm" if os.environ.get("AGENTR_LLM_BASE_URL") else "offline"
+    settings = get_settings()
+    model = model or settings.llm_model
+    provider = provider or settings.llm_provider
+    backend = "llm" if settings.llm_configured else "offline"
     try:
-        est = estimate_project(_store(), slug, model=model, provider=provider, tier=tier, backend=backend)
+        est = estimate_project(open_store(), slug, model=model, provider=provider, tier=tier, backend=backend)
     except StoreError as exc:
-        _fail(str(exc))
-    click.echo(_dump(est.to_dict()) if as_json else format_estimate(est))
+        fail(str(exc))
+    click.echo(dump_json(est.to_dict()) if as_json else format_estimate(est))
 
 
 # ---------------------------------------------------------------- budgets
@@ -138,13 +118,13 @@ def budget_set(slug: str, credits: str) -> None:
         try:
             value = Decimal(credits)
         except InvalidOperation:
-            _fail(f"not a number of credits: {credits!r}")
+            fail(f"not a number of credits: {credits!r}")
         if not value.is_finite() or value < 0:
-            _fail("a budget is a non-negative number of credits")
+            fail("a budget is a non-negative number of credits")
     try:
-        row = _store().set_budget(slug, value)
+        row = open_store().set_budget(slug, value)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     click.echo(f"{row.slug}: budget {'none' if row.budget_credits is None else f'{row.budget_credits} credits'}")
 
 
@@ -153,7 +133,7 @@ def budget_set(slug: str, credits: str) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def budget_show(slug: str | None, as_json: bool) -> None:
     """Budget, credits used (settled), held (open reservations) and left, per project."""
-    store = _store()
+    store = open_store()
     projects = [store.get_project(slug)] if slug else store.list_projects()
     rows = []
     for p in projects:
@@ -163,7 +143,7 @@ def budget_show(slug: str | None, as_json: bool) -> None:
         rows.append({"project": p.slug, "account": p.account, "budget": p.budget_credits, "used": used,
                      "held": held, "left": left})
     if as_json:
-        click.echo(_dump(rows))
+        click.echo(dump_json(rows))
         return
     if not rows:
         click.echo("no projects")
@@ -180,9 +160,9 @@ def budget_show(slug: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def pricing_history_command(model: str | None, as_json: bool) -> None:
     """Every price row (SCD-2): the period it was in force and its USD per million tokens."""
-    rows = _store().pricing_history(model)
+    rows = open_store().pricing_history(model)
     if as_json:
-        click.echo(_dump([r.__dict__ for r in rows]))
+        click.echo(dump_json([r.__dict__ for r in rows]))
         return
     if not rows:
         click.echo("no prices set")
@@ -202,18 +182,18 @@ def multiplier_group() -> None:
 @click.argument("credits_per_usd")
 def multiplier_set(credits_per_usd: str) -> None:
     try:
-        row_id = _store().set_multiplier(Decimal(credits_per_usd))
+        row_id = open_store().set_multiplier(Decimal(credits_per_usd))
     except (InvalidOperation, ValueError) as exc:
-        _fail(f"not a valid multiplier {credits_per_usd!r}: {exc}")
+        fail(f"not a valid multiplier {credits_per_usd!r}: {exc}")
     click.echo(f"multiplier {credits_per_usd} credits/USD now in force: row {row_id}")
 
 
 @multiplier_group.command("history")
 @click.option("--json", "as_json", is_flag=True)
 def multiplier_history(as_json: bool) -> None:
-    rows = _store().multiplier_history()
+    rows = open_store().multiplier_history()
     if as_json:
-        click.echo(_dump([r.__dict__ for r in rows]))
+        click.echo(dump_json([r.__dict__ for r in rows]))
         return
     for r in rows:
         until = "now (current)" if r.valid_to is None else r.valid_to.isoformat()
@@ -225,7 +205,7 @@ def multiplier_history(as_json: bool) -> None:
 def default_credits_command(amount: str) -> None:
     """Credits a new account starts with (SCD-2; existing accounts are not touched)."""
     try:
-        row_id = _store().set_default_credits(Decimal(amount))
+        row_id = open_store().set_default_credits(Decimal(amount))
     except (InvalidOperation, ValueError) as exc:
-        _fail(f"not a valid amount {amount!r}: {exc}")
+        fail(f"not a valid amount {amount!r}: {exc}")
     click.echo(f"new accounts now start with {amount} credits: row {row_id}")

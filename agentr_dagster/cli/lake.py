@@ -11,20 +11,7 @@ from pathlib import Path
 
 import click
 
-
-def _echo_json(value) -> None:
-    click.echo(json.dumps(value, indent=2, default=str, ensure_ascii=False))
-
-
-def _fail(message: str, code: int = 1):
-    click.echo(f"error: {message}", err=True)
-    sys.exit(code)
-
-
-def _store():
-    from agentr_dagster.cli import _store as store
-
-    return store()
+from agentr_dagster.cli.common import echo_json, fail, open_store
 
 
 @click.group("lake")
@@ -52,10 +39,10 @@ def lake_add(files: tuple[Path, ...], workers: int | None, as_json: bool) -> Non
     try:
         report = add_files(list(files), workers=workers)
     except RuntimeError as exc:  # e.g. the embedding model has not been built
-        _fail(str(exc))
+        fail(str(exc))
     elapsed = time.perf_counter() - started
     if as_json:
-        _echo_json({
+        echo_json({
             "generation": report.generation, "papers": report.papers, "added": report.added,
             "profiled": report.profiled, "reused_profiles": report.reused_profiles,
             "seconds": round(elapsed, 3), "timings": report.timings,
@@ -92,14 +79,14 @@ def lake_search(query: str, k: int, boolean: bool, min_cosine: float | None, as_
     lake = Lake.open()
     if lake is None:
         if as_json:
-            _echo_json({"query": query, "lake_papers": 0, "hits": []})
+            echo_json({"query": query, "lake_papers": 0, "hits": []})
         else:
             click.echo("the lake is empty: add papers with `agentr lake add FILE...`")
         return
     try:
         lake.check_model()  # loads the embedding model once, outside the timed query
     except RuntimeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     started = time.perf_counter()
     try:
         mask, text = None, query
@@ -107,12 +94,12 @@ def lake_search(query: str, k: int, boolean: bool, min_cosine: float | None, as_
             mask, text = lake.boolean_mask(query), boolean_positive_text(query) or query
         hits = lake.search(text, k, mask=mask, min_cosine=min_cosine)
     except BooleanQueryError as exc:
-        _fail(f"the Boolean query does not parse: {exc}", 2)
+        fail(f"the Boolean query does not parse: {exc}", 2)
     except RuntimeError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     elapsed_ms = (time.perf_counter() - started) * 1000
     if as_json:
-        _echo_json({"query": query, "lake_papers": lake.n, "generation": lake.generation,
+        echo_json({"query": query, "lake_papers": lake.n, "generation": lake.generation,
                     "ms": round(elapsed_ms, 2), "hits": [h.as_dict() for h in hits]})
         return
     if not hits:
@@ -135,7 +122,7 @@ def lake_info(as_json: bool) -> None:
     lake = Lake.open()
     stats = lake.stats() if lake is not None else {"path": str(lake_dir()), "papers": 0}
     if as_json:
-        _echo_json(stats)
+        echo_json(stats)
     else:
         click.echo("  ".join(f"{k}={v}" for k, v in stats.items()))
 
@@ -161,9 +148,9 @@ def label_command(slug: str, paper: str, decision: str, note: str | None) -> Non
     from agentr_dagster.store.rows import StoreError
 
     try:
-        row = set_label(_store(), slug, paper, decision, note=note)
+        row = set_label(open_store(), slug, paper, decision, note=note)
     except (StoreError, ValueError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if row is None:
         click.echo(f"{slug}: label cleared for paper {paper}")
     else:
@@ -179,11 +166,11 @@ def labels_command(slug: str, as_json: bool) -> None:
     from agentr_dagster.store.rows import StoreError
 
     try:
-        rows = list_labels(_store(), slug)
+        rows = list_labels(open_store(), slug)
     except StoreError as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if as_json:
-        _echo_json([r.__dict__ for r in rows])
+        echo_json([r.__dict__ for r in rows])
         return
     if not rows:
         click.echo(f"no labels for {slug}; add one with `agentr label {slug} PAPER include|exclude`")
@@ -203,14 +190,14 @@ def rerank_command(slug: str, top: int, out: Path | None, as_json: bool) -> None
     from agentr_dagster.store.rows import StoreError
 
     try:
-        frame = rerank(_store(), slug)
+        frame = rerank(open_store(), slug)
     except (StoreError, RuntimeError) as exc:
-        _fail(str(exc))
+        fail(str(exc))
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         frame.to_csv(out, index=False)
     if as_json:
-        _echo_json(json.loads(frame.head(top).to_json(orient="records")))
+        echo_json(json.loads(frame.head(top).to_json(orient="records")))
         return
     if frame.empty:
         click.echo(f"{slug} has no candidate papers")

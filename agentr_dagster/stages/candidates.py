@@ -11,19 +11,19 @@ generation are not run twice.
 
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from agentr_dagster import pipeline
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
 from agentr_dagster.domain.imports import content_hash, paper_key
-from agentr_dagster.intake import fit_to_store
 from agentr_dagster.lake import Lake, boolean_positive_text
+from agentr_dagster.settings import get_settings
+from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.intake import fit_to_store
 
 DEFAULT_PER_QUERY = 20
 RETRIEVAL_STAGE = "retrieval"
@@ -32,14 +32,7 @@ RETRIEVAL_VERSION = "retrieval-v1"
 
 def per_query_default() -> int:
     """``$AGENTR_LAKE_PER_QUERY`` (papers taken from the lake per query), default 20."""
-    raw = os.environ.get("AGENTR_LAKE_PER_QUERY", "").strip()
-    try:
-        value = int(raw) if raw else DEFAULT_PER_QUERY
-    except ValueError as exc:
-        raise ValueError(f"AGENTR_LAKE_PER_QUERY must be an integer, got {raw!r}") from exc
-    if value < 0:
-        raise ValueError("AGENTR_LAKE_PER_QUERY cannot be negative")
-    return value
+    return get_settings().lake_per_query
 
 
 @dataclass

@@ -4,15 +4,15 @@ domain database fails (down, unreachable, locked), the files stay in the inbox u
 takes them: an outage is never blamed on a file."""
 
 
-import os
 from dataclasses import dataclass, field
 
 from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
 
-from agentr_dagster.assets.project import projects
-from agentr_dagster.config import agentr_home, inbox_dir, processed_dir, rejected_dir
+from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
+from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain.imports import SUPPORTED_SUFFIXES
-from agentr_dagster.intake import (
+from agentr_dagster.settings import agentr_home, get_settings, inbox_dir, processed_dir, rejected_dir
+from agentr_dagster.stages.intake import (
     ABSTRACT_SUFFIXES,
     InboxItem,
     IntakeError,
@@ -26,17 +26,14 @@ from agentr_dagster.intake import (
     scan_inbox,
     store_outage,
 )
-from agentr_dagster.resources import StoreResource
 
-FILES_PER_TICK = int(os.environ.get("AGENTR_SENSOR_FILES_PER_TICK", "25"))
-PIPELINE_JOB = "project_pipeline"
 # At the top of the inbox a .txt file is an abstract; inside inbox/<slug>/ it may be a PubMed export.
 PAPER_SUFFIXES = "/".join(s for s in SUPPORTED_SUFFIXES if s not in ABSTRACT_SUFFIXES)
-INBOX_JOB_ENV = "AGENTR_INBOX_JOB"  # the job the inbox launches: project_pipeline, or project_pipeline_celery
 
 
 def inbox_job_name() -> str:
-    return os.environ.get(INBOX_JOB_ENV, "").strip() or PIPELINE_JOB
+    """The job the inbox launches: the in-process chain, or $AGENTR_INBOX_JOB (e.g. project_pipeline_celery)."""
+    return get_settings().inbox_job or PIPELINE_JOB
 
 
 @dataclass
@@ -49,7 +46,7 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
 
 
-def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int = FILES_PER_TICK,
+def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int | None = None,
                job_name: str = PIPELINE_JOB) -> InboxPass:
     """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest
     where they are (each store write is one transaction, so nothing is half-stored)."""
@@ -57,7 +54,7 @@ def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int =
     new_partitions: list[str] = []
     runs: dict[str, RunRequest] = {}
     lines: list[str] = []
-    items = scan_inbox(inbox, files_per_tick)
+    items = scan_inbox(inbox, files_per_tick or get_settings().sensor_files_per_tick)
     for index, item in enumerate(items):
         try:
             if item.kind == "unknown":
@@ -130,7 +127,7 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
             outage = store_outage(exc)
             if outage is None:
                 raise
-            waiting = scan_inbox(inbox_dir(home), FILES_PER_TICK)
+            waiting = scan_inbox(inbox_dir(home), get_settings().sensor_files_per_tick)
             if not waiting:
                 return SkipReason(f"inbox empty (domain database unavailable: {outage})")
             line = _outage_line(outage, waiting)
@@ -154,4 +151,4 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
     return inbox_sensor
 
 
-inbox_sensor = make_inbox_sensor(inbox_job_name())
+inbox_sensor = make_inbox_sensor()  # the default; the code location builds the configured one

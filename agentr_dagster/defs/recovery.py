@@ -17,7 +17,6 @@ Order per project (``resume_project``):
 
 from __future__ import annotations
 
-import hashlib
 import os
 import time
 from dataclasses import dataclass, field
@@ -36,22 +35,20 @@ from dagster import (
     ReexecutionOptions,
     RunsFilter,
     build_reconstructable_job,
-    define_asset_job,
     execute_job,
     in_process_executor,
 )
 
-from agentr_dagster.assets import project_assets, projects
-from agentr_dagster.config import dagster_home, results_dir
+from agentr_dagster.defs.assets import pipeline_assets
+from agentr_dagster.defs.jobs import pipeline_job
+from agentr_dagster.defs.partitions import PARTITION_TAG, PIPELINE_JOB, RESUME_TAG, projects
+from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.pipeline import score_cache_key, sha256
-from agentr_dagster.resources import resources_from_env
-from agentr_dagster.sensors import PIPELINE_JOB
+from agentr_dagster.settings import dagster_home, get_settings, results_dir
+from agentr_dagster.stages.pipeline import score_cache_key, sha256
 from agentr_dagster.store import PROJECT_STAGE
 
-PARTITION_TAG = "dagster/partition"
-RESUME_TAG = "agentr/resume"
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
 EXPORT_FORMATS = ("csv", "parquet", "xlsx")
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
@@ -68,17 +65,9 @@ def recovery_job() -> JobDefinition:
     In-process executor: one process per run, scoring concurrency comes from threads inside ``paper_scores``.
     The fs IO manager makes re-execution from failure legal (the assets pass nothing between them; Dagster
     only requires a persistent IO manager on the boundary)."""
-    from agentr_dagster import definitions  # the code location defines the chain (its job's selection)
-
-    job = define_asset_job(
-        PIPELINE_JOB,
-        selection=definitions.project_pipeline.selection,
-        partitions_def=projects,
-        executor_def=in_process_executor,
-    )
     resources = {**resources_from_env(), "io_manager": FilesystemIOManager()}
-    assets = list(definitions.defs.assets or project_assets)
-    return Definitions(assets=assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
+    job = pipeline_job(in_process_executor)
+    return Definitions(assets=pipeline_assets, jobs=[job], resources=resources).resolve_job_def(PIPELINE_JOB)
 
 
 def recovery_job_for(env_fingerprint: str = "") -> JobDefinition:
@@ -89,16 +78,13 @@ def recovery_job_for(env_fingerprint: str = "") -> JobDefinition:
 
 
 def env_fingerprint() -> str:
-    # Secrets count by presence only (EnvVar resolves them at run time); the pointer is stored with each run.
-    secret = ("KEY", "SECRET", "PASSWORD", "TOKEN")
-    config = sorted((k, bool(v) if any(w in k for w in secret) else v) for k, v in os.environ.items()
-                    if k.startswith(("AGENTR_", "DAGSTER_")))
-    return hashlib.sha256(repr(config).encode()).hexdigest()[:16]
+    return get_settings().fingerprint()
 
 
 def reconstructable_recovery_job():
     return build_reconstructable_job(
-        "agentr_dagster.recovery", "recovery_job_for", reconstructable_kwargs={"env_fingerprint": env_fingerprint()}
+        "agentr_dagster.defs.recovery", "recovery_job_for",
+        reconstructable_kwargs={"env_fingerprint": env_fingerprint()},
     )
 
 
@@ -114,15 +100,16 @@ def open_instance() -> DagsterInstance:
 # ---------------------------------------------------------------- what is incomplete, from durable state
 def configured_model() -> str:
     """The model the configured backend would record (the cache keys depend on it)."""
-    if not os.environ.get("AGENTR_LLM_BASE_URL"):
+    settings = get_settings()
+    if not settings.llm_configured:
         from agentr_dagster.domain.offline import OFFLINE_MODEL
 
         return OFFLINE_MODEL
-    return os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini")
+    return settings.llm_model
 
 
 def uses_llm() -> bool:
-    return bool(os.environ.get("AGENTR_LLM_BASE_URL"))
+    return get_settings().llm_configured
 
 
 @dataclass

@@ -9,7 +9,6 @@ from dagster import (
     AssetExecutionContext,
     Backoff,
     DataVersion,
-    DynamicPartitionsDefinition,
     Failure,
     Jitter,
     MaterializeResult,
@@ -20,19 +19,18 @@ from dagster import (
     asset,
 )
 
-from agentr_dagster import pipeline
-from agentr_dagster.config import results_dir
+from agentr_dagster.defs.partitions import projects
+from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.exports import scores_dataframe, write_exports, write_usage_exports
-from agentr_dagster.reports import markdown_table, usage_metadata, usage_report
-from agentr_dagster.resources import LLMResource, StoreResource
-from agentr_dagster.retrieval import retrieve_for_project
-
-projects = DynamicPartitionsDefinition(name="projects")
+from agentr_dagster.settings import results_dir
+from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.candidates import retrieve_for_project
+from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
 
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
 EXPORTS_VERSION = "exports-v1"

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import os
 import threading
 
 from dagster import ConfigurableResource, EnvVar
 from pydantic import Field
 
-from agentr_dagster.backends import StageBackend, make_backend
-from agentr_dagster.config import agentr_home
+from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
 from agentr_dagster.llm.limits import EndpointLimits
+from agentr_dagster.settings import Settings, agentr_home, get_settings
 
 _stores: dict[str, object] = {}
 _stores_lock = threading.Lock()
@@ -81,33 +80,31 @@ class LLMResource(ConfigurableResource):
         return make_backend(self.settings(), store)
 
 
-def _env_or_default(name: str, default: str = "", *, resolve: bool = False):
-    """EnvVar keeps secrets out of the run config shown in the UI; only used when the variable is set.
-    Outside Dagster (resolve=True) the value itself is used, since nothing would resolve the EnvVar."""
-    if not os.environ.get(name):
-        return default
-    return os.environ[name] if resolve else EnvVar(name)
+def _secret_or_value(value: str, variable: str, *, resolve: bool):
+    """EnvVar keeps secrets (and URLs that may hold passwords) out of the run config shown in the UI; outside
+    Dagster (resolve=True) the value itself is used, since nothing would resolve the EnvVar."""
+    if not value:
+        return ""
+    return value if resolve else EnvVar(variable)
 
 
-def _int_env(name: str) -> int | None:
-    value = os.environ.get(name, "").strip()
-    return int(value) if value else None
-
-
-def resources_from_env(*, resolve: bool = False) -> dict:
-    """The resources as configured by AGENTR_* variables; resolve=True for use outside a Dagster run."""
+def resources_from_env(*, resolve: bool = False, settings: Settings | None = None) -> dict:
+    """The resources as the settings (AGENTR_* variables) configure them; resolve=True outside a Dagster run."""
+    s = settings or get_settings()
     return {
-        "store": StoreResource(database_url=_env_or_default("AGENTR_DATABASE_URL", resolve=resolve)),
+        "store": StoreResource(
+            database_url=_secret_or_value(s.database_url, "AGENTR_DATABASE_URL", resolve=resolve)),
         "llm": LLMResource(
-            base_url=_env_or_default("AGENTR_LLM_BASE_URL", resolve=resolve),
-            api_key=_env_or_default("AGENTR_LLM_API_KEY", resolve=resolve),
-            model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
-            provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
-            concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
-            schema_hint=os.environ.get("AGENTR_LLM_SCHEMA_HINT", "") == "1",
-            max_concurrent_calls=_int_env("AGENTR_LLM_MAX_CONCURRENT"),
-            requests_per_minute=_int_env("AGENTR_LLM_RPM"),
-            tokens_per_minute=_int_env("AGENTR_LLM_TPM"),
-            redis_url=os.environ.get("AGENTR_REDIS_URL", ""),
+            base_url=_secret_or_value(s.llm_base_url, "AGENTR_LLM_BASE_URL", resolve=resolve),
+            api_key=_secret_or_value(s.llm_api_key.get_secret_value(), "AGENTR_LLM_API_KEY", resolve=resolve),
+            model=s.llm_model,
+            provider=s.llm_provider,
+            concurrency=s.llm_concurrency,
+            timeout_s=s.llm_timeout_s,
+            schema_hint=s.llm_schema_hint,
+            max_concurrent_calls=s.llm_max_concurrent,
+            requests_per_minute=s.llm_rpm,
+            tokens_per_minute=s.llm_tpm,
+            redis_url=s.redis_url,
         ),
     }

@@ -27,6 +27,7 @@ from agentr_dagster.domain.imports import (
     paper_key,
     parse_file,
 )
+from agentr_dagster.settings import get_settings
 from agentr_dagster.store.schema import papers as _papers_table
 
 ABSTRACT_SUFFIXES = (".md", ".txt")
@@ -96,11 +97,11 @@ def printable(text: str) -> str:
 
 def limits_from_env() -> ImportLimits:
     """Import limits, configurable with AGENTR_IMPORT_MAX_BYTES / _MAX_ROWS / _MAX_FIELD_CHARS."""
-    defaults = ImportLimits()
+    settings, defaults = get_settings(), ImportLimits()
     values = {}
     for field in ("max_bytes", "max_rows", "max_field_chars"):
-        raw = os.environ.get(f"AGENTR_IMPORT_{field.upper()}", "").strip()
-        values[field] = int(raw) if raw else getattr(defaults, field)
+        configured = getattr(settings, f"import_{field}")
+        values[field] = configured if configured is not None else getattr(defaults, field)
     return ImportLimits(**values)
 
 

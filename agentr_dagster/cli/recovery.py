@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 from dataclasses import asdict
 
 import click
 
-
-def _store():
-    from agentr_dagster.resources import StoreResource
-
-    return StoreResource(database_url=os.environ.get("AGENTR_DATABASE_URL", "")).get()
+from agentr_dagster.cli.common import open_store
 
 
 def _line(outcome) -> str:
@@ -45,12 +40,12 @@ def _line(outcome) -> str:
 def resume_command(slug: str | None, all_projects: bool, stale_after: float, as_json: bool, verbose: bool) -> None:
     """Resume a project (or --all): release stale reservations, re-execute failed runs from failure, and
     rebuild from the domain store whatever Dagster's run storage no longer knows about."""
-    from agentr_dagster.recovery import resume
+    from agentr_dagster.defs.recovery import resume
 
     if bool(slug) == all_projects:
         click.echo("error: give a project slug or --all (not both)", err=True)
         sys.exit(2)
-    outcomes = resume(_store(), slugs=None if all_projects else [slug], stale_after=stale_after, verbose=verbose)
+    outcomes = resume(open_store(), slugs=None if all_projects else [slug], stale_after=stale_after, verbose=verbose)
     if as_json:
         click.echo(json.dumps([asdict(o) for o in outcomes], indent=2))
     else:

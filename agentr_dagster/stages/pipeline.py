@@ -14,11 +14,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from agentr_dagster.backends import StageBackend, canonical_json
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.llm.backends import StageBackend, canonical_json
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.store.rows import OrphanError as DeletedError
 

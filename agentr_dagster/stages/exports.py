@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 
 from agentr_dagster.domain.injection import check_paper
-from agentr_dagster.pipeline import current_intent, score_cache_key
+from agentr_dagster.stages.pipeline import current_intent, score_cache_key
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")
@@ -112,7 +112,7 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
 def write_usage_exports(store, slug: str, out_dir: Path) -> dict[str, Path]:
     """``usage.csv`` (by stage, model and day: calls, tokens, USD, credits) and ``usage_calls.csv`` (one row per
     call with the price and multiplier rows it was charged at), money as exact decimal strings."""
-    from agentr_dagster.reports import aggregate, usage_calls_frame
+    from agentr_dagster.stages.usage import aggregate, usage_calls_frame
 
     calls = usage_calls_frame(store, slug)
     frames = {"usage": aggregate(calls), "usage_calls": calls}

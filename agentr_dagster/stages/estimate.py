@@ -29,7 +29,8 @@ from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.domain.prompts import load_prompt, prompt_version
 from agentr_dagster.llm.gateway import MAX_OUTPUT_TOKENS, estimate_prompt_tokens
-from agentr_dagster.pipeline import score_cache_key, sha256
+from agentr_dagster.settings import get_settings
+from agentr_dagster.stages.pipeline import score_cache_key, sha256
 
 STAGES = ("intent", "queries", "score")
 # OpenAI's chat format: each message costs its content plus ~3 tokens, and every reply is primed with 3 more
@@ -82,7 +83,7 @@ class Tokenizer:
 
 
 def _tiktoken_cache_file(url: str) -> str | None:
-    cache_dir = os.environ.get("TIKTOKEN_CACHE_DIR", os.environ.get("DATA_GYM_CACHE_DIR"))
+    cache_dir = get_settings().tiktoken_cache_dir
     if cache_dir is None:
         cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
     if not cache_dir:

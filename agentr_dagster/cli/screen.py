@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sys
 import time
 from pathlib import Path
 
 import click
+
+from agentr_dagster.settings import get_settings
 
 LABEL_ID_COLUMNS = ("record_id", "id", "paper_id", "key")
 LABEL_VALUE_COLUMNS = ("label", "decision", "label_included", "included", "include")
@@ -67,7 +68,7 @@ def read_labels_csv(path: str) -> dict[str, int]:
 
 
 def llm_configured() -> bool:
-    return bool(os.environ.get("AGENTR_LLM_BASE_URL"))
+    return get_settings().llm_configured
 
 
 @click.command("screen")
@@ -94,8 +95,8 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         if not llm_configured():
             click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
         else:
-            from agentr_dagster.resources import resources_from_env
-            from agentr_dagster.screen_llm import rerank_top_with_llm
+            from agentr_dagster.defs.resources import resources_from_env
+            from agentr_dagster.screening.llm_rerank import rerank_top_with_llm
 
             configured = resources_from_env(resolve=True)
             store, llm = configured["store"].get(), configured["llm"]

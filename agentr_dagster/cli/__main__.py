@@ -1,0 +1,3 @@
+from agentr_dagster.cli.main import main
+
+main()

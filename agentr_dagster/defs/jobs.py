@@ -1,0 +1,27 @@
+"""The jobs: the project chain (in-process, and on Celery workers when the `distributed` extra is installed).
+Defined once here; the code location, the repair schedule and `agentr resume` all use these."""
+
+from __future__ import annotations
+
+from dagster import AssetSelection, define_asset_job
+
+from agentr_dagster.defs.assets import pipeline_assets
+from agentr_dagster.defs.distributed import distributed_jobs
+from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
+
+PIPELINE_SELECTION = AssetSelection.assets(*pipeline_assets)
+PIPELINE_DESCRIPTION = ("The whole chain for one project: intent, queries, candidates, scores, exports, landscape, "
+                        "related-work draft.")
+
+
+def pipeline_job(executor_def=None):
+    """The project chain as an asset job; `executor_def` overrides the code location's default executor."""
+    return define_asset_job(PIPELINE_JOB, selection=PIPELINE_SELECTION, partitions_def=projects,
+                            executor_def=executor_def, description=PIPELINE_DESCRIPTION)
+
+
+project_pipeline = pipeline_job()
+
+
+def all_jobs() -> list:
+    return [project_pipeline, *distributed_jobs(PIPELINE_SELECTION)]

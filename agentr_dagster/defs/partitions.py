@@ -1,0 +1,17 @@
+"""The project partitions, and the names of jobs and run tags that the sensor, schedules and recovery share."""
+
+from __future__ import annotations
+
+from dagster import DynamicPartitionsDefinition
+
+# One partition per research project; its key is the project's slug.
+projects = DynamicPartitionsDefinition(name="projects")
+
+PIPELINE_JOB = "project_pipeline"  # the whole chain for one project, in one process
+CELERY_JOB = "project_pipeline_celery"  # the same chain, each step on a Celery worker
+
+PARTITION_TAG = "dagster/partition"
+RESUME_TAG = "agentr/resume"  # how `agentr resume` started the run
+REPAIR_TAG = "agentr/repair"  # set on runs the repair schedule requests
+ATTEMPT_TAG = "agentr/repair_attempt"
+SOURCE_TAG = "agentr/source"  # who launched a run: cli, inbox_sensor, repair_schedule

@@ -1,0 +1,177 @@
+"""Every setting in one place: the one module that reads the environment.
+
+`get_settings()` reads the AGENTR_* variables (and DAGSTER_HOME, the tiktoken cache) each time it is called, so
+nothing is read at import time and a changed environment (a test, a long-lived process) is seen at once.
+Everything else asks this module: resources are built from it, and "is an LLM configured?" is decided here.
+The README's "Settings" table lists the same variables.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+DEFAULT_MODEL = "gpt-4o-mini"
+_SECRET_WORDS = ("KEY", "SECRET", "PASSWORD", "TOKEN")
+
+
+class Settings(BaseModel):
+    """The deployment's configuration. Field names are the variable names without the AGENTR_ prefix."""
+
+    model_config = ConfigDict(frozen=True)
+
+    home: Path = Field(Path(".agentr"), description="AGENTR_HOME: inbox, results, SQLite store, Dagster home")
+    dagster_home: Path | None = Field(None, description="DAGSTER_HOME (default $AGENTR_HOME/dagster)")
+    database_url: str = Field("", description="AGENTR_DATABASE_URL (default SQLite under AGENTR_HOME)")
+    db_pool_size: int = Field(8, ge=1, description="AGENTR_DB_POOL_SIZE: connections kept per process")
+    db_pool_overflow: int = Field(0, ge=0, description="AGENTR_DB_POOL_OVERFLOW: extra connections on demand")
+
+    llm_base_url: str = Field("", description="AGENTR_LLM_BASE_URL: OpenAI-compatible endpoint; empty = offline")
+    llm_api_key: SecretStr = Field(SecretStr(""), description="AGENTR_LLM_API_KEY")
+    llm_model: str = Field(DEFAULT_MODEL, description="AGENTR_LLM_MODEL")
+    llm_provider: str = Field("default", description="AGENTR_LLM_PROVIDER (selects the pricing row)")
+    llm_concurrency: int = Field(4, ge=1, le=256, description="AGENTR_LLM_CONCURRENCY: scoring calls per run")
+    llm_timeout_s: float = Field(120.0, gt=0, description="AGENTR_LLM_TIMEOUT: seconds per LLM request")
+    llm_schema_hint: bool = Field(False, description="AGENTR_LLM_SCHEMA_HINT=1 sends the JSON schema (llama.cpp)")
+    llm_max_concurrent: int | None = Field(None, ge=1, description="AGENTR_LLM_MAX_CONCURRENT: endpoint-wide")
+    llm_rpm: int | None = Field(None, ge=1, description="AGENTR_LLM_RPM: endpoint-wide requests per minute")
+    llm_tpm: int | None = Field(None, ge=1, description="AGENTR_LLM_TPM: endpoint-wide tokens per minute")
+    redis_url: str = Field("", description="AGENTR_REDIS_URL: shares the endpoint limits across processes")
+
+    lake_dir: Path | None = Field(None, description="AGENTR_LAKE_DIR (default $AGENTR_HOME/lake)")
+    lake_per_query: int = Field(20, ge=0, description="AGENTR_LAKE_PER_QUERY: lake papers taken per query")
+    model_dir: Path | None = Field(None, description="AGENTR_MODEL_DIR: the static embedding model")
+    import_max_bytes: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_BYTES")
+    import_max_rows: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_ROWS")
+    import_max_field_chars: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_FIELD_CHARS")
+
+    sensor_files_per_tick: int = Field(25, ge=1, description="AGENTR_SENSOR_FILES_PER_TICK")
+    inbox_job: str = Field("", description="AGENTR_INBOX_JOB: the job the inbox launches (default the main job)")
+    repair_max_per_day: int = Field(2, ge=0, description="AGENTR_REPAIR_MAX_PER_DAY: repair runs per project")
+    repair_cron: str = Field("17 * * * *", description="AGENTR_REPAIR_CRON: when the repair schedule ticks")
+
+    celery_broker_url: str = Field("", description="AGENTR_CELERY_BROKER_URL")
+    celery_backend_url: str = Field("", description="AGENTR_CELERY_BACKEND_URL")
+    celery_queue: str = Field("", description="AGENTR_CELERY_QUEUE")
+
+    asreview_python: str = Field("", description="AGENTR_ASREVIEW_PYTHON: interpreter with ASReview (bench)")
+    bench_cache: Path | None = Field(None, description="AGENTR_BENCH_CACHE (default ~/.cache/agentr-dagster/bench)")
+    tiktoken_cache_dir: str | None = Field(None, description="TIKTOKEN_CACHE_DIR / DATA_GYM_CACHE_DIR")
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value, info):
+        if isinstance(value, str) and not value.strip() and info.field_name not in ("tiktoken_cache_dir",):
+            default = cls.model_fields[info.field_name].default
+            return default
+        return value.strip() if isinstance(value, str) and info.field_name != "tiktoken_cache_dir" else value
+
+    @property
+    def llm_configured(self) -> bool:
+        """The one answer to "is an LLM configured?": an endpoint is set (else the offline backend runs)."""
+        return bool(self.llm_base_url)
+
+    def fingerprint(self) -> str:
+        """A hash of the configuration (secrets by presence only), to tell a job built for another one."""
+        values = self.model_dump()
+        values["llm_api_key"] = bool(self.llm_api_key.get_secret_value())
+        for name in ("database_url", "redis_url", "celery_broker_url", "celery_backend_url"):
+            values[name] = _without_password(values[name])
+        return hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest()[:16]
+
+
+_VARIABLES = {name: f"AGENTR_{name.upper()}" for name in Settings.model_fields}
+_VARIABLES.update(dagster_home="DAGSTER_HOME", llm_timeout_s="AGENTR_LLM_TIMEOUT", tiktoken_cache_dir="")
+
+
+def variable_name(field: str) -> str:
+    """The environment variable behind a settings field (for error messages and the README table)."""
+    return _VARIABLES[field]
+
+
+def get_settings() -> Settings:
+    """The settings as the environment gives them now. A bad value names its variable."""
+    env = os.environ
+    raw: dict[str, object] = {f: env[v] for f, v in _VARIABLES.items() if v and v in env}
+    tiktoken = env.get("TIKTOKEN_CACHE_DIR", env.get("DATA_GYM_CACHE_DIR"))
+    if tiktoken is not None:
+        raw["tiktoken_cache_dir"] = tiktoken
+    if "llm_schema_hint" in raw:
+        raw["llm_schema_hint"] = raw["llm_schema_hint"] == "1"
+    try:
+        return Settings(**raw)
+    except ValueError as exc:
+        errors = getattr(exc, "errors", lambda: [])()
+        names = ", ".join(sorted({variable_name(str(e["loc"][0])) for e in errors if e.get("loc")}))
+        raise ValueError(f"invalid setting {names}: {exc}") from exc
+
+
+def _without_password(url: str) -> str:
+    head, at, tail = url.rpartition("@")
+    if not at or "://" not in head:
+        return url
+    scheme, _, user = head.partition("://")
+    return f"{scheme}://{user.split(':')[0]}@{tail}"
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment for a child process: this one's, plus `extra`."""
+    return {**os.environ, **extra}
+
+
+def use_home(home: Path) -> None:
+    """Point this process (and what it starts) at another AGENTR_HOME (benchmarks that build a scratch home)."""
+    os.environ["AGENTR_HOME"] = str(home)
+
+
+def keep_hugging_face_offline() -> None:
+    """Model loaders must never reach the network: the models ship in packages or are built once."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+# ---------------------------------------------------------------- where things live
+def agentr_home() -> Path:
+    home = get_settings().home.expanduser().resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    return home
+
+
+def inbox_dir(home: Path | None = None) -> Path:
+    return (home or agentr_home()) / "inbox"
+
+
+def rejected_dir(home: Path | None = None) -> Path:
+    return inbox_dir(home) / "rejected"
+
+
+def processed_dir(home: Path | None = None) -> Path:
+    return inbox_dir(home) / "processed"
+
+
+def results_dir(slug: str, home: Path | None = None) -> Path:
+    return (home or agentr_home()) / "results" / slug
+
+
+def lake_dir() -> Path:
+    """``$AGENTR_LAKE_DIR`` if set, else ``$AGENTR_HOME/lake``."""
+    configured = get_settings().lake_dir
+    return configured.expanduser().resolve() if configured else agentr_home() / "lake"
+
+
+def dagster_home(home: Path | None = None) -> Path:
+    """DAGSTER_HOME if set, else $AGENTR_HOME/dagster with an embedded SQLite instance."""
+    configured = get_settings().dagster_home
+    if configured:
+        return configured.expanduser().resolve()
+    path = (home or agentr_home()) / "dagster"
+    path.mkdir(parents=True, exist_ok=True)
+    config = path / "dagster.yaml"
+    if not config.exists():
+        from importlib import resources
+
+        config.write_text(resources.files("agentr_dagster.data").joinpath("dagster.yaml").read_text())
+    return path
+
