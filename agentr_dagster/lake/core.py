@@ -624,7 +624,19 @@ class _Dedupe:
         return lake_id
 
 
+@dataclass
+class _Merged:
+    """The batches' new rows, merged against the live generation. Phases drop what they consumed (set it to
+    None) so the next phase's arrays do not sit beside the inputs they came from."""
+
+    new_parts: list[pa.Table] = field(default_factory=list)
+    word_parts: list[tuple[np.ndarray, np.ndarray]] | None = field(default_factory=list)  # (word ids, offsets)
+    source_parts: list[pa.Table] = field(default_factory=list)
+    file_entries: list[dict] = field(default_factory=list)
+
+
 def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, force_reprofile: bool = False):
+    """Merge the parsed batches into a new lake generation under the writer lock, and publish it."""
     profiler = profiler or get_profiler()
     timings: dict[str, float] = {}
     with lf.writer_lock(root):
@@ -637,114 +649,23 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             state.vocab = {}
             prof = _profile_rows(state.papers, np.arange(len(state.papers)), state.vocab, profiler)
             state.emb, state.term_ids, state.offsets = prof.emb, prof.term_ids, prof.offsets
-        ingested = {f["sha256"] for f in state.manifest.get("files", [])}
         n_old = len(state.papers)
-        dedupe = _Dedupe(state.papers)
-
         stamp = _now()
-        new_parts: list[pa.Table] = []
-        word_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (word ids, offsets) of the new papers, in order
-        source_parts: list[pa.Table] = []
-        file_entries = []
-        for batch in batches:
-            rep, table, local_words = batch.report, batch.table, batch.words
-            batch.table = batch.words = None  # release the batch as soon as it is merged
-            if rep.error or rep.already_ingested or table is None:
-                continue
-            if rep.sha256 in ingested:  # another writer ingested it between our check and the lock
-                rep.already_ingested, rep.records = True, 0
-                continue
-            ingested.add(rep.sha256)
-            owners = np.empty(len(table), dtype=np.int64)
-            is_new = np.zeros(len(table), dtype=bool)
-            columns = (table["doi"].to_pylist(), table["title_key"].to_pylist(), table["authors"].to_pylist())
-            for i, (doi, tkey, names) in enumerate(zip(*columns, strict=True)):
-                owner = dedupe.owner(doi, tkey, names)
-                if owner is None:
-                    owner, is_new[i] = dedupe.add(doi, tkey, names), True
-                owners[i] = owner
-            rep.added = int(is_new.sum())
-            rep.duplicates = len(table) - rep.added
-            if rep.added:
-                everything_new = rep.added == len(table)  # the bulk case: no copies of the batch
-                words = table["words"].combine_chunks()
-                if not everything_new:
-                    words = words.filter(pa.array(is_new))
-                global_ids = profiler.word_ids(local_words).astype(np.int32)
-                flat = words.flatten().to_numpy(zero_copy_only=False)
-                word_parts.append((global_ids[flat] if len(flat) else np.zeros(0, np.int32), _list_offsets(words)))
-                del words, flat, global_ids
-                fresh = (table if everything_new else table.filter(pa.array(is_new))).drop_columns(["words"])
-                fresh = fresh.append_column("lake_id", pa.array(owners[is_new]))
-                fresh = fresh.append_column("added_at", pa.array([stamp] * len(fresh), pa.string()))
-                new_parts.append(fresh.select(PAPER_SCHEMA.names).cast(PAPER_SCHEMA))
-            source_parts.append(pa.table({
-                "lake_id": pa.array(owners), "sha256": pa.array([rep.sha256] * len(table), pa.string()),
-                "file": pa.array([rep.name] * len(table), pa.string()), "format": table["source_format"],
-                "row": table["source_row"], "added_at": pa.array([stamp] * len(table), pa.string()),
-            }, schema=SOURCE_SCHEMA))
-            file_entries.append({
-                "sha256": rep.sha256, "name": rep.name, "format": rep.format, "records": rep.records,
-                "added": rep.added, "duplicates": rep.duplicates, "dropped": rep.dropped, "at": stamp,
-            })
-            del table
-
-        if not source_parts and not stale:
+        merged = _merge_batches(batches, state, profiler, stamp)
+        if not merged.source_parts and not stale:
             return AddReport([b.report for b in batches], lf.generation_number(live), n_old, 0, 0, 0, timings)
 
         t0 = time.perf_counter()
-        new_papers = pa.concat_tables(new_parts) if new_parts else PAPER_SCHEMA.empty_table()
-        del new_parts
-        n_new = len(new_papers)
-        # profile each distinct new text once; a text the lake already holds reuses its stored profile
-        hash_owner = {h: i for i, h in enumerate(state.papers.column("content_hash").to_pylist())}
-        source = np.empty(n_new, dtype=np.int64)  # < n_old: an old paper's profile; else n_old + fresh index
-        fresh_rows: list[int] = []
-        fresh_of: dict[str, int] = {}
-        for j, h in enumerate(new_papers.column("content_hash").to_pylist()):
-            if h in hash_owner:
-                source[j] = hash_owner[h]
-            else:
-                if h not in fresh_of:
-                    fresh_of[h] = len(fresh_rows)
-                    fresh_rows.append(j)
-                source[j] = n_old + fresh_of[h]
-        del hash_owner, fresh_of
-        if fresh_rows:
-            all_words = np.concatenate([w for w, _ in word_parts])
-            ends = np.cumsum([0] + [int(o[-1]) for _, o in word_parts])
-            all_offsets = np.concatenate([[0]] + [o[1:] + ends[i] for i, (_, o) in enumerate(word_parts)])
-            del word_parts
-            if len(fresh_rows) != n_new:  # some new papers share a text: profile each distinct text once
-                all_words, all_offsets = _gather(all_words, all_offsets, np.asarray(fresh_rows, dtype=np.int64))
-            prof = profiler.profile_words(all_words, all_offsets, state.vocab)
-            del all_words, all_offsets
-        else:
-            prof = Profiles.empty(profiler.dim)
-        pa.default_memory_pool().release_unused()
+        new_papers = pa.concat_tables(merged.new_parts) if merged.new_parts else PAPER_SCHEMA.empty_table()
+        merged.new_parts = []
+        source, n_fresh, prof = _profile_new(state, new_papers, merged, profiler)
         timings["profile"] = time.perf_counter() - t0
 
         t0 = time.perf_counter()
-        emb = np.empty((n_old + n_new, profiler.dim), dtype=np.float32)
-        emb[:n_old] = state.emb
-        state.emb = None
-        if n_new:
-            old_src = source < n_old
-            emb[n_old:][old_src] = emb[source[old_src]]
-            emb[n_old:][~old_src] = prof.emb[source[~old_src] - n_old]
-        if len(fresh_rows) == n_new and (n_new == 0 or np.array_equal(source, n_old + np.arange(n_new))):
-            new_terms, new_offsets = prof.term_ids, prof.offsets  # the bulk case: every paper new, in order
-        else:
-            pool = np.concatenate([state.term_ids, prof.term_ids])
-            pool_offsets = np.concatenate([state.offsets, state.offsets[-1] + prof.offsets[1:]])
-            new_terms, new_offsets = _gather(pool, pool_offsets, source)
-            del pool, pool_offsets
-        term_ids = np.concatenate([state.term_ids, new_terms]).astype(np.int32, copy=False)
-        offsets = np.concatenate([state.offsets, state.offsets[-1] + new_offsets[1:]]).astype(np.int64)
-        del prof, new_terms, new_offsets
-        state.term_ids = None
-        papers = pa.concat_tables([state.papers, new_papers]) if n_new else state.papers
-        sources = pa.concat_tables([state.sources, *source_parts])
+        emb, term_ids, offsets = _assemble_profiles(state, source, n_fresh, prof, profiler.dim)
+        del prof
+        papers = pa.concat_tables([state.papers, new_papers]) if len(new_papers) else state.papers
+        sources = pa.concat_tables([state.sources, *merged.source_parts])
         retriever = build_bm25(term_ids, offsets, state.vocab)
         timings["index"] = time.perf_counter() - t0
 
@@ -762,12 +683,127 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             "records_seen": int(state.manifest.get("records_seen", 0)) + len(sources) - len(state.sources),
             "analyzer": ANALYZER_VERSION, "model": profiler.model_name, "dim": profiler.dim,
             "exact_static": profiler.exact_static, "bm25": {"method": "lucene", "k1": K1, "b": B},
-            "created_at": stamp, "files": [*state.manifest.get("files", []), *file_entries],
+            "created_at": stamp, "files": [*state.manifest.get("files", []), *merged.file_entries],
         }
         lf.write_json(tmp / "manifest.json", manifest)
         lf.publish(root, tmp, number)
         lf.prune(root)
         timings["write"] = time.perf_counter() - t0
     timings = {k: round(v, 3) for k, v in timings.items()}
-    return AddReport([b.report for b in batches], number, len(papers), n_new, len(fresh_rows),
-                     n_new - len(fresh_rows), timings)
+    n_new = len(new_papers)
+    return AddReport([b.report for b in batches], number, len(papers), n_new, n_fresh, n_new - n_fresh, timings)
+
+
+def _merge_batches(batches: list[_Batch], state: _State, profiler: Profiler, stamp: str) -> _Merged:
+    """De-duplicate each batch's rows against the lake and the batches before it; keep the new papers, their
+    words, and a source row for every record (duplicates included: provenance)."""
+    ingested = {f["sha256"] for f in state.manifest.get("files", [])}
+    dedupe = _Dedupe(state.papers)
+    merged = _Merged()
+    for batch in batches:
+        rep, table, local_words = batch.report, batch.table, batch.words
+        batch.table = batch.words = None  # release the batch as soon as it is merged
+        if rep.error or rep.already_ingested or table is None:
+            continue
+        if rep.sha256 in ingested:  # another writer ingested it between our check and the lock
+            rep.already_ingested, rep.records = True, 0
+            continue
+        ingested.add(rep.sha256)
+        owners = np.empty(len(table), dtype=np.int64)
+        is_new = np.zeros(len(table), dtype=bool)
+        columns = (table["doi"].to_pylist(), table["title_key"].to_pylist(), table["authors"].to_pylist())
+        for i, (doi, tkey, names) in enumerate(zip(*columns, strict=True)):
+            owner = dedupe.owner(doi, tkey, names)
+            if owner is None:
+                owner, is_new[i] = dedupe.add(doi, tkey, names), True
+            owners[i] = owner
+        rep.added = int(is_new.sum())
+        rep.duplicates = len(table) - rep.added
+        if rep.added:
+            _keep_new_rows(merged, table, local_words, owners, is_new, profiler, stamp)
+        merged.source_parts.append(pa.table({
+            "lake_id": pa.array(owners), "sha256": pa.array([rep.sha256] * len(table), pa.string()),
+            "file": pa.array([rep.name] * len(table), pa.string()), "format": table["source_format"],
+            "row": table["source_row"], "added_at": pa.array([stamp] * len(table), pa.string()),
+        }, schema=SOURCE_SCHEMA))
+        merged.file_entries.append({
+            "sha256": rep.sha256, "name": rep.name, "format": rep.format, "records": rep.records,
+            "added": rep.added, "duplicates": rep.duplicates, "dropped": rep.dropped, "at": stamp,
+        })
+        del table
+    return merged
+
+
+def _keep_new_rows(merged: _Merged, table: pa.Table, local_words, owners: np.ndarray, is_new: np.ndarray,
+                   profiler: Profiler, stamp: str) -> None:
+    everything_new = bool(is_new.all())  # the bulk case: no copies of the batch
+    words = table["words"].combine_chunks()
+    if not everything_new:
+        words = words.filter(pa.array(is_new))
+    global_ids = profiler.word_ids(local_words).astype(np.int32)
+    flat = words.flatten().to_numpy(zero_copy_only=False)
+    merged.word_parts.append((global_ids[flat] if len(flat) else np.zeros(0, np.int32), _list_offsets(words)))
+    del words, flat, global_ids
+    fresh = (table if everything_new else table.filter(pa.array(is_new))).drop_columns(["words"])
+    fresh = fresh.append_column("lake_id", pa.array(owners[is_new]))
+    fresh = fresh.append_column("added_at", pa.array([stamp] * len(fresh), pa.string()))
+    merged.new_parts.append(fresh.select(PAPER_SCHEMA.names).cast(PAPER_SCHEMA))
+
+
+def _profile_new(state: _State, new_papers: pa.Table, merged: _Merged, profiler: Profiler):
+    """Profile each distinct new text once; a text the lake already holds reuses its stored profile.
+    Returns, per new paper, where its profile comes from (< n_old: an old paper's; else n_old + fresh index),
+    the number of fresh profiles, and those profiles."""
+    n_old, n_new = len(state.papers), len(new_papers)
+    hash_owner = {h: i for i, h in enumerate(state.papers.column("content_hash").to_pylist())}
+    source = np.empty(n_new, dtype=np.int64)
+    fresh_rows: list[int] = []
+    fresh_of: dict[str, int] = {}
+    for j, h in enumerate(new_papers.column("content_hash").to_pylist()):
+        if h in hash_owner:
+            source[j] = hash_owner[h]
+        else:
+            if h not in fresh_of:
+                fresh_of[h] = len(fresh_rows)
+                fresh_rows.append(j)
+            source[j] = n_old + fresh_of[h]
+    del hash_owner, fresh_of
+    word_parts, merged.word_parts = merged.word_parts, None
+    if fresh_rows:
+        all_words = np.concatenate([w for w, _ in word_parts])
+        ends = np.cumsum([0] + [int(o[-1]) for _, o in word_parts])
+        all_offsets = np.concatenate([[0]] + [o[1:] + ends[i] for i, (_, o) in enumerate(word_parts)])
+        del word_parts
+        if len(fresh_rows) != n_new:  # some new papers share a text: profile each distinct text once
+            all_words, all_offsets = _gather(all_words, all_offsets, np.asarray(fresh_rows, dtype=np.int64))
+        prof = profiler.profile_words(all_words, all_offsets, state.vocab)
+        del all_words, all_offsets
+    else:
+        del word_parts
+        prof = Profiles.empty(profiler.dim)
+    pa.default_memory_pool().release_unused()
+    return source, len(fresh_rows), prof
+
+
+def _assemble_profiles(state: _State, source: np.ndarray, n_fresh: int, prof: Profiles, dim: int):
+    """The new generation's embeddings and term lists: the old papers', then each new paper's (from a fresh
+    profile or an old paper with the same text). Consumes the state's arrays."""
+    n_old, n_new = len(state.papers), len(source)
+    emb = np.empty((n_old + n_new, dim), dtype=np.float32)
+    emb[:n_old] = state.emb
+    state.emb = None
+    if n_new:
+        old_src = source < n_old
+        emb[n_old:][old_src] = emb[source[old_src]]
+        emb[n_old:][~old_src] = prof.emb[source[~old_src] - n_old]
+    if n_fresh == n_new and (n_new == 0 or np.array_equal(source, n_old + np.arange(n_new))):
+        new_terms, new_offsets = prof.term_ids, prof.offsets  # the bulk case: every paper new, in order
+    else:
+        pool = np.concatenate([state.term_ids, prof.term_ids])
+        pool_offsets = np.concatenate([state.offsets, state.offsets[-1] + prof.offsets[1:]])
+        new_terms, new_offsets = _gather(pool, pool_offsets, source)
+        del pool, pool_offsets
+    term_ids = np.concatenate([state.term_ids, new_terms]).astype(np.int32, copy=False)
+    offsets = np.concatenate([state.offsets, state.offsets[-1] + new_offsets[1:]]).astype(np.int64)
+    state.term_ids = None
+    return emb, term_ids, offsets
