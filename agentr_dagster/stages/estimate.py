@@ -218,19 +218,50 @@ def estimate_project(
         notes.append("no LLM endpoint is configured: a run would use the offline backend and cost nothing; "
                      f"the figures are for {model!r}")
     history = _output_history(store, model)
+    pricer = _StagePricer(history, tok, prices, multiplier.credits_per_usd)
+    work = _remaining_work(store, project, model, history, notes)
+    stages = [
+        pricer.stage("intent", work.intent_prompts, work.intent_reused),
+        pricer.stage("queries", work.queries_prompts, work.queries_reused, work.intent_extra),
+        pricer.stage("score", work.score_prompts, work.scored, work.intent_extra),
+    ]
+    for s in stages:
+        if s.calls and s.output_basis == "cap":
+            notes.append(f"{s.stage}: no past calls of {model!r}, so expected output is taken at the cap")
+            break
+    notes.append("not included: repair rounds after schema-invalid answers, retries, and papers retrieval may add")
+    committed = sum((u.credits for u in store.usage(slug)), Decimal("0E-8")) + sum(
+        (r.amount for r in store.reservations(slug, state="open")), Decimal("0E-8")
+    )
+    return ProjectEstimate(
+        slug=slug, model=model, provider=provider, tier=tier, backend=backend, tokenizer=tok.name, stages=stages,
+        pricing_id=None if price is None else price.id, multiplier_id=multiplier.id,
+        credits_per_usd=multiplier.credits_per_usd, account=project.account, balance=store.balance(project.account),
+        budget_credits=project.budget_credits, budget_committed=committed, notes=notes,
+    )
 
-    def stage(name: str, prompts: list[list[dict[str, str]]], reused: int, extra_input: int = 0) -> StageEstimate:
+
+@dataclass
+class _StagePricer:
+    """Prices one stage's remaining prompts: expected output from the model's history, else the stage's cap."""
+
+    history: dict[str, list[int]]
+    tok: Tokenizer
+    prices: cost_rule.Prices | None
+    credits_per_usd: Decimal
+
+    def stage(self, name: str, prompts: list[list[dict[str, str]]], reused: int, extra_input: int = 0):
         cap = MAX_OUTPUT_TOKENS[name]
-        past = history.get(name, [])
+        past = self.history.get(name, [])
         expected_each = round(sum(past) / len(past)) if len(past) >= MIN_HISTORY else cap
-        inp = sum(chat_tokens(m, tok.count) + extra_input for m in prompts)
+        inp = sum(chat_tokens(m, self.tok.count) + extra_input for m in prompts)
         out_expected, out_max = expected_each * len(prompts), cap * len(prompts)
-        cost_e, credits_e = cost_rule.charge(inp, out_expected, 0, prices, multiplier.credits_per_usd)
-        credits_max = cost_rule.estimate_credits(inp, out_max, prices, multiplier.credits_per_usd)
-        cost_max = cost_rule.estimate_credits(inp, out_max, prices, 1)  # at 1 credit/USD: the USD upper bound
+        cost_e, credits_e = cost_rule.charge(inp, out_expected, 0, self.prices, self.credits_per_usd)
+        credits_max = cost_rule.estimate_credits(inp, out_max, self.prices, self.credits_per_usd)
+        cost_max = cost_rule.estimate_credits(inp, out_max, self.prices, 1)  # at 1 credit/USD: the USD upper bound
         largest = max(
-            (cost_rule.estimate_credits(estimate_prompt_tokens(m) + extra_input, cap, prices,
-                                        multiplier.credits_per_usd) for m in prompts),
+            (cost_rule.estimate_credits(estimate_prompt_tokens(m) + extra_input, cap, self.prices,
+                                        self.credits_per_usd) for m in prompts),
             default=Decimal("0E-8"),
         )
         return StageEstimate(
@@ -241,7 +272,22 @@ def estimate_project(
             largest_reservation=largest,
         )
 
-    # The same hashes the pipeline computes (pipeline._run_single_stage and score_cache_key).
+
+@dataclass
+class _RemainingWork:
+    intent_prompts: list
+    intent_reused: int
+    queries_prompts: list
+    queries_reused: int
+    score_prompts: list
+    scored: int
+    intent_extra: int  # tokens the not-yet-written intent JSON adds to each later prompt
+
+
+def _remaining_work(store, project, model: str, history: dict[str, list[int]], notes: list[str]) -> _RemainingWork:
+    """The prompts a run would still send, found with the same hashes the pipeline computes (its stage inputs
+    and score_cache_key)."""
+    slug = project.slug
     intent_hash = sha256(project.abstract, prompt_version("intent"), model)
     queries_hash = sha256(intent_hash, prompt_version("queries"), model)
     intent_artifact = store.latest_artifact(slug, "intent")
@@ -269,25 +315,8 @@ def estimate_project(
                               paper_abstract=p.abstract or "(no abstract available)")
         for p in papers if p.id not in scored
     ]
-    stages = [
-        stage("intent", intent_prompts, int(intent_done)),
-        stage("queries", queries_prompts, int(queries_done), intent_extra),
-        stage("score", score_prompts, len(scored), intent_extra),
-    ]
-    for s in stages:
-        if s.calls and s.output_basis == "cap":
-            notes.append(f"{s.stage}: no past calls of {model!r}, so expected output is taken at the cap")
-            break
-    notes.append("not included: repair rounds after schema-invalid answers, retries, and papers retrieval may add")
-    committed = sum((u.credits for u in store.usage(slug)), Decimal("0E-8")) + sum(
-        (r.amount for r in store.reservations(slug, state="open")), Decimal("0E-8")
-    )
-    return ProjectEstimate(
-        slug=slug, model=model, provider=provider, tier=tier, backend=backend, tokenizer=tok.name, stages=stages,
-        pricing_id=None if price is None else price.id, multiplier_id=multiplier.id,
-        credits_per_usd=multiplier.credits_per_usd, account=project.account, balance=store.balance(project.account),
-        budget_credits=project.budget_credits, budget_committed=committed, notes=notes,
-    )
+    return _RemainingWork(intent_prompts, int(intent_done), queries_prompts, int(queries_done), score_prompts,
+                          len(scored), intent_extra)
 
 
 def _output_history(store, model: str) -> dict[str, list[int]]:
