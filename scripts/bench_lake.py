@@ -267,8 +267,8 @@ def run_quality(args: argparse.Namespace) -> None:
 
     from agentr_dagster.domain.contracts import PaperRecord
     from agentr_dagster.domain.imports import paper_key
-    from agentr_dagster.domain.ranking import wss_at
     from agentr_dagster.lake import FusionWeights, Lake, add_files, fuse
+    from agentr_dagster.screening.metrics import wss_at
 
     reviews = sorted(p.parent for p in Path(args.quality).glob("*/review.json"))
     work = Path(tempfile.mkdtemp(prefix="bench-lake-quality-"))

@@ -11,7 +11,7 @@ the question and the titles/abstracts only.
 
 Modes (every mode yields a full screening order of record_ids, best first):
 
-``zero_shot``  our hybrid ranker (:func:`agentr_dagster.domain.ranking.zero_shot_scores`)
+``zero_shot``  our hybrid ranker (:func:`agentr_dagster.screening.rankers.zero_shot_scores`)
 ``feedback``   our active-learning re-ranker under the simulation protocol (priors: 1 include + 1 exclude
                drawn with ``seed``; then labels revealed in the order the tool asks)
 ``bm25``       plain BM25 (bm25s defaults) of the question against title + abstract
@@ -41,8 +41,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentr_dagster.domain import ranking as rk
 from agentr_dagster.domain.tables import decode_text, read_table
+from agentr_dagster.screening.active import ActiveRanker
+from agentr_dagster.screening.features import build_features
+from agentr_dagster.screening.metrics import evaluate_order
+from agentr_dagster.screening.rankers import zero_shot_scores
+from agentr_dagster.screening.rankers.dense import dense_baseline_scores
+from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
+from agentr_dagster.screening.scores import order_from_scores
+from agentr_dagster.screening.screen import normalise_label
+from agentr_dagster.screening.simulation import choose_priors, simulate_active
 from agentr_dagster.settings import child_env, get_settings, keep_hugging_face_offline
 
 MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")
@@ -91,7 +99,7 @@ def load_review(folder: Path) -> Review:
     label_col = next((cols[c] for c in LABEL_COLUMNS if c in cols), None)
     if label_col is None:
         raise ValueError(f"{folder}/papers.csv has no label column (one of {', '.join(LABEL_COLUMNS)})")
-    labels = np.array([rk.normalise_label(v) or 0 for v in df[label_col]], dtype=np.int64)
+    labels = np.array([normalise_label(v) or 0 for v in df[label_col]], dtype=np.int64)
     ids = [str(v).strip() for v in df[cols["record_id"]]] if "record_id" in cols else []
     if not ids:
         ids = [f"row-{i + 1}" for i in range(len(df))]
@@ -276,7 +284,7 @@ def elas_u4_order(titles: list[str], abstracts: list[str], labels: np.ndarray, p
         clf = LinearSVC(C=0.11, loss="squared_hinge").fit(X[idx], yl, sample_weight=w)
         return clf.decision_function(X)
 
-    return rk.simulate_active(score, y, priors, schedule=lambda n: 1)
+    return simulate_active(score, y, priors, schedule=lambda n: 1)
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -285,12 +293,122 @@ def elas_u4_order(titles: list[str], abstracts: list[str], labels: np.ndarray, p
 
 
 def _metrics(order: np.ndarray, labels: np.ndarray) -> dict[str, float]:
-    return {k: float(round(v, 4)) for k, v in rk.evaluate_order(labels[order]).items()}
+    return {k: float(round(v, 4)) for k, v in evaluate_order(labels[order]).items()}
 
 
 def _nanmean(values: list[float]) -> float:
     vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
     return float(round(np.mean(vals), 4)) if vals else float("nan")
+
+
+def _descriptions(embedder, seed: int) -> dict[str, str]:
+    return {
+        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
+        "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "
+        "one round of pseudo-relevance feedback",
+        "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
+        "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
+        "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",
+        "dense": f"dense cosine, {embedder.name}",
+        "dense_st": _STEncoder.name,
+        "random": f"random order (seed {seed})",
+        "asreview": "ASReview default model under the same protocol",
+    }
+
+
+@dataclass
+class _BenchRun:
+    """What every review of one bench run shares: options, encoders, and the accumulating timings."""
+
+    embedder: Any
+    st: _STEncoder | None
+    seed: int
+    with_feedback: bool
+    asreview: bool
+    asr_python: str | None
+    include_orders: bool
+    descriptions: dict[str, str]
+    timings: dict[str, float]
+
+    def record(self, entry: dict, ids: np.ndarray, y: np.ndarray, mode: str, order: np.ndarray, seconds: float,
+               extra: dict | None = None) -> None:
+        rec = {**_metrics(order, y), "seconds": round(seconds, 3)}
+        if extra:
+            rec.update(extra)
+        if self.include_orders:
+            rec["order"] = [str(x) for x in ids[order]]
+        entry["modes"][mode] = rec
+        self.timings[mode] = self.timings.get(mode, 0.0) + seconds
+
+
+def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dict:
+    """Every mode on one review: ``{name, n_records, n_included, modes[, priors]}``."""
+    y = rv.labels
+    n = len(y)
+    ids = np.asarray(rv.record_ids, dtype=object)
+    say(f"{rv.name}: {n} records, {int(y.sum())} included")
+    entry: dict[str, Any] = {"name": rv.name, "n_records": n, "n_included": int(y.sum()), "modes": {}}
+
+    def add(mode: str, order: np.ndarray, seconds: float, extra: dict | None = None) -> None:
+        run.record(entry, ids, y, mode, order, seconds, extra)
+
+    t0 = time.perf_counter()
+    feats = build_features(rv.titles, rv.abstracts, run.embedder)
+    t_feat = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    zs = zero_shot_scores(rv.question, feats)
+    add("zero_shot", order_from_scores(zs), t_feat + time.perf_counter() - t0)
+
+    plain = _plain_texts(rv)
+    t0 = time.perf_counter()
+    add("bm25", order_from_scores(bm25_baseline_scores(rv.question, plain)), time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    add("dense", order_from_scores(dense_baseline_scores(rv.question, plain, run.embedder)), time.perf_counter() - t0)
+    if run.st is not None:
+        t0 = time.perf_counter()
+        add("dense_st", order_from_scores(dense_baseline_scores(rv.question, plain, run.st)), time.perf_counter() - t0)
+    rng = np.random.default_rng(run.seed)
+    add("random", rng.permutation(n), 0.0)
+
+    if run.with_feedback and 0 < y.sum() < n:
+        priors = choose_priors(y, run.seed)
+        entry["priors"] = [str(ids[priors[0]]), str(ids[priors[1]])]
+        t0 = time.perf_counter()
+        order = simulate_active(ActiveRanker(feats, zs).scores, y, priors)
+        add("feedback", order, time.perf_counter() - t0)
+        if run.asreview:
+            t0 = time.perf_counter()
+            a_order, impl = asreview_order(rv.titles, rv.abstracts, y, priors, python=run.asr_python)
+            add("asreview", a_order, time.perf_counter() - t0, {"implementation": impl})
+            run.descriptions["asreview"] = f"ASReview default model under the same protocol: {impl}"
+    say("  " + "  ".join(f"{m}={r['wss95']:.3f}" for m, r in entry["modes"].items()))
+    return entry
+
+
+def _means_and_ratios(reviews_out: list[dict]) -> tuple[list[str], dict, dict[str, float]]:
+    modes_present = [m for m in MODES if any(m in r["modes"] for r in reviews_out)]
+    mean = {
+        m: {k: _nanmean([r["modes"][m][k] for r in reviews_out if m in r["modes"]]) for k in METRICS}
+        for m in modes_present
+    }
+    ratios: dict[str, float] = {}
+    zs_m = mean.get("zero_shot", {}).get("wss95", float("nan"))
+    for base in ("dense", "dense_st", "bm25"):
+        b = mean.get(base, {}).get("wss95")
+        if b is not None and b > 0:
+            ratios[f"zero_shot/{base}"] = round(zs_m / b, 3)
+    if "feedback" in mean and mean.get("asreview", {}).get("wss95", 0) > 0:
+        ratios["feedback/asreview"] = round(mean["feedback"]["wss95"] / mean["asreview"]["wss95"], 3)
+    return modes_present, mean, ratios
+
+
+_PROTOCOL = (
+    "feedback and asreview: start from 1 include + 1 exclude drawn with numpy default_rng(seed); "
+    "then the best-scored unlabelled record(s) are revealed and the model re-trained "
+    "(ours: after every label up to 100 labels, then every 1% of the labelled count; "
+    "ASReview: after every label). WSS@95 = (N - n)/N - 0.05 where n = records screened when "
+    "ceil(0.95 R) includes are found; recall@p = includes in the first ceil(p N) / R."
+)
 
 
 def run_screening_bench(
@@ -320,110 +438,33 @@ def run_screening_bench(
     if not folders:
         raise FileNotFoundError(f"no review folders with papers.csv under {dir}")
     use_st = st_available() if st_dense is None else bool(st_dense)
-    st = _STEncoder() if use_st else None
-    asr_python = asreview_python or get_settings().asreview_python or None
-    descriptions = {
-        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
-        "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "
-        "one round of pseudo-relevance feedback",
-        "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
-        "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
-        "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",
-        "dense": f"dense cosine, {embedder.name}",
-        "dense_st": _STEncoder.name,
-        "random": f"random order (seed {seed})",
-        "asreview": "ASReview default model under the same protocol",
-    }
-    reviews_out: list[dict] = []
-    timings: dict[str, float] = {}
+    run = _BenchRun(
+        embedder=embedder,
+        st=_STEncoder() if use_st else None,
+        seed=seed,
+        with_feedback=with_feedback,
+        asreview=asreview,
+        asr_python=asreview_python or get_settings().asreview_python or None,
+        include_orders=include_orders,
+        descriptions=_descriptions(embedder, seed),
+        timings={},
+    )
     t_all = time.perf_counter()
-    for folder in folders:
-        rv = load_review(folder)
-        y = rv.labels
-        n = len(y)
-        ids = np.asarray(rv.record_ids, dtype=object)
-        say(f"{rv.name}: {n} records, {int(y.sum())} included")
-        entry: dict[str, Any] = {"name": rv.name, "n_records": n, "n_included": int(y.sum()), "modes": {}}
-
-        def add(
-            mode: str, order: np.ndarray, seconds: float, extra: dict | None = None, *, _e=entry, _ids=ids, _y=y
-        ) -> None:
-            rec = {**_metrics(order, _y), "seconds": round(seconds, 3)}
-            if extra:
-                rec.update(extra)
-            if include_orders:
-                rec["order"] = [str(x) for x in _ids[order]]
-            _e["modes"][mode] = rec
-            timings[mode] = timings.get(mode, 0.0) + seconds
-
-        t0 = time.perf_counter()
-        feats = rk.build_features(rv.titles, rv.abstracts, embedder)
-        t_feat = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        zs = rk.zero_shot_scores(rv.question, feats)
-        add("zero_shot", rk.order_from_scores(zs), t_feat + time.perf_counter() - t0)
-
-        plain = _plain_texts(rv)
-        t0 = time.perf_counter()
-        add("bm25", rk.order_from_scores(rk.bm25_baseline_scores(rv.question, plain)), time.perf_counter() - t0)
-        t0 = time.perf_counter()
-        add(
-            "dense",
-            rk.order_from_scores(rk.dense_baseline_scores(rv.question, plain, embedder)),
-            time.perf_counter() - t0,
-        )
-        if st is not None:
-            t0 = time.perf_counter()
-            add(
-                "dense_st",
-                rk.order_from_scores(rk.dense_baseline_scores(rv.question, plain, st)),
-                time.perf_counter() - t0,
-            )
-        rng = np.random.default_rng(seed)
-        add("random", rng.permutation(n), 0.0)
-
-        if with_feedback and 0 < y.sum() < n:
-            priors = rk.choose_priors(y, seed)
-            entry["priors"] = [str(ids[priors[0]]), str(ids[priors[1]])]
-            t0 = time.perf_counter()
-            ranker = rk.ActiveRanker(feats, zs)
-            order = rk.simulate_active(ranker.scores, y, priors)
-            add("feedback", order, time.perf_counter() - t0)
-            if asreview:
-                t0 = time.perf_counter()
-                a_order, impl = asreview_order(rv.titles, rv.abstracts, y, priors, python=asr_python)
-                add("asreview", a_order, time.perf_counter() - t0, {"implementation": impl})
-                descriptions["asreview"] = f"ASReview default model under the same protocol: {impl}"
-        say("  " + "  ".join(f"{m}={r['wss95']:.3f}" for m, r in entry["modes"].items()))
-        reviews_out.append(entry)
-
-    modes_present = [m for m in MODES if any(m in r["modes"] for r in reviews_out)]
-    mean = {
-        m: {k: _nanmean([r["modes"][m][k] for r in reviews_out if m in r["modes"]]) for k in METRICS}
-        for m in modes_present
-    }
-    ratios: dict[str, float] = {}
-    zs_m = mean.get("zero_shot", {}).get("wss95", float("nan"))
-    for base in ("dense", "dense_st", "bm25"):
-        b = mean.get(base, {}).get("wss95")
-        if b is not None and b > 0:
-            ratios[f"zero_shot/{base}"] = round(zs_m / b, 3)
-    if "feedback" in mean and mean.get("asreview", {}).get("wss95", 0) > 0:
-        ratios["feedback/asreview"] = round(mean["feedback"]["wss95"] / mean["asreview"]["wss95"], 3)
+    reviews_out = [_bench_review(run, load_review(folder), say) for folder in folders]
+    modes_present, mean, ratios = _means_and_ratios(reviews_out)
     return {
         "dir": str(Path(dir)),
         "seed": seed,
         "with_feedback": with_feedback,
-        "protocol": "feedback and asreview: start from 1 include + 1 exclude drawn with numpy default_rng(seed); "
-        "then the best-scored unlabelled record(s) are revealed and the model re-trained "
-        "(ours: after every label up to 100 labels, then every 1% of the labelled count; "
-        "ASReview: after every label). WSS@95 = (N - n)/N - 0.05 where n = records screened when "
-        "ceil(0.95 R) includes are found; recall@p = includes in the first ceil(p N) / R.",
-        "modes": {m: descriptions[m] for m in modes_present},
+        "protocol": _PROTOCOL,
+        "modes": {m: run.descriptions[m] for m in modes_present},
         "reviews": reviews_out,
         "mean": mean,
         "ratios": ratios,
-        "timings_s": {**{m: round(v, 2) for m, v in timings.items()}, "total": round(time.perf_counter() - t_all, 2)},
+        "timings_s": {
+            **{m: round(v, 2) for m, v in run.timings.items()},
+            "total": round(time.perf_counter() - t_all, 2),
+        },
     }
 
 

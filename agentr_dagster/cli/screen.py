@@ -18,9 +18,6 @@ import click
 
 from agentr_dagster.settings import get_settings
 
-LABEL_ID_COLUMNS = ("record_id", "id", "paper_id", "key")
-LABEL_VALUE_COLUMNS = ("label", "decision", "label_included", "included", "include")
-
 
 def _read_bytes(path: str) -> bytes:
     return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
@@ -48,23 +45,12 @@ def read_papers_csv(path: str):
 
 def read_labels_csv(path: str) -> dict[str, int]:
     """``record_id,label`` with include/exclude (or 1/0, yes/no) -> {record_id: 1|0}; unknown values skipped."""
-    from agentr_dagster.domain.ranking import clean_text, normalise_label
+    from agentr_dagster.screening.screen import labels_from_table
 
-    df = read_papers_csv(path)
-    cols = {str(c).strip().lower(): c for c in df.columns}
-    id_col = next((cols[c] for c in LABEL_ID_COLUMNS if c in cols), None)
-    val_col = next((cols[c] for c in LABEL_VALUE_COLUMNS if c in cols), None)
-    if id_col is None or val_col is None:
-        if len(df.columns) < 2:
-            raise click.UsageError(f"{path}: expected columns record_id,label")
-        id_col, val_col = df.columns[0], df.columns[1]
-    out: dict[str, int] = {}
-    for rid, val in zip(df[id_col], df[val_col], strict=True):
-        lv = normalise_label(val)
-        rid = clean_text(rid)
-        if rid and lv is not None:
-            out[rid] = lv
-    return out
+    labels = labels_from_table(read_papers_csv(path))
+    if labels is None:
+        raise click.UsageError(f"{path}: expected columns record_id,label")
+    return labels
 
 
 def llm_configured() -> bool:
@@ -81,7 +67,7 @@ def llm_configured() -> bool:
 @click.option("--llm-top", "llm_top", type=int, default=0, show_default=True, help="Re-score the top K with the LLM.")
 def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv: str | None, llm_top: int) -> None:
     """Rank candidate papers against a question, best first (offline, deterministic)."""
-    from agentr_dagster.domain.ranking import screen
+    from agentr_dagster.screening.screen import screen
 
     t0 = time.perf_counter()
     question = _read_text(question_file)

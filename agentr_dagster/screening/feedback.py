@@ -1,10 +1,11 @@
 """Relevance feedback, ASReview-style: include/exclude labels on a project's candidates, stored durably in the
-domain store (``paper_labels``), and a re-ranking of the candidates that learns from them.
+domain store (``paper_labels``), and a re-ranking of the candidates that learns from them (``agentr label``,
+``agentr labels``, ``agentr rerank``).
 
-The re-ranker is the screening engine's (:func:`agentr_dagster.domain.ranking.screen`): a zero-shot hybrid prior
-from the project's abstract, and once labels exist a linear model over TF-IDF and embedding features trained on
-them, with the prior's weight decaying as includes accumulate. Labelled includes come first, labelled excludes
-last; everything unlabelled in between, best first — the order to screen in next.
+The re-ranker is :func:`agentr_dagster.screening.screen.screen` with the default preset: a zero-shot hybrid
+prior from the project's abstract, and once labels exist a linear model over TF-IDF features trained on them,
+with the prior's weight decaying as includes accumulate. Labelled includes come first, labelled excludes last;
+everything unlabelled in between, best first — the order to screen in next.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from datetime import datetime
 import pandas as pd
 import sqlalchemy as sa
 
+from agentr_dagster.screening.screen import screen
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.core import now_utc
 from agentr_dagster.store.rows import PaperRow, StoreError
@@ -119,8 +121,6 @@ def rerank(store, slug: str, *, embedder=None) -> pd.DataFrame:
 
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
     doi, paper_key."""
-    from agentr_dagster.domain.ranking import screen
-
     project = store.get_project(slug)
     papers = store.list_papers(slug)
     columns = ["rank", "paper_id", "score", "label", "method", "title", "year", "doi", "paper_key"]

@@ -1,11 +1,20 @@
-"""Zero-shot ranker pieces: question term weights, weighted BM25, the study-design prior (synthetic data only)."""
+"""Zero-shot rankers: question term weights, weighted BM25, the study-design prior, expansion, dense topic query."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from agentr_dagster.domain import ranking as rk
-from tests.test_ranking import HashEmbedder
+from agentr_dagster.screening.features import build_features, stemmed_terms
+from agentr_dagster.screening.rankers import ZeroShotConfig, design_prior, fused_prior, zero_shot_scores
+from agentr_dagster.screening.rankers.design import question_designs
+from agentr_dagster.screening.rankers.lexical import (
+    bm25s_token_scores,
+    expansion_term_weights,
+    question_term_weights,
+    weighted_bm25_scores,
+)
+from agentr_dagster.screening.scores import order_from_scores
+from agentr_dagster.testing.screening import HashEmbedder
 
 RCT_QUESTION = (
     "What is the comparative effectiveness of ACE inhibitors such as enalapril in adults with hypertension? "
@@ -25,23 +34,23 @@ def _filler(rng: np.random.Generator, k: int) -> str:
 
 
 def test_question_term_weights_topic_first_and_no_provenance_or_negatives():
-    w = rk.question_term_weights(RCT_QUESTION)
+    w = question_term_weights(RCT_QUESTION)
     assert w["enalapril"] == 1.0 and w["hypertension"] == 1.0  # the topic sentence
     assert w["placebo"] == 0.5 and w["randomized"] == 0.5  # criteria sentences weigh less
     assert "springfield" not in w and "collection" not in w  # provenance sentence dropped
     assert "children" not in w  # negative criterion dropped
     # the weights follow the config
-    w2 = rk.question_term_weights(RCT_QUESTION, rk.ZeroShotConfig(first_sentence_weight=2.0, other_sentence_weight=0.1))
+    w2 = question_term_weights(RCT_QUESTION, ZeroShotConfig(first_sentence_weight=2.0, other_sentence_weight=0.1))
     assert w2["enalapril"] == 2.0 and w2["placebo"] == 0.1
 
 
 def test_weighted_bm25_matches_bm25s_and_honours_weights():
     rng = np.random.default_rng(1)
-    docs = [rk.tokenize(f"{_filler(rng, 20)} {'enalapril ' * (i % 3)} {'placebo ' * (i % 2)}") for i in range(30)]
+    docs = [stemmed_terms(f"{_filler(rng, 20)} {'enalapril ' * (i % 3)} {'placebo ' * (i % 2)}") for i in range(30)]
     docs.append([])  # an empty record scores 0
     q = ["enalapril", "placebo", "absent"]
-    ours = rk.weighted_bm25_scores(dict.fromkeys(q, 1.0), docs)
-    ref = rk.bm25_scores(q, docs)
+    ours = weighted_bm25_scores(dict.fromkeys(q, 1.0), docs)
+    ref = bm25s_token_scores(q, docs)
     assert ours.shape == ref.shape and ours[-1] == 0.0
     hit = ref > 0
     assert hit.sum() > 10
@@ -49,24 +58,24 @@ def test_weighted_bm25_matches_bm25s_and_honours_weights():
     assert np.allclose(ratio, ratio[0], rtol=1e-6)
     assert np.all(ours[~hit] == 0)
     # up-weighting a term moves the records that have it (and only it) up relative to the others
-    up = rk.weighted_bm25_scores({"enalapril": 3.0, "placebo": 1.0}, docs)
+    up = weighted_bm25_scores({"enalapril": 3.0, "placebo": 1.0}, docs)
     only_e = [i for i, d in enumerate(docs) if "enalapril" in d and "placebo" not in d]
     only_p = [i for i, d in enumerate(docs) if "placebo" in d and "enalapril" not in d]
     assert up[only_e].mean() / up[only_p].mean() > ours[only_e].mean() / ours[only_p].mean()
-    assert rk.weighted_bm25_scores({}, docs).tolist() == [0.0] * len(docs)
-    assert rk.weighted_bm25_scores({"x": 1.0}, []).shape == (0,)
+    assert weighted_bm25_scores({}, docs).tolist() == [0.0] * len(docs)
+    assert weighted_bm25_scores({"x": 1.0}, []).shape == (0,)
 
 
 def test_question_designs_from_wanted_sentences_only():
-    wanted, excluded = rk.question_designs(RCT_QUESTION)
+    wanted, excluded = question_designs(RCT_QUESTION)
     assert "rct" in wanted and "systematic_review" in wanted
     assert {"case_report", "letter", "animal_or_in_vitro"} <= set(excluded)
-    wanted, excluded = rk.question_designs(SLR_QUESTION)
+    wanted, excluded = question_designs(SLR_QUESTION)
     assert wanted == ["systematic_review"]  # "surveys" sits in the not-relevant sentence
     assert "letter" in excluded
-    _, excluded = rk.question_designs("Case reports and case series of drug-induced liver injury in mice.")
+    _, excluded = question_designs("Case reports and case series of drug-induced liver injury in mice.")
     assert "case_report" not in excluded and "animal_or_in_vitro" not in excluded
-    assert rk.question_designs("") == ([], ["case_report", "letter", "animal_or_in_vitro"])
+    assert question_designs("") == ([], ["case_report", "letter", "animal_or_in_vitro"])
 
 
 def _records(n_filler: int = 60):
@@ -91,21 +100,21 @@ def _records(n_filler: int = 60):
 
 def test_design_cue_record_outranks_editorial_and_case_report_for_rct_question():
     titles, abstracts = _records()
-    feats = rk.build_features(titles, abstracts, HashEmbedder())
-    prior = rk.design_prior(RCT_QUESTION, feats)
+    feats = build_features(titles, abstracts, HashEmbedder())
+    prior = design_prior(RCT_QUESTION, feats)
     assert prior[0] > 0 > prior[1] and prior[2] < 0
-    for cfg in (rk.ZeroShotConfig(), rk.ZeroShotConfig(prf=False)):
-        s = rk.zero_shot_scores(RCT_QUESTION, feats, cfg)
-        order = rk.order_from_scores(s).tolist()
+    for cfg in (ZeroShotConfig(), ZeroShotConfig(prf=False)):
+        s = zero_shot_scores(RCT_QUESTION, feats, cfg)
+        order = order_from_scores(s).tolist()
         assert order[0] == 0 and set(order[:3]) == {0, 1, 2}
         assert np.all(np.isfinite(s))
     # without the design prior the RCT has no edge over the editorial (the topical words are the same)
-    off = rk.ZeroShotConfig(
+    off = ZeroShotConfig(
         design_weight=0, excluded_type_weight=0, narrative_weight=0, empty_abstract_penalty=0, prf=False
     )
-    assert np.all(rk.design_prior(RCT_QUESTION, feats, off) == 0)
-    s_off = rk.zero_shot_scores(RCT_QUESTION, feats, off)
-    s_on = rk.zero_shot_scores(RCT_QUESTION, feats, rk.ZeroShotConfig(prf=False))
+    assert np.all(design_prior(RCT_QUESTION, feats, off) == 0)
+    s_off = zero_shot_scores(RCT_QUESTION, feats, off)
+    s_on = zero_shot_scores(RCT_QUESTION, feats, ZeroShotConfig(prf=False))
     assert (s_on[0] - s_on[1]) > (s_off[0] - s_off[1]) + 0.3
 
 
@@ -116,51 +125,51 @@ def test_narrative_reviews_penalised_unless_asked_for():
         "Software cost estimation: an overview of recent work",
     ]
     abstracts = ["We searched digital libraries.", "We discuss estimation methods.", "Trends in estimation."]
-    feats = rk.build_features(titles, abstracts, HashEmbedder())
-    p = rk.design_prior(SLR_QUESTION, feats)
+    feats = build_features(titles, abstracts, HashEmbedder())
+    p = design_prior(SLR_QUESTION, feats)
     assert p[0] > 0 and p[1] < 0 and p[2] < 0
-    p = rk.design_prior("Narrative reviews and overviews of software cost estimation.", feats)
+    p = design_prior("Narrative reviews and overviews of software cost estimation.", feats)
     assert p[1] == 0 and p[2] == 0
 
 
 def test_zero_shot_with_empty_abstracts_and_no_design_words():
     titles = ["Enalapril for hypertension", "Comment", "", "Enalapril and blood pressure"] * 12
     abstracts = ["", "", "enalapril lowers blood pressure in adults", "randomised trial of enalapril"] * 12
-    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    feats = build_features(titles, abstracts, HashEmbedder())
     for question in ("enalapril in hypertension", RCT_QUESTION, "The records come from a data set."):
-        s = rk.zero_shot_scores(question, feats)
+        s = zero_shot_scores(question, feats)
         assert s.shape == (48,) and np.all(np.isfinite(s))
     # a title-only record is penalised relative to the same title with an abstract
-    p = rk.design_prior("enalapril in hypertension", feats)
+    p = design_prior("enalapril in hypertension", feats)
     assert p[0] < 0 and p[3] == 0
-    empty = rk.build_features([], [], HashEmbedder())
-    assert rk.zero_shot_scores(RCT_QUESTION, empty).shape == (0,)
-    assert rk.design_prior(RCT_QUESTION, empty).shape == (0,)
+    empty = build_features([], [], HashEmbedder())
+    assert zero_shot_scores(RCT_QUESTION, empty).shape == (0,)
+    assert design_prior(RCT_QUESTION, empty).shape == (0,)
 
 
 def test_expansion_terms_come_from_the_top_records_and_keep_question_weights():
     rng = np.random.default_rng(3)
-    docs = [rk.tokenize(f"enalapril captopril lisinopril {_filler(rng, 15)}") for _ in range(5)]
-    docs += [rk.tokenize(f"software testing {_filler(rng, 15)}") for _ in range(40)]
+    docs = [stemmed_terms(f"enalapril captopril lisinopril {_filler(rng, 15)}") for _ in range(5)]
+    docs += [stemmed_terms(f"software testing {_filler(rng, 15)}") for _ in range(40)]
     q = {"enalapril": 1.0, "trial": 0.5}
-    cfg = rk.ZeroShotConfig(expansion_weight=0.3, expansion_terms=5)
-    w = rk.expansion_term_weights(q, docs, np.arange(5), cfg)
+    cfg = ZeroShotConfig(expansion_weight=0.3, expansion_terms=5)
+    w = expansion_term_weights(q, docs, np.arange(5), cfg)
     assert w["enalapril"] == 1.0 and w["trial"] == 0.5  # question weights are kept
     added = set(w) - set(q)
     assert {"captopril", "lisinopril"} <= added and len(added) <= 5
     assert "software" not in w and max(w[t] for t in added) == 0.3
     # off, or nothing on top: the question as it is
-    assert rk.expansion_term_weights(q, docs, np.arange(5), rk.ZeroShotConfig(expansion_weight=0)) == q
-    assert rk.expansion_term_weights(q, docs, np.array([], dtype=int), cfg) == q
+    assert expansion_term_weights(q, docs, np.arange(5), ZeroShotConfig(expansion_weight=0)) == q
+    assert expansion_term_weights(q, docs, np.array([], dtype=int), cfg) == q
     # a record found by the expanded query only (synonym, no question word) moves up
     titles = (
         ["enalapril captopril lisinopril"] * 5 + ["captopril lisinopril study"] + [f"software {i}" for i in range(40)]
     )
     abstracts = [_filler(rng, 10) for _ in titles]
-    feats = rk.build_features(titles, abstracts, HashEmbedder())
-    off = rk.ZeroShotConfig(expansion_weight=0, topic_dense_weight=0, prf=False)
-    on = rk.ZeroShotConfig(topic_dense_weight=0, prf=False)
-    assert rk.fused_prior("enalapril", feats, on)[5] > rk.fused_prior("enalapril", feats, off)[5] + 0.5
+    feats = build_features(titles, abstracts, HashEmbedder())
+    off = ZeroShotConfig(expansion_weight=0, topic_dense_weight=0, prf=False)
+    on = ZeroShotConfig(topic_dense_weight=0, prf=False)
+    assert fused_prior("enalapril", feats, on)[5] > fused_prior("enalapril", feats, off)[5] + 0.5
 
 
 def test_topic_sentence_dense_query_lifts_on_topic_records_over_criteria_boilerplate():
@@ -169,13 +178,13 @@ def test_topic_sentence_dense_query_lifts_on_topic_records_over_criteria_boilerp
     titles = ["enalapril hypertension", "randomized trials reporting outcomes harms"]
     titles += [_filler(rng, 5) for _ in range(40)]
     abstracts = [""] * len(titles)
-    feats = rk.build_features(titles, abstracts, HashEmbedder())
+    feats = build_features(titles, abstracts, HashEmbedder())
     dense_only = {"lexical_weight": 0.0, "expansion_weight": 0.0, "prf": False}
-    off = rk.fused_prior(question, feats, rk.ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
-    on = rk.fused_prior(question, feats, rk.ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
+    off = fused_prior(question, feats, ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
+    on = fused_prior(question, feats, ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
     assert (on[0] - on[1]) > (off[0] - off[1]) + 0.5
     # a one-sentence question is its own topic: the weight changes nothing
     one = "enalapril in hypertension"
-    a = rk.fused_prior(one, feats, rk.ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
-    b = rk.fused_prior(one, feats, rk.ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
+    a = fused_prior(one, feats, ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
+    b = fused_prior(one, feats, ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
     assert np.allclose(a, b)

@@ -1,0 +1,56 @@
+"""Named presets: one ranker (the order before any label) and one learner factory (the order after labels).
+
+``default`` is what ``agentr screen``, ``agentr rerank`` and the bench's ``zero_shot``/``feedback`` modes run.
+Add a preset by composing other roles (or other configs of them) and registering it in :data:`PRESETS`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import partial
+
+from agentr_dagster.screening.active import ActiveConfig, ActiveRanker, LearnerFactory
+from agentr_dagster.screening.rankers import Ranker, ZeroShotConfig, zero_shot_scores
+
+__all__ = ["DEFAULT", "PRESETS", "Preset", "get_preset"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    description: str
+    ranker: Ranker  # (question, feats) -> scores, no labels
+    learner: LearnerFactory  # (feats, ranker's scores) -> Learner, used once there are labels
+
+
+DEFAULT = Preset(
+    "default",
+    "hybrid zero-shot (weighted BM25 + static dense over full text and title, design prior, query expansion, "
+    "pseudo-relevance feedback); then a LinearSVC over TF-IDF blended with that prior, decaying with includes",
+    zero_shot_scores,
+    ActiveRanker,
+)
+LEXICAL = Preset(
+    "lexical",
+    "as default, with the dense scores left out of the fusion (BM25 of the question terms only)",
+    partial(zero_shot_scores, cfg=ZeroShotConfig(lexical_weight=1.0)),
+    ActiveRanker,
+)
+CLASSIC = Preset(
+    "classic",
+    "zero-shot order until the first labels, then ASReview's ELAS u4 learner alone (LinearSVC C=0.11, "
+    "balance ratio 9.8, no prior)",
+    zero_shot_scores,
+    partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0)),
+)
+PRESETS: dict[str, Preset] = {p.name: p for p in (DEFAULT, LEXICAL, CLASSIC)}
+
+
+def get_preset(preset: str | Preset) -> Preset:
+    """A preset by name (or the preset itself); ValueError naming the known ones."""
+    if isinstance(preset, Preset):
+        return preset
+    try:
+        return PRESETS[preset]
+    except KeyError:
+        raise ValueError(f"unknown screening preset {preset!r} (known: {', '.join(PRESETS)})") from None

@@ -1,0 +1,32 @@
+"""The zero-shot rankers' knobs, in one frozen object (the defaults are the tuned run-time values)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ZeroShotConfig"]
+
+
+@dataclass(frozen=True)
+class ZeroShotConfig:
+    lexical_weight: float = 0.6  # share of BM25 (vs dense) inside each field's fusion
+    title_weight: float = 0.5  # weight of the title-field fusion relative to the full-text fusion
+    first_sentence_weight: float = 1.0  # query-term weight of the question's first sentence (the topic)
+    other_sentence_weight: float = 0.5  # query-term weight of the other sentences (criteria, outcomes)
+    design_weight: float = 0.25  # bonus (in z units) for a record with a cue of a design the question wants
+    excluded_type_weight: float = 0.25  # malus per cue of an excluded publication type (case report, letter...)
+    narrative_weight: float = 0.5  # malus of a narrative review
+    empty_abstract_penalty: float = 0.25  # malus of a title-only record (mostly letters/comments in MEDLINE)
+    prf: bool = True  # pseudo-relevance feedback round
+    prf_top_frac: float = 0.10  # top share of the fused list taken as pseudo-includes
+    prf_min_top: int = 10
+    prf_bottom_frac: float = 0.5  # bottom share taken as pseudo-excludes
+    prf_prior_weight: float = 0.5  # weight of the fused prior blended with the PRF classifier
+    prf_min_records: int = 40  # below this, PRF is skipped
+    topic_dense_weight: float = 0.5  # extra dense query of the first sentence alone (the topic), vs full question
+    expansion_weight: float = 0.3  # RM3-style BM25 query expansion: weight of the top added term (0 = off)
+    expansion_terms: int = 20  # terms added from the top of the first fused list
+
+    def prf_top_k(self, n: int) -> int:
+        """How many of ``n`` records the top of a list is (pseudo-includes, expansion source)."""
+        return min(max(self.prf_min_top, int(self.prf_top_frac * n)), n // 4)

@@ -1,0 +1,16 @@
+"""Fixtures of the screening tests: the hashing embedder in place of the static model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentr_dagster.domain import embeddings as emb_mod
+from agentr_dagster.testing.screening import HashEmbedder
+
+
+@pytest.fixture()
+def fake_embedder(monkeypatch):
+    """The process-wide embedder replaced by :class:`HashEmbedder` (what ``screen()`` and the CLI pick up)."""
+    e = HashEmbedder()
+    monkeypatch.setattr(emb_mod, "_EMBEDDER", e)
+    return e

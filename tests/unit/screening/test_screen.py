@@ -1,0 +1,141 @@
+"""The `agentr screen` contract: screen() on messy input and labels, the CLI, lenient CSV reading."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+
+from agentr_dagster.screening.screen import screen
+
+
+def _messy_papers() -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "record_id": ["a", "b", "b", "", None, "c", "d", "e", "f", "g"],
+            "title": [
+                "Beta blockers in heart failure: a randomized trial",
+                "Carvedilol versus metoprolol",
+                "Carvedilol versus metoprolol (duplicate row, longer title)",
+                "",
+                "Untitled",
+                "<b>HTML</b> &amp; emoji 🫀🫀 \x00 control\x07chars",
+                float("nan"),
+                "x" * 5000,
+                "日本語のタイトル",
+                "Software engineering survey",
+            ],
+            "abstract": [
+                "We randomised 200 patients with heart failure to bisoprolol or placebo.",
+                "",
+                None,
+                "Only an abstract, no title.",
+                float("nan"),
+                "Ωmega ≥ 3 ; 'quotes' \"double\" , commas,\nnewlines",
+                "",
+                "y " * 3000,
+                "",
+                "A mapping study of agile practices.",
+            ],
+            "year": ["2001", "", "x", None, "1999", "", "", "", "", ""],
+        }
+    )
+
+def test_screen_contract_on_messy_input(fake_embedder):
+    papers = _messy_papers()
+    out = screen("Beta blockers for heart failure: randomized trials", papers)
+    assert list(out.columns[:3]) == ["record_id", "rank", "score"]
+    expected_ids = {"a", "b", "row-4", "row-5", "c", "d", "e", "f", "g"}
+    assert set(out["record_id"]) == expected_ids
+    assert out["record_id"].is_unique
+    assert list(out["rank"]) == list(range(1, len(expected_ids) + 1))
+    assert out["score"].is_monotonic_decreasing
+    assert np.isfinite(out["score"]).all()
+    assert out["record_id"].iloc[0] == "a"  # the obvious match is first
+    assert out["record_id"].iloc[-1] != "a"
+
+def test_screen_edge_cases(fake_embedder):
+    empty = screen("anything", pd.DataFrame(columns=["record_id", "title", "abstract"]))
+    assert len(empty) == 0 and list(empty.columns[:3]) == ["record_id", "rank", "score"]
+    one = screen("", pd.DataFrame({"record_id": [1], "title": [""], "abstract": [""]}))
+    assert one["record_id"].tolist() == ["1"] and one["rank"].tolist() == [1]
+    no_abstract_col = screen("heart", pd.DataFrame({"record_id": ["p", "q"], "title": ["heart", "lung"]}))
+    assert no_abstract_col["record_id"].tolist() == ["p", "q"]
+    ids_only = screen("q", pd.DataFrame({"record_id": ["z", "y", "x"]}))
+    assert sorted(ids_only["record_id"]) == ["x", "y", "z"]
+
+def test_screen_with_labels(fake_embedder):
+    papers = _messy_papers()
+    out = screen("heart failure", papers, labels={"g": "include", "a": 0, "zzz": 1, "c": "maybe"})
+    assert out["record_id"].iloc[0] == "g"
+    assert out["record_id"].iloc[-1] == "a"
+    assert out.set_index("record_id").loc["c", "label"] == ""
+    assert len(out) == 9 and out["method"].iloc[0] == "active"
+
+def test_cli_screen(tmp_path, fake_embedder):
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_text("Beta blockers for heart failure", encoding="utf-8")
+    _messy_papers().to_csv(tmp_path / "papers.csv", index=False)
+    (tmp_path / "labels.csv").write_text("record_id,label\ng,include\na,exclude\nnope,1\n", encoding="utf-8")
+    runner = CliRunner()
+    args = ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "papers.csv")]
+    res = runner.invoke(screen_command, [*args, "--out", str(tmp_path / "out.csv"), "--llm-top", "5"])
+    assert res.exit_code == 0, res.output
+    assert "no LLM configured" in res.output
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert list(out.columns[:3]) == ["record_id", "rank", "score"] and out["record_id"].is_unique
+    assert len(out) == 9
+    res = runner.invoke(
+        screen_command, [*args, "--out", str(tmp_path / "o2.csv"), "--labels", str(tmp_path / "labels.csv")]
+    )
+    assert res.exit_code == 0, res.output
+    out2 = pd.read_csv(tmp_path / "o2.csv", dtype=str, keep_default_na=False)
+    assert out2["record_id"].iloc[0] == "g" and out2["record_id"].iloc[-1] == "a"
+
+def test_cli_screen_hostile_csv(tmp_path, fake_embedder):
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_bytes(b"\xff\xfe odd question \x00")
+    raw = (
+        "\ufeffrecord_id,title,abstract\n"
+        '1,"multi\nline title","abs, with comma"\n'
+        "2,short\n"
+        "3,a,b,EXTRA,FIELDS\n"
+        "1,dup,dup\n"
+    )
+    (tmp_path / "p.csv").write_text(raw, encoding="utf-8")
+    res = CliRunner().invoke(
+        screen_command,
+        ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "p.csv"), "--out", str(tmp_path / "o.csv")],
+    )
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str)
+    assert out["record_id"].is_unique and set(out["record_id"]) == {"1", "2", "3"}
+
+def test_cli_screen_keeps_ids_of_a_bom_file_with_stray_cp1252_bytes(tmp_path, fake_embedder):
+    """A UTF-8 file with a byte-order mark and one Latin-1 byte used to be read as Latin-1 whole: the BOM became
+    part of the first header, the record_id column was lost and the output carried made-up row ids."""
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_text("statins and cardiovascular outcomes", encoding="utf-8")
+    raw = b'\xef\xbb\xbfrecord_id,title,abstract\n007,"Statins, and ""you""","a\nb"\n008,,\n009,Caf\xe9 statins,\n'
+    (tmp_path / "p.csv").write_bytes(raw)
+    (tmp_path / "x.csv").write_bytes(b"PK\x03\x04 not a csv")
+    args = ["--question", str(tmp_path / "q.txt"), "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(screen_command, [*args, "--papers", str(tmp_path / "p.csv")])
+    assert res.exit_code == 0, res.output
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str)
+    assert sorted(out["record_id"]) == ["007", "008", "009"]
+    res = CliRunner().invoke(screen_command, [*args, "--papers", str(tmp_path / "x.csv")])
+    assert res.exit_code != 0 and "ZIP archive" in res.output
+
+def test_read_table_guesses_the_delimiter_and_drops_stray_nul_bytes():
+    from agentr_dagster.domain.tables import read_table
+
+    df = read_table(b" record_id ;title;abstract\n1;stat\x00ins;x\n2;other;y\n")
+    assert list(df.columns) == ["record_id", "title", "abstract"]
+    assert df["title"].tolist() == ["statins", "other"]
+    assert read_table(b"  \n").columns.tolist() == ["record_id", "title", "abstract"]
+    utf16 = "record_id,title\n1,Caf\u00e9\n".encode("utf-16")
+    assert read_table(utf16)["title"].tolist() == ["Caf\u00e9"]
