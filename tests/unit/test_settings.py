@@ -14,7 +14,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 def test_every_setting_is_documented_in_the_readme_table():
     text = README.read_text()
     table = text[text.index("## Settings"):]
-    missing = [variable_name(f) for f in Settings.model_fields if variable_name(f) and f"`{variable_name(f)}`" not in table]
+    variables = [variable_name(field) for field in Settings.model_fields if variable_name(field)]
+    missing = [name for name in variables if f"`{name}`" not in table]
     assert missing == []
 
 
