@@ -28,6 +28,15 @@ from agentr_dagster.synthesis.models import (
     Sentence,
     TaxonomyNode,
 )
+from agentr_dagster.synthesis.sanitize import (  # noqa: F401 - md_escape/md_unescape/tex_escape re-exported
+    bib_literal,
+    bib_value,
+    md_data,
+    md_escape,
+    md_unescape,
+    paper_text,
+    tex_escape,
+)
 from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID
 from agentr_dagster.synthesis.validate import is_literature_claim, normalised_keys
 
@@ -45,18 +54,6 @@ class DraftSettings:
 
 
 # ------------------------------------------------------------------------------------------------ text helpers
-
-_MD_SPECIAL_RE = re.compile(r"([\\`*_\[\]<>#@|~$])")
-
-
-def md_escape(text: str) -> str:
-    """Text that Markdown (and the validator) will read literally: no emphasis, links, HTML or @citations."""
-    return _MD_SPECIAL_RE.sub(r"\\\1", text.replace("\n", " "))
-
-
-def md_unescape(text: str) -> str:
-    return re.sub(r"\\([\\`*_\[\]<>#@|~$])", r"\1", text)
-
 
 def cite(*keys: str) -> str:
     return "[@" + "; @".join(keys) + "]"
@@ -140,7 +137,8 @@ class _Writer:
         return sorted((self.by_id[i] for i in set(paper_ids)), key=lambda p: (-p.relevance, p.paper_id))
 
     def title(self, p: ScoredPaper) -> str:
-        return "“" + md_escape(truncate(p.title.rstrip(". "), self.s.title_chars)) + "”"
+        title = paper_text(p.title).rstrip(". ")
+        return "“" + md_escape(truncate(title, self.s.title_chars) if title else "(untitled)") + "”"
 
     def ev(self, p: ScoredPaper, **fields) -> Evidence:
         return Evidence(paper_id=p.paper_id, key=p.key, result_id=p.result_id, fields=fields)
@@ -154,7 +152,7 @@ class _Writer:
             # Records carry debris before the first word ("?This report", "Abstract In this paper"): cut it off,
             # so a quote is still a verbatim substring of the abstract.
             cleaned = (_LEAD_RE.sub("", s) for s in text_sentences(p.abstract))
-            usable = [s for s in cleaned if 8 <= len(s.split()) <= 60][:8]
+            usable = [s for s in cleaned if 8 <= len(paper_text(s).split()) <= 60][:8]
             self._sentences[p.paper_id] = usable
             if usable:
                 self._sentence_vecs[p.paper_id] = self.embedder.encode(usable)
@@ -210,7 +208,7 @@ class _Writer:
             return self.sentence(f"{self.title(p)} {cite(p.key)} is relevant {role}; its record has no abstract to "
                                  "quote.", [self.ev(p, **fields)])
         i, quote = found
-        q = md_escape(_first_lower(quote))
+        q = md_data(_first_lower(quote))
         templates = (
             f"{self.title(p)} {cite(p.key)}, relevant {role}, reports that “{q}”.",
             f"According to {self.title(p)} {cite(p.key)}, relevant {role}, “{q}”.",
@@ -264,7 +262,7 @@ class _Writer:
         parts, evidence = [], []
         for theme in themes:
             top = self.cites_for(tax.subtree_papers(theme.id))[:2]
-            parts.append(f"{md_escape(theme.label.lower() if theme.label[:2].istitle() else theme.label)} "
+            parts.append(f"{md_data(theme.label.lower() if theme.label[:2].istitle() else theme.label)} "
                          f"{cite(*(p.key for p in top))}")
             evidence += [self.ev(p, route=theme.id, semantic_similarity=p.similarity) for p in top]
         sentences = [first]
@@ -286,7 +284,7 @@ class _Writer:
         for child_id in node.children:
             child = tax.node(child_id)
             top = self.cites_for(tax.subtree_papers(child.id))[:2]
-            parts.append(f"{md_escape(child.label.lower() if child.label[:2].istitle() else child.label)} "
+            parts.append(f"{md_data(child.label.lower() if child.label[:2].istitle() else child.label)} "
                          f"{cite(*(p.key for p in top))}")
             evidence += [self.ev(p, route=child.id, semantic_similarity=p.similarity) for p in top]
         papers = tax.subtree_papers(node.id)
@@ -304,7 +302,7 @@ class _Writer:
     def analytical(self, node: TaxonomyNode) -> list[list[Sentence]]:
         papers = self.ranked(node.papers)
         threshold = self.l.settings.get("c1_threshold", 5.0)
-        label = md_escape(node.label.lower() if node.label[:2].istitle() else node.label)
+        label = md_data(node.label.lower() if node.label[:2].istitle() else node.label)
         # The opening cites a mix of competitors and supporting work, so it does not repeat the next sentence.
         k = self.s.cites_per_sentence
         comps_first = [p for p in papers if p.c1 >= threshold][: (k + 1) // 2]
@@ -346,14 +344,14 @@ class _Writer:
             statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
             relation.append(self.sentence(
                 f"Relative to the planned work, the recorded gap {setting} ({how_many}) "
-                f"{md_escape(statement)} {cite(*(p.key for p in shown))}.",
+                f"{md_data(statement)} {cite(*(p.key for p in shown))}.",
                 self.gap_evidence(cluster, shown)))
         lead = next((p for p in papers if p.paper_id not in self.advantaged), papers[0])
         self.advantaged.add(lead.paper_id)
         advantage = planned_work_voice(lead.assessment.candidate_advantage).rstrip(". ")
         relation.append(self.sentence(
             f"Conversely, {cite(lead.key)} offers what the planned work does not: "
-            f"{md_escape(_first_lower(truncate(advantage, 260)))}.",
+            f"{md_data(_first_lower(truncate(advantage, 260)))}.",
             [self.ev(lead, candidate_advantage=lead.assessment.candidate_advantage)]))
         return [overview, quotes, relation] if quotes else [overview, relation]
 
@@ -377,7 +375,7 @@ class _Writer:
             if found is not None:
                 i, quote = found
                 fields[f"abstract.sentence[{i}]"] = quote
-                text += f"; its abstract states that “{md_escape(_first_lower(quote))}”"
+                text += f"; its abstract states that “{md_data(_first_lower(quote))}”"
             per_paper.append(self.sentence(text + ".", [self.ev(p, **fields)]))
             self.quoted.add(p.paper_id)
             if n < self.s.competitors_with_gap and p.assessment.research_gaps:
@@ -385,7 +383,7 @@ class _Writer:
                 clause = gap_clause(gap, plural=False)
                 per_paper.append(self.sentence(
                     f"Relative to the planned work, {cite(p.key)} leaves a gap: "
-                    f"{md_escape(clause or _first_lower(gap))}.",
+                    f"{md_data(clause or _first_lower(gap))}.",
                     [self.ev(p, **{"research_gaps[0]": p.assessment.research_gaps[0]})]))
         return [[opening], per_paper]
 
@@ -406,7 +404,7 @@ class _Writer:
             statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
             out.append(self.sentence(
                 f"The {ordinals[min(k, len(ordinals) - 1)]} gap, recorded for {how_many} discussed candidates, "
-                f"{md_escape(statement)} {cite(*(p.key for p in shown))}.",
+                f"{md_data(statement)} {cite(*(p.key for p in shown))}.",
                 self.gap_evidence(cluster, shown)))
         return [out]
 
@@ -440,8 +438,9 @@ def plan_draft(landscape: Landscape, corpus: Corpus, embedder=None, settings: Dr
             for j, s in enumerate(sentences, start=1):
                 s.id = f"{pid}.s{j}"
             paragraphs.append(Paragraph(id=pid, role=_role(node, k), scope=scope, sentences=sentences))
-        sections.append(Section(node_id=node.id, title=node.label if node.parent is not None else (
-            title or node.label), level=tax.depth(node.id) + 1, kind=node.kind, paragraphs=paragraphs))
+        heading = paper_text(node.label if node.parent is not None else (title or node.label)) or node.id
+        sections.append(Section(node_id=node.id, title=heading, level=tax.depth(node.id) + 1, kind=node.kind,
+                                paragraphs=paragraphs))
     draft = Draft(slug=landscape.slug, version=DRAFT_VERSION, sections=sections, bib=[])
     draft.bib = bib_entries(draft, corpus)
     return draft
@@ -473,7 +472,7 @@ def bib_entries(draft: Draft, corpus: Corpus) -> list[BibEntry]:
         p = by_key[key]
         fields = {"title": p.title}
         if p.authors:
-            fields["author"] = " and ".join(p.authors)
+            fields["author"] = " and ".join(a for a in map(paper_text, p.authors) if a)
         if p.year:
             fields["year"] = str(p.year)
         if p.venue:
@@ -487,25 +486,12 @@ def bib_entries(draft: Draft, corpus: Corpus) -> list[BibEntry]:
     return out
 
 
-_BIB_ESCAPE_RE = re.compile(r"([&%$#_])")
-
-
-def _bib_value(text: str) -> str:
-    text = re.sub(r"\s+", " ", text).strip()
-    text = text.replace("\\", "\\textbackslash{}")
-    text = _BIB_ESCAPE_RE.sub(r"\\\1", text)
-    # Unbalanced braces would end the field early: drop them rather than break the file.
-    if text.count("{") != text.count("}") or "}{" in text.replace("\\textbackslash{}", ""):
-        text = text.replace("{", "").replace("}", "").replace("\\textbackslash", "\\textbackslash{}")
-    return text
-
-
 def to_bibtex(entries: list[BibEntry]) -> str:
     blocks = []
     for entry in entries:
         lines = [f"@{entry.entry_type}{{{entry.key},"]
         for name, value in entry.fields.items():
-            value = _bib_value(value) if name not in ("url", "doi") else value.replace("{", "").replace("}", "")
+            value = bib_value(value) if name not in ("url", "doi") else bib_literal(value)
             wrapped = f"{{{{{value}}}}}" if name == "title" else f"{{{value}}}"
             lines.append(f"  {name} = {wrapped},")
         lines.append("}")
@@ -532,14 +518,7 @@ def to_markdown(draft: Draft, header: str | None = None) -> str:
 
 # ------------------------------------------------------------------------------------------------ LaTeX
 
-_TEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
 _CITE_SPLIT_RE = re.compile(r"(?<!\\)(\[@[^\]]*\])")
-
-
-def tex_escape(text: str) -> str:
-    out = "".join(_TEX_SPECIAL.get(ch, ch) for ch in text)
-    return out.replace("“", "``").replace("”", "''").replace("‘", "`").replace("’", "'")
 
 
 def markdown_to_latex(text: str) -> str:
@@ -572,7 +551,7 @@ def to_latex(draft: Draft, header: str | None = None) -> str:
     ]
     for section in draft.sections:
         command = LATEX_LEVELS.get(section.level, "paragraph")
-        lines.append(f"\\{command}{{{tex_escape(md_unescape(section.title))}}}\\label{{sec:{section.node_id}}}")
+        lines.append(f"\\{command}{{{tex_escape(section.title)}}}\\label{{sec:{section.node_id}}}")
         lines.append("")
         for paragraph in section.paragraphs:
             lines.append(f"% para {paragraph.id}")

@@ -29,6 +29,7 @@ from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION, LandscapeSetti
 from agentr_dagster.synthesis.models import Claim, Draft, Landscape
 from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
 from agentr_dagster.synthesis.redraft import ParagraphWriter, redraft
+from agentr_dagster.synthesis.sanitize import md_escape, tex_escape
 from agentr_dagster.synthesis.validate import ValidationReport, validate_latex, validate_markdown
 
 LANDSCAPE_STAGE = "landscape"
@@ -56,6 +57,10 @@ class DraftOutcome:
     latex_report: ValidationReport
     files: dict[str, Path]
     writer: str
+
+    @property
+    def valid(self) -> bool:
+        return self.report.ok and self.latex_report.ok
 
 
 def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
@@ -190,24 +195,58 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
             markdown, latex, bibtex = render(draft, label)
             report = validate_markdown(markdown, bibtex, scopes_of(draft))
             latex_report = validate_latex(latex, bibtex, scopes_of(draft))
-        if not (report.ok and latex_report.ok):
-            exc = PermanentError("the related-work draft failed validation: "
-                                 + "; ".join(str(i) for i in (report.issues + latex_report.issues)[:5]))
-            _fail(store, slug, DRAFT_STAGE, exc, run_id)
-            raise exc
+        valid = report.ok and latex_report.ok
         # A rewrite cut short (credits ran out, the endpoint failed) is stored but not reusable: the next run
-        # tries again, and the gateway's response cache makes the paragraphs already rewritten free.
+        # tries again, and the gateway's response cache makes the paragraphs already rewritten free. An invalid
+        # draft is stored (with the findings, for the asset check) and never reused either.
         complete = not any(event.get("event") == "stopped" for event in draft.redraft_log)
         artifact_id = store.save_artifact(
             slug, DRAFT_STAGE, {"draft": draft.model_dump(mode="json"), "validation": report.as_dict(),
+                                "latex_validation": latex_report.as_dict(), "valid": valid,
                                 "writer": label, "complete": complete},
             prompt_version=f"{DRAFT_VERSION}|{version}", model=getattr(writer, "model", None),
             backend="llm" if writer is not None else "offline",
-            input_hash=input_hash if complete else sha256(input_hash, "incomplete"),
+            input_hash=input_hash if complete and valid else sha256(input_hash, "incomplete" if valid else "invalid"),
         )
-    store.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail="unchanged; reused" if reused else None, run_id=run_id)
+    valid = report.ok and latex_report.ok
+    # An optional stage degrades rather than fails: the scores and exports stand, the check shows the findings.
+    detail = "unchanged; reused" if reused else None
+    if not valid:
+        detail = f"draft stored as invalid: {len(report.issues) + len(latex_report.issues)} validator finding(s)"
+    store.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    if out_dir is not None and not valid:
+        markdown, latex, bibtex = with_warning(markdown, latex, bibtex, report.issues + latex_report.issues)
     files = write_files(draft, markdown, latex, bibtex, out_dir) if out_dir is not None else {}
     return DraftOutcome(artifact_id, draft, reused, markdown, latex, bibtex, report, latex_report, files, label)
+
+
+def warning_text(issues: list) -> str:
+    return (f"WARNING: this draft FAILS the deterministic validator ({len(issues)} finding(s)); do not use it "
+            "as is. First findings: " + "; ".join(str(i) for i in issues[:3]))
+
+
+def with_warning(markdown: str, latex: str, bibtex: str, issues: list) -> tuple[str, str, str]:
+    """The files of an invalid draft, each with the warning at the top (Markdown: after the front matter)."""
+    text = warning_text(issues)
+    head, sep, body = markdown.partition("\n---\n")
+    md_warning = f"> **{md_escape(text)}**\n\n"
+    markdown = f"{head}{sep}\n{md_warning}{body.lstrip()}" if sep else md_warning + markdown
+    one_line = " ".join(text.split())
+    tex = f"% {one_line}\n" + latex.replace(
+        "\\begin{document}\n", "\\begin{document}\n\\noindent\\textbf{" + tex_escape(one_line) + "}\n\n", 1)
+    return markdown, tex, f"% {one_line}\n\n{bibtex}"
+
+
+def stored_validation(store, slug: str) -> dict | None:
+    """The validator's verdict on the stored draft, as recorded with it (None before the first draft)."""
+    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    if artifact is None:
+        return None
+    payload = artifact.payload
+    markdown = payload.get("validation") or {"ok": False, "issues": [{"code": "format", "message": "no verdict"}]}
+    latex = payload.get("latex_validation") or {"ok": True, "issues": []}
+    return {"artifact_id": artifact.id, "ok": bool(payload.get("valid", markdown["ok"] and latex["ok"])),
+            "markdown": markdown, "latex": latex}
 
 
 def current_draft(store, slug: str) -> Draft | None:
