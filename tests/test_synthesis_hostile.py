@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from agentr_dagster.assets import project_assets, synthesis_assets
-from agentr_dagster.intake import add_papers_file, add_project
-from agentr_dagster.resources import LLMResource, StoreResource
+from agentr_dagster.defs.assets import project_assets, synthesis_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.synthesis import stage as synthesis_stage
 from agentr_dagster.synthesis.report import build_report
 from agentr_dagster.synthesis.sanitize import paper_text
