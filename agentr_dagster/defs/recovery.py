@@ -44,9 +44,9 @@ from agentr_dagster.defs.jobs import pipeline_job
 from agentr_dagster.defs.partitions import PARTITION_TAG, PIPELINE_JOB, RESUME_TAG, projects
 from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import dagster_home, get_settings, results_dir
-from agentr_dagster.stages.pipeline import score_cache_key, sha256
 from agentr_dagster.store import PROJECT_STAGE
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
