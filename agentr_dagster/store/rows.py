@@ -91,10 +91,6 @@ class ProjectRow:
     updated_at: datetime
     deleted_at: datetime | None
 
-    @property
-    def is_deleted(self) -> bool:
-        return self.deleted_at is not None
-
 
 @dataclass(frozen=True)
 class PaperRow:
