@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
+from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend, canonical_json
 from agentr_dagster.llm.gateway import CallContext
-from agentr_dagster.store.rows import OrphanError as DeletedError
 
 
 @dataclass
