@@ -96,17 +96,11 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
 
 
 # ---------------------------------------------------------------- running
-def _instance():
-    """The local Dagster instance: DAGSTER_HOME if set, else $AGENTR_HOME/dagster (SQLite)."""
-    from dagster import DagsterInstance
-
-    return DagsterInstance.from_config(str(dagster_home()))
-
-
 def _ensure_partition(slug: str) -> None:
-    with _instance() as instance:
-        if not instance.has_dynamic_partition("projects", slug):
-            instance.add_dynamic_partitions("projects", [slug])
+    from agentr_dagster.defs.instance import ensure_partition, open_instance
+
+    with open_instance() as instance:
+        ensure_partition(instance, slug)
 
 
 def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False) -> bool:
@@ -114,6 +108,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     from dagster import materialize
 
     from agentr_dagster.defs.assets import pipeline_assets
+    from agentr_dagster.defs.instance import open_instance
     from agentr_dagster.defs.resources import resources_from_env
 
     store = open_store()
@@ -126,7 +121,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
         watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
         watcher.start()
     try:
-        with _instance() as instance:
+        with open_instance() as instance:
             result = materialize(
                 pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
                 raise_on_error=False, tags={"agentr/source": "cli"},

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -40,13 +40,14 @@ from dagster import (
 )
 
 from agentr_dagster.defs.assets import pipeline_assets
+from agentr_dagster.defs.instance import ensure_partition, open_instance
 from agentr_dagster.defs.jobs import pipeline_job
-from agentr_dagster.defs.partitions import PARTITION_TAG, PIPELINE_JOB, RESUME_TAG, projects
+from agentr_dagster.defs.partitions import PARTITION_TAG, PIPELINE_JOB, RESUME_TAG
 from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.settings import dagster_home, get_settings, results_dir
-from agentr_dagster.stages.pipeline import score_cache_key, sha256
+from agentr_dagster.settings import get_settings, results_dir
 from agentr_dagster.store import PROJECT_STAGE
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
@@ -90,11 +91,6 @@ def reconstructable_recovery_job():
 
 def job_step_keys() -> set[str]:
     return {node.name for node in recovery_job().nodes}
-
-
-def open_instance() -> DagsterInstance:
-    """The same instance `agentr run` uses: DAGSTER_HOME if set, else $AGENTR_HOME/dagster."""
-    return DagsterInstance.from_config(str(dagster_home()))
 
 
 # ---------------------------------------------------------------- what is incomplete, from durable state
@@ -309,11 +305,6 @@ def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: st
                                   detail=note)
 
 
-def _ensure_partition(instance: DagsterInstance, slug: str) -> None:
-    if not instance.has_dynamic_partition(projects.name, slug):
-        instance.add_dynamic_partitions(projects.name, [slug])
-
-
 def _resume_tags(parent: DagsterRun | None, slug: str, how: str) -> dict[str, str]:
     # Re-execution from Python does not copy the parent's tags: keep the user's, set the partition ourselves.
     tags = {k: v for k, v in (parent.tags if parent else {}).items() if not k.startswith("dagster/")}
@@ -334,7 +325,7 @@ def reexecute_from_failure(instance: DagsterInstance, parent: DagsterRun, slug: 
 
 
 def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool = False, extra_tags=None):
-    _ensure_partition(instance, slug)
+    ensure_partition(instance, slug)
     tags = {**_resume_tags(None, slug, how), **(extra_tags or {})}
     return execute_job(reconstructable_recovery_job(), instance=instance, run_config=None if verbose else QUIET,
                        tags=tags)
@@ -434,8 +425,3 @@ def resume(
     finally:
         if own:
             instance.dispose()
-
-
-def utc_day_start(at: datetime | None = None) -> datetime:
-    at = (at or datetime.now(timezone.utc)).astimezone(timezone.utc)
-    return at.replace(hour=0, minute=0, second=0, microsecond=0)

@@ -27,6 +27,8 @@ from dagster import (
 
 from agentr_dagster.defs.partitions import ATTEMPT_TAG, PARTITION_TAG, PIPELINE_JOB, REPAIR_TAG, SOURCE_TAG, projects
 from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.settings import get_settings
 
 MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
@@ -78,9 +80,10 @@ def _utc_day_start(at: datetime) -> datetime:
     return at.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
+# A stage state -> the failure class it stands for (an interrupted stage counts as transient).
 FAILED_STATE_CLASS = {
-    "failed_other": "permanent", "failed_orphan": "orphan", "failed_no_credits": "no_credits",
-    "failed_transient": "transient", "reinitiated": "transient", "in_progress": "transient", "queued": "transient",
+    **{state: cls.value for cls, state in st.STATE_FOR_CLASS.items()},
+    **dict.fromkeys((st.REINITIATED, st.IN_PROGRESS, st.QUEUED), FailureClass.transient.value),
 }
 
 

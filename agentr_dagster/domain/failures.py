@@ -1,4 +1,6 @@
-"""Failure classes (DESIGN.md): each says whether to retry, whether anything was charged, and what follows."""
+"""Failures and lifecycle, defined once: the failure classes (DESIGN.md: each says whether to retry, whether
+anything was charged, and what follows), the errors that carry them, and the processing states that stages and
+papers move through (stored as these strings; the store's CHECK constraints are built from ``STATES``)."""
 
 from __future__ import annotations
 
@@ -29,7 +31,14 @@ class NoCreditsError(StageError):
     failure_class = FailureClass.no_credits
 
 
-class OrphanError(StageError):
+class StoreError(Exception):
+    """Any refusal by the domain store."""
+
+
+class OrphanError(StageError, StoreError):
+    """The project (or paper) was soft-deleted: the work is an orphan and must not be done or charged. Raised by
+    the store (so a StoreError) and by the stages (so a StageError of class orphan); one class for both."""
+
     failure_class = FailureClass.orphan
 
 
@@ -47,6 +56,11 @@ FAILED_NO_CREDITS = "failed_no_credits"
 FAILED_ORPHAN = "failed_orphan"
 FAILED_OTHER = "failed_other"
 REINITIATED = "reinitiated"
+
+STATES = (
+    NOT_STARTED, QUEUED, IN_PROGRESS, COMPLETED, FAILED_TRANSIENT, FAILED_NO_CREDITS, FAILED_ORPHAN, FAILED_OTHER,
+    REINITIATED,
+)
 
 STATE_FOR_CLASS = {
     FailureClass.transient: FAILED_TRANSIENT,

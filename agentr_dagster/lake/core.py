@@ -28,6 +28,7 @@ import pyarrow.parquet as pq
 
 from agentr_dagster.domain.boolean_query import Node, parse_boolean_query, query_terms
 from agentr_dagster.domain.contracts import PaperRecord
+from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.domain.imports import (
     MIN_TITLE_CHARS_ANY_YEAR,
     ImportFileError,
@@ -112,14 +113,6 @@ def _blas_controller():
 
         _blas = ThreadpoolController()
     return _blas
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _now() -> str:

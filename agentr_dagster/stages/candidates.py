@@ -19,6 +19,7 @@ from typing import Any
 
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
+from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.imports import content_hash, paper_key
 from agentr_dagster.lake import Lake, boolean_positive_text
 from agentr_dagster.settings import get_settings
@@ -128,7 +129,7 @@ def retrieve_for_project(
         return None
     k = per_query_default() if per_query is None else per_query
     specs = project_queries(queries)
-    input_hash = pipeline.sha256(RETRIEVAL_VERSION, str(lake.generation), str(k), *(t for _, _, t in specs))
+    input_hash = sha256(RETRIEVAL_VERSION, str(lake.generation), str(k), *(t for _, _, t in specs))
     last = store.latest_artifact(slug, RETRIEVAL_STAGE)
     if last is not None and last.input_hash == input_hash:
         payload = last.payload

@@ -27,10 +27,10 @@ from typing import Any
 
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.domain.contracts import ResearchIntent
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import load_prompt, prompt_version
 from agentr_dagster.llm.gateway import MAX_OUTPUT_TOKENS, estimate_prompt_tokens
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages.pipeline import score_cache_key, sha256
 
 STAGES = ("intent", "queries", "score")
 # OpenAI's chat format: each message costs its content plus ~3 tokens, and every reply is primed with 3 more

@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
-from agentr_dagster.stages.pipeline import current_intent, score_cache_key
+from agentr_dagster.stages.pipeline import current_intent
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")

@@ -18,6 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from agentr_dagster.domain.contracts import PaperRecord, validate_slug
+from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.domain.imports import (
     SUPPORTED_SUFFIXES,
     ImportFileError,
@@ -78,14 +79,6 @@ class PapersAdded:
     dropped: int
     already_imported: bool
     notes: list[str]
-
-
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def printable(text: str) -> str:

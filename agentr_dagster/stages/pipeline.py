@@ -6,7 +6,6 @@ Assets and the CLI call these; each stage short-circuits when its durable output
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 from collections import Counter
@@ -17,18 +16,11 @@ from dataclasses import dataclass, field
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
+from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend, canonical_json
 from agentr_dagster.llm.gateway import CallContext
-from agentr_dagster.store.rows import OrphanError as DeletedError
-
-
-def sha256(*parts: str) -> str:
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(part.encode())
-        digest.update(b"\x1f")
-    return digest.hexdigest()
 
 
 @dataclass
@@ -115,11 +107,6 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
 def current_queries(store, slug: str) -> SearchQueries | None:
     artifact = store.latest_artifact(slug, "queries")
     return SearchQueries.model_validate(artifact.payload) if artifact else None
-
-
-def score_cache_key(content_hash: str, intent_hash: str, model: str) -> str:
-    """A paper's score is reusable exactly when paper text, intent, prompt version and model are the same."""
-    return sha256(content_hash, intent_hash, prompt_version("score"), model)
 
 
 @dataclass

@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-
-class StoreError(Exception):
-    """Any refusal by the domain store."""
+# The store's base error and OrphanError are the domain's (one class each); importable from here as before.
+from agentr_dagster.domain.failures import OrphanError as OrphanError
+from agentr_dagster.domain.failures import StoreError as StoreError
 
 
 class InsufficientCredits(StoreError):
@@ -31,10 +31,6 @@ class InsufficientCredits(StoreError):
         self.requested = requested
         self.available = available
         self.reason = reason  # "balance" | "budget"
-
-
-class OrphanError(StoreError):
-    """The project (or paper) was soft-deleted: the work is an orphan and must not be done or charged."""
 
 
 class ProjectNotFound(StoreError):
@@ -90,10 +86,6 @@ class ProjectRow:
     created_at: datetime
     updated_at: datetime
     deleted_at: datetime | None
-
-    @property
-    def is_deleted(self) -> bool:
-        return self.deleted_at is not None
 
 
 @dataclass(frozen=True)

@@ -19,20 +19,11 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlalchemy.types import TypeDecorator
 
+from agentr_dagster.domain.failures import STATES
+
 UTC = timezone.utc
 MONEY_QUANTUM = Decimal("0.00000001")
 
-STATES = (
-    "not_started",
-    "queued",
-    "in_progress",
-    "completed",
-    "failed_transient",
-    "failed_no_credits",
-    "failed_orphan",
-    "failed_other",
-    "reinitiated",
-)
 LEDGER_KINDS = ("grant", "reserve", "settle", "release", "adjust")
 RESERVATION_STATES = ("open", "settled", "released")
 FAILURE_CLASSES = ("transient", "no_credits", "orphan", "permanent", "other")

@@ -84,10 +84,6 @@ def gap_clause(gap: str, plural: bool) -> str | None:
     return None
 
 
-def _first_upper(text: str) -> str:
-    return text[:1].upper() + text[1:]
-
-
 def _join(items: list[str]) -> str:
     if len(items) <= 1:
         return "".join(items)

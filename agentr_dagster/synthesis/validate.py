@@ -107,16 +107,6 @@ def _clean_key(key: str) -> str:
     return key.rstrip(".,;:?!")
 
 
-def md_citation_keys(text: str) -> list[str]:
-    """Keys cited in Markdown text: [@a; @b, p. 3] groups and bare @key."""
-    keys = []
-    for group in MD_CITE_GROUP_RE.findall(text):
-        keys += [_clean_key(k) for k in MD_KEY_RE.findall(group)]
-    rest = MD_CITE_GROUP_RE.sub(" ", text)
-    keys += [_clean_key(k) for k in MD_BARE_RE.findall(rest)]
-    return keys
-
-
 def normalised_keys(text: str) -> list[str]:
     """Keys of citations already normalised to ``[@a; @b]`` (the form the parsers produce)."""
     out = []
@@ -227,10 +217,6 @@ STRUCTURAL_RE = re.compile(
     r"|\b(?:this|the\s+(?:following|next))\s+(?:sub)?sections?\s+(?:discuss|organi[sz]|review|cover|group|collect|list)",
     re.I,
 )
-
-
-def has_citation(sentence: str) -> bool:
-    return bool(normalised_keys(sentence))
 
 
 def is_literature_claim(sentence: str) -> bool:

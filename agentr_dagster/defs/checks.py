@@ -1,0 +1,193 @@
+"""The project chain's asset checks. Each one re-reads what the stage stored (the domain store, or the export
+files) and judges that, not the value the asset just computed, so a check fails when the stored artefact is bad
+however it got that way (a hand edit, a contract that changed under a reused artefact, a paper added mid-run).
+
+The specs are declared on the assets (`check_specs=`); the assets emit ``evaluate_*(store, slug, ...)`` as
+their check results. A test can call the same functions against a store holding bad data.
+
+Severity: ERROR where the artefact is unusable downstream, WARN where it is usable but degraded.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
+from pydantic import BaseModel, ValidationError
+
+from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
+from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
+from agentr_dagster.domain.hashing import score_cache_key
+
+INTENT_CHECK = AssetCheckSpec(
+    "intent_matches_contract", asset="research_intent",
+    description="The stored research intent (latest artefact) validates against the ResearchIntent contract.",
+)
+QUERIES_CHECK = AssetCheckSpec(
+    "queries_parse_and_count", asset="search_queries",
+    description="The stored search queries validate against the SearchQueries contract: the Boolean query "
+                "parses, exactly 10 search strings, 10-15 expanded keywords.",
+)
+CANDIDATES_CHECK = AssetCheckSpec(
+    "has_candidates", asset="candidate_papers",
+    description="The store holds at least one active candidate paper for the project (WARN when none).",
+)
+SCORES_CHECK = AssetCheckSpec(
+    "every_paper_scored", asset="paper_scores",
+    description="Every active candidate paper has a stored score for the current intent and model, and every "
+                "stored score validates against the PaperAssessment contract.",
+)
+EXPORTS_CHECK = AssetCheckSpec(
+    "export_row_count", asset="score_exports",
+    description="The written CSV and Parquet exports, read back, hold one row per active candidate paper.",
+)
+
+_MAX_LISTED = 10
+
+
+def _contract_errors(model: type[BaseModel], payload) -> list[str]:
+    try:
+        model.model_validate(payload)
+    except ValidationError as exc:
+        return [f"{'.'.join(str(p) for p in e['loc']) or '(root)'}: {e['msg']}" for e in exc.errors()]
+    return []
+
+
+def _count(payload, field: str) -> int | None:
+    value = payload.get(field) if isinstance(payload, dict) else None
+    return len(value) if isinstance(value, list) else None
+
+
+def _missing_artifact(check: AssetCheckSpec, stage: str) -> AssetCheckResult:
+    return AssetCheckResult(
+        check_name=check.name, passed=False, severity=AssetCheckSeverity.ERROR,
+        description=f"no stored {stage} artefact", metadata={"artifact_id": None},
+    )
+
+
+def evaluate_intent(store, slug: str) -> AssetCheckResult:
+    """The stored intent, re-read and validated against the contract."""
+    artifact = store.latest_artifact(slug, "intent")
+    if artifact is None:
+        return _missing_artifact(INTENT_CHECK, "intent")
+    errors = _contract_errors(ResearchIntent, artifact.payload)
+    return AssetCheckResult(
+        check_name=INTENT_CHECK.name, passed=not errors, severity=AssetCheckSeverity.ERROR,
+        description=f"{len(errors)} contract violation(s)" if errors else "the stored intent matches the contract",
+        metadata={
+            "artifact_id": artifact.id,
+            "contract_errors": len(errors),
+            "errors": MetadataValue.json(errors[:_MAX_LISTED]),
+            "seed_keywords": _count(artifact.payload, "seed_keywords"),
+        },
+    )
+
+
+def evaluate_queries(store, slug: str) -> AssetCheckResult:
+    """The stored queries, re-read: the contract, the Boolean query parsed, the lists counted."""
+    artifact = store.latest_artifact(slug, "queries")
+    if artifact is None:
+        return _missing_artifact(QUERIES_CHECK, "queries")
+    payload = artifact.payload if isinstance(artifact.payload, dict) else {}
+    errors = _contract_errors(SearchQueries, artifact.payload)
+    boolean_query = payload.get("boolean_query")
+    try:
+        parse_boolean_query(boolean_query if isinstance(boolean_query, str) else "")
+        parses = True
+    except BooleanQueryError:
+        parses = False
+    strings, keywords = _count(payload, "search_strings"), _count(payload, "expanded_keywords")
+    counts_ok = strings == 10 and keywords is not None and 10 <= keywords <= 15
+    passed = parses and counts_ok and not errors
+    return AssetCheckResult(
+        check_name=QUERIES_CHECK.name, passed=passed, severity=AssetCheckSeverity.ERROR,
+        description="the stored queries parse and count right" if passed else (
+            f"boolean query parses: {parses}; search strings: {strings} (want 10); "
+            f"expanded keywords: {keywords} (want 10-15); {len(errors)} contract violation(s)"),
+        metadata={
+            "artifact_id": artifact.id,
+            "boolean_query_parses": parses,
+            "search_strings": strings,
+            "expanded_keywords": keywords,
+            "contract_errors": len(errors),
+            "errors": MetadataValue.json(errors[:_MAX_LISTED]),
+        },
+    )
+
+
+def evaluate_candidates(store, slug: str) -> AssetCheckResult:
+    """The candidate papers the store holds for the project."""
+    papers = store.count_papers(slug)
+    return AssetCheckResult(
+        check_name=CANDIDATES_CHECK.name, passed=papers > 0, severity=AssetCheckSeverity.WARN,
+        description=f"{papers} candidate paper(s)" if papers else "no candidate papers: import a file or fill the lake",
+        metadata={"papers": papers},
+    )
+
+
+def evaluate_scores(store, slug: str, model: str) -> AssetCheckResult:
+    """The stored scores counted against the candidate papers: one current score (this paper text, the current
+    intent, this model) per paper (WARN when some are missing), each valid (ERROR when one is not)."""
+    artifact = store.latest_artifact(slug, "intent")
+    if artifact is None:
+        return _missing_artifact(SCORES_CHECK, "intent")
+    papers = store.list_papers(slug)
+    keys = {p.id: score_cache_key(p.content_hash, artifact.input_hash, model) for p in papers}
+    results = store.results_for_project(slug, cache_keys=keys)
+    scored = {r.paper_id for r in results}
+    missing = [p.id for p in papers if p.id not in scored]
+    invalid = [r.paper_id for r in results if _contract_errors(PaperAssessment, r.payload)]
+    passed = not missing and not invalid
+    problems = []
+    if missing:
+        problems.append(f"{len(missing)} of {len(papers)} paper(s) have no current score")
+    if invalid:
+        problems.append(f"{len(invalid)} stored score(s) break the PaperAssessment contract")
+    return AssetCheckResult(
+        check_name=SCORES_CHECK.name, passed=passed,
+        severity=AssetCheckSeverity.ERROR if invalid else AssetCheckSeverity.WARN,
+        description="; ".join(problems) or f"all {len(papers)} paper(s) scored",
+        metadata={
+            "papers": len(papers),
+            "scored": len(scored),
+            "missing": len(missing),
+            "invalid": len(invalid),
+            "model": model,
+            "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED]),
+            "invalid_paper_ids": MetadataValue.json(invalid[:_MAX_LISTED]),
+        },
+    )
+
+
+def _rows_in(path: Path) -> int | None:
+    try:
+        frame = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    except (OSError, ValueError):
+        return None
+    return len(frame)
+
+
+def evaluate_exports(store, slug: str, written: dict[str, Path]) -> AssetCheckResult:
+    """The CSV and Parquet exports read back from disk, their rows counted against the store's papers: a file
+    missing or unreadable is ERROR, fewer (or more) rows than papers is WARN."""
+    papers = store.count_papers(slug)
+    rows = {fmt: _rows_in(Path(written[fmt])) if fmt in written else None for fmt in ("csv", "parquet")}
+    unreadable = sorted(fmt for fmt, n in rows.items() if n is None)
+    mismatched = sorted(fmt for fmt, n in rows.items() if n is not None and n != papers)
+    passed = not unreadable and not mismatched
+    if unreadable:
+        description = f"export(s) missing or unreadable: {', '.join(unreadable)}"
+    elif mismatched:
+        description = f"{', '.join(f'{f}: {rows[f]} rows' for f in mismatched)}; {papers} paper(s)"
+    else:
+        description = f"{papers} row(s), one per paper"
+    return AssetCheckResult(
+        check_name=EXPORTS_CHECK.name, passed=passed,
+        severity=AssetCheckSeverity.ERROR if unreadable else AssetCheckSeverity.WARN,
+        description=description,
+        metadata={"papers": papers, **{f"{fmt}_rows": n for fmt, n in rows.items()}},
+    )
+
+
+project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, SCORES_CHECK, EXPORTS_CHECK]
