@@ -19,6 +19,9 @@ from pydantic import BaseModel, ValidationError
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
+from agentr_dagster.synthesis.models import Landscape
+from agentr_dagster.synthesis.stage import LANDSCAPE_STAGE, stored_validation
+from agentr_dagster.synthesis.taxonomy import check_taxonomy
 
 INTENT_CHECK = AssetCheckSpec(
     "intent_matches_contract", asset="research_intent",
@@ -41,6 +44,17 @@ SCORES_CHECK = AssetCheckSpec(
 EXPORTS_CHECK = AssetCheckSpec(
     "export_row_count", asset="score_exports",
     description="The written CSV and Parquet exports, read back, hold one row per active candidate paper.",
+)
+
+TAXONOMY_CHECK = AssetCheckSpec(
+    "taxonomy_structure", asset="research_landscape",
+    description="The stored landscape's taxonomy, checked again: one root, no cycles, inner nodes with two or more "
+                "children, every included paper routed to a theme (WARN when unsound: the draft still follows it).",
+)
+DRAFT_CHECK = AssetCheckSpec(
+    "draft_validates", asset="related_work",
+    description="The stored related-work draft passed the deterministic validator (every citation resolves to the "
+                "bibliography, no placeholders, LaTeX balanced). An invalid draft is kept with a warning: ERROR.",
 )
 
 _MAX_LISTED = 10
@@ -191,3 +205,32 @@ def evaluate_exports(store, slug: str, written: dict[str, Path]) -> AssetCheckRe
 
 
 project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, SCORES_CHECK, EXPORTS_CHECK]
+
+
+def evaluate_taxonomy(store, slug: str) -> AssetCheckResult:
+    """The stored landscape re-read, and its taxonomy checked again from scratch."""
+    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    if artifact is None:
+        return _missing_artifact(TAXONOMY_CHECK, "landscape")
+    land = Landscape.model_validate(artifact.payload)
+    problems = check_taxonomy(land.taxonomy, sorted(p.paper_id for p in land.papers if p.included))
+    return AssetCheckResult(
+        check_name=TAXONOMY_CHECK.name, passed=not problems, severity=AssetCheckSeverity.WARN,
+        metadata={"artifact_id": artifact.id, "nodes": len(land.taxonomy.nodes), "problems": len(problems),
+                  "findings": MetadataValue.md("\n".join(f"- {p}" for p in problems[:_MAX_LISTED]) or "none")},
+    )
+
+
+def evaluate_draft(store, slug: str) -> AssetCheckResult:
+    """The validator's verdict recorded with the stored draft (the draft is stored even when it fails)."""
+    verdict = stored_validation(store, slug)
+    if verdict is None:
+        return _missing_artifact(DRAFT_CHECK, "related-work draft")
+    findings = verdict["markdown"]["issues"] + verdict["latex"]["issues"]
+    return AssetCheckResult(
+        check_name=DRAFT_CHECK.name, passed=bool(verdict["ok"]), severity=AssetCheckSeverity.ERROR,
+        metadata={"artifact_id": verdict["artifact_id"], "markdown_issues": len(verdict["markdown"]["issues"]),
+                  "latex_issues": len(verdict["latex"]["issues"]),
+                  "findings": MetadataValue.md("\n".join(
+                      f"- `{i.get('code')}` {str(i.get('message', ''))[:200]}" for i in findings[:20]) or "none")},
+    )

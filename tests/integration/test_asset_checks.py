@@ -240,3 +240,57 @@ def test_exports_check_warns_through_dagster_when_a_paper_has_no_score(chain, tm
     evaluation = _evaluations(run)["export_row_count"]
     assert not evaluation.passed and evaluation.severity is AssetCheckSeverity.WARN
     assert _meta(evaluation) == {"papers": 7, "csv_rows": 6, "parquet_rows": 6}
+
+
+# -- taxonomy_structure and draft_validates (the synthesis assets) ---------------------------------------------
+
+@pytest.fixture
+def synthesised(chain):
+    """The chain plus the synthesis assets, materialised once (all checks passing)."""
+    from agentr_dagster.defs.assets import pipeline_assets
+
+    store, instance, model = chain
+    result = materialize(pipeline_assets, partition_key=SLUG, instance=instance, raise_on_error=False,
+                         resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()})
+    assert result.success
+    evaluations = _evaluations(result)
+    assert evaluations["taxonomy_structure"].passed and evaluations["draft_validates"].passed
+    return store
+
+
+def test_synthesis_checks_have_descriptions():
+    assert checks.TAXONOMY_CHECK.description and checks.DRAFT_CHECK.description
+
+
+def test_taxonomy_check_fails_on_a_stored_taxonomy_with_a_cycle(synthesised):
+    store = synthesised
+    latest = store.latest_artifact(SLUG, "landscape")
+    payload = dict(latest.payload)
+    nodes = [dict(n) for n in payload["taxonomy"]["nodes"]]
+    root = next(n for n in nodes if not n.get("parent"))
+    child = next(n for n in nodes if n.get("parent") == root["id"])
+    root["parent"] = child["id"]  # the root now hangs below its own child
+    payload["taxonomy"] = {**payload["taxonomy"], "nodes": nodes}
+    _respoil(store, "landscape", payload)
+    result = checks.evaluate_taxonomy(store, SLUG)
+    assert not result.passed and result.severity == AssetCheckSeverity.WARN
+    assert _meta(result)["problems"] >= 1
+
+
+def test_taxonomy_check_fails_when_no_landscape_is_stored(sqlite_store):
+    add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
+    result = checks.evaluate_taxonomy(sqlite_store, SLUG)
+    assert not result.passed and result.severity == AssetCheckSeverity.ERROR
+
+
+def test_draft_check_fails_on_a_stored_draft_recorded_invalid(synthesised):
+    store = synthesised
+    assert checks.evaluate_draft(store, SLUG).passed
+    latest = store.latest_artifact(SLUG, "related_work")
+    issue = {"code": "unresolved", "message": "numeric citation that resolves to no entry: '[7]'"}
+    payload = {**latest.payload, "valid": False, "validation": {"ok": False, "issues": [issue]}}
+    _respoil(store, "related_work", payload)
+    result = checks.evaluate_draft(store, SLUG)
+    assert not result.passed and result.severity == AssetCheckSeverity.ERROR
+    meta = _meta(result)
+    assert meta["markdown_issues"] == 1 and "[7]" in meta["findings"]

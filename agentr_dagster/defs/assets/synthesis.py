@@ -4,9 +4,6 @@ failure classes into Dagster failures, and shows plots, tables and checks as met
 import textwrap
 
 from dagster import (
-    AssetCheckResult,
-    AssetCheckSeverity,
-    AssetCheckSpec,
     AssetExecutionContext,
     DataVersion,
     MaterializeResult,
@@ -15,6 +12,7 @@ from dagster import (
 )
 
 from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, projects
+from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
@@ -38,7 +36,7 @@ def _plot_md(png: bytes, alt: str) -> MetadataValue:
     deps=[paper_scores],
     code_version=SYNTHESIS_VERSION,
     group_name="research",
-    check_specs=[AssetCheckSpec("taxonomy_structure", asset="research_landscape")],
+    check_specs=[TAXONOMY_CHECK],
     description="Ranked direct competitors (C1), supporting work by type (C2), recurring gaps and a taxonomy of "
     "the candidates with paper-to-section routing; every claim with evidence pointers.",
 )
@@ -81,14 +79,7 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
             "plot_taxonomy": _plot_md(figures["taxonomy"], "taxonomy"),
         },
         data_version=DataVersion(str(outcome.artifact_id)),
-        check_results=[
-            AssetCheckResult(
-                check_name="taxonomy_structure", passed=not land.structure_problems,
-                metadata={"problems": MetadataValue.md("\n".join(f"- {p}" for p in land.structure_problems)
-                                                       or "none"),
-                          "nodes": len(land.taxonomy.nodes)},
-            )
-        ],
+        check_results=[evaluate_taxonomy(db, context.partition_key)],
     )
 
 
@@ -99,7 +90,7 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     group_name="research",
     retry_policy=LLM_RETRY,
     pool="llm",
-    check_specs=[AssetCheckSpec("draft_validates", asset="related_work")],
+    check_specs=[DRAFT_CHECK],
     description="A related-work draft (Markdown, LaTeX, BibTeX), one section per taxonomy node, citing only the "
     "project's papers and checked by a deterministic validator (an invalid draft is stored with a warning and fails "
     "its check, not the run); re-drafted paragraph by paragraph with an LLM.",
@@ -148,17 +139,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             "preview": MetadataValue.md(outcome.markdown.split("---", 2)[-1][:6000]),
         },
         data_version=DataVersion(str(outcome.artifact_id)),
-        check_results=[
-            AssetCheckResult(
-                check_name="draft_validates", passed=bool(verdict["ok"]), severity=AssetCheckSeverity.ERROR,
-                metadata={"artifact_id": verdict.get("artifact_id", -1),
-                          "markdown_issues": len(verdict["markdown"]["issues"]),
-                          "latex_issues": len(verdict["latex"]["issues"]),
-                          "unused_bib_keys": len(report.unused_keys),
-                          "findings": MetadataValue.md("\n".join(
-                              f"- `{i.get('code')}` {i.get('message', '')[:200]}" for i in findings[:20]) or "none")},
-            )
-        ],
+        check_results=[evaluate_draft(db, slug)],
     )
 
 
