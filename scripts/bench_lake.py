@@ -266,8 +266,8 @@ def run_quality(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from agentr_dagster.domain.contracts import PaperRecord
-    from agentr_dagster.domain.imports import paper_key
     from agentr_dagster.domain.ranking import wss_at
+    from agentr_dagster.imports import paper_key
     from agentr_dagster.lake import FusionWeights, Lake, add_files, fuse
 
     reviews = sorted(p.parent for p in Path(args.quality).glob("*/review.json"))

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     PAPER_KEY_MAX_CHARS,
     SUPPORTED_SUFFIXES,
     ImportFileError,
@@ -27,7 +27,7 @@ from agentr_dagster.domain.imports import (
     parse_file,
     title_key,
 )
-from agentr_dagster.domain.imports_core import latex_to_text
+from agentr_dagster.imports.latex import latex_to_text
 
 
 def parse(text: str | bytes, suffix: str, **kw) -> ImportResult:
@@ -172,7 +172,7 @@ def test_txt_is_read_by_its_content():
 
 
 def test_medline_and_wos_files_import_into_the_lake_like_any_other(tmp_path):
-    from agentr_dagster.domain.imports import dedupe
+    from agentr_dagster.imports import dedupe
 
     (tmp_path / "pubmed.nbib").write_text(MEDLINE, encoding="utf-8")
     (tmp_path / "savedrecs.txt").write_text(WOS, encoding="utf-8")
@@ -940,7 +940,7 @@ def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
 def test_dedupe_splits_each_abstract_once(monkeypatch):
     # One title, 300 different long abstracts: each record is compared with many earlier ones on its abstract;
     # splitting both abstracts per comparison made this quadratic in splits (the main cost of large imports).
-    import agentr_dagster.domain.imports as imports_module
+    import agentr_dagster.imports.dedup as imports_module
 
     splits = []
     original = imports_module._abstract_words

@@ -12,7 +12,7 @@ import hashlib
 import pandas as pd
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.stages.pipeline import current_intent, run_intent, score_cache_key, score_project
 
 

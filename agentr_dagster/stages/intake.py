@@ -18,7 +18,7 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from agentr_dagster.domain.contracts import PaperRecord, validate_slug
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     SUPPORTED_SUFFIXES,
     ImportFileError,
     ImportLimits,
