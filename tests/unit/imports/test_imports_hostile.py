@@ -24,7 +24,7 @@ from agentr_dagster.imports import (
     parse_file,
 )
 
-CORPUS = Path(__file__).parent / "hostile"
+CORPUS = Path(__file__).resolve().parents[2] / "hostile"
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES)
 
 
