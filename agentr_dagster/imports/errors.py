@@ -1,4 +1,4 @@
-"""The one error type of the importers: a file that cannot be imported, said in a sentence.
+"""The importers' error type, a file that cannot be imported said in a sentence, and the subclass marking a bug.
 
 Pure logic: no Dagster imports.
 """
