@@ -266,7 +266,7 @@ def run_quality(args: argparse.Namespace) -> None:
     import pandas as pd
 
     from agentr_dagster.domain.contracts import PaperRecord
-    from agentr_dagster.domain.imports import paper_key
+    from agentr_dagster.imports import paper_key
     from agentr_dagster.lake import FusionWeights, Lake, add_files, fuse
     from agentr_dagster.screening.metrics import wss_at
 

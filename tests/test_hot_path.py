@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.failures import OrphanError
-from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.pipeline import ResultWriter, run_intent, score_project

@@ -251,7 +251,7 @@ def test_add_files_dedupes_across_formats_and_reports_bad_files(root, files):
 
 
 def test_lake_keys_are_the_import_keys(files):
-    from agentr_dagster.domain.imports import content_hash, paper_key, parse_file
+    from agentr_dagster.imports import content_hash, paper_key, parse_file
     from agentr_dagster.lake.core import records_table
 
     records = [r for k in ("csv", "bib", "ris", "openalex", "arxiv") for r in parse_file(files[k]).records]

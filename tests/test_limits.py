@@ -27,7 +27,7 @@ def test_token_bucket_arithmetic():
 
 def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server):  # noqa: F811
     from agentr_dagster.domain.contracts import PaperRecord
-    from agentr_dagster.domain.imports import content_hash, paper_key
+    from agentr_dagster.imports import content_hash, paper_key
     from agentr_dagster.llm.backends import LLMStageBackend
     from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
     from agentr_dagster.stages.pipeline import run_intent, score_project

@@ -26,7 +26,7 @@ pytestmark = [pytest.mark.llamacpp, pytest.mark.xdist_group("llama")]
 def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa: F811
     store = sqlite_store
     from agentr_dagster.domain.contracts import PaperRecord
-    from agentr_dagster.domain.imports import content_hash, paper_key
+    from agentr_dagster.imports import content_hash, paper_key
 
     slug = "llama-e2e"
     model = llama_server.model

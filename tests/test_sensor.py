@@ -51,7 +51,7 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
 
 
 def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkeypatch):
-    from tests.test_imports import MEDLINE
+    from tests.import_samples import MEDLINE
 
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTR_HOME", str(home))

@@ -45,7 +45,7 @@ def measure_papers(n: int, database_url: str | None) -> dict:
 
     from agentr_dagster.defs.assets import project_assets
     from agentr_dagster.defs.resources import LLMResource, StoreResource
-    from agentr_dagster.domain.imports import content_hash, paper_key
+    from agentr_dagster.imports import content_hash, paper_key
     from agentr_dagster.store import DomainStore
 
     with tempfile.TemporaryDirectory() as tmp:

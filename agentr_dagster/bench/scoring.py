@@ -21,7 +21,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.pipeline import run_intent, score_project

@@ -11,7 +11,7 @@ from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, Se
 from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain.hashing import file_sha256
-from agentr_dagster.domain.imports import SUPPORTED_SUFFIXES
+from agentr_dagster.imports import SUPPORTED_SUFFIXES
 from agentr_dagster.settings import agentr_home, get_settings, inbox_dir, processed_dir, rejected_dir
 from agentr_dagster.stages.intake import (
     ABSTRACT_SUFFIXES,

@@ -1,6 +1,6 @@
 """Lenient reading of the CSV files that `agentr screen` and `agentr bench screening` take (pure logic).
 
-One decoder for every text file a user hands us (:func:`agentr_dagster.domain.imports.decode`: UTF-8 with or
+One decoder for every text file a user hands us (:func:`agentr_dagster.imports.decode`: UTF-8 with or
 without a byte-order mark, UTF-16/32, stray cp1252 bytes), then a CSV reader that guesses the delimiter and keeps
 every row: a row with too many fields keeps its extra fields joined into the last column, so no record is lost.
 """
@@ -12,7 +12,7 @@ import io
 
 import pandas as pd
 
-from agentr_dagster.domain.imports import ImportFileError, binary_file_kind, decode
+from agentr_dagster.imports import ImportFileError, binary_file_kind, decode
 
 __all__ = ["ImportFileError", "decode_text", "read_table"]
 

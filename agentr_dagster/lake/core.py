@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from agentr_dagster.domain.boolean_query import Node, parse_boolean_query, query_terms
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import file_sha256
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     MIN_TITLE_CHARS_ANY_YEAR,
     ImportFileError,
     ImportLimits,

@@ -13,7 +13,7 @@ import pandas as pd
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import score_cache_key
-from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.stages.pipeline import current_intent, run_intent, score_project
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
 from agentr_dagster.domain.hashing import sha256
-from agentr_dagster.domain.imports import content_hash, paper_key
+from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.lake import Lake, boolean_positive_text
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages import pipeline

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 
 from agentr_dagster.domain.contracts import PaperRecord, validate_slug
 from agentr_dagster.domain.hashing import file_sha256
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     SUPPORTED_SUFFIXES,
     ImportFileError,
     ImportLimits,

@@ -14,8 +14,12 @@ import datetime as dt
 import io
 import zipfile
 
-from agentr_dagster.domain.imports_core import Collector, ImportFileError, clip
-from agentr_dagster.domain.imports_formats import add_table_rows, map_columns
+from agentr_dagster.imports.cleaning import clip
+from agentr_dagster.imports.columns import add_table_rows, map_columns
+from agentr_dagster.imports.decode import binary_file_kind
+from agentr_dagster.imports.errors import ImportFileError
+from agentr_dagster.imports.reader import Reader
+from agentr_dagster.imports.records import Collector
 
 MAX_PARTS = 10_000
 UNCOMPRESSED_FACTOR = 8  # a workbook may inflate to at most this many times the import size limit
@@ -104,3 +108,25 @@ def _read_sheets(workbook, collector: Collector) -> str:
         return "xlsx"
     shown = ", ".join(repr(clip(name, 40)) for name in seen[:20]) or "(none)"
     raise ImportFileError(f"No sheet has a title column. Header cells found: {shown}.")
+
+
+def _kind_hint(data: bytes) -> str:
+    kind = binary_file_kind(data)
+    if kind:
+        return f" It is {kind}."
+    head = data[:2000].decode("utf-8", errors="replace").lstrip("\ufeff")
+    if "," in head or "\t" in head:
+        return " It looks like text: save it with a .csv or .tsv suffix."
+    return ""
+
+
+def read_workbook(data: bytes, collector: Collector) -> str:
+    """The bytes of an ``.xlsx`` file: refused unless they are a ZIP archive, then read by :func:`parse_xlsx`."""
+    if not data:
+        raise ImportFileError("The file is empty.")
+    if not data.startswith(b"PK\x03\x04"):
+        raise ImportFileError("The .xlsx file is not a workbook (a workbook is a ZIP archive)." + _kind_hint(data))
+    return parse_xlsx(data, collector)
+
+
+XLSX = Reader("xlsx", read=read_workbook, binary=True)

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     PAPER_KEY_MAX_CHARS,
     SUPPORTED_SUFFIXES,
     ImportFileError,
@@ -27,7 +27,8 @@ from agentr_dagster.domain.imports import (
     parse_file,
     title_key,
 )
-from agentr_dagster.domain.imports_core import latex_to_text
+from agentr_dagster.imports.latex import latex_to_text
+from tests.import_samples import MEDLINE, WOS
 
 
 def parse(text: str | bytes, suffix: str, **kw) -> ImportResult:
@@ -79,56 +80,7 @@ def test_suffix_without_dot_and_upper_case():
 # Tagged exports: PubMed (MEDLINE) and Web of Science
 # ---------------------------------------------------------------------------------------------------------
 
-MEDLINE = """PMID- 15001234
-OWN - NLM
-DP  - 2004 Mar
-TI  - Metformin versus glibenclamide in type 2 diabetes: a randomized
-      controlled trial.
-LID - S0149-2918(04)00001-2 [pii]
-LID - 10.2337/diacare.27.3.1 [doi]
-AB  - BACKGROUND: We compared two drugs.
-      RESULTS: Both lowered HbA1c.
-FAU - Smith, John
-AU  - Smith J
-FAU - Doe, Anna
-AU  - Doe A
-JT  - Diabetes care
-TA  - Diabetes Care
-
-PMID- 15005678
-DP  - 2005
-AB  - A record without a title.
-PMID- 15009999
-DP  - 2006 Jan 5
-TI  - A record that lost its blank line.
-TA  - Lancet
-"""
-
-WOS = """FN Clarivate Analytics Web of Science
-VR 1.0
-PT J
-AU Smith, J
-   Doe, A
-AF Smith, John
-   Doe, Anna
-TI Active learning for citation screening in
-   systematic reviews
-SO JOURNAL OF CLINICAL EPIDEMIOLOGY
-AB We propose a method.
-   It works well.
-PY 2018
-DI 10.1016/j.jclinepi.2018.01.001
-UT WOS:000123456700001
-ER
-
-PT J
-AU Lee, K
-TI A second record
-PY 2019
-ER
-
-EF
-"""
+# The samples MEDLINE and WOS live in tests/import_samples.py (the sensor's tests drop them into the inbox too).
 
 
 @pytest.mark.parametrize("suffix", [".nbib", ".medline", ".txt"])
@@ -172,7 +124,7 @@ def test_txt_is_read_by_its_content():
 
 
 def test_medline_and_wos_files_import_into_the_lake_like_any_other(tmp_path):
-    from agentr_dagster.domain.imports import dedupe
+    from agentr_dagster.imports import dedupe
 
     (tmp_path / "pubmed.nbib").write_text(MEDLINE, encoding="utf-8")
     (tmp_path / "savedrecs.txt").write_text(WOS, encoding="utf-8")
@@ -940,7 +892,7 @@ def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
 def test_dedupe_splits_each_abstract_once(monkeypatch):
     # One title, 300 different long abstracts: each record is compared with many earlier ones on its abstract;
     # splitting both abstracts per comparison made this quadratic in splits (the main cost of large imports).
-    import agentr_dagster.domain.imports as imports_module
+    import agentr_dagster.imports.dedup as imports_module
 
     splits = []
     original = imports_module._abstract_words

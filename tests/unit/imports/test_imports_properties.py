@@ -11,17 +11,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import (
+from agentr_dagster.imports import (
     SUPPORTED_SUFFIXES,
     ImportFileError,
     ImportLimits,
     ImportResult,
+    UnexpectedImportError,
     content_hash,
     dedupe,
     paper_key,
     parse_bytes,
 )
-from agentr_dagster.domain.imports_core import UnexpectedImportError, clean_text, latex_to_text
+from agentr_dagster.imports.cleaning import clean_text
+from agentr_dagster.imports.latex import latex_to_text
 
 # AGENTR_FUZZ_EXAMPLES=5000 for a long fuzzing run; the default keeps the suite fast.
 SETTINGS = settings(

@@ -15,10 +15,16 @@ from pathlib import Path
 import pytest
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.domain.imports import SUPPORTED_SUFFIXES, ImportFileError, ImportLimits, ImportResult, parse_file
-from agentr_dagster.domain.imports_core import UnexpectedImportError
+from agentr_dagster.imports import (
+    SUPPORTED_SUFFIXES,
+    ImportFileError,
+    ImportLimits,
+    ImportResult,
+    UnexpectedImportError,
+    parse_file,
+)
 
-CORPUS = Path(__file__).parent / "hostile"
+CORPUS = Path(__file__).resolve().parents[2] / "hostile"
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES)
 
 

@@ -14,7 +14,10 @@ from xml.etree.ElementTree import Element, ParseError
 from defusedxml import DefusedXmlException
 from defusedxml.ElementTree import fromstring
 
-from agentr_dagster.domain.imports_core import Collector, ImportFileError, clip
+from agentr_dagster.imports.cleaning import clip
+from agentr_dagster.imports.errors import ImportFileError
+from agentr_dagster.imports.reader import Reader
+from agentr_dagster.imports.records import Collector
 
 # field -> element paths under <record>, first present wins
 _FIELDS: dict[str, tuple[str, ...]] = {
@@ -66,3 +69,6 @@ def parse_endnote_xml(text: str, collector: Collector) -> str:
             raw["authors"], columns["authors"] = authors, _AUTHORS
         collector.add(number, raw, source_format="endnote-xml", columns=columns)
     return "endnote-xml"
+
+
+ENDNOTE = Reader("endnote-xml", read=parse_endnote_xml)
