@@ -11,17 +11,17 @@ from datetime import datetime, timezone
 from decimal import Decimal
 
 from agentr_dagster.stages.pipeline import current_intent
-from agentr_dagster.synthesis import plots
-from agentr_dagster.synthesis.draft import md_unescape
-from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
-from agentr_dagster.synthesis.models import Draft, Landscape
-from agentr_dagster.synthesis.stage import (
+from agentr_dagster.stages.synthesis import (
     DRAFT_STAGE,
     LANDSCAPE_STAGE,
     current_draft,
     run_landscape,
     run_related_work,
 )
+from agentr_dagster.synthesis import plots
+from agentr_dagster.synthesis.draft import md_unescape
+from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
+from agentr_dagster.synthesis.models import Draft, Landscape
 from agentr_dagster.synthesis.validate import validate_markdown
 
 MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
