@@ -29,6 +29,9 @@ from agentr_dagster.synthesis.validate import ValidationReport, validate_markdow
 
 MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
 MAX_EVIDENCE_KEYS = 12
+MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
+MAX_TIMELINE_ROWS = 200
+MAX_FAILURE_ROWS = 100
 
 CSS = """
 :root { --ink:#1d2330; --muted:#5b6476; --line:#dde2ea; --accent:#2f5d9e; --bg:#f7f8fa; }
@@ -122,7 +125,7 @@ def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
 
 @dataclass
 class ReportInputs:
-    """Everything the report shows, read from the store once."""
+    """Everything the report shows, read (and built when missing) before any HTML is written."""
 
     slug: str
     title: str
@@ -145,6 +148,7 @@ class ReportInputs:
 
 
 def build_report(store, slug: str, *, now: datetime | None = None) -> str:
+    """The report as one HTML string; ``now`` fixes the "generated" stamp (tests)."""
     r = read_report_inputs(store, slug, now=now)
     by_id = r.by_id
     sections = [
@@ -333,9 +337,6 @@ def _gaps_section(landscape: Landscape) -> list[str]:
 TAXONOMY_INTRO = ("Navigational nodes give an overview, analytical nodes discuss a group of papers, the reflective "
                   "node collects gaps. Each paper is routed to its theme and, when nearly as close to another theme, "
                   "to that one too.")
-MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
-
-
 def _taxonomy_section(landscape: Landscape, by_id: dict[int, PaperSummary]) -> list[str]:
     return [f'<section id="taxonomy"><h2>Taxonomy and routing</h2><p class="muted">{e(TAXONOMY_INTRO)}</p>'
             '<ul class="tax">',
@@ -440,10 +441,6 @@ def _cost_section(usage: list[UsageRow]) -> list[str]:
                      f"<td class=\"n\">{_money(_total(r.credits for r in rows))}</td>"
                      f"<td class=\"n\">{mean_latency}</td></tr>")
     return [*parts, "</table>", "</section>"]
-
-
-MAX_TIMELINE_ROWS = 200
-MAX_FAILURE_ROWS = 100
 
 
 def _lifecycle_section(status: list[StatusRow], transitions: list[TransitionRow],
