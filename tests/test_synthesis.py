@@ -21,11 +21,7 @@ from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import add_papers_file, add_project
-from agentr_dagster.store import DomainStore, default_database_url
-from agentr_dagster.synthesis.corpus import cite_keys, load_corpus
-from agentr_dagster.synthesis.models import Route, Taxonomy
-from agentr_dagster.synthesis.redraft import MAX_ROUNDS, GatewayParagraphWriter
-from agentr_dagster.synthesis.stage import (
+from agentr_dagster.stages.synthesis import (
     DraftOutcome,
     LandscapeOutcome,
     field_value,
@@ -33,6 +29,10 @@ from agentr_dagster.synthesis.stage import (
     run_related_work,
     trace,
 )
+from agentr_dagster.store import DomainStore, default_database_url
+from agentr_dagster.synthesis.corpus import cite_keys, load_corpus
+from agentr_dagster.synthesis.models import Route, Taxonomy
+from agentr_dagster.synthesis.redraft import MAX_ROUNDS, GatewayParagraphWriter
 from agentr_dagster.synthesis.taxonomy import check_taxonomy
 from agentr_dagster.synthesis.validate import (
     is_literature_claim,

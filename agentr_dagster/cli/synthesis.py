@@ -41,9 +41,9 @@ def report_command(slug: str, out: Path | None) -> None:
 def trace_command(slug: str, claim_id: str | None, as_json: bool) -> None:
     """The papers and score fields a claim rests on (landscape claims: c1-01, c2-methodology, gap-01, tax-t1;
     draft sentences: e.g. t1.p2.s1). Without CLAIM_ID, list the claims."""
+    from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, claim_index, current_draft, trace
     from agentr_dagster.store import ProjectNotFound
     from agentr_dagster.synthesis.models import Landscape
-    from agentr_dagster.synthesis.stage import LANDSCAPE_STAGE, claim_index, current_draft, trace
 
     store = open_store()
     if claim_id is None:
@@ -100,8 +100,8 @@ def related_work_build(slug: str, offline: bool) -> None:
     """Build the landscape and the draft (an LLM rewrites paragraphs when AGENTR_LLM_BASE_URL is set)."""
     from agentr_dagster.defs.resources import resources_from_env
     from agentr_dagster.domain.failures import StageError
+    from agentr_dagster.stages.synthesis import run_landscape, run_related_work
     from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
-    from agentr_dagster.synthesis.stage import run_landscape, run_related_work
 
     store = open_store()
     writer = None
@@ -144,7 +144,7 @@ def related_work_check(slug: str | None, md_file: Path | None, tex_file: Path | 
     """Validate the draft files (default: the project's results/<slug>/related_work.{md,tex,bib}), e.g. after
     editing them: citation keys resolve, no placeholders, no empty sections, every literature claim cited.
     Exits 1 when a check fails."""
-    from agentr_dagster.synthesis.stage import FILES
+    from agentr_dagster.stages.synthesis import FILES
     from agentr_dagster.synthesis.validate import validate_latex, validate_markdown
 
     if slug is None and not (md_file or tex_file):
@@ -193,9 +193,9 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
     from agentr_dagster.llm.backends import OfflineStageBackend
     from agentr_dagster.stages import pipeline
     from agentr_dagster.stages.intake import add_papers_file, add_project
+    from agentr_dagster.stages.synthesis import run_landscape, run_related_work
     from agentr_dagster.store import DomainStore, default_database_url
     from agentr_dagster.synthesis.report import build_report
-    from agentr_dagster.synthesis.stage import run_landscape, run_related_work
 
     demo = resources.files("agentr_dagster.data").joinpath("demo")
     abstract = (abstract_file.read_text(encoding="utf-8") if abstract_file

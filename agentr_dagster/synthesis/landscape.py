@@ -27,6 +27,7 @@ from agentr_dagster.synthesis.models import (
     PaperSummary,
     SupportGroup,
     SupportingEntry,
+    Taxonomy,
 )
 from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID, build_taxonomy, check_taxonomy
 
@@ -90,18 +91,37 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
 
         embedder = get_embedder()
     papers = sorted(corpus.papers, key=lambda p: p.paper_id)
-
-    def relevant(p: ScoredPaper) -> bool:
-        return p.c1 >= settings.c1_threshold or p.c2 >= settings.c2_threshold
-
-    included = [p for p in papers if relevant(p)]
-    floor_applied = len(included) >= 2
-    if not floor_applied:
-        included = list(papers)  # too few above the floor to organise: keep everything, and say so
+    included, floor_applied = _included_papers(papers, settings)
     included_ids = {p.paper_id for p in included}
+    by_id = {p.paper_id: p for p in papers}
+    # Each section appends its claims in turn, so claim order is competitors, supporting, gaps, taxonomy.
     claims: list[Claim] = []
+    competitors = _competitors(included, settings, claims)
+    supporting = _supporting_groups(included, settings, claims)
+    gap_clusters = _gap_clusters(included, embedder, settings, claims)
+    taxonomy = _taxonomy(included, by_id, competitors, gap_clusters, embedder, settings)
+    claims += _taxonomy_claims(taxonomy, by_id)
+    first = papers[0]
+    return Landscape(
+        slug=corpus.slug, version=SYNTHESIS_VERSION, backend=first.backend, model=first.model,
+        n_papers=len(papers), papers=_paper_summaries(papers, included_ids, taxonomy, settings),
+        competitors=competitors, supporting=supporting, gap_clusters=gap_clusters, taxonomy=taxonomy, claims=claims,
+        structure_problems=check_taxonomy(taxonomy, sorted(included_ids)),
+        settings={**asdict(settings), "relevance_floor_applied": floor_applied, "unscored_papers": corpus.unscored},
+    )
 
-    # Direct competitors (C1), best first.
+
+def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> tuple[list[ScoredPaper], bool]:
+    """The papers above the relevance floor (C1 or C2 threshold), and whether the floor was applied."""
+    included = [p for p in papers if p.c1 >= settings.c1_threshold or p.c2 >= settings.c2_threshold]
+    if len(included) >= 2:
+        return included, True
+    return list(papers), False  # too few above the floor to organise: keep everything, and say so
+
+
+def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
+                 claims: list[Claim]) -> list[CompetitorEntry]:
+    """Direct competitors (C1), best first; appends one claim per competitor to ``claims``."""
     ranked = sorted((p for p in included if p.c1 >= settings.c1_threshold),
                     key=lambda p: (-p.c1, -p.similarity, p.paper_id))
     competitors = []
@@ -121,8 +141,12 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
             rank=rank, paper_id=p.paper_id, key=p.key, c1=p.c1, similarity=p.similarity, overlap=overlap,
             justification=p.assessment.c1_direct_competitor.justification, claim_id=claim.id,
         ))
+    return competitors
 
-    # Supporting work (C2) by contribution type.
+
+def _supporting_groups(included: list[ScoredPaper], settings: LandscapeSettings,
+                       claims: list[Claim]) -> list[SupportGroup]:
+    """Supporting work (C2) grouped by contribution type, in the contract's order; one claim per group."""
     supporting = []
     for ctype in ContributionType:
         group = sorted((p for p in included if p.c2 >= settings.c2_threshold and p.contribution_type == ctype.value),
@@ -146,24 +170,27 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
                                     relevance_areas=list(p.assessment.c2_supporting_work.relevance_areas))
                     for p in group],
         ))
+    return supporting
 
-    gap_clusters = _gap_clusters(included, embedder, settings, claims)
 
-    # Taxonomy over the included papers, with the competitor and gap sections as role-based nodes.
-    texts = [p.text for p in included]
-    vectors = embedder.encode(texts)
+def _taxonomy(included: list[ScoredPaper], by_id: dict[int, ScoredPaper], competitors: list[CompetitorEntry],
+              gap_clusters: list[GapCluster], embedder: Embedder, settings: LandscapeSettings) -> Taxonomy:
+    """The taxonomy over the included papers, with the competitor and gap sections as role-based nodes
+    holding the papers those sections will cite."""
+    vectors = embedder.encode([p.text for p in included])
     phrases = doc_phrases([p.abstract for p in included], titles=[p.title for p in included])
-    by_id = {p.paper_id: p for p in papers}
     cited_gap_papers: set[int] = set()
     for cluster in gap_clusters[: settings.gap_section_clusters]:
         cited_gap_papers.update(top_papers(cluster.papers, by_id, settings.cites_per_claim))
-    taxonomy = build_taxonomy(
+    return build_taxonomy(
         [p.paper_id for p in included], vectors, phrases,
         [c.paper_id for c in competitors[: settings.competitor_section_max]], sorted(cited_gap_papers),
     )
-    routes: dict[int, list[str]] = {}
-    for route in taxonomy.routes:
-        routes.setdefault(route.paper_id, []).append(route.node)
+
+
+def _taxonomy_claims(taxonomy: Taxonomy, by_id: dict[int, ScoredPaper]) -> list[Claim]:
+    """One claim per theme and sub-theme (the root and the role-based sections make none)."""
+    claims = []
     for node in taxonomy.preorder():
         if node.parent is None or node.id in (COMPETITORS_ID, GAPS_ID):
             continue
@@ -176,8 +203,16 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
                   + (f" (distinctive phrases: {', '.join(node.key_phrases)})." if node.key_phrases else ".")),
             evidence=[_ev(p, semantic_similarity=p.similarity, route_cosine=scores.get(p.paper_id)) for p in members],
         ))
+    return claims
 
-    summaries = [
+
+def _paper_summaries(papers: list[ScoredPaper], included_ids: set[int], taxonomy: Taxonomy,
+                     settings: LandscapeSettings) -> list[PaperSummary]:
+    """Every scored paper: its scores, whether it is discussed (and why not), and the sections it is routed to."""
+    routes: dict[int, list[str]] = {}
+    for route in taxonomy.routes:
+        routes.setdefault(route.paper_id, []).append(route.node)
+    return [
         PaperSummary(
             paper_id=p.paper_id, result_id=p.result_id, key=p.key, title=p.title, year=p.year, doi=p.doi,
             c1=p.c1, c2=p.c2, similarity=p.similarity, contribution_type=p.contribution_type, overlap=_overlap(p),
@@ -189,14 +224,6 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
         )
         for p in papers
     ]
-    first = papers[0]
-    return Landscape(
-        slug=corpus.slug, version=SYNTHESIS_VERSION, backend=first.backend, model=first.model,
-        n_papers=len(papers), papers=summaries, competitors=competitors, supporting=supporting,
-        gap_clusters=gap_clusters, taxonomy=taxonomy, claims=claims,
-        structure_problems=check_taxonomy(taxonomy, sorted(included_ids)),
-        settings={**asdict(settings), "relevance_floor_applied": floor_applied, "unscored_papers": corpus.unscored},
-    )
 
 
 def centre(vectors: np.ndarray) -> np.ndarray:

@@ -7,25 +7,31 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
 
+from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.stages.pipeline import current_intent
-from agentr_dagster.synthesis import plots
-from agentr_dagster.synthesis.draft import md_unescape
-from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
-from agentr_dagster.synthesis.models import Draft, Landscape
-from agentr_dagster.synthesis.stage import (
+from agentr_dagster.stages.synthesis import (
     DRAFT_STAGE,
     LANDSCAPE_STAGE,
     current_draft,
     run_landscape,
     run_related_work,
 )
-from agentr_dagster.synthesis.validate import validate_markdown
+from agentr_dagster.store import ArtifactRow, FailureRow, ProjectRow, StatusRow, TransitionRow, UsageRow
+from agentr_dagster.synthesis import plots
+from agentr_dagster.synthesis.draft import md_unescape, to_bibtex, to_markdown
+from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
+from agentr_dagster.synthesis.models import Draft, Landscape, PaperSummary
+from agentr_dagster.synthesis.validate import ValidationReport, validate_markdown
 
 MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
 MAX_EVIDENCE_KEYS = 12
+MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
+MAX_TIMELINE_ROWS = 200
+MAX_FAILURE_ROWS = 100
 
 CSS = """
 :root { --ink:#1d2330; --muted:#5b6476; --line:#dde2ea; --accent:#2f5d9e; --bg:#f7f8fa; }
@@ -117,248 +123,364 @@ def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
     return landscape.landscape, draft, notes
 
 
+@dataclass
+class ReportInputs:
+    """Everything the report shows, read (and built when missing) before any HTML is written."""
+
+    slug: str
+    title: str
+    stamp: str
+    project: ProjectRow
+    intent: ResearchIntent
+    landscape: Landscape
+    draft: Draft
+    draft_artifact: ArtifactRow | None
+    notes: list[str]  # what ensure_synthesis had to (re)build for this report
+    check: ValidationReport  # the deterministic validator on the draft's Markdown
+    transitions: list[TransitionRow]
+    usage: list[UsageRow]
+    status: list[StatusRow]
+    failures: list[FailureRow]
+
+    @property
+    def by_id(self) -> dict[int, PaperSummary]:
+        return {p.paper_id: p for p in self.landscape.papers}
+
+
 def build_report(store, slug: str, *, now: datetime | None = None) -> str:
+    """The report as one HTML string; ``now`` fixes the "generated" stamp (tests)."""
+    r = read_report_inputs(store, slug, now=now)
+    by_id = r.by_id
+    sections = [
+        _summary_section(r),
+        _plots_section(r.landscape, r.transitions),
+        _competitors_section(r.landscape, by_id),
+        _supporting_section(r.landscape, by_id),
+        _gaps_section(r.landscape),
+        _taxonomy_section(r.landscape, by_id),
+        _draft_section(r.draft, r.draft_artifact, r.slug),
+        _papers_section(r.landscape),
+        _cost_section(r.usage),
+        _lifecycle_section(r.status, r.transitions, r.failures),
+        _evidence_section(r.landscape, r.slug),
+    ]
+    parts = _page_start(r) + [part for section in sections for part in section]
+    return "\n".join(parts) + PAGE_END
+
+
+def read_report_inputs(store, slug: str, *, now: datetime | None = None) -> ReportInputs:
     project = store.get_project(slug)
     intent, _ = current_intent(store, slug)
-    landscape, draft, notes = ensure_synthesis(store, slug)
-    draft_artifact = store.latest_artifact(slug, DRAFT_STAGE)
-    figures = plots.landscape_plots(landscape)
-    transitions = store.transitions(slug)
-    usage = store.usage(slug)
-    status = store.status(slug)
-    failures = store.failures(slug)
-    by_id = {p.paper_id: p for p in landscape.papers}
-    known = {b.key for b in draft.bib}
-    from agentr_dagster.synthesis.draft import to_bibtex, to_markdown
-
+    landscape, draft, notes = ensure_synthesis(store, slug)  # may write: read everything else after it
     scopes = {p.id: set(p.scope) for p in draft.paragraphs()}
-    check = validate_markdown(to_markdown(draft), to_bibtex(draft.bib), scopes)
-    included = [p for p in landscape.papers if p.included]
-    credits = sum((Decimal(str(u.credits)) for u in usage), Decimal(0))
-    usd = sum((Decimal(str(u.cost_usd)) for u in usage), Decimal(0))
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
-    title = project.title or slug
+    return ReportInputs(
+        slug=slug, title=project.title or slug,
+        stamp=(now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
+        project=project, intent=intent, landscape=landscape, draft=draft,
+        draft_artifact=store.latest_artifact(slug, DRAFT_STAGE), notes=notes,
+        check=validate_markdown(to_markdown(draft), to_bibtex(draft.bib), scopes),
+        transitions=store.transitions(slug), usage=store.usage(slug), status=store.status(slug),
+        failures=store.failures(slug),
+    )
 
-    parts: list[str] = []
-    add = parts.append
-    add("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
-    add("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-    add(f"<title>{e(title)} · agentr report</title><style>{CSS}</style></head><body>")
-    add(f"<header><h1>{e(title)}</h1><p>Project <code>{e(slug)}</code> · literature landscape and related-work "
-        f"draft · generated {e(stamp)} · scores by {e(landscape.backend or '?')} ({e(landscape.model or '?')})</p>"
-        "</header>")
-    nav = [("summary", "Summary"), ("plots", "Plots"), ("competitors", "Competitors"), ("supporting", "Supporting"),
-           ("gaps", "Gaps"), ("taxonomy", "Taxonomy"), ("draft", "Draft"), ("papers", "Papers"), ("cost", "Cost"),
-           ("lifecycle", "Lifecycle"), ("evidence", "Evidence")]
-    add("<nav>" + "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in nav) + "</nav><main>")
 
-    # -- summary
-    add('<section id="summary"><h2>Summary</h2><div class="cards">')
+# -- small HTML pieces; every value goes through e() (html.escape) on its way in
+
+PAGE_END = "</main></body></html>"
+NAV = [("summary", "Summary"), ("plots", "Plots"), ("competitors", "Competitors"), ("supporting", "Supporting"),
+       ("gaps", "Gaps"), ("taxonomy", "Taxonomy"), ("draft", "Draft"), ("papers", "Papers"), ("cost", "Cost"),
+       ("lifecycle", "Lifecycle"), ("evidence", "Evidence")]
+
+
+def _header_row(*names: str) -> str:
+    return "<tr>" + "".join(f"<th>{e(name)}</th>" for name in names) + "</tr>"
+
+
+def _muted(text: str) -> str:
+    return f'<p class="muted">{e(text)}</p>'
+
+
+def _total(values) -> Decimal:
+    return sum((Decimal(str(v)) for v in values), Decimal(0))
+
+
+def _timestamp(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _page_start(r: ReportInputs) -> list[str]:
+    """Head, page header and the in-page navigation; opens <main>, which PAGE_END closes."""
+    landscape = r.landscape
+    return [
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+        f"<title>{e(r.title)} · agentr report</title><style>{CSS}</style></head><body>",
+        f"<header><h1>{e(r.title)}</h1><p>Project <code>{e(r.slug)}</code> · literature landscape and related-work "
+        f"draft · generated {e(r.stamp)} · scores by {e(landscape.backend or '?')} ({e(landscape.model or '?')})</p>"
+        "</header>",
+        "<nav>" + "".join(f'<a href="#{a}">{e(t)}</a>' for a, t in NAV) + "</nav><main>",
+    ]
+
+
+# -- summary
+
+def _summary_section(r: ReportInputs) -> list[str]:
+    parts = ['<section id="summary"><h2>Summary</h2><div class="cards">', _summary_cards(r), _verdict_paragraph(r)]
+    parts.append(f"<h3>Abstract</h3><p>{e(r.project.abstract)}</p><h3>Research intent</h3><table>")
+    parts += _intent_rows(r.intent)
+    parts.append("</table>")
+    parts += [f'<p class="muted">Note: {e(note)}.</p>' for note in r.notes]
+    if r.landscape.backend == "offline":
+        parts.append('<p class="muted">Scores come from the offline backend: deterministic lexical statistics and '
+                     "static embeddings, not a language model's reading.</p>")
+    parts.append("</section>")
+    return parts
+
+
+def _summary_cards(r: ReportInputs) -> str:
+    landscape, settings = r.landscape, r.landscape.settings
     cards = [
-        (landscape.n_papers, "papers scored"), (len(included), "discussed (relevance floor)"),
-        (len(landscape.competitors), f"direct competitors (C1 ≥ {landscape.settings.get('c1_threshold', 5):g})"),
-        (sum(len(g.papers) for g in landscape.supporting),
-         f"supporting (C2 ≥ {landscape.settings.get('c2_threshold', 5):g})"),
+        (landscape.n_papers, "papers scored"),
+        (sum(1 for p in landscape.papers if p.included), "discussed (relevance floor)"),
+        (len(landscape.competitors), f"direct competitors (C1 ≥ {settings.get('c1_threshold', 5):g})"),
+        (sum(len(g.papers) for g in landscape.supporting), f"supporting (C2 ≥ {settings.get('c2_threshold', 5):g})"),
         (len(landscape.gap_clusters), "recurring gaps"),
         (sum(1 for n in landscape.taxonomy.nodes if n.parent is not None), "taxonomy sections"),
-        (len(draft.bib), "papers cited in the draft"), (len(usage), "LLM calls"), (_money(credits) or "0", "credits"),
+        (len(r.draft.bib), "papers cited in the draft"),
+        (len(r.usage), "LLM calls"),
+        (_money(_total(u.credits for u in r.usage)) or "0", "credits"),
     ]
-    add("".join(f'<div class="card"><b>{e(v)}</b><span>{e(t)}</span></div>' for v, t in cards) + "</div>")
+    return "".join(f'<div class="card"><b>{e(v)}</b><span>{e(t)}</span></div>' for v, t in cards) + "</div>"
+
+
+def _verdict_paragraph(r: ReportInputs) -> str:
+    """The validator's verdict on the draft and the taxonomy's structural check, in one paragraph."""
+    check, problems = r.check, r.landscape.structure_problems
     verdict = ('<span class="ok">passes</span>' if check.ok else
                f'<span class="bad">fails ({e(", ".join(f"{k}: {n}" for k, n in check.counts().items()))})</span>')
-    add(f"<p>The related-work draft {verdict} the deterministic validator: {check.citations} citations to "
-        f"{len(check.keys_cited)} papers, all resolving to its bibliography; {check.claims} literature claims in "
-        f"{check.sentences} sentences, each citing at least one paper. Taxonomy structural check: "
-        + ('<span class="ok">sound</span>' if not landscape.structure_problems else
-           '<span class="bad">' + e("; ".join(landscape.structure_problems)) + "</span>") + ".</p>")
-    add(f"<h3>Abstract</h3><p>{e(project.abstract)}</p><h3>Research intent</h3><table>")
-    for label, value in (("Problem", intent.problem_statement), ("Methodologies", "; ".join(intent.methodologies)),
-                         ("Domains", "; ".join(intent.application_domains)),
-                         ("Constraints", "; ".join(intent.constraints) or "—"),
-                         ("Contribution types", "; ".join(c.value for c in intent.contribution_types)),
-                         ("Seed keywords", "; ".join(intent.seed_keywords))):
-        add(f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>")
-    add("</table>")
-    for note in notes:
-        add(f'<p class="muted">Note: {e(note)}.</p>')
-    if landscape.backend == "offline":
-        add('<p class="muted">Scores come from the offline backend: deterministic lexical statistics and static '
-            "embeddings, not a language model's reading.</p>")
-    add("</section>")
+    structure = ('<span class="ok">sound</span>' if not problems else
+                 '<span class="bad">' + e("; ".join(problems)) + "</span>")
+    return (f"<p>The related-work draft {verdict} the deterministic validator: {check.citations} citations to "
+            f"{len(check.keys_cited)} papers, all resolving to its bibliography; {check.claims} literature claims in "
+            f"{check.sentences} sentences, each citing at least one paper. Taxonomy structural check: "
+            + structure + ".</p>")
 
-    # -- plots
-    add('<section id="plots"><h2>Plots</h2><div class="plots">')
-    add(_img(figures["c1_vs_c2"], "C1 vs C2 scatter", "Direct-competitor (C1) against supporting-work (C2) "
-             "scores; dashed lines are the thresholds."))
-    add(_img(figures["similarity"], "similarity histogram", "Semantic similarity of every scored paper."))
-    add(_img(figures["overlap"], "overlap heat map", "Per-facet overlap of the most relevant papers."))
-    add(_img(figures["gaps"], "gap clusters", "Recurring gaps: clusters of the per-paper research gaps."))
-    add(_img(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True))
-    add(_img(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True))
-    add("</div></section>")
 
-    # -- competitors
-    add('<section id="competitors"><h2>Direct competitors (C1)</h2>')
-    if landscape.competitors:
-        add("<table><tr><th>#</th><th>key</th><th>title</th><th>C1</th><th>similarity</th><th>overlap p/m/d/c</th>"
-            "<th>justification</th><th>claim</th></tr>")
-        for c in landscape.competitors:
-            p = by_id[c.paper_id]
-            o = "/".join(c.overlap[f][0] for f in plots.FACETS)
-            add(f'<tr><td class="n">{c.rank}</td><td class="key">{e(c.key)}</td><td>{e(p.title)}</td>'
-                f'<td class="n">{c.c1:.1f}</td><td class="n">{c.similarity:.2f}</td><td>{e(o)}</td>'
-                f'<td>{e(c.justification)}</td><td><code>{e(c.claim_id)}</code></td></tr>')
-        add("</table>")
-    else:
-        add('<p class="muted">No candidate reaches the direct-competitor threshold.</p>')
-    add("</section>")
+def _intent_rows(intent: ResearchIntent) -> list[str]:
+    rows = (("Problem", intent.problem_statement), ("Methodologies", "; ".join(intent.methodologies)),
+            ("Domains", "; ".join(intent.application_domains)),
+            ("Constraints", "; ".join(intent.constraints) or "—"),
+            ("Contribution types", "; ".join(c.value for c in intent.contribution_types)),
+            ("Seed keywords", "; ".join(intent.seed_keywords)))
+    return [f"<tr><th>{e(label)}</th><td>{e(value)}</td></tr>" for label, value in rows]
 
-    # -- supporting
-    add('<section id="supporting"><h2>Supporting work by contribution type (C2)</h2>')
+
+# -- plots
+
+def _plots_section(landscape: Landscape, transitions: list[TransitionRow]) -> list[str]:
+    figures = plots.landscape_plots(landscape)
+    return [
+        '<section id="plots"><h2>Plots</h2><div class="plots">',
+        _img(figures["c1_vs_c2"], "C1 vs C2 scatter", "Direct-competitor (C1) against supporting-work (C2) "
+             "scores; dashed lines are the thresholds."),
+        _img(figures["similarity"], "similarity histogram", "Semantic similarity of every scored paper."),
+        _img(figures["overlap"], "overlap heat map", "Per-facet overlap of the most relevant papers."),
+        _img(figures["gaps"], "gap clusters", "Recurring gaps: clusters of the per-paper research gaps."),
+        _img(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True),
+        _img(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True),
+        "</div></section>",
+    ]
+
+
+# -- landscape: competitors, supporting work, gaps, taxonomy
+
+def _competitors_section(landscape: Landscape, by_id: dict[int, PaperSummary]) -> list[str]:
+    parts = ['<section id="competitors"><h2>Direct competitors (C1)</h2>']
+    if not landscape.competitors:
+        return [*parts, _muted("No candidate reaches the direct-competitor threshold."), "</section>"]
+    parts.append("<table>" + _header_row("#", "key", "title", "C1", "similarity", "overlap p/m/d/c",
+                                         "justification", "claim"))
+    for c in landscape.competitors:
+        overlap = "/".join(c.overlap[f][0] for f in plots.FACETS)  # first letters, e.g. h/m/n/l
+        parts.append(f'<tr><td class="n">{c.rank}</td><td class="key">{e(c.key)}</td><td>{e(by_id[c.paper_id].title)}'
+                     f'</td><td class="n">{c.c1:.1f}</td><td class="n">{c.similarity:.2f}</td><td>{e(overlap)}</td>'
+                     f'<td>{e(c.justification)}</td><td><code>{e(c.claim_id)}</code></td></tr>')
+    return [*parts, "</table>", "</section>"]
+
+
+def _supporting_section(landscape: Landscape, by_id: dict[int, PaperSummary]) -> list[str]:
+    parts = ['<section id="supporting"><h2>Supporting work by contribution type (C2)</h2>']
     for group in landscape.supporting:
-        add(f"<h3>{e(group.label.capitalize())} <span class=\"pill\">{len(group.papers)}</span> "
-            f"<code>{e(group.claim_id)}</code></h3><table><tr><th>key</th><th>title</th><th>C2</th>"
-            "<th>relevance areas</th></tr>")
+        parts.append(f"<h3>{e(group.label.capitalize())} <span class=\"pill\">{len(group.papers)}</span> "
+                     f"<code>{e(group.claim_id)}</code></h3><table>"
+                     + _header_row("key", "title", "C2", "relevance areas"))
         for s in group.papers:
-            add(f'<tr><td class="key">{e(s.key)}</td><td>{e(by_id[s.paper_id].title)}</td><td class="n">'
-                f'{s.c2:.1f}</td><td>{e("; ".join(s.relevance_areas))}</td></tr>')
-        add("</table>")
+            parts.append(f'<tr><td class="key">{e(s.key)}</td><td>{e(by_id[s.paper_id].title)}</td><td class="n">'
+                         f'{s.c2:.1f}</td><td>{e("; ".join(s.relevance_areas))}</td></tr>')
+        parts.append("</table>")
     if not landscape.supporting:
-        add('<p class="muted">No candidate reaches the supporting-work threshold.</p>')
-    add("</section>")
+        parts.append(_muted("No candidate reaches the supporting-work threshold."))
+    return [*parts, "</section>"]
 
-    # -- gaps
-    add('<section id="gaps"><h2>Recurring gaps</h2><table><tr><th>claim</th><th>gap (representative statement)</th>'
-        "<th>papers</th><th>distinctive phrases</th><th>statements</th></tr>")
+
+def _gaps_section(landscape: Landscape) -> list[str]:
+    parts = ['<section id="gaps"><h2>Recurring gaps</h2><table>'
+             + _header_row("claim", "gap (representative statement)", "papers", "distinctive phrases", "statements")]
     for g in landscape.gap_clusters:
         distinct = len({s.text for s in g.statements})
-        add(f'<tr><td><code>{e(g.id)}</code></td><td>{e(g.representative)}</td><td class="n">{len(g.papers)}</td>'
-            f'<td>{e(", ".join(g.key_phrases))}</td><td class="n">{len(g.statements)} ({distinct} distinct)</td></tr>')
-    add("</table></section>")
+        parts.append(f'<tr><td><code>{e(g.id)}</code></td><td>{e(g.representative)}</td><td class="n">'
+                     f'{len(g.papers)}</td><td>{e(", ".join(g.key_phrases))}</td><td class="n">{len(g.statements)} '
+                     f"({distinct} distinct)</td></tr>")
+    return [*parts, "</table></section>"]
 
-    # -- taxonomy
-    add('<section id="taxonomy"><h2>Taxonomy and routing</h2><p class="muted">Navigational nodes give an overview, '
-        "analytical nodes discuss a group of papers, the reflective node collects gaps. Each paper is routed to "
-        "its theme and, when nearly as close to another theme, to that one too.</p><ul class=\"tax\">")
 
-    def tree(node_id: str) -> None:
-        node = landscape.taxonomy.node(node_id)
-        papers = landscape.taxonomy.subtree_papers(node_id)
-        add(f"<li><b>{e(node.label)}</b> <span class=\"pill\">{e(node.kind)}</span> <span class=\"pill\">"
-            f"{len(papers)} papers</span>")
-        if node.key_phrases:
-            add(f' <span class="muted">({e(", ".join(node.key_phrases))})</span>')
-        if node.papers and not node.children:
-            keys = ", ".join(by_id[i].key for i in node.papers[:40])
-            more = f" and {len(node.papers) - 40} more" if len(node.papers) > 40 else ""
-            add(f'<details><summary>routed papers</summary><span class="key">{e(keys)}{e(more)}</span></details>')
-        if node.children:
-            add("<ul>")
-            for child in node.children:
-                tree(child)
-            add("</ul>")
-        add("</li>")
+TAXONOMY_INTRO = ("Navigational nodes give an overview, analytical nodes discuss a group of papers, the reflective "
+                  "node collects gaps. Each paper is routed to its theme and, when nearly as close to another theme, "
+                  "to that one too.")
+def _taxonomy_section(landscape: Landscape, by_id: dict[int, PaperSummary]) -> list[str]:
+    return [f'<section id="taxonomy"><h2>Taxonomy and routing</h2><p class="muted">{e(TAXONOMY_INTRO)}</p>'
+            '<ul class="tax">',
+            *_taxonomy_tree(landscape, landscape.taxonomy.root.id, by_id),
+            "</ul></section>"]
 
-    tree(landscape.taxonomy.root.id)
-    add("</ul></section>")
 
-    # -- draft
+def _taxonomy_tree(landscape: Landscape, node_id: str, by_id: dict[int, PaperSummary]) -> list[str]:
+    """One node as a list item, its children nested below it; leaves list the papers routed to them."""
+    node = landscape.taxonomy.node(node_id)
+    papers = landscape.taxonomy.subtree_papers(node_id)
+    parts = [f"<li><b>{e(node.label)}</b> <span class=\"pill\">{e(node.kind)}</span> <span class=\"pill\">"
+             f"{len(papers)} papers</span>"]
+    if node.key_phrases:
+        parts.append(f' <span class="muted">({e(", ".join(node.key_phrases))})</span>')
+    if node.papers and not node.children:
+        keys = ", ".join(by_id[i].key for i in node.papers[:MAX_ROUTED_KEYS])
+        hidden = len(node.papers) - MAX_ROUTED_KEYS
+        more = f" and {hidden} more" if hidden > 0 else ""
+        parts.append(f'<details><summary>routed papers</summary><span class="key">{e(keys)}{e(more)}</span></details>')
+    if node.children:
+        parts.append("<ul>")
+        for child in node.children:
+            parts += _taxonomy_tree(landscape, child, by_id)
+        parts.append("</ul>")
+    parts.append("</li>")
+    return parts
+
+
+# -- the related-work draft and its bibliography
+
+def _draft_section(draft: Draft, draft_artifact: ArtifactRow | None, slug: str) -> list[str]:
     origin_counts: dict[str, int] = defaultdict(int)
     for paragraph in draft.paragraphs():
         origin_counts[paragraph.origin] += 1
     writer = (draft_artifact.payload.get("writer") if draft_artifact is not None else None) or "offline"
     writer = writer.split(" at ")[0]  # the endpoint's URL stays in the artifact; the page names no address
-    add(f'<section id="draft" class="draft"><h2>Related-work draft</h2><p class="muted">Writer: {e(writer)}; '
-        f"paragraphs: {e(', '.join(f'{n} {k}' for k, n in sorted(origin_counts.items())))}. Hover a sentence to see "
-        f"its id; <code>agentr trace {e(slug)} &lt;id&gt;</code> shows the papers and score fields it rests on. "
-        "Files: <code>related_work.md</code>, <code>.tex</code>, <code>.bib</code> under the project's results.</p>")
+    origins = ", ".join(f"{n} {k}" for k, n in sorted(origin_counts.items()))
+    parts = [f'<section id="draft" class="draft"><h2>Related-work draft</h2><p class="muted">Writer: {e(writer)}; '
+             f"paragraphs: {e(origins)}. Hover a sentence to see its id; <code>agentr trace {e(slug)} &lt;id&gt;"
+             "</code> shows the papers and score fields it rests on. Files: <code>related_work.md</code>, "
+             "<code>.tex</code>, <code>.bib</code> under the project's results.</p>"]
+    known = {b.key for b in draft.bib}
     for section in draft.sections:
         level = min(6, section.level + 2)
-        add(f"<h{level}>{e(section.title)} <span class=\"pill\">{e(section.kind)}</span></h{level}>")
+        parts.append(f"<h{level}>{e(section.title)} <span class=\"pill\">{e(section.kind)}</span></h{level}>")
         for paragraph in section.paragraphs:
-            add("<p>" + " ".join(
+            parts.append("<p>" + " ".join(
                 f'<span class="s" id="s-{e(s.id)}" title="{e(s.id)}">{sentence_html(s.text, known)}</span>'
                 for s in paragraph.sentences) + "</p>")
-    add('<h3>References</h3><ol class="bib">')
+    return [*parts, '<h3>References</h3><ol class="bib">', *_bibliography_items(draft), "</ol></section>"]
+
+
+def _bibliography_items(draft: Draft) -> list[str]:
+    items = []
     for entry in draft.bib:
         f = entry.fields
-        bits = [f.get("author"), f.get("title"), f.get("journal"), f.get("year"), f"doi:{f['doi']}" if f.get("doi")
-                else None]
-        add(f'<li id="{_anchor(entry.key)}"><span class="key">[{e(entry.key)}]</span> '
-            + e(". ".join(b for b in bits if b)) + "</li>")
-    add("</ol></section>")
+        bits = [f.get("author"), f.get("title"), f.get("journal"), f.get("year"),
+                f"doi:{f['doi']}" if f.get("doi") else None]
+        items.append(f'<li id="{_anchor(entry.key)}"><span class="key">[{e(entry.key)}]</span> '
+                     + e(". ".join(b for b in bits if b)) + "</li>")
+    return items
 
-    # -- papers
+
+# -- every scored paper
+
+def _papers_section(landscape: Landscape) -> list[str]:
     ranked = sorted(landscape.papers, key=lambda p: (-p.relevance, p.paper_id))
     shown = f"; the first {MAX_PAPER_ROWS} are shown" if len(ranked) > MAX_PAPER_ROWS else ""
-    add(f'<section id="papers"><h2>All scored papers</h2><p class="muted">{len(ranked)} papers by relevance '
-        f"(0.5·C1 + 0.3·C2 + 0.2·similarity){shown}. "
-        "The full table is in the score exports.</p><table><tr><th>key</th><th>title</th><th>year</th><th>C1</th>"
-        "<th>C2</th><th>type</th><th>similarity</th><th>sections</th></tr>")
+    parts = [f'<section id="papers"><h2>All scored papers</h2><p class="muted">{len(ranked)} papers by relevance '
+             f"(0.5·C1 + 0.3·C2 + 0.2·similarity){shown}. The full table is in the score exports.</p><table>"
+             + _header_row("key", "title", "year", "C1", "C2", "type", "similarity", "sections")]
     for p in ranked[:MAX_PAPER_ROWS]:
         sections = ", ".join(p.sections) if p.included else f"— {p.exclusion_reason}"
-        add(f'<tr><td class="key">{e(p.key)}</td><td>{e(p.title)}</td><td class="n">{e(p.year or "")}</td>'
-            f'<td class="n">{p.c1:.1f}</td><td class="n">{p.c2:.1f}</td>'
-            f'<td>{e(CONTRIBUTION_LABELS[p.contribution_type])}</td><td class="n">{p.similarity:.2f}</td>'
-            f"<td>{e(sections)}</td></tr>")
-    add("</table></section>")
+        parts.append(f'<tr><td class="key">{e(p.key)}</td><td>{e(p.title)}</td><td class="n">{e(p.year or "")}</td>'
+                     f'<td class="n">{p.c1:.1f}</td><td class="n">{p.c2:.1f}</td>'
+                     f'<td>{e(CONTRIBUTION_LABELS[p.contribution_type])}</td><td class="n">{p.similarity:.2f}</td>'
+                     f"<td>{e(sections)}</td></tr>")
+    return [*parts, "</table></section>"]
 
-    # -- cost
-    add(f'<section id="cost"><h2>Cost</h2><p>{len(usage)} LLM calls, {_money(usd) or "0"} USD, '
-        f'{_money(credits) or "0"} credits for this project.</p>')
-    if usage:
-        by_stage: dict[tuple[str, str], list] = defaultdict(list)
-        for u in usage:
-            by_stage[(u.stage or "?", u.model)].append(u)
-        add("<table><tr><th>stage</th><th>model</th><th>calls</th><th>input tokens</th><th>output tokens</th>"
-            "<th>USD</th><th>credits</th><th>mean latency ms</th></tr>")
-        for (stage, model), rows in sorted(by_stage.items()):
-            latencies = [r.latency_ms for r in rows if r.latency_ms is not None]
-            add(f"<tr><td>{e(stage)}</td><td>{e(model)}</td><td class=\"n\">{len(rows)}</td>"
-                f"<td class=\"n\">{sum(r.input_tokens for r in rows)}</td><td class=\"n\">"
-                f"{sum(r.output_tokens for r in rows)}</td><td class=\"n\">"
-                f"{_money(sum(Decimal(str(r.cost_usd)) for r in rows))}</td><td class=\"n\">"
-                f"{_money(sum(Decimal(str(r.credits)) for r in rows))}</td><td class=\"n\">"
-                f"{round(sum(latencies) / len(latencies)) if latencies else ''}</td></tr>")
-        add("</table>")
-    else:
-        add('<p class="muted">No LLM calls: everything was computed offline, at no cost.</p>')
-    add("</section>")
 
-    # -- lifecycle
-    add('<section id="lifecycle"><h2>Lifecycle</h2><h3>Current state</h3><table><tr><th>stage</th><th>state</th>'
-        "<th>papers by state</th><th>detail</th><th>updated</th></tr>")
+# -- cost, lifecycle and evidence
+
+def _cost_section(usage: list[UsageRow]) -> list[str]:
+    credits, usd = _total(u.credits for u in usage), _total(u.cost_usd for u in usage)
+    parts = [f'<section id="cost"><h2>Cost</h2><p>{len(usage)} LLM calls, {_money(usd) or "0"} USD, '
+             f'{_money(credits) or "0"} credits for this project.</p>']
+    if not usage:
+        return [*parts, _muted("No LLM calls: everything was computed offline, at no cost."), "</section>"]
+    by_stage: dict[tuple[str, str], list] = defaultdict(list)
+    for u in usage:
+        by_stage[(u.stage or "?", u.model)].append(u)
+    parts.append("<table>" + _header_row("stage", "model", "calls", "input tokens", "output tokens", "USD",
+                                         "credits", "mean latency ms"))
+    for (stage, model), rows in sorted(by_stage.items()):
+        latencies = [r.latency_ms for r in rows if r.latency_ms is not None]
+        mean_latency = round(sum(latencies) / len(latencies)) if latencies else ""
+        parts.append(f"<tr><td>{e(stage)}</td><td>{e(model)}</td><td class=\"n\">{len(rows)}</td>"
+                     f"<td class=\"n\">{sum(r.input_tokens for r in rows)}</td>"
+                     f"<td class=\"n\">{sum(r.output_tokens for r in rows)}</td>"
+                     f"<td class=\"n\">{_money(_total(r.cost_usd for r in rows))}</td>"
+                     f"<td class=\"n\">{_money(_total(r.credits for r in rows))}</td>"
+                     f"<td class=\"n\">{mean_latency}</td></tr>")
+    return [*parts, "</table>", "</section>"]
+
+
+def _lifecycle_section(status: list[StatusRow], transitions: list[TransitionRow],
+                       failures: list[FailureRow]) -> list[str]:
+    parts = ['<section id="lifecycle"><h2>Lifecycle</h2><h3>Current state</h3><table>'
+             + _header_row("stage", "state", "papers by state", "detail", "updated")]
     for row in status:
         counts = ", ".join(f"{k}: {v}" for k, v in sorted(row.paper_counts.items()))
-        add(f"<tr><td>{e(row.stage)}</td><td>{e(row.state or '')}</td><td>{e(counts)}</td><td>{e(row.detail or '')}"
-            f"</td><td>{e(row.updated_at.strftime('%Y-%m-%d %H:%M:%S') if row.updated_at else '')}</td></tr>")
-    add("</table><h3>Timeline</h3><table><tr><th>time (UTC)</th><th>stage</th><th>state</th><th>detail</th>"
-        "<th>run</th></tr>")
-    stage_rows = [t for t in transitions if t.paper_id is None]
-    for t in stage_rows[-200:]:
-        add(f"<tr><td>{e(t.created_at.strftime('%Y-%m-%d %H:%M:%S'))}</td><td>{e(t.stage)}</td><td>{e(t.state)}</td>"
-            f"<td>{e(t.detail or '')}</td><td><code>{e((t.run_id or '')[:8])}</code></td></tr>")
-    add("</table>")
-    paper_rows = len(transitions) - len(stage_rows)
-    add(f'<p class="muted">{paper_rows} per-paper transitions are recorded as well (agentr status, SQL).</p>')
+        updated = _timestamp(row.updated_at) if row.updated_at else ""
+        parts.append(f"<tr><td>{e(row.stage)}</td><td>{e(row.state or '')}</td><td>{e(counts)}</td>"
+                     f"<td>{e(row.detail or '')}</td><td>{e(updated)}</td></tr>")
+    parts.append("</table><h3>Timeline</h3><table>" + _header_row("time (UTC)", "stage", "state", "detail", "run"))
+    stage_rows = [t for t in transitions if t.paper_id is None]  # per-paper rows would drown the timeline
+    for t in stage_rows[-MAX_TIMELINE_ROWS:]:
+        parts.append(f"<tr><td>{e(_timestamp(t.created_at))}</td><td>{e(t.stage)}</td><td>{e(t.state)}</td>"
+                     f"<td>{e(t.detail or '')}</td><td><code>{e((t.run_id or '')[:8])}</code></td></tr>")
+    parts.append("</table>")
+    parts.append(_muted(f"{len(transitions) - len(stage_rows)} per-paper transitions are recorded as well "
+                        "(agentr status, SQL)."))
     if failures:
-        add("<h3>Failures</h3><table><tr><th>time</th><th>stage</th><th>class</th><th>paper</th><th>message</th></tr>")
-        for f in failures[-100:]:
-            add(f"<tr><td>{e(f.created_at.strftime('%Y-%m-%d %H:%M:%S'))}</td><td>{e(f.stage)}</td>"
-                f"<td>{e(f.failure_class)}</td><td>{e(f.paper_id or '')}</td><td>{e(f.message[:300])}</td></tr>")
-        add("</table>")
-    add("</section>")
+        parts.append("<h3>Failures</h3><table>" + _header_row("time", "stage", "class", "paper", "message"))
+        for f in failures[-MAX_FAILURE_ROWS:]:
+            parts.append(f"<tr><td>{e(_timestamp(f.created_at))}</td><td>{e(f.stage)}</td>"
+                         f"<td>{e(f.failure_class)}</td><td>{e(f.paper_id or '')}</td><td>{e(f.message[:300])}</td>"
+                         "</tr>")
+        parts.append("</table>")
+    return [*parts, "</section>"]
 
-    # -- evidence
-    add('<section id="evidence"><h2>Evidence pointers</h2><p class="muted">Every landscape claim with the papers and '
-        "score fields it rests on (draft sentences: see <code>related_work.evidence.json</code> or "
-        f"<code>agentr trace {e(slug)} &lt;sentence-id&gt;</code>).</p><table><tr><th>claim</th><th>text</th>"
-        "<th>papers</th><th>fields</th></tr>")
+
+def _evidence_section(landscape: Landscape, slug: str) -> list[str]:
+    parts = ['<section id="evidence"><h2>Evidence pointers</h2><p class="muted">Every landscape claim with the papers '
+             "and score fields it rests on (draft sentences: see <code>related_work.evidence.json</code> or "
+             f"<code>agentr trace {e(slug)} &lt;sentence-id&gt;</code>).</p><table>"
+             + _header_row("claim", "text", "papers", "fields")]
     for claim in landscape.claims:
         keys = list(dict.fromkeys(ev.key for ev in claim.evidence))
+        # research_gaps[3] and research_gaps[0] are one kind of field
         fields = sorted({re.sub(r"\[\d+\]", "[i]", f) for ev in claim.evidence for f in ev.fields})
         more = f" … +{len(keys) - MAX_EVIDENCE_KEYS}" if len(keys) > MAX_EVIDENCE_KEYS else ""
-        add(f"<tr><td><code>{e(claim.id)}</code></td><td>{e(claim.text)}</td><td class=\"key\">"
-            f"{e(', '.join(keys[:MAX_EVIDENCE_KEYS]))}{e(more)}</td><td><code>{e(', '.join(fields))}</code></td></tr>")
-    add("</table></section></main></body></html>")
-    return "\n".join(parts)
+        parts.append(f"<tr><td><code>{e(claim.id)}</code></td><td>{e(claim.text)}</td><td class=\"key\">"
+                     f"{e(', '.join(keys[:MAX_EVIDENCE_KEYS]))}{e(more)}</td><td><code>{e(', '.join(fields))}</code>"
+                     "</td></tr>")
+    return [*parts, "</table></section>"]

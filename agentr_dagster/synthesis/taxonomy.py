@@ -143,34 +143,49 @@ def check_taxonomy(taxonomy: Taxonomy, included: list[int]) -> list[str]:
     roots = [n for n in taxonomy.nodes if n.parent is None]
     if len(roots) != 1:
         problems.append(f"expected exactly one root, found {len(roots)}")
-        return problems
+        return problems  # without a single root the walks below have nowhere to start
     for node in taxonomy.nodes:
-        if node.parent is not None and node.parent not in by_id:
-            problems.append(f"{node.id}: parent {node.parent!r} does not exist")
-        for child in node.children:
-            if child not in by_id:
-                problems.append(f"{node.id}: child {child!r} does not exist")
-            elif by_id[child].parent != node.id:
-                problems.append(f"{node.id}: child {child!r} names {by_id[child].parent!r} as its parent")
-        if node.parent in by_id and node.id not in by_id[node.parent].children:
-            problems.append(f"{node.id}: not listed among the children of {node.parent!r}")
-        if node.kind not in KINDS:
-            problems.append(f"{node.id}: unknown kind {node.kind!r}")
-        if node.children and node.kind != "navigational":
-            problems.append(f"{node.id}: an inner node must be navigational, not {node.kind}")
-        if not node.children and node.kind == "navigational":
-            problems.append(f"{node.id}: a navigational node needs children")
-        if node.children and len(node.children) < 2:
-            problems.append(f"{node.id}: an inner node needs at least two children")
-        if not node.label.strip() or len(node.label) > MAX_LABEL_CHARS:
-            problems.append(f"{node.id}: label missing or longer than {MAX_LABEL_CHARS} characters")
-        if not node.children and not node.papers:
-            problems.append(f"{node.id}: leaf with no papers routed to it")
-        if node.children and node.papers:
-            problems.append(f"{node.id}: papers are routed to leaves only")
-    # Reachability, cycles and depth from the root.
+        problems += _node_problems(node, by_id)
+    problems += _reachability_problems(roots[0].id, ids, by_id)
+    problems += _sibling_label_problems(taxonomy.nodes, by_id)
+    problems += _route_problems(taxonomy, by_id, set(included))
+    return problems
+
+
+def _node_problems(node: TaxonomyNode, by_id: dict[str, TaxonomyNode]) -> list[str]:
+    """One node on its own: links to its parent and children, kind, label, and where papers may sit."""
+    problems = []
+    if node.parent is not None and node.parent not in by_id:
+        problems.append(f"{node.id}: parent {node.parent!r} does not exist")
+    for child in node.children:
+        if child not in by_id:
+            problems.append(f"{node.id}: child {child!r} does not exist")
+        elif by_id[child].parent != node.id:
+            problems.append(f"{node.id}: child {child!r} names {by_id[child].parent!r} as its parent")
+    if node.parent in by_id and node.id not in by_id[node.parent].children:
+        problems.append(f"{node.id}: not listed among the children of {node.parent!r}")
+    if node.kind not in KINDS:
+        problems.append(f"{node.id}: unknown kind {node.kind!r}")
+    if node.children and node.kind != "navigational":
+        problems.append(f"{node.id}: an inner node must be navigational, not {node.kind}")
+    if not node.children and node.kind == "navigational":
+        problems.append(f"{node.id}: a navigational node needs children")
+    if node.children and len(node.children) < 2:
+        problems.append(f"{node.id}: an inner node needs at least two children")
+    if not node.label.strip() or len(node.label) > MAX_LABEL_CHARS:
+        problems.append(f"{node.id}: label missing or longer than {MAX_LABEL_CHARS} characters")
+    if not node.children and not node.papers:
+        problems.append(f"{node.id}: leaf with no papers routed to it")
+    if node.children and node.papers:
+        problems.append(f"{node.id}: papers are routed to leaves only")
+    return problems
+
+
+def _reachability_problems(root_id: str, ids: list[str], by_id: dict[str, TaxonomyNode]) -> list[str]:
+    """Cycles, shared children, depth and unreachable nodes, from a walk down from the root."""
+    problems = []
     seen: set[str] = set()
-    stack = [(roots[0].id, 0, (roots[0].id,))]
+    stack = [(root_id, 0, (root_id,))]
     while stack:
         node_id, depth, path = stack.pop()
         if node_id in seen:
@@ -187,12 +202,23 @@ def check_taxonomy(taxonomy: Taxonomy, included: list[int]) -> list[str]:
     unreachable = sorted(set(ids) - seen)
     if unreachable:
         problems.append("unreachable nodes: " + ", ".join(unreachable))
-    for node in taxonomy.nodes:
+    return problems
+
+
+def _sibling_label_problems(nodes: list[TaxonomyNode], by_id: dict[str, TaxonomyNode]) -> list[str]:
+    problems = []
+    for node in nodes:
         labels = [by_id[c].label.casefold() for c in node.children if c in by_id]
         if len(set(labels)) != len(labels):
             problems.append(f"{node.id}: sibling labels are not unique")
-    known = set(included)
-    themes: dict[int, int] = {}
+    return problems
+
+
+def _route_problems(taxonomy: Taxonomy, by_id: dict[str, TaxonomyNode], known: set[int]) -> list[str]:
+    """Routes and node paper lists agree, only included papers are routed, and each included paper reaches
+    between one and ``MAX_THEME_ROUTES`` themes (the competitor section is a role, not a theme)."""
+    problems = []
+    themes: dict[int, int] = {}  # paper id -> number of themes it is routed to
     for route in taxonomy.routes:
         node = by_id.get(route.node)
         if node is None:

@@ -17,12 +17,12 @@ from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
+from agentr_dagster.stages.synthesis import run_landscape, run_related_work, stored_validation
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
 from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
-from agentr_dagster.synthesis.stage import run_landscape, run_related_work, stored_validation
 
 PLOT_DPI = 72  # metadata lives in the event log: keep the images small
 
