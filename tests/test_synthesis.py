@@ -25,12 +25,13 @@ from agentr_dagster.stages.synthesis import (
     DraftOutcome,
     LandscapeOutcome,
     field_value,
+    load_corpus,
     run_landscape,
     run_related_work,
     trace,
 )
 from agentr_dagster.store import DomainStore, default_database_url
-from agentr_dagster.synthesis.corpus import cite_keys, load_corpus
+from agentr_dagster.synthesis.corpus import cite_keys
 from agentr_dagster.synthesis.models import Route, Taxonomy
 from agentr_dagster.synthesis.redraft import MAX_ROUNDS, GatewayParagraphWriter
 from agentr_dagster.synthesis.taxonomy import check_taxonomy

@@ -22,8 +22,8 @@ from agentr_dagster.defs.assets import project_assets, synthesis_assets
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.stages import synthesis as synthesis_stage
 from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.report import build_report
 from agentr_dagster.stages.synthesis import DRAFT_STAGE, stored_validation
-from agentr_dagster.synthesis.report import build_report
 from agentr_dagster.synthesis.sanitize import paper_text
 from agentr_dagster.synthesis.validate import find_placeholders, parse_markdown, validate_latex, validate_markdown
 from tests.store_fixtures import *  # noqa: F403

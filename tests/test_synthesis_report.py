@@ -26,10 +26,10 @@ from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.report import build_report
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
 from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
-from agentr_dagster.synthesis.report import build_report
 from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
 DEMO = Path(__file__).resolve().parents[1] / "agentr_dagster" / "data" / "demo"

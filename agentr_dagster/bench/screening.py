@@ -41,7 +41,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentr_dagster.domain.tables import decode_text, read_table
 from agentr_dagster.screening.active import ActiveRanker
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order
@@ -51,6 +50,7 @@ from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
 from agentr_dagster.screening.scores import order_from_scores
 from agentr_dagster.screening.screen import normalise_label
 from agentr_dagster.screening.simulation import choose_priors, simulate_active
+from agentr_dagster.screening.tables import decode_text, read_table
 from agentr_dagster.settings import child_env, get_settings, keep_hugging_face_offline
 
 MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")

@@ -24,7 +24,7 @@ def _read_bytes(path: str) -> bytes:
 
 
 def _read_text(path: str) -> str:
-    from agentr_dagster.domain.tables import ImportFileError, decode_text
+    from agentr_dagster.screening.tables import ImportFileError, decode_text
 
     try:
         return decode_text(_read_bytes(path))
@@ -33,9 +33,9 @@ def _read_text(path: str) -> str:
 
 
 def read_papers_csv(path: str):
-    """Read a papers CSV leniently (see :func:`agentr_dagster.domain.tables.read_table`); a binary file is a
+    """Read a papers CSV leniently (see :func:`agentr_dagster.screening.tables.read_table`); a binary file is a
     clear error."""
-    from agentr_dagster.domain.tables import ImportFileError, read_table
+    from agentr_dagster.screening.tables import ImportFileError, read_table
 
     try:
         return read_table(_read_bytes(path))

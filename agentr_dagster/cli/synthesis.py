@@ -21,8 +21,8 @@ from agentr_dagster.settings import results_dir
 def report_command(slug: str, out: Path | None) -> None:
     """One self-contained HTML report (no network): summary, plots, tables, draft, cost and lifecycle."""
     from agentr_dagster.domain.failures import StageError
+    from agentr_dagster.stages.report import build_report
     from agentr_dagster.store import ProjectNotFound
-    from agentr_dagster.synthesis.report import build_report
 
     try:
         page = build_report(open_store(), slug)
@@ -193,9 +193,9 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
     from agentr_dagster.llm.backends import OfflineStageBackend
     from agentr_dagster.stages import pipeline
     from agentr_dagster.stages.intake import add_papers_file, add_project
+    from agentr_dagster.stages.report import build_report
     from agentr_dagster.stages.synthesis import run_landscape, run_related_work
     from agentr_dagster.store import DomainStore, default_database_url
-    from agentr_dagster.synthesis.report import build_report
 
     demo = resources.files("agentr_dagster.data").joinpath("demo")
     abstract = (abstract_file.read_text(encoding="utf-8") if abstract_file

@@ -19,8 +19,8 @@ from pydantic import BaseModel, ValidationError
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
+from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.models import Landscape
-from agentr_dagster.synthesis.stage import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.taxonomy import check_taxonomy
 
 INTENT_CHECK = AssetCheckSpec(

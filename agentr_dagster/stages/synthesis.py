@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.contracts import PaperAssessment
 from agentr_dagster.domain.failures import PermanentError, StageError
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
-from agentr_dagster.stages.pipeline import sha256
-from agentr_dagster.synthesis.corpus import corpus_fingerprint, load_corpus
+from agentr_dagster.stages.pipeline import current_intent
+from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
+from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
 from agentr_dagster.synthesis.draft import (
     DRAFT_VERSION,
     bib_entries,
@@ -61,6 +64,47 @@ class DraftOutcome:
     @property
     def valid(self) -> bool:
         return self.report.ok and self.latex_report.ok
+
+
+
+# ---------------------------------------------------------------- the corpus: papers with a current score
+def _current(store, slug: str):
+    """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
+    prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
+    project = store.get_project(slug)
+    intent, intent_hash = current_intent(store, slug)
+    papers = {p.id: p for p in store.list_papers(slug)}
+    current = []
+    for result in store.results_for_project(slug):
+        paper = papers.get(result.paper_id)
+        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+            continue
+        current.append((paper, result))
+    if not current:
+        raise PermanentError(f"project {slug!r} has no scored papers yet: materialise paper_scores first")
+    current.sort(key=lambda pr: pr[0].id)
+    keys = cite_keys([(p.id, p.title, p.year, p.authors) for p, _ in current])
+    return project, intent, intent_hash, current, keys, len(papers)
+
+
+def corpus_fingerprint(store, slug: str) -> str:
+    """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
+    project, _, intent_hash, current, keys, _ = _current(store, slug)
+    return corpus_hash(intent_hash, project.abstract, [(p.id, r.id, keys[p.id]) for p, r in current])
+
+
+def load_corpus(store, slug: str) -> Corpus:
+    """The project's papers with a score that is current for the paper text, intent, prompt and model."""
+    project, intent, intent_hash, current, keys, n_live = _current(store, slug)
+    scored = tuple(
+        ScoredPaper(
+            paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
+            doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
+            assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
+        )
+        for p, r in current
+    )
+    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
 
 
 def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:

@@ -5,7 +5,7 @@ and a self-contained HTML report. Pure logic; no Dagster imports. The stage func
 domain store (build, reuse, trace) live in ``agentr_dagster.stages.synthesis``:
 
     from agentr_dagster.stages.synthesis import run_landscape, run_related_work, trace
-    from agentr_dagster.synthesis.report import build_report
+    from agentr_dagster.stages.report import build_report
 """
 
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION, LandscapeSettings, build_landscape

@@ -9,9 +9,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
-from agentr_dagster.domain.failures import PermanentError
 from agentr_dagster.domain.text import is_stopword, tokenize
-from agentr_dagster.stages.pipeline import current_intent, score_cache_key
 
 
 @dataclass(frozen=True)
@@ -85,45 +83,6 @@ def fingerprint(intent_hash: str, abstract: str, rows: list[tuple[int, int, str]
         digest.update(part.encode())
         digest.update(b"\x1f")
     return digest.hexdigest()
-
-
-def _current(store, slug: str):
-    """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
-    prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
-    project = store.get_project(slug)
-    intent, intent_hash = current_intent(store, slug)
-    papers = {p.id: p for p in store.list_papers(slug)}
-    current = []
-    for result in store.results_for_project(slug):
-        paper = papers.get(result.paper_id)
-        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
-            continue
-        current.append((paper, result))
-    if not current:
-        raise PermanentError(f"project {slug!r} has no scored papers yet: materialise paper_scores first")
-    current.sort(key=lambda pr: pr[0].id)
-    keys = cite_keys([(p.id, p.title, p.year, p.authors) for p, _ in current])
-    return project, intent, intent_hash, current, keys, len(papers)
-
-
-def corpus_fingerprint(store, slug: str) -> str:
-    """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
-    project, _, intent_hash, current, keys, _ = _current(store, slug)
-    return fingerprint(intent_hash, project.abstract, [(p.id, r.id, keys[p.id]) for p, r in current])
-
-
-def load_corpus(store, slug: str) -> Corpus:
-    """The project's papers with a score that is current for the paper text, intent, prompt and model."""
-    project, intent, intent_hash, current, keys, n_live = _current(store, slug)
-    scored = tuple(
-        ScoredPaper(
-            paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
-            doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
-            assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
-        )
-        for p, r in current
-    )
-    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
 
 
 def _ascii(text: str) -> str:

@@ -131,7 +131,7 @@ def test_cli_screen_keeps_ids_of_a_bom_file_with_stray_cp1252_bytes(tmp_path, fa
     assert res.exit_code != 0 and "ZIP archive" in res.output
 
 def test_read_table_guesses_the_delimiter_and_drops_stray_nul_bytes():
-    from agentr_dagster.domain.tables import read_table
+    from agentr_dagster.screening.tables import read_table
 
     df = read_table(b" record_id ;title;abstract\n1;stat\x00ins;x\n2;other;y\n")
     assert list(df.columns) == ["record_id", "title", "abstract"]
