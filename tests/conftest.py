@@ -1,4 +1,4 @@
-"""Session-wide fixtures shared by the integration tests."""
+"""Fixtures every test gets: an offline environment, closed store pools, and (as plugins) the stores and servers."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import uuid
 
 import pytest
 import sqlalchemy as sa
+
+pytest_plugins = ["tests.fixtures.stores", "tests.fixtures.servers", "tests.support.recovery"]
 
 PG_ADMIN_URL = os.environ.get("AGENTR_TEST_PG_ADMIN_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
 

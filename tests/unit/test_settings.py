@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from agentr_dagster.settings import Settings, get_settings, variable_name
+from tests.support import REPO
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = REPO / "README.md"
 
 
 def test_every_setting_is_documented_in_the_readme_table():

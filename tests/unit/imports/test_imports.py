@@ -28,7 +28,7 @@ from agentr_dagster.imports import (
     title_key,
 )
 from agentr_dagster.imports.latex import latex_to_text
-from tests.import_samples import MEDLINE, WOS
+from tests.support.import_samples import MEDLINE, WOS
 
 
 def parse(text: str | bytes, suffix: str, **kw) -> ImportResult:

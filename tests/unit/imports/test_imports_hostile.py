@@ -23,8 +23,9 @@ from agentr_dagster.imports import (
     UnexpectedImportError,
     parse_file,
 )
+from tests.support import HOSTILE
 
-CORPUS = Path(__file__).resolve().parents[2] / "hostile"
+CORPUS = HOSTILE
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES)
 
 

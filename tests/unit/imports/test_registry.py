@@ -6,7 +6,7 @@ import pytest
 
 from agentr_dagster.imports import SUPPORTED_SUFFIXES, ImportFileError
 from agentr_dagster.imports.registry import READERS, binary_reader, normalise_suffix, text_reader
-from tests.import_samples import MEDLINE, WOS
+from tests.support.import_samples import MEDLINE, WOS
 
 
 def test_supported_suffixes_follow_the_table():

@@ -1,0 +1,85 @@
+"""The `agentr` command line, as a user runs it: real store, real Dagster instance, real HTTP server."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+from click.testing import CliRunner
+
+from agentr_dagster.cli import main
+from agentr_dagster.testing.responders import stage_of, valid_responder
+from tests.support import DEMO
+
+
+def agentr(*args: str, env: dict | None = None):
+    result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+    return result
+
+
+def test_demo_runs_offline_and_writes_every_score(tmp_path):
+    home = Path(tmp_path / "agentr-home")
+    result = agentr("demo")
+    assert result.exit_code == 0, result.output
+    assert "40 papers scored" in result.output
+    frame = pd.read_csv(home / "results" / "demo-slr-automation" / "scores.csv")
+    assert len(frame) == 40 and frame["c1_score"].between(0, 10).all()
+    assert set(frame["backend"]) == {"offline"}
+    status = json.loads(agentr("status", "demo-slr-automation", "--json").output)
+    score = next(row for row in status if row["stage"] == "score")
+    assert score["state"] == "completed" and score["paper_counts"] == {"completed": 40}
+    # Running the demo again adds nothing and re-scores nothing.
+    again = agentr("demo")
+    assert again.exit_code == 0 and "(40 imported now)" not in again.output
+
+
+def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # noqa: F811
+    server = scripted_server(valid_responder)
+    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model",
+           "AGENTR_LLM_API_KEY": "sk-test-fake"}
+    abstract = tmp_path / "abstract.md"
+    abstract.write_text((DEMO / "abstract.md").read_text())
+    papers = tmp_path / "papers.csv"
+    pd.read_csv(DEMO / "papers.csv").head(6).to_csv(papers, index=False)
+
+    assert agentr("pricing", "set", "scripted-model", "--input", "3", "--output", "15").exit_code == 0
+    assert agentr("credits", "grant", "500").exit_code == 0
+    assert agentr("project", "add", "cli-review", "--abstract", str(abstract)).exit_code == 0
+    added = agentr("papers", "add", "cli-review", str(papers))
+    assert "6 added" in added.output
+    assert "already imported" in agentr("papers", "add", "cli-review", str(papers)).output
+    run = agentr("run", "cli-review", "--no-progress", env=env)
+    assert run.exit_code == 0, run.output
+    stages = Counter(stage_of(r) for r in server.requests)
+    assert (stages["intent"], stages["queries"], stages["score"]) == (1, 1, 6)
+    calls = server.calls  # the rest are the related-work draft's paragraph rewrites
+
+    usage = json.loads(agentr("usage", "cli-review", "--calls", "--json").output)
+    assert len(usage) == calls
+    for row in usage:
+        expected = (Decimal(row["input_tokens"]) * 3 + Decimal(row["output_tokens"]) * 15) / Decimal(10**6)
+        assert abs(Decimal(row["cost_usd"]) - expected) < Decimal("1e-8")
+    aggregated = json.loads(agentr("usage", "cli-review", "--json").output)
+    assert sum(row["calls"] for row in aggregated) == calls
+
+    out = tmp_path / "out"
+    exported = agentr("export", "cli-review", "--format", "xlsx", "--out", str(out))
+    assert exported.exit_code == 0 and len(pd.read_excel(out / "scores.xlsx")) == 6
+
+    # Re-running the unchanged project makes zero calls.
+    assert agentr("run", "cli-review", "--no-progress", env=env).exit_code == 0
+    assert server.calls == calls
+
+
+def test_clear_errors(tmp_path):
+    abstract = tmp_path / "a.md"
+    abstract.write_text("too short")
+    bad = agentr("project", "add", "Bad Slug", "--abstract", str(abstract))
+    assert bad.exit_code != 0 and "invalid project slug" in bad.output
+    short = agentr("project", "add", "ok", "--abstract", str(abstract))
+    assert short.exit_code != 0 and "too short" in short.output
+    missing = agentr("papers", "add", "nope", str(DEMO / "papers.csv"))
+    assert missing.exit_code != 0

@@ -1,0 +1,35 @@
+"""The code location loads and holds everything the UI should show."""
+
+from dagster import AssetKey
+
+from agentr_dagster.definitions import defs
+from tests.support import REPO
+
+
+def test_code_location_holds_the_chain_job_and_sensor():
+    graph = defs.resolve_asset_graph()
+    keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
+    assert keys == {"research_intent", "search_queries", "candidate_papers", "paper_scores", "score_exports",
+                    "research_landscape", "related_work"}
+    assert defs.resolve_job_def("project_pipeline") is not None
+    assert defs.resolve_sensor_def("inbox_sensor") is not None
+    scores = graph.get(AssetKey("paper_scores"))
+    assert scores.partitions_def.name == "projects"
+    assert {k.to_user_string() for k in scores.parent_keys} == {"candidate_papers", "research_intent"}
+    assert scores.code_version.startswith("score-v1-")
+
+
+def test_api_key_comes_from_the_environment_not_the_config(monkeypatch):
+    from agentr_dagster.definitions import build_definitions
+
+    monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("AGENTR_LLM_API_KEY", "sk-fake-secret-123")
+    llm = build_definitions().resources["llm"]  # settings are read when the code location is built
+    assert "sk-fake-secret-123" not in repr(llm)
+    assert llm.base_url.env_var_name == "AGENTR_LLM_BASE_URL"
+
+
+def test_embedded_instance_config_matches_the_repo_default():
+
+    root = REPO
+    assert (root / "dagster.yaml").read_text() == (root / "agentr_dagster" / "data" / "dagster.yaml").read_text()

@@ -1,0 +1,190 @@
+"""The drop-folder sensor when the domain database fails: a real outage (PostgreSQL unreachable or going away
+mid-run, SQLite locked by another connection) leaves the files in the inbox untouched, nothing stored changes,
+and the tick after the database comes back ingests them. Only bad input is quarantined."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import sqlite3
+import threading
+from pathlib import Path
+
+from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_context
+from sqlalchemy.engine import make_url
+
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.sensors import inbox_sensor
+from agentr_dagster.store import engine as store_engine
+from agentr_dagster.store.rows import ProjectNotFound
+from tests.support import DEMO
+
+ABSTRACT = (DEMO / "abstract.md").read_text()
+PAPERS = (DEMO / "papers.csv").read_bytes()
+
+
+def tick(url: str, instance: DagsterInstance):
+    context = build_sensor_context(instance=instance, resources={"store": StoreResource(database_url=url)})
+    return inbox_sensor(context)
+
+
+def make_inbox(tmp_path: Path, monkeypatch) -> Path:
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    inbox = home / "inbox"
+    inbox.mkdir(parents=True)
+    return inbox
+
+
+def inbox_files(inbox: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in inbox.iterdir() if p.is_file()}
+
+
+class Relay:
+    """A TCP relay to the real PostgreSQL server, to take the server away and bring it back. Before `start`
+    nothing listens on its port (connections are refused); `stop` drops every open connection and closes new
+    ones at once, as a server going down does."""
+
+    def __init__(self, target_port: int):
+        self.target = ("127.0.0.1", target_port)
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))  # bound, not listening: connecting is refused
+        self.port = self.listener.getsockname()[1]
+        self.up = False
+        self.listening = False
+        self.sockets: list[socket.socket] = []
+        self.lock = threading.Lock()
+
+    def start(self) -> None:
+        self.up = True
+        if not self.listening:
+            self.listener.listen(16)
+            self.listening = True
+            threading.Thread(target=self._accept, daemon=True).start()
+
+    def stop(self) -> None:
+        self.up = False
+        with self.lock:
+            for sock in self.sockets:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
+            self.sockets.clear()
+
+    def close(self) -> None:
+        self.stop()
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if not self.up:
+                client.close()
+                continue
+            server = socket.create_connection(self.target)
+            with self.lock:
+                self.sockets += [client, server]
+            for src, dst in ((client, server), (server, client)):
+                threading.Thread(target=self._pump, args=(src, dst), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (src, dst):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+
+def test_postgresql_unreachable_then_lost_mid_run_leaves_files_for_the_next_tick(pg_url, pg_store, tmp_path,
+                                                                                  monkeypatch):
+    inbox = make_inbox(tmp_path, monkeypatch)
+    instance = DagsterInstance.ephemeral()
+    relay = Relay(make_url(pg_url).port or 5432)
+    url = make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False)
+    try:
+        # Nothing listens on the port: the store cannot even be opened.
+        (inbox / "pg-review.md").write_text(ABSTRACT)
+        result = tick(url, instance)
+        assert isinstance(result, SkipReason)
+        assert "domain database unavailable" in result.skip_message and "pg-review.md" in result.skip_message
+        assert inbox_files(inbox) == {"pg-review.md": ABSTRACT.encode()}
+        assert not (inbox / "rejected").exists()
+        try:
+            pg_store.get_project("pg-review")
+            raise AssertionError("the project was created while the database was down")
+        except ProjectNotFound:
+            pass
+
+        relay.start()  # the server is back: the same file goes in
+        result = tick(url, instance)
+        assert [r.partition_key for r in result.run_requests] == ["pg-review"]
+        assert pg_store.get_project("pg-review").abstract.startswith("Systematic literature reviews")
+        instance.add_dynamic_partitions("projects", ["pg-review"])
+
+        # The server goes away while the sensor holds pooled connections; a bad file waits behind the good one.
+        (inbox / "pg-review.csv").write_bytes(PAPERS)
+        relay.stop()
+        result = tick(url, instance)
+        assert isinstance(result, SkipReason) and "pg-review.csv" in result.skip_message
+        assert inbox_files(inbox) == {"pg-review.csv": PAPERS}
+        assert not (inbox / "rejected").exists()
+        assert pg_store.count_papers("pg-review") == 0
+
+        relay.start()
+        (inbox / "pg-review").mkdir()
+        (inbox / "pg-review" / "broken.csv").write_text("author,year\nSmith,2020\n")  # input: no title column
+        result = tick(url, instance)
+        assert isinstance(result, SensorResult) and [r.partition_key for r in result.run_requests] == ["pg-review"]
+        assert pg_store.count_papers("pg-review") == 40
+        assert inbox_files(inbox) == {}
+        rejected = sorted(p.name for p in (inbox / "rejected").iterdir())
+        assert rejected == ["broken.csv", "broken.csv.error.txt"]
+        assert "title" in (inbox / "rejected" / "broken.csv.error.txt").read_text().lower()
+    finally:
+        relay.close()
+
+
+def test_a_locked_sqlite_database_leaves_files_for_the_next_tick(sqlite_store, tmp_path, monkeypatch):
+    monkeypatch.setattr(store_engine, "SQLITE_BUSY_TIMEOUT_MS", 100)  # wait 0.1 s for the lock, not 30 s
+    inbox = make_inbox(tmp_path, monkeypatch)
+    instance = DagsterInstance.ephemeral()
+    (inbox / "locked.md").write_text(ABSTRACT)
+    tick(sqlite_store.url, instance)
+    instance.add_dynamic_partitions("projects", ["locked"])
+    abstract_before = sqlite_store.get_project("locked").abstract
+
+    (inbox / "other.md").write_text(ABSTRACT + "\nA second review.")
+    (inbox / "locked.csv").write_bytes(PAPERS)
+    (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
+    waiting = inbox_files(inbox)
+    # Another process holds the write lock (WAL: reads still work).
+    holder = sqlite3.connect(make_url(sqlite_store.url).database, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        result = tick(sqlite_store.url, instance)
+        assert isinstance(result, SkipReason)
+        assert "domain database unavailable" in result.skip_message and "locked" in result.skip_message
+        assert inbox_files(inbox) == waiting
+        assert not (inbox / "rejected").exists()
+        assert sqlite_store.count_papers("locked") == 0
+        assert sqlite_store.get_project("locked").abstract == abstract_before
+        assert [p.slug for p in sqlite_store.list_projects()] == ["locked"]
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+
+    result = tick(sqlite_store.url, instance)
+    assert isinstance(result, SensorResult)
+    assert sorted(r.partition_key for r in result.run_requests) == ["locked", "other"]
+    assert result.dynamic_partitions_requests[0].partition_keys == ["other"]
+    assert sqlite_store.count_papers("locked") == 40
+    assert inbox_files(inbox) == {}
+    assert sorted(p.name for p in (inbox / "rejected").iterdir()) == ["notes.docx", "notes.docx.error.txt"]

@@ -1,0 +1,99 @@
+"""Endpoint limits: concurrency, request and token budgets, Retry-After pauses; in-process and via Redis."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+import uuid
+
+from agentr_dagster.llm.limits import EndpointLimits, InProcessLimiter, _Bucket, make_limiter
+from agentr_dagster.testing.responders import valid_responder
+
+REDIS_URL = "redis://127.0.0.1:6379/15"
+
+
+def test_token_bucket_arithmetic():
+    bucket = _Bucket(capacity=60, per_second=1, level=60, stamp=0.0)
+    assert bucket.wait_for(50, now=0.0) == 0 and bucket.level == 10
+    assert bucket.wait_for(20, now=0.0) == 10  # 10 short at 1 token/s
+    assert bucket.wait_for(20, now=10.0) == 0  # refilled
+    assert bucket.wait_for(500, now=10.0) > 0  # capped at capacity, never infinite
+    assert bucket.wait_for(500, now=200.0) == 0
+
+
+def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server):  # noqa: F811
+    from agentr_dagster.domain.contracts import PaperRecord
+    from agentr_dagster.imports import content_hash, paper_key
+    from agentr_dagster.llm.backends import LLMStageBackend
+    from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+    from agentr_dagster.stages.pipeline import run_intent, score_project
+
+    server = scripted_server(valid_responder, latency=0.15)
+    store = sqlite_store
+    store.create_project("limited", "An abstract about limiting concurrent calls to a language model endpoint.")
+    store.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
+                     hash_fn=content_hash, provenance={"format": "test"})
+    settings = LLMSettings(base_url=server.base_url, model="m", limits=EndpointLimits(max_concurrent=3))
+    backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
+    run_intent(store, backend, "limited")
+    server.max_in_flight = 0
+    summary = score_project(store, backend, "limited", concurrency=8)
+    assert summary.complete and summary.scored == 12
+    assert server.max_in_flight == 3
+
+
+def test_retry_after_pauses_every_caller():
+    limiter = InProcessLimiter(EndpointLimits(max_concurrent=4))
+    limiter.pause(0.5)
+    started = time.monotonic()
+    with limiter.slot(10):
+        pass
+    assert time.monotonic() - started >= 0.45
+
+
+def test_limiters_are_shared_per_endpoint():
+    limits = EndpointLimits(max_concurrent=2)
+    assert make_limiter(limits, "http://a/v1") is make_limiter(EndpointLimits(max_concurrent=2), "http://a/v1")
+    assert make_limiter(limits, "http://a/v1") is not make_limiter(limits, "http://b/v1")
+
+
+def test_redis_limit_holds_across_processes(scripted_server):  # noqa: F811
+    """Two processes with four threads each share a limit of 2 concurrent calls through Redis."""
+    server = scripted_server(valid_responder, latency=0.2)
+    endpoint = f"test-{uuid.uuid4().hex[:8]}"
+    script = textwrap.dedent(f"""
+        import threading, openai
+        from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+        limiter = make_limiter(EndpointLimits(max_concurrent=2, redis_url={REDIS_URL!r}), {endpoint!r})
+        client = openai.OpenAI(base_url={server.base_url!r}, api_key="x", max_retries=0)
+        def call():
+            with limiter.slot(100):
+                client.chat.completions.create(model="m", messages=[{{"role": "user", "content": "hi"}}])
+        threads = [threading.Thread(target=call) for _ in range(4)]
+        [t.start() for t in threads]; [t.join() for t in threads]
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(2)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0]
+    assert server.calls == 8
+    assert server.max_in_flight == 2
+
+
+def test_redis_token_budget_is_shared():
+    endpoint = f"tpm-{uuid.uuid4().hex[:8]}"
+    first = make_limiter(EndpointLimits(tokens_per_minute=600, redis_url=REDIS_URL), endpoint)
+    with first.slot(600):  # the whole minute's budget
+        pass
+    started = time.monotonic()
+    with first.slot(5):  # 600/min refills 10 tokens/s: 5 tokens need ~0.5 s
+        pass
+    assert 0.3 <= time.monotonic() - started < 3
+
+
+def test_limits_reach_the_gateway_from_the_resource():
+    from agentr_dagster.defs.resources import LLMResource
+
+    resource = LLMResource(base_url="http://127.0.0.1:9/v1", max_concurrent_calls=5, requests_per_minute=60)
+    settings = resource.settings()
+    assert settings.limits.max_concurrent == 5 and settings.limits.requests_per_minute == 60

@@ -1,0 +1,292 @@
+"""Resume after a killed process and after lost Dagster storage, and the gated repair schedule.
+
+The crash test runs the real `agentr run` in a subprocess against a real OpenAI-compatible server with latency,
+SIGKILLs it half-way, and lets `agentr resume` finish. The storage-loss test wipes DAGSTER_HOME after a partial
+run and lets `agentr resume --all` rebuild every incomplete project from the domain store alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from dagster import DagsterInstance, DagsterRunStatus, build_schedule_context
+from dagster._core.test_utils import create_run_for_test
+
+from agentr_dagster.cli import main
+from agentr_dagster.defs.recovery import open_instance, partition_runs, project_gap
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.defs.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
+from agentr_dagster.domain import failures as st
+from agentr_dagster.settings import dagster_home, results_dir
+from agentr_dagster.store import DomainStore
+from agentr_dagster.testing.scripted_server import Fault
+from tests.support.recovery import (
+    assert_ledger_reconciles,
+    billable_calls,
+    chain_responder,
+    llm,
+    llm_env,
+    make_project,
+    run_chain,
+    served,
+    stage_name,
+)
+
+
+def agentr(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def _usage_per_paper(store, slug: str) -> dict[int, int]:
+    counts: dict[int, int] = {}
+    for row in store.usage(slug):
+        if row.stage == "score":
+            counts[row.paper_id] = counts.get(row.paper_id, 0) + 1
+    return counts
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, tmp_path, scripted_server,  # noqa: F811
+                                                                    monkeypatch):
+    slug, n = "crash", 24
+    server = scripted_server(chain_responder, latency=0.15)
+    store = DomainStore(sqlite_url)
+    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ensure_account("default")
+    make_project(store, tmp_path, slug, n)
+    env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)}
+    log = (tmp_path / "run.log").open("w")
+    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli.main", "run", slug, "--no-progress"],
+                            env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 120
+    # Kill it a third of the way through, while a call is in flight (a reservation is open).
+    while len(store.results_for_project(slug)) < n // 3 or not store.open_reservations():
+        assert proc.poll() is None, (tmp_path / "run.log").read_text()
+        assert time.monotonic() < deadline, "the run never got going"
+        time.sleep(0.02)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    log.close()
+
+    before = {r.paper_id for r in store.results_for_project(slug)}
+    assert n // 3 <= len(before) < n
+    instance = open_instance()
+    [killed] = partition_runs(instance, slug)
+    assert killed.status == DagsterRunStatus.STARTED  # Dagster still believes it is running
+    held = len(store.open_reservations())
+    instance.dispose()
+
+    result = agentr("resume", slug, env=env)
+
+    assert result.exit_code == 0, result.output
+    assert "interrupted run" in result.output and "re-executed" in result.output
+    [interrupted] = [f for f in store.failures(slug) if f.stage == "project"]
+    assert interrupted.run_id == killed.run_id and interrupted.step_key == "paper_scores"
+    instance = open_instance()
+    child, parent = partition_runs(instance, slug)[:2]
+    assert parent.run_id == killed.run_id and parent.status == DagsterRunStatus.FAILURE
+    assert child.status == DagsterRunStatus.SUCCESS and child.parent_run_id == killed.run_id
+    assert child.tags["dagster/partition"] == slug and child.tags["agentr/source"] == "cli"
+    # Every paper scored, each exactly one stored result; the ones stored before the kill were not asked again.
+    papers = store.list_papers(slug)
+    assert sorted(r.paper_id for r in store.results_for_project(slug)) == sorted(p.id for p in papers)
+    answers = served(server)
+    assert all(answers[p.title.strip()] == 1 for p in papers if p.id in before)
+    # Nothing charged twice: per paper, charged calls <= answered calls; the difference is only calls the killed
+    # process had in flight (answered but never settled: their reservations were released, not charged).
+    usage = _usage_per_paper(store, slug)
+    assert all(usage.get(p.id, 0) <= answers[p.title.strip()] for p in papers)
+    lost = sum(answers.values()) - sum(usage.values())
+    assert 0 <= lost <= 2
+    assert len(store.usage(slug)) <= billable_calls(server)
+    assert_ledger_reconciles(store)
+    released = [e for e in store.ledger() if e.kind == "release" and "resume" in (e.note or "")]
+    assert len(released) == held  # the killed process's reservations were given back, not charged
+    assert set(store.paper_states(slug, "score").values()) == {st.COMPLETED}
+    assert len(pd.read_csv(results_dir(slug) / "scores.csv")) == n
+    assert project_gap(store, slug).complete
+    # Resuming a complete project is a no-op: no run, no call.
+    calls = server.calls
+    again = agentr("resume", slug, env=env)
+    assert again.exit_code == 0 and f"{slug}: complete" in again.output and server.calls == calls
+    instance.dispose()
+    store.close()
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_resume_all_rebuilds_from_the_domain_store_after_dagster_storage_is_lost(  # noqa: F811
+    pg_store, tmp_path, scripted_server, monkeypatch  # noqa: F811
+):
+    store = pg_store
+    refused = {"after": 8}
+    scored = {"n": 0}
+
+    def faults(index: int, body: dict):
+        if stage_name(body) != "score":
+            return None
+        scored["n"] += 1
+        return Fault("status", status=401) if scored["n"] > refused["after"] else None
+
+    server = scripted_server(chain_responder, faults=faults)
+    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    make_project(store, tmp_path, "partial", 20)
+    make_project(store, tmp_path, "done", 5, offset=20)
+    make_project(store, tmp_path, "fresh", 5, offset=25)
+    make_project(store, tmp_path, "gone", 5, offset=30)
+    instance = open_instance()
+    refused["after"] = 10**6
+    assert run_chain(store, "done", llm(server, concurrency=1), instance).success
+    refused["after"] = scored["n"] + 8
+    assert not run_chain(store, "partial", llm(server, concurrency=1), instance).success
+    store.soft_delete_project("gone")
+    assert len(store.results_for_project("partial")) == 8
+    instance.dispose()
+    shutil.rmtree(dagster_home())  # Dagster's run storage, event log and partitions: gone
+
+    refused["after"] = 10**6  # the key is fixed
+    env = llm_env(monkeypatch, server, store)
+    calls = server.calls
+    result = agentr("resume", "--all", env=env)
+
+    assert result.exit_code == 0, result.output
+    lines = {line.split(":")[0]: line for line in result.output.splitlines()}
+    assert "launched" in lines["partial"] and "launched" in lines["fresh"]
+    assert lines["done"] == "done: complete" and "gone" not in lines  # a deleted project is never resumed
+    for slug in ("partial", "fresh", "done"):
+        assert project_gap(store, slug).complete, slug
+    # Only what was missing was called for: 12 papers of 'partial' and 5 of 'fresh' (whose intent and queries
+    # requests are the same as the other projects', so the response cache answers them without a call).
+    asked = Counter(stage_name(b) for b in server.requests[calls:])
+    assert asked["score"] == 12 + 5 and asked["intent"] == asked["queries"] == 0
+    answers = served(server)
+    for slug in ("partial", "fresh", "done"):
+        assert all(answers[p.title.strip()] == 1 for p in store.list_papers(slug)), slug
+    assert len(store.usage()) == billable_calls(server)
+    assert_ledger_reconciles(store)
+    instance = open_instance()
+    assert set(instance.get_dynamic_partitions("projects")) >= {"partial", "fresh"}
+    for slug in ("partial", "fresh"):
+        [run] = partition_runs(instance, slug)
+        assert run.status == DagsterRunStatus.SUCCESS and run.tags["agentr/resume"] == "store"
+    assert partition_runs(instance, "done") == [] and partition_runs(instance, "gone") == []
+    instance.dispose()
+
+
+def _failed_repair_run(instance: DagsterInstance, slug: str) -> None:
+    run = create_run_for_test(instance, job_name="project_pipeline",
+                              tags={"dagster/partition": slug, REPAIR_TAG: "schedule"})
+    instance.report_run_failed(run)
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_repair_schedule_is_gated_and_counts_attempts_durably(sqlite_store, tmp_path, monkeypatch):
+    store = sqlite_store
+    for slug in ("flaky", "needs-key", "broke", "busy", "gone"):
+        make_project(store, tmp_path, slug, 2, offset=len(store.list_projects(include_deleted=True)) * 2)
+    store.set_status("flaky", "intent", st.FAILED_TRANSIENT)
+    store.set_status("needs-key", "intent", st.FAILED_OTHER)
+    store.set_status("broke", "intent", st.FAILED_NO_CREDITS)
+    store.soft_delete_project("gone")
+    store.ensure_account("default")
+    store.adjust("default", -store.balance("default"), note="test: empty")
+    instance = open_instance()
+    instance.add_dynamic_partitions("projects", ["gone"])  # deleted in the store, still a partition in Dagster
+    create_run_for_test(instance, job_name="project_pipeline", status=DagsterRunStatus.STARTED,
+                        tags={"dagster/partition": "busy"})  # started a moment ago: presumed live
+    now = datetime.now(timezone.utc)
+
+    requests, lines = repair_requests(store, instance, now, limit=2, uses_llm=True)
+    assert [r.partition_key for r in requests] == ["flaky"]
+    assert requests[0].tags[REPAIR_TAG] == "schedule" and requests[0].tags["agentr/repair_attempt"] == "1"
+    said = {line.split(":")[0]: line for line in lines}
+    assert "needs a person" in said["needs-key"] and "top-up" in said["broke"]
+    assert "queued or running" in said["busy"] and "deleted" in said["gone"]
+    assert instance.has_dynamic_partition("projects", "flaky")  # restored for the run request
+
+    # Two failed repair runs today use up the day's budget; tomorrow it starts again.
+    _failed_repair_run(instance, "flaky")
+    assert repair_requests(store, instance, now, limit=2, uses_llm=True)[0][0].tags["agentr/repair_attempt"] == "2"
+    _failed_repair_run(instance, "flaky")
+    requests, lines = repair_requests(store, instance, now, limit=2, uses_llm=True)
+    assert requests == [] and any("2 repair runs today already" in line for line in lines)
+    assert [r.partition_key for r in repair_requests(store, instance, now + timedelta(days=1), limit=2,
+                                                     uses_llm=True)[0]] == ["flaky"]
+
+    # A top-up makes the out-of-credits project repairable; the schedule itself evaluates the same way.
+    store.grant("default", Decimal("100"), note="top-up")
+    monkeypatch.setenv("AGENTR_REPAIR_MAX_PER_DAY", "2")
+    monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # an LLM backend: credits matter
+    context = build_schedule_context(instance=instance, scheduled_execution_time=now,
+                                     resources={"store": StoreResource(database_url=store.url)})
+    result = repair_schedule(context)
+    assert [r.partition_key for r in result] == ["broke"]
+    instance.dispose()
+
+
+def test_repair_decision_rules():
+    base = RepairView("p", active=True, complete=False, in_flight=False, last_failure_class="transient",
+                      credits_available=True, attempts_today=0)
+    assert repair_decision(base, 2)[0]
+    assert repair_decision(RepairView(**{**base.__dict__, "last_failure_class": None}), 2)[0]  # never run
+    for change, why in [
+        ({"active": False}, "deleted"), ({"complete": True}, "complete"), ({"in_flight": True}, "running"),
+        ({"last_failure_class": "permanent"}, "needs a person"), ({"last_failure_class": "orphan"}, "person"),
+        ({"last_failure_class": "no_credits", "credits_available": False}, "top-up"),
+        ({"attempts_today": 2}, "limit 2"), ({"attempts_today": 1}, None),
+    ]:
+        go, reason = repair_decision(RepairView(**{**base.__dict__, **change}), 2)
+        assert go is (why is None) and (why is None or why in reason), (change, reason)
+    assert not repair_decision(base, 0)[0]  # N = 0 turns repair off
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_resume_cli_runs_a_never_run_project_offline_and_reports_json(sqlite_store, tmp_path, monkeypatch):
+    monkeypatch.setenv("AGENTR_DATABASE_URL", sqlite_store.url)
+    make_project(sqlite_store, tmp_path, "never-run", 5)
+    assert agentr("resume").exit_code == 2  # a slug or --all
+
+    first = agentr("resume", "never-run", "--json")
+
+    assert first.exit_code == 0, first.output
+    [outcome] = json.loads(first.output)
+    assert outcome["action"] == "launched" and outcome["success"] and outcome["papers_missing_before"] == 5
+    assert outcome["stages_before"][:3] == ["intent", "queries", "score"]
+    assert project_gap(sqlite_store, "never-run").complete
+    [again] = json.loads(agentr("resume", "never-run", "--json").output)
+    assert again["action"] == "complete" and again["run_ids"] == []
+
+
+def test_pid_liveness_sees_through_zombies():
+    from agentr_dagster.defs.recovery import pid_alive
+
+    assert pid_alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    deadline = time.monotonic() + 30
+    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert not pid_alive(child.pid)  # exited, not yet reaped
+    child.wait()
+    assert not pid_alive(child.pid)
+
+
+def test_code_location_carries_the_repair_schedule_stopped():
+    from dagster import DefaultScheduleStatus
+
+    from agentr_dagster.definitions import defs
+
+    schedule = defs.resolve_schedule_def("repair_schedule")
+    assert schedule.default_status == DefaultScheduleStatus.STOPPED and schedule.job_name == "project_pipeline"

@@ -1,0 +1,244 @@
+"""`agentr report`: one self-contained HTML file, opened in headless Chromium (Debian `chromium`, driven over the
+DevTools protocol) with no console errors, no network requests, every image decoded, every in-page link
+resolving, and a full-page screenshot checked for size."""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import re
+import shutil
+import struct
+import subprocess
+import tempfile
+import time
+import urllib.request
+from decimal import Decimal
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from agentr_dagster.cli import main
+from agentr_dagster.llm.backends import OfflineStageBackend
+from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.report import build_report
+from agentr_dagster.stages.synthesis import run_landscape, run_related_work
+from agentr_dagster.store import DomainStore, default_database_url
+from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
+from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
+from tests.support import DEMO
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--hide-scrollbars", "--remote-debugging-port=0",
+]
+KEYS_RE = re.compile(r"Citation keys you may use: (.*)")
+
+
+def _rewrite(body: dict) -> str:
+    user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+    keys = [k.strip() for k in KEYS_RE.search(user).group(1).split(",") if k.strip()]
+    return json.dumps({"paragraph": f"These papers bear on the planned work [@{'; @'.join(keys[:3])}]."})
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory):
+    """The demo scored offline; the draft rewritten through a real OpenAI-compatible server, so the report
+    has LLM usage to show."""
+    home = tmp_path_factory.mktemp("report-home")
+    store = DomainStore(default_database_url(home))
+    slug = "report-demo"
+    add_project(store, slug, (DEMO / "abstract.md").read_text(), title="Auditable automation of systematic reviews")
+    csv = home / "papers.csv"
+    pd.read_csv(DEMO / "papers.csv").to_csv(csv, index=False)
+    add_papers_file(store, slug, csv)
+    backend = OfflineStageBackend()
+    pipeline.run_intent(store, backend, slug)
+    pipeline.run_queries(store, backend, slug)
+    pipeline.score_project(store, backend, slug)
+    run_landscape(store, slug)
+    store.set_pricing("scripted-model", Decimal("0.15"), Decimal("0.60"))
+    store.ensure_account("default")
+    with ScriptedOpenAIServer(_rewrite) as server:
+        gateway = OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, model="scripted-model"), store)
+        outcome = run_related_work(store, slug, writer=GatewayParagraphWriter(gateway))
+    assert outcome.report.ok and server.calls == len(outcome.draft.paragraphs())
+    return store, slug, home
+
+
+class DevTools:
+    """A minimal Chrome DevTools Protocol client over one page target's websocket."""
+
+    def __init__(self, ws_url: str):
+        from websockets.sync.client import connect
+
+        self.ws = connect(ws_url, max_size=None, open_timeout=10)
+        self.next_id = 0
+        self.events: list[dict] = []
+
+    def send(self, method: str, **params) -> dict:
+        self.next_id += 1
+        ident = self.next_id
+        self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv(timeout=60))
+            if message.get("id") == ident:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            self.events.append(message)
+
+    def wait_for(self, method: str, timeout: float = 30.0) -> dict:
+        deadline = time.monotonic() + timeout
+        while True:
+            for event in self.events:
+                if event.get("method") == method:
+                    return event
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no {method} within {timeout}s")
+            self.events.append(json.loads(self.ws.recv(timeout=remaining)))
+
+    def drain(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                self.events.append(json.loads(self.ws.recv(timeout=remaining)))
+            except TimeoutError:
+                return
+
+    def close(self) -> None:
+        self.ws.close()
+
+
+def open_in_chromium(path: Path, width: int = 1280) -> dict:
+    """Load a local file in a fresh headless Chromium; return console errors, exceptions, log errors, network
+    requests, page facts and a full-page PNG screenshot."""
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium)", pytrace=False)
+    profile = Path(tempfile.mkdtemp(prefix="agentr-chromium-"))
+    proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        port_file = profile / "DevToolsActivePort"
+        deadline = time.monotonic() + 30
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.poll() is not None else ""
+                pytest.fail(f"chromium did not start its DevTools endpoint: {err}", pytrace=False)
+            time.sleep(0.05)
+        port = int(port_file.read_text().split()[0])
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as response:
+            targets = json.load(response)
+        page = next(t for t in targets if t["type"] == "page")
+        cdp = DevTools(page["webSocketDebuggerUrl"])
+        try:
+            for domain in ("Runtime", "Log", "Network", "Page"):
+                cdp.send(f"{domain}.enable")
+            cdp.send("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+            cdp.send("Page.navigate", url=path.resolve().as_uri())
+            cdp.wait_for("Page.loadEventFired")
+            cdp.drain(0.5)
+            facts = cdp.send("Runtime.evaluate", returnByValue=True, expression="""({
+                title: document.title,
+                images: document.images.length,
+                decoded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length,
+                scripts: document.scripts.length,
+                anchors: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
+                dangling: Array.from(document.querySelectorAll('a[href^="#"]'))
+                    .filter(a => !document.getElementById(a.getAttribute('href').slice(1))).length,
+                citations: document.querySelectorAll('a.cite').length,
+                height: document.documentElement.scrollHeight,
+            })""")["result"]["value"]
+            height = min(int(facts["height"]), 16000)
+            cdp.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
+                     mobile=False)
+            shot = base64.b64decode(cdp.send("Page.captureScreenshot", format="png")["data"])
+        finally:
+            cdp.close()
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        shutil.rmtree(profile, ignore_errors=True)
+    events = cdp.events
+    return {
+        "console_errors": [e["params"] for e in events if e.get("method") == "Runtime.consoleAPICalled"
+                           and e["params"]["type"] in ("error", "assert")],
+        "exceptions": [e["params"] for e in events if e.get("method") == "Runtime.exceptionThrown"],
+        "log_errors": [e["params"]["entry"] for e in events if e.get("method") == "Log.entryAdded"
+                       and e["params"]["entry"]["level"] == "error"],
+        "requests": [e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"],
+        "facts": facts,
+        "screenshot": shot,
+    }
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_harness_sees_console_errors_and_network_requests(tmp_path):
+    """A positive control: the same harness flags a page that logs an error and fetches from a server."""
+    page = tmp_path / "bad.html"
+    page.write_text('<!DOCTYPE html><html><head><title>bad</title></head><body><p>x</p>'
+                    '<img src="http://127.0.0.1:9/missing.png"><script>console.error("boom")</script></body></html>')
+    seen = open_in_chromium(page)
+    assert any("boom" in json.dumps(e) for e in seen["console_errors"])
+    assert any(url.startswith("http://127.0.0.1:9/") for url in seen["requests"])
+
+
+def test_report_is_self_contained_and_renders_cleanly_in_chromium(project, tmp_path):
+    store, slug, _ = project
+    page = build_report(store, slug)
+    # Statically: no scripts, no external stylesheet or font, nothing fetched from a URL.
+    assert "<script" not in page.lower() and "<link" not in page.lower() and "@import" not in page
+    assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#|data:image/png;base64,)""", page)
+    assert "http://" not in page and "https://" not in page
+    for section in ("summary", "plots", "competitors", "supporting", "gaps", "taxonomy", "draft", "papers", "cost",
+                    "lifecycle", "evidence"):
+        assert f'id="{section}"' in page
+    assert "passes</span> the deterministic validator" in page
+    assert "related_work</td><td>scripted-model" in page  # the redraft calls are priced in the cost table
+    path = tmp_path / "report.html"
+    path.write_text(page, encoding="utf-8")
+
+    seen = open_in_chromium(path)
+    assert seen["console_errors"] == [] and seen["exceptions"] == [], (seen["console_errors"], seen["exceptions"])
+    assert seen["log_errors"] == [], seen["log_errors"]
+    assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
+    facts = seen["facts"]
+    assert facts["scripts"] == 0 and facts["images"] == 6 and facts["decoded"] == 6
+    assert facts["dangling"] == 0 and facts["citations"] > 20
+    assert all(a.startswith("#") for a in facts["anchors"])
+    width, height = png_size(seen["screenshot"])
+    assert width == 1280 and height >= 4000, (width, height)
+    assert len(seen["screenshot"]) > 200_000
+    import matplotlib.image
+
+    pixels = matplotlib.image.imread(io.BytesIO(seen["screenshot"]), format="png")
+    assert pixels.std() > 0.05  # not a blank page
+    (tmp_path / "report.png").write_bytes(seen["screenshot"])
+
+
+def test_report_command_writes_the_file(project, monkeypatch, tmp_path):
+    store, slug, home = project
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    out = CliRunner().invoke(main, ["report", slug, "--out", str(tmp_path / "r.html")])
+    assert out.exit_code == 0, out.output
+    text = (tmp_path / "r.html").read_text()
+    assert text.startswith("<!DOCTYPE html>") and text.rstrip().endswith("</html>")
+    default = CliRunner().invoke(main, ["report", slug])
+    assert default.exit_code == 0 and (home / "results" / slug / "report.html").exists()
+    missing = CliRunner().invoke(main, ["report", "no-such-project"])
+    assert missing.exit_code == 1 and "error:" in missing.output
