@@ -26,10 +26,12 @@ from dagster import (
 )
 
 from agentr_dagster.defs.partitions import ATTEMPT_TAG, PARTITION_TAG, PIPELINE_JOB, REPAIR_TAG, SOURCE_TAG, projects
+from agentr_dagster.defs.recovery import mark_interrupted, run_is_live
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.settings import get_settings
+from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
 
 MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
 DEFAULT_MAX_PER_DAY = 2
@@ -100,11 +102,6 @@ def last_failure_class(store, slug: str) -> str | None:
 
 def _in_flight(store, instance, slug: str, model: str) -> bool:
     """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
-    from agentr_dagster.defs.recovery import (
-        mark_interrupted,
-        release_project_reservations,
-        run_is_live,
-    )
 
     runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT))
     if any(run_is_live(instance, run, stale_after=900.0) for run in runs):
@@ -117,7 +114,6 @@ def _in_flight(store, instance, slug: str, model: str) -> bool:
 
 
 def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
-    from agentr_dagster.defs.recovery import configured_model, project_gap
 
     model = configured_model()
     slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.list_projects()}

@@ -26,11 +26,12 @@ from dagster import DagsterInstance, DagsterRunStatus, build_schedule_context
 from dagster._core.test_utils import create_run_for_test
 
 from agentr_dagster.cli import main
-from agentr_dagster.defs.recovery import open_instance, partition_runs, project_gap
+from agentr_dagster.defs.recovery import open_instance, partition_runs
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.defs.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
 from agentr_dagster.domain import failures as st
 from agentr_dagster.settings import dagster_home, results_dir
+from agentr_dagster.stages.gaps import project_gap
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.support.recovery import (

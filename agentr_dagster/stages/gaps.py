@@ -1,0 +1,115 @@
+"""What the domain store says is still to do for a project: the durable side of recovery (no Dagster).
+
+`agentr resume` and the repair schedule (in ``defs/``) ask this module which stages of the chain are missing or
+stale for the current abstract, prompts, model and papers, and release the reservations that no live process can
+settle any more.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.hashing import score_cache_key, sha256
+from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.settings import get_settings, results_dir
+from agentr_dagster.store import PROJECT_STAGE
+
+CHAIN_STAGES = ("intent", "queries", "score", "exports")
+EXPORT_FORMATS = ("csv", "parquet", "xlsx")
+
+
+def configured_model() -> str:
+    """The model the configured backend would record (the cache keys depend on it)."""
+    settings = get_settings()
+    if not settings.llm_configured:
+        from agentr_dagster.domain.offline import OFFLINE_MODEL
+
+        return OFFLINE_MODEL
+    return settings.llm_model
+
+
+@dataclass
+class ProjectGap:
+    """What the domain store says is not done for one project."""
+
+    slug: str
+    stages: list[str] = field(default_factory=list)  # incomplete stages, in chain order
+    papers: int = 0
+    papers_missing: int = 0
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def complete(self) -> bool:
+        return not self.stages
+
+    def add(self, stage: str, reason: str) -> None:
+        if stage not in self.stages:
+            self.stages.append(stage)
+        self.reasons.append(f"{stage}: {reason}")
+        self.stages.sort(key=lambda s: CHAIN_STAGES.index(s) if s in CHAIN_STAGES else len(CHAIN_STAGES))
+
+
+def project_gap(store, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
+    """Compare durable outputs with what the current abstract, prompts, model and papers call for."""
+    model = model or configured_model()
+    project = store.get_project(slug)
+    papers = store.list_papers(slug)
+    gap = ProjectGap(slug, papers=len(papers), papers_missing=len(papers))
+    # A stage-level state other than completed (failed, or left in progress by a killed run; any stage of the
+    # chain, synthesis included) needs a run to make it true again; paper completeness is judged from stored
+    # results, not from paper states.
+    for row in store.status(slug):
+        if row.stage != PROJECT_STAGE and row.state is not None and row.state != st.COMPLETED:
+            gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
+
+    intent = store.latest_artifact(slug, "intent")
+    if intent is None:
+        gap.add("intent", "no artifact")
+        for stage in ("queries", "score", "exports"):
+            gap.add(stage, "waits for intent")
+        return gap
+    if intent.input_hash != sha256(project.abstract, prompt_version("intent"), model):
+        gap.add("intent", "stale (abstract, prompt or model changed)")
+    queries = store.latest_artifact(slug, "queries")
+    if queries is None:
+        gap.add("queries", "no artifact")
+    elif queries.input_hash != sha256(intent.input_hash, prompt_version("queries"), model):
+        gap.add("queries", "stale (intent, prompt or model changed)")
+
+    keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
+    scored = store.results_for_project(slug, cache_keys=keys)
+    gap.papers_missing = len(papers) - len({r.paper_id for r in scored})
+    if gap.papers_missing:
+        gap.add("score", f"{gap.papers_missing} of {len(papers)} papers have no current score")
+    newest = max((r.created_at for r in scored), default=None)
+    problem = _export_problem(slug, len(papers), newest, home)
+    if problem:
+        gap.add("exports", problem)
+    return gap
+
+
+def _export_problem(slug: str, papers: int, newest_result: datetime | None, home: Path | None) -> str | None:
+    folder = results_dir(slug, home)
+    for fmt in EXPORT_FORMATS:
+        path = folder / f"scores.{fmt}"
+        if not path.exists():
+            return f"{path.name} missing"
+        if newest_result is not None and path.stat().st_mtime < newest_result.timestamp() - 1:
+            return f"{path.name} older than the newest score"
+    import pyarrow.parquet as pq
+
+    rows = pq.read_metadata(folder / "scores.parquet").num_rows
+    if rows != papers:
+        return f"scores.parquet has {rows} rows for {papers} papers"
+    return None
+
+
+def release_project_reservations(store, slug: str, why: str) -> int:
+    """Release every open reservation of the project; only call this when no live process can settle them."""
+    held = store.reservations(slug, state="open")
+    for res in held:
+        store.release(res.id, note=why)
+    return len(held)
