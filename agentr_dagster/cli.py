@@ -143,28 +143,40 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
 
     from agentr_dagster.assets import pipeline_assets
     from agentr_dagster.resources import resources_from_env
+    from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
     store = _store()
     store.get_project(slug)
-    _ensure_partition(slug)
-    total = store.count_papers(slug)
-    stop = threading.Event()
-    watcher = None
-    if show_progress and total:
-        watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
-        watcher.start()
-    try:
-        with _instance() as instance:
-            result = materialize(
-                pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
-                raise_on_error=False, tags={"agentr/source": "cli"},
-                # The progress bar and summary say what happened; step-by-step logs stay in the UI.
-                run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
-            )
-    finally:
-        stop.set()
-        if watcher:
-            watcher.join()
+    holder = new_holder("cli")
+
+    def waiting(current) -> None:
+        click.echo(f"{slug}: waiting for the run in flight ({current.describe()}); "
+                   "what it has done will be reused, not redone", err=True)
+
+    # One run per project: the lease is held for the whole run (its steps re-enter it through the run tag); a
+    # second command waits here, then finds the finished work in the store and makes no call for it.
+    with hold_project(store, slug, holder, on_wait=waiting) as took:
+        if not took:
+            raise RuntimeError(f"{slug}: this process already runs the project")
+        _ensure_partition(slug)
+        total = store.count_papers(slug)
+        stop = threading.Event()
+        watcher = None
+        if show_progress and total:
+            watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
+            watcher.start()
+        try:
+            with _instance() as instance:
+                result = materialize(
+                    pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
+                    raise_on_error=False, tags={"agentr/source": "cli", LEASE_TAG: holder},
+                    # The progress bar and summary say what happened; step-by-step logs stay in the UI.
+                    run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
+                )
+        finally:
+            stop.set()
+            if watcher:
+                watcher.join()
     if not result.success:
         for event in result.all_events:
             if event.is_step_failure:

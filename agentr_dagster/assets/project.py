@@ -1,6 +1,8 @@
 """The project chain as project-partitioned assets. Thin: each asset calls one pipeline function, turns
 failure classes into Dagster failures, and reports counts and checks as metadata."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from dagster import (
     AssetCheckResult,
@@ -31,6 +33,7 @@ from agentr_dagster.exports import scores_dataframe, write_exports, write_usage_
 from agentr_dagster.reports import markdown_table, usage_metadata, usage_report
 from agentr_dagster.resources import LLMResource, StoreResource
 from agentr_dagster.retrieval import retrieve_for_project
+from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
 projects = DynamicPartitionsDefinition(name="projects")
 
@@ -45,6 +48,20 @@ def _as_failure(exc: StageError, stage: str) -> Failure:
         metadata={"failure_class": exc.failure_class.value},
         allow_retries=exc.failure_class is FailureClass.transient,
     )
+
+
+@contextmanager
+def project_lease(context: AssetExecutionContext, db) -> Iterator[str]:
+    """Hold the project's lease for the step, whoever launched the run: a step of another run of the same
+    project waits here (and says so in the run's log). Yields the holder token (for the per-paper claims)."""
+    slug = context.partition_key
+    holder = context.run.tags.get(LEASE_TAG) or new_holder(f"run-{context.run_id[:8]}")
+
+    def waiting(current) -> None:
+        context.log.info(f"waiting for the run in flight on {slug} ({current.describe()})")
+
+    with hold_project(db, slug, holder, run_id=context.run_id, on_wait=waiting):
+        yield holder
 
 
 def _stage_metadata(outcome: pipeline.StageOutcome, backend) -> dict:
@@ -70,7 +87,8 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     db = store.get()
     backend = llm.backend(db)
     try:
-        outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
+        with project_lease(context, db):
+            outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "research_intent") from exc
     intent = ResearchIntent.model_validate(outcome.payload)
@@ -101,7 +119,8 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     db = store.get()
     backend = llm.backend(db)
     try:
-        outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
+        with project_lease(context, db):
+            outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "search_queries") from exc
     queries = SearchQueries.model_validate(outcome.payload)
@@ -176,10 +195,11 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     slug = context.partition_key
     try:
-        summary = pipeline.score_project(
-            db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
-            progress=_log_progress(context),
-        )
+        with project_lease(context, db) as holder:
+            summary = pipeline.score_project(
+                db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
+                progress=_log_progress(context), holder=holder,
+            )
     except StageError as exc:
         raise _as_failure(exc, "paper_scores") from exc
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
