@@ -148,8 +148,10 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     store = _store()
     store.get_project(slug)
     holder = new_holder("cli")
+    waited: list = []
 
     def waiting(current) -> None:
+        waited.append(current)
         click.echo(f"{slug}: waiting for the run in flight ({current.describe()}); "
                    "what it has done will be reused, not redone", err=True)
 
@@ -158,6 +160,13 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     with hold_project(store, slug, holder, on_wait=waiting) as took:
         if not took:
             raise RuntimeError(f"{slug}: this process already runs the project")
+        if waited:
+            from agentr_dagster.recovery import project_gap
+
+            if project_gap(store, slug).complete:  # attach: the run waited for did everything this one would
+                click.echo(f"{slug}: the run in flight completed the project; nothing left to run", err=True)
+                return True
+            click.echo(f"{slug}: the run in flight ended with work left; running what is missing", err=True)
         _ensure_partition(slug)
         total = store.count_papers(slug)
         stop = threading.Event()

@@ -16,7 +16,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from agentr_dagster.cli import main
 from agentr_dagster.store import DomainStore
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import *  # noqa: F403
@@ -64,12 +66,12 @@ def wait_all(procs, timeout: float = 150.0) -> list[tuple[int, str]]:
 
 
 @pytest.mark.usefixtures("fast_home")
-@pytest.mark.parametrize("count", [2, 4])
-def test_runs_started_together_call_the_model_once_per_paper(store_url, count, tmp_path, scripted_server,  # noqa: F811
-                                                              monkeypatch):
+@pytest.mark.parametrize(("backend", "count"), [("sqlite", 2), ("postgresql", 4)])
+def test_runs_started_together_call_the_model_once_per_paper(backend, count, request, tmp_path,
+                                                              scripted_server, monkeypatch):  # noqa: F811
     slug, n = "together", 16
-    server = scripted_server(chain_responder, latency=0.3)
-    store = DomainStore(store_url)
+    server = scripted_server(chain_responder, latency=0.1)
+    store = DomainStore(request.getfixturevalue("sqlite_url" if backend == "sqlite" else "pg_url"))
     store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
     store.ensure_account("default")
     make_project(store, tmp_path, slug, n)
@@ -89,10 +91,58 @@ def test_runs_started_together_call_the_model_once_per_paper(store_url, count, t
     # the commands that found the run in flight said that they waited for it
     assert sum("waiting for the run in flight" in log for _, log in outcomes) >= 1, [o[1] for o in outcomes]
     assert_ledger_reconciles(store)
-    verify = subprocess.run([sys.executable, "-m", "agentr_dagster.cli", "ledger", "verify"], env=_cli_env(env),
-                            capture_output=True, text=True, timeout=60)
-    assert verify.returncode == 0, verify.stdout + verify.stderr
+    verify = CliRunner().invoke(main, ["ledger", "verify"], env=env)
+    assert verify.exit_code == 0, verify.output
     # the exports of whichever run wrote last are whole, and no temporary file is left behind
     results = Path(env["AGENTR_HOME"]) / "results" / slug
     assert not [p for p in results.iterdir() if ".tmp" in p.name], list(results.iterdir())
     store.close()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def test_lease_is_taken_over_only_from_a_gone_holder(store, tmp_path):  # noqa: F811
+    import sqlalchemy as sa
+
+    from agentr_dagster.store import schema as t
+    from agentr_dagster.store.leases import HOST, new_holder
+
+    make_project(store, tmp_path, "leased", 2)
+    a, b = new_holder("a"), new_holder("b")
+    assert store.try_acquire_project_lease("leased", a) == (True, None)
+    assert store.try_acquire_project_lease("leased", a)[0]  # its own lease: re-entered
+    taken, current = store.try_acquire_project_lease("leased", b)
+    assert not taken and current.holder == a  # a live holder (this process) keeps it
+    with store.engine.begin() as conn:  # the holder becomes a process of this host that has exited
+        conn.execute(sa.update(t.project_leases).values(pid=_dead_pid()))
+    assert store.try_acquire_project_lease("leased", b) == (True, None)
+    assert store.project_lease("leased").holder == b
+    with store.engine.begin() as conn:  # a holder on another host: gone only once its heartbeat is stale
+        conn.execute(sa.update(t.project_leases).values(host=HOST + "-elsewhere", pid=1))
+    assert not store.try_acquire_project_lease("leased", a, ttl_s=60)[0]
+    assert store.try_acquire_project_lease("leased", a, ttl_s=0)[0]
+    assert not store.release_project_lease("leased", b) and store.release_project_lease("leased", a)
+    assert store.project_lease("leased") is None
+
+
+def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):  # noqa: F811
+    import sqlalchemy as sa
+
+    from agentr_dagster.store import schema as t
+    from agentr_dagster.store.leases import new_holder
+
+    make_project(store, tmp_path, "claims", 3)
+    p1, p2, p3 = (p.id for p in store.list_papers("claims"))
+    a, b = new_holder("a"), new_holder("b")
+    assert store.claim_papers("claims", a, [(p1, "k1"), (p2, "k2")]) == {"k1", "k2"}
+    assert store.claim_papers("claims", b, [(p1, "k1"), (p2, "k2"), (p3, "k3")]) == {"k3"}
+    store.release_claims(a, ["k1"])
+    assert store.claim_papers("claims", b, [(p1, "k1"), (p2, "k2")]) == {"k1"}
+    with store.engine.begin() as conn:  # a's process dies holding k2
+        conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == a).values(pid=_dead_pid()))
+    assert store.claim_papers("claims", b, [(p2, "k2")]) == {"k2"}
+    assert store.release_claims(b) == 3
