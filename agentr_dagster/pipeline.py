@@ -60,6 +60,17 @@ def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
         raise exc
 
 
+def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
+    """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
+    be back), then release any reservation of this run's stage still open — its calls are over, so none may be
+    left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work)."""
+    gateway = getattr(backend, "gateway", None)
+    if gateway is not None and gateway.unsettled and gateway.settle_pending():
+        return
+    if run_id is not None:
+        store.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
+
+
 def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
@@ -75,8 +86,10 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
     try:
         result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
     except StageError as exc:
+        close_stage_calls(store, backend, slug, stage, run_id)
         _fail(store, slug, stage, exc, run_id)
         raise
+    close_stage_calls(store, backend, slug, stage, run_id)
     payload = result.model_dump(mode="json")
     try:
         artifact_id = store.save_artifact(
@@ -206,6 +219,7 @@ def score_project(
             beat.stop()
             with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
                 store.release_claims(holder)
+    close_stage_calls(store, backend, slug, "score", run_id)
     if attempted < len(todo):  # papers another worker scored while this one waited for their claims
         with lock:
             summary.reused += len(todo) - attempted

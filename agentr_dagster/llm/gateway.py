@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import openai
+import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
@@ -49,6 +51,8 @@ class LLMSettings(BaseModel):
     timeout_s: float = 120.0
     max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
     max_attempts: int = 4  # transient failures are retried in-process this many times in all
+    settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
+    settle_backoff_s: float = 0.5
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     account: str = "default"
@@ -56,6 +60,10 @@ class LLMSettings(BaseModel):
     # with it; OpenAI proper does not take this extension, so it is opt-in (AGENTR_LLM_SCHEMA_HINT=1).
     schema_hint: bool = False
     limits: EndpointLimits | None = None
+
+
+class UnsettledError(TransientError):
+    """An answered call whose settlement failed on a database error (kept for :meth:`settle_pending`)."""
 
 
 @dataclass
@@ -184,6 +192,9 @@ class OpenAICompatibleBackend:
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
         self.calls_made = 0
+        # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
+        self.unsettled: list[tuple[int, object, tuple[str, str] | None]] = []
+        self._pending_lock = threading.Lock()
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
@@ -203,6 +214,8 @@ class OpenAICompatibleBackend:
                 return self._complete_once(stage, messages, schema, ctx)
             except TransientError as exc:
                 last = exc
+                if isinstance(exc, UnsettledError):
+                    raise  # asking again would pay twice: the kept settlement caches this answer
                 if attempt + 1 >= self.settings.max_attempts:
                     break
                 delay = backoff_delay(
@@ -307,7 +320,7 @@ class OpenAICompatibleBackend:
             reservation = self.store.reserve(
                 self.settings.account,
                 idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
-                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound,
+                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
             )
         except InsufficientCredits as exc:
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
@@ -347,7 +360,44 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        return content, lambda response: self.store.settle(reservation, usage=usage_in, response=response)
+        return content, lambda response: self._settle(reservation, usage_in, response)
+
+    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None) -> None:
+        """Settle an answered call, retrying a database error with backoff. If the database stays away, the
+        settlement is kept (:meth:`settle_pending` retries it before the stage reports its outcome) and the call
+        fails as transient: its answer is paid for, so it is never dropped silently."""
+        delay = self.settings.settle_backoff_s
+        for attempt in range(self.settings.settle_attempts):
+            try:
+                self.store.settle(reservation, usage=usage_in, response=response)
+                return
+            except sa.exc.SQLAlchemyError as exc:
+                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                if attempt + 1 >= self.settings.settle_attempts:
+                    break
+                log.warning("settle of reservation %s failed (%s); retrying in %.1fs", reservation, problem, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+        with self._pending_lock:
+            self.unsettled.append((reservation, usage_in, response))
+        raise UnsettledError(
+            f"the endpoint answered but the charge could not be recorded ({problem}); it is kept and settled "
+            "when the database is back"
+        )
+
+    def settle_pending(self) -> int:
+        """Retry the settlements kept by :meth:`_settle`; returns how many are still unsettled."""
+        with self._pending_lock:
+            pending, self.unsettled = self.unsettled, []
+        left = []
+        for reservation, usage_in, response in pending:
+            try:
+                self.store.settle(reservation, usage=usage_in, response=response)
+            except sa.exc.SQLAlchemyError:
+                left.append((reservation, usage_in, response))
+        with self._pending_lock:
+            self.unsettled.extend(left)
+        return len(left)
 
 
 def _describe_validation_error(exc: Exception) -> str:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -49,7 +50,11 @@ def pid_alive(pid: int) -> bool:
         return True
     except OSError:
         return False
-    return True
+    try:  # a zombie has exited; it only waits for its parent to reap it
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 @dataclass(frozen=True)
@@ -91,7 +96,7 @@ class LeaseMixin(StoreCore):
         pid = os.getpid()
 
         def tx(conn: Connection) -> tuple[bool, LeaseHolder | None]:
-            project = self._active_project(conn, slug)
+            project = self._project(conn, slug)  # deleted or not: the stage under the lease reports the orphan
             now = now_utc()
             values = {"holder": holder, "host": HOST, "pid": pid, "run_id": run_id, "acquired_at": now,
                       "heartbeat_at": now}
@@ -165,7 +170,7 @@ class LeaseMixin(StoreCore):
             chunk = items[start : start + _CHUNK]
 
             def tx(conn: Connection, chunk=chunk) -> set[str]:
-                project = self._active_project(conn, slug)
+                project = self._project(conn, slug)  # a deletion is seen by the reservation, as an orphan
                 now = now_utc()
                 mine = {"holder": holder, "host": HOST, "pid": pid, "claimed_at": now, "heartbeat_at": now}
                 conn.execute(
@@ -246,6 +251,9 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
         return
     beat = Heartbeat(store, holder)
     try:
+        # No other run of the project is alive now: reservations its ended runs left open hold credits for
+        # calls that are over (a lost settle, a killed process); give them back before this run reserves more.
+        store.release_ended_runs_reservations(slug, keep_run_id=run_id)
         yield True
     finally:
         beat.stop()

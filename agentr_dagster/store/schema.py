@@ -224,6 +224,7 @@ reservations = sa.Table(
     sa.Column("idempotency_key", sa.String(255), nullable=False, unique=True),
     _created(),
     sa.Column("closed_at", UTCDateTime(), nullable=True),
+    sa.Column("run_id", sa.String(64), nullable=True),  # the run that took it: it must close it before it ends
     sa.CheckConstraint(_in("state", RESERVATION_STATES), name="state"),
     sa.CheckConstraint("amount >= 0", name="amount_non_negative"),
     sa.Index("ix_reservations_state_created", "state", "created_at"),

@@ -1,4 +1,4 @@
-"""One run per project: project leases and per-paper claims.
+"""One run per project: project leases and per-paper claims; the run that took each reservation.
 
 Revision ID: 0003
 Revises: 0002
@@ -48,9 +48,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("cache_key", name=op.f("pk_paper_claims")),
     )
     op.create_index("ix_paper_claims_holder", "paper_claims", ["holder"], unique=False)
+    op.add_column("reservations", sa.Column("run_id", sa.String(length=64), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("reservations") as batch:
+        batch.drop_column("run_id")
     op.drop_index("ix_paper_claims_holder", table_name="paper_claims")
     op.drop_table("paper_claims")
     op.drop_table("project_leases")

@@ -1,0 +1,105 @@
+"""Money under faults: a settle lost to a database cut, reservations left by ended runs, and what `ledger verify`
+says about them. Real PostgreSQL behind a TCP relay that can drop every connection, the scripted server."""
+
+from __future__ import annotations
+
+import threading
+import time
+from decimal import Decimal
+
+from sqlalchemy.engine import make_url
+
+from agentr_dagster import pipeline
+from agentr_dagster.backends import LLMStageBackend
+from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+from agentr_dagster.store import DomainStore
+from tests.servers import scripted_server  # noqa: F401
+from tests.store_fixtures import *  # noqa: F403
+from tests.test_recovery_support import API_KEY, MODEL, assert_ledger_reconciles, chain_responder, make_project
+from tests.test_sensor_outage import Relay
+
+
+def _backend(server, store) -> LLMStageBackend:
+    settings = LLMSettings(base_url=server.base_url, api_key=API_KEY, model=MODEL, backoff_base_s=0.01,
+                           settle_backoff_s=0.3)
+    return LLMStageBackend(OpenAICompatibleBackend(settings, store))
+
+
+def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(pg_url, pg_store, tmp_path,  # noqa: F811
+                                                                            scripted_server):
+    slug, n = "cut", 4
+    pg_store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    make_project(pg_store, tmp_path, slug, n)
+    relay = Relay(make_url(pg_url).port or 5432)
+    relay.start()
+    server = scripted_server(chain_responder, latency=1.0)
+    store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
+    backend = _backend(server, store)
+    try:
+        pipeline.run_intent(store, backend, slug, run_id="run-cut")
+        pipeline.run_queries(store, backend, slug, run_id="run-cut")
+        calls_before = server.calls
+
+        def cut() -> None:  # every scoring call is in flight: the database goes away until after they answer
+            while len([r for r in pg_store.open_reservations() if r.stage == "score"]) < n:
+                time.sleep(0.02)
+            relay.stop()
+            time.sleep(1.6)
+            relay.start()
+
+        cutter = threading.Thread(target=cut)
+        cutter.start()
+        summary = pipeline.score_project(store, backend, slug, concurrency=n, run_id="run-cut")
+        cutter.join()
+    finally:
+        relay.close()
+    assert summary.complete and summary.scored == n, pipeline.summary_text(summary)
+    assert server.calls - calls_before == n  # nobody was asked twice
+    score_usage = [u for u in pg_store.usage(slug) if u.stage == "score"]
+    assert len(score_usage) == n and {u.run_id for u in score_usage} == {"run-cut"}
+    assert_ledger_reconciles(pg_store)
+    assert pg_store.verify_ledger().ok
+    store.close()
+
+
+def test_the_run_releases_its_leaked_reservations_and_verify_names_them(store, tmp_path, scripted_server):  # noqa: F811
+    slug = "leak"
+    make_project(store, tmp_path, slug, 2)
+    server = scripted_server(chain_responder)
+    backend = _backend(server, store)
+    pipeline.run_intent(store, backend, slug, run_id="run-a")
+    pipeline.run_queries(store, backend, slug, run_id="run-a")
+    # a reservation of run-a's scoring that nothing closed (its settle was lost)
+    leaked = store.reserve("default", Decimal("1"), idempotency_key="leaked", slug=slug, stage="score",
+                           run_id="run-a")
+    store.set_status(slug, "score", "completed", run_id="run-a")  # ... and the run's scoring ended
+    report = store.verify_ledger()
+    assert not report.ok and "no_open_reservation_after_run" in report.failed_checks()
+    assert any(f"reservations#{leaked}" in v.rows for v in report.violations)
+    # scoring again in run-a: the stage releases what its run left open before it reports its outcome
+    summary = pipeline.score_project(store, backend, slug, concurrency=2, run_id="run-a")
+    assert summary.complete
+    assert store.open_reservations() == []
+    assert store.verify_ledger().ok
+    assert_ledger_reconciles(store)
+
+
+def test_verify_flags_a_request_charged_twice_by_overlapping_calls(store):  # noqa: F811
+    from agentr_dagster.store import UsageIn
+
+    store.set_pricing("m", Decimal("1"), Decimal("1"))
+    usage = UsageIn(model="m", input_tokens=10, output_tokens=10, request_hash="same-request")
+    # two workers reserve for the same request before either has settled: the double charge of issue 18
+    first = store.reserve("default", Decimal("1"), idempotency_key="w1")
+    second = store.reserve("default", Decimal("1"), idempotency_key="w2")
+    store.settle(first, usage=usage, response=("same-request", "{}"))
+    store.settle(second, usage=usage, response=("same-request", "{}"))
+    report = store.verify_ledger()
+    assert report.failed_checks() == ["no_duplicate_charges"], report.violations
+    # a repair round is sequential (settled before the next reservation) and stays clean
+    other = UsageIn(model="m", input_tokens=10, output_tokens=10, request_hash="repaired")
+    store.settle(store.reserve("default", Decimal("1"), idempotency_key="r1"), usage=other)
+    store.settle(store.reserve("default", Decimal("1"), idempotency_key="r2"), usage=other,
+                 response=("repaired", "{}"))
+    assert store.verify_ledger().failed_checks() == ["no_duplicate_charges"]
+    assert len([v for v in store.verify_ledger().violations if "same request" in v.message]) == 1
