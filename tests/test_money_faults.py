@@ -25,8 +25,8 @@ def _backend(server, store) -> LLMStageBackend:
     return LLMStageBackend(OpenAICompatibleBackend(settings, store))
 
 
-def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(pg_url, pg_store, tmp_path,  # noqa: F811
-                                                                            scripted_server):
+def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
+        pg_url, pg_store, tmp_path, scripted_server):  # noqa: F811
     slug, n = "cut", 4
     pg_store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
     make_project(pg_store, tmp_path, slug, n)

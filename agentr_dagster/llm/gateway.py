@@ -340,9 +340,9 @@ class OpenAICompatibleBackend:
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             # (a StageError from the call or the wait; anything else is the limiter itself, e.g. Redis unreachable)
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
+            if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
+                self.limiter.pause(error.retry_after)
             self.store.release(reservation, note=f"no answer: {error.failure_class.value}")
-            if error.retry_after:
-                self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None

@@ -104,6 +104,7 @@ def resources_from_env(*, resolve: bool = False) -> dict:
             model=os.environ.get("AGENTR_LLM_MODEL", "gpt-4o-mini"),
             provider=os.environ.get("AGENTR_LLM_PROVIDER", "default"),
             concurrency=int(os.environ.get("AGENTR_LLM_CONCURRENCY", "4")),
+            timeout_s=float(os.environ.get("AGENTR_LLM_TIMEOUT", "") or 120.0),  # seconds per HTTP call
             schema_hint=os.environ.get("AGENTR_LLM_SCHEMA_HINT", "") == "1",
             max_concurrent_calls=_int_env("AGENTR_LLM_MAX_CONCURRENT"),
             requests_per_minute=_int_env("AGENTR_LLM_RPM"),
