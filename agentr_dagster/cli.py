@@ -31,7 +31,7 @@ def _echo_json(value) -> None:
 
 def _json_default(value):
     if isinstance(value, Decimal):
-        return str(value)
+        return format(value, "f")  # "0.00000000", never "0E-8"
     if hasattr(value, "isoformat"):
         return value.isoformat()
     if hasattr(value, "model_dump"):
@@ -336,7 +336,7 @@ def credits_grant(amount: float, account: str, note: str) -> None:
     store = _store()
     store.ensure_account(account)
     balance = store.grant(account, Decimal(str(amount)), note=note)
-    click.echo(f"{account}: balance {balance} credits")
+    click.echo(f"{account}: balance {balance:f} credits")
 
 
 @credits.command("balance")
@@ -344,7 +344,7 @@ def credits_grant(amount: float, account: str, note: str) -> None:
 def credits_balance(account: str) -> None:
     store = _store()
     store.ensure_account(account)
-    click.echo(f"{account}: balance {store.balance(account)} credits")
+    click.echo(f"{account}: balance {store.balance(account):f} credits")
 
 
 @main.group()

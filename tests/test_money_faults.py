@@ -103,3 +103,20 @@ def test_verify_flags_a_request_charged_twice_by_overlapping_calls(store):  # no
                  response=("repaired", "{}"))
     assert store.verify_ledger().failed_checks() == ["no_duplicate_charges"]
     assert len([v for v in store.verify_ledger().violations if "same request" in v.message]) == 1
+
+
+def test_zero_default_credits_write_no_grant_and_balances_print_as_decimals(store_url, monkeypatch):  # noqa: F811
+    from click.testing import CliRunner
+
+    from agentr_dagster.cli import main
+
+    monkeypatch.setenv("AGENTR_DATABASE_URL", store_url)
+    runner = CliRunner()
+    assert runner.invoke(main, ["credits", "set-default", "0"]).exit_code == 0
+    shown = runner.invoke(main, ["credits", "balance", "--account", "newcomer"])
+    assert shown.exit_code == 0 and "newcomer: balance 0.00000000 credits" in shown.output, shown.output
+    assert "E-" not in shown.output
+    verify = runner.invoke(main, ["ledger", "verify"])
+    assert verify.exit_code == 0, verify.output
+    with DomainStore(store_url) as store:
+        assert [e for e in store.ledger() if e.kind == "grant" and e.amount <= 0] == []

@@ -299,6 +299,8 @@ class LedgerMixin(StoreCore):
                 ).scalar()
                 if new_id is None:  # created concurrently
                     return conn.execute(sa.select(t.accounts.c.id).where(t.accounts.c.name == name)).scalar_one()
+                if amount <= 0:  # zero default credits: nothing granted, so no entry (a grant is positive)
+                    return new_id
                 conn.execute(
                     sa.insert(t.ledger_entries).values(
                         account_id=new_id,
@@ -478,7 +480,7 @@ class LedgerMixin(StoreCore):
             balance = self._lock_account(conn, account_id)
             if balance < value:
                 raise InsufficientCredits(
-                    f"account {account!r} has {balance} credits; {value} needed",
+                    f"account {account!r} has {balance:f} credits; {value:f} needed",
                     account=account,
                     requested=value,
                     available=balance,
@@ -487,8 +489,8 @@ class LedgerMixin(StoreCore):
                 committed = self._project_committed(conn, project_id)
                 if committed + value > project.budget_credits:
                     raise InsufficientCredits(
-                        f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
-                        f"({committed} committed, {value} more requested)",
+                        f"project {slug!r} budget of {project.budget_credits:f} credits would be exceeded "
+                        f"({committed:f} committed, {value:f} more requested)",
                         account=account,
                         requested=value,
                         available=max(project.budget_credits - committed, ZERO),
@@ -699,6 +701,13 @@ class LedgerMixin(StoreCore):
             ]
 
         return self._read(tx)
+
+    def open_reservation_count(self, account: str = "default") -> int:
+        account_id = self.ensure_account(account)
+        r = t.reservations
+        return self._read(lambda conn: conn.execute(
+            sa.select(sa.func.count()).where(r.c.account_id == account_id, r.c.state == "open")
+        ).scalar_one())
 
     def release_run_reservations(self, slug: str, stage: str, run_id: str, note: str = "") -> int:
         """Release the reservations of ``run_id``'s ``stage`` that are still open: the run's calls are over, so
