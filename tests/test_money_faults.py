@@ -120,3 +120,48 @@ def test_zero_default_credits_write_no_grant_and_balances_print_as_decimals(stor
     assert verify.exit_code == 0, verify.output
     with DomainStore(store_url) as store:
         assert [e for e in store.ledger() if e.kind == "grant" and e.amount <= 0] == []
+
+
+def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, scripted_server):  # noqa: F811
+    from agentr_dagster.intake import add_papers_file, add_project
+
+    store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    server = scripted_server(chain_responder, latency=0.2)
+    n = 8
+    # what one scoring call holds (its bound) and costs, measured on a first project
+    make_project(store, tmp_path, "probe", n)
+    probe = _backend(server, store)
+    pipeline.run_intent(store, probe, "probe")
+    assert pipeline.score_project(store, probe, "probe", concurrency=4).complete
+    held = max(r.amount for r in store.reservations("probe") if r.stage == "score")
+    cost = max(u.credits for u in store.usage("probe") if u.stage == "score")
+    # a second project (another abstract: no cached answers), scored from an account that can pay for every
+    # paper but not for four calls' bounds at once
+    add_project(store, "tight", "Auditable automation of evidence synthesis with language models, measured.")
+    assert add_papers_file(store, "tight", tmp_path / "probe.csv").added == n
+    pipeline.run_intent(store, probe, "tight")
+    budget = (cost * n * Decimal("1.3") + held * Decimal("1.1")).quantize(Decimal("0.00000001"))
+    assert 4 * held > budget  # four bounds at once do not fit: the old code stopped at the first refusal
+    store.set_default_credits(0)
+    store.ensure_account("tight-account")
+    store.grant("tight-account", budget, note="just enough")
+    settings = probe.gateway.settings.model_copy(update={"account": "tight-account"})
+    backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
+
+    summary = pipeline.score_project(store, backend, "tight", concurrency=4)
+
+    assert summary.complete and summary.scored == n, pipeline.summary_text(summary)
+    assert store.open_reservations() == []
+    assert store.balance("tight-account") == budget - sum(u.credits for u in store.usage("tight")
+                                                          if u.stage == "score")
+    assert_ledger_reconciles(store, "tight-account")
+    assert store.verify_ledger().ok
+
+    # out of credits for real: it stops, and says how many credits were left
+    add_project(store, "broke", "A third abstract, about running out of credits near the end of a balance.")
+    assert add_papers_file(store, "broke", tmp_path / "probe.csv").added == n
+    pipeline.run_intent(store, probe, "broke")
+    stopped = pipeline.score_project(store, backend, "broke", concurrency=4)
+    assert not stopped.complete and stopped.failed
+    assert any("credits left at stop" in m for m in stopped.messages), stopped.messages
+    assert store.open_reservations() == []

@@ -53,6 +53,7 @@ class LLMSettings(BaseModel):
     max_attempts: int = 4  # transient failures are retried in-process this many times in all
     settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
     settle_backoff_s: float = 0.5
+    credit_wait_s: float = 120.0  # a refused reservation waits this long at most for open ones to settle
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     account: str = "default"
@@ -241,6 +242,23 @@ class OpenAICompatibleBackend:
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
 
+    def _reserve(self, key: str, bound, ctx: CallContext, refused: type[Exception]) -> int:
+        """Reserve the call's bound. Refused while other reservations of the account are open (calls in flight
+        hold about their upper bound, several times what they will cost), wait for them to settle and try
+        again: the last credits are then spent, and a refusal stops only when nothing else holds credits."""
+        deadline = time.monotonic() + self.settings.credit_wait_s
+        while True:
+            try:
+                return self.store.reserve(
+                    self.settings.account,
+                    idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
+                    slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
+                )
+            except refused:
+                if time.monotonic() > deadline or not self.store.open_reservation_count(self.settings.account):
+                    raise
+                time.sleep(0.05 + random.uniform(0, 0.1))
+
     def _post_chat(self, messages: list[dict[str, str]], temperature: float, max_tokens: int,
                    response_format: dict) -> tuple[str, object]:
         """One HTTP call: the answer's text and usage, or a classified, redacted StageError."""
@@ -317,13 +335,11 @@ class OpenAICompatibleBackend:
         try:
             # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
             # is also the orphan check: it refuses a deleted project or paper atomically.
-            reservation = self.store.reserve(
-                self.settings.account,
-                idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
-                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
-            )
+            reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
-            raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
+            left = exc.available if exc.available is not None else self.store.balance(self.settings.account)
+            raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
+                from exc
         except DeletedError as exc:
             raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made") from exc
         response_format: dict = {"type": "json_object"}
