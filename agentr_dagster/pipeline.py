@@ -16,10 +16,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
+
 from agentr_dagster.backends import StageBackend, canonical_json
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
-from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
+from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, TransientError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
@@ -49,6 +51,34 @@ def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, pap
     store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
                      detail=exc.message[:500], run_id=run_id)
     store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
+
+
+DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for it, to record the failure
+
+
+@contextlib.contextmanager
+def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
+                               wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
+    """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
+    failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
+    retried. Without this, ``agentr failures`` showed nothing and the stage stayed ``in_progress``."""
+    try:
+        yield
+    except sa.exc.SQLAlchemyError as err:
+        first = (str(err).strip().splitlines() or [""])[0][:300]
+        exc = TransientError(f"{stage}: the domain database failed ({type(err).__name__}: {first})")
+        deadline = time.monotonic() + wait_s
+        delay = 0.25
+        while True:
+            try:
+                _fail(store, slug, stage, exc, run_id)
+                break
+            except sa.exc.SQLAlchemyError:
+                if time.monotonic() + delay > deadline:
+                    break  # still away: a later run or `agentr resume` finds the stage unfinished
+                time.sleep(delay)
+                delay = min(delay * 2, 4.0)
+        raise exc from None
 
 
 def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:

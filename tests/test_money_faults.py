@@ -165,3 +165,42 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     assert not stopped.complete and stopped.failed
     assert any("credits left at stop" in m for m in stopped.messages), stopped.messages
     assert store.open_reservations() == []
+
+
+def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(pg_url, pg_store, tmp_path,  # noqa: F811
+                                                                            scripted_server):
+    slug, n = "lost-db", 6
+    make_project(pg_store, tmp_path, slug, n)
+    relay = Relay(make_url(pg_url).port or 5432)
+    relay.start()
+    server = scripted_server(chain_responder, latency=0.6)
+    store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
+    backend = _backend(server, store)
+    backend.gateway.settings.settle_attempts = 1  # the settle gives up at once: the outage outlasts the stage
+
+    def cut() -> None:
+        while not [r for r in pg_store.open_reservations() if r.stage == "score"]:
+            time.sleep(0.02)
+        relay.stop()
+        time.sleep(2.0)
+        relay.start()
+
+    try:
+        pipeline.run_intent(store, backend, slug, run_id="run-lost")
+        cutter = threading.Thread(target=cut)
+        cutter.start()
+        try:
+            with pipeline.database_failures_recorded(store, slug, "score", "run-lost", wait_s=20):
+                pipeline.score_project(store, backend, slug, concurrency=2, run_id="run-lost")
+        except pipeline.TransientError as exc:
+            raised = exc
+        else:
+            raised = None
+        cutter.join()
+    finally:
+        relay.close()
+    assert raised is not None and "domain database" in raised.message
+    failures = [f for f in pg_store.failures(slug) if f.stage == "score" and f.paper_id is None]
+    assert failures and failures[-1].failure_class == "transient" and failures[-1].run_id == "run-lost"
+    assert [r.state for r in pg_store.status(slug) if r.stage == "score"] == ["failed_transient"]
+    store.close()

@@ -87,7 +87,8 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     db = store.get()
     backend = llm.backend(db)
     try:
-        with project_lease(context, db):
+        with pipeline.database_failures_recorded(db, context.partition_key, "intent", context.run_id), \
+                project_lease(context, db):
             outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "research_intent") from exc
@@ -119,7 +120,8 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     db = store.get()
     backend = llm.backend(db)
     try:
-        with project_lease(context, db):
+        with pipeline.database_failures_recorded(db, context.partition_key, "queries", context.run_id), \
+                project_lease(context, db):
             outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "search_queries") from exc
@@ -195,7 +197,8 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     slug = context.partition_key
     try:
-        with project_lease(context, db) as holder:
+        with pipeline.database_failures_recorded(db, slug, "score", context.run_id), \
+                project_lease(context, db) as holder:
             summary = pipeline.score_project(
                 db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
                 progress=_log_progress(context), holder=holder,
