@@ -57,11 +57,12 @@ DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for i
 
 
 @contextlib.contextmanager
-def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
+def database_failures_recorded(store, slug: str, stage: str, run_id: str | None, backend=None,
                                wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
     """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
     failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
-    retried. Without this, ``agentr failures`` showed nothing and the stage stayed ``in_progress``."""
+    retried. Without this, ``agentr failures`` showed nothing and the stage stayed ``in_progress``. Answered calls
+    whose settlement the outage blocked (kept by ``backend``'s gateway) are settled then too."""
     try:
         yield
     except sa.exc.SQLAlchemyError as err:
@@ -72,6 +73,9 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
         while True:
             try:
                 _fail(store, slug, stage, exc, run_id)
+                gateway = getattr(backend, "gateway", None)
+                if gateway is not None and gateway.unsettled:
+                    gateway.settle_pending()
                 break
             except sa.exc.SQLAlchemyError:
                 if time.monotonic() + delay > deadline:

@@ -167,8 +167,8 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     assert store.open_reservations() == []
 
 
-def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(pg_url, pg_store, tmp_path,  # noqa: F811
-                                                                            scripted_server):
+def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
+        pg_url, pg_store, tmp_path, scripted_server):  # noqa: F811
     slug, n = "lost-db", 6
     make_project(pg_store, tmp_path, slug, n)
     relay = Relay(make_url(pg_url).port or 5432)
@@ -190,7 +190,7 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(pg_u
         cutter = threading.Thread(target=cut)
         cutter.start()
         try:
-            with pipeline.database_failures_recorded(store, slug, "score", "run-lost", wait_s=20):
+            with pipeline.database_failures_recorded(store, slug, "score", "run-lost", backend, wait_s=20):
                 pipeline.score_project(store, backend, slug, concurrency=2, run_id="run-lost")
         except pipeline.TransientError as exc:
             raised = exc
@@ -203,4 +203,9 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(pg_u
     failures = [f for f in pg_store.failures(slug) if f.stage == "score" and f.paper_id is None]
     assert failures and failures[-1].failure_class == "transient" and failures[-1].run_id == "run-lost"
     assert [r.state for r in pg_store.status(slug) if r.stage == "score"] == ["failed_transient"]
+    # the answered calls the outage kept from settling were settled once the database was back: charged once
+    assert backend.gateway.unsettled == []
+    score_usage = [u for u in pg_store.usage(slug) if u.stage == "score"]
+    assert len(score_usage) == len({u.reservation_id for u in score_usage}) >= 1
+    assert pg_store.verify_ledger().ok
     store.close()

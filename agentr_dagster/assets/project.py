@@ -87,7 +87,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     db = store.get()
     backend = llm.backend(db)
     try:
-        with pipeline.database_failures_recorded(db, context.partition_key, "intent", context.run_id), \
+        with pipeline.database_failures_recorded(db, context.partition_key, "intent", context.run_id, backend), \
                 project_lease(context, db):
             outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
@@ -120,7 +120,7 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     db = store.get()
     backend = llm.backend(db)
     try:
-        with pipeline.database_failures_recorded(db, context.partition_key, "queries", context.run_id), \
+        with pipeline.database_failures_recorded(db, context.partition_key, "queries", context.run_id, backend), \
                 project_lease(context, db):
             outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
@@ -197,7 +197,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     slug = context.partition_key
     try:
-        with pipeline.database_failures_recorded(db, slug, "score", context.run_id), \
+        with pipeline.database_failures_recorded(db, slug, "score", context.run_id, backend), \
                 project_lease(context, db) as holder:
             summary = pipeline.score_project(
                 db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
