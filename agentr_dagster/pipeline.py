@@ -73,9 +73,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
         while True:
             try:
                 _fail(store, slug, stage, exc, run_id)
-                gateway = getattr(backend, "gateway", None)
-                if gateway is not None and gateway.unsettled:
-                    gateway.settle_pending()
+                close_stage_calls(store, backend, slug, stage, run_id)  # kept settles, then leaked reservations
                 break
             except sa.exc.SQLAlchemyError:
                 if time.monotonic() + delay > deadline:
