@@ -146,3 +146,40 @@ def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):
         conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == a).values(pid=_dead_pid()))
     assert store.claim_papers("claims", b, [(p2, "k2")]) == {"k2"}
     assert store.release_claims(b) == 3
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_a_cli_run_beside_a_dagster_launched_run_calls_once_per_paper(pg_url, tmp_path, scripted_server,  # noqa: F811
+                                                                      monkeypatch):
+    """A run launched by Dagster itself (the UI, a sensor, a schedule: no lease tag) and `agentr run` at once:
+    the steps of whichever comes second wait for the project's lease inside the step."""
+    from dagster import DagsterInstance
+
+    from tests.test_recovery_support import llm, run_chain
+
+    slug, n = "beside", 12
+    server = scripted_server(chain_responder, latency=0.3)
+    store = DomainStore(pg_url)
+    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    make_project(store, tmp_path, slug, n)
+    env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=4)}
+    procs = start_runs(slug, 1, env, tmp_path)
+    deadline = time.monotonic() + 60
+    while store.project_lease(slug) is None:  # the CLI's run is in flight: now the UI launches one
+        assert procs[0][0].poll() is None and time.monotonic() < deadline, procs[0][1].read_text()
+        time.sleep(0.05)
+    instance = DagsterInstance.ephemeral()
+    launched = run_chain(store, slug, llm(server, concurrency=4), instance, tags={"agentr/source": "ui"})
+    [(code, log)] = wait_all(procs)
+
+    assert code == 0, log
+    assert launched.success
+    waited = [e for e in instance.all_logs(launched.run_id) if "waiting for the run in flight" in e.user_message]
+    assert waited, "the launched run's step did not wait for the CLI's run"
+    per_title = requests_per_title(server)
+    assert len(per_title) == n and set(per_title.values()) == {1}, per_title
+    assert len([u for u in store.usage(slug) if u.stage == "score"]) == n
+    assert sum(1 for u in store.usage(slug) if u.stage in ("intent", "queries")) == 2
+    assert_ledger_reconciles(store)
+    assert store.verify_ledger().ok
+    store.close()
