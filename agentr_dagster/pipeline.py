@@ -92,12 +92,20 @@ def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
         raise exc
 
 
+def _settle_kept_calls(backend) -> None:
+    """Before any call: answers kept through an outage (by this process or one that died) are settled, which
+    also puts them in the response cache, so that this stage does not ask (and pay) for them again."""
+    gateway = getattr(backend, "gateway", None)
+    if gateway is not None:
+        gateway.settle_pending()
+
+
 def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
     """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
     be back), then release any reservation of this run's stage still open — its calls are over, so none may be
     left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work)."""
     gateway = getattr(backend, "gateway", None)
-    if gateway is not None and gateway.unsettled and gateway.settle_pending():
+    if gateway is not None and gateway.settle_pending():
         return
     if run_id is not None:
         store.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
@@ -115,6 +123,7 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
         _fail(store, slug, stage, exc, run_id)
         raise exc
     store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
+    _settle_kept_calls(backend)
     try:
         result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
     except StageError as exc:
@@ -204,6 +213,7 @@ def score_project(
     worker is waited for and then reused, never called twice.
     """
     _require_active(store, slug, "score", run_id)
+    _settle_kept_calls(backend)
     project = store.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = store.list_papers(slug)

@@ -3,6 +3,7 @@ says about them. Real PostgreSQL behind a TCP relay that can drop every connecti
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from decimal import Decimal
@@ -210,4 +211,46 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     assert pg_store.open_reservations() == []  # what the outage kept from being released was released then
     report = pg_store.verify_ledger()
     assert report.ok, report.violations
+    store.close()
+
+
+def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next_run(pg_url, pg_store, tmp_path,
+                                                                                     scripted_server):  # noqa: F811
+    """The database is cut while the calls are in flight and the process 'dies' (its backend is dropped without
+    closing the stage): the answers it kept on disk are settled by the next run, which charges them once."""
+    slug, n = "kept", 3
+    make_project(pg_store, tmp_path, slug, n)
+    relay = Relay(make_url(pg_url).port or 5432)
+    relay.start()
+    server = scripted_server(chain_responder, latency=0.6)
+    store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
+    spool = tmp_path / "unsettled"
+    settings = LLMSettings(base_url=server.base_url, api_key=API_KEY, model=MODEL, backoff_base_s=0.01,
+                           settle_attempts=1, unsettled_dir=str(spool))
+    dying = LLMStageBackend(OpenAICompatibleBackend(settings, store))
+    pipeline.run_intent(pg_store, dying, slug, run_id="run-dies")
+    calls_before = server.calls
+
+    def cut() -> None:
+        while server.calls - calls_before < n:
+            time.sleep(0.01)
+        relay.stop()
+
+    cutter = threading.Thread(target=cut)
+    cutter.start()
+    with contextlib.suppress(Exception):  # the database is gone: the stage fails however it fails
+        pipeline.score_project(store, dying, slug, concurrency=n, run_id="run-dies")
+    cutter.join()
+    relay.close()
+    kept = sorted(spool.glob("reservation-*.json"))
+    assert len(kept) == n and len(pg_store.open_reservations()) == n  # answered, unsettled, on disk
+
+    # the next run (another backend, the database back) settles them before it reports
+    nxt = LLMStageBackend(OpenAICompatibleBackend(settings, pg_store))
+    summary = pipeline.score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
+    assert summary.complete and server.calls - calls_before == n  # not asked again: the kept answers are used
+    assert list(spool.glob("*.json")) == []
+    assert len([u for u in pg_store.usage(slug) if u.stage == "score"]) == n
+    assert_ledger_reconciles(pg_store)
+    assert pg_store.verify_ledger().ok
     store.close()

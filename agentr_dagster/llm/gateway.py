@@ -34,6 +34,7 @@ from agentr_dagster.domain.failures import (
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+from agentr_dagster.llm.unsettled import UnsettledSpool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -53,6 +54,7 @@ class LLMSettings(BaseModel):
     max_attempts: int = 4  # transient failures are retried in-process this many times in all
     settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
     settle_backoff_s: float = 0.5
+    unsettled_dir: str | None = None  # where answered-but-unsettled calls are kept (default: $AGENTR_HOME/unsettled)
     credit_wait_s: float = 120.0  # a refused reservation waits this long at most for open ones to settle
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
@@ -195,6 +197,7 @@ class OpenAICompatibleBackend:
         self.calls_made = 0
         # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
         self.unsettled: list[tuple[int, object, tuple[str, str] | None]] = []
+        self.spool = UnsettledSpool(settings.unsettled_dir) if settings.unsettled_dir else None
         self._pending_lock = threading.Lock()
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
@@ -396,6 +399,11 @@ class OpenAICompatibleBackend:
                 delay = min(delay * 2, 5.0)
         with self._pending_lock:
             self.unsettled.append((reservation, usage_in, response))
+        if self.spool is not None:  # on disk too: the process may not outlive the outage
+            try:
+                self.spool.add(reservation, usage_in, response)
+            except OSError as exc:
+                log.error("could not keep the unsettled call of reservation %s on disk: %s", reservation, exc)
         raise UnsettledError(
             f"the endpoint answered but the charge could not be recorded ({problem}); it is kept and settled "
             "when the database is back"
@@ -411,9 +419,14 @@ class OpenAICompatibleBackend:
                 self.store.settle(reservation, usage=usage_in, response=response)
             except sa.exc.SQLAlchemyError:
                 left.append((reservation, usage_in, response))
+            else:
+                if self.spool is not None:
+                    self.spool.remove(reservation)
         with self._pending_lock:
             self.unsettled.extend(left)
-        return len(left)
+        # and what other processes kept, e.g. one that died during an outage
+        spooled = self.spool.settle_all(self.store) if self.spool is not None else 0
+        return len(left) + spooled
 
 
 def _describe_validation_error(exc: Exception) -> str:

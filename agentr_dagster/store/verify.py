@@ -144,6 +144,11 @@ def verify_ledger(store, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: da
     _check_duplicate_charges(snap, bad)
     _check_open_after_run(snap, bad)
     _check_settled_have_usage(snap, bad)
+    for entry in snap.entries:  # answered calls whose charge landed only after their hold was given back
+        if entry.kind == "settle" and "reservation had been released" in (entry.note or ""):
+            notes.add("late_settlement", "an answered call was settled after its reservation had been released "
+                      "(kept through a database outage or a crash, then charged its actual cost)",
+                      f"usage_log#{entry.usage_id}", f"ledger_entries#{entry.id}")
     violations = bad.violations()
     return VerifyReport(
         ok=not violations,
