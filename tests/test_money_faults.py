@@ -8,14 +8,17 @@ import threading
 import time
 from decimal import Decimal
 
+import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
 from agentr_dagster import pipeline
 from agentr_dagster.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.store import DomainStore
+from agentr_dagster.store import schema as t
 from tests.servers import scripted_server  # noqa: F401
 from tests.store_fixtures import *  # noqa: F403
+from tests.test_concurrent_runs import _dead_pid
 from tests.test_recovery_support import API_KEY, MODEL, assert_ledger_reconciles, chain_responder, make_project
 from tests.test_sensor_outage import Relay
 
@@ -245,7 +248,10 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     kept = sorted(spool.glob("reservation-*.json"))
     assert len(kept) == n and len(pg_store.open_reservations()) == n  # answered, unsettled, on disk
 
-    # the next run (another backend, the database back) settles them before it reports
+    # the process is gone (its claims name a pid that has exited); the next run, the database back, settles the
+    # kept answers before it calls
+    with pg_store.engine.begin() as conn:
+        conn.execute(sa.update(t.paper_claims).values(pid=_dead_pid()))
     nxt = LLMStageBackend(OpenAICompatibleBackend(settings, pg_store))
     summary = pipeline.score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
     assert summary.complete and server.calls - calls_before == n  # not asked again: the kept answers are used
