@@ -109,10 +109,11 @@ def test_lease_is_taken_over_only_from_a_gone_holder(store, tmp_path):  # noqa: 
     import sqlalchemy as sa
 
     from agentr_dagster.store import schema as t
-    from agentr_dagster.store.leases import HOST, new_holder
+    from agentr_dagster.store.leases import HOST, Heartbeat, new_holder
 
     make_project(store, tmp_path, "leased", 2)
     a, b = new_holder("a"), new_holder("b")
+    beat = Heartbeat(store, a)  # a holder of this process is live while it beats
     assert store.try_acquire_project_lease("leased", a) == (True, None)
     assert store.try_acquire_project_lease("leased", a)[0]  # its own lease: re-entered
     taken, current = store.try_acquire_project_lease("leased", b)
@@ -127,17 +128,22 @@ def test_lease_is_taken_over_only_from_a_gone_holder(store, tmp_path):  # noqa: 
     assert store.try_acquire_project_lease("leased", a, ttl_s=0)[0]
     assert not store.release_project_lease("leased", b) and store.release_project_lease("leased", a)
     assert store.project_lease("leased") is None
+    # a holder of this very process that stopped beating (it lost the database while letting go) is gone
+    assert store.try_acquire_project_lease("leased", a)[0]
+    beat.stop()
+    assert store.try_acquire_project_lease("leased", b)[0]
 
 
 def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):  # noqa: F811
     import sqlalchemy as sa
 
     from agentr_dagster.store import schema as t
-    from agentr_dagster.store.leases import new_holder
+    from agentr_dagster.store.leases import Heartbeat, new_holder
 
     make_project(store, tmp_path, "claims", 3)
     p1, p2, p3 = (p.id for p in store.list_papers("claims"))
     a, b = new_holder("a"), new_holder("b")
+    beat = Heartbeat(store, a)
     assert store.claim_papers("claims", a, [(p1, "k1"), (p2, "k2")]) == {"k1", "k2"}
     assert store.claim_papers("claims", b, [(p1, "k1"), (p2, "k2"), (p3, "k3")]) == {"k3"}
     store.release_claims(a, ["k1"])
@@ -146,6 +152,7 @@ def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):
         conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == a).values(pid=_dead_pid()))
     assert store.claim_papers("claims", b, [(p2, "k2")]) == {"k2"}
     assert store.release_claims(b) == 3
+    beat.stop()
 
 
 @pytest.mark.usefixtures("fast_home")

@@ -16,6 +16,7 @@ import socket
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -79,10 +80,16 @@ def _is_self(row: sa.Row, holder: str) -> bool:
 
 
 def _gone(row: sa.Row, now: datetime, ttl_s: float) -> bool:
-    """The holder is provably gone: its heartbeat is stale, or it was a process of this host that has exited."""
+    """The holder is provably gone: its heartbeat is stale, it was a process of this host that has exited, or it
+    was this very process and no longer beats (it lost the database while letting go)."""
     if row.heartbeat_at < now - timedelta(seconds=ttl_s):
         return True
-    return row.host == HOST and row.pid != os.getpid() and not pid_alive(row.pid)
+    if row.host != HOST:
+        return False
+    if row.pid == os.getpid():
+        with _beating_lock:
+            return not _beating[row.holder]
+    return not pid_alive(row.pid)
 
 
 class LeaseMixin(StoreCore):
@@ -208,6 +215,10 @@ class LeaseMixin(StoreCore):
         return self._run(tx)
 
 
+_beating: Counter = Counter()  # holders of this process with a running heartbeat
+_beating_lock = threading.Lock()
+
+
 class Heartbeat:
     """Beats ``store.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
     a database blip must not kill the run; a long outage lets the lease go stale, which is the point)."""
@@ -215,6 +226,8 @@ class Heartbeat:
     def __init__(self, store, holder: str, every_s: float = HEARTBEAT_S):
         self._store, self._holder, self._every = store, holder, every_s
         self._stop = threading.Event()
+        with _beating_lock:
+            _beating[holder] += 1
         self._thread = threading.Thread(target=self._loop, name="agentr-heartbeat", daemon=True)
         self._thread.start()
 
@@ -226,6 +239,10 @@ class Heartbeat:
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
+        with _beating_lock:
+            _beating[self._holder] -= 1
+            if _beating[self._holder] <= 0:
+                del _beating[self._holder]
 
 
 @contextmanager
@@ -237,20 +254,20 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
     leaves it to the outer holder to release)."""
     already = store.project_lease(slug)
     reentered = already is not None and (already.holder, already.host, already.pid) == (holder, HOST, os.getpid())
-    told = False
-    while True:
-        taken, current = store.try_acquire_project_lease(slug, holder, run_id=run_id, ttl_s=ttl_s)
-        if taken:
-            break
-        if on_wait is not None and not told:
-            on_wait(current)
-            told = True
-        time.sleep(poll_s)
     if reentered:
         yield False
         return
-    beat = Heartbeat(store, holder)
+    beat = Heartbeat(store, holder)  # beats before the lease is taken: a holder in this process is live while it beats
     try:
+        told = False
+        while True:
+            taken, current = store.try_acquire_project_lease(slug, holder, run_id=run_id, ttl_s=ttl_s)
+            if taken:
+                break
+            if on_wait is not None and not told:
+                on_wait(current)
+                told = True
+            time.sleep(poll_s)
         # No other run of the project is alive now: reservations its ended runs left open hold credits for
         # calls that are over (a lost settle, a killed process); give them back before this run reserves more.
         store.release_ended_runs_reservations(slug, keep_run_id=run_id)
