@@ -68,7 +68,7 @@ def ledger_show(account: str, limit: int, as_json: bool) -> None:
         click.echo(dump_json({"account": account, "balance": store.balance(account),
                           "entries": [e.__dict__ for e in shown]}))
         return
-    click.echo(f"{account}: balance {store.balance(account)} credits, {len(entries)} entries")
+    click.echo(f"{account}: balance {store.balance(account):f} credits, {len(entries)} entries")
     for e in shown:
         refs = " ".join(x for x in (e.reservation_id and f"reservation={e.reservation_id}",
                                     e.usage_id and f"usage={e.usage_id}") if x)

@@ -110,28 +110,49 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     from agentr_dagster.defs.assets import pipeline_assets
     from agentr_dagster.defs.instance import open_instance
     from agentr_dagster.defs.resources import resources_from_env
+    from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
     store = open_store()
     store.get_project(slug)
-    _ensure_partition(slug)
-    total = store.count_papers(slug)
-    stop = threading.Event()
-    watcher = None
-    if show_progress and total:
-        watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
-        watcher.start()
-    try:
-        with open_instance() as instance:
-            result = materialize(
-                pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
-                raise_on_error=False, tags={"agentr/source": "cli"},
-                # The progress bar and summary say what happened; step-by-step logs stay in the UI.
-                run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
-            )
-    finally:
-        stop.set()
-        if watcher:
-            watcher.join()
+    holder = new_holder("cli")
+    waited: list = []
+
+    def waiting(current) -> None:
+        waited.append(current)
+        click.echo(f"{slug}: waiting for the run in flight ({current.describe()}); "
+                   "what it has done will be reused, not redone", err=True)
+
+    # One run per project: the lease is held for the whole run (its steps re-enter it through the run tag); a
+    # second command waits here, then finds the finished work in the store and makes no call for it.
+    with hold_project(store, slug, holder, on_wait=waiting) as took:
+        if not took:
+            raise RuntimeError(f"{slug}: this process already runs the project")
+        if waited:
+            from agentr_dagster.stages.gaps import project_gap
+
+            if project_gap(store, slug).complete:  # attach: the run waited for did everything this one would
+                click.echo(f"{slug}: the run in flight completed the project; nothing left to run", err=True)
+                return True
+            click.echo(f"{slug}: the run in flight ended with work left; running what is missing", err=True)
+        _ensure_partition(slug)
+        total = store.count_papers(slug)
+        stop = threading.Event()
+        watcher = None
+        if show_progress and total:
+            watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
+            watcher.start()
+        try:
+            with open_instance() as instance:
+                result = materialize(
+                    pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
+                    raise_on_error=False, tags={"agentr/source": "cli", LEASE_TAG: holder},
+                    # The progress bar and summary say what happened; step-by-step logs stay in the UI.
+                    run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
+                )
+        finally:
+            stop.set()
+            if watcher:
+                watcher.join()
     if not result.success:
         for event in result.all_events:
             if event.is_step_failure:
@@ -282,7 +303,7 @@ def credits_grant(amount: float, account: str, note: str) -> None:
     store = open_store()
     store.ensure_account(account)
     balance = store.grant(account, Decimal(str(amount)), note=note)
-    click.echo(f"{account}: balance {balance} credits")
+    click.echo(f"{account}: balance {balance:f} credits")
 
 
 @credits.command("balance")
@@ -290,7 +311,7 @@ def credits_grant(amount: float, account: str, note: str) -> None:
 def credits_balance(account: str) -> None:
     store = open_store()
     store.ensure_account(account)
-    click.echo(f"{account}: balance {store.balance(account)} credits")
+    click.echo(f"{account}: balance {store.balance(account):f} credits")
 
 
 @main.group()

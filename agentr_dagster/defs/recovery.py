@@ -17,11 +17,9 @@ Order per project (``resume_project``):
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 
 from dagster import (
     DagsterEventType,
@@ -47,6 +45,7 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
+from agentr_dagster.store.leases import pid_alive
 
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
 RUNNING = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING)
@@ -104,20 +103,6 @@ def run_pids(instance: DagsterInstance, run_id: str) -> set[int]:
         for e in instance.all_logs(run_id)
         if e.dagster_event is not None and e.dagster_event.pid is not None
     }
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie has exited; it only waits for its parent to reap it
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return fields[0] != "Z"
-    except (OSError, IndexError):
-        return True
 
 
 def run_is_live(instance: DagsterInstance, run: DagsterRun, stale_after: float) -> bool:

@@ -70,6 +70,7 @@ class LLMResource(ConfigurableResource):
         return LLMSettings(
             base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
             timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
+            unsettled_dir=str(agentr_home() / "unsettled"),
             limits=EndpointLimits(
                 max_concurrent=self.max_concurrent_calls, requests_per_minute=self.requests_per_minute,
                 tokens_per_minute=self.tokens_per_minute, redis_url=self.redis_url or None,

@@ -13,6 +13,7 @@ import hashlib
 import json
 import logging
 import random
+import threading
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import openai
+import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
@@ -32,6 +34,7 @@ from agentr_dagster.domain.failures import (
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+from agentr_dagster.llm.unsettled import UnsettledSpool
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -49,6 +52,10 @@ class LLMSettings(BaseModel):
     timeout_s: float = 120.0
     max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
     max_attempts: int = 4  # transient failures are retried in-process this many times in all
+    settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
+    settle_backoff_s: float = 0.5
+    unsettled_dir: str | None = None  # where answered-but-unsettled calls are kept (default: $AGENTR_HOME/unsettled)
+    credit_wait_s: float = 120.0  # a refused reservation waits this long at most for open ones to settle
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     account: str = "default"
@@ -56,6 +63,10 @@ class LLMSettings(BaseModel):
     # with it; OpenAI proper does not take this extension, so it is opt-in (AGENTR_LLM_SCHEMA_HINT=1).
     schema_hint: bool = False
     limits: EndpointLimits | None = None
+
+
+class UnsettledError(TransientError):
+    """An answered call whose settlement failed on a database error (kept for :meth:`settle_pending`)."""
 
 
 @dataclass
@@ -184,6 +195,10 @@ class OpenAICompatibleBackend:
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
         self.calls_made = 0
+        # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
+        self.unsettled: list[tuple[int, object, tuple[str, str] | None]] = []
+        self.spool = UnsettledSpool(settings.unsettled_dir) if settings.unsettled_dir else None
+        self._pending_lock = threading.Lock()
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
@@ -203,6 +218,8 @@ class OpenAICompatibleBackend:
                 return self._complete_once(stage, messages, schema, ctx)
             except TransientError as exc:
                 last = exc
+                if isinstance(exc, UnsettledError):
+                    raise  # asking again would pay twice: the kept settlement caches this answer
                 if attempt + 1 >= self.settings.max_attempts:
                     break
                 delay = backoff_delay(
@@ -227,6 +244,23 @@ class OpenAICompatibleBackend:
         if not self.store.is_active(ctx.slug, ctx.paper_id):
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
+
+    def _reserve(self, key: str, bound, ctx: CallContext, refused: type[Exception]) -> int:
+        """Reserve the call's bound. Refused while other reservations of the account are open (calls in flight
+        hold about their upper bound, several times what they will cost), wait for them to settle and try
+        again: the last credits are then spent, and a refusal stops only when nothing else holds credits."""
+        deadline = time.monotonic() + self.settings.credit_wait_s
+        while True:
+            try:
+                return self.store.reserve(
+                    self.settings.account,
+                    idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
+                    slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
+                )
+            except refused:
+                if time.monotonic() > deadline or not self.store.open_reservation_count(self.settings.account):
+                    raise
+                time.sleep(0.05 + random.uniform(0, 0.1))
 
     def _post_chat(self, messages: list[dict[str, str]], temperature: float, max_tokens: int,
                    response_format: dict) -> tuple[str, object]:
@@ -304,13 +338,11 @@ class OpenAICompatibleBackend:
         try:
             # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
             # is also the orphan check: it refuses a deleted project or paper atomically.
-            reservation = self.store.reserve(
-                self.settings.account,
-                idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
-                slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound,
-            )
+            reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
-            raise NoCreditsError(f"not enough credits for a {stage} call: {exc}") from exc
+            left = exc.available if exc.available is not None else self.store.balance(self.settings.account)
+            raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
+                from exc
         except DeletedError as exc:
             raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made") from exc
         response_format: dict = {"type": "json_object"}
@@ -327,9 +359,9 @@ class OpenAICompatibleBackend:
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             # (a StageError from the call or the wait; anything else is the limiter itself, e.g. Redis unreachable)
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
+            if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
+                self.limiter.pause(error.retry_after)
             self.store.release(reservation, note=f"no answer: {error.failure_class.value}")
-            if error.retry_after:
-                self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None
@@ -347,7 +379,54 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        return content, lambda response: self.store.settle(reservation, usage=usage_in, response=response)
+        return content, lambda response: self._settle(reservation, usage_in, response)
+
+    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None) -> None:
+        """Settle an answered call, retrying a database error with backoff. If the database stays away, the
+        settlement is kept (:meth:`settle_pending` retries it before the stage reports its outcome) and the call
+        fails as transient: its answer is paid for, so it is never dropped silently."""
+        delay = self.settings.settle_backoff_s
+        for attempt in range(self.settings.settle_attempts):
+            try:
+                self.store.settle(reservation, usage=usage_in, response=response)
+                return
+            except sa.exc.SQLAlchemyError as exc:
+                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
+                if attempt + 1 >= self.settings.settle_attempts:
+                    break
+                log.warning("settle of reservation %s failed (%s); retrying in %.1fs", reservation, problem, delay)
+                time.sleep(delay)
+                delay = min(delay * 2, 5.0)
+        with self._pending_lock:
+            self.unsettled.append((reservation, usage_in, response))
+        if self.spool is not None:  # on disk too: the process may not outlive the outage
+            try:
+                self.spool.add(reservation, usage_in, response)
+            except OSError as exc:
+                log.error("could not keep the unsettled call of reservation %s on disk: %s", reservation, exc)
+        raise UnsettledError(
+            f"the endpoint answered but the charge could not be recorded ({problem}); it is kept and settled "
+            "when the database is back"
+        )
+
+    def settle_pending(self) -> int:
+        """Retry the settlements kept by :meth:`_settle`; returns how many are still unsettled."""
+        with self._pending_lock:
+            pending, self.unsettled = self.unsettled, []
+        left = []
+        for reservation, usage_in, response in pending:
+            try:
+                self.store.settle(reservation, usage=usage_in, response=response)
+            except sa.exc.SQLAlchemyError:
+                left.append((reservation, usage_in, response))
+            else:
+                if self.spool is not None:
+                    self.spool.remove(reservation)
+        with self._pending_lock:
+            self.unsettled.extend(left)
+        # and what other processes kept, e.g. one that died during an outage
+        spooled = self.spool.settle_all(self.store) if self.spool is not None else 0
+        return len(left) + spooled
 
 
 def _describe_validation_error(exc: Exception) -> str:

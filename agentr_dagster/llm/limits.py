@@ -147,7 +147,17 @@ class RedisLimiter:
         seconds, micros = self.client.time()  # one clock for every process
         return seconds + micros / 1e6
 
+    def _wait_for_pause(self) -> None:
+        while True:
+            paused = float(self.client.get(f"{self.prefix}:paused_until") or 0)
+            now = self._now()
+            if paused <= now:
+                return
+            time.sleep(min(paused - now, 1.0))
+
     def _wait_for_budget(self, tokens: int) -> None:
+        # A Retry-After pause holds every caller, whatever limits are configured (none, or concurrency only).
+        self._wait_for_pause()
         checks = []
         if self.limits.requests_per_minute:
             checks.append(("requests", self.limits.requests_per_minute, 1))
@@ -202,9 +212,11 @@ _shared_lock = threading.Lock()
 
 
 def make_limiter(limits: EndpointLimits | None, endpoint: str):
-    """One limiter per endpoint and configuration per process, so every run in the process shares it."""
-    if limits is None or not limits.active:
-        return NoLimiter()
+    """One limiter per endpoint and configuration per process, so every run in the process shares it.
+
+    With no limits configured there is still one: a 429's Retry-After must pause every caller of the endpoint
+    (in the process, or everywhere when a Redis URL is given), not only the call that got it."""
+    limits = limits or EndpointLimits()
     key = (endpoint, limits.model_dump_json())
     with _shared_lock:
         if key not in _shared:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
 from agentr_dagster.stages.pipeline import current_intent
@@ -91,6 +92,15 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
     return safe
 
 
+def _write_one(frame: pd.DataFrame, fmt: str, tmp: Path) -> None:
+    if fmt == "csv":
+        spreadsheet_safe(frame).to_csv(tmp, index=False)
+    elif fmt == "xlsx":
+        spreadsheet_safe(frame).to_excel(tmp, index=False, engine="openpyxl")
+    else:
+        frame.to_parquet(tmp, index=False)
+
+
 def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str = "scores") -> dict[str, Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written: dict[str, Path] = {}
@@ -98,15 +108,8 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
         if fmt not in FORMATS:
             raise ValueError(f"unknown export format {fmt!r}; choose from {', '.join(FORMATS)}")
         path = out_dir / f"{stem}.{fmt}"
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        if fmt == "csv":
-            spreadsheet_safe(frame).to_csv(tmp, index=False)
-        elif fmt == "xlsx":
-            spreadsheet_safe(frame).to_excel(tmp, index=False, engine="openpyxl")
-        else:
-            frame.to_parquet(tmp, index=False)
-        tmp.replace(path)  # readers never see a half-written export
-        written[fmt] = path
+        # readers never see a half-written export; concurrent writers never share a temporary file
+        written[fmt] = write_atomically(path, lambda tmp, fmt=fmt: _write_one(frame, fmt, tmp))
     return written
 
 
@@ -121,8 +124,5 @@ def write_usage_exports(store, slug: str, out_dir: Path) -> dict[str, Path]:
     written: dict[str, Path] = {}
     for stem, frame in frames.items():
         path = out_dir / f"{stem}.csv"
-        tmp = path.with_suffix(".csv.tmp")
-        spreadsheet_safe(frame).to_csv(tmp, index=False)
-        tmp.replace(path)
-        written[stem] = path
+        written[stem] = write_atomically(path, lambda tmp, frame=frame: _write_one(frame, "csv", tmp))
     return written

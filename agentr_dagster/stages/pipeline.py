@@ -6,21 +6,26 @@ Assets and the CLI call these; each stage short-circuits when its durable output
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
+import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
+
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
-from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
+from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, TransientError
 from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend, canonical_json
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
 
 
 @dataclass
@@ -40,6 +45,36 @@ def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, pap
     store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
 
 
+DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for it, to record the failure
+
+
+@contextlib.contextmanager
+def database_failures_recorded(store, slug: str, stage: str, run_id: str | None, backend=None,
+                               wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
+    """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
+    failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
+    retried. Without this, ``agentr failures`` showed nothing and the stage stayed ``in_progress``. Answered calls
+    whose settlement the outage blocked (kept by ``backend``'s gateway) are settled then too."""
+    try:
+        yield
+    except sa.exc.SQLAlchemyError as err:
+        first = (str(err).strip().splitlines() or [""])[0][:300]
+        exc = TransientError(f"{stage}: the domain database failed ({type(err).__name__}: {first})")
+        deadline = time.monotonic() + wait_s
+        delay = 0.25
+        while True:
+            try:
+                _fail(store, slug, stage, exc, run_id)
+                close_stage_calls(store, backend, slug, stage, run_id)  # kept settles, then leaked reservations
+                break
+            except sa.exc.SQLAlchemyError:
+                if time.monotonic() + delay > deadline:
+                    break  # still away: a later run or `agentr resume` finds the stage unfinished
+                time.sleep(delay)
+                delay = min(delay * 2, 4.0)
+        raise exc from None
+
+
 def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
@@ -47,6 +82,25 @@ def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
         exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
         _fail(store, slug, stage, exc, run_id)
         raise exc
+
+
+def _settle_kept_calls(backend) -> None:
+    """Before any call: answers kept through an outage (by this process or one that died) are settled, which
+    also puts them in the response cache, so that this stage does not ask (and pay) for them again."""
+    gateway = getattr(backend, "gateway", None)
+    if gateway is not None:
+        gateway.settle_pending()
+
+
+def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
+    """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
+    be back), then release any reservation of this run's stage still open — its calls are over, so none may be
+    left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work)."""
+    gateway = getattr(backend, "gateway", None)
+    if gateway is not None and gateway.settle_pending():
+        return
+    if run_id is not None:
+        store.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
 
 
 def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
@@ -61,11 +115,14 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
         _fail(store, slug, stage, exc, run_id)
         raise exc
     store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
+    _settle_kept_calls(backend)
     try:
         result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
     except StageError as exc:
+        close_stage_calls(store, backend, slug, stage, run_id)
         _fail(store, slug, stage, exc, run_id)
         raise
+    close_stage_calls(store, backend, slug, stage, run_id)
     payload = result.model_dump(mode="json")
     try:
         artifact_id = store.save_artifact(
@@ -134,13 +191,16 @@ def score_project(
     run_id: str | None = None,
     progress: ProgressFn | None = None,
     batch_size: int = 128,
+    holder: str | None = None,
 ) -> ScoringSummary:
     """Score every active paper of the project that has no stored result for the current cache key.
 
     Results are persisted as they land (in batches). Failures are classified per paper; out of credits stops new
-    calls.
+    calls. Each paper's cache key is claimed (as ``holder``) before its call: a paper claimed by another live
+    worker is waited for and then reused, never called twice.
     """
     _require_active(store, slug, "score", run_id)
+    _settle_kept_calls(backend)
     project = store.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = store.list_papers(slug)
@@ -172,25 +232,79 @@ def score_project(
             if progress:
                 progress(done, summary.total)
 
+    holder = holder or new_holder("score")
+    beat = Heartbeat(store, holder) if todo else None
+    attempted = 0
+    try:
+        for mine in _claimed_rounds(store, slug, holder, todo, keys):
+            attempted += len(mine)
+            _score_claimed(
+                store, backend, slug, intent, project.abstract, mine, keys, summary, version=version,
+                run_id=run_id, batch_size=batch_size, concurrency=concurrency, record_failure=record_failure,
+                record_stored=record_stored,
+            )
+    finally:
+        if beat is not None:
+            beat.stop()
+            with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
+                store.release_claims(holder)
+    close_stage_calls(store, backend, slug, "score", run_id)
+    if attempted < len(todo):  # papers another worker scored while this one waited for their claims
+        with lock:
+            summary.reused += len(todo) - attempted
+            done += len(todo) - attempted
+        if progress:
+            progress(done, summary.total)
+
+    state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
+    store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
+    if summary.failed.get(FailureClass.orphan) and not store.is_active(slug):
+        # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
+        raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
+    return summary
+
+
+def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, str]) -> Iterator[list]:
+    """Yield the papers of ``todo`` this worker holds claims on and that still have no stored result; papers
+    claimed by a live worker are waited for (their results then count as reused) and claimed once free."""
+    pending = list(todo)
+    while pending:
+        claimed = store.claim_papers(slug, holder, [(p.id, keys[p.id]) for p in pending])
+        mine = [p for p in pending if keys[p.id] in claimed]
+        if mine:  # a result may have landed between the first lookup and the claim
+            stored = {r.paper_id for r in store.results_for_project(slug, cache_keys={p.id: keys[p.id] for p in mine})}
+            fresh = [p for p in mine if p.id not in stored]
+            store.release_claims(holder, [keys[p.id] for p in mine if p.id in stored])
+            yield fresh
+        pending = [p for p in pending if keys[p.id] not in claimed]
+        if pending:
+            time.sleep(POLL_S)
+            stored = {r.paper_id for r in store.results_for_project(
+                slug, cache_keys={p.id: keys[p.id] for p in pending})}
+            pending = [p for p in pending if p.id not in stored]
+
+
+def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list, keys: dict[int, str],
+                   summary: ScoringSummary, *, version: str, run_id: str | None, batch_size: int, concurrency: int,
+                   record_failure, record_stored) -> None:
+    """Score papers this worker holds the claims of: in batches (offline backend) or one call each."""
+    if not todo:
+        return
     if getattr(backend, "score_batch", None) is not None:
         if not store.is_active(slug):
             raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
-            results = backend.score_batch(intent, project.abstract, [(p.title, p.abstract or "") for p in chunk])
+            results = backend.score_batch(intent, abstract, [(p.title, p.abstract or "") for p in chunk])
             stored = store.save_results_many(
                 slug,
                 [(p.id, keys[p.id], a.model_dump(mode="json")) for p, a in zip(chunk, results, strict=True)],
                 prompt_version=version, model=backend.model, backend=backend.kind, completes_stage="score",
                 run_id=run_id,
             )
-            summary.scored += len(stored)
-            done += len(chunk)
-            if progress:
-                progress(done, summary.total)
-        missing = len(todo) - summary.scored
-        if missing:
-            summary.failed[FailureClass.orphan] += missing
+            record_stored(len(stored))
+            if len(stored) < len(chunk):
+                summary.failed[FailureClass.orphan] += len(chunk) - len(stored)
     else:
         stop_new_calls = threading.Event()
         writer = ResultWriter(
@@ -204,7 +318,7 @@ def score_project(
             else:
                 try:
                     assessment = backend.score_paper(
-                        intent, project.abstract, paper.title, paper.abstract or "",
+                        intent, abstract, paper.title, paper.abstract or "",
                         CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate),
                     )
                 except StageError as err:
@@ -236,13 +350,6 @@ def score_project(
                     list(pool.map(work, batch))
         finally:
             writer.close()
-
-    state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
-    store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
-    if summary.failed.get(FailureClass.orphan) and not store.is_active(slug):
-        # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
-        raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
-    return summary
 
 
 class ResultWriter:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.contracts import PaperAssessment
 from agentr_dagster.domain.failures import PermanentError, StageError
 from agentr_dagster.domain.hashing import score_cache_key, sha256
@@ -186,10 +187,8 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     written = {}
     for kind, name in FILES.items():
         path = out_dir / name
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(contents[kind], encoding="utf-8")
-        tmp.replace(path)  # a reader never sees half a draft
-        written[kind] = path
+        # a reader never sees half a draft; concurrent writers never share a temporary file
+        written[kind] = write_atomically(path, lambda tmp, text=contents[kind]: tmp.write_text(text, encoding="utf-8"))
     return written
 
 

@@ -299,6 +299,8 @@ class LedgerMixin(StoreCore):
                 ).scalar()
                 if new_id is None:  # created concurrently
                     return conn.execute(sa.select(t.accounts.c.id).where(t.accounts.c.name == name)).scalar_one()
+                if amount <= 0:  # zero default credits: nothing granted, so no entry (a grant is positive)
+                    return new_id
                 conn.execute(
                     sa.insert(t.ledger_entries).values(
                         account_id=new_id,
@@ -432,6 +434,7 @@ class LedgerMixin(StoreCore):
         stage: str | None = None,
         paper_id: int | None = None,
         bound: CallBound | None = None,
+        run_id: str | None = None,
     ) -> int:
         """Hold ``amount`` credits before a call; returns the reservation id.
 
@@ -477,7 +480,7 @@ class LedgerMixin(StoreCore):
             balance = self._lock_account(conn, account_id)
             if balance < value:
                 raise InsufficientCredits(
-                    f"account {account!r} has {balance} credits; {value} needed",
+                    f"account {account!r} has {balance:f} credits; {value:f} needed",
                     account=account,
                     requested=value,
                     available=balance,
@@ -486,8 +489,8 @@ class LedgerMixin(StoreCore):
                 committed = self._project_committed(conn, project_id)
                 if committed + value > project.budget_credits:
                     raise InsufficientCredits(
-                        f"project {slug!r} budget of {project.budget_credits} credits would be exceeded "
-                        f"({committed} committed, {value} more requested)",
+                        f"project {slug!r} budget of {project.budget_credits:f} credits would be exceeded "
+                        f"({committed:f} committed, {value:f} more requested)",
                         account=account,
                         requested=value,
                         available=max(project.budget_credits - committed, ZERO),
@@ -497,7 +500,7 @@ class LedgerMixin(StoreCore):
                 hot.insert_reservation(self.dialect),
                 {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
                  "amount": value, "state": "open", "idempotency_key": idempotency_key,
-                 "created_at": taken_at or now_utc()},  # the time settle prices the call at
+                 "created_at": taken_at or now_utc(), "run_id": run_id},  # the time settle prices the call at
             ).scalar()
             if rid is None:  # a concurrent call with the same key got here first: nothing written, its id back
                 return conn.execute(*find).scalar_one()
@@ -698,6 +701,39 @@ class LedgerMixin(StoreCore):
             ]
 
         return self._read(tx)
+
+    def open_reservation_count(self, account: str = "default") -> int:
+        account_id = self.ensure_account(account)
+        r = t.reservations
+        return self._read(lambda conn: conn.execute(
+            sa.select(sa.func.count()).where(r.c.account_id == account_id, r.c.state == "open")
+        ).scalar_one())
+
+    def release_run_reservations(self, slug: str, stage: str, run_id: str, note: str = "") -> int:
+        """Release the reservations of ``run_id``'s ``stage`` that are still open: the run's calls are over, so
+        an open one is a leak (e.g. a settle lost to a database cut). Returns how many were released."""
+        r, p = t.reservations, t.projects
+
+        def tx(conn: Connection) -> list[int]:
+            q = (sa.select(r.c.id).join(p, p.c.id == r.c.project_id)
+                 .where(p.c.slug == slug, r.c.stage == stage, r.c.run_id == run_id, r.c.state == "open"))
+            return list(conn.execute(q).scalars())
+
+        return sum(1 for rid in self._read(tx) if self._release(rid, note or f"run {run_id} ended"))
+
+    def release_ended_runs_reservations(self, slug: str, keep_run_id: str | None = None) -> int:
+        """Release the project's open reservations taken by runs other than ``keep_run_id``. Only for the holder
+        of the project's lease: no other run of the project is alive, so those runs have ended."""
+        r, p = t.reservations, t.projects
+
+        def tx(conn: Connection) -> list[int]:
+            q = (sa.select(r.c.id).join(p, p.c.id == r.c.project_id)
+                 .where(p.c.slug == slug, r.c.state == "open", r.c.run_id.is_not(None)))
+            if keep_run_id is not None:
+                q = q.where(r.c.run_id != keep_run_id)
+            return list(conn.execute(q).scalars())
+
+        return sum(1 for rid in self._read(tx) if self._release(rid, "its run ended; released by the next run"))
 
     def release_stale_reservations(self, older_than_seconds: float) -> int:
         """Release every reservation open for longer than ``older_than_seconds``; returns how many."""

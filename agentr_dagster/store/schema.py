@@ -215,6 +215,7 @@ reservations = sa.Table(
     sa.Column("idempotency_key", sa.String(255), nullable=False, unique=True),
     _created(),
     sa.Column("closed_at", UTCDateTime(), nullable=True),
+    sa.Column("run_id", sa.String(64), nullable=True),  # the run that took it: it must close it before it ends
     sa.CheckConstraint(_in("state", RESERVATION_STATES), name="state"),
     sa.CheckConstraint("amount >= 0", name="amount_non_negative"),
     sa.Index("ix_reservations_state_created", "state", "created_at"),
@@ -372,4 +373,33 @@ paper_labels = sa.Table(
     sa.Column("updated_at", UTCDateTime(), nullable=False),
     sa.CheckConstraint(_in("label", LABELS), name="label"),
     sa.UniqueConstraint("project_id", "paper_id"),
+)
+
+# One run per project: the holder of a project's lease is the only worker that runs its LLM stages. A holder
+# beats ``heartbeat_at``; a lease is taken over only when that beat is stale or its process is gone (same host).
+project_leases = sa.Table(
+    "project_leases",
+    metadata,
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), primary_key=True),
+    sa.Column("holder", sa.String(200), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("run_id", sa.String(64), nullable=True),
+    sa.Column("acquired_at", UTCDateTime(), nullable=False),
+    sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
+)
+
+# A claim on one scoring cache key: no two workers call the model for the same paper, intent, prompt and model.
+paper_claims = sa.Table(
+    "paper_claims",
+    metadata,
+    sa.Column("cache_key", sa.String(255), primary_key=True),
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
+    sa.Column("paper_id", sa.Integer, sa.ForeignKey("papers.id"), nullable=False),
+    sa.Column("holder", sa.String(200), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("claimed_at", UTCDateTime(), nullable=False),
+    sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
+    sa.Index("ix_paper_claims_holder", "holder"),
 )

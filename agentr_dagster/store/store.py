@@ -20,6 +20,7 @@ from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.core import now_utc
 from agentr_dagster.store.engine import default_database_url
+from agentr_dagster.store.leases import LeaseMixin
 from agentr_dagster.store.ledger import LedgerMixin, _money
 from agentr_dagster.store.rows import (
     AddPapersResult,
@@ -85,7 +86,7 @@ def _result_row(r: sa.Row) -> ResultRow:
     )
 
 
-class DomainStore(LedgerMixin):
+class DomainStore(LeaseMixin, LedgerMixin):
     """``DomainStore(url)`` connects and (``migrate=True``) runs ``alembic upgrade head`` under a lock."""
 
     # -- projects ---------------------------------------------------------------------------------------------

@@ -23,7 +23,14 @@ Invariants:
 - ``priced_by_rows_in_force``: those rows are for the call's model and provider (or the ``default`` provider)
   and were in force at the call's time;
 - ``scd2_history``: per pricing key, multiplier and default credits: periods are contiguous and do not overlap,
-  and exactly the last one is current.
+  and exactly the last one is current;
+- ``no_duplicate_charges``: no request (paper, intent, prompt version and model: its request hash) charged twice
+  by calls in flight at the same time (two workers scoring one paper), nor charged after its validated answer
+  was already stored (a repair round after an invalid answer is sequential, and allowed);
+- ``no_open_reservation_after_run``: no reservation still open after the run that took it ended its stage (the
+  stage's terminal status was written by that run after the reservation was taken);
+- ``settled_calls_have_usage``: usage rows and ledger entries reconcile per call: each settled reservation has
+  exactly one usage row, each usage row one settled reservation, so calls charged = usage rows.
 """
 
 from __future__ import annotations
@@ -97,7 +104,11 @@ CHECKS = (
     "usage_cost_recomputes",
     "priced_by_rows_in_force",
     "scd2_history",
+    "no_duplicate_charges",
+    "no_open_reservation_after_run",
+    "settled_calls_have_usage",
 )
+TERMINAL_STATES = ("completed", "failed_transient", "failed_no_credits", "failed_orphan", "failed_other")
 
 
 class _Collector:
@@ -130,6 +141,14 @@ def verify_ledger(store, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: da
     _check_usage(snap, bad, notes)
     _check_scd2(snap, bad)
     _check_budgets(snap, notes)
+    _check_duplicate_charges(snap, bad)
+    _check_open_after_run(snap, bad)
+    _check_settled_have_usage(snap, bad)
+    for entry in snap.entries:  # answered calls whose charge landed only after their hold was given back
+        if entry.kind == "settle" and "reservation had been released" in (entry.note or ""):
+            notes.add("late_settlement", "an answered call was settled after its reservation had been released "
+                      "(kept through a database outage or a crash, then charged its actual cost)",
+                      f"usage_log#{entry.usage_id}", f"ledger_entries#{entry.id}")
     violations = bad.violations()
     return VerifyReport(
         ok=not violations,
@@ -152,6 +171,8 @@ class _Snapshot:
     multipliers: dict[int, sa.Row]
     default_credits: list[sa.Row]
     projects: list[sa.Row]
+    responses: dict[str, datetime]  # request hash -> when its validated answer was stored
+    stage_ends: list[sa.Row]  # stage-level terminal transitions written by a run
     # reservation id -> entry kind -> entries; filled by the reservation check, used by the usage check
     per_reservation: dict[int, dict[str, list[sa.Row]]] = field(default_factory=dict)
 
@@ -159,6 +180,8 @@ class _Snapshot:
     def read(cls, conn: Connection) -> _Snapshot:
         def rows(table: sa.Table) -> list[sa.Row]:
             return list(conn.execute(sa.select(table).order_by(table.c.id)))
+
+        rc, tr = t.response_cache, t.status_transitions
 
         return cls(
             accounts=rows(t.accounts),
@@ -169,6 +192,13 @@ class _Snapshot:
             multipliers={r.id: r for r in rows(t.credit_multiplier)},
             default_credits=rows(t.default_credits),
             projects=rows(t.projects),
+            responses=dict(conn.execute(sa.select(rc.c.request_hash, rc.c.created_at)).all()),
+            stage_ends=list(conn.execute(
+                sa.select(tr.c.project_id, tr.c.stage, tr.c.run_id, tr.c.state, tr.c.created_at).where(
+                    tr.c.run_id.is_not(None), sa.or_(tr.c.paper_id.is_(None), tr.c.paper_id == 0),
+                    tr.c.state.in_(TERMINAL_STATES),
+                )
+            )),
         )
 
     def counts(self) -> dict[str, int]:
@@ -427,3 +457,57 @@ def _check_budgets(snap: _Snapshot, notes: _Collector) -> None:
                 "settled usage exceeds the project's budget (calls cost more than their reservation)",
                 f"projects#{project.id} ({project.slug})",
             )
+
+
+def _check_duplicate_charges(snap: _Snapshot, bad: _Collector) -> None:
+    by_request: dict[str, list[tuple[sa.Row, sa.Row]]] = defaultdict(list)
+    for usage in snap.usage:
+        res = snap.reservations.get(usage.reservation_id) if usage.reservation_id is not None else None
+        if usage.request_hash and res is not None:
+            by_request[usage.request_hash].append((usage, res))
+    for request, calls in by_request.items():
+        stored = snap.responses.get(request)
+        calls.sort(key=lambda c: c[1].created_at)
+        for i, (usage, res) in enumerate(calls):
+            name = f"usage_log#{usage.id}"
+            if stored is not None and res.created_at > stored:
+                bad.add("no_duplicate_charges", "a call was charged after its validated answer was stored", name)
+            for other_usage, other in calls[i + 1 :]:
+                if res.closed_at is None or other.created_at < res.closed_at:
+                    bad.add(
+                        "no_duplicate_charges",
+                        "the same request was charged twice by calls in flight at the same time",
+                        name, f"usage_log#{other_usage.id}",
+                    )
+
+
+def _check_open_after_run(snap: _Snapshot, bad: _Collector) -> None:
+    ends: dict[tuple[int, str, str], datetime] = {}
+    for row in snap.stage_ends:
+        key = (row.project_id, row.stage, row.run_id)
+        ends[key] = max(ends.get(key, row.created_at), row.created_at)
+    for res in snap.reservations.values():
+        if res.state != "open" or res.run_id is None or res.project_id is None:
+            continue
+        ended = ends.get((res.project_id, res.stage, res.run_id))
+        if ended is not None and ended >= res.created_at:
+            bad.add(
+                "no_open_reservation_after_run",
+                "reservation still open after its run ended the stage (agentr resume, or the next run, "
+                "releases it)",
+                f"reservations#{res.id}",
+            )
+
+
+def _check_settled_have_usage(snap: _Snapshot, bad: _Collector) -> None:
+    usage_per_res: dict[int, int] = defaultdict(int)
+    for usage in snap.usage:
+        if usage.reservation_id is not None:
+            usage_per_res[usage.reservation_id] += 1
+    for res in snap.reservations.values():
+        n = usage_per_res.get(res.id, 0)
+        if res.state == "settled" and n != 1:
+            bad.add("settled_calls_have_usage", f"settled reservation has {n} usage rows (expected 1)",
+                    f"reservations#{res.id}")
+        elif res.state != "settled" and n:
+            bad.add("settled_calls_have_usage", f"{res.state} reservation has a usage row", f"reservations#{res.id}")

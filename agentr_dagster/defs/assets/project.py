@@ -2,6 +2,8 @@
 failure classes into Dagster failures, and reports counts as metadata; its checks (`defs/checks.py`) are
 evaluated from what the store holds once the stage has run."""
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from dagster import (
     AssetExecutionContext,
@@ -29,6 +31,7 @@ from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
 from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
+from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
 EXPORTS_VERSION = "exports-v1"
@@ -41,6 +44,20 @@ def _as_failure(exc: StageError, stage: str) -> Failure:
         metadata={"failure_class": exc.failure_class.value},
         allow_retries=exc.failure_class is FailureClass.transient,
     )
+
+
+@contextmanager
+def project_lease(context: AssetExecutionContext, db) -> Iterator[str]:
+    """Hold the project's lease for the step, whoever launched the run: a step of another run of the same
+    project waits here (and says so in the run's log). Yields the holder token (for the per-paper claims)."""
+    slug = context.partition_key
+    holder = context.run.tags.get(LEASE_TAG) or new_holder(f"run-{context.run_id[:8]}")
+
+    def waiting(current) -> None:
+        context.log.info(f"waiting for the run in flight on {slug} ({current.describe()})")
+
+    with hold_project(db, slug, holder, run_id=context.run_id, on_wait=waiting):
+        yield holder
 
 
 def _stage_metadata(outcome: pipeline.StageOutcome, backend) -> dict:
@@ -66,7 +83,9 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     db = store.get()
     backend = llm.backend(db)
     try:
-        outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
+        with pipeline.database_failures_recorded(db, context.partition_key, "intent", context.run_id, backend), \
+                project_lease(context, db):
+            outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "research_intent") from exc
     # as stored: whether it matches the contract is the check's to say
@@ -98,7 +117,9 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     db = store.get()
     backend = llm.backend(db)
     try:
-        outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
+        with pipeline.database_failures_recorded(db, context.partition_key, "queries", context.run_id, backend), \
+                project_lease(context, db):
+            outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "search_queries") from exc
     queries = outcome.payload if isinstance(outcome.payload, dict) else {}  # as stored: the check parses it
@@ -155,10 +176,12 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     slug = context.partition_key
     try:
-        summary = pipeline.score_project(
-            db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
-            progress=_log_progress(context),
-        )
+        with pipeline.database_failures_recorded(db, slug, "score", context.run_id, backend), \
+                project_lease(context, db) as holder:
+            summary = pipeline.score_project(
+                db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
+                progress=_log_progress(context), holder=holder,
+            )
     except StageError as exc:
         raise _as_failure(exc, "paper_scores") from exc
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}

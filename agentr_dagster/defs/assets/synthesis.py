@@ -11,7 +11,7 @@ from dagster import (
     asset,
 )
 
-from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, projects
+from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, project_lease, projects
 from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import StageError
@@ -101,11 +101,12 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     writer = GatewayParagraphWriter(backend.gateway) if backend.kind == "llm" else None
     try:
-        outcome = run_related_work(
-            db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
-            on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
-                                                     f"{exc.message}"),
-        )
+        with project_lease(context, db):
+            outcome = run_related_work(
+                db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
+                on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
+                                                         f"{exc.message}"),
+            )
     except StageError as exc:
         raise _as_failure(exc, "related_work") from exc
     draft, report = outcome.draft, outcome.report

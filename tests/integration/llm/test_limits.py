@@ -97,3 +97,68 @@ def test_limits_reach_the_gateway_from_the_resource():
     resource = LLMResource(base_url="http://127.0.0.1:9/v1", max_concurrent_calls=5, requests_per_minute=60)
     settings = resource.settings()
     assert settings.limits.max_concurrent == 5 and settings.limits.requests_per_minute == 60
+
+
+def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2) -> tuple[float, list[float]]:
+    """Score 8 papers, 4 at a time, against a server whose first scoring request gets a 429 with Retry-After;
+    returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
+    import threading
+
+    from agentr_dagster.domain.imports import content_hash, paper_key
+
+    from agentr_dagster.domain.contracts import PaperRecord
+    from agentr_dagster.llm.backends import LLMStageBackend
+    from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+    from agentr_dagster.stages.pipeline import run_intent, score_project
+    from agentr_dagster.testing.scripted_server import Fault
+    from tests.test_recovery_support import stage_name
+
+    arrivals: list[float] = []
+    lock = threading.Lock()
+
+    def plan(index: int, body: dict):
+        if stage_name(body) != "score":
+            return None
+        with lock:
+            arrivals.append(time.monotonic())
+            first = len(arrivals) == 1
+        return Fault("status", status=429, retry_after=retry_after) if first else Fault("latency", latency=0.3)
+
+    server = server_factory(valid_responder, faults=plan)
+    slug = f"paused-{uuid.uuid4().hex[:6]}"
+    store.create_project(slug, "An abstract about pausing every caller of a rate-limited language model endpoint.")
+    store.add_papers(slug, [PaperRecord(title=f"Paper {i}") for i in range(8)], key_fn=paper_key,
+                     hash_fn=content_hash, provenance={"format": "test"})
+    settings = LLMSettings(base_url=server.base_url, model="m", limits=limits, backoff_base_s=0.01)
+    backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
+    run_intent(store, backend, slug)
+    summary = score_project(store, backend, slug, concurrency=4)
+    assert summary.complete and summary.scored == 8
+    return arrivals[0], arrivals[1:]
+
+
+def _inside_window(first: float, others: list[float], retry_after: float = 1.2) -> list[float]:
+    # requests sent before the 429 reached its caller are in flight already (allow 0.15 s for that race)
+    return [round(t - first, 3) for t in others if first + 0.15 < t < first + retry_after - 0.1]
+
+
+def test_retry_after_pauses_every_caller_with_no_limits_configured(sqlite_store, scripted_server):  # noqa: F811
+    first, others = _score_with_one_429(sqlite_store, scripted_server, None)
+    assert len(others) == 8 and not _inside_window(first, others), _inside_window(first, others)
+
+
+def test_retry_after_pauses_every_caller_over_redis_with_only_a_concurrency_limit(
+        sqlite_store, scripted_server):  # noqa: F811
+    limits = EndpointLimits(max_concurrent=8, redis_url=REDIS_URL)
+    first, others = _score_with_one_429(sqlite_store, scripted_server, limits)
+    assert len(others) == 8 and not _inside_window(first, others), _inside_window(first, others)
+
+
+def test_the_client_timeout_is_a_setting(monkeypatch):
+    from agentr_dagster.defs.resources import resources_from_env
+
+    monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("AGENTR_LLM_TIMEOUT", "7.5")
+    assert resources_from_env(resolve=True)["llm"].settings().timeout_s == 7.5
+    monkeypatch.delenv("AGENTR_LLM_TIMEOUT")
+    assert resources_from_env(resolve=True)["llm"].settings().timeout_s == 120.0

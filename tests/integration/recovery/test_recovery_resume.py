@@ -271,7 +271,7 @@ def test_resume_cli_runs_a_never_run_project_offline_and_reports_json(sqlite_sto
 
 
 def test_pid_liveness_sees_through_zombies():
-    from agentr_dagster.defs.recovery import pid_alive
+    from agentr_dagster.store.leases import pid_alive
 
     assert pid_alive(os.getpid())
     child = subprocess.Popen([sys.executable, "-c", "pass"])

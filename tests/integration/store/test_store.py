@@ -33,6 +33,8 @@ TABLES = {
     "credit_multiplier",
     "default_credits",
     "projects",
+    "project_leases",
+    "paper_claims",
     "papers",
     "artifacts",
     "paper_results",

@@ -1,0 +1,278 @@
+"""One run per project, whoever starts it: project leases and per-paper claims in the domain store.
+
+A lease row per project names its holder (a token), the holder's host and pid and its last heartbeat. It is taken
+atomically (an insert that does nothing on conflict, then the existing row read under a row lock — ``FOR UPDATE``
+on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) and taken over only when its holder is provably gone: a heartbeat
+older than the time to live, or a pid that no longer exists on the same host. A paper claim is the same thing
+for one scoring cache key, so that no two workers ever call the model for the same paper, intent, prompt version
+and model, even when they do not share a lease (e.g. a run started by an older version).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentr_dagster.store import schema as t
+from agentr_dagster.store.core import StoreCore, now_utc
+
+LEASE_TTL_S = 30.0  # a holder that has not beaten for this long (on another host) is presumed gone
+HEARTBEAT_S = 3.0
+POLL_S = 0.5
+LEASE_TAG = "agentr/lease"  # Dagster run tag: the lease holder that started the run (steps in its process re-enter)
+_CHUNK = 400  # keys per statement (SQLite's bound-parameter limit is far above; this keeps statements small)
+HOST = socket.gethostname()[:255]
+
+
+def new_holder(kind: str = "proc") -> str:
+    """A token unique to this process and call: ``kind:host:pid:random``."""
+    return f"{kind}:{HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"[:200]
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return False
+    try:  # a zombie has exited; it only waits for its parent to reap it
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return fields[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+@dataclass(frozen=True)
+class LeaseHolder:
+    """Who holds a project's lease (what a waiting command prints)."""
+
+    slug: str
+    holder: str
+    host: str
+    pid: int
+    run_id: str | None
+    acquired_at: datetime
+    heartbeat_at: datetime
+
+    def describe(self) -> str:
+        run = f" run {self.run_id}" if self.run_id else ""
+        return f"pid {self.pid} on {self.host}{run}, since {self.acquired_at:%H:%M:%S} UTC"
+
+
+def _is_self(row: sa.Row, holder: str) -> bool:
+    return row.holder == holder and row.host == HOST and row.pid == os.getpid()
+
+
+def _gone(row: sa.Row, now: datetime, ttl_s: float) -> bool:
+    """The holder is provably gone: its heartbeat is stale, it was a process of this host that has exited, or it
+    was this very process and no longer beats (it lost the database while letting go)."""
+    if row.heartbeat_at < now - timedelta(seconds=ttl_s):
+        return True
+    if row.host != HOST:
+        return False
+    if row.pid == os.getpid():
+        with _beating_lock:
+            return not _beating[row.holder]
+    return not pid_alive(row.pid)
+
+
+class LeaseMixin(StoreCore):
+    # -- project leases -----------------------------------------------------------------------------------------
+
+    def try_acquire_project_lease(self, slug: str, holder: str, *, run_id: str | None = None,
+                                  ttl_s: float = LEASE_TTL_S) -> tuple[bool, LeaseHolder | None]:
+        """``(True, None)`` when ``holder`` now holds the lease (new, already its own in this process, or taken
+        over from a gone holder); ``(False, current)`` when a live holder has it. The same token in another
+        process (e.g. a re-executed run that copied its parent's tags) is another holder."""
+        pid = os.getpid()
+
+        def tx(conn: Connection) -> tuple[bool, LeaseHolder | None]:
+            project = self._project(conn, slug)  # deleted or not: the stage under the lease reports the orphan
+            now = now_utc()
+            values = {"holder": holder, "host": HOST, "pid": pid, "run_id": run_id, "acquired_at": now,
+                      "heartbeat_at": now}
+            inserted = conn.execute(
+                self._insert(t.project_leases).values(project_id=project.id, **values)
+                .on_conflict_do_nothing(index_elements=["project_id"])
+            ).rowcount
+            if inserted:
+                return True, None
+            lease = t.project_leases
+            q = sa.select(lease).where(lease.c.project_id == project.id)
+            row = conn.execute(q.with_for_update() if self.is_postgres else q).first()
+            if row is None:  # released between the insert and the read: take it
+                conn.execute(sa.insert(lease).values(project_id=project.id, **values))
+                return True, None
+            if _is_self(row, holder):
+                conn.execute(sa.update(lease).where(lease.c.project_id == project.id).values(heartbeat_at=now))
+                return True, None
+            if _gone(row, now, ttl_s):
+                conn.execute(sa.update(lease).where(lease.c.project_id == project.id).values(**values))
+                return True, None
+            return False, LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at,
+                                      row.heartbeat_at)
+
+        return self._run(tx)
+
+    def release_project_lease(self, slug: str, holder: str) -> bool:
+        def tx(conn: Connection) -> bool:
+            project = self._project(conn, slug)
+            lease = t.project_leases
+            return bool(conn.execute(
+                sa.delete(lease).where(lease.c.project_id == project.id, lease.c.holder == holder)
+            ).rowcount)
+
+        return self._run(tx)
+
+    def project_lease(self, slug: str) -> LeaseHolder | None:
+        def tx(conn: Connection) -> LeaseHolder | None:
+            project = self._project(conn, slug)
+            lease = t.project_leases
+            row = conn.execute(sa.select(lease).where(lease.c.project_id == project.id)).first()
+            if row is None:
+                return None
+            return LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at, row.heartbeat_at)
+
+        return self._read(tx)
+
+    def heartbeat(self, holder: str) -> None:
+        """Refresh every lease and claim of ``holder``."""
+
+        def tx(conn: Connection) -> None:
+            now = now_utc()
+            conn.execute(sa.update(t.project_leases).where(t.project_leases.c.holder == holder)
+                         .values(heartbeat_at=now))
+            conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == holder)
+                         .values(heartbeat_at=now))
+
+        self._run(tx)
+
+    # -- paper claims ---------------------------------------------------------------------------------------------
+
+    def claim_papers(self, slug: str, holder: str, items: Iterable[tuple[int, str]],
+                     ttl_s: float = LEASE_TTL_S) -> set[str]:
+        """Claim (paper id, cache key) pairs; returns the keys ``holder`` now holds (its own, new, or taken over
+        from a gone holder). Keys held by a live worker are left out: their papers are being scored."""
+        items = list(items)
+        pid = os.getpid()
+        claimed: set[str] = set()
+        c = t.paper_claims
+        for start in range(0, len(items), _CHUNK):
+            chunk = items[start : start + _CHUNK]
+
+            def tx(conn: Connection, chunk=chunk) -> set[str]:
+                project = self._project(conn, slug)  # a deletion is seen by the reservation, as an orphan
+                now = now_utc()
+                mine = {"holder": holder, "host": HOST, "pid": pid, "claimed_at": now, "heartbeat_at": now}
+                conn.execute(
+                    self._insert(c).on_conflict_do_nothing(index_elements=["cache_key"]),
+                    [{"cache_key": key, "project_id": project.id, "paper_id": pid_, **mine} for pid_, key in chunk],
+                )
+                keys = [key for _, key in chunk]
+                q = sa.select(c).where(c.c.cache_key.in_(keys))
+                got = set()
+                for row in conn.execute(q.with_for_update() if self.is_postgres else q):
+                    if _is_self(row, holder):
+                        got.add(row.cache_key)
+                    elif _gone(row, now, ttl_s):
+                        conn.execute(sa.update(c).where(c.c.cache_key == row.cache_key, c.c.holder == row.holder)
+                                     .values(**mine))
+                        got.add(row.cache_key)
+                return got
+
+            claimed |= self._run(tx)
+        return claimed
+
+    def release_claims(self, holder: str, keys: Iterable[str] | None = None) -> int:
+        c = t.paper_claims
+
+        def tx(conn: Connection, keys=None if keys is None else list(keys)) -> int:
+            if keys is None:
+                return conn.execute(sa.delete(c).where(c.c.holder == holder)).rowcount
+            released = 0
+            for start in range(0, len(keys), _CHUNK):
+                released += conn.execute(
+                    sa.delete(c).where(c.c.holder == holder, c.c.cache_key.in_(keys[start : start + _CHUNK]))
+                ).rowcount
+            return released
+
+        return self._run(tx)
+
+
+_beating: Counter = Counter()  # holders of this process with a running heartbeat
+_beating_lock = threading.Lock()
+
+
+class Heartbeat:
+    """Beats ``store.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
+    a database blip must not kill the run; a long outage lets the lease go stale, which is the point)."""
+
+    def __init__(self, store, holder: str, every_s: float = HEARTBEAT_S):
+        self._store, self._holder, self._every = store, holder, every_s
+        self._stop = threading.Event()
+        with _beating_lock:
+            _beating[holder] += 1
+        self._thread = threading.Thread(target=self._loop, name="agentr-heartbeat", daemon=True)
+        self._thread.start()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._every):
+            with contextlib.suppress(Exception):  # see the class docstring
+                self._store.heartbeat(self._holder)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        with _beating_lock:
+            _beating[self._holder] -= 1
+            if _beating[self._holder] <= 0:
+                del _beating[self._holder]
+
+
+@contextmanager
+def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
+                 on_wait: Callable[[LeaseHolder], None] | None = None, poll_s: float = POLL_S,
+                 ttl_s: float = LEASE_TTL_S) -> Iterator[bool]:
+    """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder
+    has it. Yields True when this call took the lease, False when ``holder`` already held it (then the block
+    leaves it to the outer holder to release)."""
+    already = store.project_lease(slug)
+    reentered = already is not None and (already.holder, already.host, already.pid) == (holder, HOST, os.getpid())
+    if reentered:
+        yield False
+        return
+    beat = Heartbeat(store, holder)  # beats before the lease is taken: a holder in this process is live while it beats
+    try:
+        told = False
+        while True:
+            taken, current = store.try_acquire_project_lease(slug, holder, run_id=run_id, ttl_s=ttl_s)
+            if taken:
+                break
+            if on_wait is not None and not told:
+                on_wait(current)
+                told = True
+            time.sleep(poll_s)
+        # No other run of the project is alive now: reservations its ended runs left open hold credits for
+        # calls that are over (a lost settle, a killed process); give them back before this run reserves more.
+        store.release_ended_runs_reservations(slug, keep_run_id=run_id)
+        yield True
+    finally:
+        beat.stop()
+        with contextlib.suppress(Exception):  # the database may be gone; the lease then goes stale
+            store.release_project_lease(slug, holder)
