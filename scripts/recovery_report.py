@@ -302,7 +302,7 @@ def orphan(root: Path, n: int) -> ScenarioResult:
 def crash(root: Path, n: int) -> ScenarioResult:
     s = Scenario(root, "sigkill-mid-run", n, latency=0.15)
     os.environ["AGENTR_LLM_CONCURRENCY"] = "2"
-    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli.main", "run", s.slug, "--no-progress"],
+    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", s.slug, "--no-progress"],
                             env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
     # Kill it half-way, while a call is in flight (a reservation is open).

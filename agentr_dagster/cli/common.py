@@ -40,3 +40,11 @@ def echo_json(value) -> None:
 def fail(message: str, code: int = 1):
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
+
+
+def ensure_project_partition(slug: str) -> None:
+    """The project's partition exists in the local Dagster instance (the UI lists it; runs can target it)."""
+    from agentr_dagster.defs.instance import ensure_partition, open_instance
+
+    with open_instance() as instance:
+        ensure_partition(instance, slug)

@@ -70,7 +70,7 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)}
     log = (tmp_path / "run.log").open("w")
-    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli.main", "run", slug, "--no-progress"],
+    proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", slug, "--no-progress"],
                             env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     # Kill it a third of the way through, while a call is in flight (a reservation is open).

@@ -113,7 +113,7 @@ def test_cli_in_a_real_process_with_a_pipe_an_undecodable_name_and_a_sparse_file
     with DomainStore(default_database_url(home)) as store:  # the store the CLI opens under this home
         add_project(store, "target", (DEMO / "abstract.md").read_text())
     env = {**os.environ, "AGENTR_HOME": str(home), "PYTHONIOENCODING": "utf-8"}
-    agentr = [sys.executable, "-m", "agentr_dagster.cli.main"]
+    agentr = [sys.executable, "-m", "agentr_dagster.cli"]
     os.mkfifo(tmp_path / "pipe.csv")
     bad_name = os.path.join(os.fsencode(tmp_path), b"caf\xe9.csv")
     with open(bad_name, "wb") as handle:

@@ -1,0 +1,63 @@
+"""`agentr status`, `agentr failures` and `agentr export`: what the store holds, from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from agentr_dagster.cli.common import echo_json, json_default, open_store
+from agentr_dagster.settings import results_dir
+
+
+@click.command("status")
+@click.argument("slug", required=False)
+@click.option("--json", "as_json", is_flag=True)
+def status(slug: str | None, as_json: bool) -> None:
+    """Processing state of each project's stages and papers."""
+    store = open_store()
+    rows = store.status(slug)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no projects yet" if slug is None else f"no status for {slug}")
+        return
+    for row in rows:
+        click.echo(_format_status_row(row))
+
+
+def _format_status_row(row) -> str:
+    data = json_default(row) if not isinstance(row, dict) else row
+    parts = [f"{k}={v}" for k, v in data.items() if v not in (None, {}, [])]
+    return "  ".join(parts)
+
+
+@click.command("failures")
+@click.argument("slug", required=False)
+@click.option("--json", "as_json", is_flag=True)
+def failures(slug: str | None, as_json: bool) -> None:
+    """Recorded failures with their class, attempt, run and paper."""
+    rows = open_store().failures(slug)
+    if as_json:
+        echo_json(rows)
+        return
+    if not rows:
+        click.echo("no failures recorded")
+    for row in rows:
+        click.echo(_format_status_row(row))
+
+
+@click.command("export")
+@click.argument("slug")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "xlsx", "all"]), default="all")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Directory to write into (default: results/<slug>).")
+def export(slug: str, fmt: str, out: Path | None) -> None:
+    """Write the project's scores as CSV, Parquet and/or XLSX."""
+    from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
+
+    frame = scores_dataframe(open_store(), slug)
+    written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
+    for path in written.values():
+        click.echo(str(path))
