@@ -1,6 +1,6 @@
 """Scoring throughput against the scripted OpenAI-compatible server on loopback.
 
-Measures the paper_scores stage (pipeline.score_project, exactly what the asset runs) with its whole per-paper
+Measures the paper_scores stage (stages.scoring.score_project, exactly what the asset runs) with its whole per-paper
 path: response cache lookup, orphan check, reservation, HTTP call, settlement, validation and persistence.
 Each measured run uses its own project with a distinct abstract, so no run is served from another's cache.
 The server runs in its own process, as a real endpoint would, so its threads do not share our interpreter lock.
@@ -24,7 +24,8 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages.pipeline import run_intent, score_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.scoring import score_project
 
 BENCH_MODEL = "bench-model"
 

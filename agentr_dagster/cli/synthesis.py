@@ -191,9 +191,11 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
     import pandas as pd
 
     from agentr_dagster.llm.backends import OfflineStageBackend
-    from agentr_dagster.stages import pipeline
     from agentr_dagster.stages.intake import add_papers_file, add_project
+    from agentr_dagster.stages.intent import run_intent
+    from agentr_dagster.stages.queries import run_queries
     from agentr_dagster.stages.report import build_report
+    from agentr_dagster.stages.scoring import score_project
     from agentr_dagster.stages.synthesis import run_landscape, run_related_work
     from agentr_dagster.store import DomainStore, default_database_url
 
@@ -220,9 +222,9 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
             add_papers_file(store, "bench", source)
         backend = OfflineStageBackend()
         t = time.perf_counter()
-        pipeline.run_intent(store, backend, "bench")
-        pipeline.run_queries(store, backend, "bench")
-        pipeline.score_project(store, backend, "bench")
+        run_intent(store, backend, "bench")
+        run_queries(store, backend, "bench")
+        score_project(store, backend, "bench")
         figures["papers"] = store.count_papers("bench")
         figures["offline_scoring_s"] = round(time.perf_counter() - t, 2)
         from agentr_dagster.domain.embeddings import get_embedder

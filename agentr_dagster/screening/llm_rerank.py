@@ -14,7 +14,8 @@ import pandas as pd
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.imports import content_hash, paper_key
-from agentr_dagster.stages.pipeline import current_intent, run_intent, score_project
+from agentr_dagster.stages.intent import current_intent, run_intent
+from agentr_dagster.stages.scoring import score_project
 
 
 def llm_relevance(assessment: dict) -> float:

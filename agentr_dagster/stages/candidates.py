@@ -23,8 +23,8 @@ from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.lake import Lake, boolean_positive_text
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import fit_to_store
+from agentr_dagster.stages.queries import current_queries
 
 DEFAULT_PER_QUERY = 20
 RETRIEVAL_STAGE = "retrieval"
@@ -120,7 +120,7 @@ def retrieve_for_project(
     """Run the project's queries against the lake and add the hits to its candidates.
 
     None when there is nothing to do: the project has no search queries yet, or the lake is empty."""
-    queries = pipeline.current_queries(store, slug)
+    queries = current_queries(store, slug)
     if queries is None:
         return None
     if lake is None:

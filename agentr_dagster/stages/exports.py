@@ -9,7 +9,7 @@ import pandas as pd
 from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
-from agentr_dagster.stages.pipeline import current_intent
+from agentr_dagster.stages.intent import current_intent
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")

@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from decimal import Decimal
 
 from agentr_dagster.domain.contracts import ResearchIntent
-from agentr_dagster.stages.pipeline import current_intent
+from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.synthesis import (
     DRAFT_STAGE,
     LANDSCAPE_STAGE,

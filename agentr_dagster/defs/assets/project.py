@@ -1,4 +1,4 @@
-"""The project chain as project-partitioned assets. Thin: each asset calls one pipeline function, turns
+"""The project chain as project-partitioned assets. Thin: each asset calls one stage function (stages/), turns
 failure classes into Dagster failures, and reports counts as metadata; its checks (`defs/checks.py`) are
 evaluated from what the store holds once the stage has run."""
 
@@ -27,9 +27,12 @@ from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
-from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.intent import intent_fingerprint, run_intent
+from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
+from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
@@ -60,7 +63,7 @@ def project_lease(context: AssetExecutionContext, db) -> Iterator[str]:
         yield holder
 
 
-def _stage_metadata(outcome: pipeline.StageOutcome, backend) -> dict:
+def _stage_metadata(outcome: StageOutcome, backend) -> dict:
     return {
         "artifact_id": outcome.artifact_id,
         "reused": outcome.reused,
@@ -83,9 +86,9 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     db = store.get()
     backend = llm.backend(db)
     try:
-        with pipeline.database_failures_recorded(db, context.partition_key, "intent", context.run_id, backend), \
+        with database_failures_recorded(db, context.partition_key, "intent", context.run_id, backend), \
                 project_lease(context, db):
-            outcome = pipeline.run_intent(db, backend, context.partition_key, run_id=context.run_id)
+            outcome = run_intent(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "research_intent") from exc
     # as stored: whether it matches the contract is the check's to say
@@ -98,7 +101,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
             "methodologies": len(intent.get("methodologies", [])),
             "application_domains": len(intent.get("application_domains", [])),
         },
-        data_version=DataVersion(pipeline.intent_fingerprint(outcome.payload)[:16]),
+        data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
         check_results=[checks.evaluate_intent(db, context.partition_key)],
     )
 
@@ -117,9 +120,9 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     db = store.get()
     backend = llm.backend(db)
     try:
-        with pipeline.database_failures_recorded(db, context.partition_key, "queries", context.run_id, backend), \
+        with database_failures_recorded(db, context.partition_key, "queries", context.run_id, backend), \
                 project_lease(context, db):
-            outcome = pipeline.run_queries(db, backend, context.partition_key, run_id=context.run_id)
+            outcome = run_queries(db, backend, context.partition_key, run_id=context.run_id)
     except StageError as exc:
         raise _as_failure(exc, "search_queries") from exc
     queries = outcome.payload if isinstance(outcome.payload, dict) else {}  # as stored: the check parses it
@@ -129,7 +132,7 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
             "boolean_query": str(queries.get("boolean_query", "")),
             "search_strings": MetadataValue.md("\n".join(f"1. {s}" for s in queries.get("search_strings", []))),
         },
-        data_version=DataVersion(pipeline.intent_fingerprint(outcome.payload)[:16]),
+        data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
         check_results=[checks.evaluate_queries(db, context.partition_key)],
     )
 
@@ -176,9 +179,9 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     backend = llm.backend(db)
     slug = context.partition_key
     try:
-        with pipeline.database_failures_recorded(db, slug, "score", context.run_id, backend), \
+        with database_failures_recorded(db, slug, "score", context.run_id, backend), \
                 project_lease(context, db) as holder:
-            summary = pipeline.score_project(
+            summary = score_project(
                 db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
                 progress=_log_progress(context), holder=holder,
             )
@@ -200,9 +203,9 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             [{"paper_id": p.id, "title": p.title[:200], "reasons": list(c.reasons)} for p, c in flagged[:20]]
         )
     if summary.failed:
-        worst = pipeline.worst_failure_class(summary.failed)
+        worst = worst_failure_class(summary.failed)
         raise Failure(
-            description=f"paper_scores: {pipeline.summary_text(summary)}; " + "; ".join(summary.messages[:3]),
+            description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
             metadata={**metadata, "failure_class": worst.value},
             allow_retries=worst is FailureClass.transient,
         )

@@ -18,9 +18,10 @@ from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.lake import add_files
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.screening.feedback import list_labels, rerank, resolve_paper, set_label
-from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.candidates import project_queries, retrieve_for_project
 from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.queries import current_queries, run_queries
 from agentr_dagster.store import OrphanError, StoreError
 from tests.support import DEMO
 
@@ -51,8 +52,8 @@ def project_with_queries(store, slug: str, tmp_path: Path, imported: int = 10) -
     pd.read_csv(DEMO / "papers.csv").head(imported).to_csv(first, index=False)
     add_papers_file(store, slug, first)
     backend = OfflineStageBackend()
-    pipeline.run_intent(store, backend, slug)
-    pipeline.run_queries(store, backend, slug)
+    run_intent(store, backend, slug)
+    run_queries(store, backend, slug)
 
 
 def test_retrieval_adds_lake_hits_with_the_queries_that_found_them(store, tmp_path):
@@ -113,7 +114,7 @@ def test_a_paper_imported_from_a_file_and_retrieved_from_the_lake_is_one_paper(s
 def test_project_queries_are_the_boolean_keywords_and_ten_strings(store, tmp_path):
     slug = "lake-queries"
     project_with_queries(store, slug, tmp_path, imported=1)
-    queries = pipeline.current_queries(store, slug)
+    queries = current_queries(store, slug)
     specs = project_queries(queries)
     assert specs[0] == ("boolean", "boolean", queries.boolean_query)
     assert specs[1][2] == "; ".join(queries.expanded_keywords)

@@ -28,7 +28,8 @@ def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server)
     from agentr_dagster.imports import content_hash, paper_key
     from agentr_dagster.llm.backends import LLMStageBackend
     from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-    from agentr_dagster.stages.pipeline import run_intent, score_project
+    from agentr_dagster.stages.intent import run_intent
+    from agentr_dagster.stages.scoring import score_project
 
     server = scripted_server(valid_responder, latency=0.15)
     store = sqlite_store
@@ -109,7 +110,8 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
     from agentr_dagster.domain.contracts import PaperRecord
     from agentr_dagster.llm.backends import LLMStageBackend
     from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-    from agentr_dagster.stages.pipeline import run_intent, score_project
+    from agentr_dagster.stages.intent import run_intent
+    from agentr_dagster.stages.scoring import score_project
     from agentr_dagster.testing.scripted_server import Fault
     from tests.test_recovery_support import stage_name
 

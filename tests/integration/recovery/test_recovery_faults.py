@@ -20,7 +20,9 @@ from agentr_dagster.defs.recovery import open_instance, resume
 from agentr_dagster.domain import failures as st
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages.pipeline import run_intent, run_queries, score_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.support.recovery import (

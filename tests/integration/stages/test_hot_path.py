@@ -15,7 +15,8 @@ from agentr_dagster.domain.failures import OrphanError
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages.pipeline import ResultWriter, run_intent, score_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.scoring import ResultWriter, score_project
 from agentr_dagster.store import CallBound, UsageIn, schema
 from agentr_dagster.store.core import now_utc
 from agentr_dagster.testing.responders import valid_responder
@@ -148,7 +149,7 @@ def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqli
 
 
 def backend_intent(store, slug: str = "waiting"):
-    from agentr_dagster.stages.pipeline import current_intent
+    from agentr_dagster.stages.intent import current_intent
 
     return current_intent(store, slug)[0]
 

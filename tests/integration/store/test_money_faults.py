@@ -11,9 +11,13 @@ from decimal import Decimal
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
+from agentr_dagster.domain.failures import TransientError
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages import pipeline
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.lifecycle import database_failures_recorded
+from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.scoring import score_project, summary_text
 from agentr_dagster.store import DomainStore
 from agentr_dagster.store import schema as t
 from tests.support import dead_pid
@@ -38,8 +42,8 @@ def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
     store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
     backend = _backend(server, store)
     try:
-        pipeline.run_intent(store, backend, slug, run_id="run-cut")
-        pipeline.run_queries(store, backend, slug, run_id="run-cut")
+        run_intent(store, backend, slug, run_id="run-cut")
+        run_queries(store, backend, slug, run_id="run-cut")
         calls_before = server.calls
 
         def cut() -> None:  # every scoring call is in flight: the database goes away until after they answer
@@ -51,11 +55,11 @@ def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
 
         cutter = threading.Thread(target=cut)
         cutter.start()
-        summary = pipeline.score_project(store, backend, slug, concurrency=n, run_id="run-cut")
+        summary = score_project(store, backend, slug, concurrency=n, run_id="run-cut")
         cutter.join()
     finally:
         relay.close()
-    assert summary.complete and summary.scored == n, pipeline.summary_text(summary)
+    assert summary.complete and summary.scored == n, summary_text(summary)
     assert server.calls - calls_before == n  # nobody was asked twice
     score_usage = [u for u in pg_store.usage(slug) if u.stage == "score"]
     assert len(score_usage) == n and {u.run_id for u in score_usage} == {"run-cut"}
@@ -69,8 +73,8 @@ def test_the_run_releases_its_leaked_reservations_and_verify_names_them(store, t
     make_project(store, tmp_path, slug, 2)
     server = scripted_server(chain_responder)
     backend = _backend(server, store)
-    pipeline.run_intent(store, backend, slug, run_id="run-a")
-    pipeline.run_queries(store, backend, slug, run_id="run-a")
+    run_intent(store, backend, slug, run_id="run-a")
+    run_queries(store, backend, slug, run_id="run-a")
     # a reservation of run-a's scoring that nothing closed (its settle was lost)
     leaked = store.reserve("default", Decimal("1"), idempotency_key="leaked", slug=slug, stage="score",
                            run_id="run-a")
@@ -79,7 +83,7 @@ def test_the_run_releases_its_leaked_reservations_and_verify_names_them(store, t
     assert not report.ok and "no_open_reservation_after_run" in report.failed_checks()
     assert any(f"reservations#{leaked}" in v.rows for v in report.violations)
     # scoring again in run-a: the stage releases what its run left open before it reports its outcome
-    summary = pipeline.score_project(store, backend, slug, concurrency=2, run_id="run-a")
+    summary = score_project(store, backend, slug, concurrency=2, run_id="run-a")
     assert summary.complete
     assert store.open_reservations() == []
     assert store.verify_ledger().ok
@@ -133,15 +137,15 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     # what one scoring call holds (its bound) and costs, measured on a first project
     make_project(store, tmp_path, "probe", n)
     probe = _backend(server, store)
-    pipeline.run_intent(store, probe, "probe")
-    assert pipeline.score_project(store, probe, "probe", concurrency=4).complete
+    run_intent(store, probe, "probe")
+    assert score_project(store, probe, "probe", concurrency=4).complete
     held = max(r.amount for r in store.reservations("probe") if r.stage == "score")
     cost = max(u.credits for u in store.usage("probe") if u.stage == "score")
     # a second project (another abstract: no cached answers), scored from an account that can pay for every
     # paper but not for four calls' bounds at once
     add_project(store, "tight", "Auditable automation of evidence synthesis with language models, measured.")
     assert add_papers_file(store, "tight", tmp_path / "probe.csv").added == n
-    pipeline.run_intent(store, probe, "tight")
+    run_intent(store, probe, "tight")
     budget = (cost * n * Decimal("1.3") + held * Decimal("1.1")).quantize(Decimal("0.00000001"))
     assert 4 * held > budget  # four bounds at once do not fit: the old code stopped at the first refusal
     store.set_default_credits(0)
@@ -150,9 +154,9 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     settings = probe.gateway.settings.model_copy(update={"account": "tight-account"})
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
 
-    summary = pipeline.score_project(store, backend, "tight", concurrency=4)
+    summary = score_project(store, backend, "tight", concurrency=4)
 
-    assert summary.complete and summary.scored == n, pipeline.summary_text(summary)
+    assert summary.complete and summary.scored == n, summary_text(summary)
     assert store.open_reservations() == []
     assert store.balance("tight-account") == budget - sum(u.credits for u in store.usage("tight")
                                                           if u.stage == "score")
@@ -162,8 +166,8 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     # out of credits for real: it stops, and says how many credits were left
     add_project(store, "broke", "A third abstract, about running out of credits near the end of a balance.")
     assert add_papers_file(store, "broke", tmp_path / "probe.csv").added == n
-    pipeline.run_intent(store, probe, "broke")
-    stopped = pipeline.score_project(store, backend, "broke", concurrency=4)
+    run_intent(store, probe, "broke")
+    stopped = score_project(store, backend, "broke", concurrency=4)
     assert not stopped.complete and stopped.failed
     assert any("credits left at stop" in m for m in stopped.messages), stopped.messages
     assert store.open_reservations() == []
@@ -188,13 +192,13 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
         relay.start()
 
     try:
-        pipeline.run_intent(store, backend, slug, run_id="run-lost")
+        run_intent(store, backend, slug, run_id="run-lost")
         cutter = threading.Thread(target=cut)
         cutter.start()
         try:
-            with pipeline.database_failures_recorded(store, slug, "score", "run-lost", backend, wait_s=20):
-                pipeline.score_project(store, backend, slug, concurrency=2, run_id="run-lost")
-        except pipeline.TransientError as exc:
+            with database_failures_recorded(store, slug, "score", "run-lost", backend, wait_s=20):
+                score_project(store, backend, slug, concurrency=2, run_id="run-lost")
+        except TransientError as exc:
             raised = exc
         else:
             raised = None
@@ -229,7 +233,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     settings = LLMSettings(base_url=server.base_url, api_key=API_KEY, model=MODEL, backoff_base_s=0.01,
                            settle_attempts=1, unsettled_dir=str(spool))
     dying = LLMStageBackend(OpenAICompatibleBackend(settings, store))
-    pipeline.run_intent(pg_store, dying, slug, run_id="run-dies")
+    run_intent(pg_store, dying, slug, run_id="run-dies")
     calls_before = server.calls
 
     def cut() -> None:
@@ -240,7 +244,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     cutter = threading.Thread(target=cut)
     cutter.start()
     with contextlib.suppress(Exception):  # the database is gone: the stage fails however it fails
-        pipeline.score_project(store, dying, slug, concurrency=n, run_id="run-dies")
+        score_project(store, dying, slug, concurrency=n, run_id="run-dies")
     cutter.join()
     relay.close()
     kept = sorted(spool.glob("reservation-*.json"))
@@ -251,7 +255,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     with pg_store.engine.begin() as conn:
         conn.execute(sa.update(t.paper_claims).values(pid=dead_pid()))
     nxt = LLMStageBackend(OpenAICompatibleBackend(settings, pg_store))
-    summary = pipeline.score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
+    summary = score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
     assert summary.complete and server.calls - calls_before == n  # not asked again: the kept answers are used
     assert list(spool.glob("*.json")) == []
     assert len([u for u in pg_store.usage(slug) if u.stage == "score"]) == n

@@ -19,8 +19,10 @@ from agentr_dagster.defs.assets import project_assets, synthesis_assets
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.stages.synthesis import (
     DraftOutcome,
     LandscapeOutcome,
@@ -61,9 +63,9 @@ def scored_project(store, slug: str, papers_csv: Path) -> None:
     add_project(store, slug, ABSTRACT)
     add_papers_file(store, slug, papers_csv)
     backend = OfflineStageBackend()
-    pipeline.run_intent(store, backend, slug)
-    pipeline.run_queries(store, backend, slug)
-    assert pipeline.score_project(store, backend, slug).complete
+    run_intent(store, backend, slug)
+    run_queries(store, backend, slug)
+    assert score_project(store, backend, slug).complete
 
 
 @pytest.fixture(scope="module")

@@ -24,9 +24,11 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
-from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.report import build_report
+from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
 from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
@@ -59,9 +61,9 @@ def project(tmp_path_factory):
     pd.read_csv(DEMO / "papers.csv").to_csv(csv, index=False)
     add_papers_file(store, slug, csv)
     backend = OfflineStageBackend()
-    pipeline.run_intent(store, backend, slug)
-    pipeline.run_queries(store, backend, slug)
-    pipeline.score_project(store, backend, slug)
+    run_intent(store, backend, slug)
+    run_queries(store, backend, slug)
+    score_project(store, backend, slug)
     run_landscape(store, slug)
     store.set_pricing("scripted-model", Decimal("0.15"), Decimal("0.60"))
     store.ensure_account("default")

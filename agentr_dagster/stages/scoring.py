@@ -1,8 +1,6 @@
-"""The pipeline's stages as plain functions over the domain store and a backend (no Dagster here).
-
-Assets and the CLI call these; each stage short-circuits when its durable output already matches its inputs
-(same input text, prompt version and model), so re-materialising unchanged work makes no LLM call.
-"""
+"""The scoring stage: every candidate paper scored against the intent in one structured call each, with bounded
+concurrency, per-paper claims (no two workers score the same paper), results written as they land, and papers
+already scored for the same text, intent, prompt and model skipped."""
 
 from __future__ import annotations
 
@@ -15,155 +13,16 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import sqlalchemy as sa
-
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
-from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, TransientError
+from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
 from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
-from agentr_dagster.domain.hashing import score_cache_key, sha256
+from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.llm.backends import StageBackend, canonical_json
+from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
-
-
-@dataclass
-class StageOutcome:
-    stage: str
-    artifact_id: int
-    payload: dict
-    reused: bool
-    prompt_version: str
-    model: str
-    backend: str
-
-
-def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, paper_id: int | None = None):
-    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
-                     detail=exc.message[:500], run_id=run_id)
-    store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
-
-
-DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for it, to record the failure
-
-
-@contextlib.contextmanager
-def database_failures_recorded(store, slug: str, stage: str, run_id: str | None, backend=None,
-                               wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
-    """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
-    failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
-    retried. Without this, ``agentr failures`` showed nothing and the stage stayed ``in_progress``. Answered calls
-    whose settlement the outage blocked (kept by ``backend``'s gateway) are settled then too."""
-    try:
-        yield
-    except sa.exc.SQLAlchemyError as err:
-        first = (str(err).strip().splitlines() or [""])[0][:300]
-        exc = TransientError(f"{stage}: the domain database failed ({type(err).__name__}: {first})")
-        deadline = time.monotonic() + wait_s
-        delay = 0.25
-        while True:
-            try:
-                _fail(store, slug, stage, exc, run_id)
-                close_stage_calls(store, backend, slug, stage, run_id)  # kept settles, then leaked reservations
-                break
-            except sa.exc.SQLAlchemyError:
-                if time.monotonic() + delay > deadline:
-                    break  # still away: a later run or `agentr resume` finds the stage unfinished
-                time.sleep(delay)
-                delay = min(delay * 2, 4.0)
-        raise exc from None
-
-
-def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
-    """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
-    unclassified error that Dagster's retry policy would retry."""
-    if not store.is_active(slug):
-        exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
-        _fail(store, slug, stage, exc, run_id)
-        raise exc
-
-
-def _settle_kept_calls(backend) -> None:
-    """Before any call: answers kept through an outage (by this process or one that died) are settled, which
-    also puts them in the response cache, so that this stage does not ask (and pay) for them again."""
-    gateway = getattr(backend, "gateway", None)
-    if gateway is not None:
-        gateway.settle_pending()
-
-
-def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
-    """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
-    be back), then release any reservation of this run's stage still open — its calls are over, so none may be
-    left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work)."""
-    gateway = getattr(backend, "gateway", None)
-    if gateway is not None and gateway.settle_pending():
-        return
-    if run_id is not None:
-        store.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
-
-
-def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
-    version = prompt_version(stage)
-    input_hash = sha256(input_text, version, backend.model)
-    latest = store.latest_artifact(slug, stage)
-    if latest is not None and latest.input_hash == input_hash:
-        store.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
-        return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
-    if not store.is_active(slug):
-        exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
-        _fail(store, slug, stage, exc, run_id)
-        raise exc
-    store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
-    _settle_kept_calls(backend)
-    try:
-        result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
-    except StageError as exc:
-        close_stage_calls(store, backend, slug, stage, run_id)
-        _fail(store, slug, stage, exc, run_id)
-        raise
-    close_stage_calls(store, backend, slug, stage, run_id)
-    payload = result.model_dump(mode="json")
-    try:
-        artifact_id = store.save_artifact(
-            slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
-            input_hash=input_hash,
-        )
-    except DeletedError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
-        exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
-        _fail(store, slug, stage, exc, run_id)
-        raise exc from err
-    store.set_status(slug, stage, st.COMPLETED, run_id=run_id)
-    return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)
-
-
-def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
-    _require_active(store, slug, "intent", run_id)
-    project = store.get_project(slug)
-    return _run_single_stage(
-        store, backend, slug, "intent", project.abstract,
-        lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id,
-    )
-
-
-def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
-    artifact = store.latest_artifact(slug, "intent")
-    if artifact is None:
-        raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
-    return ResearchIntent.model_validate(artifact.payload), artifact.input_hash
-
-
-def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
-    _require_active(store, slug, "queries", run_id)
-    intent, intent_hash = current_intent(store, slug)
-    return _run_single_stage(
-        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id
-    )
-
-
-def current_queries(store, slug: str) -> SearchQueries | None:
-    artifact = store.latest_artifact(slug, "queries")
-    return SearchQueries.model_validate(artifact.payload) if artifact else None
 
 
 @dataclass
@@ -199,8 +58,8 @@ def score_project(
     calls. Each paper's cache key is claimed (as ``holder``) before its call: a paper claimed by another live
     worker is waited for and then reused, never called twice.
     """
-    _require_active(store, slug, "score", run_id)
-    _settle_kept_calls(backend)
+    require_active(store, slug, "score", run_id)
+    settle_kept_calls(backend)
     project = store.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = store.list_papers(slug)
@@ -218,7 +77,7 @@ def score_project(
     lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
 
     def record_failure(paper, exc: StageError) -> None:
-        _fail(store, slug, "score", exc, run_id, paper_id=paper.id)
+        record_stage_failure(store, slug, "score", exc, run_id, paper_id=paper.id)
         with lock:
             summary.failed[exc.failure_class] += 1
             if len(summary.messages) < 20 and exc.message not in summary.messages:
@@ -426,6 +285,8 @@ class ResultWriter:
 
 
 PREPARE_AHEAD = 32  # most papers prepared (cache checked, credits reserved) beyond the calls in flight
+
+
 _NO_CREDITS_STOP = NoCreditsError("stopped: credits ran out earlier in this run; top up and resume")
 
 
@@ -441,7 +302,3 @@ def summary_text(summary: ScoringSummary) -> str:
     failed = ", ".join(f"{cls.value}={n}" for cls, n in summary.failed.items() if n)
     text = f"{summary.scored} scored, {summary.reused} reused of {summary.total}"
     return text + (f"; failed: {failed}" if failed else "")
-
-
-def intent_fingerprint(payload: dict) -> str:
-    return sha256(canonical_json(payload))
