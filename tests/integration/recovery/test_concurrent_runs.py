@@ -154,7 +154,7 @@ def test_a_cli_run_beside_a_dagster_launched_run_calls_once_per_paper(pg_url, tm
     the steps of whichever comes second wait for the project's lease inside the step."""
     from dagster import DagsterInstance
 
-    from tests.test_recovery_support import llm, run_chain
+    from tests.support.recovery import llm, run_chain
 
     slug, n = "beside", 12
     server = scripted_server(chain_responder, latency=0.3)
