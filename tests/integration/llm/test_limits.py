@@ -113,7 +113,7 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
     from agentr_dagster.stages.intent import run_intent
     from agentr_dagster.stages.scoring import score_project
     from agentr_dagster.testing.scripted_server import Fault
-    from tests.test_recovery_support import stage_name
+    from tests.support.recovery import stage_name
 
     arrivals: list[float] = []
     lock = threading.Lock()
