@@ -105,7 +105,7 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
     returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
     import threading
 
-    from agentr_dagster.domain.imports import content_hash, paper_key
+    from agentr_dagster.imports import content_hash, paper_key
 
     from agentr_dagster.domain.contracts import PaperRecord
     from agentr_dagster.llm.backends import LLMStageBackend
