@@ -1,4 +1,6 @@
-"""Domain store: projects, papers, artifacts, results, lifecycle status, usage and the credit ledger.
+"""Domain store: projects and papers, results and cache, lifecycle and failures, the credit ledger, labels —
+each a part of :class:`DomainStore` (``store.projects``, ``store.results``, ``store.lifecycle``, ``store.ledger``,
+``store.labels``).
 
 from agentr_dagster.store import DomainStore, UsageIn, default_database_url
 """
@@ -12,6 +14,7 @@ from agentr_dagster.store.rows import (
     DefaultCreditsRow,
     FailureRow,
     InsufficientCredits,
+    LabelRow,
     LedgerRow,
     MultiplierRow,
     OrphanError,
@@ -42,6 +45,7 @@ __all__ = [
     "DomainStore",
     "FailureRow",
     "InsufficientCredits",
+    "LabelRow",
     "LedgerRow",
     "MultiplierRow",
     "OrphanError",

@@ -274,3 +274,16 @@ class UsageIn(BaseModel):
         if self.cached_input_tokens > self.input_tokens:
             raise ValueError("cached_input_tokens cannot exceed input_tokens (input_tokens includes them)")
         return self
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    """A project's include/exclude decision on one of its papers (relevance feedback)."""
+
+    paper_id: int
+    paper_key: str
+    title: str
+    label: str  # include | exclude
+    note: str | None
+    created_at: datetime
+    updated_at: datetime

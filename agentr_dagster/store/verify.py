@@ -40,7 +40,7 @@ from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.store import schema as t
-from agentr_dagster.store.core import now_utc
+from agentr_dagster.store.database import now_utc
 
 ZERO = cost_rule.ZERO
 DEFAULT_STALE_AFTER_S = 3600.0

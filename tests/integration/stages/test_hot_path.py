@@ -17,7 +17,7 @@ from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.pipeline import ResultWriter, run_intent, score_project
 from agentr_dagster.store import CallBound, UsageIn, schema
-from agentr_dagster.store.core import now_utc
+from agentr_dagster.store.database import now_utc
 from agentr_dagster.testing.responders import valid_responder
 
 
