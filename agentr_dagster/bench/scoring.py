@@ -94,8 +94,10 @@ def open_bench_store(database_url: str | None, workdir: Path):
 def measure_scoring(store, server: ServerProcess, *, papers: int, concurrency: int, latency: float) -> ScoringRun:
     salt = uuid.uuid4().hex[:8]
     slug = f"bench-{salt}"
-    store.create_project(slug, f"Benchmark abstract {salt}: automating study selection for systematic reviews.")
-    store.add_papers(slug, _synthetic_papers(papers, salt), key_fn=paper_key, hash_fn=content_hash,
+    store.projects.create_project(
+        slug, f"Benchmark abstract {salt}: automating study selection for systematic reviews."
+    )
+    store.projects.add_papers(slug, _synthetic_papers(papers, salt), key_fn=paper_key, hash_fn=content_hash,
                      provenance={"format": "bench"})
     settings = LLMSettings(base_url=server.base_url, model=BENCH_MODEL, backoff_base_s=0.05)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
@@ -120,8 +122,8 @@ def run_speedup(
     """Sequential run first, then each concurrency, all in one invocation against one server."""
     with tempfile.TemporaryDirectory() as tmp, scripted_server_process(latency) as server:
         store = open_bench_store(database_url, Path(tmp))
-        store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
-        store.grant("default", Decimal("1000000"), note="benchmark")
+        store.ledger.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
+        store.ledger.grant("default", Decimal("1000000"), note="benchmark")
         sequential = measure_scoring(store, server, papers=papers, concurrency=1, latency=latency)
         runs = [sequential]
         for c in concurrencies:
@@ -141,8 +143,8 @@ def run_overhead(papers: int, concurrency: int, database_url: str | None = None)
     """Zero-latency scoring: what the orchestration, persistence and ledger cost per paper."""
     with tempfile.TemporaryDirectory() as tmp, scripted_server_process(0.0) as server:
         store = open_bench_store(database_url, Path(tmp))
-        store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
-        store.grant("default", Decimal("1000000"), note="benchmark")
+        store.ledger.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
+        store.ledger.grant("default", Decimal("1000000"), note="benchmark")
         run = measure_scoring(store, server, papers=papers, concurrency=concurrency, latency=0.0)
         store.close()
     return {"database": "postgresql" if database_url else "sqlite", **asdict(run)}

@@ -55,7 +55,7 @@ def project_delete(slug: str) -> None:
     """Soft delete: the project and its papers stop being worked on; usage and ledger rows stay for audit."""
     store = open_store()
     try:
-        store.soft_delete_project(slug)
+        store.projects.soft_delete_project(slug)
     except Exception as exc:  # noqa: BLE001
         fail(str(exc))
     click.echo(f"project {slug} deleted (soft); its usage and ledger rows are kept")
@@ -112,9 +112,9 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     from agentr_dagster.defs.resources import resources_from_env
 
     store = open_store()
-    store.get_project(slug)
+    store.projects.get_project(slug)
     _ensure_partition(slug)
-    total = store.count_papers(slug)
+    total = store.projects.count_papers(slug)
     stop = threading.Event()
     watcher = None
     if show_progress and total:
@@ -142,7 +142,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
 
 
 def _papers_completed(store, slug: str) -> int:
-    for row in store.status(slug):
+    for row in store.lifecycle.status(slug):
         if row.stage == "score":
             return row.paper_counts.get("completed", 0)
     return 0
@@ -205,7 +205,7 @@ def demo(slug: str) -> None:
         shutil.copyfile(papers_csv, tmp)
         added = add_papers_file(store, slug, tmp)
         tmp.unlink()
-    click.echo(f"demo project {slug}: {store.count_papers(slug)} candidate papers"
+    click.echo(f"demo project {slug}: {store.projects.count_papers(slug)} candidate papers"
                + ("" if added.already_imported else f" ({added.added} imported now)"))
     if not run_project(slug):
         fail("the demo run failed; see `agentr failures`")
@@ -221,7 +221,7 @@ def demo(slug: str) -> None:
 def status(slug: str | None, as_json: bool) -> None:
     """Processing state of each project's stages and papers."""
     store = open_store()
-    rows = store.status(slug)
+    rows = store.lifecycle.status(slug)
     if as_json:
         echo_json(rows)
         return
@@ -243,7 +243,7 @@ def _format_status_row(row) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def failures(slug: str | None, as_json: bool) -> None:
     """Recorded failures with their class, attempt, run and paper."""
-    rows = open_store().failures(slug)
+    rows = open_store().lifecycle.failures(slug)
     if as_json:
         echo_json(rows)
         return
@@ -280,8 +280,8 @@ def credits() -> None:
 @click.option("--note", default="manual grant")
 def credits_grant(amount: float, account: str, note: str) -> None:
     store = open_store()
-    store.ensure_account(account)
-    balance = store.grant(account, Decimal(str(amount)), note=note)
+    store.ledger.ensure_account(account)
+    balance = store.ledger.grant(account, Decimal(str(amount)), note=note)
     click.echo(f"{account}: balance {balance} credits")
 
 
@@ -289,8 +289,8 @@ def credits_grant(amount: float, account: str, note: str) -> None:
 @click.option("--account", default="default", show_default=True)
 def credits_balance(account: str) -> None:
     store = open_store()
-    store.ensure_account(account)
-    click.echo(f"{account}: balance {store.balance(account)} credits")
+    store.ledger.ensure_account(account)
+    click.echo(f"{account}: balance {store.ledger.balance(account)} credits")
 
 
 @main.group()
@@ -306,7 +306,7 @@ def pricing() -> None:
 @click.option("--provider", default="default", show_default=True)
 @click.option("--tier", default="standard", show_default=True)
 def pricing_set(model, input_price, output_price, cached_input, provider, tier) -> None:
-    row_id = open_store().set_pricing(
+    row_id = open_store().ledger.set_pricing(
         model, Decimal(str(input_price)), Decimal(str(output_price)),
         None if cached_input is None else Decimal(str(cached_input)), provider=provider, tier=tier,
     )

@@ -92,7 +92,7 @@ FAILED_STATE_CLASS = {
 def last_failure_class(store, slug: str) -> str | None:
     """The class of the failure that stopped the chain: the first stage (in chain order) not completed.
     Stage states are the last word of each run; the failure log also holds in-process retries."""
-    by_stage = {row.stage: row.state for row in store.status(slug)}
+    by_stage = {row.stage: row.state for row in store.lifecycle.status(slug)}
     for stage in ("intent", "queries", "score"):
         cls = FAILED_STATE_CLASS.get(by_stage.get(stage) or "")
         if cls:
@@ -116,12 +116,12 @@ def _in_flight(store, instance, slug: str, model: str) -> bool:
 def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
 
     model = configured_model()
-    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.list_projects()}
+    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
     day = _utc_day_start(now)
     views = []
     for slug in sorted(slugs):
         try:
-            project = store.get_project(slug, include_deleted=True)
+            project = store.projects.get_project(slug, include_deleted=True)
         except Exception:  # noqa: BLE001 - a partition with no project in the store: nothing to repair
             continue
         active = project.deleted_at is None
@@ -132,7 +132,7 @@ def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairV
             if not complete:
                 last_class = last_failure_class(store, slug)
                 if uses_llm:
-                    credits = store.balance(project.account) > Decimal(0)
+                    credits = store.ledger.balance(project.account) > Decimal(0)
         attempts = len(instance.get_run_ids(
             RunsFilter(tags={PARTITION_TAG: slug, REPAIR_TAG: "schedule"}, created_after=day)
         ))

@@ -209,7 +209,7 @@ class OpenAICompatibleBackend:
                     attempt, self.settings.backoff_base_s, self.settings.backoff_max_s, exc.retry_after
                 )
                 log.warning("transient LLM failure (%s); retrying in %.2fs", exc.message, delay)
-                self.store.record_failure(
+                self.store.lifecycle.record_failure(
                     ctx.slug, ctx.stage, "transient", exc.message,
                     paper_id=ctx.paper_id, attempt=attempt + 1, run_id=ctx.run_id,
                 )
@@ -224,7 +224,7 @@ class OpenAICompatibleBackend:
             return None
         if self._refused is not None:
             return PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        if not self.store.is_active(ctx.slug, ctx.paper_id):
+        if not self.store.projects.is_active(ctx.slug, ctx.paper_id):
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
 
@@ -253,7 +253,7 @@ class OpenAICompatibleBackend:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
         key = request_hash(self.model, messages, temperature, max_tokens)
-        cached = self.store.cached_response(key)
+        cached = self.store.results.cached_response(key)
         if cached is not None:
             try:
                 return schema.model_validate(parse_json_object(cached))
@@ -304,7 +304,7 @@ class OpenAICompatibleBackend:
         try:
             # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
             # is also the orphan check: it refuses a deleted project or paper atomically.
-            reservation = self.store.reserve(
+            reservation = self.store.ledger.reserve(
                 self.settings.account,
                 idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
                 slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound,
@@ -327,7 +327,7 @@ class OpenAICompatibleBackend:
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
             # (a StageError from the call or the wait; anything else is the limiter itself, e.g. Redis unreachable)
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
-            self.store.release(reservation, note=f"no answer: {error.failure_class.value}")
+            self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
             if error.retry_after:
                 self.limiter.pause(error.retry_after)  # a 429's Retry-After holds back every caller
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
@@ -347,7 +347,7 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        return content, lambda response: self.store.settle(reservation, usage=usage_in, response=response)
+        return content, lambda response: self.store.ledger.settle(reservation, usage=usage_in, response=response)
 
 
 def _describe_validation_error(exc: Exception) -> str:

@@ -38,7 +38,7 @@ def resolve_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
     ref = (ref or "").strip()
     if not ref:
         raise StoreError("name a paper: its id, DOI, paper key or exact title")
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     if ref.isdigit():
         match = [p for p in papers if p.id == int(ref)]
     else:
@@ -75,8 +75,8 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
 
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
     doi, paper_key."""
-    project = store.get_project(slug)
-    papers = store.list_papers(slug)
+    project = store.projects.get_project(slug)
+    papers = store.projects.list_papers(slug)
     columns = ["rank", "paper_id", "score", "label", "method", "title", "year", "doi", "paper_key"]
     if not papers:
         return pd.DataFrame(columns=columns)

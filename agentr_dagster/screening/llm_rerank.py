@@ -33,7 +33,7 @@ def rerank_top_with_llm(
     if top.empty:
         return ranking
     slug = "screen-" + hashlib.sha256(question.encode()).hexdigest()[:12]
-    store.create_project(slug, question, title="agentr screen --llm-top")
+    store.projects.create_project(slug, question, title="agentr screen --llm-top")
     by_id = papers.drop_duplicates("record_id").set_index("record_id")
     records = []
     for record_id in top["record_id"]:
@@ -41,13 +41,13 @@ def rerank_top_with_llm(
         title = str(row.get("title") or "").strip() or f"(untitled record {record_id})"
         records.append(PaperRecord(title=title[:1000], abstract=str(row.get("abstract") or "")[:20000],
                                    source_id=str(record_id), source_format="screen"))
-    store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "screen"})
+    store.projects.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "screen"})
     run_intent(store, backend, slug)
     summary = score_project(store, backend, slug, concurrency=concurrency)
     _, intent_hash = current_intent(store, slug)
-    stored = {p.source_id: p for p in store.list_papers(slug)}
+    stored = {p.source_id: p for p in store.projects.list_papers(slug)}
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in stored.values()}
-    results = {r.paper_id: r.payload for r in store.results_for_project(slug, cache_keys=keys)}
+    results = {r.paper_id: r.payload for r in store.results.results_for_project(slug, cache_keys=keys)}
     llm_score = {}
     for record_id in top["record_id"]:
         paper = stored.get(str(record_id))

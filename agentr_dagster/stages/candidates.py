@@ -130,7 +130,7 @@ def retrieve_for_project(
     k = per_query_default() if per_query is None else per_query
     specs = project_queries(queries)
     input_hash = sha256(RETRIEVAL_VERSION, str(lake.generation), str(k), *(t for _, _, t in specs))
-    last = store.latest_artifact(slug, RETRIEVAL_STAGE)
+    last = store.results.latest_artifact(slug, RETRIEVAL_STAGE)
     if last is not None and last.input_hash == input_hash:
         payload = last.payload
         previous = [QueryResult(q["name"], q["kind"], q["text"], q["hits"], 0, q.get("note"))
@@ -155,7 +155,7 @@ def retrieve_for_project(
         for names, recs in groups.items():
             provenance = {"source": "lake", "found_by": list(names), "lake_generation": lake.generation,
                           "imported_at": now}
-            added = store.add_papers(slug, recs, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
+            added = store.projects.add_papers(slug, recs, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
             added_total += added.added
             for name in names:
                 by_name[name].added += added.added
@@ -167,6 +167,6 @@ def retrieve_for_project(
             for r in results
         ],
     }
-    store.save_artifact(slug, RETRIEVAL_STAGE, payload, prompt_version=RETRIEVAL_VERSION, model=None,
+    store.results.save_artifact(slug, RETRIEVAL_STAGE, payload, prompt_version=RETRIEVAL_VERSION, model=None,
                         backend="lake", input_hash=input_hash)
     return RetrievalSummary(lake.generation, lake.n, k, results, len(ids), added_total)

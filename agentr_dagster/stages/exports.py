@@ -24,12 +24,12 @@ COLUMNS = [
 
 def scores_dataframe(store, slug: str) -> pd.DataFrame:
     """One row per active paper with a current score, best direct competitors first."""
-    artifact = store.latest_artifact(slug, "intent")
-    papers = {p.id: p for p in store.list_papers(slug)}
+    artifact = store.results.latest_artifact(slug, "intent")
+    papers = {p.id: p for p in store.projects.list_papers(slug)}
     rows = []
     if artifact is not None and papers:
         _, intent_hash = current_intent(store, slug)
-        results = store.results_for_project(slug)
+        results = store.results.results_for_project(slug)
         for result in results:
             paper = papers.get(result.paper_id)
             if paper is None:

@@ -35,15 +35,15 @@ class StageOutcome:
 
 
 def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, paper_id: int | None = None):
-    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
+    store.lifecycle.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
                      detail=exc.message[:500], run_id=run_id)
-    store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
+    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
 
 
 def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
-    if not store.is_active(slug):
+    if not store.projects.is_active(slug):
         exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
         _fail(store, slug, stage, exc, run_id)
         raise exc
@@ -52,15 +52,15 @@ def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
 def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
-    latest = store.latest_artifact(slug, stage)
+    latest = store.results.latest_artifact(slug, stage)
     if latest is not None and latest.input_hash == input_hash:
-        store.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+        store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
-    if not store.is_active(slug):
+    if not store.projects.is_active(slug):
         exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
         _fail(store, slug, stage, exc, run_id)
         raise exc
-    store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
+    store.lifecycle.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
     try:
         result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
     except StageError as exc:
@@ -68,7 +68,7 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
         raise
     payload = result.model_dump(mode="json")
     try:
-        artifact_id = store.save_artifact(
+        artifact_id = store.results.save_artifact(
             slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
             input_hash=input_hash,
         )
@@ -76,13 +76,13 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
         exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
         _fail(store, slug, stage, exc, run_id)
         raise exc from err
-    store.set_status(slug, stage, st.COMPLETED, run_id=run_id)
+    store.lifecycle.set_status(slug, stage, st.COMPLETED, run_id=run_id)
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)
 
 
 def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
     _require_active(store, slug, "intent", run_id)
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     return _run_single_stage(
         store, backend, slug, "intent", project.abstract,
         lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id,
@@ -90,7 +90,7 @@ def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = Non
 
 
 def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
-    artifact = store.latest_artifact(slug, "intent")
+    artifact = store.results.latest_artifact(slug, "intent")
     if artifact is None:
         raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
     return ResearchIntent.model_validate(artifact.payload), artifact.input_hash
@@ -105,7 +105,7 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
 
 
 def current_queries(store, slug: str) -> SearchQueries | None:
-    artifact = store.latest_artifact(slug, "queries")
+    artifact = store.results.latest_artifact(slug, "queries")
     return SearchQueries.model_validate(artifact.payload) if artifact else None
 
 
@@ -141,19 +141,19 @@ def score_project(
     calls.
     """
     _require_active(store, slug, "score", run_id)
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
-    existing = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
+    existing = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
     todo = [p for p in papers if p.id not in existing]
     summary = ScoringSummary(total=len(papers), reused=len(papers) - len(todo))
-    store.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
+    store.lifecycle.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
     done = summary.reused
     if progress:
         progress(done, summary.total)
     if todo:
-        store.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
+        store.lifecycle.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
     version = prompt_version("score")
     lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
 
@@ -173,12 +173,12 @@ def score_project(
                 progress(done, summary.total)
 
     if getattr(backend, "score_batch", None) is not None:
-        if not store.is_active(slug):
+        if not store.projects.is_active(slug):
             raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
             results = backend.score_batch(intent, project.abstract, [(p.title, p.abstract or "") for p in chunk])
-            stored = store.save_results_many(
+            stored = store.results.save_results_many(
                 slug,
                 [(p.id, keys[p.id], a.model_dump(mode="json")) for p, a in zip(chunk, results, strict=True)],
                 prompt_version=version, model=backend.model, backend=backend.kind, completes_stage="score",
@@ -232,14 +232,14 @@ def score_project(
                         for paper in batch:
                             work(paper)  # records failed_no_credits without calling
                         continue
-                    store.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
+                    store.lifecycle.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
                     list(pool.map(work, batch))
         finally:
             writer.close()
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
-    store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
-    if summary.failed.get(FailureClass.orphan) and not store.is_active(slug):
+    store.lifecycle.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
+    if summary.failed.get(FailureClass.orphan) and not store.projects.is_active(slug):
         # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
         raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
     return summary
@@ -300,7 +300,7 @@ class ResultWriter:
 
     def _write(self, batch: list) -> None:
         try:
-            stored = set(self._store.save_results_many(
+            stored = set(self._store.results.save_results_many(
                 self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
                 completes_stage="score", **self._meta,
             ))

@@ -115,8 +115,8 @@ def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
     if not landscape.reused:
         notes.append("the research landscape was (re)built for this report")
     draft = current_draft(store, slug)
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
-    landscape_artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
+    landscape_artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if draft is None or artifact is None or artifact.created_at < landscape_artifact.created_at:
         draft = run_related_work(store, slug).draft
         notes.append("the related-work draft was written offline (extractive) for this report")
@@ -169,18 +169,25 @@ def build_report(store, slug: str, *, now: datetime | None = None) -> str:
 
 
 def read_report_inputs(store, slug: str, *, now: datetime | None = None) -> ReportInputs:
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     intent, _ = current_intent(store, slug)
     landscape, draft, notes = ensure_synthesis(store, slug)  # may write: read everything else after it
     scopes = {p.id: set(p.scope) for p in draft.paragraphs()}
     return ReportInputs(
-        slug=slug, title=project.title or slug,
+        slug=slug,
+        title=project.title or slug,
         stamp=(now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
-        project=project, intent=intent, landscape=landscape, draft=draft,
-        draft_artifact=store.latest_artifact(slug, DRAFT_STAGE), notes=notes,
+        project=project,
+        intent=intent,
+        landscape=landscape,
+        draft=draft,
+        draft_artifact=store.results.latest_artifact(slug, DRAFT_STAGE),
+        notes=notes,
         check=validate_markdown(to_markdown(draft), to_bibtex(draft.bib), scopes),
-        transitions=store.transitions(slug), usage=store.usage(slug), status=store.status(slug),
-        failures=store.failures(slug),
+        transitions=store.lifecycle.transitions(slug),
+        usage=store.ledger.usage(slug),
+        status=store.lifecycle.status(slug),
+        failures=store.lifecycle.failures(slug),
     )
 
 

@@ -71,11 +71,11 @@ class DraftOutcome:
 def _current(store, slug: str):
     """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
     prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
-    papers = {p.id: p for p in store.list_papers(slug)}
+    papers = {p.id: p for p in store.projects.list_papers(slug)}
     current = []
-    for result in store.results_for_project(slug):
+    for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
         if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
@@ -108,8 +108,10 @@ def load_corpus(store, slug: str) -> Corpus:
 
 
 def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
-    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id)
-    store.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
+    store.lifecycle.set_status(
+        slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
+    )
+    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
 
 
 def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
@@ -122,12 +124,12 @@ def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
         _fail(store, slug, LANDSCAPE_STAGE, exc, run_id)
         raise
     input_hash = sha256(fingerprint, SYNTHESIS_VERSION, json.dumps(settings.__dict__, sort_keys=True))
-    latest = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    latest = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if latest is not None and latest.input_hash == input_hash:
         if record_reuse:
-            store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+            store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return LandscapeOutcome(latest.id, Landscape.model_validate(latest.payload), True)
-    store.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
+    store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
     try:
         corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
@@ -136,17 +138,17 @@ def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
         _fail(store, slug, LANDSCAPE_STAGE, err, run_id)
         raise err from exc
     first = corpus.papers[0]
-    artifact_id = store.save_artifact(
+    artifact_id = store.results.save_artifact(
         slug, LANDSCAPE_STAGE, landscape.model_dump(mode="json"), prompt_version=SYNTHESIS_VERSION,
         model=first.model, backend=first.backend, input_hash=input_hash,
     )
     detail = None if not landscape.structure_problems else f"taxonomy: {len(landscape.structure_problems)} problem(s)"
-    store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     return LandscapeOutcome(artifact_id, landscape, False)
 
 
 def current_landscape(store, slug: str) -> tuple[int, Landscape, str]:
-    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is None:
         raise PermanentError(f"project {slug!r} has no research landscape yet: materialise research_landscape first")
     return artifact.id, Landscape.model_validate(artifact.payload), artifact.input_hash
@@ -204,7 +206,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     version = writer_version(writer)
     input_hash = sha256(landscape_hash, DRAFT_VERSION, version)
     label = getattr(writer, "label", None) or "offline extractive (sentences from stored scores and abstracts)"
-    latest = store.latest_artifact(slug, DRAFT_STAGE)
+    latest = store.results.latest_artifact(slug, DRAFT_STAGE)
     reused = False
     if latest is not None and latest.input_hash == input_hash:
         draft = Draft.model_validate(latest.payload["draft"])
@@ -214,7 +216,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
         reused = report.ok and latex_report.ok  # a stored draft that no longer validates is written again
         artifact_id = latest.id
     if not reused:
-        store.set_status(slug, DRAFT_STAGE, st.IN_PROGRESS, run_id=run_id)
+        store.lifecycle.set_status(slug, DRAFT_STAGE, st.IN_PROGRESS, run_id=run_id)
         try:
             corpus = load_corpus(store, slug)
             draft = plan_draft(landscape, corpus, embedder, title=None)
@@ -244,7 +246,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
         # tries again, and the gateway's response cache makes the paragraphs already rewritten free. An invalid
         # draft is stored (with the findings, for the asset check) and never reused either.
         complete = not any(event.get("event") == "stopped" for event in draft.redraft_log)
-        artifact_id = store.save_artifact(
+        artifact_id = store.results.save_artifact(
             slug, DRAFT_STAGE, {"draft": draft.model_dump(mode="json"), "validation": report.as_dict(),
                                 "latex_validation": latex_report.as_dict(), "valid": valid,
                                 "writer": label, "complete": complete},
@@ -257,7 +259,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     detail = "unchanged; reused" if reused else None
     if not valid:
         detail = f"draft stored as invalid: {len(report.issues) + len(latex_report.issues)} validator finding(s)"
-    store.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     if out_dir is not None and not valid:
         markdown, latex, bibtex = with_warning(markdown, latex, bibtex, report.issues + latex_report.issues)
     files = write_files(draft, markdown, latex, bibtex, out_dir) if out_dir is not None else {}
@@ -283,7 +285,7 @@ def with_warning(markdown: str, latex: str, bibtex: str, issues: list) -> tuple[
 
 def stored_validation(store, slug: str) -> dict | None:
     """The validator's verdict on the stored draft, as recorded with it (None before the first draft)."""
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     if artifact is None:
         return None
     payload = artifact.payload
@@ -294,7 +296,7 @@ def stored_validation(store, slug: str) -> dict | None:
 
 
 def current_draft(store, slug: str) -> Draft | None:
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     return Draft.model_validate(artifact.payload["draft"]) if artifact is not None else None
 
 
@@ -367,7 +369,7 @@ def _current_value(path: str, recorded, result, paper):
 def trace(store, slug: str, claim_id: str) -> Trace:
     """The claim and, per paper it rests on, the fields recorded then and their values in the store now."""
     landscape = None
-    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is not None:
         landscape = Landscape.model_validate(artifact.payload)
     index = claim_index(landscape, current_draft(store, slug))
@@ -376,8 +378,8 @@ def trace(store, slug: str, claim_id: str) -> Trace:
         hint = f"; did you mean {', '.join(close)}" if close else f"; {len(index)} claims exist (see agentr report)"
         raise KeyError(f"no claim {claim_id!r} in project {slug!r}{hint}")
     where, claim = index[claim_id]
-    papers = {p.id: p for p in store.list_papers(slug, include_deleted=True)}
-    current = {r.paper_id: r for r in store.results_for_project(slug)}
+    papers = {p.id: p for p in store.projects.list_papers(slug, include_deleted=True)}
+    current = {r.paper_id: r for r in store.results.results_for_project(slug)}
     traced = []
     for ev in claim.evidence:
         paper = papers.get(ev.paper_id)

@@ -34,11 +34,11 @@ CALL_COLUMNS = [
 
 def usage_calls_frame(store, slug: str | None = None, *, run_id: str | None = None) -> pd.DataFrame:
     """One row per LLM call, with the prices and multiplier it was charged at (deleted projects included)."""
-    rows = store.usage(slug)
+    rows = store.ledger.usage(slug)
     if run_id is not None:
         rows = [r for r in rows if r.run_id == run_id]
-    prices = {p.id: p for p in store.pricing_history()} if rows else {}
-    multipliers = {m.id: m for m in store.multiplier_history()} if rows else {}
+    prices = {p.id: p for p in store.ledger.pricing_history()} if rows else {}
+    multipliers = {m.id: m for m in store.ledger.multiplier_history()} if rows else {}
     records = []
     for r in rows:
         price = prices.get(r.pricing_id)

@@ -32,8 +32,10 @@ def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server)
 
     server = scripted_server(valid_responder, latency=0.15)
     store = sqlite_store
-    store.create_project("limited", "An abstract about limiting concurrent calls to a language model endpoint.")
-    store.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
+    store.projects.create_project(
+        "limited", "An abstract about limiting concurrent calls to a language model endpoint."
+    )
+    store.projects.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
                      hash_fn=content_hash, provenance={"format": "test"})
     settings = LLMSettings(base_url=server.base_url, model="m", limits=EndpointLimits(max_concurrent=3))
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
