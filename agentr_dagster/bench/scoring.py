@@ -19,12 +19,16 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.pipeline import run_intent, score_project
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 BENCH_MODEL = "bench-model"
 
@@ -91,7 +95,9 @@ def open_bench_store(database_url: str | None, workdir: Path):
     return DomainStore(database_url or f"sqlite:///{workdir / 'bench.db'}")
 
 
-def measure_scoring(store, server: ServerProcess, *, papers: int, concurrency: int, latency: float) -> ScoringRun:
+def measure_scoring(
+    store: DomainStore, server: ServerProcess, *, papers: int, concurrency: int, latency: float
+) -> ScoringRun:
     salt = uuid.uuid4().hex[:8]
     slug = f"bench-{salt}"
     store.projects.create_project(

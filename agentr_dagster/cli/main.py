@@ -9,6 +9,7 @@ import time
 from decimal import Decimal
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -141,14 +142,14 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     return result.success
 
 
-def _papers_completed(store, slug: str) -> int:
+def _papers_completed(store: DomainStore, slug: str) -> int:
     for row in store.lifecycle.status(slug):
         if row.stage == "score":
             return row.paper_counts.get("completed", 0)
     return 0
 
 
-def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
+def _progress_bar(store: DomainStore, slug: str, total: int, stop: threading.Event) -> None:
     from tqdm import tqdm
 
     with tqdm(total=total, desc=f"scoring {slug}", unit="paper", file=sys.stderr) as bar:
@@ -377,6 +378,9 @@ from agentr_dagster.cli.ledger import (  # noqa: E402
     multiplier_group,
     pricing_history_command,
 )
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 main.add_command(ledger_group, "ledger")
 main.add_command(estimate_command, "estimate")

@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dagster import (
     DagsterEventType,
@@ -47,6 +48,9 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
 RUNNING = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING)
@@ -177,7 +181,7 @@ class ResumeOutcome:
     seconds: float = 0.0
 
 
-def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
+def mark_interrupted(store: DomainStore, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
     """A started run whose processes are gone: fail it in Dagster, record it, and correct the states it left:
     a paper whose score was stored before the kill is completed, the rest are re-initiated."""
     instance.report_run_failed(
@@ -239,13 +243,13 @@ def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool =
                        tags=tags)
 
 
-def _last_failure(store, slug: str) -> str:
+def _last_failure(store: DomainStore, slug: str) -> str:
     rows = store.lifecycle.failures(slug)
     return f"{rows[-1].failure_class}: {rows[-1].message}" if rows else ""
 
 
 def resume_project(
-    store, instance: DagsterInstance, slug: str, *, stale_after: float = 900.0, verbose: bool = False,
+    store: DomainStore, instance: DagsterInstance, slug: str, *, stale_after: float = 900.0, verbose: bool = False,
     model: str | None = None,
 ) -> ResumeOutcome:
     started = time.monotonic()
@@ -314,7 +318,11 @@ def resume_project(
 
 
 def resume(
-    store, instance: DagsterInstance | None = None, slugs: list[str] | None = None, *, stale_after: float = 900.0,
+    store: DomainStore,
+    instance: DagsterInstance | None = None,
+    slugs: list[str] | None = None,
+    *,
+    stale_after: float = 900.0,
     verbose: bool = False,
 ) -> list[ResumeOutcome]:
     """Resume the given projects, or (``slugs=None``) every live project plus open reservations of deleted ones.

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import openai
 from openai.types.chat import ChatCompletion
@@ -32,6 +32,9 @@ from agentr_dagster.domain.failures import (
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -173,7 +176,7 @@ class OpenAICompatibleBackend:
 
     name = "openai-compatible"
 
-    def __init__(self, settings: LLMSettings, store):
+    def __init__(self, settings: LLMSettings, store: DomainStore):
         self.settings = settings
         self.store = store
         self.model = settings.model

@@ -8,6 +8,7 @@ every stored score. The K papers are then re-ordered among themselves by the LLM
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -15,6 +16,9 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.stages.pipeline import current_intent, run_intent, score_project
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 def llm_relevance(assessment: dict) -> float:
@@ -25,7 +29,13 @@ def llm_relevance(assessment: dict) -> float:
 
 
 def rerank_top_with_llm(
-    question: str, papers: pd.DataFrame, ranking: pd.DataFrame, k: int, store, backend, concurrency: int = 4
+    question: str,
+    papers: pd.DataFrame,
+    ranking: pd.DataFrame,
+    k: int,
+    store: DomainStore,
+    backend,
+    concurrency: int = 4,
 ) -> pd.DataFrame:
     """Return `ranking` with its top K unlabelled records re-ordered by the LLM; other rows keep their place."""
     unlabelled = ranking[ranking["label"].fillna("") == ""]

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
@@ -25,6 +25,9 @@ from agentr_dagster.lake import Lake, boolean_positive_text
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages import pipeline
 from agentr_dagster.stages.intake import fit_to_store
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 DEFAULT_PER_QUERY = 20
 RETRIEVAL_STAGE = "retrieval"
@@ -110,7 +113,7 @@ def _run_queries(lake: Lake, queries: list[tuple[str, str, str]], k: int) -> lis
 
 
 def retrieve_for_project(
-    store,
+    store: DomainStore,
     slug: str,
     *,
     lake: Lake | None = None,

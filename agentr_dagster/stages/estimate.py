@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.domain.contracts import ResearchIntent
@@ -31,6 +31,9 @@ from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import load_prompt, prompt_version
 from agentr_dagster.llm.gateway import MAX_OUTPUT_TOKENS, estimate_prompt_tokens
 from agentr_dagster.settings import get_settings
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 STAGES = ("intent", "queries", "score")
 # OpenAI's chat format: each message costs its content plus ~3 tokens, and every reply is primed with 3 more
@@ -191,7 +194,7 @@ class ProjectEstimate:
 
 
 def estimate_project(
-    store,
+    store: DomainStore,
     slug: str,
     *,
     model: str,
@@ -295,7 +298,9 @@ class _RemainingWork:
     intent_extra: int  # tokens the not-yet-written intent JSON adds to each later prompt
 
 
-def _remaining_work(store, project, model: str, history: dict[str, list[int]], notes: list[str]) -> _RemainingWork:
+def _remaining_work(
+    store: DomainStore, project, model: str, history: dict[str, list[int]], notes: list[str]
+) -> _RemainingWork:
     """The prompts a run would still send, found with the same hashes the pipeline computes (its stage inputs
     and score_cache_key)."""
     slug = project.slug
@@ -330,7 +335,7 @@ def _remaining_work(store, project, model: str, history: dict[str, list[int]], n
                           len(scored), intent_extra)
 
 
-def _output_history(store, model: str) -> dict[str, list[int]]:
+def _output_history(store: DomainStore, model: str) -> dict[str, list[int]]:
     """Output tokens of this model's past calls, per stage (from every project: it is the model's habit)."""
     out: dict[str, list[int]] = {}
     for row in store.ledger.usage():

@@ -15,7 +15,7 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import get_settings, results_dir
-from agentr_dagster.store import PROJECT_STAGE
+from agentr_dagster.store import PROJECT_STAGE, DomainStore
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
 EXPORT_FORMATS = ("csv", "parquet", "xlsx")
@@ -52,7 +52,7 @@ class ProjectGap:
         self.stages.sort(key=lambda s: CHAIN_STAGES.index(s) if s in CHAIN_STAGES else len(CHAIN_STAGES))
 
 
-def project_gap(store, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
+def project_gap(store: DomainStore, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
     """Compare durable outputs with what the current abstract, prompts, model and papers call for."""
     model = model or configured_model()
     project = store.projects.get_project(slug)
@@ -107,7 +107,7 @@ def _export_problem(slug: str, papers: int, newest_result: datetime | None, home
     return None
 
 
-def release_project_reservations(store, slug: str, why: str) -> int:
+def release_project_reservations(store: DomainStore, slug: str, why: str) -> int:
     """Release every open reservation of the project; only call this when no live process can settle them."""
     held = store.ledger.reservations(slug, state="open")
     for res in held:

@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -30,6 +31,9 @@ from agentr_dagster.imports import (
 )
 from agentr_dagster.settings import get_settings
 from agentr_dagster.store.schema import papers as _papers_table
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 ABSTRACT_SUFFIXES = (".md", ".txt")
 MAX_ABSTRACT_BYTES = 200_000
@@ -140,7 +144,7 @@ def _decode_text(data: bytes, name: str) -> str:
     return _ABSTRACT_INVISIBLE.sub("", _ANSI_ESCAPE.sub("", text))
 
 
-def add_project(store, slug: str, abstract: str, *, title: str | None = None, budget_credits=None):
+def add_project(store: DomainStore, slug: str, abstract: str, *, title: str | None = None, budget_credits=None):
     try:
         validate_slug(slug)
     except ValueError as exc:
@@ -148,7 +152,7 @@ def add_project(store, slug: str, abstract: str, *, title: str | None = None, bu
     return store.projects.create_project(slug, abstract, title=title, budget_credits=budget_credits)
 
 
-def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = None) -> PapersAdded:
+def add_papers_file(store: DomainStore, slug: str, path: Path, limits: ImportLimits | None = None) -> PapersAdded:
     """Parse the whole file first; only then store its good records (one store call)."""
     limits = limits or limits_from_env()
     check_input_file(path, limits.max_bytes)

@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
@@ -21,6 +22,9 @@ from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend, canonical_json
 from agentr_dagster.llm.gateway import CallContext
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 @dataclass
@@ -34,13 +38,13 @@ class StageOutcome:
     backend: str
 
 
-def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None, paper_id: int | None = None):
+def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None, paper_id: int | None = None):
     store.lifecycle.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
                      detail=exc.message[:500], run_id=run_id)
     store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
 
 
-def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
+def _require_active(store: DomainStore, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
     if not store.projects.is_active(slug):
@@ -49,7 +53,9 @@ def _require_active(store, slug: str, stage: str, run_id: str | None) -> None:
         raise exc
 
 
-def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
+def _run_single_stage(
+    store: DomainStore, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id
+):
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
     latest = store.results.latest_artifact(slug, stage)
@@ -80,7 +86,7 @@ def _run_single_stage(store, backend: StageBackend, slug: str, stage: str, input
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)
 
 
-def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+def run_intent(store: DomainStore, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
     _require_active(store, slug, "intent", run_id)
     project = store.projects.get_project(slug)
     return _run_single_stage(
@@ -89,14 +95,14 @@ def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = Non
     )
 
 
-def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
+def current_intent(store: DomainStore, slug: str) -> tuple[ResearchIntent, str]:
     artifact = store.results.latest_artifact(slug, "intent")
     if artifact is None:
         raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
     return ResearchIntent.model_validate(artifact.payload), artifact.input_hash
 
 
-def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
+def run_queries(store: DomainStore, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
     _require_active(store, slug, "queries", run_id)
     intent, intent_hash = current_intent(store, slug)
     return _run_single_stage(
@@ -104,7 +110,7 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
     )
 
 
-def current_queries(store, slug: str) -> SearchQueries | None:
+def current_queries(store: DomainStore, slug: str) -> SearchQueries | None:
     artifact = store.results.latest_artifact(slug, "queries")
     return SearchQueries.model_validate(artifact.payload) if artifact else None
 
@@ -126,7 +132,7 @@ ProgressFn = Callable[[int, int], None]
 
 
 def score_project(
-    store,
+    store: DomainStore,
     backend: StageBackend,
     slug: str,
     *,
@@ -257,7 +263,7 @@ class ResultWriter:
 
     _STOP = object()
 
-    def __init__(self, store, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
+    def __init__(self, store: DomainStore, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
                  on_stored: Callable[[int], None], on_orphan: Callable[[object, StageError], None],
                  max_batch: int = 256):
         self._store, self._slug = store, slug

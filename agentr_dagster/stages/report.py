@@ -20,7 +20,7 @@ from agentr_dagster.stages.synthesis import (
     run_landscape,
     run_related_work,
 )
-from agentr_dagster.store import ArtifactRow, FailureRow, ProjectRow, StatusRow, TransitionRow, UsageRow
+from agentr_dagster.store import ArtifactRow, DomainStore, FailureRow, ProjectRow, StatusRow, TransitionRow, UsageRow
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import md_unescape, to_bibtex, to_markdown
 from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
@@ -108,7 +108,7 @@ def _money(value) -> str:
     return f"{Decimal(str(value)):.6f}".rstrip("0").rstrip(".") if value is not None else ""
 
 
-def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
+def ensure_synthesis(store: DomainStore, slug: str) -> tuple[Landscape, Draft, list[str]]:
     """The stored landscape and draft, built (offline, no LLM call) when missing or stale; notes say which."""
     notes = []
     landscape = run_landscape(store, slug, record_reuse=False)
@@ -147,7 +147,7 @@ class ReportInputs:
         return {p.paper_id: p for p in self.landscape.papers}
 
 
-def build_report(store, slug: str, *, now: datetime | None = None) -> str:
+def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) -> str:
     """The report as one HTML string; ``now`` fixes the "generated" stamp (tests)."""
     r = read_report_inputs(store, slug, now=now)
     by_id = r.by_id
@@ -168,7 +168,7 @@ def build_report(store, slug: str, *, now: datetime | None = None) -> str:
     return "\n".join(parts) + PAGE_END
 
 
-def read_report_inputs(store, slug: str, *, now: datetime | None = None) -> ReportInputs:
+def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = None) -> ReportInputs:
     project = store.projects.get_project(slug)
     intent, _ = current_intent(store, slug)
     landscape, draft, notes = ensure_synthesis(store, slug)  # may write: read everything else after it

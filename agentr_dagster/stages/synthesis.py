@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment
@@ -34,6 +35,9 @@ from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
 from agentr_dagster.synthesis.redraft import ParagraphWriter, redraft
 from agentr_dagster.synthesis.sanitize import md_escape, tex_escape
 from agentr_dagster.synthesis.validate import ValidationReport, validate_latex, validate_markdown
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 LANDSCAPE_STAGE = "landscape"
 DRAFT_STAGE = "related_work"
@@ -68,7 +72,7 @@ class DraftOutcome:
 
 
 # ---------------------------------------------------------------- the corpus: papers with a current score
-def _current(store, slug: str):
+def _current(store: DomainStore, slug: str):
     """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
     prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
     project = store.projects.get_project(slug)
@@ -87,13 +91,13 @@ def _current(store, slug: str):
     return project, intent, intent_hash, current, keys, len(papers)
 
 
-def corpus_fingerprint(store, slug: str) -> str:
+def corpus_fingerprint(store: DomainStore, slug: str) -> str:
     """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
     project, _, intent_hash, current, keys, _ = _current(store, slug)
     return corpus_hash(intent_hash, project.abstract, [(p.id, r.id, keys[p.id]) for p, r in current])
 
 
-def load_corpus(store, slug: str) -> Corpus:
+def load_corpus(store: DomainStore, slug: str) -> Corpus:
     """The project's papers with a score that is current for the paper text, intent, prompt and model."""
     project, intent, intent_hash, current, keys, n_live = _current(store, slug)
     scored = tuple(
@@ -107,14 +111,14 @@ def load_corpus(store, slug: str) -> Corpus:
     return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
 
 
-def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
+def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
     store.lifecycle.set_status(
         slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
     )
     store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
 
 
-def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
+def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str | None = None,
                   settings: LandscapeSettings | None = None, record_reuse: bool = True) -> LandscapeOutcome:
     """``record_reuse=False``: a reader (the report) that finds the landscape current leaves no transition."""
     settings = settings or LandscapeSettings()
@@ -147,7 +151,7 @@ def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
     return LandscapeOutcome(artifact_id, landscape, False)
 
 
-def current_landscape(store, slug: str) -> tuple[int, Landscape, str]:
+def current_landscape(store: DomainStore, slug: str) -> tuple[int, Landscape, str]:
     artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is None:
         raise PermanentError(f"project {slug!r} has no research landscape yet: materialise research_landscape first")
@@ -195,7 +199,7 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     return written
 
 
-def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
+def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
                      run_id: str | None = None, out_dir: Path | None = None, on_error=None) -> DraftOutcome:
     """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given."""
     try:
@@ -283,7 +287,7 @@ def with_warning(markdown: str, latex: str, bibtex: str, issues: list) -> tuple[
     return markdown, tex, f"% {one_line}\n\n{bibtex}"
 
 
-def stored_validation(store, slug: str) -> dict | None:
+def stored_validation(store: DomainStore, slug: str) -> dict | None:
     """The validator's verdict on the stored draft, as recorded with it (None before the first draft)."""
     artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     if artifact is None:
@@ -295,7 +299,7 @@ def stored_validation(store, slug: str) -> dict | None:
             "markdown": markdown, "latex": latex}
 
 
-def current_draft(store, slug: str) -> Draft | None:
+def current_draft(store: DomainStore, slug: str) -> Draft | None:
     artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     return Draft.model_validate(artifact.payload["draft"]) if artifact is not None else None
 
@@ -366,7 +370,7 @@ def _current_value(path: str, recorded, result, paper):
     return field_value(result.payload, path) if result is not None else None
 
 
-def trace(store, slug: str, claim_id: str) -> Trace:
+def trace(store: DomainStore, slug: str, claim_id: str) -> Trace:
     """The claim and, per paper it rests on, the fields recorded then and their values in the store now."""
     landscape = None
     artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
