@@ -3,7 +3,7 @@
 
 The project's search strategy is run against the lake as twelve queries: the Boolean query (its matches, ranked
 by hybrid relevance to its positive terms), the expanded keywords together, and each of the ten search strings.
-The hits are merged with the project's imported papers through ``store.add_papers`` (a paper the project
+The hits are merged with the project's imported papers through ``store.projects.add_papers`` (a paper the project
 already has is not added twice), each new paper's provenance naming every query that found it; the full hit
 lists (rank and score per query) are stored as a ``retrieval`` artifact. The same queries against the same lake
 generation are not run twice.

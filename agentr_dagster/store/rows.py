@@ -239,7 +239,7 @@ class LedgerRow:
 
 
 class UsageIn(BaseModel):
-    """One LLM call's measured usage, handed to :meth:`DomainStore.settle`.
+    """One LLM call's measured usage, handed to :meth:`Ledger.settle` (``store.ledger.settle``).
 
     ``input_tokens`` includes ``cached_input_tokens``. ``at`` (default: now) picks the pricing and multiplier
     rows in force and is the usage row's ``created_at``. ``slug`` is only used when the reservation was made
