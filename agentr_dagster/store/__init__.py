@@ -5,8 +5,13 @@ each a part of :class:`DomainStore` (``store.projects``, ``store.results``, ``st
 from agentr_dagster.store import DomainStore, UsageIn, default_database_url
 """
 
+from agentr_dagster.store.database import Database
 from agentr_dagster.store.engine import default_database_url, normalise_url
-from agentr_dagster.store.ledger import CallBound
+from agentr_dagster.store.labels import Labels
+from agentr_dagster.store.ledger import CallBound, Ledger
+from agentr_dagster.store.lifecycle import Lifecycle
+from agentr_dagster.store.projects import Projects
+from agentr_dagster.store.results import Results
 from agentr_dagster.store.rows import (
     AccountRow,
     AddPapersResult,
@@ -41,20 +46,26 @@ __all__ = [
     "AccountRow",
     "AddPapersResult",
     "ArtifactRow",
+    "Database",
     "DefaultCreditsRow",
     "DomainStore",
     "FailureRow",
     "InsufficientCredits",
+    "Labels",
     "LabelRow",
+    "Ledger",
     "LedgerRow",
+    "Lifecycle",
     "MultiplierRow",
     "OrphanError",
     "PaperRow",
     "PricingRow",
     "ProjectNotFound",
     "ProjectRow",
+    "Projects",
     "ReservationRow",
     "ResultRow",
+    "Results",
     "StatusRow",
     "StoreError",
     "TransitionRow",

@@ -14,9 +14,15 @@ from alembic.runtime.migration import MigrationContext
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.store import (
+    Database,
     DomainStore,
+    Labels,
+    Ledger,
+    Lifecycle,
     OrphanError,
     ProjectNotFound,
+    Projects,
+    Results,
     StoreError,
     UsageIn,
     default_database_url,
@@ -377,3 +383,14 @@ def test_payloads_round_trip_with_key_order(store):
     stored = store.results.latest_artifact("p", "intent").payload
     assert list(stored) == ["zeta", "alpha", "mid"] and list(stored["alpha"]) == ["b", "a"]
     assert stored == payload
+
+
+def test_the_store_is_composed_of_small_parts(store):
+    """No inheritance chain and no delegation magic: each concern is a part over the one Database."""
+    assert DomainStore.__mro__ == (DomainStore, object) and "__getattr__" not in vars(DomainStore)
+    parts = {"projects": Projects, "results": Results, "lifecycle": Lifecycle, "ledger": Ledger, "labels": Labels}
+    for name, cls in parts.items():
+        part = getattr(store, name)
+        assert type(part) is cls and part.db is store.db and cls.__mro__ == (cls, object)
+    assert isinstance(store.db, Database) and not hasattr(store, "reserve") and not hasattr(store, "get_project")
+    assert store.projects.ledger is store.ledger and store.results.lifecycle is store.lifecycle
