@@ -22,6 +22,7 @@ def _check_state(state: str) -> str:
         raise ValueError(f"unknown state {state!r}; expected one of {', '.join(t.STATES)}")
     return state
 
+
 class Lifecycle:
     """``store.lifecycle``: status, transitions and failures. :meth:`write_status` / :meth:`write_status_many`
     write inside a caller's transaction (the other parts use them to change state in the same commit)."""

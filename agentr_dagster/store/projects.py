@@ -11,11 +11,12 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.domain.contracts import PaperRecord, validate_slug
 from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
-from agentr_dagster.store.ledger import Ledger, _money
+from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
 from agentr_dagster.store.rows import AddPapersResult, PaperRow, ProjectRow, StoreError
 
@@ -40,6 +41,7 @@ def _paper_row(r: sa.Row) -> PaperRow:
         created_at=r.created_at,
         deleted_at=r.deleted_at,
     )
+
 
 class Projects:
     """``store.projects``: projects, papers and imported files. Creating a project opens its account (through the
@@ -89,7 +91,7 @@ class Projects:
         if not isinstance(abstract, str) or not abstract.strip():
             raise ValueError("abstract must be a non-empty string")
         abstract = abstract.strip()
-        budget = None if budget_credits is None else _money(budget_credits)
+        budget = None if budget_credits is None else cost_rule.quantize(budget_credits)
         if budget is not None and budget < 0:
             raise ValueError("budget_credits cannot be negative")
         account_id = self.ledger.ensure_account(account)
@@ -140,7 +142,7 @@ class Projects:
 
     def set_budget(self, slug: str, budget_credits) -> ProjectRow:
         """Set (or with ``None`` remove) the project's credit budget."""
-        budget = None if budget_credits is None else _money(budget_credits)
+        budget = None if budget_credits is None else cost_rule.quantize(budget_credits)
 
         def tx(conn: Connection) -> ProjectRow:
             row = self.db.active_project(conn, slug, lock=True)

@@ -24,6 +24,7 @@ def _payload(value: Any) -> dict:
         raise TypeError(f"payload must be a dict or a pydantic model, got {type(value).__name__}")
     return value
 
+
 def _result_row(r: sa.Row) -> ResultRow:
     return ResultRow(
         id=r.id,
@@ -36,6 +37,7 @@ def _result_row(r: sa.Row) -> ResultRow:
         backend=r.backend,
         created_at=r.created_at,
     )
+
 
 class Results:
     """``store.results``: artifacts, results and cached responses. Saving a paper's result can complete the paper
