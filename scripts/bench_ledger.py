@@ -140,12 +140,12 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
             if slug == CAPPED:  # the store sizes the hold at the rates settle will use: a bound that holds
                 estimate, bound = Decimal(0), CallBound(MODEL, inp, MAX_OUTPUT)
             else:  # the gateway's way: estimate, then reserve that (a price change in between can overrun it)
-                estimate = _retry(lambda inp=inp: store.estimate_credits(MODEL, inp, MAX_OUTPUT), retries)
+                estimate = _retry(lambda inp=inp: store.ledger.estimate_credits(MODEL, inp, MAX_OUTPUT), retries)
                 bound = None
             log.write(f"R {key} {slug}\n")
             try:
                 rid = _retry(
-                    lambda k=key, e=estimate, s=slug, b=bound: store.reserve(
+                    lambda k=key, e=estimate, s=slug, b=bound: store.ledger.reserve(
                         ACCOUNT, e, idempotency_key=k, slug=s, stage="score", bound=b
                     ),
                     retries,
@@ -156,8 +156,10 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
                 continue
             log.write(f"OK {key} {rid} {estimate}\n")
             if rng.random() < 0.2:  # the reply was lost: the caller reserves again with the same key
-                again = _retry(lambda k=key, e=estimate, s=slug: store.reserve(ACCOUNT, e, idempotency_key=k, slug=s),
-                               retries)
+                again = _retry(
+                    lambda k=key, e=estimate, s=slug: store.ledger.reserve(ACCOUNT, e, idempotency_key=k, slug=s),
+                    retries,
+                )
                 log.write(f"DUPR {key} {rid} {again}\n")
             if rng.random() < cfg.crash_rate or (n < cfg.crash_processes and i >= cfg.ops // 2):
                 log.write(f"CRASH {key} {rid}\n")
@@ -168,21 +170,21 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
                             cached_input_tokens=rng.choice([0, 0, inp // 2]), stage="score")
             roll = rng.random()
             if roll < 0.62:  # the call succeeded
-                uid = _retry(lambda r=rid, u=usage: store.settle(r, usage=u), retries)
+                uid = _retry(lambda r=rid, u=usage: store.ledger.settle(r, usage=u), retries)
                 log.write(f"S {rid} {uid}\n")
                 if rng.random() < 0.3:  # retried settlement: same usage row, nothing charged twice
-                    again = _retry(lambda r=rid, u=usage: store.settle(r, usage=u), retries)
+                    again = _retry(lambda r=rid, u=usage: store.ledger.settle(r, usage=u), retries)
                     log.write(f"DUPS {rid} {uid} {again}\n")
             elif roll < 0.97:  # the call failed
-                _retry(lambda r=rid: store.release(r, note="call failed"), retries)
+                _retry(lambda r=rid: store.ledger.release(r, note="call failed"), retries)
                 log.write(f"X {rid}\n")
                 if rng.random() < 0.3:  # retried release: nothing given back twice
-                    _retry(lambda r=rid: store.release(r), retries)
+                    _retry(lambda r=rid: store.ledger.release(r), retries)
                     log.write(f"DUPX {rid}\n")
             else:  # timed out and released, but the call had completed: a late settlement still charges it
-                _retry(lambda r=rid: store.release(r, note="timeout"), retries)
+                _retry(lambda r=rid: store.ledger.release(r, note="timeout"), retries)
                 log.write(f"X {rid}\n")
-                uid = _retry(lambda r=rid, u=usage: store.settle(r, usage=u), retries)
+                uid = _retry(lambda r=rid, u=usage: store.ledger.settle(r, usage=u), retries)
                 log.write(f"L {rid} {uid}\n")
             _maybe_grant(store, rng, key, log, retries)
         log.write(f"DONE {retries[0]}\n")
@@ -192,9 +194,9 @@ def _spend(cfg: SpendConfig, n: int, journal: Path, tag: str) -> None:
 def _maybe_grant(store: DomainStore, rng: random.Random, key: str, log, retries: list[int]) -> None:
     if rng.random() < 0.5:
         amount = Decimal(rng.randint(4, 12))
-        _retry(lambda: store.grant(ACCOUNT, amount, note="top-up", idempotency_key=f"top-up-{key}"), retries)
+        _retry(lambda: store.ledger.grant(ACCOUNT, amount, note="top-up", idempotency_key=f"top-up-{key}"), retries)
         if rng.random() < 0.2:
-            _retry(lambda: store.grant(ACCOUNT, amount, note="top-up", idempotency_key=f"top-up-{key}"), retries)
+            _retry(lambda: store.ledger.grant(ACCOUNT, amount, note="top-up", idempotency_key=f"top-up-{key}"), retries)
         log.write(f"G {key} {amount}\n")
 
 
@@ -205,7 +207,7 @@ def _watcher(cfg: SpendConfig, stop, out: Path, tag: str) -> None:
     reads = 0
     while not stop.is_set():
         try:
-            value = store.balance(ACCOUNT)
+            value = store.ledger.balance(ACCOUNT)
         except sa.exc.DBAPIError:
             continue
         reads += 1
@@ -224,10 +226,14 @@ def _chaos(cfg: SpendConfig, stop, out: Path, tag: str) -> None:
     while not stop.is_set():
         if time.monotonic() >= next_price:
             if changes % 2 == 0:
-                store.set_pricing(MODEL, Decimal(rng.choice(["2", "2.5", "3"])), Decimal(rng.choice(["8", "10", "12"])),
-                                  Decimal("1.25"))
+                store.ledger.set_pricing(
+                    MODEL,
+                    Decimal(rng.choice(["2", "2.5", "3"])),
+                    Decimal(rng.choice(["8", "10", "12"])),
+                    Decimal("1.25"),
+                )
             else:
-                store.set_multiplier(Decimal(rng.choice(["800", "1000", "1200"])))
+                store.ledger.set_multiplier(Decimal(rng.choice(["800", "1000", "1200"])))
             changes += 1
             next_price = time.monotonic() + cfg.price_interval_s
         if store.is_postgres and cfg.kill_interval_s > 0:
@@ -247,10 +253,10 @@ def _chaos(cfg: SpendConfig, stop, out: Path, tag: str) -> None:
 # ------------------------------------------------------------------------------------------------ the run
 def prepare(cfg: SpendConfig) -> None:
     with DomainStore(cfg.url) as store:
-        store.set_pricing(MODEL, Decimal("2.5"), Decimal("10"), Decimal("1.25"))
-        store.create_project(SLUG, "concurrent spenders")
-        store.create_project(CAPPED, "concurrent spenders with a budget", budget_credits=cfg.budget)
-        store.adjust(ACCOUNT, cfg.start_balance - store.balance(ACCOUNT), note="small balance")
+        store.ledger.set_pricing(MODEL, Decimal("2.5"), Decimal("10"), Decimal("1.25"))
+        store.projects.create_project(SLUG, "concurrent spenders")
+        store.projects.create_project(CAPPED, "concurrent spenders with a budget", budget_credits=cfg.budget)
+        store.ledger.adjust(ACCOUNT, cfg.start_balance - store.ledger.balance(ACCOUNT), note="small balance")
 
 
 def run_spenders(cfg: SpendConfig, workdir: Path) -> SpendResult:
@@ -282,14 +288,14 @@ def run_spenders(cfg: SpendConfig, workdir: Path) -> SpendResult:
 
     with DomainStore(cfg.url, migrate=False) as store:
         # the crashed processes' reservations are the only open ones left: the sweep gives them back
-        stale_released = store.release_stale_reservations(0)
+        stale_released = store.ledger.release_stale_reservations(0)
         report = verify_ledger(store, stale_after_s=0)
         journal = _read_journals(journals)
         problems = failed + _reconcile(store, journal)
-        final = store.balance(ACCOUNT)
+        final = store.ledger.balance(ACCOUNT)
         # The budget bounds what reserves admit. A call settled after its reservation was released (it timed out
         # but had completed) is charged anyway and may go past the budget: allowed, and flagged by verify.
-        capped_rows = store.usage(CAPPED)
+        capped_rows = store.ledger.usage(CAPPED)
         capped = sum((u.credits for u in capped_rows), Decimal(0))
         capped_late = sum((u.credits for u in capped_rows if u.reservation_id in journal["late"]), Decimal(0))
         if capped - capped_late > cfg.budget:
@@ -383,9 +389,9 @@ def _read_journals(paths: list[Path]) -> dict:
 def _reconcile(store: DomainStore, journal: dict) -> list[str]:
     """No operation lost, none invented: the database holds exactly what the journals say happened."""
     problems: list[str] = list(f"retried call returned another id: {line}" for line in journal["duplicate_results"])
-    reservations = {r.idempotency_key: r for r in store.reservations() if r.account == ACCOUNT}
+    reservations = {r.idempotency_key: r for r in store.ledger.reservations() if r.account == ACCOUNT}
     spender_ids = {r.id for r in reservations.values()}
-    usage = {u.id: u for u in store.usage() if u.reservation_id in spender_ids}
+    usage = {u.id: u for u in store.ledger.usage() if u.reservation_id in spender_ids}
     for key, rid in journal["ok"].items():
         row = reservations.get(key)
         if row is None or row.id != rid:
@@ -428,9 +434,9 @@ def bench_sequential(url: str, n: int) -> dict[str, float]:
     """Operations per second of each ledger operation, one process, one account (not the spenders')."""
     account = "bench-sequential"
     with DomainStore(url) as store:
-        store.set_pricing(MODEL, Decimal("2.5"), Decimal("10"))
-        store.create_project("seq", "sequential benchmark", account=account)
-        store.grant(account, Decimal("1000000"))
+        store.ledger.set_pricing(MODEL, Decimal("2.5"), Decimal("10"))
+        store.projects.create_project("seq", "sequential benchmark", account=account)
+        store.ledger.grant(account, Decimal("1000000"))
         figures: dict[str, float] = {}
 
         def timed(name: str, fn) -> list:
@@ -440,13 +446,13 @@ def bench_sequential(url: str, n: int) -> dict[str, float]:
             return out
 
         run = uuid.uuid4().hex[:6]
-        rids = timed("reserve", lambda i: store.reserve(account, 5, idempotency_key=f"{run}-a{i}", slug="seq"))
+        rids = timed("reserve", lambda i: store.ledger.reserve(account, 5, idempotency_key=f"{run}-a{i}", slug="seq"))
         call = UsageIn(model=MODEL, input_tokens=900, output_tokens=300)
-        timed("settle", lambda i: store.settle(rids[i], usage=call))
-        timed("settle_retry", lambda i: store.settle(rids[i], usage=call))
-        rids = [store.reserve(account, 5, idempotency_key=f"{run}-b{i}") for i in range(n)]
-        timed("release", lambda i: store.release(rids[i]))
-        timed("grant", lambda i: store.grant(account, 1, idempotency_key=f"{run}-g{i}"))
+        timed("settle", lambda i: store.ledger.settle(rids[i], usage=call))
+        timed("settle_retry", lambda i: store.ledger.settle(rids[i], usage=call))
+        rids = [store.ledger.reserve(account, 5, idempotency_key=f"{run}-b{i}") for i in range(n)]
+        timed("release", lambda i: store.ledger.release(rids[i]))
+        timed("grant", lambda i: store.ledger.grant(account, 1, idempotency_key=f"{run}-g{i}"))
         started = time.perf_counter()
         report = verify_ledger(store)
         figures["verify_rows_per_s"] = round(report.counts["ledger_entries"] / (time.perf_counter() - started), 1)

@@ -243,7 +243,7 @@ def _judge(outcome: Outcome, case: Case, change: Diff) -> None:
 def _check_abstract(store, case: Case, outcome: Outcome) -> None:
     if case.kind != "abstract" or outcome.result != "accepted" or "contains" not in case.expect:
         return
-    stored = store.get_project(case.expect["slug"]).abstract
+    stored = store.projects.get_project(case.expect["slug"]).abstract
     if case.expect["contains"] not in stored:
         outcome.problems.append(f"stored abstract lacks {case.expect['contains']!r}: {stored[:120]!r}")
     for absent in case.expect.get("absent", []):
@@ -259,7 +259,7 @@ def setup_store(store) -> None:
     add_project(store, TARGET, abstract)
     add_papers_file(store, TARGET, DEMO / "papers.csv")
     add_project(store, GONE, abstract)
-    store.soft_delete_project(GONE)
+    store.projects.soft_delete_project(GONE)
 
 
 def run_sensor(store, home: Path, tick: Callable[[], Any], workdir: Path) -> list[Outcome]:

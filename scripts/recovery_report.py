@@ -81,8 +81,8 @@ class Scenario:
             "AGENTR_DATABASE_URL": f"sqlite:///{self.home / 'agentr.db'}",
         })
         self.store = open_store(os.environ["AGENTR_DATABASE_URL"])
-        self.store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
-        self.store.ensure_account("default")
+        self.store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+        self.store.ledger.ensure_account("default")
         add_project(self.store, self.slug, (DEMO / "abstract.md").read_text())
         csv = self.home / "papers.csv"
         pd.read_csv(DEMO / "papers.csv").head(papers).to_csv(csv, index=False)
@@ -133,30 +133,34 @@ class Scenario:
         store, server, r = self.store, self.server, self.result
         r.faults = sum(1 for f in server.faults_applied if f.kind not in ("ok", "latency")) + self.extra_faults
         if orphan:
-            r.orphaned_papers = len(store.list_papers(self.slug, include_deleted=True))
-            r.completed = not store.is_active(self.slug)  # terminal, as it should be
+            r.orphaned_papers = len(store.projects.list_papers(self.slug, include_deleted=True))
+            r.completed = not store.projects.is_active(self.slug)  # terminal, as it should be
         else:
             gap = project_gap(store, self.slug)
             r.papers_lost = gap.papers_missing
             r.completed = gap.complete
             if r.completed:  # re-executing completed work must cost nothing
-                before = len(store.usage())
+                before = len(store.ledger.usage())
                 self.run()
-                r.duplicate_charges += len(store.usage()) - before
+                r.duplicate_charges += len(store.ledger.usage()) - before
         # Charged calls per (stage, paper) may not exceed the answers served for it.
         answered: Counter = Counter()
-        titles = {p.title.strip(): p.id for p in store.list_papers(self.slug, include_deleted=True)}
+        titles = {p.title.strip(): p.id for p in store.projects.list_papers(self.slug, include_deleted=True)}
         for body, fault in zip(server.requests, server.faults_applied, strict=True):
             if fault.kind in BILLABLE:
                 answered[(stage_name(body), titles.get(_title(body)))] += 1
-        charged = Counter((u.stage, u.paper_id) for u in store.usage())
+        charged = Counter((u.stage, u.paper_id) for u in store.ledger.usage())
         r.duplicate_charges += sum(max(0, n - answered[key]) for key, n in charged.items())
-        settles = Counter(e.reservation_id for e in store.ledger() if e.kind == "settle")
+        settles = Counter(e.reservation_id for e in store.ledger.ledger() if e.kind == "settle")
         r.duplicate_charges += sum(n - 1 for n in settles.values() if n > 1)
-        r.calls, r.charged_calls = server.calls, len(store.usage())
+        r.calls, r.charged_calls = server.calls, len(store.ledger.usage())
         r.unsettled_in_crash = self.unsettled
-        r.open_reservations = len(store.open_reservations())
-        r.ledger_ok = store.balance() == store.ledger_sum() and r.open_reservations == 0 and store.balance() >= 0
+        r.open_reservations = len(store.ledger.open_reservations())
+        r.ledger_ok = (
+            store.ledger.balance() == store.ledger.ledger_sum()
+            and r.open_reservations == 0
+            and store.ledger.balance() >= 0
+        )
         r.seconds = round(time.monotonic() - self.started, 2)
         server.stop()
         return r
@@ -265,13 +269,13 @@ def permanent_401(root: Path, n: int) -> ScenarioResult:
 
 def no_credits(root: Path, n: int) -> ScenarioResult:
     s = Scenario(root, "no-credits", n)
-    s.store.set_pricing(MODEL, Decimal("10"), Decimal("10"))
-    s.store.adjust("default", Decimal("150") - s.store.balance(), note="report: a small balance")
+    s.store.ledger.set_pricing(MODEL, Decimal("10"), Decimal("10"))
+    s.store.ledger.adjust("default", Decimal("150") - s.store.ledger.balance(), note="report: a small balance")
     assert not s.run()
     s.extra_faults += 1
-    refused = sum(1 for f in s.store.failures(s.slug) if f.failure_class == "no_credits")
+    refused = sum(1 for f in s.store.lifecycle.failures(s.slug) if f.failure_class == "no_credits")
     s.result.notes.append(f"no credits: {refused} paper(s) refused without a call")
-    s.store.grant("default", Decimal("100000"), note="top-up")
+    s.store.ledger.grant("default", Decimal("100000"), note="top-up")
     s.resume()
     return s.finish()
 
@@ -285,7 +289,7 @@ def orphan(root: Path, n: int) -> ScenarioResult:
             with lock:
                 holder["score"] = holder.get("score", 0) + 1
                 if holder["score"] == n // 3:
-                    holder["scenario"].store.soft_delete_project(holder["scenario"].slug)
+                    holder["scenario"].store.projects.soft_delete_project(holder["scenario"].slug)
                     holder["calls_at_delete"] = holder["scenario"].server.calls
         return chain_responder(body)
 
@@ -306,17 +310,17 @@ def crash(root: Path, n: int) -> ScenarioResult:
                             env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 180
     # Kill it half-way, while a call is in flight (a reservation is open).
-    while (len(s.store.results_for_project(s.slug)) < n // 2 or not s.store.open_reservations()) \
+    while (len(s.store.results.results_for_project(s.slug)) < n // 2 or not s.store.ledger.open_reservations()) \
             and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     s.extra_faults += 1
     s.result.runs += 1
-    held = len(s.store.open_reservations())
-    scored = len(s.store.results_for_project(s.slug))
+    held = len(s.store.ledger.open_reservations())
+    scored = len(s.store.results.results_for_project(s.slug))
     s.resume()
-    usage_scores = sum(1 for u in s.store.usage() if u.stage == "score")
+    usage_scores = sum(1 for u in s.store.ledger.usage() if u.stage == "score")
     served_scores = sum(1 for b, f in zip(s.server.requests, s.server.faults_applied, strict=True)
                         if f.kind in BILLABLE and "Title: " in json.dumps(b))
     s.unsettled = served_scores - usage_scores
@@ -330,7 +334,7 @@ def storage_loss(root: Path, n: int) -> ScenarioResult:
     plan = FailScoringAfter(n // 2, 503)
     s = Scenario(root, "dagster-storage-lost", n, faults=plan)
     s.run(max_attempts=1)  # 503s beyond half-way: the run fails part-done (after Dagster's own retries)
-    partial = len(s.store.results_for_project(s.slug))
+    partial = len(s.store.results.results_for_project(s.slug))
     shutil.rmtree(dagster_home())
     s.extra_faults += 1
     plan.heal()

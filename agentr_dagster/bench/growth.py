@@ -52,17 +52,21 @@ def measure_papers(n: int, database_url: str | None) -> dict:
         url = database_url or f"sqlite:///{Path(tmp) / 'growth.db'}"
         store = DomainStore(url)
         slug = f"growth-{n}-{random.randrange(10**6)}"
-        store.create_project(slug, "Automating study selection for systematic reviews in software engineering "
+        store.projects.create_project(slug, "Automating study selection for systematic reviews in software engineering "
                                    "with hybrid lexical and embedding ranking under a limited budget.")
         started = time.perf_counter()
         batch: list = []
         for record in synthetic_records(n):
             batch.append(record)
             if len(batch) == 5000:
-                store.add_papers(slug, batch, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "bench"})
+                store.projects.add_papers(
+                    slug, batch, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "bench"}
+                )
                 batch = []
         if batch:
-            store.add_papers(slug, batch, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "bench"})
+            store.projects.add_papers(
+                slug, batch, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "bench"}
+            )
         import_s = time.perf_counter() - started
         instance = DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("projects", [slug])
@@ -74,7 +78,7 @@ def measure_papers(n: int, database_url: str | None) -> dict:
         )
         materialize_s = time.perf_counter() - started
         started = time.perf_counter()
-        store.status(slug)
+        store.lifecycle.status(slug)
         status_s = time.perf_counter() - started
         store.close()
     return {"papers": n, "success": result.success, "import_s": round(import_s, 3),
@@ -95,8 +99,8 @@ def measure_projects(n: int, database_url: str | None, drop: int = 25) -> dict:
         tag = random.randrange(10**6)
         slugs = [f"p{tag}-{i}" for i in range(n)]
         for slug in slugs:
-            store.create_project(slug, f"Project {slug} studies screening automation for systematic reviews.")
-            store.set_status(slug, "intent", "completed")
+            store.projects.create_project(slug, f"Project {slug} studies screening automation for systematic reviews.")
+            store.lifecycle.set_status(slug, "intent", "completed")
         instance = DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("projects", slugs)
         home = Path(tmp) / "home"
@@ -110,7 +114,7 @@ def measure_projects(n: int, database_url: str | None, drop: int = 25) -> dict:
         result = inbox_sensor(context)
         tick_s = time.perf_counter() - started
         started = time.perf_counter()
-        rows = store.status()
+        rows = store.lifecycle.status()
         status_s = time.perf_counter() - started
         started = time.perf_counter()
         partitions = instance.get_dynamic_partitions("projects")

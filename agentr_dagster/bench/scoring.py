@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.imports import content_hash, paper_key
@@ -26,6 +27,9 @@ from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.scoring import score_project
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 BENCH_MODEL = "bench-model"
 
@@ -92,11 +96,15 @@ def open_bench_store(database_url: str | None, workdir: Path):
     return DomainStore(database_url or f"sqlite:///{workdir / 'bench.db'}")
 
 
-def measure_scoring(store, server: ServerProcess, *, papers: int, concurrency: int, latency: float) -> ScoringRun:
+def measure_scoring(
+    store: DomainStore, server: ServerProcess, *, papers: int, concurrency: int, latency: float
+) -> ScoringRun:
     salt = uuid.uuid4().hex[:8]
     slug = f"bench-{salt}"
-    store.create_project(slug, f"Benchmark abstract {salt}: automating study selection for systematic reviews.")
-    store.add_papers(slug, _synthetic_papers(papers, salt), key_fn=paper_key, hash_fn=content_hash,
+    store.projects.create_project(
+        slug, f"Benchmark abstract {salt}: automating study selection for systematic reviews."
+    )
+    store.projects.add_papers(slug, _synthetic_papers(papers, salt), key_fn=paper_key, hash_fn=content_hash,
                      provenance={"format": "bench"})
     settings = LLMSettings(base_url=server.base_url, model=BENCH_MODEL, backoff_base_s=0.05)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
@@ -121,8 +129,8 @@ def run_speedup(
     """Sequential run first, then each concurrency, all in one invocation against one server."""
     with tempfile.TemporaryDirectory() as tmp, scripted_server_process(latency) as server:
         store = open_bench_store(database_url, Path(tmp))
-        store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
-        store.grant("default", Decimal("1000000"), note="benchmark")
+        store.ledger.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
+        store.ledger.grant("default", Decimal("1000000"), note="benchmark")
         sequential = measure_scoring(store, server, papers=papers, concurrency=1, latency=latency)
         runs = [sequential]
         for c in concurrencies:
@@ -142,8 +150,8 @@ def run_overhead(papers: int, concurrency: int, database_url: str | None = None)
     """Zero-latency scoring: what the orchestration, persistence and ledger cost per paper."""
     with tempfile.TemporaryDirectory() as tmp, scripted_server_process(0.0) as server:
         store = open_bench_store(database_url, Path(tmp))
-        store.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
-        store.grant("default", Decimal("1000000"), note="benchmark")
+        store.ledger.set_pricing(BENCH_MODEL, Decimal("0.15"), Decimal("0.60"))
+        store.ledger.grant("default", Decimal("1000000"), note="benchmark")
         run = measure_scoring(store, server, papers=papers, concurrency=concurrency, latency=0.0)
         store.close()
     return {"database": "postgresql" if database_url else "sqlite", **asdict(run)}

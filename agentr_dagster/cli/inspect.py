@@ -16,7 +16,7 @@ from agentr_dagster.settings import results_dir
 def status(slug: str | None, as_json: bool) -> None:
     """Processing state of each project's stages and papers."""
     store = open_store()
-    rows = store.status(slug)
+    rows = store.lifecycle.status(slug)
     if as_json:
         echo_json(rows)
         return
@@ -38,7 +38,7 @@ def _format_status_row(row) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def failures(slug: str | None, as_json: bool) -> None:
     """Recorded failures with their class, attempt, run and paper."""
-    rows = open_store().failures(slug)
+    rows = open_store().lifecycle.failures(slug)
     if as_json:
         echo_json(rows)
         return

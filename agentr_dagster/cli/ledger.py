@@ -51,7 +51,7 @@ def ledger_verify(stale_after: float, as_json: bool) -> None:
 @click.option("--older-than", type=float, default=3600.0, show_default=True, help="Seconds.")
 def ledger_release_stale(older_than: float) -> None:
     """Give back reservations open longer than --older-than (their calls died without settling)."""
-    released = open_store().release_stale_reservations(older_than)
+    released = open_store().ledger.release_stale_reservations(older_than)
     click.echo(f"released {released} stale reservation(s)")
 
 
@@ -62,13 +62,13 @@ def ledger_release_stale(older_than: float) -> None:
 def ledger_show(account: str, limit: int, as_json: bool) -> None:
     """The account's balance and its most recent ledger entries."""
     store = open_store()
-    entries = store.ledger(account)
+    entries = store.ledger.ledger(account)
     shown = entries[-limit:] if limit else entries
     if as_json:
-        click.echo(dump_json({"account": account, "balance": store.balance(account),
+        click.echo(dump_json({"account": account, "balance": store.ledger.balance(account),
                           "entries": [e.__dict__ for e in shown]}))
         return
-    click.echo(f"{account}: balance {store.balance(account):f} credits, {len(entries)} entries")
+    click.echo(f"{account}: balance {store.ledger.balance(account):f} credits, {len(entries)} entries")
     for e in shown:
         refs = " ".join(x for x in (e.reservation_id and f"reservation={e.reservation_id}",
                                     e.usage_id and f"usage={e.usage_id}") if x)
@@ -122,7 +122,7 @@ def budget_set(slug: str, credits: str) -> None:
         if not value.is_finite() or value < 0:
             fail("a budget is a non-negative number of credits")
     try:
-        row = open_store().set_budget(slug, value)
+        row = open_store().projects.set_budget(slug, value)
     except StoreError as exc:
         fail(str(exc))
     click.echo(f"{row.slug}: budget {'none' if row.budget_credits is None else f'{row.budget_credits} credits'}")
@@ -134,11 +134,11 @@ def budget_set(slug: str, credits: str) -> None:
 def budget_show(slug: str | None, as_json: bool) -> None:
     """Budget, credits used (settled), held (open reservations) and left, per project."""
     store = open_store()
-    projects = [store.get_project(slug)] if slug else store.list_projects()
+    projects = [store.projects.get_project(slug)] if slug else store.projects.list_projects()
     rows = []
     for p in projects:
-        used = sum((u.credits for u in store.usage(p.slug)), Decimal("0E-8"))
-        held = sum((r.amount for r in store.reservations(p.slug, state="open")), Decimal("0E-8"))
+        used = sum((u.credits for u in store.ledger.usage(p.slug)), Decimal("0E-8"))
+        held = sum((r.amount for r in store.ledger.reservations(p.slug, state="open")), Decimal("0E-8"))
         left = None if p.budget_credits is None else max(p.budget_credits - used - held, Decimal("0E-8"))
         rows.append({"project": p.slug, "account": p.account, "budget": p.budget_credits, "used": used,
                      "held": held, "left": left})
@@ -160,7 +160,7 @@ def budget_show(slug: str | None, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def pricing_history_command(model: str | None, as_json: bool) -> None:
     """Every price row (SCD-2): the period it was in force and its USD per million tokens."""
-    rows = open_store().pricing_history(model)
+    rows = open_store().ledger.pricing_history(model)
     if as_json:
         click.echo(dump_json([r.__dict__ for r in rows]))
         return
@@ -182,7 +182,7 @@ def multiplier_group() -> None:
 @click.argument("credits_per_usd")
 def multiplier_set(credits_per_usd: str) -> None:
     try:
-        row_id = open_store().set_multiplier(Decimal(credits_per_usd))
+        row_id = open_store().ledger.set_multiplier(Decimal(credits_per_usd))
     except (InvalidOperation, ValueError) as exc:
         fail(f"not a valid multiplier {credits_per_usd!r}: {exc}")
     click.echo(f"multiplier {credits_per_usd} credits/USD now in force: row {row_id}")
@@ -191,7 +191,7 @@ def multiplier_set(credits_per_usd: str) -> None:
 @multiplier_group.command("history")
 @click.option("--json", "as_json", is_flag=True)
 def multiplier_history(as_json: bool) -> None:
-    rows = open_store().multiplier_history()
+    rows = open_store().ledger.multiplier_history()
     if as_json:
         click.echo(dump_json([r.__dict__ for r in rows]))
         return
@@ -205,7 +205,7 @@ def multiplier_history(as_json: bool) -> None:
 def default_credits_command(amount: str) -> None:
     """Credits a new account starts with (SCD-2; existing accounts are not touched)."""
     try:
-        row_id = open_store().set_default_credits(Decimal(amount))
+        row_id = open_store().ledger.set_default_credits(Decimal(amount))
     except (InvalidOperation, ValueError) as exc:
         fail(f"not a valid amount {amount!r}: {exc}")
     click.echo(f"new accounts now start with {amount} credits: row {row_id}")

@@ -20,8 +20,8 @@ def credits() -> None:
 @click.option("--note", default="manual grant")
 def credits_grant(amount: float, account: str, note: str) -> None:
     store = open_store()
-    store.ensure_account(account)
-    balance = store.grant(account, Decimal(str(amount)), note=note)
+    store.ledger.ensure_account(account)
+    balance = store.ledger.grant(account, Decimal(str(amount)), note=note)
     click.echo(f"{account}: balance {balance:f} credits")
 
 
@@ -29,8 +29,8 @@ def credits_grant(amount: float, account: str, note: str) -> None:
 @click.option("--account", default="default", show_default=True)
 def credits_balance(account: str) -> None:
     store = open_store()
-    store.ensure_account(account)
-    click.echo(f"{account}: balance {store.balance(account):f} credits")
+    store.ledger.ensure_account(account)
+    click.echo(f"{account}: balance {store.ledger.balance(account):f} credits")
 
 
 @click.group("pricing")
@@ -46,7 +46,7 @@ def pricing() -> None:
 @click.option("--provider", default="default", show_default=True)
 @click.option("--tier", default="standard", show_default=True)
 def pricing_set(model, input_price, output_price, cached_input, provider, tier) -> None:
-    row_id = open_store().set_pricing(
+    row_id = open_store().ledger.set_pricing(
         model, Decimal(str(input_price)), Decimal(str(output_price)),
         None if cached_input is None else Decimal(str(cached_input)), provider=provider, tier=tier,
     )

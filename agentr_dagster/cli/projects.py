@@ -41,7 +41,7 @@ def project_delete(slug: str) -> None:
     """Soft delete: the project and its papers stop being worked on; usage and ledger rows stay for audit."""
     store = open_store()
     try:
-        store.soft_delete_project(slug)
+        store.projects.soft_delete_project(slug)
     except Exception as exc:  # noqa: BLE001
         fail(str(exc))
     click.echo(f"project {slug} deleted (soft); its usage and ledger rows are kept")

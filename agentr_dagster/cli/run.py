@@ -26,7 +26,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
     from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
     store = open_store()
-    store.get_project(slug)
+    store.projects.get_project(slug)
     holder = new_holder("cli")
     waited: list = []
 
@@ -48,7 +48,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
                 return True
             click.echo(f"{slug}: the run in flight ended with work left; running what is missing", err=True)
         ensure_project_partition(slug)
-        total = store.count_papers(slug)
+        total = store.projects.count_papers(slug)
         stop = threading.Event()
         watcher = None
         if show_progress and total:
@@ -76,7 +76,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
 
 
 def _papers_completed(store, slug: str) -> int:
-    for row in store.status(slug):
+    for row in store.lifecycle.status(slug):
         if row.stage == "score":
             return row.paper_counts.get("completed", 0)
     return 0
@@ -139,7 +139,7 @@ def demo(slug: str) -> None:
         shutil.copyfile(papers_csv, tmp)
         added = add_papers_file(store, slug, tmp)
         tmp.unlink()
-    click.echo(f"demo project {slug}: {store.count_papers(slug)} candidate papers"
+    click.echo(f"demo project {slug}: {store.projects.count_papers(slug)} candidate papers"
                + ("" if added.already_imported else f" ({added.added} imported now)"))
     if not run_project(slug):
         fail("the demo run failed; see `agentr failures`")

@@ -48,7 +48,7 @@ def trace_command(slug: str, claim_id: str | None, as_json: bool) -> None:
     store = open_store()
     if claim_id is None:
         try:
-            artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+            artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
         except ProjectNotFound as exc:
             fail(str(exc))
         landscape = Landscape.model_validate(artifact.payload) if artifact else None
@@ -225,7 +225,7 @@ def bench_synthesis_command(papers_files: tuple[Path, ...], abstract_file: Path 
         run_intent(store, backend, "bench")
         run_queries(store, backend, "bench")
         score_project(store, backend, "bench")
-        figures["papers"] = store.count_papers("bench")
+        figures["papers"] = store.projects.count_papers("bench")
         figures["offline_scoring_s"] = round(time.perf_counter() - t, 2)
         from agentr_dagster.domain.embeddings import get_embedder
 

@@ -11,6 +11,7 @@ Severity: ERROR where the artefact is unusable downstream, WARN where it is usab
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
@@ -22,6 +23,9 @@ from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.models import Landscape
 from agentr_dagster.synthesis.taxonomy import check_taxonomy
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 INTENT_CHECK = AssetCheckSpec(
     "intent_matches_contract", asset="research_intent",
@@ -80,9 +84,9 @@ def _missing_artifact(check: AssetCheckSpec, stage: str) -> AssetCheckResult:
     )
 
 
-def evaluate_intent(store, slug: str) -> AssetCheckResult:
+def evaluate_intent(store: DomainStore, slug: str) -> AssetCheckResult:
     """The stored intent, re-read and validated against the contract."""
-    artifact = store.latest_artifact(slug, "intent")
+    artifact = store.results.latest_artifact(slug, "intent")
     if artifact is None:
         return _missing_artifact(INTENT_CHECK, "intent")
     errors = _contract_errors(ResearchIntent, artifact.payload)
@@ -98,9 +102,9 @@ def evaluate_intent(store, slug: str) -> AssetCheckResult:
     )
 
 
-def evaluate_queries(store, slug: str) -> AssetCheckResult:
+def evaluate_queries(store: DomainStore, slug: str) -> AssetCheckResult:
     """The stored queries, re-read: the contract, the Boolean query parsed, the lists counted."""
-    artifact = store.latest_artifact(slug, "queries")
+    artifact = store.results.latest_artifact(slug, "queries")
     if artifact is None:
         return _missing_artifact(QUERIES_CHECK, "queries")
     payload = artifact.payload if isinstance(artifact.payload, dict) else {}
@@ -130,9 +134,9 @@ def evaluate_queries(store, slug: str) -> AssetCheckResult:
     )
 
 
-def evaluate_candidates(store, slug: str) -> AssetCheckResult:
+def evaluate_candidates(store: DomainStore, slug: str) -> AssetCheckResult:
     """The candidate papers the store holds for the project."""
-    papers = store.count_papers(slug)
+    papers = store.projects.count_papers(slug)
     return AssetCheckResult(
         check_name=CANDIDATES_CHECK.name, passed=papers > 0, severity=AssetCheckSeverity.WARN,
         description=f"{papers} candidate paper(s)" if papers else "no candidate papers: import a file or fill the lake",
@@ -140,15 +144,15 @@ def evaluate_candidates(store, slug: str) -> AssetCheckResult:
     )
 
 
-def evaluate_scores(store, slug: str, model: str) -> AssetCheckResult:
+def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResult:
     """The stored scores counted against the candidate papers: one current score (this paper text, the current
     intent, this model) per paper (WARN when some are missing), each valid (ERROR when one is not)."""
-    artifact = store.latest_artifact(slug, "intent")
+    artifact = store.results.latest_artifact(slug, "intent")
     if artifact is None:
         return _missing_artifact(SCORES_CHECK, "intent")
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, artifact.input_hash, model) for p in papers}
-    results = store.results_for_project(slug, cache_keys=keys)
+    results = store.results.results_for_project(slug, cache_keys=keys)
     scored = {r.paper_id for r in results}
     missing = [p.id for p in papers if p.id not in scored]
     invalid = [r.paper_id for r in results if _contract_errors(PaperAssessment, r.payload)]
@@ -182,10 +186,10 @@ def _rows_in(path: Path) -> int | None:
     return len(frame)
 
 
-def evaluate_exports(store, slug: str, written: dict[str, Path]) -> AssetCheckResult:
+def evaluate_exports(store: DomainStore, slug: str, written: dict[str, Path]) -> AssetCheckResult:
     """The CSV and Parquet exports read back from disk, their rows counted against the store's papers: a file
     missing or unreadable is ERROR, fewer (or more) rows than papers is WARN."""
-    papers = store.count_papers(slug)
+    papers = store.projects.count_papers(slug)
     rows = {fmt: _rows_in(Path(written[fmt])) if fmt in written else None for fmt in ("csv", "parquet")}
     unreadable = sorted(fmt for fmt, n in rows.items() if n is None)
     mismatched = sorted(fmt for fmt, n in rows.items() if n is not None and n != papers)
@@ -207,9 +211,9 @@ def evaluate_exports(store, slug: str, written: dict[str, Path]) -> AssetCheckRe
 project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, SCORES_CHECK, EXPORTS_CHECK]
 
 
-def evaluate_taxonomy(store, slug: str) -> AssetCheckResult:
+def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:
     """The stored landscape re-read, and its taxonomy checked again from scratch."""
-    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is None:
         return _missing_artifact(TAXONOMY_CHECK, "landscape")
     land = Landscape.model_validate(artifact.payload)
@@ -221,7 +225,7 @@ def evaluate_taxonomy(store, slug: str) -> AssetCheckResult:
     )
 
 
-def evaluate_draft(store, slug: str) -> AssetCheckResult:
+def evaluate_draft(store: DomainStore, slug: str) -> AssetCheckResult:
     """The validator's verdict recorded with the stored draft (the draft is stored even when it fails)."""
     verdict = stored_validation(store, slug)
     if verdict is None:

@@ -168,23 +168,26 @@ def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: st
     instance.report_run_failed(
         run, message="agentr resume: every process that ran this run is gone (killed or crashed); marked failed"
     )
-    store.record_failure(slug, "project", "transient", f"run {run.run_id} was interrupted: its process is gone",
-                         run_id=run.run_id, step_key=",".join(steps_in_flight(instance, run)) or None)
+    store.lifecycle.record_failure(
+        slug, "project", "transient", f"run {run.run_id} was interrupted: its process is gone",
+        run_id=run.run_id, step_key=",".join(steps_in_flight(instance, run)) or None)
     note = f"interrupted run {run.run_id}; resumable"
     scored: set[int] = set()
-    intent = store.latest_artifact(slug, "intent") if store.is_active(slug) else None
+    intent = store.results.latest_artifact(slug, "intent") if store.projects.is_active(slug) else None
     if intent is not None:
-        keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in store.list_papers(slug)}
-        scored = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
-    for row in store.status(slug):
+        papers = store.projects.list_papers(slug)
+        keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
+        scored = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
+    for row in store.lifecycle.status(slug):
         if row.state in UNFINISHED_STATES:
-            store.set_status(slug, row.stage, st.REINITIATED, detail=note, run_id=run.run_id)
-        stuck = [pid for pid, state in store.paper_states(slug, row.stage).items() if state in UNFINISHED_STATES]
+            store.lifecycle.set_status(slug, row.stage, st.REINITIATED, detail=note, run_id=run.run_id)
+        states = store.lifecycle.paper_states(slug, row.stage)
+        stuck = [pid for pid, state in states.items() if state in UNFINISHED_STATES]
         done = [pid for pid in stuck if row.stage == "score" and pid in scored]
         if done:
-            store.set_status_many(slug, row.stage, st.COMPLETED, done, run_id=run.run_id, detail=note)
+            store.lifecycle.set_status_many(slug, row.stage, st.COMPLETED, done, run_id=run.run_id, detail=note)
         if set(stuck) - set(done):
-            store.set_status_many(slug, row.stage, st.REINITIATED, set(stuck) - set(done), run_id=run.run_id,
+            store.lifecycle.set_status_many(slug, row.stage, st.REINITIATED, set(stuck) - set(done), run_id=run.run_id,
                                   detail=note)
 
 
@@ -215,7 +218,7 @@ def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool =
 
 
 def _last_failure(store, slug: str) -> str:
-    rows = store.failures(slug)
+    rows = store.lifecycle.failures(slug)
     return f"{rows[-1].failure_class}: {rows[-1].message}" if rows else ""
 
 
@@ -226,7 +229,7 @@ def resume_project(
     started = time.monotonic()
     outcome = ResumeOutcome(slug, "complete", True)
     try:
-        project = store.get_project(slug, include_deleted=True)
+        project = store.projects.get_project(slug, include_deleted=True)
     except Exception as exc:  # noqa: BLE001 - ProjectNotFound: say so, resume the rest
         return ResumeOutcome(slug, "failed", False, message=str(exc))
     unfinished = partition_runs(instance, slug, statuses=(*WAITING, *RUNNING))
@@ -256,8 +259,8 @@ def resume_project(
         outcome.seconds = time.monotonic() - started
         return outcome
     if get_settings().llm_configured:
-        store.ensure_account(project.account)
-        if store.balance(project.account) <= Decimal(0):
+        store.ledger.ensure_account(project.account)
+        if store.ledger.balance(project.account) <= Decimal(0):
             outcome.action, outcome.success = "no_credits", False
             outcome.message = f"account {project.account!r} has no credits: `agentr credits grant N`, then resume"
             return outcome
@@ -283,7 +286,7 @@ def resume_project(
     if not gap.complete:
         outcome.action = "failed" if outcome.action == "complete" else outcome.action
         outcome.message = "; ".join(gap.reasons[:3]) + (f"; last failure {_last_failure(store, slug)}"
-                                                         if store.failures(slug) else "")
+                                                         if store.lifecycle.failures(slug) else "")
     outcome.seconds = time.monotonic() - started
     return outcome
 
@@ -298,11 +301,11 @@ def resume(
     own = instance is None
     instance = instance or open_instance()
     try:
-        store.release_stale_reservations(stale_after)
+        store.ledger.release_stale_reservations(stale_after)
         if slugs is None:
-            active = [p.slug for p in store.list_projects()]
-            deleted = {p.slug for p in store.list_projects(include_deleted=True)} - set(active)
-            pending = {r.slug for r in store.reservations(state="open") if r.slug in deleted}
+            active = [p.slug for p in store.projects.list_projects()]
+            deleted = {p.slug for p in store.projects.list_projects(include_deleted=True)} - set(active)
+            pending = {r.slug for r in store.ledger.reservations(state="open") if r.slug in deleted}
             slugs = active + sorted(pending)
         return [resume_project(store, instance, slug, stale_after=stale_after, verbose=verbose) for slug in slugs]
     finally:

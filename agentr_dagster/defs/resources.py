@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 from dagster import ConfigurableResource, EnvVar
 from pydantic import Field
@@ -11,6 +12,9 @@ from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
 from agentr_dagster.llm.limits import EndpointLimits
 from agentr_dagster.settings import Settings, agentr_home, get_settings
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 _stores: dict[str, object] = {}
 _stores_lock = threading.Lock()
@@ -77,7 +81,7 @@ class LLMResource(ConfigurableResource):
             ),
         )
 
-    def backend(self, store) -> StageBackend:
+    def backend(self, store: DomainStore) -> StageBackend:
         return make_backend(self.settings(), store)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from dagster import (
     DagsterRunStatus,
@@ -32,6 +33,9 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
 DEFAULT_MAX_PER_DAY = 2
@@ -89,10 +93,10 @@ FAILED_STATE_CLASS = {
 }
 
 
-def last_failure_class(store, slug: str) -> str | None:
+def last_failure_class(store: DomainStore, slug: str) -> str | None:
     """The class of the failure that stopped the chain: the first stage (in chain order) not completed.
     Stage states are the last word of each run; the failure log also holds in-process retries."""
-    by_stage = {row.stage: row.state for row in store.status(slug)}
+    by_stage = {row.stage: row.state for row in store.lifecycle.status(slug)}
     for stage in ("intent", "queries", "score"):
         cls = FAILED_STATE_CLASS.get(by_stage.get(stage) or "")
         if cls:
@@ -100,7 +104,7 @@ def last_failure_class(store, slug: str) -> str | None:
     return None
 
 
-def _in_flight(store, instance, slug: str, model: str) -> bool:
+def _in_flight(store: DomainStore, instance, slug: str, model: str) -> bool:
     """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
 
     runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT))
@@ -113,15 +117,15 @@ def _in_flight(store, instance, slug: str, model: str) -> bool:
     return False
 
 
-def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
+def repair_views(store: DomainStore, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
 
     model = configured_model()
-    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.list_projects()}
+    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
     day = _utc_day_start(now)
     views = []
     for slug in sorted(slugs):
         try:
-            project = store.get_project(slug, include_deleted=True)
+            project = store.projects.get_project(slug, include_deleted=True)
         except Exception:  # noqa: BLE001 - a partition with no project in the store: nothing to repair
             continue
         active = project.deleted_at is None
@@ -132,7 +136,7 @@ def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairV
             if not complete:
                 last_class = last_failure_class(store, slug)
                 if uses_llm:
-                    credits = store.balance(project.account) > Decimal(0)
+                    credits = store.ledger.balance(project.account) > Decimal(0)
         attempts = len(instance.get_run_ids(
             RunsFilter(tags={PARTITION_TAG: slug, REPAIR_TAG: "schedule"}, created_after=day)
         ))
@@ -140,7 +144,9 @@ def repair_views(store, instance, now: datetime, uses_llm: bool) -> list[RepairV
     return views
 
 
-def repair_requests(store, instance, now: datetime, limit: int | None = None, uses_llm: bool | None = None):
+def repair_requests(
+    store: DomainStore, instance, now: datetime, limit: int | None = None, uses_llm: bool | None = None
+):
     """(run requests, one line per partition saying what was decided)."""
     limit = max_per_day() if limit is None else limit
     uses_llm = get_settings().llm_configured if uses_llm is None else uses_llm

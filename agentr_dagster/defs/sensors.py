@@ -26,6 +26,7 @@ from agentr_dagster.stages.intake import (
     scan_inbox,
     store_outage,
 )
+from agentr_dagster.store import DomainStore
 
 # At the top of the inbox a .txt file is an abstract; inside inbox/<slug>/ it may be a PubMed export.
 PAPER_SUFFIXES = "/".join(s for s in SUPPORTED_SUFFIXES if s not in ABSTRACT_SUFFIXES)
@@ -46,7 +47,7 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
 
 
-def inbox_pass(store, home, existing_partitions: set[str], files_per_tick: int | None = None,
+def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_per_tick: int | None = None,
                job_name: str = PIPELINE_JOB) -> InboxPass:
     """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest
     where they are (each store write is one transaction, so nothing is half-stored)."""

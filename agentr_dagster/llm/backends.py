@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.prompts import load_prompt
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 OFFLINE_LABEL = (
     "offline: computed by deterministic lexical statistics and static embeddings, not by a language model"
@@ -85,7 +88,7 @@ class OfflineStageBackend:
         return self.offline.score_papers(intent, abstract, papers)
 
 
-def make_backend(settings: LLMSettings | None, store) -> StageBackend:
+def make_backend(settings: LLMSettings | None, store: DomainStore) -> StageBackend:
     if settings is None:
         return OfflineStageBackend()
     return LLMStageBackend(OpenAICompatibleBackend(settings, store))

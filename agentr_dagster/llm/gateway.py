@@ -226,7 +226,7 @@ class OpenAICompatibleBackend:
                     attempt, self.settings.backoff_base_s, self.settings.backoff_max_s, exc.retry_after
                 )
                 log.warning("transient LLM failure (%s); retrying in %.2fs", exc.message, delay)
-                self.store.record_failure(
+                self.store.lifecycle.record_failure(
                     ctx.slug, ctx.stage, "transient", exc.message,
                     paper_id=ctx.paper_id, attempt=attempt + 1, run_id=ctx.run_id,
                 )
@@ -241,7 +241,7 @@ class OpenAICompatibleBackend:
             return None
         if self._refused is not None:
             return PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        if not self.store.is_active(ctx.slug, ctx.paper_id):
+        if not self.store.projects.is_active(ctx.slug, ctx.paper_id):
             return OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made")
         return None
 
@@ -252,13 +252,13 @@ class OpenAICompatibleBackend:
         deadline = time.monotonic() + self.settings.credit_wait_s
         while True:
             try:
-                return self.store.reserve(
+                return self.store.ledger.reserve(
                     self.settings.account,
                     idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
                     slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
                 )
             except refused:
-                if time.monotonic() > deadline or not self.store.open_reservation_count(self.settings.account):
+                if time.monotonic() > deadline or not self.store.ledger.open_reservation_count(self.settings.account):
                     raise
                 time.sleep(0.05 + random.uniform(0, 0.1))
 
@@ -287,7 +287,7 @@ class OpenAICompatibleBackend:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
         key = request_hash(self.model, messages, temperature, max_tokens)
-        cached = self.store.cached_response(key)
+        cached = self.store.results.cached_response(key)
         if cached is not None:
             try:
                 return schema.model_validate(parse_json_object(cached))
@@ -340,7 +340,7 @@ class OpenAICompatibleBackend:
             # is also the orphan check: it refuses a deleted project or paper atomically.
             reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
-            left = exc.available if exc.available is not None else self.store.balance(self.settings.account)
+            left = exc.available if exc.available is not None else self.store.ledger.balance(self.settings.account)
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
                 from exc
         except DeletedError as exc:
@@ -361,7 +361,7 @@ class OpenAICompatibleBackend:
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
             if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
                 self.limiter.pause(error.retry_after)
-            self.store.release(reservation, note=f"no answer: {error.failure_class.value}")
+            self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None
@@ -388,7 +388,7 @@ class OpenAICompatibleBackend:
         delay = self.settings.settle_backoff_s
         for attempt in range(self.settings.settle_attempts):
             try:
-                self.store.settle(reservation, usage=usage_in, response=response)
+                self.store.ledger.settle(reservation, usage=usage_in, response=response)
                 return
             except sa.exc.SQLAlchemyError as exc:
                 problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
@@ -416,7 +416,7 @@ class OpenAICompatibleBackend:
         left = []
         for reservation, usage_in, response in pending:
             try:
-                self.store.settle(reservation, usage=usage_in, response=response)
+                self.store.ledger.settle(reservation, usage=usage_in, response=response)
             except sa.exc.SQLAlchemyError:
                 left.append((reservation, usage_in, response))
             else:

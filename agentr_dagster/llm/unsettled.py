@@ -49,7 +49,7 @@ class UnsettledSpool:
                 continue  # being written, or already taken by another process
             response = tuple(body["response"]) if body.get("response") else None
             try:
-                store.settle(body["reservation"], usage=UsageIn.model_validate(body["usage"]), response=response)
+                store.ledger.settle(body["reservation"], usage=UsageIn.model_validate(body["usage"]), response=response)
             except sa.exc.SQLAlchemyError:
                 left += 1
                 continue

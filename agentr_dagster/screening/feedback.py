@@ -10,29 +10,18 @@ everything unlabelled in between, best first — the order to screen in next.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+from typing import TYPE_CHECKING
 
 import pandas as pd
-import sqlalchemy as sa
 
 from agentr_dagster.screening.screen import screen
-from agentr_dagster.store import schema as t
-from agentr_dagster.store.core import now_utc
-from agentr_dagster.store.rows import PaperRow, StoreError
+from agentr_dagster.store.labels import LABELS
+from agentr_dagster.store.rows import LabelRow, PaperRow, StoreError
 
-LABELS = t.LABELS
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
-
-@dataclass(frozen=True)
-class LabelRow:
-    paper_id: int
-    paper_key: str
-    title: str
-    label: str  # include | exclude
-    note: str | None
-    created_at: datetime
-    updated_at: datetime
+__all__ = ["LABELS", "LabelRow", "list_labels", "rerank", "resolve_paper", "set_label"]
 
 
 def _normal_doi(text: str) -> str:
@@ -43,13 +32,13 @@ def _normal_doi(text: str) -> str:
     return doi
 
 
-def resolve_paper(store, slug: str, ref: str) -> PaperRow:
+def resolve_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
     """A live paper of the project named by its id, paper key (``doi:...``/``t:...``), DOI (bare or URL) or
     exact title (case-insensitive). StoreError when nothing or more than one paper matches."""
     ref = (ref or "").strip()
     if not ref:
         raise StoreError("name a paper: its id, DOI, paper key or exact title")
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     if ref.isdigit():
         match = [p for p in papers if p.id == int(ref)]
     else:
@@ -66,63 +55,28 @@ def resolve_paper(store, slug: str, ref: str) -> PaperRow:
     return match[0]
 
 
-def set_label(store, slug: str, ref: str, label: str, *, note: str | None = None) -> LabelRow | None:
-    """Record (or change) the project's decision on a paper; ``label="clear"`` removes it (returns None).
-    OrphanError for a deleted project or paper."""
+def set_label(store: DomainStore, slug: str, ref: str, label: str, *, note: str | None = None) -> LabelRow | None:
+    """Record (or change) the project's decision on the paper ``ref`` names; ``label="clear"`` removes it
+    (returns None). OrphanError for a deleted project or paper."""
     label = (label or "").strip().lower()
     if label not in (*LABELS, "clear"):
         raise ValueError(f"label must be include, exclude or clear, not {label!r}")
     paper = resolve_paper(store, slug, ref)
-    pl = t.paper_labels
-
-    # The store's own transaction helpers: one short transaction, retried on SQLite locks / PG serialisation.
-    def tx(conn) -> LabelRow | None:
-        project = store._active_project(conn, slug, lock=True)
-        store._check_paper(conn, project, paper.id)
-        where = (pl.c.project_id == project.id, pl.c.paper_id == paper.id)
-        if label == "clear":
-            conn.execute(sa.delete(pl).where(*where))
-            return None
-        now = now_utc()
-        existing = conn.execute(sa.select(pl.c.id).where(*where)).first()
-        if existing is None:
-            conn.execute(sa.insert(pl).values(project_id=project.id, paper_id=paper.id, label=label, note=note,
-                                              created_at=now, updated_at=now))
-        else:
-            conn.execute(sa.update(pl).where(pl.c.id == existing.id).values(label=label, note=note, updated_at=now))
-        row = conn.execute(sa.select(pl).where(*where)).one()
-        return LabelRow(paper.id, paper.paper_key, paper.title, row.label, row.note, row.created_at, row.updated_at)
-
-    return store._run(tx)
+    return store.labels.set_label(slug, paper.id, label, note=note)
 
 
-def list_labels(store, slug: str) -> list[LabelRow]:
+def list_labels(store: DomainStore, slug: str) -> list[LabelRow]:
     """The project's current labels on live papers, oldest decision first."""
-    pl, p = t.paper_labels, t.papers
-
-    def tx(conn) -> list[LabelRow]:
-        project = store._visible_project(conn, slug, False)
-        q = (
-            sa.select(pl, p.c.paper_key, p.c.title)
-            .join(p, p.c.id == pl.c.paper_id)
-            .where(pl.c.project_id == project.id, p.c.deleted_at.is_(None))
-            .order_by(pl.c.created_at, pl.c.id)
-        )
-        return [
-            LabelRow(r.paper_id, r.paper_key, r.title, r.label, r.note, r.created_at, r.updated_at)
-            for r in conn.execute(q)
-        ]
-
-    return store._read(tx)
+    return store.labels.list_labels(slug)
 
 
-def rerank(store, slug: str, *, embedder=None) -> pd.DataFrame:
+def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
     """Every live candidate of the project, in the order to screen next, learning from its labels.
 
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
     doi, paper_key."""
-    project = store.get_project(slug)
-    papers = store.list_papers(slug)
+    project = store.projects.get_project(slug)
+    papers = store.projects.list_papers(slug)
     columns = ["rank", "paper_id", "score", "label", "method", "title", "year", "doi", "paper_key"]
     if not papers:
         return pd.DataFrame(columns=columns)

@@ -8,6 +8,7 @@ every stored score. The K papers are then re-ordered among themselves by the LLM
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -16,6 +17,9 @@ from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.imports import content_hash, paper_key
 from agentr_dagster.stages.intent import current_intent, run_intent
 from agentr_dagster.stages.scoring import score_project
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 def llm_relevance(assessment: dict) -> float:
@@ -26,7 +30,13 @@ def llm_relevance(assessment: dict) -> float:
 
 
 def rerank_top_with_llm(
-    question: str, papers: pd.DataFrame, ranking: pd.DataFrame, k: int, store, backend, concurrency: int = 4
+    question: str,
+    papers: pd.DataFrame,
+    ranking: pd.DataFrame,
+    k: int,
+    store: DomainStore,
+    backend,
+    concurrency: int = 4,
 ) -> pd.DataFrame:
     """Return `ranking` with its top K unlabelled records re-ordered by the LLM; other rows keep their place."""
     unlabelled = ranking[ranking["label"].fillna("") == ""]
@@ -34,7 +44,7 @@ def rerank_top_with_llm(
     if top.empty:
         return ranking
     slug = "screen-" + hashlib.sha256(question.encode()).hexdigest()[:12]
-    store.create_project(slug, question, title="agentr screen --llm-top")
+    store.projects.create_project(slug, question, title="agentr screen --llm-top")
     by_id = papers.drop_duplicates("record_id").set_index("record_id")
     records = []
     for record_id in top["record_id"]:
@@ -42,13 +52,13 @@ def rerank_top_with_llm(
         title = str(row.get("title") or "").strip() or f"(untitled record {record_id})"
         records.append(PaperRecord(title=title[:1000], abstract=str(row.get("abstract") or "")[:20000],
                                    source_id=str(record_id), source_format="screen"))
-    store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "screen"})
+    store.projects.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance={"format": "screen"})
     run_intent(store, backend, slug)
     summary = score_project(store, backend, slug, concurrency=concurrency)
     _, intent_hash = current_intent(store, slug)
-    stored = {p.source_id: p for p in store.list_papers(slug)}
+    stored = {p.source_id: p for p in store.projects.list_papers(slug)}
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in stored.values()}
-    results = {r.paper_id: r.payload for r in store.results_for_project(slug, cache_keys=keys)}
+    results = {r.paper_id: r.payload for r in store.results.results_for_project(slug, cache_keys=keys)}
     llm_score = {}
     for record_id in top["record_id"]:
         paper = stored.get(str(record_id))

@@ -3,7 +3,7 @@
 
 The project's search strategy is run against the lake as twelve queries: the Boolean query (its matches, ranked
 by hybrid relevance to its positive terms), the expanded keywords together, and each of the ten search strings.
-The hits are merged with the project's imported papers through ``store.add_papers`` (a paper the project
+The hits are merged with the project's imported papers through ``store.projects.add_papers`` (a paper the project
 already has is not added twice), each new paper's provenance naming every query that found it; the full hit
 lists (rank and score per query) are stored as a ``retrieval`` artifact. The same queries against the same lake
 generation are not run twice.
@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentr_dagster.domain.boolean_query import BooleanQueryError
 from agentr_dagster.domain.contracts import SearchQueries
@@ -25,6 +25,9 @@ from agentr_dagster.lake import Lake, boolean_positive_text
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.intake import fit_to_store
 from agentr_dagster.stages.queries import current_queries
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 DEFAULT_PER_QUERY = 20
 RETRIEVAL_STAGE = "retrieval"
@@ -110,7 +113,7 @@ def _run_queries(lake: Lake, queries: list[tuple[str, str, str]], k: int) -> lis
 
 
 def retrieve_for_project(
-    store,
+    store: DomainStore,
     slug: str,
     *,
     lake: Lake | None = None,
@@ -130,7 +133,7 @@ def retrieve_for_project(
     k = per_query_default() if per_query is None else per_query
     specs = project_queries(queries)
     input_hash = sha256(RETRIEVAL_VERSION, str(lake.generation), str(k), *(t for _, _, t in specs))
-    last = store.latest_artifact(slug, RETRIEVAL_STAGE)
+    last = store.results.latest_artifact(slug, RETRIEVAL_STAGE)
     if last is not None and last.input_hash == input_hash:
         payload = last.payload
         previous = [QueryResult(q["name"], q["kind"], q["text"], q["hits"], 0, q.get("note"))
@@ -155,7 +158,7 @@ def retrieve_for_project(
         for names, recs in groups.items():
             provenance = {"source": "lake", "found_by": list(names), "lake_generation": lake.generation,
                           "imported_at": now}
-            added = store.add_papers(slug, recs, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
+            added = store.projects.add_papers(slug, recs, key_fn=paper_key, hash_fn=content_hash, provenance=provenance)
             added_total += added.added
             for name in names:
                 by_name[name].added += added.added
@@ -167,6 +170,6 @@ def retrieve_for_project(
             for r in results
         ],
     }
-    store.save_artifact(slug, RETRIEVAL_STAGE, payload, prompt_version=RETRIEVAL_VERSION, model=None,
+    store.results.save_artifact(slug, RETRIEVAL_STAGE, payload, prompt_version=RETRIEVAL_VERSION, model=None,
                         backend="lake", input_hash=input_hash)
     return RetrievalSummary(lake.generation, lake.n, k, results, len(ids), added_total)

@@ -23,7 +23,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.domain.contracts import ResearchIntent
@@ -31,6 +31,9 @@ from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import load_prompt, prompt_version
 from agentr_dagster.llm.gateway import MAX_OUTPUT_TOKENS, estimate_prompt_tokens
 from agentr_dagster.settings import get_settings
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 STAGES = ("intent", "queries", "score")
 # OpenAI's chat format: each message costs its content plus ~3 tokens, and every reply is primed with 3 more
@@ -191,7 +194,7 @@ class ProjectEstimate:
 
 
 def estimate_project(
-    store,
+    store: DomainStore,
     slug: str,
     *,
     model: str,
@@ -201,13 +204,13 @@ def estimate_project(
     tokenizer: Tokenizer | None = None,
 ) -> ProjectEstimate:
     """Project the remaining LLM work of ``slug`` under ``model``; reads only, reserves and spends nothing."""
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     tok = tokenizer or get_tokenizer(model)
     notes = [f"tokenizer: {tok.name}" + (f" ({tok.note})" if tok.note else "")]
-    price = store.pricing_in_force(model, provider=provider, tier=tier)
+    price = store.ledger.pricing_in_force(model, provider=provider, tier=tier)
     if price is None and provider != "default":
-        price = store.pricing_in_force(model, tier=tier)
-    multiplier = store.multiplier_in_force()
+        price = store.ledger.pricing_in_force(model, tier=tier)
+    multiplier = store.ledger.multiplier_in_force()
     prices = None if price is None else cost_rule.Prices(
         price.input_usd_per_m, price.output_usd_per_m, price.cached_input_usd_per_m
     )
@@ -230,14 +233,25 @@ def estimate_project(
             notes.append(f"{s.stage}: no past calls of {model!r}, so expected output is taken at the cap")
             break
     notes.append("not included: repair rounds after schema-invalid answers, retries, and papers retrieval may add")
-    committed = sum((u.credits for u in store.usage(slug)), Decimal("0E-8")) + sum(
-        (r.amount for r in store.reservations(slug, state="open")), Decimal("0E-8")
+    committed = sum((u.credits for u in store.ledger.usage(slug)), Decimal("0E-8")) + sum(
+        (r.amount for r in store.ledger.reservations(slug, state="open")), Decimal("0E-8")
     )
     return ProjectEstimate(
-        slug=slug, model=model, provider=provider, tier=tier, backend=backend, tokenizer=tok.name, stages=stages,
-        pricing_id=None if price is None else price.id, multiplier_id=multiplier.id,
-        credits_per_usd=multiplier.credits_per_usd, account=project.account, balance=store.balance(project.account),
-        budget_credits=project.budget_credits, budget_committed=committed, notes=notes,
+        slug=slug,
+        model=model,
+        provider=provider,
+        tier=tier,
+        backend=backend,
+        tokenizer=tok.name,
+        stages=stages,
+        pricing_id=None if price is None else price.id,
+        multiplier_id=multiplier.id,
+        credits_per_usd=multiplier.credits_per_usd,
+        account=project.account,
+        balance=store.ledger.balance(project.account),
+        budget_credits=project.budget_credits,
+        budget_committed=committed,
+        notes=notes,
     )
 
 
@@ -284,15 +298,17 @@ class _RemainingWork:
     intent_extra: int  # tokens the not-yet-written intent JSON adds to each later prompt
 
 
-def _remaining_work(store, project, model: str, history: dict[str, list[int]], notes: list[str]) -> _RemainingWork:
+def _remaining_work(
+    store: DomainStore, project, model: str, history: dict[str, list[int]], notes: list[str]
+) -> _RemainingWork:
     """The prompts a run would still send, found with the same hashes the pipeline computes (its stage inputs
     and score_cache_key)."""
     slug = project.slug
     intent_hash = sha256(project.abstract, prompt_version("intent"), model)
     queries_hash = sha256(intent_hash, prompt_version("queries"), model)
-    intent_artifact = store.latest_artifact(slug, "intent")
+    intent_artifact = store.results.latest_artifact(slug, "intent")
     intent_done = intent_artifact is not None and intent_artifact.input_hash == intent_hash
-    queries_artifact = store.latest_artifact(slug, "queries")
+    queries_artifact = store.results.latest_artifact(slug, "queries")
     queries_done = queries_artifact is not None and queries_artifact.input_hash == queries_hash
 
     intent_prompts = [] if intent_done else [load_prompt("intent").render(abstract=project.abstract)]
@@ -306,9 +322,9 @@ def _remaining_work(store, project, model: str, history: dict[str, list[int]], n
         notes.append(f"the intent is not written yet: its JSON is counted as {intent_extra} tokens in later prompts")
     queries_prompts = [] if queries_done else [load_prompt("queries").render(intent_json=intent_json)]
 
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, model) for p in papers}
-    scored = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
+    scored = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
     score_template = load_prompt("score")
     score_prompts = [
         score_template.render(abstract=project.abstract, intent_json=intent_json, title=p.title,
@@ -319,10 +335,10 @@ def _remaining_work(store, project, model: str, history: dict[str, list[int]], n
                           len(scored), intent_extra)
 
 
-def _output_history(store, model: str) -> dict[str, list[int]]:
+def _output_history(store: DomainStore, model: str) -> dict[str, list[int]]:
     """Output tokens of this model's past calls, per stage (from every project: it is the model's habit)."""
     out: dict[str, list[int]] = {}
-    for row in store.usage():
+    for row in store.ledger.usage():
         if row.model == model and row.stage:
             out.setdefault(row.stage, []).append(row.output_tokens)
     return out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -10,6 +11,9 @@ from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
 from agentr_dagster.stages.intent import current_intent
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")
@@ -23,14 +27,14 @@ COLUMNS = [
 ]
 
 
-def scores_dataframe(store, slug: str) -> pd.DataFrame:
+def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     """One row per active paper with a current score, best direct competitors first."""
-    artifact = store.latest_artifact(slug, "intent")
-    papers = {p.id: p for p in store.list_papers(slug)}
+    artifact = store.results.latest_artifact(slug, "intent")
+    papers = {p.id: p for p in store.projects.list_papers(slug)}
     rows = []
     if artifact is not None and papers:
         _, intent_hash = current_intent(store, slug)
-        results = store.results_for_project(slug)
+        results = store.results.results_for_project(slug)
         for result in results:
             paper = papers.get(result.paper_id)
             if paper is None:
@@ -113,7 +117,7 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
     return written
 
 
-def write_usage_exports(store, slug: str, out_dir: Path) -> dict[str, Path]:
+def write_usage_exports(store: DomainStore, slug: str, out_dir: Path) -> dict[str, Path]:
     """``usage.csv`` (by stage, model and day: calls, tokens, USD, credits) and ``usage_calls.csv`` (one row per
     call with the price and multiplier rows it was charged at), money as exact decimal strings."""
     from agentr_dagster.stages.usage import aggregate, usage_calls_frame

@@ -15,7 +15,7 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import get_settings, results_dir
-from agentr_dagster.store import PROJECT_STAGE
+from agentr_dagster.store import PROJECT_STAGE, DomainStore
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
 EXPORT_FORMATS = ("csv", "parquet", "xlsx")
@@ -52,20 +52,20 @@ class ProjectGap:
         self.stages.sort(key=lambda s: CHAIN_STAGES.index(s) if s in CHAIN_STAGES else len(CHAIN_STAGES))
 
 
-def project_gap(store, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
+def project_gap(store: DomainStore, slug: str, model: str | None = None, home: Path | None = None) -> ProjectGap:
     """Compare durable outputs with what the current abstract, prompts, model and papers call for."""
     model = model or configured_model()
-    project = store.get_project(slug)
-    papers = store.list_papers(slug)
+    project = store.projects.get_project(slug)
+    papers = store.projects.list_papers(slug)
     gap = ProjectGap(slug, papers=len(papers), papers_missing=len(papers))
     # A stage-level state other than completed (failed, or left in progress by a killed run; any stage of the
     # chain, synthesis included) needs a run to make it true again; paper completeness is judged from stored
     # results, not from paper states.
-    for row in store.status(slug):
+    for row in store.lifecycle.status(slug):
         if row.stage != PROJECT_STAGE and row.state is not None and row.state != st.COMPLETED:
             gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
 
-    intent = store.latest_artifact(slug, "intent")
+    intent = store.results.latest_artifact(slug, "intent")
     if intent is None:
         gap.add("intent", "no artifact")
         for stage in ("queries", "score", "exports"):
@@ -73,14 +73,14 @@ def project_gap(store, slug: str, model: str | None = None, home: Path | None = 
         return gap
     if intent.input_hash != sha256(project.abstract, prompt_version("intent"), model):
         gap.add("intent", "stale (abstract, prompt or model changed)")
-    queries = store.latest_artifact(slug, "queries")
+    queries = store.results.latest_artifact(slug, "queries")
     if queries is None:
         gap.add("queries", "no artifact")
     elif queries.input_hash != sha256(intent.input_hash, prompt_version("queries"), model):
         gap.add("queries", "stale (intent, prompt or model changed)")
 
     keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
-    scored = store.results_for_project(slug, cache_keys=keys)
+    scored = store.results.results_for_project(slug, cache_keys=keys)
     gap.papers_missing = len(papers) - len({r.paper_id for r in scored})
     if gap.papers_missing:
         gap.add("score", f"{gap.papers_missing} of {len(papers)} papers have no current score")
@@ -107,9 +107,9 @@ def _export_problem(slug: str, papers: int, newest_result: datetime | None, home
     return None
 
 
-def release_project_reservations(store, slug: str, why: str) -> int:
+def release_project_reservations(store: DomainStore, slug: str, why: str) -> int:
     """Release every open reservation of the project; only call this when no live process can settle them."""
-    held = store.reservations(slug, state="open")
+    held = store.ledger.reservations(slug, state="open")
     for res in held:
-        store.release(res.id, note=why)
+        store.ledger.release(res.id, note=why)
     return len(held)

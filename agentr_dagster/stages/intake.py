@@ -14,6 +14,7 @@ import stat
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -30,6 +31,9 @@ from agentr_dagster.imports import (
 )
 from agentr_dagster.settings import get_settings
 from agentr_dagster.store.schema import papers as _papers_table
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 ABSTRACT_SUFFIXES = (".md", ".txt")
 MAX_ABSTRACT_BYTES = 200_000
@@ -140,15 +144,15 @@ def _decode_text(data: bytes, name: str) -> str:
     return _ABSTRACT_INVISIBLE.sub("", _ANSI_ESCAPE.sub("", text))
 
 
-def add_project(store, slug: str, abstract: str, *, title: str | None = None, budget_credits=None):
+def add_project(store: DomainStore, slug: str, abstract: str, *, title: str | None = None, budget_credits=None):
     try:
         validate_slug(slug)
     except ValueError as exc:
         raise IntakeError(str(exc)) from exc
-    return store.create_project(slug, abstract, title=title, budget_credits=budget_credits)
+    return store.projects.create_project(slug, abstract, title=title, budget_credits=budget_credits)
 
 
-def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = None) -> PapersAdded:
+def add_papers_file(store: DomainStore, slug: str, path: Path, limits: ImportLimits | None = None) -> PapersAdded:
     """Parse the whole file first; only then store its good records (one store call)."""
     limits = limits or limits_from_env()
     check_input_file(path, limits.max_bytes)
@@ -156,7 +160,7 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
         raise IntakeError(
             f"{path.name}: unsupported file type {path.suffix!r}; use one of {', '.join(SUPPORTED_SUFFIXES)}"
         )
-    store.get_project(slug)  # raises ProjectNotFound before any parsing work
+    store.projects.get_project(slug)  # raises ProjectNotFound before any parsing work
     try:
         result = parse_file(path, limits)
     except ImportFileError as exc:
@@ -164,7 +168,7 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
     sha = file_sha256(path)  # after the size check and parse: a huge file is never hashed
     if not result.records:
         raise IntakeError(f"{path.name}: no usable paper records (every row lacked a title or was invalid)")
-    if store.is_file_imported(slug, sha):
+    if store.projects.is_file_imported(slug, sha):
         return PapersAdded(slug, path.name, 0, 0, 0, True, ["this exact file was imported before"])
     provenance = {
         "format": result.format,
@@ -176,7 +180,7 @@ def add_papers_file(store, slug: str, path: Path, limits: ImportLimits | None = 
     # The papers and the record of this file land in one transaction: a failure leaves neither (the next tick
     # imports the file again and launches its run), success leaves both (a re-drop is a no-op).
     try:
-        added = store.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance,
+        added = store.projects.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance,
                                  imported_file=(sha, path.name))
     except sa.exc.DataError as exc:  # a value the database refuses: say so briefly (no SQL, no paper text)
         detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__

@@ -12,7 +12,7 @@ from agentr_dagster.stages.lifecycle import StageOutcome, require_active, run_si
 
 def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
     require_active(store, slug, "intent", run_id)
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     return run_single_stage(
         store, backend, slug, "intent", project.abstract,
         lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id,
@@ -20,7 +20,7 @@ def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = Non
 
 
 def current_intent(store, slug: str) -> tuple[ResearchIntent, str]:
-    artifact = store.latest_artifact(slug, "intent")
+    artifact = store.results.latest_artifact(slug, "intent")
     if artifact is None:
         raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
     return ResearchIntent.model_validate(artifact.payload), artifact.input_hash

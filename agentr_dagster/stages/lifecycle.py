@@ -32,9 +32,9 @@ class StageOutcome:
 
 def record_stage_failure(store, slug: str, stage: str, exc: StageError, run_id: str | None,
                          paper_id: int | None = None):
-    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
+    store.lifecycle.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
                      detail=exc.message[:500], run_id=run_id)
-    store.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
+    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
 
 
 DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for it, to record the failure
@@ -70,7 +70,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
 def require_active(store, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
-    if not store.is_active(slug):
+    if not store.projects.is_active(slug):
         exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
         record_stage_failure(store, slug, stage, exc, run_id)
         raise exc
@@ -92,21 +92,21 @@ def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None)
     if gateway is not None and gateway.settle_pending():
         return
     if run_id is not None:
-        store.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
+        store.ledger.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
 
 
 def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
-    latest = store.latest_artifact(slug, stage)
+    latest = store.results.latest_artifact(slug, stage)
     if latest is not None and latest.input_hash == input_hash:
-        store.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+        store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
-    if not store.is_active(slug):
+    if not store.projects.is_active(slug):
         exc = OrphanError(f"project {slug!r} was deleted; {stage} not run")
         record_stage_failure(store, slug, stage, exc, run_id)
         raise exc
-    store.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
+    store.lifecycle.set_status(slug, stage, st.IN_PROGRESS, run_id=run_id)
     settle_kept_calls(backend)
     try:
         result = produce(CallContext(slug=slug, stage=stage, run_id=run_id))
@@ -117,7 +117,7 @@ def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_
     close_stage_calls(store, backend, slug, stage, run_id)
     payload = result.model_dump(mode="json")
     try:
-        artifact_id = store.save_artifact(
+        artifact_id = store.results.save_artifact(
             slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
             input_hash=input_hash,
         )
@@ -125,5 +125,5 @@ def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_
         exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
         record_stage_failure(store, slug, stage, exc, run_id)
         raise exc from err
-    store.set_status(slug, stage, st.COMPLETED, run_id=run_id)
+    store.lifecycle.set_status(slug, stage, st.COMPLETED, run_id=run_id)
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)

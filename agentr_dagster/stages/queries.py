@@ -18,5 +18,5 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
 
 
 def current_queries(store, slug: str) -> SearchQueries | None:
-    artifact = store.latest_artifact(slug, "queries")
+    artifact = store.results.latest_artifact(slug, "queries")
     return SearchQueries.model_validate(artifact.payload) if artifact else None

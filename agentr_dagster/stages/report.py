@@ -20,7 +20,7 @@ from agentr_dagster.stages.synthesis import (
     run_landscape,
     run_related_work,
 )
-from agentr_dagster.store import ArtifactRow, FailureRow, ProjectRow, StatusRow, TransitionRow, UsageRow
+from agentr_dagster.store import ArtifactRow, DomainStore, FailureRow, ProjectRow, StatusRow, TransitionRow, UsageRow
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import md_unescape, to_bibtex, to_markdown
 from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
@@ -108,15 +108,15 @@ def _money(value) -> str:
     return f"{Decimal(str(value)):.6f}".rstrip("0").rstrip(".") if value is not None else ""
 
 
-def ensure_synthesis(store, slug: str) -> tuple[Landscape, Draft, list[str]]:
+def ensure_synthesis(store: DomainStore, slug: str) -> tuple[Landscape, Draft, list[str]]:
     """The stored landscape and draft, built (offline, no LLM call) when missing or stale; notes say which."""
     notes = []
     landscape = run_landscape(store, slug, record_reuse=False)
     if not landscape.reused:
         notes.append("the research landscape was (re)built for this report")
     draft = current_draft(store, slug)
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
-    landscape_artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
+    landscape_artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if draft is None or artifact is None or artifact.created_at < landscape_artifact.created_at:
         draft = run_related_work(store, slug).draft
         notes.append("the related-work draft was written offline (extractive) for this report")
@@ -147,7 +147,7 @@ class ReportInputs:
         return {p.paper_id: p for p in self.landscape.papers}
 
 
-def build_report(store, slug: str, *, now: datetime | None = None) -> str:
+def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) -> str:
     """The report as one HTML string; ``now`` fixes the "generated" stamp (tests)."""
     r = read_report_inputs(store, slug, now=now)
     by_id = r.by_id
@@ -168,19 +168,26 @@ def build_report(store, slug: str, *, now: datetime | None = None) -> str:
     return "\n".join(parts) + PAGE_END
 
 
-def read_report_inputs(store, slug: str, *, now: datetime | None = None) -> ReportInputs:
-    project = store.get_project(slug)
+def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = None) -> ReportInputs:
+    project = store.projects.get_project(slug)
     intent, _ = current_intent(store, slug)
     landscape, draft, notes = ensure_synthesis(store, slug)  # may write: read everything else after it
     scopes = {p.id: set(p.scope) for p in draft.paragraphs()}
     return ReportInputs(
-        slug=slug, title=project.title or slug,
+        slug=slug,
+        title=project.title or slug,
         stamp=(now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
-        project=project, intent=intent, landscape=landscape, draft=draft,
-        draft_artifact=store.latest_artifact(slug, DRAFT_STAGE), notes=notes,
+        project=project,
+        intent=intent,
+        landscape=landscape,
+        draft=draft,
+        draft_artifact=store.results.latest_artifact(slug, DRAFT_STAGE),
+        notes=notes,
         check=validate_markdown(to_markdown(draft), to_bibtex(draft.bib), scopes),
-        transitions=store.transitions(slug), usage=store.usage(slug), status=store.status(slug),
-        failures=store.failures(slug),
+        transitions=store.lifecycle.transitions(slug),
+        usage=store.ledger.usage(slug),
+        status=store.lifecycle.status(slug),
+        failures=store.lifecycle.failures(slug),
     )
 
 

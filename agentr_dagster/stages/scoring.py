@@ -60,19 +60,19 @@ def score_project(
     """
     require_active(store, slug, "score", run_id)
     settle_kept_calls(backend)
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
-    existing = {r.paper_id for r in store.results_for_project(slug, cache_keys=keys)}
+    existing = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
     todo = [p for p in papers if p.id not in existing]
     summary = ScoringSummary(total=len(papers), reused=len(papers) - len(todo))
-    store.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
+    store.lifecycle.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
     done = summary.reused
     if progress:
         progress(done, summary.total)
     if todo:
-        store.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
+        store.lifecycle.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
     version = prompt_version("score")
     lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
 
@@ -106,7 +106,7 @@ def score_project(
         if beat is not None:
             beat.stop()
             with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
-                store.release_claims(holder)
+                store.leases.release_claims(holder)
     close_stage_calls(store, backend, slug, "score", run_id)
     if attempted < len(todo):  # papers another worker scored while this one waited for their claims
         with lock:
@@ -116,8 +116,8 @@ def score_project(
             progress(done, summary.total)
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
-    store.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
-    if summary.failed.get(FailureClass.orphan) and not store.is_active(slug):
+    store.lifecycle.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
+    if summary.failed.get(FailureClass.orphan) and not store.projects.is_active(slug):
         # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
         raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
     return summary
@@ -128,17 +128,18 @@ def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, s
     claimed by a live worker are waited for (their results then count as reused) and claimed once free."""
     pending = list(todo)
     while pending:
-        claimed = store.claim_papers(slug, holder, [(p.id, keys[p.id]) for p in pending])
+        claimed = store.leases.claim_papers(slug, holder, [(p.id, keys[p.id]) for p in pending])
         mine = [p for p in pending if keys[p.id] in claimed]
         if mine:  # a result may have landed between the first lookup and the claim
-            stored = {r.paper_id for r in store.results_for_project(slug, cache_keys={p.id: keys[p.id] for p in mine})}
+            mine_keys = {p.id: keys[p.id] for p in mine}
+            stored = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=mine_keys)}
             fresh = [p for p in mine if p.id not in stored]
-            store.release_claims(holder, [keys[p.id] for p in mine if p.id in stored])
+            store.leases.release_claims(holder, [keys[p.id] for p in mine if p.id in stored])
             yield fresh
         pending = [p for p in pending if keys[p.id] not in claimed]
         if pending:
             time.sleep(POLL_S)
-            stored = {r.paper_id for r in store.results_for_project(
+            stored = {r.paper_id for r in store.results.results_for_project(
                 slug, cache_keys={p.id: keys[p.id] for p in pending})}
             pending = [p for p in pending if p.id not in stored]
 
@@ -150,12 +151,12 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
     if not todo:
         return
     if getattr(backend, "score_batch", None) is not None:
-        if not store.is_active(slug):
+        if not store.projects.is_active(slug):
             raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
         for start in range(0, len(todo), batch_size):
             chunk = todo[start : start + batch_size]
             results = backend.score_batch(intent, abstract, [(p.title, p.abstract or "") for p in chunk])
-            stored = store.save_results_many(
+            stored = store.results.save_results_many(
                 slug,
                 [(p.id, keys[p.id], a.model_dump(mode="json")) for p, a in zip(chunk, results, strict=True)],
                 prompt_version=version, model=backend.model, backend=backend.kind, completes_stage="score",
@@ -205,7 +206,7 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
                         for paper in batch:
                             work(paper)  # records failed_no_credits without calling
                         continue
-                    store.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
+                    store.lifecycle.set_status_many(slug, "score", st.IN_PROGRESS, [p.id for p in batch], run_id=run_id)
                     list(pool.map(work, batch))
         finally:
             writer.close()
@@ -266,7 +267,7 @@ class ResultWriter:
 
     def _write(self, batch: list) -> None:
         try:
-            stored = set(self._store.save_results_many(
+            stored = set(self._store.results.save_results_many(
                 self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
                 completes_stage="score", **self._meta,
             ))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.atomic import write_atomically
@@ -35,6 +36,9 @@ from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
 from agentr_dagster.synthesis.redraft import ParagraphWriter, redraft
 from agentr_dagster.synthesis.sanitize import md_escape, tex_escape
 from agentr_dagster.synthesis.validate import ValidationReport, validate_latex, validate_markdown
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 LANDSCAPE_STAGE = "landscape"
 DRAFT_STAGE = "related_work"
@@ -69,14 +73,14 @@ class DraftOutcome:
 
 
 # ---------------------------------------------------------------- the corpus: papers with a current score
-def _current(store, slug: str):
+def _current(store: DomainStore, slug: str):
     """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
     prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
-    project = store.get_project(slug)
+    project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
-    papers = {p.id: p for p in store.list_papers(slug)}
+    papers = {p.id: p for p in store.projects.list_papers(slug)}
     current = []
-    for result in store.results_for_project(slug):
+    for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
         if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
@@ -88,13 +92,13 @@ def _current(store, slug: str):
     return project, intent, intent_hash, current, keys, len(papers)
 
 
-def corpus_fingerprint(store, slug: str) -> str:
+def corpus_fingerprint(store: DomainStore, slug: str) -> str:
     """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
     project, _, intent_hash, current, keys, _ = _current(store, slug)
     return corpus_hash(intent_hash, project.abstract, [(p.id, r.id, keys[p.id]) for p, r in current])
 
 
-def load_corpus(store, slug: str) -> Corpus:
+def load_corpus(store: DomainStore, slug: str) -> Corpus:
     """The project's papers with a score that is current for the paper text, intent, prompt and model."""
     project, intent, intent_hash, current, keys, n_live = _current(store, slug)
     scored = tuple(
@@ -108,12 +112,14 @@ def load_corpus(store, slug: str) -> Corpus:
     return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
 
 
-def _fail(store, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
-    store.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id)
-    store.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
+def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
+    store.lifecycle.set_status(
+        slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
+    )
+    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
 
 
-def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
+def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str | None = None,
                   settings: LandscapeSettings | None = None, record_reuse: bool = True) -> LandscapeOutcome:
     """``record_reuse=False``: a reader (the report) that finds the landscape current leaves no transition."""
     settings = settings or LandscapeSettings()
@@ -123,12 +129,12 @@ def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
         _fail(store, slug, LANDSCAPE_STAGE, exc, run_id)
         raise
     input_hash = sha256(fingerprint, SYNTHESIS_VERSION, json.dumps(settings.__dict__, sort_keys=True))
-    latest = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    latest = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if latest is not None and latest.input_hash == input_hash:
         if record_reuse:
-            store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
+            store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return LandscapeOutcome(latest.id, Landscape.model_validate(latest.payload), True)
-    store.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
+    store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
     try:
         corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
@@ -137,17 +143,17 @@ def run_landscape(store, slug: str, *, embedder=None, run_id: str | None = None,
         _fail(store, slug, LANDSCAPE_STAGE, err, run_id)
         raise err from exc
     first = corpus.papers[0]
-    artifact_id = store.save_artifact(
+    artifact_id = store.results.save_artifact(
         slug, LANDSCAPE_STAGE, landscape.model_dump(mode="json"), prompt_version=SYNTHESIS_VERSION,
         model=first.model, backend=first.backend, input_hash=input_hash,
     )
     detail = None if not landscape.structure_problems else f"taxonomy: {len(landscape.structure_problems)} problem(s)"
-    store.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     return LandscapeOutcome(artifact_id, landscape, False)
 
 
-def current_landscape(store, slug: str) -> tuple[int, Landscape, str]:
-    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+def current_landscape(store: DomainStore, slug: str) -> tuple[int, Landscape, str]:
+    artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is None:
         raise PermanentError(f"project {slug!r} has no research landscape yet: materialise research_landscape first")
     return artifact.id, Landscape.model_validate(artifact.payload), artifact.input_hash
@@ -192,7 +198,7 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     return written
 
 
-def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
+def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
                      run_id: str | None = None, out_dir: Path | None = None, on_error=None) -> DraftOutcome:
     """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given."""
     try:
@@ -203,7 +209,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     version = writer_version(writer)
     input_hash = sha256(landscape_hash, DRAFT_VERSION, version)
     label = getattr(writer, "label", None) or "offline extractive (sentences from stored scores and abstracts)"
-    latest = store.latest_artifact(slug, DRAFT_STAGE)
+    latest = store.results.latest_artifact(slug, DRAFT_STAGE)
     reused = False
     if latest is not None and latest.input_hash == input_hash:
         draft = Draft.model_validate(latest.payload["draft"])
@@ -213,7 +219,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
         reused = report.ok and latex_report.ok  # a stored draft that no longer validates is written again
         artifact_id = latest.id
     if not reused:
-        store.set_status(slug, DRAFT_STAGE, st.IN_PROGRESS, run_id=run_id)
+        store.lifecycle.set_status(slug, DRAFT_STAGE, st.IN_PROGRESS, run_id=run_id)
         try:
             corpus = load_corpus(store, slug)
             draft = plan_draft(landscape, corpus, embedder, title=None)
@@ -243,7 +249,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
         # tries again, and the gateway's response cache makes the paragraphs already rewritten free. An invalid
         # draft is stored (with the findings, for the asset check) and never reused either.
         complete = not any(event.get("event") == "stopped" for event in draft.redraft_log)
-        artifact_id = store.save_artifact(
+        artifact_id = store.results.save_artifact(
             slug, DRAFT_STAGE, {"draft": draft.model_dump(mode="json"), "validation": report.as_dict(),
                                 "latex_validation": latex_report.as_dict(), "valid": valid,
                                 "writer": label, "complete": complete},
@@ -256,7 +262,7 @@ def run_related_work(store, slug: str, *, writer: ParagraphWriter | None = None,
     detail = "unchanged; reused" if reused else None
     if not valid:
         detail = f"draft stored as invalid: {len(report.issues) + len(latex_report.issues)} validator finding(s)"
-    store.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     if out_dir is not None and not valid:
         markdown, latex, bibtex = with_warning(markdown, latex, bibtex, report.issues + latex_report.issues)
     files = write_files(draft, markdown, latex, bibtex, out_dir) if out_dir is not None else {}
@@ -280,9 +286,9 @@ def with_warning(markdown: str, latex: str, bibtex: str, issues: list) -> tuple[
     return markdown, tex, f"% {one_line}\n\n{bibtex}"
 
 
-def stored_validation(store, slug: str) -> dict | None:
+def stored_validation(store: DomainStore, slug: str) -> dict | None:
     """The validator's verdict on the stored draft, as recorded with it (None before the first draft)."""
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     if artifact is None:
         return None
     payload = artifact.payload
@@ -292,8 +298,8 @@ def stored_validation(store, slug: str) -> dict | None:
             "markdown": markdown, "latex": latex}
 
 
-def current_draft(store, slug: str) -> Draft | None:
-    artifact = store.latest_artifact(slug, DRAFT_STAGE)
+def current_draft(store: DomainStore, slug: str) -> Draft | None:
+    artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     return Draft.model_validate(artifact.payload["draft"]) if artifact is not None else None
 
 
@@ -363,10 +369,10 @@ def _current_value(path: str, recorded, result, paper):
     return field_value(result.payload, path) if result is not None else None
 
 
-def trace(store, slug: str, claim_id: str) -> Trace:
+def trace(store: DomainStore, slug: str, claim_id: str) -> Trace:
     """The claim and, per paper it rests on, the fields recorded then and their values in the store now."""
     landscape = None
-    artifact = store.latest_artifact(slug, LANDSCAPE_STAGE)
+    artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
     if artifact is not None:
         landscape = Landscape.model_validate(artifact.payload)
     index = claim_index(landscape, current_draft(store, slug))
@@ -375,8 +381,8 @@ def trace(store, slug: str, claim_id: str) -> Trace:
         hint = f"; did you mean {', '.join(close)}" if close else f"; {len(index)} claims exist (see agentr report)"
         raise KeyError(f"no claim {claim_id!r} in project {slug!r}{hint}")
     where, claim = index[claim_id]
-    papers = {p.id: p for p in store.list_papers(slug, include_deleted=True)}
-    current = {r.paper_id: r for r in store.results_for_project(slug)}
+    papers = {p.id: p for p in store.projects.list_papers(slug, include_deleted=True)}
+    current = {r.paper_id: r for r in store.results.results_for_project(slug)}
     traced = []
     for ev in claim.evidence:
         paper = papers.get(ev.paper_id)

@@ -13,9 +13,12 @@ carries those rows' prices too, so a reader can redo any cost by hand:
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 GROUP_KEYS = ("project", "stage", "model", "day")
 TOKEN_COLUMNS = ("input_tokens", "cached_input_tokens", "output_tokens", "total_tokens")
@@ -32,13 +35,13 @@ CALL_COLUMNS = [
 ]
 
 
-def usage_calls_frame(store, slug: str | None = None, *, run_id: str | None = None) -> pd.DataFrame:
+def usage_calls_frame(store: DomainStore, slug: str | None = None, *, run_id: str | None = None) -> pd.DataFrame:
     """One row per LLM call, with the prices and multiplier it was charged at (deleted projects included)."""
-    rows = store.usage(slug)
+    rows = store.ledger.usage(slug)
     if run_id is not None:
         rows = [r for r in rows if r.run_id == run_id]
-    prices = {p.id: p for p in store.pricing_history()} if rows else {}
-    multipliers = {m.id: m for m in store.multiplier_history()} if rows else {}
+    prices = {p.id: p for p in store.ledger.pricing_history()} if rows else {}
+    multipliers = {m.id: m for m in store.ledger.multiplier_history()} if rows else {}
     records = []
     for r in rows:
         price = prices.get(r.pricing_id)
@@ -100,12 +103,16 @@ def _decimal_sum(values: pd.Series) -> Decimal:
     return sum((Decimal(v) for v in values), Decimal("0E-8"))
 
 
-def usage_report(store, slug: str | None = None, by: tuple[str, ...] | list[str] = GROUP_KEYS) -> pd.DataFrame:
+def usage_report(
+    store: DomainStore, slug: str | None = None, by: tuple[str, ...] | list[str] = GROUP_KEYS
+) -> pd.DataFrame:
     """Usage by project, stage, model and day (or the keys given), with calls, tokens, USD and credits."""
     return aggregate(usage_calls_frame(store, slug), by)
 
 
-def usage_totals(store, slug: str | None = None, *, stage: str | None = None, run_id: str | None = None) -> dict:
+def usage_totals(
+    store: DomainStore, slug: str | None = None, *, stage: str | None = None, run_id: str | None = None
+) -> dict:
     """Calls, tokens, USD and credits in all (optionally of one stage and/or one Dagster run)."""
     calls = usage_calls_frame(store, slug, run_id=run_id)
     if stage is not None:
@@ -169,7 +176,7 @@ def markdown_table(frame: pd.DataFrame) -> str:
 
 
 def usage_metadata(
-    store, slug: str, *, prefix: str = "usage", stage: str | None = None, run_id: str | None = None
+    store: DomainStore, slug: str, *, prefix: str = "usage", stage: str | None = None, run_id: str | None = None
 ) -> dict[str, int | float | str]:
     """Totals as flat asset metadata: ``<prefix>_calls``, token counts, ``_cost_usd`` and ``_credits`` as numbers
     (Dagster plots them across materialisations) and the exact decimals as text."""

@@ -1,10 +1,17 @@
-"""Domain store: projects, papers, artifacts, results, lifecycle status, usage and the credit ledger.
+"""Domain store: projects and papers, results and cache, lifecycle and failures, the credit ledger, labels —
+each a part of :class:`DomainStore` (``store.projects``, ``store.results``, ``store.lifecycle``, ``store.ledger``,
+``store.labels``).
 
 from agentr_dagster.store import DomainStore, UsageIn, default_database_url
 """
 
+from agentr_dagster.store.database import Database
 from agentr_dagster.store.engine import default_database_url, normalise_url
-from agentr_dagster.store.ledger import CallBound
+from agentr_dagster.store.labels import Labels
+from agentr_dagster.store.ledger import CallBound, Ledger
+from agentr_dagster.store.lifecycle import Lifecycle
+from agentr_dagster.store.projects import Projects
+from agentr_dagster.store.results import Results
 from agentr_dagster.store.rows import (
     AccountRow,
     AddPapersResult,
@@ -12,6 +19,7 @@ from agentr_dagster.store.rows import (
     DefaultCreditsRow,
     FailureRow,
     InsufficientCredits,
+    LabelRow,
     LedgerRow,
     MultiplierRow,
     OrphanError,
@@ -38,19 +46,26 @@ __all__ = [
     "AccountRow",
     "AddPapersResult",
     "ArtifactRow",
+    "Database",
     "DefaultCreditsRow",
     "DomainStore",
     "FailureRow",
     "InsufficientCredits",
+    "Labels",
+    "LabelRow",
+    "Ledger",
     "LedgerRow",
+    "Lifecycle",
     "MultiplierRow",
     "OrphanError",
     "PaperRow",
     "PricingRow",
     "ProjectNotFound",
     "ProjectRow",
+    "Projects",
     "ReservationRow",
     "ResultRow",
+    "Results",
     "StatusRow",
     "StoreError",
     "TransitionRow",

@@ -27,7 +27,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.store import schema as t
-from agentr_dagster.store.core import StoreCore, now_utc
+from agentr_dagster.store.database import Database, now_utc
 
 LEASE_TTL_S = 30.0  # a holder that has not beaten for this long (on another host) is presumed gone
 HEARTBEAT_S = 3.0
@@ -92,7 +92,12 @@ def _gone(row: sa.Row, now: datetime, ttl_s: float) -> bool:
     return not pid_alive(row.pid)
 
 
-class LeaseMixin(StoreCore):
+class Leases:
+    """The store's part for project leases and per-paper claims (see the module docstring)."""
+
+    def __init__(self, db: Database):
+        self.db = db
+
     # -- project leases -----------------------------------------------------------------------------------------
 
     def try_acquire_project_lease(self, slug: str, holder: str, *, run_id: str | None = None,
@@ -103,19 +108,19 @@ class LeaseMixin(StoreCore):
         pid = os.getpid()
 
         def tx(conn: Connection) -> tuple[bool, LeaseHolder | None]:
-            project = self._project(conn, slug)  # deleted or not: the stage under the lease reports the orphan
+            project = self.db.project(conn, slug)  # deleted or not: the stage under the lease reports the orphan
             now = now_utc()
             values = {"holder": holder, "host": HOST, "pid": pid, "run_id": run_id, "acquired_at": now,
                       "heartbeat_at": now}
             inserted = conn.execute(
-                self._insert(t.project_leases).values(project_id=project.id, **values)
+                self.db.insert(t.project_leases).values(project_id=project.id, **values)
                 .on_conflict_do_nothing(index_elements=["project_id"])
             ).rowcount
             if inserted:
                 return True, None
             lease = t.project_leases
             q = sa.select(lease).where(lease.c.project_id == project.id)
-            row = conn.execute(q.with_for_update() if self.is_postgres else q).first()
+            row = conn.execute(q.with_for_update() if self.db.is_postgres else q).first()
             if row is None:  # released between the insert and the read: take it
                 conn.execute(sa.insert(lease).values(project_id=project.id, **values))
                 return True, None
@@ -128,28 +133,28 @@ class LeaseMixin(StoreCore):
             return False, LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at,
                                       row.heartbeat_at)
 
-        return self._run(tx)
+        return self.db.run(tx)
 
     def release_project_lease(self, slug: str, holder: str) -> bool:
         def tx(conn: Connection) -> bool:
-            project = self._project(conn, slug)
+            project = self.db.project(conn, slug)
             lease = t.project_leases
             return bool(conn.execute(
                 sa.delete(lease).where(lease.c.project_id == project.id, lease.c.holder == holder)
             ).rowcount)
 
-        return self._run(tx)
+        return self.db.run(tx)
 
     def project_lease(self, slug: str) -> LeaseHolder | None:
         def tx(conn: Connection) -> LeaseHolder | None:
-            project = self._project(conn, slug)
+            project = self.db.project(conn, slug)
             lease = t.project_leases
             row = conn.execute(sa.select(lease).where(lease.c.project_id == project.id)).first()
             if row is None:
                 return None
             return LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at, row.heartbeat_at)
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def heartbeat(self, holder: str) -> None:
         """Refresh every lease and claim of ``holder``."""
@@ -161,7 +166,7 @@ class LeaseMixin(StoreCore):
             conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == holder)
                          .values(heartbeat_at=now))
 
-        self._run(tx)
+        self.db.run(tx)
 
     # -- paper claims ---------------------------------------------------------------------------------------------
 
@@ -177,17 +182,17 @@ class LeaseMixin(StoreCore):
             chunk = items[start : start + _CHUNK]
 
             def tx(conn: Connection, chunk=chunk) -> set[str]:
-                project = self._project(conn, slug)  # a deletion is seen by the reservation, as an orphan
+                project = self.db.project(conn, slug)  # a deletion is seen by the reservation, as an orphan
                 now = now_utc()
                 mine = {"holder": holder, "host": HOST, "pid": pid, "claimed_at": now, "heartbeat_at": now}
                 conn.execute(
-                    self._insert(c).on_conflict_do_nothing(index_elements=["cache_key"]),
+                    self.db.insert(c).on_conflict_do_nothing(index_elements=["cache_key"]),
                     [{"cache_key": key, "project_id": project.id, "paper_id": pid_, **mine} for pid_, key in chunk],
                 )
                 keys = [key for _, key in chunk]
                 q = sa.select(c).where(c.c.cache_key.in_(keys))
                 got = set()
-                for row in conn.execute(q.with_for_update() if self.is_postgres else q):
+                for row in conn.execute(q.with_for_update() if self.db.is_postgres else q):
                     if _is_self(row, holder):
                         got.add(row.cache_key)
                     elif _gone(row, now, ttl_s):
@@ -196,7 +201,7 @@ class LeaseMixin(StoreCore):
                         got.add(row.cache_key)
                 return got
 
-            claimed |= self._run(tx)
+            claimed |= self.db.run(tx)
         return claimed
 
     def release_claims(self, holder: str, keys: Iterable[str] | None = None) -> int:
@@ -212,7 +217,7 @@ class LeaseMixin(StoreCore):
                 ).rowcount
             return released
 
-        return self._run(tx)
+        return self.db.run(tx)
 
 
 _beating: Counter = Counter()  # holders of this process with a running heartbeat
@@ -220,7 +225,7 @@ _beating_lock = threading.Lock()
 
 
 class Heartbeat:
-    """Beats ``store.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
+    """Beats ``store.leases.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
     a database blip must not kill the run; a long outage lets the lease go stale, which is the point)."""
 
     def __init__(self, store, holder: str, every_s: float = HEARTBEAT_S):
@@ -234,7 +239,7 @@ class Heartbeat:
     def _loop(self) -> None:
         while not self._stop.wait(self._every):
             with contextlib.suppress(Exception):  # see the class docstring
-                self._store.heartbeat(self._holder)
+                self._store.leases.heartbeat(self._holder)
 
     def stop(self) -> None:
         self._stop.set()
@@ -252,7 +257,7 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
     """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder
     has it. Yields True when this call took the lease, False when ``holder`` already held it (then the block
     leaves it to the outer holder to release)."""
-    already = store.project_lease(slug)
+    already = store.leases.project_lease(slug)
     reentered = already is not None and (already.holder, already.host, already.pid) == (holder, HOST, os.getpid())
     if reentered:
         yield False
@@ -261,7 +266,7 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
     try:
         told = False
         while True:
-            taken, current = store.try_acquire_project_lease(slug, holder, run_id=run_id, ttl_s=ttl_s)
+            taken, current = store.leases.try_acquire_project_lease(slug, holder, run_id=run_id, ttl_s=ttl_s)
             if taken:
                 break
             if on_wait is not None and not told:
@@ -270,9 +275,9 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
             time.sleep(poll_s)
         # No other run of the project is alive now: reservations its ended runs left open hold credits for
         # calls that are over (a lost settle, a killed process); give them back before this run reserves more.
-        store.release_ended_runs_reservations(slug, keep_run_id=run_id)
+        store.ledger.release_ended_runs_reservations(slug, keep_run_id=run_id)
         yield True
     finally:
         beat.stop()
         with contextlib.suppress(Exception):  # the database may be gone; the lease then goes stale
-            store.release_project_lease(slug, holder)
+            store.leases.release_project_lease(slug, holder)

@@ -21,7 +21,7 @@ from sqlalchemy.engine import Connection
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
-from agentr_dagster.store.core import StoreCore, as_utc, now_utc
+from agentr_dagster.store.database import Database, as_utc, now_utc
 from agentr_dagster.store.rows import (
     AccountRow,
     DefaultCreditsRow,
@@ -74,7 +74,14 @@ def _in_force(table: sa.Table, at: datetime):
     return sa.and_(table.c.valid_from <= at, sa.or_(table.c.valid_to.is_(None), table.c.valid_to > at))
 
 
-class LedgerMixin(StoreCore):
+class Ledger:
+    """``store.ledger``: SCD-2 prices, multiplier and default credits; accounts and grants; reservations, their
+    settlement and release; usage; and :meth:`verify_ledger`."""
+
+    def __init__(self, db: Database):
+        self.db = db
+        self._account_ids: dict[str, int] = {}
+
     # -- SCD-2 history ----------------------------------------------------------------------------------------
 
     def _scd2_set(self, table: sa.Table, lock_key: int, match: dict, values: dict, at: datetime | None) -> int:
@@ -82,7 +89,7 @@ class LedgerMixin(StoreCore):
         given = None if at is None else as_utc(at)
 
         def tx(conn: Connection) -> int:
-            self._advisory_lock(conn, lock_key)
+            self.db.advisory_lock(conn, lock_key)
             # "now" is read under the lock: two concurrent changes then always move history forward
             at = given if given is not None else now_utc()
             where = [table.c.is_current.is_(True)] + [table.c[k] == v for k, v in match.items()]
@@ -115,7 +122,7 @@ class LedgerMixin(StoreCore):
                 .returning(table.c.id)
             ).scalar_one()
 
-        return self._run(tx)
+        return self.db.run(tx)
 
     def _refuse_rewriting_history(self, conn: Connection, table: sa.Table, current_id: int, at: datetime) -> None:
         """A back-dated change must not re-price what already happened: no call priced by the row being closed
@@ -144,7 +151,7 @@ class LedgerMixin(StoreCore):
         A change reads "now" under its exclusive lock and commits later; a call priced in between could otherwise
         be priced by the row that the change is about to close. SQLite's write transactions are already serial.
         """
-        if self.is_postgres:
+        if self.db.is_postgres:
             conn.execute(
                 sa.text("SELECT pg_advisory_xact_lock_shared(:p), pg_advisory_xact_lock_shared(:m)"),
                 {"p": _LOCK_PRICING, "m": _LOCK_MULTIPLIER},
@@ -177,7 +184,7 @@ class LedgerMixin(StoreCore):
     ) -> PricingRow | None:
         """The exact (model, provider, tier) price in force at ``at``; ``None`` if there is none."""
         at = as_utc(at)
-        return self._read(lambda conn: self._pricing_at(conn, model, provider, tier, at))
+        return self.db.read(lambda conn: self._pricing_at(conn, model, provider, tier, at))
 
     def pricing_history(self, model: str | None = None) -> list[PricingRow]:
         def tx(conn: Connection) -> list[PricingRow]:
@@ -186,7 +193,7 @@ class LedgerMixin(StoreCore):
                 q = q.where(t.model_pricing.c.model == model)
             return [_pricing_row(r) for r in conn.execute(q)]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def _pricing_at(self, conn: Connection, model: str, provider: str, tier: str, at: datetime) -> PricingRow | None:
         p = t.model_pricing
@@ -220,7 +227,7 @@ class LedgerMixin(StoreCore):
 
     def multiplier_in_force(self, at: datetime | None = None) -> MultiplierRow:
         at = as_utc(at)
-        return self._read(lambda conn: self._multiplier_at(conn, at))
+        return self.db.read(lambda conn: self._multiplier_at(conn, at))
 
     def _multiplier_at(self, conn: Connection, at: datetime) -> MultiplierRow:
         m = t.credit_multiplier
@@ -235,7 +242,7 @@ class LedgerMixin(StoreCore):
             rows = conn.execute(sa.select(m).order_by(m.c.id))
             return [MultiplierRow(r.id, r.credits_per_usd, r.valid_from, r.valid_to) for r in rows]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def set_default_credits(self, amount, at: datetime | None = None) -> int:
         value = _money(amount)
@@ -245,7 +252,7 @@ class LedgerMixin(StoreCore):
 
     def default_credits_in_force(self, at: datetime | None = None) -> Decimal:
         at = as_utc(at)
-        return self._read(lambda conn: self._default_credits_at(conn, at).amount)
+        return self.db.read(lambda conn: self._default_credits_at(conn, at).amount)
 
     def _default_credits_at(self, conn: Connection, at: datetime) -> DefaultCreditsRow:
         d = t.default_credits
@@ -272,7 +279,7 @@ class LedgerMixin(StoreCore):
                 input_tokens, max_output_tokens, _prices(price), multiplier.credits_per_usd
             )
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     # -- accounts ---------------------------------------------------------------------------------------------
 
@@ -283,7 +290,7 @@ class LedgerMixin(StoreCore):
             return cached
         if not name or len(name) > 200:
             raise ValueError("account names are 1-200 characters")
-        found = self._read(
+        found = self.db.read(
             lambda conn: conn.execute(sa.select(t.accounts.c.id).where(t.accounts.c.name == name)).scalar()
         )
         if found is None:
@@ -292,7 +299,7 @@ class LedgerMixin(StoreCore):
                 now = now_utc()
                 amount = self._default_credits_at(conn, now).amount
                 new_id = conn.execute(
-                    self._insert(t.accounts)
+                    self.db.insert(t.accounts)
                     .values(name=name, balance=amount, created_at=now)
                     .on_conflict_do_nothing(index_elements=["name"])
                     .returning(t.accounts.c.id)
@@ -313,7 +320,7 @@ class LedgerMixin(StoreCore):
                 )
                 return new_id
 
-            found = self._run(tx)
+            found = self.db.run(tx)
         self._account_ids[name] = found
         return found
 
@@ -380,11 +387,11 @@ class LedgerMixin(StoreCore):
                 )
             return self._post(conn, account_id, balance, value, kind, key, note)
 
-        return self._run(tx)
+        return self.db.run(tx)
 
     def balance(self, account: str = "default") -> Decimal:
         account_id = self.ensure_account(account)
-        return self._read(
+        return self.db.read(
             lambda conn: conn.execute(sa.select(t.accounts.c.balance).where(t.accounts.c.id == account_id)).scalar_one()
         )
 
@@ -393,7 +400,7 @@ class LedgerMixin(StoreCore):
             rows = conn.execute(sa.select(t.accounts).order_by(t.accounts.c.id))
             return [AccountRow(r.id, r.name, r.balance, r.created_at) for r in rows]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def ledger(self, account: str = "default") -> list[LedgerRow]:
         account_id = self.ensure_account(account)
@@ -416,7 +423,7 @@ class LedgerMixin(StoreCore):
                 for r in rows
             ]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def ledger_sum(self, account: str = "default") -> Decimal:
         """Exact Decimal sum of the account's entries (summed in Python: SQLite's SUM is floating point)."""
@@ -459,47 +466,16 @@ class LedgerMixin(StoreCore):
             existing = conn.execute(*find).scalar()
             if existing is not None:
                 return existing
-            value, taken_at = requested, None
-            if bound is not None:
-                self._hold_rates(conn)  # no price change can land between this read and the commit
-                taken_at = now_utc()
-                price, multiplier = self._rates_at(conn, bound.model, bound.provider, bound.tier, taken_at)
-                value = max(value, cost_rule.estimate_credits(
-                    bound.input_tokens, bound.max_output_tokens, _prices(price), multiplier.credits_per_usd
-                ))
+            value, taken_at = self._amount_to_hold(conn, requested, bound)
             # Project and paper checks come before the account's lock, so that the lock is held briefly. Lock
             # order: project (only when it has a budget), then account; settle/release never lock a project.
-            project_id = None
-            if slug is not None:
-                project = self._active_project(conn, slug)
-                if project.budget_credits is not None:
-                    project = self._active_project(conn, slug, lock=True)
-                project_id = project.id
-                if paper_id is not None:
-                    self._check_paper(conn, project, paper_id)
+            project = None if slug is None else self._project_to_charge(conn, slug, paper_id)
             balance = self._lock_account(conn, account_id)
-            if balance < value:
-                raise InsufficientCredits(
-                    f"account {account!r} has {balance:f} credits; {value:f} needed",
-                    account=account,
-                    requested=value,
-                    available=balance,
-                )
-            if slug is not None and project.budget_credits is not None:
-                committed = self._project_committed(conn, project_id)
-                if committed + value > project.budget_credits:
-                    raise InsufficientCredits(
-                        f"project {slug!r} budget of {project.budget_credits:f} credits would be exceeded "
-                        f"({committed:f} committed, {value:f} more requested)",
-                        account=account,
-                        requested=value,
-                        available=max(project.budget_credits - committed, ZERO),
-                        reason="budget",
-                    )
+            self._check_funds(conn, account, balance, value, project)
             rid = conn.execute(
-                hot.insert_reservation(self.dialect),
-                {"account_id": account_id, "project_id": project_id, "stage": stage, "paper_id": paper_id,
-                 "amount": value, "state": "open", "idempotency_key": idempotency_key,
+                hot.insert_reservation(self.db.dialect),
+                {"account_id": account_id, "project_id": None if project is None else project.id, "stage": stage,
+                 "paper_id": paper_id, "amount": value, "state": "open", "idempotency_key": idempotency_key,
                  "created_at": taken_at or now_utc(), "run_id": run_id},  # the time settle prices the call at
             ).scalar()
             if rid is None:  # a concurrent call with the same key got here first: nothing written, its id back
@@ -507,7 +483,55 @@ class LedgerMixin(StoreCore):
             self._post(conn, account_id, balance, -value, "reserve", f"reserve:{idempotency_key}", reservation_id=rid)
             return rid
 
-        return self._run(tx)
+        return self.db.run(tx)
+
+    def _amount_to_hold(
+        self, conn: Connection, requested: Decimal, bound: CallBound | None
+    ) -> tuple[Decimal, datetime | None]:
+        """The amount to reserve (at least the call's bound at the rates in force now) and the time it is taken
+        at (``None`` without a bound: the insert's own time)."""
+        if bound is None:
+            return requested, None
+        self._hold_rates(conn)  # no price change can land between this read and the commit
+        taken_at = now_utc()
+        price, multiplier = self._rates_at(conn, bound.model, bound.provider, bound.tier, taken_at)
+        estimate = cost_rule.estimate_credits(
+            bound.input_tokens, bound.max_output_tokens, _prices(price), multiplier.credits_per_usd
+        )
+        return max(requested, estimate), taken_at
+
+    def _project_to_charge(self, conn: Connection, slug: str, paper_id: int | None) -> sa.Row:
+        """The active project (locked when it has a budget) after checking the paper belongs to it."""
+        project = self.db.active_project(conn, slug)
+        if project.budget_credits is not None:
+            project = self.db.active_project(conn, slug, lock=True)
+        if paper_id is not None:
+            self.db.check_paper(conn, project, paper_id)
+        return project
+
+    def _check_funds(
+        self, conn: Connection, account: str, balance: Decimal, value: Decimal, project: sa.Row | None
+    ) -> None:
+        """InsufficientCredits if the account's balance, or the project's budget, cannot cover ``value``."""
+        if balance < value:
+            raise InsufficientCredits(
+                f"account {account!r} has {balance:f} credits; {value:f} needed",
+                account=account,
+                requested=value,
+                available=balance,
+            )
+        if project is None or project.budget_credits is None:
+            return
+        committed = self._project_committed(conn, project.id)
+        if committed + value > project.budget_credits:
+            raise InsufficientCredits(
+                f"project {project.slug!r} budget of {project.budget_credits:f} credits would be exceeded "
+                f"({committed:f} committed, {value:f} more requested)",
+                account=account,
+                requested=value,
+                available=max(project.budget_credits - committed, ZERO),
+                reason="budget",
+            )
 
     def _project_committed(self, conn: Connection, project_id: int) -> Decimal:
         """Settled credits (usage) + open reservations of a project, read in one statement."""
@@ -556,79 +580,87 @@ class LedgerMixin(StoreCore):
 
         def tx(conn: Connection) -> int:
             res = self._lock_reservation(conn, reservation_id)
-            account_id = res.account_id
-            key = f"settle:{reservation_id}"
             if res.state == "settled":  # settled in one transaction with its usage row and settle entry
                 if response is not None:
-                    self._insert_response(conn, *response)
+                    self.db.insert_response(conn, *response)
                 return conn.execute(hot.USAGE_OF_RESERVATION, {"reservation_id": reservation_id}).scalar_one()
-            # The call was made when its reservation was taken: price it by the rows in force then, so a price
-            # change while the call is in flight (or before a late settle) never re-prices it.
-            at = as_utc(usage.at) if usage.at is not None else res.created_at
-            self._hold_rates(conn)
-            price, multiplier = self._rates_at(conn, usage.model, usage.provider, usage.tier, at)
-            cost, credits = cost_rule.charge(
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cached_input_tokens,
-                _prices(price),
-                multiplier.credits_per_usd,
-            )
-            project_id = res.project_id
-            if project_id is None and usage.slug is not None:
-                project_id = self._project(conn, usage.slug).id
-            usage_id = conn.execute(
-                hot.INSERT_USAGE,
-                {
-                    "project_id": project_id,
-                    "stage": usage.stage if usage.stage is not None else res.stage,
-                    "paper_id": usage.paper_id if usage.paper_id is not None else res.paper_id,
-                    "model": usage.model,
-                    "provider": usage.provider,
-                    "input_tokens": usage.input_tokens,
-                    "output_tokens": usage.output_tokens,
-                    "cached_input_tokens": usage.cached_input_tokens,
-                    "cost_usd": cost,
-                    "credits": credits,
-                    "pricing_id": None if price is None else price.id,
-                    "multiplier_id": multiplier.id,
-                    "latency_ms": usage.latency_ms,
-                    "request_hash": usage.request_hash,
-                    "run_id": usage.run_id,
-                    "reservation_id": reservation_id,
-                    "created_at": at,
-                },
-            ).scalar_one()
+            usage_id, credits = self._record_usage(conn, res, usage)
             conn.execute(
                 hot.CLOSE_RESERVATION, {"reservation_id": reservation_id, "new_state": "settled", "closed": now_utc()}
             )
             if response is not None:
-                self._insert_response(conn, *response)
-            # The account's lock last: it covers the balance read, the entry and the update only (see reserve).
-            balance = self._lock_account(conn, account_id)
-            held = res.amount if res.state == "open" else ZERO
-            note = f"reserved {res.amount}, actual {credits}"
-            if res.state == "released":
-                note += " (reservation had been released)"
-            delta = held - credits
-            if delta < 0 and balance + delta < 0:
-                shortfall = -(balance + delta)
-                delta = -balance
-                note += f"; shortfall {shortfall} not charged (balance exhausted)"
-            self._post(
-                conn,
-                account_id,
-                balance,
-                delta,
-                "settle",
-                key,
-                note,
-                reservation_id=reservation_id,
-                usage_id=usage_id,
-            )
+                self.db.insert_response(conn, *response)
+            self._post_settlement(conn, res, credits, usage_id)
             return usage_id
 
-        return self._run(tx)
+        return self.db.run(tx)
+
+    def _record_usage(self, conn: Connection, res: sa.Row, usage: UsageIn) -> tuple[int, Decimal]:
+        """Price the call and append its usage row; returns (usage id, credits charged)."""
+        # The call was made when its reservation was taken: price it by the rows in force then, so a price
+        # change while the call is in flight (or before a late settle) never re-prices it.
+        at = as_utc(usage.at) if usage.at is not None else res.created_at
+        self._hold_rates(conn)
+        price, multiplier = self._rates_at(conn, usage.model, usage.provider, usage.tier, at)
+        cost, credits = cost_rule.charge(
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cached_input_tokens,
+            _prices(price),
+            multiplier.credits_per_usd,
+        )
+        project_id = res.project_id
+        if project_id is None and usage.slug is not None:
+            project_id = self.db.project(conn, usage.slug).id
+        usage_id = conn.execute(
+            hot.INSERT_USAGE,
+            {
+                "project_id": project_id,
+                "stage": usage.stage if usage.stage is not None else res.stage,
+                "paper_id": usage.paper_id if usage.paper_id is not None else res.paper_id,
+                "model": usage.model,
+                "provider": usage.provider,
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cached_input_tokens": usage.cached_input_tokens,
+                "cost_usd": cost,
+                "credits": credits,
+                "pricing_id": None if price is None else price.id,
+                "multiplier_id": multiplier.id,
+                "latency_ms": usage.latency_ms,
+                "request_hash": usage.request_hash,
+                "run_id": usage.run_id,
+                "reservation_id": res.id,
+                "created_at": at,
+            },
+        ).scalar_one()
+        return usage_id, credits
+
+    def _post_settlement(self, conn: Connection, res: sa.Row, credits: Decimal, usage_id: int) -> None:
+        """The one ``settle`` entry: credit back what was held beyond the actual cost, or debit the difference as
+        far as the balance allows (a shortfall is noted, not charged)."""
+        # The account's lock last: it covers the balance read, the entry and the update only (see reserve).
+        balance = self._lock_account(conn, res.account_id)
+        held = res.amount if res.state == "open" else ZERO
+        note = f"reserved {res.amount}, actual {credits}"
+        if res.state == "released":
+            note += " (reservation had been released)"
+        delta = held - credits
+        if delta < 0 and balance + delta < 0:
+            shortfall = -(balance + delta)
+            delta = -balance
+            note += f"; shortfall {shortfall} not charged (balance exhausted)"
+        self._post(
+            conn,
+            res.account_id,
+            balance,
+            delta,
+            "settle",
+            f"settle:{res.id}",
+            note,
+            reservation_id=res.id,
+            usage_id=usage_id,
+        )
 
     def release(self, reservation_id: int, note: str = "") -> None:
         """Give a reservation back in full (the call failed or never happened). No-op unless it is open."""
@@ -656,7 +688,7 @@ class LedgerMixin(StoreCore):
             )
             return True
 
-        return self._run(tx)
+        return self.db.run(tx)
 
     def open_reservations(self, older_than_seconds: float | None = None) -> list[ReservationRow]:
         return self._reservations(state="open", older_than_seconds=older_than_seconds)
@@ -700,12 +732,12 @@ class LedgerMixin(StoreCore):
                 for row in conn.execute(q)
             ]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
     def open_reservation_count(self, account: str = "default") -> int:
         account_id = self.ensure_account(account)
         r = t.reservations
-        return self._read(lambda conn: conn.execute(
+        return self.db.read(lambda conn: conn.execute(
             sa.select(sa.func.count()).where(r.c.account_id == account_id, r.c.state == "open")
         ).scalar_one())
 
@@ -719,7 +751,7 @@ class LedgerMixin(StoreCore):
                  .where(p.c.slug == slug, r.c.stage == stage, r.c.run_id == run_id, r.c.state == "open"))
             return list(conn.execute(q).scalars())
 
-        return sum(1 for rid in self._read(tx) if self._release(rid, note or f"run {run_id} ended"))
+        return sum(1 for rid in self.db.read(tx) if self._release(rid, note or f"run {run_id} ended"))
 
     def release_ended_runs_reservations(self, slug: str, keep_run_id: str | None = None) -> int:
         """Release the project's open reservations taken by runs other than ``keep_run_id``. Only for the holder
@@ -733,7 +765,7 @@ class LedgerMixin(StoreCore):
                 q = q.where(r.c.run_id != keep_run_id)
             return list(conn.execute(q).scalars())
 
-        return sum(1 for rid in self._read(tx) if self._release(rid, "its run ended; released by the next run"))
+        return sum(1 for rid in self.db.read(tx) if self._release(rid, "its run ended; released by the next run"))
 
     def release_stale_reservations(self, older_than_seconds: float) -> int:
         """Release every reservation open for longer than ``older_than_seconds``; returns how many."""
@@ -747,7 +779,7 @@ class LedgerMixin(StoreCore):
         """Check every ledger invariant (see :mod:`agentr_dagster.store.verify`); returns a VerifyReport."""
         from agentr_dagster.store.verify import verify_ledger
 
-        return verify_ledger(self, stale_after_s=stale_after_s)
+        return verify_ledger(self.db, stale_after_s=stale_after_s)
 
     def usage(self, slug: str | None = None) -> list[UsageRow]:
         """Usage rows (deleted projects included: the audit trail outlives the project)."""
@@ -782,7 +814,7 @@ class LedgerMixin(StoreCore):
                 for r in conn.execute(q)
             ]
 
-        return self._read(tx)
+        return self.db.read(tx)
 
 
 def _prices(row: PricingRow | None) -> cost_rule.Prices | None:

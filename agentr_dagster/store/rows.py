@@ -239,7 +239,7 @@ class LedgerRow:
 
 
 class UsageIn(BaseModel):
-    """One LLM call's measured usage, handed to :meth:`DomainStore.settle`.
+    """One LLM call's measured usage, handed to :meth:`Ledger.settle` (``store.ledger.settle``).
 
     ``input_tokens`` includes ``cached_input_tokens``. ``at`` (default: now) picks the pricing and multiplier
     rows in force and is the usage row's ``created_at``. ``slug`` is only used when the reservation was made
@@ -274,3 +274,16 @@ class UsageIn(BaseModel):
         if self.cached_input_tokens > self.input_tokens:
             raise ValueError("cached_input_tokens cannot exceed input_tokens (input_tokens includes them)")
         return self
+
+
+@dataclass(frozen=True)
+class LabelRow:
+    """A project's include/exclude decision on one of its papers (relevance feedback)."""
+
+    paper_id: int
+    paper_key: str
+    title: str
+    label: str  # include | exclude
+    note: str | None
+    created_at: datetime
+    updated_at: datetime

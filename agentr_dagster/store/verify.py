@@ -40,14 +40,14 @@ from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.store import schema as t
-from agentr_dagster.store.core import now_utc
+from agentr_dagster.store.database import now_utc
 
 ZERO = cost_rule.ZERO
 DEFAULT_STALE_AFTER_S = 3600.0
@@ -127,7 +127,19 @@ class _Collector:
         return sorted(out, key=lambda v: (order.get(v.check, len(order)), v.message))
 
 
-def verify_ledger(store, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: datetime | None = None) -> VerifyReport:
+class _Connectable(Protocol):
+    """What verification needs of a store: a :class:`DomainStore` or its :class:`Database`."""
+
+    @property
+    def engine(self) -> sa.engine.Engine: ...
+
+    @property
+    def is_postgres(self) -> bool: ...
+
+
+def verify_ledger(
+    store: _Connectable, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: datetime | None = None
+) -> VerifyReport:
     """Check every ledger invariant on one consistent snapshot of ``store``'s database."""
     with store.engine.connect() as conn:
         if store.is_postgres:

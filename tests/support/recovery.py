@@ -153,15 +153,15 @@ def step_retries(result) -> int:
 
 
 def assert_ledger_reconciles(store, account: str = "default") -> None:
-    assert store.open_reservations() == [], "a reservation was left open"
-    assert store.balance(account) == store.ledger_sum(account), "balance != sum of ledger entries"
-    assert store.balance(account) >= 0
+    assert store.ledger.open_reservations() == [], "a reservation was left open"
+    assert store.ledger.balance(account) == store.ledger.ledger_sum(account), "balance != sum of ledger entries"
+    assert store.ledger.balance(account) >= 0
 
 
 def assert_scored_once(store, slug: str, server) -> None:
     """One stored result per live paper, and the provider gave exactly one valid answer per paper."""
-    papers = store.list_papers(slug)
-    results = store.results_for_project(slug)
+    papers = store.projects.list_papers(slug)
+    results = store.results.results_for_project(slug)
     assert sorted(r.paper_id for r in results) == sorted(p.id for p in papers), "a paper has no score"
     answers = served(server)
     assert {p.title.strip(): answers.get(p.title.strip(), 0) for p in papers} == {p.title.strip(): 1 for p in papers}
@@ -169,10 +169,10 @@ def assert_scored_once(store, slug: str, server) -> None:
 
 def assert_charged_per_call(store, server, slug: str | None = None) -> None:
     """Every call that returned a completion has exactly one usage row (and none without a call)."""
-    assert len(store.usage(slug)) == billable_calls(server)
-    settles = [e for e in store.ledger() if e.kind == "settle"]
-    assert len(settles) == len({e.reservation_id for e in settles}) == len(store.usage(slug))
+    assert len(store.ledger.usage(slug)) == billable_calls(server)
+    settles = [e for e in store.ledger.ledger() if e.kind == "settle"]
+    assert len(settles) == len({e.reservation_id for e in settles}) == len(store.ledger.usage(slug))
 
 
 def spent(store, slug: str | None = None) -> Decimal:
-    return sum((Decimal(r.credits) for r in store.usage(slug)), Decimal(0))
+    return sum((Decimal(r.credits) for r in store.ledger.usage(slug)), Decimal(0))

@@ -150,7 +150,7 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
-    papers = db.list_papers(slug)
+    papers = db.projects.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
         fmt = (paper.provenance or {}).get("format", "unknown")
@@ -196,7 +196,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         **usage_metadata(db, slug, prefix="usage_score_total", stage="score"),
     }
     # Papers whose text tries to steer the model: counted here, listed per row in the exports.
-    flagged = flagged_papers(db.list_papers(slug))
+    flagged = flagged_papers(db.projects.list_papers(slug))
     metadata["injection_flagged"] = len(flagged)
     if flagged:
         metadata["injection_flagged_papers"] = MetadataValue.json(  # JSON, not markdown: titles are untrusted

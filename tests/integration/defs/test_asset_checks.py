@@ -60,8 +60,8 @@ def chain(sqlite_store, tmp_path):
 
 def _respoil(store, stage: str, payload: dict) -> None:
     """Store a new latest artefact for the stage with the same input hash, so a re-run reuses it as stored."""
-    latest = store.latest_artifact(SLUG, stage)
-    store.save_artifact(SLUG, stage, payload, prompt_version=latest.prompt_version, model=latest.model,
+    latest = store.results.latest_artifact(SLUG, stage)
+    store.results.save_artifact(SLUG, stage, payload, prompt_version=latest.prompt_version, model=latest.model,
                         backend=latest.backend, input_hash=latest.input_hash)
 
 
@@ -81,7 +81,7 @@ def test_intent_check_passes_on_the_stored_intent(chain):
 
 def test_intent_check_fails_on_an_invalid_stored_intent(chain):
     store, instance, _ = chain
-    bad = dict(store.latest_artifact(SLUG, "intent").payload)
+    bad = dict(store.results.latest_artifact(SLUG, "intent").payload)
     del bad["methodologies"]
     bad["seed_keywords"] = ["only-one"]
     _respoil(store, "intent", bad)
@@ -117,7 +117,7 @@ def test_queries_check_passes_on_the_stored_queries(chain):
 
 def test_queries_check_fails_on_nine_stored_search_strings(chain):
     store, instance, _ = chain
-    bad = dict(store.latest_artifact(SLUG, "queries").payload)
+    bad = dict(store.results.latest_artifact(SLUG, "queries").payload)
     bad["search_strings"] = bad["search_strings"][:9]
     _respoil(store, "queries", bad)
 
@@ -134,7 +134,7 @@ def test_queries_check_fails_on_nine_stored_search_strings(chain):
 
 def test_queries_check_fails_on_a_stored_query_that_does_not_parse(chain):
     store, _, _ = chain
-    bad = dict(store.latest_artifact(SLUG, "queries").payload)
+    bad = dict(store.results.latest_artifact(SLUG, "queries").payload)
     bad["boolean_query"] = '("unclosed AND'
     _respoil(store, "queries", bad)
     result = checks.evaluate_queries(store, SLUG)
@@ -169,7 +169,7 @@ def test_scores_check_passes_when_every_paper_has_a_current_score(chain):
 
 def test_scores_check_fails_on_a_missing_stored_score(chain):
     store, _, model = chain
-    victim = store.list_papers(SLUG)[2].id
+    victim = store.projects.list_papers(SLUG)[2].id
     with store.engine.begin() as conn:
         conn.execute(sa.delete(schema.paper_results).where(schema.paper_results.c.paper_id == victim))
 
@@ -189,7 +189,7 @@ def test_scores_check_counts_scores_for_another_model_as_missing(chain):
 
 def test_scores_check_fails_on_a_stored_score_breaking_the_contract(chain):
     store, _, model = chain
-    victim = store.list_papers(SLUG)[0].id
+    victim = store.projects.list_papers(SLUG)[0].id
     with store.engine.begin() as conn:
         conn.execute(sa.update(schema.paper_results).where(schema.paper_results.c.paper_id == victim)
                      .values(payload={"semantic_similarity": 7}))
@@ -264,7 +264,7 @@ def test_synthesis_checks_have_descriptions():
 
 def test_taxonomy_check_fails_on_a_stored_taxonomy_with_a_cycle(synthesised):
     store = synthesised
-    latest = store.latest_artifact(SLUG, "landscape")
+    latest = store.results.latest_artifact(SLUG, "landscape")
     payload = dict(latest.payload)
     nodes = [dict(n) for n in payload["taxonomy"]["nodes"]]
     root = next(n for n in nodes if not n.get("parent"))
@@ -286,7 +286,7 @@ def test_taxonomy_check_fails_when_no_landscape_is_stored(sqlite_store):
 def test_draft_check_fails_on_a_stored_draft_recorded_invalid(synthesised):
     store = synthesised
     assert checks.evaluate_draft(store, SLUG).passed
-    latest = store.latest_artifact(SLUG, "related_work")
+    latest = store.results.latest_artifact(SLUG, "related_work")
     issue = {"code": "unresolved", "message": "numeric citation that resolves to no entry: '[7]'"}
     payload = {**latest.payload, "valid": False, "validation": {"ok": False, "issues": [issue]}}
     _respoil(store, "related_work", payload)

@@ -161,8 +161,8 @@ def _small_csv(tmp_path: Path) -> Path:
 
 def _seed(url: str, slug: str, papers: Path) -> DomainStore:
     store = DomainStore(url)
-    store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
-    store.ensure_account("default")
+    store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
     add_project(store, slug, (DEMO / "abstract.md").read_text())
     assert add_papers_file(store, slug, papers).added == PAPERS
     return store
@@ -170,26 +170,33 @@ def _seed(url: str, slug: str, papers: Path) -> DomainStore:
 
 def _summary(store: DomainStore, slug: str) -> dict:
     """What must not depend on where the steps ran: results, usage, ledger, statuses, exports."""
-    keys = {p.id: p.paper_key for p in store.list_papers(slug)}
+    keys = {p.id: p.paper_key for p in store.projects.list_papers(slug)}
     results = {keys[r.paper_id]: (r.payload, r.prompt_version, r.model, r.backend, r.cache_key)
-               for r in store.results_for_project(slug)}
+               for r in store.results.results_for_project(slug)}
     usage = Counter((u.stage, keys.get(u.paper_id), u.model, u.input_tokens, u.output_tokens,
                      u.cached_input_tokens, Decimal(u.cost_usd), Decimal(u.credits), u.request_hash)
-                    for u in store.usage(slug))
-    ledger = Counter((e.kind, Decimal(e.amount)) for e in store.ledger("default"))
-    statuses = {(s.stage, s.state): dict(s.paper_counts) for s in store.status(slug)}
-    paper_states = {stage: {keys[pid]: state for pid, state in store.paper_states(slug, stage).items()}
-                    for stage in {s.stage for s in store.status(slug)}}
+                    for u in store.ledger.usage(slug))
+    ledger = Counter((e.kind, Decimal(e.amount)) for e in store.ledger.ledger("default"))
+    statuses = {(s.stage, s.state): dict(s.paper_counts) for s in store.lifecycle.status(slug)}
+    paper_states = {stage: {keys[pid]: state for pid, state in store.lifecycle.paper_states(slug, stage).items()}
+                    for stage in {s.stage for s in store.lifecycle.status(slug)}}
     transitions: dict[tuple, list[str]] = {}
-    for t in store.transitions(slug):
+    for t in store.lifecycle.transitions(slug):
         transitions.setdefault((t.stage, keys.get(t.paper_id)), []).append(t.state)
     frame = scores_dataframe(store, slug)
     artifacts = {stage: (a.payload, a.prompt_version, a.model, a.backend)
-                 for stage in ("intent", "queries") if (a := store.latest_artifact(slug, stage))}
+                 for stage in ("intent", "queries") if (a := store.results.latest_artifact(slug, stage))}
     return {
-        "results": results, "usage": usage, "ledger": ledger, "balance": store.balance("default"),
-        "statuses": statuses, "paper_states": paper_states, "transitions": transitions,
-        "artifacts": artifacts, "failures": len(store.failures(slug)), "open_reservations": store.open_reservations(),
+        "results": results,
+        "usage": usage,
+        "ledger": ledger,
+        "balance": store.ledger.balance("default"),
+        "statuses": statuses,
+        "paper_states": paper_states,
+        "transitions": transitions,
+        "artifacts": artifacts,
+        "failures": len(store.lifecycle.failures(slug)),
+        "open_reservations": store.ledger.open_reservations(),
         "exports": frame.to_dict(orient="records"),
     }
 
@@ -312,16 +319,16 @@ def test_celery_workers_match_in_process_run(
     assert _priced_stage_calls(server) == Counter({"intent": 1, "queries": 1, "score": PAPERS})
     assert local_server.calls == server.calls
     assert (tmp_path / "celery-home" / "results" / slug / "scores.xlsx").stat().st_size > 0
-    assert {u.run_id for u in celery_store.usage(slug)} == {run_id}
+    assert {u.run_id for u in celery_store.ledger.usage(slug)} == {run_id}
 
     # --- the same outcome, to the credit ---------------------------------------------------------------------------
     distributed, in_process = _summary(celery_store, slug), _summary(local_store, slug)
     for key in in_process:
         assert distributed[key] == in_process[key], key
     # The ledger is not trivial: the signup grant, then a reservation and its settlement for every call.
-    spent = sum(Decimal(u.credits) for u in celery_store.usage(slug))
+    spent = sum(Decimal(u.credits) for u in celery_store.ledger.usage(slug))
     assert spent > 0 and sum(distributed["usage"].values()) >= 2 + PAPERS  # failed calls are not charged
-    assert celery_store.balance("default") == celery_store.default_credits_in_force() - spent
+    assert celery_store.ledger.balance("default") == celery_store.ledger.default_credits_in_force() - spent
     assert distributed["open_reservations"] == []
     print(f"queued Celery run: {elapsed:.1f} s from launch for {PAPERS} papers over 2 workers "
           f"{dict(run['hosts'])}; in process: {local_elapsed:.1f} s")

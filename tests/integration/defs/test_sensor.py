@@ -27,7 +27,7 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
     result = tick(store, instance)
     assert [r.partition_key for r in result.run_requests] == ["my-review"]
     assert result.dynamic_partitions_requests[0].partition_keys == ["my-review"]
-    assert store.get_project("my-review").abstract.startswith("Systematic literature reviews")
+    assert store.projects.get_project("my-review").abstract.startswith("Systematic literature reviews")
     assert (home / "inbox" / "processed" / "my-review" / "my-review.md").exists()
     # build_sensor_context does not apply the adds; the daemon would.
     instance.add_dynamic_partitions("projects", ["my-review"])
@@ -37,14 +37,14 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
     result = tick(store, instance)
     assert [r.partition_key for r in result.run_requests] == ["my-review"]
     assert not result.dynamic_partitions_requests
-    assert store.count_papers("my-review") == 40
+    assert store.projects.count_papers("my-review") == 40
 
     # The same file dropped again (under another name, in the project's folder) adds nothing, launches nothing.
     (inbox / "my-review").mkdir()
     (inbox / "my-review" / "again.csv").write_bytes(papers)
     result = tick(store, instance)
     assert not getattr(result, "run_requests", None)
-    assert store.count_papers("my-review") == 40
+    assert store.projects.count_papers("my-review") == 40
 
 
 def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkeypatch):
@@ -60,8 +60,8 @@ def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkey
     (inbox / "pm-review" / "notes.txt").write_text("Papers to read later.\nAsk Anna.\n")
     result = tick(store, instance)
     assert [r.partition_key for r in result.run_requests] == ["pm-review"]
-    assert store.get_project("pm-review").abstract.startswith("Systematic literature reviews")
-    assert store.count_papers("pm-review") == 2
+    assert store.projects.get_project("pm-review").abstract.startswith("Systematic literature reviews")
+    assert store.projects.count_papers("pm-review") == 2
     reason = (inbox / "rejected" / "notes.txt.error.txt").read_text()
     assert "not a PubMed (MEDLINE) export" in reason
 
@@ -77,8 +77,8 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
     instance.add_dynamic_partitions("projects", ["good"])
     (inbox / "good.csv").write_bytes((DEMO / "papers.csv").read_bytes())
     tick(store, instance)
-    before = store.count_papers("good")
-    abstract_before = store.get_project("good").abstract
+    before = store.projects.count_papers("good")
+    abstract_before = store.projects.get_project("good").abstract
 
     (inbox / "good-2.csv").write_text("name,colour\nfoo,blue\n")  # no title column -> and no such project
     (inbox / "good").mkdir()
@@ -100,8 +100,8 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
         assert "reason:" in reason and len(reason.split("reason:")[1].strip()) > 10, reason
     assert "title" in (rejected / "broken.csv.error.txt").read_text().lower()
     # Nothing stored was touched, and the sensor still ticks.
-    assert store.count_papers("good") == before
-    assert store.get_project("good").abstract == abstract_before
+    assert store.projects.count_papers("good") == before
+    assert store.projects.get_project("good").abstract == abstract_before
     assert list(inbox.glob("*.md")) == []
     tick(store, instance)
 

@@ -55,7 +55,7 @@ def test_postgresql_unreachable_then_lost_mid_run_leaves_files_for_the_next_tick
         assert inbox_files(inbox) == {"pg-review.md": ABSTRACT.encode()}
         assert not (inbox / "rejected").exists()
         try:
-            pg_store.get_project("pg-review")
+            pg_store.projects.get_project("pg-review")
             raise AssertionError("the project was created while the database was down")
         except ProjectNotFound:
             pass
@@ -63,7 +63,7 @@ def test_postgresql_unreachable_then_lost_mid_run_leaves_files_for_the_next_tick
         relay.start()  # the server is back: the same file goes in
         result = tick(url, instance)
         assert [r.partition_key for r in result.run_requests] == ["pg-review"]
-        assert pg_store.get_project("pg-review").abstract.startswith("Systematic literature reviews")
+        assert pg_store.projects.get_project("pg-review").abstract.startswith("Systematic literature reviews")
         instance.add_dynamic_partitions("projects", ["pg-review"])
 
         # The server goes away while the sensor holds pooled connections; a bad file waits behind the good one.
@@ -73,14 +73,14 @@ def test_postgresql_unreachable_then_lost_mid_run_leaves_files_for_the_next_tick
         assert isinstance(result, SkipReason) and "pg-review.csv" in result.skip_message
         assert inbox_files(inbox) == {"pg-review.csv": PAPERS}
         assert not (inbox / "rejected").exists()
-        assert pg_store.count_papers("pg-review") == 0
+        assert pg_store.projects.count_papers("pg-review") == 0
 
         relay.start()
         (inbox / "pg-review").mkdir()
         (inbox / "pg-review" / "broken.csv").write_text("author,year\nSmith,2020\n")  # input: no title column
         result = tick(url, instance)
         assert isinstance(result, SensorResult) and [r.partition_key for r in result.run_requests] == ["pg-review"]
-        assert pg_store.count_papers("pg-review") == 40
+        assert pg_store.projects.count_papers("pg-review") == 40
         assert inbox_files(inbox) == {}
         rejected = sorted(p.name for p in (inbox / "rejected").iterdir())
         assert rejected == ["broken.csv", "broken.csv.error.txt"]
@@ -96,7 +96,7 @@ def test_a_locked_sqlite_database_leaves_files_for_the_next_tick(sqlite_store, t
     (inbox / "locked.md").write_text(ABSTRACT)
     tick(sqlite_store.url, instance)
     instance.add_dynamic_partitions("projects", ["locked"])
-    abstract_before = sqlite_store.get_project("locked").abstract
+    abstract_before = sqlite_store.projects.get_project("locked").abstract
 
     (inbox / "other.md").write_text(ABSTRACT + "\nA second review.")
     (inbox / "locked.csv").write_bytes(PAPERS)
@@ -111,9 +111,9 @@ def test_a_locked_sqlite_database_leaves_files_for_the_next_tick(sqlite_store, t
         assert "domain database unavailable" in result.skip_message and "locked" in result.skip_message
         assert inbox_files(inbox) == waiting
         assert not (inbox / "rejected").exists()
-        assert sqlite_store.count_papers("locked") == 0
-        assert sqlite_store.get_project("locked").abstract == abstract_before
-        assert [p.slug for p in sqlite_store.list_projects()] == ["locked"]
+        assert sqlite_store.projects.count_papers("locked") == 0
+        assert sqlite_store.projects.get_project("locked").abstract == abstract_before
+        assert [p.slug for p in sqlite_store.projects.list_projects()] == ["locked"]
     finally:
         holder.execute("ROLLBACK")
         holder.close()
@@ -122,6 +122,6 @@ def test_a_locked_sqlite_database_leaves_files_for_the_next_tick(sqlite_store, t
     assert isinstance(result, SensorResult)
     assert sorted(r.partition_key for r in result.run_requests) == ["locked", "other"]
     assert result.dynamic_partitions_requests[0].partition_keys == ["other"]
-    assert sqlite_store.count_papers("locked") == 40
+    assert sqlite_store.projects.count_papers("locked") == 40
     assert inbox_files(inbox) == {}
     assert sorted(p.name for p in (inbox / "rejected").iterdir()) == ["notes.docx", "notes.docx.error.txt"]

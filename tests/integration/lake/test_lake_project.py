@@ -66,7 +66,7 @@ def test_retrieval_adds_lake_hits_with_the_queries_that_found_them(store, tmp_pa
     names = [q.name for q in summary.queries]
     assert names == ["boolean", "keywords"] + [f"string-{i:02d}" for i in range(1, 11)]
     assert all(len(q.hits) <= 5 for q in summary.queries) and summary.found >= 5
-    papers = store.list_papers(slug)
+    papers = store.projects.list_papers(slug)
     from_lake = [p for p in papers if p.provenance.get("source") == "lake"]
     assert len(papers) == 10 + summary.added and len(from_lake) == summary.added > 0
     assert len({p.paper_key for p in papers}) == len(papers)  # the 10 imported ones were not added again
@@ -75,13 +75,13 @@ def test_retrieval_adds_lake_hits_with_the_queries_that_found_them(store, tmp_pa
     for paper in from_lake:
         assert paper.provenance["found_by"] and set(paper.provenance["found_by"]) <= set(names)
         assert paper.provenance["format"] == "csv" and paper.provenance["lake_generation"] == 1
-    artifact = store.latest_artifact(slug, "retrieval")
+    artifact = store.results.latest_artifact(slug, "retrieval")
     assert [q["name"] for q in artifact.payload["queries"]] == names
     assert artifact.payload["added"] == summary.added
     assert summary.metadata()["lake_added"] == summary.added and "| boolean |" in summary.markdown()
 
     again = retrieve_for_project(store, slug, per_query=5)
-    assert again.reused and again.added == 0 and len(store.list_papers(slug)) == len(papers)
+    assert again.reused and again.added == 0 and len(store.projects.list_papers(slug)) == len(papers)
 
 
 def test_a_paper_imported_from_a_file_and_retrieved_from_the_lake_is_one_paper(store, tmp_path):
@@ -97,7 +97,7 @@ def test_a_paper_imported_from_a_file_and_retrieved_from_the_lake_is_one_paper(s
                   "abstract": [" ".join(ABSTRACT.split()), "Tools that screen candidate papers for reviews."],
                   "year": [2021, 2022], "doi": ["", long_doi]}).to_csv(papers, index=False)
     assert add_papers_file(store, slug, papers).added == 2
-    stored = {p.title[:40]: p.paper_key for p in store.list_papers(slug)}
+    stored = {p.title[:40]: p.paper_key for p in store.projects.list_papers(slug)}
     long_key = stored[title[:40]]
     assert len(long_key) <= 255
 
@@ -105,7 +105,7 @@ def test_a_paper_imported_from_a_file_and_retrieved_from_the_lake_is_one_paper(s
     summary = retrieve_for_project(store, slug, per_query=60)  # more than the lake holds: every paper is a hit
     hits = {h["paper_key"] for q in summary.queries for h in q.hits}
     assert long_key in hits  # the lake keys the paper as the import did
-    titles = [p.title for p in store.list_papers(slug)]
+    titles = [p.title for p in store.projects.list_papers(slug)]
     assert sum(t.startswith(title[:200]) for t in titles) == 1
     assert sum(t.startswith("Screening tools for systematic reviews") for t in titles) == 1
     assert len(titles) == 1 + 2 + summary.added and summary.added > 0
@@ -163,7 +163,7 @@ def test_labels_are_stored_changed_and_cleared(store, tmp_path):
                   "abstract": ["a", "b", "c"], "doi": ["10.1000/alpha", "", ""],
                   "year": [2001, 2002, 2003]}).to_csv(csv, index=False)
     add_papers_file(store, slug, csv)
-    alpha, beta, gamma = store.list_papers(slug)
+    alpha, beta, gamma = store.projects.list_papers(slug)
 
     assert resolve_paper(store, slug, str(alpha.id)).id == alpha.id
     assert resolve_paper(store, slug, "https://doi.org/10.1000/ALPHA").id == alpha.id
@@ -189,7 +189,7 @@ def test_labels_are_stored_changed_and_cleared(store, tmp_path):
     with pytest.raises(StoreError):
         set_label(store, other, str(beta.id), "include")  # not that project's paper
 
-    store.soft_delete_project(slug)
+    store.projects.soft_delete_project(slug)
     with pytest.raises((OrphanError, StoreError)):
         set_label(store, slug, str(beta.id), "exclude")
 
@@ -209,7 +209,7 @@ def test_rerank_learns_from_labels(sqlite_store, tmp_path):
     csv = tmp_path / "two-topics.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     add_papers_file(sqlite_store, slug, csv)
-    papers = sqlite_store.list_papers(slug)
+    papers = sqlite_store.projects.list_papers(slug)
     bird = [p for p in papers if p.title.startswith("Bird")]
     chip = [p for p in papers if p.title.startswith("Low-power")]
 

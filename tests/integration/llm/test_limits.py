@@ -33,8 +33,10 @@ def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server)
 
     server = scripted_server(valid_responder, latency=0.15)
     store = sqlite_store
-    store.create_project("limited", "An abstract about limiting concurrent calls to a language model endpoint.")
-    store.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
+    store.projects.create_project(
+        "limited", "An abstract about limiting concurrent calls to a language model endpoint."
+    )
+    store.projects.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
                      hash_fn=content_hash, provenance={"format": "test"})
     settings = LLMSettings(base_url=server.base_url, model="m", limits=EndpointLimits(max_concurrent=3))
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
@@ -105,9 +107,8 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
     returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
     import threading
 
-    from agentr_dagster.imports import content_hash, paper_key
-
     from agentr_dagster.domain.contracts import PaperRecord
+    from agentr_dagster.imports import content_hash, paper_key
     from agentr_dagster.llm.backends import LLMStageBackend
     from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
     from agentr_dagster.stages.intent import run_intent
@@ -128,8 +129,9 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
 
     server = server_factory(valid_responder, faults=plan)
     slug = f"paused-{uuid.uuid4().hex[:6]}"
-    store.create_project(slug, "An abstract about pausing every caller of a rate-limited language model endpoint.")
-    store.add_papers(slug, [PaperRecord(title=f"Paper {i}") for i in range(8)], key_fn=paper_key,
+    store.projects.create_project(
+        slug, "An abstract about pausing every caller of a rate-limited language model endpoint.")
+    store.projects.add_papers(slug, [PaperRecord(title=f"Paper {i}") for i in range(8)], key_fn=paper_key,
                      hash_fn=content_hash, provenance={"format": "test"})
     settings = LLMSettings(base_url=server.base_url, model="m", limits=limits, backoff_base_s=0.01)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))

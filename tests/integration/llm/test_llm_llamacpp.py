@@ -28,9 +28,9 @@ def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa:
 
     slug = "llama-e2e"
     model = llama_server.model
-    store.set_pricing(model, Decimal("0.10"), Decimal("0.40"))
+    store.ledger.set_pricing(model, Decimal("0.10"), Decimal("0.40"))
     add_project(store, slug, ABSTRACT)
-    store.add_papers(
+    store.projects.add_papers(
         slug,
         [PaperRecord(title="A systematic review of software cost estimation studies",
                      abstract="We review 50 empirical studies of software development cost estimation.")],
@@ -45,25 +45,25 @@ def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa:
     upstream = materialize(project_assets, selection=AssetSelection.assets("research_intent"),
                            partition_key=slug, instance=instance, resources=resources)
     assert upstream.success
-    intent = store.latest_artifact(slug, "intent")
+    intent = store.results.latest_artifact(slug, "intent")
     assert intent.model == model and intent.backend == "llm"
     ResearchIntent.model_validate(intent.payload)
 
     # Scoring: the tiny model may or may not meet the contract; either way the outcome is true to what happened.
     materialize(project_assets, selection=AssetSelection.assets("candidate_papers", "paper_scores"),
                 partition_key=slug, instance=instance, resources=resources, raise_on_error=False)
-    results = store.results_for_project(slug)
+    results = store.results.results_for_project(slug)
     if results:
         PaperAssessment.model_validate(results[0].payload)
     else:  # the contract was missed even after repair: classified transient, recorded and charged
-        assert any(f.failure_class == "transient" for f in store.failures(slug))
-        assert any(r.state == st.FAILED_TRANSIENT for r in store.status(slug) if r.stage == "score")
+        assert any(f.failure_class == "transient" for f in store.lifecycle.failures(slug))
+        assert any(r.state == st.FAILED_TRANSIENT for r in store.lifecycle.status(slug) if r.stage == "score")
 
-    usage = store.usage(slug)
+    usage = store.ledger.usage(slug)
     assert len(usage) >= 2
-    pricing = store.pricing_in_force(model)
+    pricing = store.ledger.pricing_in_force(model)
     for row in usage:
         assert row.input_tokens > 0 and row.output_tokens > 0
         expected = (Decimal(row.input_tokens) * Decimal("0.10") + Decimal(row.output_tokens) * Decimal("0.40")) / 10**6
         assert abs(Decimal(row.cost_usd) - expected) < Decimal("1e-8") and row.pricing_id == pricing.id
-    assert store.open_reservations() == []
+    assert store.ledger.open_reservations() == []

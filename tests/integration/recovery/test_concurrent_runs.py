@@ -70,8 +70,8 @@ def test_runs_started_together_call_the_model_once_per_paper(backend, count, req
     slug, n = "together", 16
     server = scripted_server(chain_responder, latency=0.1)
     store = DomainStore(request.getfixturevalue("sqlite_url" if backend == "sqlite" else "pg_url"))
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
-    store.ensure_account("default")
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=4)}
 
@@ -81,11 +81,11 @@ def test_runs_started_together_call_the_model_once_per_paper(backend, count, req
         assert code == 0, log
     per_title = requests_per_title(server)
     assert len(per_title) == n and set(per_title.values()) == {1}, per_title
-    score_usage = [u for u in store.usage(slug) if u.stage == "score"]
+    score_usage = [u for u in store.ledger.usage(slug) if u.stage == "score"]
     assert len(score_usage) == n
     assert len({u.paper_id for u in score_usage}) == n
     # the single-artifact stages too: one intent and one queries call in all
-    assert sum(1 for u in store.usage(slug) if u.stage in ("intent", "queries")) == 2
+    assert sum(1 for u in store.ledger.usage(slug) if u.stage in ("intent", "queries")) == 2
     # the commands that found the run in flight said that they waited for it
     assert sum("waiting for the run in flight" in log for _, log in outcomes) >= 1, [o[1] for o in outcomes]
     assert_ledger_reconciles(store)
@@ -106,24 +106,24 @@ def test_lease_is_taken_over_only_from_a_gone_holder(store, tmp_path):  # noqa: 
     make_project(store, tmp_path, "leased", 2)
     a, b = new_holder("a"), new_holder("b")
     beat = Heartbeat(store, a)  # a holder of this process is live while it beats
-    assert store.try_acquire_project_lease("leased", a) == (True, None)
-    assert store.try_acquire_project_lease("leased", a)[0]  # its own lease: re-entered
-    taken, current = store.try_acquire_project_lease("leased", b)
+    assert store.leases.try_acquire_project_lease("leased", a) == (True, None)
+    assert store.leases.try_acquire_project_lease("leased", a)[0]  # its own lease: re-entered
+    taken, current = store.leases.try_acquire_project_lease("leased", b)
     assert not taken and current.holder == a  # a live holder (this process) keeps it
     with store.engine.begin() as conn:  # the holder becomes a process of this host that has exited
         conn.execute(sa.update(t.project_leases).values(pid=dead_pid()))
-    assert store.try_acquire_project_lease("leased", b) == (True, None)
-    assert store.project_lease("leased").holder == b
+    assert store.leases.try_acquire_project_lease("leased", b) == (True, None)
+    assert store.leases.project_lease("leased").holder == b
     with store.engine.begin() as conn:  # a holder on another host: gone only once its heartbeat is stale
         conn.execute(sa.update(t.project_leases).values(host=HOST + "-elsewhere", pid=1))
-    assert not store.try_acquire_project_lease("leased", a, ttl_s=60)[0]
-    assert store.try_acquire_project_lease("leased", a, ttl_s=0)[0]
-    assert not store.release_project_lease("leased", b) and store.release_project_lease("leased", a)
-    assert store.project_lease("leased") is None
+    assert not store.leases.try_acquire_project_lease("leased", a, ttl_s=60)[0]
+    assert store.leases.try_acquire_project_lease("leased", a, ttl_s=0)[0]
+    assert not store.leases.release_project_lease("leased", b) and store.leases.release_project_lease("leased", a)
+    assert store.leases.project_lease("leased") is None
     # a holder of this very process that stopped beating (it lost the database while letting go) is gone
-    assert store.try_acquire_project_lease("leased", a)[0]
+    assert store.leases.try_acquire_project_lease("leased", a)[0]
     beat.stop()
-    assert store.try_acquire_project_lease("leased", b)[0]
+    assert store.leases.try_acquire_project_lease("leased", b)[0]
 
 
 def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):  # noqa: F811
@@ -133,17 +133,17 @@ def test_a_claimed_paper_is_not_claimed_by_another_live_worker(store, tmp_path):
     from agentr_dagster.store.leases import Heartbeat, new_holder
 
     make_project(store, tmp_path, "claims", 3)
-    p1, p2, p3 = (p.id for p in store.list_papers("claims"))
+    p1, p2, p3 = (p.id for p in store.projects.list_papers("claims"))
     a, b = new_holder("a"), new_holder("b")
     beat = Heartbeat(store, a)
-    assert store.claim_papers("claims", a, [(p1, "k1"), (p2, "k2")]) == {"k1", "k2"}
-    assert store.claim_papers("claims", b, [(p1, "k1"), (p2, "k2"), (p3, "k3")]) == {"k3"}
-    store.release_claims(a, ["k1"])
-    assert store.claim_papers("claims", b, [(p1, "k1"), (p2, "k2")]) == {"k1"}
+    assert store.leases.claim_papers("claims", a, [(p1, "k1"), (p2, "k2")]) == {"k1", "k2"}
+    assert store.leases.claim_papers("claims", b, [(p1, "k1"), (p2, "k2"), (p3, "k3")]) == {"k3"}
+    store.leases.release_claims(a, ["k1"])
+    assert store.leases.claim_papers("claims", b, [(p1, "k1"), (p2, "k2")]) == {"k1"}
     with store.engine.begin() as conn:  # a's process dies holding k2
         conn.execute(sa.update(t.paper_claims).where(t.paper_claims.c.holder == a).values(pid=dead_pid()))
-    assert store.claim_papers("claims", b, [(p2, "k2")]) == {"k2"}
-    assert store.release_claims(b) == 3
+    assert store.leases.claim_papers("claims", b, [(p2, "k2")]) == {"k2"}
+    assert store.leases.release_claims(b) == 3
     beat.stop()
 
 
@@ -159,12 +159,12 @@ def test_a_cli_run_beside_a_dagster_launched_run_calls_once_per_paper(pg_url, tm
     slug, n = "beside", 12
     server = scripted_server(chain_responder, latency=0.3)
     store = DomainStore(pg_url)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=4)}
     procs = start_runs(slug, 1, env, tmp_path)
     deadline = time.monotonic() + 60
-    while store.project_lease(slug) is None:  # the CLI's run is in flight: now the UI launches one
+    while store.leases.project_lease(slug) is None:  # the CLI's run is in flight: now the UI launches one
         assert procs[0][0].poll() is None and time.monotonic() < deadline, procs[0][1].read_text()
         time.sleep(0.05)
     instance = DagsterInstance.ephemeral()
@@ -177,8 +177,8 @@ def test_a_cli_run_beside_a_dagster_launched_run_calls_once_per_paper(pg_url, tm
     assert waited, "the launched run's step did not wait for the CLI's run"
     per_title = requests_per_title(server)
     assert len(per_title) == n and set(per_title.values()) == {1}, per_title
-    assert len([u for u in store.usage(slug) if u.stage == "score"]) == n
-    assert sum(1 for u in store.usage(slug) if u.stage in ("intent", "queries")) == 2
+    assert len([u for u in store.ledger.usage(slug) if u.stage == "score"]) == n
+    assert sum(1 for u in store.ledger.usage(slug) if u.stage in ("intent", "queries")) == 2
     assert_ledger_reconciles(store)
-    assert store.verify_ledger().ok
+    assert store.ledger.verify_ledger().ok
     store.close()

@@ -24,6 +24,7 @@ from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.store import DomainStore
+from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.testing.scripted_server import Fault
 from tests.support.recovery import (
     API_KEY,
@@ -70,9 +71,9 @@ def test_transient_faults_complete_and_charge_each_call_once(kind, request, tmp_
     store = _store(request, BACKEND[kind])
     plan = first_attempt(TRANSIENT[kind])
     server = scripted_server(chain_responder, faults=plan)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
-    store.ensure_account("default")
-    before = store.balance("default")
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
+    before = store.ledger.balance("default")
     slug = f"transient-{kind}"
     make_project(store, tmp_path, slug, N)
     instance = DagsterInstance.ephemeral()  # nothing here is resumed: in-memory run storage keeps it fast
@@ -87,14 +88,14 @@ def test_transient_faults_complete_and_charge_each_call_once(kind, request, tmp_
     assert_scored_once(store, slug, server)
     assert_charged_per_call(store, server)
     assert_ledger_reconciles(store)
-    assert store.balance("default") == before - spent(store)
-    assert store.paper_states(slug, "score") == {p.id: st.COMPLETED for p in store.list_papers(slug)}
+    assert store.ledger.balance("default") == before - spent(store)
+    assert store.lifecycle.paper_states(slug, "score") == {p.id: st.COMPLETED for p in store.projects.list_papers(slug)}
     if TRANSIENT[kind].kind in ("invalid_json", "schema_violation"):
         repairs = [b for b in server.requests if "did not validate" in b["messages"][-1]["content"]]
         assert len(repairs) == faulted  # the repair round fed the validation error back
     else:
-        recorded = [f for f in store.failures(slug) if f.failure_class == "transient" and f.stage == "score"]
-        assert sorted(f.paper_id for f in recorded) == sorted(p.id for p in store.list_papers(slug))
+        recorded = [f for f in store.lifecycle.failures(slug) if f.failure_class == "transient" and f.stage == "score"]
+        assert sorted(f.paper_id for f in recorded) == sorted(p.id for p in store.projects.list_papers(slug))
         assert {f.attempt for f in recorded} == {1} and all(f.run_id == result.run_id for f in recorded)
     if kind == "429-retry-after":
         retried = {key: times for key, times in plan.times.items() if len(times) > 1}
@@ -103,19 +104,19 @@ def test_transient_faults_complete_and_charge_each_call_once(kind, request, tmp_
             assert times[1] - times[0] >= RETRY_AFTER - 0.02, f"Retry-After not honoured for {key}"
 
     if kind in ("500", "truncate"):  # re-materialising completed work: no call, no charge, no ledger entry
-        calls, entries = server.calls, len(store.ledger())
+        calls, entries = server.calls, len(store.ledger.ledger())
         again = run_chain(store, slug, llm(server), instance)
-        assert again.success and server.calls == calls and len(store.ledger()) == entries
+        assert again.success and server.calls == calls and len(store.ledger.ledger()) == entries
 
 
 def test_transient_beyond_in_process_budget_is_retried_by_dagster(sqlite_store, tmp_path, scripted_server):  # noqa: F811
     store, slug = sqlite_store, "dagster-retry"
     make_project(store, tmp_path, slug, N)
-    stubborn = {p.title.strip() for p in store.list_papers(slug)[:5]}
+    stubborn = {p.title.strip() for p in store.projects.list_papers(slug)[:5]}
     plan = FaultPlan(lambda stage, title, attempt: Fault("status", status=503)
                      if title in stubborn and attempt <= 2 else None)
     server = scripted_server(chain_responder, faults=plan)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
 
     result = run_chain(store, slug, llm(server, concurrency=4, max_attempts=2), DagsterInstance.ephemeral())
 
@@ -134,7 +135,7 @@ def test_401_is_not_retried_and_resumes_after_the_fix(pg_store, tmp_path, script
     bad = {"on": True}
     server = scripted_server(chain_responder, faults=lambda i, body: Fault("status", status=401)
                              if bad["on"] and stage_name(body) == "score" else None)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
     make_project(store, tmp_path, slug, N)
     instance = open_instance()
 
@@ -144,10 +145,10 @@ def test_401_is_not_retried_and_resumes_after_the_fix(pg_store, tmp_path, script
     per_title = requests_per_title(server)
     assert max(per_title.values()) == 1  # no paper was asked twice
     assert sum(per_title.values()) <= 4  # after the refusal no new call went out (only those already in flight)
-    permanent = [f for f in store.failures(slug) if f.failure_class == "permanent"]
+    permanent = [f for f in store.lifecycle.failures(slug) if f.failure_class == "permanent"]
     assert len(permanent) == N and "AGENTR_LLM_API_KEY" in permanent[0].message
-    assert set(store.paper_states(slug, "score").values()) == {st.FAILED_OTHER}
-    assert len(store.usage(slug)) == 2  # intent and queries; refused calls cost nothing
+    assert set(store.lifecycle.paper_states(slug, "score").values()) == {st.FAILED_OTHER}
+    assert len(store.ledger.usage(slug)) == 2  # intent and queries; refused calls cost nothing
     assert_ledger_reconciles(store)
 
     bad["on"] = False  # the key is fixed
@@ -171,9 +172,11 @@ def test_no_credits_stops_without_retry_and_resumes_after_top_up(sqlite_store, t
                                                                  monkeypatch):
     store, slug = sqlite_store, "broke"
     server = scripted_server(chain_responder)
-    store.set_pricing("scripted-model", Decimal("10"), Decimal("10"))  # 0.01 credits a token
-    store.ensure_account("default")
-    store.adjust("default", Decimal("150") - store.balance("default"), note="test: enough for a few calls")
+    store.ledger.set_pricing("scripted-model", Decimal("10"), Decimal("10"))  # 0.01 credits a token
+    store.ledger.ensure_account("default")
+    store.ledger.adjust(
+        "default", Decimal("150") - store.ledger.balance("default"), note="test: enough for a few calls"
+    )
     make_project(store, tmp_path, slug, N)
     instance = open_instance()
 
@@ -181,15 +184,15 @@ def test_no_credits_stops_without_retry_and_resumes_after_top_up(sqlite_store, t
 
     assert not result.success and step_retries(result) == 0
     assert max(requests_per_title(server).values()) == 1  # nobody retried a refused reservation
-    scored = len(store.results_for_project(slug))
+    scored = len(store.results.results_for_project(slug))
     assert 0 < scored < N
-    states = store.paper_states(slug, "score")
+    states = store.lifecycle.paper_states(slug, "score")
     assert {s for s in states.values() if s != st.COMPLETED} == {st.FAILED_NO_CREDITS}
-    assert any(f.failure_class == "no_credits" for f in store.failures(slug))
+    assert any(f.failure_class == "no_credits" for f in store.lifecycle.failures(slug))
     assert_charged_per_call(store, server)
     assert_ledger_reconciles(store)
 
-    store.grant("default", Decimal("100000"), note="top-up")
+    store.ledger.grant("default", Decimal("100000"), note="top-up")
     llm_env(monkeypatch, server, store)
     calls = server.calls
     [outcome] = resume(store, instance, [slug])
@@ -212,12 +215,12 @@ def test_orphan_mid_run_stops_calls_and_charges_nothing_more(store, tmp_path, sc
             with lock:
                 seen["score"] += 1
                 if seen["score"] == delete_at:  # the user runs `agentr project delete` while calls are in flight
-                    store.soft_delete_project(slug)
+                    store.projects.soft_delete_project(slug)
                     calls_at_delete["n"] = server.calls
         return chain_responder(body)
 
     server = scripted_server(responder, latency=0.02)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
     make_project(store, tmp_path, slug, N)
     instance = DagsterInstance.ephemeral()
 
@@ -227,11 +230,11 @@ def test_orphan_mid_run_stops_calls_and_charges_nothing_more(store, tmp_path, sc
     assert server.calls - calls_at_delete["n"] <= 3  # only calls already reserved and in flight
     assert_charged_per_call(store, server)  # calls really made are charged once, the rest never happen
     assert_ledger_reconciles(store)
-    states = store.paper_states(slug, "score")
+    states = store.lifecycle.paper_states(slug, "score")
     assert set(states.values()) <= {st.COMPLETED, st.FAILED_ORPHAN}
     assert list(states.values()).count(st.COMPLETED) < delete_at
-    assert any(f.failure_class == "orphan" for f in store.failures(slug))
-    assert store.status(slug) and store.usage(slug)  # the audit trail outlives the project
+    assert any(f.failure_class == "orphan" for f in store.lifecycle.failures(slug))
+    assert store.lifecycle.status(slug) and store.ledger.usage(slug)  # the audit trail outlives the project
 
     # A deleted project is terminal: running or resuming it makes no call and is not retried.
     calls = server.calls
@@ -241,14 +244,17 @@ def test_orphan_mid_run_stops_calls_and_charges_nothing_more(store, tmp_path, sc
     assert outcome.action == "orphan" and not outcome.run_ids and server.calls == calls
 
 
-class _DeletedBeforeReserve(DomainStore):
-    """A real store in which the project is deleted just before the gateway's reservation transaction (after
+class _DeletedBeforeReserve(Ledger):
+    """A real ledger in which the project is deleted just before the gateway's reservation transaction (after
     every check the caller made)."""
 
-    victim = ""
+    def __init__(self, store: DomainStore, victim: str):
+        super().__init__(store.db)
+        self.projects = store.projects
+        self.victim = victim
 
     def reserve(self, *args, **kwargs):
-        self.soft_delete_project(self.victim)
+        self.projects.soft_delete_project(self.victim)
         return super().reserve(*args, **kwargs)
 
 
@@ -262,15 +268,15 @@ def test_deletion_between_check_and_reservation_is_an_orphan(sqlite_url, tmp_pat
         run_intent(store, backend, slug)
         run_queries(store, backend, slug)
     calls = server.calls
-    with _DeletedBeforeReserve(sqlite_url) as racing:
-        racing.victim = slug
+    with DomainStore(sqlite_url) as racing:
+        racing.ledger = _DeletedBeforeReserve(racing, slug)
         with pytest.raises(st.OrphanError, match="0 scored, 0 reused of 6; failed: orphan=6"):
             score_project(racing, LLMStageBackend(OpenAICompatibleBackend(settings, racing)), slug)
         assert server.calls == calls  # no call went out
-        assert {r.stage: r.state for r in racing.status(slug)}["score"] == st.FAILED_ORPHAN
-        assert set(racing.paper_states(slug, "score").values()) == {st.FAILED_ORPHAN}
+        assert {r.stage: r.state for r in racing.lifecycle.status(slug)}["score"] == st.FAILED_ORPHAN
+        assert set(racing.lifecycle.paper_states(slug, "score").values()) == {st.FAILED_ORPHAN}
         assert_ledger_reconciles(racing)
-        assert billable_calls(server) == len(racing.usage(slug))
+        assert billable_calls(server) == len(racing.ledger.usage(slug))
 
 
 

@@ -53,7 +53,7 @@ def agentr(*args: str, env: dict | None = None):
 
 def _usage_per_paper(store, slug: str) -> dict[int, int]:
     counts: dict[int, int] = {}
-    for row in store.usage(slug):
+    for row in store.ledger.usage(slug):
         if row.stage == "score":
             counts[row.paper_id] = counts.get(row.paper_id, 0) + 1
     return counts
@@ -65,8 +65,8 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     slug, n = "crash", 24
     server = scripted_server(chain_responder, latency=0.15)
     store = DomainStore(sqlite_url)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
-    store.ensure_account("default")
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)}
     log = (tmp_path / "run.log").open("w")
@@ -74,7 +74,7 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
                             env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     # Kill it a third of the way through, while a call is in flight (a reservation is open).
-    while len(store.results_for_project(slug)) < n // 3 or not store.open_reservations():
+    while len(store.results.results_for_project(slug)) < n // 3 or not store.ledger.open_reservations():
         assert proc.poll() is None, (tmp_path / "run.log").read_text()
         assert time.monotonic() < deadline, "the run never got going"
         time.sleep(0.02)
@@ -82,19 +82,19 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     proc.wait()
     log.close()
 
-    before = {r.paper_id for r in store.results_for_project(slug)}
+    before = {r.paper_id for r in store.results.results_for_project(slug)}
     assert n // 3 <= len(before) < n
     instance = open_instance()
     [killed] = partition_runs(instance, slug)
     assert killed.status == DagsterRunStatus.STARTED  # Dagster still believes it is running
-    held = len(store.open_reservations())
+    held = len(store.ledger.open_reservations())
     instance.dispose()
 
     result = agentr("resume", slug, env=env)
 
     assert result.exit_code == 0, result.output
     assert "interrupted run" in result.output and "re-executed" in result.output
-    [interrupted] = [f for f in store.failures(slug) if f.stage == "project"]
+    [interrupted] = [f for f in store.lifecycle.failures(slug) if f.stage == "project"]
     assert interrupted.run_id == killed.run_id and interrupted.step_key == "paper_scores"
     instance = open_instance()
     child, parent = partition_runs(instance, slug)[:2]
@@ -102,8 +102,8 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     assert child.status == DagsterRunStatus.SUCCESS and child.parent_run_id == killed.run_id
     assert child.tags["dagster/partition"] == slug and child.tags["agentr/source"] == "cli"
     # Every paper scored, each exactly one stored result; the ones stored before the kill were not asked again.
-    papers = store.list_papers(slug)
-    assert sorted(r.paper_id for r in store.results_for_project(slug)) == sorted(p.id for p in papers)
+    papers = store.projects.list_papers(slug)
+    assert sorted(r.paper_id for r in store.results.results_for_project(slug)) == sorted(p.id for p in papers)
     answers = served(server)
     assert all(answers[p.title.strip()] == 1 for p in papers if p.id in before)
     # Nothing charged twice: per paper, charged calls <= answered calls; the difference is only calls the killed
@@ -112,11 +112,11 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     assert all(usage.get(p.id, 0) <= answers[p.title.strip()] for p in papers)
     lost = sum(answers.values()) - sum(usage.values())
     assert 0 <= lost <= 2
-    assert len(store.usage(slug)) <= billable_calls(server)
+    assert len(store.ledger.usage(slug)) <= billable_calls(server)
     assert_ledger_reconciles(store)
-    released = [e for e in store.ledger() if e.kind == "release" and "resume" in (e.note or "")]
+    released = [e for e in store.ledger.ledger() if e.kind == "release" and "resume" in (e.note or "")]
     assert len(released) == held  # the killed process's reservations were given back, not charged
-    assert set(store.paper_states(slug, "score").values()) == {st.COMPLETED}
+    assert set(store.lifecycle.paper_states(slug, "score").values()) == {st.COMPLETED}
     assert len(pd.read_csv(results_dir(slug) / "scores.csv")) == n
     assert project_gap(store, slug).complete
     # Resuming a complete project is a no-op: no run, no call.
@@ -142,7 +142,7 @@ def test_resume_all_rebuilds_from_the_domain_store_after_dagster_storage_is_lost
         return Fault("status", status=401) if scored["n"] > refused["after"] else None
 
     server = scripted_server(chain_responder, faults=faults)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
     make_project(store, tmp_path, "partial", 20)
     make_project(store, tmp_path, "done", 5, offset=20)
     make_project(store, tmp_path, "fresh", 5, offset=25)
@@ -152,8 +152,8 @@ def test_resume_all_rebuilds_from_the_domain_store_after_dagster_storage_is_lost
     assert run_chain(store, "done", llm(server, concurrency=1), instance).success
     refused["after"] = scored["n"] + 8
     assert not run_chain(store, "partial", llm(server, concurrency=1), instance).success
-    store.soft_delete_project("gone")
-    assert len(store.results_for_project("partial")) == 8
+    store.projects.soft_delete_project("gone")
+    assert len(store.results.results_for_project("partial")) == 8
     instance.dispose()
     shutil.rmtree(dagster_home())  # Dagster's run storage, event log and partitions: gone
 
@@ -174,8 +174,8 @@ def test_resume_all_rebuilds_from_the_domain_store_after_dagster_storage_is_lost
     assert asked["score"] == 12 + 5 and asked["intent"] == asked["queries"] == 0
     answers = served(server)
     for slug in ("partial", "fresh", "done"):
-        assert all(answers[p.title.strip()] == 1 for p in store.list_papers(slug)), slug
-    assert len(store.usage()) == billable_calls(server)
+        assert all(answers[p.title.strip()] == 1 for p in store.projects.list_papers(slug)), slug
+    assert len(store.ledger.usage()) == billable_calls(server)
     assert_ledger_reconciles(store)
     instance = open_instance()
     assert set(instance.get_dynamic_partitions("projects")) >= {"partial", "fresh"}
@@ -196,13 +196,13 @@ def _failed_repair_run(instance: DagsterInstance, slug: str) -> None:
 def test_repair_schedule_is_gated_and_counts_attempts_durably(sqlite_store, tmp_path, monkeypatch):
     store = sqlite_store
     for slug in ("flaky", "needs-key", "broke", "busy", "gone"):
-        make_project(store, tmp_path, slug, 2, offset=len(store.list_projects(include_deleted=True)) * 2)
-    store.set_status("flaky", "intent", st.FAILED_TRANSIENT)
-    store.set_status("needs-key", "intent", st.FAILED_OTHER)
-    store.set_status("broke", "intent", st.FAILED_NO_CREDITS)
-    store.soft_delete_project("gone")
-    store.ensure_account("default")
-    store.adjust("default", -store.balance("default"), note="test: empty")
+        make_project(store, tmp_path, slug, 2, offset=len(store.projects.list_projects(include_deleted=True)) * 2)
+    store.lifecycle.set_status("flaky", "intent", st.FAILED_TRANSIENT)
+    store.lifecycle.set_status("needs-key", "intent", st.FAILED_OTHER)
+    store.lifecycle.set_status("broke", "intent", st.FAILED_NO_CREDITS)
+    store.projects.soft_delete_project("gone")
+    store.ledger.ensure_account("default")
+    store.ledger.adjust("default", -store.ledger.balance("default"), note="test: empty")
     instance = open_instance()
     instance.add_dynamic_partitions("projects", ["gone"])  # deleted in the store, still a partition in Dagster
     create_run_for_test(instance, job_name="project_pipeline", status=DagsterRunStatus.STARTED,
@@ -227,7 +227,7 @@ def test_repair_schedule_is_gated_and_counts_attempts_durably(sqlite_store, tmp_
                                                      uses_llm=True)[0]] == ["flaky"]
 
     # A top-up makes the out-of-credits project repairable; the schedule itself evaluates the same way.
-    store.grant("default", Decimal("100"), note="top-up")
+    store.ledger.grant("default", Decimal("100"), note="top-up")
     monkeypatch.setenv("AGENTR_REPAIR_MAX_PER_DAY", "2")
     monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # an LLM backend: credits matter
     context = build_schedule_context(instance=instance, scheduled_execution_time=now,

@@ -65,16 +65,16 @@ def test_hostile_corpus_through_the_sensor(store, tmp_path, monkeypatch):
     harness.setup_store(store)
     instance = _instance(tmp_path)
     instance.add_dynamic_partitions("projects", [harness.TARGET])
-    target_before = store.get_project(harness.TARGET)
-    papers_before = {p.id: p for p in store.list_papers(harness.TARGET)}
+    target_before = store.projects.get_project(harness.TARGET)
+    papers_before = {p.id: p for p in store.projects.list_papers(harness.TARGET)}
 
     outcomes = harness.run_sensor(store, home, _ticker(store, instance), tmp_path / "work")
     summary = _assert_all_clean(outcomes)
     assert summary["inputs_tried"] >= 110 and summary["rejected_with_reason"] >= 50 and summary["accepted"] >= 50
 
     # The live project's abstract and its first 40 papers are exactly as they were.
-    assert store.get_project(harness.TARGET).abstract == target_before.abstract
-    assert {p.id: p for p in store.list_papers(harness.TARGET) if p.id in papers_before} == papers_before
+    assert store.projects.get_project(harness.TARGET).abstract == target_before.abstract
+    assert {p.id: p for p in store.projects.list_papers(harness.TARGET) if p.id in papers_before} == papers_before
     # Every quarantined file has its reason beside it, as valid, printable UTF-8.
     rejected = home / "inbox" / "rejected"
     errors = sorted(rejected.glob("*.error.txt"))
@@ -217,7 +217,7 @@ def test_import_limits_come_from_the_environment(sqlite_store, tmp_path, monkeyp
     (home / "inbox" / harness.TARGET / "many2.csv").write_bytes(many_rows)
     inbox_pass(sqlite_store, home, {harness.TARGET})
     assert "too large" in (home / "inbox" / "rejected" / "many2.csv.error.txt").read_text()
-    assert sqlite_store.count_papers(harness.TARGET) == 40
+    assert sqlite_store.projects.count_papers(harness.TARGET) == 40
 
 
 @pytest.mark.parametrize("name", ["x" * 251 + ".md", "y" * 240 + ".csv"])

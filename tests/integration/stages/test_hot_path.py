@@ -18,15 +18,22 @@ from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibl
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.scoring import ResultWriter, score_project
 from agentr_dagster.store import CallBound, UsageIn, schema
-from agentr_dagster.store.core import now_utc
+from agentr_dagster.store.database import now_utc
 from agentr_dagster.testing.responders import valid_responder
 
 
 def _project(store, slug: str, n: int) -> list[int]:
-    store.create_project(slug, f"An abstract for {slug}: parallel scoring of candidate papers with a language model.")
-    store.add_papers(slug, [PaperRecord(title=f"{slug} paper {i}", abstract=f"Abstract {i}.") for i in range(n)],
-                     key_fn=paper_key, hash_fn=content_hash, provenance={"format": "test"})
-    return [p.id for p in store.list_papers(slug)]
+    store.projects.create_project(
+        slug, f"An abstract for {slug}: parallel scoring of candidate papers with a language model."
+    )
+    store.projects.add_papers(
+        slug,
+        [PaperRecord(title=f"{slug} paper {i}", abstract=f"Abstract {i}.") for i in range(n)],
+        key_fn=paper_key,
+        hash_fn=content_hash,
+        provenance={"format": "test"},
+    )
+    return [p.id for p in store.projects.list_papers(slug)]
 
 
 def _usage(slug: str, paper_id: int) -> UsageIn:
@@ -34,34 +41,34 @@ def _usage(slug: str, paper_id: int) -> UsageIn:
 
 
 def test_settle_keeps_the_answer_in_the_same_transaction(store):
-    store.set_pricing("m", Decimal("1"), Decimal("2"))
+    store.ledger.set_pricing("m", Decimal("1"), Decimal("2"))
     [paper] = _project(store, "cached", 1)
-    rid = store.reserve("default", idempotency_key="k1", slug="cached", stage="score", paper_id=paper,
+    rid = store.ledger.reserve("default", idempotency_key="k1", slug="cached", stage="score", paper_id=paper,
                         bound=CallBound("m", 100, 50))
-    assert store.cached_response("hash-1") is None
-    usage_id = store.settle(rid, usage=_usage("cached", paper), response=("hash-1", '{"ok": true}'))
-    assert store.cached_response("hash-1") == '{"ok": true}'
+    assert store.results.cached_response("hash-1") is None
+    usage_id = store.ledger.settle(rid, usage=_usage("cached", paper), response=("hash-1", '{"ok": true}'))
+    assert store.results.cached_response("hash-1") == '{"ok": true}'
     # A repeated settle is a no-op for the money and keeps the first answer.
-    assert store.settle(rid, usage=_usage("cached", paper), response=("hash-1", "other")) == usage_id
-    assert store.cached_response("hash-1") == '{"ok": true}'
-    assert len(store.usage("cached")) == 1
+    assert store.ledger.settle(rid, usage=_usage("cached", paper), response=("hash-1", "other")) == usage_id
+    assert store.results.cached_response("hash-1") == '{"ok": true}'
+    assert len(store.ledger.usage("cached")) == 1
     # Without a response (an answer that did not validate) the call is charged and nothing is cached.
-    rid2 = store.reserve("default", idempotency_key="k2", slug="cached", stage="score", paper_id=paper,
+    rid2 = store.ledger.reserve("default", idempotency_key="k2", slug="cached", stage="score", paper_id=paper,
                          bound=CallBound("m", 100, 50))
-    store.settle(rid2, usage=_usage("cached", paper))
-    assert len(store.usage("cached")) == 2 and store.cached_response("hash-2") is None
-    assert store.verify_ledger().ok
+    store.ledger.settle(rid2, usage=_usage("cached", paper))
+    assert len(store.ledger.usage("cached")) == 2 and store.results.cached_response("hash-2") is None
+    assert store.ledger.verify_ledger().ok
 
 
 def test_reserve_with_a_reused_key_returns_the_same_reservation(store):
-    store.set_pricing("m", Decimal("1"), Decimal("2"))
+    store.ledger.set_pricing("m", Decimal("1"), Decimal("2"))
     [paper] = _project(store, "same-key", 1)
-    first = store.reserve("default", idempotency_key="again", slug="same-key", stage="score", paper_id=paper,
+    first = store.ledger.reserve("default", idempotency_key="again", slug="same-key", stage="score", paper_id=paper,
                           bound=CallBound("m", 100, 50))
-    balance = store.balance("default")
-    assert store.reserve("default", idempotency_key="again", slug="same-key", stage="score", paper_id=paper,
+    balance = store.ledger.balance("default")
+    assert store.ledger.reserve("default", idempotency_key="again", slug="same-key", stage="score", paper_id=paper,
                          bound=CallBound("m", 100, 50)) == first
-    assert store.balance("default") == balance
+    assert store.ledger.balance("default") == balance
 
 
 def test_result_writer_batches_and_reports_deleted_papers(sqlite_store):
@@ -83,7 +90,7 @@ def test_result_writer_batches_and_reports_deleted_papers(sqlite_store):
     assert sum(stored) == 4
     assert [pid for pid, _ in orphans] == [ids[2]] and isinstance(orphans[0][1], OrphanError)
     keys = {pid: f"key-{pid}" for pid in ids}
-    assert {r.paper_id for r in store.results_for_project("writer", cache_keys=keys)} == set(ids) - {ids[2]}
+    assert {r.paper_id for r in store.results.results_for_project("writer", cache_keys=keys)} == set(ids) - {ids[2]}
 
 
 def test_result_writer_hands_a_database_error_to_close(sqlite_store):
@@ -99,7 +106,7 @@ def test_result_writer_hands_a_database_error_to_close(sqlite_store):
     writer.put(Paper(ids[0]), "k", {"not-json-serialisable": object()})
     with pytest.raises(sa.exc.StatementError):
         writer.close()
-    assert store.results_for_project("broken") == []
+    assert store.results.results_for_project("broken") == []
 
 
 def test_parallel_scoring_keeps_calls_within_the_run_concurrency(sqlite_store, scripted_server):  # noqa: F811
@@ -112,7 +119,7 @@ def test_parallel_scoring_keeps_calls_within_the_run_concurrency(sqlite_store, s
     summary = score_project(store, backend, "gated", concurrency=4)
     assert summary.complete and summary.scored == 24
     assert server.max_in_flight == 4  # more threads than 4 prepare papers, but only 4 calls are ever in flight
-    assert store.open_reservations() == []
+    assert store.ledger.open_reservations() == []
 
 
 def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqlite_store, scripted_server):  # noqa: F811
@@ -124,7 +131,7 @@ def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqli
     run_intent(store, backend, "waiting")
     gate = threading.BoundedSemaphore(1)
     gate.acquire()  # the run's only call slot is taken
-    calls, balance = server.calls, store.balance("default")
+    calls, balance = server.calls, store.ledger.balance("default")
     outcome: list = []
 
     def call() -> None:
@@ -137,15 +144,15 @@ def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqli
     thread = threading.Thread(target=call)
     thread.start()
     deadline = time.monotonic() + 10
-    while not store.open_reservations() and time.monotonic() < deadline:
+    while not store.ledger.open_reservations() and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert len(store.open_reservations()) == 1  # reserved, now waiting for the slot
-    store.soft_delete_project("waiting")
+    assert len(store.ledger.open_reservations()) == 1  # reserved, now waiting for the slot
+    store.projects.soft_delete_project("waiting")
     gate.release()
     thread.join(10)
     assert len(outcome) == 1 and isinstance(outcome[0], OrphanError)
     assert server.calls == calls  # no call was made
-    assert store.open_reservations() == [] and store.balance("default") == balance
+    assert store.ledger.open_reservations() == [] and store.ledger.balance("default") == balance
 
 
 def backend_intent(store, slug: str = "waiting"):
@@ -166,9 +173,9 @@ def test_an_unreachable_shared_limiter_releases_the_hold_and_makes_no_call(sqlit
     limits = EndpointLimits(max_concurrent=2, redis_url="redis://127.0.0.1:1/0")  # nothing listens on port 1
     settings = LLMSettings(base_url=server.base_url + "/", model="m", limits=limits, max_attempts=1)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
-    calls, balance = server.calls, store.balance("default")
+    calls, balance = server.calls, store.ledger.balance("default")
     with pytest.raises(StageError):
         backend.score_paper(backend_intent(store, "no-redis"), "abstract", "title", "text",
                             CallContext(slug="no-redis", stage="score", paper_id=paper))
     assert server.calls == calls
-    assert store.open_reservations() == [] and store.balance("default") == balance
+    assert store.ledger.open_reservations() == [] and store.ledger.balance("default") == balance

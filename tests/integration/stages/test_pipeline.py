@@ -62,23 +62,23 @@ def test_offline_chain_end_to_end(store, home):
     assert result.success
     frame = scores_dataframe(store, slug)
     assert len(frame) == 40 and set(frame["backend"]) == {"offline"}
-    for payload in (r.payload for r in store.results_for_project(slug)):
+    for payload in (r.payload for r in store.results.results_for_project(slug)):
         PaperAssessment.model_validate(payload)
     for fmt in ("csv", "parquet", "xlsx"):
         assert (home / "results" / slug / f"scores.{fmt}").stat().st_size > 0
     assert len(pd.read_parquet(home / "results" / slug / "scores.parquet")) == 40
-    assert store.latest_artifact(slug, "intent").backend == "offline"
-    assert store.usage(slug) == []  # offline costs nothing
+    assert store.results.latest_artifact(slug, "intent").backend == "offline"
+    assert store.ledger.usage(slug) == []  # offline costs nothing
     checks = [e for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
     assert checks and all(e.event_specific_data.passed for e in checks)
 
     # Re-materialising the unchanged partition reuses everything.
-    intent_id = store.latest_artifact(slug, "intent").id
+    intent_id = store.results.latest_artifact(slug, "intent").id
     again, _ = run_chain(store, slug, LLMResource(), instance)
     assert again.success
     meta = materialization_metadata(again, "paper_scores")
     assert meta["reused"] == 40 and meta["scored_now"] == 0
-    assert store.latest_artifact(slug, "intent").id == intent_id
+    assert store.results.latest_artifact(slug, "intent").id == intent_id
 
 
 def test_dagster_storage_on_postgres(store, home, pg_url_for_dagster):
@@ -105,9 +105,9 @@ def llm(server, **kw) -> LLMResource:
 
 def test_llm_chain_priced_and_idempotent(store, home, scripted_server):  # noqa: F811
     server = scripted_server(valid_responder)
-    store.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
-    store.ensure_account("default")
-    before = store.balance("default")
+    store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
+    before = store.ledger.balance("default")
     slug = "llm-chain"
     add_project(store, slug, ABSTRACT)
     add_papers_file(store, slug, small_csv(home.parent, 12))
@@ -119,10 +119,10 @@ def test_llm_chain_priced_and_idempotent(store, home, scripted_server):  # noqa:
     assert temps == {"intent": 0.3, "queries": 0.4, "score": 0.4}
     assert all(r["response_format"] == {"type": "json_object"} for r in server.requests)
     # Every call has one usage row priced by the formula under the rows in force.
-    rows = store.usage(slug)
+    rows = store.ledger.usage(slug)
     assert len(rows) == server.calls
-    pricing = store.pricing_in_force("scripted-model")
-    multiplier = store.multiplier_in_force()
+    pricing = store.ledger.pricing_in_force("scripted-model")
+    multiplier = store.ledger.multiplier_in_force()
     for row in rows:
         expected = (
             Decimal(row.input_tokens) * Decimal("2.50") + Decimal(row.output_tokens) * Decimal("10.00")
@@ -131,14 +131,14 @@ def test_llm_chain_priced_and_idempotent(store, home, scripted_server):  # noqa:
         assert abs(Decimal(row.credits) - expected * multiplier.credits_per_usd) < Decimal("1e-6")
         assert row.pricing_id == pricing.id and row.multiplier_id == multiplier.id
     spent = sum(Decimal(r.credits) for r in rows)
-    assert abs(store.balance("default") - (before - spent)) < Decimal("1e-6")
-    assert store.open_reservations() == []
+    assert abs(store.ledger.balance("default") - (before - spent)) < Decimal("1e-6")
+    assert store.ledger.open_reservations() == []
 
     # Re-materialising the unchanged partition makes zero LLM calls.
     calls = server.calls
     again, _ = run_chain(store, slug, llm(server), instance)
     assert again.success and server.calls == calls
-    assert len(store.usage(slug)) == calls
+    assert len(store.ledger.usage(slug)) == calls
 
 
 def test_schema_violation_is_repaired_and_charged(store, home, scripted_server):  # noqa: F811
@@ -151,31 +151,31 @@ def test_schema_violation_is_repaired_and_charged(store, home, scripted_server):
     assert server.calls == 1 + 2 + 2  # one bad intent answer, its repair, queries, two papers
     repair = server.requests[1]["messages"]
     assert "did not validate" in repair[-1]["content"]
-    assert len(store.usage(slug)) == server.calls  # the bad answer was a real call and is charged
+    assert len(store.ledger.usage(slug)) == server.calls  # the bad answer was a real call and is charged
 
 
 def test_out_of_credits_stops_cleanly_and_resumes(store, home, scripted_server):  # noqa: F811
     server = scripted_server(valid_responder)
-    store.set_pricing("scripted-model", Decimal("1000"), Decimal("1000"))  # expensive: a few calls drain it
-    store.ensure_account("default")
-    balance = store.balance("default")
-    store.adjust("default", Decimal("60") - balance, note="test: leave a small balance")
+    store.ledger.set_pricing("scripted-model", Decimal("1000"), Decimal("1000"))  # expensive: a few calls drain it
+    store.ledger.ensure_account("default")
+    balance = store.ledger.balance("default")
+    store.ledger.adjust("default", Decimal("60") - balance, note="test: leave a small balance")
     slug = "broke"
     add_project(store, slug, ABSTRACT)
     add_papers_file(store, slug, small_csv(home.parent, 10))
     result, instance = run_chain(store, slug, llm(server, concurrency=1))
     assert not result.success
-    assert store.balance("default") >= 0
-    states = {row.state for row in store.status(slug) if getattr(row, "stage", None) == "score"}
+    assert store.ledger.balance("default") >= 0
+    states = {row.state for row in store.lifecycle.status(slug) if getattr(row, "stage", None) == "score"}
     assert st.FAILED_NO_CREDITS in states or any(
-        f.failure_class == "no_credits" for f in store.failures(slug)
+        f.failure_class == "no_credits" for f in store.lifecycle.failures(slug)
     )
-    assert store.open_reservations() == []
-    scored_before = len(store.results_for_project(slug))
+    assert store.ledger.open_reservations() == []
+    scored_before = len(store.results.results_for_project(slug))
     assert scored_before < 10
     calls_before = server.calls
 
-    store.grant("default", Decimal("100000"), note="top-up")
+    store.ledger.grant("default", Decimal("100000"), note="top-up")
     result, _ = run_chain(store, slug, llm(server, concurrency=1), instance)
     assert result.success
     assert len(scores_dataframe(store, slug)) == 10

@@ -31,17 +31,18 @@ MODEL = "scripted-model"
 
 
 def spend(store, slug, stage, model, inp, out, at):
-    rid = store.reserve("default", 1, idempotency_key=f"{slug}-{stage}-{model}-{inp}-{at.isoformat()}", slug=slug,
-                        stage=stage)
-    store.settle(rid, usage=UsageIn(model=model, input_tokens=inp, output_tokens=out, at=at))
+    rid = store.ledger.reserve(
+        "default", 1, idempotency_key=f"{slug}-{stage}-{model}-{inp}-{at.isoformat()}", slug=slug, stage=stage
+    )
+    store.ledger.settle(rid, usage=UsageIn(model=model, input_tokens=inp, output_tokens=out, at=at))
 
 
 @pytest.fixture
 def ledger_with_usage(store):
-    store.set_pricing("a-model", 1000, 2000, at=T0 - timedelta(days=1))  # USD per million tokens
-    store.set_pricing("b-model", 500, 500, at=T0 - timedelta(days=1))
-    store.create_project("p1", "first abstract")
-    store.create_project("p2", "second abstract")
+    store.ledger.set_pricing("a-model", 1000, 2000, at=T0 - timedelta(days=1))  # USD per million tokens
+    store.ledger.set_pricing("b-model", 500, 500, at=T0 - timedelta(days=1))
+    store.projects.create_project("p1", "first abstract")
+    store.projects.create_project("p2", "second abstract")
     day1, day2 = T0, T0 + timedelta(days=1, hours=3)
     spend(store, "p1", "intent", "a-model", 10, 5, day1)  # 0.02 USD = 20 credits at 1000 credits/USD
     spend(store, "p1", "score", "a-model", 20, 10, day1)  # 0.04
@@ -53,7 +54,7 @@ def ledger_with_usage(store):
 
 def test_report_by_project_stage_model_day(ledger_with_usage):
     store = ledger_with_usage
-    store.soft_delete_project("p2")  # the audit trail outlives the project
+    store.projects.soft_delete_project("p2")  # the audit trail outlives the project
     frame = usage_report(store)
     got = [
         (r.project, r.stage, r.model, r.day, r.calls, r.input_tokens, r.output_tokens, r.cost_usd, r.credits)
@@ -77,7 +78,7 @@ def test_report_by_project_stage_model_day(ledger_with_usage):
         "credits": "3.00000000",
     }]
     assert usage_report(store, "nobody").empty
-    assert store.balance() == D("1000") - D("193")
+    assert store.ledger.balance() == D("1000") - D("193")
     assert verify_ledger(store).ok
 
 
@@ -151,18 +152,20 @@ def test_estimate_run_metadata_exports_and_budget(sqlite_store, tmp_path, monkey
     monkeypatch.setenv("AGENTR_DATABASE_URL", store.url)
     assert get_tokenizer(MODEL).name == "offline-approx"
     server = scripted_server(valid_responder)
-    store.set_pricing(MODEL, D("2.50"), D("10.00"))
+    store.ledger.set_pricing(MODEL, D("2.50"), D("10.00"))
     slug = "estimated"
     add_project(store, slug, ABSTRACT)
     add_papers_file(store, slug, small_csv(tmp_path, slice(0, 6), "first.csv"))
-    balance = store.balance()
+    balance = store.ledger.balance()
 
     before = estimate_project(store, slug, model=MODEL)
     assert [(s.stage, s.calls, s.reused) for s in before.stages] == [("intent", 1, 0), ("queries", 1, 0),
                                                                      ("score", 6, 0)]
     assert before.tokenizer == "offline-approx" and before.verdict() == "fits"
     assert before.total("credits_expected") > 0 and before.total("credits_max") >= before.total("credits_expected")
-    assert store.balance() == balance and store.reservations() == [] and store.usage() == []  # nothing spent
+    assert (
+        store.ledger.balance() == balance and store.ledger.reservations() == [] and store.ledger.usage() == []
+    )  # nothing spent
 
     instance = DagsterInstance.ephemeral()
     result = run_chain(store, slug, server, instance)
@@ -175,7 +178,7 @@ def test_estimate_run_metadata_exports_and_budget(sqlite_store, tmp_path, monkey
 
     # usage as asset metadata ...
     scores_meta = metadata(result, "paper_scores")
-    rows = store.usage(slug)
+    rows = store.ledger.usage(slug)
     score_rows = [r for r in rows if r.stage == "score"]
     assert scores_meta["usage_this_run_calls"] == scores_meta["usage_score_total_calls"] == 6
     assert scores_meta["usage_this_run_input_tokens"] == sum(r.input_tokens for r in score_rows)
@@ -215,11 +218,11 @@ def test_estimate_run_metadata_exports_and_budget(sqlite_store, tmp_path, monkey
     assert list(new) == ["score"] and len(new["score"]) == 3
     # with the intent written, the score prompts are known exactly: within 10%
     assert abs(after.stages[2].input_tokens - sum(new["score"])) <= 0.1 * sum(new["score"])
-    spent = sum(r.credits for r in store.usage(slug)[-3:])
+    spent = sum(r.credits for r in store.ledger.usage(slug)[-3:])
     assert abs(after.stages[2].credits_expected - spent) <= D("0.25") * spent
 
     # a budget that cannot cover the next paper stops the work before the call, as no-credits
-    used = sum((r.credits for r in store.usage(slug)), D(0))
+    used = sum((r.credits for r in store.ledger.usage(slug)), D(0))
     runner = CliRunner()
     assert runner.invoke(main, ["budget", "set", slug, str(used + D("0.001"))]).exit_code == 0
     assert "left 0.00100000" in runner.invoke(main, ["budget", "show", slug]).output
@@ -228,7 +231,7 @@ def test_estimate_run_metadata_exports_and_budget(sqlite_store, tmp_path, monkey
     calls_before = server.calls
     blocked = run_chain(store, slug, server, instance)
     assert not blocked.success and server.calls == calls_before
-    assert any(f.failure_class == "no_credits" for f in store.failures(slug))
+    assert any(f.failure_class == "no_credits" for f in store.lifecycle.failures(slug))
     assert runner.invoke(main, ["budget", "set", slug, "none"]).output.strip() == f"{slug}: budget none"
     assert runner.invoke(main, ["budget", "set", slug, "-3"]).exit_code != 0
     assert runner.invoke(main, ["budget", "set", "no-such-project", "5"]).exit_code != 0

@@ -68,8 +68,8 @@ def test_32_spender_processes_on_postgres(pg_url, tmp_path, monkeypatch):
     assert verify.exit_code == 0, verify.output
     assert "ledger verify: OK" in verify.output
     with DomainStore(pg_url, migrate=False) as store:
-        assert store.balance() == store.ledger_sum() >= 0
-        assert store.open_reservations() == []
+        assert store.ledger.balance() == store.ledger.ledger_sum() >= 0
+        assert store.ledger.open_reservations() == []
 
 
 def test_spender_processes_on_sqlite(sqlite_url, tmp_path):

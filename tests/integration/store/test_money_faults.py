@@ -34,7 +34,7 @@ def _backend(server, store) -> LLMStageBackend:
 def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
         pg_url, pg_store, tmp_path, scripted_server):  # noqa: F811
     slug, n = "cut", 4
-    pg_store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    pg_store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
     make_project(pg_store, tmp_path, slug, n)
     relay = Relay(make_url(pg_url).port or 5432)
     relay.start()
@@ -61,10 +61,10 @@ def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
         relay.close()
     assert summary.complete and summary.scored == n, summary_text(summary)
     assert server.calls - calls_before == n  # nobody was asked twice
-    score_usage = [u for u in pg_store.usage(slug) if u.stage == "score"]
+    score_usage = [u for u in pg_store.ledger.usage(slug) if u.stage == "score"]
     assert len(score_usage) == n and {u.run_id for u in score_usage} == {"run-cut"}
     assert_ledger_reconciles(pg_store)
-    assert pg_store.verify_ledger().ok
+    assert pg_store.ledger.verify_ledger().ok
     store.close()
 
 
@@ -76,39 +76,39 @@ def test_the_run_releases_its_leaked_reservations_and_verify_names_them(store, t
     run_intent(store, backend, slug, run_id="run-a")
     run_queries(store, backend, slug, run_id="run-a")
     # a reservation of run-a's scoring that nothing closed (its settle was lost)
-    leaked = store.reserve("default", Decimal("1"), idempotency_key="leaked", slug=slug, stage="score",
+    leaked = store.ledger.reserve("default", Decimal("1"), idempotency_key="leaked", slug=slug, stage="score",
                            run_id="run-a")
-    store.set_status(slug, "score", "completed", run_id="run-a")  # ... and the run's scoring ended
-    report = store.verify_ledger()
+    store.lifecycle.set_status(slug, "score", "completed", run_id="run-a")  # ... and the run's scoring ended
+    report = store.ledger.verify_ledger()
     assert not report.ok and "no_open_reservation_after_run" in report.failed_checks()
     assert any(f"reservations#{leaked}" in v.rows for v in report.violations)
     # scoring again in run-a: the stage releases what its run left open before it reports its outcome
     summary = score_project(store, backend, slug, concurrency=2, run_id="run-a")
     assert summary.complete
-    assert store.open_reservations() == []
-    assert store.verify_ledger().ok
+    assert store.ledger.open_reservations() == []
+    assert store.ledger.verify_ledger().ok
     assert_ledger_reconciles(store)
 
 
 def test_verify_flags_a_request_charged_twice_by_overlapping_calls(store):  # noqa: F811
     from agentr_dagster.store import UsageIn
 
-    store.set_pricing("m", Decimal("1"), Decimal("1"))
+    store.ledger.set_pricing("m", Decimal("1"), Decimal("1"))
     usage = UsageIn(model="m", input_tokens=10, output_tokens=10, request_hash="same-request")
     # two workers reserve for the same request before either has settled: the double charge of issue 18
-    first = store.reserve("default", Decimal("1"), idempotency_key="w1")
-    second = store.reserve("default", Decimal("1"), idempotency_key="w2")
-    store.settle(first, usage=usage, response=("same-request", "{}"))
-    store.settle(second, usage=usage, response=("same-request", "{}"))
-    report = store.verify_ledger()
+    first = store.ledger.reserve("default", Decimal("1"), idempotency_key="w1")
+    second = store.ledger.reserve("default", Decimal("1"), idempotency_key="w2")
+    store.ledger.settle(first, usage=usage, response=("same-request", "{}"))
+    store.ledger.settle(second, usage=usage, response=("same-request", "{}"))
+    report = store.ledger.verify_ledger()
     assert report.failed_checks() == ["no_duplicate_charges"], report.violations
     # a repair round is sequential (settled before the next reservation) and stays clean
     other = UsageIn(model="m", input_tokens=10, output_tokens=10, request_hash="repaired")
-    store.settle(store.reserve("default", Decimal("1"), idempotency_key="r1"), usage=other)
-    store.settle(store.reserve("default", Decimal("1"), idempotency_key="r2"), usage=other,
+    store.ledger.settle(store.ledger.reserve("default", Decimal("1"), idempotency_key="r1"), usage=other)
+    store.ledger.settle(store.ledger.reserve("default", Decimal("1"), idempotency_key="r2"), usage=other,
                  response=("repaired", "{}"))
-    assert store.verify_ledger().failed_checks() == ["no_duplicate_charges"]
-    assert len([v for v in store.verify_ledger().violations if "same request" in v.message]) == 1
+    assert store.ledger.verify_ledger().failed_checks() == ["no_duplicate_charges"]
+    assert len([v for v in store.ledger.verify_ledger().violations if "same request" in v.message]) == 1
 
 
 def test_zero_default_credits_write_no_grant_and_balances_print_as_decimals(store_url, monkeypatch):  # noqa: F811
@@ -125,13 +125,13 @@ def test_zero_default_credits_write_no_grant_and_balances_print_as_decimals(stor
     verify = runner.invoke(main, ["ledger", "verify"])
     assert verify.exit_code == 0, verify.output
     with DomainStore(store_url) as store:
-        assert [e for e in store.ledger() if e.kind == "grant" and e.amount <= 0] == []
+        assert [e for e in store.ledger.ledger() if e.kind == "grant" and e.amount <= 0] == []
 
 
 def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, scripted_server):  # noqa: F811
     from agentr_dagster.stages.intake import add_papers_file, add_project
 
-    store.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
     server = scripted_server(chain_responder, latency=0.2)
     n = 8
     # what one scoring call holds (its bound) and costs, measured on a first project
@@ -139,8 +139,8 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     probe = _backend(server, store)
     run_intent(store, probe, "probe")
     assert score_project(store, probe, "probe", concurrency=4).complete
-    held = max(r.amount for r in store.reservations("probe") if r.stage == "score")
-    cost = max(u.credits for u in store.usage("probe") if u.stage == "score")
+    held = max(r.amount for r in store.ledger.reservations("probe") if r.stage == "score")
+    cost = max(u.credits for u in store.ledger.usage("probe") if u.stage == "score")
     # a second project (another abstract: no cached answers), scored from an account that can pay for every
     # paper but not for four calls' bounds at once
     add_project(store, "tight", "Auditable automation of evidence synthesis with language models, measured.")
@@ -148,20 +148,20 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     run_intent(store, probe, "tight")
     budget = (cost * n * Decimal("1.3") + held * Decimal("1.1")).quantize(Decimal("0.00000001"))
     assert 4 * held > budget  # four bounds at once do not fit: the old code stopped at the first refusal
-    store.set_default_credits(0)
-    store.ensure_account("tight-account")
-    store.grant("tight-account", budget, note="just enough")
+    store.ledger.set_default_credits(0)
+    store.ledger.ensure_account("tight-account")
+    store.ledger.grant("tight-account", budget, note="just enough")
     settings = probe.gateway.settings.model_copy(update={"account": "tight-account"})
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
 
     summary = score_project(store, backend, "tight", concurrency=4)
 
     assert summary.complete and summary.scored == n, summary_text(summary)
-    assert store.open_reservations() == []
-    assert store.balance("tight-account") == budget - sum(u.credits for u in store.usage("tight")
+    assert store.ledger.open_reservations() == []
+    assert store.ledger.balance("tight-account") == budget - sum(u.credits for u in store.ledger.usage("tight")
                                                           if u.stage == "score")
     assert_ledger_reconciles(store, "tight-account")
-    assert store.verify_ledger().ok
+    assert store.ledger.verify_ledger().ok
 
     # out of credits for real: it stops, and says how many credits were left
     add_project(store, "broke", "A third abstract, about running out of credits near the end of a balance.")
@@ -170,7 +170,7 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     stopped = score_project(store, backend, "broke", concurrency=4)
     assert not stopped.complete and stopped.failed
     assert any("credits left at stop" in m for m in stopped.messages), stopped.messages
-    assert store.open_reservations() == []
+    assert store.ledger.open_reservations() == []
 
 
 def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
@@ -185,7 +185,7 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     backend.gateway.settings.settle_attempts = 1  # the settle gives up at once: the outage outlasts the stage
 
     def cut() -> None:
-        while not [r for r in pg_store.open_reservations() if r.stage == "score"]:
+        while not [r for r in pg_store.ledger.open_reservations() if r.stage == "score"]:
             time.sleep(0.02)
         relay.stop()
         time.sleep(2.0)
@@ -206,15 +206,15 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     finally:
         relay.close()
     assert raised is not None and "domain database" in raised.message
-    failures = [f for f in pg_store.failures(slug) if f.stage == "score" and f.paper_id is None]
+    failures = [f for f in pg_store.lifecycle.failures(slug) if f.stage == "score" and f.paper_id is None]
     assert failures and failures[-1].failure_class == "transient" and failures[-1].run_id == "run-lost"
-    assert [r.state for r in pg_store.status(slug) if r.stage == "score"] == ["failed_transient"]
+    assert [r.state for r in pg_store.lifecycle.status(slug) if r.stage == "score"] == ["failed_transient"]
     # the answered calls the outage kept from settling were settled once the database was back: charged once
     assert backend.gateway.unsettled == []
-    score_usage = [u for u in pg_store.usage(slug) if u.stage == "score"]
+    score_usage = [u for u in pg_store.ledger.usage(slug) if u.stage == "score"]
     assert len(score_usage) == len({u.reservation_id for u in score_usage}) >= 1
-    assert pg_store.open_reservations() == []  # what the outage kept from being released was released then
-    report = pg_store.verify_ledger()
+    assert pg_store.ledger.open_reservations() == []  # what the outage kept from being released was released then
+    report = pg_store.ledger.verify_ledger()
     assert report.ok, report.violations
     store.close()
 
@@ -248,7 +248,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     cutter.join()
     relay.close()
     kept = sorted(spool.glob("reservation-*.json"))
-    assert len(kept) == n and len(pg_store.open_reservations()) == n  # answered, unsettled, on disk
+    assert len(kept) == n and len(pg_store.ledger.open_reservations()) == n  # answered, unsettled, on disk
 
     # the process is gone (its claims name a pid that has exited); the next run, the database back, settles the
     # kept answers before it calls
@@ -258,7 +258,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     summary = score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
     assert summary.complete and server.calls - calls_before == n  # not asked again: the kept answers are used
     assert list(spool.glob("*.json")) == []
-    assert len([u for u in pg_store.usage(slug) if u.stage == "score"]) == n
+    assert len([u for u in pg_store.ledger.usage(slug) if u.stage == "score"]) == n
     assert_ledger_reconciles(pg_store)
-    assert pg_store.verify_ledger().ok
+    assert pg_store.ledger.verify_ledger().ok
     store.close()

@@ -212,7 +212,7 @@ def test_cite_keys_are_stable_unique_and_safe():
 
 def test_landscape_competitors_supporting_gaps_and_taxonomy(demo):
     land = demo.land.landscape
-    results = {r.paper_id: r for r in demo.store.results_for_project(demo.slug)}
+    results = {r.paper_id: r for r in demo.store.results.results_for_project(demo.slug)}
     c1t, c2t = land.settings["c1_threshold"], land.settings["c2_threshold"]
     scores = [c.c1 for c in land.competitors]
     assert scores == sorted(scores, reverse=True) and all(s >= c1t for s in scores) and land.competitors
@@ -242,7 +242,7 @@ def test_landscape_competitors_supporting_gaps_and_taxonomy(demo):
 
 def test_every_claim_points_at_stored_evidence(demo):
     land, draft = demo.land.landscape, demo.draft.draft
-    results = {r.paper_id: r for r in demo.store.results_for_project(demo.slug)}
+    results = {r.paper_id: r for r in demo.store.results.results_for_project(demo.slug)}
     claims = list(land.claims)
     assert {c.kind for c in claims} >= {"competitor", "supporting", "gap", "taxonomy"}
     for claim in claims:
@@ -378,10 +378,10 @@ def test_assets_materialise_reuse_and_trace_rescoring(store, tmp_path, monkeypat
     claim = trace(store, slug, "c1-01")
     assert {ev.status for ev in claim.evidence} == {"current"}
     ev = claim.evidence[0]
-    payload = json.loads(json.dumps(next(r.payload for r in store.results_for_project(slug)
+    payload = json.loads(json.dumps(next(r.payload for r in store.results.results_for_project(slug)
                                          if r.paper_id == ev.paper_id)))
     payload["c1_direct_competitor"]["score"] = 1.0
-    store.save_result(slug, ev.paper_id, "a-newer-score", payload, prompt_version="x", model="x", backend="x")
+    store.results.save_result(slug, ev.paper_id, "a-newer-score", payload, prompt_version="x", model="x", backend="x")
     after = trace(store, slug, "c1-01").evidence[0]
     assert after.status == "rescored" and after.current["c1_direct_competitor.score"] == 1.0
 
@@ -424,8 +424,8 @@ def test_llm_redraft_is_scoped_bounded_and_charged(sqlite_store, tmp_path, scrip
         return json.dumps({"paragraph": f"In {section.lower()}, these papers inform the planned work [{cites}]."})
 
     server = scripted_server(responder)
-    store.set_pricing("scripted-model", Decimal("1.00"), Decimal("2.00"))
-    store.ensure_account("default")
+    store.ledger.set_pricing("scripted-model", Decimal("1.00"), Decimal("2.00"))
+    store.ledger.ensure_account("default")
     gateway = OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, api_key="sk-test", model="scripted-model",
                                                   backoff_base_s=0.01), store)
     outcome = run_related_work(store, slug, writer=GatewayParagraphWriter(gateway), out_dir=tmp_path / "out")
@@ -445,7 +445,7 @@ def test_llm_redraft_is_scoped_bounded_and_charged(sqlite_store, tmp_path, scrip
     assert sum(1 for c in redrafts if c[0] == "Recurring gaps") == MAX_ROUNDS * len(gaps)
     assert {c[0] for c in redrafts} == {"Recurring gaps", "Closest competing work"}
     assert "ghost2031paper" not in outcome.markdown
-    usage = [u for u in store.usage(slug) if u.stage == "related_work"]
+    usage = [u for u in store.ledger.usage(slug) if u.stage == "related_work"]
     assert len(usage) == len(calls) and all(u.credits > 0 for u in usage)
     # Rewritten sentences still point at the evidence of the papers they cite.
     rewritten = next(p for p in paragraphs if p.origin == "llm")
@@ -462,19 +462,19 @@ def test_llm_redraft_out_of_credits_keeps_the_extractive_draft(sqlite_store, tmp
     scored_project(store, slug, small_csv(tmp_path, 10))
     run_landscape(store, slug)
     server = scripted_server(lambda body: json.dumps({"paragraph": "unused"}))
-    store.set_pricing("scripted-model", Decimal("100000"), Decimal("100000"))
-    store.ensure_account("default")
-    store.adjust("default", -store.balance("default"), note="test: empty the account")
+    store.ledger.set_pricing("scripted-model", Decimal("100000"), Decimal("100000"))
+    store.ledger.ensure_account("default")
+    store.ledger.adjust("default", -store.ledger.balance("default"), note="test: empty the account")
     gateway = OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, model="scripted-model"), store)
     stopped = []
     outcome = run_related_work(store, slug, writer=GatewayParagraphWriter(gateway), on_error=stopped.append)
     assert server.calls == 0 and len(stopped) == 1 and stopped[0].failure_class.value == "no_credits"
     assert outcome.report.ok and {p.origin for p in outcome.draft.paragraphs()} == {"extractive"}
     assert any(e["event"] == "stopped" for e in outcome.draft.redraft_log)
-    assert store.balance("default") == 0
+    assert store.ledger.balance("default") == 0
     # The cut-short rewrite is not reused: after a top-up the next run rewrites.
-    store.set_pricing("scripted-model", Decimal("1"), Decimal("1"))
-    store.grant("default", Decimal("100"))
+    store.ledger.set_pricing("scripted-model", Decimal("1"), Decimal("1"))
+    store.ledger.grant("default", Decimal("100"))
 
     def cites_first_key(body: dict) -> str:
         key = _KEYS_RE.search(_user(body)).group(1).split(",")[0].strip()

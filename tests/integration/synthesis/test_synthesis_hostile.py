@@ -296,7 +296,7 @@ def test_an_invalid_draft_degrades_the_asset_not_the_run(sqlite_store, tmp_path,
     verdict = stored_validation(sqlite_store, "degraded")
     codes = {i["code"] for i in verdict["markdown"]["issues"]}
     assert not verdict["ok"] and {"placeholder", "uncited_claim"} <= codes
-    artifact = sqlite_store.latest_artifact("degraded", DRAFT_STAGE)
+    artifact = sqlite_store.results.latest_artifact("degraded", DRAFT_STAGE)
     assert artifact.payload["valid"] is False
     out = home / "results" / "degraded"
     md, tex, bib = ((out / f"related_work.{x}").read_text() for x in ("md", "tex", "bib"))
@@ -305,5 +305,5 @@ def test_an_invalid_draft_degrades_the_asset_not_the_run(sqlite_store, tmp_path,
     check_latex(tex)
     check_bibtex(bib, [b.key for b in synthesis_stage.current_draft(sqlite_store, "degraded").bib])
     assert (out / "scores.csv").exists()
-    status = {row.stage: row for row in sqlite_store.status("degraded")}
+    status = {row.stage: row for row in sqlite_store.lifecycle.status("degraded")}
     assert status[DRAFT_STAGE].state == "completed" and "invalid" in (status[DRAFT_STAGE].detail or "")

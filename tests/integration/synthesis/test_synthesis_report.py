@@ -65,8 +65,8 @@ def project(tmp_path_factory):
     run_queries(store, backend, slug)
     score_project(store, backend, slug)
     run_landscape(store, slug)
-    store.set_pricing("scripted-model", Decimal("0.15"), Decimal("0.60"))
-    store.ensure_account("default")
+    store.ledger.set_pricing("scripted-model", Decimal("0.15"), Decimal("0.60"))
+    store.ledger.ensure_account("default")
     with ScriptedOpenAIServer(_rewrite) as server:
         gateway = OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, model="scripted-model"), store)
         outcome = run_related_work(store, slug, writer=GatewayParagraphWriter(gateway))

@@ -1,4 +1,6 @@
-"""Engine ownership, transactions and shared lookups of the domain store."""
+"""The database the store's parts share: the engine and its pool, transactions with retries, the fork check,
+the SQLite writer lock, and the lookups every part needs (a project by slug, an active project, a paper check,
+an advisory lock)."""
 
 from __future__ import annotations
 
@@ -44,25 +46,22 @@ def _retryable(exc: sa.exc.DBAPIError) -> bool:
     return "database is locked" in str(exc.orig).lower()
 
 
-class StoreCore:
-    """Owns the engine; every public method runs in its own short transaction."""
+class Database:
+    """Owns the engine; :meth:`run` / :meth:`read` run a function in one short transaction."""
 
     def __init__(self, url: str, *, migrate: bool = True, **engine_kwargs: Any):
         self.url: str = normalise_url(url)
         self._engine: Engine = make_engine(self.url, **engine_kwargs)
         self._pid = os.getpid()
-        self._account_ids: dict[str, int] = {}
         # SQLite has one writer at a time and its busy handler waits by sleeping (1, 2, 5, 10 ms...): threads of
         # this process queue on a lock instead, so a write starts the moment the previous one commits.
         self._sqlite_writer = threading.Lock()
         if migrate:
             upgrade(self._engine)
 
-    # -- plumbing ---------------------------------------------------------------------------------------------
-
     @property
     def engine(self) -> Engine:
-        self._check_fork()
+        self.check_fork()
         return self._engine
 
     @property
@@ -76,25 +75,19 @@ class StoreCore:
     def close(self) -> None:
         self._engine.dispose()
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._engine.url.render_as_string(hide_password=True)!r})"
+        return f"Database({self._engine.url.render_as_string(hide_password=True)!r})"
 
-    def _check_fork(self) -> None:
+    def check_fork(self) -> None:
         pid = os.getpid()
         if pid != self._pid:  # pooled connections must not be shared with a parent process
             self._engine.dispose(close=False)
             self._pid = pid
 
-    def _run(self, fn: Callable[[Connection], T], *, write: bool = True) -> T:
+    def run(self, fn: Callable[[Connection], T], *, write: bool = True) -> T:
         """Run ``fn(conn)`` in one transaction (``BEGIN IMMEDIATE`` for writes on SQLite); retried on deadlock,
         serialization failure or a locked SQLite database. ``fn`` must only touch the database."""
-        self._check_fork()
+        self.check_fork()
         for attempt in range(1, _ATTEMPTS + 1):
             try:
                 if write and self.dialect == "sqlite":
@@ -111,45 +104,45 @@ class StoreCore:
                 raise
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _read(self, fn: Callable[[Connection], T]) -> T:
-        return self._run(fn, write=False)
+    def read(self, fn: Callable[[Connection], T]) -> T:
+        return self.run(fn, write=False)
 
-    def _insert(self, table: sa.Table):
+    def insert(self, table: sa.Table):
         """Dialect insert, for ``on_conflict_do_nothing`` / ``on_conflict_do_update``."""
         return (postgresql.insert if self.is_postgres else sqlite.insert)(table)
 
-    def _insert_response(self, conn: Connection, request_hash: str, content: str) -> None:
+    def insert_response(self, conn: Connection, request_hash: str, content: str) -> None:
         values = {"request_hash": request_hash, "content": content, "created_at": now_utc()}
         conn.execute(hot.insert_response(self.dialect), values)
 
-    def _advisory_lock(self, conn: Connection, key: int) -> None:
+    def advisory_lock(self, conn: Connection, key: int) -> None:
         """Transaction-scoped lock on PostgreSQL; SQLite write transactions are already exclusive."""
         if self.is_postgres:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": key})
 
-    # -- shared lookups ---------------------------------------------------------------------------------------
+    # -- lookups the parts share -----------------------------------------------------------------------------
 
-    def _project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
+    def project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
         """The project row (deleted or not); ProjectNotFound if there is none."""
         row = conn.execute(hot.PROJECT_BY_SLUG_FOR_UPDATE if lock else hot.PROJECT_BY_SLUG, {"slug": slug}).first()
         if row is None:
             raise ProjectNotFound(f"no project {slug!r}")
         return row
 
-    def _visible_project(self, conn: Connection, slug: str, include_deleted: bool) -> sa.Row:
-        row = self._project(conn, slug)
+    def visible_project(self, conn: Connection, slug: str, include_deleted: bool) -> sa.Row:
+        row = self.project(conn, slug)
         if row.deleted_at is not None and not include_deleted:
             raise ProjectNotFound(f"project {slug!r} is deleted")
         return row
 
-    def _active_project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
+    def active_project(self, conn: Connection, slug: str, *, lock: bool = False) -> sa.Row:
         """The project row for work on it: OrphanError if soft-deleted."""
-        row = self._project(conn, slug, lock=lock)
+        row = self.project(conn, slug, lock=lock)
         if row.deleted_at is not None:
             raise OrphanError(f"project {slug!r} was deleted at {row.deleted_at.isoformat()}")
         return row
 
-    def _check_paper(self, conn: Connection, project: sa.Row, paper_id: int) -> sa.Row:
+    def check_paper(self, conn: Connection, project: sa.Row, paper_id: int) -> sa.Row:
         row = conn.execute(hot.PAPER_OWNER, {"paper_id": paper_id}).first()
         if row is None or row.project_id != project.id:
             raise StoreError(f"paper {paper_id} does not belong to project {project.slug!r}")
