@@ -63,6 +63,20 @@ def project_lease(context: AssetExecutionContext, db) -> Iterator[str]:
         yield holder
 
 
+def _run_llm_stage(context: AssetExecutionContext, store: StoreResource, llm: LLMResource, stage: str, run_stage):
+    """Run one single-artifact LLM stage (intent, queries) under the project's lease, with a lost database
+    recorded as a failure and a stage error turned into the right Dagster Failure."""
+    db = store.get()
+    backend = llm.backend(db)
+    try:
+        with database_failures_recorded(db, context.partition_key, stage, context.run_id, backend), \
+                project_lease(context, db):
+            outcome = run_stage(db, backend, context.partition_key, run_id=context.run_id)
+    except StageError as exc:
+        raise _as_failure(exc, context.asset_key.to_user_string()) from exc
+    return db, backend, outcome
+
+
 def _stage_metadata(outcome: StageOutcome, backend) -> dict:
     return {
         "artifact_id": outcome.artifact_id,
@@ -83,14 +97,7 @@ def _stage_metadata(outcome: StageOutcome, backend) -> dict:
     description="Structured research intent decomposed from the project's abstract.",
 )
 def research_intent(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
-    db = store.get()
-    backend = llm.backend(db)
-    try:
-        with database_failures_recorded(db, context.partition_key, "intent", context.run_id, backend), \
-                project_lease(context, db):
-            outcome = run_intent(db, backend, context.partition_key, run_id=context.run_id)
-    except StageError as exc:
-        raise _as_failure(exc, "research_intent") from exc
+    db, backend, outcome = _run_llm_stage(context, store, llm, "intent", run_intent)
     # as stored: whether it matches the contract is the check's to say
     intent = outcome.payload if isinstance(outcome.payload, dict) else {}
     return MaterializeResult(
@@ -117,14 +124,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     description="A Boolean query, 10-15 expanded keywords and exactly 10 search strings.",
 )
 def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
-    db = store.get()
-    backend = llm.backend(db)
-    try:
-        with database_failures_recorded(db, context.partition_key, "queries", context.run_id, backend), \
-                project_lease(context, db):
-            outcome = run_queries(db, backend, context.partition_key, run_id=context.run_id)
-    except StageError as exc:
-        raise _as_failure(exc, "search_queries") from exc
+    db, backend, outcome = _run_llm_stage(context, store, llm, "queries", run_queries)
     queries = outcome.payload if isinstance(outcome.payload, dict) else {}  # as stored: the check parses it
     return MaterializeResult(
         metadata={
