@@ -233,6 +233,7 @@ def evaluate_draft(store: DomainStore, slug: str) -> AssetCheckResult:
     findings = verdict["markdown"]["issues"] + verdict["latex"]["issues"]
     return AssetCheckResult(
         check_name=DRAFT_CHECK.name, passed=bool(verdict["ok"]), severity=AssetCheckSeverity.ERROR,
+        description=f"{len(findings)} validator finding(s)" if findings else "the stored draft validates",
         metadata={"artifact_id": verdict["artifact_id"], "markdown_issues": len(verdict["markdown"]["issues"]),
                   "latex_issues": len(verdict["latex"]["issues"]),
                   "findings": MetadataValue.md("\n".join(

@@ -17,7 +17,7 @@ from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
-from agentr_dagster.stages.synthesis import run_landscape, run_related_work, stored_validation
+from agentr_dagster.stages.synthesis import run_landscape, run_related_work
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
@@ -115,16 +115,15 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         origins[paragraph.origin] = origins.get(paragraph.origin, 0) + 1
     # The check judges what was stored, not this process's copy: an invalid draft degrades the asset (ERROR
     # check, warning in the files) instead of failing the run that also carries the scores and exports.
-    verdict = stored_validation(db, slug) or {"ok": False, "markdown": {"issues": []}, "latex": {"issues": []}}
-    findings = verdict["markdown"]["issues"] + verdict["latex"]["issues"]
-    if not verdict["ok"]:
-        context.log.warning(f"related_work: the draft fails validation ({len(findings)} finding(s)); stored as "
+    draft_check = evaluate_draft(db, slug)
+    if not draft_check.passed:
+        context.log.warning(f"related_work: the draft fails validation ({draft_check.description}); stored as "
                             "invalid, the files carry a warning; see the draft_validates check")
     return MaterializeResult(
         metadata={
             "artifact_id": outcome.artifact_id,
             "reused": outcome.reused,
-            "valid": bool(verdict["ok"]),
+            "valid": draft_check.passed,
             "writer": outcome.writer,
             "sections": report.sections,
             "paragraphs": report.paragraphs,
@@ -140,7 +139,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             "preview": MetadataValue.md(outcome.markdown.split("---", 2)[-1][:6000]),
         },
         data_version=DataVersion(str(outcome.artifact_id)),
-        check_results=[evaluate_draft(db, slug)],
+        check_results=[draft_check],
     )
 
 
