@@ -64,10 +64,10 @@ class Settings(BaseModel):
     @field_validator("*", mode="before")
     @classmethod
     def _blank_is_unset(cls, value, info):
-        if isinstance(value, str) and not value.strip() and info.field_name not in ("tiktoken_cache_dir",):
-            default = cls.model_fields[info.field_name].default
-            return default
-        return value.strip() if isinstance(value, str) and info.field_name != "tiktoken_cache_dir" else value
+        # An empty TIKTOKEN_CACHE_DIR means "no cache" to tiktoken, so that one keeps its value as given.
+        if not isinstance(value, str) or info.field_name == "tiktoken_cache_dir":
+            return value
+        return value.strip() or cls.model_fields[info.field_name].default
 
     @property
     def llm_configured(self) -> bool:
