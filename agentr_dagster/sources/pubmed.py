@@ -32,6 +32,8 @@ def _esearch(body: str) -> Element:
 
 def _efetch(body: str) -> Element:
     root = load_xml(body)
+    if root.tag == "eFetchResult" and root.findtext("ERROR"):
+        raise RejectedRequest(f"efetch: {root.findtext('ERROR')}")  # e.g. an expired WebEnv
     if root.tag != "PubmedArticleSet":
         raise MalformedResponse(f"efetch answered <{root.tag}>: {element_text(root)[:200]}")
     return root
@@ -147,8 +149,9 @@ class PubMedSource(SourceClient):
                 root = self.fetcher.fetch(self._url("efetch.fcgi"), {**fetch, **self._common()}, _efetch,
                                           key_params=key)
             except FetchFailure as exc:
-                # a cached search's WebEnv may have expired on the server: search again once, then go on
-                if fresh or exc.status not in (400, None):
+                # a cached search's WebEnv may have expired on the server (efetch answers with an ERROR or a
+                # 400): search again once, then go on; a server that is down is not asked twice
+                if fresh or exc.status not in (200, 400):
                     raise
                 fresh = True
                 result = self.fetcher.fetch(self._url("esearch.fcgi"), {**search, **self._common()}, _esearch,

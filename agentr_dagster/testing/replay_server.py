@@ -359,6 +359,11 @@ class ReplayServer:
             self._plans.clear()
             self._then.clear()
 
+    def forget_history(self) -> None:
+        """Drop every PubMed WebEnv, as NCBI's history server does after a while."""
+        with self._lock:
+            self._webenvs.clear()
+
     def reset_counts(self) -> None:
         with self._lock:
             self.counts.clear()
