@@ -50,6 +50,7 @@ TABLES = {
     "failures",
     "imported_files",
     "paper_labels",
+    "source_responses",
     "alembic_version",
 }
 
