@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -27,6 +28,7 @@ T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer pause than this is treated as down for this run
+_STATS_LOCK = threading.Lock()
 USER_AGENT = "agentr-dagster/0.1 (literature review; +https://github.com/agentr)"
 
 
@@ -119,13 +121,36 @@ class Fetcher:
         self.backoff_cap = backoff_cap
         self.spacing_key = spacing_key or source
         self.sleep = sleep
-        self.stats = FetchStats()
+        self.stats = FetchStats()  # over the fetcher's life, every thread
+        self._local = threading.local()  # per-call counters (``counting``), so parallel searches do not mix
         self._client = httpx.Client(
             timeout=httpx.Timeout(timeout), headers={"User-Agent": USER_AGENT}, follow_redirects=True
         )
 
     def close(self) -> None:
         self._client.close()
+
+    @contextmanager
+    def counting(self) -> Iterator[FetchStats]:
+        """Counts the requests and cache hits of the fetches made by this thread inside the block."""
+        outer = getattr(self._local, "stats", None)
+        stats = self._local.stats = FetchStats()
+        try:
+            yield stats
+        finally:
+            self._local.stats = outer
+            if outer is not None:
+                outer.requests += stats.requests
+                outer.cached += stats.cached
+
+    def _count(self, *, requests: int = 0, cached: int = 0) -> None:
+        local = getattr(self._local, "stats", None)
+        with _STATS_LOCK:
+            self.stats.requests += requests
+            self.stats.cached += cached
+        if local is not None:
+            local.requests += requests
+            local.cached += cached
 
     def fetch(
         self,
@@ -150,7 +175,7 @@ class Fetcher:
                 except (MalformedResponse, RejectedRequest, ValueError):
                     value = None  # an unreadable cached body (older parser?) is fetched again
                 else:
-                    self.stats.cached += 1
+                    self._count(cached=1)
                     return value
         attempt = 0
         while True:
@@ -191,7 +216,7 @@ class Fetcher:
     def _get_once(self, url: str, params: Mapping[str, Any]) -> tuple[str, int, float | None]:
         with self.limiter.slot(0):
             _Spacing.wait(self.spacing_key, self.request_interval)
-            self.stats.requests += 1
+            self._count(requests=1)
             response = self._client.get(url, params=_public(params))
             text = response.text  # reads the whole body: a short read raises RemoteProtocolError here
         return text, response.status_code, parse_retry_after(response.headers.get("Retry-After"))

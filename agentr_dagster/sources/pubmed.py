@@ -138,6 +138,9 @@ class PubMedSource(SourceClient):
         fresh = False
         result = self.fetcher.fetch(self._url("esearch.fcgi"), {**search, **self._common()}, _esearch)
         total = int(result.findtext("Count") or 0)
+        if not (result.findtext("WebEnv") and result.findtext("QueryKey")):  # a mirror without the history server
+            yield from self._pages_by_id(search, total, max_results)
+            return
         # efetch pages are cached under the search they belong to, not the WebEnv (a session id that expires)
         search_id = hashlib.sha256(repr(sorted(search.items())).encode()).hexdigest()[:32]
         retstart = 0
@@ -163,4 +166,19 @@ class PubMedSource(SourceClient):
             yield Page(found, total)
             if not articles:
                 break
+            retstart += self.page_size
+
+    def _pages_by_id(self, search: dict, total: int, max_results: int) -> Iterator[Page]:
+        """esearch pages of PMIDs (``retstart``/``retmax``), each fetched with ``efetch id=…``."""
+        plain = {k: v for k, v in search.items() if k != "usehistory"}
+        retstart = 0
+        while retstart < min(total, max_results):
+            page = {**plain, "retstart": retstart, "retmax": self.page_size}
+            ids = [fold(i.text) for i in self.fetcher.fetch(self._url("esearch.fcgi"), {**page, **self._common()},
+                                                            _esearch).findall("IdList/Id") if fold(i.text)]
+            if not ids:
+                break
+            fetch = {"db": "pubmed", "id": ",".join(ids), "retmode": "xml", "rettype": "abstract"}
+            root = self.fetcher.fetch(self._url("efetch.fcgi"), {**fetch, **self._common()}, _efetch)
+            yield Page([f for f in (article_to_found(a) for a in root.findall("PubmedArticle")) if f], total)
             retstart += self.page_size

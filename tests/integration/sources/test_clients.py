@@ -4,6 +4,10 @@ faults survived (retried to success; a permanent failure reported with the hits 
 
 from __future__ import annotations
 
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date, datetime, timedelta, timezone
 from email.utils import format_datetime
 
@@ -11,6 +15,7 @@ import pytest
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperRecord
+from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.contract import SearchSource, SourceQuery
 from agentr_dagster.sources.crossref import CrossrefClient
@@ -207,3 +212,51 @@ def test_crossref_fills_missing_fields_and_leaves_the_rest(replay_server):
     assert failing.enrich(records[:1]) == records[:1] and failing.last_stats.failed == 1
     client.enrich(records[:1])  # answered from the cache despite the fault
     assert client.fetcher.stats.cached == 1
+
+
+def test_openalex_numbers_its_pages_when_cursor_paging_needs_a_key(replay_servers):
+    server = replay_servers(openalex_cursor_needs_key=True)
+    outcome = make("openalex", server).search(QUERY, max_results=500)
+    assert outcome.failure is None and len(outcome.hits) == len(expected(server, "openalex"))
+    assert any("page" in params for _, _, params in server.requests)
+    keyed = make("openalex", server, api_key="secret").search(QUERY, max_results=5)
+    assert keyed.failure is None and "cursor" in server.requests[-1][2]
+
+
+def test_pubmed_pages_by_id_when_the_server_keeps_no_history(replay_servers):
+    server = replay_servers(pubmed_history=False)
+    outcome = make("pubmed", server).search(QUERY, max_results=8)
+    assert outcome.failure is None and len(outcome.hits) == 8 and outcome.total == len(expected(server, "pubmed"))
+    assert all("id" in params for route, _, params in server.requests if route == "pubmed.efetch")
+
+
+def test_parallel_searches_on_one_client_count_their_own_requests(replay_server):
+    source = make("europepmc", replay_server)
+    queries = [SourceQuery(name=f"string-{i:02d}", text=text) for i, text in
+               enumerate(["transfer learning", "active learning", "random forests", "federated learning"], 1)]
+    with ThreadPoolExecutor(4) as pool:
+        outcomes = list(pool.map(lambda q: source.search(q, max_results=6), queries))
+    assert all(o.failure is None and o.query_name == q.name for o, q in zip(outcomes, queries, strict=True))
+    assert sum(o.requests for o in outcomes) == replay_server.total_requests
+    assert all(o.requests == -(-len(o.hits) // 3) for o in outcomes)  # pages of three
+
+
+@pytest.mark.parametrize("shared", ["in-process", "redis"])
+def test_a_retry_after_pauses_every_client_of_the_source(replay_server, shared):
+    limiter = None  # the default: one in-process limiter per source and base URL
+    if shared == "redis":
+        limiter = make_limiter(EndpointLimits(redis_url="redis://127.0.0.1:6379/0"), f"test-{uuid.uuid4().hex}")
+    replay_server.faults("openalex", Fault("status", 429, retry_after=1))
+    first = make("openalex", replay_server, limiter=limiter)
+    second = make("openalex", replay_server, limiter=limiter)
+    runner = threading.Thread(target=first.search, args=(QUERY,), kwargs={"max_results": 3})
+    runner.start()
+    while replay_server.total_requests == 0:
+        time.sleep(0.01)
+    told = replay_server.arrivals[0]
+    time.sleep(0.2)
+    other = SourceQuery(name="string-01", text="federated learning")
+    assert second.search(other, max_results=3).failure is None
+    runner.join()
+    arrivals = replay_server.arrivals
+    assert len(arrivals) == 3 and min(arrivals[1:]) - told >= 0.9  # nobody asked again before the pause ended
