@@ -149,6 +149,7 @@ class SourceClient(ABC):
             request_interval=self.default_interval if request_interval is None else request_interval,
             backoff_base=backoff_base,
             spacing_key=f"{self.name}:{self.base_url}",
+            contact_email=self.contact_email,
         )
 
     def close(self) -> None:

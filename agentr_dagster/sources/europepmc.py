@@ -57,7 +57,7 @@ def result_to_found(result: dict[str, Any]) -> Found | None:
 class EuropePMCSource(SourceClient):
     name = "europepmc"
     default_interval = 0.1
-    default_page_size = 100
+    default_page_size = 200
     max_page_size = 1000
 
     def _search_url(self) -> str:

@@ -29,7 +29,8 @@ T = TypeVar("T")
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer pause than this is treated as down for this run
 _STATS_LOCK = threading.Lock()
-USER_AGENT = "agentr-dagster/0.1 (literature review; +https://github.com/agentr)"
+USER_AGENT = "agentr-dagster/0.1 (literature review)"
+NOT_FOUND_BODY = "\x00not found"  # what the cache keeps for a 404, so an unknown id is not asked for again
 
 
 class FetchFailure(Exception):
@@ -107,6 +108,7 @@ class Fetcher:
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
         spacing_key: str | None = None,
+        contact_email: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.source = source
@@ -123,9 +125,10 @@ class Fetcher:
         self.sleep = sleep
         self.stats = FetchStats()  # over the fetcher's life, every thread
         self._local = threading.local()  # per-call counters (``counting``), so parallel searches do not mix
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout), headers={"User-Agent": USER_AGENT}, follow_redirects=True
-        )
+        # the polite pools (OpenAlex, Crossref) ask for a contact in the User-Agent as well as in mailto=
+        agent = f"{USER_AGENT[:-1]}; mailto:{contact_email})" if contact_email else USER_AGENT
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout), headers={"User-Agent": agent},
+                                    follow_redirects=True)
 
     def close(self) -> None:
         self._client.close()
@@ -165,10 +168,13 @@ class Fetcher:
         """``parse(body)`` of the answer to ``GET url?params``.
 
         ``key_params`` replaces ``params`` in the cache key when some parameters are session-bound (PubMed's
-        WebEnv). ``not_found``: the value for an HTTP 404 (then nothing is cached); without it a 404 fails."""
+        WebEnv). ``not_found``: the value for an HTTP 404 (the 404 is cached too); without it a 404 fails."""
         key = cache_key(self.source, url, key_params if key_params is not None else params)
         if use_cache:
             body = self.cache.get(key)
+            if body == NOT_FOUND_BODY and not_found is not None:
+                self._count(cached=1)
+                return not_found
             if body is not None:
                 try:
                     value = parse(body)
@@ -187,6 +193,7 @@ class Fetcher:
                 problem = f"{type(exc).__name__}: {exc}"
             else:
                 if status == 404 and not_found is not None:
+                    self.cache.put(key, self.source, display_url(url, params), NOT_FOUND_BODY)
                     return not_found
                 if status == 200:
                     try:

@@ -45,11 +45,8 @@ def _year(article: Element) -> str | None:
         year = pub_date.findtext("Year") or (pub_date.findtext("MedlineDate") or "")[:4]
         if year.strip().isdigit():
             return year.strip()
-    for path in ("ArticleDate/Year",):
-        year = article.findtext(path)
-        if year and year.strip().isdigit():
-            return year.strip()
-    return None
+    year = article.findtext("ArticleDate/Year")  # the electronic publication date, when the issue has none
+    return year.strip() if year and year.strip().isdigit() else None
 
 
 def _abstract(article: Element) -> str:
@@ -109,7 +106,7 @@ def article_to_found(pubmed_article: Element) -> Found | None:
 class PubMedSource(SourceClient):
     name = "pubmed"
     default_interval = 0.34  # NCBI: at most 3 requests a second without an API key (10 with one)
-    default_page_size = 100
+    default_page_size = 200
     max_page_size = 500
 
     def __init__(self, base_url: str, **kwargs):

@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -440,7 +441,7 @@ class ReplayServer:
             },
             "authorships": [
                 {"author_position": "first" if i == 0 else "middle",
-                 "author": {"id": f"https://openalex.org/A{abs(hash(name)) % 10**9}", "display_name": name},
+                 "author": {"id": f"https://openalex.org/A{zlib.crc32(name.encode())}", "display_name": name},
                  "raw_author_name": name}
                 for i, name in enumerate(paper.authors)
             ],

@@ -206,12 +206,14 @@ def test_crossref_fills_missing_fields_and_leaves_the_rest(replay_server):
     assert (out[0].abstract, out[0].year, out[0].venue) == (paper.abstract, paper.published.year, paper.venue)
     assert out[1:] == records[1:]
     assert replay_server.counts["crossref"] == 2 and client.last_stats.enriched == 1
+    assert client.enrich(records) == out and replay_server.counts["crossref"] == 2  # the 404 is remembered too
     replay_server.faults("crossref", then=Fault("status", 500))
     failing = CrossrefClient(replay_server.base_url("crossref"), cache=ResponseCache(), request_interval=0.0,
                              backoff_base=0.01, max_retries=1)
     assert failing.enrich(records[:1]) == records[:1] and failing.last_stats.failed == 1
-    client.enrich(records[:1])  # answered from the cache despite the fault
-    assert client.fetcher.stats.cached == 1
+    sent = replay_server.counts["crossref"]
+    assert client.enrich(records[:1]) == out[:1]  # answered from the cache despite the fault
+    assert replay_server.counts["crossref"] == sent
 
 
 def test_openalex_numbers_its_pages_when_cursor_paging_needs_a_key(replay_servers):
