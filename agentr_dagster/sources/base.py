@@ -146,11 +146,14 @@ class SourceClient(ABC):
             timeout=timeout,
             max_retries=max_retries,
             limiter=limiter,
-            request_interval=self.default_interval if request_interval is None else request_interval,
+            request_interval=self._default_interval() if request_interval is None else request_interval,
             backoff_base=backoff_base,
             spacing_key=f"{self.name}:{self.base_url}",
             contact_email=self.contact_email,
         )
+
+    def _default_interval(self) -> float:
+        return self.default_interval
 
     def close(self) -> None:
         self.fetcher.close()

@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from agentr_dagster.llm.limits import make_limiter
+from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 
 T = TypeVar("T")
@@ -47,6 +47,20 @@ class MalformedResponse(ValueError):
 
 class RejectedRequest(Exception):
     """A well-formed answer saying the request itself is wrong (raised by a parser; not retried, not cached)."""
+
+
+# What each API's terms allow (requests a minute), for a limiter shared by every process (over Redis).
+DEFAULT_REQUESTS_PER_MINUTE = {"openalex": 600, "pubmed": 180, "europepmc": 600, "arxiv": 20, "crossref": 600}
+
+
+def source_limiter(source: str, *, redis_url: str | None = None, requests_per_minute: int | None = None,
+                   api_key: str | None = None):
+    """The project's endpoint limiter for one source (``llm.limits``): a request rate per minute, shared over
+    Redis when ``redis_url`` is given, and a ``Retry-After`` from the source pauses every caller."""
+    rpm = requests_per_minute or DEFAULT_REQUESTS_PER_MINUTE.get(source)
+    if source == "pubmed" and api_key and not requests_per_minute:
+        rpm = 600  # NCBI: 10 a second with a key
+    return make_limiter(EndpointLimits(requests_per_minute=rpm, redis_url=redis_url), f"source:{source}")
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:

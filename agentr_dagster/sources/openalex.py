@@ -88,7 +88,7 @@ class SnowballHits(list):
 class OpenAlexSource(SourceClient):
     name = "openalex"
     default_interval = 0.1  # the polite pool allows about 10 requests a second
-    default_page_size = 200
+    default_page_size = 100  # the current documentation bounds per-page at 100 (it was 200)
     max_page_size = 200
 
     def _works_url(self) -> str:

@@ -109,10 +109,8 @@ class PubMedSource(SourceClient):
     default_page_size = 200
     max_page_size = 500
 
-    def __init__(self, base_url: str, **kwargs):
-        super().__init__(base_url, **kwargs)
-        if self.api_key and kwargs.get("request_interval") is None:
-            self.fetcher.request_interval = 0.1
+    def _default_interval(self) -> float:
+        return 0.1 if self.api_key else self.default_interval
 
     def _url(self, tool: str) -> str:
         base = self.base_url

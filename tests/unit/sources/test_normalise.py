@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
-from email.utils import format_datetime
 
 import pytest
 
 from agentr_dagster.sources.arxiv import ATOM, _feed, arxiv_id, entry_to_found
 from agentr_dagster.sources.base import load_xml
-from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 from agentr_dagster.sources.crossref import _work, crossref_venue, crossref_year
 from agentr_dagster.sources.europepmc import _search_page, result_to_found
-from agentr_dagster.sources.http import MalformedResponse, RejectedRequest, parse_retry_after
+from agentr_dagster.sources.http import MalformedResponse, RejectedRequest
 from agentr_dagster.sources.openalex import _list_page, abstract_from_inverted_index, work_to_found
 from agentr_dagster.sources.pubmed import _efetch, _esearch, article_to_found
 
@@ -176,28 +173,3 @@ def test_crossref_work_year_venue_abstract():
     assert crossref_year({"issued": {"date-parts": [[None]]}}) is None
     with pytest.raises(MalformedResponse):
         _work('{"status": "ok"}')
-
-
-def test_retry_after_in_seconds_and_as_an_http_date():
-    now = datetime(2026, 12, 1, 12, 0, tzinfo=timezone.utc)
-    assert parse_retry_after("7") == 7.0
-    assert parse_retry_after(format_datetime(now + timedelta(seconds=30), usegmt=True), now=now) == 30.0
-    assert parse_retry_after(format_datetime(now - timedelta(seconds=30), usegmt=True), now=now) == 0.0
-    assert parse_retry_after("soon") is None and parse_retry_after(None) is None
-
-
-def test_cache_key_ignores_parameter_order_and_credentials_and_distinguishes_pages():
-    base = cache_key("openalex", "http://x/works", {"search": "a", "cursor": "*", "mailto": "me@x"})
-    assert base == cache_key("openalex", "http://x/works/", {"cursor": "*", "search": "a", "api_key": "k"})
-    assert base != cache_key("openalex", "http://x/works", {"search": "a", "cursor": "Ab"})
-    assert base != cache_key("pubmed", "http://x/works", {"search": "a", "cursor": "*"})
-    assert display_url("http://x", {"api_key": "k", "q": "a b"}) == "http://x?q=a+b"
-
-
-def test_memory_cache_refresh_mode_misses_and_overwrites():
-    cache = ResponseCache()
-    cache.put("k", "openalex", "u", "old")
-    fresh = cache.refreshing()
-    assert fresh.get("k") is None and cache.get("k") == "old"
-    fresh.put("k", "openalex", "u", "new")
-    assert cache.get("k") == "new" and cache.count("openalex") == 1 and cache.count("pubmed") == 0
