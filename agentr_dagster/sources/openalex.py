@@ -66,6 +66,8 @@ def work_to_found(work: dict[str, Any]) -> Found | None:
 
 def _list_page(body: str) -> dict:
     data = load_json(body)
+    if isinstance(data, dict) and data.get("results") is None and (data.get("meta") or {}).get("count") == 0:
+        data["results"] = []  # an empty answer may leave the list out
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise MalformedResponse("an OpenAlex list answer has no 'results' list")
     return data

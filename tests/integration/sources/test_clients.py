@@ -85,13 +85,12 @@ def test_second_identical_search_sends_nothing_and_refresh_sends_again(name, rep
 
 @pytest.mark.parametrize("fault", [
     Fault("status", 429, retry_after=0.2),
-    Fault("status", 500),
     Fault("status", 503),
     Fault("truncate"),
     Fault("malformed"),
     Fault("drop"),
-    Fault("slow", latency=0.9),
-], ids=["429-retry-after", "500", "503", "truncated", "malformed", "dropped", "slow"])
+    Fault("slow", latency=0.8),
+], ids=["429-retry-after", "503", "truncated", "malformed", "dropped", "slow"])
 def test_each_fault_is_retried_to_the_same_answer(name, replay_server, fault):
     assert_fault_survived(name, replay_server, fault)
 
@@ -108,7 +107,7 @@ def assert_fault_survived(name, replay_server, fault):
     replay_server.faults(route, None, fault, fault)  # the second and third requests of the route fail
     replay_server.reset_counts()
     started = datetime.now(timezone.utc)
-    outcome = make(name, replay_server, timeout=0.5).search(QUERY, max_results=7)
+    outcome = make(name, replay_server, timeout=0.4).search(QUERY, max_results=7)
     waited = (datetime.now(timezone.utc) - started).total_seconds()
     assert outcome.failure is None
     assert [h.source_id for h in outcome.hits] == [h.source_id for h in clean.hits]

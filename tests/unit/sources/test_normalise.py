@@ -47,6 +47,7 @@ def test_openalex_work_without_abstract_or_title():
     assert work_to_found({**OPENALEX_WORK, "title": None, "display_name": ""}) is None
     with pytest.raises(MalformedResponse):
         _list_page(json.dumps({"meta": {}, "error": "oops"}))
+    assert _list_page(json.dumps({"meta": {"count": 0}}))["results"] == []
 
 
 ESEARCH = """<?xml version="1.0" encoding="UTF-8" ?>
@@ -119,6 +120,9 @@ def test_europepmc_core_result_and_a_lite_preprint():
     assert (core.record.year, core.record.venue, core.record.authors) == (2019, "JAMIA", ["Smith J"])
     assert core.record.url == "https://europepmc.org/article/MED/31452104"
     assert preprint.source_id == "PPR:PPR1" and preprint.record.authors == ["Roe R", "Poe P"]
+    assert _search_page('{"hitCount": 0}')["resultList"]["result"] == []
+    with pytest.raises(MalformedResponse):
+        _search_page('{"hitCount": 3}')
 
 
 ARXIV = """<?xml version="1.0" encoding="UTF-8"?>
