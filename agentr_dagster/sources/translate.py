@@ -28,18 +28,33 @@ DIALECTS = ("pubmed", "europepmc", "arxiv", "openalex")
 _WORD_RE = re.compile(r"[^\w*\-']+", re.UNICODE)
 
 
+# Function words of a plain search string: as required terms they only narrow a title/abstract search.
+STOPWORDS = frozenset("a an the of for in on at to by with from via using and or as its their into".split())
+
+
 def query_tree(text: str, tree: Node | None = None) -> Node | None:
-    """The parsed query: ``tree`` when given, else ``text`` parsed; a string that does not parse becomes the AND
-    of its words (quotes and brackets dropped). None for a text with no word at all."""
+    """The parsed query: ``tree`` when given, else the plain string ``text`` parsed, its stand-alone function
+    words dropped ("learning for screening" → learning AND screening); a string that does not parse becomes the
+    AND of its words (quotes and brackets dropped). None for a text with no word at all."""
     if tree is not None:
         return tree
     try:
-        return parse_boolean_query(text)
+        parsed = parse_boolean_query(text)
     except BooleanQueryError:
         words = [w for w in _WORD_RE.split(text) if w and w.upper() not in ("AND", "OR", "NOT")]
         if not words:
             return None
-        return Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
+        parsed = Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
+    return _without_stopwords(parsed)
+
+
+def _without_stopwords(node: Node) -> Node:
+    if not isinstance(node, And):
+        return node
+    kept = tuple(c for c in node.children if not (isinstance(c, Term) and c.text.casefold() in STOPWORDS))
+    if not kept:
+        return node
+    return kept[0] if len(kept) == 1 else And(kept)
 
 
 def _clean(text: str, *, wildcard: bool) -> tuple[str, bool]:

@@ -75,6 +75,14 @@ def test_plain_strings_parse_into_an_implicit_and_and_unparseable_ones_fall_back
     assert query_tree("  ()  ") is None
 
 
+def test_function_words_of_a_plain_string_are_not_required_terms():
+    assert to_pubmed(query_tree("learning for screening")) == "learning[tiab] AND screening[tiab]"
+    assert to_pubmed(query_tree('"state of the art" in radiology')) == '"state of the art"[tiab] AND radiology[tiab]'
+    assert to_pubmed(query_tree("the")) == "the[tiab]"  # nothing else to search for
+    tree = parse_boolean_query("learning AND for")
+    assert query_tree("ignored", tree) is tree  # a Boolean query is taken as written
+
+
 @pytest.mark.parametrize("render", [to_pubmed, to_europepmc, to_arxiv])
 def test_translations_survive_url_encoding_unchanged(render):
     text = render(QUERY)
