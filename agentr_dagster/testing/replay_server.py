@@ -387,6 +387,12 @@ class ReplayServer:
             self.arrivals.clear()
 
     @property
+    def path_counts(self) -> Counter[str]:
+        """Requests per URL path (``/openalex/works``, ``/openalex/works/W…``, ``/crossref/works/10…``)."""
+        with self._lock:
+            return Counter(path for _, path, _ in self.requests)
+
+    @property
     def total_requests(self) -> int:
         return sum(self.counts.values())
 

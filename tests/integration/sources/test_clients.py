@@ -197,6 +197,7 @@ def test_openalex_snowballing_references_citing_and_doi_lookup(replay_server):
     assert hit is not None and hit.source_id == cited.openalex_id
     assert source.work_by_doi("10.9999/unknown") is None
     assert source.work("W1") is None
+    assert replay_server.path_counts[f"/openalex/works/{citing_paper.openalex_id}"] == 1
     replay_server.faults("openalex", None, then=Fault("status", 503))
     broken = make("openalex", replay_server, max_retries=1).references(citing_paper.openalex_id)
     assert broken.failure and len(broken) == 0
