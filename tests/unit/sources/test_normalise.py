@@ -163,6 +163,13 @@ def test_arxiv_error_feed_is_a_rejected_request():
         load_xml("<feed><entry>")
 
 
+def test_xml_with_entity_tricks_is_refused_not_expanded():
+    bomb = ('<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+            "<PubmedArticleSet><PubmedArticle>&b;</PubmedArticle></PubmedArticleSet>")
+    with pytest.raises(MalformedResponse):
+        _efetch(bomb)
+
+
 CROSSREF = {
     "status": "ok", "message-type": "work",
     "message": {"DOI": "10.1093/jamia/ocz001", "container-title": ["JAMIA"],
