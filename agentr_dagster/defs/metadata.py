@@ -31,16 +31,15 @@ if TYPE_CHECKING:
 #: Plots for the metadata dialog: wide enough to read at the dialog's natural size (about 800-1100 px).
 PLOT_DPI = 110
 TOP_PAPERS = 10
-TITLE_CHARS = 90
+TITLE_CHARS = 60  # the overview's metadata value column is ~450 px wide at 1600 px: a title in two or three lines
 
-TOP_PAPER_COLUMNS: dict[str, str] = {
-    "rank": "position: best direct competitor (C1) first",
-    "title": "the paper's title (shortened)",
-    "year": "publication year",
-    "c1_score": "direct competitor, 0-10",
-    "c2_score": "supporting work, 0-10",
-    "c2_contribution_type": "what it contributes as supporting work",
-    "semantic_similarity": "similarity to the abstract, 0-1",
+#: The top-papers table: export column -> (table column, description). Short names keep the table narrow.
+TOP_PAPER_COLUMNS: dict[str, tuple[str, str]] = {
+    "rank": ("rank", "position: best direct competitor (C1) first"),
+    "title": ("title", "the paper's title (shortened)"),
+    "c1_score": ("C1", "direct competitor, 0-10 (same problem and method scores highest)"),
+    "c2_score": ("C2", "supporting work, 0-10"),
+    "semantic_similarity": ("similarity", "similarity to the abstract, 0-1"),
 }
 
 
@@ -87,7 +86,8 @@ def top_papers(scores: pd.DataFrame, limit: int = TOP_PAPERS) -> dict[str, Metad
     shown = scores.head(limit)[[c for c in TOP_PAPER_COLUMNS if c in scores.columns]].copy()
     shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
     shown["semantic_similarity"] = shown["semantic_similarity"].round(2)
-    return {"top_papers": table(shown, TOP_PAPER_COLUMNS)}
+    shown = shown.rename(columns={c: name for c, (name, _) in TOP_PAPER_COLUMNS.items()})
+    return {"top_papers": table(shown, dict(TOP_PAPER_COLUMNS.values()))}
 
 
 def plot(png: bytes, alt: str) -> MetadataValue:

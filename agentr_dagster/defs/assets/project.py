@@ -232,7 +232,7 @@ def _log_progress(context: AssetExecutionContext):
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
-    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/.",
+    description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`.",
 )
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()

@@ -29,7 +29,7 @@ from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
 COMPETITOR_COLUMNS = {
     "rank": "position among the direct competitors",
     "key": "the paper's citation key in the related-work draft",
-    "c1_score": "direct competitor, 0-10",
+    "C1": "direct competitor, 0-10",
     "title": "the paper's title (shortened)",
 }
 
@@ -52,7 +52,7 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     land = outcome.landscape
     figures = plots.landscape_plots(land, dpi=ui.PLOT_DPI)
     competitors = pd.DataFrame(
-        [{"rank": c.rank, "key": c.key, "c1_score": round(c.c1, 1),
+        [{"rank": c.rank, "key": c.key, "C1": round(c.c1, 1),
           "title": textwrap.shorten(land.paper(c.paper_id).title, ui.TITLE_CHARS, placeholder=" ...")}
          for c in land.competitors[:10]], columns=list(COMPETITOR_COLUMNS))
     taxonomy = "\n".join(
