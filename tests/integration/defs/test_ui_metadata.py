@@ -107,7 +107,7 @@ def ui(tmp_path_factory):
     finally:
         os.killpg(server.pid, signal.SIGINT)  # dagster dev shuts its webserver, daemon and code server down
         try:
-            server.wait(timeout=60)
+            server.wait(timeout=10)  # nothing of the instance is needed afterwards: do not wait for a slow shutdown
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
