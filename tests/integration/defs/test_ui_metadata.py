@@ -149,6 +149,15 @@ def test_paper_scores_shows_status_and_the_top_papers_first_and_no_usage_offline
     _assert_clean(page)
 
 
+def test_research_intent_shows_the_intent_itself_first(ui):
+    page = _open_asset(ui, "research_intent", "problem_statement")
+    keys = _metadata_keys_in_order(page)
+    assert keys[:5] == ["problem_statement", "methodologies", "application_domains", "constraints",
+                        "seed_keywords"], keys
+    assert "systematic literature reviews" in page.evaluate("document.body.innerText")  # as text, inline
+    _assert_clean(page)
+
+
 def test_score_exports_column_schema_has_a_description_for_every_column(ui):
     assert set(COLUMN_DESCRIPTIONS) == set(COLUMNS)
     page = _open_asset(ui, "score_exports", "top_papers")
