@@ -105,9 +105,11 @@ def ui(tmp_path_factory):
             first.evaluate("localStorage.setItem('communityNux', JSON.stringify('1'))")
             yield {"base": base, "browser": browser, "shots": shots, "log": log}
     finally:
-        os.killpg(server.pid, signal.SIGINT)  # dagster dev shuts its webserver, daemon and code server down
+        # The whole process group (dagster dev, its webserver, daemon and code servers): SIGINT may be ignored in
+        # a background shell's children, and nothing of the instance is needed afterwards.
+        os.killpg(server.pid, signal.SIGTERM)
         try:
-            server.wait(timeout=10)  # nothing of the instance is needed afterwards: do not wait for a slow shutdown
+            server.wait(timeout=3)
         except subprocess.TimeoutExpired:
             os.killpg(server.pid, signal.SIGKILL)
             server.wait()
