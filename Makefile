@@ -95,9 +95,13 @@ bench-lake: install models
 	$(PY) scripts/bench_lake.py --papers 100000 --queries 200 --json > .bench/lake.json && cat .bench/lake.json
 	if [ -d ../shared/data/screening ]; then $(PY) scripts/bench_lake.py --quality ../shared/data/screening; fi
 
+# `dagster dev` with the instance under $AGENTR_HOME (its dagster.yaml written from the package on first use).
+# Dagster 1.13 marks `dagster dev` superseded by `dg dev` (which needs a dg project layout): that notice is
+# filtered so the start-up log shows only what concerns this code location.
 ui: install models
 	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
-	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} $(VENV)/bin/dagster dev -w workspace.yaml
+	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} PYTHONWARNINGS='ignore:Function `dev_command` is superseded' \
+		$(VENV)/bin/dagster dev -w workspace.yaml
 
 clean:
 	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache

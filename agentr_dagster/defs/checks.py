@@ -5,7 +5,8 @@ however it got that way (a hand edit, a contract that changed under a reused art
 The specs are declared on the assets (`check_specs=`); the assets emit ``evaluate_*(store, slug, ...)`` as
 their check results. A test can call the same functions against a store holding bad data.
 
-Severity: ERROR where the artefact is unusable downstream, WARN where it is usable but degraded.
+Severity: ERROR where the artefact is unusable downstream, WARN where it is usable but degraded. Counts in a check's
+metadata are text (`per_partition`): the UI plots a check's numeric metadata across every partition's executions.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pandas as pd
 from dagster import AssetCheckResult, AssetCheckSeverity, AssetCheckSpec, MetadataValue
 from pydantic import BaseModel, ValidationError
 
+from agentr_dagster.defs.metadata import per_partition
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
@@ -80,7 +82,7 @@ def _count(payload, field: str) -> int | None:
 def _missing_artifact(check: AssetCheckSpec, stage: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=check.name, passed=False, severity=AssetCheckSeverity.ERROR,
-        description=f"no stored {stage} artefact", metadata={"artifact_id": None},
+        description=f"no stored {stage} artefact", metadata=per_partition({"artifact_id": None}),
     )
 
 
@@ -93,12 +95,12 @@ def evaluate_intent(store: DomainStore, slug: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=INTENT_CHECK.name, passed=not errors, severity=AssetCheckSeverity.ERROR,
         description=f"{len(errors)} contract violation(s)" if errors else "the stored intent matches the contract",
-        metadata={
+        metadata=per_partition({
             "artifact_id": artifact.id,
             "contract_errors": len(errors),
             "errors": MetadataValue.json(errors[:_MAX_LISTED]),
             "seed_keywords": _count(artifact.payload, "seed_keywords"),
-        },
+        }),
     )
 
 
@@ -123,14 +125,14 @@ def evaluate_queries(store: DomainStore, slug: str) -> AssetCheckResult:
         description="the stored queries parse and count right" if passed else (
             f"boolean query parses: {parses}; search strings: {strings} (want 10); "
             f"expanded keywords: {keywords} (want 10-15); {len(errors)} contract violation(s)"),
-        metadata={
+        metadata=per_partition({
             "artifact_id": artifact.id,
             "boolean_query_parses": parses,
             "search_strings": strings,
             "expanded_keywords": keywords,
             "contract_errors": len(errors),
             "errors": MetadataValue.json(errors[:_MAX_LISTED]),
-        },
+        }),
     )
 
 
@@ -140,7 +142,7 @@ def evaluate_candidates(store: DomainStore, slug: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=CANDIDATES_CHECK.name, passed=papers > 0, severity=AssetCheckSeverity.WARN,
         description=f"{papers} candidate paper(s)" if papers else "no candidate papers: import a file or fill the lake",
-        metadata={"papers": papers},
+        metadata=per_partition({"papers": papers}),
     )
 
 
@@ -166,7 +168,7 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
         check_name=SCORES_CHECK.name, passed=passed,
         severity=AssetCheckSeverity.ERROR if invalid else AssetCheckSeverity.WARN,
         description="; ".join(problems) or f"all {len(papers)} paper(s) scored",
-        metadata={
+        metadata=per_partition({
             "papers": len(papers),
             "scored": len(scored),
             "missing": len(missing),
@@ -174,7 +176,7 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
             "model": model,
             "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED]),
             "invalid_paper_ids": MetadataValue.json(invalid[:_MAX_LISTED]),
-        },
+        }),
     )
 
 
@@ -204,7 +206,7 @@ def evaluate_exports(store: DomainStore, slug: str, written: dict[str, Path]) ->
         check_name=EXPORTS_CHECK.name, passed=passed,
         severity=AssetCheckSeverity.ERROR if unreadable else AssetCheckSeverity.WARN,
         description=description,
-        metadata={"papers": papers, **{f"{fmt}_rows": n for fmt, n in rows.items()}},
+        metadata=per_partition({"papers": papers, **{f"{fmt}_rows": n for fmt, n in rows.items()}}),
     )
 
 
@@ -220,8 +222,11 @@ def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:
     problems = check_taxonomy(land.taxonomy, sorted(p.paper_id for p in land.papers if p.included))
     return AssetCheckResult(
         check_name=TAXONOMY_CHECK.name, passed=not problems, severity=AssetCheckSeverity.WARN,
-        metadata={"artifact_id": artifact.id, "nodes": len(land.taxonomy.nodes), "problems": len(problems),
-                  "findings": MetadataValue.md("\n".join(f"- {p}" for p in problems[:_MAX_LISTED]) or "none")},
+        description=f"{len(problems)} structural problem(s) in the taxonomy" if problems else (
+            f"the taxonomy is sound: {len(land.taxonomy.nodes)} nodes, every included paper routed"),
+        metadata=per_partition({
+            "artifact_id": artifact.id, "nodes": len(land.taxonomy.nodes), "problems": len(problems),
+            "findings": MetadataValue.md("\n".join(f"- {p}" for p in problems[:_MAX_LISTED]) or "none")}),
     )
 
 
@@ -234,8 +239,9 @@ def evaluate_draft(store: DomainStore, slug: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=DRAFT_CHECK.name, passed=bool(verdict["ok"]), severity=AssetCheckSeverity.ERROR,
         description=f"{len(findings)} validator finding(s)" if findings else "the stored draft validates",
-        metadata={"artifact_id": verdict["artifact_id"], "markdown_issues": len(verdict["markdown"]["issues"]),
+        metadata=per_partition({
+                  "artifact_id": verdict["artifact_id"], "markdown_issues": len(verdict["markdown"]["issues"]),
                   "latex_issues": len(verdict["latex"]["issues"]),
                   "findings": MetadataValue.md("\n".join(
-                      f"- `{i.get('code')}` {str(i.get('message', ''))[:200]}" for i in findings[:20]) or "none")},
+                      f"- `{i.get('code')}` {str(i.get('message', ''))[:200]}" for i in findings[:20]) or "none")}),
     )

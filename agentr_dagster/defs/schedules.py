@@ -176,8 +176,11 @@ def make_repair_schedule(cron: str = DEFAULT_CRON):
         cron_schedule=cron,
         job_name=PIPELINE_JOB,
         default_status=DefaultScheduleStatus.STOPPED,
-        description="Re-requests incomplete project partitions whose failure a retry can fix, at most "
-        f"${MAX_PER_DAY_ENV} (default {DEFAULT_MAX_PER_DAY}) times a day each. Stopped by default.",
+        description="Re-requests project partitions the domain store calls incomplete: a stage failed or left in "
+        "progress, or an output missing or stale for the current abstract, prompts, model and papers (an edited "
+        "prompt re-runs what it changes). Skips projects with a run queued or running, or whose last failure needs a "
+        f"person or credits; at most ${MAX_PER_DAY_ENV} (default {DEFAULT_MAX_PER_DAY}) runs a day each. Stopped by "
+        "default.",
     )
     def repair_schedule(context: ScheduleEvaluationContext, store: StoreResource):
         now = context.scheduled_execution_time or datetime.now(timezone.utc)

@@ -148,8 +148,41 @@ PROBLEM_PATTERNS = (
     r"\b(?:problem|problems|challenge|challenges|challenging|difficult|difficulty|limitation|limitations|"
     r"lack|lacks|lacking|gap|gaps|bottleneck|remains?|unclear|unknown|open question|fails?|suffers?|costly|"
     r"expensive|time-consuming|issue|issues|hinder|hinders|barrier|barriers|need|needs|unmet|insufficient|"
-    r"hard|cannot|unable|lose|loses|loss|error-prone|slow|inefficient|fragile|brittle|scarce|rarely)\b",
+    r"hard|cannot|unable|lose|loses|loss|error-prone|slow|inefficient|fragile|brittle|scarce|rarely|"
+    r"little is known|poorly understood|struggles?|threatens?|persists?|erodes?|wastes?)\b",
 )
+
+# --- intent terms: what may stand as a method, domain, constraint or seed keyword ------------------------------
+#: Verbs an abstract uses inside runs of content words ("pollinator declines threaten crop yields", "we train
+#: gradient boosted classifiers"): a term never spans one; the phrase is cut there.
+TERM_VERBS = _words(
+    """
+    threaten threatens persist persists erode erodes train trains waste wastes struggle struggles predict
+    predicts reach reaches rank ranks reduce reduces show shows suggest estimate estimates combine combines
+    measure measures increase increases raise raises discuss discusses affect affects deliver delivers
+    receive receives report reports present presents propose proposes evaluate evaluates identify
+    identifies detect detects support supports keep keeps record records save saves turn turns decompose
+    decomposes outperform outperforms enable enables improve improves learn learns capture captures
+    exploit exploits leverage leverages apply applies use uses account accounts despite become becomes
+    """
+)
+#: Nouns with an adjective's ending: a term may end in these ("clinical trial", "survival", "narrative").
+NOUNS_LIKE_ADJECTIVES = _words(
+    """
+    proposal approval signal signals journal journals animal animals hospital hospitals trial trials material
+    materials potential interval intervals capital survival rental arrival removal retrieval renewal referral
+    tutorial tutorials manual manuals individual individuals terminal portal portals festival rival total
+    chemical chemicals mammal mammals metal metals crystal crystals logic traffic music topic topics clinic
+    clinics public graphic graphics mechanic epidemic arithmetic rhetoric fabric critic critics objective
+    objectives directive incentive incentives narrative narratives initiative initiatives perspective
+    perspectives alternative alternatives representative derivative derivatives executive archive archives
+    motive motives adhesive explosive table tables variable variables cable vegetable vegetables deliverable
+    deliverables library libraries dictionary dictionaries summary summaries boundary boundaries vocabulary
+    glossary commentary secretary inventory anniversary itinerary salary diary primary literary sanctuary
+    questionnaire questionnaires
+    """
+)
+TERM_ADJECTIVE_ENDINGS = ("al", "ic", "ive", "ous", "able", "ible", "ful", "less", "ary", "ed", "ent", "ant")
 RESULT_PATTERNS = (
     r"\b(?:results?|experiments?|we show|outperform\w*|achiev\w*|accuracy|demonstrat\w*|evaluat\w*|"
     r"improv\w*|f1|auc|speedup|significantly)\b",

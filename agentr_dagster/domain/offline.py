@@ -9,8 +9,10 @@ Methods
 -------
 * Intent decomposition. Key phrases are RAKE/YAKE-style candidate phrases (runs of content words between
   stopwords and punctuation) ranked by frequency, co-occurrence degree and position
-  (:mod:`agentr_dagster.domain.text`). The problem statement is the sentence(s) with the strongest
-  aim / problem cues ("we propose", "this paper", "challenge", "lack", ...). Each phrase is tagged as a
+  (:mod:`agentr_dagster.domain.text`), then kept as noun-phrase terms only (cut at verbs, no adjective tails,
+  two words or more: :func:`as_term`). The problem statement is at most two sentences: those with the strongest
+  problem cues ("remains slow", "little is known", a question), or one of them and the aim sentence's main
+  clause ("we propose ..."). Each phrase is tagged as a
   method, domain or constraint by the words around it ("using X", "X framework" / "in X", "for X", "X
   applications" / "under X", "without X", "real-time") and by small cue vocabularies
   (:mod:`agentr_dagster.domain.lexicon`). Contribution types come from cue-phrase counts.
@@ -303,6 +305,9 @@ class OfflineBackend:
                 "abstract has no topical content: every word is a function word or generic academic filler "
                 "(e.g. 'we propose a novel approach'); describe the problem, method or domain"
             )
+        # Terms are the abstract's own noun phrases: cut at verbs, no adjective tails, two words or more (a very
+        # short abstract may have none: then its single words are all there is).
+        phrases = _noun_phrase_terms(phrases) or phrases
         result_sentences = {i for i, s in enumerate(sentences) if _matches_any(s.casefold(), lx.RESULT_PATTERNS) >= 2}
         problem = self._problem_statement(sentences)
         methods, domains, constraints = self._facet_terms(phrases, result_sentences)
@@ -343,7 +348,9 @@ class OfflineBackend:
 
     @staticmethod
     def _problem_statement(sentences: list[str]) -> str:
-        """The sentence stating the aim plus the one stating the problem (strongest cues), in text order."""
+        """At most two sentences that state the problem: the two with the strongest problem cues ("remains
+        slow", "little is known", a question), in text order; with only one, the aim sentence joins it (cut
+        to its main clause); with none, the aim sentence alone, else the first sentence."""
         aim_scores: list[float] = []
         problem_scores: list[float] = []
         for i, sentence in enumerate(sentences):
@@ -355,16 +362,18 @@ class OfflineBackend:
             problem += 1.5 if sentence.rstrip().endswith("?") else 0.0
             problem += 0.5 if any(re.search(rf"\b{w}\b", low) for w in lx.CONTRAST_WORDS) else 0.0
             aim_scores.append(aim + position - results if aim else 0.0)
-            problem_scores.append(problem + position - results if problem else 0.0)
-        picked: list[int] = []
-        for scores in (aim_scores, problem_scores):
-            best = max(range(len(sentences)), key=lambda i, s=scores: (s[i], -i))
-            if scores[best] > 0 and best not in picked:
-                picked.append(best)
-        if not picked:
-            picked = [0]
-        parts = [truncate(sentences[i], 600) for i in sorted(picked)]
-        return truncate(" ".join(parts), 1200)
+            problem_scores.append(problem + position - results - (aim if aim else 0.0) if problem else 0.0)
+        by_problem = sorted((i for i, v in enumerate(problem_scores) if v > 0), key=lambda i: (-problem_scores[i], i))
+        picked = by_problem[:2]
+        parts: dict[int, str] = {i: sentences[i] for i in picked}
+        if len(picked) < 2:
+            aims = sorted((i for i, v in enumerate(aim_scores) if v > 0 and i not in picked),
+                          key=lambda i: (-aim_scores[i], i))
+            if aims:
+                parts[aims[0]] = _main_clause(sentences[aims[0]])
+        if not parts:
+            parts[0] = sentences[0]
+        return truncate(" ".join(truncate(parts[i], 500) for i in sorted(parts)), 1000)
 
     @staticmethod
     def _facet_terms(
@@ -812,10 +821,12 @@ class OfflineBackend:
             ctype, why = ContributionType.constraint_analysis, "strongest overlap is the constraint facet"
         areas: list[str] = []
         for f in ranked:
-            best = facets[f].best
-            if best is not None and facets[f].level != Overlap.none:
-                what = "problem statement" if best.term.holistic else best.term.text
-                _distinct_append(areas, _short(f"{f}: {what}", 120), 6)
+            if facets[f].level == Overlap.none:
+                continue
+            # the best matching term by name (the problem statement as a whole is no area: its best phrase is)
+            named = next((m for m in facets[f].matches if not m.term.holistic and m.score >= LOW), None)
+            if named is not None:
+                _distinct_append(areas, _short(f"{f}: {named.term.text}", 120), 6)
         justification = (
             f"{JUSTIFICATION_PREFIX} C2 = 10 x (0.4 x similarity {similarity:.2f} + 0.4 x {top.facet} "
             f"strength {top.strength:.2f} + 0.2 x {second.facet} strength {second.strength:.2f}). "
@@ -881,6 +892,60 @@ def _compose(parts: Sequence[str]) -> str:
     while out and out[-1].casefold() == "for":
         out.pop()
     return " ".join(out)
+
+
+def _adjective_like(word: str) -> bool:
+    low = word.casefold()
+    return low.endswith(lx.TERM_ADJECTIVE_ENDINGS) and low not in lx.NOUNS_LIKE_ADJECTIVES and len(low) > 3
+
+
+def _is_acronym(word: str) -> bool:
+    core = word.strip("-")
+    return len(core) >= 2 and any(c.isupper() for c in core[1:])
+
+
+def as_term(words: Sequence[str]) -> tuple[str, ...] | None:
+    """The noun phrase in a run of content words, or None: the longest stretch between verbs ("pollinator
+    declines threaten crop" -> "pollinator declines"), without adjective tails ("intermediate artifact durable"
+    -> "intermediate artifact"), of two words or more (an acronym may stand alone)."""
+    spans: list[list[str]] = [[]]
+    for word in words:
+        if word.casefold() in lx.TERM_VERBS:
+            spans.append([])
+        else:
+            spans[-1].append(word)
+    best: tuple[str, ...] | None = None
+    for span in spans:
+        while span and _adjective_like(span[-1]):
+            span = span[:-1]
+        is_term = len(span) >= 2 or (len(span) == 1 and _is_acronym(span[0]))
+        if is_term and (best is None or len(span) > len(best)):
+            best = tuple(span)
+    return best
+
+
+def _noun_phrase_terms(phrases: list[Phrase]) -> list[Phrase]:
+    """The phrases as noun-phrase terms (:func:`as_term`), in the same order, merged when two become one."""
+    out: dict[tuple[str, ...], Phrase] = {}
+    for phrase in phrases:
+        words = as_term(phrase.words)
+        if words is None:
+            continue
+        key = tuple(stem(w) for w in words)
+        if key in out:
+            out[key].occurrences.extend(phrase.occurrences)
+            continue
+        out[key] = phrase if words == phrase.words else Phrase(
+            key=key, words=words, occurrences=list(phrase.occurrences), score=phrase.score)
+    return list(out.values())
+
+
+def _main_clause(sentence: str) -> str:
+    """A long sentence cut at its first colon or semicolon ("We propose X: a is b, c is d" -> "We propose X.")."""
+    if len(sentence.split()) <= 25:
+        return sentence
+    head = re.split(r"[:;]\s", sentence, maxsplit=1)[0].rstrip(" ,")
+    return head if head.endswith((".", "?", "!")) else head + "."
 
 
 def _trim_words(text: str, limit: int) -> str:

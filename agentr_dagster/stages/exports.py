@@ -26,6 +26,38 @@ COLUMNS = [
     "source_file", "injection_flag", "injection_reasons",
 ]
 
+#: What each export column holds (the `score_exports` column schema in the UI; a test keeps it complete).
+COLUMN_DESCRIPTIONS: dict[str, str] = {
+    "rank": "position in the export: best direct competitor (C1) first, then similarity, then C2",
+    "paper_id": "the paper's id in the domain store",
+    "title": "the paper's title as imported",
+    "year": "publication year, when the source gave one",
+    "doi": "DOI, when the source gave one",
+    "venue": "journal, conference or source name",
+    "authors": "authors, separated by '; '",
+    "semantic_similarity": "similarity of the paper to the project's abstract, 0-1",
+    "c1_score": "C1 direct competitor, 0-10 (AgentR rubric: same problem and same method scores highest)",
+    "c2_score": "C2 supporting work, 0-10: how much the paper helps the planned work without competing",
+    "c2_contribution_type": "what the paper contributes as supporting work (methodology, problem context, ...)",
+    "overlap_problem": "overlap with the project's problem: none, low, medium or high",
+    "overlap_method": "overlap with the project's methods: none, low, medium or high",
+    "overlap_domain": "overlap with the project's application domains: none, low, medium or high",
+    "overlap_constraint": "overlap with the project's constraints: none, low, medium or high",
+    "c1_justification": "why the C1 score: the rubric band and the evidence",
+    "c2_justification": "why the C2 score and contribution type",
+    "c2_relevance_areas": "the facets in which the paper supports the project, separated by '; '",
+    "research_gaps": "what the paper leaves open relative to the project, separated by ' | '",
+    "user_novelty": "what the project adds relative to this paper",
+    "candidate_advantage": "what this paper covers that the project's abstract does not",
+    "backend": "which backend scored it: offline (heuristics) or llm",
+    "model": "the model (or offline method) that scored it",
+    "prompt_version": "the scoring prompt's version (file version + content hash)",
+    "source_format": "the import format the paper came from (csv, bibtex, ris, lake, ...)",
+    "source_file": "the file the paper was imported from",
+    "injection_flag": "true when the paper's text looks like an instruction to the scoring model",
+    "injection_reasons": "why it was flagged (a flag to read, not a verdict)",
+}
+
 
 def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     """One row per active paper with a current score, best direct competitors first."""

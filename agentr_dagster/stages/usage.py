@@ -163,30 +163,3 @@ def format_table(frame: pd.DataFrame, totals: dict[str, Any] | None = None) -> s
 def totals_line(totals: dict[str, Any]) -> str:
     parts = [f"{k}={(f'{v:.8f}' if isinstance(v, Decimal) else v)}" for k, v in totals.items()]
     return "total: " + "  ".join(parts)
-
-
-def markdown_table(frame: pd.DataFrame) -> str:
-    if frame.empty:
-        return "(no LLM usage)"
-    shown = frame.copy()
-    for column in MONEY_COLUMNS:
-        if column in shown:
-            shown[column] = shown[column].map(lambda v: f"{Decimal(v):.8f}")
-    return shown.to_markdown(index=False, disable_numparse=True)
-
-
-def usage_metadata(
-    store: DomainStore, slug: str, *, prefix: str = "usage", stage: str | None = None, run_id: str | None = None
-) -> dict[str, int | float | str]:
-    """Totals as flat asset metadata: ``<prefix>_calls``, token counts, ``_cost_usd`` and ``_credits`` as numbers
-    (Dagster plots them across materialisations) and the exact decimals as text."""
-    totals = usage_totals(store, slug, stage=stage, run_id=run_id)
-    return {
-        f"{prefix}_calls": totals["calls"],
-        f"{prefix}_input_tokens": totals["input_tokens"],
-        f"{prefix}_cached_input_tokens": totals["cached_input_tokens"],
-        f"{prefix}_output_tokens": totals["output_tokens"],
-        f"{prefix}_cost_usd": float(totals["cost_usd"]),
-        f"{prefix}_credits": float(totals["credits"]),
-        f"{prefix}_exact": f"{totals['cost_usd']:f} USD = {totals['credits']:f} credits",
-    }

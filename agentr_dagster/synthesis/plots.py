@@ -65,11 +65,12 @@ def c1_vs_c2(landscape: Landscape, dpi: int = 110, annotate: int = 6) -> bytes:
     c2t = landscape.settings.get("c2_threshold", 5.0)
     ax.axhline(c1t, color="#999", lw=0.8, ls="--")
     ax.axvline(c2t, color="#999", lw=0.8, ls="--")
-    for n, entry in enumerate(landscape.competitors[:annotate]):
-        p = landscape.paper(entry.paper_id)
-        # Staggered labels: competitors often share a score band, and stacked labels would be unreadable.
-        ax.annotate(p.key, (p.c2, p.c1), xytext=(-60 + 50 * (n % 3), 14 + 11 * (n // 3)), textcoords="offset points",
-                    fontsize=7, color="#333", arrowprops={"arrowstyle": "-", "color": "#999", "lw": 0.5})
+    # Labels in one column in the upper-left corner (high C1 with low C2 is rare), one line each, with leader
+    # lines: competitors share a score band, and labels placed next to their points overlap.
+    labelled = sorted((landscape.paper(e.paper_id) for e in landscape.competitors[:annotate]), key=lambda p: -p.c1)
+    for n, p in enumerate(labelled):
+        ax.annotate(p.key, (p.c2, p.c1), xytext=(0.1, 10.1 - 0.62 * n), textcoords="data", fontsize=8, color="#333",
+                    ha="left", va="center", arrowprops={"arrowstyle": "-", "color": "#aaa", "lw": 0.5})
     ax.set_xlim(-0.5, 10.5)
     ax.set_ylim(-0.5, 10.5)
     ax.set_xlabel("C2 supporting-work score (0-10)")

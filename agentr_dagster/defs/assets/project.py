@@ -14,12 +14,11 @@ from dagster import (
     MaterializeResult,
     MetadataValue,
     RetryPolicy,
-    TableColumn,
-    TableSchema,
     asset,
 )
 
 from agentr_dagster.defs import checks
+from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import FailureClass, StageError
@@ -28,12 +27,11 @@ from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
-from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.exports import COLUMN_DESCRIPTIONS, scores_dataframe, write_exports, write_usage_exports
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
-from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
@@ -101,12 +99,11 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     # as stored: whether it matches the contract is the check's to say
     intent = outcome.payload if isinstance(outcome.payload, dict) else {}
     return MaterializeResult(
-        metadata={
-            **_stage_metadata(outcome, backend),
+        metadata={  # the intent itself first, as text; then where it came from
             "problem_statement": str(intent.get("problem_statement", "")),
-            "seed_keywords": ", ".join(map(str, intent.get("seed_keywords", []))),
-            "methodologies": len(intent.get("methodologies", [])),
-            "application_domains": len(intent.get("application_domains", [])),
+            **{field: "; ".join(map(str, intent.get(field) or [])) or "(none)" for field in (
+                "methodologies", "application_domains", "constraints", "seed_keywords")},
+            **_stage_metadata(outcome, backend),
         },
         data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
         check_results=[checks.evaluate_intent(db, context.partition_key)],
@@ -128,9 +125,10 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     queries = outcome.payload if isinstance(outcome.payload, dict) else {}  # as stored: the check parses it
     return MaterializeResult(
         metadata={
-            **_stage_metadata(outcome, backend),
             "boolean_query": str(queries.get("boolean_query", "")),
             "search_strings": MetadataValue.md("\n".join(f"1. {s}" for s in queries.get("search_strings", []))),
+            "expanded_keywords": "; ".join(map(str, queries.get("expanded_keywords") or [])),
+            **_stage_metadata(outcome, backend),
         },
         data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
         check_results=[checks.evaluate_queries(db, context.partition_key)],
@@ -188,12 +186,13 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     except StageError as exc:
         raise _as_failure(exc, "paper_scores") from exc
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
+    # read first in the UI: status and counts, the top papers, then what the scoring cost (when it cost anything)
     metadata = {
+        "status": summary_text(summary),
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
+        **ui.top_papers(scores_dataframe(db, slug)),
+        **ui.usage(db, slug, stage="score", run_id=context.run_id),
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
-        # what the scoring cost: this run's calls, and the project's scoring calls in all
-        **usage_metadata(db, slug, prefix="usage_this_run", stage="score", run_id=context.run_id),
-        **usage_metadata(db, slug, prefix="usage_score_total", stage="score"),
     }
     # Papers whose text tries to steer the model: counted here, listed per row in the exports.
     flagged = flagged_papers(db.projects.list_papers(slug))
@@ -233,7 +232,7 @@ def _log_progress(context: AssetExecutionContext):
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
-    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/.",
+    description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`.",
 )
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
@@ -241,21 +240,18 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))
-    preview = frame.head(10)[["rank", "title", "c1_score", "c2_score", "semantic_similarity"]]
     return MaterializeResult(
         metadata={
             "rows": len(frame),
+            "dagster/row_count": len(frame),
+            **ui.top_papers(frame),
             "csv": MetadataValue.path(str(written["csv"])),
             "parquet": MetadataValue.path(str(written["parquet"])),
             "xlsx": MetadataValue.path(str(written["xlsx"])),
-            "dagster/column_schema": TableSchema(
-                columns=[TableColumn(name=c, type=str(t)) for c, t in frame.dtypes.items()]
-            ),
-            "top_10": MetadataValue.md(preview.to_markdown(index=False) if len(preview) else "(no scores)"),
+            "dagster/column_schema": ui.column_schema(frame, COLUMN_DESCRIPTIONS),
+            **ui.usage(db, slug),  # the project's LLM calls in all, by stage and model
             "usage_csv": MetadataValue.path(str(usage_files["usage"])),
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
-            **usage_metadata(db, slug, prefix="usage_project"),
-            "usage_by_stage_model_day": MetadataValue.md(markdown_table(usage_report(db, slug))),
         },
         check_results=[checks.evaluate_exports(db, slug, written)],
     )

@@ -3,6 +3,7 @@ failure classes into Dagster failures, and shows plots, tables and checks as met
 
 import textwrap
 
+import pandas as pd
 from dagster import (
     AssetExecutionContext,
     DataVersion,
@@ -11,6 +12,7 @@ from dagster import (
     asset,
 )
 
+from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, project_lease, projects
 from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
 from agentr_dagster.defs.resources import LLMResource, StoreResource
@@ -24,11 +26,12 @@ from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
 from agentr_dagster.synthesis.redraft import STAGE as REDRAFT_STAGE
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
 
-PLOT_DPI = 72  # metadata lives in the event log: keep the images small
-
-
-def _plot_md(png: bytes, alt: str) -> MetadataValue:
-    return MetadataValue.md(f"![{alt}]({plots.data_uri(png)})")
+COMPETITOR_COLUMNS = {
+    "rank": "position among the direct competitors",
+    "key": "the paper's citation key in the related-work draft",
+    "C1": "direct competitor, 0-10",
+    "title": "the paper's title (shortened)",
+}
 
 
 @asset(
@@ -47,36 +50,35 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     except StageError as exc:
         raise _as_failure(exc, "research_landscape") from exc
     land = outcome.landscape
-    figures = plots.landscape_plots(land, dpi=PLOT_DPI)
-    competitors = "\n".join(
-        f"| {c.rank} | `{c.key}` | {c.c1:.1f} | {textwrap.shorten(land.paper(c.paper_id).title, 70)} |"
-        for c in land.competitors[:10]
-    )
+    figures = plots.landscape_plots(land, dpi=ui.PLOT_DPI)
+    competitors = pd.DataFrame(
+        [{"rank": c.rank, "key": c.key, "C1": round(c.c1, 1),
+          "title": textwrap.shorten(land.paper(c.paper_id).title, ui.TITLE_CHARS, placeholder=" ...")}
+         for c in land.competitors[:10]], columns=list(COMPETITOR_COLUMNS))
     taxonomy = "\n".join(
         f"{'  ' * land.taxonomy.depth(n.id)}- **{n.label}** ({n.kind}, {len(land.taxonomy.subtree_papers(n.id))})"
         for n in land.taxonomy.preorder()
     )
     return MaterializeResult(
-        metadata={
-            "artifact_id": outcome.artifact_id,
-            "reused": outcome.reused,
+        metadata={  # counts, the competitors as a table, the gaps and taxonomy, the plots; then provenance
             "papers": land.n_papers,
             "discussed": sum(p.included for p in land.papers),
             "direct_competitors": len(land.competitors),
             "supporting": sum(len(g.papers) for g in land.supporting),
             "gap_clusters": len(land.gap_clusters),
             "claims": len(land.claims),
-            "top_competitors": MetadataValue.md(
-                "| # | key | C1 | title |\n|---|---|---|---|\n" + competitors if competitors else "(none)"),
+            "top_competitors": ui.table(competitors, COMPETITOR_COLUMNS) if len(competitors) else "(none)",
             "gaps": MetadataValue.md("\n".join(
                 f"1. **{len(g.papers)} papers** — {g.representative} (`{g.id}`)" for g in land.gap_clusters)
                 or "(none)"),
             "taxonomy": MetadataValue.md(taxonomy),
-            "plot_c1_vs_c2": _plot_md(figures["c1_vs_c2"], "C1 vs C2"),
-            "plot_similarity": _plot_md(figures["similarity"], "similarity distribution"),
-            "plot_overlap": _plot_md(figures["overlap"], "overlap heat map"),
-            "plot_gaps": _plot_md(figures["gaps"], "gap clusters"),
-            "plot_taxonomy": _plot_md(figures["taxonomy"], "taxonomy"),
+            "plot_c1_vs_c2": ui.plot(figures["c1_vs_c2"], "C1 vs C2"),
+            "plot_similarity": ui.plot(figures["similarity"], "similarity distribution"),
+            "plot_overlap": ui.plot(figures["overlap"], "overlap heat map"),
+            "plot_gaps": ui.plot(figures["gaps"], "gap clusters"),
+            "plot_taxonomy": ui.plot(figures["taxonomy"], "taxonomy"),
+            "artifact_id": outcome.artifact_id,
+            "reused": outcome.reused,
         },
         data_version=DataVersion(str(outcome.artifact_id)),
         check_results=[evaluate_taxonomy(db, context.partition_key)],

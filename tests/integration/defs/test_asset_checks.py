@@ -12,7 +12,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import sqlalchemy as sa
-from dagster import AssetCheckSeverity, AssetSelection, DagsterInstance, materialize
+from dagster import (
+    AssetCheckSeverity,
+    AssetSelection,
+    DagsterInstance,
+    FloatMetadataValue,
+    IntMetadataValue,
+    materialize,
+)
 
 from agentr_dagster.defs import checks
 from agentr_dagster.defs.assets import project_assets
@@ -55,6 +62,10 @@ def chain(sqlite_store, tmp_path):
     evaluations = _evaluations(result)
     assert set(evaluations) == {spec.name for spec in checks.project_check_specs}
     assert all(e.passed for e in evaluations.values()), {n: e.description for n, e in evaluations.items()}
+    for evaluation in evaluations.values():  # said in words; no per-partition number for the history plot to mix
+        assert evaluation.description, evaluation.check_name
+        numeric = [k for k, v in evaluation.metadata.items() if isinstance(v, (IntMetadataValue, FloatMetadataValue))]
+        assert not numeric, (evaluation.check_name, numeric)
     return sqlite_store, instance, LLMResource().backend(sqlite_store).model
 
 
@@ -76,7 +87,7 @@ def test_every_check_has_a_description():
 def test_intent_check_passes_on_the_stored_intent(chain):
     store, _, _ = chain
     result = checks.evaluate_intent(store, SLUG)
-    assert result.passed and result.metadata["contract_errors"].value == 0
+    assert result.passed and result.metadata["contract_errors"].value == "0"
 
 
 def test_intent_check_fails_on_an_invalid_stored_intent(chain):
@@ -89,14 +100,14 @@ def test_intent_check_fails_on_an_invalid_stored_intent(chain):
     result = checks.evaluate_intent(store, SLUG)
     assert not result.passed and result.severity is AssetCheckSeverity.ERROR
     meta = {k: v.value for k, v in result.metadata.items()}
-    assert meta["contract_errors"] == 2 and meta["seed_keywords"] == 1
+    assert meta["contract_errors"] == "2" and meta["seed_keywords"] == "1"
     assert any(e.startswith("methodologies") for e in meta["errors"])
 
     # Through Dagster: the re-run reuses the stored intent, and the check shows it does not match.
     run = _materialize(store, instance, "research_intent")
     evaluation = _evaluations(run)["intent_matches_contract"]
     assert not evaluation.passed and evaluation.severity is AssetCheckSeverity.ERROR
-    assert _meta(evaluation)["contract_errors"] == 2
+    assert _meta(evaluation)["contract_errors"] == "2"
 
 
 def test_intent_check_fails_when_no_intent_is_stored(sqlite_store):
@@ -112,7 +123,7 @@ def test_queries_check_passes_on_the_stored_queries(chain):
     store, _, _ = chain
     result = checks.evaluate_queries(store, SLUG)
     assert result.passed
-    assert result.metadata["search_strings"].value == 10 and result.metadata["boolean_query_parses"].value
+    assert result.metadata["search_strings"].value == "10" and result.metadata["boolean_query_parses"].value
 
 
 def test_queries_check_fails_on_nine_stored_search_strings(chain):
@@ -124,12 +135,12 @@ def test_queries_check_fails_on_nine_stored_search_strings(chain):
     result = checks.evaluate_queries(store, SLUG)
     assert not result.passed and result.severity is AssetCheckSeverity.ERROR
     meta = {k: v.value for k, v in result.metadata.items()}
-    assert meta["search_strings"] == 9 and meta["boolean_query_parses"] and meta["contract_errors"] == 1
+    assert meta["search_strings"] == "9" and meta["boolean_query_parses"] and meta["contract_errors"] == "1"
     assert "search strings: 9" in result.description
 
     run = _materialize(store, instance, "search_queries")
     evaluation = _evaluations(run)["queries_parse_and_count"]
-    assert not evaluation.passed and _meta(evaluation)["search_strings"] == 9
+    assert not evaluation.passed and _meta(evaluation)["search_strings"] == "9"
 
 
 def test_queries_check_fails_on_a_stored_query_that_does_not_parse(chain):
@@ -140,7 +151,7 @@ def test_queries_check_fails_on_a_stored_query_that_does_not_parse(chain):
     result = checks.evaluate_queries(store, SLUG)
     assert not result.passed
     assert result.metadata["boolean_query_parses"].value is False
-    assert result.metadata["search_strings"].value == 10
+    assert result.metadata["search_strings"].value == "10"
 
 
 # -- has_candidates ------------------------------------------------------------------------------------------
@@ -148,14 +159,14 @@ def test_queries_check_fails_on_a_stored_query_that_does_not_parse(chain):
 def test_candidates_check_passes_with_stored_papers(chain):
     store, _, _ = chain
     result = checks.evaluate_candidates(store, SLUG)
-    assert result.passed and result.metadata["papers"].value == 6
+    assert result.passed and result.metadata["papers"].value == "6"
 
 
 def test_candidates_check_warns_on_a_project_without_papers(sqlite_store):
     add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
     result = checks.evaluate_candidates(sqlite_store, SLUG)
     assert not result.passed and result.severity is AssetCheckSeverity.WARN
-    assert result.metadata["papers"].value == 0
+    assert result.metadata["papers"].value == "0"
 
 
 # -- every_paper_scored --------------------------------------------------------------------------------------
@@ -164,7 +175,7 @@ def test_scores_check_passes_when_every_paper_has_a_current_score(chain):
     store, _, model = chain
     result = checks.evaluate_scores(store, SLUG, model)
     assert result.passed
-    assert result.metadata["scored"].value == 6 and result.metadata["missing"].value == 0
+    assert result.metadata["scored"].value == "6" and result.metadata["missing"].value == "0"
 
 
 def test_scores_check_fails_on_a_missing_stored_score(chain):
@@ -176,7 +187,7 @@ def test_scores_check_fails_on_a_missing_stored_score(chain):
     result = checks.evaluate_scores(store, SLUG, model)
     assert not result.passed and result.severity is AssetCheckSeverity.WARN
     meta = {k: v.value for k, v in result.metadata.items()}
-    assert meta["missing"] == 1 and meta["scored"] == 5 and meta["papers"] == 6
+    assert meta["missing"] == "1" and meta["scored"] == "5" and meta["papers"] == "6"
     assert meta["missing_paper_ids"] == [victim]
     assert "1 of 6 paper(s) have no current score" in result.description
 
@@ -184,7 +195,7 @@ def test_scores_check_fails_on_a_missing_stored_score(chain):
 def test_scores_check_counts_scores_for_another_model_as_missing(chain):
     store, _, _ = chain
     result = checks.evaluate_scores(store, SLUG, "another-model")
-    assert not result.passed and result.metadata["missing"].value == 6
+    assert not result.passed and result.metadata["missing"].value == "6"
 
 
 def test_scores_check_fails_on_a_stored_score_breaking_the_contract(chain):
@@ -196,8 +207,8 @@ def test_scores_check_fails_on_a_stored_score_breaking_the_contract(chain):
 
     result = checks.evaluate_scores(store, SLUG, model)
     assert not result.passed and result.severity is AssetCheckSeverity.ERROR
-    assert result.metadata["invalid"].value == 1 and result.metadata["invalid_paper_ids"].value == [victim]
-    assert result.metadata["missing"].value == 0
+    assert result.metadata["invalid"].value == "1" and result.metadata["invalid_paper_ids"].value == [victim]
+    assert result.metadata["missing"].value == "0"
 
 
 # -- export_row_count ----------------------------------------------------------------------------------------
@@ -210,7 +221,7 @@ def test_exports_check_passes_on_the_written_exports(chain):
     store, _, _ = chain
     result = checks.evaluate_exports(store, SLUG, _written())
     assert result.passed
-    assert result.metadata["csv_rows"].value == 6 and result.metadata["parquet_rows"].value == 6
+    assert result.metadata["csv_rows"].value == "6" and result.metadata["parquet_rows"].value == "6"
 
 
 def test_exports_check_fails_on_a_short_export_file(chain):
@@ -219,7 +230,7 @@ def test_exports_check_fails_on_a_short_export_file(chain):
     pd.read_csv(csv).head(4).to_csv(csv, index=False)
     result = checks.evaluate_exports(store, SLUG, _written())
     assert not result.passed and result.severity is AssetCheckSeverity.WARN
-    assert result.metadata["csv_rows"].value == 4 and result.metadata["parquet_rows"].value == 6
+    assert result.metadata["csv_rows"].value == "4" and result.metadata["parquet_rows"].value == "6"
 
 
 def test_exports_check_fails_on_a_missing_export_file(chain):
@@ -239,7 +250,7 @@ def test_exports_check_warns_through_dagster_when_a_paper_has_no_score(chain, tm
     run = _materialize(store, instance, "score_exports")  # exports re-written, the new paper not yet scored
     evaluation = _evaluations(run)["export_row_count"]
     assert not evaluation.passed and evaluation.severity is AssetCheckSeverity.WARN
-    assert _meta(evaluation) == {"papers": 7, "csv_rows": 6, "parquet_rows": 6}
+    assert _meta(evaluation) == {"papers": "7", "csv_rows": "6", "parquet_rows": "6"}
 
 
 # -- taxonomy_structure and draft_validates (the synthesis assets) ---------------------------------------------
@@ -255,6 +266,10 @@ def synthesised(chain):
     assert result.success
     evaluations = _evaluations(result)
     assert evaluations["taxonomy_structure"].passed and evaluations["draft_validates"].passed
+    for name in ("taxonomy_structure", "draft_validates"):
+        assert evaluations[name].description, name
+        assert not [k for k, v in evaluations[name].metadata.items()
+                    if isinstance(v, (IntMetadataValue, FloatMetadataValue))], name
     return store
 
 
@@ -274,7 +289,7 @@ def test_taxonomy_check_fails_on_a_stored_taxonomy_with_a_cycle(synthesised):
     _respoil(store, "landscape", payload)
     result = checks.evaluate_taxonomy(store, SLUG)
     assert not result.passed and result.severity == AssetCheckSeverity.WARN
-    assert _meta(result)["problems"] >= 1
+    assert int(_meta(result)["problems"]) >= 1
 
 
 def test_taxonomy_check_fails_when_no_landscape_is_stored(sqlite_store):
@@ -293,4 +308,4 @@ def test_draft_check_fails_on_a_stored_draft_recorded_invalid(synthesised):
     result = checks.evaluate_draft(store, SLUG)
     assert not result.passed and result.severity == AssetCheckSeverity.ERROR
     meta = _meta(result)
-    assert meta["markdown_issues"] == 1 and "[7]" in meta["findings"]
+    assert meta["markdown_issues"] == "1" and "[7]" in meta["findings"]

@@ -29,7 +29,13 @@ def test_api_key_comes_from_the_environment_not_the_config(monkeypatch):
     assert llm.base_url.env_var_name == "AGENTR_LLM_BASE_URL"
 
 
-def test_embedded_instance_config_matches_the_repo_default():
+def test_the_embedded_instance_config_lives_in_the_package_only(tmp_path, monkeypatch):
+    """`dagster dev` warns about a dagster.yaml in the folder it starts in that is not DAGSTER_HOME, so the repo
+    root has none: the package's copy is the one the CLI and `make ui` write into $AGENTR_HOME/dagster."""
+    from agentr_dagster.settings import dagster_home
 
-    root = REPO
-    assert (root / "dagster.yaml").read_text() == (root / "agentr_dagster" / "data" / "dagster.yaml").read_text()
+    assert not (REPO / "dagster.yaml").exists() and not (REPO / "dagster.yml").exists()
+    monkeypatch.setenv("AGENTR_HOME", str(tmp_path))
+    monkeypatch.delenv("DAGSTER_HOME", raising=False)
+    written = dagster_home() / "dagster.yaml"
+    assert written.read_text() == (REPO / "agentr_dagster" / "data" / "dagster.yaml").read_text()

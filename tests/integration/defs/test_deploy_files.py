@@ -145,7 +145,10 @@ def _click_parse(argv: list[str]) -> click.Context:
 # --- Dagster instance configs -------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("path", [ROOT / "dagster.yaml", PROD_YAML], ids=["embedded", "postgres"])
+EMBEDDED_YAML = ROOT / "agentr_dagster" / "data" / "dagster.yaml"
+
+
+@pytest.mark.parametrize("path", [EMBEDDED_YAML, PROD_YAML], ids=["embedded", "postgres"])
 def test_instance_yaml_validates_against_dagsters_schema(path, tmp_path, monkeypatch):
     monkeypatch.setenv("DAGSTER_PG_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/dagster")
     (tmp_path / "dagster.yaml").write_text(path.read_text())

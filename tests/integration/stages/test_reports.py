@@ -180,15 +180,17 @@ def test_estimate_run_metadata_exports_and_budget(sqlite_store, tmp_path, monkey
     scores_meta = metadata(result, "paper_scores")
     rows = store.ledger.usage(slug)
     score_rows = [r for r in rows if r.stage == "score"]
-    assert scores_meta["usage_this_run_calls"] == scores_meta["usage_score_total_calls"] == 6
-    assert scores_meta["usage_this_run_input_tokens"] == sum(r.input_tokens for r in score_rows)
-    assert scores_meta["usage_this_run_credits"] == pytest.approx(float(sum(r.credits for r in score_rows)))
+    scores_usage = {r.data["scope"]: r.data for r in scores_meta["usage"].records}  # one table, one row a scope
+    assert list(scores_usage) == ["this run", f"score / {MODEL}", "total"]
+    assert scores_usage["this run"]["calls"] == scores_usage["total"]["calls"] == 6
+    assert scores_usage["this run"]["input_tokens"] == sum(r.input_tokens for r in score_rows)
+    assert D(scores_usage["this run"]["credits"]) == sum(r.credits for r in score_rows)  # exact, as text
     exports_meta = metadata(result, "score_exports")
-    assert exports_meta["usage_project_calls"] == 8
-    assert exports_meta["usage_project_exact"] == (
-        f"{sum(r.cost_usd for r in rows):f} USD = {sum(r.credits for r in rows):f} credits"
-    )
-    assert "| estimated | score" in exports_meta["usage_by_stage_model_day"]
+    exports_usage = {r.data["scope"]: r.data for r in exports_meta["usage"].records}
+    assert list(exports_usage) == [f"intent / {MODEL}", f"queries / {MODEL}", f"score / {MODEL}", "total"]
+    assert exports_usage["total"]["calls"] == 8
+    assert exports_usage["total"]["cost_usd"] == f"{sum(r.cost_usd for r in rows):f}"
+    assert exports_usage["total"]["credits"] == f"{sum(r.credits for r in rows):f}"
     # ... and in the pandas export
     usage_csv = pd.read_csv(exports_meta["usage_csv"], dtype={"cost_usd": str, "credits": str})
     assert usage_csv["calls"].sum() == 8 and set(usage_csv["stage"]) == {"intent", "queries", "score"}

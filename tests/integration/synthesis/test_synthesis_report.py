@@ -4,18 +4,10 @@ resolving, and a full-page screenshot checked for size."""
 
 from __future__ import annotations
 
-import base64
 import io
 import json
 import re
-import shutil
-import struct
-import subprocess
-import tempfile
-import time
-import urllib.request
 from decimal import Decimal
-from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -34,12 +26,8 @@ from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.synthesis.redraft import GatewayParagraphWriter
 from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 from tests.support import DEMO
+from tests.support.browser import open_in_chromium, png_size
 
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--hide-scrollbars", "--remote-debugging-port=0",
-]
 KEYS_RE = re.compile(r"Citation keys you may use: (.*)")
 
 
@@ -72,122 +60,6 @@ def project(tmp_path_factory):
         outcome = run_related_work(store, slug, writer=GatewayParagraphWriter(gateway))
     assert outcome.report.ok and server.calls == len(outcome.draft.paragraphs())
     return store, slug, home
-
-
-class DevTools:
-    """A minimal Chrome DevTools Protocol client over one page target's websocket."""
-
-    def __init__(self, ws_url: str):
-        from websockets.sync.client import connect
-
-        self.ws = connect(ws_url, max_size=None, open_timeout=10)
-        self.next_id = 0
-        self.events: list[dict] = []
-
-    def send(self, method: str, **params) -> dict:
-        self.next_id += 1
-        ident = self.next_id
-        self.ws.send(json.dumps({"id": ident, "method": method, "params": params}))
-        while True:
-            message = json.loads(self.ws.recv(timeout=60))
-            if message.get("id") == ident:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message.get("result", {})
-            self.events.append(message)
-
-    def wait_for(self, method: str, timeout: float = 30.0) -> dict:
-        deadline = time.monotonic() + timeout
-        while True:
-            for event in self.events:
-                if event.get("method") == method:
-                    return event
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise TimeoutError(f"no {method} within {timeout}s")
-            self.events.append(json.loads(self.ws.recv(timeout=remaining)))
-
-    def drain(self, seconds: float) -> None:
-        deadline = time.monotonic() + seconds
-        while (remaining := deadline - time.monotonic()) > 0:
-            try:
-                self.events.append(json.loads(self.ws.recv(timeout=remaining)))
-            except TimeoutError:
-                return
-
-    def close(self) -> None:
-        self.ws.close()
-
-
-def open_in_chromium(path: Path, width: int = 1280) -> dict:
-    """Load a local file in a fresh headless Chromium; return console errors, exceptions, log errors, network
-    requests, page facts and a full-page PNG screenshot."""
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `make browser` (apt-get install chromium)", pytrace=False)
-    profile = Path(tempfile.mkdtemp(prefix="agentr-chromium-"))
-    proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        port_file = profile / "DevToolsActivePort"
-        deadline = time.monotonic() + 30
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode(errors="replace")[-2000:] if proc.poll() is not None else ""
-                pytest.fail(f"chromium did not start its DevTools endpoint: {err}", pytrace=False)
-            time.sleep(0.05)
-        port = int(port_file.read_text().split()[0])
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as response:
-            targets = json.load(response)
-        page = next(t for t in targets if t["type"] == "page")
-        cdp = DevTools(page["webSocketDebuggerUrl"])
-        try:
-            for domain in ("Runtime", "Log", "Network", "Page"):
-                cdp.send(f"{domain}.enable")
-            cdp.send("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
-            cdp.send("Page.navigate", url=path.resolve().as_uri())
-            cdp.wait_for("Page.loadEventFired")
-            cdp.drain(0.5)
-            facts = cdp.send("Runtime.evaluate", returnByValue=True, expression="""({
-                title: document.title,
-                images: document.images.length,
-                decoded: Array.from(document.images).filter(i => i.complete && i.naturalWidth > 0).length,
-                scripts: document.scripts.length,
-                anchors: Array.from(document.querySelectorAll('a[href]')).map(a => a.getAttribute('href')),
-                dangling: Array.from(document.querySelectorAll('a[href^="#"]'))
-                    .filter(a => !document.getElementById(a.getAttribute('href').slice(1))).length,
-                citations: document.querySelectorAll('a.cite').length,
-                height: document.documentElement.scrollHeight,
-            })""")["result"]["value"]
-            height = min(int(facts["height"]), 16000)
-            cdp.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
-                     mobile=False)
-            shot = base64.b64decode(cdp.send("Page.captureScreenshot", format="png")["data"])
-        finally:
-            cdp.close()
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        shutil.rmtree(profile, ignore_errors=True)
-    events = cdp.events
-    return {
-        "console_errors": [e["params"] for e in events if e.get("method") == "Runtime.consoleAPICalled"
-                           and e["params"]["type"] in ("error", "assert")],
-        "exceptions": [e["params"] for e in events if e.get("method") == "Runtime.exceptionThrown"],
-        "log_errors": [e["params"]["entry"] for e in events if e.get("method") == "Log.entryAdded"
-                       and e["params"]["entry"]["level"] == "error"],
-        "requests": [e["params"]["request"]["url"] for e in events if e.get("method") == "Network.requestWillBeSent"],
-        "facts": facts,
-        "screenshot": shot,
-    }
-
-
-def png_size(data: bytes) -> tuple[int, int]:
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    return struct.unpack(">II", data[16:24])
 
 
 def test_the_harness_sees_console_errors_and_network_requests(tmp_path):
