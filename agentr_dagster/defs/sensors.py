@@ -8,8 +8,18 @@ the files stay in the inbox untouched and a later tick takes them: an outage is 
 
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
-from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DagsterInstance,
+    DefaultSensorStatus,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
+from dagster._core.scheduler.instigation import InstigatorType  # not exported at the top level
 
 from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
 from agentr_dagster.defs.resources import StoreResource
@@ -218,3 +228,33 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
 
 
 inbox_sensor = make_inbox_sensor()  # the default; the code location builds the configured one
+
+
+@dataclass
+class SensorView:
+    """What the instance stored for the inbox sensor: its cursor (each waiting file's stamps) and its last tick."""
+
+    status: str  # "RUNNING" | "STOPPED" | ...
+    stamps: dict[str, tuple[int, int]]
+    last_tick_at: datetime | None = None
+    last_tick_status: str | None = None
+    last_tick_message: str | None = None
+
+
+def stored_sensor_view(instance: DagsterInstance, name: str = "inbox_sensor") -> SensorView | None:
+    """The inbox sensor's stored state on ``instance`` (None when no daemon has run it there)."""
+    if instance.schedule_storage is None:
+        return None
+    states = [s for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR) if s.name == name]
+    if not states:
+        return None
+    state = max(states, key=lambda s: getattr(s.instigator_data, "last_tick_timestamp", None) or 0)
+    data = state.instigator_data
+    view = SensorView(state.status.value, decode_stamps(getattr(data, "cursor", None)))
+    ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+    if ticks:
+        tick = ticks[0]
+        view.last_tick_at = datetime.fromtimestamp(tick.timestamp, timezone.utc)
+        view.last_tick_status = tick.status.value
+        view.last_tick_message = tick.skip_reason or (tick.error.message.strip() if tick.error else None)
+    return view

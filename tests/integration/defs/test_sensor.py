@@ -68,7 +68,7 @@ def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkey
     assert "project: pm-review\ncame from: inbox/pm-review/notes.txt\n" in reason
 
 
-def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
+def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch, capfd):
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTR_HOME", str(home))
     inbox = home / "inbox"
@@ -90,8 +90,11 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
     (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
     (inbox / "empty.md").write_text("   ")
     os.symlink("/etc/passwd", inbox / "good" / "link.csv")
+    capfd.readouterr()
     result = tick(store, instance)
     assert isinstance(result, SkipReason)
+    log = capfd.readouterr().err  # the tick log: one WARNING per rejected file
+    assert "WARNING - rejected notes.docx: " in log and "WARNING - rejected broken.csv: " in log
     # The tick's own message names every file and its reason.
     for name in ("good-2.csv", "good/broken.csv", "good/binary.csv", "Bad Name.md", "notes.docx", "empty.md",
                  "good/link.csv"):
