@@ -3,8 +3,8 @@
 Gates (DESIGN.md: ``missing() | execution_failed()`` automation re-requests every tick, an LLM cost loop):
 - stopped by default: turn it on in the UI (or `dagster schedule start repair_schedule`);
 - a partition is requested only when the domain store says it is incomplete, no run of it is queued or running,
-  (a project without candidate papers is not incomplete: it waits for papers, and a run would change nothing),
   and its last failure is one a retry can fix (transient, or no credits once the balance is positive again);
+  a project without candidate papers is not incomplete: it waits for papers, and a run would change nothing;
   orphans (deleted projects) and permanent failures (bad key, unknown model, unusable input) need a person;
 - at most ``AGENTR_REPAIR_MAX_PER_DAY`` (default 2) repair runs per partition per UTC day, counted durably from
   the repair tag on the runs in Dagster's run storage.
