@@ -91,3 +91,49 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
                  "sensor: no tick recorded"):
         assert line in text.output, (line, text.output)
     assert "notes.docx" not in text.output  # another project's (none's) rejection
+
+
+def test_inbox_shows_what_the_daemon_sensor_saw(tmp_path):
+    """The sensor ticked by Dagster's own daemon loop (in process, on the instance the CLI opens): its cursor and
+    its skip message are stored, and `agentr inbox` reads them."""
+    import logging
+    from datetime import datetime, timedelta, timezone
+
+    from dagster._core.remote_origin import InProcessCodeLocationOrigin
+    from dagster._core.test_utils import create_test_daemon_workspace_context, freeze_time, instance_for_test
+    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+    from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
+    from dagster._daemon.sensor import execute_sensor_iteration
+
+    home = Path(os.environ["AGENTR_HOME"])
+    (home / "inbox" / "watched").mkdir(parents=True)
+    (home / "dagster").mkdir(parents=True)
+    growing = home / "inbox" / "watched" / "growing.csv"
+    growing.write_text("title\nA first paper\n")
+    target = InProcessWorkspaceLoadTarget([InProcessCodeLocationOrigin(
+        LoadableTargetOrigin(module_name="agentr_dagster.definitions", attribute="defs"))])
+    start = datetime.now(timezone.utc)
+    with instance_for_test(temp_dir=str(home / "dagster")) as instance, \
+            create_test_daemon_workspace_context(target, instance) as workspace:
+
+        def daemon_tick(at: datetime):
+            with freeze_time(at):  # the sensor's minimum interval is 15 s
+                list(execute_sensor_iteration(workspace, logging.getLogger("test"), None, None))
+
+        daemon_tick(start)
+        seen = json.loads(agentr("inbox", "--json").output)
+        assert seen["sensor"]["last_tick_status"] == "SKIPPED"
+        assert "watched/growing.csv: new since the last tick" in seen["sensor"]["last_tick_message"]
+        # Unchanged since that tick (the stamps in its cursor): the next tick takes it.
+        assert [(f["file"], f["state"]) for f in seen["pending"]] == [("watched/growing.csv", "pending")]
+        assert seen["pending"][0]["reason"].startswith("complete (unchanged since the sensor's last tick)")
+
+        with growing.open("a") as handle:
+            handle.write("A second paper\n")
+        daemon_tick(start + timedelta(seconds=20))
+        seen = json.loads(agentr("inbox", "--json").output)
+        assert "watched/growing.csv: still being written: 20 -> 35 bytes" in seen["sensor"]["last_tick_message"]
+        assert growing.exists()  # not imported half
+        text = agentr("inbox").output
+        assert "sensor: declared_in_code; last tick" in text and "complete (unchanged since the sensor's last tick)" \
+            in text
