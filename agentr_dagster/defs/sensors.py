@@ -63,7 +63,7 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file as dropped, reason)
     deferred: list[Deferred] = field(default_factory=list)  # left in the inbox: not complete yet
-    unchanged: list[str] = field(default_factory=list)  # imported before: nothing new, no run
+    unchanged: list[str] = field(default_factory=list)  # files that added no paper (and so launched no run)
     stamps: dict[str, tuple[int, int]] = field(default_factory=dict)  # for the next tick (the sensor's cursor)
 
 
@@ -113,7 +113,8 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
                     f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
                 )
                 if not added.added:
-                    done.unchanged.append(inbox_name(item, inbox))
+                    done.unchanged.append(f"{inbox_name(item, inbox)} (" + (
+                        "already imported" if added.already_imported else f"{added.duplicates} duplicate(s)") + ")")
                 if added.added and item.slug not in runs:
                     runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:papers:{sha}",
                                                  job_name=job_name, tags={"agentr/source": "inbox"})
@@ -132,7 +133,7 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
             if type(exc).__name__ == "ProjectNotFound":
                 reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
                           f"`agentr project add {item.slug} --abstract FILE`")
-            line = printable(f"rejected {item.path.name}: {reason}")
+            line = printable(f"rejected {inbox_name(item, inbox)}: {reason.removeprefix(f'{item.path.name}: ')}")
             folder = rejection_folder(item)
             try:
                 if item.path.exists() or item.path.is_symlink():
@@ -172,7 +173,7 @@ def skip_message(result: InboxPass) -> str:
         parts.append(f"waiting for {len(result.deferred)} file(s) to be complete: "
                      + _listed([f"{d.name}: {d.reason}" for d in result.deferred]))
     if result.unchanged:
-        parts.append("imported before, nothing new: " + _listed(result.unchanged))
+        parts.append("no new papers: " + _listed(result.unchanged))
     return " | ".join(parts) or "inbox empty"
 
 

@@ -44,7 +44,7 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
     (inbox / "my-review" / "again.csv").write_bytes(papers)
     result = tick(store, instance)
     assert isinstance(result, SkipReason)
-    assert result.skip_message == "imported before, nothing new: my-review/again.csv"
+    assert result.skip_message == "no new papers: my-review/again.csv (already imported)"
     assert store.projects.count_papers("my-review") == 40
 
 
@@ -94,7 +94,7 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch, ca
     result = tick(store, instance)
     assert isinstance(result, SkipReason)
     log = capfd.readouterr().err  # the tick log: one WARNING per rejected file
-    assert "WARNING - rejected notes.docx: " in log and "WARNING - rejected broken.csv: " in log
+    assert "WARNING - rejected notes.docx: not an abstract" in log and "WARNING - rejected good/broken.csv: " in log
     # The tick's own message names every file and its reason.
     for name in ("good-2.csv", "good/broken.csv", "good/binary.csv", "Bad Name.md", "notes.docx", "empty.md",
                  "good/link.csv"):
