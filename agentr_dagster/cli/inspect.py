@@ -68,7 +68,10 @@ def export(slug: str, fmt: str, out: Path | None) -> None:
     """Write the project's scores as CSV, Parquet and/or XLSX."""
     from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
 
-    frame = scores_dataframe(open_store(), slug)
+    store = open_store()
+    frame = scores_dataframe(store, slug)
     written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
+    if frame.empty:
+        _echo_next_steps(store, [slug])  # empty files: say why, and what to do
     for path in written.values():
         click.echo(str(path))
