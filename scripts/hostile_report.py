@@ -1,6 +1,7 @@
 """Hostile and careless input, end to end: every file of the hostile corpus dropped into the inbox (through the
-real inbox sensor, one tick each) and given to the CLI (`agentr papers add`, `agentr project add`), with the
-domain store snapshotted (every table, every row) before and after each input.
+real inbox sensor, two ticks each: a file is taken once unchanged across two) and given to the CLI
+(`agentr papers add`, `agentr project add`), with the domain store snapshotted (every table, every row) before
+and after each input.
 
 Prints: inputs tried, handled cleanly, crashes (must be 0), stored rows changed by bad input (must be 0).
 
