@@ -11,6 +11,8 @@ from agentr_dagster.cli.common import echo_json
 from agentr_dagster.settings import inbox_dir
 
 STATES = ("pending", "deferred", "processed", "rejected")
+SENSOR_STATUS = {"RUNNING": "running", "DECLARED_IN_CODE": "running (its default, while the daemon runs)",
+                 "STOPPED": "stopped (start it in the UI, or `dagster sensor start inbox_sensor`)"}
 RECENT_S = 15.0  # without a sensor's stamps: a file modified this recently may still be being written
 
 
@@ -53,9 +55,12 @@ def inbox_command(slug: str | None, as_json: bool) -> None:
     if view is None:
         click.echo("sensor: no tick recorded on this Dagster instance (start it: make ui, or dagster-daemon run)")
     else:
-        last = (f"; last tick {_when(view.last_tick_at)}: {view.last_tick_status}"
-                + (f": {view.last_tick_message}" if view.last_tick_message else "")) if view.last_tick_at else ""
-        click.echo(f"sensor: {view.status.lower()}{last}")
+        last = ""
+        if view.last_tick_at:
+            ago = (datetime.now(timezone.utc) - view.last_tick_at).total_seconds()
+            last = (f"; last tick {_when(view.last_tick_at)} ({ago:.0f} s ago): {view.last_tick_status.lower()}"
+                    + (f": {view.last_tick_message}" if view.last_tick_message else ""))
+        click.echo(f"sensor: {SENSOR_STATUS.get(view.status, view.status.lower())}{last}")
     for state in STATES:
         entries = by_state[state]
         click.echo(f"\n{state} ({len(entries)})")

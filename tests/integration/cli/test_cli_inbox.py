@@ -135,5 +135,6 @@ def test_inbox_shows_what_the_daemon_sensor_saw(tmp_path):
         assert "watched/growing.csv: still being written: 20 -> 35 bytes" in seen["sensor"]["last_tick_message"]
         assert growing.exists()  # not imported half
         text = agentr("inbox").output
-        assert "sensor: declared_in_code; last tick" in text and "complete (unchanged since the sensor's last tick)" \
-            in text
+        assert "sensor: running (its default, while the daemon runs); last tick " in text
+        assert "s ago): skipped: waiting for 1 file(s) to be complete: watched/growing.csv: still being" in text
+        assert "complete (unchanged since the sensor's last tick)" in text
