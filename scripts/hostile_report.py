@@ -1,6 +1,7 @@
 """Hostile and careless input, end to end: every file of the hostile corpus dropped into the inbox (through the
-real inbox sensor, one tick each) and given to the CLI (`agentr papers add`, `agentr project add`), with the
-domain store snapshotted (every table, every row) before and after each input.
+real inbox sensor, two ticks each: a file is taken once unchanged across two) and given to the CLI
+(`agentr papers add`, `agentr project add`), with the domain store snapshotted (every table, every row) before
+and after each input.
 
 Prints: inputs tried, handled cleanly, crashes (must be 0), stored rows changed by bad input (must be 0).
 
@@ -216,7 +217,7 @@ def _place(case: Case, inbox: Path) -> Path:
 
 
 def _error_files(rejected: Path) -> set[Path]:
-    return set(rejected.glob("*.error.txt")) if rejected.is_dir() else set()
+    return set(rejected.rglob("*.error.txt")) if rejected.is_dir() else set()  # rejected/<project>/
 
 
 def _judge(outcome: Outcome, case: Case, change: Diff) -> None:
@@ -263,7 +264,8 @@ def setup_store(store) -> None:
 
 
 def run_sensor(store, home: Path, tick: Callable[[], Any], workdir: Path) -> list[Outcome]:
-    """Drop each case into the inbox alone and evaluate the sensor once (`tick()` evaluates inbox_sensor)."""
+    """Drop each case into the inbox alone and let the sensor take it (`tick()` evaluates inbox_sensor over two
+    ticks, its cursor carried, and returns the last result)."""
     inbox, rejected = home / "inbox", home / "inbox" / "rejected"
     inbox.mkdir(parents=True, exist_ok=True)
     outcomes: list[Outcome] = []
@@ -381,10 +383,20 @@ def run_all(database_urls: dict[str, str], workdir: Path) -> tuple[list[Outcome]
                 instance.add_dynamic_partitions("projects", [TARGET])
                 resources = {"store": StoreResource(database_url=url)}
 
-                def tick(instance=instance, resources=resources):
-                    # the sensor logs a line per file to stderr; this report summarises them instead
+                cursor: dict[str, str | None] = {"value": None}
+
+                def tick(instance=instance, resources=resources, cursor=cursor):
+                    # Two daemon ticks, the cursor carried between them: the first sees the file, the second
+                    # takes it (a file is imported once it is unchanged across two ticks). The sensor logs a
+                    # line per file to stderr; this report summarises them instead.
+                    result = None
                     with contextlib.redirect_stderr(io.StringIO()):
-                        return inbox_sensor(build_sensor_context(instance=instance, resources=resources))
+                        for _ in range(2):
+                            context = build_sensor_context(instance=instance, resources=resources,
+                                                           cursor=cursor["value"])
+                            result = inbox_sensor(context)
+                            cursor["value"] = context.cursor
+                    return result
 
                 outcomes += run_sensor(store, home, tick, workdir / channel)
             else:

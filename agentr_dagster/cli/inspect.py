@@ -25,6 +25,17 @@ def status(slug: str | None, as_json: bool) -> None:
         return
     for row in rows:
         click.echo(_format_status_row(row))
+    _echo_next_steps(store, list(dict.fromkeys(row.slug for row in rows)))
+
+
+def _echo_next_steps(store, slugs: list[str]) -> None:
+    """What a person does next for projects that wait for candidate papers (a valid state, not a failure)."""
+    from agentr_dagster.stages.gaps import waiting_for_candidates
+
+    for slug in slugs:
+        message = waiting_for_candidates(store, slug)
+        if message:
+            click.echo(f"next: {message}")
 
 
 def _format_status_row(row) -> str:
@@ -57,7 +68,10 @@ def export(slug: str, fmt: str, out: Path | None) -> None:
     """Write the project's scores as CSV, Parquet and/or XLSX."""
     from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
 
-    frame = scores_dataframe(open_store(), slug)
+    store = open_store()
+    frame = scores_dataframe(store, slug)
     written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
+    if frame.empty:
+        _echo_next_steps(store, [slug])  # empty files: say why, and what to do
     for path in written.values():
         click.echo(str(path))

@@ -73,6 +73,9 @@ main.add_command(budget_group, "budget")
 main.add_command(multiplier_group, "multiplier")
 pricing.add_command(pricing_history_command, "history")
 credits.add_command(default_credits_command, "set-default")
+from agentr_dagster.cli.inbox import inbox_command  # noqa: E402
+
+main.add_command(inbox_command, "inbox")
 
 
 if __name__ == "__main__":

@@ -111,8 +111,15 @@ def run(slug: str, no_progress: bool, verbose: bool) -> None:
 
 def _print_summary(slug: str, top: int = 10) -> None:
     from agentr_dagster.stages.exports import scores_dataframe
+    from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 
-    frame = scores_dataframe(open_store(), slug)
+    store = open_store()
+    if not store.projects.count_papers(slug):  # a valid state: the chain waits for papers
+        click.echo(f"\n{slug}: research intent and search queries are ready; {WAITING_FOR_CANDIDATES} "
+                   f"(no candidate papers yet).\nnext: {add_papers_hint(slug)}, then `agentr run {slug}` "
+                   "(the drop folder launches the run itself)")
+        return
+    frame = scores_dataframe(store, slug)
     click.echo(f"\n{len(frame)} papers scored for {slug}; top {min(top, len(frame))} by direct-competitor score:")
     if len(frame):
         view = frame.head(top)[["rank", "c1_score", "c2_score", "semantic_similarity", "c2_contribution_type", "title"]]

@@ -4,6 +4,7 @@ Gates (DESIGN.md: ``missing() | execution_failed()`` automation re-requests ever
 - stopped by default: turn it on in the UI (or `dagster schedule start repair_schedule`);
 - a partition is requested only when the domain store says it is incomplete, no run of it is queued or running,
   and its last failure is one a retry can fix (transient, or no credits once the balance is positive again);
+  a project without candidate papers is not incomplete: it waits for papers, and a run would change nothing;
   orphans (deleted projects) and permanent failures (bad key, unknown model, unusable input) need a person;
 - at most ``AGENTR_REPAIR_MAX_PER_DAY`` (default 2) repair runs per partition per UTC day, counted durably from
   the repair tag on the runs in Dagster's run storage.
@@ -62,6 +63,7 @@ class RepairView:
     last_failure_class: str | None  # of the latest recorded failure, if the project is incomplete
     credits_available: bool
     attempts_today: int
+    waiting_for_candidates: bool = False  # no candidate papers: a run has nothing to do after the queries
 
 
 def repair_decision(view: RepairView, limit: int) -> tuple[bool, str]:
@@ -69,7 +71,8 @@ def repair_decision(view: RepairView, limit: int) -> tuple[bool, str]:
     if not view.active:
         return False, "deleted (orphans are terminal)"
     if view.complete:
-        return False, "complete"
+        return False, ("waiting for candidates (no papers yet): a run would have nothing to do"
+                       if view.waiting_for_candidates else "complete")
     if view.in_flight:
         return False, "a run is queued or running"
     if view.last_failure_class in NEEDS_A_PERSON:
@@ -130,9 +133,10 @@ def repair_views(store: DomainStore, instance, now: datetime, uses_llm: bool) ->
             continue
         active = project.deleted_at is None
         in_flight = _in_flight(store, instance, slug, model)
-        complete, last_class, credits = True, None, True
+        complete, last_class, credits, waiting = True, None, True, False
         if active:
-            complete = project_gap(store, slug, model).complete
+            gap = project_gap(store, slug, model)
+            complete, waiting = gap.complete, gap.waiting is not None
             if not complete:
                 last_class = last_failure_class(store, slug)
                 if uses_llm:
@@ -140,7 +144,7 @@ def repair_views(store: DomainStore, instance, now: datetime, uses_llm: bool) ->
         attempts = len(instance.get_run_ids(
             RunsFilter(tags={PARTITION_TAG: slug, REPAIR_TAG: "schedule"}, created_after=day)
         ))
-        views.append(RepairView(slug, active, complete, in_flight, last_class, credits, attempts))
+        views.append(RepairView(slug, active, complete, in_flight, last_class, credits, attempts, waiting))
     return views
 
 

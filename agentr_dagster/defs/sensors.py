@@ -1,18 +1,32 @@
 """The drop-folder sensor: abstracts create project partitions, paper files add candidates; both launch the
-project's run. Bad files are quarantined with their reason; the sensor itself never fails on input. When the
-domain database fails (down, unreachable, locked), the files stay in the inbox untouched and a later tick
-takes them: an outage is never blamed on a file."""
+project's run. Bad files are quarantined with their reason (`rejected/<project>/`); the sensor itself never
+fails on input. A file is taken only once it is complete: its size and modification time unchanged since the
+previous tick (the cursor keeps each file's stamps); hidden names and download suffixes are being written.
+A tick that rejects or defers files names each one with its reason: WARNING lines in the tick log, and the
+tick's skip message when it launches nothing. When the domain database fails (down, unreachable, locked),
+the files stay in the inbox untouched and a later tick takes them: an outage is never blamed on a file."""
 
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 
-from dagster import DefaultSensorStatus, RunRequest, SensorEvaluationContext, SensorResult, SkipReason, sensor
+from dagster import (
+    DagsterInstance,
+    DefaultSensorStatus,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    SkipReason,
+    sensor,
+)
+from dagster._core.scheduler.instigation import InstigatorType  # not exported at the top level
 
 from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.imports import SUPPORTED_SUFFIXES
 from agentr_dagster.settings import agentr_home, get_settings, inbox_dir, processed_dir, rejected_dir
+from agentr_dagster.stages.inbox import NEW_FILE, Deferred, decode_stamps, encode_stamps, inbox_name, settle, stamp
 from agentr_dagster.stages.intake import (
     ABSTRACT_SUFFIXES,
     InboxItem,
@@ -20,9 +34,11 @@ from agentr_dagster.stages.intake import (
     add_papers_file,
     add_project,
     archive,
+    came_from,
     printable,
     quarantine,
     read_abstract,
+    rejection_folder,
     scan_inbox,
     store_outage,
 )
@@ -45,17 +61,35 @@ class InboxPass:
     run_requests: list[RunRequest] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
+    rejected: list[tuple[str, str]] = field(default_factory=list)  # (file as dropped, reason)
+    deferred: list[Deferred] = field(default_factory=list)  # left in the inbox: not complete yet
+    unchanged: list[str] = field(default_factory=list)  # files that added no paper (and so launched no run)
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)  # for the next tick (the sensor's cursor)
 
 
 def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_per_tick: int | None = None,
-               job_name: str = PIPELINE_JOB) -> InboxPass:
+               job_name: str = PIPELINE_JOB, previous_stamps: dict | None = None) -> InboxPass:
     """One pass over the drop folder. Stops at the first database failure, leaving that file and the rest
-    where they are (each store write is one transaction, so nothing is half-stored)."""
+    where they are (each store write is one transaction, so nothing is half-stored).
+
+    ``previous_stamps`` (the sensor's cursor): only files whose size and modification time are unchanged since
+    then are taken; the rest wait for the next tick. None takes every file (a caller that knows they are
+    complete)."""
     inbox, rejected, processed = inbox_dir(home), rejected_dir(home), processed_dir(home)
-    new_partitions: list[str] = []
+    done = InboxPass()
+    new_partitions, lines = done.new_partitions, done.lines
     runs: dict[str, RunRequest] = {}
-    lines: list[str] = []
-    items = scan_inbox(inbox, files_per_tick or get_settings().sensor_files_per_tick)
+    limit = files_per_tick or get_settings().sensor_files_per_tick
+    scanned = scan_inbox(inbox, None if previous_stamps is not None else limit)
+    if previous_stamps is not None:
+        settled = settle(scanned, inbox, previous_stamps)
+        done.deferred, done.stamps = settled.deferred, settled.stamps
+        for waiting in settled.deferred:
+            lines.append(f"deferred {waiting.name}: {waiting.reason}")
+        scanned = settled.ready
+    items = scanned[:limit]
+    for item in items:
+        done.stamps.pop(inbox_name(item, inbox), None)  # handled now: a new file of that name starts afresh
     for index, item in enumerate(items):
         try:
             if item.kind == "unknown":
@@ -78,6 +112,9 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
                     f"project {item.slug}: {item.path.name}: {added.added} added, {added.duplicates} duplicates, "
                     f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
                 )
+                if not added.added:
+                    done.unchanged.append(f"{inbox_name(item, inbox)} (" + (
+                        "already imported" if added.already_imported else f"{added.duplicates} duplicate(s)") + ")")
                 if added.added and item.slug not in runs:
                     runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:papers:{sha}",
                                                  job_name=job_name, tags={"agentr/source": "inbox"})
@@ -87,19 +124,57 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
             if outage is not None:
                 line = _outage_line(outage, items[index:])
                 lines.append(line)
-                return InboxPass(new_partitions, list(runs.values()), lines, line)
+                for left in items[index:]:  # kept in the inbox: still complete at the next tick
+                    if (now := stamp(left.path)) is not None:
+                        done.stamps[inbox_name(left, inbox)] = now
+                done.run_requests, done.outage = list(runs.values()), line
+                return done
             reason = str(exc) if isinstance(exc, IntakeError) else f"{type(exc).__name__}: {exc}"
             if type(exc).__name__ == "ProjectNotFound":
                 reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
                           f"`agentr project add {item.slug} --abstract FILE`")
-            line = printable(f"rejected {item.path.name}: {reason}")
+            line = printable(f"rejected {inbox_name(item, inbox)}: {reason.removeprefix(f'{item.path.name}: ')}")
+            folder = rejection_folder(item)
             try:
                 if item.path.exists() or item.path.is_symlink():
-                    quarantine(item.path, reason, rejected)
+                    quarantine(item.path, reason, rejected, project=folder, came_from=came_from(item))
             except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
-                line += printable(f" (could not move it to {rejected.name}/: {move_exc})")
+                line += printable(f" (could not move it to {rejected.name}/{folder}/: {move_exc})")
             lines.append(line)
-    return InboxPass(new_partitions, list(runs.values()), lines)
+            done.rejected.append((inbox_name(item, inbox), printable(reason).removeprefix(f"{item.path.name}: ")))
+    done.run_requests = list(runs.values())
+    return done
+
+
+def tick_problems(result: InboxPass) -> list[str]:
+    """The lines of a pass that an operator must see (logged at WARNING): each file rejected, and each one
+    deferred as incomplete (a file seen for the first time waits one tick as a matter of course: INFO)."""
+    return [line for line in result.lines
+            if line.startswith("rejected ") or (line.startswith("deferred ") and NEW_FILE not in line)]
+
+
+MAX_LISTED = 20  # files named in one tick message; the tick log has every one
+
+
+def _listed(entries: list[str]) -> str:
+    more = len(entries) - MAX_LISTED
+    return "; ".join(entries[:MAX_LISTED]) + (f"; and {more} more (see the tick log)" if more > 0 else "")
+
+
+def skip_message(result: InboxPass) -> str:
+    """Why a tick launched nothing, naming each file and its reason."""
+    parts = []
+    if result.outage:
+        parts.append(result.outage)
+    if result.rejected:
+        parts.append(f"rejected {len(result.rejected)} file(s) (moved to inbox/rejected/<project>/ with "
+                     f"<name>.error.txt): " + _listed([f"{name}: {why[:300]}" for name, why in result.rejected]))
+    if result.deferred:
+        parts.append(f"waiting for {len(result.deferred)} file(s) to be complete: "
+                     + _listed([f"{d.name}: {d.reason}" for d in result.deferred]))
+    if result.unchanged:
+        parts.append("no new papers: " + _listed(result.unchanged))
+    return " | ".join(parts) or "inbox empty"
 
 
 def _outage_line(outage: str, waiting: list[InboxItem]) -> str:
@@ -134,14 +209,15 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
             line = _outage_line(outage, waiting)
             context.log.warning(line)
             return SkipReason(line)
-        result = inbox_pass(domain_store, home, existing, job_name=job_name)
+        result = inbox_pass(domain_store, home, existing, job_name=job_name,
+                            previous_stamps=decode_stamps(context.cursor))
+        context.update_cursor(encode_stamps(result.stamps))
+        warned = {result.outage, *tick_problems(result)}
         for line in result.lines:
-            (context.log.warning if line == result.outage else context.log.info)(line)
+            (context.log.warning if line in warned else context.log.info)(line)
         if not result.new_partitions and not result.run_requests:
-            if result.outage:
-                return SkipReason(result.outage)
-            if not result.lines:
-                return SkipReason("inbox empty")
+            # Nothing launched: the tick's own message (the sensor's tick list) says what happened to each file.
+            return SkipReason(skip_message(result))
         return SensorResult(
             run_requests=result.run_requests,
             dynamic_partitions_requests=(
@@ -153,3 +229,33 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
 
 
 inbox_sensor = make_inbox_sensor()  # the default; the code location builds the configured one
+
+
+@dataclass
+class SensorView:
+    """What the instance stored for the inbox sensor: its cursor (each waiting file's stamps) and its last tick."""
+
+    status: str  # "RUNNING" | "STOPPED" | ...
+    stamps: dict[str, tuple[int, int]]
+    last_tick_at: datetime | None = None
+    last_tick_status: str | None = None
+    last_tick_message: str | None = None
+
+
+def stored_sensor_view(instance: DagsterInstance, name: str = "inbox_sensor") -> SensorView | None:
+    """The inbox sensor's stored state on ``instance`` (None when no daemon has run it there)."""
+    if instance.schedule_storage is None:
+        return None
+    states = [s for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR) if s.name == name]
+    if not states:
+        return None
+    state = max(states, key=lambda s: getattr(s.instigator_data, "last_tick_timestamp", None) or 0)
+    data = state.instigator_data
+    view = SensorView(state.status.value, decode_stamps(getattr(data, "cursor", None)))
+    ticks = instance.get_ticks(state.instigator_origin_id, state.selector_id, limit=1)
+    if ticks:
+        tick = ticks[0]
+        view.last_tick_at = datetime.fromtimestamp(tick.timestamp, timezone.utc)
+        view.last_tick_status = tick.status.value
+        view.last_tick_message = tick.skip_reason or (tick.error.message.strip() if tick.error else None)
+    return view

@@ -19,6 +19,22 @@ from agentr_dagster.store import PROJECT_STAGE, DomainStore
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
 EXPORT_FORMATS = ("csv", "parquet", "xlsx")
+# The stages a project without candidate papers can complete; every later one waits for candidates.
+NEEDS_NO_CANDIDATES = ("intent", "queries")
+WAITING_FOR_CANDIDATES = "waiting for candidates"
+
+
+def add_papers_hint(slug: str) -> str:
+    """What a person does next for a project that has no candidate papers yet."""
+    return f"add papers: agentr papers add {slug} FILE..., or drop a file in inbox/{slug}/"
+
+
+def waiting_for_candidates(store: DomainStore, slug: str) -> str | None:
+    """A sentence saying the project waits for candidates (and what to do), or None when it has some. A project
+    without candidates is a valid state: intent and queries are done, the stages after them have nothing to do."""
+    if not store.projects.is_active(slug) or store.projects.count_papers(slug):
+        return None  # a deleted project is the stage's to report (an orphan), not a wait
+    return f"{slug}: {WAITING_FOR_CANDIDATES} (no candidate papers yet); {add_papers_hint(slug)}"
 
 
 def configured_model() -> str:
@@ -40,9 +56,11 @@ class ProjectGap:
     papers: int = 0
     papers_missing: int = 0
     reasons: list[str] = field(default_factory=list)
+    waiting: str | None = None  # the project has no candidates: nothing after the queries can run yet
 
     @property
     def complete(self) -> bool:
+        """Nothing a run could do now (a project waiting for candidates is complete as far as it can go)."""
         return not self.stages
 
     def add(self, stage: str, reason: str) -> None:
@@ -60,8 +78,11 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
     gap = ProjectGap(slug, papers=len(papers), papers_missing=len(papers))
     # A stage-level state other than completed (failed, or left in progress by a killed run; any stage of the
     # chain, synthesis included) needs a run to make it true again; paper completeness is judged from stored
-    # results, not from paper states.
+    # results, not from paper states. Without candidates only the stages before them count (a landscape that
+    # failed on an empty project before it learned to wait needs papers, not a run).
     for row in store.lifecycle.status(slug):
+        if not papers and row.stage not in NEEDS_NO_CANDIDATES:
+            continue
         if row.stage != PROJECT_STAGE and row.state is not None and row.state != st.COMPLETED:
             gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
 
@@ -79,6 +100,9 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
     elif queries.input_hash != sha256(intent.input_hash, prompt_version("queries"), model):
         gap.add("queries", "stale (intent, prompt or model changed)")
 
+    if not papers:
+        gap.waiting = f"{WAITING_FOR_CANDIDATES}; {add_papers_hint(slug)}"
+        return gap
     keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
     scored = store.results.results_for_project(slug, cache_keys=keys)
     gap.papers_missing = len(papers) - len({r.paper_id for r in scored})

@@ -208,18 +208,51 @@ def fit_to_store(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[st
     return fitted, notes
 
 
-def quarantine(path: Path, reason: str, rejected_dir: Path) -> Path:
-    """Move a file aside with `<name>.error.txt` beside it saying what was wrong."""
-    path = _ensure_dir(rejected_dir, path)
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S")
-    error_suffix = ".error.txt"
-    target = _free_target(rejected_dir, path.name, error_suffix)
+ERROR_SUFFIX = ".error.txt"
+UNSORTED = "_unsorted"  # rejected/<this>/: files that name no project (a bad project name, an unknown file type)
+
+
+def quarantine(path: Path, reason: str, rejected_dir: Path, *, project: str | None = None,
+               came_from: str | None = None) -> Path:
+    """Move a file aside with `<name>.error.txt` beside it saying what was wrong, when, and (given ``project``)
+    which project folder it came from: it then goes to `rejected/<project>/`."""
+    folder = rejected_dir / project if project else rejected_dir
+    path = _ensure_dir(folder, path, owned=2 if project else 1)
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S")
+    target = _free_target(folder, path.name, ERROR_SUFFIX)
     shutil.move(str(path), target)
+    origin = ""
+    if project:
+        origin += f"project: {'none' if project == UNSORTED else printable(project)}\n"
+    if came_from:
+        origin += f"came from: {printable(came_from)}\n"
     # The name and reason may quote hostile bytes; the error file is always valid, printable UTF-8.
-    target.with_name(target.name + error_suffix).write_text(
-        f"file: {printable(path.name)}\nrejected at: {stamp} UTC\nreason: {printable(reason)}\n", encoding="utf-8"
+    target.with_name(target.name + ERROR_SUFFIX).write_text(
+        f"file: {printable(path.name)}\n{origin}rejected at: {stamp} UTC\nreason: {printable(reason)}\n",
+        encoding="utf-8",
     )
     return target
+
+
+def rejection_folder(item: InboxItem) -> str:
+    """The project folder a rejected inbox file is kept under: its project folder's name (`inbox/<slug>/x.csv`),
+    the project its name gives (`inbox/<slug>.csv`), or `_unsorted` when it names no project."""
+    if printable(item.slug) != item.slug or not item.slug or item.slug.startswith("."):
+        return UNSORTED
+    if item.in_folder:
+        return item.slug
+    if item.kind == "unknown":
+        return UNSORTED
+    try:
+        validate_slug(item.slug)
+    except ValueError:
+        return UNSORTED
+    return item.slug
+
+
+def came_from(item: InboxItem) -> str:
+    """Where the file was dropped, as the error file names it."""
+    return f"inbox/{item.slug}/{item.path.name}" if item.in_folder else f"inbox/{item.path.name}"
 
 
 def _free_target(directory: Path, name: str, companion: str = "") -> Path:
@@ -280,10 +313,11 @@ class InboxItem:
     path: Path
     slug: str
     kind: str  # "abstract" | "papers" | "unknown"
+    in_folder: bool = False  # inside inbox/<slug>/ (else at the top of the inbox)
 
 
-def scan_inbox(inbox: Path, limit: int) -> list[InboxItem]:
-    """Files waiting in the drop folder, abstracts first, oldest first, at most `limit` per scan."""
+def scan_inbox(inbox: Path, limit: int | None) -> list[InboxItem]:
+    """Files waiting in the drop folder, abstracts first, oldest first, at most `limit` per scan (None: all)."""
     if not inbox.is_dir():
         return []
     items: list[InboxItem] = []
@@ -302,7 +336,7 @@ def scan_inbox(inbox: Path, limit: int) -> list[InboxItem]:
             # rather than silently left behind.
             for inner in sorted(entry.iterdir(), key=lambda p: p.name):
                 if not inner.name.startswith("."):
-                    items.append(InboxItem(inner, entry.name, "papers"))
+                    items.append(InboxItem(inner, entry.name, "papers", in_folder=True))
             continue
         suffix = entry.suffix.lower()
         if suffix in ABSTRACT_SUFFIXES:

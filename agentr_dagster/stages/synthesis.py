@@ -19,6 +19,7 @@ from agentr_dagster.domain.failures import PermanentError, StageError
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
+from agentr_dagster.stages.gaps import add_papers_hint
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
 from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
@@ -85,6 +86,8 @@ def _current(store: DomainStore, slug: str):
         if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
         current.append((paper, result))
+    if not current and not papers:
+        raise PermanentError(f"project {slug!r} has no candidate papers yet: {add_papers_hint(slug)}")
     if not current:
         raise PermanentError(f"project {slug!r} has no scored papers yet: materialise paper_scores first")
     current.sort(key=lambda pr: pr[0].id)

@@ -21,6 +21,7 @@ from agentr_dagster.defs import checks
 from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
@@ -28,6 +29,7 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import COLUMN_DESCRIPTIONS, scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
@@ -154,8 +156,11 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
         fmt = (paper.provenance or {}).get("format", "unknown")
         by_format[fmt] = by_format.get(fmt, 0) + 1
     with_abstract = sum(1 for p in papers if p.abstract)
+    waiting = {} if papers else {"status": WAITING_FOR_CANDIDATES, "next": add_papers_hint(slug)}
+    if waiting:  # a valid state: the assets after this one record that they wait (defs/waiting.py)
+        context.log.info(f"{slug}: no candidate papers yet; {waiting['next']}")
     return MaterializeResult(
-        metadata={"papers": len(papers), "with_abstract": with_abstract,
+        metadata={"papers": len(papers), "with_abstract": with_abstract, **waiting,
                   **{f"from_{k}": v for k, v in sorted(by_format.items())}, **lake_metadata},
         data_version=DataVersion(sha256(*sorted(p.content_hash for p in papers))[:16]),
         check_results=[checks.evaluate_candidates(db, slug)],
@@ -170,8 +175,10 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
     retry_policy=LLM_RETRY,
     pool="llm",
     check_specs=[checks.SCORES_CHECK],
+    output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
     description="Every candidate scored against the intent in one structured call each (bounded concurrency).",
 )
+@waits_for_candidates
 def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
     db = store.get()
     backend = llm.backend(db)
@@ -232,8 +239,10 @@ def _log_progress(context: AssetExecutionContext):
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
+    output_required=False,
     description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`.",
 )
+@waits_for_candidates
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key

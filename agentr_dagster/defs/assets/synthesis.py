@@ -16,6 +16,7 @@ from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, project_lease, projects
 from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
 from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
@@ -40,9 +41,11 @@ COMPETITOR_COLUMNS = {
     code_version=SYNTHESIS_VERSION,
     group_name="research",
     check_specs=[TAXONOMY_CHECK],
+    output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
     description="Ranked direct competitors (C1), supporting work by type (C2), recurring gaps and a taxonomy of "
     "the candidates with paper-to-section routing; every claim with evidence pointers.",
 )
+@waits_for_candidates
 def research_landscape(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     try:
@@ -93,10 +96,12 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     retry_policy=LLM_RETRY,
     pool="llm",
     check_specs=[DRAFT_CHECK],
+    output_required=False,
     description="A related-work draft (Markdown, LaTeX, BibTeX), one section per taxonomy node, citing only the "
     "project's papers and checked by a deterministic validator (an invalid draft is stored with a warning and fails "
     "its check, not the run); re-drafted paragraph by paragraph with an LLM.",
 )
+@waits_for_candidates
 def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key

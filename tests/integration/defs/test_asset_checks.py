@@ -162,11 +162,14 @@ def test_candidates_check_passes_with_stored_papers(chain):
     assert result.passed and result.metadata["papers"].value == "6"
 
 
-def test_candidates_check_warns_on_a_project_without_papers(sqlite_store):
+def test_candidates_check_passes_on_a_project_waiting_for_papers(sqlite_store):
+    """No candidates yet is a valid state (the later assets wait for them): the check passes and says so."""
     add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
     result = checks.evaluate_candidates(sqlite_store, SLUG)
-    assert not result.passed and result.severity is AssetCheckSeverity.WARN
-    assert result.metadata["papers"].value == "0"
+    assert result.passed and result.metadata["papers"].value == "0"
+    assert result.metadata["status"].value == "waiting for candidates"
+    assert result.description == f"waiting for candidates: add papers: agentr papers add {SLUG} FILE..., or drop a " \
+        f"file in inbox/{SLUG}/"
 
 
 # -- every_paper_scored --------------------------------------------------------------------------------------

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import os
 
-from dagster import DagsterInstance, build_sensor_context
+from dagster import DagsterInstance, SkipReason
 
-from agentr_dagster.defs.resources import StoreResource
-from agentr_dagster.defs.sensors import inbox_pass, inbox_sensor
+from agentr_dagster.defs.sensors import inbox_pass
 from tests.support import DEMO
+from tests.support.sensor import SensorTicks
 
 
 def tick(store, instance):
-    context = build_sensor_context(instance=instance, resources={"store": StoreResource(database_url=store.url)})
-    return inbox_sensor(context)
+    """Two daemon ticks over files that did not change in between: the second takes them."""
+    return SensorTicks(store.url, instance).settled()
 
 
 def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
@@ -43,7 +43,8 @@ def test_drop_folder_lifecycle(store, tmp_path, monkeypatch):
     (inbox / "my-review").mkdir()
     (inbox / "my-review" / "again.csv").write_bytes(papers)
     result = tick(store, instance)
-    assert not getattr(result, "run_requests", None)
+    assert isinstance(result, SkipReason)
+    assert result.skip_message == "no new papers: my-review/again.csv (already imported)"
     assert store.projects.count_papers("my-review") == 40
 
 
@@ -62,11 +63,12 @@ def test_a_pubmed_export_in_a_project_folder_is_imported(store, tmp_path, monkey
     assert [r.partition_key for r in result.run_requests] == ["pm-review"]
     assert store.projects.get_project("pm-review").abstract.startswith("Systematic literature reviews")
     assert store.projects.count_papers("pm-review") == 2
-    reason = (inbox / "rejected" / "notes.txt.error.txt").read_text()
+    reason = (inbox / "rejected" / "pm-review" / "notes.txt.error.txt").read_text()
     assert "not a PubMed (MEDLINE) export" in reason
+    assert "project: pm-review\ncame from: inbox/pm-review/notes.txt\n" in reason
 
 
-def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
+def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch, capfd):
     home = tmp_path / "home"
     monkeypatch.setenv("AGENTR_HOME", str(home))
     inbox = home / "inbox"
@@ -88,17 +90,31 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch):
     (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
     (inbox / "empty.md").write_text("   ")
     os.symlink("/etc/passwd", inbox / "good" / "link.csv")
+    capfd.readouterr()
     result = tick(store, instance)
-    assert not getattr(result, "run_requests", None)
+    assert isinstance(result, SkipReason)
+    log = capfd.readouterr().err  # the tick log: one WARNING per rejected file
+    assert "WARNING - rejected notes.docx: not an abstract" in log and "WARNING - rejected good/broken.csv: " in log
+    # The tick's own message names every file and its reason.
+    for name in ("good-2.csv", "good/broken.csv", "good/binary.csv", "Bad Name.md", "notes.docx", "empty.md",
+                 "good/link.csv"):
+        assert f"{name}: " in result.skip_message, (name, result.skip_message)
+    assert result.skip_message.startswith("rejected 7 file(s)")
 
+    # Each rejected file keeps its project: rejected/<slug>/<name> beside <name>.error.txt.
     rejected = home / "inbox" / "rejected"
-    names = sorted(p.name for p in rejected.iterdir() if not p.name.endswith(".error.txt"))
-    assert names == sorted(["good-2.csv", "broken.csv", "binary.csv", "Bad Name.md", "notes.docx", "empty.md",
-                            "link.csv"])
-    for name in names:
+    kept = sorted(str(p.relative_to(rejected)) for p in rejected.rglob("*") if p.is_file() or p.is_symlink()
+                  if not p.name.endswith(".error.txt"))
+    assert kept == sorted(["good-2/good-2.csv", "good/broken.csv", "good/binary.csv", "_unsorted/Bad Name.md",
+                           "_unsorted/notes.docx", "empty/empty.md", "good/link.csv"])
+    for name in kept:
         reason = (rejected / f"{name}.error.txt").read_text()
         assert "reason:" in reason and len(reason.split("reason:")[1].strip()) > 10, reason
-    assert "title" in (rejected / "broken.csv.error.txt").read_text().lower()
+        assert "\nrejected at: 20" in reason and "\ncame from: inbox/" in reason, reason
+    broken = (rejected / "good" / "broken.csv.error.txt").read_text()
+    assert "title" in broken.lower() and "project: good\ncame from: inbox/good/broken.csv\n" in broken
+    unsorted = (rejected / "_unsorted" / "Bad Name.md.error.txt").read_text()
+    assert "project: none\ncame from: inbox/Bad Name.md\n" in unsorted
     # Nothing stored was touched, and the sensor still ticks.
     assert store.projects.count_papers("good") == before
     assert store.projects.get_project("good").abstract == abstract_before
@@ -133,9 +149,7 @@ def test_the_inbox_can_launch_the_celery_job(sqlite_store, tmp_path, monkeypatch
     (home / "inbox").mkdir(parents=True)
     (home / "inbox" / "spread-out.md").write_text((DEMO / "abstract.md").read_text())
     sensor = make_inbox_sensor(CELERY_JOB)
-    context = build_sensor_context(instance=DagsterInstance.ephemeral(),
-                                   resources={"store": StoreResource(database_url=sqlite_store.url)})
-    result = sensor(context)
+    result = SensorTicks(sqlite_store.url, DagsterInstance.ephemeral(), sensor).settled()
     assert [(r.partition_key, r.job_name) for r in result.run_requests] == [("spread-out", CELERY_JOB)]
 
     # The code location picks the job from the environment, and refuses a job it does not have.

@@ -244,6 +244,7 @@ def test_repair_decision_rules():
     assert repair_decision(RepairView(**{**base.__dict__, "last_failure_class": None}), 2)[0]  # never run
     for change, why in [
         ({"active": False}, "deleted"), ({"complete": True}, "complete"), ({"in_flight": True}, "running"),
+        ({"complete": True, "waiting_for_candidates": True}, "waiting for candidates"),
         ({"last_failure_class": "permanent"}, "needs a person"), ({"last_failure_class": "orphan"}, "person"),
         ({"last_failure_class": "no_credits", "credits_available": False}, "top-up"),
         ({"attempts_today": 2}, "limit 2"), ({"attempts_today": 1}, None),

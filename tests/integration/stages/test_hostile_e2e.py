@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
-from dagster import DagsterInstance, SkipReason, build_sensor_context
+from dagster import DagsterInstance, SkipReason
 
-from agentr_dagster.defs.resources import StoreResource
-from agentr_dagster.defs.sensors import inbox_pass, inbox_sensor
+from agentr_dagster.defs.sensors import inbox_pass
 from tests.support import REPO
+from tests.support.sensor import SensorTicks
 
 ROOT = REPO
 DEMO = ROOT / "agentr_dagster" / "data" / "demo"
@@ -45,8 +45,8 @@ def _instance(tmp_path: Path) -> DagsterInstance:
 
 
 def _ticker(store, instance: DagsterInstance):
-    resources = {"store": StoreResource(database_url=store.url)}
-    return lambda: inbox_sensor(build_sensor_context(instance=instance, resources=resources))
+    """Each call: two daemon ticks over the case just dropped (the first sees it, the second takes it)."""
+    return SensorTicks(store.url, instance).settled
 
 
 def _assert_all_clean(outcomes) -> dict:
@@ -77,7 +77,7 @@ def test_hostile_corpus_through_the_sensor(store, tmp_path, monkeypatch):
     assert {p.id: p for p in store.projects.list_papers(harness.TARGET) if p.id in papers_before} == papers_before
     # Every quarantined file has its reason beside it, as valid, printable UTF-8.
     rejected = home / "inbox" / "rejected"
-    errors = sorted(rejected.glob("*.error.txt"))
+    errors = sorted(rejected.rglob("*.error.txt"))
     assert len(errors) == summary["rejected_with_reason"]
     for error in errors:
         text = error.read_text(encoding="utf-8")
@@ -159,7 +159,7 @@ def test_a_big_mixed_drop_in_one_go(sqlite_store, tmp_path, monkeypatch):
     assert max(seconds) < 30, seconds
     change = harness.diff(before, harness.snapshot(sqlite_store.engine))
     assert change.changed_rows == 0, change.changed
-    errors = list((home / "inbox" / "rejected").glob("*.error.txt"))
+    errors = list((home / "inbox" / "rejected").rglob("*.error.txt"))
     assert len(errors) == sum(1 for c in cases if c.expect.get("sensor", c.expect["outcome"]) == "reject")
 
 
@@ -179,7 +179,7 @@ def test_files_named_like_the_inbox_folders(sqlite_store, tmp_path):
     assert existing == {"fresh"}
     assert (inbox / "rejected").is_dir() and (inbox / "processed").is_dir()
     assert sorted(p.name for p in inbox.iterdir()) == ["processed", "rejected"]
-    reasons = sorted((inbox / "rejected").glob("*.error.txt"))
+    reasons = sorted((inbox / "rejected").rglob("*.error.txt"), key=lambda p: p.name)
     assert [p.name.split(".")[0] for p in reasons] == ["nobody", "processed", "rejected"]
     assert (inbox / "processed" / "fresh" / "fresh.md").exists()
 
@@ -198,7 +198,7 @@ def test_a_symlinked_rejected_folder_is_never_written_through(sqlite_store, tmp_
     assert list(elsewhere.iterdir()) == []
     assert not (inbox / "rejected").is_symlink() and not (inbox / "processed").is_symlink()
     assert (inbox / "processed" / "fresh" / "fresh.md").exists()
-    names = sorted(p.name.split(".")[0] for p in (inbox / "rejected").glob("*.error.txt"))
+    names = sorted(p.name.split(".")[0] for p in (inbox / "rejected").rglob("*.error.txt"))
     assert names == ["bad", "processed", "rejected"]  # the two links, moved aside and rejected with a reason
 
 
@@ -210,13 +210,13 @@ def test_import_limits_come_from_the_environment(sqlite_store, tmp_path, monkeyp
     (home / "inbox" / harness.TARGET / "many.csv").write_bytes(many_rows)
     monkeypatch.setenv("AGENTR_IMPORT_MAX_ROWS", "100")
     inbox_pass(sqlite_store, home, {harness.TARGET})
-    reason = (home / "inbox" / "rejected" / "many.csv.error.txt").read_text()
+    reason = (home / "inbox" / "rejected" / harness.TARGET / "many.csv.error.txt").read_text()
     assert "more than 100 records" in reason
     monkeypatch.delenv("AGENTR_IMPORT_MAX_ROWS")
     monkeypatch.setenv("AGENTR_IMPORT_MAX_BYTES", "1000")
     (home / "inbox" / harness.TARGET / "many2.csv").write_bytes(many_rows)
     inbox_pass(sqlite_store, home, {harness.TARGET})
-    assert "too large" in (home / "inbox" / "rejected" / "many2.csv.error.txt").read_text()
+    assert "too large" in (home / "inbox" / "rejected" / harness.TARGET / "many2.csv.error.txt").read_text()
     assert sqlite_store.projects.count_papers(harness.TARGET) == 40
 
 
@@ -227,7 +227,7 @@ def test_over_long_names_are_quarantined_with_a_shortened_name(sqlite_store, tmp
     for _ in range(2):  # the second drop of the same name must not overwrite the first
         (home / "inbox" / name).write_bytes(b"\x00binary\x00")
         inbox_pass(sqlite_store, home, set())
-    errors = list((home / "inbox" / "rejected").glob("*.error.txt"))
+    errors = list((home / "inbox" / "rejected").rglob("*.error.txt"))
     assert len(errors) == 2
     for error in errors:
         assert len(os.fsencode(error.name)) <= 255

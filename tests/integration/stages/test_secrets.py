@@ -173,7 +173,7 @@ def test_the_key_appears_nowhere_after_a_run(pg_url, tmp_path, monkeypatch, scri
     (inbox / "binary.csv").write_bytes(b"\x00\x01\x02" * 50)
     (inbox / "no-title.csv").write_text("name\nx\n")
     inbox_pass(StoreResource(database_url=pg_url).get(), agentr.home, {"secret-run"})
-    assert len(list((agentr.home / "inbox" / "rejected").glob("*.error.txt"))) == 2
+    assert len(list((agentr.home / "inbox" / "rejected" / "secret-run").glob("*.error.txt"))) == 2
     assert {p.suffix for p in (agentr.home / "results" / "secret-run").iterdir()} >= {".csv", ".parquet", ".xlsx"}
 
     # The key was really sent (so the search means something)...

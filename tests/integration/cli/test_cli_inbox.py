@@ -1,0 +1,140 @@
+"""`agentr run` / `agentr status` on a project without candidates, and `agentr inbox`, as a user runs them: real
+store (SQLite under AGENTR_HOME, as the CLI opens it), real Dagster instance, real drop folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agentr_dagster.cli import main
+from agentr_dagster.cli.common import open_store
+from agentr_dagster.defs.sensors import inbox_pass
+from tests.support import DEMO
+
+HINT = "add papers: agentr papers add {slug} FILE..., or drop a file in inbox/{slug}/"
+
+
+def agentr(*args: str):
+    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+
+
+def test_a_project_without_candidates_runs_and_says_what_to_do_next(tmp_path):
+    abstract = tmp_path / "abstract.md"
+    abstract.write_text((DEMO / "abstract.md").read_text())
+    assert agentr("project", "add", "no-papers", "--abstract", str(abstract)).exit_code == 0
+    run = agentr("run", "no-papers", "--no-progress")
+    assert run.exit_code == 0, run.output
+    assert "no-papers: research intent and search queries are ready; waiting for candidates" in run.output
+    assert f"next: {HINT.format(slug='no-papers')}, then `agentr run no-papers`" in run.output
+    status = agentr("status", "no-papers")
+    assert status.exit_code == 0 and "stage=intent" in status.output and "state=completed" in status.output
+    assert f"next: no-papers: waiting for candidates (no candidate papers yet); {HINT.format(slug='no-papers')}" \
+        in status.output
+    assert "failed" not in status.output
+    assert json.loads(agentr("failures", "no-papers", "--json").output) == []
+
+    # Once it has papers, it no longer waits (the run after that is the usual chain: tests/integration/defs).
+    papers = tmp_path / "papers.csv"
+    papers.write_text("".join((DEMO / "papers.csv").read_text().splitlines(keepends=True)[:7]))  # 6 papers
+    assert agentr("papers", "add", "no-papers", str(papers)).exit_code == 0
+    assert "next:" not in agentr("status", "no-papers").output
+
+
+def _old(path: Path) -> Path:
+    stamp = time.time() - 3600  # written an hour ago: not being copied now
+    os.utime(path, (stamp, stamp))
+    return path
+
+
+def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_path):
+    home = Path(os.environ["AGENTR_HOME"])
+    inbox = home / "inbox"
+    (inbox / "listed").mkdir(parents=True)
+    abstract = tmp_path / "abstract.md"
+    abstract.write_text((DEMO / "abstract.md").read_text())
+    assert agentr("project", "add", "listed", "--abstract", str(abstract)).exit_code == 0
+    # Through the drop folder once: one file imported, two rejected (kept under their project).
+    (inbox / "listed" / "papers.csv").write_bytes((DEMO / "papers.csv").read_bytes())
+    (inbox / "listed" / "broken.csv").write_text("author,year\nSmith,2020\n")
+    (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
+    inbox_pass(open_store(), home, {"listed"})
+    # Then files still waiting: one complete, one being written under a hidden name, one download unfinished.
+    (inbox / "listed" / "more.ris").write_text("TY  - JOUR\nTI  - A paper\nER  - \n")
+    _old(inbox / "listed" / "more.ris")
+    (inbox / "listed" / ".copying.csv").write_text("title\n")
+    (inbox / "listed" / "export.csv.part").write_text("title\n")
+
+    listed = json.loads(agentr("inbox", "--json").output)
+    assert listed["inbox"] == str(inbox) and listed["sensor"] is None  # no daemon has ticked on this instance
+    assert [(f["file"], f["project"]) for f in listed["pending"]] == [("listed/more.ris", "listed")]
+    assert "the sensor has not looked yet" in listed["pending"][0]["reason"]
+    deferred = {f["file"]: f["reason"] for f in listed["deferred"]}
+    assert set(deferred) == {"listed/.copying.csv", "listed/export.csv.part"}
+    assert "hidden name" in deferred["listed/.copying.csv"]
+    assert "unfinished download" in deferred["listed/export.csv.part"]
+    assert [(f["file"], f["project"], f["reason"]) for f in listed["processed"]] == [
+        ("listed/papers.csv", "listed", "imported (papers)")]
+    rejected = {f["file"]: f for f in listed["rejected"]}
+    assert set(rejected) == {"listed/broken.csv", "notes.docx"}
+    assert rejected["listed/broken.csv"]["project"] == "listed"
+    assert "title" in rejected["listed/broken.csv"]["reason"].lower()
+    assert rejected["notes.docx"]["project"] is None and "not an abstract" in rejected["notes.docx"]["reason"]
+    assert all(f["at"] for f in listed["rejected"])
+
+    text = agentr("inbox", "listed")
+    assert text.exit_code == 0
+    for line in ("pending (1)", "deferred (2)", "processed (1)", "rejected (1)", "listed/broken.csv  [listed; ",
+                 "sensor: no tick recorded"):
+        assert line in text.output, (line, text.output)
+    assert "notes.docx" not in text.output  # another project's (none's) rejection
+
+
+def test_inbox_shows_what_the_daemon_sensor_saw(tmp_path):
+    """The sensor ticked by Dagster's own daemon loop (in process, on the instance the CLI opens): its cursor and
+    its skip message are stored, and `agentr inbox` reads them."""
+    import logging
+    from datetime import datetime, timedelta, timezone
+
+    from dagster._core.remote_origin import InProcessCodeLocationOrigin
+    from dagster._core.test_utils import create_test_daemon_workspace_context, freeze_time, instance_for_test
+    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+    from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
+    from dagster._daemon.sensor import execute_sensor_iteration
+
+    home = Path(os.environ["AGENTR_HOME"])
+    (home / "inbox" / "watched").mkdir(parents=True)
+    (home / "dagster").mkdir(parents=True)
+    growing = home / "inbox" / "watched" / "growing.csv"
+    growing.write_text("title\nA first paper\n")
+    target = InProcessWorkspaceLoadTarget([InProcessCodeLocationOrigin(
+        LoadableTargetOrigin(module_name="agentr_dagster.definitions", attribute="defs"))])
+    start = datetime.now(timezone.utc)
+    with instance_for_test(temp_dir=str(home / "dagster")) as instance, \
+            create_test_daemon_workspace_context(target, instance) as workspace:
+
+        def daemon_tick(at: datetime):
+            with freeze_time(at):  # the sensor's minimum interval is 15 s
+                list(execute_sensor_iteration(workspace, logging.getLogger("test"), None, None))
+
+        daemon_tick(start)
+        seen = json.loads(agentr("inbox", "--json").output)
+        assert seen["sensor"]["last_tick_status"] == "SKIPPED"
+        assert "watched/growing.csv: new since the last tick" in seen["sensor"]["last_tick_message"]
+        # Unchanged since that tick (the stamps in its cursor): the next tick takes it.
+        assert [(f["file"], f["state"]) for f in seen["pending"]] == [("watched/growing.csv", "pending")]
+        assert seen["pending"][0]["reason"].startswith("complete (unchanged since the sensor's last tick)")
+
+        with growing.open("a") as handle:
+            handle.write("A second paper\n")
+        daemon_tick(start + timedelta(seconds=20))
+        seen = json.loads(agentr("inbox", "--json").output)
+        assert "watched/growing.csv: still being written: 20 -> 35 bytes" in seen["sensor"]["last_tick_message"]
+        assert growing.exists()  # not imported half
+        text = agentr("inbox").output
+        assert "sensor: running (its default, while the daemon runs); last tick " in text
+        assert "s ago): skipped: waiting for 1 file(s) to be complete: watched/growing.csv: still being" in text
+        assert "complete (unchanged since the sensor's last tick)" in text

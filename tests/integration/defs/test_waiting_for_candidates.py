@@ -1,0 +1,108 @@
+"""A project without candidates is a valid state: an abstract dropped alone runs (through the real sensor and
+the real job on a real instance) to "waiting for candidates" and succeeds; the repair schedule leaves it alone;
+papers dropped later complete the chain. Domain store on SQLite and PostgreSQL, offline backend."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pandas as pd
+from dagster import DagsterInstance, SensorResult
+
+from agentr_dagster.defs.schedules import repair_requests
+from agentr_dagster.defs.waiting import CANDIDATE_DEPENDENT
+from agentr_dagster.stages.gaps import project_gap
+from tests.support import ABSTRACT, DEMO
+from tests.support.sensor import SensorTicks
+
+SLUG = "alone-first"
+LATER = ["paper_scores", "score_exports", "research_landscape", "related_work"]
+
+
+def _launch(result: SensorResult, instance: DagsterInstance, job):
+    """What the daemon does with a tick's result: add the partitions, run each request."""
+    assert isinstance(result, SensorResult) and len(result.run_requests) == 1, result
+    for add in result.dynamic_partitions_requests:
+        instance.add_dynamic_partitions(add.partitions_def_name, list(add.partition_keys))
+    request = result.run_requests[0]
+    return job.execute_in_process(partition_key=request.partition_key, instance=instance, tags=request.tags,
+                                  raise_on_error=False)
+
+
+def _materialized(run) -> set[str]:
+    return {e.asset_key.to_user_string() for e in run.get_asset_materialization_events()}
+
+
+def test_an_abstract_alone_waits_for_candidates_then_papers_complete_the_chain(store, tmp_path, monkeypatch):
+    from agentr_dagster.definitions import build_definitions
+    from agentr_dagster.defs.partitions import PIPELINE_JOB
+
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENTR_HOME", str(home))
+    monkeypatch.setenv("AGENTR_DATABASE_URL", store.url)
+    (home / "inbox").mkdir(parents=True)
+    job = build_definitions().resolve_job_def(PIPELINE_JOB)
+    instance = DagsterInstance.ephemeral()
+    ticks = SensorTicks(store.url, instance)
+
+    (home / "inbox" / f"{SLUG}.md").write_text(ABSTRACT)
+    run = _launch(ticks.settled(), instance, job)
+    assert run.success
+    assert _materialized(run) == {"research_intent", "search_queries", "candidate_papers"}
+    steps = {e.step_key: e.event_type_value for e in run.all_events if e.step_key and e.is_step_event
+             and e.event_type_value in ("STEP_SUCCESS", "STEP_SKIPPED", "STEP_FAILURE")}
+    assert steps["paper_scores"] == "STEP_SUCCESS"  # it ran, found nothing to score, and said so
+    assert {steps[a] for a in LATER[1:]} == {"STEP_SKIPPED"}
+    observed = {e.asset_key.to_user_string(): e.event_specific_data.asset_observation
+                for e in run.all_events if e.event_type_value == "ASSET_OBSERVATION"}
+    assert set(observed) == set(LATER) == set(CANDIDATE_DEPENDENT)
+    for observation in observed.values():
+        assert observation.partition == SLUG
+        assert observation.metadata["status"].value == "waiting for candidates"
+        assert observation.metadata["next"].value == (f"add papers: agentr papers add {SLUG} FILE..., "
+                                                      f"or drop a file in inbox/{SLUG}/")
+    checks = [e.event_specific_data for e in run.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"]
+    assert checks and all(c.passed for c in checks), [(c.check_name, c.description) for c in checks]
+    assert {c.check_name for c in checks} >= {"has_candidates", "every_paper_scored"}
+    assert store.lifecycle.failures(SLUG) == []
+    assert not (home / "results" / SLUG / "scores.csv").exists()
+
+    # The repair schedule has nothing to repair: a run would change nothing.
+    gap = project_gap(store, SLUG)
+    assert gap.complete and gap.waiting and "agentr papers add" in gap.waiting
+    requests, lines = repair_requests(store, instance, datetime.now(timezone.utc), uses_llm=False)
+    assert requests == [] and lines == [f"{SLUG}: skip: waiting for candidates (no papers yet): a run would have "
+                                        "nothing to do"]
+
+    # Papers dropped later complete the chain.
+    (home / "inbox" / SLUG).mkdir()
+    pd.read_csv(DEMO / "papers.csv").head(6).to_csv(home / "inbox" / SLUG / "papers.csv", index=False)
+    run = _launch(ticks.settled(), instance, job)
+    assert run.success
+    assert _materialized(run) >= {"candidate_papers", *LATER}
+    assert not [e for e in run.all_events if e.event_type_value == "ASSET_OBSERVATION"]
+    assert len(pd.read_csv(home / "results" / SLUG / "scores.csv")) == 6
+    assert (home / "results" / SLUG / "related_work.md").exists()
+    assert project_gap(store, SLUG).complete and project_gap(store, SLUG).waiting is None
+
+
+def test_every_asset_after_candidate_papers_waits_for_candidates():
+    """An asset added after candidate_papers (or after anything made from it) must wait too, not fail: it is
+    declared output_required=False and wrapped in @waits_for_candidates (defs/waiting.py)."""
+    from dagster import AssetKey
+
+    from agentr_dagster.definitions import build_definitions
+
+    graph = build_definitions().resolve_asset_graph()
+    after, todo = set(), [AssetKey("candidate_papers")]
+    while todo:
+        for child in graph.get(todo.pop()).child_keys:
+            if child not in after:
+                after.add(child)
+                todo.append(child)
+    names = {key.to_user_string() for key in after}
+    assert names and names <= set(CANDIDATE_DEPENDENT), sorted(names - set(CANDIDATE_DEPENDENT))
+    for key in after:
+        assert graph.get(key).is_materializable
+        spec = graph.assets_def_for_key(key).specs_by_key[key]
+        assert spec.skippable, f"{key.to_user_string()} needs output_required=False to wait for candidates"
