@@ -71,7 +71,7 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
 
     total, relevant = len(review), int(review.label_included.sum())
     assert summary.stop_reason == "target_recall" and summary.complete and not summary.failed
-    assert summary.scored + summary.below_cutoff == total and 0 < summary.below_cutoff
+    assert summary.scored + summary.below_cutoff == total and summary.below_cutoff > 0
     titles = _score_titles(server)
     assert len(titles) == summary.scored == len(set(titles))  # one call per paper scored, none for the rest
     wanted = set(review.loc[review.label_included == 1, "title"])
