@@ -3,7 +3,8 @@
 Contract (:class:`StoppingRule`): ``rule(seen_labels, all_labels) -> bool``, where ``seen_labels`` are the 0/1
 labels of the records screened so far, in screening order, and ``all_labels`` every record's label (a
 simulation knows them; a rule for live screening reads ``seen_labels`` only). When a rule says stop, the
-simulation appends the records left in the last model's order.
+simulation appends the records left in the last model's order. :class:`PointProcessStop` is the rule the
+pipeline's scoring plan uses (``agentr run --stop-at-recall``): it also reads the *size* of ``all_labels``.
 """
 
 from __future__ import annotations
@@ -64,11 +65,12 @@ def _expected_left(positions: np.ndarray, screened: int, n_total: int) -> float:
 def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float = 0.95) -> float:
     """A lower confidence bound on the recall reached so far, from the screening order's own gain curve.
 
-    The point-process stopping method of Stevenson & Bin-Hezam (2023): the includes found are modelled as an
-    inhomogeneous Poisson process over the screening rank with an exponentially decaying rate; the rate fitted
-    to the ranks screened so far, integrated over the ranks not yet screened, gives the includes expected to be
-    left, ``mu``; the bound is ``found / (found + q)`` with ``q`` the ``confidence`` quantile of Poisson(``mu``).
-    0 with fewer than two includes found; 1 once every record is screened."""
+    The point-process stopping method of Stevenson & Bin-Hezam (ACM TOIS 42(3), 2024, doi:10.1145/3631990):
+    the includes found are modelled as an inhomogeneous Poisson process over the screening rank with an
+    exponentially decaying rate; the rate fitted to the ranks screened so far, integrated over the ranks not yet
+    screened, gives the includes expected to be left, ``mu``; the bound is ``found / (found + q)`` with ``q``
+    the ``confidence`` quantile of Poisson(``mu``). 0 with fewer than two includes found; 1 once every record
+    is screened."""
     seen = np.asarray(seen_labels, dtype=np.int64)
     screened, found = len(seen), int(seen.sum())
     if screened >= n_total:
