@@ -11,15 +11,17 @@ inputs: an unchanged project (same question, papers, labels and engine) is not r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from agentr_dagster.domain.hashing import sha256
-from agentr_dagster.screening.screen import screen
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.lifecycle import require_active
 from agentr_dagster.store.rows import PaperRow, RelevanceRow
+
+if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
+    import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
 __all__ = ["RelevanceOutcome", "current_relevance", "estimate_relevant", "person_labels", "rank_project",
            "relevance_question"]
@@ -40,7 +42,7 @@ class RelevanceOutcome:
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
     scores: list[float] = field(default_factory=list)  # best first
     labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
-    top: pd.DataFrame = field(default_factory=pd.DataFrame)  # rank, paper_id, score, label, title
+    top: pd.DataFrame | None = None  # rank, paper_id, score, label, title (the top 10)
 
 
 def relevance_question(store, slug: str) -> str:
@@ -94,6 +96,10 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
 
     Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
     unchanged (``reused=True``)."""
+    import pandas as pd
+
+    from agentr_dagster.screening.screen import screen
+
     require_active(store, slug, STAGE, run_id)
     version = engine_version()
     papers = store.projects.list_papers(slug)

@@ -180,7 +180,11 @@ def score_project(
                 progress(done, summary.total)
 
     # The model's judgements in the order they were made (earlier runs' first): the stopping rule's gain curve.
-    learns = backend.kind == "llm"  # the offline backend's judgements add nothing to the engine's own ranking
+    # Batches, weak labels and re-ranking when the order decides what is spent: an LLM (the offline backend's
+    # judgements add nothing to the engine's own ranking) under a plan that may stop early or a project budget.
+    # Scoring every candidate, the relevance order alone is used: re-ranking could not change what is scored,
+    # and its cost (features, a classifier per batch) would be bookkeeping on every paper.
+    learns = backend.kind == "llm" and (plan.may_stop or project.budget_credits is not None)
     judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in stored_rows} if learns else {}
     sequence = list(judged)
     rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
@@ -195,7 +199,7 @@ def score_project(
     try:
         while pending:
             size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
-            if learns and (plan.may_stop or project.budget_credits is not None):
+            if learns:
                 size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, person, summary, size,
                                               concurrency, project.budget_credits)
                 if reason is not None:
