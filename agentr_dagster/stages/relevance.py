@@ -185,6 +185,7 @@ class RelevanceQueue:
         rank = np.array([stored[p.id].rank if p.id in stored else worst + 1 + i for i, p in enumerate(papers)])
         self.scores = -rank.astype(np.float64)
         self.reranked = False
+        self.training: dict[int, tuple[int, float]] = {}  # the last re-ranking's labels: paper id -> (y, weight)
         self._learner = None
 
     def order(self, exclude: set[int] | None = None) -> list[int]:
@@ -215,6 +216,7 @@ class RelevanceQueue:
         idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
         y = np.array([labels[pid] for pid in ids], dtype=np.int64)
         weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
+        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
         try:
             self.scores = np.asarray(self._learner.scores(idx, y, weights=weights), dtype=np.float64)
         except TypeError:  # a learner without label weights: the person's labels still replace the model's

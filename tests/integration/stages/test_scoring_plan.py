@@ -164,3 +164,23 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     export = pd.read_parquet(tmp_path / "home" / "results" / SLUG / "scores.parquet")
     assert len(export) == len(review) and (export["not_scored"] == BELOW_CUTOFF).sum() == meta["below_cutoff"]
     assert verify_ledger(store).ok
+
+
+def test_a_persons_label_outweighs_the_models_in_the_re_ranked_queue(project, review):
+    from agentr_dagster.stages.relevance import WEAK_LABEL_WEIGHT, RelevanceQueue, current_relevance, person_labels
+
+    store, _, _ = project
+    papers = store.projects.list_papers(SLUG)
+    by_source = {p.source_id: p.id for p in papers}
+    relevant = [by_source[r] for r in review.loc[review.label_included == 1, "record_id"]]
+    others = [by_source[r] for r in review.loc[review.label_included == 0, "record_id"]]
+    doubted, unjudged = relevant[0], relevant[7]
+    store.labels.set_label(SLUG, doubted, "exclude")  # the person disagrees with the model on this paper
+    store.labels.set_label(SLUG, unjudged, "include")  # and decided one the model has not seen
+    weak = {pid: 1 for pid in relevant[:6]} | {pid: 0 for pid in others[:20]}
+    queue = RelevanceQueue(QUESTION, papers, person_labels(store, SLUG), current_relevance(store, SLUG))
+    before = queue.order()
+    queue.rerank(weak)
+    assert queue.training[doubted] == (0, 1.0) and queue.training[unjudged] == (1, 1.0)
+    assert queue.training[relevant[1]] == (1, WEAK_LABEL_WEIGHT) < (1, 1.0)
+    assert len(queue.training) == len(weak) + 1 and queue.order() != before
