@@ -131,9 +131,10 @@ def score_project(
     """Score the project's active papers that have no stored result for the current cache key, in relevance
     order (the ``relevance`` stage's ranks; paper order without them).
 
-    With an LLM, papers go in batches (:func:`batch_size_for`); after each, the model's judgements so far become
-    weak labels (:func:`~agentr_dagster.stages.relevance.weak_label`) for the engine's active learner and the
-    rest of the queue is re-ranked; ``plan`` may stop scoring early (:class:`ScoringPlan`). Results are persisted
+    With an LLM and a ``plan`` that may stop scoring early (:class:`ScoringPlan`; or a project budget), papers go
+    in batches (:func:`batch_size_for`); after each, the model's judgements so far become weak labels
+    (:func:`~agentr_dagster.stages.relevance.weak_label`) for the engine's active learner, the rest of the queue
+    is re-ranked, and the plan decides whether to go on. Results are persisted
     as they land. Failures are classified per paper; out of credits stops new calls. Each paper's cache key is
     claimed (as ``holder``) before its call: a paper claimed by another live worker is waited for and then
     reused, never called twice.
@@ -221,8 +222,8 @@ def score_project(
                         sequence.append(row.paper_id)
                 if pending and not no_more_calls.is_set():
                     queue.rerank(judged)
-                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing)
-                               if pid in {p.id for p in pending}]
+                    waiting = {p.id for p in pending}
+                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing) if pid in waiting]
     finally:
         if beat is not None:
             beat.stop()
