@@ -10,7 +10,13 @@ from pathlib import Path
 
 import pandas as pd
 
-from agentr_dagster.testing.responders import intent_payload, queries_payload, score_payload, stage_of
+from agentr_dagster.testing.responders import (
+    intent_payload,
+    queries_payload,
+    related_work_payload,
+    score_payload,
+    stage_of,
+)
 
 QUESTION = ("Active learning and text classification to reduce the screening workload of systematic reviews: "
             "which machine learning methods rank citations so reviewers find the relevant studies early?")
@@ -66,6 +72,8 @@ def oracle_responder(relevant_titles: set[str]):
         if stage == "queries":
             return json.dumps(queries_payload())
         user = next(m["content"] for m in body["messages"] if m.get("role") == "user")
+        if stage == "related_work":
+            return json.dumps(related_work_payload(user))
         title = _TITLE.search(user).group(1).strip()
         payload = score_payload(title)
         relevant = title in relevant_titles
