@@ -23,6 +23,7 @@ from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
+from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.models import Landscape
 from agentr_dagster.synthesis.taxonomy import check_taxonomy
@@ -46,8 +47,14 @@ CANDIDATES_CHECK = AssetCheckSpec(
 )
 SCORES_CHECK = AssetCheckSpec(
     "every_paper_scored", asset="paper_scores",
-    description="Every active candidate paper has a stored score for the current intent and model, and every "
-                "stored score validates against the PaperAssessment contract.",
+    description="Every active candidate paper has a stored score for the current intent and model (or was left "
+                "below the scoring plan's cut-off), and every stored score validates against the PaperAssessment "
+                "contract.",
+)
+RELEVANCE_CHECK = AssetCheckSpec(
+    "every_paper_ranked", asset="relevance",
+    description="Every active candidate paper has a stored relevance score and rank from the current screening "
+                "engine version, and the ranks are 1..n without gaps (WARN when not).",
 )
 EXPORTS_CHECK = AssetCheckSpec(
     "export_row_count", asset="score_exports",
@@ -149,6 +156,27 @@ def evaluate_candidates(store: DomainStore, slug: str) -> AssetCheckResult:
     )
 
 
+def evaluate_relevance(store: DomainStore, slug: str, engine_version: str) -> AssetCheckResult:
+    """The stored relevance counted against the candidate papers: one row per live paper, from this engine
+    version, ranked 1..n."""
+    papers = {p.id for p in store.projects.list_papers(slug)}
+    rows = store.relevance.for_project(slug)
+    ranked = {r.paper_id for r in rows}
+    missing = sorted(papers - ranked)
+    stale = sorted(r.paper_id for r in rows if r.engine_version != engine_version)
+    gaps = sorted(r.rank for r in rows) != list(range(1, len(rows) + 1))
+    problems = [text for bad, text in (
+        (missing, f"{len(missing)} of {len(papers)} paper(s) have no relevance"),
+        (stale, f"{len(stale)} paper(s) ranked by another engine version"),
+        (gaps, "the ranks are not 1..n")) if bad]
+    return AssetCheckResult(
+        check_name=RELEVANCE_CHECK.name, passed=not problems, severity=AssetCheckSeverity.WARN,
+        description="; ".join(problems) or f"all {len(papers)} paper(s) ranked by {engine_version}",
+        metadata={"papers": len(papers), "ranked": len(ranked), "missing": len(missing), "stale": len(stale),
+                  "engine_version": engine_version, "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED])},
+    )
+
+
 def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResult:
     """The stored scores counted against the candidate papers: one current score (this paper text, the current
     intent, this model) per paper (WARN when some are missing), each valid (ERROR when one is not)."""
@@ -159,7 +187,9 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
     keys = {p.id: score_cache_key(p.content_hash, artifact.input_hash, model) for p in papers}
     results = store.results.results_for_project(slug, cache_keys=keys)
     scored = {r.paper_id for r in results}
-    missing = [p.id for p in papers if p.id not in scored]
+    # papers the scoring plan stopped before (stopping rule, budget) are a decision, not a gap
+    below = below_cutoff_ids(store, slug, artifact.input_hash, model) - scored
+    missing = [p.id for p in papers if p.id not in scored and p.id not in below]
     invalid = [r.paper_id for r in results if _contract_errors(PaperAssessment, r.payload)]
     passed = not missing and not invalid
     problems = []
@@ -170,10 +200,13 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
     return AssetCheckResult(
         check_name=SCORES_CHECK.name, passed=passed,
         severity=AssetCheckSeverity.ERROR if invalid else AssetCheckSeverity.WARN,
-        description="; ".join(problems) or f"all {len(papers)} paper(s) scored",
+        description="; ".join(problems) or (
+            f"{len(scored)} paper(s) scored, {len(below)} below the cut-off" if below
+            else f"all {len(papers)} paper(s) scored"),
         metadata=per_partition({
             "papers": len(papers),
             "scored": len(scored),
+            "below_cutoff": len(below),
             "missing": len(missing),
             "invalid": len(invalid),
             "model": model,
@@ -213,7 +246,7 @@ def evaluate_exports(store: DomainStore, slug: str, written: dict[str, Path]) ->
     )
 
 
-project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, SCORES_CHECK, EXPORTS_CHECK]
+project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK, EXPORTS_CHECK]
 
 
 def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:

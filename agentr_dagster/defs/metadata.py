@@ -35,8 +35,9 @@ TITLE_CHARS = 60  # the overview's metadata value column is ~450 px wide at 1600
 
 #: The top-papers table: export column -> (table column, description). Short names keep the table narrow.
 TOP_PAPER_COLUMNS: dict[str, tuple[str, str]] = {
-    "rank": ("rank", "position: best direct competitor (C1) first"),
+    "rank": ("rank", "position in the combined relevance order (the export's order)"),
     "title": ("title", "the paper's title (shortened)"),
+    "relevance": ("relevance", "combined relevance, 0-1: the LLM's judgement where it scored the paper, the ranker's otherwise"),
     "c1_score": ("C1", "direct competitor, 0-10 (same problem and method scores highest)"),
     "c2_score": ("C2", "supporting work, 0-10"),
     "semantic_similarity": ("similarity", "similarity to the abstract, 0-1"),
@@ -85,7 +86,9 @@ def top_papers(scores: pd.DataFrame, limit: int = TOP_PAPERS) -> dict[str, Metad
         return {}
     shown = scores.head(limit)[[c for c in TOP_PAPER_COLUMNS if c in scores.columns]].copy()
     shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
-    shown["semantic_similarity"] = shown["semantic_similarity"].round(2)
+    for column in ("relevance", "semantic_similarity"):
+        if column in shown:
+            shown[column] = shown[column].round(2)
     shown = shown.rename(columns={c: name for c, (name, _) in TOP_PAPER_COLUMNS.items()})
     return {"top_papers": table(shown, dict(TOP_PAPER_COLUMNS.values()))}
 

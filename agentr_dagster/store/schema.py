@@ -416,3 +416,18 @@ source_responses = sa.Table(
     sa.Column("fetched_at", UTCDateTime(), nullable=False),
     sa.Index("ix_source_responses_source", "source"),
 )
+
+# The screening engine's relevance of each candidate (the `relevance` asset): replaced as a whole per project on
+# every materialisation; ``input_hash`` fingerprints what it was computed from (question, papers, labels, engine).
+paper_relevance = sa.Table(
+    "paper_relevance",
+    metadata,
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), primary_key=True),
+    sa.Column("paper_id", sa.Integer, sa.ForeignKey("papers.id"), primary_key=True),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("rank", sa.Integer, nullable=False),
+    sa.Column("method", sa.String(32), nullable=False),
+    sa.Column("engine_version", sa.String(100), nullable=False),
+    sa.Column("input_hash", sa.String(128), nullable=False),
+    _created(),
+)

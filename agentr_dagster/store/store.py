@@ -6,6 +6,7 @@
 - ``store.ledger`` (:class:`Ledger`): prices, multiplier and default credits (SCD-2), accounts, grants,
   reservations, settle/release, usage, verification;
 - ``store.labels`` (:class:`Labels`): relevance labels on papers;
+- ``store.relevance`` (:class:`Relevance`): the screening engine's score and rank per paper;
 - ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims;
 - ``store.sources`` (:class:`Sources`): the search sources' response cache.
 
@@ -25,6 +26,7 @@ from agentr_dagster.store.leases import Leases
 from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
 from agentr_dagster.store.projects import Projects
+from agentr_dagster.store.relevance import Relevance
 from agentr_dagster.store.results import Results
 from agentr_dagster.store.sources import Sources
 
@@ -39,6 +41,7 @@ class DomainStore:
         self.projects = Projects(self.db, self.ledger, self.lifecycle)
         self.results = Results(self.db, self.lifecycle)
         self.labels = Labels(self.db)
+        self.relevance = Relevance(self.db)
         self.leases = Leases(self.db)
         self.sources = Sources(self.db)
 

@@ -19,6 +19,7 @@ from dagster import (
 
 from agentr_dagster.defs import checks
 from agentr_dagster.defs import metadata as ui
+from agentr_dagster.defs.assets.relevance import relevance
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
@@ -28,7 +29,13 @@ from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
-from agentr_dagster.stages.exports import COLUMN_DESCRIPTIONS, scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.exports import (
+    BELOW_CUTOFF,
+    COLUMN_DESCRIPTIONS,
+    scores_dataframe,
+    write_exports,
+    write_usage_exports,
+)
 from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
@@ -169,14 +176,16 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
 
 @asset(
     partitions_def=projects,
-    deps=[candidate_papers, research_intent],
+    deps=[candidate_papers, research_intent, relevance],
     code_version=prompt_version("score"),
     group_name="research",
     retry_policy=LLM_RETRY,
     pool="llm",
     check_specs=[checks.SCORES_CHECK],
     output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
-    description="Every candidate scored against the intent in one structured call each (bounded concurrency).",
+    description="Every candidate scored against the intent in one structured call each (bounded concurrency), "
+                "in relevance order; with an LLM, re-ranked after each batch and optionally stopped early "
+                "(stop_at_recall, scoring_budget_credits).",
 )
 @waits_for_candidates
 def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
@@ -188,7 +197,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
                 project_lease(context, db) as holder:
             summary = score_project(
                 db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
-                progress=_log_progress(context), holder=holder,
+                progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
             )
     except StageError as exc:
         raise _as_failure(exc, "paper_scores") from exc
@@ -197,6 +206,8 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     metadata = {
         "status": summary_text(summary),
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
+        "below_cutoff": summary.below_cutoff, "stop_reason": summary.stop_reason or "none",
+        **({"recall_lower_bound": round(summary.recall_bound, 4)} if summary.recall_bound is not None else {}),
         **ui.top_papers(scores_dataframe(db, slug)),
         **ui.usage(db, slug, stage="score", run_id=context.run_id),
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
@@ -235,12 +246,13 @@ def _log_progress(context: AssetExecutionContext):
 
 @asset(
     partitions_def=projects,
-    deps=[paper_scores],
+    deps=[paper_scores, relevance],  # the export's order is the relevance: new labels re-write it
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
     output_required=False,
-    description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`.",
+    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/, one row per paper in "
+                "combined relevance order.",
 )
 @waits_for_candidates
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
@@ -254,6 +266,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
             "rows": len(frame),
             "dagster/row_count": len(frame),
             **ui.top_papers(frame),
+            "not_scored_below_cutoff": int((frame["not_scored"] == BELOW_CUTOFF).sum()),
             "csv": MetadataValue.path(str(written["csv"])),
             "parquet": MetadataValue.path(str(written["parquet"])),
             "xlsx": MetadataValue.path(str(written["xlsx"])),
@@ -266,4 +279,4 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     )
 
 
-project_assets = [research_intent, search_queries, candidate_papers, paper_scores, score_exports]
+project_assets = [research_intent, search_queries, candidate_papers, relevance, paper_scores, score_exports]
