@@ -37,7 +37,8 @@ TITLE_CHARS = 60  # the overview's metadata value column is ~450 px wide at 1600
 TOP_PAPER_COLUMNS: dict[str, tuple[str, str]] = {
     "rank": ("rank", "position in the combined relevance order (the export's order)"),
     "title": ("title", "the paper's title (shortened)"),
-    "relevance": ("relevance", "combined relevance, 0-1: the LLM's judgement where it scored the paper, the ranker's otherwise"),
+    "relevance": ("relevance", "combined relevance, 0-1: the LLM's judgement where it scored the paper, "
+                               "the ranker's otherwise"),
     "c1_score": ("C1", "direct competitor, 0-10 (same problem and method scores highest)"),
     "c2_score": ("C2", "supporting work, 0-10"),
     "semantic_similarity": ("similarity", "similarity to the abstract, 0-1"),
