@@ -172,8 +172,10 @@ def evaluate_relevance(store: DomainStore, slug: str, engine_version: str) -> As
     return AssetCheckResult(
         check_name=RELEVANCE_CHECK.name, passed=not problems, severity=AssetCheckSeverity.WARN,
         description="; ".join(problems) or f"all {len(papers)} paper(s) ranked by {engine_version}",
-        metadata={"papers": len(papers), "ranked": len(ranked), "missing": len(missing), "stale": len(stale),
-                  "engine_version": engine_version, "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED])},
+        metadata=per_partition({
+            "papers": len(papers), "ranked": len(ranked), "missing": len(missing), "stale": len(stale),
+            "engine_version": engine_version, "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED]),
+        }),
     )
 
 

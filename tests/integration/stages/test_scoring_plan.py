@@ -90,7 +90,7 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
 
     # a decision, not a gap: the check passes, nothing is left to repair, and the ledger is clean
     check = checks.evaluate_scores(store, SLUG, MODEL)
-    assert check.passed and check.metadata["below_cutoff"].value == summary.below_cutoff
+    assert check.passed and check.metadata["below_cutoff"].value == str(summary.below_cutoff)
     assert project_gap(store, SLUG, model=MODEL).papers_missing == 0
     assert verify_ledger(store).ok
 
