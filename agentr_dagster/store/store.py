@@ -6,7 +6,8 @@
 - ``store.ledger`` (:class:`Ledger`): prices, multiplier and default credits (SCD-2), accounts, grants,
   reservations, settle/release, usage, verification;
 - ``store.labels`` (:class:`Labels`): relevance labels on papers;
-- ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims.
+- ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims;
+- ``store.searches`` (:class:`Searches`): the searches sent to search sources and which one found which paper.
 
 Every public method of a part is one short transaction and returns plain frozen dataclasses, never ORM objects.
 """
@@ -25,6 +26,7 @@ from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
 from agentr_dagster.store.projects import Projects
 from agentr_dagster.store.results import Results
+from agentr_dagster.store.searches import Searches
 
 
 class DomainStore:
@@ -38,6 +40,7 @@ class DomainStore:
         self.results = Results(self.db, self.lifecycle)
         self.labels = Labels(self.db)
         self.leases = Leases(self.db)
+        self.searches = Searches(self.db)
 
     @property
     def url(self) -> str:
