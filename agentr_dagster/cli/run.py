@@ -16,12 +16,14 @@ from agentr_dagster.settings import agentr_home, dagster_home, get_settings, res
 DEMO_SLUG = "demo-slr-automation"
 
 
-def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False) -> bool:
-    """Materialise the whole chain for one project on the local Dagster instance; True on success."""
+def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False, refresh_sources: bool = False) -> bool:
+    """Materialise the whole chain for one project on the local Dagster instance; True on success.
+    ``refresh_sources``: the search sources re-send every request instead of answering from the response cache."""
     from dagster import materialize
 
     from agentr_dagster.defs.assets import pipeline_assets
     from agentr_dagster.defs.instance import open_instance
+    from agentr_dagster.defs.partitions import REFRESH_SOURCES_TAG
     from agentr_dagster.defs.resources import resources_from_env
     from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
@@ -58,7 +60,9 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
             with open_instance() as instance:
                 result = materialize(
                     pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
-                    raise_on_error=False, tags={"agentr/source": "cli", LEASE_TAG: holder},
+                    raise_on_error=False,
+                    tags={"agentr/source": "cli", LEASE_TAG: holder,
+                          **({REFRESH_SOURCES_TAG: "1"} if refresh_sources else {})},
                     # The progress bar and summary say what happened; step-by-step logs stay in the UI.
                     run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
                 )
@@ -98,10 +102,12 @@ def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
 @click.argument("slug")
 @click.option("--no-progress", is_flag=True)
 @click.option("--verbose", is_flag=True, help="Print Dagster's step logs.")
-def run(slug: str, no_progress: bool, verbose: bool) -> None:
+@click.option("--refresh-sources", is_flag=True,
+              help="Search every enabled source again, bypassing the response cache (AGENTR_SOURCES).")
+def run(slug: str, no_progress: bool, verbose: bool, refresh_sources: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, scores, exports) and wait."""
     try:
-        ok = run_project(slug, show_progress=not no_progress, verbose=verbose)
+        ok = run_project(slug, show_progress=not no_progress, verbose=verbose, refresh_sources=refresh_sources)
     except Exception as exc:  # noqa: BLE001
         fail(str(exc))
     if not ok:

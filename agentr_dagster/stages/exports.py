@@ -11,6 +11,7 @@ from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.search import paper_found_by
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -23,7 +24,7 @@ COLUMNS = [
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
-    "source_file", "injection_flag", "injection_reasons",
+    "source_file", "found_by", "injection_flag", "injection_reasons",
 ]
 
 
@@ -35,6 +36,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     if artifact is not None and papers:
         _, intent_hash = current_intent(store, slug)
         results = store.results.results_for_project(slug)
+        sightings = store.searches.found_by(slug)
         for result in results:
             paper = papers.get(result.paper_id)
             if paper is None:
@@ -68,6 +70,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
                 "prompt_version": result.prompt_version,
                 "source_format": (paper.provenance or {}).get("format"),
                 "source_file": (paper.provenance or {}).get("file"),
+                "found_by": "; ".join(paper_found_by(paper.provenance, sightings.get(paper.id, []))),
                 # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
                 "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
                 "injection_reasons": injection.summary(),

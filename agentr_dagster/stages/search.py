@@ -50,6 +50,20 @@ def found_by_label(source: str, query_name: str) -> str:
     return f"{source}:{query_name}"
 
 
+def paper_found_by(provenance: dict[str, Any] | None, sighted: Sequence[str] = ()) -> list[str]:
+    """Every way a paper arrived: ``import:<file>`` for an imported file, then its sightings (``lake:boolean``,
+    ``openalex:string-03``, ``backward:12``...), each once, in order. Lake papers added before sightings were
+    recorded keep the query names their provenance holds."""
+    prov = provenance or {}
+    out: list[str] = []
+    if prov.get("file") and not prov.get("source"):
+        out.append(f"import:{prov['file']}")
+    if prov.get("source") == "lake":
+        out += [found_by_label("lake", name) for name in prov.get("found_by", [])]
+    out += sighted
+    return list(dict.fromkeys(out))
+
+
 def source_queries(queries: SearchQueries) -> list[SourceQuery]:
     """The queries sent to every source: ``boolean`` (with its parsed tree) and ``string-01`` .. ``string-10``."""
     try:

@@ -20,18 +20,19 @@ from dagster import (
 )
 
 from agentr_dagster.defs import checks
-from agentr_dagster.defs.partitions import projects
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.settings import results_dir
+from agentr_dagster.settings import get_settings, results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
@@ -142,14 +143,18 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     deps=[search_queries],
     group_name="research",
     check_specs=[checks.CANDIDATES_CHECK],
-    description="The project's candidate papers: imported files plus what its queries retrieve from the paper lake.",
+    description="The project's candidate papers: imported files, what its queries retrieve from the paper lake, "
+    "and what they find in the enabled search sources (AGENTR_SOURCES).",
 )
-def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+def candidate_papers(context: AssetExecutionContext, store: StoreResource,
+                     sources: SourcesResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
+    record_lake_sightings(db, slug, retrieved)
+    lake_metadata.update(_search_sources(context, db, sources))
     papers = db.projects.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
@@ -162,6 +167,23 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
         data_version=DataVersion(sha256(*sorted(p.content_hash for p in papers))[:16]),
         check_results=[checks.evaluate_candidates(db, slug)],
     )
+
+
+def _search_sources(context: AssetExecutionContext, db, sources: SourcesResource) -> dict:
+    """The enabled search sources' part of candidate_papers (nothing when AGENTR_SOURCES is empty)."""
+    if not sources.enabled():
+        return {}
+    tags = context.run.tags
+    searched = search_project(
+        db, context.partition_key, sources.build(db, refresh=tags.get(REFRESH_SOURCES_TAG) == "1"),
+        max_results=get_settings().source_max_results, update_id=tags.get(LIVING_TAG), run_id=context.run_id,
+        progress=context.log.info,
+    )
+    if searched is None:
+        return {}
+    for failed in searched.failures():
+        context.log.warning(f"{failed.source} {failed.query_name} failed (retried next run): {failed.failure}")
+    return {**searched.metadata(), "source_queries": MetadataValue.md(searched.markdown())}
 
 
 @asset(
