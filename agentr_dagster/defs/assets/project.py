@@ -32,6 +32,8 @@ from agentr_dagster.stages.exports import scores_dataframe, write_exports, write
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.living import write_update_digest
+from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
@@ -263,6 +265,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))
+    extra = {**_prisma_metadata(db, slug), **_update_digest_metadata(db, slug, context.run.tags.get(LIVING_TAG))}
     preview = frame.head(10)[["rank", "title", "c1_score", "c2_score", "semantic_similarity"]]
     return MaterializeResult(
         metadata={
@@ -278,9 +281,27 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
             **usage_metadata(db, slug, prefix="usage_project"),
             "usage_by_stage_model_day": MetadataValue.md(markdown_table(usage_report(db, slug))),
+            **extra,
         },
         check_results=[checks.evaluate_exports(db, slug, written)],
     )
+
+
+def _prisma_metadata(db, slug: str) -> dict:
+    counts, path = write_prisma(db, slug, results_dir(slug))
+    return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
+            "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_above_threshold": counts.above_threshold}
+
+
+def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:
+    """A living-review update's digest: what it added, best first (nothing outside an update)."""
+    if not update_id:
+        return {}
+    frame, path = write_update_digest(db, slug, update_id, results_dir(slug))
+    top = frame.head(10)[["rank", "title", "c1_score", "c2_score", "found_by"]]
+    return {"update": update_id, "update_new_papers": len(frame), "update_digest_csv": MetadataValue.path(str(path)),
+            "update_top_new": MetadataValue.md(top.to_markdown(index=False) if len(top) else "(nothing new)")}
 
 
 project_assets = [research_intent, search_queries, candidate_papers, paper_scores, score_exports]
