@@ -1,4 +1,5 @@
-"""Dagster resources: the domain store, the LLM backend and the search sources. Thin wrappers; the logic lives elsewhere."""
+"""Dagster resources: the domain store, the LLM backend and the search sources. Thin wrappers; the logic lives
+elsewhere."""
 
 from __future__ import annotations
 

@@ -53,8 +53,8 @@ class SnowballSummary:
     new_paper_ids: list[int] = field(default_factory=list)
 
     def metadata(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"seeds": len(self.seeds), "chases_sent": len(self.chases), "chases_skipped": self.skipped,
-                               "new_papers": self.added,
+        out: dict[str, Any] = {"seeds": len(self.seeds), "chases_sent": len(self.chases),
+                               "chases_skipped": self.skipped, "new_papers": self.added,
                                "failures": sum(1 for c in self.chases if c.failure),
                                "seeds_without_openalex_id": sum(1 for s in self.seeds if s.work_id is None)}
         for direction in DIRECTIONS:
@@ -108,7 +108,8 @@ def project_seeds(store: DomainStore, slug: str, top: int) -> list[Seed]:
 
     labels = store.labels.list_labels(slug)
     frame = scores_dataframe(store, slug)
-    sighted = {s.paper_id: s.source_id for s in store.searches.sightings(slug) if s.source == "openalex" and s.source_id}
+    sighted = {s.paper_id: s.source_id for s in store.searches.sightings(slug)
+               if s.source == "openalex" and s.source_id}
     return choose_seeds(store.projects.list_papers(slug), [lab.paper_id for lab in labels if lab.label == "include"],
                         {lab.paper_id for lab in labels if lab.label == "exclude"},
                         [int(i) for i in frame["paper_id"]], top, sighted)

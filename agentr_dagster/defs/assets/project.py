@@ -31,11 +31,11 @@ from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
-from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.living import write_update_digest
 from agentr_dagster.stages.prisma import write_prisma
-from agentr_dagster.stages.search import record_lake_sightings, search_project
+from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
+from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.usage import markdown_table, usage_metadata, usage_report
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
