@@ -448,3 +448,16 @@ paper_sightings = sa.Table(
     sa.UniqueConstraint("paper_id", "found_by"),
     sa.Index("ix_paper_sightings_project", "project_id", "paper_id"),
 )
+
+# Answers of the search sources (OpenAlex, PubMed, ...), keyed by source + normalised request: a repeated search
+# sends no request. Overwritten only by a refresh (`agentr run --refresh-sources`).
+source_responses = sa.Table(
+    "source_responses",
+    metadata,
+    sa.Column("cache_key", sa.String(64), primary_key=True),
+    sa.Column("source", sa.String(32), nullable=False),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("body", sa.Text, nullable=False),
+    sa.Column("fetched_at", UTCDateTime(), nullable=False),
+    sa.Index("ix_source_responses_source", "source"),
+)

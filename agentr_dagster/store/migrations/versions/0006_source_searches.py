@@ -1,7 +1,7 @@
 """Search sources: every (source, query) search a project ran, and which search found which paper.
 
 Revision ID: 0006
-Revises: 0003
+Revises: 0004
 Create Date: 2026-12-01
 
 Frozen like 0001: no import of the application's schema module.
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0006"
-down_revision: str | Sequence[str] | None = "0003"
+down_revision: str | Sequence[str] | None = "0004"  # 0003 on its own; chained after s17a's 0004 here
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

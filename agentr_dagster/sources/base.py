@@ -1,0 +1,209 @@
+"""What the source clients share: construction, the search loop (pages up to a bound, failures as outcomes) and
+the normalisation helpers (a record the paper model accepts, tags stripped, whitespace folded)."""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+from xml.etree.ElementTree import Element, ParseError
+
+from defusedxml import ElementTree as SafeET
+from pydantic import ValidationError
+
+from agentr_dagster.domain.boolean_query import Node
+from agentr_dagster.domain.contracts import PaperRecord
+from agentr_dagster.sources.cache import ResponseCache
+from agentr_dagster.sources.contract import SearchOutcome, SourceHit, SourceQuery
+from agentr_dagster.sources.http import Fetcher, FetchFailure, MalformedResponse
+from agentr_dagster.sources.translate import query_tree
+
+log = logging.getLogger(__name__)
+
+_TAG_RE = re.compile(r"<[^>]+>")
+TITLE_MAX, ABSTRACT_MAX = 1000, 20000
+
+
+def fold(text: str | None) -> str:
+    """Whitespace folded to single spaces."""
+    return " ".join((text or "").split())
+
+
+def strip_tags(text: str | None) -> str:
+    """Markup (JATS, HTML) removed, entities decoded, whitespace folded."""
+    return fold(html.unescape(_TAG_RE.sub(" ", text or "")))
+
+
+def element_text(element: Element | None) -> str:
+    """All text inside an XML element (inline markup such as <i> kept as text), folded."""
+    return fold("".join(element.itertext())) if element is not None else ""
+
+
+def load_json(body: str) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError as exc:
+        raise MalformedResponse(f"not JSON ({exc})") from None
+
+
+def load_xml(body: str) -> Element:
+    try:
+        return SafeET.fromstring(body.encode())
+    except (ParseError, ValueError) as exc:  # ValueError: defusedxml's forbidden entities/DTD tricks
+        raise MalformedResponse(f"not XML ({exc})") from None
+
+
+def make_record(
+    source: str,
+    source_id: str,
+    *,
+    title: str | None,
+    abstract: str | None = None,
+    year: int | str | None = None,
+    doi: str | None = None,
+    authors: list[str] | None = None,
+    venue: str | None = None,
+    url: str | None = None,
+) -> PaperRecord | None:
+    """A PaperRecord from a source's fields, or None when the entry has no usable title."""
+    title = fold(title)[:TITLE_MAX]
+    if not title:
+        return None
+    try:
+        year_value = int(str(year)[:4]) if year not in (None, "") else None
+    except ValueError:
+        year_value = None
+    if year_value is not None and not 1000 <= year_value <= 2200:
+        year_value = None
+    try:
+        return PaperRecord(
+            title=title,
+            abstract=fold(abstract)[:ABSTRACT_MAX],
+            year=year_value,
+            doi=fold(doi) or None,
+            authors=[fold(a) for a in authors or [] if fold(a)][:100],
+            venue=fold(venue)[:500] or None,
+            url=url or None,
+            source_id=source_id,
+            source_format=source,
+        )
+    except ValidationError as exc:
+        log.warning("%s record %s skipped: %s", source, source_id, exc)
+        return None
+
+
+@dataclass
+class Found:
+    """One normalised entry of a page."""
+
+    record: PaperRecord
+    source_id: str
+    references: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Page:
+    found: list[Found]
+    total: int | None = None
+
+
+class SourceClient(ABC):
+    """Base of the search-source clients (``name``, the dialect and the paging are each client's own)."""
+
+    name = "source"
+    default_interval = 0.0  # seconds between two requests to this API from one process
+    default_page_size = 100
+    max_page_size = 100
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        cache: ResponseCache,
+        contact_email: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        limiter: Any = None,
+        page_size: int | None = None,
+        request_interval: float | None = None,
+        backoff_base: float = 1.0,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.cache = cache
+        self.contact_email = contact_email or None
+        self.api_key = api_key or None
+        self.page_size = max(1, min(self.max_page_size, page_size or self.default_page_size))
+        self.fetcher = Fetcher(
+            self.name,
+            cache=cache,
+            timeout=timeout,
+            max_retries=max_retries,
+            limiter=limiter,
+            request_interval=self.default_interval if request_interval is None else request_interval,
+            backoff_base=backoff_base,
+            spacing_key=f"{self.name}:{self.base_url}",
+        )
+
+    def close(self) -> None:
+        self.fetcher.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def tree(query: SourceQuery) -> Node | None:
+        return query_tree(query.text, query.tree)
+
+    # -- the contract -----------------------------------------------------------------------------------------
+
+    @abstractmethod
+    def translate(self, query: SourceQuery) -> str:
+        """The query in this source's dialect (what ``search`` sends, before the date filter)."""
+
+    def search(self, query: SourceQuery, *, max_results: int, since: date | None = None) -> SearchOutcome:
+        """Pages through the answers to ``query`` up to ``max_results`` hits; never raises for a network or
+        format problem: that becomes ``failure``, with the hits of the pages that did arrive."""
+        translated = self.translate(query)
+        outcome = SearchOutcome(source=self.name, query_name=query.name, translated=translated)
+        if not translated or max_results <= 0:
+            return outcome
+        requests, cached = self.fetcher.stats.requests, self.fetcher.stats.cached
+        seen: set[str] = set()
+        try:
+            for page in self._pages(query, max_results=max_results, since=since):
+                if page.total is not None:
+                    outcome.total = page.total
+                for found in page.found:
+                    if found.source_id in seen:  # a record repeated across pages counts once
+                        continue
+                    seen.add(found.source_id)
+                    outcome.hits.append(SourceHit(
+                        record=found.record, source=self.name, source_id=found.source_id,
+                        query_name=query.name, rank=len(outcome.hits) + 1, references=found.references,
+                    ))
+                    if len(outcome.hits) >= max_results:
+                        break
+                if len(outcome.hits) >= max_results:
+                    break
+        except FetchFailure as exc:
+            outcome.failure = str(exc)
+        except Exception as exc:  # a shape no parser foresaw must not stop the other sources
+            log.exception("%s search %s failed", self.name, query.name)
+            outcome.failure = f"{self.name}: unexpected {type(exc).__name__}: {exc}"
+        outcome.requests = self.fetcher.stats.requests - requests
+        outcome.cached_pages = self.fetcher.stats.cached - cached
+        return outcome
+
+    @abstractmethod
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        """The answer pages, in order, until the source has no more or enough hits arrived."""

@@ -1,0 +1,195 @@
+"""The one HTTP fetch every source client uses: cache first, then a polite, retried GET.
+
+Order of a fetch: the response cache (a hit sends nothing); the per-source request spacing and the project's
+limiter (shared over Redis when configured); a GET with a timeout; on 429/5xx, a connection error, a truncated
+or malformed body: exponential backoff with full jitter, or the server's ``Retry-After`` (seconds or HTTP-date)
+when it gives one. Only a body that parses is cached, so a bad answer is never replayed. What cannot be fetched
+raises :class:`FetchFailure`; the clients turn that into ``SearchOutcome.failure``.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar
+
+import httpx
+
+from agentr_dagster.llm.limits import make_limiter
+from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
+
+T = TypeVar("T")
+
+RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
+MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer pause than this is treated as down for this run
+USER_AGENT = "agentr-dagster/0.1 (literature review; +https://github.com/agentr)"
+
+
+class FetchFailure(Exception):
+    """A request that could not be answered (after retries, or a permanent HTTP error)."""
+
+    def __init__(self, message: str, *, status: int | None = None):
+        super().__init__(message)
+        self.status = status
+
+
+class MalformedResponse(ValueError):
+    """The body arrived but is not what the API documents (raised by a client's parser; retried, never cached)."""
+
+
+def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date; None if absent/unreadable."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
+
+
+class _Spacing:
+    """At least ``interval`` seconds between the starts of two requests to one API from this process."""
+
+    _lock = threading.Lock()
+    _last: dict[str, float] = {}
+
+    @classmethod
+    def wait(cls, key: str, interval: float) -> None:
+        if interval <= 0:
+            return
+        while True:
+            with cls._lock:
+                now = time.monotonic()
+                due = cls._last.get(key, 0.0) + interval
+                if now >= due:
+                    cls._last[key] = now
+                    return
+            time.sleep(min(due - now, 1.0))
+
+
+@dataclass
+class FetchStats:
+    requests: int = 0  # HTTP requests sent, retries included
+    cached: int = 0  # answers served from the cache
+
+
+class Fetcher:
+    """GETs for one source. ``fetch(url, params, parse)`` returns ``parse(body)``; see the module docstring."""
+
+    def __init__(
+        self,
+        source: str,
+        *,
+        cache: ResponseCache,
+        timeout: float = 30.0,
+        max_retries: int = 4,
+        limiter: Any = None,
+        request_interval: float = 0.0,
+        backoff_base: float = 1.0,
+        backoff_cap: float = 60.0,
+        spacing_key: str | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ):
+        self.source = source
+        self.cache = cache
+        self.timeout = timeout
+        self.max_retries = max(0, max_retries)
+        # Without a configured limiter there is still one per source in the process: a 429's Retry-After
+        # pauses every caller of that API, not only the request that got it.
+        self.limiter = limiter if limiter is not None else make_limiter(None, f"source:{spacing_key or source}")
+        self.request_interval = request_interval
+        self.backoff_base = backoff_base
+        self.backoff_cap = backoff_cap
+        self.spacing_key = spacing_key or source
+        self.sleep = sleep
+        self.stats = FetchStats()
+        self._client = httpx.Client(
+            timeout=httpx.Timeout(timeout), headers={"User-Agent": USER_AGENT}, follow_redirects=True
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+    def fetch(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        parse: Callable[[str], T],
+        *,
+        key_params: Mapping[str, Any] | None = None,
+        use_cache: bool = True,
+        not_found: T | None = None,
+    ) -> T:
+        """``parse(body)`` of the answer to ``GET url?params``.
+
+        ``key_params`` replaces ``params`` in the cache key when some parameters are session-bound (PubMed's
+        WebEnv). ``not_found``: the value for an HTTP 404 (then nothing is cached); without it a 404 fails."""
+        key = cache_key(self.source, url, key_params if key_params is not None else params)
+        if use_cache:
+            body = self.cache.get(key)
+            if body is not None:
+                try:
+                    value = parse(body)
+                except (MalformedResponse, ValueError):
+                    value = None  # an unreadable cached body (older parser?) is fetched again
+                else:
+                    self.stats.cached += 1
+                    return value
+        attempt = 0
+        while True:
+            attempt += 1
+            retry_after: float | None = None
+            try:
+                body, status, retry_after = self._get_once(url, params)
+            except httpx.TransportError as exc:  # refused, reset, timeout, truncated body (incomplete read)
+                problem = f"{type(exc).__name__}: {exc}"
+            else:
+                if status == 404 and not_found is not None:
+                    return not_found
+                if status == 200:
+                    try:
+                        value = parse(body)
+                    except (MalformedResponse, ValueError) as exc:
+                        problem = f"malformed answer: {exc}"
+                    else:
+                        self.cache.put(key, self.source, display_url(url, params), body)
+                        return value
+                elif status in RETRY_STATUSES:
+                    problem = f"HTTP {status}"
+                else:
+                    raise FetchFailure(f"{self.source}: HTTP {status} from {url}: {body[:200]}", status=status)
+            if attempt > self.max_retries:
+                raise FetchFailure(f"{self.source}: {problem} (gave up after {attempt} attempts) at {url}")
+            if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
+                raise FetchFailure(f"{self.source}: {problem}, asked to wait {retry_after:.0f} s; giving up for now")
+            if retry_after is not None:
+                self.limiter.pause(retry_after)
+                wait = retry_after
+            else:
+                wait = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
+            self.sleep(wait)
+
+    def _get_once(self, url: str, params: Mapping[str, Any]) -> tuple[str, int, float | None]:
+        with self.limiter.slot(0):
+            _Spacing.wait(self.spacing_key, self.request_interval)
+            self.stats.requests += 1
+            response = self._client.get(url, params=_public(params))
+            text = response.text  # reads the whole body: a short read raises RemoteProtocolError here
+        return text, response.status_code, parse_retry_after(response.headers.get("Retry-After"))
+
+
+def _public(params: Mapping[str, Any]) -> dict[str, str]:
+    return {k: str(v) for k, v in params.items() if v is not None}

@@ -1,0 +1,189 @@
+"""OpenAlex (``/works``): search and filters, cursor paging, abstracts from ``abstract_inverted_index``, the polite
+pool (``mailto=``), and the citation graph for snowballing (``referenced_works``, ``filter=cites:W…``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date
+from typing import Any
+
+from agentr_dagster.sources.base import Found, Page, SourceClient, load_json, make_record
+from agentr_dagster.sources.contract import SourceHit, SourceQuery
+from agentr_dagster.sources.http import FetchFailure, MalformedResponse
+from agentr_dagster.sources.translate import OpenAlexQuery, to_openalex
+
+_ID_PREFIX = "https://openalex.org/"
+_BATCH = 50  # ids per ``openalex:W1|W2|…`` filter (the API takes up to 100 OR-ed values)
+
+
+def short_id(value: str | None) -> str:
+    """``https://openalex.org/W123`` → ``W123``."""
+    value = (value or "").strip()
+    return value[len(_ID_PREFIX):] if value.startswith(_ID_PREFIX) else value.rsplit("/", 1)[-1]
+
+
+def abstract_from_inverted_index(index: dict[str, list[int]] | None) -> str:
+    """The abstract text from OpenAlex's ``{word: [positions]}`` form."""
+    if not isinstance(index, dict):
+        return ""
+    positions: dict[int, str] = {}
+    for word, places in index.items():
+        for place in places if isinstance(places, list) else []:
+            if isinstance(place, int):
+                positions[place] = word
+    return " ".join(positions[i] for i in sorted(positions))
+
+
+def work_to_found(work: dict[str, Any]) -> Found | None:
+    """One OpenAlex work object → a normalised record with its references (None without id or title)."""
+    if not isinstance(work, dict):
+        return None
+    work_id = short_id(work.get("id"))
+    if not work_id:
+        return None
+    location = work.get("primary_location") or {}
+    source = location.get("source") or {} if isinstance(location, dict) else {}
+    authors = [
+        ((a.get("author") or {}).get("display_name") or a.get("raw_author_name") or "")
+        for a in work.get("authorships") or [] if isinstance(a, dict)
+    ]
+    doi = work.get("doi") or (work.get("ids") or {}).get("doi")
+    record = make_record(
+        "openalex", work_id,
+        title=work.get("title") or work.get("display_name"),
+        abstract=abstract_from_inverted_index(work.get("abstract_inverted_index")),
+        year=work.get("publication_year") or (work.get("publication_date") or "")[:4] or None,
+        doi=doi,
+        authors=authors,
+        venue=source.get("display_name") if isinstance(source, dict) else None,
+        url=doi if doi and str(doi).startswith("http") else (location.get("landing_page_url") or work.get("id")),
+    )
+    if record is None:
+        return None
+    references = [short_id(r) for r in work.get("referenced_works") or [] if isinstance(r, str)]
+    return Found(record, work_id, references)
+
+
+def _list_page(body: str) -> dict:
+    data = load_json(body)
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        raise MalformedResponse("an OpenAlex list answer has no 'results' list")
+    return data
+
+
+def _work(body: str) -> dict:
+    data = load_json(body)
+    if not isinstance(data, dict) or not data.get("id"):
+        raise MalformedResponse("an OpenAlex work has no 'id'")
+    return data
+
+
+class SnowballHits(list):
+    """``list[SourceHit]`` that also says whether the walk was complete (``failure``) and what it cost."""
+
+    failure: str | None = None
+    requests: int = 0
+
+
+class OpenAlexSource(SourceClient):
+    name = "openalex"
+    default_interval = 0.1  # the polite pool allows about 10 requests a second
+    default_page_size = 100
+    max_page_size = 200
+
+    def _works_url(self) -> str:
+        base = self.base_url
+        return base if base.endswith("/works") else f"{base}/works"
+
+    def _common(self) -> dict[str, str | None]:
+        return {"mailto": self.contact_email, "api_key": self.api_key}
+
+    def query_params(self, query: SourceQuery) -> OpenAlexQuery:
+        tree = self.tree(query)
+        if tree is None:
+            return OpenAlexQuery()
+        return to_openalex(tree, boolean=query.tree is not None, text=None if query.tree is not None else query.text)
+
+    def translate(self, query: SourceQuery) -> str:
+        return self.query_params(query).describe()
+
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        translated = self.query_params(query)
+        filters = list(translated.filters)
+        if since is not None:
+            filters.append(f"from_publication_date:{since.isoformat()}")
+        params = {**OpenAlexQuery(translated.search, tuple(filters)).params(), "per-page": self.page_size}
+        yield from self._cursor_pages(params, max_results)
+
+    def _cursor_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
+        cursor, count = "*", 0
+        while cursor and count < max_results:
+            data = self.fetcher.fetch(self._works_url(), {**params, **self._common(), "cursor": cursor}, _list_page)
+            found = [f for f in (work_to_found(w) for w in data["results"]) if f]
+            count += len(found)
+            meta = data.get("meta") or {}
+            yield Page(found, meta.get("count") if isinstance(meta.get("count"), int) else None)
+            next_cursor = meta.get("next_cursor")
+            if not data["results"] or next_cursor == cursor:
+                break
+            cursor = next_cursor
+
+    # -- snowballing -------------------------------------------------------------------------------------------
+
+    def work(self, work_id: str) -> SourceHit | None:
+        """One work by its OpenAlex id (``W…``); None if OpenAlex does not know it. FetchFailure on failure."""
+        data = self.fetcher.fetch(f"{self._works_url()}/{short_id(work_id)}", self._common(), _work, not_found={})
+        found = work_to_found(data) if data else None
+        return self._hit(found, "lookup", 1) if found else None
+
+    def work_by_doi(self, doi: str) -> SourceHit | None:
+        """The work with this DOI, or None (not in OpenAlex, or the lookup failed)."""
+        doi = doi.strip().lower().removeprefix("https://doi.org/").removeprefix("doi:")
+        if not doi or "," in doi:
+            return None
+        params = {"filter": f"doi:https://doi.org/{doi}", "per-page": 1, **self._common()}
+        try:
+            data = self.fetcher.fetch(self._works_url(), params, _list_page)
+        except FetchFailure:
+            return None
+        found = next((f for f in (work_to_found(w) for w in data["results"]) if f), None)
+        return self._hit(found, f"doi:{doi}", 1) if found else None
+
+    def references(self, work_id: str, *, max_results: int = 200) -> SnowballHits:
+        """The works ``work_id`` cites (backward snowballing), as hits with ``query_name="backward:W…"``."""
+        work_id = short_id(work_id)
+        hits, requests = SnowballHits(), self.fetcher.stats.requests
+        try:
+            data = self.fetcher.fetch(f"{self._works_url()}/{work_id}", self._common(), _work, not_found={})
+            cited = [short_id(r) for r in (data or {}).get("referenced_works") or [] if isinstance(r, str)]
+            cited = cited[:max_results]
+            for start in range(0, len(cited), _BATCH):
+                batch = cited[start:start + _BATCH]
+                params = {"filter": "openalex:" + "|".join(batch), "per-page": len(batch), **self._common()}
+                page = self.fetcher.fetch(self._works_url(), params, _list_page)
+                for found in (work_to_found(w) for w in page["results"]):
+                    if found:
+                        hits.append(self._hit(found, f"backward:{work_id}", len(hits) + 1))
+        except FetchFailure as exc:
+            hits.failure = str(exc)
+        hits.requests = self.fetcher.stats.requests - requests
+        return hits
+
+    def citing(self, work_id: str, *, max_results: int = 200) -> SnowballHits:
+        """The works that cite ``work_id`` (forward snowballing), ``query_name="forward:W…"``."""
+        work_id = short_id(work_id)
+        hits, requests = SnowballHits(), self.fetcher.stats.requests
+        try:
+            params = {"filter": f"cites:{work_id}", "per-page": self.page_size}
+            for page in self._cursor_pages(params, max_results):
+                for found in page.found:
+                    if len(hits) < max_results:
+                        hits.append(self._hit(found, f"forward:{work_id}", len(hits) + 1))
+        except FetchFailure as exc:
+            hits.failure = str(exc)
+        hits.requests = self.fetcher.stats.requests - requests
+        return hits
+
+    def _hit(self, found: Found, query_name: str, rank: int) -> SourceHit:
+        return SourceHit(record=found.record, source=self.name, source_id=found.source_id, query_name=query_name,
+                         rank=rank, references=found.references)
