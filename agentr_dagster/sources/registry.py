@@ -7,6 +7,7 @@ records that carry a DOI (:attr:`EnabledSources.enricher`).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -32,21 +33,22 @@ class EnabledSources:
         return next((s for s in self.search if s.name == name), None)
 
 
-def _client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
-    from agentr_dagster.sources.arxiv import ArxivSource
-    from agentr_dagster.sources.crossref import CrossrefClient
-    from agentr_dagster.sources.europepmc import EuropePMCSource
-    from agentr_dagster.sources.openalex import OpenAlexSource
-    from agentr_dagster.sources.pubmed import PubMedSource
+# name -> (module, class, settings field of the base URL, settings field of the API key or None)
+CLIENTS = {
+    "openalex": ("openalex", "OpenAlexSource", "openalex_url", "openalex_api_key"),
+    "pubmed": ("pubmed", "PubMedSource", "pubmed_url", "pubmed_api_key"),
+    "europepmc": ("europepmc", "EuropePMCSource", "europepmc_url", None),
+    "arxiv": ("arxiv", "ArxivSource", "arxiv_url", None),
+    "crossref": ("crossref", "CrossrefClient", "crossref_url", None),
+}
 
-    classes = {"openalex": (OpenAlexSource, settings.openalex_url, settings.openalex_api_key),
-               "pubmed": (PubMedSource, settings.pubmed_url, settings.pubmed_api_key),
-               "europepmc": (EuropePMCSource, settings.europepmc_url, None),
-               "arxiv": (ArxivSource, settings.arxiv_url, None),
-               "crossref": (CrossrefClient, settings.crossref_url, None)}
-    cls, url, key = classes[name]
-    return cls(url, cache=cache, contact_email=settings.contact_email or None,
-               api_key=(key.get_secret_value() or None) if key is not None else None, limiter=limiter)
+
+def _client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
+    module, class_name, url_field, key_field = CLIENTS[name]
+    cls = getattr(importlib.import_module(f"agentr_dagster.sources.{module}"), class_name)
+    key = getattr(settings, key_field).get_secret_value() if key_field else ""
+    return cls(getattr(settings, url_field), cache=cache, contact_email=settings.contact_email or None,
+               api_key=key or None, limiter=limiter)
 
 
 def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,

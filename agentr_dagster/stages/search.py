@@ -166,6 +166,7 @@ class AddedHits:
     added: int = 0
     duplicates: int = 0
     new_by_label: dict[str, int] = field(default_factory=dict)  # found_by -> papers it brought in now
+    new_by_source: dict[str, int] = field(default_factory=dict)  # source -> distinct papers it brought in now
     new_paper_ids: list[int] = field(default_factory=list)
     enriched: int = 0
     enrich_failure: str | None = None
@@ -223,6 +224,8 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
         result.new_paper_ids += added.paper_ids
         for label in labels:
             result.new_by_label[label] = result.new_by_label.get(label, 0) + added.added
+        for source in dict.fromkeys(label.split(":", 1)[0] for label in labels):
+            result.new_by_source[source] = result.new_by_source.get(source, 0) + added.added
     ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)}
     store.searches.add_sightings(slug, [
         Sighting(ids[key], label, hit.source, hit.source_id, hit.rank, update_id)
@@ -280,6 +283,7 @@ class SearchSummary:
     enrich_failure: str | None = None
     lake_failure: str | None = None
     update_id: str | None = None
+    new_by_source: dict[str, int] = field(default_factory=dict)
 
     def failures(self) -> list[SearchReport]:
         return [s for s in self.searches if s.failure]
@@ -297,7 +301,7 @@ class SearchSummary:
                     out["crossref_failure"] = self.enrich_failure
                 continue
             out[f"{name}_hits"] = sum(s.hits for s in mine)
-            out[f"{name}_new_papers"] = sum(s.new_papers for s in mine)
+            out[f"{name}_new_papers"] = self.new_by_source.get(name, 0)  # distinct: a paper two queries found is one
             out[f"{name}_failures"] = sum(1 for s in mine if s.failure)
             out[f"{name}_requests"] = sum(s.requests for s in mine)
         if self.lake_failure:
@@ -387,4 +391,4 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
                                            f"{planned.query.name}: {outcome.failure}"[:2000], run_id=run_id)
     store.searches.record_searches(slug, rows, run_id=run_id, update_id=update_id)
     return SearchSummary(sources.names, reports, skipped, added.added, added.duplicates, added.enriched,
-                         added.enrich_failure, added.lake_failure, update_id)
+                         added.enrich_failure, added.lake_failure, update_id, added.new_by_source)

@@ -116,14 +116,21 @@ def project_seeds(store: DomainStore, slug: str, top: int) -> list[Seed]:
 
 
 def _chase(openalex, direction: str, work_id: str) -> SearchOutcome:
+    """One seed's references (backward) or citing works (forward); a seed known by its DOI is looked up first."""
     try:
-        outcome = openalex.references(work_id) if direction == "backward" else openalex.citing(work_id)
+        if work_id.startswith("doi:"):
+            found = openalex.work_by_doi(work_id[len("doi:"):])
+            if found is None:
+                return SearchOutcome(source="openalex", query_name=direction, translated=work_id,
+                                     failure="not found in OpenAlex by its DOI (or the lookup failed)")
+            work_id = found.source_id
+        hits = openalex.references(work_id) if direction == "backward" else openalex.citing(work_id)
     except Exception as exc:  # noqa: BLE001 - a client that raises fails this chase alone
         return SearchOutcome(source="openalex", query_name=direction, translated=work_id,
                              failure=f"{type(exc).__name__}: {exc}"[:1000])
-    if isinstance(outcome, SearchOutcome):
-        return outcome
-    return SearchOutcome(source="openalex", query_name=direction, translated=work_id, hits=list(outcome))
+    # OpenAlexSource answers with a list of hits that also carries .failure and .requests
+    return SearchOutcome(source="openalex", query_name=direction, translated=work_id, hits=list(hits),
+                         failure=getattr(hits, "failure", None), requests=getattr(hits, "requests", 0))
 
 
 def snowball_project(store: DomainStore, slug: str, openalex, *, top: int = DEFAULT_TOP, refresh: bool = False,

@@ -148,15 +148,16 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     description="The project's candidate papers: imported files, what its queries retrieve from the paper lake, "
     "and what they find in the enabled search sources (AGENTR_SOURCES).",
 )
-def candidate_papers(context: AssetExecutionContext, store: StoreResource,
-                     sources: SourcesResource) -> MaterializeResult:
+def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
     record_lake_sightings(db, slug, retrieved)
-    lake_metadata.update(_search_sources(context, db, sources))
+    # Built from the settings here rather than required as a resource: every caller that materialises the chain
+    # with only the store and the LLM (tests, tools) keeps working, and the embedded default stays offline.
+    lake_metadata.update(_search_sources(context, db, SourcesResource()))
     papers = db.projects.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
