@@ -323,15 +323,19 @@ class SearchSummary:
         return "\n".join(lines)
 
 
+def _translated(source: SearchSource, query: SourceQuery) -> str:
+    try:
+        return source.translate(query)
+    except Exception:  # noqa: BLE001 - only for the record: the query as the project wrote it
+        return query.text
+
+
 def _run_one(source: SearchSource, planned: PlannedSearch, max_results: int) -> SearchOutcome:
     try:
         return source.search(planned.query, max_results=max_results, since=planned.since)
     except Exception as exc:  # noqa: BLE001 - the contract says a source never raises; one that does fails alone
-        try:
-            translated = source.translate(planned.query)
-        except Exception:  # noqa: BLE001
-            translated = planned.query.text
-        return SearchOutcome(source=source.name, query_name=planned.query.name, translated=translated,
+        return SearchOutcome(source=source.name, query_name=planned.query.name,
+                             translated=_translated(source, planned.query),
                              failure=f"{type(exc).__name__}: {exc}"[:1000])
 
 
@@ -345,8 +349,16 @@ def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], 
 
     def one_source(name: str) -> list[tuple[PlannedSearch, SearchOutcome]]:
         out = []
+        down: str | None = None  # a source that failed after its retries is not asked again in this run
         for planned in by_source[name]:
+            if down is not None:
+                out.append((planned, SearchOutcome(source=name, query_name=planned.query.name,
+                                                   translated=_translated(clients[name], planned.query),
+                                                   failure=f"not sent: {name} failed earlier in this run ({down})")))
+                continue
             outcome = _run_one(clients[name], planned, max_results)
+            if outcome.failure and not outcome.hits:
+                down = outcome.query_name
             if progress:
                 state = f"failed: {outcome.failure}" if outcome.failure else f"{len(outcome.hits)} hits"
                 progress(f"{name} {planned.query.name}: {state}")
