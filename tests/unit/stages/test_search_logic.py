@@ -148,7 +148,8 @@ def test_seeds_are_the_included_papers_then_the_best_ranked_not_excluded():
 def test_the_living_review_updates_active_searched_idle_projects():
     view = LivingView("p", active=True, has_queries=True, last_search=date(2026, 11, 20), in_flight=False)
     assert living_decision(view) == (True, "update: search since 2026-11-20")
-    assert living_decision(LivingView("p", True, True, None, False)) == (True, "update: search in full (never searched)")
+    never = LivingView("p", True, True, None, False)
+    assert living_decision(never) == (True, "update: search in full (never searched)")
     for change, why in [({"active": False}, "deleted"), ({"has_queries": False}, "no search queries"),
                         ({"in_flight": True}, "queued or running")]:
         go, reason = living_decision(LivingView(**{**view.__dict__, **change}))
