@@ -58,7 +58,7 @@ class Settings(BaseModel):
     openalex_url: str = Field("https://api.openalex.org", description="AGENTR_OPENALEX_URL")
     pubmed_url: str = Field("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", description="AGENTR_PUBMED_URL")
     europepmc_url: str = Field("https://www.ebi.ac.uk/europepmc/webservices/rest", description="AGENTR_EUROPEPMC_URL")
-    arxiv_url: str = Field("https://export.arxiv.org/api", description="AGENTR_ARXIV_URL")
+    arxiv_url: str = Field("https://export.arxiv.org", description="AGENTR_ARXIV_URL")
     crossref_url: str = Field("https://api.crossref.org", description="AGENTR_CROSSREF_URL")
     contact_email: str = Field("", description="AGENTR_CONTACT_EMAIL: sent to OpenAlex and Crossref (polite pool)")
     pubmed_api_key: SecretStr = Field(SecretStr(""), description="AGENTR_PUBMED_API_KEY: NCBI E-utilities key")

@@ -42,6 +42,10 @@ class MalformedResponse(ValueError):
     """The body arrived but is not what the API documents (raised by a client's parser; retried, never cached)."""
 
 
+class RejectedRequest(Exception):
+    """A well-formed answer saying the request itself is wrong (raised by a parser; not retried, not cached)."""
+
+
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date; None if absent/unreadable."""
     if not value:
@@ -143,7 +147,7 @@ class Fetcher:
             if body is not None:
                 try:
                     value = parse(body)
-                except (MalformedResponse, ValueError):
+                except (MalformedResponse, RejectedRequest, ValueError):
                     value = None  # an unreadable cached body (older parser?) is fetched again
                 else:
                     self.stats.cached += 1
@@ -162,6 +166,8 @@ class Fetcher:
                 if status == 200:
                     try:
                         value = parse(body)
+                    except RejectedRequest as exc:
+                        raise FetchFailure(f"{self.source}: request rejected: {exc}", status=status) from None
                     except (MalformedResponse, ValueError) as exc:
                         problem = f"malformed answer: {exc}"
                     else:

@@ -1,4 +1,5 @@
-"""Which search sources a deployment runs: a pure function of the settings (no Dagster, no environment).
+"""Which client serves which source name, each public API's base URL (the settings' defaults), and the clients a
+deployment runs: :func:`build_sources`, a pure function of the settings (no Dagster, no environment).
 
 ``AGENTR_SOURCES`` names them; each gets its base URL, the contact e-mail and (PubMed, OpenAlex) its API key from
 the settings, and the one response cache. Crossref is not searched: it fills missing abstracts, years and venues of
@@ -7,15 +8,38 @@ records that carry a DOI (:attr:`EnabledSources.enricher`).
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agentr_dagster.settings import Settings
+from agentr_dagster.sources.arxiv import ArxivSource
+from agentr_dagster.sources.crossref import CrossrefClient
+from agentr_dagster.sources.europepmc import EuropePMCSource
+from agentr_dagster.sources.openalex import OpenAlexSource
+from agentr_dagster.sources.pubmed import PubMedSource
 
 if TYPE_CHECKING:
     from agentr_dagster.sources.cache import ResponseCache
     from agentr_dagster.sources.contract import SearchSource
+
+SEARCH_SOURCES: dict[str, type] = {
+    "openalex": OpenAlexSource,
+    "pubmed": PubMedSource,
+    "europepmc": EuropePMCSource,
+    "arxiv": ArxivSource,
+}
+CLIENTS: dict[str, type] = {**SEARCH_SOURCES, "crossref": CrossrefClient}
+
+PUBLIC_BASE_URLS = {
+    "openalex": "https://api.openalex.org",
+    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
+    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
+    "arxiv": "https://export.arxiv.org",
+    "crossref": "https://api.crossref.org",
+}
+
+# source name -> the settings field holding its API key (read from the environment only)
+API_KEY_FIELDS = {"openalex": "openalex_api_key", "pubmed": "pubmed_api_key"}
 
 
 @dataclass
@@ -23,7 +47,7 @@ class EnabledSources:
     """The searchable sources in the order configured, and the Crossref enricher when enabled."""
 
     search: list[SearchSource] = field(default_factory=list)
-    enricher: Any | None = None  # sources.crossref.CrossrefClient: enrich(records) -> records
+    enricher: CrossrefClient | None = None
 
     @property
     def names(self) -> list[str]:
@@ -33,22 +57,12 @@ class EnabledSources:
         return next((s for s in self.search if s.name == name), None)
 
 
-# name -> (module, class, settings field of the base URL, settings field of the API key or None)
-CLIENTS = {
-    "openalex": ("openalex", "OpenAlexSource", "openalex_url", "openalex_api_key"),
-    "pubmed": ("pubmed", "PubMedSource", "pubmed_url", "pubmed_api_key"),
-    "europepmc": ("europepmc", "EuropePMCSource", "europepmc_url", None),
-    "arxiv": ("arxiv", "ArxivSource", "arxiv_url", None),
-    "crossref": ("crossref", "CrossrefClient", "crossref_url", None),
-}
-
-
-def _client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
-    module, class_name, url_field, key_field = CLIENTS[name]
-    cls = getattr(importlib.import_module(f"agentr_dagster.sources.{module}"), class_name)
+def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
+    """One client, configured from the settings (``<name>_url``, the contact e-mail, its API key)."""
+    key_field = API_KEY_FIELDS.get(name)
     key = getattr(settings, key_field).get_secret_value() if key_field else ""
-    return cls(getattr(settings, url_field), cache=cache, contact_email=settings.contact_email or None,
-               api_key=key or None, limiter=limiter)
+    return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
+                         api_key=key or None, limiter=limiter)
 
 
 def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,
@@ -56,7 +70,7 @@ def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] 
     """The clients for ``settings.sources`` (or ``names``, a subset such as ``["openalex"]`` for snowballing)."""
     enabled = EnabledSources()
     for name in settings.sources if names is None else names:
-        client = _client(name, settings, cache, limiter)
+        client = make_client(name, settings, cache, limiter)
         if name == "crossref":
             enabled.enricher = client
         else:

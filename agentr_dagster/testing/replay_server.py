@@ -708,7 +708,8 @@ def _europepmc_result(p: ReplayPaper, *, core: bool) -> dict[str, Any]:
 
 def _arxiv_feed(params: dict[str, str], papers: list[ReplayPaper], total: int, start: int,
                 *, error: str | None = None) -> str:
-    query = escape(f"search_query={params.get('search_query', '')}&start={start}")
+    raw = f"search_query={params.get('search_query', '')}&start={start}&max_results={params.get('max_results', 10)}"
+    self_link = escape("http://arxiv.org/api/query?" + quote(raw, safe="=&"), {'"': "&quot;"})
     entries = []
     if error:
         entries.append(
@@ -736,8 +737,8 @@ def _arxiv_feed(params: dict[str, str], papers: list[ReplayPaper], total: int, s
         '<?xml version="1.0" encoding="UTF-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/" '
         'xmlns:arxiv="http://arxiv.org/schemas/atom">'
-        f'<link href="http://arxiv.org/api/query?{quote(query, safe="=&")}" rel="self" type="application/atom+xml"/>'
-        f'<title type="html">ArXiv Query: {query}</title><id>http://arxiv.org/api/{uuid.uuid4().hex[:27]}</id>'
+        f'<link href="{self_link}" rel="self" type="application/atom+xml"/>'
+        f'<title type="html">ArXiv Query: {escape(raw)}</title><id>http://arxiv.org/api/{uuid.uuid4().hex[:27]}</id>'
         f"<updated>{datetime.now(timezone.utc).isoformat(timespec='seconds')}</updated>"
         f"<opensearch:totalResults>{1 if error else total}</opensearch:totalResults>"
         f"<opensearch:startIndex>{start}</opensearch:startIndex>"

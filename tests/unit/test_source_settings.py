@@ -23,11 +23,9 @@ def test_an_unknown_source_is_an_error_naming_the_variable_and_the_choices(monke
         get_settings()
 
 
-def test_source_defaults_are_the_public_endpoints_and_the_bounds(monkeypatch):
+def test_source_bounds_and_cron_defaults(monkeypatch):
     s = get_settings()
-    assert s.openalex_url == "https://api.openalex.org" and s.crossref_url == "https://api.crossref.org"
-    assert s.pubmed_url.startswith("https://eutils.ncbi.nlm.nih.gov/") and "europepmc" in s.europepmc_url
-    assert "arxiv.org" in s.arxiv_url and s.source_max_results == 200 and s.living_review_cron == "0 6 * * 1"
+    assert s.sources == () and s.source_max_results == 200 and s.living_review_cron == "0 6 * * 1"
     monkeypatch.setenv("AGENTR_SOURCE_MAX_RESULTS", "0")
     with pytest.raises(ValueError, match="AGENTR_SOURCE_MAX_RESULTS"):
         get_settings()
@@ -47,3 +45,27 @@ def test_source_api_keys_count_by_presence_only(monkeypatch):
 
 def test_settings_and_the_source_contract_name_the_same_sources():
     assert SOURCE_NAMES == contract.SOURCE_NAMES
+
+
+def test_the_settings_default_to_the_registry_public_endpoints():
+    from agentr_dagster.sources.registry import PUBLIC_BASE_URLS
+
+    settings = get_settings()
+    assert {name: getattr(settings, f"{name}_url") for name in PUBLIC_BASE_URLS} == PUBLIC_BASE_URLS
+
+
+def test_the_registry_builds_the_enabled_clients_from_the_settings(monkeypatch):
+    from agentr_dagster.sources.cache import ResponseCache
+    from agentr_dagster.sources.registry import build_sources
+
+    monkeypatch.setenv("AGENTR_SOURCES", "pubmed,crossref,openalex")
+    monkeypatch.setenv("AGENTR_PUBMED_URL", "http://127.0.0.1:9/pubmed/")
+    monkeypatch.setenv("AGENTR_PUBMED_API_KEY", "ncbi-key")
+    monkeypatch.setenv("AGENTR_CONTACT_EMAIL", "me@example.org")
+    enabled = build_sources(get_settings(), ResponseCache())
+    assert enabled.names == ["pubmed", "openalex", "crossref"]
+    pubmed = enabled.by_name("pubmed")
+    assert pubmed.base_url == "http://127.0.0.1:9/pubmed" and pubmed.api_key == "ncbi-key"
+    assert pubmed.contact_email == "me@example.org" and enabled.by_name("openalex").api_key is None
+    assert enabled.enricher.base_url == "https://api.crossref.org"
+    assert build_sources(get_settings(), ResponseCache(), names=["openalex"]).names == ["openalex"]
