@@ -62,7 +62,7 @@ def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=Non
     key_field = API_KEY_FIELDS.get(name)
     key = getattr(settings, key_field).get_secret_value() if key_field else ""
     return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
-                         api_key=key or None, limiter=limiter)
+                         api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval)
 
 
 def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,

@@ -127,6 +127,7 @@ class MergePlan:
     keys: list[str]
     new: list[tuple[PaperRecord, list[str]]]
     duplicates: int  # hits that were a paper already known or found by another hit
+    new_keys: list[str] = field(default_factory=list)  # the key of each ``new`` record (as matched, before filling)
 
 
 def _as_record(paper: PaperRow) -> PaperRecord:
@@ -155,9 +156,21 @@ def merge_hits(existing: Sequence[PaperRow], hits: Sequence[tuple[PaperRecord, s
         if key in existing_keys:
             continue
         entry = new.setdefault(key, (kept, []))
+        if record is not kept:  # one source's record lacks what another's has (an abstract, a venue)
+            entry = new[key] = (_filled(entry[0], record), entry[1])
         if label not in entry[1]:
             entry[1].append(label)
-    return MergePlan(keys, list(new.values()), len(hits) - len(new))
+    return MergePlan(keys, list(new.values()), len(hits) - len(new), list(new))
+
+
+_FILLABLE = ("abstract", "year", "venue", "authors", "url")
+
+
+def _filled(kept: PaperRecord, other: PaperRecord) -> PaperRecord:
+    """``kept`` with its empty fields taken from ``other`` (the same paper from another source). The DOI is not
+    taken: it would change the paper's key."""
+    update = {f: getattr(other, f) for f in _FILLABLE if not getattr(kept, f) and getattr(other, f)}
+    return kept.model_copy(update=update) if update else kept
 
 
 # ------------------------------------------------------------------------------------------- adding hits
@@ -212,7 +225,7 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
     for record, (_, labels) in zip(records, plan.new, strict=True):
         groups[tuple(labels)].append(record)
     now = datetime.now(timezone.utc).isoformat()
-    key_of = {id(rec): key for rec, key in zip(records, (paper_key(r) for r, _ in plan.new), strict=True)}
+    key_of = {id(rec): key for rec, key in zip(records, plan.new_keys, strict=True)}
     for labels, recs in groups.items():
         provenance: dict[str, Any] = {"source": provenance_source, "found_by": list(labels), "imported_at": now}
         if update_id:

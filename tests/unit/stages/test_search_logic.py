@@ -87,7 +87,17 @@ def test_hits_merge_with_the_project_papers_and_each_other():
     assert [(r.title, labels) for r, labels in plan.new] == [
         ("A new screening tool", ["openalex:string-01", "pubmed:boolean", "openalex:boolean"]),
         ("Something else entirely", ["pubmed:boolean"])]
-    assert plan.duplicates == 4
+    assert plan.duplicates == 4 and plan.new_keys == [plan.keys[2], "doi:10.9/z"]
+
+
+def test_a_merged_record_takes_what_another_source_adds_but_keeps_its_key():
+    bare = PaperRecord(title="A screening study of many words", source_format="openalex")
+    full = PaperRecord(title="A screening study of many words", abstract="We screen.", venue="J", year=2020,
+                       source_format="pubmed")
+    plan = merge_hits([], [(bare, "openalex:boolean"), (full, "pubmed:boolean")])
+    [(record, labels)] = plan.new
+    assert (record.abstract, record.venue, record.year, record.source_format) == ("We screen.", "J", 2020, "openalex")
+    assert plan.new_keys == ["t:a screening study of many words|"] and labels == ["openalex:boolean", "pubmed:boolean"]
 
 
 def test_near_identical_titles_from_two_sources_are_one_paper():
