@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SEARCH_FAILURE_STAGE = "search"  # failures are logged as stage "search:<source>"
+SEARCH_PROVENANCE = ("search", "snowball")  # provenance.source of papers the sources brought
 Progress = Callable[[str], None]
 
 
@@ -257,10 +258,13 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
 
 
 def record_lake_sightings(store: DomainStore, slug: str, retrieved: RetrievalSummary | None) -> int:
-    """The lake's hits as ``lake:<query>`` sightings, so ``found_by`` covers every way a paper arrived."""
+    """The lake's hits as ``lake:<query>`` sightings, so ``found_by`` covers every way a paper arrived. Papers a
+    search source or snowballing brought are left alone: the lake holds them because the search added them there,
+    and counting that echo as another identification would inflate the PRISMA counts."""
     if retrieved is None:
         return 0
-    ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)}
+    ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)
+           if (p.provenance or {}).get("source") not in SEARCH_PROVENANCE}
     return store.searches.add_sightings(slug, [
         Sighting(ids[hit["paper_key"]], found_by_label("lake", q.name), "lake", str(hit.get("lake_id")), hit["rank"])
         for q in retrieved.queries for hit in q.hits if hit["paper_key"] in ids
