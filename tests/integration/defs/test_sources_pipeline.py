@@ -117,3 +117,30 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
     finally:
         server.stop()
         instance.dispose()
+
+
+def test_the_living_review_schedule_is_stopped_by_default_on_the_configured_cron(monkeypatch):
+    from dagster import DefaultScheduleStatus
+
+    from agentr_dagster.definitions import build_definitions
+
+    monkeypatch.setenv("AGENTR_LIVING_REVIEW_CRON", "30 5 * * *")
+    schedule = build_definitions().resolve_schedule_def("living_review")
+    assert schedule.default_status == DefaultScheduleStatus.STOPPED and schedule.cron_schedule == "30 5 * * *"
+    assert schedule.job_name == "project_pipeline"
+    job = build_definitions().resolve_job_def("project_pipeline")
+    assert "snowball" not in {node.name for node in job.graph.node_defs}  # on request only, not in the chain
+
+
+def test_the_living_review_skips_without_sources(sqlite_store, monkeypatch):
+    from dagster import SkipReason
+
+    monkeypatch.delenv("AGENTR_SOURCES", raising=False)
+    instance = open_instance()
+    try:
+        context = build_schedule_context(instance=instance, scheduled_execution_time=datetime.now(timezone.utc),
+                                         resources={"store": StoreResource(database_url=sqlite_store.url)})
+        result = living_review(context)
+        assert isinstance(result, SkipReason) and "AGENTR_SOURCES is empty" in result.skip_message
+    finally:
+        instance.dispose()

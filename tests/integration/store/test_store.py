@@ -50,6 +50,9 @@ TABLES = {
     "failures",
     "imported_files",
     "paper_labels",
+    "source_responses",
+    "source_searches",
+    "paper_sightings",
     "alembic_version",
 }
 
