@@ -146,10 +146,14 @@ class SourceClient(ABC):
             timeout=timeout,
             max_retries=max_retries,
             limiter=limiter,
-            request_interval=self.default_interval if request_interval is None else request_interval,
+            request_interval=self._default_interval() if request_interval is None else request_interval,
             backoff_base=backoff_base,
             spacing_key=f"{self.name}:{self.base_url}",
+            contact_email=self.contact_email,
         )
+
+    def _default_interval(self) -> float:
+        return self.default_interval
 
     def close(self) -> None:
         self.fetcher.close()
@@ -177,32 +181,33 @@ class SourceClient(ABC):
         outcome = SearchOutcome(source=self.name, query_name=query.name, translated=translated)
         if not translated or max_results <= 0:
             return outcome
-        requests, cached = self.fetcher.stats.requests, self.fetcher.stats.cached
         seen: set[str] = set()
-        try:
-            for page in self._pages(query, max_results=max_results, since=since):
-                if page.total is not None:
-                    outcome.total = page.total
-                for found in page.found:
-                    if found.source_id in seen:  # a record repeated across pages counts once
-                        continue
-                    seen.add(found.source_id)
-                    outcome.hits.append(SourceHit(
-                        record=found.record, source=self.name, source_id=found.source_id,
-                        query_name=query.name, rank=len(outcome.hits) + 1, references=found.references,
-                    ))
-                    if len(outcome.hits) >= max_results:
-                        break
-                if len(outcome.hits) >= max_results:
-                    break
-        except FetchFailure as exc:
-            outcome.failure = str(exc)
-        except Exception as exc:  # a shape no parser foresaw must not stop the other sources
-            log.exception("%s search %s failed", self.name, query.name)
-            outcome.failure = f"{self.name}: unexpected {type(exc).__name__}: {exc}"
-        outcome.requests = self.fetcher.stats.requests - requests
-        outcome.cached_pages = self.fetcher.stats.cached - cached
+        with self.fetcher.counting() as stats:
+            try:
+                self._collect(query, outcome, seen, max_results=max_results, since=since)
+            except FetchFailure as exc:
+                outcome.failure = str(exc)
+            except Exception as exc:  # a shape no parser foresaw must not stop the other sources
+                log.exception("%s search %s failed", self.name, query.name)
+                outcome.failure = f"{self.name}: unexpected {type(exc).__name__}: {exc}"
+        outcome.requests, outcome.cached_pages = stats.requests, stats.cached
         return outcome
+
+    def _collect(self, query: SourceQuery, outcome: SearchOutcome, seen: set[str], *, max_results: int,
+                 since: date | None) -> None:
+        for page in self._pages(query, max_results=max_results, since=since):
+            if page.total is not None:
+                outcome.total = page.total
+            for found in page.found:
+                if found.source_id in seen:  # a record repeated across pages counts once
+                    continue
+                seen.add(found.source_id)
+                outcome.hits.append(SourceHit(
+                    record=found.record, source=self.name, source_id=found.source_id,
+                    query_name=query.name, rank=len(outcome.hits) + 1, references=found.references,
+                ))
+                if len(outcome.hits) >= max_results:
+                    return
 
     @abstractmethod
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:

@@ -4,12 +4,14 @@ has them. A DOI Crossref does not know (404) or a lookup that fails leaves the r
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import date
 from typing import Any
 from urllib.parse import quote
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.sources.base import ABSTRACT_MAX, SourceClient, fold, load_json, strip_tags
+from agentr_dagster.sources.base import ABSTRACT_MAX, Page, SourceClient, fold, load_json, strip_tags
 from agentr_dagster.sources.contract import SourceQuery
 from agentr_dagster.sources.http import FetchFailure, MalformedResponse
 
@@ -65,7 +67,7 @@ class CrossrefClient(SourceClient):
     def translate(self, query: SourceQuery) -> str:
         return ""  # Crossref is used for lookups by DOI, never searched
 
-    def _pages(self, query, *, max_results, since):
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
         return iter(())
 
     def lookup(self, doi: str) -> dict[str, Any] | None:

@@ -20,8 +20,11 @@ def _search_page(body: str) -> dict:
     data = load_json(body)
     if not isinstance(data, dict):
         raise MalformedResponse("a Europe PMC answer is not a JSON object")
-    results = (data.get("resultList") or {}).get("result") if isinstance(data.get("resultList"), dict) else None
-    if not isinstance(results, list):
+    result_list = data.get("resultList")
+    results = result_list.get("result") if isinstance(result_list, dict) else None
+    if results is None and data.get("hitCount") == 0:  # an empty answer may leave the list out
+        data["resultList"] = {"result": []}
+    elif not isinstance(results, list):
         raise MalformedResponse("a Europe PMC answer has no resultList.result")
     return data
 
@@ -57,7 +60,7 @@ def result_to_found(result: dict[str, Any]) -> Found | None:
 class EuropePMCSource(SourceClient):
     name = "europepmc"
     default_interval = 0.1
-    default_page_size = 100
+    default_page_size = 200
     max_page_size = 1000
 
     def _search_url(self) -> str:

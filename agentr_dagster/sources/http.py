@@ -12,7 +12,8 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -20,14 +21,16 @@ from typing import Any, TypeVar
 
 import httpx
 
-from agentr_dagster.llm.limits import make_limiter
+from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 
 T = TypeVar("T")
 
 RETRY_STATUSES = frozenset({408, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_S = 300.0  # a server asking for a longer pause than this is treated as down for this run
-USER_AGENT = "agentr-dagster/0.1 (literature review; +https://github.com/agentr)"
+_STATS_LOCK = threading.Lock()
+USER_AGENT = "agentr-dagster/0.1 (literature review)"
+NOT_FOUND_BODY = "\x00not found"  # what the cache keeps for a 404, so an unknown id is not asked for again
 
 
 class FetchFailure(Exception):
@@ -44,6 +47,20 @@ class MalformedResponse(ValueError):
 
 class RejectedRequest(Exception):
     """A well-formed answer saying the request itself is wrong (raised by a parser; not retried, not cached)."""
+
+
+# What each API's terms allow (requests a minute), for a limiter shared by every process (over Redis).
+DEFAULT_REQUESTS_PER_MINUTE = {"openalex": 600, "pubmed": 180, "europepmc": 600, "arxiv": 20, "crossref": 600}
+
+
+def source_limiter(source: str, *, redis_url: str | None = None, requests_per_minute: int | None = None,
+                   api_key: str | None = None):
+    """The project's endpoint limiter for one source (``llm.limits``): a request rate per minute, shared over
+    Redis when ``redis_url`` is given, and a ``Retry-After`` from the source pauses every caller."""
+    rpm = requests_per_minute or DEFAULT_REQUESTS_PER_MINUTE.get(source)
+    if source == "pubmed" and api_key and not requests_per_minute:
+        rpm = 600  # NCBI: 10 a second with a key
+    return make_limiter(EndpointLimits(requests_per_minute=rpm, redis_url=redis_url), f"source:{source}")
 
 
 def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
@@ -105,6 +122,7 @@ class Fetcher:
         backoff_base: float = 1.0,
         backoff_cap: float = 60.0,
         spacing_key: str | None = None,
+        contact_email: str | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ):
         self.source = source
@@ -119,13 +137,37 @@ class Fetcher:
         self.backoff_cap = backoff_cap
         self.spacing_key = spacing_key or source
         self.sleep = sleep
-        self.stats = FetchStats()
-        self._client = httpx.Client(
-            timeout=httpx.Timeout(timeout), headers={"User-Agent": USER_AGENT}, follow_redirects=True
-        )
+        self.stats = FetchStats()  # over the fetcher's life, every thread
+        self._local = threading.local()  # per-call counters (``counting``), so parallel searches do not mix
+        # the polite pools (OpenAlex, Crossref) ask for a contact in the User-Agent as well as in mailto=
+        agent = f"{USER_AGENT[:-1]}; mailto:{contact_email})" if contact_email else USER_AGENT
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout), headers={"User-Agent": agent},
+                                    follow_redirects=True)
 
     def close(self) -> None:
         self._client.close()
+
+    @contextmanager
+    def counting(self) -> Iterator[FetchStats]:
+        """Counts the requests and cache hits of the fetches made by this thread inside the block."""
+        outer = getattr(self._local, "stats", None)
+        stats = self._local.stats = FetchStats()
+        try:
+            yield stats
+        finally:
+            self._local.stats = outer
+            if outer is not None:
+                outer.requests += stats.requests
+                outer.cached += stats.cached
+
+    def _count(self, *, requests: int = 0, cached: int = 0) -> None:
+        local = getattr(self._local, "stats", None)
+        with _STATS_LOCK:
+            self.stats.requests += requests
+            self.stats.cached += cached
+        if local is not None:
+            local.requests += requests
+            local.cached += cached
 
     def fetch(
         self,
@@ -140,17 +182,20 @@ class Fetcher:
         """``parse(body)`` of the answer to ``GET url?params``.
 
         ``key_params`` replaces ``params`` in the cache key when some parameters are session-bound (PubMed's
-        WebEnv). ``not_found``: the value for an HTTP 404 (then nothing is cached); without it a 404 fails."""
+        WebEnv). ``not_found``: the value for an HTTP 404 (the 404 is cached too); without it a 404 fails."""
         key = cache_key(self.source, url, key_params if key_params is not None else params)
         if use_cache:
             body = self.cache.get(key)
+            if body == NOT_FOUND_BODY and not_found is not None:
+                self._count(cached=1)
+                return not_found
             if body is not None:
                 try:
                     value = parse(body)
                 except (MalformedResponse, RejectedRequest, ValueError):
                     value = None  # an unreadable cached body (older parser?) is fetched again
                 else:
-                    self.stats.cached += 1
+                    self._count(cached=1)
                     return value
         attempt = 0
         while True:
@@ -162,6 +207,7 @@ class Fetcher:
                 problem = f"{type(exc).__name__}: {exc}"
             else:
                 if status == 404 and not_found is not None:
+                    self.cache.put(key, self.source, display_url(url, params), NOT_FOUND_BODY)
                     return not_found
                 if status == 200:
                     try:
@@ -191,7 +237,7 @@ class Fetcher:
     def _get_once(self, url: str, params: Mapping[str, Any]) -> tuple[str, int, float | None]:
         with self.limiter.slot(0):
             _Spacing.wait(self.spacing_key, self.request_interval)
-            self.stats.requests += 1
+            self._count(requests=1)
             response = self._client.get(url, params=_public(params))
             text = response.text  # reads the whole body: a short read raises RemoteProtocolError here
         return text, response.status_code, parse_retry_after(response.headers.get("Retry-After"))

@@ -66,6 +66,8 @@ def work_to_found(work: dict[str, Any]) -> Found | None:
 
 def _list_page(body: str) -> dict:
     data = load_json(body)
+    if isinstance(data, dict) and data.get("results") is None and (data.get("meta") or {}).get("count") == 0:
+        data["results"] = []  # an empty answer may leave the list out
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         raise MalformedResponse("an OpenAlex list answer has no 'results' list")
     return data
@@ -88,7 +90,7 @@ class SnowballHits(list):
 class OpenAlexSource(SourceClient):
     name = "openalex"
     default_interval = 0.1  # the polite pool allows about 10 requests a second
-    default_page_size = 100
+    default_page_size = 100  # the current documentation bounds per-page at 100 (it was 200)
     max_page_size = 200
 
     def _works_url(self) -> str:
@@ -118,7 +120,15 @@ class OpenAlexSource(SourceClient):
     def _cursor_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
         cursor, count = "*", 0
         while cursor and count < max_results:
-            data = self.fetcher.fetch(self._works_url(), {**params, **self._common(), "cursor": cursor}, _list_page)
+            try:
+                data = self.fetcher.fetch(self._works_url(), {**params, **self._common(), "cursor": cursor},
+                                          _list_page)
+            except FetchFailure as exc:
+                # OpenAlex may refuse cursor paging without an API key (401/403): number the pages instead
+                if cursor != "*" or exc.status not in (401, 403):
+                    raise
+                yield from self._numbered_pages(params, max_results)
+                return
             found = [f for f in (work_to_found(w) for w in data["results"]) if f]
             count += len(found)
             meta = data.get("meta") or {}
@@ -127,6 +137,20 @@ class OpenAlexSource(SourceClient):
             if not data["results"] or next_cursor == cursor:
                 break
             cursor = next_cursor
+
+    def _numbered_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
+        page_number, count = 1, 0
+        while count < max_results and page_number * self.page_size <= 10_000:  # basic paging's documented limit
+            data = self.fetcher.fetch(self._works_url(), {**params, **self._common(), "page": page_number},
+                                      _list_page)
+            found = [f for f in (work_to_found(w) for w in data["results"]) if f]
+            count += len(found)
+            meta = data.get("meta") or {}
+            total = meta.get("count") if isinstance(meta.get("count"), int) else None
+            yield Page(found, total)
+            if not data["results"] or (total is not None and page_number * self.page_size >= total):
+                break
+            page_number += 1
 
     # -- snowballing -------------------------------------------------------------------------------------------
 
@@ -152,36 +176,38 @@ class OpenAlexSource(SourceClient):
     def references(self, work_id: str, *, max_results: int = 200) -> SnowballHits:
         """The works ``work_id`` cites (backward snowballing), as hits with ``query_name="backward:W…"``."""
         work_id = short_id(work_id)
-        hits, requests = SnowballHits(), self.fetcher.stats.requests
-        try:
-            data = self.fetcher.fetch(f"{self._works_url()}/{work_id}", self._common(), _work, not_found={})
-            cited = [short_id(r) for r in (data or {}).get("referenced_works") or [] if isinstance(r, str)]
-            cited = cited[:max_results]
-            for start in range(0, len(cited), _BATCH):
-                batch = cited[start:start + _BATCH]
-                params = {"filter": "openalex:" + "|".join(batch), "per-page": len(batch), **self._common()}
-                page = self.fetcher.fetch(self._works_url(), params, _list_page)
-                for found in (work_to_found(w) for w in page["results"]):
-                    if found:
-                        hits.append(self._hit(found, f"backward:{work_id}", len(hits) + 1))
-        except FetchFailure as exc:
-            hits.failure = str(exc)
-        hits.requests = self.fetcher.stats.requests - requests
+        hits = SnowballHits()
+        with self.fetcher.counting() as stats:
+            try:
+                data = self.fetcher.fetch(f"{self._works_url()}/{work_id}", self._common(), _work, not_found={})
+                cited = [short_id(r) for r in (data or {}).get("referenced_works") or [] if isinstance(r, str)]
+                cited = list(dict.fromkeys(cited))[:max_results]
+                for start in range(0, len(cited), _BATCH):
+                    batch = cited[start:start + _BATCH]
+                    params = {"filter": "openalex:" + "|".join(batch), "per-page": len(batch), **self._common()}
+                    page = self.fetcher.fetch(self._works_url(), params, _list_page)
+                    for found in (work_to_found(w) for w in page["results"]):
+                        if found:
+                            hits.append(self._hit(found, f"backward:{work_id}", len(hits) + 1))
+            except FetchFailure as exc:
+                hits.failure = str(exc)
+        hits.requests = stats.requests
         return hits
 
     def citing(self, work_id: str, *, max_results: int = 200) -> SnowballHits:
         """The works that cite ``work_id`` (forward snowballing), ``query_name="forward:W…"``."""
         work_id = short_id(work_id)
-        hits, requests = SnowballHits(), self.fetcher.stats.requests
-        try:
-            params = {"filter": f"cites:{work_id}", "per-page": self.page_size}
-            for page in self._cursor_pages(params, max_results):
-                for found in page.found:
-                    if len(hits) < max_results:
-                        hits.append(self._hit(found, f"forward:{work_id}", len(hits) + 1))
-        except FetchFailure as exc:
-            hits.failure = str(exc)
-        hits.requests = self.fetcher.stats.requests - requests
+        hits = SnowballHits()
+        with self.fetcher.counting() as stats:
+            try:
+                params = {"filter": f"cites:{work_id}", "per-page": self.page_size}
+                for page in self._cursor_pages(params, max_results):
+                    for found in page.found:
+                        if len(hits) < max_results:
+                            hits.append(self._hit(found, f"forward:{work_id}", len(hits) + 1))
+            except FetchFailure as exc:
+                hits.failure = str(exc)
+        hits.requests = stats.requests
         return hits
 
     def _hit(self, found: Found, query_name: str, rank: int) -> SourceHit:

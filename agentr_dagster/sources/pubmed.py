@@ -32,6 +32,8 @@ def _esearch(body: str) -> Element:
 
 def _efetch(body: str) -> Element:
     root = load_xml(body)
+    if root.tag == "eFetchResult" and root.findtext("ERROR"):
+        raise RejectedRequest(f"efetch: {root.findtext('ERROR')}")  # e.g. an expired WebEnv
     if root.tag != "PubmedArticleSet":
         raise MalformedResponse(f"efetch answered <{root.tag}>: {element_text(root)[:200]}")
     return root
@@ -43,11 +45,8 @@ def _year(article: Element) -> str | None:
         year = pub_date.findtext("Year") or (pub_date.findtext("MedlineDate") or "")[:4]
         if year.strip().isdigit():
             return year.strip()
-    for path in ("ArticleDate/Year",):
-        year = article.findtext(path)
-        if year and year.strip().isdigit():
-            return year.strip()
-    return None
+    year = article.findtext("ArticleDate/Year")  # the electronic publication date, when the issue has none
+    return year.strip() if year and year.strip().isdigit() else None
 
 
 def _abstract(article: Element) -> str:
@@ -107,13 +106,11 @@ def article_to_found(pubmed_article: Element) -> Found | None:
 class PubMedSource(SourceClient):
     name = "pubmed"
     default_interval = 0.34  # NCBI: at most 3 requests a second without an API key (10 with one)
-    default_page_size = 100
+    default_page_size = 200
     max_page_size = 500
 
-    def __init__(self, base_url: str, **kwargs):
-        super().__init__(base_url, **kwargs)
-        if self.api_key and kwargs.get("request_interval") is None:
-            self.fetcher.request_interval = 0.1
+    def _default_interval(self) -> float:
+        return 0.1 if self.api_key else self.default_interval
 
     def _url(self, tool: str) -> str:
         base = self.base_url
@@ -136,6 +133,9 @@ class PubMedSource(SourceClient):
         fresh = False
         result = self.fetcher.fetch(self._url("esearch.fcgi"), {**search, **self._common()}, _esearch)
         total = int(result.findtext("Count") or 0)
+        if not (result.findtext("WebEnv") and result.findtext("QueryKey")):  # a mirror without the history server
+            yield from self._pages_by_id(search, total, max_results)
+            return
         # efetch pages are cached under the search they belong to, not the WebEnv (a session id that expires)
         search_id = hashlib.sha256(repr(sorted(search.items())).encode()).hexdigest()[:32]
         retstart = 0
@@ -147,8 +147,9 @@ class PubMedSource(SourceClient):
                 root = self.fetcher.fetch(self._url("efetch.fcgi"), {**fetch, **self._common()}, _efetch,
                                           key_params=key)
             except FetchFailure as exc:
-                # a cached search's WebEnv may have expired on the server: search again once, then go on
-                if fresh or exc.status not in (400, None):
+                # a cached search's WebEnv may have expired on the server (efetch answers with an ERROR or a
+                # 400): search again once, then go on; a server that is down is not asked twice
+                if fresh or exc.status not in (200, 400):
                     raise
                 fresh = True
                 result = self.fetcher.fetch(self._url("esearch.fcgi"), {**search, **self._common()}, _esearch,
@@ -160,4 +161,19 @@ class PubMedSource(SourceClient):
             yield Page(found, total)
             if not articles:
                 break
+            retstart += self.page_size
+
+    def _pages_by_id(self, search: dict, total: int, max_results: int) -> Iterator[Page]:
+        """esearch pages of PMIDs (``retstart``/``retmax``), each fetched with ``efetch id=…``."""
+        plain = {k: v for k, v in search.items() if k != "usehistory"}
+        retstart = 0
+        while retstart < min(total, max_results):
+            page = {**plain, "retstart": retstart, "retmax": self.page_size}
+            ids = [fold(i.text) for i in self.fetcher.fetch(self._url("esearch.fcgi"), {**page, **self._common()},
+                                                            _esearch).findall("IdList/Id") if fold(i.text)]
+            if not ids:
+                break
+            fetch = {"db": "pubmed", "id": ",".join(ids), "retmode": "xml", "rettype": "abstract"}
+            root = self.fetcher.fetch(self._url("efetch.fcgi"), {**fetch, **self._common()}, _efetch)
+            yield Page([f for f in (article_to_found(a) for a in root.findall("PubmedArticle")) if f], total)
             retstart += self.page_size

@@ -153,6 +153,6 @@ def to_openalex(node: Node, *, boolean: bool, text: str | None = None) -> OpenAl
         return OpenAlexQuery()
     if boolean:
         # a comma separates filters and a pipe means OR inside one: neither may appear in the value
-        value = text.replace(",", " ").replace("|", " ")
+        value = " ".join(text.replace(",", " ").replace("|", " ").split())
         return OpenAlexQuery(filters=(f"title_and_abstract.search:{value}",))
     return OpenAlexQuery(search=text)

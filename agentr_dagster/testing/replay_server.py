@@ -43,6 +43,7 @@ import sys
 import threading
 import time
 import uuid
+import zlib
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -298,11 +299,24 @@ class _Handler(BaseHTTPRequestHandler):
 class ReplayServer:
     """The five APIs over ``papers`` on a loopback port. ``with ReplayServer() as server: ...``"""
 
-    def __init__(self, papers: Iterable[ReplayPaper] | None = None, *, host: str = "127.0.0.1", port: int = 0):
+    def __init__(
+        self,
+        papers: Iterable[ReplayPaper] | None = None,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        openalex_cursor_needs_key: bool = False,
+        pubmed_history: bool = True,
+    ):
+        """``openalex_cursor_needs_key``: cursor paging without ``api_key`` answers 401 (as OpenAlex may);
+        ``pubmed_history=False``: esearch ignores ``usehistory`` (a mirror without the history server)."""
         self.papers = sorted(papers if papers is not None else generate_corpus(), key=lambda p: p.number)
+        self.openalex_cursor_needs_key = openalex_cursor_needs_key
+        self.pubmed_history = pubmed_history
         self.host, self.port = host, port
         self.counts: Counter[str] = Counter()
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (route, path, params), in arrival order
+        self.arrivals: list[float] = []  # time.monotonic() of each request, same order
         self._plans: dict[str, list[Fault | None]] = {}
         self._then: dict[str, Fault | None] = {}
         self._webenvs: dict[str, list[ReplayPaper]] = {}
@@ -359,10 +373,16 @@ class ReplayServer:
             self._plans.clear()
             self._then.clear()
 
+    def forget_history(self) -> None:
+        """Drop every PubMed WebEnv, as NCBI's history server does after a while."""
+        with self._lock:
+            self._webenvs.clear()
+
     def reset_counts(self) -> None:
         with self._lock:
             self.counts.clear()
             self.requests.clear()
+            self.arrivals.clear()
 
     @property
     def total_requests(self) -> int:
@@ -372,6 +392,7 @@ class ReplayServer:
         with self._lock:
             self.counts[route] += 1
             self.requests.append((route, path, params))
+            self.arrivals.append(time.monotonic())
             plan = self._plans.get(route)
             if plan:
                 return plan.pop(0)
@@ -420,7 +441,7 @@ class ReplayServer:
             },
             "authorships": [
                 {"author_position": "first" if i == 0 else "middle",
-                 "author": {"id": f"https://openalex.org/A{abs(hash(name)) % 10**9}", "display_name": name},
+                 "author": {"id": f"https://openalex.org/A{zlib.crc32(name.encode())}", "display_name": name},
                  "raw_author_name": name}
                 for i, name in enumerate(paper.authors)
             ],
@@ -457,6 +478,8 @@ class ReplayServer:
         if not 1 <= per_page <= 200:
             raise _Reply(400, json.dumps({"error": "Invalid query parameters error.",
                                           "message": "per-page parameter must be between 1 and 200"}))
+        if "cursor" in params and self.openalex_cursor_needs_key and not params.get("api_key"):
+            raise _Reply(401, json.dumps({"error": "Unauthorized", "message": "cursor paging needs an api_key"}))
         if "cursor" in params:
             offset = 0 if params["cursor"] == "*" else _decode_cursor(params["cursor"])
             page_number = None
@@ -515,7 +538,7 @@ class ReplayServer:
         selected.sort(key=lambda p: p.published, reverse=True)  # PubMed's default: most recent first
         retstart, retmax = int(params.get("retstart") or 0), int(params.get("retmax") or 20)
         history = ""
-        if params.get("usehistory") == "y":
+        if params.get("usehistory") == "y" and self.pubmed_history:
             webenv = f"MCID_{uuid.uuid4().hex}"
             with self._lock:
                 self._webenvs[webenv] = selected
