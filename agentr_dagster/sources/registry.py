@@ -15,6 +15,7 @@ from agentr_dagster.settings import Settings
 from agentr_dagster.sources.arxiv import ArxivSource
 from agentr_dagster.sources.crossref import CrossrefClient
 from agentr_dagster.sources.europepmc import EuropePMCSource
+from agentr_dagster.sources.http import source_limiter
 from agentr_dagster.sources.openalex import OpenAlexSource
 from agentr_dagster.sources.pubmed import PubMedSource
 
@@ -58,9 +59,13 @@ class EnabledSources:
 
 
 def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
-    """One client, configured from the settings (``<name>_url``, the contact e-mail, its API key)."""
+    """One client, configured from the settings (``<name>_url``, the contact e-mail, its API key) and limited to
+    the API's request rate through the project's limiter (shared over Redis when ``AGENTR_REDIS_URL`` is set).
+    ``AGENTR_SOURCE_REQUEST_INTERVAL`` (a mirror or a test server) replaces both the spacing and that rate."""
     key_field = API_KEY_FIELDS.get(name)
     key = getattr(settings, key_field).get_secret_value() if key_field else ""
+    if limiter is None and settings.source_request_interval is None:
+        limiter = source_limiter(name, redis_url=settings.redis_url or None, api_key=key or None)
     return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
                          api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval)
 
