@@ -36,7 +36,9 @@ def snowball_command(slug: str, top: int, refresh: bool, as_json: bool) -> None:
     with open_instance() as instance:
         result = materialize([snowball], partition_key=slug, instance=instance, resources=resources_from_env(),
                              raise_on_error=False, tags={"agentr/source": "cli"},
-                             run_config={"ops": {"snowball": {"config": {"top": top, "refresh": refresh}}}})
+                             run_config={"ops": {"snowball": {"config": {"top": top, "refresh": refresh}}},
+                                         # the summary below says what happened; step logs stay in the UI
+                                         "loggers": {"console": {"config": {"log_level": "WARNING"}}}})
     if not result.success:
         fail(f"snowball for {slug} failed; see `agentr failures {slug}`")
     metadata = {k: v.value for k, v in result.asset_materializations_for_node("snowball")[0].metadata.items()}

@@ -177,10 +177,10 @@ def _search_sources(context: AssetExecutionContext, db, sources: SourcesResource
     if not sources.enabled():
         return {}
     tags = context.run.tags
+    refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
     searched = search_project(
-        db, context.partition_key, sources.build(db, refresh=tags.get(REFRESH_SOURCES_TAG) == "1"),
-        max_results=get_settings().source_max_results, update_id=tags.get(LIVING_TAG), run_id=context.run_id,
-        progress=context.log.info,
+        db, context.partition_key, sources.build(db, refresh=refresh), max_results=get_settings().source_max_results,
+        update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
     )
     if searched is None:
         return {}

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 from dagster import RunsFilter, build_schedule_context, materialize
 
-from agentr_dagster.defs.assets import expansion_assets, project_assets
+from agentr_dagster.defs.assets import expansion_assets, pipeline_assets, project_assets
 from agentr_dagster.defs.instance import open_instance
-from agentr_dagster.defs.partitions import LIVING_TAG
+from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.defs.schedules import living_review
 from agentr_dagster.settings import results_dir
@@ -74,6 +74,12 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         assert metadata(second, "candidate_papers")["lake_found"] > 0
         assert not pd.read_csv(results_dir(SLUG) / "scores.csv")["found_by"].str.contains("lake:").any()
 
+        # `agentr run --refresh-sources`: every search sent again past the cache, nothing duplicated or rescored
+        refreshed = run(store, instance, tags={REFRESH_SOURCES_TAG: "1"})
+        assert server.total_requests > sent and store.projects.count_papers(SLUG) == papers
+        assert metadata(refreshed, "candidate_papers")["source_searches_sent"] == 22
+        assert metadata(refreshed, "paper_scores")["scored_now"] == 0
+
         # Newer records appear (and an old one the index only now holds: not newer, so not wanted).
         today = datetime.now(timezone.utc).date()
         fresh = new_paper(901, "Active learning for systematic review screening in public health", today)
@@ -125,11 +131,12 @@ def test_the_living_review_schedule_is_stopped_by_default_on_the_configured_cron
     from agentr_dagster.definitions import build_definitions
 
     monkeypatch.setenv("AGENTR_LIVING_REVIEW_CRON", "30 5 * * *")
-    schedule = build_definitions().resolve_schedule_def("living_review")
+    # read from the Definitions as built (resolving them would load state from whatever instance is current)
+    [schedule] = [s for s in build_definitions().schedules if s.name == "living_review"]
     assert schedule.default_status == DefaultScheduleStatus.STOPPED and schedule.cron_schedule == "30 5 * * *"
     assert schedule.job_name == "project_pipeline"
-    job = build_definitions().resolve_job_def("project_pipeline")
-    assert "snowball" not in {node.name for node in job.graph.node_defs}  # on request only, not in the chain
+    chain = {key.to_user_string() for asset in pipeline_assets for key in asset.keys}
+    assert "snowball" not in chain and "candidate_papers" in chain  # snowballing on request only
 
 
 def test_the_living_review_skips_without_sources(sqlite_store, monkeypatch):
