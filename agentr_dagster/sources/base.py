@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 _TAG_RE = re.compile(r"<[^>]+>")
 TITLE_MAX, ABSTRACT_MAX = 1000, 20000
+STALE_STATUSES = frozenset({400, 404, 410, 422})  # what a server says to a cursor or session id it has forgotten
 
 
 def fold(text: str | None) -> str:
@@ -181,10 +182,18 @@ class SourceClient(ABC):
         outcome = SearchOutcome(source=self.name, query_name=query.name, translated=translated)
         if not translated or max_results <= 0:
             return outcome
-        seen: set[str] = set()
         with self.fetcher.counting() as stats:
             try:
-                self._collect(query, outcome, seen, max_results=max_results, since=since)
+                try:
+                    self._collect(query, outcome, max_results=max_results, since=since)
+                except FetchFailure as exc:
+                    # A cursor or session id from a stored page that the server no longer accepts: walk again
+                    # from the first page, fetching every page anew.
+                    if not (stats.cached and exc.status in STALE_STATUSES):
+                        raise
+                    outcome.hits.clear()
+                    with self.fetcher.fresh():
+                        self._collect(query, outcome, max_results=max_results, since=since)
             except FetchFailure as exc:
                 outcome.failure = str(exc)
             except Exception as exc:  # a shape no parser foresaw must not stop the other sources
@@ -193,8 +202,8 @@ class SourceClient(ABC):
         outcome.requests, outcome.cached_pages = stats.requests, stats.cached
         return outcome
 
-    def _collect(self, query: SourceQuery, outcome: SearchOutcome, seen: set[str], *, max_results: int,
-                 since: date | None) -> None:
+    def _collect(self, query: SourceQuery, outcome: SearchOutcome, *, max_results: int, since: date | None) -> None:
+        seen: set[str] = set()
         for page in self._pages(query, max_results=max_results, since=since):
             if page.total is not None:
                 outcome.total = page.total

@@ -160,6 +160,16 @@ class Fetcher:
                 outer.requests += stats.requests
                 outer.cached += stats.cached
 
+    @contextmanager
+    def fresh(self) -> Iterator[None]:
+        """Inside the block this thread's fetches skip the cache (and overwrite what they fetch)."""
+        outer = getattr(self._local, "fresh", False)
+        self._local.fresh = True
+        try:
+            yield
+        finally:
+            self._local.fresh = outer
+
     def _count(self, *, requests: int = 0, cached: int = 0) -> None:
         local = getattr(self._local, "stats", None)
         with _STATS_LOCK:
@@ -184,19 +194,10 @@ class Fetcher:
         ``key_params`` replaces ``params`` in the cache key when some parameters are session-bound (PubMed's
         WebEnv). ``not_found``: the value for an HTTP 404 (the 404 is cached too); without it a 404 fails."""
         key = cache_key(self.source, url, key_params if key_params is not None else params)
-        if use_cache:
-            body = self.cache.get(key)
-            if body == NOT_FOUND_BODY and not_found is not None:
-                self._count(cached=1)
-                return not_found
-            if body is not None:
-                try:
-                    value = parse(body)
-                except (MalformedResponse, RejectedRequest, ValueError):
-                    value = None  # an unreadable cached body (older parser?) is fetched again
-                else:
-                    self._count(cached=1)
-                    return value
+        if use_cache and not getattr(self._local, "fresh", False):
+            hit, value = self._from_cache(key, parse, not_found)
+            if hit:
+                return value
         attempt = 0
         while True:
             attempt += 1
@@ -233,6 +234,20 @@ class Fetcher:
             else:
                 wait = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
             self.sleep(wait)
+
+    def _from_cache(self, key: str, parse: Callable[[str], T], not_found: T | None) -> tuple[bool, T | None]:
+        body = self.cache.get(key)
+        if body is None or (body == NOT_FOUND_BODY and not_found is None):
+            return False, None
+        if body == NOT_FOUND_BODY:
+            self._count(cached=1)
+            return True, not_found
+        try:
+            value = parse(body)
+        except (MalformedResponse, RejectedRequest, ValueError):
+            return False, None  # an unreadable stored body (an older parser's?) is fetched again
+        self._count(cached=1)
+        return True, value
 
     def _get_once(self, url: str, params: Mapping[str, Any]) -> tuple[str, int, float | None]:
         with self.limiter.slot(0):

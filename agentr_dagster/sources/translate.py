@@ -9,8 +9,9 @@ or a plain search string (parsed the same way: adjacent words are an implicit AN
 - OpenAlex: ``search=`` text for plain strings; the Boolean query as a ``title_and_abstract.search`` filter.
 
 NOT is binary in every dialect (``A NOT B``; arXiv's ``ANDNOT``): a NOT inside an AND becomes the AND's
-exclusions. A NOT with nothing to subtract from (alone, or directly under OR) cannot be said in PubMed or arXiv
-and is left out there; that only widens the search, which the screening that follows narrows again.
+exclusions. A NOT with nothing to subtract from (alone, or under an OR) has no reliable form in these engines (a
+purely negative clause matches nothing in Lucene-style engines), so the part holding it is left unconstrained:
+a translation only ever widens the query, and the screening that follows narrows it again.
 Wildcards (``term*``) are kept where the source supports them (PubMed, Europe PMC) and dropped elsewhere.
 URL encoding is the HTTP client's job: these functions return the text of one parameter.
 """
@@ -27,18 +28,33 @@ DIALECTS = ("pubmed", "europepmc", "arxiv", "openalex")
 _WORD_RE = re.compile(r"[^\w*\-']+", re.UNICODE)
 
 
+# Function words of a plain search string: as required terms they only narrow a title/abstract search.
+STOPWORDS = frozenset("a an the of for in on at to by with from via using and or as its their into".split())
+
+
 def query_tree(text: str, tree: Node | None = None) -> Node | None:
-    """The parsed query: ``tree`` when given, else ``text`` parsed; a string that does not parse becomes the AND
-    of its words (quotes and brackets dropped). None for a text with no word at all."""
+    """The parsed query: ``tree`` when given, else the plain string ``text`` parsed, its stand-alone function
+    words dropped ("learning for screening" → learning AND screening); a string that does not parse becomes the
+    AND of its words (quotes and brackets dropped). None for a text with no word at all."""
     if tree is not None:
         return tree
     try:
-        return parse_boolean_query(text)
+        parsed = parse_boolean_query(text)
     except BooleanQueryError:
         words = [w for w in _WORD_RE.split(text) if w and w.upper() not in ("AND", "OR", "NOT")]
         if not words:
             return None
-        return Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
+        parsed = Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
+    return _without_stopwords(parsed)
+
+
+def _without_stopwords(node: Node) -> Node:
+    if not isinstance(node, And):
+        return node
+    kept = tuple(c for c in node.children if not (isinstance(c, Term) and c.text.casefold() in STOPWORDS))
+    if not kept:
+        return node
+    return kept[0] if len(kept) == 1 else And(kept)
 
 
 def _clean(text: str, *, wildcard: bool) -> tuple[str, bool]:
@@ -47,7 +63,8 @@ def _clean(text: str, *, wildcard: bool) -> tuple[str, bool]:
     text = " ".join(text.split())
     if not wildcard:
         text = text.replace("*", "").strip()
-    return text, " " in text
+    # a hyphen or slash inside a word reads as an operator in some engines (``-x`` is NOT in Lucene): quote it
+    return text, " " in text or bool(re.search(r"[-/+&!|]", text))
 
 
 def _split_and(node: And) -> tuple[list[Node], list[Node]]:
@@ -58,32 +75,31 @@ def _split_and(node: And) -> tuple[list[Node], list[Node]]:
 
 @dataclass
 class _Dialect:
-    """How one source writes a term, a conjunction, a disjunction and an exclusion."""
+    """How one source writes a term, a conjunction, a disjunction and an exclusion.
+
+    ``render`` returns None for a part that cannot be said in the dialect, meaning "no constraint": an AND drops
+    it and an OR containing it is itself unconstrained, so a translation only ever widens the query."""
 
     term: Callable[[str, bool], str]  # (text, is_phrase) -> the term in this dialect
     wildcard: bool
     not_word: str  # "NOT" or "ANDNOT"
-    unary_not: bool = False  # can a NOT stand alone ("NOT x")?
 
     def render(self, node: Node, top: bool = True) -> str | None:
         if isinstance(node, Term):
             text, phrase = _clean(node.text, wildcard=self.wildcard)
             return self.term(text, phrase) if text else None
         if isinstance(node, Not):
-            inner = self.render(node.child, top=False)
-            if inner is None or not self.unary_not:
-                return None
-            return f"NOT {inner}"
+            return None  # an exclusion with nothing to subtract from
         if isinstance(node, Or):
-            parts = [p for p in (self.render(c, top=False) for c in node.children) if p]
-            return self._group(" OR ".join(parts), len(parts), top) if parts else None
+            parts = [self.render(c, top=False) for c in node.children]
+            if any(p is None for p in parts):
+                return None
+            return self._group(" OR ".join(parts), len(parts), top)
         positives, negatives = _split_and(node)
         pos = [p for p in (self.render(c, top=False) for c in positives) if p]
         neg = [n for n in (self.render(c, top=False) for c in negatives) if n]
         if not pos:
-            if not neg or not self.unary_not:
-                return None
-            return self._group(" AND ".join(f"NOT {n}" for n in neg), 2, top)
+            return None
         text = " AND ".join(pos)
         if neg:
             text = (f"({text})" if len(pos) > 1 else text) + "".join(f" {self.not_word} {n}" for n in neg)
@@ -102,13 +118,13 @@ def _quoted(text: str, phrase: bool) -> str:
 _PUBMED = _Dialect(lambda text, phrase: f"{_quoted(text, phrase)}[tiab]", wildcard=True, not_word="NOT")
 _EUROPEPMC = _Dialect(
     lambda text, phrase: f"(TITLE:{_quoted(text, phrase)} OR ABSTRACT:{_quoted(text, phrase)})",
-    wildcard=True, not_word="NOT", unary_not=True,
+    wildcard=True, not_word="NOT",
 )
 _ARXIV = _Dialect(
     lambda text, phrase: f"(ti:{_quoted(text, phrase)} OR abs:{_quoted(text, phrase)})",
     wildcard=False, not_word="ANDNOT",
 )
-_OPENALEX = _Dialect(_quoted, wildcard=False, not_word="NOT", unary_not=True)
+_OPENALEX = _Dialect(_quoted, wildcard=False, not_word="NOT")
 
 
 def to_pubmed(node: Node) -> str:

@@ -55,7 +55,8 @@ from xml.sax.saxutils import escape
 
 from agentr_dagster.domain.boolean_query import BooleanQueryError, matches, parse_boolean_query
 
-__all__ = ["FAULT_KINDS", "ROUTES", "Fault", "ReplayPaper", "ReplayServer", "generate_corpus", "main"]
+__all__ = ["FAULT_KINDS", "ROUTES", "Fault", "ReplayPaper", "ReplayServer", "dialect_to_boolean", "generate_corpus",
+           "main"]
 
 FAULT_KINDS = ("status", "truncate", "malformed", "slow", "drop")
 ROUTES = ("openalex", "pubmed.esearch", "pubmed.efetch", "europepmc", "arxiv", "crossref")
@@ -184,7 +185,8 @@ def _parse_day(text: str) -> date | None:
         return None
 
 
-def _to_boolean(query: str) -> str:
+def dialect_to_boolean(query: str) -> str:
+    """A query in any of the sources' dialects in the project's Boolean syntax (field tags and prefixes off)."""
     query = re.sub(r"\[[A-Za-z ]+\]", " ", query)  # PubMed field tags
     query = re.sub(r"\bANDNOT\b", " AND NOT ", query)
     query = re.sub(r"\b[A-Za-z_]+:(?=\S)", "", query)  # TITLE:, ABSTRACT:, ti:, abs:, all:
@@ -196,7 +198,7 @@ class QueryError(ValueError):
 
 
 def _matcher(query: str):
-    text = _to_boolean(query)
+    text = dialect_to_boolean(query)
     if not text:
         return lambda paper: True
     try:
@@ -383,6 +385,12 @@ class ReplayServer:
             self.counts.clear()
             self.requests.clear()
             self.arrivals.clear()
+
+    @property
+    def path_counts(self) -> Counter[str]:
+        """Requests per URL path (``/openalex/works``, ``/openalex/works/W…``, ``/crossref/works/10…``)."""
+        with self._lock:
+            return Counter(path for _, path, _ in self.requests)
 
     @property
     def total_requests(self) -> int:

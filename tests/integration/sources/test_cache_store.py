@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
+import sqlalchemy as sa
+
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.contract import SourceQuery
 from agentr_dagster.sources.openalex import OpenAlexSource
 from agentr_dagster.sources.pubmed import PubMedSource
 from agentr_dagster.store import DomainStore
+from agentr_dagster.store import schema as t
 
 TEXT = '"active learning" OR "transfer learning"'
 QUERY = SourceQuery(name="boolean", text=TEXT, tree=parse_boolean_query(TEXT))
@@ -24,6 +27,18 @@ def test_store_part_reads_overwrites_and_counts(store):
     store.sources.put_response("k1", source="openalex", url="http://x/works?search=a", body='{"a": 2}')
     assert store.sources.get_response("k1") == '{"a": 2}'
     assert (store.sources.count_responses(), store.sources.count_responses("openalex")) == (2, 1)
+
+
+def test_large_bodies_are_stored_compressed_and_read_back_whole(store):
+    body = '{"results": [' + ", ".join(f'{{"id": "W{i}", "title": "work {i}"}}' for i in range(2000)) + "]}"
+    tricky = "z:" + "not compressed, only looks like it"
+    store.sources.put_response("big", source="openalex", url="u", body=body)
+    store.sources.put_response("tricky", source="openalex", url="u", body=tricky)
+    assert store.sources.get_response("big") == body and store.sources.get_response("tricky") == tricky
+    sr = t.source_responses
+    with store.engine.connect() as conn:
+        stored = conn.execute(sa.select(sr.c.body).where(sr.c.cache_key == "big")).scalar()
+    assert stored.startswith("z:") and len(stored) < len(body) / 4
 
 
 def test_concurrent_writers_of_one_key_leave_one_answer(store):

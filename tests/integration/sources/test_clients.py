@@ -133,6 +133,18 @@ def test_permanent_failure_is_reported_with_the_hits_that_arrived(name, replay_s
     assert retry.cached_pages >= 1
 
 
+def test_a_stored_cursor_the_server_no_longer_accepts_restarts_the_walk(name, replay_server):
+    cache = ResponseCache()
+    route = FIRST_ROUTE[name]
+    replay_server.faults(route, None, then=Fault("status", 500))
+    assert make(name, replay_server, cache, max_retries=0).search(QUERY, max_results=9).failure
+    replay_server.faults(route, Fault("status", 400))  # the next page asked with the stored cursor is refused
+    replay_server.reset_counts()
+    retry = make(name, replay_server, cache).search(QUERY, max_results=9)
+    assert retry.failure is None and len(retry.hits) == 9 == len({h.source_id for h in retry.hits})
+    assert [h.rank for h in retry.hits] == list(range(1, 10))
+
+
 def test_client_errors_are_not_retried(replay_server):
     replay_server.faults("europepmc", then=Fault("status", 400))
     outcome = make("europepmc", replay_server).search(QUERY, max_results=5)
@@ -185,6 +197,7 @@ def test_openalex_snowballing_references_citing_and_doi_lookup(replay_server):
     assert hit is not None and hit.source_id == cited.openalex_id
     assert source.work_by_doi("10.9999/unknown") is None
     assert source.work("W1") is None
+    assert replay_server.path_counts[f"/openalex/works/{citing_paper.openalex_id}"] == 1
     replay_server.faults("openalex", None, then=Fault("status", 503))
     broken = make("openalex", replay_server, max_retries=1).references(citing_paper.openalex_id)
     assert broken.failure and len(broken) == 0

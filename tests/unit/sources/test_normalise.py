@@ -163,6 +163,13 @@ def test_arxiv_error_feed_is_a_rejected_request():
         load_xml("<feed><entry>")
 
 
+def test_xml_with_entity_tricks_is_refused_not_expanded():
+    bomb = ('<?xml version="1.0"?><!DOCTYPE lol [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+            "<PubmedArticleSet><PubmedArticle>&b;</PubmedArticle></PubmedArticleSet>")
+    with pytest.raises(MalformedResponse):
+        _efetch(bomb)
+
+
 CROSSREF = {
     "status": "ok", "message-type": "work",
     "message": {"DOI": "10.1093/jamia/ocz001", "container-title": ["JAMIA"],
@@ -177,3 +184,21 @@ def test_crossref_work_year_venue_abstract():
     assert crossref_year({"issued": {"date-parts": [[None]]}}) is None
     with pytest.raises(MalformedResponse):
         _work('{"status": "ok"}')
+
+
+def test_sparse_records_with_nulls_normalise_without_error():
+    """Fields an unknown server may leave null or out: each record still normalises (or is skipped), no raise."""
+    work = {"id": "W9", "title": "Only a title", "authorships": None, "primary_location": None,
+            "publication_year": None, "referenced_works": None, "abstract_inverted_index": {"x": "bad"}}
+    found = work_to_found(work)
+    assert (found.record.title, found.record.year, found.record.authors, found.references) == \
+        ("Only a title", None, [], [])
+    result = {"id": "1", "source": "MED", "pmid": "1", "title": "T", "authorList": None, "journalInfo": None,
+              "pubYear": "n.d.", "abstractText": None}
+    assert result_to_found(result).record.year is None
+    sparse = load_xml("<PubmedArticle><MedlineCitation><PMID>5</PMID><Article><ArticleTitle>T.</ArticleTitle>"
+                      "</Article></MedlineCitation></PubmedArticle>")
+    assert article_to_found(sparse).record.title == "T"
+    entry = load_xml(f'<entry xmlns="{ATOM[1:-1]}"><id>http://arxiv.org/abs/1</id><title>T</title></entry>')
+    assert entry_to_found(entry).record.year is None
+    assert work_to_found({"id": "W1", "title": "Y", "publication_year": 3000}).record.year is None  # out of range
