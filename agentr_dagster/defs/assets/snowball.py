@@ -23,8 +23,8 @@ class SnowballConfig(Config):
     "papers become candidates (found_by backward:<paper> / forward:<paper>). Needs openalex in AGENTR_SOURCES; "
     "re-materialise paper_scores to score what it adds.",
 )
-def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource,
-             sources: SourcesResource) -> MaterializeResult:
+def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource) -> MaterializeResult:
+    sources = SourcesResource()  # from the settings, as candidate_papers does: callers pass only store and llm
     if "openalex" not in sources.enabled():
         raise Failure(description="snowball: citation chasing asks OpenAlex; add openalex to AGENTR_SOURCES",
                       allow_retries=False)
