@@ -32,6 +32,7 @@ def sources(store, refresh: bool = False):
 
 def test_an_empty_project_fills_from_every_source_once_and_a_repeat_sends_nothing(store, server, monkeypatch):
     point_sources_at(monkeypatch, server, ALL)
+    monkeypatch.setenv("AGENTR_PUBMED_API_KEY", "ncbi-secret-key-1")
     project_with_queries(store, "fill")
     assert store.projects.count_papers("fill") == 0
 
@@ -54,6 +55,11 @@ def test_an_empty_project_fills_from_every_source_once_and_a_repeat_sends_nothin
     assert {r.translated for r in rows if r.source == "pubmed" and r.query_name == "boolean"} != {""}
     sent = server.total_requests
     assert sent == sum(r.requests for r in rows) + server.counts["crossref"]
+    # the key went to PubMed, and nowhere into what is stored or shown
+    assert any(params.get("api_key") == "ncbi-secret-key-1" for route, _, params in server.requests
+               if route.startswith("pubmed"))
+    shown = summary.markdown() + repr(summary.metadata()) + repr(rows) + repr(store.searches.sightings("fill"))
+    assert "ncbi-secret-key-1" not in shown
 
     again = search_project(store, "fill", sources(store), max_results=40, add_to_lake=False)
     assert server.total_requests == sent and again.searches == [] and again.skipped == 44
