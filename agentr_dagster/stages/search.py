@@ -242,7 +242,8 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
             result.new_by_source[source] = result.new_by_source.get(source, 0) + added.added
     ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)}
     store.searches.add_sightings(slug, [
-        Sighting(ids[key], label, hit.source, hit.source_id, hit.rank, update_id)
+        # the sighting's source is the label's (backward/forward for citation chasing: PRISMA's "other methods")
+        Sighting(ids[key], label, label.split(":", 1)[0], hit.source_id, hit.rank, update_id)
         for hit, key, (_, label) in zip(hits, plan.keys, labelled, strict=True) if key in ids
     ])
     if add_to_lake and records:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 DEFAULT_TOP = 10
 DIRECTIONS = ("backward", "forward")
+OPENALEX_SIGHTINGS = ("openalex", *DIRECTIONS)  # sightings whose source_id is an OpenAlex work id
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,7 @@ def project_seeds(store: DomainStore, slug: str, top: int) -> list[Seed]:
     labels = store.labels.list_labels(slug)
     frame = scores_dataframe(store, slug)
     sighted = {s.paper_id: s.source_id for s in store.searches.sightings(slug)
-               if s.source == "openalex" and s.source_id}
+               if s.source in OPENALEX_SIGHTINGS and s.source_id}
     return choose_seeds(store.projects.list_papers(slug), [lab.paper_id for lab in labels if lab.label == "include"],
                         {lab.paper_id for lab in labels if lab.label == "exclude"},
                         [int(i) for i in frame["paper_id"]], top, sighted)

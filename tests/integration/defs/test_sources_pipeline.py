@@ -117,6 +117,9 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         assert metadata(rescored, "paper_scores")["scored_now"] == snow["new_papers"]
         found = pd.read_csv(results_dir(SLUG) / "scores.csv")["found_by"]
         assert found.str.contains(r"^(?:backward|forward):\d+").sum() == snow["new_papers"]
+        prisma = pd.read_csv(results_dir(SLUG) / "prisma.csv").set_index("box")["count"]
+        chased = [f"records identified: {d}" for d in ("backward", "forward") if f"records identified: {d}" in prisma]
+        assert chased and sum(prisma[box] for box in chased) >= snow["new_papers"]  # citation searching, counted
 
         html = build_report(store, SLUG)
         assert "PRISMA 2020 flow diagram" in html and "Living-review updates" in html and fresh.title in html
