@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dagster import Definitions
 
-from agentr_dagster.defs.assets import pipeline_assets
+from agentr_dagster.defs.assets import expansion_assets, pipeline_assets
 from agentr_dagster.defs.jobs import all_jobs, project_pipeline
 from agentr_dagster.defs.resources import resources_from_env
-from agentr_dagster.defs.schedules import make_repair_schedule
+from agentr_dagster.defs.schedules import make_living_review_schedule, make_repair_schedule
 from agentr_dagster.defs.sensors import inbox_job_name, make_inbox_sensor
 from agentr_dagster.settings import get_settings
 
@@ -21,10 +21,11 @@ def build_definitions() -> Definitions:
             f"{', '.join(job.name for job in jobs)}); the Celery job needs the `distributed` extra installed"
         )
     return Definitions(
-        assets=pipeline_assets,
+        assets=[*pipeline_assets, *expansion_assets],
         jobs=jobs,
         sensors=[make_inbox_sensor(inbox_job)],
-        schedules=[make_repair_schedule(get_settings().repair_cron)],
+        schedules=[make_repair_schedule(get_settings().repair_cron),
+                   make_living_review_schedule(get_settings().living_review_cron)],
         resources=resources_from_env(),
     )
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 DEFAULT_MODEL = "gpt-4o-mini"
+SOURCE_NAMES = ("openalex", "pubmed", "europepmc", "arxiv", "crossref")  # the search sources AGENTR_SOURCES names
 _SECRET_WORDS = ("KEY", "SECRET", "PASSWORD", "TOKEN")
 
 
@@ -57,6 +58,19 @@ class Settings(BaseModel):
     repair_max_per_day: int = Field(2, ge=0, description="AGENTR_REPAIR_MAX_PER_DAY: repair runs per project")
     repair_cron: str = Field("17 * * * *", description="AGENTR_REPAIR_CRON: when the repair schedule ticks")
 
+    sources: tuple[str, ...] = Field((), description="AGENTR_SOURCES: comma list of search sources; empty = offline")
+    openalex_url: str = Field("https://api.openalex.org", description="AGENTR_OPENALEX_URL")
+    pubmed_url: str = Field("https://eutils.ncbi.nlm.nih.gov/entrez/eutils", description="AGENTR_PUBMED_URL")
+    europepmc_url: str = Field("https://www.ebi.ac.uk/europepmc/webservices/rest", description="AGENTR_EUROPEPMC_URL")
+    arxiv_url: str = Field("https://export.arxiv.org", description="AGENTR_ARXIV_URL")
+    crossref_url: str = Field("https://api.crossref.org", description="AGENTR_CROSSREF_URL")
+    contact_email: str = Field("", description="AGENTR_CONTACT_EMAIL: sent to OpenAlex and Crossref (polite pool)")
+    pubmed_api_key: SecretStr = Field(SecretStr(""), description="AGENTR_PUBMED_API_KEY: NCBI E-utilities key")
+    openalex_api_key: SecretStr = Field(SecretStr(""), description="AGENTR_OPENALEX_API_KEY")
+    source_max_results: int = Field(200, ge=1, description="AGENTR_SOURCE_MAX_RESULTS: records per source and query")
+    source_request_interval: float | None = Field(None, ge=0, description="AGENTR_SOURCE_REQUEST_INTERVAL")
+    living_review_cron: str = Field("0 6 * * 1", description="AGENTR_LIVING_REVIEW_CRON: when living reviews update")
+
     celery_broker_url: str = Field("", description="AGENTR_CELERY_BROKER_URL")
     celery_backend_url: str = Field("", description="AGENTR_CELERY_BACKEND_URL")
     celery_queue: str = Field("", description="AGENTR_CELERY_QUEUE")
@@ -73,6 +87,16 @@ class Settings(BaseModel):
             return value
         return value.strip() or cls.model_fields[info.field_name].default
 
+    @field_validator("sources", mode="before")
+    @classmethod
+    def _known_sources(cls, value):
+        names = value.split(",") if isinstance(value, str) else list(value or ())
+        names = [str(n).strip().lower() for n in names if str(n).strip()]
+        unknown = [n for n in names if n not in SOURCE_NAMES]
+        if unknown:
+            raise ValueError(f"unknown source {', '.join(map(repr, unknown))}; choose from {', '.join(SOURCE_NAMES)}")
+        return tuple(dict.fromkeys(names))  # in the order given, each once
+
     @property
     def llm_configured(self) -> bool:
         """The one answer to "is an LLM configured?": an endpoint is set (else the offline backend runs)."""
@@ -81,7 +105,8 @@ class Settings(BaseModel):
     def fingerprint(self) -> str:
         """A hash of the configuration (secrets by presence only), to tell a job built for another one."""
         values = self.model_dump()
-        values["llm_api_key"] = bool(self.llm_api_key.get_secret_value())
+        for name in ("llm_api_key", "pubmed_api_key", "openalex_api_key"):
+            values[name] = bool(getattr(self, name).get_secret_value())
         for name in ("database_url", "redis_url", "celery_broker_url", "celery_backend_url"):
             values[name] = _without_password(values[name])
         return hashlib.sha256(repr(sorted(values.items())).encode()).hexdigest()[:16]

@@ -39,8 +39,10 @@ from agentr_dagster.cli.screen import bench_screening_command, screen_command  #
 main.add_command(screen_command, "screen")
 bench.add_command(bench_screening_command, "screening")
 from agentr_dagster.cli.recovery import resume_command  # noqa: E402
+from agentr_dagster.cli.sources import snowball_command  # noqa: E402
 
 main.add_command(resume_command, "resume")
+main.add_command(snowball_command, "snowball")
 from agentr_dagster.cli.lake import label_command, labels_command, lake_group, rerank_command  # noqa: E402
 
 main.add_command(lake_group, "lake")

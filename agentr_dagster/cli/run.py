@@ -17,15 +17,18 @@ DEMO_SLUG = "demo-slr-automation"
 
 
 def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
-                stop_at_recall: float | None = None, budget_credits: float | None = None) -> bool:
+                stop_at_recall: float | None = None, budget_credits: float | None = None,
+                refresh_sources: bool = False) -> bool:
     """Materialise the whole chain for one project on the local Dagster instance; True on success.
 
     ``stop_at_recall`` / ``budget_credits`` override AGENTR_STOP_AT_RECALL / AGENTR_SCORING_BUDGET_CREDITS for
-    this run (the LLMResource's ``stop_at_recall`` and ``scoring_budget_credits``)."""
+    this run (the LLMResource's ``stop_at_recall`` and ``scoring_budget_credits``). ``refresh_sources``: the
+    search sources re-send every request instead of answering from the response cache."""
     from dagster import materialize
 
     from agentr_dagster.defs.assets import pipeline_assets
     from agentr_dagster.defs.instance import open_instance
+    from agentr_dagster.defs.partitions import REFRESH_SOURCES_TAG
     from agentr_dagster.defs.resources import resources_from_env
     from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
@@ -66,7 +69,9 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                 result = materialize(
                     pipeline_assets, partition_key=slug, instance=instance,
                     resources=resources_from_env(settings=settings),
-                    raise_on_error=False, tags={"agentr/source": "cli", LEASE_TAG: holder},
+                    raise_on_error=False,
+                    tags={"agentr/source": "cli", LEASE_TAG: holder,
+                          **({REFRESH_SOURCES_TAG: "1"} if refresh_sources else {})},
                     # The progress bar and summary say what happened; step-by-step logs stay in the UI.
                     run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
                 )
@@ -111,12 +116,14 @@ def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
                    "scored (e.g. 0.95); the rest are exported as 'below cut-off'. Default: score every paper.")
 @click.option("--budget-credits", type=click.FloatRange(min=0), default=None,
               help="With an LLM: credits the project's scoring may spend in all (every run counted).")
+@click.option("--refresh-sources", is_flag=True,
+              help="Search every enabled source again, bypassing the response cache (AGENTR_SOURCES).")
 def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | None,
-        budget_credits: float | None) -> None:
+        budget_credits: float | None, refresh_sources: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait."""
     try:
         ok = run_project(slug, show_progress=not no_progress, verbose=verbose, stop_at_recall=stop_at_recall,
-                         budget_credits=budget_credits)
+                         budget_credits=budget_credits, refresh_sources=refresh_sources)
     except Exception as exc:  # noqa: BLE001
         fail(str(exc))
     if not ok:

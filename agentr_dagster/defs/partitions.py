@@ -15,3 +15,5 @@ RESUME_TAG = "agentr/resume"  # how `agentr resume` started the run
 REPAIR_TAG = "agentr/repair"  # set on runs the repair schedule requests
 ATTEMPT_TAG = "agentr/repair_attempt"
 SOURCE_TAG = "agentr/source"  # who launched a run: cli, inbox_sensor, repair_schedule
+LIVING_TAG = "agentr/living_update"  # a living-review update: its id (the UTC date) on every run of the update
+REFRESH_SOURCES_TAG = "agentr/refresh_sources"  # "1": search sources bypass the response cache (--refresh-sources)

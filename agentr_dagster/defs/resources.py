@@ -1,4 +1,5 @@
-"""Dagster resources: the domain store and the LLM backend. Thin wrappers; the logic lives elsewhere."""
+"""Dagster resources: the domain store, the LLM backend and the search sources. Thin wrappers; the logic lives
+elsewhere."""
 
 from __future__ import annotations
 
@@ -100,6 +101,21 @@ class LLMResource(ConfigurableResource):
                            budget_credits=None if budget is None else Decimal(str(budget)))
 
 
+class SourcesResource(ConfigurableResource):
+    """The search sources of ``AGENTR_SOURCES`` (none by default: offline). Their URLs and keys are read from the
+    settings when a step builds them, so no key ever appears in the run config."""
+
+    def build(self, store: DomainStore, *, refresh: bool = False, names: list[str] | None = None):
+        """The enabled sources over the store's response cache; ``refresh`` re-sends every request."""
+        from agentr_dagster.sources.cache import ResponseCache
+        from agentr_dagster.sources.registry import build_sources
+
+        return build_sources(get_settings(), ResponseCache(store, refresh=refresh), names=names)
+
+    def enabled(self) -> tuple[str, ...]:
+        return get_settings().sources
+
+
 def _secret_or_value(value: str, variable: str, *, resolve: bool):
     """EnvVar keeps secrets (and URLs that may hold passwords) out of the run config shown in the UI; outside
     Dagster (resolve=True) the value itself is used, since nothing would resolve the EnvVar."""
@@ -129,4 +145,5 @@ def resources_from_env(*, resolve: bool = False, settings: Settings | None = Non
             stop_at_recall=s.stop_at_recall,
             scoring_budget_credits=s.scoring_budget_credits,
         ),
+        "sources": SourcesResource(),
     }

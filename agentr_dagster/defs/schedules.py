@@ -197,3 +197,61 @@ def make_repair_schedule(cron: str = DEFAULT_CRON):
 
 
 repair_schedule = make_repair_schedule()  # the default; the code location builds the configured one
+
+
+# ------------------------------------------------------------------------------------------- living reviews
+LIVING_SOURCE = "living_review"
+
+
+def living_review_requests(store: DomainStore, instance, now: datetime, sources_enabled: bool):
+    """(run requests, one line per project): every active project with queries re-searches, all runs of the
+    update sharing one update tag (its UTC date), so the UI lists them together (filter by the tag)."""
+    from agentr_dagster.defs.partitions import LIVING_TAG
+    from agentr_dagster.stages.living import living_decision, living_view
+
+    if not sources_enabled:
+        return [], ["no search source is enabled (AGENTR_SOURCES is empty)"]
+    update_id = _utc_day_start(now).date().isoformat()
+    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
+    requests, lines = [], []
+    for slug in sorted(slugs):
+        in_flight = bool(instance.get_run_ids(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT), limit=1))
+        view = living_view(store, slug, in_flight)
+        if view is None:
+            continue
+        go, why = living_decision(view)
+        lines.append(f"{slug}: {'update' if go else 'skip'}: {why}")
+        if not go:
+            continue
+        if not instance.has_dynamic_partition(projects.name, slug):
+            instance.add_dynamic_partitions(projects.name, [slug])
+        requests.append(RunRequest(
+            partition_key=slug, run_key=f"living:{update_id}:{slug}", job_name=PIPELINE_JOB,
+            tags={LIVING_TAG: update_id, SOURCE_TAG: LIVING_SOURCE},
+        ))
+    return requests, lines
+
+
+def make_living_review_schedule(cron: str = "0 6 * * 1"):
+    """The living-review schedule ticking on `cron` ($AGENTR_LIVING_REVIEW_CRON in the code location)."""
+
+    @schedule(
+        name="living_review",
+        cron_schedule=cron,
+        job_name=PIPELINE_JOB,
+        default_status=DefaultScheduleStatus.STOPPED,
+        description="Living reviews: re-runs every active project's source searches for records newer than its last "
+        "search, adds what is new and scores only that (one update tag per tick; digest in results/<slug>/updates/)."
+        " Stopped by default.",
+    )
+    def living_review(context: ScheduleEvaluationContext, store: StoreResource):
+        now = context.scheduled_execution_time or datetime.now(timezone.utc)
+        requests, lines = living_review_requests(store.get(), context.instance, now, bool(get_settings().sources))
+        for line in lines:
+            context.log.info(line)
+        return requests or SkipReason("; ".join(lines) or "no projects")
+
+    return living_review
+
+
+living_review = make_living_review_schedule()  # the default; the code location builds the configured one

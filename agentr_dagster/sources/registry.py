@@ -1,12 +1,27 @@
-"""Which client serves which source name, and each public API's base URL (the settings' defaults)."""
+"""Which client serves which source name, each public API's base URL (the settings' defaults), and the clients a
+deployment runs: :func:`build_sources`, a pure function of the settings (no Dagster, no environment).
+
+``AGENTR_SOURCES`` names them; each gets its base URL, the contact e-mail and (PubMed, OpenAlex) its API key from
+the settings, and the one response cache. Crossref is not searched: it fills missing abstracts, years and venues of
+records that carry a DOI (:attr:`EnabledSources.enricher`).
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from agentr_dagster.settings import Settings
 from agentr_dagster.sources.arxiv import ArxivSource
 from agentr_dagster.sources.crossref import CrossrefClient
 from agentr_dagster.sources.europepmc import EuropePMCSource
+from agentr_dagster.sources.http import source_limiter
 from agentr_dagster.sources.openalex import OpenAlexSource
 from agentr_dagster.sources.pubmed import PubMedSource
+
+if TYPE_CHECKING:
+    from agentr_dagster.sources.cache import ResponseCache
+    from agentr_dagster.sources.contract import SearchSource
 
 SEARCH_SOURCES: dict[str, type] = {
     "openalex": OpenAlexSource,
@@ -23,3 +38,46 @@ PUBLIC_BASE_URLS = {
     "arxiv": "https://export.arxiv.org",
     "crossref": "https://api.crossref.org",
 }
+
+# source name -> the settings field holding its API key (read from the environment only)
+API_KEY_FIELDS = {"openalex": "openalex_api_key", "pubmed": "pubmed_api_key"}
+
+
+@dataclass
+class EnabledSources:
+    """The searchable sources in the order configured, and the Crossref enricher when enabled."""
+
+    search: list[SearchSource] = field(default_factory=list)
+    enricher: CrossrefClient | None = None
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.search] + (["crossref"] if self.enricher is not None else [])
+
+    def by_name(self, name: str) -> SearchSource | None:
+        return next((s for s in self.search if s.name == name), None)
+
+
+def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
+    """One client, configured from the settings (``<name>_url``, the contact e-mail, its API key) and limited to
+    the API's request rate through the project's limiter (shared over Redis when ``AGENTR_REDIS_URL`` is set).
+    ``AGENTR_SOURCE_REQUEST_INTERVAL`` (a mirror or a test server) replaces both the spacing and that rate."""
+    key_field = API_KEY_FIELDS.get(name)
+    key = getattr(settings, key_field).get_secret_value() if key_field else ""
+    if limiter is None and settings.source_request_interval is None:
+        limiter = source_limiter(name, redis_url=settings.redis_url or None, api_key=key or None)
+    return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
+                         api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval)
+
+
+def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,
+                  limiter=None) -> EnabledSources:
+    """The clients for ``settings.sources`` (or ``names``, a subset such as ``["openalex"]`` for snowballing)."""
+    enabled = EnabledSources()
+    for name in settings.sources if names is None else names:
+        client = make_client(name, settings, cache, limiter)
+        if name == "crossref":
+            enabled.enricher = client
+        else:
+            enabled.search.append(client)
+    return enabled

@@ -11,6 +11,7 @@ from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.domain.injection import check_paper
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.search import paper_found_by
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -24,7 +25,7 @@ COLUMNS = [
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
-    "source_file", "injection_flag", "injection_reasons",
+    "source_file", "found_by", "injection_flag", "injection_reasons",
 ]
 BELOW_CUTOFF = "below cut-off"  # never sent to the model: the scoring plan stopped before it
 NOT_YET = "not scored yet"  # no current score (not run yet, or its call failed: see `agentr failures`)
@@ -96,6 +97,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
             if result.paper_id not in current or result.id > current[result.paper_id].id:
                 current[result.paper_id] = result
         below = below_cutoff_ids(store, slug, intent_hash, None)
+    sightings = store.searches.found_by(slug) if papers else {}
     stored = current_relevance(store, slug)
     ranker_raw = {pid: row.score for pid, row in stored.items()}
     ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})
@@ -122,6 +124,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
             "not_scored": "" if a is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
             "source_format": (paper.provenance or {}).get("format"),
             "source_file": (paper.provenance or {}).get("file"),
+            "found_by": "; ".join(paper_found_by(paper.provenance, sightings.get(paper.id, []))),
             # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
             "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
             "injection_reasons": injection.summary(),

@@ -7,11 +7,12 @@ from __future__ import annotations
 import html
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
 
 from agentr_dagster.domain.contracts import ResearchIntent
+from agentr_dagster.domain.prisma import PrismaCounts
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.synthesis import (
     DRAFT_STAGE,
@@ -141,6 +142,10 @@ class ReportInputs:
     usage: list[UsageRow]
     status: list[StatusRow]
     failures: list[FailureRow]
+    prisma: PrismaCounts = field(default_factory=PrismaCounts)
+    searches: list = field(default_factory=list)  # store.searches rows (SearchRow)
+    updates: list[dict] = field(default_factory=list)  # living-review updates, newest first
+    latest_update: list[dict] = field(default_factory=list)  # the newest update's papers, best first
 
     @property
     def by_id(self) -> dict[int, PaperSummary]:
@@ -160,6 +165,7 @@ def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) 
         _taxonomy_section(r.landscape, by_id),
         _draft_section(r.draft, r.draft_artifact, r.slug),
         _papers_section(r.landscape),
+        _searches_section(r),
         _cost_section(r.usage),
         _lifecycle_section(r.status, r.transitions, r.failures),
         _evidence_section(r.landscape, r.slug),
@@ -188,14 +194,26 @@ def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = 
         usage=store.ledger.usage(slug),
         status=store.lifecycle.status(slug),
         failures=store.lifecycle.failures(slug),
+        **_search_inputs(store, slug),
     )
+
+
+def _search_inputs(store: DomainStore, slug: str) -> dict:
+    from agentr_dagster.stages.living import update_digest, update_history
+    from agentr_dagster.stages.prisma import prisma_counts
+
+    updates = update_history(store, slug)
+    latest = update_digest(store, slug, updates[0]["update"]).head(20).to_dict("records") if updates else []
+    return {"prisma": prisma_counts(store, slug), "searches": store.searches.searches(slug), "updates": updates,
+            "latest_update": latest}
 
 
 # -- small HTML pieces; every value goes through e() (html.escape) on its way in
 
 PAGE_END = "</main></body></html>"
 NAV = [("summary", "Summary"), ("plots", "Plots"), ("competitors", "Competitors"), ("supporting", "Supporting"),
-       ("gaps", "Gaps"), ("taxonomy", "Taxonomy"), ("draft", "Draft"), ("papers", "Papers"), ("cost", "Cost"),
+       ("gaps", "Gaps"), ("taxonomy", "Taxonomy"), ("draft", "Draft"), ("papers", "Papers"), ("searches", "Searches"),
+       ("cost", "Cost"),
        ("lifecycle", "Lifecycle"), ("evidence", "Evidence")]
 
 
@@ -423,6 +441,57 @@ def _papers_section(landscape: Landscape) -> list[str]:
                      f'<td>{e(CONTRIBUTION_LABELS[p.contribution_type])}</td><td class="n">{p.similarity:.2f}</td>'
                      f"<td>{e(sections)}</td></tr>")
     return [*parts, "</table></section>"]
+
+
+# -- searches, PRISMA flow and living-review updates
+
+def _number(value, fmt: str) -> str:
+    """A digest cell: blank when missing (None, NaN, pd.NA: a paper not scored yet)."""
+    import pandas as pd
+
+    return "" if value is None or pd.isna(value) else fmt.format(int(value) if fmt == "{:d}" else value)
+
+
+def _searches_section(r: ReportInputs) -> list[str]:
+    parts = ['<section id="searches"><h2>Searches, PRISMA flow and updates</h2>',
+             _img(plots.prisma_flow(r.prisma), "PRISMA 2020 flow diagram", "PRISMA 2020 flow: records identified "
+                  "per source, duplicates removed, screened (ranked), scored, above threshold and labelled.",
+                  wide=True)]
+    by_source: dict[str, list] = defaultdict(list)
+    for row in r.searches:
+        by_source[row.source].append(row)
+    if by_source:
+        parts.append("<h3>Sources</h3><table>" + _header_row("source", "searches", "failed", "hits", "new papers",
+                                                              "last search (UTC)"))
+        for source, rows in sorted(by_source.items()):
+            parts.append(f"<tr><td>{e(source)}</td><td class=\"n\">{len(rows)}</td>"
+                         f"<td class=\"n\">{sum(1 for x in rows if x.status == 'failed')}</td>"
+                         f"<td class=\"n\">{sum(x.hits for x in rows)}</td>"
+                         f"<td class=\"n\">{sum(x.new_papers for x in rows)}</td>"
+                         f"<td>{e(_timestamp(rows[-1].created_at))}</td></tr>")
+        parts.append("</table>")
+    else:
+        parts.append(_muted("No search source was run for this project (AGENTR_SOURCES is empty): its candidates "
+                            "come from imported files and the paper lake."))
+    if r.updates:
+        parts.append("<h3>Living-review updates</h3><table>" + _header_row("update", "searches", "failed", "hits",
+                                                                            "new papers"))
+        for u in r.updates:
+            parts.append(f"<tr><td>{e(u['update'])}</td><td class=\"n\">{u['searches']}</td>"
+                         f"<td class=\"n\">{u['failed']}</td><td class=\"n\">{u['hits']}</td>"
+                         f"<td class=\"n\">{u['new_papers']}</td></tr>")
+        parts.append(f"</table><h4>New in the update of {e(r.updates[0]['update'])}</h4>")
+        if r.latest_update:
+            parts.append("<table>" + _header_row("rank", "title", "year", "C1", "C2", "found by"))
+            for p in r.latest_update:
+                parts.append(f"<tr><td class=\"n\">{p['rank']}</td><td>{e(p['title'])}</td>"
+                             f"<td class=\"n\">{_number(p['year'], '{:d}')}</td>"
+                             f"<td class=\"n\">{_number(p['c1_score'], '{:.1f}')}</td>"
+                             f"<td class=\"n\">{_number(p['c2_score'], '{:.1f}')}</td><td>{e(p['found_by'])}</td></tr>")
+            parts.append("</table>")
+        else:
+            parts.append(_muted("Nothing new."))
+    return [*parts, "</section>"]
 
 
 # -- cost, lifecycle and evidence

@@ -404,6 +404,51 @@ paper_claims = sa.Table(
     sa.Index("ix_paper_claims_holder", "holder"),
 )
 
+# Search sources (issue 17): one row per (source, query) search a run sent, completed or failed; the latest
+# completed row of a (source, query) is what the next run skips (or, in a living-review update, searches since).
+SEARCH_STATUSES = ("completed", "failed")
+
+source_searches = sa.Table(
+    "source_searches",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
+    sa.Column("source", sa.String(64), nullable=False),
+    sa.Column("query_name", sa.String(255), nullable=False),
+    sa.Column("query_hash", sa.String(64), nullable=False),  # of the project's query text: a new text searches anew
+    sa.Column("translated", sa.Text, nullable=False),
+    sa.Column("since", sa.Date, nullable=True),
+    sa.Column("status", sa.String(16), nullable=False),
+    sa.Column("hits", sa.Integer, nullable=False),
+    sa.Column("new_papers", sa.Integer, nullable=False),
+    sa.Column("requests", sa.Integer, nullable=False),
+    sa.Column("total", sa.Integer, nullable=True),
+    sa.Column("failure", sa.Text, nullable=True),
+    sa.Column("update_id", sa.String(64), nullable=True),  # the living-review update it belongs to
+    sa.Column("run_id", sa.String(64), nullable=True),
+    _created(),
+    sa.CheckConstraint(_in("status", SEARCH_STATUSES), name="status"),
+    sa.Index("ix_source_searches_lookup", "project_id", "source", "query_name", "id"),
+)
+
+# Which search found which paper (`found_by`: ``openalex:string-03``, ``lake:boolean``, ``backward:12``): a paper
+# found again by another source or query gains a row; the paper itself is never duplicated.
+paper_sightings = sa.Table(
+    "paper_sightings",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
+    sa.Column("paper_id", sa.Integer, sa.ForeignKey("papers.id"), nullable=False),
+    sa.Column("found_by", sa.String(255), nullable=False),
+    sa.Column("source", sa.String(64), nullable=False),
+    sa.Column("source_id", sa.String(255), nullable=True),
+    sa.Column("rank", sa.Integer, nullable=True),
+    sa.Column("update_id", sa.String(64), nullable=True),
+    _created(),
+    sa.UniqueConstraint("paper_id", "found_by"),
+    sa.Index("ix_paper_sightings_project", "project_id", "paper_id"),
+)
+
 # Answers of the search sources (OpenAlex, PubMed, ...), keyed by source + normalised request: a repeated search
 # sends no request. Overwritten only by a refresh (`agentr run --refresh-sources`).
 source_responses = sa.Table(

@@ -8,6 +8,7 @@
 - ``store.labels`` (:class:`Labels`): relevance labels on papers;
 - ``store.relevance`` (:class:`Relevance`): the screening engine's score and rank per paper;
 - ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims;
+- ``store.searches`` (:class:`Searches`): the searches sent to search sources and which one found which paper;
 - ``store.sources`` (:class:`Sources`): the search sources' response cache.
 
 Every public method of a part is one short transaction and returns plain frozen dataclasses, never ORM objects.
@@ -28,6 +29,7 @@ from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
 from agentr_dagster.store.projects import Projects
 from agentr_dagster.store.relevance import Relevance
 from agentr_dagster.store.results import Results
+from agentr_dagster.store.searches import Searches
 from agentr_dagster.store.sources import Sources
 
 
@@ -43,6 +45,7 @@ class DomainStore:
         self.labels = Labels(self.db)
         self.relevance = Relevance(self.db)
         self.leases = Leases(self.db)
+        self.searches = Searches(self.db)
         self.sources = Sources(self.db)
 
     @property

@@ -12,6 +12,7 @@ from datetime import datetime
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
 
 from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
 from agentr_dagster.synthesis.models import Landscape
@@ -242,4 +243,42 @@ def relevance_distribution(scores: Sequence[float], labels: Sequence[str] = (), 
     ax.set_title("Relevance distribution", fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.25, axis="y")
+    return _png(fig, dpi)
+
+
+def prisma_flow(counts, dpi: int = 110) -> bytes:
+    """The PRISMA 2020 flow diagram of a project (:class:`~agentr_dagster.domain.prisma.PrismaCounts`): records
+    identified per source, duplicates removed, screened (ranked), scored, above threshold and labelled."""
+    sources = list(counts.identified.items()) or [("no source", 0)]
+    fig = Figure(figsize=(8.5, 6.2))
+    ax = fig.add_subplot()
+    ax.set_xlim(0, 10)
+    ax.set_ylim(0, 10)
+    ax.axis("off")
+
+    def box(x: float, y: float, w: float, h: float, text: str, colour: str = "#eef3f8") -> None:
+        ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="#4e79a7", linewidth=1.2))
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.5, wrap=True)
+
+    def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops={"arrowstyle": "->", "color": "#555"})
+
+    for label, y in (("Identification", 8.4), ("Screening", 4.9), ("Included", 1.3)):
+        ax.text(0.15, y, label, rotation=90, ha="center", va="center", fontsize=10, weight="bold", color="#4e79a7")
+    listed = "\n".join(f"{name}: {n}" for name, n in sources[:10])
+    box(0.5, 7.0, 5.0, 2.8, f"Records identified ({counts.identified_total})\n{listed}")
+    box(6.5, 7.6, 3.2, 1.5, f"Duplicates removed\n{counts.duplicates_removed}", "#fbeee6")
+    arrow(5.5, 8.35, 6.5, 8.35)
+    box(0.5, 4.5, 5.0, 1.4, f"Records screened (ranked)\n{counts.screened}")
+    arrow(3.0, 7.0, 3.0, 5.9)
+    box(6.5, 4.5, 3.2, 1.4, f"Not scored\n{max(0, counts.screened - counts.scored)}", "#fbeee6")
+    arrow(5.5, 5.2, 6.5, 5.2)
+    box(0.5, 2.5, 5.0, 1.3, f"Records scored\n{counts.scored}")
+    arrow(3.0, 4.5, 3.0, 3.8)
+    box(0.5, 0.3, 5.0, 1.5, f"Above threshold (C1 or C2 >= {counts.threshold:g})\n{counts.above_threshold}",
+        "#e6f4ea")
+    arrow(3.0, 2.5, 3.0, 1.8)
+    box(6.5, 0.3, 3.2, 1.5, f"Labelled by a person\ninclude {counts.labelled_included} · "
+        f"exclude {counts.labelled_excluded}", "#e6f4ea")
+    fig.suptitle("PRISMA 2020 flow", fontsize=11)
     return _png(fig, dpi)

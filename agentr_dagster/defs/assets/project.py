@@ -20,14 +20,14 @@ from dagster import (
 from agentr_dagster.defs import checks
 from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.assets.relevance import relevance
-from agentr_dagster.defs.partitions import projects
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.settings import results_dir
+from agentr_dagster.settings import get_settings, results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import (
     BELOW_CUTOFF,
@@ -39,8 +39,11 @@ from agentr_dagster.stages.exports import (
 from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
+from agentr_dagster.stages.living import write_update_digest
+from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
+from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
@@ -149,7 +152,8 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     deps=[search_queries],
     group_name="research",
     check_specs=[checks.CANDIDATES_CHECK],
-    description="The project's candidate papers: imported files plus what its queries retrieve from the paper lake.",
+    description="The project's candidate papers: imported files, what its queries retrieve from the paper lake, "
+    "and what they find in the enabled search sources (AGENTR_SOURCES).",
 )
 def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
@@ -157,6 +161,10 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
+    record_lake_sightings(db, slug, retrieved)
+    # Built from the settings here rather than required as a resource: every caller that materialises the chain
+    # with only the store and the LLM (tests, tools) keeps working, and the embedded default stays offline.
+    lake_metadata.update(_search_sources(context, db, SourcesResource()))
     papers = db.projects.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
@@ -172,6 +180,23 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
         data_version=DataVersion(sha256(*sorted(p.content_hash for p in papers))[:16]),
         check_results=[checks.evaluate_candidates(db, slug)],
     )
+
+
+def _search_sources(context: AssetExecutionContext, db, sources: SourcesResource) -> dict:
+    """The enabled search sources' part of candidate_papers (nothing when AGENTR_SOURCES is empty)."""
+    if not sources.enabled():
+        return {}
+    tags = context.run.tags
+    refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
+    searched = search_project(
+        db, context.partition_key, sources.build(db, refresh=refresh), max_results=get_settings().source_max_results,
+        update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
+    )
+    if searched is None:
+        return {}
+    for failed in searched.failures():
+        context.log.warning(f"{failed.source} {failed.query_name} failed (retried next run): {failed.failure}")
+    return {**searched.metadata(), "source_queries": MetadataValue.md(searched.markdown())}
 
 
 @asset(
@@ -261,6 +286,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))
+    extra = {**_prisma_metadata(db, slug), **_update_digest_metadata(db, slug, context.run.tags.get(LIVING_TAG))}
     return MaterializeResult(
         metadata={
             "rows": len(frame),
@@ -274,9 +300,27 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
             **ui.usage(db, slug),  # the project's LLM calls in all, by stage and model
             "usage_csv": MetadataValue.path(str(usage_files["usage"])),
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
+            **extra,
         },
         check_results=[checks.evaluate_exports(db, slug, written)],
     )
+
+
+def _prisma_metadata(db, slug: str) -> dict:
+    counts, path = write_prisma(db, slug, results_dir(slug))
+    return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
+            "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_above_threshold": counts.above_threshold}
+
+
+def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:
+    """A living-review update's digest: what it added, best first (nothing outside an update)."""
+    if not update_id:
+        return {}
+    frame, path = write_update_digest(db, slug, update_id, results_dir(slug))
+    top = frame.head(10)[["rank", "title", "c1_score", "c2_score", "found_by"]]
+    return {"update": update_id, "update_new_papers": len(frame), "update_digest_csv": MetadataValue.path(str(path)),
+            "update_top_new": MetadataValue.md(top.to_markdown(index=False) if len(top) else "(nothing new)")}
 
 
 project_assets = [research_intent, search_queries, candidate_papers, relevance, paper_scores, score_exports]

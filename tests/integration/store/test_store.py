@@ -52,6 +52,8 @@ TABLES = {
     "imported_files",
     "paper_labels",
     "source_responses",
+    "source_searches",
+    "paper_sightings",
     "alembic_version",
 }
 

@@ -79,8 +79,8 @@ def test_report_is_self_contained_and_renders_cleanly_in_chromium(project, tmp_p
     assert "<script" not in page.lower() and "<link" not in page.lower() and "@import" not in page
     assert not re.search(r"""(?:src|href)\s*=\s*["'](?!#|data:image/png;base64,)""", page)
     assert "http://" not in page and "https://" not in page
-    for section in ("summary", "plots", "competitors", "supporting", "gaps", "taxonomy", "draft", "papers", "cost",
-                    "lifecycle", "evidence"):
+    for section in ("summary", "plots", "competitors", "supporting", "gaps", "taxonomy", "draft", "papers",
+                    "searches", "cost", "lifecycle", "evidence"):
         assert f'id="{section}"' in page
     assert "passes</span> the deterministic validator" in page
     assert "related_work</td><td>scripted-model" in page  # the redraft calls are priced in the cost table
@@ -92,7 +92,7 @@ def test_report_is_self_contained_and_renders_cleanly_in_chromium(project, tmp_p
     assert seen["log_errors"] == [], seen["log_errors"]
     assert [u for u in seen["requests"] if not u.startswith(("file:", "data:"))] == []
     facts = seen["facts"]
-    assert facts["scripts"] == 0 and facts["images"] == 6 and facts["decoded"] == 6
+    assert facts["scripts"] == 0 and facts["images"] == 7 and facts["decoded"] == 7  # six plots + the PRISMA flow
     assert facts["dangling"] == 0 and facts["citations"] > 20
     assert all(a.startswith("#") for a in facts["anchors"])
     width, height = png_size(seen["screenshot"])

@@ -1,0 +1,39 @@
+"""Citation chasing as an asset materialised on request (the UI, `agentr snowball`), not by the project chain:
+it widens the review, and its new candidates are scored by the next `paper_scores` materialisation."""
+
+from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, MetadataValue, asset
+from pydantic import Field
+
+from agentr_dagster.defs.assets.project import paper_scores, project_lease
+from agentr_dagster.defs.partitions import projects
+from agentr_dagster.defs.resources import SourcesResource, StoreResource
+from agentr_dagster.stages.snowball import DEFAULT_TOP, snowball_project
+
+
+class SnowballConfig(Config):
+    top: int = Field(default=DEFAULT_TOP, ge=1, le=500, description="seeds: included papers plus the top-ranked")
+    refresh: bool = Field(default=False, description="chase seeds chased before again, bypassing the cache")
+
+
+@asset(
+    partitions_def=projects,
+    deps=[paper_scores],
+    group_name="expansion",
+    description="Snowballing: the references and the citing works (OpenAlex) of the project's included or top-ranked "
+    "papers become candidates (found_by backward:<paper> / forward:<paper>). Needs openalex in AGENTR_SOURCES; "
+    "re-materialise paper_scores to score what it adds.",
+)
+def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource) -> MaterializeResult:
+    sources = SourcesResource()  # from the settings, as candidate_papers does: callers pass only store and llm
+    if "openalex" not in sources.enabled():
+        raise Failure(description="snowball: citation chasing asks OpenAlex; add openalex to AGENTR_SOURCES",
+                      allow_retries=False)
+    db = store.get()
+    openalex = sources.build(db, refresh=config.refresh, names=["openalex"]).by_name("openalex")
+    with project_lease(context, db):
+        summary = snowball_project(db, context.partition_key, openalex, top=config.top, refresh=config.refresh,
+                                   run_id=context.run_id, progress=context.log.info)
+    return MaterializeResult(metadata={**summary.metadata(), "chases": MetadataValue.md(summary.markdown())})
+
+
+expansion_assets = [snowball]

@@ -1,0 +1,66 @@
+"""A project's PRISMA 2020 flow counts, computed from the store, stored as an artifact and exported as
+``results/<slug>/prisma.csv`` (no Dagster here; `score_exports` calls :func:`write_prisma`, the report draws it)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from agentr_dagster.domain.atomic import write_atomically
+from agentr_dagster.domain.prisma import RELEVANT_SCORE, PrismaCounts
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
+
+PRISMA_STAGE = "prisma"
+
+
+def paper_origins(provenance: dict, sighted_sources: set[str]) -> set[str]:
+    """Where one paper was identified: ``imports`` for a file, each search source that found it, ``lake``."""
+    origins = set(sighted_sources)
+    if provenance.get("file") and not provenance.get("source"):
+        origins.add("imports")
+    if provenance.get("source") == "lake":
+        origins.add("lake")
+    if not origins:
+        origins.add(str(provenance.get("source") or provenance.get("format") or "unknown"))
+    return origins
+
+
+def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
+    from agentr_dagster.stages.exports import scores_dataframe
+
+    papers = store.projects.list_papers(slug)
+    sighted: dict[int, set[str]] = {}
+    for s in store.searches.sightings(slug):
+        sighted.setdefault(s.paper_id, set()).add(s.source)
+    identified: dict[str, int] = {}
+    for paper in papers:
+        for origin in paper_origins(paper.provenance or {}, sighted.get(paper.id, set())):
+            identified[origin] = identified.get(origin, 0) + 1
+    identified = dict(sorted(identified.items(), key=lambda kv: (kv[0] == "imports", kv[0])))
+    frame = scores_dataframe(store, slug)
+    above = int(((frame["c1_score"] >= RELEVANT_SCORE) | (frame["c2_score"] >= RELEVANT_SCORE)).sum()) if len(frame) \
+        else 0
+    labels = store.labels.list_labels(slug)
+    return PrismaCounts(
+        identified=identified, duplicates_removed=max(0, sum(identified.values()) - len(papers)),
+        screened=len(papers), scored=len(frame), above_threshold=above,
+        labelled_included=sum(1 for lab in labels if lab.label == "include"),
+        labelled_excluded=sum(1 for lab in labels if lab.label == "exclude"),
+    )
+
+
+def write_prisma(store: DomainStore, slug: str, out_dir: Path) -> tuple[PrismaCounts, Path]:
+    """Compute, store (artifact ``prisma``) and export the counts; returns them and the CSV's path."""
+    counts = prisma_counts(store, slug)
+    last = store.results.latest_artifact(slug, PRISMA_STAGE)
+    if last is None or last.payload != counts.model_dump(mode="json"):
+        store.results.save_artifact(slug, PRISMA_STAGE, counts, prompt_version=None, model=None, backend=None,
+                                    input_hash=None)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    frame = pd.DataFrame(counts.rows(), columns=["phase", "box", "count"])
+    path = write_atomically(out_dir / "prisma.csv", lambda tmp: frame.to_csv(tmp, index=False))
+    return counts, path

@@ -1,0 +1,424 @@
+"""The project's queries run against the enabled search sources (no Dagster here; `candidate_papers` calls
+:func:`search_project`).
+
+Every enabled source is searched with the project's Boolean query and each of its ten search strings (the expanded
+keywords are not sent on their own: OR-ed together they would flood every source, and the Boolean query already
+combines them), at most ``AGENTR_SOURCE_MAX_RESULTS`` records per (source, query). The hits are merged with the
+project's papers (imports, the lake, earlier searches) by the importers' de-duplication (same DOI, same title and
+year, near-identical title), Crossref fills what new records lack, the new ones are added to the project and to the
+paper lake, and every hit becomes a sighting (``found_by`` = ``<source>:<query>``) on the paper it is.
+
+A failing source is a failure of that (source, query): recorded (``store.searches`` and the failure log) and the
+other searches go on. Which searches a run sends (:func:`plan_searches`): those never completed for the current
+query text, or (a living-review update) every one, for records since its last completed search.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
+from agentr_dagster.domain.contracts import PaperRecord, SearchQueries
+from agentr_dagster.domain.hashing import sha256
+from agentr_dagster.imports import content_hash, paper_key
+from agentr_dagster.imports.dedup import dedupe_with_reasons
+from agentr_dagster.sources.contract import SearchOutcome, SearchSource, SourceHit, SourceQuery
+from agentr_dagster.stages.intake import fit_to_store
+from agentr_dagster.stages.queries import current_queries
+from agentr_dagster.store.searches import NewSearch, SearchRow, Sighting
+
+if TYPE_CHECKING:
+    from agentr_dagster.sources.registry import EnabledSources
+    from agentr_dagster.stages.candidates import RetrievalSummary
+    from agentr_dagster.store import DomainStore
+    from agentr_dagster.store.rows import PaperRow
+
+log = logging.getLogger(__name__)
+
+SEARCH_FAILURE_STAGE = "search"  # failures are logged as stage "search:<source>"
+SEARCH_PROVENANCE = ("search", "snowball")  # provenance.source of papers the sources brought
+Progress = Callable[[str], None]
+
+
+def found_by_label(source: str, query_name: str) -> str:
+    return f"{source}:{query_name}"
+
+
+def paper_found_by(provenance: dict[str, Any] | None, sighted: Sequence[str] = ()) -> list[str]:
+    """Every way a paper arrived: ``import:<file>`` for an imported file, then its sightings (``lake:boolean``,
+    ``openalex:string-03``, ``backward:12``...), each once, in order. Lake papers added before sightings were
+    recorded keep the query names their provenance holds."""
+    prov = provenance or {}
+    out: list[str] = []
+    if prov.get("file") and not prov.get("source"):
+        out.append(f"import:{prov['file']}")
+    if prov.get("source") == "lake":
+        out += [found_by_label("lake", name) for name in prov.get("found_by", [])]
+    out += sighted
+    return list(dict.fromkeys(out))
+
+
+def source_queries(queries: SearchQueries) -> list[SourceQuery]:
+    """The queries sent to every source: ``boolean`` (with its parsed tree) and ``string-01`` .. ``string-10``."""
+    try:
+        tree = parse_boolean_query(queries.boolean_query)
+    except BooleanQueryError:  # stored queries were validated; an older artifact may not parse: send the text
+        tree = None
+    out = [SourceQuery(name="boolean", text=queries.boolean_query, tree=tree)]
+    out += [SourceQuery(name=f"string-{i:02d}", text=s) for i, s in enumerate(queries.search_strings, start=1)]
+    return out
+
+
+def query_hash(source: str, query: SourceQuery) -> str:
+    return sha256("source-query-v1", source, query.name, query.text)
+
+
+@dataclass(frozen=True)
+class PlannedSearch:
+    source: str
+    query: SourceQuery
+    query_hash: str
+    since: date | None  # None: every record, not only newer ones
+    why: str  # missing | failed before | update since <date> | refresh
+
+
+def plan_searches(source_names: Sequence[str], queries: Sequence[SourceQuery], history: Sequence[SearchRow], *,
+                  update: bool = False, refresh: bool = False) -> list[PlannedSearch]:
+    """Pure: which (source, query) searches to send now.
+
+    Normally only those with no completed search for the query's current text (never run, or failed last time).
+    ``update`` (a living-review update): every one, since the date of its last completed search (a search never
+    completed runs in full). ``refresh``: every one, in full."""
+    last_completed: dict[tuple[str, str], SearchRow] = {}
+    failed: set[tuple[str, str]] = set()
+    for row in history:  # oldest first: the last completed row wins
+        if row.status == "completed":
+            last_completed[(row.source, row.query_hash)] = row
+        else:
+            failed.add((row.source, row.query_hash))
+    plan = []
+    for source in source_names:
+        for query in queries:
+            qhash = query_hash(source, query)
+            done = last_completed.get((source, qhash))
+            if refresh:
+                plan.append(PlannedSearch(source, query, qhash, None, "refresh"))
+            elif update and done is not None:
+                since = done.created_at.date()
+                plan.append(PlannedSearch(source, query, qhash, since, f"update since {since.isoformat()}"))
+            elif done is None:
+                why = "failed before" if (source, qhash) in failed else "missing"
+                plan.append(PlannedSearch(source, query, qhash, None, why))
+    return plan
+
+
+# ------------------------------------------------------------------------------------------- merging hits
+@dataclass
+class MergePlan:
+    """Where each hit goes: ``keys[i]`` is the paper key hit ``i`` is (an existing paper's or a new one's);
+    ``new`` the records to add, each with the searches that found it."""
+
+    keys: list[str]
+    new: list[tuple[PaperRecord, list[str]]]
+    duplicates: int  # hits that were a paper already known or found by another hit
+    new_keys: list[str] = field(default_factory=list)  # the key of each ``new`` record (as matched, before filling)
+
+
+def _as_record(paper: PaperRow) -> PaperRecord:
+    return PaperRecord(title=paper.title, abstract=paper.abstract or "", year=paper.year, doi=paper.doi,
+                       authors=list(paper.authors or []), venue=paper.venue, url=paper.url, source_id=paper.source_id)
+
+
+def merge_hits(existing: Sequence[PaperRow], hits: Sequence[tuple[PaperRecord, str]]) -> MergePlan:
+    """Pure: de-duplicate (record, found_by) hits against the project's papers and each other, with the importers'
+    rules (:func:`~agentr_dagster.imports.dedup.dedupe_with_reasons`: DOI, title and year, near-identical title).
+    The project's papers come first, so a hit that is one of them is that paper; among hits the first is kept."""
+    known = [_as_record(p) for p in existing]
+    records = [r for r, _ in hits]
+    owner: dict[int, str] = {id(rec): p.paper_key for rec, p in zip(known, existing, strict=True)}
+    unique, pairs = dedupe_with_reasons([*known, *records])
+    for rec in unique:
+        owner.setdefault(id(rec), paper_key(rec))
+    dropped = {id(d): k for d, k, _ in pairs}
+    existing_keys = {p.paper_key for p in existing}
+    keys: list[str] = []
+    new: dict[str, tuple[PaperRecord, list[str]]] = {}
+    for record, label in hits:
+        kept = dropped.get(id(record), record)
+        key = owner.get(id(kept)) or paper_key(kept)
+        keys.append(key)
+        if key in existing_keys:
+            continue
+        entry = new.setdefault(key, (kept, []))
+        if record is not kept:  # one source's record lacks what another's has (an abstract, a venue)
+            entry = new[key] = (_filled(entry[0], record), entry[1])
+        if label not in entry[1]:
+            entry[1].append(label)
+    return MergePlan(keys, list(new.values()), len(hits) - len(new), list(new))
+
+
+_FILLABLE = ("abstract", "year", "venue", "authors", "url")
+
+
+def _filled(kept: PaperRecord, other: PaperRecord) -> PaperRecord:
+    """``kept`` with its empty fields taken from ``other`` (the same paper from another source). The DOI is not
+    taken: it would change the paper's key."""
+    update = {f: getattr(other, f) for f in _FILLABLE if not getattr(kept, f) and getattr(other, f)}
+    return kept.model_copy(update=update) if update else kept
+
+
+# ------------------------------------------------------------------------------------------- adding hits
+@dataclass
+class AddedHits:
+    added: int = 0
+    duplicates: int = 0
+    new_by_label: dict[str, int] = field(default_factory=dict)  # found_by -> papers it brought in now
+    new_by_source: dict[str, int] = field(default_factory=dict)  # source -> distinct papers it brought in now
+    new_paper_ids: list[int] = field(default_factory=list)
+    enriched: int = 0
+    enrich_failure: str | None = None
+    lake_added: int | None = None
+    lake_failure: str | None = None
+
+
+def _enrich(enricher, records: list[PaperRecord]) -> tuple[list[PaperRecord], int, str | None]:
+    """Crossref fills what records with a DOI lack; a failure keeps the records as they are (noted)."""
+    wanting = [i for i, r in enumerate(records) if r.doi and (not r.abstract or r.year is None or not r.venue)]
+    if enricher is None or not wanting:
+        return records, 0, None
+    try:
+        filled = list(enricher.enrich([records[i] for i in wanting]))
+    except Exception as exc:  # noqa: BLE001 - enrichment is a bonus: the records stand without it
+        return records, 0, f"{type(exc).__name__}: {exc}"[:500]
+    if len(filled) != len(wanting):
+        return records, 0, f"crossref returned {len(filled)} records for {len(wanting)}"
+    out = list(records)
+    changed = 0
+    for i, record in zip(wanting, filled, strict=True):
+        if record != out[i]:
+            changed += 1
+        out[i] = record
+    return out, changed, None
+
+
+def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enricher=None, update_id: str | None = None,
+             add_to_lake: bool = True, lake_root: Path | None = None, provenance_source: str = "search",
+             found_by: Callable[[SourceHit], str] | None = None) -> AddedHits:
+    """Merge the hits into the project: new papers added (with provenance), every hit a sighting on its paper."""
+    label_of = found_by or (lambda h: found_by_label(h.source, h.query_name))
+    result = AddedHits()
+    if not hits:
+        return result
+    fitted, _ = fit_to_store([h.record for h in hits])
+    labelled = [(rec, label_of(h)) for rec, h in zip(fitted, hits, strict=True)]
+    plan = merge_hits(store.projects.list_papers(slug), labelled)
+    result.duplicates = plan.duplicates
+    records = [rec for rec, _ in plan.new]
+    records, result.enriched, result.enrich_failure = _enrich(enricher, records)
+    groups: dict[tuple[str, ...], list[PaperRecord]] = defaultdict(list)
+    for record, (_, labels) in zip(records, plan.new, strict=True):
+        groups[tuple(labels)].append(record)
+    now = datetime.now(timezone.utc).isoformat()
+    key_of = {id(rec): key for rec, key in zip(records, plan.new_keys, strict=True)}
+    for labels, recs in groups.items():
+        provenance: dict[str, Any] = {"source": provenance_source, "found_by": list(labels), "imported_at": now}
+        if update_id:
+            provenance["update"] = update_id
+        # keyed as merge_hits keyed them (before enrichment), so a filled-in field never splits a paper
+        added = store.projects.add_papers(slug, recs, key_fn=lambda r: key_of[id(r)], hash_fn=content_hash,
+                                          provenance=provenance)
+        result.added += added.added
+        result.new_paper_ids += added.paper_ids
+        for label in labels:
+            result.new_by_label[label] = result.new_by_label.get(label, 0) + added.added
+        for source in dict.fromkeys(label.split(":", 1)[0] for label in labels):
+            result.new_by_source[source] = result.new_by_source.get(source, 0) + added.added
+    ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)}
+    store.searches.add_sightings(slug, [
+        # the sighting's source is the label's (backward/forward for citation chasing: PRISMA's "other methods")
+        Sighting(ids[key], label, label.split(":", 1)[0], hit.source_id, hit.rank, update_id)
+        for hit, key, (_, label) in zip(hits, plan.keys, labelled, strict=True) if key in ids
+    ])
+    if add_to_lake and records:
+        try:
+            from agentr_dagster.lake import add_records
+
+            report = add_records(records, name=f"{provenance_source}:{slug}:{now[:10]}", root=lake_root)
+            result.lake_added = report.added
+        except Exception as exc:  # noqa: BLE001 - the lake is shared and optional: the project has its papers
+            result.lake_failure = f"{type(exc).__name__}: {exc}"[:500]
+            log.warning("search hits not added to the paper lake: %s", result.lake_failure)
+    return result
+
+
+def record_lake_sightings(store: DomainStore, slug: str, retrieved: RetrievalSummary | None) -> int:
+    """The lake's hits as ``lake:<query>`` sightings, so ``found_by`` covers every way a paper arrived. Papers a
+    search source or snowballing brought are left alone: the lake holds them because the search added them there,
+    and counting that echo as another identification would inflate the PRISMA counts."""
+    if retrieved is None:
+        return 0
+    ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)
+           if (p.provenance or {}).get("source") not in SEARCH_PROVENANCE}
+    return store.searches.add_sightings(slug, [
+        Sighting(ids[hit["paper_key"]], found_by_label("lake", q.name), "lake", str(hit.get("lake_id")), hit["rank"])
+        for q in retrieved.queries for hit in q.hits if hit["paper_key"] in ids
+    ])
+
+
+# ------------------------------------------------------------------------------------------- the stage
+@dataclass
+class SearchReport:
+    """One (source, query) search of this run, for the metadata."""
+
+    source: str
+    query_name: str
+    translated: str
+    since: date | None
+    why: str
+    hits: int = 0
+    new_papers: int = 0
+    requests: int = 0
+    cached_pages: int = 0
+    total: int | None = None
+    failure: str | None = None
+
+
+@dataclass
+class SearchSummary:
+    sources: list[str]
+    searches: list[SearchReport]
+    skipped: int  # (source, query) searches already complete: not sent
+    added: int
+    duplicates: int
+    enriched: int = 0
+    enrich_failure: str | None = None
+    lake_failure: str | None = None
+    update_id: str | None = None
+    new_by_source: dict[str, int] = field(default_factory=dict)
+
+    def failures(self) -> list[SearchReport]:
+        return [s for s in self.searches if s.failure]
+
+    def metadata(self) -> dict[str, Any]:
+        """Per source: searches sent, hits, new papers, failures, requests; plus totals."""
+        out: dict[str, Any] = {"sources": ", ".join(self.sources), "source_searches_sent": len(self.searches),
+                               "source_searches_skipped": self.skipped, "source_new_papers": self.added,
+                               "source_duplicates": self.duplicates, "source_failures": len(self.failures())}
+        for name in self.sources:
+            mine = [s for s in self.searches if s.source == name]
+            if name == "crossref":
+                out["crossref_enriched"] = self.enriched
+                if self.enrich_failure:
+                    out["crossref_failure"] = self.enrich_failure
+                continue
+            out[f"{name}_hits"] = sum(s.hits for s in mine)
+            out[f"{name}_new_papers"] = self.new_by_source.get(name, 0)  # distinct: a paper two queries found is one
+            out[f"{name}_failures"] = sum(1 for s in mine if s.failure)
+            out[f"{name}_requests"] = sum(s.requests for s in mine)
+        if self.lake_failure:
+            out["source_lake_failure"] = self.lake_failure
+        if self.update_id:
+            out["living_update"] = self.update_id
+        return out
+
+    def markdown(self) -> str:
+        """The translated queries and what each brought (shown in the asset's metadata)."""
+        lines = ["| source | query | sent as | since | hits | new | requests | status |",
+                 "|---|---|---|---|---:|---:|---:|---|"]
+        for s in self.searches:
+            sent = s.translated.replace("|", "\\|")
+            sent = sent if len(sent) <= 120 else sent[:117] + "..."
+            status = f"failed: {s.failure[:120]}" if s.failure else "ok"
+            lines.append(f"| {s.source} | {s.query_name} | `{sent}` | {s.since or ''} | {s.hits} | {s.new_papers} | "
+                         f"{s.requests} | {status.replace('|', '/')} |")
+        return "\n".join(lines)
+
+
+def _translated(source: SearchSource, query: SourceQuery) -> str:
+    try:
+        return source.translate(query)
+    except Exception:  # noqa: BLE001 - only for the record: the query as the project wrote it
+        return query.text
+
+
+def _run_one(source: SearchSource, planned: PlannedSearch, max_results: int) -> SearchOutcome:
+    try:
+        return source.search(planned.query, max_results=max_results, since=planned.since)
+    except Exception as exc:  # noqa: BLE001 - the contract says a source never raises; one that does fails alone
+        return SearchOutcome(source=source.name, query_name=planned.query.name,
+                             translated=_translated(source, planned.query),
+                             failure=f"{type(exc).__name__}: {exc}"[:1000])
+
+
+def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], max_results: int,
+                progress: Progress | None = None) -> list[tuple[PlannedSearch, SearchOutcome]]:
+    """Each source's searches in order, the sources side by side (each keeps its own request spacing)."""
+    by_source: dict[str, list[PlannedSearch]] = defaultdict(list)
+    for p in plan:
+        by_source[p.source].append(p)
+    clients = {s.name: s for s in sources}
+
+    def one_source(name: str) -> list[tuple[PlannedSearch, SearchOutcome]]:
+        out = []
+        down: str | None = None  # a source that failed after its retries is not asked again in this run
+        for planned in by_source[name]:
+            if down is not None:
+                out.append((planned, SearchOutcome(source=name, query_name=planned.query.name,
+                                                   translated=_translated(clients[name], planned.query),
+                                                   failure=f"not sent: {name} failed earlier in this run ({down})")))
+                continue
+            outcome = _run_one(clients[name], planned, max_results)
+            if outcome.failure and not outcome.hits:
+                down = outcome.query_name
+            if progress:
+                state = f"failed: {outcome.failure}" if outcome.failure else f"{len(outcome.hits)} hits"
+                progress(f"{name} {planned.query.name}: {state}")
+            out.append((planned, outcome))
+        return out
+
+    if not by_source:
+        return []
+    with ThreadPoolExecutor(max_workers=len(by_source), thread_name_prefix="source") as pool:
+        results = list(pool.map(one_source, list(by_source)))
+    return [pair for per_source in results for pair in per_source]
+
+
+def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, max_results: int,
+                   update_id: str | None = None, refresh: bool = False, run_id: str | None = None,
+                   progress: Progress | None = None, lake_root: Path | None = None,
+                   add_to_lake: bool = True) -> SearchSummary | None:
+    """Run the project's queries on the enabled sources and add what they find. None when no source is enabled or
+    the project has no queries yet."""
+    queries = current_queries(store, slug)
+    if queries is None or not sources.names:
+        return None
+    plan = plan_searches([s.name for s in sources.search], source_queries(queries), store.searches.searches(slug),
+                         update=update_id is not None, refresh=refresh)
+    skipped = len(sources.search) * len(source_queries(queries)) - len(plan)
+    ran = run_planned(sources.search, plan, max_results, progress)
+    hits = [hit for _, outcome in ran for hit in outcome.hits]
+    added = add_hits(store, slug, hits, enricher=sources.enricher, update_id=update_id, add_to_lake=add_to_lake,
+                     lake_root=lake_root)
+    reports, rows = [], []
+    for planned, outcome in ran:
+        label = found_by_label(planned.source, planned.query.name)
+        report = SearchReport(planned.source, planned.query.name, outcome.translated, planned.since, planned.why,
+                              len(outcome.hits), added.new_by_label.get(label, 0), outcome.requests,
+                              outcome.cached_pages, outcome.total, outcome.failure)
+        reports.append(report)
+        rows.append(NewSearch(planned.source, planned.query.name, planned.query_hash, outcome.translated,
+                              "failed" if outcome.failure else "completed", report.hits, report.new_papers,
+                              outcome.requests, outcome.total, outcome.failure, planned.since))
+        if outcome.failure:
+            store.lifecycle.record_failure(slug, f"{SEARCH_FAILURE_STAGE}:{planned.source}", "transient",
+                                           f"{planned.query.name}: {outcome.failure}"[:2000], run_id=run_id)
+    store.searches.record_searches(slug, rows, run_id=run_id, update_id=update_id)
+    return SearchSummary(sources.names, reports, skipped, added.added, added.duplicates, added.enriched,
+                         added.enrich_failure, added.lake_failure, update_id, added.new_by_source)
