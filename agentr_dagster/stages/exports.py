@@ -64,6 +64,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "prompt_version": "the scoring prompt's version (file version + content hash)",
     "source_format": "the import format the paper came from (csv, bibtex, ris, lake, ...)",
     "source_file": "the file the paper was imported from",
+    "found_by": "every source and query that found the paper, separated by '; ' (import:file, lake:<query>, "
+                "openalex:string-03, backward:<paper>, forward:<paper>, ...)",
     "injection_flag": "true when the paper's text looks like an instruction to the scoring model",
     "injection_reasons": "why it was flagged (a flag to read, not a verdict)",
 }
