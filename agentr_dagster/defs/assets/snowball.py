@@ -7,6 +7,7 @@ from pydantic import Field
 from agentr_dagster.defs.assets.project import paper_scores, project_lease
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import SourcesResource, StoreResource
+from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.stages.snowball import DEFAULT_TOP, snowball_project
 
 
@@ -19,10 +20,12 @@ class SnowballConfig(Config):
     partitions_def=projects,
     deps=[paper_scores],
     group_name="expansion",
+    output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
     description="Snowballing: the references and the citing works (OpenAlex) of the project's included or top-ranked "
     "papers become candidates (found_by backward:<paper> / forward:<paper>). Needs openalex in AGENTR_SOURCES; "
     "re-materialise paper_scores to score what it adds.",
 )
+@waits_for_candidates
 def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource) -> MaterializeResult:
     sources = SourcesResource()  # from the settings, as candidate_papers does: callers pass only store and llm
     if "openalex" not in sources.enabled():

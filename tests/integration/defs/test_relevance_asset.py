@@ -73,10 +73,15 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert {r.method for r in rows} == {"active"} and meta["reused"] is False
 
 
-def test_relevance_of_a_project_without_candidates_is_empty_not_a_failure(sqlite_store):
+def test_relevance_of_a_project_without_candidates_waits_not_fails(sqlite_store):
     add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [SLUG])
-    meta, check = _materialize_relevance(sqlite_store, instance)
-    assert meta["papers"] == 0 and check.passed
+    result = materialize(
+        project_assets, partition_key=SLUG, instance=instance, selection=AssetSelection.assets("relevance"),
+        resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource()},
+    )
+    assert result.success and not result.asset_materializations_for_node("relevance")
+    [check] = result.get_asset_check_evaluations()
+    assert check.passed and check.description.startswith("waiting for candidates")
     assert sqlite_store.relevance.for_project(SLUG) == []
