@@ -41,7 +41,6 @@ TOP_PAPER_COLUMNS: dict[str, tuple[str, str]] = {
                                "the ranker's otherwise"),
     "c1_score": ("C1", "direct competitor, 0-10 (same problem and method scores highest)"),
     "c2_score": ("C2", "supporting work, 0-10"),
-    "semantic_similarity": ("similarity", "similarity to the abstract, 0-1"),
 }
 
 
@@ -87,9 +86,8 @@ def top_papers(scores: pd.DataFrame, limit: int = TOP_PAPERS) -> dict[str, Metad
         return {}
     shown = scores.head(limit)[[c for c in TOP_PAPER_COLUMNS if c in scores.columns]].copy()
     shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
-    for column in ("relevance", "semantic_similarity"):
-        if column in shown:
-            shown[column] = shown[column].round(2)
+    if "relevance" in shown:
+        shown["relevance"] = shown["relevance"].round(2)
     shown = shown.rename(columns={c: name for c, (name, _) in TOP_PAPER_COLUMNS.items()})
     return {"top_papers": table(shown, dict(TOP_PAPER_COLUMNS.values()))}
 

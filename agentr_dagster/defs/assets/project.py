@@ -276,7 +276,8 @@ def _log_progress(context: AssetExecutionContext):
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
     output_required=False,
-    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/, one row per paper in "
+    description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`, one row per "
+                "paper in "
                 "combined relevance order.",
 )
 @waits_for_candidates
