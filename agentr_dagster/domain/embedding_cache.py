@@ -40,6 +40,8 @@ class _Encoder(Protocol):
 
     def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray: ...
 
+    def piece_counts(self, words: Sequence[str]) -> list[int]: ...
+
 
 def default_cache_dir() -> Path:
     configured = get_settings().embedding_cache
@@ -156,6 +158,9 @@ class CachedEncoder:
         self.dim = encoder.dim
         self.cache = cache if cache is not None else EmbeddingCache(encoder.name, encoder.dim)
         self.encoded = 0  # texts this object actually ran through the model (the rest came from the cache)
+
+    def piece_counts(self, words: Sequence[str]) -> list[int]:
+        return self.encoder.piece_counts(words)
 
     def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
         texts = [t if isinstance(t, str) else "" for t in texts]

@@ -10,6 +10,7 @@ API (the same encoder contract as :class:`agentr_dagster.domain.embeddings.Embed
     TransformerEncoder.name: str   # model + variant + weights digest: what cached vectors are keyed by
     TransformerEncoder.dim: int; TransformerEncoder.encode(texts, progress=None) -> float32 (n, dim), unit rows
     get_transformer() -> TransformerEncoder | None   # cached; None when the model has not been built
+    get_cached_transformer() -> CachedEncoder | None  # the same through the per-(text, model) vector cache
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "MANIFEST",
     "TransformerEncoder",
     "default_transformer_dir",
+    "get_cached_transformer",
     "get_transformer",
     "transformer_present",
 ]
@@ -115,6 +117,10 @@ class TransformerEncoder:
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
+    def piece_counts(self, words: Sequence[str]) -> list[int]:
+        """Word pieces per word: a name the vocabulary does not know (most drug names) falls into many."""
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(words), add_special_tokens=False)]
+
     def __repr__(self) -> str:  # pragma: no cover - cosmetic
         return f"TransformerEncoder(name={self.name!r}, dim={self.dim}, path={str(self.path)!r})"
 
@@ -140,3 +146,23 @@ def get_transformer() -> TransformerEncoder | None:
             else:
                 _STATE = _ABSENT
     return _TRANSFORMER
+
+
+def get_cached_transformer():
+    """:func:`get_transformer` behind the vector cache of :mod:`agentr_dagster.domain.embedding_cache` (one per
+    process and cache folder): each distinct text is encoded once, by whichever project or process meets it
+    first. None when the model has not been built."""
+    from agentr_dagster.domain.embedding_cache import CachedEncoder, default_cache_dir
+
+    encoder = get_transformer()
+    if encoder is None:
+        return None
+    root = default_cache_dir()
+    with _LOCK:
+        cached = _CACHED.get(root)
+        if cached is None:
+            cached = _CACHED[root] = CachedEncoder(encoder)
+    return cached
+
+
+_CACHED: dict[Path, object] = {}

@@ -21,6 +21,7 @@ class Preset:
     description: str
     ranker: Ranker  # (question, feats) -> scores, no labels
     learner: LearnerFactory  # (feats, ranker's scores) -> Learner, used once there are labels
+    uses_transformer: bool = True  # its features carry the transformer's vectors (when the model is built)
 
 
 DEFAULT = Preset(
@@ -35,6 +36,7 @@ LEXICAL = Preset(
     "as default, with the dense scores left out of the fusion (BM25 of the question terms only)",
     partial(zero_shot_scores, cfg=ZeroShotConfig(lexical_weight=1.0)),
     ActiveRanker,
+    uses_transformer=False,
 )
 CLASSIC = Preset(
     "classic",
