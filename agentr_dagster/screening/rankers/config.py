@@ -33,7 +33,7 @@ class ZeroShotConfig:
     transformer_unreadable_cut: float = 0.3
     readable_lexical_weight: float | None = None  # lexical_weight when the transformer has its full share
     prf_transformer_weight: float = 0.0  # weight of its vectors as a feature block beside TF-IDF in the PRF round
-    prf_transformer_blend: float = 0.0  # weight of its z-scored cosine added to the PRF round's final blend
+    prf_transformer_blend: float = 0.0  # weight of its z-scored cosine added after the PRF round (x the share)
 
     def prf_top_k(self, n: int) -> int:
         """How many of ``n`` records the top of a list is (pseudo-includes, expansion source)."""

@@ -12,7 +12,7 @@ from agentr_dagster.screening.features import ScreeningFeatures
 from agentr_dagster.screening.rankers.config import ZeroShotConfig
 from agentr_dagster.screening.rankers.dense import transformer_field_scores
 from agentr_dagster.screening.rankers.design import design_prior
-from agentr_dagster.screening.rankers.fused import fused_prior
+from agentr_dagster.screening.rankers.fused import fused_prior, transformer_share
 from agentr_dagster.screening.scores import zscore
 
 __all__ = ["pseudo_relevance_feedback", "zero_shot_scores"]
@@ -52,8 +52,8 @@ def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfi
         return prior
     prior = zscore(prior) + design_prior(question, feats, cfg)
     scores = pseudo_relevance_feedback(prior, feats, cfg)
-    if cfg.prf_transformer_blend:
-        trans = transformer_field_scores(question, feats, cfg)
-        if trans is not None:
-            scores = scores + cfg.prf_transformer_blend * zscore(trans[0] + cfg.title_weight * trans[1])
+    blend = cfg.prf_transformer_blend * transformer_share(question, feats, cfg) if cfg.prf_transformer_blend else 0.0
+    trans = transformer_field_scores(question, feats, cfg) if blend else None
+    if trans is not None:
+        scores = zscore(scores) + blend * zscore(trans[0] + cfg.title_weight * trans[1])
     return scores
