@@ -308,9 +308,10 @@ def _nanmean(values: list[float]) -> float:
 
 def _descriptions(embedder, seed: int) -> dict[str, str]:
     return {
-        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
-        "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "
-        "one round of pseudo-relevance feedback",
+        "zero_shot": "hybrid zero-shot: weighted-question BM25 + dense (whole question and its topic sentence; "
+        "static model mixed with the ONNX transformer by a per-question share) over full text and title fields, "
+        "z-score fusion, study-design prior, RM3-style query expansion, one round of pseudo-relevance feedback, "
+        "the transformer's cosine blended in by the same share",
         "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
         "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
         "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",

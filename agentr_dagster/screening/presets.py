@@ -26,8 +26,10 @@ class Preset:
 
 DEFAULT = Preset(
     "default",
-    "hybrid zero-shot (weighted BM25 + static dense over full text and title, design prior, query expansion, "
-    "pseudo-relevance feedback); then a LinearSVC over TF-IDF blended with that prior, decaying with includes",
+    "hybrid zero-shot (weighted BM25 + dense over full text and title, the dense half from the static model and "
+    "the ONNX transformer by a per-question share, design prior, query expansion, pseudo-relevance feedback, the "
+    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF blended with that prior, "
+    "decaying with includes",
     zero_shot_scores,
     ActiveRanker,
 )
