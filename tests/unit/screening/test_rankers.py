@@ -220,7 +220,7 @@ def test_transformer_share_falls_to_zero_for_questions_naming_unknown_words():
     assert unreadable_share(plain, feats.transformer) == 0.0
     assert unreadable_share(named, feats.transformer) == 0.5  # 3 of the 6 words of 4+ letters
     assert transformer_share(plain, feats, cfg) == 1.0 and transformer_share(named, feats, cfg) == 0.0
-    assert transformer_share(plain, feats, ZeroShotConfig()) == 0.0  # weight 0: off
+    assert transformer_share(plain, feats, ZeroShotConfig(transformer_weight=0.0)) == 0.0  # weight 0: off
     # with no share the fusion is exactly the static one
     static_only = _transformer_feats(None)
     np.testing.assert_allclose(fused_prior(named, feats, cfg), fused_prior(named, static_only, cfg))
