@@ -49,6 +49,10 @@ class Settings(BaseModel):
     lake_dir: Path | None = Field(None, description="AGENTR_LAKE_DIR (default $AGENTR_HOME/lake)")
     lake_per_query: int = Field(20, ge=0, description="AGENTR_LAKE_PER_QUERY: lake papers taken per query")
     model_dir: Path | None = Field(None, description="AGENTR_MODEL_DIR: the static embedding model")
+    encoder_threads: int = Field(0, ge=0, description="AGENTR_ENCODER_THREADS: transformer threads (0 = all cores)")
+    embedding_cache: Path | None = Field(
+        None, description="AGENTR_EMBEDDING_CACHE: transformer vectors per text (default $AGENTR_HOME/embeddings)"
+    )
     import_max_bytes: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_BYTES")
     import_max_rows: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_ROWS")
     import_max_field_chars: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_FIELD_CHARS")

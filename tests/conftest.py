@@ -16,7 +16,8 @@ PG_ADMIN_URL = os.environ.get("AGENTR_TEST_PG_ADMIN_URL", "postgresql+psycopg2:/
 @pytest.fixture(autouse=True)
 def _offline_environment(monkeypatch, tmp_path):
     """No test may depend on the developer's environment: no endpoint, no database URL, a private home."""
-    for name in ("AGENTR_LLM_BASE_URL", "AGENTR_LLM_API_KEY", "AGENTR_DATABASE_URL", "DAGSTER_HOME"):
+    for name in ("AGENTR_LLM_BASE_URL", "AGENTR_LLM_API_KEY", "AGENTR_DATABASE_URL", "DAGSTER_HOME",
+                 "AGENTR_EMBEDDING_CACHE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "agentr-home"))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")

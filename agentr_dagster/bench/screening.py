@@ -9,14 +9,19 @@ DIR holds one folder per review (or is itself one review folder), each with
 The labels are used only to score orders and to answer the simulated screener; the zero-shot ranker sees
 the question and the titles/abstracts only.
 
+Besides WSS, the bench reports each encoder's throughput (texts/s encoding the reviews' title + abstract texts,
+uncached, on the cores this process may use, with the load average beside it).
+
 Modes (every mode yields a full screening order of record_ids, best first):
 
 ``zero_shot``  our hybrid ranker (:func:`agentr_dagster.screening.rankers.zero_shot_scores`)
 ``feedback``   our active-learning re-ranker under the simulation protocol (priors: 1 include + 1 exclude
                drawn with ``seed``; then labels revealed in the order the tool asks)
 ``bm25``       plain BM25 (bm25s defaults) of the question against title + abstract
-``dense``      dense cosine, static model2vec distillation of all-MiniLM-L6-v2 (the run-time model)
-``dense_st``   dense cosine, the real all-MiniLM-L6-v2 via sentence-transformers/torch (when installed)
+``dense``      dense cosine, static model2vec distillation of all-MiniLM-L6-v2 (the first-stage model)
+``dense_onnx`` dense cosine, the real all-MiniLM-L6-v2 exported to ONNX (int8, onnxruntime; no torch), when
+               ``make models`` has built it: the transformer the zero-shot ranker uses
+``dense_st``   dense cosine, the real all-MiniLM-L6-v2 via sentence-transformers/torch (only when asked)
 ``random``     a seeded random order
 ``asreview``   ASReview's default model (ELAS u4) under the same protocol and priors: the real
                ``asreview`` package (in-process, or in another interpreter given by ``asreview_python`` /
@@ -53,7 +58,7 @@ from agentr_dagster.screening.simulation import choose_priors, simulate_active
 from agentr_dagster.screening.tables import decode_text, read_table
 from agentr_dagster.settings import child_env, get_settings, keep_hugging_face_offline
 
-MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_st", "random", "asreview")
+MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_onnx", "dense_st", "random", "asreview")
 METRICS = ("wss95", "recall10", "recall20")
 LABEL_COLUMNS = ("label_included", "included", "label", "label_include", "inclusion")
 
@@ -303,13 +308,15 @@ def _nanmean(values: list[float]) -> float:
 
 def _descriptions(embedder, seed: int) -> dict[str, str]:
     return {
-        "zero_shot": "hybrid zero-shot: weighted-question BM25 + static dense (whole question and its topic "
-        "sentence) over full text and title fields, z-score fusion, study-design prior, RM3-style query expansion, "
-        "one round of pseudo-relevance feedback",
+        "zero_shot": "hybrid zero-shot: weighted-question BM25 + dense (whole question and its topic sentence; "
+        "static model mixed with the ONNX transformer by a per-question share) over full text and title fields, "
+        "z-score fusion, study-design prior, RM3-style query expansion, one round of pseudo-relevance feedback, "
+        "the transformer's cosine blended in by the same share",
         "feedback": "active learning (LinearSVC over TF-IDF uni+bigrams, blended with the zero-shot prior, "
         "weighted by how well that prior ranks the labels so far), simulated from 1 include + 1 exclude",
         "bm25": "plain BM25 (bm25s defaults) of the question vs title + abstract",
         "dense": f"dense cosine, {embedder.name}",
+        "dense_onnx": "dense cosine, all-MiniLM-L6-v2 in ONNX (int8, onnxruntime, no torch)",
         "dense_st": _STEncoder.name,
         "random": f"random order (seed {seed})",
         "asreview": "ASReview default model under the same protocol",
@@ -321,6 +328,7 @@ class _BenchRun:
     """What every review of one bench run shares: options, encoders, and the accumulating timings."""
 
     embedder: Any
+    transformer: Any  # the cached ONNX encoder, or None
     st: _STEncoder | None
     seed: int
     with_feedback: bool
@@ -353,7 +361,7 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
         run.record(entry, ids, y, mode, order, seconds, extra)
 
     t0 = time.perf_counter()
-    feats = build_features(rv.titles, rv.abstracts, run.embedder)
+    feats = build_features(rv.titles, rv.abstracts, run.embedder, run.transformer)
     t_feat = time.perf_counter() - t0
     t0 = time.perf_counter()
     zs = zero_shot_scores(rv.question, feats)
@@ -364,6 +372,11 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
     add("bm25", order_from_scores(bm25_baseline_scores(rv.question, plain)), time.perf_counter() - t0)
     t0 = time.perf_counter()
     add("dense", order_from_scores(dense_baseline_scores(rv.question, plain, run.embedder)), time.perf_counter() - t0)
+    if run.transformer is not None:
+        t0 = time.perf_counter()
+        # the vectors the features already hold (title + abstract, cleaned): encoded once, from the cache
+        q = run.transformer.encode([rv.question])[0].astype(np.float64)
+        add("dense_onnx", order_from_scores(feats.temb.astype(np.float64) @ q), time.perf_counter() - t0)
     if run.st is not None:
         t0 = time.perf_counter()
         add("dense_st", order_from_scores(dense_baseline_scores(rv.question, plain, run.st)), time.perf_counter() - t0)
@@ -393,7 +406,7 @@ def _means_and_ratios(reviews_out: list[dict]) -> tuple[list[str], dict, dict[st
     }
     ratios: dict[str, float] = {}
     zs_m = mean.get("zero_shot", {}).get("wss95", float("nan"))
-    for base in ("dense", "dense_st", "bm25"):
+    for base in ("dense", "dense_onnx", "dense_st", "bm25"):
         b = mean.get(base, {}).get("wss95")
         if b is not None and b > 0:
             ratios[f"zero_shot/{base}"] = round(zs_m / b, 3)
@@ -411,6 +424,27 @@ _PROTOCOL = (
 )
 
 
+def encode_throughput(encoders: list[Any], texts: list[str]) -> dict[str, dict[str, float]]:
+    """Texts per second of each encoder on ``texts`` (no cache), wall clock and per CPU-second of this process,
+    with the cores it may use and the 1-minute load average (a loaded machine lowers the wall figure only)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    out: dict[str, dict[str, float]] = {}
+    for enc in encoders:
+        enc.encode(texts[:8])  # load and warm up outside the timing
+        wall, cpu = time.perf_counter(), time.process_time()
+        enc.encode(texts)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        out[enc.name] = {
+            "texts": len(texts),
+            "seconds": round(wall, 3),
+            "texts_per_s": round(len(texts) / max(wall, 1e-9), 1),
+            "texts_per_cpu_s": round(len(texts) / max(cpu, 1e-9), 1),
+            "cores": cores,
+            "load_avg_1m": round(os.getloadavg()[0], 2),
+        }
+    return out
+
+
 def run_screening_bench(
     dir: Path,
     *,
@@ -421,25 +455,34 @@ def run_screening_bench(
     asreview_python: str | None = None,
     include_orders: bool = True,
     progress: Callable[[str], None] | None = None,
+    transformer: bool | None = None,
+    throughput_texts: int = 1000,
 ) -> dict:
     """Run every mode on every review under ``dir``.
 
     Returns ``{"reviews": [{name, n_records, n_included, priors, modes: {mode: {wss95, recall10, recall20,
     seconds, order}}}], "mean": {mode: {metric: value}}, "modes": {mode: description}, ...}``. ``order`` is
     the full screening order of record_ids (for ``feedback``/``asreview`` it starts with the two priors).
-    ``st_dense``: None = run the sentence-transformers baseline when it is installed.
+    ``st_dense``: run the torch sentence-transformers baseline too (None = no: the ONNX one replaces it).
+    ``transformer``: use the ONNX transformer (zero-shot ranker and ``dense_onnx``); None = when it is built.
+    ``throughput_texts``: texts encoded (uncached) to measure each encoder's throughput (0 = skip).
     ``asreview`` modes need ``with_feedback``.
     """
     from agentr_dagster.domain.embeddings import get_embedder
+    from agentr_dagster.domain.transformer import get_cached_transformer
 
     say = progress or (lambda _msg: None)
     embedder = get_embedder()
     folders = discover_reviews(Path(dir))
     if not folders:
         raise FileNotFoundError(f"no review folders with papers.csv under {dir}")
-    use_st = st_available() if st_dense is None else bool(st_dense)
+    use_st = bool(st_dense) and st_available()
+    cached = get_cached_transformer() if transformer is not False else None
+    if transformer and cached is None:
+        raise RuntimeError("the transformer encoder is not built: run `make models`")
     run = _BenchRun(
         embedder=embedder,
+        transformer=cached,
         st=_STEncoder() if use_st else None,
         seed=seed,
         with_feedback=with_feedback,
@@ -450,7 +493,14 @@ def run_screening_bench(
         timings={},
     )
     t_all = time.perf_counter()
-    reviews_out = [_bench_review(run, load_review(folder), say) for folder in folders]
+    loaded = [load_review(folder) for folder in folders]
+    throughput = {}
+    if throughput_texts:
+        sample = [t for rv in loaded for t in _plain_texts(rv)][:throughput_texts]
+        encoders = [embedder] + ([cached.encoder] if cached is not None else [])
+        throughput = encode_throughput(encoders, sample)
+        say("throughput: " + ", ".join(f"{k} {v['texts_per_s']:.0f} texts/s" for k, v in throughput.items()))
+    reviews_out = [_bench_review(run, rv, say) for rv in loaded]
     modes_present, mean, ratios = _means_and_ratios(reviews_out)
     return {
         "dir": str(Path(dir)),
@@ -461,6 +511,7 @@ def run_screening_bench(
         "reviews": reviews_out,
         "mean": mean,
         "ratios": ratios,
+        "throughput": throughput,
         "timings_s": {
             **{m: round(v, 2) for m, v in run.timings.items()},
             "total": round(time.perf_counter() - t_all, 2),
@@ -486,6 +537,11 @@ def format_table(result: dict) -> str:
     if result.get("ratios"):
         lines.append("")
         lines.append("ratios (mean WSS@95): " + ", ".join(f"{k} = {v:.2f}" for k, v in result["ratios"].items()))
+    for name, t in (result.get("throughput") or {}).items():
+        lines.append(
+            f"encode {name}: {t['texts_per_s']:.0f} texts/s ({t['texts']} texts, {t['cores']} cores, load "
+            f"{t['load_avg_1m']:.1f}; {t['texts_per_cpu_s']:.0f} texts per CPU-second)"
+        )
     if result.get("timings_s"):
         lines.append("seconds: " + ", ".join(f"{k} {v:.1f}" for k, v in result["timings_s"].items()))
     impl = result.get("modes", {}).get("asreview")

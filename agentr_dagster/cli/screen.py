@@ -134,7 +134,14 @@ def _jsonable(obj):
 @click.option(
     "--st-dense/--no-st-dense",
     default=None,
-    help="Real all-MiniLM-L6-v2 (sentence-transformers) baseline; default: when installed.",
+    help="Also the torch sentence-transformers all-MiniLM-L6-v2 baseline (the ONNX one runs without it).",
+)
+@click.option(
+    "--throughput-texts",
+    type=int,
+    default=1000,
+    show_default=True,
+    help="Texts encoded (uncached) to measure each encoder's texts/s (0 = skip).",
 )
 @click.option(
     "--asreview-python",
@@ -149,6 +156,7 @@ def bench_screening_command(
     seed: int,
     out_path: Path | None,
     st_dense: bool | None,
+    throughput_texts: int,
     asreview_python: str | None,
 ) -> None:
     """WSS@95 and recall@10/20% per review, ours beside baselines (random, BM25, dense, ASReview)."""
@@ -164,6 +172,7 @@ def bench_screening_command(
             seed=seed,
             st_dense=st_dense,
             asreview_python=asreview_python,
+            throughput_texts=throughput_texts,
             progress=progress,
         )
     except (RuntimeError, FileNotFoundError, ValueError) as exc:

@@ -6,7 +6,7 @@ Roles (contract -> implementations):
 
 * ``features``   ``build_features(titles, abstracts, encoder) -> ScreeningFeatures``; the encoder is any
                  :class:`~agentr_dagster.screening.features.TextEncoder`. Lexical terms (``stemmed_terms``),
-                 TF-IDF, static embeddings.
+                 TF-IDF, static and (optional) transformer embeddings.
 * ``rankers/``   ``Ranker``: ``(question, feats) -> scores``, no labels. ``lexical`` (weighted BM25),
                  ``dense`` (cosine per field), ``fused`` (``fused_prior``), ``design`` (``design_prior``),
                  ``zero_shot`` (``zero_shot_scores``: fused + design + pseudo-relevance feedback).
@@ -18,8 +18,8 @@ Roles (contract -> implementations):
 * ``metrics``    ``wss_at``, ``recall_at``, ``evaluate_order`` of a screening order.
 * ``screen``     the ``agentr screen`` contract: input/output columns, ``normalise_label``, ``screen()``.
 * ``presets``    named compositions of a ranker and a learner factory: ``default`` (what every command runs;
-                 reproduces the rankings of the former ``domain/ranking.py`` exactly), ``lexical`` (no dense
-                 scores), ``classic`` (ASReview's ELAS u4 learner without our prior).
+                 without a transformer it reproduces the former ``domain/ranking.py`` exactly), ``lexical`` (no
+                 dense scores), ``classic`` (ASReview's ELAS u4 learner without our prior).
 * ``feedback``   labels stored per project in the domain store, and ``rerank`` (``agentr label/labels/rerank``).
 * ``llm_rerank`` ``agentr screen --llm-top K``: the top K re-ordered by the LLM through the gateway.
 

@@ -39,6 +39,8 @@ class ActiveConfig:
     # strong prior better (the prior already pushes excludes down; leave-one-review-out on 13 reviews).
     neg_ratio: float = 3.0
     emb_weight: float = 0.0  # optional dense block next to the l2-normalised TF-IDF block (0 = off)
+    # ... taken from the transformer's vectors when the features carry them (else the static model's)
+    emb_from_transformer: bool = True
     # Weight of the z-scored zero-shot prior beside the z-scored SVM margin, and the includes found after which
     # it halves. A strong, fast-decaying prior: a margin from a handful of includes is noisy (it buries the
     # includes unlike the first ones), but after some tens of includes the classifier knows better.
@@ -64,8 +66,9 @@ class ActiveRanker:
         self.cfg = cfg
         self.prior = zscore(np.asarray(prior, dtype=np.float64))
         blocks = [feats.tfidf_words]
-        if cfg.emb_weight > 0 and feats.emb.shape[0]:
-            blocks.append(sparse.csr_matrix(feats.emb.astype(np.float32) * cfg.emb_weight))
+        dense = feats.temb if cfg.emb_from_transformer and feats.temb is not None else feats.emb
+        if cfg.emb_weight > 0 and dense.shape[0]:
+            blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
 
     def prior_weight(self, n_included: int) -> float:

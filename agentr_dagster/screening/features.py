@@ -8,7 +8,10 @@ the *encoder*, anything with ``name``, ``dim`` and ``encode(texts) -> (n, dim) L
 * :func:`stemmed_terms` - the screening vocabulary (BM25 and the pseudo-relevance TF-IDF read it);
 * ``tfidf`` - TF-IDF of those terms' uni+bigrams; ``tfidf_words`` - TF-IDF as ASReview builds it (sklearn word
   tokens), the active learner's input; both built lazily;
-* ``emb`` / ``emb_title`` - dense vectors of title + abstract and of the title alone.
+* ``emb`` / ``emb_title`` - dense vectors of title + abstract and of the title alone (the static encoder);
+* ``temb`` / ``temb_title`` - the same from the *transformer* encoder (all-MiniLM-L6-v2 in ONNX,
+  :mod:`agentr_dagster.domain.transformer`, through the per-text cache), or None without one. Each set of vectors
+  is versioned by its encoder's ``name`` (``embedder.name``, ``transformer.name``).
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ class ScreeningFeatures:
     emb: np.ndarray  # (n, d) L2-normalised, title + abstract
     emb_title: np.ndarray  # (n, d)
     embedder: Any = None
+    temb: np.ndarray | None = None  # (n, d2) transformer vectors of title + abstract, or None
+    temb_title: np.ndarray | None = None
+    transformer: Any = None
     _tfidf: sparse.csr_matrix | None = field(default=None, repr=False)
     _tfidf_words: sparse.csr_matrix | None = field(default=None, repr=False)
 
@@ -114,8 +120,14 @@ def _terms_and_bigrams(tokens: list[str]) -> list[str]:
     return list(tokens) + [f"{a} {b}" for a, b in zip(tokens, tokens[1:], strict=False)]
 
 
-def build_features(titles: Iterable[Any], abstracts: Iterable[Any], embedder: TextEncoder) -> ScreeningFeatures:
-    """Clean the texts, cut them into screening terms and embed them (full text and title field)."""
+def build_features(
+    titles: Iterable[Any],
+    abstracts: Iterable[Any],
+    embedder: TextEncoder,
+    transformer: TextEncoder | None = None,
+) -> ScreeningFeatures:
+    """Clean the texts, cut them into screening terms and embed them (full text and title field) with the static
+    ``embedder`` and, when given, the ``transformer`` too."""
     t = [clean_cell(x) for x in titles]
     a = [clean_cell(x) for x in abstracts]
     if len(t) != len(a):
@@ -125,4 +137,8 @@ def build_features(titles: Iterable[Any], abstracts: Iterable[Any], embedder: Te
     title_tokens = [stemmed_terms(x) for x in t]
     emb = embedder.encode(texts) if texts else np.zeros((0, embedder.dim), dtype=np.float32)
     emb_t = embedder.encode(t) if t else np.zeros((0, embedder.dim), dtype=np.float32)
-    return ScreeningFeatures(t, a, texts, tokens, title_tokens, emb, emb_t, embedder)
+    feats = ScreeningFeatures(t, a, texts, tokens, title_tokens, emb, emb_t, embedder)
+    if transformer is not None:
+        both = transformer.encode(texts + t) if texts else np.zeros((0, transformer.dim), dtype=np.float32)
+        feats.temb, feats.temb_title, feats.transformer = both[: len(texts)], both[len(texts) :], transformer
+    return feats

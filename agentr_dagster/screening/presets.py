@@ -21,12 +21,15 @@ class Preset:
     description: str
     ranker: Ranker  # (question, feats) -> scores, no labels
     learner: LearnerFactory  # (feats, ranker's scores) -> Learner, used once there are labels
+    uses_transformer: bool = True  # its features carry the transformer's vectors (when the model is built)
 
 
 DEFAULT = Preset(
     "default",
-    "hybrid zero-shot (weighted BM25 + static dense over full text and title, design prior, query expansion, "
-    "pseudo-relevance feedback); then a LinearSVC over TF-IDF blended with that prior, decaying with includes",
+    "hybrid zero-shot (weighted BM25 + dense over full text and title, the dense half from the static model and "
+    "the ONNX transformer by a per-question share, design prior, query expansion, pseudo-relevance feedback, the "
+    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF blended with that prior, "
+    "decaying with includes",
     zero_shot_scores,
     ActiveRanker,
 )
@@ -35,6 +38,7 @@ LEXICAL = Preset(
     "as default, with the dense scores left out of the fusion (BM25 of the question terms only)",
     partial(zero_shot_scores, cfg=ZeroShotConfig(lexical_weight=1.0)),
     ActiveRanker,
+    uses_transformer=False,
 )
 CLASSIC = Preset(
     "classic",

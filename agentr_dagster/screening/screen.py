@@ -166,6 +166,7 @@ def screen(
     *,
     embedder: TextEncoder | None = None,
     preset: str | Preset = "default",
+    transformer: TextEncoder | None = None,
 ) -> pd.DataFrame:
     """Rank ``papers`` (columns ``record_id,title,abstract[,year,doi]``) against ``question``.
 
@@ -175,6 +176,9 @@ def screen(
     With ``labels`` (record_id -> 1 include / 0 exclude; other values ignored) the ranking is re-learned from
     them (the preset's learner, method ``active``) and labelled records are placed first (includes) or last
     (excludes). ``preset``: a name in :data:`agentr_dagster.screening.presets.PRESETS` or a Preset.
+    ``transformer``: the second-stage encoder; by default the ONNX all-MiniLM-L6-v2 through the per-text vector
+    cache (:func:`agentr_dagster.domain.transformer.get_cached_transformer`) when the preset uses it and
+    ``make models`` has built it; a long encode shows a progress bar on stderr.
     """
     chosen = get_preset(preset)
     if embedder is None:
@@ -186,7 +190,13 @@ def screen(
     n = len(records.ids)
     if n == 0:
         return _empty_result()
-    feats = build_features(records.titles, records.abstracts, embedder)
+    if transformer is None and chosen.uses_transformer:
+        from agentr_dagster.domain.transformer import get_cached_transformer
+
+        transformer = get_cached_transformer()
+    feats = build_features(
+        records.titles, records.abstracts, embedder, transformer if chosen.uses_transformer else None
+    )
     scores = chosen.ranker(clean_cell(question), feats)
     method = "zero-shot"
     lab = _label_vector(labels, records.index, n)

@@ -26,6 +26,15 @@ class ZeroShotConfig:
     topic_dense_weight: float = 0.5  # extra dense query of the first sentence alone (the topic), vs full question
     expansion_weight: float = 0.3  # RM3-style BM25 query expansion: weight of the top added term (0 = off)
     expansion_terms: int = 20  # terms added from the top of the first fused list
+    # The transformer encoder (all-MiniLM-L6-v2, ONNX), used when the features carry its vectors. Weights chosen
+    # leave-one-review-out on the 18 shared reviews (mean WSS@95 0.419 -> 0.424 held out, 0.433 in-sample):
+    transformer_weight: float = 1.0  # its share of the dense half of the fusion (vs the static model), at most
+    # ... scaled down per question by the share of its topic sentence's words the transformer cannot read (split
+    # into >= 3 word pieces: drug and chemical names), reaching 0 at this share; BM25 matches such names exactly
+    transformer_unreadable_cut: float = 0.15
+    readable_lexical_weight: float | None = None  # lexical_weight when the transformer has its full share
+    prf_transformer_weight: float = 0.0  # weight of its vectors as a feature block beside TF-IDF in the PRF round
+    prf_transformer_blend: float = 1.0  # weight of its z-scored cosine added after the PRF round (x the share)
 
     def prf_top_k(self, n: int) -> int:
         """How many of ``n`` records the top of a list is (pseudo-includes, expansion source)."""

@@ -6,11 +6,13 @@ Uses no labels. Labels from evaluation data are never an input to it.
 from __future__ import annotations
 
 import numpy as np
+from scipy import sparse
 
 from agentr_dagster.screening.features import ScreeningFeatures
 from agentr_dagster.screening.rankers.config import ZeroShotConfig
+from agentr_dagster.screening.rankers.dense import transformer_field_scores
 from agentr_dagster.screening.rankers.design import design_prior
-from agentr_dagster.screening.rankers.fused import fused_prior
+from agentr_dagster.screening.rankers.fused import fused_prior, transformer_share
 from agentr_dagster.screening.scores import zscore
 
 __all__ = ["pseudo_relevance_feedback", "zero_shot_scores"]
@@ -31,6 +33,9 @@ def pseudo_relevance_feedback(prior: np.ndarray, feats: ScreeningFeatures, cfg: 
         return prior
     from sklearn.linear_model import LogisticRegression
 
+    if cfg.prf_transformer_weight and feats.temb is not None:
+        X = sparse.hstack([X, sparse.csr_matrix(feats.temb * cfg.prf_transformer_weight)]).tocsr()
+
     idx = np.r_[pos, neg]
     y = np.r_[np.ones(len(pos)), np.zeros(len(neg))]
     clf = LogisticRegression(C=1.0, class_weight="balanced", max_iter=1000)
@@ -46,4 +51,9 @@ def zero_shot_scores(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfi
     if not len(prior) or not np.any(prior):
         return prior
     prior = zscore(prior) + design_prior(question, feats, cfg)
-    return pseudo_relevance_feedback(prior, feats, cfg)
+    scores = pseudo_relevance_feedback(prior, feats, cfg)
+    blend = cfg.prf_transformer_blend * transformer_share(question, feats, cfg) if cfg.prf_transformer_blend else 0.0
+    trans = transformer_field_scores(question, feats, cfg) if blend else None
+    if trans is not None:
+        scores = zscore(scores) + blend * zscore(trans[0] + cfg.title_weight * trans[1])
+    return scores

@@ -230,7 +230,8 @@ def test_rerank_learns_from_labels(sqlite_store, tmp_path):
         return float(unlabelled.index[unlabelled["paper_id"].isin(bird_ids)].to_series().mean())
 
     # what the labels taught: unlabelled bird papers move up, ahead of the chips (10 birds, 10 chips left)
-    assert mean_bird_position(ranked) < min(mean_bird_position(zero), 9.5 - 2)
+    # with the transformer the zero-shot order may already be perfect (mean position 4.5): labels keep it there
+    assert mean_bird_position(ranked) <= min(mean_bird_position(zero), 9.5 - 2)
 
 
 # ---------------------------------------------------------------------------------------------- commands

@@ -5,12 +5,16 @@ from __future__ import annotations
 import pytest
 
 from agentr_dagster.domain import embeddings as emb_mod
+from agentr_dagster.domain import transformer as transformer_mod
 from agentr_dagster.testing.screening import HashEmbedder
 
 
 @pytest.fixture()
 def fake_embedder(monkeypatch):
-    """The process-wide embedder replaced by :class:`HashEmbedder` (what ``screen()`` and the CLI pick up)."""
+    """The process-wide embedder replaced by :class:`HashEmbedder` (what ``screen()`` and the CLI pick up), and
+    no transformer (as when ``make models`` has built none): these tests pin the static-only rankings."""
     e = HashEmbedder()
     monkeypatch.setattr(emb_mod, "_EMBEDDER", e)
+    monkeypatch.setattr(transformer_mod, "_TRANSFORMER", None)
+    monkeypatch.setattr(transformer_mod, "_STATE", transformer_mod._ABSENT)
     return e

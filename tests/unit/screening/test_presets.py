@@ -31,12 +31,14 @@ def test_presets_by_name_and_unknown_names():
 
 def test_default_preset_is_the_zero_shot_ranker_then_the_active_ranker():
     papers, y = _papers()
-    emb = HashEmbedder()
-    feats = build_features(papers["title"], papers["abstract"], emb)
+    emb, transformer = HashEmbedder(), HashEmbedder()  # a stand-in second-stage encoder too
+    feats = build_features(papers["title"], papers["abstract"], emb, transformer)
     expected = [f"r{i}" for i in order_from_scores(zero_shot_scores(QUESTION, feats))]
-    assert screen(QUESTION, papers, embedder=emb)["record_id"].tolist() == expected
+    assert screen(QUESTION, papers, embedder=emb, transformer=transformer)["record_id"].tolist() == expected
+    static_only = build_features(papers["title"], papers["abstract"], emb)
+    assert expected != [f"r{i}" for i in order_from_scores(zero_shot_scores(QUESTION, static_only))]
     labels = {"r0": int(y[0]), "r1": int(y[1]), **{f"r{i}": 1 for i in np.flatnonzero(y)[:2]}}
-    out = screen(QUESTION, papers, labels, embedder=emb, preset="default")
+    out = screen(QUESTION, papers, labels, embedder=emb, transformer=transformer, preset="default")
     assert out["method"].iloc[0] == "active"
     assert isinstance(DEFAULT.learner(feats, zero_shot_scores(QUESTION, feats)), ActiveRanker)
 

