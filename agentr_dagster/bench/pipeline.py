@@ -150,7 +150,7 @@ def bench_review(folder: Path, work: Path, *, oracle: bool, stop_at_recall: floa
     question.write_text(review.question + "\n", encoding="utf-8")
     database_url = f"sqlite:///{home / 'store.db'}"
     env: dict[str, str | None] = {
-        "AGENTR_HOME": str(home), "DAGSTER_HOME": str(home / "dagster"), "AGENTR_DATABASE_URL": database_url,
+        "AGENTR_HOME": str(home), "DAGSTER_HOME": None, "AGENTR_DATABASE_URL": database_url,
         "AGENTR_LAKE_DIR": str(home / "lake"), "AGENTR_LLM_BASE_URL": None, "AGENTR_REDIS_URL": None,
         "AGENTR_LLM_RPM": None, "AGENTR_LLM_TPM": None, "AGENTR_LLM_MAX_CONCURRENT": None,
     }
