@@ -10,6 +10,7 @@ one changes nothing, so dropping the same file twice does not re-run anything.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -34,7 +35,8 @@ if TYPE_CHECKING:
 
 ASREVIEW_SUFFIX = ".asreview"
 LABEL_FILE_SUFFIXES = (*LABEL_TABLE_SUFFIXES, ASREVIEW_SUFFIX)
-_NAMED_AS_LABELS = ("label", "decision", "screening")  # a file called labels.csv is a labels file, columns or not
+# A file called labels.csv or my-decisions.xlsx is a labels file, columns or not (papers_unlabeled.csv is not).
+_NAMED_AS_LABELS = {"label", "labels", "decision", "decisions"}
 
 
 @dataclass
@@ -66,7 +68,7 @@ def is_labels_file(path: Path) -> bool:
         return True
     if suffix not in LABEL_TABLE_SUFFIXES:
         return False
-    if any(word in path.stem.lower() for word in _NAMED_AS_LABELS):
+    if _NAMED_AS_LABELS & set(re.split(r"[^a-z0-9]+", path.stem.lower())):
         return True
     try:
         check_input_file(path, limits_from_env().max_bytes)

@@ -82,9 +82,11 @@ def test_which_drop_folder_files_are_labels(tmp_path):
         "asreview_dataset_export.csv": "record_id,title,abstract,included\n1,a,b,1\n",
         "decisions.xlsx": "",  # named as labels: a labels file even before its content is read
         "scopus.csv": "Title,Abstract,DOI\nA,B,10.1/x\n",
+        "papers_unlabeled.csv": "record_id,title,abstract\n1,a,b\n",
         "refs.ris": "TY  - JOUR\nER  - \n",
     }
     for name, text in files.items():
         (tmp_path / name).write_text(text)
     assert {name: is_labels_file(tmp_path / name) for name in files} == {
-        "asreview_dataset_export.csv": True, "decisions.xlsx": True, "scopus.csv": False, "refs.ris": False}
+        "asreview_dataset_export.csv": True, "decisions.xlsx": True, "scopus.csv": False, "papers_unlabeled.csv": False,
+        "refs.ris": False}

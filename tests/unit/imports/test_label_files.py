@@ -16,12 +16,12 @@ from tests.support.label_samples import asreview_v1, asreview_v2
 
 
 def test_an_asreview_dataset_export_keeps_decisions_and_skips_the_unlabelled():
-    data = ("record_id,title,doi,included\n"
-            "R1,Active learning,https://doi.org/10.1000/AL.1,1\n"
-            "R2,LLM selectors,,0\n"
-            "R3,Stopping rules,,-1\n"
-            "R4,Birds,,\n"
-            "R5,Soil,,maybe\n").encode()
+    data = (b"record_id,title,doi,included\n"
+            b"R1,Active learning,https://doi.org/10.1000/AL.1,1\n"
+            b"R2,LLM selectors,,0\n"
+            b"R3,Stopping rules,,-1\n"
+            b"R4,Birds,,\n"
+            b"R5,Soil,,maybe\n")
     table = read_label_table(data, ".csv")
     assert [(e.record_id, e.label) for e in table.entries] == [("R1", 1), ("R2", 0)]
     assert table.entries[0].doi == "10.1000/al.1"  # the store's form: no resolver prefix, lower case
