@@ -45,6 +45,11 @@ SCORES_CHECK = AssetCheckSpec(
     description="Every active candidate paper has a stored score for the current intent and model, and every "
                 "stored score validates against the PaperAssessment contract.",
 )
+RELEVANCE_CHECK = AssetCheckSpec(
+    "every_paper_ranked", asset="relevance",
+    description="Every active candidate paper has a stored relevance score and rank from the current screening "
+                "engine version, and the ranks are 1..n without gaps (WARN when not).",
+)
 EXPORTS_CHECK = AssetCheckSpec(
     "export_row_count", asset="score_exports",
     description="The written CSV and Parquet exports, read back, hold one row per active candidate paper.",
@@ -144,6 +149,27 @@ def evaluate_candidates(store: DomainStore, slug: str) -> AssetCheckResult:
     )
 
 
+def evaluate_relevance(store: DomainStore, slug: str, engine_version: str) -> AssetCheckResult:
+    """The stored relevance counted against the candidate papers: one row per live paper, from this engine
+    version, ranked 1..n."""
+    papers = {p.id for p in store.projects.list_papers(slug)}
+    rows = store.relevance.for_project(slug)
+    ranked = {r.paper_id for r in rows}
+    missing = sorted(papers - ranked)
+    stale = sorted(r.paper_id for r in rows if r.engine_version != engine_version)
+    gaps = sorted(r.rank for r in rows) != list(range(1, len(rows) + 1))
+    problems = [text for bad, text in (
+        (missing, f"{len(missing)} of {len(papers)} paper(s) have no relevance"),
+        (stale, f"{len(stale)} paper(s) ranked by another engine version"),
+        (gaps, "the ranks are not 1..n")) if bad]
+    return AssetCheckResult(
+        check_name=RELEVANCE_CHECK.name, passed=not problems, severity=AssetCheckSeverity.WARN,
+        description="; ".join(problems) or f"all {len(papers)} paper(s) ranked by {engine_version}",
+        metadata={"papers": len(papers), "ranked": len(ranked), "missing": len(missing), "stale": len(stale),
+                  "engine_version": engine_version, "missing_paper_ids": MetadataValue.json(missing[:_MAX_LISTED])},
+    )
+
+
 def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResult:
     """The stored scores counted against the candidate papers: one current score (this paper text, the current
     intent, this model) per paper (WARN when some are missing), each valid (ERROR when one is not)."""
@@ -208,7 +234,7 @@ def evaluate_exports(store: DomainStore, slug: str, written: dict[str, Path]) ->
     )
 
 
-project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, SCORES_CHECK, EXPORTS_CHECK]
+project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK, EXPORTS_CHECK]
 
 
 def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:

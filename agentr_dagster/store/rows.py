@@ -287,3 +287,17 @@ class LabelRow:
     note: str | None
     created_at: datetime
     updated_at: datetime
+
+
+@dataclass(frozen=True)
+class RelevanceRow:
+    """The screening engine's relevance of one candidate: its score (higher = read sooner), its rank (1 = best),
+    how it was computed (``zero-shot`` or ``active``, learnt from labels) and by which engine version."""
+
+    paper_id: int
+    score: float
+    rank: int
+    method: str
+    engine_version: str
+    input_hash: str
+    created_at: datetime

@@ -403,3 +403,18 @@ paper_claims = sa.Table(
     sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
     sa.Index("ix_paper_claims_holder", "holder"),
 )
+
+# The screening engine's relevance of each candidate (the `relevance` asset): replaced as a whole per project on
+# every materialisation; ``input_hash`` fingerprints what it was computed from (question, papers, labels, engine).
+paper_relevance = sa.Table(
+    "paper_relevance",
+    metadata,
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), primary_key=True),
+    sa.Column("paper_id", sa.Integer, sa.ForeignKey("papers.id"), primary_key=True),
+    sa.Column("score", sa.Float, nullable=False),
+    sa.Column("rank", sa.Integer, nullable=False),
+    sa.Column("method", sa.String(32), nullable=False),
+    sa.Column("engine_version", sa.String(100), nullable=False),
+    sa.Column("input_hash", sa.String(128), nullable=False),
+    _created(),
+)

@@ -6,6 +6,7 @@
 - ``store.ledger`` (:class:`Ledger`): prices, multiplier and default credits (SCD-2), accounts, grants,
   reservations, settle/release, usage, verification;
 - ``store.labels`` (:class:`Labels`): relevance labels on papers;
+- ``store.relevance`` (:class:`Relevance`): the screening engine's score and rank per paper;
 - ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims.
 
 Every public method of a part is one short transaction and returns plain frozen dataclasses, never ORM objects.
@@ -24,6 +25,7 @@ from agentr_dagster.store.leases import Leases
 from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
 from agentr_dagster.store.projects import Projects
+from agentr_dagster.store.relevance import Relevance
 from agentr_dagster.store.results import Results
 
 
@@ -37,6 +39,7 @@ class DomainStore:
         self.projects = Projects(self.db, self.ledger, self.lifecycle)
         self.results = Results(self.db, self.lifecycle)
         self.labels = Labels(self.db)
+        self.relevance = Relevance(self.db)
         self.leases = Leases(self.db)
 
     @property

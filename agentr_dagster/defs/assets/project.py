@@ -20,6 +20,7 @@ from dagster import (
 )
 
 from agentr_dagster.defs import checks
+from agentr_dagster.defs.assets.relevance import relevance
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.domain.failures import FailureClass, StageError
@@ -166,7 +167,7 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
 
 @asset(
     partitions_def=projects,
-    deps=[candidate_papers, research_intent],
+    deps=[candidate_papers, research_intent, relevance],
     code_version=prompt_version("score"),
     group_name="research",
     retry_policy=LLM_RETRY,
@@ -261,4 +262,4 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     )
 
 
-project_assets = [research_intent, search_queries, candidate_papers, paper_scores, score_exports]
+project_assets = [research_intent, search_queries, candidate_papers, relevance, paper_scores, score_exports]

@@ -39,6 +39,7 @@ TABLES = {
     "credit_multiplier",
     "default_credits",
     "projects",
+    "paper_relevance",
     "project_leases",
     "paper_claims",
     "papers",

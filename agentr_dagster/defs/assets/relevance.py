@@ -1,0 +1,68 @@
+"""The `relevance` asset: every candidate ranked by the screening engine (between candidate_papers and
+paper_scores). Thin: the stage (`stages/relevance.py`) ranks and stores; this reports what it did. Its code
+version is the engine's version, so a change to a ranker marks every project's relevance stale."""
+
+from dagster import (
+    AssetExecutionContext,
+    DataVersion,
+    Failure,
+    MaterializeResult,
+    MetadataValue,
+    TableColumn,
+    TableRecord,
+    TableSchema,
+    asset,
+)
+
+from agentr_dagster.defs import checks
+from agentr_dagster.defs.partitions import projects
+from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.domain.failures import StageError
+from agentr_dagster.screening.version import engine_version
+from agentr_dagster.stages.relevance import rank_project
+from agentr_dagster.synthesis import plots
+
+PLOT_DPI = 72  # metadata lives in the event log: keep the image small
+TOP_SCHEMA = TableSchema(columns=[
+    TableColumn("rank", "int"), TableColumn("paper_id", "int"), TableColumn("score", "float"),
+    TableColumn("label", "string"), TableColumn("title", "string"),
+])
+
+
+@asset(
+    partitions_def=projects,
+    deps=["candidate_papers"],
+    code_version=engine_version(),
+    group_name="research",
+    check_specs=[checks.RELEVANCE_CHECK],
+    description="Every candidate's relevance score and rank from the screening engine (the one behind "
+                "`agentr screen`): zero-shot from the project's abstract, learning from its labels when it has any.",
+)
+def relevance(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+    db = store.get()
+    slug = context.partition_key
+    try:
+        outcome = rank_project(db, slug, run_id=context.run_id)
+    except StageError as exc:
+        raise Failure(description=f"relevance: {exc.failure_class.value}: {exc.message}",
+                      metadata={"failure_class": exc.failure_class.value}, allow_retries=False) from exc
+    png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
+    top = [TableRecord({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+           for row in outcome.top.to_dict("records")]
+    estimate = outcome.estimated_relevant
+    return MaterializeResult(
+        metadata={
+            "papers": outcome.papers,
+            "method": outcome.method,
+            "engine_version": outcome.engine_version,
+            "labels_used": outcome.includes_used + outcome.excludes_used,
+            "labels_include": outcome.includes_used,
+            "labels_exclude": outcome.excludes_used,
+            "estimated_relevant": round(estimate, 1) if estimate is not None else "unknown (too few papers)",
+            "reused": outcome.reused,
+            "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
+            "top_10": MetadataValue.table(top, schema=TOP_SCHEMA),
+        },
+        data_version=DataVersion(outcome.input_hash[:16]),
+        check_results=[checks.evaluate_relevance(db, slug, outcome.engine_version)],
+    )

@@ -1,0 +1,33 @@
+"""The screening engine's version: a fingerprint of the code that turns a question and records into scores.
+
+It is the ``relevance`` asset's code version, so a change to any ranker, the features, the learner or the
+presets (or to the text encoder in ``domain/embeddings.py``) marks every project's relevance stale in the UI,
+with nobody having to remember to bump a number. Modules that only measure or simulate are left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cache
+from pathlib import Path
+
+__all__ = ["engine_version"]
+
+_SCREENING = Path(__file__).resolve().parent
+# Modules of screening/ that do not change a score: measuring, simulating, stopping, tables, the CLI helpers.
+_NOT_SCORING = {"__init__.py", "version.py", "metrics.py", "simulation.py", "stopping.py", "tables.py",
+                "llm_rerank.py", "feedback.py"}
+_ALSO = (_SCREENING.parent / "domain" / "embeddings.py",)
+
+
+@cache
+def engine_version() -> str:
+    """``engine-<12 hex>``: SHA-256 over the scoring modules' source, in a fixed order."""
+    files = sorted(p for p in _SCREENING.rglob("*.py") if p.name not in _NOT_SCORING or p.parent != _SCREENING)
+    digest = hashlib.sha256()
+    for path in [*files, *_ALSO]:
+        if path.is_file():
+            digest.update(path.relative_to(_SCREENING.parent).as_posix().encode())
+            digest.update(b"\0")
+            digest.update(path.read_bytes())
+    return f"engine-{digest.hexdigest()[:12]}"

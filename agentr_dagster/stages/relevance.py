@@ -1,0 +1,139 @@
+"""The relevance stage: every candidate's relevance score and rank from the screening engine, stored per paper.
+
+The engine is the one behind ``agentr screen`` and ``agentr rerank`` (:func:`agentr_dagster.screening.screen.screen`
+with the default preset): zero-shot from the project's question, and learning from the project's include/exclude
+labels (``agentr label``) when there are any. The question is the project's abstract, exactly what
+``agentr screen --question`` would be given; a project without an abstract falls back to its research intent
+(problem statement and seed keywords). The stored rows carry the engine's version and a fingerprint of their
+inputs: an unchanged project (same question, papers, labels and engine) is not ranked again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from agentr_dagster.domain.hashing import sha256
+from agentr_dagster.screening.screen import screen
+from agentr_dagster.screening.version import engine_version
+from agentr_dagster.stages.lifecycle import require_active
+from agentr_dagster.store.rows import PaperRow, RelevanceRow
+
+__all__ = ["RelevanceOutcome", "current_relevance", "estimate_relevant", "person_labels", "rank_project",
+           "relevance_question"]
+
+STAGE = "relevance"
+TOP_N = 10
+
+
+@dataclass
+class RelevanceOutcome:
+    papers: int
+    includes_used: int  # the person's labels the ranking learnt from
+    excludes_used: int
+    method: str  # zero-shot | active | none (no candidates)
+    engine_version: str
+    estimated_relevant: float | None  # rough: how many relevant papers the list holds (see estimate_relevant)
+    reused: bool  # inputs unchanged since the last ranking: nothing recomputed
+    input_hash: str = ""  # fingerprint of question, papers, labels and engine version
+    scores: list[float] = field(default_factory=list)  # best first
+    labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
+    top: pd.DataFrame = field(default_factory=pd.DataFrame)  # rank, paper_id, score, label, title
+
+
+def relevance_question(store, slug: str) -> str:
+    """The text the engine ranks against: the project's abstract; without one, its intent's problem statement
+    and seed keywords (empty when neither exists)."""
+    abstract = (store.projects.get_project(slug).abstract or "").strip()
+    if abstract:
+        return abstract
+    artifact = store.results.latest_artifact(slug, "intent")
+    if artifact is None or not isinstance(artifact.payload, dict):
+        return ""
+    payload = artifact.payload
+    keywords = ", ".join(map(str, payload.get("seed_keywords", [])))
+    return f"{payload.get('problem_statement', '')} {keywords}".strip()
+
+
+def person_labels(store, slug: str) -> dict[int, int]:
+    """{paper_id: 1 include | 0 exclude}: the project's labels on live papers (a person's decisions)."""
+    return {row.paper_id: 1 if row.label == "include" else 0 for row in store.labels.list_labels(slug)}
+
+
+def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], version: str) -> str:
+    return sha256(question, version, *(f"{p.id}:{p.content_hash}" for p in sorted(papers, key=lambda p: p.id)),
+                  *(f"{pid}={lab}" for pid, lab in sorted(labels.items())))
+
+
+def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
+    """The stored relevance of the project's live papers by paper id (empty before the stage has run)."""
+    return {row.paper_id: row for row in store.relevance.for_project(slug)}
+
+
+def estimate_relevant(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    """A rough estimate of how many relevant papers the list holds: labelled includes, plus the weight of the
+    upper component of a two-component Gaussian mixture fitted to the unlabelled papers' scores (the
+    "relevant-looking" mode of the score distribution). None with fewer than 20 unlabelled papers."""
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(labels)
+    unlabelled = scores[labels < 0]
+    found = float(np.sum(labels == 1))
+    if len(unlabelled) < 20 or float(np.std(unlabelled)) <= 1e-12:
+        return None if len(unlabelled) else found
+    from sklearn.mixture import GaussianMixture
+
+    gm = GaussianMixture(n_components=2, random_state=0).fit(unlabelled.reshape(-1, 1))
+    upper = int(np.argmax(gm.means_.ravel()))
+    return found + float(gm.predict_proba(unlabelled.reshape(-1, 1))[:, upper].sum())
+
+
+def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
+    """Rank every live candidate of the project with the screening engine and store score and rank per paper.
+
+    Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
+    unchanged (``reused=True``)."""
+    require_active(store, slug, STAGE, run_id)
+    version = engine_version()
+    papers = store.projects.list_papers(slug)
+    labels = person_labels(store, slug)
+    question = relevance_question(store, slug)
+    input_hash = _input_hash(question, papers, labels, version)
+    stored = current_relevance(store, slug)
+    by_id = {p.id: p for p in papers}
+    includes = sum(1 for v in labels.values() if v == 1)
+    outcome = RelevanceOutcome(papers=len(papers), includes_used=includes, excludes_used=len(labels) - includes,
+                               method="none", engine_version=version, estimated_relevant=None, reused=False,
+                               input_hash=input_hash)
+    if not papers:
+        store.relevance.replace(slug, [], method="none", engine_version=version, input_hash=input_hash)
+        return outcome
+    reusable = len(stored) == len(papers) and all(r.input_hash == input_hash for r in stored.values())
+    if reusable:
+        ranked = sorted(stored.values(), key=lambda r: r.rank)
+        ids = [r.paper_id for r in ranked]
+        scores = np.array([r.score for r in ranked])
+        outcome.method, outcome.reused = ranked[0].method, True
+    else:
+        frame = pd.DataFrame({"record_id": [str(p.id) for p in papers], "title": [p.title for p in papers],
+                              "abstract": [p.abstract or "" for p in papers]})
+        result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder)
+        ids = [int(r) for r in result["record_id"]]
+        scores = result["score"].to_numpy(dtype=np.float64)
+        outcome.method = str(result["method"].iloc[0])
+        ranked_rows = [(pid, float(s), i + 1) for i, (pid, s) in enumerate(zip(ids, scores, strict=True))]
+        store.relevance.replace(slug, ranked_rows, method=outcome.method, engine_version=version,
+                                input_hash=input_hash)
+    label_vec = np.array([labels.get(pid, -1) for pid in ids])
+    outcome.scores = [float(s) for s in scores]
+    outcome.labels = ["include" if v == 1 else "exclude" if v == 0 else "" for v in label_vec]
+    outcome.estimated_relevant = estimate_relevant(scores, label_vec)
+    outcome.top = pd.DataFrame({
+        "rank": range(1, min(TOP_N, len(ids)) + 1),
+        "paper_id": ids[:TOP_N],
+        "score": np.round(scores[:TOP_N], 3),
+        "label": outcome.labels[:TOP_N],
+        "title": [by_id[pid].title[:120] for pid in ids[:TOP_N]],
+    })
+    return outcome

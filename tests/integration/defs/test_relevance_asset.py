@@ -1,0 +1,82 @@
+"""The `relevance` asset materialised through Dagster on SQLite and PostgreSQL: every candidate ranked by the
+screening engine and stored with the engine's version; labels change the ranking; metadata for the UI."""
+
+from __future__ import annotations
+
+import pandas as pd
+from dagster import AssetSelection, DagsterInstance, materialize
+
+from agentr_dagster.defs.assets import project_assets
+from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.screening.screen import screen
+from agentr_dagster.screening.version import engine_version
+from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.relevance import relevance_question
+from tests.support import DEMO
+
+SLUG = "rel-demo"
+
+
+def _project(store, tmp_path, rows: int = 40) -> list:
+    add_project(store, SLUG, (DEMO / "abstract.md").read_text())
+    papers = tmp_path / "papers.csv"
+    pd.read_csv(DEMO / "papers.csv").head(rows).to_csv(papers, index=False)
+    add_papers_file(store, SLUG, papers)
+    return store.projects.list_papers(SLUG)
+
+
+def _materialize_relevance(store, instance):
+    result = materialize(
+        project_assets, partition_key=SLUG, instance=instance, selection=AssetSelection.assets("relevance"),
+        resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()},
+    )
+    assert result.success
+    [mat] = result.asset_materializations_for_node("relevance")
+    [check] = result.get_asset_check_evaluations()
+    return {k: v.value for k, v in mat.metadata.items()}, check
+
+
+def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_labels(store, tmp_path):
+    papers = _project(store, tmp_path)
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("projects", [SLUG])
+
+    meta, check = _materialize_relevance(store, instance)
+    rows = store.relevance.for_project(SLUG)
+    assert check.passed, check.description
+    assert [r.rank for r in rows] == list(range(1, len(papers) + 1))
+    assert {r.paper_id for r in rows} == {p.id for p in papers}
+    assert {r.engine_version for r in rows} == {engine_version()} and {r.method for r in rows} == {"zero-shot"}
+    # the same engine, the same input as `agentr screen`: the same order
+    frame = pd.DataFrame({"record_id": [str(p.id) for p in papers], "title": [p.title for p in papers],
+                          "abstract": [p.abstract for p in papers]})
+    expected = [int(r) for r in screen(relevance_question(store, SLUG), frame)["record_id"]]
+    assert [r.paper_id for r in rows] == expected
+    assert meta["labels_used"] == 0 and meta["papers"] == len(papers) and meta["method"] == "zero-shot"
+    assert meta["plot_relevance"].startswith("![relevance distribution](data:image/png;base64,")
+    assert len(meta["top_10"].records) == 10
+    assert meta["top_10"].records[0].data["paper_id"] == expected[0]
+    assert isinstance(meta["estimated_relevant"], float) and 0 < meta["estimated_relevant"] <= len(papers)
+
+    again, _ = _materialize_relevance(store, instance)  # unchanged inputs: reused, not recomputed
+    assert again["reused"] is True
+
+    # a person's labels: the bottom paper included, the top one excluded -> learnt, placed first / last
+    bottom, top = expected[-1], expected[0]
+    store.labels.set_label(SLUG, bottom, "include")
+    store.labels.set_label(SLUG, top, "exclude")
+    meta, check = _materialize_relevance(store, instance)
+    rows = store.relevance.for_project(SLUG)
+    assert check.passed
+    assert meta["labels_used"] == 2 and meta["labels_include"] == 1 and meta["method"] == "active"
+    assert rows[0].paper_id == bottom and rows[-1].paper_id == top
+    assert {r.method for r in rows} == {"active"} and meta["reused"] is False
+
+
+def test_relevance_of_a_project_without_candidates_is_empty_not_a_failure(sqlite_store):
+    add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("projects", [SLUG])
+    meta, check = _materialize_relevance(sqlite_store, instance)
+    assert meta["papers"] == 0 and check.passed
+    assert sqlite_store.relevance.for_project(SLUG) == []
