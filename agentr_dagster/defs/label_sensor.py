@@ -28,7 +28,7 @@ from agentr_dagster.stages.intake import store_outage
 from agentr_dagster.store import DomainStore
 
 #: The asset labels feed: the ranking, and through it the scores, exports and synthesis.
-RANKED_BY_LABELS = AssetKey("paper_scores")
+RANKED_BY_LABELS = AssetKey("relevance")
 LABELS_SELECTION = AssetSelection.assets(RANKED_BY_LABELS).downstream() & AssetSelection.assets(*pipeline_assets)
 
 

@@ -106,5 +106,9 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
     rerun = _chain(store, "labelled", llm, instance, selection=LABELS_SELECTION)
     materialised = {(e.asset_key.to_user_string(), e.partition) for e in rerun.get_asset_materialization_events()}
     assert {p for _, p in materialised} == {"labelled"}
-    assert "paper_scores" in {a for a, _ in materialised} and "research_intent" not in {a for a, _ in materialised}
+    assert {"relevance", "paper_scores", "score_exports"} <= {a for a, _ in materialised}
+    assert not {"research_intent", "search_queries", "candidate_papers"} & {a for a, _ in materialised}
+    relevance = next(e.materialization.metadata for e in rerun.get_asset_materialization_events()
+                     if e.asset_key.to_user_string() == "relevance")
+    assert relevance["labels_used"].value == 2 and relevance["method"].value == "active"
     assert server.calls == calls  # every paper's score was cached: no call made again
