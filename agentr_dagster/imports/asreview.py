@@ -161,7 +161,7 @@ def read_asreview_project(data: bytes, limits: ImportLimits | None = None) -> La
             for record_id, label in decisions.items():
                 row, title, doi = records.get(record_id, (None, None, None))
                 user_id = ids[0][row] if ids and isinstance(row, int) and 0 <= row < len(ids[0]) else None
-                entries.append(LabelEntry(record_id, label, user_id, normal_doi(doi), title or None))
+                entries.append(LabelEntry(record_id, label, user_id, normal_doi(doi), title or None, "record"))
         else:  # LAB 1: record ids are the data file's record_id column, else its row numbers
             by_row = _titles_by_row(archive, members, dataset, limits)
             if not by_row:
@@ -175,7 +175,7 @@ def read_asreview_project(data: bytes, limits: ImportLimits | None = None) -> La
                 row = row_of.get(record_id)
                 title, doi = by_row.get(row, (None, None)) if row is not None else (None, None)
                 user_id = str(record_id) if ids and ids[1] else None
-                entries.append(LabelEntry(record_id, label, user_id, doi, title))
+                entries.append(LabelEntry(record_id, label, user_id, doi, title, "record"))
     entries = [e for e in entries if e.record_id or e.doi or e.title]
     if not entries:
         raise ImportFileError("The project holds no include/exclude decision on a record it can name.")

@@ -65,11 +65,16 @@ class LabelEntry:
     record_id: str | None = None
     doi: str | None = None
     title: str | None = None
+    unit: str = "row"  # what ``row`` counts: a table's row, or an ASReview project's record
+
+    @property
+    def where(self) -> str:
+        return f"{self.unit} {self.row}"
 
     def describe(self) -> str:
         name = (f"record id {self.record_id}" if self.record_id else f"DOI {self.doi}" if self.doi
                 else f"title {clip(self.title or '', 60)!r}")
-        return f"row {self.row}: {name}"
+        return f"{self.where}: {name}"
 
 
 @dataclass

@@ -144,8 +144,7 @@ def import_labels(store: DomainStore, slug: str, table: LabelTable, file_name: s
             unmatched.append(printable(f"{entry.describe()}: {how}"))
             continue
         matched_by[how] += 1
-        where = f"record {entry.row}" if table.format == "asreview" else f"row {entry.row}"
-        decisions.append((paper_id, "include" if entry.label else "exclude", f"from {file_name} ({where})"))
+        decisions.append((paper_id, "include" if entry.label else "exclude", f"from {file_name} ({entry.where})"))
     if not decisions:
         first = f"; the first: {unmatched[0]}" if unmatched else ""
         raise IntakeError(
