@@ -40,6 +40,10 @@ class Settings(BaseModel):
     llm_rpm: int | None = Field(None, ge=1, description="AGENTR_LLM_RPM: endpoint-wide requests per minute")
     llm_tpm: int | None = Field(None, ge=1, description="AGENTR_LLM_TPM: endpoint-wide tokens per minute")
     redis_url: str = Field("", description="AGENTR_REDIS_URL: shares the endpoint limits across processes")
+    stop_at_recall: float | None = Field(None, gt=0, le=1, description="AGENTR_STOP_AT_RECALL: LLM scoring "
+                                         "may stop once this recall is reached (stopping rule); unset = score all")
+    scoring_budget_credits: float | None = Field(None, ge=0, description="AGENTR_SCORING_BUDGET_CREDITS: credits "
+                                                 "a project's scoring may spend in all; unset = no cap")
 
     lake_dir: Path | None = Field(None, description="AGENTR_LAKE_DIR (default $AGENTR_HOME/lake)")
     lake_per_query: int = Field(20, ge=0, description="AGENTR_LAKE_PER_QUERY: lake papers taken per query")

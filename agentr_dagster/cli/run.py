@@ -16,8 +16,12 @@ from agentr_dagster.settings import agentr_home, dagster_home, get_settings, res
 DEMO_SLUG = "demo-slr-automation"
 
 
-def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False) -> bool:
-    """Materialise the whole chain for one project on the local Dagster instance; True on success."""
+def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
+                stop_at_recall: float | None = None, budget_credits: float | None = None) -> bool:
+    """Materialise the whole chain for one project on the local Dagster instance; True on success.
+
+    ``stop_at_recall`` / ``budget_credits`` override AGENTR_STOP_AT_RECALL / AGENTR_SCORING_BUDGET_CREDITS for
+    this run (the LLMResource's ``stop_at_recall`` and ``scoring_budget_credits``)."""
     from dagster import materialize
 
     from agentr_dagster.defs.assets import pipeline_assets
@@ -56,8 +60,12 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False)
             watcher.start()
         try:
             with open_instance() as instance:
+                overrides = {k: v for k, v in (("stop_at_recall", stop_at_recall),
+                                               ("scoring_budget_credits", budget_credits)) if v is not None}
+                settings = get_settings().model_copy(update=overrides)
                 result = materialize(
-                    pipeline_assets, partition_key=slug, instance=instance, resources=resources_from_env(),
+                    pipeline_assets, partition_key=slug, instance=instance,
+                    resources=resources_from_env(settings=settings),
                     raise_on_error=False, tags={"agentr/source": "cli", LEASE_TAG: holder},
                     # The progress bar and summary say what happened; step-by-step logs stay in the UI.
                     run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
@@ -98,10 +106,17 @@ def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
 @click.argument("slug")
 @click.option("--no-progress", is_flag=True)
 @click.option("--verbose", is_flag=True, help="Print Dagster's step logs.")
-def run(slug: str, no_progress: bool, verbose: bool) -> None:
-    """Materialise the project's chain (intent, queries, candidates, scores, exports) and wait."""
+@click.option("--stop-at-recall", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="With an LLM: stop scoring once the stopping rule says this share of the relevant papers is "
+                   "scored (e.g. 0.95); the rest are exported as 'below cut-off'. Default: score every paper.")
+@click.option("--budget-credits", type=click.FloatRange(min=0), default=None,
+              help="With an LLM: credits the project's scoring may spend in all (every run counted).")
+def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | None,
+        budget_credits: float | None) -> None:
+    """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait."""
     try:
-        ok = run_project(slug, show_progress=not no_progress, verbose=verbose)
+        ok = run_project(slug, show_progress=not no_progress, verbose=verbose, stop_at_recall=stop_at_recall,
+                         budget_credits=budget_credits)
     except Exception as exc:  # noqa: BLE001
         fail(str(exc))
     if not ok:
@@ -113,9 +128,10 @@ def _print_summary(slug: str, top: int = 10) -> None:
     from agentr_dagster.stages.exports import scores_dataframe
 
     frame = scores_dataframe(open_store(), slug)
-    click.echo(f"\n{len(frame)} papers scored for {slug}; top {min(top, len(frame))} by direct-competitor score:")
+    scored = int((frame["not_scored"] == "").sum()) if len(frame) else 0
+    click.echo(f"\n{scored} of {len(frame)} papers scored for {slug}; top {min(top, len(frame))} by relevance:")
     if len(frame):
-        view = frame.head(top)[["rank", "c1_score", "c2_score", "semantic_similarity", "c2_contribution_type", "title"]]
+        view = frame.head(top)[["rank", "relevance", "c1_score", "c2_score", "c2_contribution_type", "title"]]
         view = view.assign(title=view["title"].str.slice(0, 60))
         click.echo(view.to_string(index=False))
     click.echo(f"\nresults: {results_dir(slug)}")

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
+from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.models import Landscape
 from agentr_dagster.synthesis.taxonomy import check_taxonomy
@@ -42,8 +43,9 @@ CANDIDATES_CHECK = AssetCheckSpec(
 )
 SCORES_CHECK = AssetCheckSpec(
     "every_paper_scored", asset="paper_scores",
-    description="Every active candidate paper has a stored score for the current intent and model, and every "
-                "stored score validates against the PaperAssessment contract.",
+    description="Every active candidate paper has a stored score for the current intent and model (or was left "
+                "below the scoring plan's cut-off), and every stored score validates against the PaperAssessment "
+                "contract.",
 )
 RELEVANCE_CHECK = AssetCheckSpec(
     "every_paper_ranked", asset="relevance",
@@ -180,7 +182,9 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
     keys = {p.id: score_cache_key(p.content_hash, artifact.input_hash, model) for p in papers}
     results = store.results.results_for_project(slug, cache_keys=keys)
     scored = {r.paper_id for r in results}
-    missing = [p.id for p in papers if p.id not in scored]
+    # papers the scoring plan stopped before (stopping rule, budget) are a decision, not a gap
+    below = below_cutoff_ids(store, slug, artifact.input_hash, model) - scored
+    missing = [p.id for p in papers if p.id not in scored and p.id not in below]
     invalid = [r.paper_id for r in results if _contract_errors(PaperAssessment, r.payload)]
     passed = not missing and not invalid
     problems = []
@@ -191,10 +195,13 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
     return AssetCheckResult(
         check_name=SCORES_CHECK.name, passed=passed,
         severity=AssetCheckSeverity.ERROR if invalid else AssetCheckSeverity.WARN,
-        description="; ".join(problems) or f"all {len(papers)} paper(s) scored",
+        description="; ".join(problems) or (
+            f"{len(scored)} paper(s) scored, {len(below)} below the cut-off" if below
+            else f"all {len(papers)} paper(s) scored"),
         metadata={
             "papers": len(papers),
             "scored": len(scored),
+            "below_cutoff": len(below),
             "missing": len(missing),
             "invalid": len(invalid),
             "model": model,

@@ -67,6 +67,11 @@ class LLMResource(ConfigurableResource):
     requests_per_minute: int | None = Field(default=None, description="endpoint-wide request budget")
     tokens_per_minute: int | None = Field(default=None, description="endpoint-wide token budget")
     redis_url: str = Field(default="", description="shares the limits across processes and machines")
+    stop_at_recall: float | None = Field(
+        default=None, gt=0, le=1,
+        description="LLM scoring stops once the stopping rule says this recall is reached; unset = score every paper")
+    scoring_budget_credits: float | None = Field(
+        default=None, ge=0, description="credits a project's scoring may spend over all runs; unset = no cap")
 
     def settings(self) -> LLMSettings | None:
         if not self.base_url:
@@ -83,6 +88,16 @@ class LLMResource(ConfigurableResource):
 
     def backend(self, store: DomainStore) -> StageBackend:
         return make_backend(self.settings(), store)
+
+    def scoring_plan(self):
+        """When scoring may stop early (stages.scoring.ScoringPlan); the default scores every candidate."""
+        from decimal import Decimal
+
+        from agentr_dagster.stages.scoring import ScoringPlan
+
+        budget = self.scoring_budget_credits
+        return ScoringPlan(stop_at_recall=self.stop_at_recall,
+                           budget_credits=None if budget is None else Decimal(str(budget)))
 
 
 def _secret_or_value(value: str, variable: str, *, resolve: bool):
@@ -111,5 +126,7 @@ def resources_from_env(*, resolve: bool = False, settings: Settings | None = Non
             requests_per_minute=s.llm_rpm,
             tokens_per_minute=s.llm_tpm,
             redis_url=s.redis_url,
+            stop_at_recall=s.stop_at_recall,
+            scoring_budget_credits=s.scoring_budget_credits,
         ),
     }

@@ -83,8 +83,10 @@ class ActiveRanker:
         auc = (wins + k * a0) / (d.size + k) if d.size + k > 0 else a0
         return float(np.clip((auc - 0.5) / (a0 - 0.5), 0.0, 1.0))
 
-    def scores(self, labeled: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Scores for every record given labelled indices and their 0/1 labels."""
+    def scores(self, labeled: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        """Scores for every record given labelled indices and their 0/1 labels. ``weights`` (one per label,
+        default 1) scale the labels' sample weights: weak labels (an LLM's judgement) count less than a
+        person's."""
         labeled = np.asarray(labeled, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         n_pos = int(y.sum())
@@ -97,6 +99,8 @@ class ActiveRanker:
         from sklearn.svm import LinearSVC
 
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
+        if weights is not None:
+            w = w * np.asarray(weights, dtype=np.float64)
         clf = LinearSVC(C=self.cfg.C, loss="squared_hinge", max_iter=5000, random_state=0)
         clf.fit(self.X[labeled], y, sample_weight=w)
         weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y)

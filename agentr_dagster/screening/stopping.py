@@ -3,17 +3,21 @@
 Contract (:class:`StoppingRule`): ``rule(seen_labels, all_labels) -> bool``, where ``seen_labels`` are the 0/1
 labels of the records screened so far, in screening order, and ``all_labels`` every record's label (a
 simulation knows them; a rule for live screening reads ``seen_labels`` only). When a rule says stop, the
-simulation appends the records left in the last model's order.
+simulation appends the records left in the last model's order. :class:`PointProcessStop` is the rule the
+pipeline's scoring plan uses (``agentr run --stop-at-recall``): it also reads the *size* of ``all_labels``.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
 
-__all__ = ["StoppingRule", "all_includes_found", "consecutive_excludes"]
+__all__ = ["PointProcessStop", "StoppingRule", "all_includes_found", "consecutive_excludes",
+           "recall_lower_bound"]
 
 
 class StoppingRule(Protocol):
@@ -36,3 +40,66 @@ def consecutive_excludes(n: int) -> Callable[[np.ndarray, np.ndarray], bool]:
         return len(tail) == n and not np.any(tail)
 
     return rule
+
+
+def _expected_left(positions: np.ndarray, screened: int, n_total: int) -> float:
+    """Includes expected among ranks ``screened..n_total`` under the exponential rate ``a * exp(-b x)`` fitted
+    by maximum likelihood to the includes at ``positions`` on ``[0, screened]`` (profile likelihood in ``b``;
+    the MLE of ``a`` given ``b`` is ``k b / (1 - exp(-b S))``)."""
+    from scipy.optimize import minimize_scalar
+
+    k, total = len(positions), float(positions.sum())
+
+    def neg_log_likelihood(log_b: float) -> float:
+        b = math.exp(log_b)
+        a = k * b / -math.expm1(-b * screened)
+        return -(k * math.log(a) - b * total - k)
+
+    fit = minimize_scalar(neg_log_likelihood, bounds=(math.log(1e-6 / screened), math.log(50 / screened)),
+                          method="bounded")
+    b = math.exp(fit.x)
+    a = k * b / -math.expm1(-b * screened)
+    return (a / b) * (math.exp(-b * screened) - math.exp(-b * n_total))
+
+
+def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float = 0.95) -> float:
+    """A lower confidence bound on the recall reached so far, from the screening order's own gain curve.
+
+    The point-process stopping method of Stevenson & Bin-Hezam (ACM TOIS 42(3), 2024, doi:10.1145/3631990):
+    the includes found are modelled as an inhomogeneous Poisson process over the screening rank with an
+    exponentially decaying rate; the rate fitted to the ranks screened so far, integrated over the ranks not yet
+    screened, gives the includes expected to be left, ``mu``; the bound is ``found / (found + q)`` with ``q``
+    the ``confidence`` quantile of Poisson(``mu``). 0 with fewer than two includes found; 1 once every record
+    is screened."""
+    seen = np.asarray(seen_labels, dtype=np.int64)
+    screened, found = len(seen), int(seen.sum())
+    if screened >= n_total:
+        return 1.0
+    if found < 2:
+        return 0.0
+    from scipy.stats import poisson
+
+    expected_left = _expected_left(np.flatnonzero(seen) + 0.5, screened, n_total)
+    return found / (found + float(poisson.ppf(confidence, expected_left)))
+
+
+@dataclass(frozen=True)
+class PointProcessStop:
+    """Stop once :func:`recall_lower_bound` reaches ``target_recall`` and at least ``min_found`` includes have
+    been found. A live rule: reads ``seen_labels`` (in screening order) and only the *size* of ``all_labels``."""
+
+    target_recall: float = 0.95
+    confidence: float = 0.95
+    min_found: int = 2
+
+    def __post_init__(self) -> None:
+        if not 0 < self.target_recall <= 1:
+            raise ValueError("target_recall must be in (0, 1]")
+        if not 0 < self.confidence < 1:
+            raise ValueError("confidence must be in (0, 1)")
+
+    def __call__(self, seen_labels: np.ndarray, all_labels: np.ndarray) -> bool:
+        seen = np.asarray(seen_labels)
+        if int(seen.sum()) < self.min_found and len(seen) < len(all_labels):
+            return False
+        return recall_lower_bound(seen, len(all_labels), self.confidence) >= self.target_recall

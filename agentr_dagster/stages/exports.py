@@ -19,37 +19,79 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")
 
 COLUMNS = [
-    "rank", "paper_id", "title", "year", "doi", "venue", "authors", "semantic_similarity", "c1_score",
+    "rank", "paper_id", "source_id", "title", "year", "doi", "venue", "authors", "relevance", "relevance_source",
+    "ranker_relevance", "relevance_rank", "not_scored", "semantic_similarity", "c1_score",
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
     "source_file", "injection_flag", "injection_reasons",
 ]
+BELOW_CUTOFF = "below cut-off"  # never sent to the model: the scoring plan stopped before it
+NOT_YET = "not scored yet"  # no current score (not run yet, or its call failed: see `agentr failures`)
 
 
 def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
-    """One row per active paper with a current score, best direct competitors first."""
+    """One row per active paper, in combined relevance order (best first).
+
+    ``relevance`` (0-1) is the combined relevance the table is ordered by: where an LLM scored the paper, its
+    judgement (:func:`~agentr_dagster.stages.relevance.judged_relevance`: the mean of its semantic similarity and
+    its stronger criterion score / 10); elsewhere the screening engine's, ``ranker_relevance``, put on the same
+    scale (see :func:`combined_relevance`). ``relevance_source`` says which (``llm`` | ``ranker``). Papers the
+    model never saw have empty score columns and ``not_scored`` = ``below cut-off`` (the scoring plan stopped
+    before them) or ``not scored yet``. Rows scored by the offline backend carry the engine's relevance as their
+    ``semantic_similarity``: the offline heuristic's own similarity ranked worse than the engine's.
+    ``source_id`` is the record's id in the user's own file.
+    """
+    from agentr_dagster.stages.relevance import current_relevance, judged_relevance
+    from agentr_dagster.stages.scoring import below_cutoff_ids, queue_scores
+
     artifact = store.results.latest_artifact(slug, "intent")
     papers = {p.id: p for p in store.projects.list_papers(slug)}
-    rows = []
-    if artifact is not None and papers:
-        _, intent_hash = current_intent(store, slug)
-        results = store.results.results_for_project(slug)
-        for result in results:
+    intent_hash = current_intent(store, slug)[1] if artifact is not None else None
+    current: dict[int, object] = {}  # paper id -> its newest current result
+    below: set[int] = set()
+    if intent_hash is not None and papers:
+        for result in store.results.results_for_project(slug):
             paper = papers.get(result.paper_id)
-            if paper is None:
-                continue
-            if result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+            if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
                 continue  # a score for an older intent or paper text is not current
-            a = result.payload
-            rows.append({
-                "paper_id": paper.id,
-                "title": paper.title,
-                "year": paper.year,
-                "doi": paper.doi,
-                "venue": paper.venue,
-                "authors": "; ".join(paper.authors or []),
-                "semantic_similarity": a["semantic_similarity"],
+            if result.paper_id not in current or result.id > current[result.paper_id].id:
+                current[result.paper_id] = result
+        below = below_cutoff_ids(store, slug, intent_hash, None)
+    stored = current_relevance(store, slug)
+    ranker_raw = {pid: row.score for pid, row in stored.items()}
+    ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})
+    ids = list(papers)
+    judged = {pid: judged_relevance(r.payload) for pid, r in current.items() if r.backend == "llm"}
+    ranker01, combined = combined_relevance(ids, ranker_raw, judged)
+    rows = []
+    for pid in ids:
+        paper = papers[pid]
+        result = current.get(pid)
+        a = result.payload if result is not None else None
+        row = {
+            "paper_id": paper.id,
+            "source_id": paper.source_id,
+            "title": paper.title,
+            "year": paper.year,
+            "doi": paper.doi,
+            "venue": paper.venue,
+            "authors": "; ".join(paper.authors or []),
+            "relevance": combined.get(pid),
+            "relevance_source": "llm" if pid in judged else ("ranker" if pid in ranker01 else None),
+            "ranker_relevance": ranker01.get(pid),
+            "relevance_rank": stored[pid].rank if pid in stored else None,
+            "not_scored": "" if a is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
+            "source_format": (paper.provenance or {}).get("format"),
+            "source_file": (paper.provenance or {}).get("file"),
+            # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
+            "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
+            "injection_reasons": injection.summary(),
+        }
+        if a is not None:
+            offline = result.backend != "llm" and pid in ranker01
+            row.update({
+                "semantic_similarity": ranker01[pid] if offline else a["semantic_similarity"],
                 "c1_score": a["c1_direct_competitor"]["score"],
                 "c2_score": a["c2_supporting_work"]["score"],
                 "c2_contribution_type": a["c2_supporting_work"]["contribution_type"],
@@ -66,19 +108,53 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
                 "backend": result.backend,
                 "model": result.model,
                 "prompt_version": result.prompt_version,
-                "source_format": (paper.provenance or {}).get("format"),
-                "source_file": (paper.provenance or {}).get("file"),
-                # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
-                "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
-                "injection_reasons": injection.summary(),
             })
+        rows.append(row)
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
-    frame = frame.sort_values(
-        ["c1_score", "semantic_similarity", "c2_score", "paper_id"], ascending=[False, False, False, True]
-    ).reset_index(drop=True)
+    if combined:  # ties (isotonic steps) broken by the ranker's own order, then the id
+        frame["_raw"] = frame["paper_id"].map(ranker_raw)
+        frame = frame.sort_values(["relevance", "_raw", "paper_id"], ascending=[False, False, True],
+                                  na_position="last").drop(columns="_raw")
+    else:  # the engine has not ranked this project: the model's scores alone
+        frame = frame.sort_values(["c1_score", "semantic_similarity", "c2_score", "paper_id"],
+                                  ascending=[False, False, False, True], na_position="last")
+    frame = frame.reset_index(drop=True)
     frame.insert(0, "rank", range(1, len(frame) + 1))
     frame["year"] = frame["year"].astype("Int64")
+    frame["relevance_rank"] = frame["relevance_rank"].astype("Int64")
+    for column in ("relevance", "ranker_relevance", "semantic_similarity", "c1_score", "c2_score"):
+        frame[column] = frame[column].astype("float64")
     return frame
+
+
+def combined_relevance(ids: list[int], ranker_raw: dict[int, float],
+                       judged: dict[int, float]) -> tuple[dict[int, float], dict[int, float]]:
+    """(ranker relevance, combined relevance) per paper id, both on [0, 1].
+
+    The ranker's relevance is its position in the engine's order as the share of the list at or below it
+    (1 = the top paper). Where an LLM judged some papers (at least two distinct judgements), the ranker's raw
+    scores are mapped onto the LLM's scale by an isotonic (monotone) regression of the judgements on those
+    scores, so an unscored paper's relevance reads as the judgement the model would most likely have given it;
+    the combined relevance is the judgement where there is one, and that mapped ranker relevance elsewhere."""
+    ranked = [pid for pid in ids if pid in ranker_raw]
+    ranker01: dict[int, float] = {}
+    if ranked:
+        order = sorted(ranked, key=lambda pid: (-ranker_raw[pid], pid))
+        n = len(order)
+        ranker01 = {pid: round(1.0 - i / n, 6) for i, pid in enumerate(order)}
+    combined = dict(ranker01)
+    fit = [pid for pid in judged if pid in ranker_raw]
+    if len(fit) >= 2 and len({judged[pid] for pid in fit}) >= 2:
+        from sklearn.isotonic import IsotonicRegression
+
+        iso = IsotonicRegression(y_min=0.0, y_max=1.0, out_of_bounds="clip")
+        iso.fit([ranker_raw[pid] for pid in fit], [judged[pid] for pid in fit])
+        rest = [pid for pid in ranked if pid not in judged]
+        if rest:
+            mapped = iso.predict([ranker_raw[pid] for pid in rest])
+            combined.update({pid: round(float(v), 6) for pid, v in zip(rest, mapped, strict=True)})
+    combined.update({pid: round(v, 6) for pid, v in judged.items()})
+    return ranker01, combined
 
 
 def neutralise_cell(value):

@@ -15,6 +15,7 @@ from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import get_settings, results_dir
+from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.store import PROJECT_STAGE, DomainStore
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
@@ -81,7 +82,9 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
 
     keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
     scored = store.results.results_for_project(slug, cache_keys=keys)
-    gap.papers_missing = len(papers) - len({r.paper_id for r in scored})
+    # papers the last scoring run's plan stopped before (stopping rule, budget) are not missing work
+    done = {r.paper_id for r in scored} | below_cutoff_ids(store, slug, intent.input_hash, model)
+    gap.papers_missing = len(papers) - len(done & {p.id for p in papers})
     if gap.papers_missing:
         gap.add("score", f"{gap.papers_missing} of {len(papers)} papers have no current score")
     newest = max((r.created_at for r in scored), default=None)

@@ -137,3 +137,80 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
         "title": [by_id[pid].title[:120] for pid in ids[:TOP_N]],
     })
     return outcome
+
+
+# -- the LLM's judgements as relevance, and the scoring queue -------------------------------------------------
+
+# A scored paper's judged relevance, on [0, 1]: the mean of the model's semantic similarity and its stronger
+# criterion score (C1 direct competitor or C2 supporting work, 0-10) over 10. A paper at or above the threshold
+# is a weak include for the active learner, below it a weak exclude.
+WEAK_LABEL_THRESHOLD = 0.5
+# A weak label's sample weight beside a person's (1): a person's decision outweighs the model's, and where both
+# exist for one paper the person's replaces the model's.
+WEAK_LABEL_WEIGHT = 0.5
+
+
+def judged_relevance(payload: dict) -> float:
+    """The model's judgement of a stored PaperAssessment payload on [0, 1] (see WEAK_LABEL_THRESHOLD)."""
+    criterion = max(float(payload["c1_direct_competitor"]["score"]), float(payload["c2_supporting_work"]["score"]))
+    return 0.5 * float(payload["semantic_similarity"]) + 0.5 * criterion / 10.0
+
+
+def weak_label(payload: dict) -> int:
+    return int(judged_relevance(payload) >= WEAK_LABEL_THRESHOLD)
+
+
+class RelevanceQueue:
+    """The papers left to score, best first: the stored relevance order at the start, re-ranked after each batch
+    by the engine's active learner from the model's judgements so far (weak labels) and the person's labels.
+
+    The features and the zero-shot prior are built on the first re-ranking, with the same preset and encoder
+    as :func:`~agentr_dagster.screening.screen.screen`."""
+
+    def __init__(self, question: str, papers: list[PaperRow], person: dict[int, int],
+                 stored: dict[int, RelevanceRow], *, embedder=None):
+        self.question = question
+        self.papers = papers
+        self.person = person
+        self.embedder = embedder
+        self.index = {p.id: i for i, p in enumerate(papers)}
+        # never ranked (added after the relevance asset ran): after the ranked ones, in paper order
+        worst = max((r.rank for r in stored.values()), default=0)
+        rank = np.array([stored[p.id].rank if p.id in stored else worst + 1 + i for i, p in enumerate(papers)])
+        self.scores = -rank.astype(np.float64)
+        self.reranked = False
+        self._learner = None
+
+    def order(self, exclude: set[int] | None = None) -> list[int]:
+        """Paper ids best first (those in ``exclude`` left out)."""
+        exclude = exclude or set()
+        return [self.papers[i].id for i in np.argsort(-self.scores, kind="stable")
+                if self.papers[i].id not in exclude]
+
+    def rerank(self, weak: dict[int, int]) -> None:
+        """Re-learn from ``weak`` (paper id -> 0/1, the model's) and the person's labels, which replace the
+        model's on the same paper and weigh more."""
+        labels = {**weak, **self.person}
+        if not labels:
+            return
+        if self._learner is None:
+            from agentr_dagster.screening.features import build_features
+            from agentr_dagster.screening.presets import get_preset
+
+            if self.embedder is None:
+                from agentr_dagster.domain.embeddings import get_embedder
+
+                self.embedder = get_embedder()
+            preset = get_preset("default")
+            feats = build_features([p.title for p in self.papers], [p.abstract or "" for p in self.papers],
+                                   self.embedder)
+            self._learner = preset.learner(feats, preset.ranker(self.question, feats))
+        ids = [pid for pid in labels if pid in self.index]
+        idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
+        y = np.array([labels[pid] for pid in ids], dtype=np.int64)
+        weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
+        try:
+            self.scores = np.asarray(self._learner.scores(idx, y, weights=weights), dtype=np.float64)
+        except TypeError:  # a learner without label weights: the person's labels still replace the model's
+            self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)
+        self.reranked = True

@@ -5,6 +5,7 @@ already scored for the same text, intent, prompt and model skipped."""
 from __future__ import annotations
 
 import contextlib
+import math
 import queue
 import threading
 import time
@@ -12,14 +13,18 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
 from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
-from agentr_dagster.domain.hashing import score_cache_key
+from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.screening.stopping import PointProcessStop, recall_lower_bound
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
@@ -32,13 +37,83 @@ class ScoringSummary:
     reused: int = 0
     failed: Counter = field(default_factory=Counter)  # failure class -> papers
     messages: list[str] = field(default_factory=list)
+    below_cutoff: int = 0  # never sent: the scoring plan stopped before them (not a failure)
+    stop_reason: str | None = None  # target_recall | budget, when the plan stopped scoring early
+    recall_bound: float | None = None  # the stopping rule's lower bound on recall when it was last evaluated
 
     @property
     def complete(self) -> bool:
-        return self.scored + self.reused == self.total
+        return self.scored + self.reused + self.below_cutoff == self.total
 
 
 ProgressFn = Callable[[int, int], None]
+
+QUEUE_STAGE = "score_queue"  # artifact: how the last scoring run ended, and the queue's final relevance
+
+
+@dataclass(frozen=True)
+class ScoringPlan:
+    """When scoring with an LLM may stop before every candidate is scored. The default scores every candidate.
+
+    ``stop_at_recall``: stop once the stopping rule (:class:`~agentr_dagster.screening.stopping.PointProcessStop`)
+    says, with ``confidence``, that this share of the relevant papers has been scored (the model's judgements
+    are the labels). ``budget_credits``: the credits the project's scoring may spend in all, over every run; no
+    batch is started that the average cost of its calls so far says would pass it (a soft cap, passed by one
+    call at most; for a hard one, ``agentr budget set``, which the plan also keeps to). Papers left are
+    ``not_scored: below cut-off``; a later run with a stricter target or a larger budget continues with them,
+    and calls nothing already answered."""
+
+    stop_at_recall: float | None = None
+    budget_credits: Decimal | None = None
+    confidence: float = 0.95
+
+    def __post_init__(self) -> None:
+        if self.stop_at_recall is not None and not 0 < self.stop_at_recall <= 1:
+            raise ValueError(f"stop_at_recall must be in (0, 1], not {self.stop_at_recall}")
+        if self.budget_credits is not None and Decimal(self.budget_credits) < 0:
+            raise ValueError("budget_credits cannot be negative")
+
+    @property
+    def may_stop(self) -> bool:
+        return self.stop_at_recall is not None or self.budget_credits is not None
+
+    def describe(self) -> dict:
+        return {"stop_at_recall": self.stop_at_recall, "confidence": self.confidence,
+                "budget_credits": None if self.budget_credits is None else str(self.budget_credits)}
+
+
+def batch_size_for(total: int, concurrency: int) -> int:
+    """Papers per batch between re-rankings: small enough to stop close to the target, large enough to keep
+    ``concurrency`` calls busy and the re-training cost per paper low (1 % of the list, at least 16)."""
+    return max(16, 4 * max(1, concurrency), math.ceil(total / 100))
+
+
+def queue_input_hash(intent_hash: str, model: str) -> str:
+    return sha256("score-queue", intent_hash, prompt_version("score"), model)
+
+
+def _current_queue(store, slug: str, intent_hash: str, model: str | None):
+    """The last scoring run's queue artifact if it was for this intent and prompt (and ``model``; None = the
+    model it names)."""
+    artifact = store.results.latest_artifact(slug, QUEUE_STAGE)
+    if artifact is None or artifact.input_hash != queue_input_hash(intent_hash, model or artifact.model or ""):
+        return None
+    return artifact
+
+
+def below_cutoff_ids(store, slug: str, intent_hash: str, model: str | None) -> set[int]:
+    """Papers the last scoring run for this intent, prompt and model (None: whichever model it used) stopped
+    before (empty when it scored them all)."""
+    artifact = _current_queue(store, slug, intent_hash, model)
+    return {int(pid) for pid in artifact.payload.get("below_cutoff", [])} if artifact is not None else set()
+
+
+def queue_scores(store, slug: str, intent_hash: str) -> dict[int, float]:
+    """The relevance the last scoring run's re-ranked queue gave each paper (empty when it did not re-rank)."""
+    artifact = _current_queue(store, slug, intent_hash, None)
+    if artifact is None:
+        return {}
+    return {int(pid): float(v) for pid, v in artifact.payload.get("queue_scores", {}).items()}
 
 
 def score_project(
@@ -51,21 +126,33 @@ def score_project(
     progress: ProgressFn | None = None,
     batch_size: int = 128,
     holder: str | None = None,
+    plan: ScoringPlan | None = None,
 ) -> ScoringSummary:
-    """Score every active paper of the project that has no stored result for the current cache key.
+    """Score the project's active papers that have no stored result for the current cache key, in relevance
+    order (the ``relevance`` stage's ranks; paper order without them).
 
-    Results are persisted as they land (in batches). Failures are classified per paper; out of credits stops new
-    calls. Each paper's cache key is claimed (as ``holder``) before its call: a paper claimed by another live
-    worker is waited for and then reused, never called twice.
+    With an LLM, papers go in batches (:func:`batch_size_for`); after each, the model's judgements so far become
+    weak labels (:func:`~agentr_dagster.stages.relevance.weak_label`) for the engine's active learner and the
+    rest of the queue is re-ranked; ``plan`` may stop scoring early (:class:`ScoringPlan`). Results are persisted
+    as they land. Failures are classified per paper; out of credits stops new calls. Each paper's cache key is
+    claimed (as ``holder``) before its call: a paper claimed by another live worker is waited for and then
+    reused, never called twice.
     """
+    from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, person_labels, relevance_question
+
+    plan = plan or ScoringPlan()
     require_active(store, slug, "score", run_id)
     settle_kept_calls(backend)
     project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
-    existing = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
-    todo = [p for p in papers if p.id not in existing]
+    stored_rows = sorted(store.results.results_for_project(slug, cache_keys=keys), key=lambda r: r.id)
+    existing = {r.paper_id for r in stored_rows}
+    person = person_labels(store, slug)
+    queue = RelevanceQueue(relevance_question(store, slug), papers, person, current_relevance(store, slug))
+    by_id = {p.id: p for p in papers}
+    todo = [by_id[pid] for pid in queue.order(existing)]
     summary = ScoringSummary(total=len(papers), reused=len(papers) - len(todo))
     store.lifecycle.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
     done = summary.reused
@@ -75,6 +162,7 @@ def score_project(
         store.lifecycle.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
     version = prompt_version("score")
     lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
+    no_more_calls = threading.Event()  # out of credits (or refused): later batches make no call either
 
     def record_failure(paper, exc: StageError) -> None:
         record_stage_failure(store, slug, "score", exc, run_id, paper_id=paper.id)
@@ -91,29 +179,65 @@ def score_project(
             if progress:
                 progress(done, summary.total)
 
+    # The model's judgements in the order they were made (earlier runs' first): the stopping rule's gain curve.
+    learns = backend.kind == "llm"  # the offline backend's judgements add nothing to the engine's own ranking
+    judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in stored_rows} if learns else {}
+    sequence = list(judged)
+    rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
+    if learns and judged and todo:
+        queue.rerank(judged)
+        todo = [by_id[pid] for pid in queue.order(existing)]
+
     holder = holder or new_holder("score")
     beat = Heartbeat(store, holder) if todo else None
     attempted = 0
+    pending = list(todo)
     try:
-        for mine in _claimed_rounds(store, slug, holder, todo, keys):
-            attempted += len(mine)
-            _score_claimed(
-                store, backend, slug, intent, project.abstract, mine, keys, summary, version=version,
-                run_id=run_id, batch_size=batch_size, concurrency=concurrency, record_failure=record_failure,
-                record_stored=record_stored,
-            )
+        while pending:
+            size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
+            if learns and (plan.may_stop or project.budget_credits is not None):
+                size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, person, summary, size,
+                                              concurrency, project.budget_credits)
+                if reason is not None:
+                    summary.stop_reason = reason
+                    break
+            batch, pending = pending[:size], pending[size:]
+            for mine in _claimed_rounds(store, slug, holder, batch, keys):
+                attempted += len(mine)
+                _score_claimed(
+                    store, backend, slug, intent, project.abstract, mine, keys, summary, version=version,
+                    run_id=run_id, batch_size=batch_size, concurrency=concurrency, record_failure=record_failure,
+                    record_stored=record_stored, stop_new_calls=no_more_calls,
+                )
+            if learns:
+                landed = store.results.results_for_project(slug, cache_keys={p.id: keys[p.id] for p in batch})
+                for row in sorted(landed, key=lambda r: r.id):
+                    if row.paper_id not in judged:
+                        judged[row.paper_id] = _weak(row.payload)
+                        sequence.append(row.paper_id)
+                if pending and not no_more_calls.is_set():
+                    queue.rerank(judged)
+                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing)
+                               if pid in {p.id for p in pending}]
     finally:
         if beat is not None:
             beat.stop()
             with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
                 store.leases.release_claims(holder)
     close_stage_calls(store, backend, slug, "score", run_id)
-    if attempted < len(todo):  # papers another worker scored while this one waited for their claims
+    below = [p.id for p in pending] if summary.stop_reason else []
+    unattempted = len(todo) - attempted - len(below)
+    if unattempted > 0:  # papers another worker scored while this one waited for their claims
         with lock:
-            summary.reused += len(todo) - attempted
-            done += len(todo) - attempted
-        if progress:
-            progress(done, summary.total)
+            summary.reused += unattempted
+            done += unattempted
+    summary.below_cutoff = len(below)
+    if below:
+        store.lifecycle.set_status_many(slug, "score", st.NOT_STARTED, below, run_id=run_id,
+                                        detail=f"below cut-off ({summary.stop_reason})")
+    if progress:
+        progress(done + len(below), summary.total)
+    _save_queue(store, slug, intent_hash, backend, plan, summary, below, queue)
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
     store.lifecycle.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
@@ -121,6 +245,66 @@ def score_project(
         # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
         raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
     return summary
+
+
+def _weak(payload: dict) -> int:
+    from agentr_dagster.stages.relevance import weak_label
+
+    return weak_label(payload)
+
+
+def _planned_batch(store, slug: str, plan: ScoringPlan, rule, sequence: list[int], judged: dict[int, int],
+                   person: dict[int, int], summary: ScoringSummary, size: int, concurrency: int,
+                   project_budget: Decimal | None) -> tuple[int, str | None]:
+    """The next batch's size under the plan, or the reason to stop before it (target recall, budget).
+
+    Two budgets: the plan's (credits the scoring has been charged, over every run, against the average charge
+    per call so far) and the project's own (``agentr budget set``: the ledger refuses a reservation past it, so
+    a batch must fit with every call at the largest hold seen). A batch that would not fit is cut to what does;
+    none fits: stop, and the papers left are below the cut-off, not refused calls. The plan's budget may be passed
+    by one call at most: the first, made to learn what a call costs."""
+    if rule is not None:
+        # a person's label replaces the model's in the gain curve too
+        seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
+        summary.recall_bound = recall_lower_bound(seen, summary.total, plan.confidence)
+        if rule(seen, np.empty(summary.total)):  # the rule reads only how many records there are
+            return 0, "target_recall"
+    if plan.budget_credits is None and project_budget is None:
+        return size, None
+    calls = [u for u in store.ledger.usage(slug) if u.stage == "score"]
+    if not calls:
+        return 1, None  # one call first, to learn what a call costs before planning on it
+    if plan.budget_credits is not None:
+        spent = sum((u.credits for u in calls), Decimal("0"))
+        per_call = spent / len(calls)
+        room = Decimal(plan.budget_credits) - spent
+        size = min(size, int(room / per_call) if per_call > 0 else size) if room > 0 else 0
+    if project_budget is not None and size > 0:
+        committed = sum((u.credits for u in store.ledger.usage(slug)), Decimal("0")) + sum(
+            (r.amount for r in store.ledger.reservations(slug, state="open")), Decimal("0"))
+        hold = max((r.amount for r in store.ledger.reservations(slug) if r.stage == "score"), default=Decimal("0"))
+        room = Decimal(project_budget) - committed
+        size = min(size, int(room / hold) if hold > 0 else size) if room > 0 else 0
+    return (size, None) if size > 0 else (0, "budget")
+
+
+def _save_queue(store, slug: str, intent_hash: str, backend, plan: ScoringPlan, summary: ScoringSummary,
+                below: list[int], queue) -> None:
+    """How this run ended, for the export, the check, `agentr status` and the next run: the papers below the
+    cut-off, why, and the queue's last relevance scores (the re-ranked engine scores, when it re-ranked)."""
+    if not store.projects.is_active(slug):
+        return
+    payload = {
+        "plan": plan.describe(), "stop_reason": summary.stop_reason, "below_cutoff": below,
+        "recall_bound": summary.recall_bound, "scored": summary.scored, "reused": summary.reused,
+        "reranked": queue.reranked,
+        "queue_scores": ({str(p.id): round(float(s), 6) for p, s in zip(queue.papers, queue.scores, strict=True)}
+                         if queue.reranked else {}),
+    }
+    with contextlib.suppress(DeletedError):
+        store.results.save_artifact(slug, QUEUE_STAGE, payload, prompt_version=prompt_version("score"),
+                                    model=backend.model, backend=backend.kind,
+                                    input_hash=queue_input_hash(intent_hash, backend.model))
 
 
 def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, str]) -> Iterator[list]:
@@ -146,7 +330,7 @@ def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, s
 
 def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list, keys: dict[int, str],
                    summary: ScoringSummary, *, version: str, run_id: str | None, batch_size: int, concurrency: int,
-                   record_failure, record_stored) -> None:
+                   record_failure, record_stored, stop_new_calls: threading.Event | None = None) -> None:
     """Score papers this worker holds the claims of: in batches (offline backend) or one call each."""
     if not todo:
         return
@@ -166,7 +350,7 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
             if len(stored) < len(chunk):
                 summary.failed[FailureClass.orphan] += len(chunk) - len(stored)
     else:
-        stop_new_calls = threading.Event()
+        stop_new_calls = stop_new_calls if stop_new_calls is not None else threading.Event()
         writer = ResultWriter(
             store, slug, version=version, model=backend.model, backend=backend.kind, run_id=run_id,
             on_stored=record_stored, on_orphan=record_failure,
@@ -302,4 +486,6 @@ def worst_failure_class(failed: Counter) -> FailureClass:
 def summary_text(summary: ScoringSummary) -> str:
     failed = ", ".join(f"{cls.value}={n}" for cls, n in summary.failed.items() if n)
     text = f"{summary.scored} scored, {summary.reused} reused of {summary.total}"
+    if summary.below_cutoff:
+        text += f", {summary.below_cutoff} below cut-off ({summary.stop_reason})"
     return text + (f"; failed: {failed}" if failed else "")

@@ -29,7 +29,7 @@ from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
-from agentr_dagster.stages.exports import scores_dataframe, write_exports, write_usage_exports
+from agentr_dagster.stages.exports import BELOW_CUTOFF, scores_dataframe, write_exports, write_usage_exports
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
@@ -173,7 +173,9 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> Ma
     retry_policy=LLM_RETRY,
     pool="llm",
     check_specs=[checks.SCORES_CHECK],
-    description="Every candidate scored against the intent in one structured call each (bounded concurrency).",
+    description="Every candidate scored against the intent in one structured call each (bounded concurrency), "
+                "in relevance order; with an LLM, re-ranked after each batch and optionally stopped early "
+                "(stop_at_recall, scoring_budget_credits).",
 )
 def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
     db = store.get()
@@ -184,13 +186,15 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
                 project_lease(context, db) as holder:
             summary = score_project(
                 db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
-                progress=_log_progress(context), holder=holder,
+                progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
             )
     except StageError as exc:
         raise _as_failure(exc, "paper_scores") from exc
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
     metadata = {
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
+        "below_cutoff": summary.below_cutoff, "stop_reason": summary.stop_reason or "none",
+        **({"recall_lower_bound": round(summary.recall_bound, 4)} if summary.recall_bound is not None else {}),
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
         # what the scoring cost: this run's calls, and the project's scoring calls in all
         **usage_metadata(db, slug, prefix="usage_this_run", stage="score", run_id=context.run_id),
@@ -234,7 +238,8 @@ def _log_progress(context: AssetExecutionContext):
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],
-    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/.",
+    description="pandas exports of the scores: CSV, Parquet and XLSX under results/<slug>/, one row per paper in "
+                "combined relevance order.",
 )
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
@@ -242,10 +247,11 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))
-    preview = frame.head(10)[["rank", "title", "c1_score", "c2_score", "semantic_similarity"]]
+    preview = frame.head(10)[["rank", "title", "relevance", "c1_score", "c2_score", "semantic_similarity"]]
     return MaterializeResult(
         metadata={
             "rows": len(frame),
+            "not_scored_below_cutoff": int((frame["not_scored"] == BELOW_CUTOFF).sum()),
             "csv": MetadataValue.path(str(written["csv"])),
             "parquet": MetadataValue.path(str(written["parquet"])),
             "xlsx": MetadataValue.path(str(written["xlsx"])),

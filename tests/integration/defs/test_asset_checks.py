@@ -230,16 +230,21 @@ def test_exports_check_fails_on_a_missing_export_file(chain):
     assert "parquet" in result.description
 
 
-def test_exports_check_warns_through_dagster_when_a_paper_has_no_score(chain, tmp_path):
+def test_exports_check_warns_when_the_files_miss_a_paper_and_unscored_papers_get_a_row(chain, tmp_path):
     store, instance, _ = chain
+    written = {fmt: results_dir(SLUG) / f"scores.{fmt}" for fmt in ("csv", "parquet")}
     extra = tmp_path / "more.csv"
     pd.read_csv(DEMO / "papers.csv").iloc[[10]].to_csv(extra, index=False)
     assert add_papers_file(store, SLUG, extra).added == 1
 
-    run = _materialize(store, instance, "score_exports")  # exports re-written, the new paper not yet scored
-    evaluation = _evaluations(run)["export_row_count"]
+    evaluation = checks.evaluate_exports(store, SLUG, written)  # the files written before the paper came
     assert not evaluation.passed and evaluation.severity is AssetCheckSeverity.WARN
     assert _meta(evaluation) == {"papers": 7, "csv_rows": 6, "parquet_rows": 6}
+
+    run = _materialize(store, instance, "score_exports")  # re-written: the new paper has a row, not yet scored
+    assert _evaluations(run)["export_row_count"].passed
+    frame = pd.read_parquet(written["parquet"])
+    assert (frame["not_scored"] == "not scored yet").sum() == 1 and frame["c1_score"].isna().sum() == 1
 
 
 # -- taxonomy_structure and draft_validates (the synthesis assets) ---------------------------------------------

@@ -1,0 +1,134 @@
+"""paper_scores in relevance order with an LLM on the scripted server: weak labels and re-ranking, the stopping
+rule, the credit budget, resuming with a larger budget (no call twice, the ledger clean), and the export of
+papers never sent (``not_scored: below cut-off``, with their relevance)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from agentr_dagster.defs import checks
+from agentr_dagster.llm.backends import LLMStageBackend
+from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
+from agentr_dagster.screening.metrics import wss_at
+from agentr_dagster.stages.exports import BELOW_CUTOFF, scores_dataframe
+from agentr_dagster.stages.gaps import project_gap
+from agentr_dagster.stages.intake import add_papers_file, add_project
+from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.relevance import rank_project
+from agentr_dagster.stages.scoring import ScoringPlan, score_project
+from agentr_dagster.store.verify import verify_ledger
+from agentr_dagster.testing.responders import stage_of
+from tests.support.review import QUESTION, oracle_responder, synthetic_review, write_review
+
+SLUG = "plan-review"
+MODEL = "scripted-model"
+
+
+@pytest.fixture
+def review(tmp_path):
+    return synthetic_review()
+
+
+@pytest.fixture
+def project(sqlite_store, tmp_path, review, scripted_server):
+    """A project on SQLite with the synthetic review's candidates, its intent (one LLM call) and relevance."""
+    store = sqlite_store
+    server = scripted_server(oracle_responder(set(review.loc[review.label_included == 1, "title"])))
+    store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
+    add_project(store, SLUG, QUESTION)
+    add_papers_file(store, SLUG, write_review(review, tmp_path))
+    backend = _backend(store, server)
+    run_intent(store, backend, SLUG)
+    rank_project(store, SLUG)
+    return store, server, backend
+
+
+def _backend(store, server) -> LLMStageBackend:
+    settings = LLMSettings(base_url=server.base_url, api_key="sk-test", model=MODEL, backoff_base_s=0.05)
+    return LLMStageBackend(OpenAICompatibleBackend(settings, store))
+
+
+def _score_titles(server) -> list[str]:
+    titles = []
+    for body in server.requests:
+        if stage_of(body) == "score":
+            user = next(m["content"] for m in body["messages"] if m.get("role") == "user")
+            titles.append(user.split("Title: ", 1)[1].splitlines()[0].strip())
+    return titles
+
+
+def _labels_in_export_order(store, review) -> list[int]:
+    label = dict(zip(review.record_id, review.label_included, strict=True))
+    return [label[sid] for sid in scores_dataframe(store, SLUG)["source_id"]]
+
+
+def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the_cut_off(project, review):
+    store, server, backend = project
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+
+    total, relevant = len(review), int(review.label_included.sum())
+    assert summary.stop_reason == "target_recall" and summary.complete and not summary.failed
+    assert summary.scored + summary.below_cutoff == total and summary.below_cutoff > 0
+    titles = _score_titles(server)
+    assert len(titles) == summary.scored == len(set(titles))  # one call per paper scored, none for the rest
+    wanted = set(review.loc[review.label_included == 1, "title"])
+    assert wanted <= set(titles)  # every relevant paper was scored before the rule stopped
+    assert summary.recall_bound is not None and summary.recall_bound >= 0.95
+
+    frame = scores_dataframe(store, SLUG)
+    assert len(frame) == total and set(frame["source_id"]) == set(review.record_id)
+    below = frame[frame["not_scored"] == BELOW_CUTOFF]
+    assert len(below) == summary.below_cutoff
+    assert below["c1_score"].isna().all() and below["relevance"].notna().all()
+    assert (below["relevance_source"] == "ranker").all()
+    assert frame["relevance"].is_monotonic_decreasing
+    assert frame.head(relevant)["source_id"].isin(review.loc[review.label_included == 1, "record_id"]).all()
+    assert wss_at(_labels_in_export_order(store, review)) > 0.5
+
+    # a decision, not a gap: the check passes, nothing is left to repair, and the ledger is clean
+    check = checks.evaluate_scores(store, SLUG, MODEL)
+    assert check.passed and check.metadata["below_cutoff"].value == summary.below_cutoff
+    assert project_gap(store, SLUG, model=MODEL).papers_missing == 0
+    assert verify_ledger(store).ok
+
+
+def test_budget_stops_scoring_cleanly_and_a_larger_budget_resumes_without_calling_twice(project, review):
+    store, server, backend = project
+    first = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(budget_credits=Decimal("40")))
+    spent = sum(u.credits for u in store.ledger.usage(SLUG) if u.stage == "score")
+    assert first.stop_reason == "budget" and not first.failed and first.complete
+    assert 0 < first.scored < len(review) and first.below_cutoff == len(review) - first.scored
+    per_call = spent / first.scored
+    assert spent <= Decimal("40") + per_call  # no batch the average call cost said would pass the budget
+    assert first.scored >= 5
+    assert (scores_dataframe(store, SLUG)["not_scored"] == BELOW_CUTOFF).sum() == first.below_cutoff
+
+    # the same budget again: nothing left to spend, no call
+    calls = server.calls
+    again = score_project(store, backend, SLUG, plan=ScoringPlan(budget_credits=Decimal("40")))
+    assert again.stop_reason == "budget" and again.scored == 0 and server.calls == calls
+
+    # a larger budget continues where the first run stopped, and scores every paper without a repeat
+    more = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(budget_credits=Decimal("1000")))
+    assert more.stop_reason is None and more.reused == first.scored and more.below_cutoff == 0
+    titles = _score_titles(server)
+    assert len(titles) == len(set(titles)) == len(review)
+    frame = scores_dataframe(store, SLUG)
+    assert (frame["not_scored"] == "").all() and (frame["relevance_source"] == "llm").all()
+    assert checks.evaluate_scores(store, SLUG, MODEL).passed
+    report = verify_ledger(store)
+    assert report.ok, report.violations
+
+
+def test_without_a_plan_every_candidate_is_scored_in_relevance_order(project, review):
+    store, server, backend = project
+    summary = score_project(store, backend, SLUG, concurrency=2)
+    assert summary.stop_reason is None and summary.scored == len(review) and summary.below_cutoff == 0
+    order = _score_titles(server)
+    # relevance order, re-ranked from the model's judgements: the relevant papers come in the first batches
+    wanted = set(review.loc[review.label_included == 1, "title"])
+    first_batches = order[: 2 * 16]
+    assert wanted <= set(first_batches)
