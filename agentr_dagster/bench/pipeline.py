@@ -26,6 +26,7 @@ import math
 import tempfile
 import time
 from collections.abc import Callable
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -78,7 +79,8 @@ class _Cli:
 def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[np.ndarray, int]:
     """The export's rows as positions into the review's records, best first; records the export does not hold
     (merged with a duplicate at import, or dropped) follow their duplicate when the title matches, else come
-    last in file order. Returns (order, number of records not in the export)."""
+    (or a near-identical one), else come last in file order. Returns (order, number of records not in the
+    export)."""
     frame = pd.read_csv(export_csv, dtype=str, keep_default_na=False)
     if "source_id" in frame.columns:
         ids = [s.strip() for s in frame["source_id"]]
@@ -101,10 +103,20 @@ def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[n
     for index, title in enumerate(review.titles):
         if index in taken:
             continue
-        row = row_of_title.get(normalise_title(title)) if title.strip() else None
+        title = normalise_title(title) if title.strip() else ""
+        row = (row_of_title.get(title) if title in row_of_title else _near_title(title, titles)) if title else None
         (placed[row] if row is not None else tail).append(index)
     order = [i for group in placed for i in group] + tail
     return np.asarray(order, dtype=np.int64), len(review.record_ids) - len(taken)
+
+
+def _near_title(title: str, titles: list[str]) -> int | None:
+    """The export row whose title is near-identical (the importer merges those as duplicates), if any."""
+    for row, other in enumerate(titles):
+        matcher = SequenceMatcher(None, title, other, autojunk=False)
+        if matcher.real_quick_ratio() >= 0.9 and matcher.quick_ratio() >= 0.9 and matcher.ratio() >= 0.9:
+            return row
+    return None
 
 
 def _screen_order(screen_csv: Path, review: Review) -> np.ndarray:

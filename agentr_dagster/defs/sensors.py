@@ -1,5 +1,6 @@
 """The drop-folder sensor: abstracts create project partitions, paper files add candidates; both launch the
-project's run. Labels files (stages/labels.py) label the project's papers; the labels sensor re-ranks it. Bad files are quarantined with their reason; the sensor itself never fails on input. When the
+project's run. Labels files (stages/labels.py) label the project's papers; the labels sensor re-ranks it.
+Bad files are quarantined with their reason; the sensor itself never fails on input. When the
 domain database fails (down, unreachable, locked), the files stay in the inbox untouched and a later tick
 takes them: an outage is never blamed on a file."""
 

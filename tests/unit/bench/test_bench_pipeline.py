@@ -13,23 +13,23 @@ from agentr_dagster.testing.responders import oracle_responder
 
 
 def review() -> Review:
-    ids = ["10", "11", "12", "13", "14"]
-    titles = ["Alpha trial", "Beta trial", "Gamma study", "Alpha Trial.", "Delta cohort"]
-    return Review("R", "q", ids, titles, [""] * 5, np.array([1, 0, 1, 1, 0]))
+    ids = ["10", "11", "12", "13", "14", "15"]
+    titles = ["Alpha trial", "Beta trial", "Gamma study", "Alpha Trial.", "Delta cohort", "Gamma studdy"]
+    return Review("R", "q", ids, titles, [""] * 6, np.array([1, 0, 1, 1, 0, 1]))
 
 
 def test_export_rows_map_to_records_and_merged_duplicates_follow_their_paper(tmp_path):
     export = tmp_path / "scores.csv"
-    # Record 13 was merged into 10 at import (same title); record 14 never reached the export.
+    # Records 13 and 15 were merged at import (same title as 10, near-identical to 12's); 14 never got there.
     export.write_text("rank,paper_id,source_id,title\n1,3,12,Gamma study\n2,1,10,Alpha trial\n3,2,11,Beta trial\n")
     order, missing = _export_order(export, review(), store=None, slug="r")
-    assert order.tolist() == [2, 0, 3, 1, 4] and missing == 2
+    assert order.tolist() == [2, 5, 0, 3, 1, 4] and missing == 3
 
 
 def test_screen_output_is_read_in_rank_order(tmp_path):
     out = tmp_path / "screen.csv"
     out.write_text("record_id,rank,score\n11,2,0.5\n13,1,0.9\n12,10,0.1\n")
-    assert _screen_order(out, review()).tolist() == [3, 1, 2, 0, 4]
+    assert _screen_order(out, review()).tolist() == [3, 1, 2, 0, 4, 5]
 
 
 def test_slugs_are_valid_partition_keys():
