@@ -11,7 +11,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["engine_version"]
+__all__ = ["engine_version", "scoring_sources", "version_of"]
 
 _SCREENING = Path(__file__).resolve().parent
 # Modules of screening/ that do not change a score: measuring, simulating, stopping, tables, the CLI helpers.
@@ -20,14 +20,23 @@ _NOT_SCORING = {"__init__.py", "version.py", "metrics.py", "simulation.py", "sto
 _ALSO = (_SCREENING.parent / "domain" / "embeddings.py",)
 
 
+def scoring_sources() -> list[Path]:
+    """The source files whose text makes the engine's version, in a fixed order."""
+    files = sorted(p for p in _SCREENING.rglob("*.py") if p.name not in _NOT_SCORING or p.parent != _SCREENING)
+    return [*files, *(p for p in _ALSO if p.is_file())]
+
+
+def version_of(files: list[Path], root: Path = _SCREENING.parent) -> str:
+    """``engine-<12 hex>``: SHA-256 over the files' paths (relative to ``root``, the package) and contents."""
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(root).as_posix().encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+    return f"engine-{digest.hexdigest()[:12]}"
+
+
 @cache
 def engine_version() -> str:
-    """``engine-<12 hex>``: SHA-256 over the scoring modules' source, in a fixed order."""
-    files = sorted(p for p in _SCREENING.rglob("*.py") if p.name not in _NOT_SCORING or p.parent != _SCREENING)
-    digest = hashlib.sha256()
-    for path in [*files, *_ALSO]:
-        if path.is_file():
-            digest.update(path.relative_to(_SCREENING.parent).as_posix().encode())
-            digest.update(b"\0")
-            digest.update(path.read_bytes())
-    return f"engine-{digest.hexdigest()[:12]}"
+    """The engine's version: :func:`version_of` the :func:`scoring_sources` (computed once per process)."""
+    return version_of(scoring_sources())

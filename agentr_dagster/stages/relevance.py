@@ -11,15 +11,17 @@ inputs: an unchanged project (same question, papers, labels and engine) is not r
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from agentr_dagster.domain.hashing import sha256
-from agentr_dagster.screening.screen import screen
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.lifecycle import require_active
 from agentr_dagster.store.rows import PaperRow, RelevanceRow
+
+if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
+    import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
 __all__ = ["RelevanceOutcome", "current_relevance", "estimate_relevant", "person_labels", "rank_project",
            "relevance_question"]
@@ -40,7 +42,7 @@ class RelevanceOutcome:
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
     scores: list[float] = field(default_factory=list)  # best first
     labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
-    top: pd.DataFrame = field(default_factory=pd.DataFrame)  # rank, paper_id, score, label, title
+    top: pd.DataFrame | None = None  # rank, paper_id, score, label, title (the top 10)
 
 
 def relevance_question(store, slug: str) -> str:
@@ -94,6 +96,10 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
 
     Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
     unchanged (``reused=True``)."""
+    import pandas as pd
+
+    from agentr_dagster.screening.screen import screen
+
     require_active(store, slug, STAGE, run_id)
     version = engine_version()
     papers = store.projects.list_papers(slug)
@@ -179,6 +185,7 @@ class RelevanceQueue:
         rank = np.array([stored[p.id].rank if p.id in stored else worst + 1 + i for i, p in enumerate(papers)])
         self.scores = -rank.astype(np.float64)
         self.reranked = False
+        self.training: dict[int, tuple[int, float]] = {}  # the last re-ranking's labels: paper id -> (y, weight)
         self._learner = None
 
     def order(self, exclude: set[int] | None = None) -> list[int]:
@@ -209,6 +216,7 @@ class RelevanceQueue:
         idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
         y = np.array([labels[pid] for pid in ids], dtype=np.int64)
         weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
+        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
         try:
             self.scores = np.asarray(self._learner.scores(idx, y, weights=weights), dtype=np.float64)
         except TypeError:  # a learner without label weights: the person's labels still replace the model's

@@ -131,9 +131,10 @@ def score_project(
     """Score the project's active papers that have no stored result for the current cache key, in relevance
     order (the ``relevance`` stage's ranks; paper order without them).
 
-    With an LLM, papers go in batches (:func:`batch_size_for`); after each, the model's judgements so far become
-    weak labels (:func:`~agentr_dagster.stages.relevance.weak_label`) for the engine's active learner and the
-    rest of the queue is re-ranked; ``plan`` may stop scoring early (:class:`ScoringPlan`). Results are persisted
+    With an LLM and a ``plan`` that may stop scoring early (:class:`ScoringPlan`; or a project budget), papers go
+    in batches (:func:`batch_size_for`); after each, the model's judgements so far become weak labels
+    (:func:`~agentr_dagster.stages.relevance.weak_label`) for the engine's active learner, the rest of the queue
+    is re-ranked, and the plan decides whether to go on. Results are persisted
     as they land. Failures are classified per paper; out of credits stops new calls. Each paper's cache key is
     claimed (as ``holder``) before its call: a paper claimed by another live worker is waited for and then
     reused, never called twice.
@@ -180,7 +181,11 @@ def score_project(
                 progress(done, summary.total)
 
     # The model's judgements in the order they were made (earlier runs' first): the stopping rule's gain curve.
-    learns = backend.kind == "llm"  # the offline backend's judgements add nothing to the engine's own ranking
+    # Batches, weak labels and re-ranking when the order decides what is spent: an LLM (the offline backend's
+    # judgements add nothing to the engine's own ranking) under a plan that may stop early or a project budget.
+    # Scoring every candidate, the relevance order alone is used: re-ranking could not change what is scored,
+    # and its cost (features, a classifier per batch) would be bookkeeping on every paper.
+    learns = backend.kind == "llm" and (plan.may_stop or project.budget_credits is not None)
     judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in stored_rows} if learns else {}
     sequence = list(judged)
     rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
@@ -195,7 +200,7 @@ def score_project(
     try:
         while pending:
             size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
-            if learns and (plan.may_stop or project.budget_credits is not None):
+            if learns:
                 size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, person, summary, size,
                                               concurrency, project.budget_credits)
                 if reason is not None:
@@ -217,8 +222,8 @@ def score_project(
                         sequence.append(row.paper_id)
                 if pending and not no_more_calls.is_set():
                     queue.rerank(judged)
-                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing)
-                               if pid in {p.id for p in pending}]
+                    waiting = {p.id for p in pending}
+                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing) if pid in waiting]
     finally:
         if beat is not None:
             beat.stop()

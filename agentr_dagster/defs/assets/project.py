@@ -234,7 +234,7 @@ def _log_progress(context: AssetExecutionContext):
 
 @asset(
     partitions_def=projects,
-    deps=[paper_scores],
+    deps=[paper_scores, relevance],  # the export's order is the relevance: new labels re-write it
     code_version=EXPORTS_VERSION,
     group_name="research",
     check_specs=[checks.EXPORTS_CHECK],

@@ -48,7 +48,7 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
                       metadata={"failure_class": exc.failure_class.value}, allow_retries=False) from exc
     png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
     top = [TableRecord({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
-           for row in outcome.top.to_dict("records")]
+           for row in (outcome.top.to_dict("records") if outcome.top is not None else [])]
     estimate = outcome.estimated_relevant
     return MaterializeResult(
         metadata={

@@ -3,20 +3,27 @@
 from dagster import AssetKey
 
 from agentr_dagster.definitions import defs
+from agentr_dagster.screening.version import engine_version
 from tests.support import REPO
 
 
 def test_code_location_holds_the_chain_job_and_sensor():
     graph = defs.resolve_asset_graph()
     keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
-    assert keys == {"research_intent", "search_queries", "candidate_papers", "paper_scores", "score_exports",
-                    "research_landscape", "related_work"}
+    assert keys == {"research_intent", "search_queries", "candidate_papers", "relevance", "paper_scores",
+                    "score_exports", "research_landscape", "related_work"}
     assert defs.resolve_job_def("project_pipeline") is not None
     assert defs.resolve_sensor_def("inbox_sensor") is not None
     scores = graph.get(AssetKey("paper_scores"))
     assert scores.partitions_def.name == "projects"
-    assert {k.to_user_string() for k in scores.parent_keys} == {"candidate_papers", "research_intent"}
+    assert {k.to_user_string() for k in scores.parent_keys} == {"candidate_papers", "research_intent", "relevance"}
     assert scores.code_version.startswith("score-v1-")
+    # relevance sits between the candidates and the scores, versioned by the screening engine's code
+    relevance = graph.get(AssetKey("relevance"))
+    assert {k.to_user_string() for k in relevance.parent_keys} == {"candidate_papers"}
+    assert relevance.code_version == engine_version() and relevance.code_version.startswith("engine-")
+    exports = graph.get(AssetKey("score_exports"))
+    assert {k.to_user_string() for k in exports.parent_keys} == {"paper_scores", "relevance"}
 
 
 def test_api_key_comes_from_the_environment_not_the_config(monkeypatch):

@@ -17,7 +17,7 @@ from tests.support import DEMO
 SLUG = "rel-demo"
 
 
-def _project(store, tmp_path, rows: int = 40) -> list:
+def _project(store, tmp_path, rows: int = 24) -> list:
     add_project(store, SLUG, (DEMO / "abstract.md").read_text())
     papers = tmp_path / "papers.csv"
     pd.read_csv(DEMO / "papers.csv").head(rows).to_csv(papers, index=False)

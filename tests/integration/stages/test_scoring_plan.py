@@ -128,7 +128,59 @@ def test_without_a_plan_every_candidate_is_scored_in_relevance_order(project, re
     summary = score_project(store, backend, SLUG, concurrency=2)
     assert summary.stop_reason is None and summary.scored == len(review) and summary.below_cutoff == 0
     order = _score_titles(server)
-    # relevance order, re-ranked from the model's judgements: the relevant papers come in the first batches
+    # the relevance asset's order: the relevant papers were sent first
     wanted = set(review.loc[review.label_included == 1, "title"])
-    first_batches = order[: 2 * 16]
-    assert wanted <= set(first_batches)
+    assert wanted <= set(order[: 2 * len(wanted)])
+    assert store.results.latest_artifact(SLUG, "score_queue").payload["reranked"] is False
+
+
+def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_passes_its_checks(
+        store, tmp_path, review, scripted_server, monkeypatch):
+    """Through Dagster, on SQLite and PostgreSQL: `LLMResource(stop_at_recall=...)` is what `agentr run
+    --stop-at-recall` sets; the stop is a success, every check passes, the export has a row per paper."""
+    import pandas as pd
+    from dagster import DagsterInstance, materialize
+
+    from agentr_dagster.defs.assets import project_assets
+    from agentr_dagster.defs.resources import LLMResource, StoreResource
+
+    monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "home"))
+    server = scripted_server(oracle_responder(set(review.loc[review.label_included == 1, "title"])))
+    store.ledger.set_pricing(MODEL, Decimal("2.50"), Decimal("10.00"))
+    store.ledger.ensure_account("default")
+    add_project(store, SLUG, QUESTION)
+    add_papers_file(store, SLUG, write_review(review, tmp_path))
+    instance = DagsterInstance.ephemeral()
+    instance.add_dynamic_partitions("projects", [SLUG])
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, stop_at_recall=0.95)
+    result = materialize(project_assets, partition_key=SLUG, instance=instance,
+                         resources={"store": StoreResource(database_url=store.url), "llm": llm})
+    assert result.success
+    assert all(e.passed for e in result.get_asset_check_evaluations())
+    [mat] = result.asset_materializations_for_node("paper_scores")
+    meta = {k: v.value for k, v in mat.metadata.items()}
+    assert meta["stop_reason"] == "target_recall" and meta["below_cutoff"] > 0
+    assert meta["scored_now"] + meta["below_cutoff"] == len(review)
+    export = pd.read_parquet(tmp_path / "home" / "results" / SLUG / "scores.parquet")
+    assert len(export) == len(review) and (export["not_scored"] == BELOW_CUTOFF).sum() == meta["below_cutoff"]
+    assert verify_ledger(store).ok
+
+
+def test_a_persons_label_outweighs_the_models_in_the_re_ranked_queue(project, review):
+    from agentr_dagster.stages.relevance import WEAK_LABEL_WEIGHT, RelevanceQueue, current_relevance, person_labels
+
+    store, _, _ = project
+    papers = store.projects.list_papers(SLUG)
+    by_source = {p.source_id: p.id for p in papers}
+    relevant = [by_source[r] for r in review.loc[review.label_included == 1, "record_id"]]
+    others = [by_source[r] for r in review.loc[review.label_included == 0, "record_id"]]
+    doubted, unjudged = relevant[0], relevant[7]
+    store.labels.set_label(SLUG, doubted, "exclude")  # the person disagrees with the model on this paper
+    store.labels.set_label(SLUG, unjudged, "include")  # and decided one the model has not seen
+    weak = {pid: 1 for pid in relevant[:6]} | {pid: 0 for pid in others[:20]}
+    queue = RelevanceQueue(QUESTION, papers, person_labels(store, SLUG), current_relevance(store, SLUG))
+    before = queue.order()
+    queue.rerank(weak)
+    assert queue.training[doubted] == (0, 1.0) and queue.training[unjudged] == (1, 1.0)
+    assert queue.training[relevant[1]] == (1, WEAK_LABEL_WEIGHT) < (1, 1.0)
+    assert len(queue.training) == len(weak) + 1 and queue.order() != before

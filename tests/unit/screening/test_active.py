@@ -51,3 +51,13 @@ def test_active_prior_trust_follows_how_the_prior_ranks_the_labels():
     s_good = ranker.scores(good, y)
     s_bad = ranker.scores(good, 1 - y)
     assert np.corrcoef(s_good, prior)[0, 1] > np.corrcoef(s_bad, prior)[0, 1]
+
+
+def test_label_weights_reach_the_classifier_and_unit_weights_change_nothing():
+    titles = [f"screening citations {i}" if i % 3 == 0 else f"soil erosion {i}" for i in range(30)]
+    feats = build_features(titles, [""] * 30, HashEmbedder())
+    learner = ActiveRanker(feats, np.zeros(30))
+    labeled, y = np.array([0, 3, 1, 2, 4]), np.array([1, 1, 0, 0, 0])
+    plain = learner.scores(labeled, y)
+    assert np.allclose(learner.scores(labeled, y, weights=np.ones(5)), plain)
+    assert not np.allclose(learner.scores(labeled, y, weights=np.array([1, 0.2, 1, 1, 1])), plain)
