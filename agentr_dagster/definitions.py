@@ -6,6 +6,7 @@ from dagster import Definitions
 
 from agentr_dagster.defs.assets import expansion_assets, pipeline_assets
 from agentr_dagster.defs.jobs import all_jobs, project_pipeline
+from agentr_dagster.defs.label_sensor import labels_sensor
 from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.defs.schedules import make_living_review_schedule, make_repair_schedule
 from agentr_dagster.defs.sensors import inbox_job_name, make_inbox_sensor
@@ -23,7 +24,7 @@ def build_definitions() -> Definitions:
     return Definitions(
         assets=[*pipeline_assets, *expansion_assets],
         jobs=jobs,
-        sensors=[make_inbox_sensor(inbox_job)],
+        sensors=[make_inbox_sensor(inbox_job), labels_sensor],
         schedules=[make_repair_schedule(get_settings().repair_cron),
                    make_living_review_schedule(get_settings().living_review_cron)],
         resources=resources_from_env(),

@@ -1,8 +1,9 @@
-"""`agentr bench scoring|overhead|growth`: figures printed (and JSON with --json), never asserted."""
+"""`agentr bench scoring|overhead|growth|pipeline`: figures printed (and JSON with --json), never asserted."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import click
 
@@ -63,3 +64,29 @@ def bench_growth_command(paper_sizes, project_sizes, database_url, as_json, out)
     result = run_growth(list(paper_sizes), list(project_sizes), database_url)
     _write(result, out)
     click.echo(json.dumps(result, indent=2) if as_json else format_growth(result))
+
+
+@click.command("pipeline")
+@click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--review", "names", multiple=True, help="Only this review folder (repeatable).")
+@click.option("--oracle", is_flag=True, help="The LLM path against the scripted server, judging from the labels.")
+@click.option("--stop-at-recall", type=click.FloatRange(0, 1, min_open=True), default=None,
+              help="Passed to `agentr run` (default 0.95 with --oracle).")
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="JSON result (default .bench/pipeline.json, .bench/pipeline-oracle.json with --oracle).")
+def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, stop_at_recall: float | None,
+                           out: Path | None) -> None:
+    """The main job as a user runs it (project add, papers add, run, export) on labelled review folders:
+    WSS@95 and recall@10/20 % of the export order beside `agentr screen` and BM25."""
+    from agentr_dagster.bench.pipeline import format_pipeline, run_pipeline_bench
+
+    try:
+        result = run_pipeline_bench(root, oracle=oracle, stop_at_recall=stop_at_recall, names=list(names) or None,
+                                    progress=lambda line: click.echo(line, err=True))
+    except (FileNotFoundError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    out = out or Path(".bench") / ("pipeline-oracle.json" if oracle else "pipeline.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _write(result, str(out))
+    click.echo(format_pipeline(result))
+    click.echo(f"json: {out}")

@@ -159,14 +159,33 @@ def label_command(slug: str, paper: str, decision: str, note: str | None) -> Non
 
 @click.command("labels")
 @click.argument("slug")
+@click.option("--import", "import_files", multiple=True, type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="Add decisions from a labels table (CSV/TSV/XLSX with included/label and record_id, doi or "
+                   "title) or an ASReview project export (.asreview); repeatable.")
 @click.option("--json", "as_json", is_flag=True)
-def labels_command(slug: str, as_json: bool) -> None:
-    """The project's screening decisions."""
+def labels_command(slug: str, import_files: tuple[Path, ...], as_json: bool) -> None:
+    """The project's screening decisions (after importing any --import files)."""
     from agentr_dagster.screening.feedback import list_labels
+    from agentr_dagster.stages.intake import IntakeError
+    from agentr_dagster.stages.labels import import_labels_file
     from agentr_dagster.store.rows import StoreError
 
+    store = open_store()
+    for path in import_files:
+        try:
+            imported = import_labels_file(store, slug, path)
+        except (IntakeError, StoreError) as exc:
+            fail(str(exc))
+        click.echo(imported.summary(), err=as_json)
+        for line in imported.unmatched[:20]:
+            click.echo(f"  unmatched {line}", err=as_json)
+        if len(imported.unmatched) > 20:
+            click.echo(f"  ... and {len(imported.unmatched) - 20} more unmatched", err=as_json)
+    if import_files and not as_json:
+        click.echo(f"next: agentr run {slug} (or let the labels sensor re-rank it)")
+        return
     try:
-        rows = list_labels(open_store(), slug)
+        rows = list_labels(store, slug)
     except StoreError as exc:
         fail(str(exc))
     if as_json:

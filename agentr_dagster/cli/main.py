@@ -28,12 +28,14 @@ for command in (project, papers, run, demo, status, failures, export, credits, p
 from agentr_dagster.cli.bench import (  # noqa: E402
     bench_growth_command,
     bench_overhead_command,
+    bench_pipeline_command,
     bench_scoring_command,
 )
 
 bench.add_command(bench_scoring_command, "scoring")
 bench.add_command(bench_overhead_command, "overhead")
 bench.add_command(bench_growth_command, "growth")
+bench.add_command(bench_pipeline_command, "pipeline")
 from agentr_dagster.cli.screen import bench_screening_command, screen_command  # noqa: E402
 
 main.add_command(screen_command, "screen")

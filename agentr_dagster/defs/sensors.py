@@ -1,5 +1,6 @@
 """The drop-folder sensor: abstracts create project partitions, paper files add candidates; both launch the
-project's run. Bad files are quarantined with their reason (`rejected/<project>/`); the sensor itself never
+project's run. Labels files (stages/labels.py) label the project's papers; the labels sensor re-ranks it.
+Bad files are quarantined with their reason (`rejected/<project>/`); the sensor itself never
 fails on input. A file is taken only once it is complete: its size and modification time unchanged since the
 previous tick (the cursor keeps each file's stamps); hidden names and download suffixes are being written.
 A tick that rejects or defers files names each one with its reason: WARNING lines in the tick log, and the
@@ -42,6 +43,7 @@ from agentr_dagster.stages.intake import (
     scan_inbox,
     store_outage,
 )
+from agentr_dagster.stages.labels import import_labels_file, is_labels_file, write_labels_report
 from agentr_dagster.store import DomainStore
 
 # At the top of the inbox a .txt file is an abstract; inside inbox/<slug>/ it may be a PubMed export.
@@ -105,6 +107,12 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
                 runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:abstract:{sha}",
                                              job_name=job_name, tags={"agentr/source": "inbox"})
                 lines.append(f"project {item.slug}: abstract accepted")
+            elif is_labels_file(item.path):  # decisions, not papers: the labels sensor re-ranks the project
+                imported = import_labels_file(store, item.slug, item.path)
+                lines.append(f"project {item.slug}: labels {imported.summary()}")
+                lines.extend(printable(f"  unmatched {line}") for line in imported.unmatched[:20])
+                write_labels_report(archive(item.path, processed / item.slug), imported)
+                continue
             else:
                 added = add_papers_file(store, item.slug, item.path)
                 sha = file_sha256(item.path)

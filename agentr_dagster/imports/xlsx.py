@@ -59,15 +59,26 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
-def parse_xlsx(data: bytes, collector: Collector) -> str:
-    _check_archive(data, collector.limits.max_bytes)
+def open_workbook(data: bytes, max_bytes: int):
+    """The workbook in ``data``, read-only and values only, after the archive checks; ImportFileError if it
+    cannot be opened. The caller closes it."""
+    if not data.startswith(b"PK\x03\x04"):
+        raise ImportFileError("The .xlsx file is not a workbook (a workbook is a ZIP archive)." + _kind_hint(data))
+    _check_archive(data, max_bytes)
     from openpyxl import load_workbook
 
     try:
-        workbook = load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+        return load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many types on a damaged workbook; all mean the same to the user
         reason = f"{type(exc).__name__}: {clip(str(exc), 120)}"
         raise ImportFileError(f"The workbook could not be opened ({reason}).") from exc
+
+
+cell_text = _cell_text  # one cell as the text a CSV of the sheet would hold
+
+
+def parse_xlsx(data: bytes, collector: Collector) -> str:
+    workbook = open_workbook(data, collector.limits.max_bytes)
     try:
         return _read_sheets(workbook, collector)
     except ImportFileError:

@@ -92,3 +92,40 @@ def valid_responder(body: dict) -> str:
     user = next(m["content"] for m in body["messages"] if m["role"] == "user")
     match = _TITLE_RE.search(user)
     return json.dumps(score_payload(match.group(1) if match else ""))
+
+
+def judged_score_payload(included: bool) -> dict:
+    """A perfect screener's verdict: an included paper is close work (high similarity, C1 and C2), an excluded
+    one is unrelated."""
+    level, score = ("high", 9) if included else ("none", 0)
+    return {
+        "semantic_similarity": 0.95 if included else 0.05,
+        "overlap": {"problem": level, "method": level, "domain": level, "constraint": "none"},
+        "c1_direct_competitor": {"score": score, "justification": "judged from the review's final decision",
+                                 "strengths": [], "weaknesses": []},
+        "c2_supporting_work": {"score": score, "justification": "judged from the review's final decision",
+                               "contribution_type": "methodology", "relevance_areas": [], "strengths": [],
+                               "weaknesses": []},
+        "research_gaps": ["none stated"],
+        "user_novelty": "n/a",
+        "candidate_advantage": "n/a",
+    }
+
+
+def oracle_responder(included_titles: set[str], normalise=lambda title: " ".join(title.casefold().split())):
+    """A responder that scores a paper from the review's labels: ``included_titles`` holds the normalised
+    titles (``normalise``) of the included records; every other stage gets :func:`valid_responder`'s answer.
+    ``responder.scored`` lists the normalised titles it was asked to score, in order."""
+    scored: list[str] = []
+
+    def responder(body: dict) -> str:
+        if stage_of(body) != "score":
+            return valid_responder(body)
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        match = _TITLE_RE.search(user)
+        title = normalise(match.group(1) if match else "")
+        scored.append(title)
+        return json.dumps(judged_score_payload(title in included_titles))
+
+    responder.scored = scored
+    return responder
