@@ -11,16 +11,11 @@ from dagster import AssetMaterialization, DagsterInstance, SkipReason, build_sen
 from agentr_dagster.defs.assets import pipeline_assets
 from agentr_dagster.defs.label_sensor import LABELS_SELECTION, RANKED_BY_LABELS, labels_sensor
 from agentr_dagster.defs.resources import LLMResource, StoreResource
-from agentr_dagster.defs.sensors import inbox_sensor
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.support import ABSTRACT, DEMO
 from tests.support.label_samples import asreview_v2, papers_csv
-
-
-def inbox_tick(store, instance):
-    context = build_sensor_context(instance=instance, resources={"store": StoreResource(database_url=store.url)})
-    return inbox_sensor(context)
+from tests.support.sensor import SensorTicks
 
 
 def test_labels_files_dropped_in_a_project_folder_label_its_papers(store, tmp_path, monkeypatch):
@@ -29,10 +24,10 @@ def test_labels_files_dropped_in_a_project_folder_label_its_papers(store, tmp_pa
     inbox = home / "inbox"
     folder = inbox / "lab"
     folder.mkdir(parents=True)
-    instance = DagsterInstance.ephemeral()
+    ticks = SensorTicks(store.url, DagsterInstance.ephemeral())  # a file is taken once two ticks see it unchanged
     (inbox / "lab.md").write_text(ABSTRACT)
     (folder / "candidates.csv").write_text(papers_csv())
-    inbox_tick(store, instance)
+    ticks.settled()
     assert store.projects.count_papers("lab") == 5
 
     # An ASReview dataset export (it has `included`): labels, not papers; the unmatched row is reported.
@@ -42,7 +37,7 @@ def test_labels_files_dropped_in_a_project_folder_label_its_papers(store, tmp_pa
         "R4,A survey of bird migration in northern Europe,y,0\n"
         "R77,Something else entirely,z,1\n"
     )
-    result = inbox_tick(store, instance)
+    result = ticks.settled()
     assert not getattr(result, "run_requests", None)  # the labels sensor re-ranks; the inbox adds no papers
     assert store.projects.count_papers("lab") == 5
     assert sorted(r.label for r in store.labels.list_labels("lab")) == ["exclude", "include"]
@@ -53,10 +48,10 @@ def test_labels_files_dropped_in_a_project_folder_label_its_papers(store, tmp_pa
     # An ASReview project file, and a labels file without a usable column (quarantined with its reason).
     (folder / "review.asreview").write_bytes(asreview_v2({2: 1, 4: 1}))
     (folder / "labels.csv").write_text("record_id,notes\nR1,looks good\n")
-    inbox_tick(store, instance)
+    ticks.settled()
     assert len(store.labels.list_labels("lab")) == 4
     assert (processed / "review.asreview").exists()
-    reason = (inbox / "rejected" / "labels.csv.error.txt").read_text()
+    reason = (inbox / "rejected" / "lab" / "labels.csv.error.txt").read_text()
     assert "no decision column" in reason and "'included'" in reason
     assert len(store.labels.list_labels("lab")) == 4 and store.projects.count_papers("lab") == 5
 
