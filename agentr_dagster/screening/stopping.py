@@ -16,8 +16,14 @@ from typing import Protocol
 
 import numpy as np
 
-__all__ = ["PointProcessStop", "StoppingRule", "all_includes_found", "consecutive_excludes",
+__all__ = ["DEFAULT_CONFIDENCE", "PointProcessStop", "StoppingRule", "all_includes_found", "consecutive_excludes",
            "recall_lower_bound"]
+
+# The confidence of the point-process bound (the quantile of the includes expected to be left). Stevenson &
+# Bin-Hezam evaluate 0.95; with this project's small batches the bound is re-tested after every batch, so the
+# first passing test comes early (one of ~50 chances), and on the 18 shared reviews, with a perfect screener,
+# 0.95 reached recall 0.95 on 14 of 18 (50.2 % of the calls), 0.99 on 16 of 18 (55.9 %).
+DEFAULT_CONFIDENCE = 0.99
 
 
 class StoppingRule(Protocol):
@@ -62,7 +68,7 @@ def _expected_left(positions: np.ndarray, screened: int, n_total: int) -> float:
     return (a / b) * (math.exp(-b * screened) - math.exp(-b * n_total))
 
 
-def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float = 0.95) -> float:
+def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float = DEFAULT_CONFIDENCE) -> float:
     """A lower confidence bound on the recall reached so far, from the screening order's own gain curve.
 
     The point-process stopping method of Stevenson & Bin-Hezam (ACM TOIS 42(3), 2024, doi:10.1145/3631990):
@@ -89,7 +95,7 @@ class PointProcessStop:
     been found. A live rule: reads ``seen_labels`` (in screening order) and only the *size* of ``all_labels``."""
 
     target_recall: float = 0.95
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
     min_found: int = 2
 
     def __post_init__(self) -> None:

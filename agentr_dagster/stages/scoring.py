@@ -24,7 +24,7 @@ from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
-from agentr_dagster.screening.stopping import PointProcessStop, recall_lower_bound
+from agentr_dagster.screening.stopping import DEFAULT_CONFIDENCE, PointProcessStop, recall_lower_bound
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
@@ -65,7 +65,7 @@ class ScoringPlan:
 
     stop_at_recall: float | None = None
     budget_credits: Decimal | None = None
-    confidence: float = 0.95
+    confidence: float = DEFAULT_CONFIDENCE
 
     def __post_init__(self) -> None:
         if self.stop_at_recall is not None and not 0 < self.stop_at_recall <= 1:
