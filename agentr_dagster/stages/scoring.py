@@ -56,11 +56,11 @@ class ScoringPlan:
     """When scoring with an LLM may stop before every candidate is scored. The default scores every candidate.
 
     ``stop_at_recall``: stop once the stopping rule (:class:`~agentr_dagster.screening.stopping.PointProcessStop`)
-    says, with ``confidence``, that this share of the relevant papers has been scored (the model's judgements
-    are the labels). ``budget_credits``: the credits the project's scoring may spend in all, over every run; no
-    batch is started that the average cost of its calls so far says would pass it (a soft cap, passed by one
-    call at most; for a hard one, ``agentr budget set``, which the plan also keeps to). Papers left are
-    ``not_scored: below cut-off``; a later run with a stricter target or a larger budget continues with them,
+    says, with ``confidence`` (99 % by default), that this share of the relevant papers has been scored (the
+    model's judgements are the labels). ``budget_credits``: the credits the project's scoring may spend in all,
+    over every run; no batch is started that the average cost of its calls so far says would pass it (a soft cap,
+    passed by one call at most; for a hard one, ``agentr budget set``, which the plan also keeps to). Papers left
+    are ``not_scored: below cut-off``; a later run with a stricter target or a larger budget continues with them,
     and calls nothing already answered."""
 
     stop_at_recall: float | None = None
