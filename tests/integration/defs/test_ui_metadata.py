@@ -70,6 +70,13 @@ def ui(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENTR_", "DAGSTER_"))}
     env.update(AGENTR_HOME=str(home), DAGSTER_HOME=str(dagster_home), PYTHONPATH=str(REPO),
                PYTHONWARNINGS=DEV_NOTICE, PATH=f"{VENV_BIN}{os.pathsep}{env.get('PATH', '')}")
+    # Both storages exist before `dagster dev` starts: two processes creating one SQLite storage at once can
+    # each stamp its schema version (Dagster then refuses it: "more than one head").
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("AGENTR_DATABASE_URL", raising=False)
+        DomainStore(default_database_url(home)).close()
+    instance = DagsterInstance.from_config(str(dagster_home))
+    instance.add_dynamic_partitions("projects", [SLUG])
     log = home / "dagster-dev.log"
     with log.open("w") as out:
         server = subprocess.Popen([str(VENV_BIN / "dagster"), "dev", "-w", "workspace.yaml", "-p", str(port)],
@@ -85,8 +92,6 @@ def ui(tmp_path_factory):
                 csv = home / "papers.csv"
                 pd.read_csv(DEMO / "papers.csv").head(20).to_csv(csv, index=False)
                 add_papers_file(store, SLUG, csv)
-            instance = DagsterInstance.from_config(str(dagster_home))
-            instance.add_dynamic_partitions("projects", [SLUG])
             result = materialize(pipeline_assets, partition_key=SLUG, instance=instance,
                                  resources={"store": StoreResource(database_url=url), "llm": LLMResource()})
             assert result.success
