@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 def scores(slug: str) -> pd.DataFrame:
     """The project's scores as a pandas DataFrame (the export columns); ProjectNotFound for an unknown slug."""
-    from agentr_dagster.frames import scores as _scores
+    from agentr_dagster.stages.frames import scores as _scores
 
     return _scores(slug)
 
@@ -28,7 +28,7 @@ def usage(
     slug: str | None = None, by: tuple[str, ...] | list[str] = ("project", "stage", "model", "day")
 ) -> pd.DataFrame:
     """LLM usage as a pandas DataFrame grouped by ``by`` (every project when ``slug`` is None)."""
-    from agentr_dagster.frames import usage as _usage
+    from agentr_dagster.stages.frames import usage as _usage
 
     return _usage(slug, by)
 

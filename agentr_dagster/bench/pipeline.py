@@ -30,6 +30,7 @@ from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 import pandas as pd
 
@@ -59,10 +60,8 @@ def _slug(name: str) -> str:
 class _Cli:
     """The ``agentr`` command line, invoked in-process with one review's environment."""
 
-    def __init__(self, env: dict[str, str | None]):
+    def __init__(self, main: click.Command, env: dict[str, str | None]):
         from click.testing import CliRunner
-
-        from agentr_dagster.cli.main import main
 
         self.main, self.env, self.runner = main, env, CliRunner()
 
@@ -147,7 +146,7 @@ def _run_supports_stop_rule() -> bool:
     return any(p.name == "stop_at_recall" for p in run.params)
 
 
-def bench_review(folder: Path, work: Path, *, oracle: bool, stop_at_recall: float | None,
+def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: bool, stop_at_recall: float | None,
                  say: Callable[[str], None]) -> dict[str, Any]:
     """One review through the CLI in a fresh home under ``work``: figures for every method."""
     from agentr_dagster.store import DomainStore
@@ -171,7 +170,7 @@ def bench_review(folder: Path, work: Path, *, oracle: bool, stop_at_recall: floa
         server, responder, included = _oracle_server(review)
         env.update(AGENTR_LLM_BASE_URL=server.base_url, AGENTR_LLM_MODEL=ORACLE_MODEL,
                    AGENTR_LLM_API_KEY="sk-bench-oracle-not-a-key", AGENTR_LLM_PROVIDER=None)
-    cli = _Cli(env)
+    cli = _Cli(cli_main, env)
     y = review.labels
     entry: dict[str, Any] = {"name": review.name, "n_records": len(y), "n_included": int(y.sum()), "methods": {}}
     try:
@@ -225,9 +224,12 @@ def _mean(values: list[float]) -> float | None:
     return round(float(np.mean(vals)), 4) if vals else None
 
 
-def run_pipeline_bench(root: Path, *, oracle: bool = False, stop_at_recall: float | None = None,
-                       names: list[str] | None = None, progress: Callable[[str], None] | None = None) -> dict:
-    """Every review under ``root`` (or those in ``names``). ``oracle`` needs ``stop_at_recall`` (default 0.95)."""
+def run_pipeline_bench(root: Path, *, cli_main: click.Command, oracle: bool = False,
+                       stop_at_recall: float | None = None, names: list[str] | None = None,
+                       progress: Callable[[str], None] | None = None) -> dict:
+    """Every review under ``root`` (or those in ``names``), through ``cli_main`` (the ``agentr`` root command:
+    passed in, so this module does not import the CLI that mounts it). ``oracle`` needs ``stop_at_recall``
+    (default 0.95)."""
     say = progress or (lambda _line: None)
     folders = discover_reviews(Path(root))
     if names:
@@ -244,7 +246,7 @@ def run_pipeline_bench(root: Path, *, oracle: bool = False, stop_at_recall: floa
         raise RuntimeError("this build's `agentr run` has no --stop-at-recall (the stopping rule)")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="agentr-bench-pipeline-") as tmp:
-        reviews = [bench_review(f, Path(tmp), oracle=oracle, stop_at_recall=stop_at_recall, say=say)
+        reviews = [bench_review(f, Path(tmp), cli_main=cli_main, oracle=oracle, stop_at_recall=stop_at_recall, say=say)
                    for f in folders]
     mean = {m: {k: _mean([r["methods"][m][k] for r in reviews]) for k in METRICS} for m in METHODS}
     result: dict[str, Any] = {

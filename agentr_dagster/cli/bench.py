@@ -81,7 +81,8 @@ def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, sto
     from agentr_dagster.bench.pipeline import format_pipeline, run_pipeline_bench
 
     try:
-        result = run_pipeline_bench(root, oracle=oracle, stop_at_recall=stop_at_recall, names=list(names) or None,
+        result = run_pipeline_bench(root, cli_main=click.get_current_context().find_root().command, oracle=oracle,
+                                    stop_at_recall=stop_at_recall, names=list(names) or None,
                                     progress=lambda line: click.echo(line, err=True))
     except (FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from exc

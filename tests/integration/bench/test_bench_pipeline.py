@@ -8,6 +8,7 @@ import json
 import pandas as pd
 
 from agentr_dagster.bench.pipeline import run_pipeline_bench
+from agentr_dagster.cli.main import main
 from agentr_dagster.testing.screening import synthetic_review
 
 
@@ -26,7 +27,7 @@ def write_review(folder, n=60, n_inc=8):
 def test_the_oracle_bench_runs_the_chain_and_counts_calls_and_recall(tmp_path):
     labels = write_review(tmp_path / "reviews" / "Synthetic_ACE")
     lines: list[str] = []
-    result = run_pipeline_bench(tmp_path / "reviews", oracle=True, progress=lines.append)
+    result = run_pipeline_bench(tmp_path / "reviews", cli_main=main, oracle=True, progress=lines.append)
     (entry,) = result["reviews"]
     assert (entry["n_records"], entry["n_included"]) == (60, int(labels.sum()))
     assert entry["papers_in_project"] == 60 and entry["not_in_export"] == 0  # every record found in the export
