@@ -57,6 +57,14 @@ def _entry_table(page, header: str) -> dict | None:
                      .map(r => r.getBoundingClientRect().height))}}; }})()""")
 
 
+def _answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status == 200
+    except OSError:  # URLError is an OSError: refused while the port is not bound yet
+        return False
+
+
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory):
     """`dagster dev` on a fresh instance (booting while the project is materialised into it); yields the base URL,
@@ -102,8 +110,11 @@ def ui(tmp_path_factory):
             assert server.poll() is None, f"dagster dev exited:\n{log.read_text()[-3000:]}"
             assert time.monotonic() < deadline, f"dagster dev did not serve within 180 s:\n{log.read_text()[-3000:]}"
             time.sleep(0.5)
-        with urllib.request.urlopen(f"{base}/server_info", timeout=30) as response:
-            assert response.status == 200
+        # The webserver logs "Serving" just before uvicorn binds its port: ask until it answers.
+        while not _answers(f"{base}/server_info"):
+            assert server.poll() is None, f"dagster dev exited:\n{log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, f"dagster dev did not answer within 180 s:\n{log.read_text()[-3000:]}"
+            time.sleep(0.5)
         with Chromium() as browser:
             first = browser.page(f"{base}/server_info", WIDTH, HEIGHT)
             # the "join the community" dialog a first visit shows over every page, dismissed as its Skip does
