@@ -38,7 +38,9 @@ MANIFEST = "manifest.json"  # written last by the build: its presence means the 
 # Texts are cut at 128 word pieces: the length all-MiniLM-L6-v2 was trained on and its tokenizer.json's own
 # truncation (sentence-transformers' default of 256 costs 2.2x the time for abstracts).
 MAX_TOKENS = 128
-_BATCH_TOKENS = 8192  # padded tokens per onnxruntime call: long abstracts go in small batches, titles in big ones
+# Padded tokens per onnxruntime call (long abstracts go in small batches, titles in big ones): 1024 keeps a
+# batch in cache; on 2 idle cores 180 texts/s against 125 at 8192 (2,000 title+abstract texts).
+_BATCH_TOKENS = 1024
 
 
 def default_transformer_dir() -> Path:
@@ -54,8 +56,8 @@ def transformer_present(path: Path | str | None = None) -> bool:
 class TransformerEncoder:
     """all-MiniLM-L6-v2 (ONNX) sentence embeddings: one L2-normalised float32 row per text.
 
-    Texts are tokenised by the model's own ``tokenizer.json`` (truncated at 256 tokens, as sentence-transformers
-    does), sorted by length and run in batches of similar length, so padding costs little. An empty text gets a
+    Texts are tokenised by the model's own ``tokenizer.json`` (truncated at :data:`MAX_TOKENS`, as the model was
+    trained), sorted by length and run in batches of similar length, so padding costs little. An empty text gets a
     zero row (cosine 0 with anything), as in the static :class:`~agentr_dagster.domain.embeddings.Embedder`.
     """
 
