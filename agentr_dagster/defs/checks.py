@@ -42,8 +42,8 @@ QUERIES_CHECK = AssetCheckSpec(
 )
 CANDIDATES_CHECK = AssetCheckSpec(
     "has_candidates", asset="candidate_papers",
-    description="Counts the project's active candidate papers; none yet is a valid state (it passes, saying "
-                "'waiting for candidates' and how to add papers), not a failure.",
+    description="Counts the project's active candidate papers; none yet is a valid state that warns (WARN: "
+                "'waiting for candidates' and how to add papers), not a failure of the run.",
 )
 SCORES_CHECK = AssetCheckSpec(
     "every_paper_scored", asset="paper_scores",
@@ -148,9 +148,10 @@ def evaluate_queries(store: DomainStore, slug: str) -> AssetCheckResult:
 def evaluate_candidates(store: DomainStore, slug: str) -> AssetCheckResult:
     """The candidate papers the store holds for the project."""
     papers = store.projects.count_papers(slug)
-    # No candidates yet is a valid state (the later assets wait for them), not a failed check.
+    # No candidates yet is a valid state (the later assets wait for them): a warning to add papers, and a WARN
+    # check never fails the run.
     return AssetCheckResult(
-        check_name=CANDIDATES_CHECK.name, passed=True, severity=AssetCheckSeverity.WARN,
+        check_name=CANDIDATES_CHECK.name, passed=papers > 0, severity=AssetCheckSeverity.WARN,
         description=f"{papers} candidate paper(s)" if papers else f"{WAITING_FOR_CANDIDATES}: {add_papers_hint(slug)}",
         metadata=per_partition({"papers": papers, **({} if papers else {"status": WAITING_FOR_CANDIDATES})}),
     )

@@ -10,6 +10,7 @@ the files stay in the inbox untouched and a later tick takes them: an outage is 
 
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from pathlib import Path
 
 from dagster import (
     DagsterInstance,
@@ -79,7 +80,6 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
     complete)."""
     inbox, rejected, processed = inbox_dir(home), rejected_dir(home), processed_dir(home)
     done = InboxPass()
-    new_partitions, lines = done.new_partitions, done.lines
     runs: dict[str, RunRequest] = {}
     limit = files_per_tick or get_settings().sensor_files_per_tick
     scanned = scan_inbox(inbox, None if previous_stamps is not None else limit)
@@ -87,71 +87,89 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
         settled = settle(scanned, inbox, previous_stamps)
         done.deferred, done.stamps = settled.deferred, settled.stamps
         for waiting in settled.deferred:
-            lines.append(f"deferred {waiting.name}: {waiting.reason}")
+            done.lines.append(f"deferred {waiting.name}: {waiting.reason}")
         scanned = settled.ready
     items = scanned[:limit]
     for item in items:
         done.stamps.pop(inbox_name(item, inbox), None)  # handled now: a new file of that name starts afresh
     for index, item in enumerate(items):
         try:
-            if item.kind == "unknown":
-                raise IntakeError(
-                    f"{item.path.name}: not an abstract (.md/.txt) or a paper file ({PAPER_SUFFIXES})"
-                )
-            if item.kind == "abstract":
-                abstract = read_abstract(item.path)  # checks type and size first: a FIFO or 2 GB file is never read
-                sha = file_sha256(item.path)
-                add_project(store, item.slug, abstract)
-                if item.slug not in existing_partitions and item.slug not in new_partitions:
-                    new_partitions.append(item.slug)
-                runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:abstract:{sha}",
-                                             job_name=job_name, tags={"agentr/source": "inbox"})
-                lines.append(f"project {item.slug}: abstract accepted")
-            elif is_labels_file(item.path):  # decisions, not papers: the labels sensor re-ranks the project
-                imported = import_labels_file(store, item.slug, item.path)
-                lines.append(f"project {item.slug}: labels {imported.summary()}")
-                lines.extend(printable(f"  unmatched {line}") for line in imported.unmatched[:20])
-                write_labels_report(archive(item.path, processed / item.slug), imported)
-                continue
-            else:
-                added = add_papers_file(store, item.slug, item.path)
-                sha = file_sha256(item.path)
-                lines.append(
-                    f"project {item.slug}: {item.path.name}: {added.added} added, {added.duplicates} duplicates, "
-                    f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
-                )
-                if not added.added:
-                    done.unchanged.append(f"{inbox_name(item, inbox)} (" + (
-                        "already imported" if added.already_imported else f"{added.duplicates} duplicate(s)") + ")")
-                if added.added and item.slug not in runs:
-                    runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:papers:{sha}",
-                                                 job_name=job_name, tags={"agentr/source": "inbox"})
-            archive(item.path, processed / item.slug)
+            _take_item(store, item, inbox, processed, existing_partitions, job_name, done, runs)
         except Exception as exc:  # noqa: BLE001 - any bad file is quarantined; the sensor keeps ticking
             outage = store_outage(exc)  # the database failing is not the file's fault: keep it, stop the pass
             if outage is not None:
-                line = _outage_line(outage, items[index:])
-                lines.append(line)
-                for left in items[index:]:  # kept in the inbox: still complete at the next tick
-                    if (now := stamp(left.path)) is not None:
-                        done.stamps[inbox_name(left, inbox)] = now
-                done.run_requests, done.outage = list(runs.values()), line
+                _leave_for_next_tick(outage, items[index:], inbox, done)
+                done.run_requests = list(runs.values())
                 return done
-            reason = str(exc) if isinstance(exc, IntakeError) else f"{type(exc).__name__}: {exc}"
-            if type(exc).__name__ == "ProjectNotFound":
-                reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
-                          f"`agentr project add {item.slug} --abstract FILE`")
-            line = printable(f"rejected {inbox_name(item, inbox)}: {reason.removeprefix(f'{item.path.name}: ')}")
-            folder = rejection_folder(item)
-            try:
-                if item.path.exists() or item.path.is_symlink():
-                    quarantine(item.path, reason, rejected, project=folder, came_from=came_from(item))
-            except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
-                line += printable(f" (could not move it to {rejected.name}/{folder}/: {move_exc})")
-            lines.append(line)
-            done.rejected.append((inbox_name(item, inbox), printable(reason).removeprefix(f"{item.path.name}: ")))
+            _reject_item(item, exc, inbox, rejected, done)
     done.run_requests = list(runs.values())
     return done
+
+
+def _take_item(store: DomainStore, item: InboxItem, inbox: Path, processed: Path, existing_partitions: set[str],
+               job_name: str, done: InboxPass, runs: dict[str, RunRequest]) -> None:
+    """Store one complete file (an abstract, a labels file or a paper file) and archive it under
+    processed/<slug>/; an abstract, or a paper file that added papers, requests the project's run (in ``runs``).
+    Raises what a bad file or a database failure raises."""
+    if item.kind == "unknown":
+        raise IntakeError(f"{item.path.name}: not an abstract (.md/.txt) or a paper file ({PAPER_SUFFIXES})")
+    if item.kind == "abstract":
+        abstract = read_abstract(item.path)  # checks type and size first: a FIFO or 2 GB file is never read
+        sha = file_sha256(item.path)
+        add_project(store, item.slug, abstract)
+        if item.slug not in existing_partitions and item.slug not in done.new_partitions:
+            done.new_partitions.append(item.slug)
+        runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:abstract:{sha}",
+                                     job_name=job_name, tags={"agentr/source": "inbox"})
+        done.lines.append(f"project {item.slug}: abstract accepted")
+    elif is_labels_file(item.path):  # decisions, not papers: the labels sensor re-ranks the project
+        imported = import_labels_file(store, item.slug, item.path)
+        done.lines.append(f"project {item.slug}: labels {imported.summary()}")
+        done.lines.extend(printable(f"  unmatched {line}") for line in imported.unmatched[:20])
+        write_labels_report(archive(item.path, processed / item.slug), imported)  # archived here: its report beside it
+        return
+    else:
+        added = add_papers_file(store, item.slug, item.path)
+        sha = file_sha256(item.path)
+        done.lines.append(
+            f"project {item.slug}: {item.path.name}: {added.added} added, {added.duplicates} duplicates, "
+            f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
+        )
+        if not added.added:
+            done.unchanged.append(f"{inbox_name(item, inbox)} (" + (
+                "already imported" if added.already_imported else f"{added.duplicates} duplicate(s)") + ")")
+        if added.added and item.slug not in runs:
+            runs[item.slug] = RunRequest(partition_key=item.slug, run_key=f"{item.slug}:papers:{sha}",
+                                         job_name=job_name, tags={"agentr/source": "inbox"})
+    archive(item.path, processed / item.slug)
+
+
+def _leave_for_next_tick(outage: str, left: list[InboxItem], inbox: Path, done: InboxPass) -> None:
+    """The database failed: keep ``left`` (the failing file and the rest) in the inbox, stamped as complete so
+    the next tick takes them at once, and say why."""
+    line = _outage_line(outage, left)
+    done.lines.append(line)
+    for item in left:
+        if (now := stamp(item.path)) is not None:
+            done.stamps[inbox_name(item, inbox)] = now
+    done.outage = line
+
+
+def _reject_item(item: InboxItem, exc: Exception, inbox: Path, rejected: Path, done: InboxPass) -> None:
+    """Quarantine a bad file under rejected/<project>/ with its reason, and record the rejection."""
+    reason = str(exc) if isinstance(exc, IntakeError) else f"{type(exc).__name__}: {exc}"
+    if type(exc).__name__ == "ProjectNotFound":
+        reason = (f"no project {item.slug!r}: drop {item.slug}.md (an abstract) first, or run "
+                  f"`agentr project add {item.slug} --abstract FILE`")
+    line = printable(f"rejected {inbox_name(item, inbox)}: {reason.removeprefix(f'{item.path.name}: ')}")
+    folder = rejection_folder(item)
+    try:
+        if item.path.exists() or item.path.is_symlink():
+            quarantine(item.path, reason, rejected, project=folder, came_from=came_from(item))
+    except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
+        line += printable(f" (could not move it to {rejected.name}/{folder}/: {move_exc})")
+    done.lines.append(line)
+    done.rejected.append((inbox_name(item, inbox), printable(reason).removeprefix(f"{item.path.name}: ")))
 
 
 def tick_problems(result: InboxPass) -> list[str]:

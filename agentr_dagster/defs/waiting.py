@@ -1,9 +1,10 @@
 """A project without candidate papers is a valid state, not a failure. Every asset that needs candidates (the
 scores and everything made from them) is declared ``output_required=False`` and wrapped in
 :func:`waits_for_candidates`: with no papers it materialises nothing, records an ``AssetObservation`` "waiting
-for candidates" (with what to do next) on itself and on every other such asset, and passes its checks with that
-description (nothing to check yet). Dagster then skips the steps after it in the run; the run succeeds. Once
-papers arrive, the next run materialises the whole chain.
+for candidates" (with what to do next) on itself and on every other such asset, and reports its checks as not
+evaluated (failed, WARN severity, so they never fail the run: Dagster fails the step when an asset with check
+specs yields no result for them, even one whose output is optional). Dagster then skips the steps after it in
+the run; the run succeeds. Once papers arrive, the next run materialises the whole chain.
 
 Usage (the decorator goes between ``@asset`` and the function; the asset needs a ``store: StoreResource``)::
 
@@ -17,7 +18,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
-from dagster import AssetCheckResult, AssetExecutionContext, AssetKey, AssetObservation, MaterializeResult
+from dagster import (
+    AssetCheckResult,
+    AssetCheckSeverity,
+    AssetExecutionContext,
+    AssetKey,
+    AssetObservation,
+    MaterializeResult,
+)
 
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint, waiting_for_candidates
@@ -27,7 +35,8 @@ CANDIDATE_DEPENDENT: list[str] = []
 
 
 def waiting_events(context: AssetExecutionContext, message: str) -> Iterator[AssetCheckResult]:
-    """Log the observations and yield this asset's check results for a project that waits for candidates."""
+    """Log the observations and yield this asset's check results for a project that waits for candidates: not
+    evaluated, so not passed (there is nothing to check yet), at WARN severity, which never fails the run."""
     slug = context.partition_key
     metadata = {"status": WAITING_FOR_CANDIDATES, "papers": 0, "next": add_papers_hint(slug)}
     for name in dict.fromkeys([context.asset_key.to_user_string(), *CANDIDATE_DEPENDENT]):
@@ -35,8 +44,9 @@ def waiting_events(context: AssetExecutionContext, message: str) -> Iterator[Ass
                                            metadata=metadata))
     for spec in context.assets_def.check_specs:
         yield AssetCheckResult(
-            check_name=spec.name, asset_key=spec.asset_key, passed=True,
-            description=f"{WAITING_FOR_CANDIDATES}: nothing to check yet", metadata=metadata,
+            check_name=spec.name, asset_key=spec.asset_key, passed=False, severity=AssetCheckSeverity.WARN,
+            description=f"not evaluated: {WAITING_FOR_CANDIDATES} (nothing to check yet); {metadata['next']}",
+            metadata=metadata,
         )
 
 

@@ -15,6 +15,7 @@ from agentr_dagster.stages.search import paper_found_by
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
+    from agentr_dagster.store.rows import PaperRow, ResultRow
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")
@@ -89,15 +90,10 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     artifact = store.results.latest_artifact(slug, "intent")
     papers = {p.id: p for p in store.projects.list_papers(slug)}
     intent_hash = current_intent(store, slug)[1] if artifact is not None else None
-    current: dict[int, object] = {}  # paper id -> its newest current result
+    current: dict[int, ResultRow] = {}  # paper id -> its newest current result
     below: set[int] = set()
     if intent_hash is not None and papers:
-        for result in store.results.results_for_project(slug):
-            paper = papers.get(result.paper_id)
-            if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
-                continue  # a score for an older intent or paper text is not current
-            if result.paper_id not in current or result.id > current[result.paper_id].id:
-                current[result.paper_id] = result
+        current = _current_results(store, slug, papers, intent_hash)
         below = below_cutoff_ids(store, slug, intent_hash, None)
     sightings = store.searches.found_by(slug) if papers else {}
     stored = current_relevance(store, slug)
@@ -110,49 +106,82 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     for pid in ids:
         paper = papers[pid]
         result = current.get(pid)
-        a = result.payload if result is not None else None
-        row = {
-            "paper_id": paper.id,
-            "source_id": paper.source_id,
-            "title": paper.title,
-            "year": paper.year,
-            "doi": paper.doi,
-            "venue": paper.venue,
-            "authors": "; ".join(paper.authors or []),
+        row = _paper_columns(paper, sightings.get(paper.id, []))
+        row.update({
             "relevance": combined.get(pid),
             "relevance_source": "llm" if pid in judged else ("ranker" if pid in ranker01 else None),
             "ranker_relevance": ranker01.get(pid),
             "relevance_rank": stored[pid].rank if pid in stored else None,
-            "not_scored": "" if a is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
-            "source_format": (paper.provenance or {}).get("format"),
-            "source_file": (paper.provenance or {}).get("file"),
-            "found_by": "; ".join(paper_found_by(paper.provenance, sightings.get(paper.id, []))),
-            # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
-            "injection_flag": (injection := check_paper(paper.title, paper.abstract)).flagged,
-            "injection_reasons": injection.summary(),
-        }
-        if a is not None:
+            "not_scored": "" if result is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
+        })
+        if result is not None:
+            # the offline heuristic's own similarity ranked worse than the engine's relevance: that replaces it
             offline = result.backend != "llm" and pid in ranker01
-            row.update({
-                "semantic_similarity": ranker01[pid] if offline else a["semantic_similarity"],
-                "c1_score": a["c1_direct_competitor"]["score"],
-                "c2_score": a["c2_supporting_work"]["score"],
-                "c2_contribution_type": a["c2_supporting_work"]["contribution_type"],
-                "overlap_problem": a["overlap"]["problem"],
-                "overlap_method": a["overlap"]["method"],
-                "overlap_domain": a["overlap"]["domain"],
-                "overlap_constraint": a["overlap"]["constraint"],
-                "c1_justification": a["c1_direct_competitor"]["justification"],
-                "c2_justification": a["c2_supporting_work"]["justification"],
-                "c2_relevance_areas": "; ".join(a["c2_supporting_work"].get("relevance_areas", [])),
-                "research_gaps": " | ".join(a["research_gaps"]),
-                "user_novelty": a["user_novelty"],
-                "candidate_advantage": a["candidate_advantage"],
-                "backend": result.backend,
-                "model": result.model,
-                "prompt_version": result.prompt_version,
-            })
+            row.update(_score_columns(result, ranker01[pid] if offline else result.payload["semantic_similarity"]))
         rows.append(row)
+    return _ordered_frame(rows, combined, ranker_raw)
+
+
+def _current_results(store: DomainStore, slug: str, papers: dict[int, PaperRow],
+                     intent_hash: str) -> dict[int, ResultRow]:
+    """Paper id -> its newest result for the current intent and paper text (a score for an older one is not
+    current)."""
+    current: dict[int, ResultRow] = {}
+    for result in store.results.results_for_project(slug):
+        paper = papers.get(result.paper_id)
+        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+            continue
+        if result.paper_id not in current or result.id > current[result.paper_id].id:
+            current[result.paper_id] = result
+    return current
+
+
+def _paper_columns(paper: PaperRow, sightings: list[str]) -> dict:
+    """The export columns that describe the paper itself: bibliography, provenance and the injection flag."""
+    injection = check_paper(paper.title, paper.abstract)
+    return {
+        "paper_id": paper.id,
+        "source_id": paper.source_id,
+        "title": paper.title,
+        "year": paper.year,
+        "doi": paper.doi,
+        "venue": paper.venue,
+        "authors": "; ".join(paper.authors or []),
+        "source_format": (paper.provenance or {}).get("format"),
+        "source_file": (paper.provenance or {}).get("file"),
+        "found_by": "; ".join(paper_found_by(paper.provenance, sightings)),
+        # text in the paper that tries to steer the scoring model (a flag to read, not a verdict)
+        "injection_flag": injection.flagged,
+        "injection_reasons": injection.summary(),
+    }
+
+
+def _score_columns(result: ResultRow, semantic_similarity: float) -> dict:
+    """The export columns of a paper's current score (``semantic_similarity`` as the caller chose it)."""
+    a = result.payload
+    return {
+        "semantic_similarity": semantic_similarity,
+        "c1_score": a["c1_direct_competitor"]["score"],
+        "c2_score": a["c2_supporting_work"]["score"],
+        "c2_contribution_type": a["c2_supporting_work"]["contribution_type"],
+        "overlap_problem": a["overlap"]["problem"],
+        "overlap_method": a["overlap"]["method"],
+        "overlap_domain": a["overlap"]["domain"],
+        "overlap_constraint": a["overlap"]["constraint"],
+        "c1_justification": a["c1_direct_competitor"]["justification"],
+        "c2_justification": a["c2_supporting_work"]["justification"],
+        "c2_relevance_areas": "; ".join(a["c2_supporting_work"].get("relevance_areas", [])),
+        "research_gaps": " | ".join(a["research_gaps"]),
+        "user_novelty": a["user_novelty"],
+        "candidate_advantage": a["candidate_advantage"],
+        "backend": result.backend,
+        "model": result.model,
+        "prompt_version": result.prompt_version,
+    }
+
+
+def _ordered_frame(rows: list[dict], combined: dict[int, float], ranker_raw: dict[int, float]) -> pd.DataFrame:
+    """The rows as the export table: sorted best first, ranked 1..n, with nullable integer and float columns."""
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
     if combined:  # ties (isotonic steps) broken by the ranker's own order, then the id
         frame["_raw"] = frame["paper_id"].map(ranker_raw)

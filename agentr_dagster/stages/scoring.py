@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -28,6 +29,11 @@ from agentr_dagster.screening.stopping import DEFAULT_CONFIDENCE, PointProcessSt
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
+
+if TYPE_CHECKING:
+    from agentr_dagster.domain.contracts import ResearchIntent
+    from agentr_dagster.stages.relevance import RelevanceQueue
+    from agentr_dagster.store.rows import PaperRow, ProjectRow, ResultRow
 
 
 @dataclass
@@ -139,110 +145,25 @@ def score_project(
     claimed (as ``holder``) before its call: a paper claimed by another live worker is waited for and then
     reused, never called twice.
     """
-    from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, person_labels, relevance_question
-
     plan = plan or ScoringPlan()
     require_active(store, slug, "score", run_id)
     settle_kept_calls(backend)
-    project = store.projects.get_project(slug)
-    intent, intent_hash = current_intent(store, slug)
-    papers = store.projects.list_papers(slug)
-    keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
-    stored_rows = sorted(store.results.results_for_project(slug, cache_keys=keys), key=lambda r: r.id)
-    existing = {r.paper_id for r in stored_rows}
-    person = person_labels(store, slug)
-    queue = RelevanceQueue(relevance_question(store, slug), papers, person, current_relevance(store, slug))
-    by_id = {p.id: p for p in papers}
-    todo = [by_id[pid] for pid in queue.order(existing)]
-    summary = ScoringSummary(total=len(papers), reused=len(papers) - len(todo))
+    candidates = _load_candidates(store, backend, slug)
+    todo = candidates.ordered(candidates.existing)
+    summary = ScoringSummary(total=len(candidates.papers), reused=len(candidates.papers) - len(todo))
     store.lifecycle.set_status(slug, "score", st.IN_PROGRESS, detail=f"{len(todo)} to score", run_id=run_id)
-    done = summary.reused
-    if progress:
-        progress(done, summary.total)
+    tally = _Tally(summary, progress, done=summary.reused)
+    tally.report()
     if todo:
         store.lifecycle.set_status_many(slug, "score", st.QUEUED, [p.id for p in todo], run_id=run_id)
-    version = prompt_version("score")
-    lock = threading.Lock()  # summary and progress are updated from the scoring and writer threads
-    no_more_calls = threading.Event()  # out of credits (or refused): later batches make no call either
 
-    def record_failure(paper, exc: StageError) -> None:
-        record_stage_failure(store, slug, "score", exc, run_id, paper_id=paper.id)
-        with lock:
-            summary.failed[exc.failure_class] += 1
-            if len(summary.messages) < 20 and exc.message not in summary.messages:
-                summary.messages.append(exc.message)
-
-    def record_stored(count: int) -> None:
-        nonlocal done
-        with lock:
-            summary.scored += count
-            done += count
-            if progress:
-                progress(done, summary.total)
-
-    # The model's judgements in the order they were made (earlier runs' first): the stopping rule's gain curve.
-    # Batches, weak labels and re-ranking when the order decides what is spent: an LLM (the offline backend's
-    # judgements add nothing to the engine's own ranking) under a plan that may stop early or a project budget.
-    # Scoring every candidate, the relevance order alone is used: re-ranking could not change what is scored,
-    # and its cost (features, a classifier per batch) would be bookkeeping on every paper.
-    learns = backend.kind == "llm" and (plan.may_stop or project.budget_credits is not None)
-    judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in stored_rows} if learns else {}
-    sequence = list(judged)
-    rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
-    if learns and judged and todo:
-        queue.rerank(judged)
-        todo = [by_id[pid] for pid in queue.order(existing)]
-
-    holder = holder or new_holder("score")
-    beat = Heartbeat(store, holder) if todo else None
-    attempted = 0
-    pending = list(todo)
-    try:
-        while pending:
-            size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
-            if learns:
-                size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, person, summary, size,
-                                              concurrency, project.budget_credits)
-                if reason is not None:
-                    summary.stop_reason = reason
-                    break
-            batch, pending = pending[:size], pending[size:]
-            for mine in _claimed_rounds(store, slug, holder, batch, keys):
-                attempted += len(mine)
-                _score_claimed(
-                    store, backend, slug, intent, project.abstract, mine, keys, summary, version=version,
-                    run_id=run_id, batch_size=batch_size, concurrency=concurrency, record_failure=record_failure,
-                    record_stored=record_stored, stop_new_calls=no_more_calls,
-                )
-            if learns:
-                landed = store.results.results_for_project(slug, cache_keys={p.id: keys[p.id] for p in batch})
-                for row in sorted(landed, key=lambda r: r.id):
-                    if row.paper_id not in judged:
-                        judged[row.paper_id] = _weak(row.payload)
-                        sequence.append(row.paper_id)
-                if pending and not no_more_calls.is_set():
-                    queue.rerank(judged)
-                    waiting = {p.id for p in pending}
-                    pending = [by_id[pid] for pid in queue.order(set(judged) | existing) if pid in waiting]
-    finally:
-        if beat is not None:
-            beat.stop()
-            with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
-                store.leases.release_claims(holder)
+    attempted, pending = _score_in_batches(
+        store, backend, slug, candidates, todo, tally, plan, run_id=run_id, concurrency=concurrency,
+        batch_size=batch_size, holder=holder or new_holder("score"),
+    )
     close_stage_calls(store, backend, slug, "score", run_id)
-    below = [p.id for p in pending] if summary.stop_reason else []
-    unattempted = len(todo) - attempted - len(below)
-    if unattempted > 0:  # papers another worker scored while this one waited for their claims
-        with lock:
-            summary.reused += unattempted
-            done += unattempted
-    summary.below_cutoff = len(below)
-    if below:
-        store.lifecycle.set_status_many(slug, "score", st.NOT_STARTED, below, run_id=run_id,
-                                        detail=f"below cut-off ({summary.stop_reason})")
-    if progress:
-        progress(done + len(below), summary.total)
-    _save_queue(store, slug, intent_hash, backend, plan, summary, below, queue)
+    below = _finish_below_cutoff(store, slug, run_id, tally, len(todo), attempted, pending)
+    _save_queue(store, slug, candidates.intent_hash, backend, plan, summary, below, candidates.queue)
 
     state = st.COMPLETED if summary.complete else st.STATE_FOR_CLASS[worst_failure_class(summary.failed)]
     store.lifecycle.set_status(slug, "score", state, detail=summary_text(summary), run_id=run_id)
@@ -250,6 +171,166 @@ def score_project(
         # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
         raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
     return summary
+
+
+@dataclass
+class _Candidates:
+    """What a scoring run reads before it starts: the project, its intent, its papers and their cache keys, the
+    results already stored for those keys, the person's labels, and the relevance queue that orders the papers."""
+
+    project: ProjectRow
+    intent: ResearchIntent
+    intent_hash: str
+    papers: list[PaperRow]
+    keys: dict[int, str]  # paper id -> score cache key
+    stored_rows: list[ResultRow]  # the stored results for those keys, oldest first
+    existing: set[int]  # papers with a stored result
+    person: dict[int, int]  # paper id -> a person's label
+    queue: RelevanceQueue
+    by_id: dict[int, PaperRow]
+
+    def ordered(self, skip: set[int]) -> list[PaperRow]:
+        """The papers not in ``skip``, in the queue's current order."""
+        return [self.by_id[pid] for pid in self.queue.order(skip)]
+
+
+def _load_candidates(store, backend: StageBackend, slug: str) -> _Candidates:
+    from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, person_labels, relevance_question
+
+    project = store.projects.get_project(slug)
+    intent, intent_hash = current_intent(store, slug)
+    papers = store.projects.list_papers(slug)
+    keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
+    stored_rows = sorted(store.results.results_for_project(slug, cache_keys=keys), key=lambda r: r.id)
+    person = person_labels(store, slug)
+    queue = RelevanceQueue(relevance_question(store, slug), papers, person, current_relevance(store, slug))
+    return _Candidates(
+        project=project, intent=intent, intent_hash=intent_hash, papers=papers, keys=keys, stored_rows=stored_rows,
+        existing={r.paper_id for r in stored_rows}, person=person, queue=queue, by_id={p.id: p for p in papers},
+    )
+
+
+@dataclass
+class _Tally:
+    """A run's counts and its progress callback, updated from the scoring and writer threads (under ``lock``)."""
+
+    summary: ScoringSummary
+    progress: ProgressFn | None
+    done: int  # papers scored or reused so far
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def report(self, extra: int = 0) -> None:
+        if self.progress:
+            self.progress(self.done + extra, self.summary.total)
+
+    def stored(self, count: int) -> None:
+        with self.lock:
+            self.summary.scored += count
+            self.done += count
+            self.report()
+
+    def reused(self, count: int) -> None:
+        with self.lock:
+            self.summary.reused += count
+            self.done += count
+
+    def failed(self, exc: StageError) -> None:
+        with self.lock:
+            self.summary.failed[exc.failure_class] += 1
+            if len(self.summary.messages) < 20 and exc.message not in self.summary.messages:
+                self.summary.messages.append(exc.message)
+
+
+def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Candidates, todo: list[PaperRow],
+                      tally: _Tally, plan: ScoringPlan, *, run_id: str | None, concurrency: int, batch_size: int,
+                      holder: str) -> tuple[int, list[PaperRow]]:
+    """Score ``todo`` under the plan, holding the papers' claims as ``holder``; with weak labels and re-ranking
+    between batches when the plan may stop early. Returns (papers attempted, papers left when it stopped)."""
+    summary = tally.summary
+    version = prompt_version("score")
+    no_more_calls = threading.Event()  # out of credits (or refused): later batches make no call either
+
+    def record_failure(paper, exc: StageError) -> None:
+        record_stage_failure(store, slug, "score", exc, run_id, paper_id=paper.id)
+        tally.failed(exc)
+
+    # The model's judgements in the order they were made (earlier runs' first): the stopping rule's gain curve.
+    # Batches, weak labels and re-ranking when the order decides what is spent: an LLM (the offline backend's
+    # judgements add nothing to the engine's own ranking) under a plan that may stop early or a project budget.
+    # Scoring every candidate, the relevance order alone is used: re-ranking could not change what is scored,
+    # and its cost (features, a classifier per batch) would be bookkeeping on every paper.
+    learns = backend.kind == "llm" and (plan.may_stop or candidates.project.budget_credits is not None)
+    judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in candidates.stored_rows} if learns else {}
+    sequence = list(judged)
+    rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
+    if learns and judged and todo:
+        candidates.queue.rerank(judged)
+        todo = candidates.ordered(candidates.existing)
+
+    beat = Heartbeat(store, holder) if todo else None
+    attempted = 0
+    pending = list(todo)
+    try:
+        while pending:
+            size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
+            if learns:
+                size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, candidates.person, summary,
+                                              size, concurrency, candidates.project.budget_credits)
+                if reason is not None:
+                    summary.stop_reason = reason
+                    break
+            batch, pending = pending[:size], pending[size:]
+            for mine in _claimed_rounds(store, slug, holder, batch, candidates.keys):
+                attempted += len(mine)
+                _score_claimed(
+                    store, backend, slug, candidates.intent, candidates.project.abstract, mine, candidates.keys,
+                    summary, version=version, run_id=run_id, batch_size=batch_size, concurrency=concurrency,
+                    record_failure=record_failure, record_stored=tally.stored, stop_new_calls=no_more_calls,
+                )
+            if learns:
+                pending = _learn_from_batch(store, slug, candidates, batch, pending, judged, sequence,
+                                            rerank=not no_more_calls.is_set())
+    finally:
+        if beat is not None:
+            beat.stop()
+            with contextlib.suppress(Exception):  # an outage: the claims go stale and are taken over
+                store.leases.release_claims(holder)
+    return attempted, pending
+
+
+def _learn_from_batch(store, slug: str, candidates: _Candidates, batch: list, pending: list,
+                      judged: dict[int, int], sequence: list[int], *, rerank: bool) -> list:
+    """Add the batch's stored judgements to the weak labels (``judged``, and ``sequence`` in the order they
+    landed); when ``rerank`` and papers are left, re-rank the queue with them. Returns the papers still pending,
+    in the queue's new order."""
+    landed = store.results.results_for_project(slug, cache_keys={p.id: candidates.keys[p.id] for p in batch})
+    for row in sorted(landed, key=lambda r: r.id):
+        if row.paper_id not in judged:
+            judged[row.paper_id] = _weak(row.payload)
+            sequence.append(row.paper_id)
+    if not pending or not rerank:
+        return pending
+    candidates.queue.rerank(judged)
+    waiting = {p.id for p in pending}
+    return [candidates.by_id[pid] for pid in candidates.queue.order(set(judged) | candidates.existing)
+            if pid in waiting]
+
+
+def _finish_below_cutoff(store, slug: str, run_id: str | None, tally: _Tally, todo: int, attempted: int,
+                         pending: list) -> list[int]:
+    """Count what the run did not call: papers another worker scored meanwhile (reused) and, when the plan
+    stopped, the papers left below the cut-off (marked not started). Returns the latter's ids."""
+    summary = tally.summary
+    below = [p.id for p in pending] if summary.stop_reason else []
+    unattempted = todo - attempted - len(below)
+    if unattempted > 0:  # papers another worker scored while this one waited for their claims
+        tally.reused(unattempted)
+    summary.below_cutoff = len(below)
+    if below:
+        store.lifecycle.set_status_many(slug, "score", st.NOT_STARTED, below, run_id=run_id,
+                                        detail=f"below cut-off ({summary.stop_reason})")
+    tally.report(extra=len(below))
+    return below
 
 
 def _weak(payload: dict) -> int:

@@ -162,11 +162,13 @@ def test_candidates_check_passes_with_stored_papers(chain):
     assert result.passed and result.metadata["papers"].value == "6"
 
 
-def test_candidates_check_passes_on_a_project_waiting_for_papers(sqlite_store):
-    """No candidates yet is a valid state (the later assets wait for them): the check passes and says so."""
+def test_candidates_check_warns_on_a_project_waiting_for_papers(sqlite_store):
+    """No candidates yet is a valid state (the later assets wait for them): the check fails at WARN severity
+    (which never fails the run) and says how to add papers."""
     add_project(sqlite_store, SLUG, (DEMO / "abstract.md").read_text())
     result = checks.evaluate_candidates(sqlite_store, SLUG)
-    assert result.passed and result.metadata["papers"].value == "0"
+    assert not result.passed and result.severity is AssetCheckSeverity.WARN
+    assert result.metadata["papers"].value == "0"
     assert result.metadata["status"].value == "waiting for candidates"
     assert result.description == f"waiting for candidates: add papers: agentr papers add {SLUG} FILE..., or drop a " \
         f"file in inbox/{SLUG}/"
