@@ -38,8 +38,15 @@ class ActiveConfig:
     # "balanced" sample weights: each exclude weighs n_incl / (ratio * n_excl). ASReview uses 9.8; 3 suits the
     # strong prior better (the prior already pushes excludes down; leave-one-review-out on 13 reviews).
     neg_ratio: float = 3.0
-    emb_weight: float = 0.0  # optional dense block next to the l2-normalised TF-IDF block (0 = off)
-    # ... taken from the transformer's vectors when the features carry them (else the static model's)
+    # Optional dense block next to the l2-normalised TF-IDF block, scaled by this (its rows are unit vectors too;
+    # 0 = off), taken from the transformer's vectors when the features carry them (else the static model's).
+    # Measured off: `scripts/tune_active_transformer.py /work/shared/data/screening` (feedback protocol, 18 shared
+    # reviews, 2026-12-01), mean WSS@95 at 0 / 0.1 / 0.25 / 0.5 / 1.0 = 0.518 / 0.520 / 0.519 / 0.508 / 0.487
+    # (seed 0); the weight chosen leave-one-review-out gives 0.504 against 0.518 at 0 (better on 8, worse on 9;
+    # Kitchenham -0.10, SocialNorms -0.07). Seeds 0-2 over 0 / 0.1 / 0.25: 0.511 against 0.513 (worse on 8); there
+    # 0.25 helps the 12 Cohen_2006 drug reviews (0.496 against 0.487) but not the other 6 (0.562 against 0.564;
+    # 4 of them worse held out).
+    emb_weight: float = 0.0
     emb_from_transformer: bool = True
     # Weight of the z-scored zero-shot prior beside the z-scored SVM margin, and the includes found after which
     # it halves. A strong, fast-decaying prior: a margin from a handful of includes is noisy (it buries the
