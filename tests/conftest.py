@@ -24,6 +24,18 @@ def _offline_environment(monkeypatch, tmp_path):
 
 
 @pytest.fixture(autouse=True)
+def _no_current_dagster_state_storage():
+    """Each test starts and ends with no process-wide "current definitions-state storage". A Dagster context
+    that enters an instance and is never closed (a sensor or schedule context built without `with`) leaves it set,
+    and a later test's materialisation would then read that instance's storage after its home is deleted
+    ("unable to open database file", seen in the UI test)."""
+    from dagster._core.storage.defs_state.base import set_defs_state_storage
+
+    with set_defs_state_storage(None):
+        yield
+
+
+@pytest.fixture(autouse=True)
 def _close_cached_stores():
     """Each test's store URL is new; without this, cached pools would pile up connections on PostgreSQL."""
     yield
