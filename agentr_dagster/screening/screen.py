@@ -173,7 +173,13 @@ def _twins(imported: list[PaperRecord | None]) -> dict[int, int]:
         first = first_of_key.setdefault(paper_key(record), j)
         if first != j:
             twin[j] = first
-    return twin
+
+    def kept(j: int) -> int:  # a twin merged by its key in turn: the record kept (twins always come earlier)
+        while j in twin:
+            j = twin[j]
+        return j
+
+    return {duplicate: kept(j) for duplicate, j in twin.items()}
 
 
 def _merge_duplicates(df: pd.DataFrame, records: _Records) -> dict[int, int]:

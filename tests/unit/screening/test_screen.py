@@ -226,3 +226,20 @@ def test_cli_screen_writes_duplicate_of(tmp_path, fake_embedder):
     assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of"]
     assert dict(zip(out["record_id"], out["duplicate_of"], strict=True))["c"] == "a"
     assert out["record_id"].tolist().index("c") == out["record_id"].tolist().index("a") + 1
+
+
+def test_screen_merges_by_paper_key_as_the_store_does(fake_embedder):
+    """Two papers the importer keeps apart (same title, no year, abstracts with little in common) have one paper
+    key, so a project keeps the first; a duplicate of the second goes with it, after the first."""
+    radiation = "Proton and carbon ion beams deliver dose to tumours while sparing normal tissue nearby. " * 4
+    physics = "Cosmic particle showers were measured by scintillator arrays at three mountain sites. " * 4
+    papers = pd.DataFrame({
+        "record_id": ["z", "x", "a", "b"],
+        "title": ["Particle radiation therapy", "Unrelated heart failure trial", "Particle radiation therapy",
+                  "Particle radiation therapy"],
+        "abstract": [radiation, "Bisoprolol in heart failure.", physics, physics],
+    })
+    out = screen("proton therapy", papers)
+    assert dict(zip(out["record_id"], out["duplicate_of"], strict=True)) == {"z": "", "x": "", "a": "z", "b": "z"}
+    ids = out["record_id"].tolist()
+    assert ids[ids.index("z"):ids.index("z") + 3] == ["z", "a", "b"]
