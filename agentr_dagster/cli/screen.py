@@ -62,11 +62,15 @@ def llm_configured() -> bool:
     "--question", "question_file", required=True, help="File with the research question/abstract (- = stdin)."
 )
 @click.option("--papers", "papers_csv", required=True, help="CSV with record_id,title,abstract[,year,doi].")
-@click.option("--out", "out_csv", required=True, help="Output CSV (record_id,rank,score,...); - = stdout.")
+@click.option("--out", "out_csv", required=True,
+              help="Output CSV (record_id,rank,score,label,method,duplicate_of); - = stdout.")
 @click.option("--labels", "labels_csv", default=None, help="CSV record_id,label (include/exclude or 1/0).")
 @click.option("--llm-top", "llm_top", type=int, default=0, show_default=True, help="Re-score the top K with the LLM.")
 def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv: str | None, llm_top: int) -> None:
-    """Rank candidate papers against a question, best first (offline, deterministic)."""
+    """Rank candidate papers against a question, best first (offline, deterministic).
+
+    Duplicates are merged as `agentr papers add` merges them: a duplicate is listed right after the record it
+    duplicates, with its score, and names it in the duplicate_of column."""
     from agentr_dagster.screening.screen import screen
 
     t0 = time.perf_counter()
@@ -97,11 +101,14 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
     else:
         Path(out_csv).parent.mkdir(parents=True, exist_ok=True)
         result.to_csv(out_csv, index=False)
-    n_lab = 0 if not labels else int((result["label"] != "").sum())
+    duplicate = result["duplicate_of"] != ""
+    n_dup = int(duplicate.sum())
+    n_lab = 0 if not labels else int(((result["label"] != "") & ~duplicate).sum())
     click.echo(
         f"screened {len(result)} records ({result['method'].iloc[0] if len(result) else 'zero-shot'}"
-        f"{f', {n_lab} labelled' if n_lab else ''}) in {time.perf_counter() - t0:.1f}s"
-        + (f" -> {out_csv}" if out_csv != "-" else ""),
+        f"{f', {n_lab} labelled' if n_lab else ''}"
+        f"{f', {n_dup} duplicates ranked with the record they duplicate' if n_dup else ''})"
+        f" in {time.perf_counter() - t0:.1f}s" + (f" -> {out_csv}" if out_csv != "-" else ""),
         err=True,
     )
 

@@ -86,7 +86,8 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
         "abstract": [p.abstract or "" for p in papers],
     })
     labels = {str(row.paper_id): 1 if row.label == "include" else 0 for row in list_labels(store, slug)}
-    ranked = screen(project.abstract, frame, labels or None, embedder=embedder)
+    # The papers were de-duplicated at import: every one is ranked.
+    ranked = screen(project.abstract, frame, labels or None, embedder=embedder, dedupe=False)
     by_id = {str(p.id): p for p in papers}
     out = pd.DataFrame({
         "rank": ranked["rank"].astype(int).to_numpy(),

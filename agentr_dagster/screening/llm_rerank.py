@@ -15,6 +15,7 @@ import pandas as pd
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.imports import content_hash, paper_key
+from agentr_dagster.screening.screen import place_duplicates
 from agentr_dagster.stages.intent import current_intent, run_intent
 from agentr_dagster.stages.scoring import score_project
 
@@ -38,8 +39,10 @@ def rerank_top_with_llm(
     backend,
     concurrency: int = 4,
 ) -> pd.DataFrame:
-    """Return `ranking` with its top K unlabelled records re-ordered by the LLM; other rows keep their place."""
-    unlabelled = ranking[ranking["label"].fillna("") == ""]
+    """Return `ranking` with its top K unlabelled records re-ordered by the LLM; other rows keep their place, a
+    merged duplicate (``duplicate_of``) follows its twin and gets its score."""
+    duplicate = ranking["duplicate_of"].fillna("") != "" if "duplicate_of" in ranking else False
+    unlabelled = ranking[(ranking["label"].fillna("") == "") & ~duplicate]
     top = unlabelled.head(k)
     if top.empty:
         return ranking
@@ -72,6 +75,10 @@ def rerank_top_with_llm(
     out["llm_score"] = pd.NA
     out.loc[positions, :] = reordered.set_axis(positions).reindex(columns=out.columns).to_numpy()
     out["rank"] = range(1, len(out) + 1)
+    if "duplicate_of" in out:
+        out["llm_score"] = out["llm_score"].where(out["duplicate_of"].fillna("") == "",
+                                                  out["duplicate_of"].map(llm_score))
+        out = place_duplicates(out)
     out.attrs["llm_summary"] = {"scored": summary.scored, "reused": summary.reused,
                                 "failed": {c.value: n for c, n in summary.failed.items()}, "project": slug}
     return out

@@ -2,7 +2,11 @@
 
 Input columns (case-insensitive; the first present wins): id :data:`ID_COLUMNS`, title :data:`TITLE_COLUMNS`,
 abstract :data:`ABSTRACT_COLUMNS`; a labels table has an id column and a :data:`LABEL_COLUMNS` column.
-Output columns: :data:`OUTPUT_COLUMNS` = ``record_id, rank, score, label, method``.
+Output columns: :data:`OUTPUT_COLUMNS` = ``record_id, rank, score, label, method, duplicate_of``.
+
+Records that ``agentr papers add`` would merge as duplicates are merged here too (:func:`screen`'s ``dedupe``), so
+that ``agentr screen`` ranks the corpus the main job ranks; each duplicate keeps its output row, right after the
+record it duplicates.
 """
 
 from __future__ import annotations
@@ -15,7 +19,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.text import clean_cell
+from agentr_dagster.imports.columns import add_table_rows, map_columns
+from agentr_dagster.imports.dedup import dedupe
+from agentr_dagster.imports.keys import paper_key
+from agentr_dagster.imports.records import Collector, ImportLimits
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.presets import Preset, get_preset
 from agentr_dagster.screening.scores import order_from_scores, zscore
@@ -31,6 +40,7 @@ __all__ = [
     "TITLE_COLUMNS",
     "labels_from_table",
     "normalise_label",
+    "place_duplicates",
     "screen",
 ]
 
@@ -38,7 +48,7 @@ ID_COLUMNS = ("record_id", "id", "paper_id", "key")
 TITLE_COLUMNS = ("title", "ti", "primary_title")
 ABSTRACT_COLUMNS = ("abstract", "ab", "abstract_note", "notes_abstract")
 LABEL_COLUMNS = ("label", "decision", "label_included", "included", "include")
-OUTPUT_COLUMNS = ("record_id", "rank", "score", "label", "method")
+OUTPUT_COLUMNS = ("record_id", "rank", "score", "label", "method", "duplicate_of")
 
 
 def _column(df: pd.DataFrame, *names: str) -> pd.Series | None:
@@ -88,12 +98,15 @@ def labels_from_table(df: pd.DataFrame) -> dict[str, int] | None:
 
 @dataclass
 class _Records:
-    """Distinct records of the input, in first-seen order; ``index`` maps a record_id to its position."""
+    """Distinct records of the input, in first-seen order; ``index`` maps a record_id to its position,
+    ``first_rows`` holds the input row each was first seen in and ``repeated`` the positions seen in several rows."""
 
     ids: list[str]
     titles: list[str]
     abstracts: list[str]
     index: dict[str, int]
+    first_rows: list[int]
+    repeated: set[int]
 
 
 def _distinct_records(df: pd.DataFrame) -> _Records:
@@ -107,15 +120,17 @@ def _distinct_records(df: pd.DataFrame) -> _Records:
     abstracts_col = _column(df, *ABSTRACT_COLUMNS)
     titles = [clean_cell(v) for v in titles_col] if titles_col is not None else [""] * n_rows
     abstracts = [clean_cell(v) for v in abstracts_col] if abstracts_col is not None else [""] * n_rows
-    out = _Records([], [], [], {})
-    for rid, ti, ab in zip(ids, titles, abstracts, strict=True):
+    out = _Records([], [], [], {}, [], set())
+    for row, (rid, ti, ab) in enumerate(zip(ids, titles, abstracts, strict=True)):
         j = out.index.get(rid)
         if j is None:
             out.index[rid] = len(out.ids)
             out.ids.append(rid)
             out.titles.append(ti)
             out.abstracts.append(ab)
+            out.first_rows.append(row)
         else:
+            out.repeated.add(j)
             if len(ti) > len(out.titles[j]):
                 out.titles[j] = ti
             if len(ab) > len(out.abstracts[j]):
@@ -123,40 +138,130 @@ def _distinct_records(df: pd.DataFrame) -> _Records:
     return out
 
 
-def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], n: int) -> np.ndarray:
-    """1 include / 0 exclude / -1 unlabelled per record; labels of unknown ids or values ignored."""
-    lab = np.full(n, -1, dtype=np.int64)
+def _raw_cell(value: Any) -> str:
+    """A cell as the importer reads a table's cells: text, uncleaned ("" for a missing value)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, bytes):
+        return value.decode("utf-8", errors="replace")
+    return str(value)
+
+
+def _imported(df: pd.DataFrame, records: _Records) -> list[PaperRecord | None]:
+    """Each record's first row as ``agentr papers add`` reads a table row (the importer's column names, field
+    coercion and cleaning), or None where the importer drops it (no title). ``source_row`` is the record's
+    1-based position."""
+    header = [str(c).strip() for c in df.columns]
+    cells = df.to_numpy(dtype=object)
+    rows = [(j + 1, [_raw_cell(v) for v in cells[row]]) for j, row in enumerate(records.first_rows)]
+    collector = Collector("agentr screen", ImportLimits())
+    add_table_rows(header, map_columns(header), rows, collector, "csv")
+    out: list[PaperRecord | None] = [None] * len(records.ids)
+    for record in collector.records:
+        out[(record.source_row or 0) - 1] = record
+    return out
+
+
+def _twins(imported: list[PaperRecord | None]) -> dict[int, int]:
+    """{duplicate position: position of the record it duplicates}, merged as ``agentr papers add`` merges them:
+    the importer's de-duplication of a file, then the store's one paper per paper key (the first kept)."""
+    unique, pairs = dedupe([r for r in imported if r is not None])
+    twin = {(dropped.source_row or 0) - 1: (kept.source_row or 0) - 1 for dropped, kept in pairs}
+    first_of_key: dict[str, int] = {}
+    for record in unique:
+        j = (record.source_row or 0) - 1
+        first = first_of_key.setdefault(paper_key(record), j)
+        if first != j:
+            twin[j] = first
+
+    def kept(j: int) -> int:  # a twin merged by its key in turn: the record kept (twins always come earlier)
+        while j in twin:
+            j = twin[j]
+        return j
+
+    return {duplicate: kept(j) for duplicate, j in twin.items()}
+
+
+def _merge_duplicates(df: pd.DataFrame, records: _Records) -> dict[int, int]:
+    """The duplicates in ``records`` (see :func:`_twins`); a record the importer keeps is ranked on the text the
+    importer stores for it (a project ranks exactly that), unless its id repeats (then the merged text stays)."""
+    imported = _imported(df, records)
+    for j, record in enumerate(imported):
+        if record is not None and j not in records.repeated:
+            records.titles[j] = clean_cell(record.title)
+            records.abstracts[j] = clean_cell(record.abstract)
+    return _twins(imported)
+
+
+def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], slot: list[int],
+                  kept: list[int]) -> np.ndarray:
+    """1 include / 0 exclude / -1 unlabelled per kept record (``slot``: a record's position -> its kept record's
+    index in ``kept``); labels of unknown ids or values ignored. A duplicate's label applies to its twin: the
+    twin's own label wins, else include if any of its duplicates says include."""
+    own = np.full(len(kept), -1, dtype=np.int64)
+    via_duplicate = np.full(len(kept), -1, dtype=np.int64)
     for rid, v in (labels or {}).items():
         j = index.get(clean_cell(rid))
         lv = normalise_label(v)
-        if j is not None and lv is not None:
-            lab[j] = lv
-    return lab
+        if j is None or lv is None:
+            continue
+        s = slot[j]
+        if kept[s] == j:
+            own[s] = lv
+        else:
+            via_duplicate[s] = max(via_duplicate[s], lv)
+    return np.where(own >= 0, own, via_duplicate)
 
 
 def _empty_result() -> pd.DataFrame:
     return pd.DataFrame({c: [] for c in OUTPUT_COLUMNS}).astype(
-        {"record_id": object, "rank": np.int64, "score": np.float64, "label": object, "method": object}
+        {"record_id": object, "rank": np.int64, "score": np.float64, "label": object, "method": object,
+         "duplicate_of": object}
     )
 
 
-def _ranked(ids: list[str], scores: np.ndarray, lab: np.ndarray, method: str) -> pd.DataFrame:
-    """Labelled includes first, labelled excludes last, both kept in model order."""
-    n = len(ids)
+def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores: np.ndarray, lab: np.ndarray,
+            method: str) -> pd.DataFrame:
+    """Labelled includes first, labelled excludes last, both kept in model order; each duplicate right after
+    its twin (in input order), with the twin's score and label."""
     key = zscore(scores).copy()
-    span = (float(np.max(np.abs(key))) if n else 0.0) + 1.0
+    span = (float(np.max(np.abs(key))) if len(kept) else 0.0) + 1.0
     key[lab == 1] += 2 * span
     key[lab == 0] -= 2 * span
-    order = order_from_scores(key)
+    followers: dict[int, list[int]] = {}
+    for duplicate in sorted(twin):
+        followers.setdefault(twin[duplicate], []).append(duplicate)
+    rows: list[tuple[int, int]] = []  # (record position, kept index)
+    for i in order_from_scores(key):
+        rows += [(j, int(i)) for j in (kept[i], *followers.get(kept[i], ()))]
     return pd.DataFrame(
         {
-            "record_id": [ids[i] for i in order],
-            "rank": np.arange(1, n + 1, dtype=np.int64),
-            "score": np.round(key[order], 6),
-            "label": [("include" if lab[i] == 1 else "exclude" if lab[i] == 0 else "") for i in order],
+            "record_id": [records.ids[j] for j, _ in rows],
+            "rank": np.arange(1, len(rows) + 1, dtype=np.int64),
+            "score": np.round(key[[i for _, i in rows]], 6),
+            "label": [("include" if lab[i] == 1 else "exclude" if lab[i] == 0 else "") for _, i in rows],
             "method": method,
+            "duplicate_of": [records.ids[twin[j]] if j in twin else "" for j, _ in rows],
         }
     )
+
+
+def place_duplicates(ranking: pd.DataFrame) -> pd.DataFrame:
+    """A re-ordered ranking with every row that names a twin in ``duplicate_of`` moved right after the twin
+    (one twin's duplicates in their current order) and ``rank`` renumbered."""
+    twins = [str(t) if isinstance(t, str) else "" for t in ranking["duplicate_of"]]
+    followers: dict[str, list[int]] = {}
+    for row, twin in enumerate(twins):
+        if twin:
+            followers.setdefault(twin, []).append(row)
+    order: list[int] = []
+    for row, (rid, twin) in enumerate(zip(ranking["record_id"].astype(str), twins, strict=True)):
+        if not twin:
+            order += [row, *followers.pop(rid, ())]
+    order += [row for rows in followers.values() for row in rows]  # a twin not in the table: at the end
+    out = ranking.iloc[order].reset_index(drop=True)
+    out["rank"] = np.arange(1, len(out) + 1, dtype=np.int64)
+    return out
 
 
 def screen(
@@ -167,12 +272,19 @@ def screen(
     embedder: TextEncoder | None = None,
     preset: str | Preset = "default",
     transformer: TextEncoder | None = None,
+    dedupe: bool = True,
 ) -> pd.DataFrame:
     """Rank ``papers`` (columns ``record_id,title,abstract[,year,doi]``) against ``question``.
 
-    Returns a DataFrame with columns ``record_id, rank, score, label, method``: every distinct input record
-    exactly once, best first (rank 1 = read first). Records with a missing ``record_id`` get ``row-<i>``
+    Returns a DataFrame with columns ``record_id, rank, score, label, method, duplicate_of``: every distinct input
+    record exactly once, best first (rank 1 = read first). Records with a missing ``record_id`` get ``row-<i>``
     (1-based row number); repeated ``record_id`` rows are merged (the longest title/abstract kept).
+    With ``dedupe`` (the default) the records are read and de-duplicated as ``agentr papers add`` reads and
+    de-duplicates a file (the importer's columns, cleaning and rules: same DOI, same title and year...; then one
+    record per paper key), and only the records it keeps are ranked, on the text it keeps: the corpus the main
+    job ranks. A merged duplicate is listed right after the record it duplicates, with its score and label, and
+    names it in ``duplicate_of`` (empty for every other record); a label given for a duplicate applies to that
+    record. ``dedupe=False`` ranks every distinct record (for a project's papers, de-duplicated at import).
     With ``labels`` (record_id -> 1 include / 0 exclude; other values ignored) the ranking is re-learned from
     them (the preset's learner, method ``active``) and labelled records are placed first (includes) or last
     (excludes). ``preset``: a name in :data:`agentr_dagster.screening.presets.PRESETS` or a Preset.
@@ -187,21 +299,28 @@ def screen(
         embedder = get_embedder()
     df = papers if isinstance(papers, pd.DataFrame) else pd.DataFrame(papers)
     records = _distinct_records(df)
-    n = len(records.ids)
-    if n == 0:
+    if not records.ids:
         return _empty_result()
+    twin = _merge_duplicates(df, records) if dedupe else {}
+    kept = [j for j in range(len(records.ids)) if j not in twin]
+    slot = [0] * len(records.ids)
+    for i, j in enumerate(kept):
+        slot[j] = i
+    for duplicate, j in twin.items():
+        slot[duplicate] = slot[j]
     if transformer is None and chosen.uses_transformer:
         from agentr_dagster.domain.transformer import get_cached_transformer
 
         transformer = get_cached_transformer()
     feats = build_features(
-        records.titles, records.abstracts, embedder, transformer if chosen.uses_transformer else None
+        [records.titles[j] for j in kept], [records.abstracts[j] for j in kept], embedder,
+        transformer if chosen.uses_transformer else None,
     )
     scores = chosen.ranker(clean_cell(question), feats)
     method = "zero-shot"
-    lab = _label_vector(labels, records.index, n)
+    lab = _label_vector(labels, records.index, slot, kept)
     labeled = np.flatnonzero(lab >= 0)
     if len(labeled):
         scores = chosen.learner(feats, scores).scores(labeled, lab[labeled])
         method = "active"
-    return _ranked(records.ids, scores, lab, method)
+    return _ranked(records, kept, twin, scores, lab, method)

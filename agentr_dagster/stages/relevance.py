@@ -124,7 +124,9 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
     else:
         frame = pd.DataFrame({"record_id": [str(p.id) for p in papers], "title": [p.title for p in papers],
                               "abstract": [p.abstract or "" for p in papers]})
-        result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder)
+        # The papers were de-duplicated at import: every one is ranked.
+        result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder,
+                        dedupe=False)
         ids = [int(r) for r in result["record_id"]]
         scores = result["score"].to_numpy(dtype=np.float64)
         outcome.method = str(result["method"].iloc[0])

@@ -41,3 +41,29 @@ def test_llm_top_reorders_only_the_top_k(tmp_path, scripted_server):  # noqa: F8
     assert again.exit_code == 0 and server.calls == 5  # every score re-used; nothing charged twice
     usage = json.loads(CliRunner().invoke(main, ["usage", "--calls", "--json"]).output)
     assert len(usage) == 5
+
+
+def test_llm_top_scores_a_duplicate_once_and_keeps_it_after_its_twin(tmp_path, scripted_server):  # noqa: F811
+    server = scripted_server(valid_responder)
+    question = tmp_path / "q.txt"
+    question.write_text("Which randomized trials compare drugs for migraine, such as triptans, against placebo?")
+    rows = [{"record_id": f"r{i}", "title": f"Triptan trial {i} for migraine" if i < 6 else f"Unrelated {i}",
+             "abstract": "A randomized placebo-controlled trial of a triptan for acute migraine." if i < 6 else
+             "Soil chemistry of alpine lakes.", "year": "2001"} for i in range(8)]
+    rows.append({**rows[0], "record_id": "r0-again"})  # the same paper twice: `agentr papers add` keeps one
+    papers = tmp_path / "papers.csv"
+    pd.DataFrame(rows).to_csv(papers, index=False)
+    out = tmp_path / "out.csv"
+    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model"}
+    args = ["screen", "--question", str(question), "--papers", str(papers), "--out", str(out), "--llm-top", "4"]
+    result = CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    ranked = pd.read_csv(out, dtype={"duplicate_of": str}, keep_default_na=False)
+    assert sorted(ranked["record_id"]) == sorted(r["record_id"] for r in rows)
+    assert list(ranked["rank"]) == list(range(1, len(rows) + 1))
+    ids = ranked["record_id"].tolist()
+    assert ids.index("r0-again") == ids.index("r0") + 1
+    again = ranked.set_index("record_id")
+    assert again.loc["r0-again", "duplicate_of"] == "r0"
+    assert again.loc["r0-again", "llm_score"] == again.loc["r0", "llm_score"] != ""
+    assert server.calls == 1 + 4  # the intent, then four distinct papers scored: the duplicate is not one

@@ -139,3 +139,107 @@ def test_read_table_guesses_the_delimiter_and_drops_stray_nul_bytes():
     assert read_table(b"  \n").columns.tolist() == ["record_id", "title", "abstract"]
     utf16 = "record_id,title\n1,Caf\u00e9\n".encode("utf-16")
     assert read_table(utf16)["title"].tolist() == ["Caf\u00e9"]
+
+def _papers_with_duplicates() -> pd.DataFrame:
+    """Two pairs `agentr papers add` merges (same title and year; same DOI) and one same-title pair it keeps
+    apart (two different years)."""
+    return pd.DataFrame(
+        {
+            "record_id": ["a", "b", "c", "d", "e", "f", "g"],
+            "title": [
+                "Beta blockers in heart failure: a randomized trial",
+                "A mapping study of agile practices in software engineering",
+                "Beta-blockers in heart failure. A randomized trial",
+                "Agile practices: a mapping study",
+                "Soil chemistry of alpine lakes",
+                "Soil chemistry of alpine lakes",
+                "Carvedilol versus metoprolol in chronic heart failure",
+            ],
+            "abstract": [
+                "We randomised 200 patients with heart failure to bisoprolol or placebo.",
+                "We mapped 120 studies of agile practices.",
+                "",
+                "We mapped 120 studies of agile practices (preprint).",
+                "Sediment cores from twelve lakes.",
+                "A survey of lake sediments.",
+                "Mortality of patients with heart failure on carvedilol or metoprolol.",
+            ],
+            "year": ["2001", "2010", "2001", "", "1999", "2004", "2003"],
+            "doi": ["", "10.1000/agile", "", "https://doi.org/10.1000/AGILE", "", "", ""],
+        }
+    )
+
+
+def test_screen_ranks_duplicates_with_their_twin_as_papers_add_merges_them(tmp_path, fake_embedder):
+    from agentr_dagster.imports import parse_file
+
+    papers = _papers_with_duplicates()
+    question = "Beta blockers for heart failure: randomized trials"
+    out = screen(question, papers)
+    assert sorted(out["record_id"]) == sorted(papers["record_id"]) and out["record_id"].is_unique
+    assert list(out["rank"]) == list(range(1, len(papers) + 1))
+    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of"]
+    twin = dict(zip(out["record_id"], out["duplicate_of"], strict=True))
+    assert twin == {"a": "", "b": "", "c": "a", "d": "b", "e": "", "f": "", "g": ""}
+    # the same records as the importer drops from the same file
+    papers.to_csv(tmp_path / "papers.csv", index=False)
+    imported = parse_file(tmp_path / "papers.csv")
+    assert {r.source_id for r in imported.records} == {"a", "b", "e", "f", "g"}
+    position = {rid: i for i, rid in enumerate(out["record_id"])}
+    score = dict(zip(out["record_id"], out["score"], strict=True))
+    for duplicate, kept in (("c", "a"), ("d", "b")):
+        assert position[duplicate] == position[kept] + 1 and score[duplicate] == score[kept]
+    assert out["score"].is_monotonic_decreasing and out["record_id"].iloc[0] == "a"
+    # the kept records are ranked as the de-duplicated input is: the corpus a project ranks
+    alone = screen(question, papers[~papers["record_id"].isin(["c", "d"])])
+    kept = out[out["duplicate_of"] == ""]
+    assert kept["record_id"].tolist() == alone["record_id"].tolist()
+    assert kept["score"].tolist() == alone["score"].tolist()
+    assert set(alone["duplicate_of"]) == {""}
+    # without dedupe every record is ranked on its own, as before
+    raw = screen(question, papers, dedupe=False)
+    assert set(raw["duplicate_of"]) == {""} and len(raw) == len(papers)
+    raw_score = dict(zip(raw["record_id"], raw["score"], strict=True))
+    assert raw_score["c"] != raw_score["a"] and raw_score["d"] != raw_score["b"]
+
+
+def test_screen_label_of_a_duplicate_applies_to_its_twin(fake_embedder):
+    papers = _papers_with_duplicates()
+    out = screen("soil chemistry of lakes", papers, labels={"c": "include", "d": "include", "b": "exclude"})
+    assert out["method"].iloc[0] == "active"
+    assert out["record_id"].tolist()[:2] == ["a", "c"]  # c's include is a's: first, with c right after
+    assert out["label"].tolist()[:2] == ["include", "include"]
+    # b's own exclude wins over its duplicate's include: last, with d right after
+    assert out["record_id"].tolist()[-2:] == ["b", "d"] and out["label"].tolist()[-2:] == ["exclude", "exclude"]
+
+
+def test_cli_screen_writes_duplicate_of(tmp_path, fake_embedder):
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_text("Beta blockers for heart failure", encoding="utf-8")
+    _papers_with_duplicates().to_csv(tmp_path / "papers.csv", index=False)
+    args = ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "papers.csv")]
+    res = CliRunner().invoke(screen_command, [*args, "--out", str(tmp_path / "out.csv")])
+    assert res.exit_code == 0, res.output
+    assert "screened 7 records (zero-shot, 2 duplicates ranked with the record they duplicate)" in res.output
+    out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
+    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of"]
+    assert dict(zip(out["record_id"], out["duplicate_of"], strict=True))["c"] == "a"
+    assert out["record_id"].tolist().index("c") == out["record_id"].tolist().index("a") + 1
+
+
+def test_screen_merges_by_paper_key_as_the_store_does(fake_embedder):
+    """Two papers the importer keeps apart (same title, no year, abstracts with little in common) have one paper
+    key, so a project keeps the first; a duplicate of the second goes with it, after the first."""
+    radiation = "Proton and carbon ion beams deliver dose to tumours while sparing normal tissue nearby. " * 4
+    physics = "Cosmic particle showers were measured by scintillator arrays at three mountain sites. " * 4
+    papers = pd.DataFrame({
+        "record_id": ["z", "x", "a", "b"],
+        "title": ["Particle radiation therapy", "Unrelated heart failure trial", "Particle radiation therapy",
+                  "Particle radiation therapy"],
+        "abstract": [radiation, "Bisoprolol in heart failure.", physics, physics],
+    })
+    out = screen("proton therapy", papers)
+    assert dict(zip(out["record_id"], out["duplicate_of"], strict=True)) == {"z": "", "x": "", "a": "z", "b": "z"}
+    ids = out["record_id"].tolist()
+    assert ids[ids.index("z"):ids.index("z") + 3] == ["z", "a", "b"]
