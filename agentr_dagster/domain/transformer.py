@@ -38,9 +38,7 @@ MANIFEST = "manifest.json"  # written last by the build: its presence means the 
 # Texts are cut at 128 word pieces: the length all-MiniLM-L6-v2 was trained on and its tokenizer.json's own
 # truncation (sentence-transformers' default of 256 costs 2.2x the time for abstracts).
 MAX_TOKENS = 128
-# Padded tokens per onnxruntime call (long abstracts go in small batches, titles in big ones): 1024 keeps a
-# batch in cache; on 2 idle cores 180 texts/s against 125 at 8192 (2,000 title+abstract texts).
-_BATCH_TOKENS = 1024
+_PROGRESS_EVERY = 32  # texts between progress callbacks
 
 
 def default_transformer_dir() -> Path:
@@ -57,8 +55,8 @@ class TransformerEncoder:
     """all-MiniLM-L6-v2 (ONNX) sentence embeddings: one L2-normalised float32 row per text.
 
     Texts are tokenised by the model's own ``tokenizer.json`` (truncated at :data:`MAX_TOKENS`, as the model was
-    trained), sorted by length and run in batches of similar length, so padding costs little. An empty text gets a
-    zero row (cosine 0 with anything), as in the static :class:`~agentr_dagster.domain.embeddings.Embedder`.
+    trained) and run one at a time (see :meth:`encode`), so a text's vector never depends on the others. An empty
+    text gets a zero row (cosine 0 with anything), as in the static :class:`~agentr_dagster.domain.embeddings.Embedder`.
     """
 
     def __init__(self, model_dir: Path | str | None = None, *, threads: int | None = None):
@@ -88,7 +86,7 @@ class TransformerEncoder:
         self._lock = threading.Lock()
 
     def encode(self, texts: Sequence[str], progress: Callable[[int], None] | None = None) -> np.ndarray:
-        """Embed ``texts``; ``progress(k)`` is called after every batch with the number of texts it held."""
+        """Embed ``texts``; ``progress(k)`` is called after every ``_PROGRESS_EVERY`` texts (and at the end)."""
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         idx = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]
@@ -96,26 +94,19 @@ class TransformerEncoder:
             return out
         with self._lock:
             encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
-            lengths = np.array([len(e.ids) for e in encodings])
-            order = np.argsort(lengths, kind="stable")
-            start = 0
-            while start < len(order):
-                stop = start + 1  # lengths ascend: a batch's padded size is its row count x its last row's length
-                while stop < len(order) and (stop + 1 - start) * int(lengths[order[stop]]) <= _BATCH_TOKENS:
-                    stop += 1
-                rows = order[start:stop]
-                width = int(lengths[rows[-1]])
-                ids = np.zeros((len(rows), width), dtype=np.int64)
-                mask = np.zeros((len(rows), width), dtype=np.int64)
-                for r, j in enumerate(rows):
-                    e = encodings[j].ids
-                    ids[r, : len(e)] = e
-                    mask[r, : len(e)] = 1
-                vecs = self._session.run(None, {"input_ids": ids, "attention_mask": mask})[0]
-                out[[idx[j] for j in rows]] = vecs
-                if progress is not None:
-                    progress(len(rows))
-                start = stop
+            pending = 0
+            for i, encoding in zip(idx, encodings, strict=True):
+                # One text per call: dynamic int8 quantisation scales activations over the whole batch, so a
+                # text's vector would depend on the texts beside it (up to 0.02 apart); alone it is always the
+                # same, and on 2 cores no slower than batches of 1,024 padded tokens.
+                ids = np.asarray([encoding.ids], dtype=np.int64)
+                out[i] = self._session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})[0][0]
+                pending += 1
+                if progress is not None and pending == _PROGRESS_EVERY:
+                    progress(pending)
+                    pending = 0
+            if progress is not None and pending:
+                progress(pending)
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return np.divide(out, norms, out=np.zeros_like(out), where=norms > 0)
 
