@@ -18,6 +18,27 @@ With ``oracle=True`` the run goes through the LLM path against the scripted Open
 whose scoring answers come from the labels (a perfect screener: an included paper gets high similarity and C2,
 an excluded one low), with ``agentr run --stop-at-recall``; reported per review: scoring calls made, the share
 of the includes scored when scoring stopped, and the calls saved against scoring every candidate.
+
+With ``labels=True`` (``--labels``; offline path only) a simulated researcher then labels through the workflow
+as a user would, starting from the first export (no labels):
+
+    agentr label <slug> <paper_id> include|exclude          # the two priors `agentr bench screening` draws
+    agentr run <slug> --no-progress; agentr export ...        # (same seed -> the same two records)
+    agentr labels <slug> --import decisions/round-NNN.csv     # the export's top unlabelled rows, decided
+    agentr run <slug> --no-progress; agentr export ...        # ... and again, until ceil(0.95 R) includes
+
+Each round reads the export top-down (the order the person reads), skips the rows already labelled, and decides
+the next :func:`round_size` rows from the review's labels (a row holding a merged duplicate of an included
+record is an include); the decisions go in as a sheet of ``source_id,title,doi,included`` (the export's own
+columns). Round sizes: 10 rows, then 25 % of the labels so far once that is more (labelled after each run: 2,
+12, 22, 32, 42, 53, 67,
+...): a re-run after every label is what learns best but costs a whole ``agentr run`` each, and with rounds
+growing by a quarter the re-runs stay near log(labels) / log(1.25) while the early labels, which move the order
+most, are each followed soon by one. The order scored: the records in the order they were labelled, then the
+rest in the last export's order. Reported beside it: bench screening's ``feedback`` mode on the same review
+(in-process, :func:`agentr_dagster.bench.screening.review_feedback_order`), the rounds, and per round the labels
+so far, includes found and the seconds of ``agentr run`` and ``agentr export``. The reviews run smallest first
+and the JSON is written after each, so a stopped run leaves the figures of the reviews it finished.
 """
 
 from __future__ import annotations
@@ -298,6 +319,10 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
         "AGENTR_LAKE_DIR": str(home / "lake"), "AGENTR_LLM_BASE_URL": None, "AGENTR_REDIS_URL": None,
         "AGENTR_LLM_RPM": None, "AGENTR_LLM_TPM": None, "AGENTR_LLM_MAX_CONCURRENT": None,
     }
+    if labels:  # the feedback figure, computed in this process, reads the same transformer vectors: encode once
+        from agentr_dagster.domain.embedding_cache import default_cache_dir
+
+        env["AGENTR_EMBEDDING_CACHE"] = str(default_cache_dir())
     server = responder = None
     if oracle:
         server, responder, included = _oracle_server(review)
