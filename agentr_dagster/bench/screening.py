@@ -349,6 +349,25 @@ class _BenchRun:
         self.timings[mode] = self.timings.get(mode, 0.0) + seconds
 
 
+def feedback_order(feats, zero_shot: np.ndarray, labels: np.ndarray, priors: tuple[int, int]) -> np.ndarray:
+    """The ``feedback`` mode's screening order: the active learner on ``feats`` with the zero-shot scores as
+    its prior, under the simulation protocol from ``priors`` (also what `agentr bench pipeline --labels`
+    reports beside its own figure)."""
+    return simulate_active(ActiveRanker(feats, zero_shot).scores, labels, priors)
+
+
+def review_feedback_order(rv: Review, seed: int = 0, *, embedder=None, transformer=None) -> np.ndarray:
+    """:func:`feedback_order` of one review from scratch, with the encoders this bench uses by default (the
+    static embedder and the cached ONNX transformer when it is built) and the priors ``seed`` draws."""
+    from agentr_dagster.domain.embeddings import get_embedder
+    from agentr_dagster.domain.transformer import get_cached_transformer
+
+    embedder = embedder or get_embedder()
+    transformer = transformer if transformer is not None else get_cached_transformer()
+    feats = build_features(rv.titles, rv.abstracts, embedder, transformer)
+    return feedback_order(feats, zero_shot_scores(rv.question, feats), rv.labels, choose_priors(rv.labels, seed))
+
+
 def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dict:
     """Every mode on one review: ``{name, n_records, n_included, modes[, priors]}``."""
     y = rv.labels
@@ -387,8 +406,7 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
         priors = choose_priors(y, run.seed)
         entry["priors"] = [str(ids[priors[0]]), str(ids[priors[1]])]
         t0 = time.perf_counter()
-        order = simulate_active(ActiveRanker(feats, zs).scores, y, priors)
-        add("feedback", order, time.perf_counter() - t0)
+        add("feedback", feedback_order(feats, zs, y, priors), time.perf_counter() - t0)
         if run.asreview:
             t0 = time.perf_counter()
             a_order, impl = asreview_order(rv.titles, rv.abstracts, y, priors, python=run.asr_python)

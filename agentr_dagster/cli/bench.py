@@ -72,22 +72,30 @@ def bench_growth_command(paper_sizes, project_sizes, database_url, as_json, out)
 @click.option("--oracle", is_flag=True, help="The LLM path against the scripted server, judging from the labels.")
 @click.option("--stop-at-recall", type=click.FloatRange(0, 1, min_open=True), default=None,
               help="Passed to `agentr run` (default 0.95 with --oracle).")
+@click.option("--labels", is_flag=True,
+              help="Also a simulated researcher: the two priors of `bench screening`, then the export's top "
+                   "unlabelled rows in growing rounds (`agentr label`/`labels --import`, `run`, `export`) until "
+                   "95 % of the includes are labelled. Offline only; reviews run smallest first.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the priors (with --labels).")
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="JSON result (default .bench/pipeline.json, .bench/pipeline-oracle.json with --oracle).")
+              help="JSON result, written after every review (default .bench/pipeline.json, "
+                   ".bench/pipeline-oracle.json with --oracle, .bench/pipeline-labels.json with --labels).")
 def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, stop_at_recall: float | None,
-                           out: Path | None) -> None:
+                           labels: bool, seed: int, out: Path | None) -> None:
     """The main job as a user runs it (project add, papers add, run, export) on labelled review folders:
     WSS@95 and recall@10/20 % of the export order beside `agentr screen` and BM25."""
     from agentr_dagster.bench.pipeline import format_pipeline, run_pipeline_bench
 
+    out = out or Path(".bench") / ("pipeline-oracle.json" if oracle else "pipeline-labels.json" if labels
+                                   else "pipeline.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
     try:
         result = run_pipeline_bench(root, cli_main=click.get_current_context().find_root().command, oracle=oracle,
                                     stop_at_recall=stop_at_recall, names=list(names) or None,
-                                    progress=lambda line: click.echo(line, err=True))
+                                    progress=lambda line: click.echo(line, err=True), labels=labels, seed=seed,
+                                    checkpoint=lambda partial: _write(partial, str(out)))
     except (FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from exc
-    out = out or Path(".bench") / ("pipeline-oracle.json" if oracle else "pipeline.json")
-    out.parent.mkdir(parents=True, exist_ok=True)
     _write(result, str(out))
     click.echo(format_pipeline(result))
     click.echo(f"json: {out}")

@@ -30,6 +30,7 @@ rare; a paper *about* prompt injection that quotes an attack will be flagged, wh
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -405,8 +406,11 @@ def detect_injection(*texts: str | None) -> InjectionCheck:
     return InjectionCheck(True, tuple(reasons[:MAX_REASONS]))
 
 
+@functools.lru_cache(maxsize=65_536)
 def check_paper(title: str | None, abstract: str | None) -> InjectionCheck:
-    """The check the exports and the UI show for one paper: its title and abstract together."""
+    """The check the exports and the UI show for one paper: its title and abstract together. Memoised (the
+    answer depends on the text alone): one `agentr run` checks every paper for the scoring step's metadata, the
+    exports, the PRISMA counts and the summary, and a re-run after new labels meets the same texts again."""
     return detect_injection(title, abstract)
 
 

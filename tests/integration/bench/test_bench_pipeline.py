@@ -40,3 +40,38 @@ def test_the_oracle_bench_runs_the_chain_and_counts_calls_and_recall(tmp_path):
     assert set(methods) == {"export", "screen", "bm25"}
     assert all(-0.05 <= m["wss95"] <= 1 and 0 <= m["recall20"] <= 1 for m in methods.values())
     assert lines and lines[0].startswith("Synthetic_ACE: export=")
+
+
+def test_the_labels_bench_labels_through_the_workflow_and_scores_the_composed_order(tmp_path):
+    import numpy as np
+
+    from agentr_dagster.screening.metrics import evaluate_order
+    from agentr_dagster.screening.simulation import choose_priors
+
+    labels = write_review(tmp_path / "reviews" / "Synthetic_ACE", n=40, n_inc=6)
+    ids = [f"S{i}" for i in range(40)]
+    written: list[dict] = []
+    result = run_pipeline_bench(tmp_path / "reviews", cli_main=main, labels=True, checkpoint=written.append)
+    (entry,) = result["reviews"]
+    done = entry["labelling"]
+    inc, exc = choose_priors(labels, 0)  # the priors bench screening draws with the same seed
+    assert done["priors"] == [ids[inc], ids[exc]] and done["labelled_order"][:2] == done["priors"]
+    # Each round reads only records no earlier round read; together they are the labelled order.
+    read: list[str] = []
+    for rnd in done["rounds"]:
+        assert not set(rnd["records"]) & set(read)
+        read += rnd["records"]
+    assert read == done["labelled_order"] and len(set(read)) == len(read) == done["labelled_papers"]
+    assert [r["read"] for r in done["rounds"]][:2] == [2, 10]  # the priors, then the first round of 10
+    assert done["found"] >= done["target"] == 6  # ceil(0.95 * 6) includes labelled
+    # The order scored: the labelled records, then every other record once (the last export's order).
+    order = done["order"]
+    assert order[: len(read)] == read and sorted(order) == sorted(ids)
+    position = {rid: i for i, rid in enumerate(ids)}
+    expected = evaluate_order(labels[np.array([position[r] for r in order])])
+    assert entry["methods"]["labels"]["wss95"] == round(expected["wss95"], 4)
+    assert entry["methods"]["labels"]["recall20"] == round(expected["recall20"], 4)
+    assert set(entry["methods"]) == {"export", "screen", "bm25", "labels", "feedback"}
+    assert -0.05 <= entry["methods"]["feedback"]["wss95"] <= 1
+    assert written and written[-1]["complete"] is False and result["complete"] is True
+    assert result["labels_summary"]["mean_rounds"] == len(done["rounds"]) - 1
