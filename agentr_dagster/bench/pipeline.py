@@ -34,12 +34,12 @@ columns). Round sizes: 10 rows, then 25 % of the labels so far once that is more
 12, 22, 32, 42, 53, 67, 84, ...): a re-run after every label is what learns best but costs a whole
 ``agentr run`` each, and with rounds growing by a quarter the re-runs stay near log(labels) / log(1.25) while
 the early labels, which move the order most, are each followed soon by one. The order scored: the records in
-the order they were labelled, then the rest in the last export's order. Reported beside it: bench screening's ``feedback`` mode on the same review
-(in-process, :func:`agentr_dagster.bench.screening.review_feedback_order`), the rounds, and per round the labels
-so far, includes found and the seconds of ``agentr run`` and ``agentr export``. The reviews run smallest first
-and the JSON is written after each, so a stopped run leaves the figures of the reviews it finished. The
-review's home then shares this process's transformer vector cache (``AGENTR_EMBEDDING_CACHE``), which the
-feedback figure reads too: no text is encoded twice, and the first run's seconds leave out texts met before.
+the order they were labelled, then the rest in the last export's order. Reported beside it: bench screening's
+``feedback`` mode on the same review (in-process, :func:`agentr_dagster.bench.screening.review_feedback_order`), the
+rounds, and per round the labels so far, includes found and the seconds of ``agentr run`` and ``agentr export``. The
+reviews run smallest first and the JSON is written after each, so a stopped run leaves the figures of the reviews it
+finished. The review's home then shares this process's transformer vector cache (``AGENTR_EMBEDDING_CACHE``), which
+the feedback figure reads too: no text is encoded twice, and the first run's seconds leave out texts met before.
 """
 
 from __future__ import annotations
@@ -315,15 +315,7 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
     question = home / "question.md"
     question.write_text(review.question + "\n", encoding="utf-8")
     database_url = f"sqlite:///{home / 'store.db'}"
-    env: dict[str, str | None] = {
-        "AGENTR_HOME": str(home), "DAGSTER_HOME": None, "AGENTR_DATABASE_URL": database_url,
-        "AGENTR_LAKE_DIR": str(home / "lake"), "AGENTR_LLM_BASE_URL": None, "AGENTR_REDIS_URL": None,
-        "AGENTR_LLM_RPM": None, "AGENTR_LLM_TPM": None, "AGENTR_LLM_MAX_CONCURRENT": None,
-    }
-    if labels:  # the feedback figure, computed in this process, reads the same transformer vectors: encode once
-        from agentr_dagster.domain.embedding_cache import default_cache_dir
-
-        env["AGENTR_EMBEDDING_CACHE"] = str(default_cache_dir())
+    env = _review_env(home, database_url, share_vector_cache=labels)
     server = responder = None
     if oracle:
         server, responder, included = _oracle_server(review)
@@ -351,15 +343,7 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
         entry["not_in_export"] = missing
         entry["papers_in_project"] = store.projects.count_papers(slug)
         if oracle:
-            scored = set(responder.scored)
-            found = sum(1 for t in included if t in scored)
-            calls = len(responder.scored)
-            n = entry["papers_in_project"]
-            entry["oracle"] = {
-                "calls": calls, "papers": n, "recall_at_stop": round(found / len(included), 4) if included else None,
-                "calls_saved": n - calls, "calls_saved_share": round(1 - calls / n, 4) if n else None,
-                "stop_at_recall": stop_at_recall,
-            }
+            entry["oracle"] = _oracle_figures(responder.scored, included, entry["papers_in_project"], stop_at_recall)
         t0 = time.perf_counter()
         cli("screen", "--question", str(question), "--papers", str(papers_csv), "--out", str(home / "screen.csv"))
         entry["methods"]["screen"] = {**_metrics(_screen_order(home / "screen.csv", review), y),
@@ -381,16 +365,46 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
         t0 = time.perf_counter()
         entry["methods"]["feedback"] = {**_metrics(review_feedback_order(review, seed), y),
                                         "seconds": round(time.perf_counter() - t0, 2)}
+    say(_summary_line(entry))
+    return entry
+
+
+def _review_env(home: Path, database_url: str, *, share_vector_cache: bool) -> dict[str, str | None]:
+    """One review's environment: its own home, store, lake and instance; no endpoint or shared limits."""
+    env: dict[str, str | None] = {
+        "AGENTR_HOME": str(home), "DAGSTER_HOME": None, "AGENTR_DATABASE_URL": database_url,
+        "AGENTR_LAKE_DIR": str(home / "lake"), "AGENTR_LLM_BASE_URL": None, "AGENTR_REDIS_URL": None,
+        "AGENTR_LLM_RPM": None, "AGENTR_LLM_TPM": None, "AGENTR_LLM_MAX_CONCURRENT": None,
+    }
+    if share_vector_cache:  # the feedback figure, computed in this process, reads the same vectors: encode once
+        from agentr_dagster.domain.embedding_cache import default_cache_dir
+
+        env["AGENTR_EMBEDDING_CACHE"] = str(default_cache_dir())
+    return env
+
+
+def _oracle_figures(scored_titles, included: set[str], papers: int, stop_at_recall: float | None) -> dict:
+    """Calls the oracle answered, the share of includes among them, and the calls saved against scoring all."""
+    scored = set(scored_titles)
+    found = sum(1 for t in included if t in scored)
+    calls = len(scored_titles)
+    return {
+        "calls": calls, "papers": papers, "recall_at_stop": round(found / len(included), 4) if included else None,
+        "calls_saved": papers - calls, "calls_saved_share": round(1 - calls / papers, 4) if papers else None,
+        "stop_at_recall": stop_at_recall,
+    }
+
+
+def _summary_line(entry: dict) -> str:
     line = "  ".join(f"{m}={r['wss95']:.3f}" for m, r in entry["methods"].items())
-    if oracle:
+    if "oracle" in entry:
         o = entry["oracle"]
         line += f"  oracle: {o['calls']}/{o['papers']} calls, recall at stop {o['recall_at_stop']}"
-    if labels:
+    if "labelling" in entry:
         done = entry["labelling"]
         line += (f"  labelled {done['labelled_papers']} in {len(done['rounds']) - 1} rounds"
                  f" ({entry['methods']['labels']['seconds']:.0f}s)")
-    say(f"{review.name}: {line}  ({entry['methods']['export']['seconds']:.0f}s)")
-    return entry
+    return f"{entry['name']}: {line}  ({entry['methods']['export']['seconds']:.0f}s)"
 
 
 def _mean(values: list[float]) -> float | None:
