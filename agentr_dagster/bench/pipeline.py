@@ -34,12 +34,13 @@ columns). Round sizes: 10 rows, then 25 % of the labels so far once that is more
 12, 22, 32, 42, 53, 67, 84, ...): a re-run after every label is what learns best but costs a whole
 ``agentr run`` each, and with rounds growing by a quarter the re-runs stay near log(labels) / log(1.25) while
 the early labels, which move the order most, are each followed soon by one. The order scored: the records in
-the order they were labelled, then the rest in the last export's order. Reported beside it: bench screening's ``feedback`` mode on the same review
-(in-process, :func:`agentr_dagster.bench.screening.review_feedback_order`), the rounds, and per round the labels
-so far, includes found and the seconds of ``agentr run`` and ``agentr export``. The reviews run smallest first
-and the JSON is written after each, so a stopped run leaves the figures of the reviews it finished. The
-review's home then shares this process's transformer vector cache (``AGENTR_EMBEDDING_CACHE``), which the
-feedback figure reads too: no text is encoded twice, and the first run's seconds leave out texts met before.
+the order they were labelled, then the rest in the last export's order. Reported beside it: bench screening's
+``feedback`` mode on the same review (in-process, :func:`agentr_dagster.bench.screening.review_feedback_order`),
+the rounds, and per round the labels so far, includes found and the seconds of ``agentr run`` and
+``agentr export``. The reviews run smallest first and the JSON is written after each, so a stopped run leaves
+the figures of the reviews it finished. The review's home then shares this process's transformer vector cache
+(``AGENTR_EMBEDDING_CACHE``), which the feedback figure reads too: no text is encoded twice, and the first
+run's seconds leave out texts met before.
 """
 
 from __future__ import annotations
