@@ -51,10 +51,12 @@ demo: install models
 
 test: install models llama services browser
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/pytest -q -n 2 --dist loadgroup -p no:cacheprovider
 
 lint: install
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
+	$(VENV)/bin/lint-imports
 
 # Benchmarks: figures printed and JSON written under .bench/ (not timed tests).
 BENCH_PG ?= postgresql+psycopg2://postgres@127.0.0.1:5432/test

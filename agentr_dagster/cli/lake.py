@@ -144,7 +144,7 @@ def lake_rebuild() -> None:
 @click.option("--note", default=None, help="Why (kept with the label).")
 def label_command(slug: str, paper: str, decision: str, note: str | None) -> None:
     """Record a screening decision on a candidate (PAPER: id, DOI, paper key or exact title)."""
-    from agentr_dagster.screening.feedback import set_label
+    from agentr_dagster.stages.feedback import set_label
     from agentr_dagster.store.rows import StoreError
 
     try:
@@ -165,7 +165,7 @@ def label_command(slug: str, paper: str, decision: str, note: str | None) -> Non
 @click.option("--json", "as_json", is_flag=True)
 def labels_command(slug: str, import_files: tuple[Path, ...], as_json: bool) -> None:
     """The project's screening decisions (after importing any --import files)."""
-    from agentr_dagster.screening.feedback import list_labels
+    from agentr_dagster.stages.feedback import list_labels
     from agentr_dagster.stages.intake import IntakeError
     from agentr_dagster.stages.labels import import_labels_file
     from agentr_dagster.store.rows import StoreError
@@ -205,7 +205,7 @@ def labels_command(slug: str, import_files: tuple[Path, ...], as_json: bool) -> 
 @click.option("--json", "as_json", is_flag=True)
 def rerank_command(slug: str, top: int, out: Path | None, as_json: bool) -> None:
     """The project's candidates in the order to screen next, learned from its labels."""
-    from agentr_dagster.screening.feedback import rerank
+    from agentr_dagster.stages.feedback import rerank
     from agentr_dagster.store.rows import StoreError
 
     try:

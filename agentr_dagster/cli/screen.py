@@ -86,7 +86,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
             click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
         else:
             from agentr_dagster.defs.resources import resources_from_env
-            from agentr_dagster.screening.llm_rerank import rerank_top_with_llm
+            from agentr_dagster.stages.llm_rerank import rerank_top_with_llm
 
             configured = resources_from_env(resolve=True)
             store, llm = configured["store"].get(), configured["llm"]

@@ -1,7 +1,7 @@
 """The one place an LLM is called: caching, orphan check, credit reservation, the call, settlement,
 validation with a bounded repair round, and classification of every failure.
 
-Order per request (DESIGN.md, Money): a validated response already stored for the same request is returned
+Order per request (README, "Money"): a validated response already stored for the same request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
 failure), validate. A retry after a paid, validated call therefore never charges again.
 """
@@ -16,8 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from contextlib import nullcontext
 from typing import TypeVar
 
 import openai
@@ -25,6 +24,7 @@ import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from agentr_dagster.domain.calls import CallContext  # re-exported: the stages import it from here
 from agentr_dagster.domain.failures import (
     NoCreditsError,
     OrphanError,
@@ -67,17 +67,6 @@ class LLMSettings(BaseModel):
 
 class UnsettledError(TransientError):
     """An answered call whose settlement failed on a database error (kept for :meth:`settle_pending`)."""
-
-
-@dataclass
-class CallContext:
-    slug: str
-    stage: str
-    paper_id: int | None = None
-    run_id: str | None = None
-    # Held for the HTTP call only: a run's own cap on parallel calls, so that its threads can look up the cache
-    # and reserve credits for their next paper while the calls before it are still in flight.
-    call_gate: AbstractContextManager | None = None
 
 
 def request_hash(model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> str:

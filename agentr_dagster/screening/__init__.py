@@ -20,9 +20,9 @@ Roles (contract -> implementations):
 * ``presets``    named compositions of a ranker and a learner factory: ``default`` (what every command runs;
                  without a transformer it reproduces the former ``domain/ranking.py`` exactly), ``lexical`` (no
                  dense scores), ``classic`` (ASReview's ELAS u4 learner without our prior).
-* ``feedback``   labels stored per project in the domain store, and ``rerank`` (``agentr label/labels/rerank``).
-* ``llm_rerank`` ``agentr screen --llm-top K``: the top K re-ordered by the LLM through the gateway.
 
 Helpers: ``question`` (the sentences of a question that say what is wanted), ``scores`` (z-scores, order).
-The bench (``agentr bench screening``) lives in :mod:`agentr_dagster.bench.screening` and imports from here.
+The bench (``agentr bench screening``) lives in :mod:`agentr_dagster.bench.screening` and imports from here; what
+reads or writes the domain store lives in ``stages/``: ``feedback`` (labels per project and ``agentr rerank``) and
+``llm_rerank`` (``agentr screen --llm-top K``, the top K re-ordered by the LLM through the gateway).
 """

@@ -11,10 +11,10 @@ from typing import Annotated, Protocol
 
 from pydantic import StringConstraints
 
+from agentr_dagster.domain.calls import CallContext
 from agentr_dagster.domain.contracts import Strict
 from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.prompts import load_prompt
-from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.synthesis.draft import md_unescape
 from agentr_dagster.synthesis.models import Draft, Evidence, Paragraph, Section, Sentence
 from agentr_dagster.synthesis.validate import (

@@ -1,0 +1,20 @@
+"""Who an LLM call is for: the context every stage passes to the gateway (``llm/gateway.py``).
+
+It lives in the domain so that pure rooms (``synthesis/redraft.py``) can build one without importing ``llm/``.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+
+
+@dataclass
+class CallContext:
+    slug: str
+    stage: str
+    paper_id: int | None = None
+    run_id: str | None = None
+    # Held for the HTTP call only: a run's own cap on parallel calls, so that its threads can look up the cache
+    # and reserve credits for their next paper while the calls before it are still in flight.
+    call_gate: AbstractContextManager | None = None
