@@ -49,7 +49,6 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +58,7 @@ import pandas as pd
 
 from agentr_dagster.bench.screening import Review, _plain_texts, discover_reviews, load_review, review_feedback_order
 from agentr_dagster.imports import normalise_title
+from agentr_dagster.imports.identity import titles_alike
 from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
 from agentr_dagster.screening.scores import order_from_scores
@@ -157,8 +157,7 @@ def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[n
 def _near_title(title: str, titles: list[str]) -> int | None:
     """The export row whose title is near-identical (the importer merges those as duplicates), if any."""
     for row, other in enumerate(titles):
-        matcher = SequenceMatcher(None, title, other, autojunk=False)
-        if matcher.real_quick_ratio() >= 0.9 and matcher.quick_ratio() >= 0.9 and matcher.ratio() >= 0.9:
+        if titles_alike(title, other, 0.9):
             return row
     return None
 

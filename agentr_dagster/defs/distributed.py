@@ -32,7 +32,6 @@ except ImportError:  # the `distributed` extra is not installed: the code locati
 
 BROKER_ENV = "AGENTR_CELERY_BROKER_URL"
 BACKEND_ENV = "AGENTR_CELERY_BACKEND_URL"
-QUEUE_ENV = "AGENTR_CELERY_QUEUE"
 _FIELDS = {BROKER_ENV: "celery_broker_url", BACKEND_ENV: "celery_backend_url"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 DEFAULT_BACKEND = "rpc://"

@@ -1,6 +1,6 @@
 """A gated repair schedule: re-requests failed or missing project partitions, at most N times a day each.
 
-Gates (DESIGN.md: ``missing() | execution_failed()`` automation re-requests every tick, an LLM cost loop):
+Gates (an ``AutomationCondition`` of ``missing() | execution_failed()`` would re-request every tick, an LLM cost loop):
 - stopped by default: turn it on in the UI (or `dagster schedule start repair_schedule`);
 - a partition is requested only when the domain store says it is incomplete, no run of it is queued or running,
   and its last failure is one a retry can fix (transient, or no credits once the balance is positive again);

@@ -128,12 +128,6 @@ class PaperAssessment(Strict):
     candidate_advantage: LongText
 
 
-STAGE_MODELS: dict[str, type[Strict]] = {
-    "intent": ResearchIntent,
-    "queries": SearchQueries,
-    "score": PaperAssessment,
-}
-
 SLUG_RE = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
 
 

@@ -24,8 +24,9 @@ The rooms:
 * ``decode`` (bytes -> text), ``cleaning`` (untrusted text), ``fields`` (one value -> one field), ``columns``
   (header names -> fields), ``records`` (raw row -> :class:`PaperRecord` through a collector), ``hints`` ("this
   looks like RIS; save it as .ris"), ``errors``.
-* ``keys`` (paper key, title key, content hash) and ``dedup`` (de-duplication: DOI, title and year, the
-  first-author guard, near-identical titles).
+* ``identity`` (whether two records are the same paper: paper key, title key, content hash, DOI form, and the
+  rules: DOI conflict, first-author guard, near-identical titles, abstract disagreement; lake, labels and
+  ``agentr screen`` use it too) and ``dedup`` (those rules applied to a list of records, in order, linear).
 
 **Adding a format** is one new module and one registry line: write ``imports/<format>.py`` with a
 ``parse_<format>(text, collector) -> label`` that hands each raw record (a dict over ``records.FIELDS``) to
@@ -41,11 +42,14 @@ Pure Python; no Dagster imports.
 from __future__ import annotations
 
 from agentr_dagster.imports.decode import binary_file_kind, decode
-from agentr_dagster.imports.dedup import MIN_TITLE_CHARS_ANY_YEAR, authors_disagree, dedupe, first_author_key
+from agentr_dagster.imports.dedup import dedupe
 from agentr_dagster.imports.errors import ImportFileError, UnexpectedImportError
-from agentr_dagster.imports.keys import (
+from agentr_dagster.imports.identity import (
+    MIN_TITLE_CHARS_ANY_YEAR,
     PAPER_KEY_MAX_CHARS,
+    authors_disagree,
     content_hash,
+    first_author_key,
     normalise_title,
     paper_key,
     paper_key_for,

@@ -1,5 +1,6 @@
 """De-duplication of imported records: same DOI, same title and year, same title with a year missing on one side
-(unless the first authors differ), near-identical title. See :func:`dedupe` for the rules.
+(unless the first authors differ), near-identical title. See :func:`dedupe` for the order the rules of
+:mod:`agentr_dagster.imports.identity` are applied in, and the blocking that keeps it linear.
 
 Pure logic: no Dagster imports.
 """
@@ -10,64 +11,22 @@ import difflib
 import re
 
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.imports.keys import normalise_title
+from agentr_dagster.imports import identity
+from agentr_dagster.imports.identity import (
+    MIN_TITLE_CHARS_ANY_YEAR,
+    abstracts_disagree,
+    dois_conflict,
+    first_author_key,
+    normalise_title,
+    same_title_any_year,
+    titles_alike,
+)
 
-_WORD = re.compile(r"[^\W_]+")  # the runs of word characters (what normalise_title keeps)
 _NUMBERISH = re.compile(r"\b(?:\d+|[ivxlc]{1,6})\b")
-
-_INITIALS = re.compile(r"^(?:[A-Z]\.?){1,3}$|^[A-Za-z]\.?$")
-
-
-def first_author_key(authors: list[str] | None) -> str | None:
-    """The first author's surname, normalised: "Smith, John", "John Smith", "Smith JK" -> "smith"; for a
-    particle surname the last word ("van der Berg, J." and "J. van der Berg" -> "berg"). None if unknown."""
-    name = next((a for a in authors or () if a and a.strip()), None)
-    if name is None:
-        return None
-    if "," in name:
-        words = name.split(",", 1)[0].split()
-    else:
-        words = name.split()
-        while len(words) > 1 and words[-1].casefold().strip(".") in ("et", "al"):  # "Smith et al."
-            words.pop()
-        while len(words) > 1 and _INITIALS.match(words[-1]):  # "Smith JK": initials after the surname
-            words.pop()
-    if not words:
-        return None
-    return normalise_title(words[-1]) or None
-
-
-def authors_disagree(a: str | None, b: str | None) -> bool:
-    """Two known first authors with different surnames."""
-    return a is not None and b is not None and a != b
-
 
 _FUZZY_RATIO = 0.95
 _FUZZY_MIN_CHARS = 20
 _FUZZY_BLOCK_CAP = 64
-# A title this long matches a record without a year (shorter ones, "Editorial", need the same year).
-MIN_TITLE_CHARS_ANY_YEAR = 20
-
-
-_ABSTRACT_MIN_CHARS = 200
-_ABSTRACT_MIN_OVERLAP = 0.3
-
-
-def _abstract_words(abstract: str) -> frozenset[str] | None:
-    """The word set :func:`_abstracts_disagree` compares (first 3,000 characters, case-folded), or None for an
-    abstract too short to judge by."""
-    if len(abstract) < _ABSTRACT_MIN_CHARS:
-        return None
-    return frozenset(_WORD.findall(abstract[:3000].casefold()))
-
-
-def _abstracts_disagree(words_a: frozenset[str] | None, words_b: frozenset[str] | None) -> bool:
-    """Two substantial abstracts sharing under 30% of their words: different papers with the same title
-    (versions of one paper's abstract, truncated or with a copyright line, share far more). Takes the word
-    sets of :func:`_abstract_words`, so each abstract is split once however often it is compared."""
-    if words_a is None or words_b is None:
-        return False
-    return len(words_a & words_b) / max(1, min(len(words_a), len(words_b))) < _ABSTRACT_MIN_OVERLAP
 
 
 class _Title:
@@ -91,7 +50,7 @@ class _Title:
 
     def abstract_words(self) -> frozenset[str] | None:
         if self._abstract is not None:
-            self._words, self._abstract = _abstract_words(self._abstract), None
+            self._words, self._abstract = identity.abstract_words(self._abstract), None
         return self._words
 
 
@@ -104,12 +63,6 @@ def _fuzzy_candidate(new: _Title, other: _Title) -> bool:
     if min(len(a), len(b)) < _FUZZY_MIN_CHARS or min(len(a), len(b)) / max(len(a), len(b)) < _MIN_LEN_RATIO:
         return False
     return new.numbers == other.numbers  # "Part 1" vs "Part 2"
-
-
-def _fuzzy_same(matcher: difflib.SequenceMatcher, other: _Title) -> bool:
-    """``matcher`` has the new title as its second sequence (difflib caches that side)."""
-    matcher.set_seq1(other.text)
-    return matcher.quick_ratio() >= _FUZZY_RATIO and matcher.ratio() >= _FUZZY_RATIO
 
 
 Duplicate = tuple[PaperRecord, PaperRecord, str]  # (dropped, kept, why)
@@ -126,9 +79,9 @@ def dedupe_with_reasons(records: list[PaperRecord]) -> tuple[list[PaperRecord], 
 
     def conflicts(record: PaperRecord, title: _Title, slot: int) -> bool:
         other = unique[slot]
-        if record.doi and other.doi and record.doi != other.doi:
+        if dois_conflict(record.doi, other.doi):
             return True
-        return _abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
+        return abstracts_disagree(title.abstract_words(), titles[slot].abstract_words())
 
     def block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], ...]:
         return (("p", year, title[:8]), ("s", year, title[-8:]))
@@ -157,11 +110,10 @@ def dedupe_with_reasons(records: list[PaperRecord]) -> tuple[list[PaperRecord], 
                         None)
             why = "same title and year"
         if slot is None and len(title.text) >= MIN_TITLE_CHARS_ANY_YEAR:
-            # One side without a year (a reference list or a CSV column left empty) says nothing against the match,
-            # unless the first authors differ: a recurring title ("Introduction to the special issue") by another
-            # author is another paper. (Same title, same or no year: one paper key, so one paper, as before.)
-            slot = next((c for c in same_title if (record.year is None or unique[c].year is None)
-                         and not authors_disagree(title.author(), titles[c].author())
+            # (Same title, same or no year: one paper key, so one paper, as before.)
+            slot = next((c for c in same_title
+                         if same_title_any_year(title.text, record.year is None or unique[c].year is None,
+                                                title.author(), titles[c].author())
                          and not conflicts(record, title, c)), None)
             why = "same title, year missing on one side"
         if slot is None and len(title.text) >= _FUZZY_MIN_CHARS:
@@ -178,7 +130,7 @@ def dedupe_with_reasons(records: list[PaperRecord]) -> tuple[list[PaperRecord], 
                     if matcher is None:
                         matcher = difflib.SequenceMatcher(None, autojunk=False)
                         matcher.set_seq2(title.text)
-                    if _fuzzy_same(matcher, other):
+                    if titles_alike(other.text, title.text, _FUZZY_RATIO, matcher):
                         slot, why = candidate, "near-identical title, same year"
                         break
                 if slot is not None:

@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 from dataclasses import dataclass, field
 
 from agentr_dagster.imports.cleaning import clip
 from agentr_dagster.imports.columns import ALIASES, normalise_key
 from agentr_dagster.imports.decode import binary_file_kind, decode
 from agentr_dagster.imports.errors import ImportFileError
+from agentr_dagster.imports.identity import normal_doi
 from agentr_dagster.imports.records import ImportLimits
 from agentr_dagster.imports.xlsx import cell_text, open_workbook
 
@@ -53,7 +53,6 @@ _INCLUDE = {"1", "include", "included", "yes", "y", "true", "t", "relevant", "+"
 _EXCLUDE = {"0", "exclude", "excluded", "no", "n", "false", "f", "irrelevant", "-", "0.0"}
 _NOT_YET = {"", "-1", "-1.0", "none", "null", "nan", "unlabeled", "unlabelled", "pending"}
 _HEAD_BYTES = 65_536
-_DOI_PREFIX = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -93,12 +92,6 @@ def decision_of(value: object) -> int | None:
     if text in _EXCLUDE:
         return 0
     return None
-
-
-def normal_doi(value: str | None) -> str | None:
-    """A DOI as the store keeps it: lower case, without ``https://doi.org/`` or ``doi:``."""
-    doi = _DOI_PREFIX.sub("", (value or "").strip()).strip().lower()
-    return doi or None
 
 
 def _find(header: list[str], names: tuple[str, ...]) -> int | None:

@@ -29,16 +29,12 @@ import pyarrow.parquet as pq
 from agentr_dagster.domain.boolean_query import Node, parse_boolean_query, query_terms
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import file_sha256
-from agentr_dagster.imports import (
+from agentr_dagster.imports import ImportFileError, ImportLimits, content_hash, paper_key_for, parse_file, title_key
+from agentr_dagster.imports.identity import (
     MIN_TITLE_CHARS_ANY_YEAR,
-    ImportFileError,
-    ImportLimits,
-    authors_disagree,
-    content_hash,
+    dois_conflict,
     first_author_key,
-    paper_key_for,
-    parse_file,
-    title_key,
+    same_title_any_year,
 )
 from agentr_dagster.lake import files as lf
 from agentr_dagster.lake.analysis import (
@@ -549,9 +545,10 @@ _SAME_TITLE_CAP = 64  # same-title papers remembered per title: bounded work on 
 
 
 class _Dedupe:
-    """Which lake paper a record is: same DOI, or same normalised title + year, or the same title of at least 20
-    characters where one of the two has no year and the first authors' surnames do not differ; never on the title
-    when both DOIs are known and differ (the import parser's rules, applied across the whole lake)."""
+    """Which lake paper a record is: same DOI, or same normalised title + year, or the same title with a year
+    missing on one side (:func:`~agentr_dagster.imports.identity.same_title_any_year`); never on the title when
+    both DOIs are known and differ. The rules of ``imports/identity.py``, applied across the whole lake; the
+    near-identical-title and abstract rules of an import are not (a lake paper keeps no abstract word sets)."""
 
     def __init__(self, papers: pa.Table):
         self.dois: list[str | None] = papers.column("doi").to_pylist()
@@ -581,8 +578,7 @@ class _Dedupe:
             same_title.append((lake_id, has_year))
 
     def _compatible(self, doi: str | None, candidate: int) -> bool:
-        other = self.dois[candidate]
-        return not (doi and other and other != doi)
+        return not dois_conflict(doi, self.dois[candidate])
 
     def _first_author(self, lake_id: int) -> str | None:
         stored = len(self._stored_authors)
@@ -603,9 +599,10 @@ class _Dedupe:
             return None
         author = first_author_key(authors)
         for candidate, other_has_year in candidates:
-            if has_year and other_has_year:
+            if has_year and other_has_year:  # checked first: it spares reading the stored authors
                 continue
-            if not authors_disagree(author, self._first_author(candidate)) and self._compatible(doi, candidate):
+            if same_title_any_year(title[2:], True, author, self._first_author(candidate)) \
+                    and self._compatible(doi, candidate):
                 return candidate
         return None
 

@@ -1,7 +1,7 @@
 """The one place an LLM is called: caching, orphan check, credit reservation, the call, settlement,
 validation with a bounded repair round, and classification of every failure.
 
-Order per request (README, "Money"): a validated response already stored for the same request is returned
+Order per request (README, "Credits and prices"): a validated response already stored for the same request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
 failure), validate. A retry after a paid, validated call therefore never charges again.
 """
@@ -183,7 +183,6 @@ class OpenAICompatibleBackend:
             timeout=settings.timeout_s,
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
-        self.calls_made = 0
         # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
         self.unsettled: list[tuple[int, object, tuple[str, str] | None]] = []
         self.spool = UnsettledSpool(settings.unsettled_dir) if settings.unsettled_dir else None
@@ -354,7 +353,6 @@ class OpenAICompatibleBackend:
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None
-        self.calls_made += 1
         cached_tokens = 0
         details = getattr(usage, "prompt_tokens_details", None) if usage else None
         if details is not None and getattr(details, "cached_tokens", None):

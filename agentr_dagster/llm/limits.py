@@ -198,15 +198,6 @@ class RedisLimiter:
             self.client.set(key, until, ex=max(1, int(seconds) + 1))
 
 
-class NoLimiter:
-    @contextmanager
-    def slot(self, tokens: int):
-        yield
-
-    def pause(self, seconds: float) -> None:
-        return None
-
-
 _shared: dict[tuple[str, str], InProcessLimiter | RedisLimiter] = {}
 _shared_lock = threading.Lock()
 

@@ -23,7 +23,7 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.text import clean_cell
 from agentr_dagster.imports.columns import add_table_rows, map_columns
 from agentr_dagster.imports.dedup import dedupe
-from agentr_dagster.imports.keys import paper_key
+from agentr_dagster.imports.identity import paper_key
 from agentr_dagster.imports.records import Collector, ImportLimits
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.presets import Preset, get_preset

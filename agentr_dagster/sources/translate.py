@@ -24,7 +24,6 @@ from dataclasses import dataclass, field
 
 from agentr_dagster.domain.boolean_query import And, BooleanQueryError, Node, Not, Or, Term, parse_boolean_query
 
-DIALECTS = ("pubmed", "europepmc", "arxiv", "openalex")
 _WORD_RE = re.compile(r"[^\w*\-']+", re.UNICODE)
 
 

@@ -29,7 +29,6 @@ from agentr_dagster.stages.queries import current_queries
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
-DEFAULT_PER_QUERY = 20
 RETRIEVAL_STAGE = "retrieval"
 RETRIEVAL_VERSION = "retrieval-v1"
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from agentr_dagster.imports.identity import normal_doi
 from agentr_dagster.screening.screen import screen
 from agentr_dagster.store.labels import LABELS
 from agentr_dagster.store.rows import LabelRow, PaperRow, StoreError
@@ -22,14 +23,6 @@ if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
 __all__ = ["LABELS", "LabelRow", "list_labels", "rerank", "resolve_paper", "set_label"]
-
-
-def _normal_doi(text: str) -> str:
-    doi = text.strip().lower()
-    for prefix in ("https://doi.org/", "http://doi.org/", "https://dx.doi.org/", "doi:"):
-        if doi.startswith(prefix):
-            doi = doi[len(prefix) :]
-    return doi
 
 
 def resolve_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
@@ -42,7 +35,7 @@ def resolve_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
     if ref.isdigit():
         match = [p for p in papers if p.id == int(ref)]
     else:
-        doi = _normal_doi(ref)
+        doi = normal_doi(ref)
         match = [p for p in papers if p.paper_key == ref or (p.doi and p.doi == doi)]
         if not match:
             folded = ref.casefold()

@@ -12,18 +12,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from difflib import SequenceMatcher
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agentr_dagster.imports import ImportFileError, normalise_title
+from agentr_dagster.imports import ImportFileError
 from agentr_dagster.imports.asreview import read_asreview_project
+from agentr_dagster.imports.identity import normal_doi, normalise_title, titles_alike
 from agentr_dagster.imports.labels import (
     LABEL_TABLE_SUFFIXES,
     LabelEntry,
     LabelTable,
     has_decision_column,
-    normal_doi,
     read_label_table,
     table_header,
 )
@@ -93,10 +92,7 @@ def read_labels_file(path: Path) -> LabelTable:
 
 def _same_title(a: str, b: str) -> bool:
     """Normalised titles that are one paper's: equal, or nearly (a tool may keep a subtitle or a typo fix)."""
-    if a == b:
-        return True
-    matcher = SequenceMatcher(None, a, b, autojunk=False)
-    return matcher.quick_ratio() >= 0.85 and matcher.ratio() >= 0.85
+    return titles_alike(a, b, 0.85)
 
 
 class _PaperIndex:

@@ -892,11 +892,11 @@ def test_dedupe_keeps_same_titled_papers_with_different_abstracts():
 def test_dedupe_splits_each_abstract_once(monkeypatch):
     # One title, 300 different long abstracts: each record is compared with many earlier ones on its abstract;
     # splitting both abstracts per comparison made this quadratic in splits (the main cost of large imports).
-    import agentr_dagster.imports.dedup as imports_module
+    import agentr_dagster.imports.identity as identity_module
 
     splits = []
-    original = imports_module._abstract_words
-    monkeypatch.setattr(imports_module, "_abstract_words", lambda text: splits.append(1) or original(text))
+    original = identity_module.abstract_words
+    monkeypatch.setattr(identity_module, "abstract_words", lambda text: splits.append(1) or original(text))
     records = [rec("a randomized trial of screening methods", abstract=" ".join(f"r{i}x{j}" for j in range(200)),
                    row=i) for i in range(300)]
     unique, pairs = dedupe(records)

@@ -64,3 +64,19 @@ def test_the_default_bound_is_the_99_percent_one_and_never_stops_before_the_95_p
         assert strict >= loose
         assert y[:strict].sum() / y.sum() >= 0.95 and strict < 0.6 * len(y)
 
+
+
+def test_the_rule_reads_its_own_confidence():
+    # the same screening so far: the loose bound already passes where the strict one does not
+    y = _gain(2000, 40, decay=150, seed=1)
+    stop = _first_stop(PointProcessStop(confidence=0.5), y, 20)
+    assert PointProcessStop(confidence=0.5)(y[:stop], y)
+    assert not PointProcessStop(confidence=0.99)(y[:stop], y)
+    assert recall_lower_bound(y[:stop], len(y), 0.5) > recall_lower_bound(y[:stop], len(y), 0.99)
+
+
+def test_a_target_of_full_recall_is_allowed_and_stops_only_with_nothing_left_to_expect():
+    rule = PointProcessStop(target_recall=1.0)
+    y = _gain(2000, 40, decay=150, seed=1)
+    assert rule(y, y)  # everything screened: recall is 1 for certain
+    assert not rule(y[:1000], y)  # the 99 % bound is below 1 (0.975 here) while includes may be left
