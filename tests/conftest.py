@@ -12,6 +12,23 @@ pytest_plugins = ["tests.fixtures.stores", "tests.fixtures.servers", "tests.supp
 
 PG_ADMIN_URL = os.environ.get("AGENTR_TEST_PG_ADMIN_URL", "postgresql+psycopg2://postgres@127.0.0.1:5432/postgres")
 
+# The services a test needs, read from the fixtures it uses and the parameters it runs with, so that
+# `pytest -m "not postgres"` (and redis, browser, llama) selects without editing every test file.
+_FIXTURE_MARKS = {
+    "pg_database_url": "postgres", "pg_url": "postgres", "pg_store": "postgres", "pg_url_for_dagster": "postgres",
+    "llama_server": "llama",
+}
+_PARAM_MARKS = {"postgresql": "postgres", "redis": "redis"}  # store_url / backend / shared parameter values
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        wanted = {_FIXTURE_MARKS[name] for name in getattr(item, "fixturenames", ()) if name in _FIXTURE_MARKS}
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        wanted |= {_PARAM_MARKS[value] for value in params.values() if isinstance(value, str) and value in _PARAM_MARKS}
+        for name in sorted(wanted - {mark.name for mark in item.iter_markers()}):
+            item.add_marker(name)
+
 
 @pytest.fixture(autouse=True)
 def _offline_environment(monkeypatch, tmp_path):

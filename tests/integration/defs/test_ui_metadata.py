@@ -27,6 +27,9 @@ from agentr_dagster.testing.llama_server import free_port
 from tests.support import ABSTRACT, DEMO, REPO
 from tests.support.browser import Chromium, png_size
 
+# The module's fixture starts `dagster dev` and materialises the chain before the first test: slow on loaded cores.
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
+
 SLUG = "ui-demo"
 WIDTH, HEIGHT = 1600, 1000
 VENV_BIN = Path(sys.executable).parent  # the venv running the tests holds dagster's CLIs

@@ -8,6 +8,8 @@ import textwrap
 import time
 import uuid
 
+import pytest
+
 from agentr_dagster.llm.limits import EndpointLimits, InProcessLimiter, _Bucket, make_limiter
 from agentr_dagster.testing.responders import valid_responder
 
@@ -62,6 +64,7 @@ def test_limiters_are_shared_per_endpoint():
     assert make_limiter(limits, "http://a/v1") is not make_limiter(limits, "http://b/v1")
 
 
+@pytest.mark.redis
 def test_redis_limit_holds_across_processes(scripted_server):  # noqa: F811
     """Two processes with four threads each share a limit of 2 concurrent calls through Redis."""
     server = scripted_server(valid_responder, latency=0.2)
@@ -83,6 +86,7 @@ def test_redis_limit_holds_across_processes(scripted_server):  # noqa: F811
     assert server.max_in_flight == 2
 
 
+@pytest.mark.redis
 def test_redis_token_budget_is_shared():
     endpoint = f"tpm-{uuid.uuid4().hex[:8]}"
     first = make_limiter(EndpointLimits(tokens_per_minute=600, redis_url=REDIS_URL), endpoint)
@@ -151,6 +155,7 @@ def test_retry_after_pauses_every_caller_with_no_limits_configured(sqlite_store,
     assert len(others) == 8 and not _inside_window(first, others), _inside_window(first, others)
 
 
+@pytest.mark.redis
 def test_retry_after_pauses_every_caller_over_redis_with_only_a_concurrency_limit(
         sqlite_store, scripted_server):  # noqa: F811
     limits = EndpointLimits(max_concurrent=8, redis_url=REDIS_URL)

@@ -13,7 +13,7 @@ import pytest
 from agentr_dagster.testing.llama_server import LlamaCppServer, find_smollm2_model
 from tests.fixtures.servers import start_llama_server_or_fail
 
-pytestmark = pytest.mark.llamacpp
+pytestmark = [pytest.mark.llama, pytest.mark.timeout(900)]
 
 
 @pytest.fixture(scope="module")

@@ -18,7 +18,7 @@ from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
 from agentr_dagster.stages.intake import add_project
 from tests.support import ABSTRACT
 
-pytestmark = [pytest.mark.llamacpp, pytest.mark.xdist_group("llama")]
+pytestmark = [pytest.mark.llama, pytest.mark.xdist_group("llama"), pytest.mark.timeout(900)]
 
 
 def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa: F811

@@ -66,7 +66,8 @@ def _store(request, backend: str):
     return request.getfixturevalue("sqlite_store" if backend == "sqlite" else "pg_store")
 
 
-@pytest.mark.parametrize("kind", list(TRANSIENT))
+@pytest.mark.parametrize("kind", [pytest.param(k, marks=[pytest.mark.postgres] if BACKEND[k] == "postgresql" else [])
+                                  for k in TRANSIENT])
 def test_transient_faults_complete_and_charge_each_call_once(kind, request, tmp_path, scripted_server):  # noqa: F811
     store = _store(request, BACKEND[kind])
     plan = first_attempt(TRANSIENT[kind])

@@ -62,6 +62,7 @@ def project(tmp_path_factory):
     return store, slug, home
 
 
+@pytest.mark.browser
 def test_the_harness_sees_console_errors_and_network_requests(tmp_path):
     """A positive control: the same harness flags a page that logs an error and fetches from a server."""
     page = tmp_path / "bad.html"
@@ -72,6 +73,7 @@ def test_the_harness_sees_console_errors_and_network_requests(tmp_path):
     assert any(url.startswith("http://127.0.0.1:9/") for url in seen["requests"])
 
 
+@pytest.mark.browser
 def test_report_is_self_contained_and_renders_cleanly_in_chromium(project, tmp_path):
     store, slug, _ = project
     page = build_report(store, slug)
