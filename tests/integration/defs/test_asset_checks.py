@@ -76,12 +76,6 @@ def _respoil(store, stage: str, payload: dict) -> None:
                         backend=latest.backend, input_hash=latest.input_hash)
 
 
-def test_every_check_has_a_description():
-    for asset in project_assets:
-        for spec in asset.check_specs:
-            assert spec.description, spec.key
-
-
 # -- intent_matches_contract ---------------------------------------------------------------------------------
 
 def test_intent_check_passes_on_the_stored_intent(chain):
@@ -281,10 +275,6 @@ def synthesised(chain):
         assert not [k for k, v in evaluations[name].metadata.items()
                     if isinstance(v, (IntMetadataValue, FloatMetadataValue))], name
     return store
-
-
-def test_synthesis_checks_have_descriptions():
-    assert checks.TAXONOMY_CHECK.description and checks.DRAFT_CHECK.description
 
 
 def test_taxonomy_check_fails_on_a_stored_taxonomy_with_a_cycle(synthesised):

@@ -23,9 +23,7 @@ from dagster._core.workspace.config_schema import ensure_workspace_config
 from agentr_dagster.defs.distributed import (
     CELERY_JOB,
     DEFAULT_QUEUE,
-    Limits,
     celery_executor_config,
-    size_for_endpoint,
     worker_command,
 )
 from tests.support import REPO
@@ -185,20 +183,6 @@ def test_production_instance_loads_on_postgres(tmp_path, monkeypatch, pg_url_for
         assert instance.event_log_storage.get_concurrency_info("llm").slot_count == 4
     finally:
         instance.dispose()
-
-
-def test_every_asset_that_calls_the_llm_is_in_the_llm_pool():
-    """The pool limit is what keeps all workers together inside the endpoint's rate limits: an LLM-calling asset
-    outside it would escape the limit."""
-    from agentr_dagster.definitions import defs
-
-    callers = {}
-    for assets_def in defs.assets:
-        for key in assets_def.keys:
-            callers[key.to_user_string()] = ("llm" in assets_def.required_resource_keys, assets_def.op.pool)
-    assert {"research_intent", "search_queries", "paper_scores"} <= {k for k, (calls, _) in callers.items() if calls}
-    for name, (calls, pool) in callers.items():
-        assert (pool == "llm") == calls, f"{name}: calls the LLM: {calls}, pool: {pool}"
 
 
 # --- the Celery job -----------------------------------------------------------------------------------------------
@@ -381,30 +365,3 @@ def test_helm_limits_equal_the_production_instance(helm, prod):
 
 
 # --- sizing -------------------------------------------------------------------------------------------------------
-
-
-def test_sizing_follows_littles_law():
-    # 500 requests/min at 6 s a call: 50 in flight; with 20 % headroom, 40 = 10 steps x 4 calls.
-    assert size_for_endpoint(500, None, 6.0) == Limits(
-        concurrent_requests=40, llm_pool_limit=10, per_step_concurrency=4, max_concurrent_runs=11, celery_workers=11)
-    # The token limit binds first: 200k tokens/min / 2,500 tokens a call = 80 calls/min -> 8 in flight -> 6.
-    # Spread evenly: 6 in flight under a cap of 4 calls a step is 2 steps x 3 calls, not 1 x 4.
-    assert size_for_endpoint(500, 200_000, 6.0) == Limits(6, 2, 3, 3, 3)
-    # A tiny endpoint still gets one call at a time, never zero.
-    assert size_for_endpoint(3, None, 2.0) == Limits(1, 1, 1, 2, 2)
-
-
-def test_sizing_never_exceeds_the_endpoint():
-    for rpm in (10, 60, 300, 1000, 10_000):
-        for latency in (0.5, 2.0, 8.0, 30.0):
-            for k in (1, 4, 16):
-                limits = size_for_endpoint(rpm, None, latency, per_step_concurrency=k)
-                in_flight = limits.llm_pool_limit * limits.per_step_concurrency
-                assert 1 <= in_flight <= max(1, rpm * latency / 60 * 0.8)
-                assert limits.max_concurrent_runs > limits.llm_pool_limit
-
-
-@pytest.mark.parametrize("args", [(0, None, 1.0), (60, None, 0), (60, 0, 1.0), (60, None, 1.0, -5)])
-def test_sizing_rejects_nonsense(args):
-    with pytest.raises(ValueError):
-        size_for_endpoint(*args)

@@ -107,13 +107,3 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
                      if e.asset_key.to_user_string() == "relevance")
     assert relevance["labels_used"].value == 2 and relevance["method"].value == "active"
     assert server.calls == calls  # every paper's score was cached: no call made again
-
-
-def test_the_code_location_runs_the_labels_sensor_on_the_ranking_and_what_follows_it():
-    from agentr_dagster.definitions import defs
-
-    sensor = defs.resolve_sensor_def("labels_sensor")
-    graph = defs.resolve_asset_graph()
-    targeted = {k.to_user_string() for k in sensor.asset_selection.resolve(graph)}
-    assert {"relevance", "paper_scores", "score_exports", "research_landscape", "related_work"} <= targeted
-    assert not {"research_intent", "search_queries", "candidate_papers"} & targeted

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from dagster import RunsFilter, build_schedule_context, materialize
 
-from agentr_dagster.defs.assets import expansion_assets, pipeline_assets, project_assets
+from agentr_dagster.defs.assets import expansion_assets, project_assets
 from agentr_dagster.defs.instance import open_instance
 from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
@@ -126,20 +126,6 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
     finally:
         server.stop()
         instance.dispose()
-
-
-def test_the_living_review_schedule_is_stopped_by_default_on_the_configured_cron(monkeypatch):
-    from dagster import DefaultScheduleStatus
-
-    from agentr_dagster.definitions import build_definitions
-
-    monkeypatch.setenv("AGENTR_LIVING_REVIEW_CRON", "30 5 * * *")
-    # read from the Definitions as built (resolving them would load state from whatever instance is current)
-    [schedule] = [s for s in build_definitions().schedules if s.name == "living_review"]
-    assert schedule.default_status == DefaultScheduleStatus.STOPPED and schedule.cron_schedule == "30 5 * * *"
-    assert schedule.job_name == "project_pipeline"
-    chain = {key.to_user_string() for asset in pipeline_assets for key in asset.keys}
-    assert "snowball" not in chain and "candidate_papers" in chain  # snowballing on request only
 
 
 def test_the_living_review_skips_without_sources(sqlite_store, monkeypatch):

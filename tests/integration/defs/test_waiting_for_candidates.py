@@ -92,25 +92,3 @@ def test_an_abstract_alone_waits_for_candidates_then_papers_complete_the_chain(s
     assert len(pd.read_csv(home / "results" / SLUG / "scores.csv")) == 6
     assert (home / "results" / SLUG / "related_work.md").exists()
     assert project_gap(store, SLUG).complete and project_gap(store, SLUG).waiting is None
-
-
-def test_every_asset_after_candidate_papers_waits_for_candidates():
-    """An asset added after candidate_papers (or after anything made from it) must wait too, not fail: it is
-    declared output_required=False and wrapped in @waits_for_candidates (defs/waiting.py)."""
-    from dagster import AssetKey
-
-    from agentr_dagster.definitions import build_definitions
-
-    graph = build_definitions().resolve_asset_graph()
-    after, todo = set(), [AssetKey("candidate_papers")]
-    while todo:
-        for child in graph.get(todo.pop()).child_keys:
-            if child not in after:
-                after.add(child)
-                todo.append(child)
-    names = {key.to_user_string() for key in after}
-    assert names and names <= set(CANDIDATE_DEPENDENT), sorted(names - set(CANDIDATE_DEPENDENT))
-    for key in after:
-        assert graph.get(key).is_materializable
-        spec = graph.assets_def_for_key(key).specs_by_key[key]
-        assert spec.skippable, f"{key.to_user_string()} needs output_required=False to wait for candidates"

@@ -25,7 +25,6 @@ from agentr_dagster.store import (
     Results,
     StoreError,
     UsageIn,
-    default_database_url,
 )
 from agentr_dagster.store.engine import head_revision, make_engine
 from agentr_dagster.store.schema import metadata
@@ -122,15 +121,6 @@ def test_concurrent_first_start_migrates_once(store_url):
         assert [a.name for a in s.ledger.accounts()] == ["default"]
         assert s.ledger.balance() == Decimal("1000")
         assert s.ledger.ledger_sum() == Decimal("1000")
-
-
-def test_default_database_url(monkeypatch, tmp_path):
-    monkeypatch.delenv("AGENTR_DATABASE_URL", raising=False)
-    assert default_database_url(tmp_path) == f"sqlite:///{tmp_path.resolve()}/agentr.db"
-    monkeypatch.setenv("AGENTR_DATABASE_URL", "postgresql://u@h:5432/db")
-    assert default_database_url(tmp_path) == "postgresql+psycopg2://u@h:5432/db"
-    monkeypatch.setenv("AGENTR_DATABASE_URL", "postgresql+psycopg2://u@h/db")
-    assert default_database_url(tmp_path) == "postgresql+psycopg2://u@h/db"
 
 
 def test_store_url_is_normalised(tmp_path):

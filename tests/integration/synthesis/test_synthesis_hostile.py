@@ -24,8 +24,7 @@ from agentr_dagster.stages import synthesis as synthesis_stage
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.report import build_report
 from agentr_dagster.stages.synthesis import DRAFT_STAGE, stored_validation
-from agentr_dagster.synthesis.sanitize import paper_text
-from agentr_dagster.synthesis.validate import find_placeholders, parse_markdown, validate_latex, validate_markdown
+from agentr_dagster.synthesis.validate import parse_markdown, validate_latex, validate_markdown
 from tests.support import DEMO
 
 ABSTRACT = (DEMO / "abstract.md").read_text()
@@ -260,14 +259,6 @@ def test_demo_with_reference_markers_completes_with_a_validating_draft(sqlite_st
     md = (home / "results" / "demo-refs" / "related_work.md").read_text()
     assert "[1]" not in md and "WARNING" not in md
     assert "reports that “" in md or "states that “" in md  # abstracts are still quoted
-
-
-def test_paper_text_is_plain_and_idempotent():
-    for fragment in HOSTILE:
-        text = paper_text(f"The study {fragment} shows results [1].")
-        assert paper_text(text) == text
-        assert not find_placeholders(text), (fragment, text)
-        assert not re.search(r"[\[\]{}\\$]|<[A-Za-z!/?]", text), (fragment, text)
 
 
 def test_an_invalid_draft_degrades_the_asset_not_the_run(sqlite_store, tmp_path, monkeypatch):
