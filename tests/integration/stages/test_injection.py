@@ -139,11 +139,11 @@ def test_reasons_are_bounded_and_none_text_is_fine():
 
 
 def test_huge_and_pathological_input_is_quick():
-    started = time.perf_counter()
+    started = time.process_time()  # this process's CPU time: other processes loading the cores do not count
     detect_injection("ignore " * 200_000)
     detect_injection("a" * 1_000_000, "<!--" * 50_000, ("score " * 50_000) + "/")
     detect_injection("\u202e" * 100_000 + tags("x" * 1000))
-    assert time.perf_counter() - started < 5
+    assert time.process_time() - started < 5
 
 
 def test_flagged_papers_picks_the_flagged_ones():

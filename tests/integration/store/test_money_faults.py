@@ -21,6 +21,7 @@ from agentr_dagster.stages.scoring import score_project, summary_text
 from agentr_dagster.store import DomainStore
 from agentr_dagster.store import schema as t
 from tests.support import dead_pid
+from tests.support.polling import wait_for
 from tests.support.recovery import (
     API_KEY,
     MODEL,
@@ -54,8 +55,7 @@ def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
         calls_before = server.calls
 
         def cut() -> None:  # every scoring call is in flight: the database goes away until after they answer
-            while server.calls - calls_before < n:
-                time.sleep(0.01)
+            wait_for(lambda: server.calls - calls_before >= n, "every scoring call in flight")
             relay.stop()
             time.sleep(1.6)
             relay.start()
@@ -194,8 +194,7 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     def cut() -> None:
         # Cut once a scoring call has reached the endpoint (its answer comes 0.6 s later, into the outage), so
         # an answered-but-unsettled call is there to be kept and settled later, whatever the machine's load.
-        while not any(stage_name(body) == "score" for body in list(server.requests)):
-            time.sleep(0.02)
+        wait_for(lambda: any(stage_name(body) == "score" for body in list(server.requests)), "a scoring call")
         relay.stop()
         time.sleep(2.0)
         relay.start()
@@ -246,8 +245,7 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
     calls_before = server.calls
 
     def cut() -> None:
-        while server.calls - calls_before < n:
-            time.sleep(0.01)
+        wait_for(lambda: server.calls - calls_before >= n, "every scoring call in flight")
         relay.stop()
 
     cutter = threading.Thread(target=cut)

@@ -4,7 +4,6 @@ never re-price them, and `agentr ledger verify` recomputes every cost from the r
 from __future__ import annotations
 
 import threading
-import time
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -21,6 +20,7 @@ from agentr_dagster.store import InsufficientCredits, StoreError, UsageIn
 from agentr_dagster.store.ledger import CallBound
 from agentr_dagster.store.verify import verify_ledger
 from agentr_dagster.testing.responders import valid_responder
+from tests.support.polling import wait_for
 
 D = Decimal
 MODEL = "scripted-model"
@@ -94,9 +94,7 @@ def test_call_in_flight_is_priced_by_the_rows_in_force_when_it_started(store, sc
     old = store.ledger.set_pricing(MODEL, D("1"), D("1"))
     worker = threading.Thread(target=call, args=(gateway(store, server), "inflight", "slow call"))
     worker.start()
-    deadline = time.monotonic() + 5
-    while server.in_flight == 0 and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: server.in_flight, "the slow call at the server")
     assert server.in_flight == 1
     store.ledger.set_pricing(MODEL, D("50"), D("50"))  # changes while the call is on the wire
     store.ledger.set_multiplier(D("10"))

@@ -913,10 +913,10 @@ def test_dedupe_keeps_the_first_occurrence():
 
 def test_dedupe_is_fast_on_many_similar_titles():
     records = [rec(f"the effect of screening method number {i} on outcomes", row=i) for i in range(3000)]
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds of this process: a loaded machine does not make it slower
     unique, _ = dedupe(records)
     assert len(unique) == 3000
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -950,7 +950,7 @@ MB = 1_000_000
     ],
 )
 def test_hostile_shapes_stay_linear(data, suffix):
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds of this process: a loaded machine does not make it slower
     with contextlib.suppress(ImportFileError):
         parse_bytes(data, suffix)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
