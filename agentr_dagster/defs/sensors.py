@@ -21,7 +21,6 @@ from dagster import (
     SkipReason,
     sensor,
 )
-from dagster._core.scheduler.instigation import InstigatorType  # not exported at the top level
 
 from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
 from agentr_dagster.defs.resources import StoreResource
@@ -272,7 +271,8 @@ def stored_sensor_view(instance: DagsterInstance, name: str = "inbox_sensor") ->
     """The inbox sensor's stored state on ``instance`` (None when no daemon has run it there)."""
     if instance.schedule_storage is None:
         return None
-    states = [s for s in instance.all_instigator_state(instigator_type=InstigatorType.SENSOR) if s.name == name]
+    # InstigatorType is not exported by dagster: its value is compared instead of importing dagster._core
+    states = [s for s in instance.all_instigator_state() if s.name == name and s.instigator_type.value == "SENSOR"]
     if not states:
         return None
     state = max(states, key=lambda s: getattr(s.instigator_data, "last_tick_timestamp", None) or 0)
