@@ -41,7 +41,8 @@ llama: $(LLAMA_STAMP)
 services:
 	bash scripts/ensure_services.sh
 
-# Debian's chromium, for the test that opens `agentr report` in a headless browser (installed once).
+# Debian's chromium, for the tests that open `agentr report` and the Dagster UI in a headless browser (installed once;
+# Playwright drives it through executable_path, so `playwright install` is never needed).
 browser:
 	@test -x /usr/bin/chromium || { SUDO=$$([ "$$(id -u)" = 0 ] || echo sudo); \
 		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q chromium; }

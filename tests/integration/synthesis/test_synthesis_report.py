@@ -1,5 +1,5 @@
-"""`agentr report`: one self-contained HTML file, opened in headless Chromium (Debian `chromium`, driven over the
-DevTools protocol) with no console errors, no network requests, every image decoded, every in-page link
+"""`agentr report`: one self-contained HTML file, opened in headless Chromium (Debian `chromium`, driven by
+Playwright) with no console errors, no network requests, every image decoded, every in-page link
 resolving, and a full-page screenshot checked for size."""
 
 from __future__ import annotations
