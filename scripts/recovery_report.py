@@ -128,7 +128,7 @@ class Scenario:
         return outcomes
 
     def finish(self, orphan: bool = False) -> ScenarioResult:
-        from agentr_dagster.stages.gaps import project_gap
+        from agentr_dagster.stages.staleness import project_gap
 
         store, server, r = self.store, self.server, self.result
         r.faults = sum(1 for f in server.faults_applied if f.kind not in ("ok", "latency")) + self.extra_faults

@@ -30,7 +30,7 @@ def status(slug: str | None, as_json: bool) -> None:
 
 def _echo_next_steps(store, slugs: list[str]) -> None:
     """What a person does next for projects that wait for candidate papers (a valid state, not a failure)."""
-    from agentr_dagster.stages.gaps import waiting_for_candidates
+    from agentr_dagster.stages.staleness import waiting_for_candidates
 
     for slug in slugs:
         message = waiting_for_candidates(store, slug)

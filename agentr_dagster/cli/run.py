@@ -48,7 +48,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
         if not took:
             raise RuntimeError(f"{slug}: this process already runs the project")
         if waited:
-            from agentr_dagster.stages.gaps import project_gap
+            from agentr_dagster.stages.staleness import project_gap
 
             if project_gap(store, slug).complete:  # attach: the run waited for did everything this one would
                 click.echo(f"{slug}: the run in flight completed the project; nothing left to run", err=True)
@@ -133,7 +133,7 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
 
 def _print_summary(slug: str, top: int = 10) -> None:
     from agentr_dagster.stages.exports import scores_dataframe
-    from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
+    from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 
     store = open_store()
     if not store.projects.count_papers(slug):  # a valid state: the chain waits for papers

@@ -22,8 +22,8 @@ from agentr_dagster.defs.metadata import per_partition
 from agentr_dagster.domain.boolean_query import BooleanQueryError, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.hashing import score_cache_key
-from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.scoring import below_cutoff_ids
+from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.synthesis import LANDSCAPE_STAGE, stored_validation
 from agentr_dagster.synthesis.models import Landscape
 from agentr_dagster.synthesis.taxonomy import check_taxonomy

@@ -44,7 +44,7 @@ from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
+from agentr_dagster.stages.staleness import configured_model, project_gap, release_project_reservations
 from agentr_dagster.store.leases import pid_alive
 
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)

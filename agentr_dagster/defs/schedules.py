@@ -33,7 +33,7 @@ from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages.gaps import configured_model, project_gap, release_project_reservations
+from agentr_dagster.stages.staleness import configured_model, project_gap, release_project_reservations
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore

@@ -28,7 +28,7 @@ from dagster import (
 )
 
 from agentr_dagster.defs.resources import StoreResource
-from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint, waiting_for_candidates
+from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint, waiting_for_candidates
 
 # The assets wrapped by waits_for_candidates, in the order they were declared (their asset keys).
 CANDIDATE_DEPENDENT: list[str] = []

@@ -19,8 +19,8 @@ from agentr_dagster.domain.failures import PermanentError, StageError
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
-from agentr_dagster.stages.gaps import add_papers_hint
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.staleness import add_papers_hint
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
 from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
 from agentr_dagster.synthesis.draft import (

@@ -36,7 +36,6 @@ from agentr_dagster.stages.exports import (
     write_exports,
     write_usage_exports,
 )
-from agentr_dagster.stages.gaps import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.living import write_update_digest
@@ -44,6 +43,7 @@ from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.search import record_lake_sightings, search_project
+from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)

@@ -11,7 +11,7 @@ from dagster import AssetCheckSeverity, DagsterInstance, SensorResult
 
 from agentr_dagster.defs.schedules import repair_requests
 from agentr_dagster.defs.waiting import CANDIDATE_DEPENDENT
-from agentr_dagster.stages.gaps import project_gap
+from agentr_dagster.stages.staleness import project_gap
 from tests.support import ABSTRACT, DEMO
 from tests.support.sensor import SensorTicks
 

@@ -31,7 +31,7 @@ from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.defs.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
 from agentr_dagster.domain import failures as st
 from agentr_dagster.settings import dagster_home, results_dir
-from agentr_dagster.stages.gaps import project_gap
+from agentr_dagster.stages.staleness import project_gap
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
 from tests.support.recovery import (

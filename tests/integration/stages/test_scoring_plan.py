@@ -13,11 +13,11 @@ from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.screening.metrics import wss_at
 from agentr_dagster.stages.exports import BELOW_CUTOFF, scores_dataframe
-from agentr_dagster.stages.gaps import project_gap
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.relevance import rank_project
 from agentr_dagster.stages.scoring import ScoringPlan, score_project
+from agentr_dagster.stages.staleness import project_gap
 from agentr_dagster.store.verify import verify_ledger
 from agentr_dagster.testing.responders import stage_of
 from tests.support.review import QUESTION, oracle_responder, synthetic_review, write_review
