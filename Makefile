@@ -58,7 +58,7 @@ test: install models llama services browser
 lint: install
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 	$(VENV)/bin/lint-imports
-	PATH=$(CURDIR)/$(VENV)/bin:$$PATH DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dg check defs  # [tool.dg] in pyproject.toml
+	PATH=$(abspath $(VENV))/bin:$$PATH DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dg check defs  # [tool.dg] in pyproject.toml
 
 # Benchmarks: figures printed and JSON written under .bench/ (not timed tests).
 BENCH_PG ?= postgresql+psycopg2://postgres@127.0.0.1:5432/test
