@@ -53,7 +53,7 @@ from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
-from agentr_dagster.domain.boolean_query import BooleanQueryError, matches, parse_boolean_query
+from agentr_dagster.testing.dialects import DialectError, evaluate, parse
 
 __all__ = ["FAULT_KINDS", "ROUTES", "Fault", "ReplayPaper", "ReplayServer", "dialect_to_boolean", "generate_corpus",
            "main"]
@@ -89,6 +89,17 @@ class ReplayPaper:
     references: tuple[int, ...] = ()  # numbers of the papers it cites
     sources: frozenset[str] = frozenset(SOURCES)
     abstract_in_openalex: bool = True
+    indexed: date | None = None  # when the sources added it (PubMed edat, OpenAlex created_date...): published if None
+
+    @property
+    def index_date(self) -> date:
+        return self.indexed or self.published
+
+    @property
+    def dates(self) -> dict[str, date]:
+        """The record's date for each date field a dialect's query can range over."""
+        return {"FIRST_PDATE": self.published, "CREATION_DATE": self.index_date, "FIRST_IDATE": self.index_date,
+                "submittedDate": self.index_date, "lastUpdatedDate": self.index_date}
 
     @property
     def openalex_id(self) -> str:
@@ -159,19 +170,6 @@ def generate_corpus(n: int = 80, *, seed: int = 17, start: date = date(2016, 1, 
 
 # -- dialects back to the project's Boolean syntax ------------------------------------------------------------
 
-_RANGE_RE = re.compile(r"(FIRST_PDATE|submittedDate)\s*:\s*\[\s*([^\]\s]+)\s+TO\s+([^\]\s]+)\s*\]", re.I)
-
-
-def _extract_range(query: str) -> tuple[str, date | None, date | None]:
-    """The query without its date-range clause, and that range."""
-    low = high = None
-    match = _RANGE_RE.search(query)
-    if match:
-        low, high = _parse_day(match.group(2)), _parse_day(match.group(3))
-        query = (query[:match.start()] + query[match.end():]).strip()
-        query = re.sub(r"^\s*(AND\s+)+|(\s+AND)+\s*$", "", query).strip()
-        query = re.sub(r"\(\s*\)", "", query).strip()
-    return query, low, high
 
 
 def _parse_day(text: str) -> date | None:
@@ -197,19 +195,23 @@ class QueryError(ValueError):
     pass
 
 
-def _matcher(query: str):
-    text = dialect_to_boolean(query)
-    if not text:
-        return lambda paper: True
+def _dialect_matcher(dialect: str, query: str):
+    """The strict parser of ``dialect`` (:mod:`agentr_dagster.testing.dialects`): QueryError where the API refuses."""
     try:
-        tree = parse_boolean_query(text)
-    except BooleanQueryError as exc:
-        raise QueryError(f"cannot parse query {query!r}: {exc}") from None
-    return lambda paper: matches(tree, paper.text)
+        tree = parse(dialect, query)
+    except DialectError as exc:
+        raise QueryError(f"{dialect} rejects the query: {exc}") from None
+    return lambda paper: evaluate(tree, paper.title, paper.abstract, paper.dates)
 
 
-def _in_range(paper: ReplayPaper, low: date | None, high: date | None) -> bool:
-    return (low is None or paper.published >= low) and (high is None or paper.published <= high)
+# the request-target length each API refuses beyond: OpenAlex documents 4,094 bytes; the others document none and
+# answer 414 past the usual web-server default of 8 KB
+URL_LIMITS = {"openalex": 4094, "pubmed": 8192, "europepmc": 8192, "arxiv": 8192, "crossref": 8192}
+
+
+def _in_range(paper: ReplayPaper, low: date | None, high: date | None, *, indexed: bool = False) -> bool:
+    when = paper.index_date if indexed else paper.published
+    return (low is None or when >= low) and (high is None or when <= high)
 
 
 # -- the HTTP side ----------------------------------------------------------------------------------------------
@@ -250,6 +252,15 @@ class _Handler(BaseHTTPRequestHandler):
         route, endpoint = owner._route(path)
         if route is None:
             self._send(404, json.dumps({"error": f"no route {path}"}), "application/json")
+            return
+        limit = owner.url_limits.get(route.split(".")[0])
+        if limit is not None and len(self.path) > limit:
+            owner._begin(route, path, params)
+            owner.too_long[route] += 1
+            self._send(414 if route != "openalex" else 400, json.dumps({
+                "error": "Request URL too long",
+                "message": f"Your request URL is {len(self.path)} bytes, over the {limit}-byte limit"}),
+                "application/json")
             return
         fault = owner._begin(route, path, params)
         if fault is not None and fault.latency:
@@ -309,12 +320,15 @@ class ReplayServer:
         port: int = 0,
         openalex_cursor_needs_key: bool = False,
         pubmed_history: bool = True,
+        url_limits: dict[str, int] | None = None,
     ):
         """``openalex_cursor_needs_key``: cursor paging without ``api_key`` answers 401 (as OpenAlex may);
         ``pubmed_history=False``: esearch ignores ``usehistory`` (a mirror without the history server)."""
         self.papers = sorted(papers if papers is not None else generate_corpus(), key=lambda p: p.number)
         self.openalex_cursor_needs_key = openalex_cursor_needs_key
         self.pubmed_history = pubmed_history
+        self.url_limits = dict(URL_LIMITS if url_limits is None else url_limits)
+        self.too_long: Counter[str] = Counter()  # requests refused for their URL length, per route
         self.host, self.port = host, port
         self.counts: Counter[str] = Counter()
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (route, path, params), in arrival order
@@ -374,6 +388,11 @@ class ReplayServer:
         with self._lock:
             self._plans.clear()
             self._then.clear()
+
+    def add_papers(self, papers: Iterable[ReplayPaper]) -> None:
+        """Records that appear in the sources now (between two living-review updates, say)."""
+        with self._lock:
+            self.papers = sorted([*self.papers, *papers], key=lambda p: p.number)
 
     def forget_history(self) -> None:
         """Drop every PubMed WebEnv, as NCBI's history server does after a while."""
@@ -477,7 +496,7 @@ class ReplayServer:
 
         selected = papers
         if params.get("search"):
-            match = _matcher(params["search"])
+            match = _dialect_matcher("openalex", params["search"])
             selected = [p for p in selected if match(p)]
         for clause in _split_filters(params.get("filter", "")):
             name, _, value = clause.partition(":")
@@ -506,8 +525,12 @@ class ReplayServer:
 
     def _openalex_filter(self, papers: list[ReplayPaper], name: str, value: str) -> list[ReplayPaper]:
         if name in ("title_and_abstract.search", "title.search", "abstract.search", "default.search"):
-            match = _matcher(value)
+            match = _dialect_matcher("openalex", value)
             return [p for p in papers if match(p)]
+        if name in ("from_created_date", "to_created_date"):
+            day = date.fromisoformat(value)
+            keep = (lambda p: p.index_date >= day) if name.startswith("from") else (lambda p: p.index_date <= day)
+            return [p for p in papers if keep(p)]
         if name == "from_publication_date":
             low = date.fromisoformat(value)
             return [p for p in papers if p.published >= low]
@@ -535,14 +558,20 @@ class ReplayServer:
         term = params.get("term", "")
         if not term.strip():
             raise _Reply(200, _eutils_error("eSearchResult", "Empty term and query_key - nothing todo"), "text/xml")
-        match = _matcher(term)
-        selected = [p for p in self._indexed("pubmed") if match(p)]
+        try:
+            tree = parse("pubmed", term)
+        except DialectError as exc:
+            raise _Reply(200, _eutils_error("eSearchResult", f"Search syntax error: {exc}"), "text/xml") from None
+        selected = [p for p in self._indexed("pubmed") if evaluate(tree, p.title, p.abstract)]
         if params.get("mindate") or params.get("maxdate"):
             if not (params.get("mindate") and params.get("maxdate")):
                 raise _Reply(400, _eutils_error("eSearchResult", "mindate and maxdate must both be given"),
                              "text/xml")
-            selected = [p for p in selected
-                        if _in_range(p, _parse_day(params["mindate"]), _end_of(params["maxdate"]))]
+            datetype = params.get("datetype", "pdat")
+            if datetype not in ("pdat", "edat", "crdt", "mdat"):
+                raise _Reply(400, _eutils_error("eSearchResult", f"Invalid datetype {datetype}"), "text/xml")
+            low, high = _parse_day(params["mindate"]), _end_of(params["maxdate"])
+            selected = [p for p in selected if _in_range(p, low, high, indexed=datetype != "pdat")]
         selected.sort(key=lambda p: p.published, reverse=True)  # PubMed's default: most recent first
         retstart, retmax = int(params.get("retstart") or 0), int(params.get("retmax") or 20)
         history = ""
@@ -584,11 +613,14 @@ class ReplayServer:
     def _europepmc(self, path: str, params: dict[str, str]) -> tuple[str, str]:
         if params.get("format", "xml").lower() != "json":
             raise _Reply(400, "<error>this replay speaks format=json only</error>", "application/xml")
-        query, low, high = _extract_range(params.get("query", ""))
-        if not query:
+        query = params.get("query", "")
+        if not query.strip():
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "query is required"}))
-        match = _matcher(query)
-        selected = [p for p in self._indexed("europepmc") if match(p) and _in_range(p, low, high)]
+        try:
+            match = _dialect_matcher("europepmc", query)
+        except QueryError as exc:
+            raise _Reply(400, json.dumps({"errCode": 400, "errMsg": str(exc)})) from None
+        selected = [p for p in self._indexed("europepmc") if match(p)]
         page_size = int(params.get("pageSize") or 25)
         if not 1 <= page_size <= 1000:
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "pageSize must be between 1 and 1000"}))
@@ -609,16 +641,16 @@ class ReplayServer:
 
     # -- arXiv ---------------------------------------------------------------------------------------------------
     def _arxiv(self, path: str, params: dict[str, str]) -> tuple[str, str]:
-        query, low, high = _extract_range(params.get("search_query", ""))
+        query = params.get("search_query", "")
         start, max_results = int(params.get("start") or 0), int(params.get("max_results") or 10)
         if max_results > 2000:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error="max_results may not exceed 2000"),
                          "application/atom+xml")
         try:
-            match = _matcher(query)
+            match = _dialect_matcher("arxiv", query)
         except QueryError as exc:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error=str(exc)), "application/atom+xml") from None
-        selected = [p for p in self._indexed("arxiv") if match(p) and _in_range(p, low, high)]
+        selected = [p for p in self._indexed("arxiv") if match(p)]
         if params.get("sortBy") == "submittedDate":
             selected.sort(key=lambda p: p.published, reverse=params.get("sortOrder", "descending") == "descending")
         page = selected[start: start + max_results]
