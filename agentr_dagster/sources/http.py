@@ -265,6 +265,11 @@ class Fetcher:
         return text, response.status_code, parse_retry_after(response.headers.get("Retry-After"))
 
 
+def request_length(url: str, params: Mapping[str, Any]) -> int:
+    """The length of ``GET url?params`` as sent (percent-encoded, credentials included: they travel too)."""
+    return len(str(httpx.URL(url, params=_public(params))))
+
+
 def _server_message(body: str) -> str:
     """What the server said was wrong (the ``message``/``error``/``errMsg`` of a JSON error, else the body's start)."""
     try:

@@ -92,6 +92,7 @@ class OpenAlexSource(SourceClient):
     default_interval = 0.1  # the polite pool allows about 10 requests a second
     default_page_size = 100  # the current documentation bounds per-page at 100 (it was 200)
     max_page_size = 200
+    max_url_length = 4000  # the documented limit is 4,094 bytes for the whole request URL
 
     def _works_url(self) -> str:
         base = self.base_url
@@ -109,13 +110,18 @@ class OpenAlexSource(SourceClient):
     def translate(self, query: SourceQuery) -> str:
         return self.query_params(query).describe()
 
-    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+    def _search_params(self, query: SourceQuery, since: date | None) -> dict[str, Any]:
         translated = self.query_params(query)
         filters = list(translated.filters)
-        if since is not None:
-            filters.append(f"from_publication_date:{since.isoformat()}")
-        params = {**OpenAlexQuery(translated.search, tuple(filters)).params(), "per-page": self.page_size}
-        yield from self._cursor_pages(params, max_results)
+        if since is not None:  # when OpenAlex added the work, not when it was published: late records count
+            filters.append(f"from_created_date:{since.isoformat()}")
+        return {**OpenAlexQuery(translated.search, tuple(filters)).params(), "per-page": self.page_size}
+
+    def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
+        return self._works_url(), {**self._search_params(query, since), **self._common(), "cursor": "*"}
+
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        yield from self._cursor_pages(self._search_params(query, since), max_results)
 
     def _cursor_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
         cursor, count = "*", 0

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 SEARCH_FAILURE_STAGE = "search"  # failures are logged as stage "search:<source>"
 SEARCH_PROVENANCE = ("search", "snowball")  # provenance.source of papers the sources brought
 Progress = Callable[[str], None]
+UPDATE_OVERLAP_DAYS = 2  # a living update searches from this many days before the last completed search
 
 
 def found_by_label(source: str, query_name: str) -> str:
@@ -111,7 +112,9 @@ def plan_searches(source_names: Sequence[str], queries: Sequence[SourceQuery], h
             if refresh:
                 plan.append(PlannedSearch(source, query, qhash, None, "refresh"))
             elif update and done is not None:
-                since = done.created_at.date()
+                # the window overlaps the last one: records indexed late on that day (or the day before, in
+                # another time zone) are found; what was already found is a duplicate, merged away
+                since = done.created_at.date() - timedelta(days=UPDATE_OVERLAP_DAYS)
                 plan.append(PlannedSearch(source, query, qhash, since, f"update since {since.isoformat()}"))
             elif done is None:
                 why = "failed before" if (source, qhash) in failed else "missing"
@@ -354,7 +357,7 @@ def _run_one(source: SearchSource, planned: PlannedSearch, max_results: int) -> 
     except Exception as exc:  # noqa: BLE001 - the contract says a source never raises; one that does fails alone
         return SearchOutcome(source=source.name, query_name=planned.query.name,
                              translated=_translated(source, planned.query),
-                             failure=f"{type(exc).__name__}: {exc}"[:1000])
+                             failure=f"{type(exc).__name__}: {exc}"[:1000], failure_kind="query")
 
 
 def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], max_results: int,
@@ -372,10 +375,13 @@ def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], 
             if down is not None:
                 out.append((planned, SearchOutcome(source=name, query_name=planned.query.name,
                                                    translated=_translated(clients[name], planned.query),
-                                                   failure=f"not sent: {name} failed earlier in this run ({down})")))
+                                                   failure=f"not sent: {name} failed earlier in this run ({down})",
+                                                   failure_kind="source")))
                 continue
             outcome = _run_one(clients[name], planned, max_results)
-            if outcome.failure and not outcome.hits:
+            # only a source that cannot be reached (or kept failing past its retries) is down: a request the
+            # server refused (a 4xx, a syntax error) fails that query alone and the others still run
+            if outcome.failure and outcome.failure_kind == "source":
                 down = outcome.query_name
             if progress:
                 state = f"failed: {outcome.failure}" if outcome.failure else f"{len(outcome.hits)} hits"

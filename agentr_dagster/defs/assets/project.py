@@ -274,7 +274,7 @@ def _log_progress(context: AssetExecutionContext):
     deps=[paper_scores, relevance],  # the export's order is the relevance: new labels re-write it
     code_version=EXPORTS_VERSION,
     group_name="research",
-    check_specs=[checks.EXPORTS_CHECK],
+    check_specs=[checks.EXPORTS_CHECK, checks.PRISMA_CHECK],
     output_required=False,
     description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`, one row per "
                 "paper in "
@@ -303,7 +303,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
             **extra,
         },
-        check_results=[checks.evaluate_exports(db, slug, written)],
+        check_results=[checks.evaluate_exports(db, slug, written), checks.evaluate_prisma(db, slug)],
     )
 
 
@@ -311,6 +311,7 @@ def _prisma_metadata(db, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_scored": counts.scored, "prisma_not_scored": counts.not_scored_total,
             "prisma_above_threshold": counts.above_threshold}
 
 
