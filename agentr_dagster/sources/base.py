@@ -30,6 +30,13 @@ log = logging.getLogger(__name__)
 _TAG_RE = re.compile(r"<[^>]+>")
 TITLE_MAX, ABSTRACT_MAX = 1000, 20000
 STALE_STATUSES = frozenset({400, 404, 410, 422})  # what a server says to a cursor or session id it has forgotten
+# the title of a record that came with a DOI and no title, until Crossref completes it (never stored so: the search
+# stage asks Crossref before merging, and drops what Crossref cannot name)
+UNTITLED = "[untitled] doi:"
+
+
+def is_untitled(record: PaperRecord) -> bool:
+    return record.title.startswith(UNTITLED)
 
 
 def fold(text: str | None) -> str:
@@ -73,8 +80,11 @@ def make_record(
     venue: str | None = None,
     url: str | None = None,
 ) -> PaperRecord | None:
-    """A PaperRecord from a source's fields, or None when the entry has no usable title."""
+    """A PaperRecord from a source's fields, or None when the entry has neither a title nor a DOI (with a DOI and
+    no title, the title is :data:`UNTITLED` + the DOI, for Crossref to complete)."""
     title = fold(title)[:TITLE_MAX]
+    if not title and fold(doi):
+        title = f"{UNTITLED}{fold(doi)}"[:TITLE_MAX]
     if not title:
         return None
     try:

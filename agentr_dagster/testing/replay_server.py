@@ -89,6 +89,7 @@ class ReplayPaper:
     references: tuple[int, ...] = ()  # numbers of the papers it cites
     sources: frozenset[str] = frozenset(SOURCES)
     abstract_in_openalex: bool = True
+    untitled_in: frozenset[str] = frozenset()  # sources whose record of it has a DOI and no title
     indexed: date | None = None  # when the sources added it (PubMed edat, OpenAlex created_date...): published if None
 
     @property
@@ -453,8 +454,8 @@ class ReplayServer:
         return {
             "id": f"https://openalex.org/{paper.openalex_id}",
             "doi": f"https://doi.org/{paper.doi}" if paper.doi else None,
-            "title": paper.title,
-            "display_name": paper.title,
+            "title": None if "openalex" in paper.untitled_in else paper.title,
+            "display_name": None if "openalex" in paper.untitled_in else paper.title,
             "publication_year": paper.published.year,
             "publication_date": paper.published.isoformat(),
             "ids": {"openalex": f"https://openalex.org/{paper.openalex_id}",
