@@ -172,11 +172,11 @@ def test_prisma_boxes_equal_the_store_after_a_snowball(sqlite_store, monkeypatch
         scored = store.projects.count_papers("snow")
         openalex = sources(store).by_name("openalex")
         chased = snowball_project(store, "snow", openalex, top=3, add_to_lake=False)
-        assert chased.new_papers > 0
+        assert chased.added > 0
         not_scored = assert_boxes_equal_the_store(store, "snow")
-        assert not_scored["pending"] == chased.new_papers == store.projects.count_papers("snow") - scored
+        assert not_scored["pending"] == chased.added == store.projects.count_papers("snow") - scored
         counts = prisma_counts(store, "snow")
-        assert counts.identified.get("backward", 0) + counts.identified.get("forward", 0) >= chased.new_papers
+        assert counts.identified.get("backward", 0) + counts.identified.get("forward", 0) >= chased.added
 
 
 @pytest.fixture
