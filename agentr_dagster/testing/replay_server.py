@@ -319,6 +319,7 @@ class ReplayServer:
         openalex_cursor_needs_key: bool = False,
         pubmed_history: bool = True,
         url_limits: dict[str, int] | None = None,
+        openalex_created_needs_key: bool = False,
     ):
         """``openalex_cursor_needs_key``: cursor paging without ``api_key`` answers 401 (as OpenAlex may);
         ``pubmed_history=False``: esearch ignores ``usehistory`` (a mirror without the history server)."""
@@ -326,6 +327,7 @@ class ReplayServer:
         self.openalex_cursor_needs_key = openalex_cursor_needs_key
         self.pubmed_history = pubmed_history
         self.url_limits = dict(URL_LIMITS if url_limits is None else url_limits)
+        self.openalex_created_needs_key = openalex_created_needs_key  # from_created_date: premium keys only
         self.too_long: Counter[str] = Counter()  # requests refused for their URL length, per route
         self.host, self.port = host, port
         self.counts: Counter[str] = Counter()
@@ -526,6 +528,9 @@ class ReplayServer:
             match = _dialect_matcher("openalex", value)
             return [p for p in papers if match(p)]
         if name in ("from_created_date", "to_created_date"):
+            if self.openalex_created_needs_key:
+                raise _Reply(403, json.dumps({"error": "Forbidden",
+                                              "message": f"{name} requires an OpenAlex Premium API key"}))
             day = date.fromisoformat(value)
             keep = (lambda p: p.index_date >= day) if name.startswith("from") else (lambda p: p.index_date <= day)
             return [p for p in papers if keep(p)]

@@ -221,3 +221,18 @@ def test_prisma_boxes_equal_the_store_after_a_run_stopped_by_its_budget(stopped_
     assert summary.stop_reason == "budget" and summary.below_cutoff > 0
     not_scored = assert_boxes_equal_the_store(store, "stopped")
     assert not_scored["budget"] == summary.below_cutoff and not_scored["below cut-off"] == 0
+
+
+def test_an_openalex_that_refuses_the_created_date_is_asked_by_publication_date(sqlite_store, monkeypatch):
+    store = sqlite_store
+    today = datetime.now(timezone.utc).date()
+    with ReplayServer(generate_corpus(40), openalex_created_needs_key=True) as server:
+        point_sources_at(monkeypatch, server, "openalex")
+        project_with_queries(store, "premium")
+        search_project(store, "premium", sources(store), max_results=40, add_to_lake=False)
+        server.add_papers([new_paper(901, "Active learning for systematic review screening in public health", today)])
+        update = search_project(store, "premium", sources(store), max_results=40, update_id="u", add_to_lake=False)
+        assert update.failures() == [] and update.added == 1
+        filters = [p.get("filter", "") for route, _, p in server.requests if route == "openalex"]
+        assert sum("from_created_date" in f for f in filters) >= 1  # asked once, refused
+        assert sum("from_publication_date" in f for f in filters) >= 11  # then every query by publication date
