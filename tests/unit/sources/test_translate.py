@@ -189,3 +189,11 @@ def test_or_shards_cover_every_term_and_each_fits():
     assert all(f"term{i:03d}[tiab]" in sent for i in range(120))
     for title in ("screening term007", "triage term119", "term050", "screening"):  # the union is the query
         assert reference_match(tree, title, "") == any(reference_match(s, title, "") for s in shards)
+
+
+@settings(max_examples=200, deadline=None)
+@given(tree=trees, sample=records, limit=st.integers(min_value=20, max_value=200))
+def test_or_shards_are_exactly_the_query(tree, sample, limit):
+    shards = or_shards(tree, lambda node: len(to_pubmed(node)) <= limit)
+    for title, abstract in sample:
+        assert reference_match(tree, title, abstract) == any(reference_match(s, title, abstract) for s in shards)
