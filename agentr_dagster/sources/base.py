@@ -234,7 +234,7 @@ class SourceClient(ABC):
     def _search_one(self, query: SourceQuery, outcome: SearchOutcome, seen: set[str], stats, *, max_results: int,
                     since: date | None) -> bool:
         """One shard into ``outcome``; False when the source is down (the other shards would fail the same way)."""
-        first = len(outcome.hits)
+        first, total_before = len(outcome.hits), outcome.total
         try:
             try:
                 self._collect(query, outcome, seen, max_results=max_results, since=since)
@@ -246,6 +246,7 @@ class SourceClient(ABC):
                 for hit in outcome.hits[first:]:
                     seen.discard(hit.source_id)
                 del outcome.hits[first:]
+                outcome.total = total_before
                 with self.fetcher.fresh():
                     self._collect(query, outcome, seen, max_results=max_results, since=since)
         except FetchFailure as exc:
@@ -260,10 +261,10 @@ class SourceClient(ABC):
 
     def _collect(self, query: SourceQuery, outcome: SearchOutcome, seen: set[str], *, max_results: int,
                  since: date | None) -> None:
-        count = 0
+        count, base_total = 0, outcome.total or 0  # over shards: the sum of their totals (overlaps counted twice)
         for page in self._pages(query, max_results=max_results, since=since):
             if page.total is not None:
-                outcome.total = page.total if outcome.shards == 1 else (outcome.total or 0) + page.total
+                outcome.total = page.total if outcome.shards == 1 else base_total + page.total
             for found in page.found:
                 if found.source_id in seen:  # a record repeated across pages counts once
                     continue

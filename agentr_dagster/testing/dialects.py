@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Any
 
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term
@@ -60,11 +61,19 @@ class Range:
     high: str
 
 
-def words_of(text: str) -> list[str]:
-    return [w.casefold() for w in _WORD.findall(text)]
+@lru_cache(maxsize=8192)  # a corpus's titles and abstracts are matched over and over
+def words_of(text: str) -> tuple[str, ...]:
+    return tuple(w.casefold() for w in _WORD.findall(text))
+
+
+@lru_cache(maxsize=8192)
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(words_of(text))
 
 
 def _phrase_in(words: tuple[str, ...], text: str) -> bool:
+    if len(words) == 1 and not words[0].endswith("*"):
+        return words[0].rstrip("*") in _word_set(text)
     hay = words_of(text)
     n = len(words)
     return any(all(_word_ok(w, h) for w, h in zip(words, hay[i:i + n], strict=True)) for i in range(len(hay) - n + 1))
