@@ -70,7 +70,8 @@ def _clean(text: str) -> str:
 
 
 def _phrase(text: str) -> bool:
-    return " " in text or bool(_SPECIAL.search(text))
+    """Quoted: several words, an operator-like character, or a word that is an operator ("AND" as a term)."""
+    return " " in text or bool(_SPECIAL.search(text)) or text in ("AND", "OR", "NOT", "ANDNOT")
 
 
 def _split_and(node: And) -> tuple[list[Node], list[Node]]:
@@ -133,7 +134,7 @@ class _Dialect:
 
     def _term(self, raw: str, top: bool, widen: bool) -> str | None:
         text = _clean(raw)
-        if not text.replace("*", "").strip():
+        if not re.search(r"\w", text):  # punctuation alone ("/", "&") is no term in any engine
             return None if widen else NOTHING
         if "*" not in text:
             return self.term(text, _phrase(text))
@@ -166,8 +167,7 @@ def _truncatable(word: str, min_stem: int) -> bool:
     """A word the engine truncates: ``*`` only at its end, after ``min_stem`` letters or more (a plain word too)."""
     if "*" not in word:
         return True
-    stem = word[:-1]
-    return word.endswith("*") and "*" not in stem and len(re.sub(r"\W", "", stem)) >= min_stem
+    return re.fullmatch(r"\w+\*", word) is not None and len(word) - 1 >= min_stem
 
 
 _SUFFIXES = ("", "s", "es", "y", "ies", "ic", "ical", "ist", "ists", "ing", "ed", "ion", "ions", "al", "eutic")
@@ -260,7 +260,7 @@ def to_openalex(node: Node, *, boolean: bool, text: str | None = None) -> OpenAl
     """A Boolean query restricts title and abstract (``title_and_abstract.search:``, like PubMed's [tiab]);
     a plain search string goes to ``search=`` as written (``text``; OpenAlex ranks by relevance over title,
     abstract and full text, and reads quotes and AND/OR/NOT itself)."""
-    if not boolean and text and text.strip() and "*" not in text and _balanced(text):
+    if not boolean and text and text.strip() and _readable_as_written(text):
         return OpenAlexQuery(search=" ".join(text.split()))
     text = _render(_OPENALEX, node)
     if not text:
@@ -272,14 +272,22 @@ def to_openalex(node: Node, *, boolean: bool, text: str | None = None) -> OpenAl
     return OpenAlexQuery(search=text)
 
 
-def _balanced(text: str) -> bool:
-    """Quotes paired and brackets balanced: a plain string OpenAlex can read as written."""
-    depth = 0
-    for char in text:
-        depth += {"(": 1, ")": -1}.get(char, 0)
-        if depth < 0:
-            return False
-    return depth == 0 and text.count('"') % 2 == 0
+_PLAIN = re.compile(r"[\w\s\"()'.\-]+")
+
+
+def _readable_as_written(text: str) -> bool:
+    """A plain string OpenAlex reads as the project wrote it: words, phrases, brackets and AND/OR/NOT that parse,
+    nothing OpenAlex would strip or take for a field (``*``, ``?``, ``:``); anything else is sent as translated."""
+    if not _PLAIN.fullmatch(text):
+        return False
+    tokens = [t.strip('"()') for t in text.split()]
+    if any(t in ("AND", "OR", "NOT") or (t and not re.search(r"\w", t)) for t in tokens):
+        return False  # operators (the rendering writes them as OpenAlex reads them), or punctuation alone
+    try:
+        parse_boolean_query(text)
+    except BooleanQueryError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------------------- OR-shards

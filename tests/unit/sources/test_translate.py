@@ -197,3 +197,23 @@ def test_or_shards_are_exactly_the_query(tree, sample, limit):
     shards = or_shards(tree, lambda node: len(to_pubmed(node)) <= limit)
     for title, abstract in sample:
         assert reference_match(tree, title, abstract) == any(reference_match(s, title, abstract) for s in shards)
+
+
+plain = st.lists(st.sampled_from(list("abc xyz\"()-:*/?,&'é") + ["AND", " OR ", " NOT ", "mri", "scan*"]),
+                 max_size=20).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=plain)
+def test_any_plain_string_translates_to_something_every_dialect_accepts(text):
+    tree = query_tree(text)
+    if tree is None:
+        return
+    for dialect, render in (("pubmed", to_pubmed), ("europepmc", to_europepmc), ("arxiv", to_arxiv)):
+        translated = render(tree)
+        if translated:
+            parse(dialect, translated)  # DialectError: the API would answer 400
+    params = to_openalex(tree, boolean=False, text=text).params()
+    value = params.get("search") or params.get("filter", ":").split(":", 1)[1]
+    if value:
+        parse("openalex", value)
