@@ -128,10 +128,10 @@ def test_translations_survive_url_encoding_unchanged(render):
 # match a superset of what the query matches.
 
 VOCAB = ["mri", "brain scan", "covid-19", "deep*", "rat", "cat", "psychotherap*", "breast feed*", "ab*",
-         "tumour*", "neural net*"]
+         "tumour*", "neural net*", "ai/ml", "t-cell*", "x-ray imag*"]
 WORDS = ["mri", "brain", "scan", "covid", "19", "deep", "deeply", "rat", "cat", "dog", "psychotherapy",
          "psychotherapeutic", "breast", "feeding", "feed", "abc", "about", "tumours", "tumour", "neural",
-         "network", "nets"]
+         "network", "nets", "ai", "ml", "t", "cell", "cells", "x", "ray", "imaging"]
 terms = st.sampled_from(VOCAB).map(Term)
 trees = st.recursive(
     terms,
