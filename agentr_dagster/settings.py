@@ -73,6 +73,7 @@ class Settings(BaseModel):
     openalex_api_key: SecretStr = Field(SecretStr(""), description="AGENTR_OPENALEX_API_KEY")
     source_max_results: int = Field(200, ge=1, description="AGENTR_SOURCE_MAX_RESULTS: records per source and query")
     source_request_interval: float | None = Field(None, ge=0, description="AGENTR_SOURCE_REQUEST_INTERVAL")
+    source_timeout: float = Field(30.0, gt=0, description="AGENTR_SOURCE_TIMEOUT: seconds per source request")
     living_review_cron: str = Field("0 6 * * 1", description="AGENTR_LIVING_REVIEW_CRON: when living reviews update")
 
     celery_broker_url: str = Field("", description="AGENTR_CELERY_BROKER_URL")

@@ -102,7 +102,7 @@ class Scenario:
         from dagster import materialize
 
         from agentr_dagster.defs.assets import project_assets
-        from agentr_dagster.defs.resources import LLMResource, StoreResource
+        from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 
         with self.instance() as instance:
             if not instance.has_dynamic_partition("projects", self.slug):
@@ -111,7 +111,7 @@ class Scenario:
                 project_assets, partition_key=self.slug, instance=instance, raise_on_error=False,
                 resources={"store": StoreResource(database_url=os.environ["AGENTR_DATABASE_URL"]),
                            "llm": LLMResource(base_url=self.server.base_url, api_key="sk-report", model=MODEL,
-                                              concurrency=4, max_attempts=max_attempts)},
+                                              concurrency=4, max_attempts=max_attempts), "sources": SourcesResource()},
                 tags={"agentr/source": "recovery-report"},
                 run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
             )

@@ -44,7 +44,7 @@ def measure_papers(n: int, database_url: str | None) -> dict:
     from dagster import DagsterInstance, materialize
 
     from agentr_dagster.defs.assets import project_assets
-    from agentr_dagster.defs.resources import LLMResource, StoreResource
+    from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
     from agentr_dagster.imports import content_hash, paper_key
     from agentr_dagster.store import DomainStore
 
@@ -73,7 +73,7 @@ def measure_papers(n: int, database_url: str | None) -> dict:
         started = time.perf_counter()
         result = materialize(
             project_assets, partition_key=slug, instance=instance,
-            resources={"store": StoreResource(database_url=url), "llm": LLMResource()},
+            resources={"store": StoreResource(database_url=url), "llm": LLMResource(), "sources": SourcesResource()},
             run_config={"loggers": {"console": {"config": {"log_level": "WARNING"}}}},
         )
         materialize_s = time.perf_counter() - started

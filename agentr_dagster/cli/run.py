@@ -148,7 +148,19 @@ def _print_summary(slug: str, top: int = 10) -> None:
         view = frame.head(top)[["rank", "relevance", "c1_score", "c2_score", "c2_contribution_type", "title"]]
         view = view.assign(title=view["title"].str.slice(0, 60))
         click.echo(view.to_string(index=False))
+    _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+def _print_pending_searches(store, slug: str) -> None:
+    """The searches that failed (source, query, the server's reason): the next run sends them again."""
+    from agentr_dagster.stages.search import pending_searches
+
+    pending = pending_searches(store, slug, [s for s in get_settings().sources if s != "crossref"])
+    if pending:
+        click.echo(f"\n{len(pending)} search(es) failed; the next run retries them:")
+        for search in pending:
+            click.echo(f"  {search.line()}")
 
 
 @click.command("demo")

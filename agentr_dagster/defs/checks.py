@@ -60,6 +60,11 @@ EXPORTS_CHECK = AssetCheckSpec(
     "export_row_count", asset="score_exports",
     description="The written CSV and Parquet exports, read back, hold one row per active candidate paper.",
 )
+PRISMA_CHECK = AssetCheckSpec(
+    "prisma_boxes_add_up", asset="score_exports",
+    description="The PRISMA 2020 counts, recomputed from the store, add up: identified - duplicates = screened = "
+                "scored + not scored (below cut-off, budget, pending); above threshold <= scored.",
+)
 
 TAXONOMY_CHECK = AssetCheckSpec(
     "taxonomy_structure", asset="research_landscape",
@@ -249,7 +254,24 @@ def evaluate_exports(store: DomainStore, slug: str, written: dict[str, Path]) ->
     )
 
 
-project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK, EXPORTS_CHECK]
+def evaluate_prisma(store: DomainStore, slug: str) -> AssetCheckResult:
+    """The PRISMA boxes recomputed from the store: ERROR when they do not add up."""
+    from agentr_dagster.stages.prisma import prisma_counts
+
+    counts = prisma_counts(store, slug)
+    problems = counts.problems()
+    return AssetCheckResult(
+        check_name=PRISMA_CHECK.name, passed=not problems, severity=AssetCheckSeverity.ERROR,
+        description="; ".join(problems) or f"{counts.identified_total} identified, {counts.screened} screened, "
+                                           f"{counts.scored} scored, {counts.not_scored_total} not scored",
+        metadata=per_partition({"screened": counts.screened, "scored": counts.scored,
+                                **{f"not_scored_{k.replace(' ', '_').replace('-', '')}": v
+                                   for k, v in counts.not_scored.items()}}),
+    )
+
+
+project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK, EXPORTS_CHECK,
+                       PRISMA_CHECK]
 
 
 def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:

@@ -102,18 +102,41 @@ class LLMResource(ConfigurableResource):
 
 
 class SourcesResource(ConfigurableResource):
-    """The search sources of ``AGENTR_SOURCES`` (none by default: offline). Their URLs and keys are read from the
-    settings when a step builds them, so no key ever appears in the run config."""
+    """The search sources (``AGENTR_SOURCES``; none by default: offline), their base URLs and request timeout.
+    A field left empty takes the settings' value, so ``SourcesResource()`` is the deployment's configuration; the
+    API keys are read from the settings when a step builds the clients, so no key ever appears in the run config."""
+
+    sources: str = Field("", description="comma list of search sources; empty: AGENTR_SOURCES")
+    openalex_url: str = Field("", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
+    pubmed_url: str = Field("", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
+    europepmc_url: str = Field("", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
+    arxiv_url: str = Field("", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
+    crossref_url: str = Field("", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
+    timeout_s: float | None = Field(None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
+    max_results: int | None = Field(None, ge=1, description="records per source and query; None: the settings'")
+
+    def settings(self) -> Settings:
+        """The settings with this resource's fields laid over them."""
+        update: dict = {f"{name}_url": getattr(self, f"{name}_url") for name in
+                        ("openalex", "pubmed", "europepmc", "arxiv", "crossref") if getattr(self, f"{name}_url")}
+        if self.sources:
+            update["sources"] = self.sources
+        if self.timeout_s is not None:
+            update["source_timeout"] = self.timeout_s
+        if self.max_results is not None:
+            update["source_max_results"] = self.max_results
+        base = get_settings()
+        return Settings.model_validate({**base.model_dump(), **update}) if update else base
 
     def build(self, store: DomainStore, *, refresh: bool = False, names: list[str] | None = None):
         """The enabled sources over the store's response cache; ``refresh`` re-sends every request."""
         from agentr_dagster.sources.cache import ResponseCache
         from agentr_dagster.sources.registry import build_sources
 
-        return build_sources(get_settings(), ResponseCache(store, refresh=refresh), names=names)
+        return build_sources(self.settings(), ResponseCache(store, refresh=refresh), names=names)
 
     def enabled(self) -> tuple[str, ...]:
-        return get_settings().sources
+        return self.settings().sources
 
 
 def _secret_or_value(value: str, variable: str, *, resolve: bool):
@@ -145,5 +168,8 @@ def resources_from_env(*, resolve: bool = False, settings: Settings | None = Non
             stop_at_recall=s.stop_at_recall,
             scoring_budget_credits=s.scoring_budget_credits,
         ),
-        "sources": SourcesResource(),
+        "sources": SourcesResource(
+            sources=",".join(s.sources), openalex_url=s.openalex_url, pubmed_url=s.pubmed_url,
+            europepmc_url=s.europepmc_url, arxiv_url=s.arxiv_url, crossref_url=s.crossref_url,
+            timeout_s=s.source_timeout, max_results=s.source_max_results),
     }

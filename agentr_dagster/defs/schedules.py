@@ -205,13 +205,14 @@ LIVING_SOURCE = "living_review"
 
 def living_review_requests(store: DomainStore, instance, now: datetime, sources_enabled: bool):
     """(run requests, one line per project): every active project with queries re-searches, all runs of the
-    update sharing one update tag (its UTC date), so the UI lists them together (filter by the tag)."""
+    update sharing one update tag (its scheduled UTC time to the minute, so any cron works, several ticks a day
+    included), so the UI lists them together (filter by the tag)."""
     from agentr_dagster.defs.partitions import LIVING_TAG
     from agentr_dagster.stages.living import living_decision, living_view
 
     if not sources_enabled:
         return [], ["no search source is enabled (AGENTR_SOURCES is empty)"]
-    update_id = _utc_day_start(now).date().isoformat()
+    update_id = living_update_id(now)
     slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
     requests, lines = [], []
     for slug in sorted(slugs):
@@ -230,6 +231,12 @@ def living_review_requests(store: DomainStore, instance, now: datetime, sources_
             tags={LIVING_TAG: update_id, SOURCE_TAG: LIVING_SOURCE},
         ))
     return requests, lines
+
+
+def living_update_id(now: datetime) -> str:
+    """The update's id: its scheduled UTC time to the minute (``2026-12-01T0600``), a file-name-safe run key part."""
+    at = now if now.tzinfo is not None else now.replace(tzinfo=timezone.utc)
+    return at.astimezone(timezone.utc).strftime("%Y-%m-%dT%H%M")
 
 
 def make_living_review_schedule(cron: str = "0 6 * * 1"):

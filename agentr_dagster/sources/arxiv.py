@@ -77,10 +77,18 @@ class ArxivSource(SourceClient):
         tree = self.tree(query)
         return to_arxiv(tree) if tree is not None else ""
 
-    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+    def _query_text(self, query: SourceQuery, since: date | None) -> str:
         text = self.translate(query)
-        if since is not None:
+        if since is not None:  # the submission date: when the record appeared on arXiv
             text = f"({text}) AND submittedDate:[{since:%Y%m%d}0000 TO 300012312359]"
+        return text
+
+    def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict]:
+        return self._query_url(), {"search_query": self._query_text(query, since), "start": 0,
+                                   "max_results": self.page_size}
+
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        text = self._query_text(query, since)
         start = 0
         while start < max_results:
             params = {"search_query": text, "start": start, "max_results": self.page_size}

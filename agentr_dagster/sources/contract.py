@@ -52,6 +52,8 @@ class SearchOutcome(BaseModel):
     requests: int = 0  # HTTP requests actually sent (cache hits are not requests)
     cached_pages: int = 0
     failure: str | None = None  # None when the search completed up to its bound
+    failure_kind: str | None = None  # "query": the server refused this request; "source": it is down for the run
+    shards: int = 1  # OR-shards sent (a query too long for one URL)
 
 
 @runtime_checkable

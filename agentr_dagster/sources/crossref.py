@@ -74,6 +74,14 @@ class CrossrefClient(SourceClient):
         """Crossref's ``message`` for a DOI; None if Crossref does not know it. FetchFailure when it cannot say."""
         return self.fetcher.fetch(self._work_url(doi), {"mailto": self.contact_email}, _work, not_found={}) or None
 
+    def title(self, doi: str) -> str | None:
+        """The work's title as Crossref has it; None when Crossref does not know the DOI or has no title.
+        FetchFailure when it cannot say."""
+        message = self.lookup(doi)
+        titles = (message or {}).get("title")
+        text = strip_tags(str(titles[0])) if isinstance(titles, list) and titles else ""
+        return text[:1000] or None
+
     def enrich(self, records: list[PaperRecord]) -> list[PaperRecord]:
         """The records, each with its missing abstract, year and venue filled from Crossref where it has them."""
         out: list[PaperRecord] = []

@@ -71,12 +71,18 @@ class EuropePMCSource(SourceClient):
         tree = self.tree(query)
         return to_europepmc(tree) if tree is not None else ""
 
-    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+    def _search_params(self, query: SourceQuery, since: date | None) -> dict[str, Any]:
         text = self.translate(query)
-        if since is not None:
-            text = f"({text}) AND FIRST_PDATE:[{since.isoformat()} TO {FAR_FUTURE}]"
-        params = {"query": text, "format": "json", "resultType": "core", "pageSize": self.page_size,
-                  "synonym": "false", "email": self.contact_email}
+        if since is not None:  # the record's creation (index) date, not its publication date
+            text = f"({text}) AND CREATION_DATE:[{since.isoformat()} TO {FAR_FUTURE}]"
+        return {"query": text, "format": "json", "resultType": "core", "pageSize": self.page_size,
+                "synonym": "false", "email": self.contact_email}
+
+    def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
+        return self._search_url(), {**self._search_params(query, since), "cursorMark": "*"}
+
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        params = self._search_params(query, since)
         cursor, count = "*", 0
         while cursor and count < max_results:
             data = self.fetcher.fetch(self._search_url(), {**params, "cursorMark": cursor}, _search_page)

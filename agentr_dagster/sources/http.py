@@ -9,6 +9,7 @@ raises :class:`FetchFailure`; the clients turn that into ``SearchOutcome.failure
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
@@ -36,9 +37,13 @@ NOT_FOUND_BODY = "\x00not found"  # what the cache keeps for a 404, so an unknow
 class FetchFailure(Exception):
     """A request that could not be answered (after retries, or a permanent HTTP error)."""
 
-    def __init__(self, message: str, *, status: int | None = None):
+    def __init__(self, message: str, *, status: int | None = None, transport: bool = False):
         super().__init__(message)
         self.status = status
+        # True: the source itself could not be reached or kept failing past the retry budget (refused, 5xx, 429):
+        # the source is down for this run. False: the server answered that this request is wrong (a 4xx, an
+        # error document): only this query failed.
+        self.transport = transport
 
 
 class MalformedResponse(ValueError):
@@ -223,11 +228,13 @@ class Fetcher:
                 elif status in RETRY_STATUSES:
                     problem = f"HTTP {status}"
                 else:
-                    raise FetchFailure(f"{self.source}: HTTP {status} from {url}: {body[:200]}", status=status)
+                    raise FetchFailure(f"{self.source}: HTTP {status}: {_server_message(body)}", status=status)
             if attempt > self.max_retries:
-                raise FetchFailure(f"{self.source}: {problem} (gave up after {attempt} attempts) at {url}")
+                raise FetchFailure(f"{self.source}: {problem} (gave up after {attempt} attempts) at {url}",
+                                   transport=True)
             if retry_after is not None and retry_after > MAX_RETRY_AFTER_S:
-                raise FetchFailure(f"{self.source}: {problem}, asked to wait {retry_after:.0f} s; giving up for now")
+                raise FetchFailure(f"{self.source}: {problem}, asked to wait {retry_after:.0f} s; giving up for now",
+                                   transport=True)
             if retry_after is not None:
                 self.limiter.pause(retry_after)
                 wait = retry_after
@@ -256,6 +263,24 @@ class Fetcher:
             response = self._client.get(url, params=_public(params))
             text = response.text  # reads the whole body: a short read raises RemoteProtocolError here
         return text, response.status_code, parse_retry_after(response.headers.get("Retry-After"))
+
+
+def request_length(url: str, params: Mapping[str, Any]) -> int:
+    """The length of ``GET url?params`` as sent (percent-encoded, credentials included: they travel too)."""
+    return len(str(httpx.URL(url, params=_public(params))))
+
+
+def _server_message(body: str) -> str:
+    """What the server said was wrong (the ``message``/``error``/``errMsg`` of a JSON error, else the body's start)."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if isinstance(data, dict):
+        parts = [str(data[k]) for k in ("error", "message", "errMsg") if data.get(k)]
+        if parts:
+            return ": ".join(parts)[:500]
+    return " ".join(body.split())[:500]
 
 
 def _public(params: Mapping[str, Any]) -> dict[str, str]:

@@ -3,6 +3,7 @@ pool (``mailto=``), and the citation graph for snowballing (``referenced_works``
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import date
 from typing import Any
@@ -12,6 +13,7 @@ from agentr_dagster.sources.contract import SourceHit, SourceQuery
 from agentr_dagster.sources.http import FetchFailure, MalformedResponse
 from agentr_dagster.sources.translate import OpenAlexQuery, to_openalex
 
+log = logging.getLogger(__name__)
 _ID_PREFIX = "https://openalex.org/"
 _BATCH = 50  # ids per ``openalex:W1|W2|…`` filter (the API takes up to 100 OR-ed values)
 
@@ -92,6 +94,7 @@ class OpenAlexSource(SourceClient):
     default_interval = 0.1  # the polite pool allows about 10 requests a second
     default_page_size = 100  # the current documentation bounds per-page at 100 (it was 200)
     max_page_size = 200
+    max_url_length = 4000  # the documented limit is 4,094 bytes for the whole request URL
 
     def _works_url(self) -> str:
         base = self.base_url
@@ -109,13 +112,33 @@ class OpenAlexSource(SourceClient):
     def translate(self, query: SourceQuery) -> str:
         return self.query_params(query).describe()
 
-    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+    created_date_refused = False  # OpenAlex has offered from_created_date to premium keys only: then publication date
+
+    def _search_params(self, query: SourceQuery, since: date | None) -> dict[str, Any]:
         translated = self.query_params(query)
         filters = list(translated.filters)
-        if since is not None:
-            filters.append(f"from_publication_date:{since.isoformat()}")
-        params = {**OpenAlexQuery(translated.search, tuple(filters)).params(), "per-page": self.page_size}
-        yield from self._cursor_pages(params, max_results)
+        if since is not None:  # when OpenAlex added the work, not when it was published: late records count
+            by = "publication" if self.created_date_refused else "created"
+            filters.append(f"from_{by}_date:{since.isoformat()}")
+        return {**OpenAlexQuery(translated.search, tuple(filters)).params(), "per-page": self.page_size}
+
+    def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
+        return self._works_url(), {**self._search_params(query, since), **self._common(), "cursor": "*"}
+
+    def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
+        pages = self._cursor_pages(self._search_params(query, since), max_results)
+        try:
+            first = next(pages, None)
+        except FetchFailure as exc:
+            if since is None or self.created_date_refused or exc.transport or exc.status not in (400, 401, 403):
+                raise
+            log.warning("openalex refused from_created_date (%s): filtering on the publication date", exc)
+            self.created_date_refused = True
+            yield from self._cursor_pages(self._search_params(query, since), max_results)
+            return
+        if first is not None:
+            yield first
+            yield from pages
 
     def _cursor_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
         cursor, count = "*", 0

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from datetime import date
+from typing import Any
 from xml.etree.ElementTree import Element
 
 from agentr_dagster.sources.base import Found, Page, SourceClient, element_text, fold, load_xml, make_record
@@ -125,11 +126,18 @@ class PubMedSource(SourceClient):
         tree = self.tree(query)
         return to_pubmed(tree) if tree is not None else ""
 
+    def _search_params(self, query: SourceQuery, since: date | None) -> dict[str, Any]:
+        search: dict[str, Any] = {"db": "pubmed", "term": self.translate(query), "usehistory": "y", "retmax": 0,
+                                  "retstart": 0}
+        if since is not None:  # the Entrez date (when PubMed added the record), not the publication date
+            search.update(datetype="edat", mindate=since.strftime("%Y/%m/%d"), maxdate=FAR_FUTURE)
+        return search
+
+    def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
+        return self._url("esearch.fcgi"), {**self._search_params(query, since), **self._common()}
+
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
-        term = self.translate(query)
-        search = {"db": "pubmed", "term": term, "usehistory": "y", "retmax": 0, "retstart": 0}
-        if since is not None:
-            search.update(datetype="pdat", mindate=since.strftime("%Y/%m/%d"), maxdate=FAR_FUTURE)
+        search = self._search_params(query, since)
         fresh = False
         result = self.fetcher.fetch(self._url("esearch.fcgi"), {**search, **self._common()}, _esearch)
         total = int(result.findtext("Count") or 0)

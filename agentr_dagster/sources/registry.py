@@ -67,7 +67,8 @@ def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=Non
     if limiter is None and settings.source_request_interval is None:
         limiter = source_limiter(name, redis_url=settings.redis_url or None, api_key=key or None)
     return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
-                         api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval)
+                         api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval,
+                         timeout=settings.source_timeout)
 
 
 def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,

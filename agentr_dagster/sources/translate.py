@@ -12,7 +12,12 @@ NOT is binary in every dialect (``A NOT B``; arXiv's ``ANDNOT``): a NOT inside a
 exclusions. A NOT with nothing to subtract from (alone, or under an OR) has no reliable form in these engines (a
 purely negative clause matches nothing in Lucene-style engines), so the part holding it is left unconstrained:
 a translation only ever widens the query, and the screening that follows narrows it again.
-Wildcards (``term*``) are kept where the source supports them (PubMed, Europe PMC) and dropped elsewhere.
+Wildcards (``term*``): PubMed truncates a word of four letters or more, inside phrases too; Europe PMC (Lucene)
+truncates single words, so a phrase holding a wildcard is split into its words; arXiv and OpenAlex have no
+truncation ("whole words only"), so the stem leaves the query unconstrained where it stands (its AND drops it), and a
+query made only of stems is sent with each stem's word list (:func:`stem_word_list`). Inside an exclusion every
+rule is reversed (a part that cannot be said exactly subtracts nothing), so a translation never narrows.
+A request too long for a source's URL limit is sent as OR-shards (:func:`or_shards`).
 URL encoding is the HTTP client's job: these functions return the text of one parameter.
 """
 
@@ -56,14 +61,17 @@ def _without_stopwords(node: Node) -> Node:
     return kept[0] if len(kept) == 1 else And(kept)
 
 
-def _clean(text: str, *, wildcard: bool) -> tuple[str, bool]:
-    """Term text without characters that would break the dialect's syntax; and whether it is a phrase."""
-    text = re.sub(r'["\[\]():{}\\^~]', " ", text)
-    text = " ".join(text.split())
-    if not wildcard:
-        text = text.replace("*", "").strip()
-    # a hyphen or slash inside a word reads as an operator in some engines (``-x`` is NOT in Lucene): quote it
-    return text, " " in text or bool(re.search(r"[-/+&!|]", text))
+_SPECIAL = re.compile(r"[-/+&!|]")  # a hyphen or slash inside a word reads as an operator in some engines
+
+
+def _clean(text: str) -> str:
+    """Term text without characters that would break the dialect's syntax (``*`` kept for the truncation rules)."""
+    return " ".join(re.sub(r'["\[\]():{}\\^~?]', " ", text).split())
+
+
+def _phrase(text: str) -> bool:
+    """Quoted: several words, an operator-like character, or a word that is an operator ("AND" as a term)."""
+    return " " in text or bool(_SPECIAL.search(text)) or text in ("AND", "OR", "NOT", "ANDNOT")
 
 
 def _split_and(node: And) -> tuple[list[Node], list[Node]]:
@@ -72,70 +80,161 @@ def _split_and(node: And) -> tuple[list[Node], list[Node]]:
     return positives, negatives
 
 
+# Never a wildcard in a phrase with fewer letters before the ``*`` than the engine expands.
+TRUNCATION_MIN_STEM = {"pubmed": 4, "lucene": 3}
+
+
 @dataclass
 class _Dialect:
-    """How one source writes a term, a conjunction, a disjunction and an exclusion.
+    """How one source writes a term, a conjunction, a disjunction and an exclusion, and how it truncates.
 
-    ``render`` returns None for a part that cannot be said in the dialect, meaning "no constraint": an AND drops
-    it and an OR containing it is itself unconstrained, so a translation only ever widens the query."""
+    ``truncation``: ``"pubmed"`` (a trailing ``*`` on a word of four letters or more, inside phrases too),
+    ``"lucene"`` (a trailing ``*`` on a single word: a phrase holding one is split into its words) or None (no
+    truncation: the stem is widened away).
+
+    Rendering is done in two modes so that a translation only ever widens: ``widen`` (the query's own positive
+    parts: what cannot be said becomes "no constraint", returned as None: an AND drops it, an OR holding it is
+    itself unconstrained) and narrow (the inside of an exclusion: what cannot be said becomes "matches nothing",
+    returned as ``NOTHING``: an OR drops it, an AND holding it is nothing, and an exclusion of nothing is dropped)."""
 
     term: Callable[[str, bool], str]  # (text, is_phrase) -> the term in this dialect
-    wildcard: bool
+    truncation: str | None
     not_word: str  # "NOT" or "ANDNOT"
 
-    def render(self, node: Node, top: bool = True) -> str | None:
+    def render(self, node: Node, top: bool = True, widen: bool = True) -> str | None:
         if isinstance(node, Term):
-            text, phrase = _clean(node.text, wildcard=self.wildcard)
-            return self.term(text, phrase) if text else None
+            return self._term(node.text, top, widen)
         if isinstance(node, Not):
-            return None  # an exclusion with nothing to subtract from
+            return None if widen else NOTHING  # an exclusion with nothing to subtract from
         if isinstance(node, Or):
-            parts = [self.render(c, top=False) for c in node.children]
-            if any(p is None for p in parts):
+            parts = [self.render(c, top=False, widen=widen) for c in node.children]
+            if widen and any(p is None for p in parts):
                 return None
+            parts = [p for p in parts if p is not NOTHING]
+            if not parts:
+                return NOTHING
             return self._group(" OR ".join(parts), len(parts), top)
         positives, negatives = _split_and(node)
-        pos = [p for p in (self.render(c, top=False) for c in positives) if p]
-        neg = [n for n in (self.render(c, top=False) for c in negatives) if n]
+        pos = [self.render(c, top=False, widen=widen) for c in positives]
+        if not widen and any(p is NOTHING for p in pos):
+            return NOTHING
+        pos = [p for p in pos if p]
+        # an exclusion subtracts, so it is rendered the other way round: narrowed when the query widens
+        neg = [self.render(c, top=False, widen=not widen) for c in negatives]
+        if not widen and any(n is None for n in neg):
+            return NOTHING  # A NOT <everything>
+        neg = [n for n in neg if n and n is not NOTHING]
         if not pos:
-            return None
+            return None if widen else NOTHING
         text = " AND ".join(pos)
         if neg:
             text = (f"({text})" if len(pos) > 1 else text) + "".join(f" {self.not_word} {n}" for n in neg)
             return self._group(text, 2, top)
         return self._group(text, len(pos), top)
 
+    def _term(self, raw: str, top: bool, widen: bool) -> str | None:
+        text = _clean(raw)
+        if not re.search(r"\w", text):  # punctuation alone ("/", "&") is no term in any engine
+            return None if widen else NOTHING
+        if "*" not in text:
+            return self.term(text, _phrase(text))
+        words = text.split()
+        if self.truncation == "pubmed" and all(_truncatable(w, TRUNCATION_MIN_STEM["pubmed"]) for w in words):
+            return self.term(text, _phrase(text))
+        if len(words) == 1 and self.truncation == "lucene" and _truncatable(text, TRUNCATION_MIN_STEM["lucene"]):
+            return self.term(text, bool(_SPECIAL.search(text[:-1])))
+        if not widen:
+            return NOTHING  # splitting a phrase or dropping a stem widens: never inside an exclusion
+        # a phrase the engine cannot truncate is split into its words (wider than the phrase); a stem the
+        # engine cannot expand is left unconstrained (wider still), never sent bare
+        if len(words) == 1:
+            return None
+        return self.render(And(tuple(Term(w) for w in words)), top=top, widen=True)
+
     @staticmethod
     def _group(text: str, parts: int, top: bool) -> str:
         return text if top or parts < 2 else f"({text})"
+
+
+class _Nothing(str):
+    """The rendering of a part that matches nothing (only inside exclusions)."""
+
+
+NOTHING = _Nothing("")
+
+
+def _truncatable(word: str, min_stem: int) -> bool:
+    """A word the engine truncates: ``*`` only at its end, after ``min_stem`` letters or more (a plain word too)."""
+    if "*" not in word:
+        return True
+    return re.fullmatch(r"\w+\*", word) is not None and len(word) - 1 >= min_stem
+
+
+_SUFFIXES = ("", "s", "es", "y", "ies", "ic", "ical", "ist", "ists", "ing", "ed", "ion", "ions", "al", "eutic")
+
+
+def stem_word_list(stem: str) -> list[str]:
+    """Common English endings of ``stem`` (``psychotherap`` → psychotherapy, psychotherapist, ...): what a query made
+    only of truncated stems is sent as where the engine has no truncation (it would otherwise say nothing)."""
+    stem = stem.rstrip("*")
+    return [stem + suffix for suffix in _SUFFIXES]
+
+
+def _expanded(node: Node) -> Node:
+    """``node`` with every truncated word replaced by the OR of its word list (phrases split into words first)."""
+    if isinstance(node, Term):
+        words = _clean(node.text).split()
+        if "*" not in node.text:
+            return node
+        parts: list[Node] = [Or(tuple(Term(w) for w in stem_word_list(word))) if word.endswith("*") else Term(word)
+                             for word in (w for w in words if w.strip("*"))]
+        return parts[0] if len(parts) == 1 else And(tuple(parts))
+    if isinstance(node, Not):
+        return node
+    return type(node)(tuple(_expanded(c) for c in node.children))
 
 
 def _quoted(text: str, phrase: bool) -> str:
     return f'"{text}"' if phrase else text
 
 
-_PUBMED = _Dialect(lambda text, phrase: f"{_quoted(text, phrase)}[tiab]", wildcard=True, not_word="NOT")
+_PUBMED = _Dialect(lambda text, phrase: f"{_quoted(text, phrase)}[tiab]", truncation="pubmed", not_word="NOT")
 _EUROPEPMC = _Dialect(
     lambda text, phrase: f"(TITLE:{_quoted(text, phrase)} OR ABSTRACT:{_quoted(text, phrase)})",
-    wildcard=True, not_word="NOT",
+    truncation="lucene", not_word="NOT",
 )
 _ARXIV = _Dialect(
     lambda text, phrase: f"(ti:{_quoted(text, phrase)} OR abs:{_quoted(text, phrase)})",
-    wildcard=False, not_word="ANDNOT",
+    truncation=None, not_word="ANDNOT",
 )
-_OPENALEX = _Dialect(_quoted, wildcard=False, not_word="NOT")
+_OPENALEX = _Dialect(_quoted, truncation=None, not_word="NOT")
+
+
+def _render(dialect: _Dialect, node: Node) -> str:
+    """The whole query; a query left saying nothing because of its stems is sent with their word lists."""
+    text = dialect.render(node)
+    if not text and dialect.truncation is None and "*" in repr(node):
+        text = dialect.render(_expanded(node))
+    return text or ""
+
+
+def sent_as_word_lists(dialect: str, node: Node) -> bool:
+    """True when ``node`` says nothing in ``dialect`` but for its stems' word lists: the one translation that is not
+    proved a superset of the query (a word list cannot hold every ending; without it the source would say nothing)."""
+    rules = {"pubmed": _PUBMED, "europepmc": _EUROPEPMC, "arxiv": _ARXIV, "openalex": _OPENALEX}[dialect]
+    return not rules.render(node) and bool(_render(rules, node))
 
 
 def to_pubmed(node: Node) -> str:
-    return _PUBMED.render(node) or ""
+    return _render(_PUBMED, node)
 
 
 def to_europepmc(node: Node) -> str:
-    return _EUROPEPMC.render(node) or ""
+    return _render(_EUROPEPMC, node)
 
 
 def to_arxiv(node: Node) -> str:
-    return _ARXIV.render(node) or ""
+    return _render(_ARXIV, node)
 
 
 @dataclass(frozen=True)
@@ -161,9 +260,9 @@ def to_openalex(node: Node, *, boolean: bool, text: str | None = None) -> OpenAl
     """A Boolean query restricts title and abstract (``title_and_abstract.search:``, like PubMed's [tiab]);
     a plain search string goes to ``search=`` as written (``text``; OpenAlex ranks by relevance over title,
     abstract and full text, and reads quotes and AND/OR/NOT itself)."""
-    if not boolean and text and text.strip():
+    if not boolean and text and text.strip() and _readable_as_written(text):
         return OpenAlexQuery(search=" ".join(text.split()))
-    text = _OPENALEX.render(node) or ""
+    text = _render(_OPENALEX, node)
     if not text:
         return OpenAlexQuery()
     if boolean:
@@ -171,3 +270,61 @@ def to_openalex(node: Node, *, boolean: bool, text: str | None = None) -> OpenAl
         value = " ".join(text.replace(",", " ").replace("|", " ").split())
         return OpenAlexQuery(filters=(f"title_and_abstract.search:{value}",))
     return OpenAlexQuery(search=text)
+
+
+_PLAIN = re.compile(r"[\w\s\"()'.\-]+")
+
+
+def _readable_as_written(text: str) -> bool:
+    """A plain string OpenAlex reads as the project wrote it: words, phrases, brackets and AND/OR/NOT that parse,
+    nothing OpenAlex would strip or take for a field (``*``, ``?``, ``:``); anything else is sent as translated."""
+    if not _PLAIN.fullmatch(text):
+        return False
+    tokens = [t.strip('"()') for t in text.split()]
+    if any(t in ("AND", "OR", "NOT") or (t and not re.search(r"\w", t)) for t in tokens):
+        return False  # operators (the rendering writes them as OpenAlex reads them), or punctuation alone
+    try:
+        parse_boolean_query(text)
+    except BooleanQueryError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------------------------------------- OR-shards
+def or_shards(node: Node, fits: Callable[[Node], bool]) -> list[Node]:
+    """Queries whose union is ``node`` and each of which ``fits`` (a source's URL limit): the longest OR in a
+    positive position (not under a NOT) is split in halves, again until every part fits, since
+    ``X AND (a OR b OR c OR d)`` = ``(X AND (a OR b))`` ∪ ``(X AND (c OR d))``. A part with no OR left to split is
+    returned as it is (the source will say whether it takes it)."""
+    if fits(node):
+        return [node]
+    target = _longest_or(node)
+    if target is None:
+        return [node]
+    half = len(target.children) // 2
+    out: list[Node] = []
+    for part in (target.children[:half], target.children[half:]):
+        replacement = part[0] if len(part) == 1 else Or(part)
+        out += or_shards(_replace(node, target, replacement), fits)
+    return out
+
+
+def _longest_or(node: Node) -> Or | None:
+    best: Or | None = None
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, Or) and len(current.children) > 1 and (
+                best is None or len(repr(current)) > len(repr(best))):
+            best = current
+        if isinstance(current, And | Or):
+            stack += [c for c in current.children if not isinstance(c, Not)]
+    return best
+
+
+def _replace(node: Node, target: Node, new: Node) -> Node:
+    if node is target:
+        return new
+    if isinstance(node, And | Or):
+        return type(node)(tuple(_replace(c, target, new) for c in node.children))
+    return node

@@ -1,10 +1,11 @@
 """Living reviews: which projects an update re-searches, and the dated digest of what an update found (no Dagster
 here; the `living_review` schedule and `score_exports` call these).
 
-An update is one id (the UTC date it was scheduled for) on every run it launches (tag ``agentr/living_update``). In
-such a run `candidate_papers` searches every (source, query) for records since its last completed search, the new
-papers carry ``provenance.update`` = the id, `paper_scores` scores only them (everything else is served from the
-score cache), and `score_exports` writes ``results/<slug>/updates/<id>.csv``: the update's new papers, best first.
+An update is one id (the UTC time it was scheduled for, to the minute) on every run it launches (tag
+``agentr/living_update``). In such a run `candidate_papers` searches every (source, query) for records the source
+indexed since its last completed search (less a safety margin), past the response cache; the new papers carry
+``provenance.update`` = the id, `paper_scores` scores only them (everything else is served from the score cache),
+and `score_exports` writes ``results/<slug>/updates/<id>.csv``: the update's new papers, best first.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """A project's PRISMA 2020 flow counts, computed from the store, stored as an artifact and exported as
-``results/<slug>/prisma.csv`` (no Dagster here; `score_exports` calls :func:`write_prisma`, the report draws it)."""
+``results/<slug>/prisma.csv`` (no Dagster here; `score_exports` calls :func:`write_prisma` and checks that the boxes
+add up, the report draws it)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from agentr_dagster.domain.atomic import write_atomically
-from agentr_dagster.domain.prisma import RELEVANT_SCORE, PrismaCounts
+from agentr_dagster.domain.prisma import NOT_SCORED_REASONS, RELEVANT_SCORE, PrismaCounts
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -18,15 +19,28 @@ PRISMA_STAGE = "prisma"
 
 
 def paper_origins(provenance: dict, sighted_sources: set[str]) -> set[str]:
-    """Where one paper was identified: ``imports`` for a file, each search source that found it, ``lake``."""
+    """Where one paper was identified: ``import:<file>`` for an imported file, each search source (or citation
+    chase) that found it, and ``lake`` only when nothing else did (the lake holds what the searches put there)."""
     origins = set(sighted_sources)
     if provenance.get("file") and not provenance.get("source"):
-        origins.add("imports")
+        origins.add(f"import:{provenance['file']}")
     if provenance.get("source") == "lake":
         origins.add("lake")
+    if len(origins) > 1:
+        origins.discard("lake")
     if not origins:
         origins.add(str(provenance.get("source") or provenance.get("format") or "unknown"))
     return origins
+
+
+def _not_scored_reason(store: DomainStore, slug: str, not_scored: str) -> str:
+    from agentr_dagster.stages.exports import BELOW_CUTOFF
+    from agentr_dagster.stages.scoring import QUEUE_STAGE
+
+    if not_scored != BELOW_CUTOFF:
+        return "pending"
+    queue = store.results.latest_artifact(slug, QUEUE_STAGE)
+    return "budget" if queue is not None and queue.payload.get("stop_reason") == "budget" else "below cut-off"
 
 
 def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
@@ -40,14 +54,21 @@ def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
     for paper in papers:
         for origin in paper_origins(paper.provenance or {}, sighted.get(paper.id, set())):
             identified[origin] = identified.get(origin, 0) + 1
-    identified = dict(sorted(identified.items(), key=lambda kv: (kv[0] == "imports", kv[0])))
+    identified = dict(sorted(identified.items(), key=lambda kv: (kv[0].startswith("import:"), kv[0])))
     frame = scores_dataframe(store, slug)
-    above = int(((frame["c1_score"] >= RELEVANT_SCORE) | (frame["c2_score"] >= RELEVANT_SCORE)).sum()) if len(frame) \
-        else 0
-    labels = store.labels.list_labels(slug)
+    scored = frame[frame["not_scored"] == ""] if len(frame) else frame
+    not_scored: dict[str, int] = dict.fromkeys(NOT_SCORED_REASONS, 0)
+    for value in (frame["not_scored"] if len(frame) else []):
+        if value:
+            reason = _not_scored_reason(store, slug, value)
+            not_scored[reason] += 1
+    above = int(((scored["c1_score"] >= RELEVANT_SCORE) | (scored["c2_score"] >= RELEVANT_SCORE)).sum()) \
+        if len(scored) else 0
+    ids = {p.id for p in papers}
+    labels = [lab for lab in store.labels.list_labels(slug) if lab.paper_id in ids]
     return PrismaCounts(
-        identified=identified, duplicates_removed=max(0, sum(identified.values()) - len(papers)),
-        screened=len(papers), scored=len(frame), above_threshold=above,
+        identified=identified, duplicates_removed=sum(identified.values()) - len(papers),
+        screened=len(papers), scored=len(scored), not_scored=not_scored, above_threshold=above,
         labelled_included=sum(1 for lab in labels if lab.label == "include"),
         labelled_excluded=sum(1 for lab in labels if lab.label == "exclude"),
     )

@@ -20,7 +20,7 @@ from collections import defaultdict
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +45,7 @@ log = logging.getLogger(__name__)
 SEARCH_FAILURE_STAGE = "search"  # failures are logged as stage "search:<source>"
 SEARCH_PROVENANCE = ("search", "snowball")  # provenance.source of papers the sources brought
 Progress = Callable[[str], None]
+UPDATE_OVERLAP_DAYS = 2  # a living update searches from this many days before the last completed search
 
 
 def found_by_label(source: str, query_name: str) -> str:
@@ -111,7 +112,9 @@ def plan_searches(source_names: Sequence[str], queries: Sequence[SourceQuery], h
             if refresh:
                 plan.append(PlannedSearch(source, query, qhash, None, "refresh"))
             elif update and done is not None:
-                since = done.created_at.date()
+                # the window overlaps the last one: records indexed late on that day (or the day before, in
+                # another time zone) are found; what was already found is a duplicate, merged away
+                since = done.created_at.date() - timedelta(days=UPDATE_OVERLAP_DAYS)
                 plan.append(PlannedSearch(source, query, qhash, since, f"update since {since.isoformat()}"))
             elif done is None:
                 why = "failed before" if (source, qhash) in failed else "missing"
@@ -186,6 +189,8 @@ class AddedHits:
     enrich_failure: str | None = None
     lake_added: int | None = None
     lake_failure: str | None = None
+    titles_completed: int = 0  # records with a DOI and no title, named by Crossref
+    untitled_dropped: int = 0  # ... that Crossref could not name (or Crossref is not enabled)
 
 
 def _enrich(enricher, records: list[PaperRecord]) -> tuple[list[PaperRecord], int, str | None]:
@@ -208,12 +213,41 @@ def _enrich(enricher, records: list[PaperRecord]) -> tuple[list[PaperRecord], in
     return out, changed, None
 
 
+def complete_titles(enricher, hits: Sequence[SourceHit]) -> tuple[list[SourceHit], int, int]:
+    """Hits whose record came with a DOI and no title get Crossref's title (one lookup per DOI); those Crossref
+    cannot name are left out. Returns (hits, titles completed, hits dropped)."""
+    from agentr_dagster.sources.base import is_untitled
+    from agentr_dagster.sources.http import FetchFailure
+
+    titles: dict[str, str | None] = {}
+    out: list[SourceHit] = []
+    completed = dropped = 0
+    for hit in hits:
+        if not is_untitled(hit.record):
+            out.append(hit)
+            continue
+        doi = hit.record.doi or ""
+        if doi not in titles:
+            try:
+                titles[doi] = enricher.title(doi) if enricher is not None and doi else None
+            except FetchFailure as exc:
+                log.warning("crossref title of %s failed: %s", doi, exc)
+                titles[doi] = None
+        if titles[doi]:
+            out.append(hit.model_copy(update={"record": hit.record.model_copy(update={"title": titles[doi]})}))
+            completed += 1
+        else:
+            dropped += 1
+    return out, completed, dropped
+
+
 def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enricher=None, update_id: str | None = None,
              add_to_lake: bool = True, lake_root: Path | None = None, provenance_source: str = "search",
              found_by: Callable[[SourceHit], str] | None = None) -> AddedHits:
     """Merge the hits into the project: new papers added (with provenance), every hit a sighting on its paper."""
     label_of = found_by or (lambda h: found_by_label(h.source, h.query_name))
     result = AddedHits()
+    hits, result.titles_completed, result.untitled_dropped = complete_titles(enricher, hits)
     if not hits:
         return result
     fitted, _ = fit_to_store([h.record for h in hits])
@@ -288,6 +322,7 @@ class SearchReport:
     cached_pages: int = 0
     total: int | None = None
     failure: str | None = None
+    shards: int = 1
 
 
 @dataclass
@@ -302,6 +337,8 @@ class SearchSummary:
     lake_failure: str | None = None
     update_id: str | None = None
     new_by_source: dict[str, int] = field(default_factory=dict)
+    titles_completed: int = 0
+    untitled_dropped: int = 0
 
     def failures(self) -> list[SearchReport]:
         return [s for s in self.searches if s.failure]
@@ -315,6 +352,7 @@ class SearchSummary:
             mine = [s for s in self.searches if s.source == name]
             if name == "crossref":
                 out["crossref_enriched"] = self.enriched
+                out["crossref_titles_completed"] = self.titles_completed
                 if self.enrich_failure:
                     out["crossref_failure"] = self.enrich_failure
                 continue
@@ -324,6 +362,13 @@ class SearchSummary:
             out[f"{name}_requests"] = sum(s.requests for s in mine)
         if self.lake_failure:
             out["source_lake_failure"] = self.lake_failure
+        failed = [{"source": s.source, "query": s.query_name, "reason": (s.failure or "")[:300]}
+                  for s in self.failures()]
+        out["source_failed_searches"] = failed  # shown as JSON (the messages are the servers': untrusted text)
+        out["source_retry_next_run"] = [f"{f['source']}:{f['query']}" for f in failed]
+        if self.untitled_dropped:
+            out["source_untitled_dropped"] = self.untitled_dropped  # a DOI, no title, and Crossref could not name it
+        out["source_sharded_searches"] = sum(1 for s in self.searches if s.shards > 1)
         if self.update_id:
             out["living_update"] = self.update_id
         return out
@@ -333,12 +378,36 @@ class SearchSummary:
         lines = ["| source | query | sent as | since | hits | new | requests | status |",
                  "|---|---|---|---|---:|---:|---:|---|"]
         for s in self.searches:
-            sent = s.translated.replace("|", "\\|")
+            sent = (s.translated if s.shards == 1 else f"{s.shards} OR-shards: {s.translated}").replace("|", "\\|")
             sent = sent if len(sent) <= 120 else sent[:117] + "..."
             status = f"failed: {s.failure[:120]}" if s.failure else "ok"
             lines.append(f"| {s.source} | {s.query_name} | `{sent}` | {s.since or ''} | {s.hits} | {s.new_papers} | "
                          f"{s.requests} | {status.replace('|', '/')} |")
         return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class PendingSearch:
+    """A (source, query) search whose last attempt failed: the next run sends it again."""
+
+    source: str
+    query_name: str
+    reason: str
+
+    def line(self) -> str:
+        return f"{self.source} {self.query_name}: {self.reason}"
+
+
+def pending_searches(store: DomainStore, slug: str, source_names: Sequence[str]) -> list[PendingSearch]:
+    """The searches the next run retries (failed last time, for the current query text), with why they failed."""
+    queries = current_queries(store, slug)
+    if queries is None:
+        return []
+    history = store.searches.searches(slug)
+    last_failure = {(r.source, r.query_hash): r.failure or "failed" for r in history if r.status != "completed"}
+    plan = plan_searches(source_names, source_queries(queries), history)
+    return [PendingSearch(p.source, p.query.name, last_failure.get((p.source, p.query_hash), "failed")[:300])
+            for p in plan if p.why == "failed before"]
 
 
 def _translated(source: SearchSource, query: SourceQuery) -> str:
@@ -354,7 +423,7 @@ def _run_one(source: SearchSource, planned: PlannedSearch, max_results: int) -> 
     except Exception as exc:  # noqa: BLE001 - the contract says a source never raises; one that does fails alone
         return SearchOutcome(source=source.name, query_name=planned.query.name,
                              translated=_translated(source, planned.query),
-                             failure=f"{type(exc).__name__}: {exc}"[:1000])
+                             failure=f"{type(exc).__name__}: {exc}"[:1000], failure_kind="query")
 
 
 def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], max_results: int,
@@ -372,10 +441,13 @@ def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], 
             if down is not None:
                 out.append((planned, SearchOutcome(source=name, query_name=planned.query.name,
                                                    translated=_translated(clients[name], planned.query),
-                                                   failure=f"not sent: {name} failed earlier in this run ({down})")))
+                                                   failure=f"not sent: {name} failed earlier in this run ({down})",
+                                                   failure_kind="source")))
                 continue
             outcome = _run_one(clients[name], planned, max_results)
-            if outcome.failure and not outcome.hits:
+            # only a source that cannot be reached (or kept failing past its retries) is down: a request the
+            # server refused (a 4xx, a syntax error) fails that query alone and the others still run
+            if outcome.failure and outcome.failure_kind == "source":
                 down = outcome.query_name
             if progress:
                 state = f"failed: {outcome.failure}" if outcome.failure else f"{len(outcome.hits)} hits"
@@ -411,7 +483,7 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
         label = found_by_label(planned.source, planned.query.name)
         report = SearchReport(planned.source, planned.query.name, outcome.translated, planned.since, planned.why,
                               len(outcome.hits), added.new_by_label.get(label, 0), outcome.requests,
-                              outcome.cached_pages, outcome.total, outcome.failure)
+                              outcome.cached_pages, outcome.total, outcome.failure, outcome.shards)
         reports.append(report)
         rows.append(NewSearch(planned.source, planned.query.name, planned.query_hash, outcome.translated,
                               "failed" if outcome.failure else "completed", report.hits, report.new_papers,
@@ -421,4 +493,5 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
                                            f"{planned.query.name}: {outcome.failure}"[:2000], run_id=run_id)
     store.searches.record_searches(slug, rows, run_id=run_id, update_id=update_id)
     return SearchSummary(sources.names, reports, skipped, added.added, added.duplicates, added.enriched,
-                         added.enrich_failure, added.lake_failure, update_id, added.new_by_source)
+                         added.enrich_failure, added.lake_failure, update_id, added.new_by_source,
+                         added.titles_completed, added.untitled_dropped)

@@ -16,7 +16,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from agentr_dagster.testing.scripted_server import Fault
@@ -81,7 +81,8 @@ def run_chain(store, slug: str, resource: LLMResource, instance: DagsterInstance
         instance.add_dynamic_partitions("projects", [slug])
     return materialize(
         project_assets, partition_key=slug, instance=instance, raise_on_error=False,
-        resources={"store": StoreResource(database_url=store.url), "llm": resource}, tags=tags or {},
+        resources={"store": StoreResource(database_url=store.url), "llm": resource,
+                   "sources": SourcesResource()}, tags=tags or {},
         run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}},
     )
 

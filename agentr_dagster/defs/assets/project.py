@@ -27,7 +27,7 @@ from agentr_dagster.domain.failures import FailureClass, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
-from agentr_dagster.settings import get_settings, results_dir
+from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import (
     BELOW_CUTOFF,
@@ -155,16 +155,15 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     description="The project's candidate papers: imported files, what its queries retrieve from the paper lake, "
     "and what they find in the enabled search sources (AGENTR_SOURCES).",
 )
-def candidate_papers(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
+def candidate_papers(context: AssetExecutionContext, store: StoreResource,
+                     sources: SourcesResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
     record_lake_sightings(db, slug, retrieved)
-    # Built from the settings here rather than required as a resource: every caller that materialises the chain
-    # with only the store and the LLM (tests, tools) keeps working, and the embedded default stays offline.
-    lake_metadata.update(_search_sources(context, db, SourcesResource()))
+    lake_metadata.update(_search_sources(context, db, sources))
     papers = db.projects.list_papers(slug)
     by_format: dict[str, int] = {}
     for paper in papers:
@@ -189,14 +188,18 @@ def _search_sources(context: AssetExecutionContext, db, sources: SourcesResource
     tags = context.run.tags
     refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
     searched = search_project(
-        db, context.partition_key, sources.build(db, refresh=refresh), max_results=get_settings().source_max_results,
+        db, context.partition_key, sources.build(db, refresh=refresh),
+        max_results=sources.settings().source_max_results,
         update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
     )
     if searched is None:
         return {}
     for failed in searched.failures():
         context.log.warning(f"{failed.source} {failed.query_name} failed (retried next run): {failed.failure}")
-    return {**searched.metadata(), "source_queries": MetadataValue.md(searched.markdown())}
+    metadata = searched.metadata()
+    for key in ("source_failed_searches", "source_retry_next_run"):  # JSON: the servers' messages are untrusted
+        metadata[key] = MetadataValue.json(metadata[key])
+    return {**metadata, "source_queries": MetadataValue.md(searched.markdown())}
 
 
 @asset(
@@ -274,7 +277,7 @@ def _log_progress(context: AssetExecutionContext):
     deps=[paper_scores, relevance],  # the export's order is the relevance: new labels re-write it
     code_version=EXPORTS_VERSION,
     group_name="research",
-    check_specs=[checks.EXPORTS_CHECK],
+    check_specs=[checks.EXPORTS_CHECK, checks.PRISMA_CHECK],
     output_required=False,
     description="pandas exports of the scores: CSV, Parquet and XLSX under `$AGENTR_HOME/results/<slug>/`, one row per "
                 "paper in "
@@ -303,7 +306,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
             **extra,
         },
-        check_results=[checks.evaluate_exports(db, slug, written)],
+        check_results=[checks.evaluate_exports(db, slug, written), checks.evaluate_prisma(db, slug)],
     )
 
 
@@ -311,6 +314,7 @@ def _prisma_metadata(db, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_scored": counts.scored, "prisma_not_scored": counts.not_scored_total,
             "prisma_above_threshold": counts.above_threshold}
 
 

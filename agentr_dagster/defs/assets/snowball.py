@@ -26,8 +26,8 @@ class SnowballConfig(Config):
     "re-materialise paper_scores to score what it adds.",
 )
 @waits_for_candidates
-def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource) -> MaterializeResult:
-    sources = SourcesResource()  # from the settings, as candidate_papers does: callers pass only store and llm
+def snowball(context: AssetExecutionContext, config: SnowballConfig, store: StoreResource,
+             sources: SourcesResource) -> MaterializeResult:
     if "openalex" not in sources.enabled():
         raise Failure(description="snowball: citation chasing asks OpenAlex; add openalex to AGENTR_SOURCES",
                       allow_retries=False)

@@ -23,7 +23,7 @@ from dagster import (
 
 from agentr_dagster.defs import checks
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import schema
@@ -36,7 +36,7 @@ def _materialize(store, instance: DagsterInstance, *assets: str):
     selection = AssetSelection.assets(*assets) if assets else None
     return materialize(
         project_assets, partition_key=SLUG, instance=instance, raise_on_error=False, selection=selection,
-        resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()},
+        resources={"store": StoreResource(database_url=store.url), "llm": LLMResource(), "sources": SourcesResource()},
     )
 
 
@@ -266,7 +266,8 @@ def synthesised(chain):
 
     store, instance, model = chain
     result = materialize(pipeline_assets, partition_key=SLUG, instance=instance, raise_on_error=False,
-                         resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()})
+                         resources={"store": StoreResource(database_url=store.url), "llm": LLMResource(),
+                                    "sources": SourcesResource()})
     assert result.success
     evaluations = _evaluations(result)
     assert evaluations["taxonomy_structure"].passed and evaluations["draft_validates"].passed

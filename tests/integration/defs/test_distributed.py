@@ -44,7 +44,7 @@ from agentr_dagster.defs.distributed import (
     worker_command,
     worker_config,
 )
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.stages.exports import scores_dataframe
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore
@@ -289,7 +289,7 @@ def test_celery_workers_match_in_process_run(
             list(defs.assets), selection=AssetSelection.assets(*chain), partition_key=slug, instance=local_instance,
             resources={"store": StoreResource(database_url=local_url),
                        "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
-                                          model=MODEL, concurrency=4)},
+                                          model=MODEL, concurrency=4), "sources": SourcesResource()},
         )
         local_elapsed = time.monotonic() - local_started
         assert local.success

@@ -10,7 +10,7 @@ from dagster import AssetMaterialization, DagsterInstance, SkipReason, build_sen
 
 from agentr_dagster.defs.assets import pipeline_assets
 from agentr_dagster.defs.label_sensor import LABELS_SELECTION, RANKED_BY_LABELS, labels_sensor
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.support import ABSTRACT, DEMO
@@ -60,7 +60,8 @@ def _chain(store, slug, llm, instance, selection=None):
     if not instance.has_dynamic_partition("projects", slug):
         instance.add_dynamic_partitions("projects", [slug])
     result = materialize(pipeline_assets, selection=selection, partition_key=slug, instance=instance,
-                         resources={"store": StoreResource(database_url=store.url), "llm": llm})
+                         resources={"store": StoreResource(database_url=store.url), "llm": llm,
+                                    "sources": SourcesResource()})
     assert result.success
     return result
 

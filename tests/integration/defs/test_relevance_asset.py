@@ -7,7 +7,7 @@ import pandas as pd
 from dagster import AssetCheckSeverity, AssetSelection, DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.screening.screen import screen
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.intake import add_papers_file, add_project
@@ -28,7 +28,7 @@ def _project(store, tmp_path, rows: int = 24) -> list:
 def _materialize_relevance(store, instance):
     result = materialize(
         project_assets, partition_key=SLUG, instance=instance, selection=AssetSelection.assets("relevance"),
-        resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()},
+        resources={"store": StoreResource(database_url=store.url), "llm": LLMResource(), "sources": SourcesResource()},
     )
     assert result.success
     [mat] = result.asset_materializations_for_node("relevance")
@@ -79,7 +79,8 @@ def test_relevance_of_a_project_without_candidates_waits_not_fails(sqlite_store)
     instance.add_dynamic_partitions("projects", [SLUG])
     result = materialize(
         project_assets, partition_key=SLUG, instance=instance, selection=AssetSelection.assets("relevance"),
-        resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource()},
+        resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource(),
+                   "sources": SourcesResource()},
     )
     assert result.success and not result.asset_materializations_for_node("relevance")
     [check] = result.get_asset_check_evaluations()  # not evaluated: a warning, which leaves the run successful

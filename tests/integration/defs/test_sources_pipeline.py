@@ -5,7 +5,7 @@ share one update tag; snowballing from the UI's asset adds references and citati
 
 from __future__ import annotations
 
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pandas as pd
 import pytest
@@ -19,6 +19,7 @@ from agentr_dagster.defs.schedules import living_review
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.intake import add_project
 from agentr_dagster.stages.report import build_report
+from agentr_dagster.stages.search import UPDATE_OVERLAP_DAYS
 from agentr_dagster.testing.replay_server import ReplayServer, generate_corpus
 from tests.support.sources import SOURCES_ABSTRACT, new_paper, point_sources_at
 
@@ -65,6 +66,7 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         prisma = pd.read_csv(results_dir(SLUG) / "prisma.csv").set_index("box")["count"]
         assert prisma["records identified: total"] - prisma["duplicates removed"] == papers
         assert prisma["records scored"] == papers and prisma["records identified: openalex"] > 0
+        assert prisma["records not scored"] == 0
 
         sent = server.total_requests
         second = run(store, instance)
@@ -92,7 +94,7 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         requests = list(living_review(context))
         assert [r.partition_key for r in requests] == [SLUG]
         update_id = requests[0].tags[LIVING_TAG]
-        assert update_id == today.isoformat() and requests[0].run_key == f"living:{update_id}:{SLUG}"
+        assert update_id.startswith(today.isoformat() + "T") and requests[0].run_key == f"living:{update_id}:{SLUG}"
         server.reset_counts()
 
         update = run(store, instance, tags=requests[0].tags)
@@ -101,8 +103,8 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         assert [p.doi for p in added] == [fresh.doi]
         assert metadata(update, "paper_scores")["scored_now"] == 1  # only the new paper; the rest from the cache
         searched = [params for route, _, params in server.requests if route == "openalex"]
-        assert searched and all(f"from_publication_date:{today.isoformat()}" in p.get("filter", "")
-                                for p in searched)
+        since = (today - timedelta(days=UPDATE_OVERLAP_DAYS)).isoformat()  # by index date, with the overlap
+        assert searched and all(f"from_created_date:{since}" in p.get("filter", "") for p in searched)
         exports = metadata(update, "score_exports")
         assert exports["update_new_papers"] == 1 and fresh.title in exports["update_top_new"]
         digest = pd.read_csv(results_dir(SLUG) / "updates" / f"{update_id}.csv")

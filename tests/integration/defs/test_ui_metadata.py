@@ -19,7 +19,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import pipeline_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource, close_all_stores
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource, close_all_stores
 from agentr_dagster.stages.exports import COLUMN_DESCRIPTIONS, COLUMNS
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore, default_database_url
@@ -104,7 +104,8 @@ def ui(tmp_path_factory):
                 pd.read_csv(DEMO / "papers.csv").head(20).to_csv(csv, index=False)
                 add_papers_file(store, SLUG, csv)
             result = materialize(pipeline_assets, partition_key=SLUG, instance=instance,
-                                 resources={"store": StoreResource(database_url=url), "llm": LLMResource()})
+                                 resources={"store": StoreResource(database_url=url), "llm": LLMResource(),
+                                            "sources": SourcesResource()})
             assert result.success
             close_all_stores()
         base = f"http://127.0.0.1:{port}"

@@ -14,7 +14,7 @@ from dagster import DagsterInstance, materialize
 
 from agentr_dagster.cli import main
 from agentr_dagster.defs.assets.project import candidate_papers, research_intent, search_queries
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.lake import add_files
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.stages.candidates import project_queries, retrieve_for_project
@@ -136,7 +136,8 @@ def test_candidate_papers_asset_retrieves_from_the_lake(sqlite_store, tmp_path):
     add_papers_file(sqlite_store, slug, first)
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [slug])
-    resources = {"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource()}
+    resources = {"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource(),
+                 "sources": SourcesResource()}
     chain = [research_intent, search_queries, candidate_papers]
 
     result = materialize(chain, partition_key=slug, instance=instance, resources=resources)

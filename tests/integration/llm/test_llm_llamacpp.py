@@ -12,7 +12,7 @@ import pytest
 from dagster import AssetSelection, DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent
 from agentr_dagster.stages.intake import add_project
@@ -39,7 +39,7 @@ def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa:
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [slug])
     llm = LLMResource(base_url=llama_server.base_url, model=model, schema_hint=True, max_attempts=2, timeout_s=180)
-    resources = {"store": StoreResource(database_url=store.url), "llm": llm}
+    resources = {"store": StoreResource(database_url=store.url), "llm": llm, "sources": SourcesResource()}
 
     # The intent stage must come back valid from the real server (the schema hint constrains decoding).
     upstream = materialize(project_assets, selection=AssetSelection.assets("research_intent"),

@@ -11,7 +11,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.domain.injection import CATEGORIES, InjectionCheck, check_paper, detect_injection, flagged_papers
 from agentr_dagster.domain.prompts import load_prompt
 from agentr_dagster.stages.exports import scores_dataframe
@@ -219,7 +219,8 @@ def test_flag_shows_in_exports_and_asset_metadata(sqlite_store, tmp_path, monkey
     instance.add_dynamic_partitions("projects", [slug])
     result = materialize(
         project_assets, partition_key=slug, instance=instance,
-        resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource()},
+        resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource(),
+                   "sources": SourcesResource()},
     )
     assert result.success
     meta = next(

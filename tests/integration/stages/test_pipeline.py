@@ -11,7 +11,7 @@ import pytest
 from dagster import DagsterInstance, materialize
 
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.contracts import PaperAssessment
 from agentr_dagster.stages.exports import scores_dataframe
@@ -41,7 +41,7 @@ def run_chain(store, slug: str, llm: LLMResource, instance: DagsterInstance | No
         instance.add_dynamic_partitions("projects", [slug])
     result = materialize(
         project_assets, partition_key=slug, instance=instance, raise_on_error=False,
-        resources={"store": StoreResource(database_url=store.url), "llm": llm},
+        resources={"store": StoreResource(database_url=store.url), "llm": llm, "sources": SourcesResource()},
     )
     return result, instance
 

@@ -15,7 +15,7 @@ from dagster import DagsterInstance, materialize
 
 from agentr_dagster.cli import main
 from agentr_dagster.defs.assets import project_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.stages.estimate import approx_tokens, estimate_project, get_tokenizer
 from agentr_dagster.stages.exports import scores_dataframe
 from agentr_dagster.stages.intake import add_papers_file, add_project
@@ -129,7 +129,8 @@ def run_chain(store, slug, server, instance):
         instance.add_dynamic_partitions("projects", [slug])
     llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, concurrency=2)
     return materialize(project_assets, partition_key=slug, instance=instance, raise_on_error=False,
-                       resources={"store": StoreResource(database_url=store.url), "llm": llm})
+                       resources={"store": StoreResource(database_url=store.url), "llm": llm,
+                                  "sources": SourcesResource()})
 
 
 def metadata(result, asset: str) -> dict:

@@ -142,7 +142,7 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     from dagster import DagsterInstance, materialize
 
     from agentr_dagster.defs.assets import project_assets
-    from agentr_dagster.defs.resources import LLMResource, StoreResource
+    from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 
     monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "home"))
     server = scripted_server(oracle_responder(set(review.loc[review.label_included == 1, "title"])))
@@ -154,7 +154,8 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     instance.add_dynamic_partitions("projects", [SLUG])
     llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, stop_at_recall=0.95)
     result = materialize(project_assets, partition_key=SLUG, instance=instance,
-                         resources={"store": StoreResource(database_url=store.url), "llm": llm})
+                         resources={"store": StoreResource(database_url=store.url), "llm": llm,
+                                    "sources": SourcesResource()})
     assert result.success
     assert all(e.passed for e in result.get_asset_check_evaluations())
     [mat] = result.asset_materializations_for_node("paper_scores")

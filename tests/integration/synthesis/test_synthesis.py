@@ -16,7 +16,7 @@ from dagster import DagsterInstance, materialize
 
 from agentr_dagster.cli import main
 from agentr_dagster.defs.assets import project_assets, synthesis_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.intake import add_papers_file, add_project
@@ -305,7 +305,7 @@ def test_assets_materialise_reuse_and_trace_rescoring(store, tmp_path, monkeypat
     add_papers_file(store, slug, small_csv(tmp_path, 12))
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [slug])
-    resources = {"store": StoreResource(database_url=store.url), "llm": LLMResource()}
+    resources = {"store": StoreResource(database_url=store.url), "llm": LLMResource(), "sources": SourcesResource()}
     result = materialize([*project_assets, *synthesis_assets], partition_key=slug, instance=instance,
                          resources=resources, raise_on_error=False)
     assert result.success

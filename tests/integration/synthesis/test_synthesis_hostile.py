@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from agentr_dagster.defs.assets import project_assets, synthesis_assets
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.stages import synthesis as synthesis_stage
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.report import build_report
@@ -194,7 +194,7 @@ def run_chain(store, slug: str, rows: list[dict], tmp: Path, instance: DagsterIn
     add_project(store, slug, ABSTRACT)
     add_papers_file(store, slug, write_csv(rows, tmp / f"{slug}.csv"))
     instance.add_dynamic_partitions("projects", [slug])
-    resources = {"store": StoreResource(database_url=store.url), "llm": LLMResource()}
+    resources = {"store": StoreResource(database_url=store.url), "llm": LLMResource(), "sources": SourcesResource()}
     return materialize([*project_assets, *synthesis_assets], partition_key=slug, instance=instance,
                        resources=resources, raise_on_error=False)
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agentr_dagster.sources.arxiv import ATOM, _feed, arxiv_id, entry_to_found
-from agentr_dagster.sources.base import load_xml
+from agentr_dagster.sources.base import is_untitled, load_xml
 from agentr_dagster.sources.crossref import _work, crossref_venue, crossref_year
 from agentr_dagster.sources.europepmc import _search_page, result_to_found
 from agentr_dagster.sources.http import MalformedResponse, RejectedRequest
@@ -44,7 +44,10 @@ def test_openalex_work_with_inverted_index_abstract_and_references():
 def test_openalex_work_without_abstract_or_title():
     assert abstract_from_inverted_index(None) == ""
     assert work_to_found({**OPENALEX_WORK, "abstract_inverted_index": None}).record.abstract == ""
-    assert work_to_found({**OPENALEX_WORK, "title": None, "display_name": ""}) is None
+    # a DOI and no title: kept for Crossref to name (the search stage asks it before merging)
+    untitled = work_to_found({**OPENALEX_WORK, "title": None, "display_name": ""}).record
+    assert is_untitled(untitled) and untitled.doi == "10.7717/peerj.4375"
+    assert work_to_found({**OPENALEX_WORK, "title": None, "display_name": "", "doi": None, "ids": {}}) is None
     with pytest.raises(MalformedResponse):
         _list_page(json.dumps({"meta": {}, "error": "oops"}))
     assert _list_page(json.dumps({"meta": {"count": 0}}))["results"] == []

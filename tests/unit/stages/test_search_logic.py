@@ -59,8 +59,9 @@ def test_an_update_searches_everything_since_its_last_completed_search_and_refre
     history = [row("openalex", QUERIES[0], "completed", earlier), row("openalex", QUERIES[0], "completed", NOW, 2),
                row("openalex", QUERIES[1], "failed")]
     update = plan_searches(["openalex"], QUERIES, history, update=True)
-    assert [(p.query.name, p.since) for p in update] == [("boolean", date(2026, 11, 20)), ("string-01", None)]
-    assert update[0].why == "update since 2026-11-20"
+    # the window overlaps the last one by a safety margin (records indexed late that day are found)
+    assert [(p.query.name, p.since) for p in update] == [("boolean", date(2026, 11, 18)), ("string-01", None)]
+    assert update[0].why == "update since 2026-11-18"
     refresh = plan_searches(["openalex"], QUERIES, history, refresh=True)
     assert [(p.query.name, p.since, p.why) for p in refresh] == [("boolean", None, "refresh"),
                                                                  ("string-01", None, "refresh")]
@@ -110,8 +111,9 @@ def test_near_identical_titles_from_two_sources_are_one_paper():
 class ListSource:
     """A SearchSource over fixed answers; ``broken`` raises, ``down`` answers every search with a failure."""
 
-    def __init__(self, name: str, titles: list[str], *, broken: bool = False, down: bool = False):
-        self.name, self.titles, self.broken, self.down = name, titles, broken, down
+    def __init__(self, name: str, titles: list[str], *, broken: bool = False, down: bool = False,
+                 refuses: str | None = None):
+        self.name, self.titles, self.broken, self.down, self.refuses = name, titles, broken, down, refuses
         self.asked: list[str] = []
 
     def translate(self, query: SourceQuery) -> str:
@@ -123,7 +125,10 @@ class ListSource:
             raise RuntimeError("client bug")
         if self.down:
             return SearchOutcome(source=self.name, query_name=query.name, translated=self.translate(query),
-                                 requests=5, failure="HTTP 503 after 4 retries")
+                                 requests=5, failure="HTTP 503 after 4 retries", failure_kind="source")
+        if query.name == self.refuses:
+            return SearchOutcome(source=self.name, query_name=query.name, translated=self.translate(query),
+                                 requests=1, failure="HTTP 400: Request URL too long", failure_kind="query")
         hits = [SourceHit(record=rec(t, fmt=self.name), source=self.name, source_id=f"{self.name}-{i}",
                           query_name=query.name, rank=i) for i, t in enumerate(self.titles[:max_results], start=1)]
         return SearchOutcome(source=self.name, query_name=query.name, translated=self.translate(query), hits=hits,
@@ -142,6 +147,15 @@ def test_a_failing_source_fails_alone_and_is_not_asked_again_in_the_run():
     assert "not sent: pubmed failed earlier" in by[("pubmed", "string-01")].failure
     assert down.asked == ["boolean"] and good.asked == ["boolean", "string-01"]
     assert by[("arxiv", "string-01")].translated == "arxiv(active learning for screening)"
+
+
+def test_a_query_the_server_refuses_fails_alone_and_the_sources_other_queries_still_run():
+    source = ListSource("openalex", ["A", "B"], refuses="boolean")
+    ran = run_planned([source], plan_searches(["openalex"], QUERIES, []), max_results=5)
+    by = {p.query.name: o for p, o in ran}
+    assert by["boolean"].failure == "HTTP 400: Request URL too long" and by["boolean"].failure_kind == "query"
+    assert by["string-01"].failure is None and len(by["string-01"].hits) == 2
+    assert source.asked == ["boolean", "string-01"]
 
 
 def test_seeds_are_the_included_papers_then_the_best_ranked_not_excluded():
@@ -166,13 +180,29 @@ def test_the_living_review_updates_active_searched_idle_projects():
         assert not go and why in reason
 
 
-def test_prisma_rows_carry_every_box():
-    counts = PrismaCounts(identified={"openalex": 30, "pubmed": 12, "imports": 5}, duplicates_removed=9, screened=38,
-                          scored=38, above_threshold=7, labelled_included=2, labelled_excluded=1)
+def test_prisma_rows_carry_every_box_and_the_boxes_add_up():
+    counts = PrismaCounts(identified={"openalex": 30, "pubmed": 12, "import:refs.ris": 5}, duplicates_removed=9,
+                          screened=38, scored=30, not_scored={"below cut-off": 5, "budget": 0, "pending": 3},
+                          above_threshold=7, labelled_included=2, labelled_excluded=1)
     rows = {r["box"]: r["count"] for r in counts.rows()}
     assert rows["records identified: openalex"] == 30 and rows["records identified: total"] == 47
+    assert rows["records identified: import:refs.ris"] == 5
     assert rows["duplicates removed"] == 9 and rows["records screened (ranked)"] == 38
+    assert rows["records scored"] == 30 and rows["records not scored"] == 8 and rows["not scored: pending"] == 3
     assert rows["above threshold (C1 or C2 >= 5)"] == 7 and rows["labelled include"] == 2
+    assert counts.problems() == []
+    # "scored" counted as every row (the old bug): the check says so
+    wrong = counts.model_copy(update={"scored": 38})
+    assert wrong.problems() == ["scored 38 + not scored 8 != screened 38"]
+    assert counts.model_copy(update={"duplicates_removed": 8}).problems()
+
+
+def test_a_lake_echo_is_not_another_identification():
+    from agentr_dagster.stages.prisma import paper_origins
+
+    assert paper_origins({"source": "lake"}, {"openalex", "lake"}) == {"openalex"}
+    assert paper_origins({"source": "lake"}, {"lake"}) == {"lake"}
+    assert paper_origins({"file": "refs.ris", "format": "ris"}, {"lake", "pubmed"}) == {"import:refs.ris", "pubmed"}
 
 
 def test_found_by_names_every_way_a_paper_arrived():
