@@ -66,7 +66,7 @@ class OfflineStageBackend:
     label = OFFLINE_LABEL
 
     def __init__(self, offline=None):
-        from agentr_dagster.domain.offline import OFFLINE_MODEL, OfflineBackend
+        from agentr_dagster.llm.offline import OFFLINE_MODEL, OfflineBackend
 
         self.offline = offline or OfflineBackend()
         self.model = OFFLINE_MODEL
