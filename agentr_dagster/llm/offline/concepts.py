@@ -140,6 +140,7 @@ class ConceptBlock:
     terms: list[str] = field(default_factory=list)
     required: bool = True
     n_items: int = 1  # how many variants the question itself lists
+    items: list[str] = field(default_factory=list)  # those variants, as the question writes them
 
     def query(self) -> str:
         terms = _dedupe(self.terms)[:MAX_TERMS_PER_BLOCK]
@@ -152,19 +153,18 @@ class ConceptPlan:
     design: ConceptBlock | None = None
     dropped: list[str] = field(default_factory=list)  # sentences or clauses left out, for the record
 
-    @property
-    def required(self) -> list[ConceptBlock]:
-        return [b for b in self.blocks if b.required][:MAX_REQUIRED_BLOCKS]
+    def required(self, max_blocks: int = MAX_REQUIRED_BLOCKS) -> list[ConceptBlock]:
+        return [b for b in self.blocks if b.required][:max_blocks]
 
-    def boolean_query(self) -> str:
-        required = self.required
+    def boolean_query(self, max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
+        required = self.required(max_blocks)
         if not required:
             return ""
         if len(required) == 1:
             return required[0].query()
         # The main concept AND any of the others: every concept is in the query, and a study that names the
         # main concept with only one of the others is still found.
-        others = _dedupe(t for b in self.blocks[1:] if b.facet != "population" or b.required for t in b.terms)
+        others = _dedupe(t for b in self.blocks[1:] if b.required for t in b.terms)
         rest = ConceptBlock("other", "other concepts", others).query()
         return required[0].query() + " AND " + rest
 
@@ -186,7 +186,9 @@ def truncation(word: str) -> str:
     A stem keeps at least five letters, so a wildcard never opens onto unrelated short words."""
     low = word.casefold().strip("'\u2019-")
     if _is_acronym(word) or len(low) <= 4 or low in _NO_TRUNCATE or not low.isascii():
-        return low if not _is_acronym(word) else word.rstrip("s") if word.endswith("s") and word[:-1].isupper() else word
+        if not _is_acronym(word):
+            return low
+        return word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "NSAIDs" -> "NSAID"
     if low.endswith("ren") and low[:-3] in ("child",):
         return low[:-3] + "*"
     for suffix in _TRUNC_SUFFIXES:
@@ -270,7 +272,8 @@ def _run_terms(words: list[str]) -> list[str]:
     if words[-1].casefold() in GENERIC_HEADS and len(words) >= 2 and len(words[-2]) >= 6:
         terms.append(_render(truncation(words[-2])))
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
-    if len(words) >= 2 and _modifier_like(words[0]) and len(words[-1]) >= 6 and words[-1].casefold() not in GENERIC_HEADS:
+    head = words[-1].casefold()
+    if len(words) >= 2 and _modifier_like(words[0]) and len(head) >= 6 and head not in GENERIC_HEADS:
         rest = words[1:]
         terms.append(_render(truncation(rest[0]) if len(rest) == 1 else _singular_tail(" ".join(rest))))
     return terms
@@ -346,6 +349,23 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     if not topic and eligibility:
         topic, eligibility = eligibility[:1], eligibility[1:]
     return topic, eligibility, dropped
+
+
+_PAPER_VOICE_RE = re.compile(
+    r"\b(?:we|our) (?:propose|present|introduce|show|find|found|evaluate|report|results|approach|method)\b|"
+    r"\b(?:this|the present) (?:paper|article|work)\b|\bresults (?:show|suggest|indicate)\b",
+    re.I,
+)
+
+
+def is_review_question(text: str) -> bool:
+    """A review question (a question, or eligibility, exclusion or provenance sentences), not a paper's abstract."""
+    sentences = _sentences(" ".join(text.split()))
+    if sentences and sentences[0].rstrip().endswith("?") and not _PAPER_VOICE_RE.search(text):
+        return True
+    return any(
+        _ELIGIBILITY_RE.search(s) or _EXCLUSION_START_RE.search(s) or _PROVENANCE_RE.search(s) for s in sentences
+    )
 
 
 @dataclass
@@ -439,7 +459,7 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
             if long_words:
                 terms.append(_render(_singular_tail(" ".join(long_words))))
                 if len(long_words) >= 3:  # its two-word parts and its first and last word
-                    pairs = list(zip(long_words, long_words[1:])) + [(long_words[0], long_words[-1])]
+                    pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
                     terms.extend(_render(_singular_tail(f"{x} {y}")) for x, y in pairs)
             if len(a) >= 3:
                 terms.append(a)
@@ -472,11 +492,13 @@ def extract_concepts(text: str) -> ConceptPlan:
             if words & block_words:
                 block.terms = _dedupe(block.terms + terms)
                 block.n_items += len(items)
+                block.items += [i for i in items if i not in block.items]
                 return
         if not new_blocks:
             return
-        label = items[0] if len(items) == 1 else ", ".join(items[:4])
-        blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label, terms, n_items=len(items)))
+        label = " ".join(w for r in _runs(items[0]) for w in r) or items[0]
+        blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label[:200], terms, n_items=len(items),
+                                   items=[" ".join(w for r in _runs(i) for w in r) or i for i in items]))
         seen_words.update(words)
 
     for sentence in topic:
@@ -504,22 +526,18 @@ def extract_concepts(text: str) -> ConceptPlan:
                 if any(w.casefold() in low for w in _content_words(block.label) if len(w) > 2):
                     block.required = False
     _order_blocks(blocks)
-    design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms else None
+    design = None
+    if design_terms:
+        design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
 
 
 def _order_blocks(blocks: list[ConceptBlock]) -> None:
     """Required blocks first, the intervention or exposure before the others, else in the question's order;
-    beyond the cap the rest become optional."""
+    the query takes as many as its cap allows."""
     # The main block is the concept the question spells out most (the most listed variants): the one a
     # relevant study is likeliest to name in some form.
     blocks.sort(key=lambda b: (not b.required, -b.n_items))
-    n = 0
-    for block in blocks:
-        if block.required:
-            n += 1
-            if n > MAX_REQUIRED_BLOCKS:
-                block.required = False
 
 
 def content_words_baseline(text: str, stopwords: Sequence[str] = ()) -> str:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from agentr_dagster.domain import lexicon as lx
 from agentr_dagster.domain.contracts import (
+    ConceptFacet,
     ContributionType,
     ResearchIntent,
 )
@@ -31,6 +32,12 @@ from agentr_dagster.llm.offline.common import (
     _distinct_append,
     _matches_any,
 )
+from agentr_dagster.llm.offline.concepts import (
+    ConceptPlan,
+    classify_sentences,
+    extract_concepts,
+    is_review_question,
+)
 
 
 class IntentMixin:
@@ -46,7 +53,13 @@ class IntentMixin:
             raise ValueError("abstract is empty: it contains no words to decompose")
         if all(t in FUNCTION_WORDS for t in tokens):
             raise ValueError("abstract has no content words (only function words such as 'the', 'of')")
-        sentences = split_sentences(abstract) or [text]
+        # A review question gets concept blocks, and its phrases come from its topic sentences only:
+        # provenance ("records come from ..."), exclusion and eligibility sentences name no concept of the topic.
+        # A research abstract keeps the phrase heuristics as they are.
+        review = is_review_question(abstract)
+        plan = extract_concepts(abstract) if review else ConceptPlan(blocks=[])
+        topic = classify_sentences(abstract)[0] if review else []
+        sentences = topic or split_sentences(abstract) or [text]
         phrases = score_phrases(collect_phrases(sentences), len(sentences))
         if not phrases:
             raise ValueError(
@@ -85,6 +98,7 @@ class IntentMixin:
                     break
                 _distinct_append(seeds, concept, 8)
 
+        methods, domains, seeds = _concept_fields(plan, methods, domains, seeds)
         return ResearchIntent(
             problem_statement=problem,
             methodologies=methods,
@@ -92,6 +106,13 @@ class IntentMixin:
             constraints=constraints,
             contribution_types=self._contribution_types(text, bool(constraints)),
             seed_keywords=seeds,
+            concepts=[
+                ConceptFacet(facet=b.facet, label=b.label[:200], terms=[t for t in b.terms if len(t) <= 200][:20],
+                             required=b.required)
+                for b in plan.blocks[:8]
+                if any(len(t) <= 200 for t in b.terms)
+            ],
+            study_design=[t for t in plan.design.terms if len(t) <= 200][:12] if plan.design else [],
         )
 
     @staticmethod
@@ -240,3 +261,31 @@ def _main_clause(sentence: str) -> str:
         return sentence
     head = re.split(r"[:;]\s", sentence, maxsplit=1)[0].rstrip(" ,")
     return head if head.endswith((".", "?", "!")) else head + "."
+
+
+def _concept_fields(
+    plan: ConceptPlan, methods: list[str], domains: list[str], seeds: list[str]
+) -> tuple[list[str], list[str], list[str]]:
+    """Methodologies, domains and seed keywords from the concept blocks (the phrase heuristics' values only
+    where the question has no block of that kind): what is studied -> methodologies, who or where -> domains."""
+    if not plan.blocks:
+        return methods, domains, seeds
+    what = [i for b in plan.blocks if b.facet in ("intervention", "exposure", "comparator") for i in b.items[:3]]
+    who = [i for b in plan.blocks if b.facet in ("population", "setting", "outcome") for i in b.items[:3]]
+    new_methods: list[str] = []
+    for item in what:
+        _distinct_append(new_methods, item, 5)
+    new_domains: list[str] = []
+    for item in who:
+        _distinct_append(new_domains, item, 5)
+    new_seeds: list[str] = []
+    for block in plan.blocks:  # each block's label first, then its other variants
+        _distinct_append(new_seeds, block.label, 8)
+    for block in plan.blocks:
+        for item in block.items[1:3]:
+            _distinct_append(new_seeds, item, 8)
+    for seed in seeds:
+        if len(new_seeds) >= 4:
+            break
+        _distinct_append(new_seeds, seed, 8)
+    return new_methods or methods, new_domains or domains, new_seeds

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.contracts import (
+    ConceptFacet,
     ResearchIntent,
     SearchQueries,
 )
@@ -24,6 +25,7 @@ from agentr_dagster.domain.text import (
 from agentr_dagster.llm.offline.common import (
     _distinct_append,
 )
+from agentr_dagster.llm.offline.concepts import MAX_REQUIRED_BLOCKS, ConceptBlock, ConceptPlan
 
 
 class QueriesMixin:
@@ -31,6 +33,8 @@ class QueriesMixin:
 
     def generate_queries(self, intent: ResearchIntent) -> SearchQueries:
         """Boolean query, 10-15 expanded keywords and ten search strings (two per kind) from an intent."""
+        if intent.concepts:
+            return self._concept_queries(intent)
         methods = list(intent.methodologies)
         domains = list(intent.application_domains)
         constraints = list(intent.constraints)
@@ -71,6 +75,41 @@ class QueriesMixin:
                 _distinct_append(expanded, concept, 15)
 
         search_strings = self._search_strings(methods, domains, constraints, seeds, problems, neighbours)
+        return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
+
+    def _concept_queries(self, intent: ResearchIntent) -> SearchQueries:
+        """Queries from the intent's concept blocks: the Boolean query ANDs the required blocks (each an OR of
+        its terms), keywords and strings name the concepts as words; no general vocabulary neighbours, which
+        are mostly computer science and only add noise to other fields' questions."""
+        boolean_query = concept_boolean_query(intent.concepts)
+        parse_boolean_query(boolean_query)
+        labels = [c.label for c in intent.concepts]
+        main = intent.concepts[0]
+        others = [c.label for c in intent.concepts[1:] if c.required] or [c.label for c in intent.concepts[1:]]
+        plain = [plain_term(t) for c in intent.concepts for t in c.terms if _readable(t)]
+        expanded: list[str] = []
+        for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
+            _distinct_append(expanded, term, 15)
+        for term in plain:
+            if len(expanded) >= 15:
+                break
+            _distinct_append(expanded, term, 15)
+        for long_form, acro in acronyms(intent.problem_statement):
+            _distinct_append(expanded, acro, 15)
+            _distinct_append(expanded, long_form, 15)
+        for term in list(intent.study_design) + [t for t in tokenize(intent.problem_statement) if len(t) > 3]:
+            if len(expanded) >= 10:
+                break
+            _distinct_append(expanded, plain_term(term), 15)
+        main_items = [plain_term(t) for t in main.terms if _readable(t)] or [main.label]
+        search_strings = self._search_strings(
+            methods=[main.label] + main_items[1:3],
+            domains=others or list(intent.application_domains),
+            constraints=[],
+            seeds=list(intent.seed_keywords),
+            problems=others[1:] + main_items[3:5] or [main.label],
+            neighbours=[(t, 1.0) for t in main_items[1:4]],
+        )
         return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
 
     @staticmethod
@@ -205,3 +244,19 @@ def _trim_words(text: str, limit: int) -> str:
         return text
     cut = text[:limit]
     return cut[: cut.rfind(" ")] if " " in cut else cut
+
+
+def _readable(term: str) -> bool:
+    """A term that reads as words once its wildcard is off (a phrase, or a whole word), not a cut stem."""
+    return " " in term.strip('"') or not term.endswith("*")
+
+
+def plain_term(term: str) -> str:
+    """A search term as words (quotes and wildcards off): "soft skill*" -> soft skill."""
+    return " ".join(term.replace('"', " ").replace("*", " ").split())
+
+
+def concept_boolean_query(concepts: Sequence[ConceptFacet], max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
+    """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
+    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
+    return ConceptPlan(blocks=blocks).boolean_query(max_blocks) or '"research"'
