@@ -38,7 +38,7 @@ BLOCK_CHOICES = (1, 2, 3)
 
 def question_kind(question: str) -> str:
     low = question.casefold()
-    if re.search(r"\b(effectiveness|efficacy|benefit|harms?|effects? of|does \w+ .*(?:improve|reduce))\b", low):
+    if re.search(r"\b(effectiveness|efficacy|benefit|(?<!-)harms?|effects? of|does \w+ .*(?:improve|reduce))\b", low):
         return "effectiveness"
     if re.search(r"\b(associated|association|relationship|role|predict\w*|risk factors?|correlat\w*)\b", low):
         return "association"

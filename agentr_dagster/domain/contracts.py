@@ -56,7 +56,7 @@ class ConceptFacet(Strict):
 
     facet: Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
     label: ShortText
-    terms: list[ShortText] = Field(min_length=1, max_length=20)
+    terms: list[ShortText] = Field(min_length=1, max_length=40)
     required: bool = True  # AND-ed into the Boolean query (else shown and used for strings only)
 
 

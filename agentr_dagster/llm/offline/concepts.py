@@ -29,7 +29,7 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 #: {1, 2, 3}: 1 in every fold (mean include recall 0.89 vs 0.58 with 2); the other blocks stay in the plan as
 #: optional blocks, shown with the query and used for search strings and seed checks.
 MAX_REQUIRED_BLOCKS = 1
-MAX_TERMS_PER_BLOCK = 14
+MAX_TERMS_PER_BLOCK = 40
 
 _WORD = r"[A-Za-z0-9][\w'\u2019-]*"
 
@@ -142,8 +142,8 @@ class ConceptBlock:
     n_items: int = 1  # how many variants the question itself lists
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
 
-    def query(self) -> str:
-        terms = _dedupe(self.terms)[:MAX_TERMS_PER_BLOCK]
+    def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
+        terms = _dedupe(self.terms)[:max_terms]
         return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -156,17 +156,25 @@ class ConceptPlan:
     def required(self, max_blocks: int = MAX_REQUIRED_BLOCKS) -> list[ConceptBlock]:
         return [b for b in self.blocks if b.required][:max_blocks]
 
-    def boolean_query(self, max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
+    def boolean_query(self, max_blocks: int = MAX_REQUIRED_BLOCKS, max_chars: int = 2000) -> str:
+        """The required blocks AND-ed, within ``max_chars`` (the contract's bound: fewer terms per block)."""
+        for max_terms in (MAX_TERMS_PER_BLOCK, 25, 15, 8, 4, 2, 1):
+            query = self._query(max_blocks, max_terms)
+            if len(query) <= max_chars:
+                return query
+        return query[:0]
+
+    def _query(self, max_blocks: int, max_terms: int) -> str:
         required = self.required(max_blocks)
         if not required:
             return ""
         if len(required) == 1:
-            return required[0].query()
+            return required[0].query(max_terms)
         # The main concept AND any of the others: every concept is in the query, and a study that names the
         # main concept with only one of the others is still found.
         others = _dedupe(t for b in self.blocks[1:] if b.required for t in b.terms)
-        rest = ConceptBlock("other", "other concepts", others).query()
-        return required[0].query() + " AND " + rest
+        rest = ConceptBlock("other", "other concepts", others).query(max_terms)
+        return required[0].query(max_terms) + " AND " + rest
 
 
 # ------------------------------------------------------------------------------------------------------------
@@ -269,7 +277,11 @@ def _run_terms(words: list[str]) -> list[str]:
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.append(_render(_singular_tail(f"{a} {b}")))
-    if words[-1].casefold() in GENERIC_HEADS and len(words) >= 2 and len(words[-2]) >= 6:
+    head = words[-1].casefold()
+    if len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1]):
+        terms.append(_render(truncation(words[-1])))  # "urge urinary incontinence" -> incontinen*
+    if (words[-1].casefold() in GENERIC_HEADS and len(words) >= 2 and len(words[-2]) >= 6
+            and not words[-2].casefold().endswith(("ive", "ed", "ing"))):
         terms.append(_render(truncation(words[-2])))
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
@@ -463,7 +475,18 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
                     terms.extend(_render(_singular_tail(f"{x} {y}")) for x, y in pairs)
             if len(a) >= 3:
                 terms.append(a)
-    return [t for t in terms if t]
+    return [v for t in terms if t for v in _spellings(t)]
+
+
+def _spellings(term: str) -> list[str]:
+    """A hyphenated term with its spaced and joined spellings ("charged-particle" -> "charged particle",
+    chargedparticle; "COX-2" -> "COX 2", COX2): papers write compounds all three ways."""
+    core = term.strip('"')
+    if "-" not in core.strip("-*"):
+        return [term]
+    spaced = " ".join(core.replace("-", " ").split())
+    joined = core.replace("-", "")
+    return [term, _render(spaced), _render(joined)]
 
 
 def extract_concepts(text: str) -> ConceptPlan:
@@ -523,7 +546,8 @@ def extract_concepts(text: str) -> ConceptPlan:
         if re.match(r"(?i)(regardless|irrespective)\b", clause):
             low = clause.casefold()
             for block in blocks:
-                if any(w.casefold() in low for w in _content_words(block.label) if len(w) > 2):
+                named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
+                if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
                     block.required = False
     _order_blocks(blocks)
     design = None

@@ -107,7 +107,7 @@ class IntentMixin:
             contribution_types=self._contribution_types(text, bool(constraints)),
             seed_keywords=seeds,
             concepts=[
-                ConceptFacet(facet=b.facet, label=b.label[:200], terms=[t for t in b.terms if len(t) <= 200][:20],
+                ConceptFacet(facet=b.facet, label=b.label[:200], terms=[t for t in b.terms if len(t) <= 200][:40],
                              required=b.required)
                 for b in plan.blocks[:8]
                 if any(len(t) <= 200 for t in b.terms)
