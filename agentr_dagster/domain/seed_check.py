@@ -10,12 +10,22 @@ chosen greedily by how many of the missed studies each term recovers. Pure: no s
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
-from agentr_dagster.domain.boolean_query import And, Node, Or, Term, blocks_of, matches, parse_boolean_query, to_query
+from agentr_dagster.domain.boolean_query import (
+    And,
+    Node,
+    Or,
+    Term,
+    blocks_of,
+    matches,
+    parse_boolean_query,
+    query_terms,
+    to_query,
+)
 from agentr_dagster.domain.text import is_stopword, tokenize
 
 #: Recall on the seeds below which the query is flagged (asset check WARN).
@@ -62,8 +72,14 @@ class SeedReport(BaseModel):
         return text
 
 
-def check_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None) -> SeedReport:
-    """Recall of ``query`` on ``seeds``, the losing block of each missed seed, and a widened query."""
+#: How close each candidate term is to a block's terms (higher: closer), e.g. a static-embedding cosine.
+Relatedness = Callable[[list[str], list[str]], list[float]]
+
+
+def check_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None,
+                relatedness: Relatedness | None = None) -> SeedReport:
+    """Recall of ``query`` on ``seeds``, the losing block of each missed seed, and a widened query (with
+    ``relatedness``, a block is widened by the missed studies' terms closest to its own)."""
     if not seeds:
         return SeedReport(n_seeds=0, n_found=0, recall=None)
     tree = parse_boolean_query(query)
@@ -87,7 +103,7 @@ def check_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[st
         return report
     new_blocks = list(blocks)
     for i, lost in losing.items():
-        terms = widening_terms(blocks[i], lost)
+        terms = widening_terms(blocks[i], lost, relatedness)
         if terms:
             report.added_terms[names[i]] = terms
             children = list(blocks[i].children) if isinstance(blocks[i], Or) else [blocks[i]]
@@ -124,10 +140,11 @@ def _candidates(seed: SeedStudy) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-def widening_terms(block: Node, lost: Sequence[SeedStudy]) -> list[str]:
+def widening_terms(block: Node, lost: Sequence[SeedStudy], relatedness: Relatedness | None = None) -> list[str]:
     """Terms from the lost studies' titles and abstracts that recover them for ``block``: greedily the term
-    matching the most still-missed studies (a single word before a phrase at a tie, so the block widens along
-    the concept rather than one title's wording)."""
+    matching the most still-missed studies (at a tie a single word before a phrase, so the block widens along
+    the concept rather than one title's wording; then the word the studies repeat; then the longer one).
+    With ``relatedness``, closeness to the block's own terms comes first among equal coverage."""
     pool: dict[str, set[int]] = {}
     for seed in lost:
         for cand in _candidates(seed):
@@ -135,12 +152,74 @@ def widening_terms(block: Node, lost: Sequence[SeedStudy]) -> list[str]:
     for cand in pool:
         node = Term(cand)
         pool[cand] = {j for j, seed in enumerate(lost) if matches(node, seed.text)}
+    # at a tie, the term the studies repeat (title and abstract), then the longer (more specific) one
+    salience = {c: sum(len(re.findall(r"\b" + re.escape(c.rstrip("*")), s.text.casefold())) for s in lost)
+                for c in pool}
+    names = list(pool)
+    close = dict(zip(names, relatedness(names, query_terms(block)), strict=True)) if relatedness and names else {}
     remaining = set(range(len(lost)))
     chosen: list[str] = []
     while remaining and len(chosen) < MAX_ADDED_TERMS_PER_BLOCK:
-        best = max(pool, key=lambda c: (len(pool[c] & remaining), " " not in c, -len(c)), default=None)
+        best = max(pool, key=lambda c: (len(pool[c] & remaining), round(close.get(c, 0.0), 2), " " not in c,
+                                        salience[c], len(c)), default=None)
         if best is None or not pool[best] & remaining:
             break
         chosen.append(best)
         remaining -= pool.pop(best)
     return chosen
+
+
+#: Words of a study-design block: fine as an optional filter, never as a required block of a search.
+_DESIGN_WORDS = frozenset(
+    "trial trials randomized randomised controlled rct rcts review reviews systematic meta-analysis "
+    "meta-analyses cohort case-control observational cross-sectional study studies survey surveys qualitative "
+    "quantitative empirical".split()
+)
+#: Phrases about a review itself or its reporting: never a required term.
+BOILERPLATE_PHRASES = (
+    "leading causes", "age group", "drug effectiveness review project", "class head",
+    "evidence-based practice center", "drug class review", "head to head", "test collection",
+)  # fmt: skip
+MAX_BLOCKS = 4
+MAX_PHRASE_WORDS = 4
+
+
+def structural_problems(query: str, excluded: Sequence[str] = ()) -> list[str]:
+    """What makes a Boolean query a poor systematic search, as sentences (empty when none): too many AND-ed
+    blocks, a required block of study designs only, boilerplate or an excluded criterion as a required term,
+    phrases too long to occur verbatim in a paper."""
+    tree = parse_boolean_query(query)
+    blocks = blocks_of(tree)
+    problems: list[str] = []
+    if len(blocks) > MAX_BLOCKS:
+        problems.append(f"{len(blocks)} blocks are AND-ed; use at most {MAX_BLOCKS - 1} concept blocks")
+    excluded_low = [e.casefold().strip('"*') for e in excluded if e.strip()]
+    for i, block in enumerate(blocks, 1):
+        terms = query_terms(block)
+        words = {w.casefold() for t in terms for w in re.findall(r"[\w\-]+", t)}
+        if words and words <= _DESIGN_WORDS:
+            problems.append(f"block {i} ({to_query(block)[:80]}) is a study-design block; drop it or make it "
+                            "optional")
+        for term in terms:
+            low = term.casefold().strip("*")
+            if any(low == b or low.startswith(b) for b in BOILERPLATE_PHRASES):
+                problems.append(f"block {i} requires the boilerplate phrase {term!r}")
+            if any(low == e for e in excluded_low):
+                problems.append(f"block {i} requires {term!r}, which the question excludes")
+            if len(term.split()) > MAX_PHRASE_WORDS:
+                problems.append(f"the phrase {term!r} has more than {MAX_PHRASE_WORDS} words: papers rarely "
+                                "contain it verbatim")
+    return problems
+
+
+def repair_feedback(problems: Sequence[str], report: SeedReport | None) -> str:
+    """The repair message: the structural problems and the seed studies the query misses."""
+    lines = ["Revise the JSON answer. Keep its keys; change the boolean_query (and strings if needed)."]
+    if problems:
+        lines.append("Problems with the boolean_query:")
+        lines += [f"- {p}" for p in problems]
+    if report is not None and report.missed:
+        lines.append(f"It finds only {report.n_found} of {report.n_seeds} studies known to be relevant. "
+                     "Widen the block that loses each one with the words these studies use:")
+        lines += [f"- \"{m.title[:200]}\" (lost by {', '.join(m.facets) or 'the query'})" for m in report.missed[:10]]
+    return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from typing import TYPE_CHECKING, Protocol
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
@@ -11,6 +12,8 @@ from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibl
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
+
+log = logging.getLogger(__name__)
 
 OFFLINE_LABEL = (
     "offline: computed by deterministic lexical statistics and static embeddings, not by a language model"
@@ -45,7 +48,36 @@ class LLMStageBackend:
 
     def generate_queries(self, intent: ResearchIntent, ctx: CallContext) -> SearchQueries:
         messages = load_prompt("queries").render(intent_json=intent.model_dump_json(indent=1))
-        return self.gateway.complete("queries", messages, SearchQueries, ctx)
+        answer = self.gateway.complete("queries", messages, SearchQueries, ctx)
+        return self._checked_queries(answer, messages, ctx)
+
+    def _checked_queries(self, answer: SearchQueries, messages: list[dict[str, str]], ctx: CallContext
+                         ) -> SearchQueries:
+        """The answer validated structurally and on the project's seed studies; when it falls short, ONE repair
+        call with the problems and the missed seeds, whose answer is kept only if it is better."""
+        from agentr_dagster.domain.failures import StageError
+        from agentr_dagster.domain.seed_check import check_query, repair_feedback, structural_problems
+        from agentr_dagster.stages.seeds import project_seed_studies
+
+        seeds = project_seed_studies(self.gateway.store, ctx.slug)[0]
+        problems = structural_problems(answer.boolean_query)
+        report = check_query(answer.boolean_query, seeds)
+        if not problems and not report.below_floor:
+            return answer
+        repair = [*messages, {"role": "assistant", "content": answer.model_dump_json()},
+                  {"role": "user", "content": repair_feedback(problems, report)}]
+        try:
+            second = self.gateway.complete("queries", repair, SearchQueries, ctx)
+        except StageError as exc:  # the first answer is valid and paid for: keep it
+            log.warning("queries repair round failed (%s); keeping the first answer", exc.message)
+            return answer
+        second_report = check_query(second.boolean_query, seeds)
+
+        def quality(problems_: list[str], rep) -> tuple[float, int]:
+            return (rep.recall if rep.recall is not None else 1.0, -len(problems_))
+
+        better = quality(structural_problems(second.boolean_query), second_report) > quality(problems, report)
+        return second if better else answer
 
     def score_paper(
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext

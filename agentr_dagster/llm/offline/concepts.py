@@ -65,7 +65,8 @@ META_WORDS = frozenset(
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
-    many much outcome outcomes mention mentions mentioned explore explored exploring explores investigate investigated
+    many much outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
+    explore explored exploring explores investigate investigated
     associated association associations use used using usage apply applied applicable applicability
     leading cause causes age group groups catalogue topic topics quality good large newer new older recent
     other others various different specific specifically particular include including includes included
@@ -86,7 +87,8 @@ DESIGN_TERMS = (
     "randomized controlled trial", "randomised controlled trial", "controlled trial", "clinical trial",
     "cohort study", "case-control", "observational study", "cross-sectional", "systematic review",
     "meta-analysis", "mixed-methods", "quantitative", "qualitative", "survey", "experiment", "empirical",
-    "clinical studies", "clinical study", "trial", "trials",
+    "clinical studies", "clinical study", "trial", "trials", "cohort", "longitudinal", "prospective",
+    "retrospective", "case series", "mixed methods",
 )  # fmt: skip
 _DESIGN_WORDS = frozenset(
     "randomized randomised controlled trial trials cohort case-control observational cross-sectional meta-analysis "
