@@ -32,6 +32,7 @@ from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import MAX_REQUIRED_BLOCKS, content_words_baseline
 from agentr_dagster.llm.offline.queries import concept_boolean_query
 from agentr_dagster.sources.translate import query_tree
+from agentr_dagster.stages.seeds import embedding_relatedness
 
 BLOCK_CHOICES = (1, 2, 3)
 
@@ -95,7 +96,7 @@ def bench_review(folder: Path, backend: OfflineBackend, seeds: int = 5, seed: in
         rest = [i for i in range(len(texts)) if i not in set(chosen)]
         studies = [SeedStudy(rv.titles[i], rv.abstracts[i] if rv.abstracts[i] != "nan" else "") for i in chosen]
         names = [c.label for c in intent.concepts if c.required] or None
-        report = check_query(queries.boolean_query, studies, names)
+        report = check_query(queries.boolean_query, studies, names, embedding_relatedness(backend.embedder))
         widened = parse_boolean_query(report.widened_query) if report.widened_query else tree
         out["seeded"] = {
             "seeds": seeds,

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
-from agentr_dagster.domain.seed_check import SeedReport, SeedStudy, check_query
+from agentr_dagster.domain.seed_check import Relatedness, SeedReport, SeedStudy, check_query
 
 SEEDS_STAGE = "seeds"
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
@@ -100,7 +100,35 @@ def block_names(intent: ResearchIntent | None, query: str) -> list[str] | None:
     return names
 
 
+def embedding_relatedness(embedder=None) -> Relatedness | None:
+    """Closeness of candidate terms to a block's terms: cosine to the mean of the block's term vectors under the
+    static embedding (the embedding neighbourhood of the concept); None when no embedding model is built."""
+    import numpy as np
+
+    if embedder is None:
+        from agentr_dagster.domain.embeddings import get_embedder
+
+        try:
+            embedder = get_embedder()
+        except (RuntimeError, OSError):
+            return None
+
+    def plain(terms: list[str]) -> list[str]:
+        return [" ".join(t.replace('"', " ").replace("*", " ").split()) or t for t in terms]
+
+    def related(candidates: list[str], block_terms: list[str]) -> list[float]:
+        vecs = np.asarray(embedder.encode(plain(candidates) + plain(block_terms)), dtype=np.float64)
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        centre = vecs[len(candidates):].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-12)
+        return [float(v) for v in vecs[: len(candidates)] @ centre]
+
+    return related
+
+
 def seed_report(store, slug: str, queries: SearchQueries, intent: ResearchIntent | None) -> tuple[SeedReport,
                                                                                                   list[str]]:
     studies, unresolved = project_seed_studies(store, slug)
-    return check_query(queries.boolean_query, studies, block_names(intent, queries.boolean_query)), unresolved
+    relatedness = embedding_relatedness() if studies else None
+    names = block_names(intent, queries.boolean_query)
+    return check_query(queries.boolean_query, studies, names, relatedness), unresolved

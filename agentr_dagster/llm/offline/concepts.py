@@ -66,7 +66,7 @@ META_WORDS = frozenset(
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
     many much outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
-    explore explored exploring explores investigate investigated
+    explore explored exploring explores investigate investigated evaluate evaluated evaluating build builds building
     associated association associations use used using usage apply applied applicable applicability
     leading cause causes age group groups catalogue topic topics quality good large newer new older recent
     other others various different specific specifically particular include including includes included
@@ -285,6 +285,14 @@ def _run_terms(words: list[str]) -> list[str]:
     if (words[-1].casefold() in GENERIC_HEADS and len(words) >= 2 and len(words[-2]) >= 6
             and not words[-2].casefold().endswith(("ive", "ed", "ing"))):
         terms.append(_render(truncation(words[-2])))
+    # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
+    if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
+            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)):
+        terms.append(_render(truncation(words[0])))
+    # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
+    if (len(words) == 2 and words[0].casefold().endswith("s") and len(words[0]) >= 8 and len(words[1]) >= 6
+            and not _modifier_like(words[0]) and not _modifier_like(words[1])):
+        terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
     if len(words) >= 2 and _modifier_like(words[0]) and len(head) >= 6 and head not in GENERIC_HEADS:
@@ -480,15 +488,53 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     return [v for t in terms if t for v in _spellings(t)]
 
 
+#: American -> British spellings (and back), as (pattern, replacement) on lower-case text.
+_SPELLING_RULES = (
+    (r"(?<=[^aeiou])emi(?=[ac])", "aemi"), (r"\besophag", "oesophag"), (r"(?<=gastro)esophag", "-oesophag"),
+    (r"\bedema", "oedema"), (r"\bpediatr", "paediatr"), (r"\banesth", "anaesth"), (r"\bhem(?=[ao])", "haem"),
+    (r"\bhemorrh", "haemorrh"), (r"(?<=[a-z])or\b", "our"), (r"(?<=behavi)or", "our"), (r"(?<=tum)or", "our"),
+    (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"),
+)  # fmt: skip
+_BRITISH_BACK = (
+    (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
+    (r"\bpaediatr", "pediatr"), (r"\banaesth", "anesth"), (r"\bhaem", "hem"), (r"(?<=behavi)our", "or"),
+    (r"(?<=tum)our", "or"), (r"(?<=random)is", "iz"),
+)  # fmt: skip
+_SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
+
+
+def _spelling_variants(core: str) -> list[str]:
+    low = core.casefold() if not any(_is_acronym(w) for w in core.split()) else core
+    out = []
+    for rules in (_SPELLING_RULES, _BRITISH_BACK):
+        variant = low
+        for pattern, repl in rules:
+            if pattern == r"(?<=[a-z])or\b" and not any(w.rstrip("*s") in _SPELLING_SAFE_OR for w in low.split()):
+                continue
+            variant = re.sub(pattern, repl, variant)
+        if variant != low:
+            out.append(variant)
+    return out
+
+
 def _spellings(term: str) -> list[str]:
-    """A hyphenated term with its spaced and joined spellings ("charged-particle" -> "charged particle",
-    chargedparticle; "COX-2" -> "COX 2", COX2): papers write compounds all three ways."""
+    """A term with its other spellings: a hyphenated compound spaced and joined ("charged-particle" ->
+    "charged particle", chargedparticle; "COX-2" -> "COX 2", COX2), and American / British forms
+    (hypoglycemic / hypoglycaemic, esophagitis / oesophagitis, behavior / behaviour, randomized / randomised)."""
     core = term.strip('"')
-    if "-" not in core.strip("-*"):
-        return [term]
-    spaced = " ".join(core.replace("-", " ").split())
-    joined = core.replace("-", "")
-    return [term, _render(spaced), _render(joined)]
+    forms = [core]
+    if "-" in core.strip("-*"):
+        forms += [" ".join(core.replace("-", " ").split()), core.replace("-", "")]
+    forms += [v for f in list(forms) for v in _spelling_variants(f)]
+    return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
+
+
+def _dedupe_plain(terms: list[str]) -> list[str]:
+    out: list[str] = []
+    for t in terms:
+        if t and t.casefold() not in {o.casefold() for o in out}:
+            out.append(t)
+    return out
 
 
 def extract_concepts(text: str) -> ConceptPlan:
@@ -535,6 +581,9 @@ def extract_concepts(text: str) -> ConceptPlan:
         for term in DESIGN_TERMS:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
+        for chunk in _chunks(sentence):
+            for item in chunk.items:
+                _join_variant(blocks, item, acronyms)
 
     # Demographic-only blocks ("adults", "patients") are not required when a more specific block exists.
     for block in blocks:
@@ -556,6 +605,24 @@ def extract_concepts(text: str) -> ConceptPlan:
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+
+
+_NOT_SHARED = GENERIC_HEADS | DEMOGRAPHIC_WORDS | _DESIGN_WORDS | frozenset("study studies".split())
+
+
+def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
+    """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
+    with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
+    if _is_meta_item(item):
+        return
+    words = {w.casefold() for w in _content_words(item)} - _NOT_SHARED
+    if not words:
+        return
+    for block in blocks:
+        block_words = {w.casefold() for i in block.items for w in _content_words(i)} - _NOT_SHARED
+        if words & block_words:
+            block.terms = _dedupe(block.terms + _variants(item, acronyms))
+            return
 
 
 def _order_blocks(blocks: list[ConceptBlock]) -> None:
