@@ -103,7 +103,7 @@ DEMOGRAPHIC_WORDS = frozenset(
 )
 #: Close terms for common populations (a general vocabulary, not a field's).
 POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
-    "adolescen": ("adolescen*", "teen*", "youth*", '"young people"', "juvenile*", "high school*"),
+    "adolescen": ("adolescen*", "teen*", "youth*", '"young people"', "juvenile*", '"high school*"'),
     "child": ("child*", "pediatric*", "paediatric*", "kid*", "infant*"),
     "student": ("student*", "pupil*", "learner*"),
     "teacher": ("teacher*", "educator*", "faculty", "instructor*"),
@@ -295,12 +295,19 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
-    if len(words) >= 2 and _modifier_like(words[0]) and len(head) >= 6 and head not in GENERIC_HEADS:
+    degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
+    if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
+            and head not in GENERIC_HEADS):
         rest = words[1:]
         terms.append(_render(truncation(rest[0]) if len(rest) == 1 else _singular_tail(" ".join(rest))))
     return terms
 
 
+#: Words that grade a concept ("poor sleep", "reduced mobility"): the concept alone is a term too.
+DEGREE_MODIFIERS = frozenset(
+    "insufficient sufficient inadequate adequate poor short long low high reduced increased decreased excessive "
+    "chronic acute severe mild moderate early late delayed total partial lack limited impaired".split()
+)
 _MODIFIER_ENDINGS = ("ing", "ed", "al", "ic", "ive", "ous", "ary", "able", "ible", "ar")
 
 
