@@ -37,6 +37,7 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
     from agentr_dagster.stages.intent import current_intent
     from agentr_dagster.stages.queries import current_queries
     from agentr_dagster.stages.seeds import save_seeds, seed_report
+    from agentr_dagster.store.rows import StoreError
 
     store = open_store()
     try:
@@ -45,7 +46,7 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
             if not as_json:
                 click.echo(f"stored {n} seed studies for {slug}")
         intent, _ = current_intent(store, slug)
-    except (StageError, LookupError, ValueError) as exc:
+    except (StageError, StoreError, LookupError, ValueError) as exc:
         fail(str(exc))
     queries = current_queries(store, slug)
     report, unresolved = seed_report(store, slug, queries, intent) if queries else (None, [])

@@ -255,8 +255,8 @@ def item_terms(item: str) -> list[str]:
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
     out: list[str] = []
     for run in _runs(item):
-        if len(run) == 1 and run[0].casefold() in GENERIC_HEADS:
-            continue  # "drugs" alone is no concept
+        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS or (len(run[0]) < 3 and not _is_acronym(run[0]))):
+            continue  # "drugs" alone is no concept, nor a two-letter word
         out.extend(_run_terms(run))
     return out
 
@@ -343,7 +343,8 @@ def _dedupe(terms: Iterable[str]) -> list[str]:
 
 _FUNCTION = frozenset(
     "a an the and or of in on for to with by from at as into onto via per than then their its his her our your "
-    "a' any all some no not nor both either neither this that these those such which who whose whom".split()
+    "a' any all some no not nor both either neither this that these those such which who whose whom if so yet "
+    "whether when while because since unless until none".split()
 )
 
 

@@ -61,6 +61,9 @@ class IntentMixin:
         topic = classify_sentences(abstract)[0] if review else []
         sentences = topic or split_sentences(abstract) or [text]
         phrases = score_phrases(collect_phrases(sentences), len(sentences))
+        if not phrases and topic:  # topic sentences with no content ("How many?"): the whole text, as before
+            sentences = split_sentences(abstract) or [text]
+            phrases = score_phrases(collect_phrases(sentences), len(sentences))
         if not phrases:
             raise ValueError(
                 "abstract has no topical content: every word is a function word or generic academic filler "

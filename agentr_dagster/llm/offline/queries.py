@@ -15,6 +15,7 @@ from agentr_dagster.domain.text import (
     acronyms,
     collect_phrases,
     is_near_duplicate,
+    is_stopword,
     key_of,
     score_phrases,
     split_sentences,
@@ -97,10 +98,19 @@ class QueriesMixin:
         for long_form, acro in acronyms(intent.problem_statement):
             _distinct_append(expanded, acro, 15)
             _distinct_append(expanded, long_form, 15)
-        for term in list(intent.study_design) + [t for t in tokenize(intent.problem_statement) if len(t) > 3]:
+        # short questions: design terms, every term's plain form, the question's content words, and only then
+        # the general vocabulary's nearest concepts (the contract wants ten)
+        words = [t for t in tokenize(intent.problem_statement) if len(t) > 3 and not is_stopword(t)]
+        fill = list(intent.study_design) + [t for c in intent.concepts for t in c.terms] + words
+        for term in fill:
             if len(expanded) >= 10:
                 break
             _distinct_append(expanded, plain_term(term), 15)
+        if len(expanded) < 10:
+            for concept, _ in self._neighbours([intent.problem_statement, *labels], set(), 40):
+                if len(expanded) >= 10:
+                    break
+                _distinct_append(expanded, concept, 15)
         main_items = [plain_term(t) for t in main.terms if _readable(t)] or [main.label]
         search_strings = self._search_strings(
             methods=[main.label] + main_items[1:3],
@@ -259,4 +269,5 @@ def plain_term(term: str) -> str:
 def concept_boolean_query(concepts: Sequence[ConceptFacet], max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
     """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
     blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
-    return ConceptPlan(blocks=blocks).boolean_query(max_blocks) or '"research"'
+    query = ConceptPlan(blocks=blocks).boolean_query(max_blocks)
+    return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')

@@ -130,3 +130,20 @@ def test_the_mechanical_baseline_is_an_or_of_content_words():
     assert parse_boolean_query(baseline)
     assert set(baseline.split(" OR ")) <= {"sleep", "affect", "depression", "adolescents"}
     assert {"sleep", "depression", "adolescents"} <= set(baseline.split(" OR "))
+
+
+@pytest.mark.parametrize("question", [
+    "Does yoga work?",
+    "What is known about dog bites? Exclude reviews.",
+    "Include randomized controlled trials of aspirin.",
+    "Which (of the) studies — if any — report on 'X-ray' use?",
+    "How many? " + "Exclude a, b, c. " * 30,
+    "Is exercise (e.g. walking, cycling, swimming, rowing, running, climbing, dancing, skiing, skating, hiking, "
+    "jogging, yoga, pilates, tai chi, boxing, judo, karate, tennis, golf, rugby, hockey, cricket, football) "
+    "associated with mood in older adults, children, adolescents, women and veterans?",
+])
+def test_odd_questions_still_fill_the_contracts(question):
+    backend = OfflineBackend(HashingEmbedder())
+    intent = backend.decompose_intent(question)
+    queries = backend.generate_queries(intent)  # validates: parses, 10 strings, 10-15 keywords, <= 2000 chars
+    assert len(queries.boolean_query) <= 2000 and parse_boolean_query(queries.boolean_query)
