@@ -155,10 +155,13 @@ def _seed_metadata(db, slug: str) -> dict:
     from agentr_dagster.stages.queries import current_queries
     from agentr_dagster.stages.seeds import seed_report
 
-    queries = current_queries(db, slug)
-    if queries is None:
+    try:
+        queries = current_queries(db, slug)
+        if queries is None:
+            return {}
+        report, unresolved = seed_report(db, slug, queries, current_intent(db, slug)[0])
+    except (ValueError, StageError):  # a stored artefact that does not validate: its own check reports it
         return {}
-    report, unresolved = seed_report(db, slug, queries, current_intent(db, slug)[0])
     if report.recall is None:
         return {"seed_recall": "no seed studies"}
     return {
