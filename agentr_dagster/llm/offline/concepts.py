@@ -213,21 +213,29 @@ def _is_acronym(word: str) -> bool:
 
 
 def _singular_tail(phrase: str) -> str:
-    """A multi-word phrase with its last word truncated ("soft skills" -> "soft skill*")."""
+    """A multi-word phrase, lower case, its last word singular ("soft skills" -> "soft skill"; acronyms kept)."""
     words = phrase.split()
     last = words[-1]
     if _is_acronym(last):
-        return phrase
+        return " ".join(w.casefold() if not _is_acronym(w) else w for w in words)
     low = last.casefold()
     if low.endswith("ies") and len(low) > 5:
-        stemmed = low[:-3]
+        stemmed = low[:-3] + "y"
     elif low.endswith(("ches", "shes", "sses", "xes")):
         stemmed = low[:-2]
     elif low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3:
         stemmed = low[:-1]
     else:
         stemmed = low
-    return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed]) + "*"
+    return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed])
+
+
+def _phrase_terms(phrase: str) -> list[str]:
+    """A phrase as quoted terms, no wildcard inside the quotes (not every engine reads one there): its singular
+    form, and the plural as written when the question has it ("soft skill", "soft skills")."""
+    singular = _singular_tail(phrase)
+    written = " ".join(w.casefold() if not _is_acronym(w) else w for w in phrase.split())
+    return [_render(singular)] + ([_render(written)] if written != singular else [])
 
 
 #: Heads that say "a kind of treatment or thing" (the modifier before them is the concept).
@@ -273,17 +281,19 @@ def _run_terms(words: list[str]) -> list[str]:
         return [_render(truncation(words[0]))]
     if len(words) > 4:
         words = words[-4:]
-    terms = [_render(_singular_tail(" ".join(words)))]
+    terms = _phrase_terms(" ".join(words))
     if len(words) >= 3:
         for i in range(len(words) - 1):
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
-                terms.append(_render(_singular_tail(f"{a} {b}")))
+                terms.extend(_phrase_terms(f"{a} {b}"))
     head = words[-1].casefold()
     if len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1]):
         terms.append(_render(truncation(words[-1])))  # "urge urinary incontinence" -> incontinen*
-    if (words[-1].casefold() in GENERIC_HEADS and len(words) >= 2 and len(words[-2]) >= 6
-            and not words[-2].casefold().endswith(("ive", "ed", "ing"))):
+    # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
+    before = words[-2].casefold() if len(words) >= 2 else ""
+    if (words[-1].casefold() in GENERIC_HEADS and len(before) >= 6 and not before.endswith(("ive", "ed", "ing"))
+            and (_modifier_like(words[-2]) or before.endswith(("ant", "ent", "ion")))):
         terms.append(_render(truncation(words[-2])))
     # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
@@ -299,7 +309,7 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS):
         rest = words[1:]
-        terms.append(_render(truncation(rest[0]) if len(rest) == 1 else _singular_tail(" ".join(rest))))
+        terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
     return terms
 
 
@@ -487,10 +497,10 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
             # the long form is kept whole even when its words are meta words ("systematic literature reviews")
             long_words = re.findall(_WORD, long)
             if long_words:
-                terms.append(_render(_singular_tail(" ".join(long_words))))
+                terms.extend(_phrase_terms(" ".join(long_words)))
                 if len(long_words) >= 3:  # its two-word parts and its first and last word
                     pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
-                    terms.extend(_render(_singular_tail(f"{x} {y}")) for x, y in pairs)
+                    terms.extend(t for x, y in pairs for t in _phrase_terms(f"{x} {y}"))
             if len(a) >= 3:
                 terms.append(a)
     return [v for t in terms if t for v in _spellings(t)]
@@ -532,7 +542,8 @@ def _spellings(term: str) -> list[str]:
     core = term.strip('"')
     forms = [core]
     if "-" in core.strip("-*"):
-        forms += [" ".join(core.replace("-", " ").split()), core.replace("-", "")]
+        # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural)
+        forms += [" ".join(core.replace("-", " ").split()).rstrip("*"), core.replace("-", "")]
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 
