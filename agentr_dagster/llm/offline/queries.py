@@ -28,6 +28,9 @@ from agentr_dagster.llm.offline.common import (
 )
 from agentr_dagster.llm.offline.concepts import MAX_REQUIRED_BLOCKS, ConceptBlock, ConceptPlan
 
+#: Least closeness (0.35 x best + 0.65 x centroid cosine) for a vocabulary concept to join keywords and strings.
+NEIGHBOUR_MIN = 0.5
+
 
 class QueriesMixin:
     # -- stage 2: queries --------------------------------------------------------------------------------
@@ -47,6 +50,9 @@ class QueriesMixin:
         neighbours = self._neighbours(
             [intent.problem_statement] + seeds[:4] + methods[:3] + domains[:3], intent_stems, 12
         )
+        # The vocabulary is mostly computer science: for another field's abstract its nearest concepts are far
+        # (ecology: "random forests" 0.35, "image generation" 0.27) and only add noise; keep the close ones.
+        neighbours = [(c, sim) for c, sim in neighbours if sim >= NEIGHBOUR_MIN]
 
         boolean_query = self._boolean_query(methods, problems, domains, seeds)
 
