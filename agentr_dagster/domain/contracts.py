@@ -58,6 +58,7 @@ class ConceptFacet(Strict):
     label: ShortText
     terms: list[ShortText] = Field(min_length=1, max_length=40)
     required: bool = True  # AND-ed into the Boolean query (else shown and used for strings only)
+    variants: list[ShortText] = Field(default_factory=list, max_length=20)  # the concept as the question words it
 
 
 class ResearchIntent(Strict):

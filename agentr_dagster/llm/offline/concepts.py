@@ -439,8 +439,23 @@ def _split_items(text: str) -> list[str]:
     return [" ".join(p.split()) for p in parts if p and p.strip(" -")]
 
 
+_ACRONYM_INSIDE_RE = re.compile(
+    r"([A-Za-z][\w\-]*(?: [A-Za-z][\w\-]*){0,5}) \(([A-Z][A-Za-z0-9\-]{1,9})\) ([a-z][\w\-]+)"
+)
+
+
+def _acronym_inside(match: re.Match) -> str:
+    """ "angiotensin-converting enzyme (ACE) inhibitors" -> "angiotensin-converting enzyme inhibitors (ACE
+    inhibitors)": the words after the brackets belong to both forms."""
+    long, acro, tail = match.groups()
+    if tail.casefold() in _FUNCTION or _BOUNDARY_RE.fullmatch(tail):
+        return match.group(0)
+    return f"{long} {tail} ({acro} {tail})"
+
+
 def _chunks(sentence: str) -> list[_Chunk]:
     sentence = _POSSESSIVE_RE.sub(r"\1 of ", sentence)  # "teachers' soft skills" -> "teachers of soft skills"
+    sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
     pos = 0
     cue = ""
@@ -501,7 +516,8 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
                 if len(long_words) >= 3:  # its two-word parts and its first and last word
                     pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
                     terms.extend(t for x, y in pairs for t in _phrase_terms(f"{x} {y}"))
-            if len(a) >= 3:
+            # alone only when it is long enough not to sit inside other words ("ACE" in "surface"), or stands alone
+            if len(a) >= 4 or item.strip().rstrip("s") == a:
                 terms.append(a)
     return [v for t in terms if t for v in _spellings(t)]
 

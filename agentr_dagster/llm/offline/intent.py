@@ -111,7 +111,8 @@ class IntentMixin:
             seed_keywords=seeds,
             concepts=[
                 ConceptFacet(facet=b.facet, label=b.label[:200], terms=[t for t in b.terms if len(t) <= 200][:40],
-                             required=b.required)
+                             required=b.required,
+                             variants=list(dict.fromkeys(v[:200] for v in b.items if v.strip()))[:20])
                 for b in plan.blocks[:8]
                 if any(len(t) <= 200 for t in b.terms)
             ],

@@ -91,8 +91,6 @@ class QueriesMixin:
         boolean_query = concept_boolean_query(intent.concepts)
         parse_boolean_query(boolean_query)
         labels = [c.label for c in intent.concepts]
-        main = intent.concepts[0]
-        others = [c.label for c in intent.concepts[1:] if c.required] or [c.label for c in intent.concepts[1:]]
         plain = [plain_term(t) for c in intent.concepts for t in c.terms if _readable(t)]
         expanded: list[str] = []
         for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
@@ -117,15 +115,7 @@ class QueriesMixin:
                 if len(expanded) >= 10:
                     break
                 _distinct_append(expanded, concept, 15)
-        main_items = [plain_term(t) for t in main.terms if _readable(t)] or [main.label]
-        search_strings = self._search_strings(
-            methods=[main.label] + main_items[1:3],
-            domains=others or list(intent.application_domains),
-            constraints=[],
-            seeds=list(intent.seed_keywords),
-            problems=others[1:] + main_items[3:5] or [main.label],
-            neighbours=[(t, 1.0) for t in main_items[1:4]],
-        )
+        search_strings = concept_search_strings(intent)
         return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
 
     @staticmethod
@@ -277,3 +267,49 @@ def concept_boolean_query(concepts: Sequence[ConceptFacet], max_blocks: int = MA
     blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
     query = ConceptPlan(blocks=blocks).boolean_query(max_blocks)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
+
+
+def concept_search_strings(intent: ResearchIntent) -> list[str]:
+    """Ten short strings of the question's own words (a source ANDs a string's words, so each names one or two
+    concepts only), two of each kind: broad (the main concept; with the next), narrow (a variant with the next
+    concept; the main concept with the study design), method (variants of the main concept), problem (the other
+    concepts), domain (the population or setting, alone and with the main concept)."""
+    blocks = list(intent.concepts)
+    main = blocks[0]
+    main_words = list(dict.fromkeys([main.label, *main.variants]))
+    others = [c for c in blocks[1:] if c.required] + [c for c in blocks[1:] if not c.required]
+    other_words = [c.label for c in others]
+    where = [c.label for c in others if c.facet in ("population", "setting")] or other_words
+    problem = [c.label for c in others if c.facet in ("outcome", "exposure", "comparator")] or other_words
+
+    def at(items: list[str], i: int, default: str = "") -> str:
+        return items[i] if len(items) > i else (items[-1] if items else default)
+
+    design = next((plain_term(t) for t in intent.study_design if _readable(t)), "")
+    drafts = [
+        main.label,
+        f"{main.label} {at(other_words, 0)}",
+        f"{at(main_words, 1, main.label)} {at(other_words, 0)}",
+        f"{main.label} {design}" if design else f"{at(main_words, 2, main.label)} {at(other_words, 0)}",
+        at(main_words, 1, main.label),
+        at(main_words, 2, main.label),
+        f"{at(problem, 0)} {main.label}" if problem else at(main_words, 3, main.label),
+        f"{at(problem, 1)} {at(main_words, 1, main.label)}" if problem else at(main_words, 4, main.label),
+        at(where, 0, main.label),
+        f"{at(where, 0)} {at(main_words, 2, main.label)}",
+    ]
+    readable = [plain_term(t) for c in blocks for t in c.terms if _readable(t)]
+    other_variants = [v for c in others for v in [c.label, *c.variants]]
+    pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
+            + list(intent.seed_keywords) + readable + other_variants)
+    out: list[str] = []
+    for i in range(10):  # each slot keeps its kind; a duplicate takes the next unused candidate
+        for candidate in [drafts[i], *pool]:
+            text = " ".join(candidate.split())[:150].strip()
+            if text and _distinct_append(out, text, i + 1):
+                break
+    n = 2
+    while len(out) < 10:  # a question of one concept and one variant: numbered views of it
+        _distinct_append(out, f"{main.label} {n}", 10)
+        n += 1
+    return out
