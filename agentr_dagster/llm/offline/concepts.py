@@ -489,6 +489,8 @@ def _facet_for(cue: str, items: list[str]) -> str:
     words = {w.casefold() for i in items for w in _content_words(i)}
     if words and words <= DEMOGRAPHIC_WORDS | {"children", "adolescents", "child", "adolescent"}:
         return "population"
+    if any(w.startswith(key) for w in words for key in POPULATION_VARIANTS):  # "teachers", "older adults"
+        return "population"
     if _COMPARATOR_CUE_RE.search(cue):
         return "comparator"
     if _OUTCOME_CUE_RE.search(cue):
