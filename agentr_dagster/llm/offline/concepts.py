@@ -539,6 +539,12 @@ _BRITISH_BACK = (
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
 
+#: Prefixes papers also write closed up ("non-cancer" / "noncancer"); other compounds only hyphenated or spaced.
+_JOINING_PREFIXES = frozenset(
+    "anti non self co pre post multi inter intra semi sub over under re mid extra ultra micro".split()
+)
+
+
 def _spelling_variants(core: str) -> list[str]:
     low = core.casefold() if not any(_is_acronym(w) for w in core.split()) else core
     out = []
@@ -561,7 +567,10 @@ def _spellings(term: str) -> list[str]:
     forms = [core]
     if "-" in core.strip("-*"):
         # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural)
-        forms += [" ".join(core.replace("-", " ").split()).rstrip("*"), core.replace("-", "")]
+        forms.append(" ".join(core.replace("-", " ").split()).rstrip("*"))
+        left, _, right = core.partition("-")
+        if left.casefold() in _JOINING_PREFIXES or right[:1].isdigit():  # "nonstimulant", "COX2", not "betaadrenergic"
+            forms.append(core.replace("-", ""))
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 

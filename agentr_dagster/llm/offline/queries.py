@@ -95,7 +95,8 @@ class QueriesMixin:
         expanded: list[str] = []
         for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
             _distinct_append(expanded, term, 15)
-        for term in plain:
+        variants = [v for c in intent.concepts for v in c.variants]
+        for term in variants + plain:  # the question's own words first, then the terms' plain forms
             if len(expanded) >= 15:
                 break
             _distinct_append(expanded, term, 15)
