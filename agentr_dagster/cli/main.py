@@ -80,6 +80,10 @@ credits.add_command(default_credits_command, "set-default")
 from agentr_dagster.cli.inbox import inbox_command  # noqa: E402
 
 main.add_command(inbox_command, "inbox")
+from agentr_dagster.cli.queries import bench_queries_command, queries_command  # noqa: E402
+
+main.add_command(queries_command, "queries")
+bench.add_command(bench_queries_command, "queries")
 
 
 if __name__ == "__main__":

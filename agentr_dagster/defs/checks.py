@@ -40,6 +40,12 @@ QUERIES_CHECK = AssetCheckSpec(
     description="The stored search queries validate against the SearchQueries contract: the Boolean query "
                 "parses, exactly 10 search strings, 10-15 expanded keywords.",
 )
+SEED_RECALL_CHECK = AssetCheckSpec(
+    "seed_recall", asset="search_queries",
+    description="The stored Boolean query's recall on the project's seed studies (given by DOI or title, and the "
+                "papers labelled include); WARN below 0.9, with the block losing each missed study and a widened "
+                "query. Passes with no seed studies (nothing to check against).",
+)
 CANDIDATES_CHECK = AssetCheckSpec(
     "has_candidates", asset="candidate_papers",
     description="Counts the project's active candidate papers; none yet is a valid state that warns (WARN: "
@@ -114,6 +120,41 @@ def evaluate_intent(store: DomainStore, slug: str) -> AssetCheckResult:
             "contract_errors": len(errors),
             "errors": MetadataValue.json(errors[:_MAX_LISTED]),
             "seed_keywords": _count(artifact.payload, "seed_keywords"),
+        }),
+    )
+
+
+def evaluate_seed_recall(store: DomainStore, slug: str) -> AssetCheckResult:
+    """The stored queries, re-read, against the project's seed studies."""
+    from agentr_dagster.domain.seed_check import SEED_RECALL_FLOOR
+    from agentr_dagster.stages.seeds import seed_report
+
+    queries_artifact = store.results.latest_artifact(slug, "queries")
+    if queries_artifact is None:
+        return _missing_artifact(SEED_RECALL_CHECK, "queries")
+    try:
+        queries = SearchQueries.model_validate(queries_artifact.payload)
+    except ValidationError:
+        return AssetCheckResult(check_name=SEED_RECALL_CHECK.name, passed=False, severity=AssetCheckSeverity.WARN,
+                                description="the stored queries do not validate: no seed check")
+    intent_artifact = store.results.latest_artifact(slug, "intent")
+    try:
+        intent = ResearchIntent.model_validate(intent_artifact.payload) if intent_artifact else None
+    except ValidationError:
+        intent = None
+    report, unresolved = seed_report(store, slug, queries, intent)
+    passed = report.recall is None or report.recall >= SEED_RECALL_FLOOR
+    return AssetCheckResult(
+        check_name=SEED_RECALL_CHECK.name, passed=passed, severity=AssetCheckSeverity.WARN,
+        description=report.summary() + (f"; {len(unresolved)} seed DOI(s) not among the project's papers"
+                                         if unresolved else ""),
+        metadata=per_partition({
+            "seeds": report.n_seeds,
+            "found": report.n_found,
+            "recall": "" if report.recall is None else f"{report.recall:.3f}",
+            "missed": MetadataValue.json([m.model_dump() for m in report.missed[:_MAX_LISTED]]),
+            "widened_query": report.widened_query or "",
+            "unresolved_dois": MetadataValue.json(unresolved[:_MAX_LISTED]),
         }),
     )
 
@@ -270,8 +311,8 @@ def evaluate_prisma(store: DomainStore, slug: str) -> AssetCheckResult:
     )
 
 
-project_check_specs = [INTENT_CHECK, QUERIES_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK, EXPORTS_CHECK,
-                       PRISMA_CHECK]
+project_check_specs = [INTENT_CHECK, QUERIES_CHECK, SEED_RECALL_CHECK, CANDIDATES_CHECK, RELEVANCE_CHECK, SCORES_CHECK,
+                       EXPORTS_CHECK, PRISMA_CHECK]
 
 
 def evaluate_taxonomy(store: DomainStore, slug: str) -> AssetCheckResult:

@@ -147,3 +147,26 @@ def matches(node: Node, text: str) -> bool:
     if isinstance(node, And):
         return all(matches(child, text) for child in node.children)
     return any(matches(child, text) for child in node.children)
+
+
+def to_query(node: Node) -> str:
+    """The query text of a parsed query (parses back to the same tree): phrases quoted, groups bracketed."""
+    if isinstance(node, Term):
+        text = node.text
+        plain = re.fullmatch(r"[\w\-'*.]+", text) is not None and text.upper() not in ("AND", "OR", "NOT")
+        return text if plain else '"' + text.replace('"', " ") + '"'
+    if isinstance(node, Not):
+        return "NOT " + _grouped(node.child)
+    joiner = " AND " if isinstance(node, And) else " OR "
+    return joiner.join(_grouped(child) for child in node.children)
+
+
+def _grouped(node: Node) -> str:
+    return "(" + to_query(node) + ")" if isinstance(node, (And, Or)) else to_query(node)
+
+
+def blocks_of(node: Node) -> list[Node]:
+    """The AND-ed blocks of a query (the top-level AND's positive children; the query itself otherwise)."""
+    if isinstance(node, And):
+        return [child for child in node.children if not isinstance(child, Not)]
+    return [node]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator, model_validator
 
@@ -51,6 +51,16 @@ def _distinct(items: list[str]) -> list[str]:
     return items
 
 
+class ConceptFacet(Strict):
+    """One concept block of a search: a facet of the question and the terms that name it (OR-ed)."""
+
+    facet: Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
+    label: ShortText
+    terms: list[ShortText] = Field(min_length=1, max_length=40)
+    required: bool = True  # AND-ed into the Boolean query (else shown and used for strings only)
+    variants: list[ShortText] = Field(default_factory=list, max_length=20)  # the concept as the question words it
+
+
 class ResearchIntent(Strict):
     """Stage 1: the structured research intent decomposed from an abstract."""
 
@@ -60,6 +70,9 @@ class ResearchIntent(Strict):
     constraints: list[ShortText] = Field(default_factory=list, max_length=8)
     contribution_types: list[ContributionType] = Field(min_length=1, max_length=6)
     seed_keywords: list[ShortText] = Field(min_length=4, max_length=8)
+    # The question's concept blocks (main block first); empty for intents stored before they existed.
+    concepts: list[ConceptFacet] = Field(default_factory=list, max_length=8)
+    study_design: list[ShortText] = Field(default_factory=list, max_length=12)  # optional block, never required
 
     @field_validator("seed_keywords", "methodologies", "application_domains")
     @classmethod

@@ -11,7 +11,7 @@ from importlib import resources
 from string import Template
 
 STAGES = ("intent", "queries", "score")
-STAGE_FILES = {"intent": "intent.v1.txt", "queries": "queries.v1.txt", "score": "score.v1.txt"}
+STAGE_FILES = {"intent": "intent.v2.txt", "queries": "queries.v2.txt", "score": "score.v1.txt"}
 STAGE_FILES["related_work"] = "related_work.v1.txt"  # synthesis: paragraph rewrites of the draft
 STAGE_TEMPERATURES = {"intent": 0.3, "queries": 0.4, "score": 0.4}
 STAGE_TEMPERATURES["related_work"] = 0.3

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.prompts import load_prompt
+from agentr_dagster.domain.seed_check import SeedStudy
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
+
+log = logging.getLogger(__name__)
 
 OFFLINE_LABEL = (
     "offline: computed by deterministic lexical statistics and static embeddings, not by a language model"
@@ -24,7 +29,9 @@ class StageBackend(Protocol):
 
     def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent: ...
 
-    def generate_queries(self, intent: ResearchIntent, ctx: CallContext) -> SearchQueries: ...
+    def generate_queries(
+        self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()
+    ) -> SearchQueries: ...
 
     def score_paper(
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext
@@ -43,9 +50,38 @@ class LLMStageBackend:
         messages = load_prompt("intent").render(abstract=abstract)
         return self.gateway.complete("intent", messages, ResearchIntent, ctx)
 
-    def generate_queries(self, intent: ResearchIntent, ctx: CallContext) -> SearchQueries:
+    def generate_queries(
+        self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()
+    ) -> SearchQueries:
         messages = load_prompt("queries").render(intent_json=intent.model_dump_json(indent=1))
-        return self.gateway.complete("queries", messages, SearchQueries, ctx)
+        answer = self.gateway.complete("queries", messages, SearchQueries, ctx)
+        return self._checked_queries(answer, messages, ctx, list(seeds))
+
+    def _checked_queries(self, answer: SearchQueries, messages: list[dict[str, str]], ctx: CallContext,
+                         seeds: list[SeedStudy]) -> SearchQueries:
+        """The answer validated structurally and on the project's seed studies; when it falls short, ONE repair
+        call with the problems and the missed seeds, whose answer is kept only if it is better."""
+        from agentr_dagster.domain.failures import StageError
+        from agentr_dagster.domain.seed_check import check_query, repair_feedback, structural_problems
+
+        problems = structural_problems(answer.boolean_query)
+        report = check_query(answer.boolean_query, seeds)
+        if not problems and not report.below_floor:
+            return answer
+        repair = [*messages, {"role": "assistant", "content": answer.model_dump_json()},
+                  {"role": "user", "content": repair_feedback(problems, report)}]
+        try:
+            second = self.gateway.complete("queries", repair, SearchQueries, ctx)
+        except StageError as exc:  # the first answer is valid and paid for: keep it
+            log.warning("queries repair round failed (%s); keeping the first answer", exc.message)
+            return answer
+        second_report = check_query(second.boolean_query, seeds)
+
+        def quality(problems_: list[str], rep) -> tuple[float, int]:
+            return (rep.recall if rep.recall is not None else 1.0, -len(problems_))
+
+        better = quality(structural_problems(second.boolean_query), second_report) > quality(problems, report)
+        return second if better else answer
 
     def score_paper(
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext
@@ -66,7 +102,7 @@ class OfflineStageBackend:
     label = OFFLINE_LABEL
 
     def __init__(self, offline=None):
-        from agentr_dagster.domain.offline import OFFLINE_MODEL, OfflineBackend
+        from agentr_dagster.llm.offline import OFFLINE_MODEL, OfflineBackend
 
         self.offline = offline or OfflineBackend()
         self.model = OFFLINE_MODEL
@@ -74,8 +110,10 @@ class OfflineStageBackend:
     def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent:
         return self.offline.decompose_intent(abstract)
 
-    def generate_queries(self, intent: ResearchIntent, ctx: CallContext) -> SearchQueries:
-        return self.offline.generate_queries(intent)
+    def generate_queries(
+        self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()
+    ) -> SearchQueries:
+        return self.offline.generate_queries(intent)  # seeds are reported on by the stage, not fed back offline
 
     def score_paper(
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext

@@ -7,13 +7,16 @@ from agentr_dagster.domain.contracts import SearchQueries
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, require_active, run_single_stage
+from agentr_dagster.stages.seeds import project_seed_studies
 
 
 def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = None) -> StageOutcome:
     require_active(store, slug, "queries", run_id)
     intent, intent_hash = current_intent(store, slug)
+    seeds = project_seed_studies(store, slug)[0]  # the LLM path checks its answer on them (one repair round)
     return run_single_stage(
-        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id
+        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx, seeds),
+        run_id,
     )
 
 

@@ -42,7 +42,7 @@ def configured_model() -> str:
     """The model the configured backend would record (the cache keys depend on it)."""
     settings = get_settings()
     if not settings.llm_configured:
-        from agentr_dagster.domain.offline import OFFLINE_MODEL
+        from agentr_dagster.llm.offline import OFFLINE_MODEL
 
         return OFFLINE_MODEL
     return settings.llm_model

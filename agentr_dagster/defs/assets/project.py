@@ -129,7 +129,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
     group_name="research",
     retry_policy=LLM_RETRY,
     pool="llm",
-    check_specs=[checks.QUERIES_CHECK],
+    check_specs=[checks.QUERIES_CHECK, checks.SEED_RECALL_CHECK],
     description="A Boolean query, 10-15 expanded keywords and exactly 10 search strings.",
 )
 def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
@@ -140,11 +140,40 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
             "boolean_query": str(queries.get("boolean_query", "")),
             "search_strings": MetadataValue.md("\n".join(f"1. {s}" for s in queries.get("search_strings", []))),
             "expanded_keywords": "; ".join(map(str, queries.get("expanded_keywords") or [])),
+            **_seed_metadata(db, context.partition_key),
             **_stage_metadata(outcome, backend),
         },
         data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
-        check_results=[checks.evaluate_queries(db, context.partition_key)],
+        check_results=[checks.evaluate_queries(db, context.partition_key),
+                       checks.evaluate_seed_recall(db, context.partition_key)],
     )
+
+
+def _seed_metadata(db, slug: str) -> dict:
+    """The Boolean query's recall on the seed studies, the losing block per missed one, the widened query."""
+    from agentr_dagster.stages.intent import current_intent
+    from agentr_dagster.stages.queries import current_queries
+    from agentr_dagster.stages.seeds import seed_report
+
+    try:
+        queries = current_queries(db, slug)
+        if queries is None:
+            return {}
+        report, unresolved = seed_report(db, slug, queries, current_intent(db, slug)[0])
+    except (ValueError, StageError):  # a stored artefact that does not validate: its own check reports it
+        return {}
+    if report.recall is None:
+        return {"seed_recall": "no seed studies"}
+    return {
+        "seed_recall": MetadataValue.float(report.recall),
+        "seed_studies": report.n_seeds,
+        "seeds_missed": MetadataValue.md("\n".join(
+            f"1. {m.title} — lost by {', '.join(m.facets) or '?'}" for m in report.missed[:20]) or "none"),
+        "widened_query": report.widened_query or "",
+        "widened_seed_recall": MetadataValue.float(report.widened_recall) if report.widened_recall is not None
+        else "",
+        "seed_dois_unresolved": len(unresolved),
+    }
 
 
 @asset(

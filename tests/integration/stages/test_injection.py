@@ -177,7 +177,7 @@ def test_untrusted_text_cannot_close_its_quote_block():
 
 
 def test_offline_backend_is_unaffected_by_injected_text():
-    from agentr_dagster.domain.offline import OfflineBackend
+    from agentr_dagster.llm.offline import OfflineBackend
 
     backend = OfflineBackend()
     intent = backend.decompose_intent(ABSTRACT)

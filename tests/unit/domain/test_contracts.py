@@ -1,3 +1,5 @@
+import re
+
 import pytest
 from pydantic import ValidationError
 
@@ -120,7 +122,7 @@ def test_invalid_slugs(slug):
 def test_prompt_versions_are_content_addressed():
     for stage in ("intent", "queries", "score"):
         version = prompt_version(stage)
-        assert version.startswith(f"{stage}-v1-") and len(version.split("-")[-1]) == 8
+        assert re.fullmatch(rf"{stage}-v\d+-[0-9a-f]{{8}}", version)
     assert len({prompt_version(s) for s in ("intent", "queries", "score")}) == 3
 
 

@@ -26,7 +26,8 @@ from agentr_dagster.domain.contracts import (
     ResearchIntent,
     SearchQueries,
 )
-from agentr_dagster.domain.offline import (
+from agentr_dagster.domain.text import extract_phrases, split_sentences, stem, tokenize
+from agentr_dagster.llm.offline import (
     C1_BANDS,
     JUSTIFICATION_PREFIX,
     OFFLINE_MODEL,
@@ -35,7 +36,6 @@ from agentr_dagster.domain.offline import (
     _FacetResult,
     level_of,
 )
-from agentr_dagster.domain.text import extract_phrases, split_sentences, stem, tokenize
 from tests.support import REPO
 
 ROOT = REPO
@@ -240,7 +240,7 @@ import hashlib, json, sys
 import numpy as np
 sys.path.insert(0, {tests!r})
 from test_offline import GNN, RELEVANT, UNRELATED, HashingEmbedder
-from agentr_dagster.domain.offline import OfflineBackend
+from agentr_dagster.llm.offline import OfflineBackend
 b = OfflineBackend(HashingEmbedder())
 i = b.decompose_intent(GNN)
 q = b.generate_queries(i)

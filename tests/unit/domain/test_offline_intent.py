@@ -9,8 +9,8 @@ import pytest
 
 from agentr_dagster.domain import lexicon as lx
 from agentr_dagster.domain.contracts import ResearchIntent
-from agentr_dagster.domain.offline import OfflineBackend, as_term
 from agentr_dagster.domain.text import normalize, split_sentences
+from agentr_dagster.llm.offline import OfflineBackend, as_term
 from tests.support import ABSTRACT, DEMO
 
 ECOLOGY = """Pollinator declines threaten crop yields and wild plant reproduction, yet the relative contribution of

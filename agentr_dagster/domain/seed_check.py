@@ -1,0 +1,224 @@
+"""A Boolean query checked against studies known to be relevant ("seed studies", or labelled includes).
+
+The objective approach to search strategies (Hausner et al.): a strategy is only as good as its recall on
+studies that must be found. This module reports that recall, names the concept block that loses each missed
+study (the AND-ed block whose OR-group none of the study's title and abstract matches), and proposes the
+widened query: each losing block OR-ed with terms taken from the missed studies' own titles and abstracts,
+chosen greedily by how many of the missed studies each term recovers. Pure: no store, no I/O.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from pydantic import BaseModel, Field
+
+from agentr_dagster.domain.boolean_query import (
+    And,
+    Node,
+    Or,
+    Term,
+    blocks_of,
+    matches,
+    parse_boolean_query,
+    query_terms,
+    to_query,
+)
+from agentr_dagster.domain.text import is_stopword, tokenize
+from agentr_dagster.domain.truncation import truncation
+
+#: Recall on the seeds below which the query is flagged (asset check WARN).
+SEED_RECALL_FLOOR = 0.9
+MAX_ADDED_TERMS_PER_BLOCK = 6
+
+
+@dataclass(frozen=True)
+class SeedStudy:
+    title: str
+    abstract: str = ""
+    doi: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.title}. {self.abstract}" if self.abstract else self.title
+
+
+class MissedSeed(BaseModel):
+    title: str
+    doi: str = ""
+    facets: list[str] = Field(description="the blocks none of whose terms the study's title and abstract contain")
+
+
+class SeedReport(BaseModel):
+    n_seeds: int
+    n_found: int
+    recall: float | None  # None without seeds
+    missed: list[MissedSeed] = Field(default_factory=list)
+    widened_query: str | None = None
+    widened_recall: float | None = None
+    added_terms: dict[str, list[str]] = Field(default_factory=dict)  # block name -> terms added
+
+    @property
+    def below_floor(self) -> bool:
+        return self.recall is not None and self.recall < SEED_RECALL_FLOOR
+
+    def summary(self) -> str:
+        if self.recall is None:
+            return "no seed studies"
+        text = f"recall on {self.n_seeds} seed studies {self.recall:.2f} ({self.n_found} found)"
+        if self.widened_query:
+            text += f"; widened query recalls {self.widened_recall:.2f}"
+        return text
+
+
+#: How close each candidate term is to a block's terms (higher: closer), e.g. a static-embedding cosine.
+Relatedness = Callable[[list[str], list[str]], list[float]]
+
+
+def check_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None,
+                relatedness: Relatedness | None = None) -> SeedReport:
+    """Recall of ``query`` on ``seeds``, the losing block of each missed seed, and a widened query (with
+    ``relatedness``, a block is widened by the missed studies' terms closest to its own)."""
+    if not seeds:
+        return SeedReport(n_seeds=0, n_found=0, recall=None)
+    tree = parse_boolean_query(query)
+    blocks = blocks_of(tree)
+    names = [
+        (block_names[i] if block_names and i < len(block_names) else f"block {i + 1}") for i in range(len(blocks))
+    ]
+    found = [matches(tree, s.text) for s in seeds]
+    missed: list[MissedSeed] = []
+    losing: dict[int, list[SeedStudy]] = {}
+    for seed, ok in zip(seeds, found, strict=True):
+        if ok:
+            continue
+        failing = [i for i, b in enumerate(blocks) if not matches(b, seed.text)]
+        missed.append(MissedSeed(title=seed.title[:300], doi=seed.doi, facets=[names[i] for i in failing]))
+        for i in failing:
+            losing.setdefault(i, []).append(seed)
+    report = SeedReport(n_seeds=len(seeds), n_found=sum(found), recall=round(sum(found) / len(seeds), 4),
+                        missed=missed)
+    if not losing:
+        return report
+    new_blocks = list(blocks)
+    for i, lost in losing.items():
+        terms = widening_terms(blocks[i], lost, relatedness)
+        if terms:
+            report.added_terms[names[i]] = terms
+            children = list(blocks[i].children) if isinstance(blocks[i], Or) else [blocks[i]]
+            new_blocks[i] = Or(tuple(children + [Term(t) for t in terms]))
+    if report.added_terms:
+        widened: Node = new_blocks[0] if len(new_blocks) == 1 else And(tuple(new_blocks))
+        report.widened_query = to_query(widened)
+        report.widened_recall = round(sum(matches(widened, s.text) for s in seeds) / len(seeds), 4)
+    return report
+
+
+_GENERIC = frozenset(
+    "study studies trial trials patient patients effect effects result results analysis review outcome outcomes "
+    "data method methods using based among between during after before versus compared comparison clinical "
+    "randomized randomised controlled double-blind placebo efficacy safety treatment evaluation group groups "
+    "year years week weeks month months case cases report reports new use used paper approach model models "
+    "research evidence role impact association associated factors risk population sample".split()
+)
+
+
+def _candidates(seed: SeedStudy) -> list[str]:
+    """Truncated words and two-word phrases of a study's title (then its abstract's first sentence)."""
+    out: list[str] = []
+    first = re.split(r"(?<=[.!?])\s", seed.abstract, maxsplit=1)[0] if seed.abstract else ""
+    for text in (seed.title, first):
+        words = [w for w in tokenize(text) if not w.isdigit()]
+        good = [w for w in words if len(w) >= 4 and not is_stopword(w) and w.casefold() not in _GENERIC]
+        for a, b in zip(words, words[1:], strict=False):
+            if a in good and b in good:
+                out.append(f"{a.casefold()} {b.casefold()}")
+        out.extend(truncation(w) for w in good)
+    return list(dict.fromkeys(out))
+
+
+def widening_terms(block: Node, lost: Sequence[SeedStudy], relatedness: Relatedness | None = None) -> list[str]:
+    """Terms from the lost studies' titles and abstracts that recover them for ``block``: greedily the term
+    matching the most still-missed studies (at a tie a single word before a phrase, so the block widens along
+    the concept rather than one title's wording; then the word the studies repeat; then the longer one).
+    With ``relatedness``, closeness to the block's own terms comes first among equal coverage."""
+    pool: dict[str, set[int]] = {}
+    for seed in lost:
+        for cand in _candidates(seed):
+            pool.setdefault(cand, set())
+    for cand in pool:
+        node = Term(cand)
+        pool[cand] = {j for j, seed in enumerate(lost) if matches(node, seed.text)}
+    # at a tie, the term the studies repeat (title and abstract), then the longer (more specific) one
+    salience = {c: sum(len(re.findall(r"\b" + re.escape(c.rstrip("*")), s.text.casefold())) for s in lost)
+                for c in pool}
+    names = list(pool)
+    close = dict(zip(names, relatedness(names, query_terms(block)), strict=True)) if relatedness and names else {}
+    remaining = set(range(len(lost)))
+    chosen: list[str] = []
+    while remaining and len(chosen) < MAX_ADDED_TERMS_PER_BLOCK:
+        best = max(pool, key=lambda c: (len(pool[c] & remaining), round(close.get(c, 0.0), 2), " " not in c,
+                                        salience[c], len(c)), default=None)
+        if best is None or not pool[best] & remaining:
+            break
+        chosen.append(best)
+        remaining -= pool.pop(best)
+    return chosen
+
+
+#: Words of a study-design block: fine as an optional filter, never as a required block of a search.
+_DESIGN_WORDS = frozenset(
+    "trial trials randomized randomised controlled rct rcts review reviews systematic meta-analysis "
+    "meta-analyses cohort case-control observational cross-sectional study studies survey surveys qualitative "
+    "quantitative empirical".split()
+)
+#: Phrases about a review itself or its reporting: never a required term.
+BOILERPLATE_PHRASES = (
+    "leading causes", "age group", "drug effectiveness review project", "class head",
+    "evidence-based practice center", "drug class review", "head to head", "test collection",
+)  # fmt: skip
+MAX_BLOCKS = 4
+MAX_PHRASE_WORDS = 4
+
+
+def structural_problems(query: str, excluded: Sequence[str] = ()) -> list[str]:
+    """What makes a Boolean query a poor systematic search, as sentences (empty when none): too many AND-ed
+    blocks, a required block of study designs only, boilerplate or an excluded criterion as a required term,
+    phrases too long to occur verbatim in a paper."""
+    tree = parse_boolean_query(query)
+    blocks = blocks_of(tree)
+    problems: list[str] = []
+    if len(blocks) > MAX_BLOCKS:
+        problems.append(f"{len(blocks)} blocks are AND-ed; use at most {MAX_BLOCKS - 1} concept blocks")
+    excluded_low = [e.casefold().strip('"*') for e in excluded if e.strip()]
+    for i, block in enumerate(blocks, 1):
+        terms = query_terms(block)
+        words = {w.casefold() for t in terms for w in re.findall(r"[\w\-]+", t)}
+        if words and words <= _DESIGN_WORDS:
+            problems.append(f"block {i} ({to_query(block)[:80]}) is a study-design block; drop it or make it "
+                            "optional")
+        for term in terms:
+            low = term.casefold().strip("*")
+            if any(low == b or low.startswith(b) for b in BOILERPLATE_PHRASES):
+                problems.append(f"block {i} requires the boilerplate phrase {term!r}")
+            if any(low == e for e in excluded_low):
+                problems.append(f"block {i} requires {term!r}, which the question excludes")
+            if len(term.split()) > MAX_PHRASE_WORDS:
+                problems.append(f"the phrase {term!r} has more than {MAX_PHRASE_WORDS} words: papers rarely "
+                                "contain it verbatim")
+    return problems
+
+
+def repair_feedback(problems: Sequence[str], report: SeedReport | None) -> str:
+    """The repair message: the structural problems and the seed studies the query misses."""
+    lines = ["Revise the JSON answer. Keep its keys; change the boolean_query (and strings if needed)."]
+    if problems:
+        lines.append("Problems with the boolean_query:")
+        lines += [f"- {p}" for p in problems]
+    if report is not None and report.missed:
+        lines.append(f"It finds only {report.n_found} of {report.n_seeds} studies known to be relevant. "
+                     "Widen the block that loses each one with the words these studies use:")
+        lines += [f"- \"{m.title[:200]}\" (lost by {', '.join(m.facets) or 'the query'})" for m in report.missed[:10]]
+    return "\n".join(lines)

@@ -1,0 +1,316 @@
+"""Stage 2 of the offline backend: Boolean query, expanded keywords and search strings from an intent."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agentr_dagster.domain.boolean_query import parse_boolean_query
+from agentr_dagster.domain.contracts import (
+    ConceptFacet,
+    ResearchIntent,
+    SearchQueries,
+)
+from agentr_dagster.domain.text import (
+    acronyms,
+    collect_phrases,
+    is_near_duplicate,
+    is_stopword,
+    key_of,
+    score_phrases,
+    split_sentences,
+    stem,
+    tokenize,
+    top_phrases,
+)
+from agentr_dagster.llm.offline.common import (
+    _distinct_append,
+)
+from agentr_dagster.llm.offline.concepts import MAX_REQUIRED_BLOCKS, ConceptBlock, ConceptPlan
+
+#: Least closeness (0.35 x best + 0.65 x centroid cosine) for a vocabulary concept to join keywords and strings.
+NEIGHBOUR_MIN = 0.5
+
+
+class QueriesMixin:
+    # -- stage 2: queries --------------------------------------------------------------------------------
+
+    def generate_queries(self, intent: ResearchIntent) -> SearchQueries:
+        """Boolean query, 10-15 expanded keywords and ten search strings (two per kind) from an intent."""
+        if intent.concepts:
+            return self._concept_queries(intent)
+        methods = list(intent.methodologies)
+        domains = list(intent.application_domains)
+        constraints = list(intent.constraints)
+        seeds = list(intent.seed_keywords)
+        problems = self._problem_phrases(intent, exclude=methods)
+
+        intent_texts = methods + domains + constraints + seeds + problems
+        intent_stems = {s for t in intent_texts + [intent.problem_statement] for s in key_of(t)}
+        neighbours = self._neighbours(
+            [intent.problem_statement] + seeds[:4] + methods[:3] + domains[:3], intent_stems, 12
+        )
+        # The vocabulary is mostly computer science: for another field's abstract its nearest concepts are far
+        # (ecology: "random forests" 0.35, "image generation" 0.27) and only add noise; keep the close ones.
+        neighbours = [(c, sim) for c, sim in neighbours if sim >= NEIGHBOUR_MIN]
+
+        boolean_query = self._boolean_query(methods, problems, domains, seeds)
+
+        expanded: list[str] = []
+        for term in seeds + methods + domains + constraints + problems:
+            if len(expanded) >= 7:
+                break
+            if not is_near_duplicate(key_of(term), [key_of(e) for e in expanded]):
+                _distinct_append(expanded, term, 15)
+        text_for_acronyms = " ".join([intent.problem_statement, *intent_texts])
+        for long_form, acro in acronyms(text_for_acronyms):
+            if len(expanded) < 9:
+                _distinct_append(expanded, acro, 15)
+                _distinct_append(expanded, long_form, 15)
+        for concept, _ in neighbours:
+            if len(expanded) >= 14:
+                break
+            _distinct_append(expanded, concept, 15)
+        for term in intent_texts:  # tiny intents: every remaining distinct term
+            if len(expanded) >= 10:
+                break
+            _distinct_append(expanded, term, 15)
+        if len(expanded) < 10:  # still short: more vocabulary neighbours, ignoring near-duplicate filtering
+            for concept, _ in self._neighbours(intent_texts or [intent.problem_statement], set(), 40):
+                if len(expanded) >= 10:
+                    break
+                _distinct_append(expanded, concept, 15)
+
+        search_strings = self._search_strings(methods, domains, constraints, seeds, problems, neighbours)
+        return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
+
+    def _concept_queries(self, intent: ResearchIntent) -> SearchQueries:
+        """Queries from the intent's concept blocks: the Boolean query ANDs the required blocks (each an OR of
+        its terms), keywords and strings name the concepts as words; no general vocabulary neighbours, which
+        are mostly computer science and only add noise to other fields' questions."""
+        boolean_query = concept_boolean_query(intent.concepts)
+        parse_boolean_query(boolean_query)
+        labels = [c.label for c in intent.concepts]
+        plain = [plain_term(t) for c in intent.concepts for t in c.terms if _readable(t)]
+        expanded: list[str] = []
+        for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
+            _distinct_append(expanded, term, 15)
+        variants = [v for c in intent.concepts for v in c.variants]
+        for term in variants + plain:  # the question's own words first, then the terms' plain forms
+            if len(expanded) >= 15:
+                break
+            _distinct_append(expanded, term, 15)
+        for long_form, acro in acronyms(intent.problem_statement):
+            _distinct_append(expanded, acro, 15)
+            _distinct_append(expanded, long_form, 15)
+        # short questions: design terms, every term's plain form, the question's content words, and only then
+        # the general vocabulary's nearest concepts (the contract wants ten)
+        words = [t for t in tokenize(intent.problem_statement) if len(t) > 3 and not is_stopword(t)]
+        fill = list(intent.study_design) + [t for c in intent.concepts for t in c.terms] + words
+        for term in fill:
+            if len(expanded) >= 10:
+                break
+            _distinct_append(expanded, plain_term(term), 15)
+        if len(expanded) < 10:
+            for concept, _ in self._neighbours([intent.problem_statement, *labels], set(), 40):
+                if len(expanded) >= 10:
+                    break
+                _distinct_append(expanded, concept, 15)
+        search_strings = concept_search_strings(intent)
+        return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
+
+    @staticmethod
+    def _problem_phrases(intent: ResearchIntent, exclude: list[str]) -> list[str]:
+        sentences = split_sentences(intent.problem_statement) or [intent.problem_statement]
+        phrases = score_phrases(collect_phrases(sentences), len(sentences))
+        picked = top_phrases(phrases, 3, exclude=[key_of(e) for e in exclude])
+        if not picked:
+            picked = top_phrases(phrases, 2)
+        return [p.text for p in picked]
+
+    def _boolean_query(self, methods: list[str], problems: list[str], domains: list[str], seeds: list[str]) -> str:
+        groups: list[list[str]] = []
+        used: list[tuple[str, ...]] = []
+        for facet_terms in (methods[:3], problems[:3], domains[:3]):
+            group: list[str] = []
+            for term in facet_terms:
+                key = key_of(term)
+                if key and not any(set(key) == set(u) for u in used):
+                    used.append(key)
+                    group.append(term)
+            if group:
+                groups.append(group)
+        if len(groups) < 2:
+            extra = [s for s in seeds if not any(set(key_of(s)) == set(u) for u in used)][:3]
+            if extra:
+                groups.append(extra)
+        # Synonyms: close vocabulary neighbours (cosine >= 0.75) of each group's first term join its OR list.
+        all_stems = {s for u in used for s in u}
+        for group in groups:
+            for concept, sim in self._neighbours([group[0]], all_stems, 1):
+                if sim >= 0.75 and len(group) < 5:
+                    group.append(concept)
+                    all_stems |= set(key_of(concept))
+        rendered = []
+        for group in groups:
+            terms = [_bool_term(t) for t in group]
+            terms = [t for t in terms if t]
+            if not terms:
+                continue
+            rendered.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
+        query = " AND ".join(rendered) if rendered else _bool_term(seeds[0]) or '"research"'
+        parse_boolean_query(query)  # never emit a query the contract would reject
+        return query
+
+    @staticmethod
+    def _search_strings(
+        methods: list[str],
+        domains: list[str],
+        constraints: list[str],
+        seeds: list[str],
+        problems: list[str],
+        neighbours: list[tuple[str, float]],
+    ) -> list[str]:
+        near = [c for c, _ in neighbours]
+
+        def pick(items: list[str], i: int, *fallbacks: list[str]) -> str:
+            if len(items) > i:
+                return items[i]
+            for pool in fallbacks:
+                if pool:
+                    return pool[0]
+            return items[0] if items else seeds[0]
+
+        m1, m2 = pick(methods, 0, seeds), pick(methods, 1, near, seeds)
+        d1, d2 = pick(domains, 0, seeds), pick(domains, 1, near, seeds)
+        p1, p2 = pick(problems, 0, seeds), pick(problems, 1, seeds)
+        c1 = constraints[0] if constraints else ""
+        k = seeds + near
+        drafts: list[tuple[str, list[str], tuple[str, ...]]] = [
+            ("broad", [k[0], d1], ("overview", "survey", "review")),
+            ("broad", [near[0] if near else k[1 % len(k)], ""], ("research", "state of the art", "trends")),
+            ("narrow", [m1, p1, c1 or d1], ("evaluation", "benchmark", "case study")),
+            ("narrow", [m2, p2, c1 or (k[2] if len(k) > 2 else "")], ("comparison", "empirical study")),
+            ("method", [m1, "for", p1], ("method", "algorithm", "framework")),
+            ("method", [m2, d1], ("approach", "technique", "implementation")),
+            ("problem", [p1, d1], ("challenges", "open problems", "limitations")),
+            ("problem", [p2, c1], ("problem formulation", "requirements", "solutions")),
+            ("domain", [d1, k[1] if len(k) > 1 else m1], ("applications", "practice", "case study")),
+            ("domain", [d2, "applications"], ("domain", "practice", "systems")),
+        ]
+        out: list[str] = []
+        for _kind, parts, suffixes in drafts:
+            text = _trim_words(_compose(parts), 150)
+            candidates = [text] + [_compose([text, s]) for s in suffixes]
+            candidates += [f"{text} {suffixes[0]} {n}".strip() for n in range(2, 13)]
+            for candidate in candidates:
+                if candidate and _distinct_append(out, candidate, 10):
+                    break
+        return out
+
+
+_BOOL_UNSAFE = re.compile(r'["()]')
+
+
+def _bool_term(term: str) -> str:
+    """Render a term for the Boolean query: multi-word or special terms quoted, operators neutralised."""
+    clean = " ".join(_BOOL_UNSAFE.sub(" ", term).split())
+    if not clean:
+        return ""
+    if " " in clean or clean.upper() in ("AND", "OR", "NOT") or not re.fullmatch(r"[\w\-]+", clean):
+        return f'"{clean}"'
+    return clean
+
+
+def _compose(parts: Sequence[str]) -> str:
+    """Join parts, skipping empty ones and parts whose words are already all present."""
+    out: list[str] = []
+    seen: set[str] = set()
+    keys: list[tuple[str, ...]] = []
+    for part in parts:
+        part = " ".join(part.split())
+        if not part:
+            continue
+        if part.casefold() == "for":
+            out.append(part)
+            continue
+        key = tuple(stem(t) for t in tokenize(part))
+        if key and (set(key) <= seen or is_near_duplicate(key, keys)):
+            continue
+        out.append(part)
+        keys.append(key)
+        seen |= set(key)
+    while out and out[-1].casefold() == "for":
+        out.pop()
+    return " ".join(out)
+
+
+def _trim_words(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    return cut[: cut.rfind(" ")] if " " in cut else cut
+
+
+def _readable(term: str) -> bool:
+    """A term that reads as words once its wildcard is off (a phrase, or a whole word), not a cut stem."""
+    return " " in term.strip('"') or not term.endswith("*")
+
+
+def plain_term(term: str) -> str:
+    """A search term as words (quotes and wildcards off): "soft skill*" -> soft skill."""
+    return " ".join(term.replace('"', " ").replace("*", " ").split())
+
+
+def concept_boolean_query(concepts: Sequence[ConceptFacet], max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
+    """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
+    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
+    query = ConceptPlan(blocks=blocks).boolean_query(max_blocks)
+    return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
+
+
+def concept_search_strings(intent: ResearchIntent) -> list[str]:
+    """Ten short strings of the question's own words (a source ANDs a string's words, so each names one or two
+    concepts only), two of each kind: broad (the main concept; with the next), narrow (a variant with the next
+    concept; the main concept with the study design), method (variants of the main concept), problem (the other
+    concepts), domain (the population or setting, alone and with the main concept)."""
+    blocks = list(intent.concepts)
+    main = blocks[0]
+    main_words = list(dict.fromkeys([main.label, *main.variants]))
+    others = [c for c in blocks[1:] if c.required] + [c for c in blocks[1:] if not c.required]
+    other_words = [c.label for c in others]
+    where = [c.label for c in others if c.facet in ("population", "setting")] or other_words
+    problem = [c.label for c in others if c.facet in ("outcome", "exposure", "comparator")] or other_words
+
+    def at(items: list[str], i: int, default: str = "") -> str:
+        return items[i] if len(items) > i else (items[-1] if items else default)
+
+    design = next((plain_term(t) for t in intent.study_design if _readable(t)), "")
+    drafts = [
+        main.label,
+        f"{main.label} {at(other_words, 0)}",
+        f"{at(main_words, 1, main.label)} {at(other_words, 0)}",
+        f"{main.label} {design}" if design else f"{at(main_words, 2, main.label)} {at(other_words, 0)}",
+        at(main_words, 1, main.label),
+        at(main_words, 2, main.label),
+        f"{at(problem, 0)} {main.label}" if problem else at(main_words, 3, main.label),
+        f"{at(problem, 1)} {at(main_words, 1, main.label)}" if problem else at(main_words, 4, main.label),
+        at(where, 0, main.label),
+        f"{at(where, 0)} {at(main_words, 2, main.label)}",
+    ]
+    readable = [plain_term(t) for c in blocks for t in c.terms if _readable(t)]
+    other_variants = [v for c in others for v in [c.label, *c.variants]]
+    pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
+            + list(intent.seed_keywords) + readable + other_variants)
+    out: list[str] = []
+    for i in range(10):  # each slot keeps its kind; a duplicate takes the next unused candidate
+        for candidate in [drafts[i], *pool]:
+            text = " ".join(candidate.split())[:150].strip()
+            if text and _distinct_append(out, text, i + 1):
+                break
+    n = 2
+    while len(out) < 10:  # a question of one concept and one variant: numbered views of it
+        _distinct_append(out, f"{main.label} {n}", 10)
+        n += 1
+    return out

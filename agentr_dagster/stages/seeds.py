@@ -1,0 +1,134 @@
+"""Seed studies of a project and the stored Boolean query checked against them.
+
+Seeds are what the researcher already knows must be found: studies given by DOI or title (stored as the
+project's ``seeds`` artifact by ``agentr queries <slug> --seeds FILE``) and, once there are labels, the papers
+labelled include. A DOI is resolved against the project's papers for its title and abstract; one that is not
+among them is reported as unresolved and not counted.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
+from agentr_dagster.domain.seed_check import Relatedness, SeedReport, SeedStudy, check_query
+
+SEEDS_STAGE = "seeds"
+_DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
+
+
+def parse_seed_text(text: str) -> list[dict[str, str]]:
+    """Seeds from a file's text: a CSV with a ``title`` (and ``abstract``, ``doi``) column, else one DOI or
+    title a line (blank lines and ``#`` comments skipped)."""
+    first = text.lstrip().splitlines()[0] if text.strip() else ""
+    if "," in first and "title" in first.casefold():
+        rows = csv.DictReader(io.StringIO(text))
+        out = []
+        for row in rows:
+            low = {(k or "").strip().casefold(): (v or "").strip() for k, v in row.items()}
+            if low.get("title") or low.get("doi"):
+                out.append({"title": low.get("title", ""), "abstract": low.get("abstract", ""),
+                            "doi": _bare_doi(low.get("doi", ""))})
+        return out
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        doi = _bare_doi(line)
+        out.append({"title": "", "abstract": "", "doi": doi} if doi else {"title": line, "abstract": "", "doi": ""})
+    return out
+
+
+def _bare_doi(value: str) -> str:
+    m = _DOI_RE.match(value.strip())
+    return m.group(1).rstrip(".").casefold() if m else ""
+
+
+def save_seeds(store, slug: str, path: Path) -> int:
+    seeds = parse_seed_text(Path(path).read_text(encoding="utf-8", errors="replace"))
+    store.results.save_artifact(slug, SEEDS_STAGE, {"seeds": seeds}, prompt_version=None, model=None,
+                                backend=None, input_hash=None)
+    return len(seeds)
+
+
+def project_seed_studies(store, slug: str) -> tuple[list[SeedStudy], list[str]]:
+    """(seed studies with text, DOIs that resolve to no paper of the project)."""
+    papers = store.projects.list_papers(slug)
+    by_doi = {(p.doi or "").casefold(): p for p in papers if p.doi}
+    studies: list[SeedStudy] = []
+    unresolved: list[str] = []
+    artifact = store.results.latest_artifact(slug, SEEDS_STAGE)
+    for seed in (artifact.payload.get("seeds", []) if artifact else []):
+        doi = seed.get("doi", "")
+        if seed.get("title"):
+            studies.append(SeedStudy(seed["title"], seed.get("abstract", ""), doi))
+        elif doi in by_doi:
+            paper = by_doi[doi]
+            studies.append(SeedStudy(paper.title, paper.abstract or "", doi))
+        elif doi:
+            unresolved.append(doi)
+    given = {s.doi for s in studies if s.doi} | {s.title.casefold() for s in studies}
+    by_id = {p.id: p for p in papers}
+    for label in store.labels.list_labels(slug):
+        paper = by_id.get(label.paper_id)
+        if label.label == "include" and paper and (paper.doi or "").casefold() not in given \
+                and paper.title.casefold() not in given:
+            studies.append(SeedStudy(paper.title, paper.abstract or "", paper.doi or ""))
+    return studies, unresolved
+
+
+def block_names(intent: ResearchIntent | None, query: str) -> list[str] | None:
+    """A name for each of the Boolean query's AND-ed blocks: the intent concept whose terms it shares most
+    ("population: adolescents"), else "block N"."""
+    if intent is None or not intent.concepts:
+        return None
+    from agentr_dagster.domain.boolean_query import blocks_of, parse_boolean_query, query_terms
+
+    names = []
+    for i, block in enumerate(blocks_of(parse_boolean_query(query))):
+        terms = {t.casefold() for t in query_terms(block)}
+        best, overlap = None, 0
+        for c in intent.concepts:
+            shared = len(terms & {t.strip('"').casefold() for t in c.terms})
+            if shared > overlap:
+                best, overlap = c, shared
+        names.append(f"{best.facet}: {best.label}" if best else f"block {i + 1}")
+    return names
+
+
+def embedding_relatedness(embedder=None) -> Relatedness | None:
+    """Closeness of candidate terms to a block's terms: cosine to the mean of the block's term vectors under the
+    static embedding (the embedding neighbourhood of the concept); None when no embedding model is built."""
+    import numpy as np
+
+    if embedder is None:
+        from agentr_dagster.domain.embeddings import get_embedder
+
+        try:
+            embedder = get_embedder()
+        except (RuntimeError, OSError):
+            return None
+
+    def plain(terms: list[str]) -> list[str]:
+        return [" ".join(t.replace('"', " ").replace("*", " ").split()) or t for t in terms]
+
+    def related(candidates: list[str], block_terms: list[str]) -> list[float]:
+        vecs = np.asarray(embedder.encode(plain(candidates) + plain(block_terms)), dtype=np.float64)
+        vecs /= np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+        centre = vecs[len(candidates):].mean(axis=0)
+        centre /= max(float(np.linalg.norm(centre)), 1e-12)
+        return [float(v) for v in vecs[: len(candidates)] @ centre]
+
+    return related
+
+
+def seed_report(store, slug: str, queries: SearchQueries, intent: ResearchIntent | None) -> tuple[SeedReport,
+                                                                                                  list[str]]:
+    studies, unresolved = project_seed_studies(store, slug)
+    relatedness = embedding_relatedness() if studies else None
+    names = block_names(intent, queries.boolean_query)
+    return check_query(queries.boolean_query, studies, names, relatedness), unresolved

@@ -1,0 +1,150 @@
+"""Concept blocks of review questions (offline): facets from clauses, exclusions and boilerplate never required."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
+from agentr_dagster.llm.offline import OfflineBackend
+from agentr_dagster.llm.offline.concepts import (
+    classify_sentences,
+    content_words_baseline,
+    extract_concepts,
+    is_review_question,
+    item_terms,
+    truncation,
+)
+from tests.unit.domain.test_offline import HashingEmbedder
+
+SLEEP = (
+    "Is insufficient sleep associated with depression in adolescents? Insufficient sleep duration, poor sleep "
+    "quality and delayed sleep timing are leading causes of concern in this age group. Include cohort and "
+    "cross-sectional studies of adolescents aged 10-19 years. Exclude studies of shift workers and adults."
+)
+DRUGS = (
+    "What is the comparative effectiveness and harms of proton pump inhibitors, such as omeprazole and "
+    "lansoprazole, in adults with gastroesophageal reflux disease (GERD)? The records come from a Drug "
+    "Effectiveness Review Project (DERP) drug class review prepared by the Oregon Evidence-based Practice Center. "
+    "Relevant studies are randomized controlled trials that compare drugs within the class head to head."
+)
+BEAMS = (
+    "Does charged-particle radiotherapy (proton beam, carbon-ion therapy) benefit patients with cancer? Include "
+    "clinical studies of patients treated with charged-particle beams. Exclude phantom studies, photon therapy "
+    "and case reports."
+)
+MISINFO = (
+    "Among studies exploring COVID-19 misinformation on social media, how many mention complementary and "
+    "alternative medicine (CAM)? Include primary research on COVID-19 misinformation, regardless of whether CAM "
+    "is mentioned."
+)
+
+
+def _query_words(query: str) -> str:
+    return " ".join(query_terms(parse_boolean_query(query))).casefold()
+
+
+def test_truncation_keeps_a_stem_of_five_letters_or_more():
+    assert truncation("adolescents") == "adolesc*"
+    assert truncation("teachers") == "teacher*"
+    assert truncation("children") == "child*"
+    assert truncation("ADHD") == "ADHD"
+    assert truncation("NSAIDs") == "NSAID"
+    assert truncation("pain") == "pain"  # short words stay whole: a wildcard would open onto "paint"
+    # phrases are quoted without a wildcard inside (not every engine reads one): singular, and plural as written
+    assert item_terms("soft skills") == ['"soft skill"', '"soft skills"']
+    assert item_terms("a recent myocardial infarction")[0] == '"myocardial infarction"'  # "recent" is no concept
+
+
+def test_the_sleep_question_keeps_its_concepts_and_drops_boilerplate():
+    plan = extract_concepts(SLEEP)
+    query = plan.boolean_query(max_blocks=2)
+    words = _query_words(query)
+    assert "adolesc" in words and "depress" in words and "sleep" in words
+    for boilerplate in ("leading cause", "age group", "systematic review", "shift worker"):
+        assert boilerplate not in words
+    assert "cohort" not in words  # the design is its own optional block, never required
+    assert plan.design is not None and any("cohort" in t for t in plan.design.terms)
+    # an exclusion sentence names no concept
+    assert any(d.startswith("Exclude") for d in plan.dropped)
+    tree = parse_boolean_query(query)
+    assert matches(tree, "Sleep duration and depressive symptoms in adolescents: a cohort study")
+    assert not matches(tree, "Sleep hygiene in shift workers")
+
+
+def test_provenance_and_institution_names_never_become_concepts():
+    plan = extract_concepts(DRUGS)
+    topic, eligibility, dropped = classify_sentences(DRUGS)
+    assert any("records come from" in d for d in dropped)
+    assert all("Oregon" not in s for s in topic + eligibility)
+    every_term = " ".join(t for b in plan.blocks for t in b.terms).casefold()
+    for phrase in ("drug effectiveness review project", "oregon", "class head", "practice center", "derp"):
+        assert phrase not in every_term
+    words = _query_words(plan.boolean_query(max_blocks=2))
+    assert "omeprazol" in words and "proton pump" in words and "gastroesophageal reflux" in words
+    assert "GERD" in {t for b in plan.blocks for t in b.terms}  # the abbreviation beside its long form
+
+
+def test_excluded_criteria_are_never_required_terms():
+    plan = extract_concepts(BEAMS)
+    required = " ".join(t for b in plan.required(3) for t in b.terms).casefold()
+    for excluded in ("phantom", "photon", "case report"):
+        assert excluded not in required
+    tree = parse_boolean_query(plan.boolean_query())
+    # the hyphenated compound is found however a paper spells it
+    assert matches(tree, "Charged particle radiotherapy for chordoma")
+    assert matches(tree, "Carbon ion therapy of sarcoma")
+
+
+def test_a_concept_the_question_does_not_require_is_optional():
+    plan = extract_concepts(MISINFO)
+    cam = next(b for b in plan.blocks if "CAM" in b.terms)
+    assert cam.required is False
+    assert "misinformation" in _query_words(plan.boolean_query(max_blocks=3))
+    assert "CAM" not in plan.boolean_query(max_blocks=3)
+
+
+def test_research_abstracts_keep_the_phrase_heuristics():
+    from tests.support import ABSTRACT
+
+    assert not is_review_question(ABSTRACT)
+    assert is_review_question(SLEEP) and is_review_question(DRUGS)
+
+
+@pytest.mark.parametrize("question", [SLEEP, DRUGS, BEAMS, MISINFO])
+def test_offline_intent_and_queries_come_from_the_concepts(question):
+    backend = OfflineBackend(HashingEmbedder())
+    intent = backend.decompose_intent(question)
+    queries = backend.generate_queries(intent)
+    assert intent.concepts and intent.concepts[0].required
+    parse_boolean_query(queries.boolean_query)
+    text = " ".join(
+        [*intent.methodologies, *intent.application_domains, *intent.seed_keywords, *queries.expanded_keywords,
+         *queries.search_strings, queries.boolean_query]
+    ).casefold()
+    for noise in ("leading causes", "age group", "oregon", "class head", "review project", "deep learning",
+                  "genetic algorithm", "microservice", "design science"):
+        assert noise not in text
+
+
+def test_the_mechanical_baseline_is_an_or_of_content_words():
+    baseline = content_words_baseline("Does sleep affect depression in adolescents?")
+    assert parse_boolean_query(baseline)
+    assert set(baseline.split(" OR ")) <= {"sleep", "affect", "depression", "adolescents"}
+    assert {"sleep", "depression", "adolescents"} <= set(baseline.split(" OR "))
+
+
+@pytest.mark.parametrize("question", [
+    "Does yoga work?",
+    "What is known about dog bites? Exclude reviews.",
+    "Include randomized controlled trials of aspirin.",
+    "Which (of the) studies — if any — report on 'X-ray' use?",
+    "How many? " + "Exclude a, b, c. " * 30,
+    "Is exercise (e.g. walking, cycling, swimming, rowing, running, climbing, dancing, skiing, skating, hiking, "
+    "jogging, yoga, pilates, tai chi, boxing, judo, karate, tennis, golf, rugby, hockey, cricket, football) "
+    "associated with mood in older adults, children, adolescents, women and veterans?",
+])
+def test_odd_questions_still_fill_the_contracts(question):
+    backend = OfflineBackend(HashingEmbedder())
+    intent = backend.decompose_intent(question)
+    queries = backend.generate_queries(intent)  # validates: parses, 10 strings, 10-15 keywords, <= 2000 chars
+    assert len(queries.boolean_query) <= 2000 and parse_boolean_query(queries.boolean_query)

@@ -1,0 +1,84 @@
+"""A Boolean query checked against seed studies: recall, the losing block per missed study, the widened query;
+and the structural checks of a query (pure logic)."""
+
+from __future__ import annotations
+
+from agentr_dagster.domain.boolean_query import blocks_of, matches, parse_boolean_query, to_query
+from agentr_dagster.domain.seed_check import (
+    SEED_RECALL_FLOOR,
+    SeedStudy,
+    check_query,
+    repair_feedback,
+    structural_problems,
+)
+
+QUERY = '(adolesc* OR teen*) AND (depress* OR "low mood")'
+SEEDS = [
+    SeedStudy("Sleep and depression in adolescents"),
+    SeedStudy("Teenagers' low mood after short sleep", "A cohort of teens."),
+    SeedStudy("Insomnia and depressive symptoms in youth", "Young people with insomnia reported more symptoms."),
+    SeedStudy("Sleep loss and anxiety among adolescents", "Anxiety disorders rose with sleep loss.", "10.1/x"),
+]
+
+
+def test_to_query_round_trips():
+    for text in (QUERY, '"soft skill*" AND (teacher* OR educator*) NOT "pre-school"', 'a OR (b AND "c d")'):
+        tree = parse_boolean_query(text)
+        assert parse_boolean_query(to_query(tree)) == tree
+    assert len(blocks_of(parse_boolean_query(QUERY))) == 2
+
+
+def test_recall_and_the_block_losing_each_missed_study():
+    report = check_query(QUERY, SEEDS, ["population: adolescents", "outcome: depression"])
+    assert report.n_seeds == 4 and report.n_found == 2 and report.recall == 0.5
+    assert report.below_floor and report.recall < SEED_RECALL_FLOOR
+    lost = {m.title: m.facets for m in report.missed}
+    assert lost["Insomnia and depressive symptoms in youth"] == ["population: adolescents"]
+    assert lost["Sleep loss and anxiety among adolescents"] == ["outcome: depression"]
+    assert [m.doi for m in report.missed if m.doi] == ["10.1/x"]
+
+
+def test_the_widened_query_recovers_the_missed_seeds_with_their_own_words():
+    def related(candidates: list[str], block_terms: list[str]) -> list[float]:
+        # a stand-in for the embedding neighbourhood: population words near the population block's terms
+        near = {"adolesc*": ("youth*", "young people"), "depress*": ("anxiety*", "anxiet*")}
+        return [1.0 if any(c in near.get(t, ()) for t in block_terms) else 0.0 for c in candidates]
+
+    plain = check_query(QUERY, SEEDS, ["population", "outcome"])
+    assert plain.widened_recall == 1.0  # without relatedness the missed seeds are still recovered
+    report = check_query(QUERY, SEEDS, ["population", "outcome"], relatedness=related)
+    assert report.widened_query and report.widened_recall == 1.0
+    widened = parse_boolean_query(report.widened_query)
+    assert all(matches(widened, s.text) for s in SEEDS)
+    assert len(blocks_of(widened)) == 2  # widened inside its blocks, never a new AND
+    assert set(report.added_terms) == {"population", "outcome"}
+    population_terms = " ".join(report.added_terms["population"])
+    assert "youth" in population_terms or "young" in population_terms
+    assert "anxiet" in " ".join(report.added_terms["outcome"])
+    assert "summary" and "widened query recalls 1.00" in report.summary()
+
+
+def test_no_seeds_means_nothing_to_check():
+    report = check_query(QUERY, [])
+    assert report.recall is None and not report.below_floor and report.summary() == "no seed studies"
+
+
+def test_structural_problems():
+    assert structural_problems(QUERY) == []
+    design = structural_problems('(sleep OR insomnia) AND ("randomized controlled trial" OR cohort)')
+    assert any("study-design block" in p for p in design)
+    boiler = structural_problems('(antihistamin* OR loratadin*) AND ("drug class review" OR "class head")')
+    assert any("boilerplate" in p for p in boiler)
+    many = structural_problems("a AND b AND c AND d AND e")
+    assert any("5 blocks" in p for p in many)
+    long_phrase = structural_problems('"insufficient sleep duration in school aged adolescents" AND depress*')
+    assert any("more than 4 words" in p for p in long_phrase)
+    excluded = structural_problems("(proton* OR photon*) AND cancer", excluded=["photon*"])
+    assert any("excludes" in p for p in excluded)
+
+
+def test_repair_feedback_names_problems_and_missed_seeds():
+    report = check_query(QUERY, SEEDS)
+    text = repair_feedback(["block 2 is a study-design block"], report)
+    assert "study-design" in text and "Insomnia and depressive symptoms in youth" in text
+    assert "2 of 4" in text
