@@ -36,6 +36,7 @@ from agentr_dagster.store.rows import (
 )
 
 ZERO = cost_rule.ZERO
+QUANTUM_CREDIT = cost_rule.QUANTUM  # a last call needs at least this much left (never a hold of nothing)
 _LOCK_PRICING = 0x4147_4E54_5231
 _LOCK_MULTIPLIER = 0x4147_4E54_5232
 _LOCK_DEFAULT_CREDITS = 0x4147_4E54_5233
@@ -442,6 +443,7 @@ class Ledger:
         paper_id: int | None = None,
         bound: CallBound | None = None,
         run_id: str | None = None,
+        final_ok: bool = False,
     ) -> int:
         """Hold ``amount`` credits before a call; returns the reservation id.
 
@@ -449,6 +451,11 @@ class Ledger:
         bound of that call at the price and multiplier in force when the reservation is taken — the very rows
         :meth:`settle` will charge it by — so a call within its bound can never overrun its reservation, and a
         budget check on it is exact.
+
+        ``final_ok`` (with ``bound``): when the balance cannot cover the bound, nothing else of the account is open
+        and the balance covers at least the prompt's part of the bound, the whole balance is held instead — the
+        account's last call. Its settlement debits at most what is left (see :meth:`settle`), so the balance ends
+        at zero at worst and the shortfall, one call's output at most, is noted on the entry and not charged.
 
         Raises InsufficientCredits (nothing written) if the balance is below the amount or the project's
         ``budget_credits`` would be exceeded by settled usage + open reservations + the amount; OrphanError if
@@ -466,11 +473,13 @@ class Ledger:
             existing = conn.execute(*find).scalar()
             if existing is not None:
                 return existing
-            value, taken_at = self._amount_to_hold(conn, requested, bound)
+            value, floor, taken_at = self._amount_to_hold(conn, requested, bound)
             # Project and paper checks come before the account's lock, so that the lock is held briefly. Lock
             # order: project (only when it has a budget), then account; settle/release never lock a project.
             project = None if slug is None else self._project_to_charge(conn, slug, paper_id)
             balance = self._lock_account(conn, account_id)
+            if final_ok and floor is not None and floor <= balance < value and not self._any_open(conn, account_id):
+                value = balance  # the last call (see the docstring)
             self._check_funds(conn, account, balance, value, project)
             rid = conn.execute(
                 hot.insert_reservation(self.db.dialect),
@@ -487,18 +496,25 @@ class Ledger:
 
     def _amount_to_hold(
         self, conn: Connection, requested: Decimal, bound: CallBound | None
-    ) -> tuple[Decimal, datetime | None]:
-        """The amount to reserve (at least the call's bound at the rates in force now) and the time it is taken
-        at (``None`` without a bound: the insert's own time)."""
+    ) -> tuple[Decimal, Decimal | None, datetime | None]:
+        """The amount to reserve (at least the call's bound at the rates in force now), the least a last call
+        must have (its prompt's cost; ``None`` without a bound) and the time it is taken at (``None`` without a
+        bound: the insert's own time)."""
         if bound is None:
-            return requested, None
+            return requested, None, None
         self._hold_rates(conn)  # no price change can land between this read and the commit
         taken_at = now_utc()
         price, multiplier = self._rates_at(conn, bound.model, bound.provider, bound.tier, taken_at)
         estimate = cost_rule.estimate_credits(
             bound.input_tokens, bound.max_output_tokens, _prices(price), multiplier.credits_per_usd
         )
-        return max(requested, estimate), taken_at
+        floor = cost_rule.estimate_credits(bound.input_tokens, 0, _prices(price), multiplier.credits_per_usd)
+        return max(requested, estimate), max(floor, QUANTUM_CREDIT), taken_at
+
+    def _any_open(self, conn: Connection, account_id: int) -> bool:
+        r = t.reservations
+        return conn.execute(sa.select(r.c.id).where(r.c.account_id == account_id, r.c.state == "open").limit(1)
+                            ).first() is not None
 
     def _project_to_charge(self, conn: Connection, slug: str, paper_id: int | None) -> sa.Row:
         """The active project (locked when it has a budget) after checking the paper belongs to it."""
@@ -768,9 +784,17 @@ class Ledger:
         return sum(1 for rid in self.db.read(tx) if self._release(rid, "its run ended; released by the next run"))
 
     def release_stale_reservations(self, older_than_seconds: float) -> int:
-        """Release every reservation open for longer than ``older_than_seconds``; returns how many."""
+        """Release every reservation open for longer than ``older_than_seconds``, except those of a project whose
+        lease a live holder has (its call may still settle); returns how many."""
+        from agentr_dagster.store.leases import Leases
+
+        leases, live = Leases(self.db), {}
         released = 0
         for res in self.open_reservations(older_than_seconds):
+            if res.slug is not None and res.slug not in live:
+                live[res.slug] = leases.live_lease(res.slug) is not None
+            if res.slug is not None and live[res.slug]:
+                continue
             if self._release(res.id, f"stale: open longer than {older_than_seconds:g}s"):
                 released += 1
         return released
