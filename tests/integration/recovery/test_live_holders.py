@@ -98,13 +98,22 @@ def test_a_frozen_run_is_not_taken_over_while_another_waits(pg_url, tmp_path, sc
     try:
         frozen_at = store.leases.project_lease(slug)
         second = _start(["run", slug, "--no-progress"], env, tmp_path / "second.log")
-        # watched for three TTLs past the frozen run's last heartbeat: the lease stays the frozen run's
-        deadline = time.monotonic() + 3 * ttl + 3.0
-        while time.monotonic() < deadline:
+        log2 = tmp_path / "second.log"
+
+        def still_frozen_holder() -> None:
             lease = store.leases.project_lease(slug)
             assert lease is not None and lease.holder == frozen_at.holder, "a live (frozen) holder was replaced"
-            assert second.poll() is None, (tmp_path / "second.log").read_text()
-            time.sleep(0.2)
+            assert second.poll() is None, log2.read_text()
+
+        deadline = time.monotonic() + 90  # until the second run waits (its start takes a few seconds) ...
+        while "waiting for the run in flight" not in log2.read_text():
+            still_frozen_holder()
+            assert time.monotonic() < deadline, "the second run never waited"
+            time.sleep(0.1)
+        deadline = time.monotonic() + 3 * ttl  # ... then for three more TTLs: the lease stays the frozen run's
+        while time.monotonic() < deadline:
+            still_frozen_holder()
+            time.sleep(0.1)
         assert (store.leases.project_lease(slug).heartbeat_at - frozen_at.heartbeat_at).total_seconds() < ttl
     finally:
         os.kill(first.pid, signal.SIGCONT)
@@ -216,6 +225,7 @@ def test_a_balance_that_covers_n_papers_scores_at_least_n_minus_one(pg_url, sqli
 
     scored = _scored(store, slug)
     covered = m - 1
+    print(f"last credits: {scored} of {m} papers scored with a balance covering {covered}")
     assert scored >= covered - 1, (scored, covered)
     assert not result.success  # credits ran out before the last paper (or the synthesis after it)
     balance = store.ledger.balance("default")
