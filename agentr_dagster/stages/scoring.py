@@ -165,7 +165,8 @@ def score_project(
     )
     close_stage_calls(store, backend, slug, "score", run_id)
     if summary.failed.get(FailureClass.no_credits):  # the balance now, every call of the run settled
-        account = candidates.project.account
+        charged = getattr(getattr(backend, "gateway", None), "settings", None)  # the account the gateway charges
+        account = charged.account if charged is not None else candidates.project.account
         summary.messages.insert(0, f"credits ran out: account {account!r} has "
                                    f"{store.ledger.balance(account):f} credits now; `agentr credits grant N`, then "
                                    f"`agentr resume {slug}`")
