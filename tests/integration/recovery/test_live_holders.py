@@ -20,6 +20,8 @@ from click.testing import CliRunner
 from dagster import DagsterInstance
 
 from agentr_dagster.cli import main
+from agentr_dagster.cli.common import ensure_project_partition
+from agentr_dagster.settings import dagster_home
 from agentr_dagster.store import DomainStore
 from tests.support import REPO
 from tests.support.recovery import (
@@ -139,6 +141,11 @@ def test_two_projects_with_the_same_abstract_pay_each_request_once(pg_url, tmp_p
     store = _priced_store(pg_url)
     for slug in ("twin-a", "twin-b"):
         make_project(store, tmp_path, slug, n)
+    # Dagster's SQLite run storage made once here: two processes creating it at the same moment can both stamp
+    # its alembic version ("more than one head present"), a race of the storage, not of what is under test
+    dagster_home().mkdir(parents=True, exist_ok=True)
+    for slug in ("twin-a", "twin-b"):
+        ensure_project_partition(slug)
     env = _env({**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)})
     procs = [(_start(["run", slug, "--no-progress"], env, tmp_path / f"{slug}.log"), tmp_path / f"{slug}.log")
              for slug in ("twin-a", "twin-b")]
