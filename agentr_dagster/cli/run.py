@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import shutil
+import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
+from contextlib import contextmanager
 from importlib import resources
 
 import click
@@ -14,6 +17,59 @@ from agentr_dagster.cli.common import ensure_project_partition, fail, open_store
 from agentr_dagster.settings import agentr_home, dagster_home, get_settings, results_dir
 
 DEMO_SLUG = "demo-slr-automation"
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextmanager
+def stop_on_signals(on_stop: Callable[[str], None] | None = None):
+    """SIGTERM/SIGINT ask paid work to stop (``domain.stopping``): no new call is made, calls in flight finish and
+    are settled, the stage ends as stopped and the run as failed, resumable. A second signal stops at once."""
+    from agentr_dagster.domain.stopping import clear_stop, request_stop, stop_requested
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in STOP_SIGNALS}
+
+    def handler(signum, frame) -> None:
+        name = signal.Signals(signum).name
+        if stop_requested():
+            signal.signal(signum, signal.SIG_DFL)
+            raise KeyboardInterrupt(f"{name} again: stopping at once")
+        request_stop(f"stopped by {name}")
+        if on_stop is not None:
+            on_stop(name)
+
+    clear_stop()
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, handler)
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _in_thread(fn: Callable[[], object]) -> object:
+    """Run ``fn`` in a worker thread while the main thread waits, so that this process's signal handlers (not
+    Dagster's, which only the main thread installs and which would interrupt the step mid-call) see the signal."""
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="agentr-run", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(0.2)  # a short join: the main thread runs signal handlers between waits
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
@@ -66,7 +122,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                 overrides = {k: v for k, v in (("stop_at_recall", stop_at_recall),
                                                ("scoring_budget_credits", budget_credits)) if v is not None}
                 settings = get_settings().model_copy(update=overrides)
-                result = materialize(
+                result = _in_thread(lambda: materialize(
                     pipeline_assets, partition_key=slug, instance=instance,
                     resources=resources_from_env(settings=settings),
                     raise_on_error=False,
@@ -74,7 +130,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                           **({REFRESH_SOURCES_TAG: "1"} if refresh_sources else {})},
                     # The progress bar and summary say what happened; step-by-step logs stay in the UI.
                     run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
-                )
+                ))
         finally:
             stop.set()
             if watcher:
@@ -120,15 +176,35 @@ def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
               help="Search every enabled source again, bypassing the response cache (AGENTR_SOURCES).")
 def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | None,
         budget_credits: float | None, refresh_sources: bool) -> None:
-    """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait."""
+    """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait.
+
+    SIGTERM or Ctrl-C stops it cleanly: no new LLM call, the calls in flight are settled, the run is marked
+    failed (stopped), and `agentr resume <slug>` continues where it stopped."""
+    from agentr_dagster.domain.stopping import stop_reason, stop_requested
+
+    def told(name: str) -> None:
+        click.echo(f"{slug}: {name}: finishing the calls in flight, then stopping (again to stop at once)", err=True)
+
     try:
-        ok = run_project(slug, show_progress=not no_progress, verbose=verbose, stop_at_recall=stop_at_recall,
-                         budget_credits=budget_credits, refresh_sources=refresh_sources)
+        with stop_on_signals(told):
+            ok = run_project(slug, show_progress=not no_progress, verbose=verbose, stop_at_recall=stop_at_recall,
+                             budget_credits=budget_credits, refresh_sources=refresh_sources)
     except Exception as exc:  # noqa: BLE001
+        if stop_requested():
+            click.echo(f"error: {exc}", err=True)
+            sys.exit(_stopped(slug, stop_reason()))
         fail(str(exc))
+    if stop_requested():
+        sys.exit(_stopped(slug, stop_reason()))
     if not ok:
         fail(f"run for {slug} did not complete; see `agentr status {slug}` and `agentr failures {slug}`")
     _print_summary(slug)
+
+
+def _stopped(slug: str, reason: str) -> int:
+    click.echo(f"{slug}: {reason}; calls in flight were settled and the run is marked failed. "
+               f"`agentr resume {slug}` continues where it stopped.", err=True)
+    return 128 + (signal.SIGINT if "SIGINT" in reason else signal.SIGTERM)
 
 
 def _print_summary(slug: str, top: int = 10) -> None:

@@ -2,6 +2,8 @@
 alone when it does not.
 
 Order per project (``resume_project``):
+0. a project whose lease a live holder has (a run from any Dagster home, or none: the lease is in the domain store)
+   is left alone, and nothing of it is released (``store.leases.live_lease``);
 1. a deleted project is an orphan: its open reservations are released and nothing runs;
 2. a run still alive for the partition (queued, or started by a process that still exists) is left alone;
 3. a started run whose process is gone (SIGKILL, OOM, reboot) is marked failed in Dagster, and the domain states it
@@ -232,6 +234,11 @@ def resume_project(
         project = store.projects.get_project(slug, include_deleted=True)
     except Exception as exc:  # noqa: BLE001 - ProjectNotFound: say so, resume the rest
         return ResumeOutcome(slug, "failed", False, message=str(exc))
+    held = store.leases.live_lease(slug)  # before anything is released: the lease knows runs of every home
+    if held is not None:
+        outcome.action, outcome.run_ids = "running", [held.run_id] if held.run_id else []
+        outcome.message = f"a live run holds the project ({held.describe()}); left alone, nothing released"
+        return outcome
     unfinished = partition_runs(instance, slug, statuses=(*WAITING, *RUNNING))
     live = [r for r in unfinished if run_is_live(instance, r, stale_after)]
     if live:

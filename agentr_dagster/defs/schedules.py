@@ -110,6 +110,8 @@ def last_failure_class(store: DomainStore, slug: str) -> str | None:
 def _in_flight(store: DomainStore, instance, slug: str, model: str) -> bool:
     """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
 
+    if store.leases.live_lease(slug) is not None:  # a run of any Dagster home (or the CLI) holds the project
+        return True
     runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT))
     if any(run_is_live(instance, run, stale_after=900.0) for run in runs):
         return True

@@ -5,6 +5,7 @@ It lives in the domain so that pure rooms (``synthesis/redraft.py``) can build o
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
@@ -18,3 +19,6 @@ class CallContext:
     # Held for the HTTP call only: a run's own cap on parallel calls, so that its threads can look up the cache
     # and reserve credits for their next paper while the calls before it are still in flight.
     call_gate: AbstractContextManager | None = None
+    # Called right before each paid call by a caller that holds its own claim (scoring: the paper's): raises a
+    # StoppedError once the claim is lost. Without it the gateway takes a claim on the request itself.
+    fence: Callable[[], None] | None = None

@@ -31,6 +31,14 @@ class NoCreditsError(StageError):
     failure_class = FailureClass.no_credits
 
 
+class StoppedError(StageError):
+    """No call made: the run was asked to stop (SIGTERM/SIGINT) or lost its lease or claim to another holder.
+    Resumable (transient), but not retried in this run: not a TransientError, so no retry layer catches it."""
+
+    failure_class = FailureClass.transient
+    retry_in_run = False
+
+
 class StoreError(Exception):
     """Any refusal by the domain store."""
 

@@ -33,6 +33,7 @@ from agentr_dagster.domain.failures import (
     TransientError,
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
+from agentr_dagster.llm.claims import RequestClaims
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.unsettled import UnsettledSpool
 
@@ -190,6 +191,7 @@ class OpenAICompatibleBackend:
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
+        self.claims = RequestClaims(store)
 
     def _redacted(self, error: StageError) -> StageError:
         secret = self.settings.api_key.get_secret_value()
@@ -244,6 +246,7 @@ class OpenAICompatibleBackend:
                     self.settings.account,
                     idempotency_key=f"{key}:{time.time_ns()}:{random.getrandbits(32)}",
                     slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
+                    final_ok=True,  # the last credits: one call may hold what is left and settle down to zero
                 )
             except refused:
                 if time.monotonic() > deadline or not self.store.ledger.open_reservation_count(self.settings.account):
@@ -272,6 +275,13 @@ class OpenAICompatibleBackend:
             raise error from None
 
     def _complete_once(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
+        # One request is paid once, whoever asks: a live worker asking the same request is waited for, and its
+        # answer is then read from the response cache (the lookup below).
+        key = request_hash(self.model, messages, STAGE_TEMPERATURES[stage], MAX_OUTPUT_TOKENS[stage])
+        with self.claims.request(key, ctx):
+            return self._complete_claimed(stage, messages, schema, ctx)
+
+    def _complete_claimed(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
         key = request_hash(self.model, messages, temperature, max_tokens)
@@ -321,6 +331,7 @@ class OpenAICompatibleBackend:
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
+        self.claims.check(ctx)
         bound = CallBound(self.model, estimate_prompt_tokens(messages), max_tokens,
                           provider=self.settings.provider, tier=self.settings.tier)
         try:
@@ -328,7 +339,8 @@ class OpenAICompatibleBackend:
             # is also the orphan check: it refuses a deleted project or paper atomically.
             reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
-            left = exc.available if exc.available is not None else self.store.ledger.balance(self.settings.account)
+            # read now, not the refused transaction's figure: holds that settled since gave credits back
+            left = self.store.ledger.balance(self.settings.account)
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
                 from exc
         except DeletedError as exc:
@@ -342,6 +354,7 @@ class OpenAICompatibleBackend:
                 gone = self._gone_while_waiting(ctx)
                 if gone is not None:
                     raise gone
+                self.claims.fence(ctx, key)  # still ours, right before paying (a stop, a lost lease or claim)
                 started = time.monotonic()
                 content, usage = self._post_chat(messages, temperature, max_tokens, response_format)
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released

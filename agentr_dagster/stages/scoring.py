@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError
+from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, StoppedError
 from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.screening.stopping import DEFAULT_CONFIDENCE, PointProcessStop, recall_lower_bound
@@ -43,6 +44,7 @@ class ScoringSummary:
     reused: int = 0
     failed: Counter = field(default_factory=Counter)  # failure class -> papers
     messages: list[str] = field(default_factory=list)
+    stopped: int = 0  # not called: a stop was asked (SIGTERM/SIGINT) or the paper's claim was lost
     below_cutoff: int = 0  # never sent: the scoring plan stopped before them (not a failure)
     stop_reason: str | None = None  # target_recall | budget, when the plan stopped scoring early
     recall_bound: float | None = None  # the stopping rule's lower bound on recall when it was last evaluated
@@ -162,6 +164,12 @@ def score_project(
         batch_size=batch_size, holder=holder or new_holder("score"),
     )
     close_stage_calls(store, backend, slug, "score", run_id)
+    if summary.failed.get(FailureClass.no_credits):  # the balance now, every call of the run settled
+        charged = getattr(getattr(backend, "gateway", None), "settings", None)  # the account the gateway charges
+        account = charged.account if charged is not None else candidates.project.account
+        summary.messages.insert(0, f"credits ran out: account {account!r} has "
+                                   f"{store.ledger.balance(account):f} credits now; `agentr credits grant N`, then "
+                                   f"`agentr resume {slug}`")
     below = _finish_below_cutoff(store, slug, run_id, tally, len(todo), attempted, pending)
     _save_queue(store, slug, candidates.intent_hash, backend, plan, summary, below, candidates.queue)
 
@@ -170,6 +178,9 @@ def score_project(
     if summary.failed.get(FailureClass.orphan) and not store.projects.is_active(slug):
         # The project itself was deleted mid-run: terminal for the stage (callers must not read it any more).
         raise OrphanError(f"project {slug!r} was deleted during scoring; {summary_text(summary)}")
+    if summary.stopped:  # calls sent were settled above; the rest were never asked
+        raise StoppedError(f"score: {stop_reason() if stop_requested() else 'a claim was lost'}; "
+                           f"{summary_text(summary)}; `agentr resume {slug}` continues")
     return summary
 
 
@@ -237,6 +248,7 @@ class _Tally:
     def failed(self, exc: StageError) -> None:
         with self.lock:
             self.summary.failed[exc.failure_class] += 1
+            self.summary.stopped += isinstance(exc, StoppedError)
             if len(self.summary.messages) < 20 and exc.message not in self.summary.messages:
                 self.summary.messages.append(exc.message)
 
@@ -286,6 +298,7 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
                     store, backend, slug, candidates.intent, candidates.project.abstract, mine, candidates.keys,
                     summary, version=version, run_id=run_id, batch_size=batch_size, concurrency=concurrency,
                     record_failure=record_failure, record_stored=tally.stored, stop_new_calls=no_more_calls,
+                    holder=holder,
                 )
             if learns:
                 pending = _learn_from_batch(store, slug, candidates, batch, pending, judged, sequence,
@@ -407,6 +420,9 @@ def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, s
             store.leases.release_claims(holder, [keys[p.id] for p in mine if p.id in stored])
             yield fresh
         pending = [p for p in pending if keys[p.id] not in claimed]
+        if pending and stop_requested():  # not waited for: the worker only records them as not called
+            yield pending
+            return
         if pending:
             time.sleep(POLL_S)
             stored = {r.paper_id for r in store.results.results_for_project(
@@ -416,7 +432,8 @@ def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, s
 
 def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list, keys: dict[int, str],
                    summary: ScoringSummary, *, version: str, run_id: str | None, batch_size: int, concurrency: int,
-                   record_failure, record_stored, stop_new_calls: threading.Event | None = None) -> None:
+                   record_failure, record_stored, stop_new_calls: threading.Event | None = None,
+                   holder: str | None = None) -> None:
     """Score papers this worker holds the claims of: in batches (offline backend) or one call each."""
     if not todo:
         return
@@ -442,14 +459,24 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
             on_stored=record_stored, on_orphan=record_failure,
         )
 
+        def fence(paper) -> Callable[[], None]:
+            def check() -> None:  # right before the paid call: the paper's claim must still be this worker's
+                if holder is not None and not store.leases.renew_claim(holder, keys[paper.id]):
+                    raise StoppedError(f"score: paper {paper.id}'s claim was taken over; no call made here")
+            return check
+
         def work(paper) -> None:
-            if stop_new_calls.is_set():
-                exc: StageError = _NO_CREDITS_STOP
+            if stop_requested():
+                exc: StageError = StoppedError(f"score: {stop_reason()}; not called (`agentr resume {slug}` "
+                                               "continues)")
+            elif stop_new_calls.is_set():
+                exc = _NO_CREDITS_STOP
             else:
                 try:
                     assessment = backend.score_paper(
                         intent, abstract, paper.title, paper.abstract or "",
-                        CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate),
+                        CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate,
+                                    fence=fence(paper)),
                     )
                 except StageError as err:
                     exc = err
@@ -472,7 +499,7 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
             with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="score") as pool:
                 for start in range(0, len(todo), wave):
                     batch = todo[start : start + wave]
-                    if stop_new_calls.is_set():
+                    if stop_new_calls.is_set() or stop_requested():
                         for paper in batch:
                             work(paper)  # records failed_no_credits without calling
                         continue

@@ -404,6 +404,21 @@ paper_claims = sa.Table(
     sa.Index("ix_paper_claims_holder", "holder"),
 )
 
+# A claim on one LLM request (the hash of model, messages, temperature and output cap): no two workers pay for
+# the same request, whichever project asks; the second reads the answer the first put in the response cache.
+request_claims = sa.Table(
+    "request_claims",
+    metadata,
+    sa.Column("request_hash", sa.String(64), primary_key=True),
+    sa.Column("stage", sa.String(32), nullable=False),
+    sa.Column("holder", sa.String(200), nullable=False),
+    sa.Column("host", sa.String(255), nullable=False),
+    sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("claimed_at", UTCDateTime(), nullable=False),
+    sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
+    sa.Index("ix_request_claims_holder", "holder"),
+)
+
 # Search sources (issue 17): one row per (source, query) search a run sent, completed or failed; the latest
 # completed row of a (source, query) is what the next run skips (or, in a living-review update, searches since).
 SEARCH_STATUSES = ("completed", "failed")

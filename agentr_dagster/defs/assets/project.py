@@ -55,7 +55,7 @@ def _as_failure(exc: StageError, stage: str) -> Failure:
     return Failure(
         description=f"{stage}: {exc.failure_class.value}: {exc.message}",
         metadata={"failure_class": exc.failure_class.value},
-        allow_retries=exc.failure_class is FailureClass.transient,
+        allow_retries=exc.failure_class is FailureClass.transient and getattr(exc, "retry_in_run", True),
     )
 
 

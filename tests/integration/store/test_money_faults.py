@@ -170,14 +170,20 @@ def test_the_last_credits_are_spent_before_scoring_stops(store, tmp_path, script
     assert_ledger_reconciles(store, "tight-account")
     assert store.ledger.verify_ledger().ok
 
-    # out of credits for real: it stops, and says how many credits were left
+    # out of credits for real (three calls' worth left, less than one bound): the last credits are still spent
+    # (the account's last call holds what is left), then it stops and says the balance after every settle
     add_project(store, "broke", "A third abstract, about running out of credits near the end of a balance.")
     assert add_papers_file(store, "broke", tmp_path / "probe.csv").added == n
     run_intent(store, probe, "broke")
+    store.ledger.adjust("tight-account", cost * 3 - store.ledger.balance("tight-account"), note="test: 3 calls")
+    assert held > cost * 3
     stopped = score_project(store, backend, "broke", concurrency=4)
     assert not stopped.complete and stopped.failed
-    assert any("credits left at stop" in m for m in stopped.messages), stopped.messages
+    assert stopped.scored >= 2, summary_text(stopped)
+    left = store.ledger.balance("tight-account")
+    assert any(f"{left:f} credits now" in m for m in stopped.messages), stopped.messages
     assert store.ledger.open_reservations() == []
+    assert store.ledger.verify_ledger().ok
 
 
 def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
