@@ -71,3 +71,28 @@ def test_label_names_a_paper_by_its_source_id_doi_or_paper_id(tmp_path):
     assert labelled() == {"Stopping": "include", "Active l": "include", "A survey": "include"}
     missing = agentr("label", "by-id", "source:404", "include")
     assert missing.exit_code == 1 and "has no live paper 'source:404'" in missing.output
+
+
+def test_the_export_carries_each_papers_label_and_when_it_was_given(tmp_path):
+    import pandas as pd
+
+    (tmp_path / "abstract.md").write_text(ABSTRACT)
+    (tmp_path / "papers.csv").write_text(papers_csv())
+    assert agentr("project", "add", "exp-labels", "--abstract", str(tmp_path / "abstract.md")).exit_code == 0
+    assert agentr("papers", "add", "exp-labels", str(tmp_path / "papers.csv")).exit_code == 0
+    before = pd.Timestamp.now(tz="UTC").floor("s")
+    assert agentr("label", "exp-labels", "R1", "include").exit_code == 0
+    assert agentr("label", "exp-labels", "R2", "exclude").exit_code == 0
+    out = tmp_path / "out"
+    assert agentr("export", "exp-labels", "--out", str(out)).exit_code == 0
+    frames = {"csv": pd.read_csv(out / "scores.csv", keep_default_na=False, dtype=str),
+              "xlsx": pd.read_excel(out / "scores.xlsx", dtype=str, keep_default_na=False),
+              "parquet": pd.read_parquet(out / "scores.parquet")}
+    for fmt, frame in frames.items():
+        by_source = frame.set_index("source_id")
+        assert by_source.loc["R1", "label"] == "include" and by_source.loc["R2", "label"] == "exclude", fmt
+        assert set(by_source.drop(index=["R1", "R2"])["label"]) == {""}, fmt
+        stamp = pd.Timestamp(by_source.loc["R1", "labelled_at"])
+        assert (stamp.tz_convert("UTC") if stamp.tzinfo else stamp.tz_localize("UTC")) >= before, fmt
+        assert not str(by_source.loc["R3", "labelled_at"]).strip() or pd.isna(by_source.loc["R3", "labelled_at"])
+    assert isinstance(frames["parquet"]["labelled_at"].dtype, pd.DatetimeTZDtype)  # a time, in UTC
