@@ -195,3 +195,24 @@ def test_a_rejected_drop_is_an_observation_on_the_inbox_asset_and_listed_by_agen
                      "notes.docx": str(inbox / "rejected" / "_unsorted" / "notes.docx")}
     text = agentr("inbox", "dropped").output
     assert f"moved to {broken['moved_to']} (reason in {broken['moved_to']}.error.txt)" in text
+
+
+def test_status_before_any_run_says_what_exists_and_what_to_do(tmp_path):
+    empty = agentr("status")
+    assert empty.exit_code == 0 and empty.output.startswith("no projects yet. Start one: agentr project add ")
+    assert "inbox" in empty.output and "make ui" in empty.output
+    abstract = tmp_path / "abstract.md"
+    abstract.write_text((DEMO / "abstract.md").read_text())
+    assert agentr("project", "add", "fresh", "--abstract", str(abstract)).exit_code == 0
+    before = agentr("status", "fresh")
+    assert before.exit_code == 0 and "no status for" not in before.output
+    assert "fresh: not run yet; it has an abstract (" in before.output and ", 0 candidate papers." in before.output
+    assert f"next: {HINT.format(slug='fresh')}; then agentr run fresh" in before.output
+    papers = tmp_path / "papers.csv"
+    papers.write_text("".join((DEMO / "papers.csv").read_text().splitlines(keepends=True)[:7]))  # 6 papers
+    assert agentr("papers", "add", "fresh", str(papers)).exit_code == 0
+    ready = agentr("status").output
+    assert "fresh: not run yet; it has an abstract (" in ready and ", 6 candidate papers." in ready
+    assert "next: agentr run fresh, or materialise its partition in the UI (make ui)" in ready
+    typo = agentr("status", "frseh")
+    assert typo.exit_code == 1 and "no project 'frseh'" in typo.output and "Projects here: fresh" in typo.output
