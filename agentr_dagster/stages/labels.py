@@ -214,9 +214,10 @@ def find_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
         raise StoreError(f"project {slug!r} has no live paper {ref!r} (by paper_id, source_id, DOI, paper key or "
                          f"title; see the export's paper_id and source_id columns, or `agentr rerank {slug}`)")
     if len(found) > 1:
-        named = "; ".join(f"paper_id {p.id} by its {' and '.join(how)}" for p, how in list(found.values())[:5])
+        named = "; ".join(f"{' and '.join(how)} {value}: paper_id {p.id} \"{p.title[:60]}\""
+                          for p, how in list(found.values())[:5])
         raise StoreError(f"{ref!r} names {len(found)} papers of {slug!r} ({named}); say which: "
-                         f"`id:<paper_id>` or `source:<source_id>`")
+                         f"`source:{value}` or `id:{value}` (`id:<paper_id>`, `source:<source_id>`)")
     return next(iter(found.values()))[0]
 
 

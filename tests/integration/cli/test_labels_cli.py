@@ -64,7 +64,7 @@ def test_label_names_a_paper_by_its_source_id_doi_or_paper_id(tmp_path):
     assert ids["2"] == 1 and ids["1"] == 2
     ambiguous = agentr("label", "by-id", "1", "include")
     assert ambiguous.exit_code == 1
-    assert "'1' names 2 papers" in ambiguous.output and "`id:<paper_id>` or `source:<source_id>`" in ambiguous.output
+    assert "'1' names 2 papers" in ambiguous.output and "say which: `source:1` or `id:1`" in ambiguous.output
     assert labelled() == {"Stopping": "include", "Active l": "exclude"}  # nothing stored
     assert agentr("label", "by-id", "source:1", "include").exit_code == 0
     assert agentr("label", "by-id", f"id:{ids['2']}", "include").exit_code == 0
