@@ -102,10 +102,15 @@ bench-lake: install models
 # `dagster dev` with the instance under $AGENTR_HOME (its dagster.yaml written from the package on first use).
 # Dagster 1.13 marks `dagster dev` superseded by `dg dev` (which needs a dg project layout): that notice is
 # filtered so the start-up log shows only what concerns this code location.
+# `make ui PORT=3001` (and HOST=0.0.0.0 to listen beyond this machine) picks where the UI listens.
+PORT ?= 3000
+HOST ?= 127.0.0.1
 ui: install models
 	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
+	mkdir -p "$(AGENTR_HOME)/inbox"
+	@echo "agentr UI: http://$(HOST):$(PORT)   drop folder: $(AGENTR_HOME)/inbox   (Ctrl-C stops it)"
 	DAGSTER_HOME=$${DAGSTER_HOME:-$(AGENTR_HOME)/dagster} PYTHONWARNINGS='ignore:Function `dev_command` is superseded' \
-		$(VENV)/bin/dagster dev -w workspace.yaml
+		$(VENV)/bin/dagster dev -w workspace.yaml --host $(HOST) --port $(PORT)
 
 clean:
 	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache

@@ -9,7 +9,7 @@ from agentr_dagster.defs.jobs import all_jobs, project_pipeline
 from agentr_dagster.defs.label_sensor import labels_sensor
 from agentr_dagster.defs.resources import resources_from_env
 from agentr_dagster.defs.schedules import make_living_review_schedule, make_repair_schedule
-from agentr_dagster.defs.sensors import inbox_job_name, make_inbox_sensor
+from agentr_dagster.defs.sensors import inbox_asset, inbox_job_name, make_inbox_sensor
 from agentr_dagster.settings import get_settings
 
 
@@ -22,7 +22,7 @@ def build_definitions() -> Definitions:
             f"{', '.join(job.name for job in jobs)}); the Celery job needs the `distributed` extra installed"
         )
     return Definitions(
-        assets=[*pipeline_assets, *expansion_assets],
+        assets=[*pipeline_assets, *expansion_assets, inbox_asset],
         jobs=jobs,
         sensors=[make_inbox_sensor(inbox_job), labels_sensor],
         schedules=[make_repair_schedule(get_settings().repair_cron),

@@ -250,7 +250,7 @@ def simulate_labelling(cli: _Cli, slug: str, home: Path, review: Review, store, 
         if prior not in row_of:
             raise BenchStepError(f"{slug}: prior record {review.record_ids[prior]} is in no export row")
         row = row_of[prior]
-        cli("label", slug, str(row.paper_id), person.read(row, first=prior))
+        cli("label", slug, f"id:{row.paper_id}", person.read(row, first=prior))
     _check_labels(store, slug, person.papers)
     rounds: list[dict[str, Any]] = []
 

@@ -36,6 +36,9 @@ def inbox_command(slug: str | None, as_json: bool) -> None:
     """Files in the drop folder: pending or deferred (and why), processed, rejected (and why)."""
     from agentr_dagster.stages.inbox import inbox_listing
 
+    created = not inbox_dir().is_dir()
+    if created:  # the folder a person drops into exists from the first look at it
+        inbox_dir().mkdir(parents=True, exist_ok=True)
     view = _sensor_view()
     files = inbox_listing(None, view.stamps if view else None)
     if view is None:  # no stamps to compare with: a file modified moments ago may still be being copied
@@ -51,7 +54,7 @@ def inbox_command(slug: str | None, as_json: bool) -> None:
     if as_json:
         echo_json({"inbox": str(inbox_dir()), "sensor": view, **by_state})
         return
-    click.echo(f"inbox: {inbox_dir()}")
+    click.echo(f"inbox: {inbox_dir()}" + (" (created now)" if created else ""))
     if view is None:
         click.echo("sensor: no tick recorded on this Dagster instance (start it: make ui, or dagster-daemon run)")
     else:
@@ -68,6 +71,8 @@ def inbox_command(slug: str | None, as_json: bool) -> None:
             size = f"{entry.size:,} bytes" if entry.size is not None else "gone"
             click.echo(f"  {entry.file}  [{entry.project or 'no project'}; {size}; {_when(entry.at)}]")
             click.echo(f"      {entry.reason}")
+            if entry.moved_to:
+                click.echo(f"      moved to {entry.moved_to} (reason in {entry.moved_to}.error.txt)")
     if not files:
         click.echo("\nnothing here yet: drop <slug>.md (an abstract) or paper files into inbox/<slug>/; write big "
                    "files as .<name> and rename them when complete")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from agentr_dagster.cli.common import echo_json, json_default, open_store
+from agentr_dagster.cli.common import echo_json, fail, json_default, open_store
 from agentr_dagster.settings import results_dir
 
 
@@ -15,17 +15,51 @@ from agentr_dagster.settings import results_dir
 @click.option("--json", "as_json", is_flag=True)
 def status(slug: str | None, as_json: bool) -> None:
     """Processing state of each project's stages and papers."""
+    from agentr_dagster.store.rows import ProjectNotFound
+
     store = open_store()
-    rows = store.lifecycle.status(slug)
+    try:
+        rows = store.lifecycle.status(slug)
+    except ProjectNotFound:
+        fail(f"no project {slug!r}. " + _how_to_start(store, slug))
     if as_json:
         echo_json(rows)
         return
-    if not rows:
-        click.echo("no projects yet" if slug is None else f"no status for {slug}")
-        return
     for row in rows:
         click.echo(_format_status_row(row))
+    started = {row.slug for row in rows}
+    never_run = [p.slug for p in store.projects.list_projects() if p.slug not in started and slug in (None, p.slug)]
+    for name in never_run:  # before any run there are no stage rows: say what exists and what to do
+        click.echo(_not_run_yet(store, name))
+    if not rows and not never_run:
+        click.echo("no projects yet. " + _how_to_start(store, None))
+        return
     _echo_next_steps(store, list(dict.fromkeys(row.slug for row in rows)))
+
+
+def _how_to_start(store, slug: str | None) -> str:
+    """How a project comes into being, and the projects the store holds (so a typo shows)."""
+    from agentr_dagster.settings import inbox_dir
+
+    name = slug or "my-review"
+    known = [p.slug for p in store.projects.list_projects()]
+    return (f"Start one: agentr project add {name} --abstract abstract.md, or drop {name}.md (an abstract) into "
+            f"{inbox_dir()} with the UI running (make ui)"
+            + (f". Projects here: {', '.join(known)}" if known else ""))
+
+
+def _not_run_yet(store, slug: str) -> str:
+    """A project that has never been run: what it holds, and the next command."""
+    from agentr_dagster.stages.gaps import add_papers_hint
+
+    project = store.projects.get_project(slug)
+    papers = store.projects.count_papers(slug)
+    labels = len(store.labels.list_labels(slug))
+    words = len((project.abstract or "").split())
+    held = f"abstract ({words} words), {papers} candidate papers" + (f", {labels} labels" if labels else "")
+    todo = (f"agentr run {slug}, or materialise its partition in the UI (make ui)" if papers else
+            f"{add_papers_hint(slug)}; then agentr run {slug} (the drop folder launches the run itself)")
+    return f"{slug}: not run yet; it has an {held}.\nnext: {todo}"
 
 
 def _echo_next_steps(store, slugs: list[str]) -> None:

@@ -143,8 +143,9 @@ def lake_rebuild() -> None:
 @click.argument("decision", type=click.Choice(["include", "exclude", "clear"], case_sensitive=False))
 @click.option("--note", default=None, help="Why (kept with the label).")
 def label_command(slug: str, paper: str, decision: str, note: str | None) -> None:
-    """Record a screening decision on a candidate (PAPER: id, DOI, paper key or exact title)."""
-    from agentr_dagster.stages.feedback import set_label
+    """Record a screening decision on a candidate (PAPER: the export's paper_id or source_id, a DOI, a paper key
+    or the exact title; `id:N` / `source:X` when a bare number names two papers)."""
+    from agentr_dagster.stages.labels import set_label
     from agentr_dagster.store.rows import StoreError
 
     try:

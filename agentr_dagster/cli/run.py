@@ -114,8 +114,8 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
         total = store.projects.count_papers(slug)
         stop = threading.Event()
         watcher = None
-        if show_progress and total:
-            watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, stop), daemon=True)
+        if show_progress:
+            watcher = threading.Thread(target=_progress_bar, args=(store, slug, total, holder, stop), daemon=True)
             watcher.start()
         try:
             with open_instance() as instance:
@@ -151,16 +151,61 @@ def _papers_completed(store, slug: str) -> int:
     return 0
 
 
-def _progress_bar(store, slug: str, total: int, stop: threading.Event) -> None:
+STEP_EVENTS = ("STEP_START", "STEP_SUCCESS", "STEP_SKIPPED", "STEP_FAILURE")
+
+
+def chain_progress(instance, holder: str) -> tuple[set[str], str | None]:
+    """(steps finished, the step running) of the run this command started (found by its lease-holder tag)."""
+    from dagster import DagsterEventType, RunsFilter
+
+    from agentr_dagster.store.leases import LEASE_TAG
+
+    runs = instance.get_runs(RunsFilter(tags={LEASE_TAG: holder}), limit=1)
+    if not runs:
+        return set(), None
+    started: list[str] = []
+    finished: set[str] = set()
+    for record in instance.get_records_for_run(
+            runs[0].run_id, of_type={DagsterEventType(name) for name in STEP_EVENTS}).records:
+        event = record.event_log_entry.dagster_event
+        if event is None or event.step_key is None:
+            continue
+        if event.event_type_value == "STEP_START":
+            started.append(event.step_key)
+        else:
+            finished.add(event.step_key)
+    running = next((step for step in reversed(started) if step not in finished), None)
+    return finished, running
+
+
+def _progress_bar(store, slug: str, papers: int, holder: str, stop: threading.Event) -> None:
+    """The chain's steps as they finish (read from the run's event log), and the papers while scoring runs: the
+    bar moves as work happens, not only once scoring starts."""
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=f"scoring {slug}", unit="paper", file=sys.stderr) as bar:
+    from agentr_dagster.defs.assets import pipeline_assets
+    from agentr_dagster.defs.instance import open_instance
+
+    steps = [a.key.to_user_string() for a in pipeline_assets]
+    with open_instance() as instance, tqdm(total=len(steps), desc=f"{slug}: starting the run", file=sys.stderr,
+                                           bar_format="{percentage:3.0f}%|{bar}| {desc} [{elapsed}]") as bar:
         while True:
-            done = _papers_completed(store, slug)
-            bar.update(max(0, done - bar.n))
+            finished, running = chain_progress(instance, holder)
+            done = len(finished & set(steps))
+            progress, now = float(done), ""
+            if running in steps:
+                now = running
+                if running == "paper_scores" and papers:
+                    scored = min(_papers_completed(store, slug), papers)
+                    progress += scored / papers
+                    now += f" {scored}/{papers} papers"
+            bar.n = min(progress, len(steps))
+            state = (f"step {min(done + 1, len(steps))}/{len(steps)} {now}".rstrip() if running else
+                     "starting the run" if not finished else f"{done}/{len(steps)} steps done")
+            bar.set_description_str(f"{slug}: {state}")
             if stop.is_set():
                 break
-            time.sleep(0.3)
+            time.sleep(0.5)
 
 
 @click.command("run")

@@ -3,18 +3,27 @@ a labels file in the drop folder), re-materialise the relevance ranking and ever
 that project's partition only. Papers the LLM has already scored are not called again: their results are
 cached by paper text, intent, prompt version and model, none of which a label changes.
 
-The cursor maps each project to the fingerprint of its labels (count, includes, newest decision). A project
-never materialised yet is only recorded: its first run reads the labels anyway."""
+A burst of labels is one re-rank: the sensor waits until the project's labels have been unchanged for
+``AGENTR_LABELS_QUIET_SECONDS`` (a person labelling one paper after another keeps them changing), and a run of
+the project that is queued and has not started yet absorbs newer labels (its ranking reads the labels when it
+runs), so no second run is requested behind it. A run already under way may have read the labels before the
+newest ones, so a change made during it gets one run of its own, queued after it.
+
+The cursor maps each project to the fingerprint of the labels last handed to a run (count, includes, newest
+decision). A project never materialised yet is only recorded: its first run reads the labels anyway."""
 
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 
 from dagster import (
     AssetKey,
     AssetSelection,
+    DagsterRunStatus,
     DefaultSensorStatus,
     RunRequest,
+    RunsFilter,
     SensorEvaluationContext,
     SensorResult,
     SkipReason,
@@ -22,8 +31,9 @@ from dagster import (
 )
 
 from agentr_dagster.defs.assets import pipeline_assets
-from agentr_dagster.defs.partitions import SOURCE_TAG, projects
+from agentr_dagster.defs.partitions import PARTITION_TAG, SOURCE_TAG, projects
 from agentr_dagster.defs.resources import StoreResource
+from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.intake import store_outage
 from agentr_dagster.store import DomainStore
 
@@ -32,9 +42,36 @@ RANKED_BY_LABELS = AssetKey("relevance")
 LABELS_SELECTION = AssetSelection.assets(RANKED_BY_LABELS).downstream() & AssetSelection.assets(*pipeline_assets)
 
 
-def labels_pass(store: DomainStore, instance, cursor: dict[str, str]) -> tuple[list[RunRequest], dict[str, str],
-                                                                               list[str]]:
-    """Run requests for the projects whose labels changed since ``cursor``; the new cursor; log lines."""
+#: Runs that have not read the labels yet: a change now reaches them, so they absorb it.
+NOT_STARTED = [DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING]
+
+
+def waiting_run(instance, slug: str) -> str | None:
+    """The id of a run of the project's partition that will rank it and has not started yet (None if none)."""
+    for record in instance.get_run_records(RunsFilter(tags={PARTITION_TAG: slug}, statuses=NOT_STARTED), limit=20):
+        selection = record.dagster_run.asset_selection
+        if selection is None or RANKED_BY_LABELS in selection:
+            return record.dagster_run.run_id
+    return None
+
+
+def _quiet_for(last_change: str, now: datetime) -> float:
+    """Seconds since the newest decision (a large number when the store gave no time)."""
+    if not last_change:
+        return float("inf")
+    changed = datetime.fromisoformat(last_change)
+    if changed.tzinfo is None:  # SQLite hands back naive UTC times
+        changed = changed.replace(tzinfo=timezone.utc)
+    return (now - changed).total_seconds()
+
+
+def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: datetime | None = None,
+                quiet_seconds: float | None = None) -> tuple[list[RunRequest], dict[str, str], list[str]]:
+    """Run requests for the projects whose labels changed since ``cursor`` and have been quiet for
+    ``quiet_seconds`` (default: the setting); the new cursor; log lines. A project whose labels are still
+    changing keeps its old cursor entry, so a later tick sees the change."""
+    now = now or datetime.now(timezone.utc)
+    quiet = get_settings().labels_quiet_seconds if quiet_seconds is None else quiet_seconds
     materialised = instance.get_materialized_partitions(RANKED_BY_LABELS)
     partitions = set(instance.get_dynamic_partitions(projects.name))
     requests: list[RunRequest] = []
@@ -49,6 +86,20 @@ def labels_pass(store: DomainStore, instance, cursor: dict[str, str]) -> tuple[l
         if state.slug not in partitions or state.slug not in materialised:
             lines.append(f"{state.slug}: {state.count} labels; not run yet, its first run will use them")
             continue
+        since = _quiet_for(state.last_change, now)
+        if since < quiet:
+            lines.append(f"{state.slug}: labels changing ({state.count} labels, the newest {since:.0f} s ago): "
+                         f"re-ranking once they are unchanged for {quiet:g} s")
+            if before is not None:
+                seen[state.slug] = before
+            else:
+                seen.pop(state.slug)
+            continue
+        queued = waiting_run(instance, state.slug)
+        if queued is not None:
+            lines.append(f"{state.slug}: labels changed ({state.count} labels); run {queued[:8]}, queued and not "
+                         "started yet, will rank with them: no new run")
+            continue
         lines.append(f"{state.slug}: labels changed ({state.count} labels, {state.includes} includes): re-ranking")
         requests.append(RunRequest(partition_key=state.slug, run_key=f"{state.slug}:labels:{fingerprint}",
                                    tags={SOURCE_TAG: "labels_sensor"}))
@@ -57,10 +108,12 @@ def labels_pass(store: DomainStore, instance, cursor: dict[str, str]) -> tuple[l
 
 @sensor(
     name="labels_sensor",
-    minimum_interval_seconds=30,
+    minimum_interval_seconds=15,
     default_status=DefaultSensorStatus.RUNNING,
     asset_selection=LABELS_SELECTION,
-    description="Re-ranks a project (relevance and downstream, that partition only) when its labels change.",
+    description="Re-ranks a project (relevance and downstream, that partition only) when its labels change: once "
+                "they have been unchanged for AGENTR_LABELS_QUIET_SECONDS (a burst of labels is one run), and not "
+                "while a run of it is queued (that run reads them).",
 )
 def labels_sensor(context: SensorEvaluationContext, store: StoreResource):
     cursor = json.loads(context.cursor) if context.cursor else {}
@@ -74,5 +127,5 @@ def labels_sensor(context: SensorEvaluationContext, store: StoreResource):
     for line in lines:
         context.log.info(line)
     if not requests and seen == cursor:
-        return SkipReason("no label changed")
+        return SkipReason("; ".join(lines) if lines else "no label changed")
     return SensorResult(run_requests=requests, cursor=json.dumps(seen, sort_keys=True))

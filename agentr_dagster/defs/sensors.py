@@ -13,6 +13,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from dagster import (
+    AssetKey,
+    AssetObservation,
+    AssetSpec,
     DagsterInstance,
     DefaultSensorStatus,
     RunRequest,
@@ -30,6 +33,7 @@ from agentr_dagster.settings import agentr_home, get_settings, inbox_dir, proces
 from agentr_dagster.stages.inbox import NEW_FILE, Deferred, decode_stamps, encode_stamps, inbox_name, settle, stamp
 from agentr_dagster.stages.intake import (
     ABSTRACT_SUFFIXES,
+    ERROR_SUFFIX,
     InboxItem,
     IntakeError,
     add_papers_file,
@@ -55,6 +59,35 @@ def inbox_job_name() -> str:
     return get_settings().inbox_job or PIPELINE_JOB
 
 
+INBOX_ASSET = AssetKey("inbox")
+#: The drop folder as an asset in the catalog: not computed by any job, observed by the inbox sensor, which
+#: records each rejected file there (file, reason, where it was moved), whatever else the tick did.
+inbox_asset = AssetSpec(
+    INBOX_ASSET, group_name="drop_folder",
+    description="The drop folder ($AGENTR_HOME/inbox). The inbox sensor records an observation here for every "
+                "file it rejects: the file, the project, the reason and where the file was moved (inbox/rejected/"
+                "<project>/, with <name>.error.txt beside it). `agentr inbox` lists the same.",
+)
+
+
+@dataclass(frozen=True)
+class Rejection:
+    """One rejected drop: the file as dropped, its project folder, the reason, where it was moved."""
+
+    file: str
+    project: str
+    reason: str
+    moved_to: str | None  # None: it could not be moved (the reason says why)
+
+    def observation(self) -> AssetObservation:
+        metadata = {"file": self.file, "project": self.project, "reason": self.reason,
+                    "moved_to": self.moved_to or "(not moved: see the reason)"}
+        if self.moved_to:
+            metadata["error_file"] = f"{self.moved_to}{ERROR_SUFFIX}"
+        return AssetObservation(asset_key=INBOX_ASSET, description=f"rejected {self.file}: {self.reason[:500]}",
+                                metadata=metadata)
+
+
 @dataclass
 class InboxPass:
     """What one pass over the drop folder did."""
@@ -64,6 +97,7 @@ class InboxPass:
     lines: list[str] = field(default_factory=list)
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file as dropped, reason)
+    quarantined: list[Rejection] = field(default_factory=list)  # each rejected file: where it went, and why
     deferred: list[Deferred] = field(default_factory=list)  # left in the inbox: not complete yet
     unchanged: list[str] = field(default_factory=list)  # files that added no paper (and so launched no run)
     stamps: dict[str, tuple[int, int]] = field(default_factory=dict)  # for the next tick (the sensor's cursor)
@@ -162,13 +196,17 @@ def _reject_item(item: InboxItem, exc: Exception, inbox: Path, rejected: Path, d
                   f"`agentr project add {item.slug} --abstract FILE`")
     line = printable(f"rejected {inbox_name(item, inbox)}: {reason.removeprefix(f'{item.path.name}: ')}")
     folder = rejection_folder(item)
+    moved_to = None
     try:
         if item.path.exists() or item.path.is_symlink():
-            quarantine(item.path, reason, rejected, project=folder, came_from=came_from(item))
+            moved_to = printable(str(quarantine(item.path, reason, rejected, project=folder,
+                                                came_from=came_from(item))))
     except OSError as move_exc:  # e.g. a read-only inbox: say so, keep ticking, try again next tick
         line += printable(f" (could not move it to {rejected.name}/{folder}/: {move_exc})")
     done.lines.append(line)
-    done.rejected.append((inbox_name(item, inbox), printable(reason).removeprefix(f"{item.path.name}: ")))
+    why = printable(reason).removeprefix(f"{item.path.name}: ")
+    done.rejected.append((inbox_name(item, inbox), why))
+    done.quarantined.append(Rejection(inbox_name(item, inbox), folder, why, moved_to))
 
 
 def tick_problems(result: InboxPass) -> list[str]:
@@ -240,10 +278,15 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
         warned = {result.outage, *tick_problems(result)}
         for line in result.lines:
             (context.log.warning if line in warned else context.log.info)(line)
+        # Every rejection is an observation on the `inbox` asset, whether or not the tick launched a run.
+        rejections = [r.observation() for r in result.quarantined]
         if not result.new_partitions and not result.run_requests:
             # Nothing launched: the tick's own message (the sensor's tick list) says what happened to each file.
-            return SkipReason(skip_message(result))
+            if not rejections:
+                return SkipReason(skip_message(result))
+            return SensorResult(skip_reason=skip_message(result), asset_events=rejections)
         return SensorResult(
+            asset_events=rejections,
             run_requests=result.run_requests,
             dynamic_partitions_requests=(
                 [projects.build_add_request(result.new_partitions)] if result.new_partitions else []

@@ -1,10 +1,11 @@
 """A project without candidate papers is a valid state, not a failure. Every asset that needs candidates (the
-scores and everything made from them) is declared ``output_required=False`` and wrapped in
-:func:`waits_for_candidates`: with no papers it materialises nothing, records an ``AssetObservation`` "waiting
-for candidates" (with what to do next) on itself and on every other such asset, and reports its checks as not
-evaluated (failed, WARN severity, so they never fail the run: Dagster fails the step when an asset with check
-specs yields no result for them, even one whose output is optional). Dagster then skips the steps after it in
-the run; the run succeeds. Once papers arrive, the next run materialises the whole chain.
+scores and everything made from them) is wrapped in :func:`waits_for_candidates`: with no papers it
+materialises as **waiting for candidates** (an empty result: 0 papers), with metadata saying what it waits for
+and what to do next, so the asset's partition page in the UI says so (that page shows a materialisation's
+metadata, never an observation made without one); its checks are reported as not evaluated (failed, WARN
+severity, which never fails the run). Each later asset in the run does the same, and the run succeeds. Once
+papers arrive, `candidate_papers` gets a new data version, every waiting asset shows as stale ("upstream data
+changed"), and the next run (the drop folder launches it) materialises the whole chain.
 
 Usage (the decorator goes between ``@asset`` and the function; the asset needs a ``store: StoreResource``)::
 
@@ -18,36 +19,31 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterator
 
-from dagster import (
-    AssetCheckResult,
-    AssetCheckSeverity,
-    AssetExecutionContext,
-    AssetKey,
-    AssetObservation,
-    MaterializeResult,
-)
+from dagster import AssetCheckResult, AssetCheckSeverity, AssetExecutionContext, MaterializeResult
 
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint, waiting_for_candidates
 
 # The assets wrapped by waits_for_candidates, in the order they were declared (their asset keys).
 CANDIDATE_DEPENDENT: list[str] = []
+WAITS_FOR = "candidate papers: none imported, retrieved from the lake or found by a search source yet"
 
 
-def waiting_events(context: AssetExecutionContext, message: str) -> Iterator[AssetCheckResult]:
-    """Log the observations and yield this asset's check results for a project that waits for candidates: not
-    evaluated, so not passed (there is nothing to check yet), at WARN severity, which never fails the run."""
+def waiting_result(context: AssetExecutionContext) -> MaterializeResult:
+    """The asset's materialisation for a project that waits for candidates: what it waits for and what to do
+    (first in the UI), and its checks not evaluated (nothing to check yet) at WARN severity."""
     slug = context.partition_key
-    metadata = {"status": WAITING_FOR_CANDIDATES, "papers": 0, "next": add_papers_hint(slug)}
-    for name in dict.fromkeys([context.asset_key.to_user_string(), *CANDIDATE_DEPENDENT]):
-        context.log_event(AssetObservation(asset_key=AssetKey(name), partition=slug, description=message,
-                                           metadata=metadata))
-    for spec in context.assets_def.check_specs:
-        yield AssetCheckResult(
+    metadata = {"status": WAITING_FOR_CANDIDATES, "waits_for": WAITS_FOR, "next": add_papers_hint(slug),
+                "papers": 0}
+    checks = [
+        AssetCheckResult(
             check_name=spec.name, asset_key=spec.asset_key, passed=False, severity=AssetCheckSeverity.WARN,
             description=f"not evaluated: {WAITING_FOR_CANDIDATES} (nothing to check yet); {metadata['next']}",
             metadata=metadata,
         )
+        for spec in context.assets_def.check_specs
+    ]
+    return MaterializeResult(metadata=metadata, check_results=checks)
 
 
 def waits_for_candidates(fn: Callable[..., MaterializeResult]) -> Callable[..., Iterator]:
@@ -62,7 +58,7 @@ def waits_for_candidates(fn: Callable[..., MaterializeResult]) -> Callable[..., 
         message = waiting_for_candidates(store.get(), context.partition_key)
         if message is not None:
             context.log.info(message)
-            yield from waiting_events(context, message)
+            yield waiting_result(context)
             return
         yield fn(context, *args, **kwargs)
 

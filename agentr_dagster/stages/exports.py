@@ -22,7 +22,7 @@ FORMATS = ("csv", "parquet", "xlsx")
 
 COLUMNS = [
     "rank", "paper_id", "source_id", "title", "year", "doi", "venue", "authors", "relevance", "relevance_source",
-    "ranker_relevance", "relevance_rank", "not_scored", "semantic_similarity", "c1_score",
+    "ranker_relevance", "relevance_rank", "not_scored", "label", "labelled_at", "semantic_similarity", "c1_score",
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
@@ -41,6 +41,9 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "ranker_relevance": "the screening engine's relevance score for the paper (the `relevance` asset)",
     "relevance_rank": "the paper's rank in the screening engine's order (1 = most relevant)",
     "not_scored": "empty when scored; 'below cut-off' when the scoring plan stopped before it; 'not scored yet'",
+    "label": "your screening decision on the paper (include or exclude; empty when not labelled): `agentr label`, "
+             "`agentr labels --import` or a labels file in the drop folder",
+    "labelled_at": "when that decision was last given or changed (UTC)",
     "title": "the paper's title as imported",
     "year": "publication year, when the source gave one",
     "doi": "DOI, when the source gave one",
@@ -96,6 +99,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
         current = _current_results(store, slug, papers, intent_hash)
         below = below_cutoff_ids(store, slug, intent_hash, None)
     sightings = store.searches.found_by(slug) if papers else {}
+    decisions = {row.paper_id: row for row in store.labels.list_labels(slug)} if papers else {}
     stored = current_relevance(store, slug)
     ranker_raw = {pid: row.score for pid, row in stored.items()}
     ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})
@@ -113,6 +117,8 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
             "ranker_relevance": ranker01.get(pid),
             "relevance_rank": stored[pid].rank if pid in stored else None,
             "not_scored": "" if result is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
+            "label": decisions[pid].label if pid in decisions else "",
+            "labelled_at": decisions[pid].updated_at if pid in decisions else None,
         })
         if result is not None:
             # the offline heuristic's own similarity ranked worse than the engine's relevance: that replaces it
@@ -194,6 +200,7 @@ def _ordered_frame(rows: list[dict], combined: dict[int, float], ranker_raw: dic
     frame.insert(0, "rank", range(1, len(frame) + 1))
     frame["year"] = frame["year"].astype("Int64")
     frame["relevance_rank"] = frame["relevance_rank"].astype("Int64")
+    frame["labelled_at"] = pd.to_datetime(frame["labelled_at"], utc=True)
     for column in ("relevance", "ranker_relevance", "semantic_similarity", "c1_score", "c2_score"):
         frame[column] = frame[column].astype("float64")
     return frame
@@ -247,8 +254,12 @@ def spreadsheet_safe(frame: pd.DataFrame) -> pd.DataFrame:
 def _write_one(frame: pd.DataFrame, fmt: str, tmp: Path) -> None:
     if fmt == "csv":
         spreadsheet_safe(frame).to_csv(tmp, index=False)
-    elif fmt == "xlsx":
-        spreadsheet_safe(frame).to_excel(tmp, index=False, engine="openpyxl")
+    elif fmt == "xlsx":  # Excel has no time zones: its times are written as UTC
+        safe = spreadsheet_safe(frame)
+        for column in safe.columns:
+            if isinstance(safe[column].dtype, pd.DatetimeTZDtype):
+                safe[column] = safe[column].dt.tz_convert("UTC").dt.tz_localize(None)
+        safe.to_excel(tmp, index=False, engine="openpyxl")
     else:
         frame.to_parquet(tmp, index=False)
 

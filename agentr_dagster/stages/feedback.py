@@ -1,6 +1,6 @@
 """Relevance feedback, ASReview-style: include/exclude labels on a project's candidates, stored durably in the
 domain store (``paper_labels``), and a re-ranking of the candidates that learns from them (``agentr label``,
-``agentr labels``, ``agentr rerank``).
+``agentr labels``, ``agentr rerank``; which paper a label names is ``stages.labels.find_paper``'s).
 
 The re-ranker is :func:`agentr_dagster.screening.screen.screen` with the default preset: a zero-shot hybrid
 prior from the project's abstract, and once labels exist a linear model over TF-IDF features trained on them,
@@ -14,48 +14,14 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from agentr_dagster.imports.identity import normal_doi
 from agentr_dagster.screening.screen import screen
 from agentr_dagster.store.labels import LABELS
-from agentr_dagster.store.rows import LabelRow, PaperRow, StoreError
+from agentr_dagster.store.rows import LabelRow
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
-__all__ = ["LABELS", "LabelRow", "list_labels", "rerank", "resolve_paper", "set_label"]
-
-
-def resolve_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
-    """A live paper of the project named by its id, paper key (``doi:...``/``t:...``), DOI (bare or URL) or
-    exact title (case-insensitive). StoreError when nothing or more than one paper matches."""
-    ref = (ref or "").strip()
-    if not ref:
-        raise StoreError("name a paper: its id, DOI, paper key or exact title")
-    papers = store.projects.list_papers(slug)
-    if ref.isdigit():
-        match = [p for p in papers if p.id == int(ref)]
-    else:
-        doi = normal_doi(ref)
-        match = [p for p in papers if p.paper_key == ref or (p.doi and p.doi == doi)]
-        if not match:
-            folded = ref.casefold()
-            match = [p for p in papers if p.title.casefold() == folded]
-    if not match:
-        raise StoreError(f"project {slug!r} has no live paper {ref!r} (use an id from `agentr rerank {slug}`)")
-    if len(match) > 1:
-        ids = ", ".join(str(p.id) for p in match[:10])
-        raise StoreError(f"{ref!r} names {len(match)} papers of {slug!r} (ids {ids}); use the id")
-    return match[0]
-
-
-def set_label(store: DomainStore, slug: str, ref: str, label: str, *, note: str | None = None) -> LabelRow | None:
-    """Record (or change) the project's decision on the paper ``ref`` names; ``label="clear"`` removes it
-    (returns None). OrphanError for a deleted project or paper."""
-    label = (label or "").strip().lower()
-    if label not in (*LABELS, "clear"):
-        raise ValueError(f"label must be include, exclude or clear, not {label!r}")
-    paper = resolve_paper(store, slug, ref)
-    return store.labels.set_label(slug, paper.id, label, note=note)
+__all__ = ["LABELS", "LabelRow", "list_labels", "rerank"]
 
 
 def list_labels(store: DomainStore, slug: str) -> list[LabelRow]:

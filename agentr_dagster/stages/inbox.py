@@ -115,6 +115,7 @@ class InboxFile:
     size: int | None
     at: datetime | None  # modified (pending, deferred, processed) or rejected at
     reason: str
+    moved_to: str | None = None  # rejected: where the file is kept (its reason in <that>.error.txt beside it)
 
 
 def _modified(path: Path) -> tuple[int | None, datetime | None]:
@@ -230,6 +231,7 @@ def rejected_files(home: Path | None) -> list[InboxFile]:
             "rejected", None if project in (None, "none") else project,
             fields.get("came from", fields.get("file", printable(kept.name))).removeprefix("inbox/"),
             size, _parse_time(fields.get("rejected at")), fields.get("reason", "(no reason recorded)"),
+            printable(str(kept)),
         ))
     return files
 

@@ -27,10 +27,11 @@ from agentr_dagster.imports.labels import (
     table_header,
 )
 from agentr_dagster.stages.intake import IntakeError, check_input_file, limits_from_env, printable
+from agentr_dagster.store.rows import StoreError
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
-    from agentr_dagster.store.rows import PaperRow
+    from agentr_dagster.store.rows import LabelRow, PaperRow
 
 ASREVIEW_SUFFIX = ".asreview"
 LABEL_FILE_SUFFIXES = (*LABEL_TABLE_SUFFIXES, ASREVIEW_SUFFIX)
@@ -169,3 +170,59 @@ def write_labels_report(archived: Path, imported: LabelsImported) -> Path | None
              "", "rows without a decision:", *imported.skipped]
     report.write_text("\n".join(printable(line) for line in lines) + "\n", encoding="utf-8")
     return report
+
+
+# -- one decision from the command line: `agentr label SLUG PAPER include|exclude|clear` ------------------------
+
+#: Prefixes that say which name PAPER is (needed only when a bare value names two papers in two ways).
+REF_PREFIXES = {"id": "id", "source": "source id", "record": "source id"}
+
+
+def find_paper(store: DomainStore, slug: str, ref: str) -> PaperRow:
+    """The live paper of the project that ``ref`` names: its id in the store (``paper_id``), the record's id in
+    the user's own file (the export's ``source_id``), its DOI (bare, ``doi:`` or a doi.org URL), its paper key,
+    or its exact title (case-insensitive). ``id:N`` and ``source:X`` say which id is meant. StoreError when
+    nothing matches, or when the value names different papers in different ways (never a guess)."""
+    ref = (ref or "").strip()
+    if not ref:
+        raise StoreError("name a paper: its paper_id, source_id, DOI or exact title")
+    papers = store.projects.list_papers(slug)
+    prefix, _, rest = ref.partition(":")
+    way = REF_PREFIXES.get(prefix.strip().lower()) if rest else None
+    value = rest.strip() if way else ref
+    doi = normal_doi(value)
+    folded = value.casefold()
+    ways = {  # how each paper is named, in the order a person most likely means
+        "id": lambda p: value.isdigit() and p.id == int(value),
+        "source id": lambda p: (p.source_id or "").strip() == value,
+        "DOI": lambda p: bool(p.doi) and p.doi == doi,
+        "paper key": lambda p: p.paper_key == value,
+        "title": lambda p: p.title.casefold() == folded,
+    }
+    found: dict[int, tuple[PaperRow, list[str]]] = {}
+    for name, matches in ways.items():
+        if way and name != way:
+            continue
+        for paper in papers:
+            if matches(paper):
+                found.setdefault(paper.id, (paper, []))[1].append(name)
+    if not found:
+        raise StoreError(f"project {slug!r} has no live paper {ref!r} (by paper_id, source_id, DOI, paper key or "
+                         f"title; see the export's paper_id and source_id columns, or `agentr rerank {slug}`)")
+    if len(found) > 1:
+        named = "; ".join(f"{' and '.join(how)} {value}: paper_id {p.id} \"{p.title[:60]}\""
+                          for p, how in list(found.values())[:5])
+        raise StoreError(f"{ref!r} names {len(found)} papers of {slug!r} ({named}); say which: "
+                         f"`source:{value}` or `id:{value}` (`id:<paper_id>`, `source:<source_id>`)")
+    return next(iter(found.values()))[0]
+
+
+def set_label(store: DomainStore, slug: str, ref: str, label: str, *, note: str | None = None) -> LabelRow | None:
+    """Record (or change) the project's decision on the paper ``ref`` names (:func:`find_paper`);
+    ``label="clear"`` removes it (returns None). OrphanError for a deleted project or paper."""
+    from agentr_dagster.store.labels import LABELS
+
+    label = (label or "").strip().lower()
+    if label not in (*LABELS, "clear"):
+        raise ValueError(f"label must be include, exclude or clear, not {label!r}")
+    return store.labels.set_label(slug, find_paper(store, slug, ref).id, label, note=note)

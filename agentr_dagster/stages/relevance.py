@@ -42,7 +42,8 @@ class RelevanceOutcome:
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
     scores: list[float] = field(default_factory=list)  # best first
     labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
-    top: pd.DataFrame | None = None  # rank, paper_id, score, label, title (the top 10)
+    top: pd.DataFrame | None = None  # rank, paper_id, score, label, title: the 10 best unlabelled papers
+    labelled: pd.DataFrame | None = None  # the same columns: every labelled paper, in rank order
 
 
 def relevance_question(store, slug: str) -> str:
@@ -137,14 +138,26 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
     outcome.scores = [float(s) for s in scores]
     outcome.labels = ["include" if v == 1 else "exclude" if v == 0 else "" for v in label_vec]
     outcome.estimated_relevant = estimate_relevant(scores, label_vec)
-    outcome.top = pd.DataFrame({
-        "rank": range(1, min(TOP_N, len(ids)) + 1),
-        "paper_id": ids[:TOP_N],
-        "score": np.round(scores[:TOP_N], 3),
-        "label": outcome.labels[:TOP_N],
-        "title": [by_id[pid].title[:120] for pid in ids[:TOP_N]],
-    })
+    # What to screen next: the best papers nobody has decided on; the decided ones are listed apart.
+    unlabelled = [i for i, lab in enumerate(outcome.labels) if not lab]
+    labelled = [i for i, lab in enumerate(outcome.labels) if lab]
+    outcome.top = _listing(unlabelled[:TOP_N], ids, scores, outcome.labels, by_id)
+    outcome.labelled = _listing(labelled, ids, scores, outcome.labels, by_id)
     return outcome
+
+
+def _listing(rows: list[int], ids: list[int], scores: np.ndarray, labels: list[str],
+             by_id: dict[int, PaperRow]) -> pd.DataFrame:
+    """The papers at positions ``rows`` of the ranking (0-based), with their rank, score, label and title."""
+    import pandas as pd
+
+    return pd.DataFrame({
+        "rank": [i + 1 for i in rows],
+        "paper_id": [ids[i] for i in rows],
+        "score": [round(float(scores[i]), 3) for i in rows],
+        "label": [labels[i] for i in rows],
+        "title": [by_id[ids[i]].title[:120] for i in rows],
+    })
 
 
 # -- the LLM's judgements as relevance, and the scoring queue -------------------------------------------------

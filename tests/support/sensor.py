@@ -3,7 +3,7 @@ carries it (build_sensor_context does not keep it by itself)."""
 
 from __future__ import annotations
 
-from dagster import DagsterInstance, build_sensor_context
+from dagster import DagsterInstance, SensorResult, SkipReason, build_sensor_context
 
 from agentr_dagster.defs.resources import StoreResource
 
@@ -30,3 +30,13 @@ class SensorTicks:
     def settled(self):
         self.tick()
         return self.tick()
+
+
+def skipped(result) -> SkipReason | None:
+    """The tick's skip, whether it came alone or in a SensorResult (a tick that launched nothing but recorded
+    its rejections on the `inbox` asset); None when the tick requested runs."""
+    if isinstance(result, SkipReason):
+        return result
+    if isinstance(result, SensorResult) and not result.run_requests:
+        return result.skip_reason
+    return None

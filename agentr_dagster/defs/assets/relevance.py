@@ -24,10 +24,16 @@ from agentr_dagster.stages.relevance import rank_project
 from agentr_dagster.synthesis import plots
 
 PLOT_DPI = 72  # metadata lives in the event log: keep the image small
+MAX_LABELLED_LISTED = 50  # the labelled papers shown, in rank order (`agentr labels SLUG` lists them all)
 TOP_SCHEMA = TableSchema(columns=[
     TableColumn("rank", "int"), TableColumn("paper_id", "int"), TableColumn("score", "float"),
     TableColumn("label", "string"), TableColumn("title", "string"),
 ])
+
+
+def _records(frame) -> list[TableRecord]:
+    rows = frame.to_dict("records") if frame is not None else []
+    return [TableRecord({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}) for row in rows]
 
 
 @asset(
@@ -50,8 +56,7 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
         raise Failure(description=f"relevance: {exc.failure_class.value}: {exc.message}",
                       metadata={"failure_class": exc.failure_class.value}, allow_retries=False) from exc
     png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
-    top = [TableRecord({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
-           for row in (outcome.top.to_dict("records") if outcome.top is not None else [])]
+    top, labelled = _records(outcome.top), _records(outcome.labelled)
     estimate = outcome.estimated_relevant
     return MaterializeResult(
         metadata={
@@ -64,7 +69,9 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "estimated_relevant": round(estimate, 1) if estimate is not None else "unknown (too few papers)",
             "reused": outcome.reused,
             "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
-            "top_10": MetadataValue.table(top, schema=TOP_SCHEMA),
+            # what to screen next comes first; the papers already decided are apart, below
+            "top_unlabelled": MetadataValue.table(top, schema=TOP_SCHEMA),
+            "labelled": MetadataValue.table(labelled[:MAX_LABELLED_LISTED], schema=TOP_SCHEMA),
         },
         data_version=DataVersion(outcome.input_hash[:16]),
         check_results=[checks.evaluate_relevance(db, slug, outcome.engine_version)],

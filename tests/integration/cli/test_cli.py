@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -25,6 +26,10 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
     result = agentr("demo")
     assert result.exit_code == 0, result.output
     assert "40 papers scored" in result.output
+    # The progress bar moves step by step as the run works (not 0/40 until scoring, then 100 %).
+    shown = {int(n) for n in re.findall(r"step (\d)/8 ", result.output)}
+    assert len(shown) >= 3 and "step 4/8 relevance" in result.output, result.output[-2000:]
+    assert "100%|" in result.output and "demo-slr-automation: 8/8 steps done" in result.output
     frame = pd.read_csv(home / "results" / "demo-slr-automation" / "scores.csv")
     assert len(frame) == 40 and frame["c1_score"].between(0, 10).all()
     assert set(frame["backend"]) == {"offline"}

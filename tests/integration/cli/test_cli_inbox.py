@@ -138,3 +138,81 @@ def test_inbox_shows_what_the_daemon_sensor_saw(tmp_path):
         assert "sensor: running (its default, while the daemon runs); last tick " in text
         assert "s ago): skipped: waiting for 1 file(s) to be complete: watched/growing.csv: still being" in text
         assert "complete (unchanged since the sensor's last tick)" in text
+
+
+def test_agentr_inbox_creates_the_drop_folder_when_it_is_missing():
+    inbox = Path(os.environ["AGENTR_HOME"]) / "inbox"
+    assert not inbox.exists()
+    first = agentr("inbox")
+    assert first.exit_code == 0 and f"inbox: {inbox} (created now)" in first.output
+    assert inbox.is_dir()
+    assert "(created now)" not in agentr("inbox").output
+
+
+def test_a_rejected_drop_is_an_observation_on_the_inbox_asset_and_listed_by_agentr_inbox(tmp_path):
+    """Through Dagster's own daemon loop: a tick that rejects a file (and one that also launches a run) records
+    an observation on the `inbox` asset with the file, the reason and where it was moved; `agentr inbox` says
+    the same."""
+    import logging
+    from datetime import datetime, timedelta, timezone
+
+    from dagster import AssetKey
+    from dagster._core.remote_origin import InProcessCodeLocationOrigin
+    from dagster._core.test_utils import create_test_daemon_workspace_context, freeze_time, instance_for_test
+    from dagster._core.types.loadable_target_origin import LoadableTargetOrigin
+    from dagster._core.workspace.load_target import InProcessWorkspaceLoadTarget
+    from dagster._daemon.sensor import execute_sensor_iteration
+
+    home = Path(os.environ["AGENTR_HOME"])
+    inbox = home / "inbox"
+    (inbox / "dropped").mkdir(parents=True)
+    (home / "dagster").mkdir(parents=True)
+    (inbox / "dropped.md").write_text((DEMO / "abstract.md").read_text())  # launches the project's run
+    (inbox / "dropped" / "broken.csv").write_text("author,year\nSmith,2020\n")  # no title column
+    (inbox / "notes.docx").write_bytes(b"PK\x03\x04")  # names no project
+    target = InProcessWorkspaceLoadTarget([InProcessCodeLocationOrigin(
+        LoadableTargetOrigin(module_name="agentr_dagster.definitions", attribute="defs"))])
+    start = datetime.now(timezone.utc)
+    with instance_for_test(temp_dir=str(home / "dagster")) as instance, \
+            create_test_daemon_workspace_context(target, instance) as workspace:
+        for seconds in (0, 20):  # seen, then taken: unchanged across two ticks
+            with freeze_time(start + timedelta(seconds=seconds)):
+                list(execute_sensor_iteration(workspace, logging.getLogger("test"), None, None))
+        records = instance.fetch_observations(AssetKey("inbox"), limit=10).records
+        observed = {r.asset_observation.metadata["file"].value: r.asset_observation for r in records}
+        assert set(observed) == {"dropped/broken.csv", "notes.docx"}
+        broken = {k: v.value for k, v in observed["dropped/broken.csv"].metadata.items()}
+        assert broken["project"] == "dropped" and "title" in broken["reason"].lower()
+        assert broken["moved_to"] == str(inbox / "rejected" / "dropped" / "broken.csv")
+        assert broken["error_file"] == broken["moved_to"] + ".error.txt" and Path(broken["error_file"]).exists()
+        assert observed["notes.docx"].metadata["project"].value == "_unsorted"
+        assert observed["dropped/broken.csv"].description.startswith("rejected dropped/broken.csv: ")
+        assert len(instance.get_runs()) == 1  # the same tick launched the abstract's run
+
+    listed = json.loads(agentr("inbox", "--json").output)
+    moved = {f["file"]: f["moved_to"] for f in listed["rejected"]}
+    assert moved == {"dropped/broken.csv": broken["moved_to"],
+                     "notes.docx": str(inbox / "rejected" / "_unsorted" / "notes.docx")}
+    text = agentr("inbox", "dropped").output
+    assert f"moved to {broken['moved_to']} (reason in {broken['moved_to']}.error.txt)" in text
+
+
+def test_status_before_any_run_says_what_exists_and_what_to_do(tmp_path):
+    empty = agentr("status")
+    assert empty.exit_code == 0 and empty.output.startswith("no projects yet. Start one: agentr project add ")
+    assert "inbox" in empty.output and "make ui" in empty.output
+    abstract = tmp_path / "abstract.md"
+    abstract.write_text((DEMO / "abstract.md").read_text())
+    assert agentr("project", "add", "fresh", "--abstract", str(abstract)).exit_code == 0
+    before = agentr("status", "fresh")
+    assert before.exit_code == 0 and "no status for" not in before.output
+    assert "fresh: not run yet; it has an abstract (" in before.output and ", 0 candidate papers." in before.output
+    assert f"next: {HINT.format(slug='fresh')}; then agentr run fresh" in before.output
+    papers = tmp_path / "papers.csv"
+    papers.write_text("".join((DEMO / "papers.csv").read_text().splitlines(keepends=True)[:7]))  # 6 papers
+    assert agentr("papers", "add", "fresh", str(papers)).exit_code == 0
+    ready = agentr("status").output
+    assert "fresh: not run yet; it has an abstract (" in ready and ", 6 candidate papers." in ready
+    assert "next: agentr run fresh, or materialise its partition in the UI (make ui)" in ready
+    typo = agentr("status", "frseh")
+    assert typo.exit_code == 1 and "no project 'frseh'" in typo.output and "Projects here: fresh" in typo.output

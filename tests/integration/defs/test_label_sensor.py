@@ -4,9 +4,19 @@ ranking and what depends on it for the changed project only, without calling the
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
-from dagster import AssetMaterialization, DagsterInstance, SkipReason, build_sensor_context, materialize
+from dagster import (
+    AssetMaterialization,
+    DagsterInstance,
+    DagsterRunStatus,
+    SkipReason,
+    build_sensor_context,
+    materialize,
+)
+from dagster._core.storage.dagster_run import DagsterRun
+from dagster._core.utils import make_new_run_id
 
 from agentr_dagster.defs.assets import pipeline_assets
 from agentr_dagster.defs.label_sensor import LABELS_SELECTION, RANKED_BY_LABELS, labels_sensor
@@ -71,6 +81,7 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
     # The store side (labels' state) is covered on both databases in test_label_import; one is enough here.
     store = sqlite_store
     monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AGENTR_LABELS_QUIET_SECONDS", "0")  # the debounce has its own test below
     server = scripted_server(valid_responder)
     llm = LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", model="scripted-model")
     store.ledger.ensure_account("default")
@@ -108,3 +119,83 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
                      if e.asset_key.to_user_string() == "relevance")
     assert relevance["labels_used"].value == 2 and relevance["method"].value == "active"
     assert server.calls == calls  # every paper's score was cached: no call made again
+
+
+def test_the_code_location_runs_the_labels_sensor_on_the_ranking_and_what_follows_it():
+    from agentr_dagster.definitions import defs
+
+    sensor = defs.resolve_sensor_def("labels_sensor")
+    graph = defs.resolve_asset_graph()
+    targeted = {k.to_user_string() for k in sensor.asset_selection.resolve(graph)}
+    assert {"relevance", "paper_scores", "score_exports", "research_landscape", "related_work"} <= targeted
+    assert not {"research_intent", "search_queries", "candidate_papers"} & targeted
+
+
+def _run(instance, slug: str, status: DagsterRunStatus) -> str:
+    """A run of the project's ranking in the instance's run storage, as the queue holds it."""
+    run = DagsterRun(job_name="__ASSET_JOB", run_id=make_new_run_id(), status=status,
+                     tags={"dagster/partition": slug, "agentr/source": "labels_sensor"},
+                     asset_selection=frozenset({RANKED_BY_LABELS}))
+    instance.add_run(run)
+    return run.run_id
+
+
+def test_a_burst_of_ten_labels_is_one_rerank_and_a_queued_run_absorbs_newer_labels(sqlite_store, monkeypatch,
+                                                                                    tmp_path):
+    """Ten labels given one after another while the sensor ticks: no run while they keep changing, one run
+    once they are quiet; labels given while that run is still queued are its, not a second run's."""
+    store = sqlite_store
+    quiet = 1.5
+    monkeypatch.setenv("AGENTR_LABELS_QUIET_SECONDS", str(quiet))
+    instance = DagsterInstance.ephemeral()
+    slug = "burst"
+    add_project(store, slug, ABSTRACT)
+    csv = tmp_path / "papers.csv"
+    csv.write_text(papers_csv([(f"R{i}", f"Paper number {i} on citation screening", None) for i in range(14)]))
+    add_papers_file(store, slug, csv)
+    instance.add_dynamic_partitions("projects", [slug])
+    instance.report_runless_asset_event(AssetMaterialization(RANKED_BY_LABELS, partition=slug))  # run before
+    papers = store.projects.list_papers(slug)
+    cursor, requests = None, []
+
+    def tick():
+        nonlocal cursor
+        context = build_sensor_context(instance=instance, cursor=cursor,
+                                       resources={"store": StoreResource(database_url=store.url)})
+        result = labels_sensor(context)
+        if not isinstance(result, SkipReason):
+            cursor = result.cursor or cursor
+            requests.extend(result.run_requests)
+        return result
+
+    tick()
+    for i, paper in enumerate(papers[:10]):  # a person labelling; the sensor ticks between decisions
+        store.labels.set_label(slug, paper.id, "include" if i % 3 == 0 else "exclude")
+        tick()
+        time.sleep(0.05)
+    waiting = tick()
+    assert requests == []  # still changing
+    assert isinstance(waiting, SkipReason) and "labels changing (10 labels" in waiting.skip_message
+    time.sleep(quiet + 0.2)
+    tick()
+    assert [r.partition_key for r in requests] == [slug]
+    assert requests[0].run_key.startswith(f"{slug}:labels:10:4:")
+    assert isinstance(tick(), SkipReason) and len(requests) == 1  # nothing new since
+
+    # The run has not started (NOT_STARTED, as QUEUED, STARTING: a queued run needs a code location's origin
+    # to be stored); four more labels arrive before it starts.
+    queued = _run(instance, slug, DagsterRunStatus.NOT_STARTED)
+    for paper in papers[10:]:
+        store.labels.set_label(slug, paper.id, "exclude")
+    time.sleep(quiet + 0.2)
+    tick()
+    assert len(requests) == 1 and json.loads(cursor)[slug].startswith("14:")  # the queued run ranks with them
+    assert isinstance(tick(), SkipReason) and len(requests) == 1
+
+    # Once it has started it may have read the labels already: a change now gets one run of its own.
+    instance.delete_run(queued)
+    _run(instance, slug, DagsterRunStatus.STARTED)
+    store.labels.set_label(slug, papers[0].id, "clear")
+    time.sleep(quiet + 0.2)
+    tick()
+    assert len(requests) == 2 and requests[1].run_key.startswith(f"{slug}:labels:13:")

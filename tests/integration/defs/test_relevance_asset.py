@@ -54,8 +54,8 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert [r.paper_id for r in rows] == expected
     assert meta["labels_used"] == 0 and meta["papers"] == len(papers) and meta["method"] == "zero-shot"
     assert meta["plot_relevance"].startswith("![relevance distribution](data:image/png;base64,")
-    assert len(meta["top_10"].records) == 10
-    assert meta["top_10"].records[0].data["paper_id"] == expected[0]
+    assert len(meta["top_unlabelled"].records) == 10 and meta["labelled"].records == []
+    assert meta["top_unlabelled"].records[0].data["paper_id"] == expected[0]
     assert isinstance(meta["estimated_relevant"], float) and 0 < meta["estimated_relevant"] <= len(papers)
 
     again, _ = _materialize_relevance(store, instance)  # unchanged inputs: reused, not recomputed
@@ -71,6 +71,12 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert meta["labels_used"] == 2 and meta["labels_include"] == 1 and meta["method"] == "active"
     assert rows[0].paper_id == bottom and rows[-1].paper_id == top
     assert {r.method for r in rows} == {"active"} and meta["reused"] is False
+    # what to screen next: the best unlabelled papers; the two decided ones apart, in rank order
+    top = [r.data for r in meta["top_unlabelled"].records]
+    assert len(top) == 10 and not {bottom, top_id := expected[0]} & {r["paper_id"] for r in top}
+    assert [r["paper_id"] for r in top] == [r.paper_id for r in rows if r.paper_id not in (bottom, top_id)][:10]
+    assert [(r.data["paper_id"], r.data["label"], r.data["rank"]) for r in meta["labelled"].records] == [
+        (bottom, "include", 1), (top_id, "exclude", len(rows))]
 
 
 def test_relevance_of_a_project_without_candidates_waits_not_fails(sqlite_store):
@@ -82,7 +88,9 @@ def test_relevance_of_a_project_without_candidates_waits_not_fails(sqlite_store)
         resources={"store": StoreResource(database_url=sqlite_store.url), "llm": LLMResource(),
                    "sources": SourcesResource()},
     )
-    assert result.success and not result.asset_materializations_for_node("relevance")
+    assert result.success
+    [mat] = result.asset_materializations_for_node("relevance")  # what its partition page shows
+    assert mat.metadata["status"].value == "waiting for candidates" and mat.metadata["papers"].value == 0
     [check] = result.get_asset_check_evaluations()  # not evaluated: a warning, which leaves the run successful
     assert not check.passed and check.severity is AssetCheckSeverity.WARN
     assert check.description.startswith("not evaluated: waiting for candidates")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from dagster import DagsterInstance, SkipReason
+from dagster import DagsterInstance, SensorResult, SkipReason
 
 from agentr_dagster.defs.sensors import inbox_pass
 from tests.support import DEMO
@@ -91,8 +91,15 @@ def test_bad_files_are_quarantined_with_reasons(store, tmp_path, monkeypatch, ca
     (inbox / "empty.md").write_text("   ")
     os.symlink("/etc/passwd", inbox / "good" / "link.csv")
     capfd.readouterr()
-    result = tick(store, instance)
-    assert isinstance(result, SkipReason)
+    tick_result = tick(store, instance)
+    # Nothing launched: a skip, with every rejection recorded on the `inbox` asset (file, reason, where it went).
+    assert isinstance(tick_result, SensorResult) and not tick_result.run_requests
+    result = tick_result.skip_reason
+    observed = {e.metadata["file"].value: e for e in tick_result.asset_events}
+    assert {e.asset_key.to_user_string() for e in observed.values()} == {"inbox"}
+    assert set(observed) == {"good-2.csv", "good/broken.csv", "good/binary.csv", "Bad Name.md", "notes.docx",
+                             "empty.md", "good/link.csv"}
+    assert observed["good/broken.csv"].metadata["moved_to"].value == str(inbox / "rejected" / "good" / "broken.csv")
     log = capfd.readouterr().err  # the tick log: one WARNING per rejected file
     assert "WARNING - rejected notes.docx: not an abstract" in log and "WARNING - rejected good/broken.csv: " in log
     # The tick's own message names every file and its reason.

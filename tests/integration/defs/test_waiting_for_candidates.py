@@ -1,5 +1,6 @@
 """A project without candidates is a valid state: an abstract dropped alone runs (through the real sensor and
-the real job on a real instance) to "waiting for candidates" and succeeds; the repair schedule leaves it alone;
+the real job on a real instance) to "waiting for candidates" (each later asset materialised as such, saying
+what to do) and succeeds; the repair schedule leaves it alone;
 papers dropped later complete the chain. Domain store on SQLite and PostgreSQL, offline backend."""
 
 from __future__ import annotations
@@ -48,25 +49,31 @@ def test_an_abstract_alone_waits_for_candidates_then_papers_complete_the_chain(s
     (home / "inbox" / f"{SLUG}.md").write_text(ABSTRACT)
     run = _launch(ticks.settled(), instance, job)
     assert run.success
-    assert _materialized(run) == {"research_intent", "search_queries", "candidate_papers"}
+    # Every asset after candidate_papers materialises as "waiting for candidates" (an empty result), saying what
+    # it waits for and what to do: the first thing its partition page in the UI shows.
+    assert _materialized(run) == {"research_intent", "search_queries", "candidate_papers", *LATER}
     steps = {e.step_key: e.event_type_value for e in run.all_events if e.step_key and e.is_step_event
              and e.event_type_value in ("STEP_SUCCESS", "STEP_SKIPPED", "STEP_FAILURE")}
-    assert steps["relevance"] == "STEP_SUCCESS"  # it ran, found nothing to rank, and said so
-    assert {steps[a] for a in LATER[1:]} == {"STEP_SKIPPED"}
-    observed = {e.asset_key.to_user_string(): e.event_specific_data.asset_observation
-                for e in run.all_events if e.event_type_value == "ASSET_OBSERVATION"}
-    assert set(observed) == set(CANDIDATE_DEPENDENT) >= set(LATER)  # snowball too, though not in the job
-    for observation in observed.values():
-        assert observation.partition == SLUG
-        assert observation.metadata["status"].value == "waiting for candidates"
-        assert observation.metadata["next"].value == (f"add papers: agentr papers add {SLUG} FILE..., "
-                                                      f"or drop a file in inbox/{SLUG}/")
+    assert {steps[a] for a in LATER} == {"STEP_SUCCESS"}
+    waiting = {e.asset_key.to_user_string(): e.event_specific_data.materialization
+               for e in run.all_events if e.event_type_value == "ASSET_MATERIALIZATION"}
+    assert set(CANDIDATE_DEPENDENT) >= set(LATER)
+    for name in LATER:
+        mat = waiting[name]
+        assert mat.partition == SLUG
+        assert list(mat.metadata)[:3] == ["status", "waits_for", "next"], name
+        assert mat.metadata["status"].value == "waiting for candidates"
+        assert mat.metadata["waits_for"].value.startswith("candidate papers: none imported")
+        assert mat.metadata["next"].value == (f"add papers: agentr papers add {SLUG} FILE..., "
+                                              f"or drop a file in inbox/{SLUG}/")
+        assert mat.metadata["papers"].value == 0
     checks = {e.event_specific_data.check_name: e.event_specific_data for e in run.all_events
               if e.event_type_value == "ASSET_CHECK_EVALUATION"}
-    # No candidates warns (has_candidates), and the check of relevance, the asset that waited, was not evaluated:
-    # both fail at WARN severity, which leaves the run successful. The checks before them pass.
+    # No candidates warns (has_candidates), and the checks of the assets that wait were not evaluated: all fail
+    # at WARN severity, which leaves the run successful. The checks before them pass.
     failed = {name for name, c in checks.items() if not c.passed}
-    assert failed == {"has_candidates", "every_paper_ranked"}, [(c.check_name, c.description) for c in checks.values()]
+    assert failed == {"has_candidates", "every_paper_ranked", "every_paper_scored", "export_row_count",
+                      "taxonomy_structure", "draft_validates"}, [(c.check_name, c.description) for c in checks.values()]
     assert {checks[name].severity for name in failed} == {AssetCheckSeverity.WARN}
     assert checks["has_candidates"].description.startswith("waiting for candidates: add papers")
     assert checks["every_paper_ranked"].description.startswith("not evaluated: waiting for candidates")
@@ -88,7 +95,9 @@ def test_an_abstract_alone_waits_for_candidates_then_papers_complete_the_chain(s
     run = _launch(ticks.settled(), instance, job)
     assert run.success
     assert _materialized(run) >= {"candidate_papers", *LATER}
-    assert not [e for e in run.all_events if e.event_type_value == "ASSET_OBSERVATION"]
+    assert not [m for m in run.get_asset_materialization_events()
+                if "status" in m.materialization.metadata
+                and m.materialization.metadata["status"].value == "waiting for candidates"]
     assert len(pd.read_csv(home / "results" / SLUG / "scores.csv")) == 6
     assert (home / "results" / SLUG / "related_work.md").exists()
     assert project_gap(store, SLUG).complete and project_gap(store, SLUG).waiting is None

@@ -18,9 +18,11 @@ from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreRes
 from agentr_dagster.lake import add_files
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.stages.candidates import project_queries, retrieve_for_project
-from agentr_dagster.stages.feedback import list_labels, rerank, resolve_paper, set_label
+from agentr_dagster.stages.feedback import list_labels, rerank
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.intent import run_intent
+from agentr_dagster.stages.labels import find_paper as resolve_paper
+from agentr_dagster.stages.labels import set_label
 from agentr_dagster.stages.queries import current_queries, run_queries
 from agentr_dagster.store import OrphanError, StoreError
 from tests.support import DEMO

@@ -11,8 +11,9 @@ def test_code_location_holds_the_chain_job_and_sensor():
     graph = defs.resolve_asset_graph()
     keys = {key.to_user_string() for key in graph.get_all_asset_keys()}
     assert keys == {"research_intent", "search_queries", "candidate_papers", "relevance", "paper_scores",
-                    "score_exports", "research_landscape", "related_work", "snowball"}
-    assert defs.resolve_job_def("project_pipeline") is not None
+                    "score_exports", "research_landscape", "related_work", "snowball", "inbox"}
+    assert not graph.get(AssetKey("inbox")).is_materializable  # the drop folder: observed by the sensor only
+    assert defs.resolve_job_def("project_pipeline").executor_def.name == "in_process"  # measured: README
     assert defs.resolve_sensor_def("inbox_sensor") is not None
     scores = graph.get(AssetKey("paper_scores"))
     assert scores.partitions_def.name == "projects"
