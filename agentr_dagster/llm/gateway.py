@@ -1,5 +1,9 @@
-"""The one place an LLM is called: caching, orphan check, credit reservation, the call, settlement,
-validation with a bounded repair round, and classification of every failure.
+"""The one place an LLM is called: caching, the attempt cap, orphan check, credit reservation, the call,
+settlement, validation with a bounded repair round, and classification of every failure.
+
+The one retry layer for paid calls is here (:meth:`OpenAICompatibleBackend.complete`), and before every call the
+attempt cap (``domain/attempts.py``) is asked with what the store holds about the request, so no other layer (step
+or run retries, the repair schedule, resume) can make it call more often than the cap allows.
 
 Order per request (DESIGN.md, Money): a validated response already stored for the same request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
@@ -25,7 +29,9 @@ import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from agentr_dagster.domain.attempts import AttemptCap
 from agentr_dagster.domain.failures import (
+    InvalidOutputError,
     NoCreditsError,
     OrphanError,
     PermanentError,
@@ -51,7 +57,9 @@ class LLMSettings(BaseModel):
     tier: str = "standard"
     timeout_s: float = 120.0
     max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
-    max_attempts: int = 4  # transient failures are retried in-process this many times in all
+    # in-process attempts per request; the durable attempt cap (`cap`) bounds them across every layer
+    max_attempts: int = 4
+    cap: AttemptCap = AttemptCap()
     settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
     settle_backoff_s: float = 0.5
     unsettled_dir: str | None = None  # where answered-but-unsettled calls are kept (default: $AGENTR_HOME/unsettled)
@@ -67,6 +75,12 @@ class LLMSettings(BaseModel):
 
 class UnsettledError(TransientError):
     """An answered call whose settlement failed on a database error (kept for :meth:`settle_pending`)."""
+
+
+class AttemptCapReached(TransientError):
+    """The request's unanswered attempts reached the cap: no layer may call again for it inside the window."""
+
+    retryable = False
 
 
 @dataclass
@@ -202,6 +216,7 @@ class OpenAICompatibleBackend:
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
+        self._marks: dict[str, int] = {}  # project -> its `--retry-invalid` mark, read once per gateway
 
     def _redacted(self, error: StageError) -> StageError:
         secret = self.settings.api_key.get_secret_value()
@@ -211,15 +226,19 @@ class OpenAICompatibleBackend:
         return error
 
     def complete(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
-        """Return a validated answer, retrying transient failures with backoff in-process."""
+        """Return a validated answer, retrying transient failures with backoff in-process (within the cap).
+
+        A loop of our own rather than tenacity/stamina: its stop condition is the durable cap (asked in
+        :meth:`_paid_call`), its wait honours Retry-After and the limiter's shared pause, and it records every
+        failed attempt; the SDK's own retries are off (``max_retries=0``)."""
         last: StageError | None = None
         for attempt in range(self.settings.max_attempts):
             try:
                 return self._complete_once(stage, messages, schema, ctx)
             except TransientError as exc:
                 last = exc
-                if isinstance(exc, UnsettledError):
-                    raise  # asking again would pay twice: the kept settlement caches this answer
+                if isinstance(exc, UnsettledError | AttemptCapReached):
+                    raise  # asking again would pay twice (the kept settlement caches the answer), or pass the cap
                 if attempt + 1 >= self.settings.max_attempts:
                     break
                 delay = backoff_delay(
@@ -318,9 +337,23 @@ class OpenAICompatibleBackend:
                 ]
                 continue
             return value
-        raise TransientError(
-            f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s)"
+        raise InvalidOutputError(
+            f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s) "
+            f"({problem[:300]}); not asked again until the model or prompt version changes, or "
+            "`agentr run --retry-invalid`"
         )
+
+    def _capped(self, stage: str, key: str, ctx: CallContext) -> StageError | None:
+        """Whether the cap forbids another call for this request, from the attempts the store holds."""
+        if ctx.slug not in self._marks:
+            self._marks[ctx.slug] = self.store.attempts.retry_invalid_mark(ctx.slug)
+        cap = self.settings.cap
+        attempts = self.store.attempts.count(key, after_reservation=self._marks[ctx.slug],
+                                             window_s=cap.unanswered_window_s)
+        refused = cap.refusal(stage, attempts)
+        if isinstance(refused, TransientError):
+            return AttemptCapReached(refused.message)
+        return refused
 
     def _paid_call(
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
@@ -333,6 +366,9 @@ class OpenAICompatibleBackend:
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
+        capped = self._capped(stage, key, ctx)
+        if capped is not None:
+            raise capped
         bound = CallBound(self.model, estimate_prompt_tokens(messages), max_tokens,
                           provider=self.settings.provider, tier=self.settings.tier)
         try:
