@@ -81,6 +81,10 @@ from agentr_dagster.cli.inbox import inbox_command  # noqa: E402
 
 main.add_command(inbox_command, "inbox")
 
+from agentr_dagster.cli.common import guard_unknown_projects  # noqa: E402
+
+guard_unknown_projects(main)  # after every command is registered
+
 
 if __name__ == "__main__":
     main()

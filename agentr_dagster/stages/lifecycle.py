@@ -95,11 +95,24 @@ def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None)
         store.ledger.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
 
 
-def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
+def _valid(contract, payload) -> bool:
+    try:
+        contract.model_validate(payload)
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        return False
+    return True
+
+
+def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
+                     contract=None):
+    """Produce the stage's artefact, or reuse the stored one for the same input, prompt and model — unless it no
+    longer validates against ``contract`` (a hand edit, a stricter contract): then it is asked again (which the
+    response cache answers without a call when the original answer still validates)."""
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
     latest = store.results.latest_artifact(slug, stage)
-    if latest is not None and latest.input_hash == input_hash:
+    reusable = latest is not None and latest.input_hash == input_hash
+    if reusable and (contract is None or _valid(contract, latest.payload)):
         store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
     if not store.projects.is_active(slug):

@@ -13,7 +13,8 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
     require_active(store, slug, "queries", run_id)
     intent, intent_hash = current_intent(store, slug)
     return run_single_stage(
-        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id
+        store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx), run_id,
+        contract=SearchQueries,
     )
 
 
