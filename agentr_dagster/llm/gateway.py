@@ -245,7 +245,7 @@ class OpenAICompatibleBackend:
                     attempt, self.settings.backoff_base_s, self.settings.backoff_max_s, exc.retry_after
                 )
                 log.warning("transient LLM failure (%s); retrying in %.2fs", exc.message, delay)
-                self.store.lifecycle.record_failure(
+                self.store.lifecycle.record_failure_kept(  # kept for later if the database is away
                     ctx.slug, ctx.stage, "transient", exc.message,
                     paper_id=ctx.paper_id, attempt=attempt + 1, run_id=ctx.run_id,
                 )
@@ -397,7 +397,12 @@ class OpenAICompatibleBackend:
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
             if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
                 self.limiter.pause(error.retry_after)
-            self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+            try:
+                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+            except sa.exc.SQLAlchemyError as db_error:
+                # The database is away: the classified error goes on (it is what happened to the call); the
+                # reservation stays open until the stage closes its calls or `agentr resume` releases it.
+                log.warning("release of reservation %s failed (%s); left open", reservation, type(db_error).__name__)
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None
