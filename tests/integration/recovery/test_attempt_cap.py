@@ -216,3 +216,38 @@ def test_every_command_given_an_unknown_project_says_one_line(command, store_url
     assert result.exit_code != 0
     assert result.exception is None or isinstance(result.exception, SystemExit)  # no traceback
     assert result.output.strip() == f"error: {missing_project_message('nosuch')}"
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_the_production_instance_neither_retries_the_run_nor_re_pays_on_resume(pg_store, tmp_path, scripted_server,  # noqa: F811
+                                                                               monkeypatch, pg_url_for_dagster):
+    """deploy/postgres/dagster.yaml keeps run retries: its daemon would not re-launch a run that failed on a step
+    (always-invalid answers), and re-executing it from failure anyway (what a retry or `agentr resume` launches)
+    asks no paper again."""
+    from dagster._daemon.auto_run_reexecution.auto_run_reexecution import should_retry
+
+    from agentr_dagster.defs.recovery import resume
+    from tests.integration.defs.test_deploy_files import PROD_YAML
+
+    monkeypatch.setenv("DAGSTER_PG_URL", pg_url_for_dagster)
+    home = tmp_path / "dagster-home"
+    home.mkdir()
+    (home / "dagster.yaml").write_text(PROD_YAML.read_text())
+    server = scripted_server(chain_responder, faults=_score_faults(lambda attempt: Fault("schema_violation")))
+    slug = "invalid-prod"
+    make_project(pg_store, tmp_path, slug, N)
+    llm_env(monkeypatch, server, pg_store)
+    instance = DagsterInstance.from_config(str(home))
+    try:
+        assert instance.run_retries_enabled
+        result = run_chain(pg_store, slug, llm(server), instance)
+        assert not result.success and _score_calls(server) == MAX_ANSWERS * N
+        assert not should_retry(instance.get_run_by_id(result.run_id), instance)
+
+        calls = server.calls
+        [outcome] = resume(pg_store, instance, [slug])
+        assert outcome.action == "reexecuted", outcome  # the failed run, re-executed from its failed step
+        assert not outcome.success and _score_calls(server, calls) == 0
+        assert pg_store.ledger.verify_ledger().ok
+    finally:
+        instance.dispose()
