@@ -138,6 +138,11 @@ def test_a_500_then_ok_is_retried_in_process_once(store, tmp_path, scripted_serv
     assert set(_papers_asked(server).values()) == {2}  # the 500, then the answer
     assert len(store.results.results_for_project(slug)) == N
     assert store.ledger.verify_ledger().ok
+    [scores] = [m for m in result.get_asset_materialization_events()
+                if m.asset_key.to_user_string() == "paper_scores"]
+    materialization = scores.step_materialization_data.materialization
+    assert materialization.metadata["dagster/row_count"].value == N
+    assert materialization.tags.get("dagster/data_version")  # downstream staleness follows the stored scores
 
 
 def test_a_429_storm_is_bounded_by_the_cap_across_runs(store, tmp_path, scripted_server):  # noqa: F811
