@@ -2,8 +2,9 @@
 settlement, validation with a bounded repair round, and classification of every failure.
 
 The one retry layer for paid calls is here (:meth:`OpenAICompatibleBackend.complete`), and before every call the
-attempt cap (``domain/attempts.py``) is asked with what the store holds about the request, so no other layer (step
-or run retries, the repair schedule, resume) can make it call more often than the cap allows.
+attempt cap (``domain/attempts.py``) is asked with what the store holds about the request (read with the cached
+answer, in one transaction), so no other layer (step or run retries, the repair schedule, resume) can make it call
+more often than the cap allows.
 
 Order per request (DESIGN.md, Money): a validated response already stored for the same request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
@@ -29,7 +30,7 @@ import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
-from agentr_dagster.domain.attempts import AttemptCap
+from agentr_dagster.domain.attempts import AttemptCap, Attempts
 from agentr_dagster.domain.failures import (
     InvalidOutputError,
     NoCreditsError,
@@ -229,7 +230,7 @@ class OpenAICompatibleBackend:
         """Return a validated answer, retrying transient failures with backoff in-process (within the cap).
 
         A loop of our own rather than tenacity/stamina: its stop condition is the durable cap (asked in
-        :meth:`_paid_call`), its wait honours Retry-After and the limiter's shared pause, and it records every
+        :meth:`_complete_once`), its wait honours Retry-After and the limiter's shared pause, and it records every
         failed attempt; the SDK's own retries are off (``max_retries=0``)."""
         last: StageError | None = None
         for attempt in range(self.settings.max_attempts):
@@ -306,15 +307,23 @@ class OpenAICompatibleBackend:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
         key = request_hash(self.model, messages, temperature, max_tokens)
-        cached = self.store.results.cached_response(key)
+        if ctx.slug not in self._marks:
+            self._marks[ctx.slug] = self.store.attempts.retry_invalid_mark(ctx.slug)
+        # the cached answer and the request's attempts so far, in one read (the cap's durable side)
+        cached, attempts = self.store.attempts.lookup(key, after_reservation=self._marks[ctx.slug],
+                                                      window_s=self.settings.cap.unanswered_window_s)
         if cached is not None:
             try:
                 return schema.model_validate(parse_json_object(cached))
             except (ValueError, ValidationError):
-                pass  # a stored answer that no longer validates (schema changed) is asked again
+                # a stored answer that no longer validates (schema changed) is asked again, within the cap
+                attempts = self.store.attempts.count(key, after_reservation=self._marks[ctx.slug],
+                                                     window_s=self.settings.cap.unanswered_window_s)
         conversation = list(messages)
         for repair in range(self.settings.max_repairs + 1):
+            self._check_cap(stage, attempts)
             content, settle = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx, schema)
+            attempts = Attempts(attempts.answered + 1, attempts.unanswered)  # this call was answered (and paid)
             value = None
             try:
                 value = schema.model_validate(parse_json_object(content))
@@ -343,17 +352,14 @@ class OpenAICompatibleBackend:
             "`agentr run --retry-invalid`"
         )
 
-    def _capped(self, stage: str, key: str, ctx: CallContext) -> StageError | None:
-        """Whether the cap forbids another call for this request, from the attempts the store holds."""
-        if ctx.slug not in self._marks:
-            self._marks[ctx.slug] = self.store.attempts.retry_invalid_mark(ctx.slug)
-        cap = self.settings.cap
-        attempts = self.store.attempts.count(key, after_reservation=self._marks[ctx.slug],
-                                             window_s=cap.unanswered_window_s)
-        refused = cap.refusal(stage, attempts)
+    def _check_cap(self, stage: str, attempts: Attempts) -> None:
+        """Raise when the cap forbids another call for this request (its attempts as the store holds them, plus
+        the calls answered since in this round: claims keep any other worker off the same request meanwhile)."""
+        refused = self.settings.cap.refusal(stage, attempts)
         if isinstance(refused, TransientError):
-            return AttemptCapReached(refused.message)
-        return refused
+            raise AttemptCapReached(refused.message)
+        if refused is not None:
+            raise refused
 
     def _paid_call(
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
@@ -366,9 +372,6 @@ class OpenAICompatibleBackend:
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        capped = self._capped(stage, key, ctx)
-        if capped is not None:
-            raise capped
         bound = CallBound(self.model, estimate_prompt_tokens(messages), max_tokens,
                           provider=self.settings.provider, tier=self.settings.tier)
         try:

@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain.attempts import Attempts
+from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 
@@ -27,24 +28,36 @@ class CallAttempts:
     def count(self, request_hash: str, *, after_reservation: int = 0, window_s: float) -> Attempts:
         """Answered calls for the request (ever) and attempts without an answer in the last ``window_s`` seconds,
         both only after reservation ``after_reservation`` (a ``--retry-invalid`` mark)."""
-        u, r = t.usage_log, t.reservations
-        prefix = f"{request_hash}:"
+        return self.db.read(lambda conn: self._count(conn, request_hash, after_reservation, window_s))
 
-        def tx(conn: Connection) -> Attempts:
-            answered = conn.execute(
-                sa.select(sa.func.count()).select_from(u).where(
-                    u.c.request_hash == request_hash, sa.func.coalesce(u.c.reservation_id, 0) > after_reservation)
-            ).scalar_one()
-            # released since the window's start (the state/created_at index), then the request's own prefix
-            unanswered = conn.execute(
-                sa.select(sa.func.count()).select_from(r).where(
-                    r.c.state == "released", r.c.created_at >= now_utc() - timedelta(seconds=window_s),
-                    r.c.id > after_reservation,
-                    sa.func.substr(r.c.idempotency_key, 1, len(prefix)) == prefix)
-            ).scalar_one()
-            return Attempts(answered=int(answered), unanswered=int(unanswered))
+    def lookup(self, request_hash: str, *, after_reservation: int = 0, window_s: float) -> tuple[str | None, Attempts]:
+        """The request's cached (validated) answer, if any, and its attempts (:meth:`count`), in one read: what the
+        gateway asks before a call, so the cap costs no transaction of its own."""
+
+        def tx(conn: Connection) -> tuple[str | None, Attempts]:
+            cached = conn.execute(hot.CACHED_RESPONSE, {"request_hash": request_hash}).scalar()
+            if cached is not None:
+                return cached, Attempts()
+            return None, self._count(conn, request_hash, after_reservation, window_s)
 
         return self.db.read(tx)
+
+    @staticmethod
+    def _count(conn: Connection, request_hash: str, after_reservation: int, window_s: float) -> Attempts:
+        u, r = t.usage_log, t.reservations
+        prefix = f"{request_hash}:"
+        answered = conn.execute(
+            sa.select(sa.func.count()).select_from(u).where(
+                u.c.request_hash == request_hash, sa.func.coalesce(u.c.reservation_id, 0) > after_reservation)
+        ).scalar_one()
+        # released since the window's start (the state/created_at index), then the request's own prefix
+        unanswered = conn.execute(
+            sa.select(sa.func.count()).select_from(r).where(
+                r.c.state == "released", r.c.created_at >= now_utc() - timedelta(seconds=window_s),
+                r.c.id > after_reservation,
+                sa.func.substr(r.c.idempotency_key, 1, len(prefix)) == prefix)
+        ).scalar_one()
+        return Attempts(answered=int(answered), unanswered=int(unanswered))
 
     def mark_retry_invalid(self, slug: str) -> int:
         """Record that the user asks again for the project's invalid answers; returns the mark (the newest
