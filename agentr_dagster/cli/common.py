@@ -59,12 +59,19 @@ def require_project(slug: str) -> None:
     """One line and a non-zero exit for a project that does not exist (deleted ones still exist: their status,
     usage and ledger rows are kept)."""
     from agentr_dagster.domain.failures import missing_project_message
+
+    if not _exists(slug):
+        fail(missing_project_message(slug))
+
+
+def _exists(slug: str) -> bool:
     from agentr_dagster.store import ProjectNotFound
 
     try:
         open_store().projects.get_project(slug, include_deleted=True)
     except ProjectNotFound:
-        fail(missing_project_message(slug))
+        return False
+    return True
 
 
 def guard_unknown_projects(group: click.Group, prefix: str = "") -> None:
@@ -91,7 +98,7 @@ def _guarded(callback, *, check: bool):
             return callback(*args, **kwargs)
         except ProjectMissingError as exc:
             fail(exc.message)
-        except ProjectNotFound as exc:
-            fail(missing_project_message(slug) if slug else str(exc))
+        except ProjectNotFound as exc:  # e.g. deleted meanwhile, or a deleted project given to a command that writes
+            fail(missing_project_message(slug) if slug and not _exists(slug) else str(exc))
 
     return run
