@@ -82,15 +82,34 @@ def _format_status_row(row) -> str:
 @click.argument("slug", required=False)
 @click.option("--json", "as_json", is_flag=True)
 def failures(slug: str | None, as_json: bool) -> None:
-    """Recorded failures with their class, attempt, run and paper."""
+    """Recorded failures with their class, attempt, run and paper; then counts per class and what to do."""
     rows = open_store().lifecycle.failures(slug)
     if as_json:
         echo_json(rows)
         return
+    summary = failure_summary(rows)
     if not rows:
         click.echo("no failures recorded")
     for row in rows:
         click.echo(_format_status_row(row))
+    for cls, entry in summary.items():
+        click.echo(f"{cls}: {entry['failures']} failure(s), {entry['papers']} paper(s); next: {entry['next_step']}")
+
+
+def failure_summary(rows) -> dict[str, dict]:
+    """Per failure class: how many failures, on how many papers, and what the user can do."""
+    from agentr_dagster.domain.failures import NEXT_STEP, FailureClass
+
+    out: dict[str, dict] = {}
+    for row in rows:
+        entry = out.setdefault(row.failure_class, {"failures": 0, "papers": set()})
+        entry["failures"] += 1
+        if row.paper_id is not None:
+            entry["papers"].add((row.slug, row.paper_id))
+    known = {c.value: c for c in FailureClass}
+    return {cls: {"failures": e["failures"], "papers": len(e["papers"]),
+                  "next_step": NEXT_STEP[known[cls]] if cls in known else "see the message"}
+            for cls, e in out.items()}
 
 
 @click.command("export")

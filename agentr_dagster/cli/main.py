@@ -85,6 +85,10 @@ from agentr_dagster.cli.queries import bench_queries_command, queries_command  #
 main.add_command(queries_command, "queries")
 bench.add_command(bench_queries_command, "queries")
 
+from agentr_dagster.cli.common import guard_unknown_projects  # noqa: E402
+
+guard_unknown_projects(main)  # after every command is registered
+
 
 if __name__ == "__main__":
     main()

@@ -74,12 +74,13 @@ def _in_thread(fn: Callable[[], object]) -> object:
 
 def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                 stop_at_recall: float | None = None, budget_credits: float | None = None,
-                refresh_sources: bool = False) -> bool:
+                refresh_sources: bool = False, retry_invalid: bool = False) -> bool:
     """Materialise the whole chain for one project on the local Dagster instance; True on success.
 
     ``stop_at_recall`` / ``budget_credits`` override AGENTR_STOP_AT_RECALL / AGENTR_SCORING_BUDGET_CREDITS for
     this run (the LLMResource's ``stop_at_recall`` and ``scoring_budget_credits``). ``refresh_sources``: the
-    search sources re-send every request instead of answering from the response cache."""
+    search sources re-send every request instead of answering from the response cache. ``retry_invalid``: requests
+    whose answers never validated are asked again (the attempt cap counts afresh from a mark recorded now)."""
     from dagster import materialize
 
     from agentr_dagster.defs.assets import pipeline_assets
@@ -111,6 +112,8 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                 return True
             click.echo(f"{slug}: the run in flight ended with work left; running what is missing", err=True)
         ensure_project_partition(slug)
+        if retry_invalid:
+            store.attempts.mark_retry_invalid(slug)
         total = store.projects.count_papers(slug)
         stop = threading.Event()
         watcher = None
@@ -219,8 +222,11 @@ def _progress_bar(store, slug: str, papers: int, holder: str, stop: threading.Ev
               help="With an LLM: credits the project's scoring may spend in all (every run counted).")
 @click.option("--refresh-sources", is_flag=True,
               help="Search every enabled source again, bypassing the response cache (AGENTR_SOURCES).")
+@click.option("--retry-invalid", is_flag=True,
+              help="Ask again for papers whose answers never validated (invalid_output): each gets the answer and "
+                   "one repair once more. Without it they are not re-asked until the model or prompt changes.")
 def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | None,
-        budget_credits: float | None, refresh_sources: bool) -> None:
+        budget_credits: float | None, refresh_sources: bool, retry_invalid: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait.
 
     SIGTERM or Ctrl-C stops it cleanly: no new LLM call, the calls in flight are settled, the run is marked
@@ -233,7 +239,8 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
     try:
         with stop_on_signals(told):
             ok = run_project(slug, show_progress=not no_progress, verbose=verbose, stop_at_recall=stop_at_recall,
-                             budget_credits=budget_credits, refresh_sources=refresh_sources)
+                             budget_credits=budget_credits, refresh_sources=refresh_sources,
+                             retry_invalid=retry_invalid)
     except Exception as exc:  # noqa: BLE001
         if stop_requested():
             click.echo(f"error: {exc}", err=True)

@@ -5,8 +5,11 @@ however it got that way (a hand edit, a contract that changed under a reused art
 The specs are declared on the assets (`check_specs=`); the assets emit ``evaluate_*(store, slug, ...)`` as
 their check results. A test can call the same functions against a store holding bad data.
 
-Severity: ERROR where the artefact is unusable downstream, WARN where it is usable but degraded. Counts in a check's
-metadata are text (`per_partition`): the UI plots a check's numeric metadata across every partition's executions.
+Severity: ERROR where the artefact is unusable downstream, WARN where it is usable but degraded. The two ERROR checks
+that guard paid work (the intent and the queries, read by every scoring call) are blocking: when one fails, the
+steps after it in the run (paper_scores and its calls) do not start, and its description says how to repair.
+Counts in a check's metadata are text (`per_partition`): the UI plots a check's numeric metadata across every
+partition's executions.
 """
 
 from __future__ import annotations
@@ -32,13 +35,15 @@ if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
 INTENT_CHECK = AssetCheckSpec(
-    "intent_matches_contract", asset="research_intent",
-    description="The stored research intent (latest artefact) validates against the ResearchIntent contract.",
+    "intent_matches_contract", asset="research_intent", blocking=True,
+    description="The stored research intent (latest artefact) validates against the ResearchIntent contract. "
+                "Blocking: a failure stops the paid steps after it.",
 )
 QUERIES_CHECK = AssetCheckSpec(
-    "queries_parse_and_count", asset="search_queries",
+    "queries_parse_and_count", asset="search_queries", blocking=True,
     description="The stored search queries validate against the SearchQueries contract: the Boolean query "
-                "parses, exactly 10 search strings, 10-15 expanded keywords.",
+                "parses, exactly 10 search strings, 10-15 expanded keywords. Blocking: a failure stops the paid "
+                "steps after it.",
 )
 SEED_RECALL_CHECK = AssetCheckSpec(
     "seed_recall", asset="search_queries",
@@ -46,6 +51,14 @@ SEED_RECALL_CHECK = AssetCheckSpec(
                 "papers labelled include); WARN below 0.9, with the block losing each missed study and a widened "
                 "query. Passes with no seed studies (nothing to check against).",
 )
+
+
+def _repair(stage: str, asset: str, slug: str) -> str:
+    return (f"scoring is blocked until it is repaired: materialise {asset} again (`agentr run {slug}`): a stored "
+            f"{stage} that fails its contract is asked again, not reused; if the model keeps answering this way, "
+            "change AGENTR_LLM_MODEL")
+
+
 CANDIDATES_CHECK = AssetCheckSpec(
     "has_candidates", asset="candidate_papers",
     description="Counts the project's active candidate papers; none yet is a valid state that warns (WARN: "
@@ -102,7 +115,8 @@ def _count(payload, field: str) -> int | None:
 def _missing_artifact(check: AssetCheckSpec, stage: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=check.name, passed=False, severity=AssetCheckSeverity.ERROR,
-        description=f"no stored {stage} artefact", metadata=per_partition({"artifact_id": None}),
+        description=f"no stored {stage} artefact: materialise {check.asset_key.to_user_string()} first",
+        metadata=per_partition({"artifact_id": None}),
     )
 
 
@@ -114,7 +128,9 @@ def evaluate_intent(store: DomainStore, slug: str) -> AssetCheckResult:
     errors = _contract_errors(ResearchIntent, artifact.payload)
     return AssetCheckResult(
         check_name=INTENT_CHECK.name, passed=not errors, severity=AssetCheckSeverity.ERROR,
-        description=f"{len(errors)} contract violation(s)" if errors else "the stored intent matches the contract",
+        description=(f"the stored intent breaks its contract ({len(errors)} violation(s): "
+                     f"{'; '.join(errors[:3])}); {_repair('intent', 'research_intent', slug)}")
+        if errors else "the stored intent matches the contract",
         metadata=per_partition({
             "artifact_id": artifact.id,
             "contract_errors": len(errors),
@@ -178,8 +194,9 @@ def evaluate_queries(store: DomainStore, slug: str) -> AssetCheckResult:
     return AssetCheckResult(
         check_name=QUERIES_CHECK.name, passed=passed, severity=AssetCheckSeverity.ERROR,
         description="the stored queries parse and count right" if passed else (
-            f"boolean query parses: {parses}; search strings: {strings} (want 10); "
-            f"expanded keywords: {keywords} (want 10-15); {len(errors)} contract violation(s)"),
+            f"the stored queries break their contract: boolean query parses: {parses}; search strings: {strings} "
+            f"(want 10); expanded keywords: {keywords} (want 10-15); {len(errors)} contract violation(s)"
+            + (f" ({'; '.join(errors[:3])})" if errors else "") + f"; {_repair('queries', 'search_queries', slug)}"),
         metadata=per_partition({
             "artifact_id": artifact.id,
             "boolean_query_parses": parses,

@@ -5,7 +5,9 @@ Gates (an ``AutomationCondition`` of ``missing() | execution_failed()`` would re
 - a partition is requested only when the domain store says it is incomplete, no run of it is queued or running,
   and its last failure is one a retry can fix (transient, or no credits once the balance is positive again);
   a project without candidate papers is not incomplete: it waits for papers, and a run would change nothing;
-  orphans (deleted projects) and permanent failures (bad key, unknown model, unusable input) need a person;
+  orphans (deleted projects), permanent failures (bad key, unknown model, unusable input) and invalid output
+  (answers that never validated) need a person; whatever it requests, the attempt cap (domain/attempts.py) bounds
+  the calls its runs may make;
 - at most ``AGENTR_REPAIR_MAX_PER_DAY`` (default 2) repair runs per partition per UTC day, counted durably from
   the repair tag on the runs in Dagster's run storage.
 """
@@ -45,7 +47,8 @@ IN_FLIGHT = [
     DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
     DagsterRunStatus.CANCELING,
 ]
-NEEDS_A_PERSON = ("orphan", "permanent", "other")
+# invalid_output too: the cap (domain/attempts.py) would refuse the call anyway, so a repair run would do nothing
+NEEDS_A_PERSON = ("orphan", "permanent", "other", "invalid_output")
 
 
 def max_per_day() -> int:
@@ -91,7 +94,7 @@ def _utc_day_start(at: datetime) -> datetime:
 
 # A stage state -> the failure class it stands for (an interrupted stage counts as transient).
 FAILED_STATE_CLASS = {
-    **{state: cls.value for cls, state in st.STATE_FOR_CLASS.items()},
+    **{state: cls.value for cls, state in st.STATE_FOR_CLASS.items() if cls is not FailureClass.invalid_output},
     **dict.fromkeys((st.REINITIATED, st.IN_PROGRESS, st.QUEUED), FailureClass.transient.value),
 }
 

@@ -8,7 +8,10 @@ from enum import Enum
 
 
 class FailureClass(str, Enum):
-    transient = "transient"  # timeout, 429, 5xx, dropped connection, invalid JSON after repair: back off, resume
+    transient = "transient"  # timeout, 429, 5xx, dropped connection: backed off and retried within the cap
+    # the model answered but the answer never validated (after one repair): not retried in this run, not re-asked
+    # by later runs until the prompt version or model changes or the user asks (`agentr run --retry-invalid`)
+    invalid_output = "invalid_output"
     no_credits = "no_credits"  # reservation refused: no retry; resumable after a top-up
     orphan = "orphan"  # project or paper soft-deleted: no call, no charge, terminal
     permanent = "permanent"  # 401, unknown model, unusable input: no retry; the message says what to fix
@@ -22,9 +25,18 @@ class StageError(Exception):
         self.message = message
         self.retry_after = retry_after
 
+    @property
+    def retryable(self) -> bool:
+        """Whether another attempt (a Dagster step retry) could succeed without a person: transient only."""
+        return self.failure_class in RETRYABLE
+
 
 class TransientError(StageError):
     failure_class = FailureClass.transient
+
+
+class InvalidOutputError(StageError):
+    failure_class = FailureClass.invalid_output
 
 
 class NoCreditsError(StageError):
@@ -37,6 +49,10 @@ class StoppedError(StageError):
 
     failure_class = FailureClass.transient
     retry_in_run = False
+
+    @property
+    def retryable(self) -> bool:
+        return False  # the run was told to stop, or another holder now does the work: a step retry would undo it
 
 
 class StoreError(Exception):
@@ -52,6 +68,20 @@ class OrphanError(StageError, StoreError):
 
 class PermanentError(StageError):
     failure_class = FailureClass.permanent
+
+
+def missing_project_message(slug: str) -> str:
+    """One line for a project that does not exist: which, and how to add it."""
+    return (f"no project {slug!r}: add it with `agentr project add {slug} --abstract FILE`, or drop {slug}.md "
+            "(its abstract) in the inbox")
+
+
+class ProjectMissingError(PermanentError):
+    """A run, command or step names a project that does not exist (never a retry: nothing will change)."""
+
+    def __init__(self, slug: str):
+        super().__init__(missing_project_message(slug))
+        self.slug = slug
 
 
 # Processing states shared by stages and papers (stored as these strings).
@@ -75,4 +105,19 @@ STATE_FOR_CLASS = {
     FailureClass.no_credits: FAILED_NO_CREDITS,
     FailureClass.orphan: FAILED_ORPHAN,
     FailureClass.permanent: FAILED_OTHER,
+    FailureClass.invalid_output: FAILED_OTHER,  # a person decides (new prompt or model, or --retry-invalid)
 }
+
+#: What the user can do about each class (``agentr failures``, asset metadata, step failures).
+NEXT_STEP = {
+    FailureClass.transient: "retried within the attempt cap; run again later (`agentr resume` or `agentr run`)",
+    FailureClass.invalid_output: "the model's answers never validated: try another model or prompt version, or "
+                                 "ask again with `agentr run <slug> --retry-invalid`",
+    FailureClass.permanent: "not retried: fix what the message names (API key, model, base URL, project), then run "
+                            "again",
+    FailureClass.no_credits: "top up (`agentr credits grant AMOUNT`), then `agentr resume`",
+    FailureClass.orphan: "the project or paper was deleted: nothing to do",
+}
+
+#: Dagster may retry a step only for these: the rest would fail the same way (or pay again for the same answer).
+RETRYABLE = frozenset({FailureClass.transient})

@@ -1,5 +1,10 @@
-"""The one place an LLM is called: caching, orphan check, credit reservation, the call, settlement,
-validation with a bounded repair round, and classification of every failure.
+"""The one place an LLM is called: caching, the attempt cap, orphan check, credit reservation, the call,
+settlement, validation with a bounded repair round, and classification of every failure.
+
+The one retry layer for paid calls is here (:meth:`OpenAICompatibleBackend.complete`), and before every call the
+attempt cap (``domain/attempts.py``) is asked with what the store holds about the request (read with the cached
+answer, in one transaction), so no other layer (step or run retries, the repair schedule, resume) can make it call
+more often than the cap allows.
 
 Order per request (README, "Credits and prices"): a validated response already stored for the same request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
@@ -24,8 +29,10 @@ import sqlalchemy as sa
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from agentr_dagster.domain.attempts import AttemptCap, Attempts
 from agentr_dagster.domain.calls import CallContext  # re-exported: the stages import it from here
 from agentr_dagster.domain.failures import (
+    InvalidOutputError,
     NoCreditsError,
     OrphanError,
     PermanentError,
@@ -52,7 +59,9 @@ class LLMSettings(BaseModel):
     tier: str = "standard"
     timeout_s: float = 120.0
     max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
-    max_attempts: int = 4  # transient failures are retried in-process this many times in all
+    # in-process attempts per request; the durable attempt cap (`cap`) bounds them across every layer
+    max_attempts: int = 4
+    cap: AttemptCap = AttemptCap()
     settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
     settle_backoff_s: float = 0.5
     unsettled_dir: str | None = None  # where answered-but-unsettled calls are kept (default: $AGENTR_HOME/unsettled)
@@ -68,6 +77,13 @@ class LLMSettings(BaseModel):
 
 class UnsettledError(TransientError):
     """An answered call whose settlement failed on a database error (kept for :meth:`settle_pending`)."""
+
+
+class AttemptCapReached(TransientError):
+    """The request's unanswered attempts reached the cap: no layer may call again for it inside the window."""
+
+    retryable = False
+
 
 
 def request_hash(model: str, messages: list[dict[str, str]], temperature: float, max_tokens: int) -> str:
@@ -192,6 +208,7 @@ class OpenAICompatibleBackend:
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
         self.claims = RequestClaims(store)
+        self._marks: dict[str, int] = {}  # project -> its `--retry-invalid` mark, read once per gateway
 
     def _redacted(self, error: StageError) -> StageError:
         secret = self.settings.api_key.get_secret_value()
@@ -201,22 +218,26 @@ class OpenAICompatibleBackend:
         return error
 
     def complete(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
-        """Return a validated answer, retrying transient failures with backoff in-process."""
+        """Return a validated answer, retrying transient failures with backoff in-process (within the cap).
+
+        A loop of our own rather than tenacity/stamina: its stop condition is the durable cap (asked in
+        :meth:`_complete_once`), its wait honours Retry-After and the limiter's shared pause, and it records every
+        failed attempt; the SDK's own retries are off (``max_retries=0``)."""
         last: StageError | None = None
         for attempt in range(self.settings.max_attempts):
             try:
                 return self._complete_once(stage, messages, schema, ctx)
             except TransientError as exc:
                 last = exc
-                if isinstance(exc, UnsettledError):
-                    raise  # asking again would pay twice: the kept settlement caches this answer
+                if isinstance(exc, UnsettledError | AttemptCapReached):
+                    raise  # asking again would pay twice (the kept settlement caches the answer), or pass the cap
                 if attempt + 1 >= self.settings.max_attempts:
                     break
                 delay = backoff_delay(
                     attempt, self.settings.backoff_base_s, self.settings.backoff_max_s, exc.retry_after
                 )
                 log.warning("transient LLM failure (%s); retrying in %.2fs", exc.message, delay)
-                self.store.lifecycle.record_failure(
+                self.store.lifecycle.record_failure_kept(  # kept for later if the database is away
                     ctx.slug, ctx.stage, "transient", exc.message,
                     paper_id=ctx.paper_id, attempt=attempt + 1, run_id=ctx.run_id,
                 )
@@ -285,15 +306,23 @@ class OpenAICompatibleBackend:
         temperature = STAGE_TEMPERATURES[stage]
         max_tokens = MAX_OUTPUT_TOKENS[stage]
         key = request_hash(self.model, messages, temperature, max_tokens)
-        cached = self.store.results.cached_response(key)
+        if ctx.slug not in self._marks:
+            self._marks[ctx.slug] = self.store.attempts.retry_invalid_mark(ctx.slug)
+        # the cached answer and the request's attempts so far, in one read (the cap's durable side)
+        cached, attempts = self.store.attempts.lookup(key, after_reservation=self._marks[ctx.slug],
+                                                      window_s=self.settings.cap.unanswered_window_s)
         if cached is not None:
             try:
                 return schema.model_validate(parse_json_object(cached))
             except (ValueError, ValidationError):
-                pass  # a stored answer that no longer validates (schema changed) is asked again
+                # a stored answer that no longer validates (schema changed) is asked again, within the cap
+                attempts = self.store.attempts.count(key, after_reservation=self._marks[ctx.slug],
+                                                     window_s=self.settings.cap.unanswered_window_s)
         conversation = list(messages)
         for repair in range(self.settings.max_repairs + 1):
+            self._check_cap(stage, attempts)
             content, settle = self._paid_call(stage, conversation, temperature, max_tokens, key, ctx, schema)
+            attempts = Attempts(attempts.answered + 1, attempts.unanswered)  # this call was answered (and paid)
             value = None
             try:
                 value = schema.model_validate(parse_json_object(content))
@@ -316,9 +345,20 @@ class OpenAICompatibleBackend:
                 ]
                 continue
             return value
-        raise TransientError(
-            f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s)"
+        raise InvalidOutputError(
+            f"{stage}: the model's answer did not validate after {self.settings.max_repairs} repair(s) "
+            f"({problem[:300]}); not asked again until the model or prompt version changes, or "
+            "`agentr run --retry-invalid`"
         )
+
+    def _check_cap(self, stage: str, attempts: Attempts) -> None:
+        """Raise when the cap forbids another call for this request (its attempts as the store holds them, plus
+        the calls answered since in this round: claims keep any other worker off the same request meanwhile)."""
+        refused = self.settings.cap.refusal(stage, attempts)
+        if isinstance(refused, TransientError):
+            raise AttemptCapReached(refused.message)
+        if refused is not None:
+            raise refused
 
     def _paid_call(
         self, stage: str, messages: list[dict[str, str]], temperature: float, max_tokens: int, key: str,
@@ -362,7 +402,12 @@ class OpenAICompatibleBackend:
             error = exc if isinstance(exc, StageError) else self._redacted(classify_api_error(exc))
             if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
                 self.limiter.pause(error.retry_after)
-            self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+            try:
+                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+            except sa.exc.SQLAlchemyError as db_error:
+                # The database is away: the classified error goes on (it is what happened to the call); the
+                # reservation stays open until the stage closes its calls or `agentr resume` releases it.
+                log.warning("release of reservation %s failed (%s); left open", reservation, type(db_error).__name__)
             # Not chained: the client's exception carries the endpoint's raw body, which some proxies fill with
             # the key itself; only the redacted, classified message travels on (to logs, events and the store).
             raise error from None

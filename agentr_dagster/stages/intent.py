@@ -15,7 +15,7 @@ def run_intent(store, backend: StageBackend, slug: str, run_id: str | None = Non
     project = store.projects.get_project(slug)
     return run_single_stage(
         store, backend, slug, "intent", project.abstract,
-        lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id,
+        lambda ctx: backend.decompose_intent(project.abstract, ctx), run_id, contract=ResearchIntent,
     )
 
 

@@ -31,10 +31,11 @@ class StageOutcome:
 
 
 def record_stage_failure(store, slug: str, stage: str, exc: StageError, run_id: str | None,
-                         paper_id: int | None = None):
-    store.lifecycle.set_status(slug, stage, st.STATE_FOR_CLASS[exc.failure_class], paper_id=paper_id,
-                     detail=exc.message[:500], run_id=run_id)
-    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id, run_id=run_id)
+                         paper_id: int | None = None) -> None:
+    """The stage's (or paper's) failed state and the failure record; kept and written later when the database is
+    away, so that the classified error is what `agentr failures` shows, not the outage."""
+    store.lifecycle.record_failure_kept(slug, stage, exc.failure_class.value, exc.message, paper_id=paper_id,
+                                        run_id=run_id, state=st.STATE_FOR_CLASS[exc.failure_class])
 
 
 DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for it, to record the failure
@@ -56,14 +57,17 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
         delay = 0.25
         while True:
             try:
-                record_stage_failure(store, slug, stage, exc, run_id)
-                close_stage_calls(store, backend, slug, stage, run_id)  # kept settles, then leaked reservations
-                break
+                # the failures kept during the outage first (the calls' own classified errors), in their order
+                if not store.lifecycle.flush_kept():
+                    record_stage_failure(store, slug, stage, exc, run_id)
+                    close_stage_calls(store, backend, slug, stage, run_id)  # kept settles, then leaked reservations
+                    break
             except sa.exc.SQLAlchemyError:
-                if time.monotonic() + delay > deadline:
-                    break  # still away: a later run or `agentr resume` finds the stage unfinished
-                time.sleep(delay)
-                delay = min(delay * 2, 4.0)
+                pass
+            if time.monotonic() + delay > deadline:
+                break  # still away: a later run or `agentr resume` finds the stage unfinished
+            time.sleep(delay)
+            delay = min(delay * 2, 4.0)
         raise exc from None
 
 
@@ -87,7 +91,9 @@ def settle_kept_calls(backend) -> None:
 def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
     """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
     be back), then release any reservation of this run's stage still open — its calls are over, so none may be
-    left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work)."""
+    left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work).
+    Failures kept during an outage are written first."""
+    store.lifecycle.flush_kept()
     gateway = getattr(backend, "gateway", None)
     if gateway is not None and gateway.settle_pending():
         return
@@ -95,11 +101,24 @@ def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None)
         store.ledger.release_run_reservations(slug, stage, run_id, note=f"{stage} of run {run_id} ended with it open")
 
 
-def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id):
+def _valid(contract, payload) -> bool:
+    try:
+        contract.model_validate(payload)
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        return False
+    return True
+
+
+def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
+                     contract=None):
+    """Produce the stage's artefact, or reuse the stored one for the same input, prompt and model — unless it no
+    longer validates against ``contract`` (a hand edit, a stricter contract): then it is asked again (which the
+    response cache answers without a call when the original answer still validates)."""
     version = prompt_version(stage)
     input_hash = sha256(input_text, version, backend.model)
     latest = store.results.latest_artifact(slug, stage)
-    if latest is not None and latest.input_hash == input_hash:
+    reusable = latest is not None and latest.input_hash == input_hash
+    if reusable and (contract is None or _valid(contract, latest.payload)):
         store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
     if not store.projects.is_active(slug):

@@ -16,7 +16,7 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
     seeds = project_seed_studies(store, slug)[0]  # the LLM path checks its answer on them (one repair round)
     return run_single_stage(
         store, backend, slug, "queries", intent_hash, lambda ctx: backend.generate_queries(intent, ctx, seeds),
-        run_id,
+        run_id, contract=SearchQueries,
     )
 
 

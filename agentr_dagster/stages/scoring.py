@@ -48,10 +48,15 @@ class ScoringSummary:
     below_cutoff: int = 0  # never sent: the scoring plan stopped before them (not a failure)
     stop_reason: str | None = None  # target_recall | budget, when the plan stopped scoring early
     recall_bound: float | None = None  # the stopping rule's lower bound on recall when it was last evaluated
+    errors: dict = field(default_factory=dict)  # failure class -> the first error of that class
+    retryable: bool = False  # some failure may succeed on a step retry (transient, attempt cap not reached)
 
     @property
     def complete(self) -> bool:
         return self.scored + self.reused + self.below_cutoff == self.total
+
+    def first_error(self, cls: FailureClass) -> StageError:
+        return self.errors.get(cls) or StageError(summary_text(self))
 
 
 ProgressFn = Callable[[int, int], None]
@@ -249,6 +254,8 @@ class _Tally:
         with self.lock:
             self.summary.failed[exc.failure_class] += 1
             self.summary.stopped += isinstance(exc, StoppedError)
+            self.summary.errors.setdefault(exc.failure_class, exc)
+            self.summary.retryable = self.summary.retryable or exc.retryable
             if len(self.summary.messages) < 20 and exc.message not in self.summary.messages:
                 self.summary.messages.append(exc.message)
 
@@ -590,7 +597,8 @@ _NO_CREDITS_STOP = NoCreditsError("stopped: credits ran out earlier in this run;
 
 def worst_failure_class(failed: Counter) -> FailureClass:
     """The class that decides what happens next: a person's fix, then a top-up, then a retry."""
-    for cls in (FailureClass.permanent, FailureClass.no_credits, FailureClass.orphan, FailureClass.transient):
+    for cls in (FailureClass.permanent, FailureClass.invalid_output, FailureClass.no_credits, FailureClass.orphan,
+                FailureClass.transient):
         if failed.get(cls):
             return cls
     return FailureClass.permanent

@@ -3,7 +3,10 @@ failures. Lifecycle writes work on soft-deleted projects too, so that an orphan 
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -13,6 +16,7 @@ from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.rows import FailureRow, StatusRow, TransitionRow
 
+log = logging.getLogger(__name__)
 PROJECT_STAGE = "project"  # stage name of project-level lifecycle rows (e.g. 'reinitiated')
 _CHUNK = 500
 
@@ -29,6 +33,9 @@ class Lifecycle:
 
     def __init__(self, db: Database):
         self.db = db
+        # failures that could not be written (the database was away): kept, with their time, for flush_kept
+        self._kept: list[dict[str, Any]] = []
+        self._kept_lock = threading.Lock()
 
     def write_status(
         self,
@@ -236,8 +243,9 @@ class Lifecycle:
         attempt: int = 0,
         run_id: str | None = None,
         step_key: str | None = None,
+        at: datetime | None = None,
     ) -> int:
-        """Append a failure record (classes: transient, no_credits, orphan, permanent, other)."""
+        """Append a failure record (classes: transient, no_credits, orphan, permanent, other, invalid_output)."""
         if failure_class not in t.FAILURE_CLASSES:
             raise ValueError(f"unknown failure class {failure_class!r}; expected one of {t.FAILURE_CLASSES}")
 
@@ -254,12 +262,52 @@ class Lifecycle:
                     attempt=attempt,
                     run_id=run_id,
                     step_key=step_key,
-                    created_at=now_utc(),
+                    created_at=at or now_utc(),
                 )
                 .returning(t.failures.c.id)
             ).scalar_one()
 
         return self.db.run(tx)
+
+    def record_failure_kept(self, slug: str, stage: str, failure_class: str, message: str, *,
+                            paper_id: int | None = None, attempt: int = 0, run_id: str | None = None,
+                            state: str | None = None) -> bool:
+        """Record a failure (and set the stage's or paper's ``state`` with the message, when given). When the
+        database is away, the failure is kept in this process, with its time, and written by :meth:`flush_kept`
+        once it answers again: a failure is never replaced by the outage's own error. True when written now."""
+        entry = {"slug": slug, "stage": stage, "failure_class": failure_class, "message": message,
+                 "paper_id": paper_id, "attempt": attempt, "run_id": run_id, "state": state, "at": now_utc()}
+        try:
+            self._write_kept(entry)
+        except sa.exc.SQLAlchemyError as exc:
+            log.warning("failure of %s/%s kept until the database is back (%s)", slug, stage, type(exc).__name__)
+            with self._kept_lock:
+                self._kept.append(entry)
+            return False
+        return True
+
+    def _write_kept(self, entry: dict[str, Any]) -> None:
+        if entry["state"] is not None:
+            self.set_status(entry["slug"], entry["stage"], entry["state"], paper_id=entry["paper_id"],
+                            detail=entry["message"][:500], run_id=entry["run_id"])
+        self.record_failure(entry["slug"], entry["stage"], entry["failure_class"], entry["message"],
+                            paper_id=entry["paper_id"], attempt=entry["attempt"], run_id=entry["run_id"],
+                            at=entry["at"])
+
+    def flush_kept(self) -> int:
+        """Write the failures kept during an outage (oldest first); returns how many are still kept."""
+        with self._kept_lock:
+            kept, self._kept = self._kept, []
+        left = []
+        for i, entry in enumerate(kept):
+            try:
+                self._write_kept(entry)
+            except sa.exc.SQLAlchemyError:
+                left = kept[i:]  # still away: keep the rest, in order
+                break
+        with self._kept_lock:
+            self._kept[:0] = left
+            return len(self._kept)
 
     def failures(self, slug: str | None = None) -> list[FailureRow]:
         f, p = t.failures, t.projects

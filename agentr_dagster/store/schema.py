@@ -26,7 +26,7 @@ MONEY_QUANTUM = Decimal("0.00000001")
 
 LEDGER_KINDS = ("grant", "reserve", "settle", "release", "adjust")
 RESERVATION_STATES = ("open", "settled", "released")
-FAILURE_CLASSES = ("transient", "no_credits", "orphan", "permanent", "other")
+FAILURE_CLASSES = ("transient", "no_credits", "orphan", "permanent", "other", "invalid_output")
 STAGE_LEVEL = 0  # stage_status.paper_id for a stage-level row
 
 
@@ -244,6 +244,7 @@ usage_log = sa.Table(
     sa.Column("reservation_id", sa.Integer, sa.ForeignKey("reservations.id"), nullable=True, unique=True),
     _created(),
     sa.Index("ix_usage_log_project", "project_id", "created_at"),
+    sa.Index("ix_usage_log_request_hash", "request_hash"),  # the attempt cap counts a request's answers
 )
 
 ledger_entries = sa.Table(

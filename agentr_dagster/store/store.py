@@ -9,7 +9,8 @@
 - ``store.relevance`` (:class:`Relevance`): the screening engine's score and rank per paper;
 - ``store.leases`` (:class:`Leases`): one run per project (project leases) and per-paper claims;
 - ``store.searches`` (:class:`Searches`): the searches sent to search sources and which one found which paper;
-- ``store.sources`` (:class:`Sources`): the search sources' response cache.
+- ``store.sources`` (:class:`Sources`): the search sources' response cache;
+- ``store.attempts`` (:class:`CallAttempts`): the calls made per request, for the one cap on paid attempts.
 
 Every public method of a part is one short transaction and returns plain frozen dataclasses, never ORM objects.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
+from agentr_dagster.store.attempts import CallAttempts
 from agentr_dagster.store.database import Database
 from agentr_dagster.store.engine import default_database_url
 from agentr_dagster.store.labels import Labels
@@ -47,6 +49,7 @@ class DomainStore:
         self.leases = Leases(self.db)
         self.searches = Searches(self.db)
         self.sources = Sources(self.db)
+        self.attempts = CallAttempts(self.db, self.results)
 
     @property
     def url(self) -> str:

@@ -30,7 +30,10 @@ Invariants:
 - ``no_open_reservation_after_run``: no reservation still open after the run that took it ended its stage (the
   stage's terminal status was written by that run after the reservation was taken);
 - ``settled_calls_have_usage``: usage rows and ledger entries reconcile per call: each settled reservation has
-  exactly one usage row, each usage row one settled reservation, so calls charged = usage rows.
+  exactly one usage row, each usage row one settled reservation, so calls charged = usage rows;
+- ``paid_within_attempt_cap``: no request (paper, prompt version and model) was paid for more often than the
+  attempt cap allows (``domain/attempts.py``: the answer and one repair), counting afresh after each
+  ``agentr run --retry-invalid`` mark of a project that asked for it.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentr_dagster.domain import pricing as cost_rule
+from agentr_dagster.domain.attempts import MAX_ANSWERS
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import now_utc
 
@@ -107,6 +111,7 @@ CHECKS = (
     "no_duplicate_charges",
     "no_open_reservation_after_run",
     "settled_calls_have_usage",
+    "paid_within_attempt_cap",
 )
 TERMINAL_STATES = ("completed", "failed_transient", "failed_no_credits", "failed_orphan", "failed_other")
 
@@ -138,7 +143,8 @@ class _Connectable(Protocol):
 
 
 def verify_ledger(
-    store: _Connectable, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: datetime | None = None
+    store: _Connectable, *, stale_after_s: float = DEFAULT_STALE_AFTER_S, at: datetime | None = None,
+    max_answers: int = MAX_ANSWERS,
 ) -> VerifyReport:
     """Check every ledger invariant on one consistent snapshot of ``store``'s database."""
     with store.engine.connect() as conn:
@@ -156,6 +162,7 @@ def verify_ledger(
     _check_duplicate_charges(snap, bad)
     _check_open_after_run(snap, bad)
     _check_settled_have_usage(snap, bad)
+    _check_attempt_cap(snap, bad, max_answers)
     for entry in snap.entries:  # answered calls whose charge landed only after their hold was given back
         if entry.kind == "settle" and "reservation had been released" in (entry.note or ""):
             notes.add("late_settlement", "an answered call was settled after its reservation had been released "
@@ -185,6 +192,7 @@ class _Snapshot:
     projects: list[sa.Row]
     responses: dict[str, datetime]  # request hash -> when its validated answer was stored
     stage_ends: list[sa.Row]  # stage-level terminal transitions written by a run
+    retry_marks: dict[int, list[int]]  # project id -> its `--retry-invalid` marks (reservation ids)
     # reservation id -> entry kind -> entries; filled by the reservation check, used by the usage check
     per_reservation: dict[int, dict[str, list[sa.Row]]] = field(default_factory=dict)
 
@@ -211,6 +219,7 @@ class _Snapshot:
                     tr.c.state.in_(TERMINAL_STATES),
                 )
             )),
+            retry_marks=_retry_marks(conn),
         )
 
     def counts(self) -> dict[str, int]:
@@ -523,3 +532,34 @@ def _check_settled_have_usage(snap: _Snapshot, bad: _Collector) -> None:
                     f"reservations#{res.id}")
         elif res.state != "settled" and n:
             bad.add("settled_calls_have_usage", f"{res.state} reservation has a usage row", f"reservations#{res.id}")
+
+
+def _retry_marks(conn: Connection) -> dict[int, list[int]]:
+    from agentr_dagster.store.attempts import RETRY_INVALID_STAGE
+
+    a = t.artifacts
+    marks: dict[int, list[int]] = defaultdict(list)
+    for project_id, payload in conn.execute(
+            sa.select(a.c.project_id, a.c.payload).where(a.c.stage == RETRY_INVALID_STAGE).order_by(a.c.id)):
+        marks[project_id].append(int((payload or {}).get("after_reservation", 0)))
+    return marks
+
+
+def _check_attempt_cap(snap: _Snapshot, bad: _Collector, max_answers: int) -> None:
+    """Answered calls per request hash, between the `--retry-invalid` marks of the projects that made them."""
+    by_request: dict[str, list[sa.Row]] = defaultdict(list)
+    for usage in snap.usage:
+        if usage.request_hash and usage.reservation_id is not None:
+            by_request[usage.request_hash].append(usage)
+    for calls in by_request.values():
+        if len(calls) <= max_answers:
+            continue
+        marks = sorted({m for u in calls for m in snap.retry_marks.get(u.project_id, [])})
+        segments: dict[int, list[sa.Row]] = defaultdict(list)
+        for usage in calls:  # the segment is the number of marks below the call's reservation
+            segments[sum(1 for m in marks if usage.reservation_id > m)].append(usage)
+        for segment in segments.values():
+            if len(segment) > max_answers:
+                bad.add("paid_within_attempt_cap",
+                        f"one request was paid {len(segment)} times (the cap allows {max_answers}: the answer and "
+                        "one repair)", *(f"usage_log#{u.id}" for u in segment))

@@ -1,6 +1,6 @@
 """The project chain as project-partitioned assets. Thin: each asset calls one stage function (stages/), turns
-failure classes into Dagster failures, and reports counts as metadata; its checks (`defs/checks.py`) are
-evaluated from what the store holds once the stage has run."""
+failure classes into Dagster failures (`defs/failures.py`), and reports counts as metadata; its checks
+(`defs/checks.py`) are evaluated from what the store holds once the stage has run."""
 
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -9,7 +9,6 @@ from dagster import (
     AssetExecutionContext,
     Backoff,
     DataVersion,
-    Failure,
     Jitter,
     MaterializeResult,
     MetadataValue,
@@ -20,10 +19,11 @@ from dagster import (
 from agentr_dagster.defs import checks
 from agentr_dagster.defs import metadata as ui
 from agentr_dagster.defs.assets.relevance import relevance
+from agentr_dagster.defs.failures import stage_failure, stage_failures
 from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
-from agentr_dagster.domain.failures import FailureClass, StageError
+from agentr_dagster.domain.failures import NEXT_STEP, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
@@ -46,17 +46,10 @@ from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 
+# Step retries for transient failures only (defs/failures.py): e.g. a database outage. They cannot re-pay: the
+# gateway asks the durable attempt cap (domain/attempts.py) before every call, whichever layer retries.
 LLM_RETRY = RetryPolicy(max_retries=3, delay=2, backoff=Backoff.EXPONENTIAL, jitter=Jitter.FULL)
 EXPORTS_VERSION = "exports-v1"
-
-
-def _as_failure(exc: StageError, stage: str) -> Failure:
-    """Only transient failures are worth a Dagster retry; the rest need a person (or a top-up) first."""
-    return Failure(
-        description=f"{stage}: {exc.failure_class.value}: {exc.message}",
-        metadata={"failure_class": exc.failure_class.value},
-        allow_retries=exc.failure_class is FailureClass.transient and getattr(exc, "retry_in_run", True),
-    )
 
 
 @contextmanager
@@ -78,12 +71,10 @@ def _run_llm_stage(context: AssetExecutionContext, store: StoreResource, llm: LL
     recorded as a failure and a stage error turned into the right Dagster Failure."""
     db = store.get()
     backend = llm.backend(db)
-    try:
-        with database_failures_recorded(db, context.partition_key, stage, context.run_id, backend), \
-                project_lease(context, db):
-            outcome = run_stage(db, backend, context.partition_key, run_id=context.run_id)
-    except StageError as exc:
-        raise _as_failure(exc, context.asset_key.to_user_string()) from exc
+    with stage_failures(context, db=db), \
+            database_failures_recorded(db, context.partition_key, stage, context.run_id, backend), \
+            project_lease(context, db):
+        outcome = run_stage(db, backend, context.partition_key, run_id=context.run_id)
     return db, backend, outcome
 
 
@@ -188,6 +179,11 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource,
                      sources: SourcesResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
+    with stage_failures(context, db=db):
+        return _candidate_papers(context, db, slug, sources)
+
+
+def _candidate_papers(context: AssetExecutionContext, db, slug: str, sources: SourcesResource) -> MaterializeResult:
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
@@ -249,15 +245,12 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     db = store.get()
     backend = llm.backend(db)
     slug = context.partition_key
-    try:
-        with database_failures_recorded(db, slug, "score", context.run_id, backend), \
-                project_lease(context, db) as holder:
-            summary = score_project(
-                db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
-                progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
-            )
-    except StageError as exc:
-        raise _as_failure(exc, "paper_scores") from exc
+    with stage_failures(context, db=db), database_failures_recorded(db, slug, "score", context.run_id, backend), \
+            project_lease(context, db) as holder:
+        summary = score_project(
+            db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
+            progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
+        )
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
     # read first in the UI: status and counts, the top papers, then what the scoring cost (when it cost anything)
     metadata = {
@@ -278,13 +271,18 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         )
     if summary.failed:
         worst = worst_failure_class(summary.failed)
-        raise Failure(
+        metadata["next_steps"] = MetadataValue.md("\n".join(
+            f"- **{cls.value}** ({n}): {NEXT_STEP[cls]}" for cls, n in summary.failed.items() if n))
+        raise stage_failure(
+            summary.first_error(worst), "paper_scores", metadata=metadata,
             description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
-            metadata={**metadata, "failure_class": worst.value},
-            allow_retries=worst is FailureClass.transient,
+            retryable=summary.retryable,
         )
+    scores = db.results.results_for_project(slug)
     return MaterializeResult(
-        metadata=metadata,
+        metadata={**metadata, "dagster/row_count": len(scores)},
+        # what downstream assets read: the stored results (ids grow with every new or re-scored answer)
+        data_version=DataVersion(sha256(*sorted(f"{r.paper_id}:{r.id}" for r in scores))[:16]),
         check_results=[checks.evaluate_scores(db, slug, backend.model)],
     )
 
@@ -316,6 +314,11 @@ def _log_progress(context: AssetExecutionContext):
 def score_exports(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
+    with stage_failures(context, db=db):
+        return _score_exports(context, db, slug)
+
+
+def _score_exports(context: AssetExecutionContext, db, slug: str) -> MaterializeResult:
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))

@@ -5,7 +5,6 @@ version is the engine's version, so a change to a ranker marks every project's r
 from dagster import (
     AssetExecutionContext,
     DataVersion,
-    Failure,
     MaterializeResult,
     MetadataValue,
     TableColumn,
@@ -15,10 +14,10 @@ from dagster import (
 )
 
 from agentr_dagster.defs import checks
+from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
-from agentr_dagster.domain.failures import StageError
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.relevance import rank_project
 from agentr_dagster.synthesis import plots
@@ -50,11 +49,8 @@ def _records(frame) -> list[TableRecord]:
 def relevance(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
-    try:
+    with stage_failures(context, db=db):  # no retry policy: ranking has no transient failure worth one
         outcome = rank_project(db, slug, run_id=context.run_id)
-    except StageError as exc:
-        raise Failure(description=f"relevance: {exc.failure_class.value}: {exc.message}",
-                      metadata={"failure_class": exc.failure_class.value}, allow_retries=False) from exc
     png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
     top, labelled = _records(outcome.top), _records(outcome.labelled)
     estimate = outcome.estimated_relevant

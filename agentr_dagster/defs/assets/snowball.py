@@ -5,6 +5,7 @@ from dagster import AssetExecutionContext, Config, Failure, MaterializeResult, M
 from pydantic import Field
 
 from agentr_dagster.defs.assets.project import paper_scores, project_lease
+from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import SourcesResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
@@ -33,7 +34,7 @@ def snowball(context: AssetExecutionContext, config: SnowballConfig, store: Stor
                       allow_retries=False)
     db = store.get()
     openalex = sources.build(db, refresh=config.refresh, names=["openalex"]).by_name("openalex")
-    with project_lease(context, db):
+    with stage_failures(context, db=db), project_lease(context, db):
         summary = snowball_project(db, context.partition_key, openalex, top=config.top, refresh=config.refresh,
                                    run_id=context.run_id, progress=context.log.info)
     return MaterializeResult(metadata={**summary.metadata(), "chases": MetadataValue.md(summary.markdown())})

@@ -13,11 +13,11 @@ from dagster import (
 )
 
 from agentr_dagster.defs import metadata as ui
-from agentr_dagster.defs.assets.project import LLM_RETRY, _as_failure, paper_scores, project_lease, projects
+from agentr_dagster.defs.assets.project import LLM_RETRY, paper_scores, project_lease, projects
 from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
+from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
-from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
@@ -48,10 +48,8 @@ COMPETITOR_COLUMNS = {
 @waits_for_candidates
 def research_landscape(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
-    try:
+    with stage_failures(context, db=db):
         outcome = run_landscape(db, context.partition_key, run_id=context.run_id)
-    except StageError as exc:
-        raise _as_failure(exc, "research_landscape") from exc
     land = outcome.landscape
     figures = plots.landscape_plots(land, dpi=ui.PLOT_DPI)
     competitors = pd.DataFrame(
@@ -107,15 +105,12 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     slug = context.partition_key
     backend = llm.backend(db)
     writer = GatewayParagraphWriter(backend.gateway) if backend.kind == "llm" else None
-    try:
-        with project_lease(context, db):
-            outcome = run_related_work(
-                db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
-                on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
-                                                         f"{exc.message}"),
-            )
-    except StageError as exc:
-        raise _as_failure(exc, "related_work") from exc
+    with stage_failures(context, db=db), project_lease(context, db):
+        outcome = run_related_work(
+            db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
+            on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
+                                                     f"{exc.message}"),
+        )
     draft, report = outcome.draft, outcome.report
     origins: dict[str, int] = {}
     for paragraph in draft.paragraphs():

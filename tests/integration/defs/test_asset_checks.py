@@ -2,7 +2,8 @@
 
 The chain runs once on the offline backend over a real SQLite store (all checks pass); then the stored artefact a
 check reads is spoiled through the store API or SQL, and the check is evaluated again from the store, directly
-and, where a re-run reuses the stored artefact, through Dagster.
+and through Dagster (the intent and queries checks guard paid work: a re-run asks again for an artefact that breaks
+its contract, the repair their failure names).
 """
 
 from __future__ import annotations
@@ -97,11 +98,14 @@ def test_intent_check_fails_on_an_invalid_stored_intent(chain):
     assert meta["contract_errors"] == "2" and meta["seed_keywords"] == "1"
     assert any(e.startswith("methodologies") for e in meta["errors"])
 
-    # Through Dagster: the re-run reuses the stored intent, and the check shows it does not match.
+    # What is wrong, and the repair: the check guards paid work (blocking) and says to re-materialise ...
+    assert checks.INTENT_CHECK.blocking and "methodologies" in result.description
+    assert f"agentr run {SLUG}" in result.description and "asked again, not reused" in result.description
+    # ... which works: through Dagster, a stored intent that breaks its contract is produced again, not reused.
     run = _materialize(store, instance, "research_intent")
     evaluation = _evaluations(run)["intent_matches_contract"]
-    assert not evaluation.passed and evaluation.severity is AssetCheckSeverity.ERROR
-    assert _meta(evaluation)["contract_errors"] == "2"
+    assert run.success and evaluation.passed, evaluation.description
+    assert store.results.latest_artifact(SLUG, "intent").payload.get("methodologies")
 
 
 def test_intent_check_fails_when_no_intent_is_stored(sqlite_store):
@@ -132,9 +136,10 @@ def test_queries_check_fails_on_nine_stored_search_strings(chain):
     assert meta["search_strings"] == "9" and meta["boolean_query_parses"] and meta["contract_errors"] == "1"
     assert "search strings: 9" in result.description
 
-    run = _materialize(store, instance, "search_queries")
+    assert checks.QUERIES_CHECK.blocking and "materialise search_queries again" in result.description
+    run = _materialize(store, instance, "search_queries")  # the repair the check names
     evaluation = _evaluations(run)["queries_parse_and_count"]
-    assert not evaluation.passed and _meta(evaluation)["search_strings"] == "9"
+    assert evaluation.passed and _meta(evaluation)["search_strings"] == "10", evaluation.description
 
 
 def test_queries_check_fails_on_a_stored_query_that_does_not_parse(chain):

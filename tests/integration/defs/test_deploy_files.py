@@ -177,6 +177,8 @@ def test_production_instance_loads_on_postgres(tmp_path, monkeypatch, pg_url_for
         assert config.pool_config.default_pool_limit == 4
         assert config.pool_config.pool_granularity.value == "op"
         assert instance.run_retries_enabled and instance.run_retries_max_retries == 2
+        # a failed step is never re-run by a run retry (it would ask again): only runs whose process died
+        assert instance.run_retries_retry_on_asset_or_op_failure is False
         assert instance.run_monitoring_enabled
         # The pool the LLM assets declare gets the default limit on first use.
         instance.event_log_storage.initialize_concurrency_limit_to_default("llm")
@@ -360,7 +362,9 @@ def test_helm_limits_equal_the_production_instance(helm, prod):
     queued = helm["dagsterDaemon"]["runCoordinator"]["config"]["queuedRunCoordinator"] or {}
     assert not {"maxConcurrentRuns", "tagConcurrencyLimits"} & set(queued)
     assert helm["dagsterDaemon"]["runCoordinator"]["type"] == "QueuedRunCoordinator"
-    assert helm["dagsterDaemon"]["runRetries"] == {"enabled": True, "maxRetries": prod["run_retries"]["max_retries"]}
+    assert helm["dagsterDaemon"]["runRetries"] == {
+        "enabled": True, "maxRetries": prod["run_retries"]["max_retries"],
+        "retryOnAssetOrOpFailure": prod["run_retries"]["retry_on_asset_or_op_failure"]}
     assert helm["dagsterDaemon"]["runMonitoring"]["enabled"] is prod["run_monitoring"]["enabled"] is True
 
 

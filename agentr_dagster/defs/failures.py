@@ -1,0 +1,53 @@
+"""Turning a stage's failure into a Dagster ``Failure``, in one place: every asset raises through here, so the
+retry decision is the same everywhere. Only transient failures may be retried by Dagster (``RetryPolicy``); a
+permanent error, an invalid answer, no credits or a deleted project fails the step at once — a retry would fail
+the same way or ask (and pay) again for an answer already refused. The attempt cap (``domain/attempts.py``) bounds
+paid calls whatever retries anyway."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from dagster import AssetExecutionContext, Failure
+
+from agentr_dagster.domain.failures import NEXT_STEP, ProjectMissingError, StageError
+
+
+def stage_failure(exc: StageError, stage: str, *, description: str | None = None,
+                  metadata: dict | None = None, retryable: bool | None = None) -> Failure:
+    """The Dagster Failure for a stage error: its class and what the user can do as metadata; retried only when
+    ``retryable`` (default: the error's own, i.e. transient and not capped)."""
+    return Failure(
+        description=description or f"{stage}: {exc.failure_class.value}: {exc.message}",
+        metadata={**(metadata or {}), "failure_class": exc.failure_class.value,
+                  "next_step": NEXT_STEP[exc.failure_class]},
+        allow_retries=exc.retryable if retryable is None else retryable,
+    )
+
+
+def require_project(db, slug: str) -> None:
+    """A partition whose project does not exist (added in the UI, or deleted for good) fails before any work."""
+    from agentr_dagster.store import ProjectNotFound
+
+    try:
+        db.projects.get_project(slug, include_deleted=True)
+    except ProjectNotFound:
+        raise ProjectMissingError(slug) from None
+
+
+@contextmanager
+def stage_failures(context: AssetExecutionContext, stage: str | None = None, db=None) -> Iterator[None]:
+    """Run an asset's body: the partition's project must exist (when ``db`` is given) and a ``StageError`` (or an
+    unknown project) leaves as the step's Failure (:func:`stage_failure`)."""
+    from agentr_dagster.store import ProjectNotFound
+
+    name = stage or context.asset_key.to_user_string()
+    try:
+        if db is not None:
+            require_project(db, context.partition_key)
+        yield
+    except StageError as exc:
+        raise stage_failure(exc, name) from None
+    except ProjectNotFound:
+        raise stage_failure(ProjectMissingError(context.partition_key), name) from None
