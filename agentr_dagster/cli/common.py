@@ -61,7 +61,8 @@ def require_project(slug: str) -> None:
     from agentr_dagster.domain.failures import missing_project_message
 
     if not _exists(slug):
-        fail(missing_project_message(slug))
+        known = [p.slug for p in open_store().projects.list_projects()]  # so a typo shows
+        fail(missing_project_message(slug) + (f". Projects here: {', '.join(known[:20])}" if known else ""))
 
 
 def _exists(slug: str) -> bool:

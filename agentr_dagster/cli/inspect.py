@@ -50,7 +50,7 @@ def _how_to_start(store, slug: str | None) -> str:
 
 def _not_run_yet(store, slug: str) -> str:
     """A project that has never been run: what it holds, and the next command."""
-    from agentr_dagster.stages.gaps import add_papers_hint
+    from agentr_dagster.stages.staleness import add_papers_hint
 
     project = store.projects.get_project(slug)
     papers = store.projects.count_papers(slug)

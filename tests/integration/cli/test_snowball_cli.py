@@ -23,13 +23,13 @@ def agentr(*args: str):
 
 def test_snowball_needs_openalex_then_adds_citations_once(monkeypatch):
     monkeypatch.delenv("AGENTR_SOURCES", raising=False)
+    store = open_store()
+    project_with_queries(store, "chase")
     refused = agentr("snowball", "chase")
     assert refused.exit_code == 1 and "add openalex to AGENTR_SOURCES" in refused.output
 
     with ReplayServer() as server:
         point_sources_at(monkeypatch, server, "openalex")
-        store = open_store()
-        project_with_queries(store, "chase")
         search_project(store, "chase", build_sources(get_settings(), ResponseCache(store)), max_results=4,
                        add_to_lake=False)
         for paper in store.projects.list_papers("chase")[:2]:

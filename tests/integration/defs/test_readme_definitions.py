@@ -82,7 +82,7 @@ def test_the_ui_section_lists_every_job_sensor_and_schedule_as_defined():
 def test_the_first_screen_is_the_first_hour_and_make_ui_takes_a_port():
     first = README[:README.index("## What it does")]
     steps = re.findall(r"^make (\w+)", first.split("```bash", 1)[1].split("```", 1)[0], flags=re.M)
-    assert steps == ["install", "models", "ui"]
+    assert steps == ["demo", "test", "ui"]  # the two set-up commands, then the UI
     for claim in ("make ui PORT=3001", "http://127.0.0.1:3000", ".agentr/inbox/", "cp agentr_dagster/data/demo/"):
         assert claim in first, claim
     for path in re.findall(r"cp (agentr_dagster/\S+)", first):

@@ -105,8 +105,8 @@ def test_usage_command_table_and_json(ledger_with_usage, monkeypatch):
         cost = (D(c["input_tokens"]) * D(c["input_usd_per_m"]) + D(c["output_tokens"]) * D(c["output_usd_per_m"])) \
             / D(10**6)
         assert D(c["cost_usd"]) == cost and D(c["credits"]) == cost * D(c["credits_per_usd"])
-    empty = runner.invoke(main, ["usage", "no-such-project"])
-    assert empty.exit_code == 0 and "no usage recorded" in empty.output
+    unknown = runner.invoke(main, ["usage", "no-such-project"])  # one line, non-zero: never a traceback
+    assert unknown.exit_code == 1 and unknown.output.startswith("error: no project 'no-such-project'")
 
 
 def test_offline_token_approximation():

@@ -23,8 +23,12 @@ def test_every_asset_that_calls_the_llm_is_in_the_llm_pool():
     outside it would escape the limit."""
     from agentr_dagster.definitions import defs
 
+    from dagster import AssetsDefinition
+
     callers = {}
     for assets_def in defs.assets:
+        if not isinstance(assets_def, AssetsDefinition):
+            continue  # an AssetSpec (the observed `inbox`) runs no op
         for key in assets_def.keys:
             callers[key.to_user_string()] = ("llm" in assets_def.required_resource_keys, assets_def.op.pool)
     assert {"research_intent", "search_queries", "paper_scores"} <= {k for k, (calls, _) in callers.items() if calls}
