@@ -116,7 +116,7 @@ DEMOGRAPHIC_WORDS = frozenset(
 #: Close terms for common populations (a general vocabulary, not a field's).
 POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "adolescen": ("adolescen*", "teen*", "youth*", '"young people"', "juvenile*", '"high school*"'),
-    "child": ("child*", "pediatric*", "paediatric*", "kid*", "infant*"),
+    "child": ("child*", "pediatric*", "paediatric*", "kid", "kids", "infant*"),
     "student": ("student*", "pupil*", "learner*"),
     "teacher": ("teacher*", "educator*", "faculty", "instructor*"),
     "older adult": ('"older adult*"', "elderly", '"older people"', "aged", "geriatric*"),
@@ -157,7 +157,7 @@ class ConceptBlock:
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
-        terms = _dedupe(self.terms)[:max_terms]
+        terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
         return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -213,6 +213,16 @@ class ConceptPlan:
 # ------------------------------------------------------------------------------------------------------------
 # Terms
 # ------------------------------------------------------------------------------------------------------------
+
+def _sendable(term: str) -> str:
+    """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
+    word. The translation leaves a stem it cannot send unconstrained, which drops the whole OR it sits in (in
+    ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``."""
+    if "*" not in term:
+        return term
+    words = [w if re.fullmatch(r"\w{4,}\*", w.strip('"')) else w.replace("*", "") for w in term.split(" ")]
+    return " ".join(words)
+
 
 def _singular_tail(phrase: str) -> str:
     """A multi-word phrase, lower case, its last word singular ("soft skills" -> "soft skill"; acronyms kept)."""

@@ -15,6 +15,8 @@ from agentr_dagster.llm.offline.concepts import (
     item_terms,
     truncation,
 )
+from agentr_dagster.sources.translate import or_shards, query_tree, to_arxiv, to_europepmc, to_openalex, to_pubmed
+from agentr_dagster.testing.dialects import parse
 from tests.unit.domain.test_offline import HashingEmbedder
 
 SLEEP = (
@@ -186,3 +188,28 @@ def test_every_shape_parses_and_fits_the_contract():
     assert len(plan.boolean_query("two_of")) > len(main_only)
     with pytest.raises(ValueError):
         plan.boolean_query("three_of")
+
+
+ADHD = (
+    "What is the comparative effectiveness of stimulant and non-stimulant medications (methylphenidate, "
+    "atomoxetine) in children with attention deficit hyperactivity disorder (ADHD)?"
+)
+
+
+@pytest.mark.parametrize("question", [SLEEP, DRUGS, BEAMS, MISINFO, ADHD])
+def test_the_query_says_something_in_every_dialect_and_shards_exactly(question):
+    query = extract_concepts(question).boolean_query()
+    tree = query_tree(query)
+    assert "non-stimulant*" not in query and "kid*" not in query  # stems no engine truncates
+    for dialect, render in (("pubmed", to_pubmed), ("europepmc", to_europepmc), ("arxiv", to_arxiv)):
+        translated = render(tree)
+        assert translated, dialect  # an empty translation: the source is sent no query at all
+        parse(dialect, translated)
+    value = to_openalex(tree, boolean=True, text=query).params()["filter"].split(":", 1)[1]
+    parse("openalex", value)
+    # a top-level OR splits into OR-shards whose union is the query
+    shards = or_shards(tree, lambda node: len(to_pubmed(node)) <= 200)
+    assert all(len(to_pubmed(s)) <= 200 for s in shards)
+    for title in ("Methylphenidate in children", "Sleep and depression in teens", "Omeprazole for GERD",
+                  "Proton therapy of chordoma", "COVID-19 misinformation on Twitter", "Aspirin in stroke"):
+        assert matches(tree, title) == any(matches(s, title) for s in shards)
