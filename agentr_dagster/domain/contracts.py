@@ -57,7 +57,7 @@ class ConceptFacet(Strict):
     facet: Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
     label: ShortText
     terms: list[ShortText] = Field(min_length=1, max_length=40)
-    required: bool = True  # AND-ed into the Boolean query (else shown and used for strings only)
+    required: bool = True  # the first required block is the main one (offline query: main OR (others AND-ed))
     variants: list[ShortText] = Field(default_factory=list, max_length=20)  # the concept as the question words it
 
 

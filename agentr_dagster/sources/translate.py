@@ -281,8 +281,10 @@ def _readable_as_written(text: str) -> bool:
     if not _PLAIN.fullmatch(text):
         return False
     tokens = [t.strip('"()') for t in text.split()]
-    if any(t in ("AND", "OR", "NOT") or (t and not re.search(r"\w", t)) for t in tokens):
-        return False  # operators (the rendering writes them as OpenAlex reads them), or punctuation alone
+    if any(t in ("AND", "OR", "NOT") or not re.search(r"\w", t) for t in tokens):
+        return False  # operators (the rendering writes them as OpenAlex reads them), or punctuation alone (`"("`)
+    if re.search(r'"[^"\w]*"', text):
+        return False  # a quoted phrase without a word (`a"("`): OpenAlex reads an empty term
     try:
         parse_boolean_query(text)
     except BooleanQueryError:

@@ -26,7 +26,7 @@ from agentr_dagster.domain.text import (
 from agentr_dagster.llm.offline.common import (
     _distinct_append,
 )
-from agentr_dagster.llm.offline.concepts import MAX_REQUIRED_BLOCKS, ConceptBlock, ConceptPlan
+from agentr_dagster.llm.offline.concepts import QUERY_SHAPE, ConceptBlock, ConceptPlan
 
 #: Least closeness (0.35 x best + 0.65 x centroid cosine) for a vocabulary concept to join keywords and strings.
 NEIGHBOUR_MIN = 0.5
@@ -263,10 +263,10 @@ def plain_term(term: str) -> str:
     return " ".join(term.replace('"', " ").replace("*", " ").split())
 
 
-def concept_boolean_query(concepts: Sequence[ConceptFacet], max_blocks: int = MAX_REQUIRED_BLOCKS) -> str:
+def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_SHAPE) -> str:
     """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
     blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
-    query = ConceptPlan(blocks=blocks).boolean_query(max_blocks)
+    query = ConceptPlan(blocks=blocks).boolean_query(shape)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
 
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.cli.common import open_store
 from agentr_dagster.llm.backends import make_backend
+from agentr_dagster.llm.offline.concepts import QUERY_SHAPES, SHAPES_WITH_EVERY_CONCEPT
 from agentr_dagster.stages.intake import add_project
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.queries import run_queries
@@ -100,7 +101,7 @@ def test_bench_queries_on_labelled_review_folders(tmp_path):
     out_file = tmp_path / "bench.json"
     result = agentr("bench", "queries", str(tmp_path), "--seeds", "1", "--out", str(out_file))
     assert result.exit_code == 0, result.output
-    assert "mean all (2)" in result.output and "leave-one-review-out block count" in result.output
+    assert "mean all (2)" in result.output and "leave-one-review-out shape (every concept)" in result.output
     data = json.loads(out_file.read_text())
     by_name = {r["name"]: r for r in data["reviews"]}
     triptans = by_name["triptans"]
@@ -108,5 +109,9 @@ def test_bench_queries_on_labelled_review_folders(tmp_path):
     assert triptans["boolean"]["share"] < triptans["baseline"]["share"]  # fewer records than the OR of words
     assert triptans["kind"] == "effectiveness" and by_name["sleep"]["kind"] == "association"
     assert "seeded" in triptans and triptans["seeded"]["seeds"] == 1
-    assert set(data["summary"]["all"]["by_blocks"]) == {"1", "2", "3"}
-    assert set(data["summary"]["leave_one_out_blocks"]["picked"]) == {"triptans", "sleep"}
+    assert set(data["summary"]["all"]["by_shape"]) == set(QUERY_SHAPES)
+    loo = data["summary"]["leave_one_out_shape"]
+    assert set(loo["picked"]) == {"triptans", "sleep"}
+    assert set(loo["picked"].values()) <= set(SHAPES_WITH_EVERY_CONCEPT)  # never the main block alone
+    # the shipped shape's figures are the Boolean query's own
+    assert triptans["by_shape"][data["summary"]["query_shape"]]["recall"] == triptans["boolean"]["recall"]

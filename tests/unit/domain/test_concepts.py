@@ -7,6 +7,7 @@ import pytest
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
+    QUERY_SHAPES,
     classify_sentences,
     content_words_baseline,
     extract_concepts,
@@ -14,6 +15,8 @@ from agentr_dagster.llm.offline.concepts import (
     item_terms,
     truncation,
 )
+from agentr_dagster.sources.translate import or_shards, query_tree, to_arxiv, to_europepmc, to_openalex, to_pubmed
+from agentr_dagster.testing.dialects import parse
 from tests.unit.domain.test_offline import HashingEmbedder
 
 SLEEP = (
@@ -57,7 +60,7 @@ def test_truncation_keeps_a_stem_of_five_letters_or_more():
 
 def test_the_sleep_question_keeps_its_concepts_and_drops_boilerplate():
     plan = extract_concepts(SLEEP)
-    query = plan.boolean_query(max_blocks=2)
+    query = plan.boolean_query()
     words = _query_words(query)
     assert "adolesc" in words and "depress" in words and "sleep" in words
     for boilerplate in ("leading cause", "age group", "systematic review", "shift worker"):
@@ -68,7 +71,9 @@ def test_the_sleep_question_keeps_its_concepts_and_drops_boilerplate():
     assert any(d.startswith("Exclude") for d in plan.dropped)
     tree = parse_boolean_query(query)
     assert matches(tree, "Sleep duration and depressive symptoms in adolescents: a cohort study")
-    assert not matches(tree, "Sleep hygiene in shift workers")
+    # the main concept alone is enough (A OR (B AND C)); another concept alone is not
+    assert matches(tree, "Sleep hygiene in shift workers")
+    assert not matches(tree, "Depression in shift workers")
 
 
 def test_provenance_and_institution_names_never_become_concepts():
@@ -79,16 +84,16 @@ def test_provenance_and_institution_names_never_become_concepts():
     every_term = " ".join(t for b in plan.blocks for t in b.terms).casefold()
     for phrase in ("drug effectiveness review project", "oregon", "class head", "practice center", "derp"):
         assert phrase not in every_term
-    words = _query_words(plan.boolean_query(max_blocks=2))
+    words = _query_words(plan.boolean_query())
     assert "omeprazol" in words and "proton pump" in words and "gastroesophageal reflux" in words
     assert "GERD" in {t for b in plan.blocks for t in b.terms}  # the abbreviation beside its long form
 
 
 def test_excluded_criteria_are_never_required_terms():
     plan = extract_concepts(BEAMS)
-    required = " ".join(t for b in plan.required(3) for t in b.terms).casefold()
+    every_term = " ".join(t for b in plan.blocks for t in b.terms).casefold()
     for excluded in ("phantom", "photon", "case report"):
-        assert excluded not in required
+        assert excluded not in every_term  # not even in an optional block, so never in the query
     tree = parse_boolean_query(plan.boolean_query())
     # the hyphenated compound is found however a paper spells it
     assert matches(tree, "Charged particle radiotherapy for chordoma")
@@ -99,8 +104,12 @@ def test_a_concept_the_question_does_not_require_is_optional():
     plan = extract_concepts(MISINFO)
     cam = next(b for b in plan.blocks if "CAM" in b.terms)
     assert cam.required is False
-    assert "misinformation" in _query_words(plan.boolean_query(max_blocks=3))
-    assert "CAM" not in plan.boolean_query(max_blocks=3)
+    query = plan.boolean_query()
+    assert "misinformation" in _query_words(query)
+    # CAM is in the query (a key concept) but never required: misinformation studies without it are found
+    assert "CAM" in query
+    assert plan.main() is not cam
+    assert matches(parse_boolean_query(query), "COVID-19 misinformation spread on Twitter: a content analysis")
 
 
 def test_research_abstracts_keep_the_phrase_heuristics():
@@ -148,3 +157,59 @@ def test_odd_questions_still_fill_the_contracts(question):
     intent = backend.decompose_intent(question)
     queries = backend.generate_queries(intent)  # validates: parses, 10 strings, 10-15 keywords, <= 2000 chars
     assert len(queries.boolean_query) <= 2000 and parse_boolean_query(queries.boolean_query)
+
+
+@pytest.mark.parametrize("question", [SLEEP, DRUGS, BEAMS, MISINFO])
+def test_every_concept_is_in_the_query_and_no_block_alone_is_required(question):
+    plan = extract_concepts(question)
+    query = plan.boolean_query()
+    tree = parse_boolean_query(query)
+    words = set(query_terms(tree))
+    for block in plan.blocks:  # every concept block, required or optional, is in the query
+        assert words & {t.strip('"') for t in block.terms}, block.label
+    main, rest = plan.main(), [b for b in plan.blocks if b is not plan.main()]
+    assert main is not None and main.required
+    # A OR (B AND C ...): the main concept alone is enough, and so is every other concept together
+    assert matches(tree, main.terms[0].strip('"').rstrip("*"))
+    if rest:
+        assert matches(tree, " ".join(b.terms[0].strip('"').rstrip("*") for b in rest))
+    if len(rest) > 1:
+        assert not matches(tree, rest[0].terms[0].strip('"').rstrip("*"))
+
+
+def test_every_shape_parses_and_fits_the_contract():
+    plan = extract_concepts(DRUGS)
+    assert len(plan.blocks) >= 3
+    doc = "Omeprazole in adults with gastroesophageal reflux disease"
+    for shape in QUERY_SHAPES:
+        query = plan.boolean_query(shape)
+        assert 3 <= len(query) <= 2000 and matches(parse_boolean_query(query), doc), shape
+    main_only = plan.boolean_query("main")
+    assert len(plan.boolean_query("two_of")) > len(main_only)
+    with pytest.raises(ValueError):
+        plan.boolean_query("three_of")
+
+
+ADHD = (
+    "What is the comparative effectiveness of stimulant and non-stimulant medications (methylphenidate, "
+    "atomoxetine) in children with attention deficit hyperactivity disorder (ADHD)?"
+)
+
+
+@pytest.mark.parametrize("question", [SLEEP, DRUGS, BEAMS, MISINFO, ADHD])
+def test_the_query_says_something_in_every_dialect_and_shards_exactly(question):
+    query = extract_concepts(question).boolean_query()
+    tree = query_tree(query)
+    assert "non-stimulant*" not in query and "kid*" not in query  # stems no engine truncates
+    for dialect, render in (("pubmed", to_pubmed), ("europepmc", to_europepmc), ("arxiv", to_arxiv)):
+        translated = render(tree)
+        assert translated, dialect  # an empty translation: the source is sent no query at all
+        parse(dialect, translated)
+    value = to_openalex(tree, boolean=True, text=query).params()["filter"].split(":", 1)[1]
+    parse("openalex", value)
+    # a top-level OR splits into OR-shards whose union is the query
+    shards = or_shards(tree, lambda node: len(to_pubmed(node)) <= 200)
+    assert all(len(to_pubmed(s)) <= 200 for s in shards)
+    for title in ("Methylphenidate in children", "Sleep and depression in teens", "Omeprazole for GERD",
+                  "Proton therapy of chordoma", "COVID-19 misinformation on Twitter", "Aspirin in stroke"):
+        assert matches(tree, title) == any(matches(s, title) for s in shards)
