@@ -189,7 +189,7 @@ class _Writer:
         return c / n if n > 0 else None
 
     def role(self, p: ScoredPaper) -> tuple[str, dict]:
-        if p.c1 >= self.l.settings.get("c1_threshold", 5.0):
+        if p.is_competitor(self.l.settings.get("c1_threshold", 5.0)):
             return (f"as a direct competitor (C1 {_score(p.c1)}/10)",
                     {"c1_direct_competitor.score": p.c1})
         label = CONTRIBUTION_LABELS[p.contribution_type]
@@ -286,7 +286,7 @@ class _Writer:
         papers = tax.subtree_papers(node.id)
         out = [self.sentence(f"The {len(papers)} candidates in this theme divide into {len(parts)} strands: "
                              f"{_join(parts)}.", evidence)]
-        comps = [p for p in self.ranked(papers) if p.c1 >= self.l.settings.get("c1_threshold", 5.0)]
+        comps = [p for p in self.ranked(papers) if p.is_competitor(self.l.settings.get("c1_threshold", 5.0))]
         if comps:
             shown = comps[: self.s.cites_per_sentence]
             out.append(self.sentence(
@@ -301,8 +301,8 @@ class _Writer:
         label = md_data(node.label.lower() if node.label[:2].istitle() else node.label)
         # The opening cites a mix of competitors and supporting work, so it does not repeat the next sentence.
         k = self.s.cites_per_sentence
-        comps_first = [p for p in papers if p.c1 >= threshold][: (k + 1) // 2]
-        support_first = [p for p in papers if p.c1 < threshold][: k - len(comps_first)]
+        comps_first = [p for p in papers if p.is_competitor(threshold)][: (k + 1) // 2]
+        support_first = [p for p in papers if not p.is_competitor(threshold)][: k - len(comps_first)]
         mix = {p.paper_id for p in comps_first + support_first}
         top = self.ranked(mix)
         top = (top + [p for p in papers if p.paper_id not in mix])[:k]
@@ -312,8 +312,8 @@ class _Writer:
              f"{'One candidate concerns' if len(papers) == 1 else f'{len(papers)} candidates concern'} {label} "
              f"{cite(*(p.key for p in top))}."),
             [self.ev(p, route=node.id, semantic_similarity=p.similarity) for p in top])]
-        comps = [p for p in papers if p.c1 >= threshold]
-        support = [p for p in papers if p.c1 < threshold]
+        comps = [p for p in papers if p.is_competitor(threshold)]
+        support = [p for p in papers if not p.is_competitor(threshold)]
         if comps and support:
             types = sorted({p.contribution_type for p in support}, key=lambda t: (
                 -sum(p.contribution_type == t for p in support), t))

@@ -113,7 +113,8 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
 
 def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> tuple[list[ScoredPaper], bool]:
     """The papers above the relevance floor (C1 or C2 threshold), and whether the floor was applied."""
-    included = [p for p in papers if p.c1 >= settings.c1_threshold or p.c2 >= settings.c2_threshold]
+    included = [p for p in papers
+                if p.is_competitor(settings.c1_threshold) or p.c2 >= settings.c2_threshold]
     if len(included) >= 2:
         return included, True
     return list(papers), False  # too few above the floor to organise: keep everything, and say so
@@ -122,8 +123,9 @@ def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> 
 def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
                  claims: list[Claim]) -> list[CompetitorEntry]:
     """Direct competitors (C1), best first; appends one claim per competitor to ``claims``."""
-    ranked = sorted((p for p in included if p.c1 >= settings.c1_threshold),
-                    key=lambda p: (-p.c1, -p.similarity, p.paper_id))
+    # the person's includes first (their decision is the finding), then by the C1 heuristic/judgement
+    ranked = sorted((p for p in included if p.is_competitor(settings.c1_threshold)),
+                    key=lambda p: (not p.included_by_person, -p.c1, -p.similarity, p.paper_id))
     competitors = []
     for rank, p in enumerate(ranked, start=1):
         overlap = _overlap(p)
