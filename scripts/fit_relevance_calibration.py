@@ -15,9 +15,9 @@ top K papers of the zero-shot order (the engine re-learnt from them, the curve r
 from __future__ import annotations
 
 import argparse
-from typing import Any
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,8 +25,8 @@ import pandas as pd
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.screening.calibration import calibrate, estimate_included, fit_prior
 
-
-PRESET: Any = "default"  # --no-transformer: the default preset without the transformer (a machine without `make models`)
+# --no-transformer: the default preset without the transformer (a machine without `make models`)
+PRESET: Any = "default"
 
 
 def ranked(folder: Path, cache: Path) -> pd.DataFrame:
@@ -89,7 +89,8 @@ def main() -> None:
     reviews = {n: (d["score"].to_numpy(float), d["y"].to_numpy(int)) for n, d in data.items()}
     prior = fit_prior(list(reviews.values()))
     print(f"DEFAULT_PRIOR = {prior!r}")
-    report: dict = {"prior": {"rates": prior.rates, "count_ratio": prior.count_ratio, "shrink": prior.shrink}, "settings": {}}
+    report: dict = {"prior": {"rates": prior.rates, "count_ratio": prior.count_ratio, "shrink": prior.shrink},
+                    "settings": {}}
     for k in [0, *args.labels]:
         preds, obs, per_review = [], [], []
         for folder in folders:
