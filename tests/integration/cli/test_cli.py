@@ -24,7 +24,8 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
     home = Path(tmp_path / "agentr-home")
     result = agentr("demo")
     assert result.exit_code == 0, result.output
-    assert "40 papers scored" in result.output
+    assert "40 of 40 papers have a current score" in result.output
+    assert "this run: 40 scored, 0 reused of 40" in result.output
     frame = pd.read_csv(home / "results" / "demo-slr-automation" / "scores.csv")
     assert len(frame) == 40 and frame["c1_score"].between(0, 10).all()
     assert set(frame["backend"]) == {"offline"}
@@ -34,6 +35,7 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
     # Running the demo again adds nothing and re-scores nothing.
     again = agentr("demo")
     assert again.exit_code == 0 and "(40 imported now)" not in again.output
+    assert "this run: 0 scored, 40 reused of 40" in again.output  # reused, never counted as scored
 
 
 def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # noqa: F811
