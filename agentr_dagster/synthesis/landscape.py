@@ -131,8 +131,7 @@ def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
         overlap = _overlap(p)
         claim = Claim(
             id=f"c1-{rank:02d}", kind="competitor",
-            text=(f"{p.key} is a direct competitor of the planned work (C1 {p.c1:.1f}/10; problem overlap "
-                  f"{overlap['problem']}, method overlap {overlap['method']})."),
+            text=_competitor_text(p, overlap),
             evidence=[_ev(p, **{"c1_direct_competitor.score": p.c1,
                                 "c1_direct_competitor.justification": p.assessment.c1_direct_competitor.justification,
                                 "overlap.problem": overlap["problem"], "overlap.method": overlap["method"],
@@ -144,6 +143,16 @@ def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
             justification=p.assessment.c1_direct_competitor.justification, claim_id=claim.id,
         ))
     return competitors
+
+
+def _competitor_text(p: ScoredPaper, overlap: dict[str, str]) -> str:
+    """The competitor claim, saying what it rests on: the person's include, an LLM's C1, or the offline heuristic."""
+    detail = f"problem overlap {overlap['problem']}, method overlap {overlap['method']}"
+    if p.included_by_person:
+        return f"{p.key} is labelled include by the researcher (C1 {p.c1:.1f}/10; {detail})."
+    if p.backend == "offline":
+        return f"{p.key} is a candidate competitor by the offline C1 heuristic ({p.c1:.1f}/10; {detail})."
+    return f"{p.key} is a direct competitor of the planned work (C1 {p.c1:.1f}/10; {detail})."
 
 
 def _supporting_groups(included: list[ScoredPaper], settings: LandscapeSettings,
