@@ -8,15 +8,15 @@ nothing about how likely a paper is to be included. A probability comes from two
   (:data:`DEFAULT_PRIOR`, fitted by ``scripts/fit_relevance_calibration.py`` on the 18 shared reviews and measured
   there leave-one-review-out). It is calibrated over reviews like those, not for each review: a review whose
   prevalence is far from theirs reads too high or too low until it has labels.
-* with labels: a logistic regression of the person's labels on the prior's log-odds (intercept and slope, with a
-  Gaussian prior at the zero-shot curve), so the labels set the review's own level and steepness. The labelled
-  papers were chosen by their score, which does not bias a model of P(include | score): the selection is on the
-  covariate.
+* with labels: the prior times the review's own multiplier (P = min(m * prior, 1)), ``m`` estimated from the
+  person's labels with a log-normal prior as wide as the reviews' spread: the labels set the review's level. The
+  labelled papers were chosen by their score, which does not bias a model of P(include | score): the selection
+  is on the covariate.
 
 The count of includes (:func:`estimate_included`) is the labelled includes plus the unlabelled papers'
 probabilities; its interval is, zero-shot, the spread of true / estimated counts over the labelled reviews
-(:data:`DEFAULT_PRIOR`'s ``count_ratio``), and with labels the spread of the count over the fit's uncertainty
-(Laplace approximation) and the papers' own chance.
+(:data:`DEFAULT_PRIOR`'s ``count_ratio``), and with labels the spread of the count over the multiplier's
+posterior, a margin for the curve's shape (:data:`SHAPE_SD`) and the papers' own chance.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ __all__ = ["DEFAULT_PRIOR", "CountEstimate", "PriorCurve", "estimate_included", 
 # includes are).
 GRID = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.65, 0.8, 1.0)
 P_FLOOR = 1e-4  # no paper is certainly out (nor in) before a person has read it
-PRIOR_SD = (1.0, 0.5)  # the labelled fit's Gaussian prior on (intercept, slope) around (0, 1)
 COUNT_QUANTILES = (0.15, 0.85)  # the interval's quantiles of the count
 
 
@@ -144,10 +143,10 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
 
 
 def _map_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """MAP (intercept, slope) of P(y=1) = sigmoid(a + b x) with the Gaussian prior around (0, 1), by Newton's
-    method; and the posterior covariance (Laplace)."""
+    """MAP (intercept, slope) of P(y=1) = sigmoid(a + b x) with a weak Gaussian prior around (0, 1), by Newton's
+    method; and the posterior covariance (Laplace). Fits the prior curve's out-of-review shrink."""
     mean = np.array([0.0, 1.0])
-    precision = np.diag(1.0 / np.square(PRIOR_SD))
+    precision = np.diag(1.0 / np.square((3.0, 3.0)))
     design = np.column_stack([np.ones_like(x), x])
     theta = mean.copy()
     for _ in range(50):
@@ -163,6 +162,24 @@ def _map_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return theta, np.linalg.inv(hess)
 
 
+# The review's multiplier of the prior (its prevalence against the reviews the curve was fitted on): a grid in log
+# space, a log-normal prior as wide as the reviews' spread of true / estimated counts.
+MULTIPLIERS = np.exp(np.linspace(-4.0, 4.0, 801))
+MULTIPLIER_SD = 1.0  # log scale: the 18 reviews' log(true / estimated count) has sd 0.94
+SHAPE_SD = 0.3  # log scale: how far the curve's shape (not only its level) may be off for the papers not read
+
+
+def _multiplier_posterior(p0: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Posterior weights over :data:`MULTIPLIERS` given labelled papers' prior probabilities and labels."""
+    log_post = -0.5 * np.square(np.log(MULTIPLIERS) / MULTIPLIER_SD)
+    for lo in range(0, len(p0), 2048):  # chunks keep the (grid x papers) matrix small
+        p = np.clip(MULTIPLIERS[:, None] * p0[None, lo:lo + 2048], P_FLOOR, 1 - P_FLOOR)
+        yy = y[None, lo:lo + 2048]
+        log_post += (yy * np.log(p) + (1 - yy) * np.log1p(-p)).sum(axis=1)
+    w = np.exp(log_post - log_post.max())
+    return w / w.sum()
+
+
 @dataclass(frozen=True)
 class Calibration:
     """Each paper's P(include) (labelled ones: their label), how it was obtained, and the fit's draws of the
@@ -174,22 +191,24 @@ class Calibration:
 
 
 def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray | None = None,
-              prior: PriorCurve = DEFAULT_PRIOR, *, draws: int = 200, seed: int = 0) -> Calibration:
+              prior: PriorCurve = DEFAULT_PRIOR, *, draws: int = 400, seed: int = 0) -> Calibration:
     """P(include) per paper from the engine's ``scores`` (any scale: only their order is read) and ``labels``
     (1 include / 0 exclude / -1 unlabelled; None = none). A labelled paper's probability is its label; with at
-    least one labelled paper the curve is refitted to the labels (see the module's docstring)."""
+    least one labelled paper the prior is scaled by the review's multiplier, estimated from the labels (the
+    posterior mean of ``m`` in P = min(m * prior, 1), a log-normal prior on ``m``), with ``draws`` from its
+    posterior for the count's interval."""
     s = np.asarray(scores, dtype=np.float64)
     lab = np.full(len(s), -1, dtype=np.int64) if labels is None else np.asarray(labels, dtype=np.int64)
     base = prior(top_fraction(s))
     known = lab >= 0
     if not known.any():
         return Calibration(base, "prior", np.zeros((0, len(s))))
-    x = _logit(base)
-    theta, cov = _map_fit(x[known], lab[known].astype(np.float64))
-    p = _sigmoid(theta[0] + theta[1] * x)
+    weights = _multiplier_posterior(base[known], lab[known].astype(np.float64))
+    scaled = np.clip(MULTIPLIERS[:, None] * base[None, :], P_FLOOR, 1 - P_FLOOR)
+    p = weights @ scaled  # the posterior mean of each paper's probability
     rng = np.random.default_rng(seed)
-    thetas = rng.multivariate_normal(theta, cov, size=draws)
-    sampled = _sigmoid(thetas[:, :1] + thetas[:, 1:] * x[~known][None, :])
+    picks = rng.choice(len(MULTIPLIERS), size=draws, p=weights)
+    sampled = np.clip(MULTIPLIERS[picks, None] * base[None, ~known], P_FLOOR, 1 - P_FLOOR)
     p = np.where(known, lab.astype(np.float64), p)
     return Calibration(p, "labels", sampled)
 
@@ -226,8 +245,9 @@ def estimate_included(scores, labels=None, prior: PriorCurve = DEFAULT_PRIOR, *,
         low, high = rest * prior.count_ratio[0], rest * prior.count_ratio[1]
     else:
         rng = np.random.default_rng(seed + 1)
-        # each draw: the fit's uncertainty (its coefficients), then the papers' own chance (binomial)
-        totals = np.array([float(rng.binomial(1, row).sum()) for row in cal.draws])
+        # each draw: the multiplier's uncertainty, the curve's shape (log-normal), the papers' own chance (Poisson)
+        expected = cal.draws.sum(axis=1) * np.exp(rng.normal(0.0, SHAPE_SD, size=len(cal.draws)))
+        totals = rng.poisson(expected).astype(np.float64)
         low, high = (np.quantile(totals, COUNT_QUANTILES) if len(totals) else (rest, rest))
     return CountEstimate(round(estimate, 1), round(found + float(low), 1), round(found + float(high), 1), found,
                          cal.method)
