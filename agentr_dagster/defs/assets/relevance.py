@@ -67,7 +67,7 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_exclude": outcome.excludes_used,
             "estimated_includes": outcome.estimate_text,
             **counts,
-            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 18 labelled "
+            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 16 labelled "
                      "reviews, calibrated over reviews, not per review; with labels: refitted to them)",
             "reused": outcome.reused,
             "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
