@@ -11,6 +11,7 @@ from agentr_dagster.screening.calibration import (
     calibrate,
     estimate_included,
     fit_prior,
+    labels_multiplier,
     top_fraction,
 )
 
@@ -52,10 +53,10 @@ def test_fit_prior_recovers_the_pooled_include_rate_down_the_list():
     assert estimate.low <= estimate.estimate <= estimate.high and estimate.method == "prior"
 
 
-def test_labels_refit_the_curve_to_the_review_and_fix_the_labelled_papers():
+def test_labelled_papers_read_as_their_label_and_the_rest_keep_the_prior():
     rng = np.random.default_rng(2)
-    prior = fit_prior([_review(1000, 0.03, 2.0, rng) for _ in range(5)])
-    scores, y = _review(1000, 0.30, 2.0, rng)  # ten times the prevalence the prior has seen
+    prior = fit_prior([_review(1000, 0.05, 2.0, rng) for _ in range(5)])
+    scores, y = _review(1000, 0.30, 2.0, rng)  # six times the prevalence the prior has seen
     labels = np.full(len(y), -1)
     top = np.argsort(-scores)[:100]
     labels[top] = y[top]
@@ -64,21 +65,22 @@ def test_labels_refit_the_curve_to_the_review_and_fix_the_labelled_papers():
     assert fitted.method == "labels"
     assert np.array_equal(fitted.probability[top], y[top].astype(float))
     rest = labels < 0
-    # the labels tell the review's level: the unlabelled papers' mean probability moves toward the truth
-    assert abs(fitted.probability[rest].mean() - y[rest].mean()) < abs(zero[rest].mean() - y[rest].mean())
+    assert np.allclose(fitted.probability[rest], zero[rest])
+    # the labels say this review is richer than the prior's: the multiplier (a diagnostic) reads above 1
+    assert labels_multiplier(scores, labels, prior) > 1.5
 
 
-def test_the_count_interval_with_labels_holds_the_true_count_on_most_reviews():
+def test_the_count_counts_labelled_includes_exactly_and_the_rest_with_the_prior_interval():
     rng = np.random.default_rng(3)
-    # a prior from 15,000 papers (the shipped one rests on 28,000): its tail is what the unread papers rest on
     prior = fit_prior([_review(1000, 0.05, 2.0, rng) for _ in range(15)])
-    held = 0
-    for _ in range(20):
-        scores, y = _review(600, rng.uniform(0.02, 0.1), 2.0, rng)
-        labels = np.full(len(y), -1)
-        top = np.argsort(-scores)[:60]
-        labels[top] = y[top]
-        e = estimate_included(scores, labels, prior)
-        assert e.found == int(y[top].sum()) and e.low <= e.estimate <= e.high
-        held += e.low <= y.sum() <= e.high
-    assert held >= 14  # at least 2 of 3
+    scores, y = _review(600, 0.05, 2.0, rng)
+    labels = np.full(len(y), -1)
+    top = np.argsort(-scores)[:60]
+    labels[top] = y[top]
+    e = estimate_included(scores, labels, prior)
+    rest = calibrate(scores, labels, prior).probability[labels < 0].sum()
+    assert e.found == int(y[top].sum()) and e.method == "labels"
+    assert np.isclose(e.estimate, e.found + rest, atol=0.1)
+    assert np.isclose(e.low, e.found + rest * prior.count_ratio[0], atol=0.1)
+    assert np.isclose(e.high, e.found + rest * prior.count_ratio[1], atol=0.1)
+    assert e.low >= e.found
