@@ -53,7 +53,7 @@ class RelevanceOutcome:
             return "unknown (no candidates)"
         e = self.estimate
         return (f"{e.estimate:.0f} includes expected (likely {e.low:.0f}-{e.high:.0f}; {e.found} labelled include; "
-                f"{'from the labels' if e.method == 'labels' else 'zero-shot prior from 16 labelled reviews'})")
+                "the unlabelled from a prior fitted on 16 labelled reviews)")
 
 
 def relevance_question(store, slug: str) -> str:
