@@ -226,6 +226,6 @@ def rerank_command(slug: str, top: int, out: Path | None, as_json: bool) -> None
     click.echo(f"{slug}: {len(frame)} candidates, {labelled} labelled, method {frame['method'].iloc[0]}")
     for row in frame.head(top).itertuples(index=False):
         mark = {"include": "+", "exclude": "-"}.get(row.label, " ")
-        click.echo(f"{row.rank:>5} {mark} [{row.paper_id}] {row.score:+.3f}  {str(row.title)[:90]}")
+        click.echo(f"{row.rank:>5} {mark} [{row.paper_id}] P(include) {row.probability:.3f}  {str(row.title)[:90]}")
     if out is not None:
         click.echo(f"full ranking: {out}")

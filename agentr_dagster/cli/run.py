@@ -270,12 +270,19 @@ def _print_summary(slug: str, top: int = 10) -> None:
                    "(the drop folder launches the run itself)")
         return
     frame = scores_dataframe(store, slug)
-    scored = int((frame["not_scored"] == "").sum()) if len(frame) else 0
-    click.echo(f"\n{scored} of {len(frame)} papers scored for {slug}; top {min(top, len(frame))} by relevance:")
+    with_score = int((frame["not_scored"] == "").sum()) if len(frame) else 0
+    # this run's scoring stage says how many it scored now and how many it reused (never one count for both)
+    stage = next((row for row in store.lifecycle.status(slug) if row.stage == "score"), None)
+    this_run = f"this run: {stage.detail}" if stage is not None and stage.detail else "this run: no scoring"
+    offline = bool(len(frame)) and (frame["backend"] == "offline").any()
+    click.echo(f"\n{with_score} of {len(frame)} papers have a current score for {slug} ({this_run}); "
+               f"top {min(top, len(frame))} by relevance (the calibrated probability of inclusion):")
     if len(frame):
         view = frame.head(top)[["rank", "relevance", "c1_score", "c2_score", "c2_contribution_type", "title"]]
         view = view.assign(title=view["title"].str.slice(0, 60))
         click.echo(view.to_string(index=False))
+        if offline:
+            click.echo("c1_score/c2_score come from the offline backend: heuristics (facet overlap), not judgements")
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
 

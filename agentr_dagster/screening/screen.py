@@ -2,7 +2,12 @@
 
 Input columns (case-insensitive; the first present wins): id :data:`ID_COLUMNS`, title :data:`TITLE_COLUMNS`,
 abstract :data:`ABSTRACT_COLUMNS`; a labels table has an id column and a :data:`LABEL_COLUMNS` column.
-Output columns: :data:`OUTPUT_COLUMNS` = ``record_id, rank, score, label, method, duplicate_of``.
+Output columns: :data:`OUTPUT_COLUMNS` = ``record_id, rank, score, label, method, duplicate_of, probability``:
+``score`` is the order key (z-scores; labelled includes lifted above, excludes pushed below: an order, not a
+probability), ``probability`` the calibrated probability of inclusion
+(:mod:`agentr_dagster.screening.calibration`; a labelled record's is its label). The frame's
+``attrs["estimate"]`` is the :class:`~agentr_dagster.screening.calibration.CountEstimate` of includes and
+``attrs["model_score"]`` the model's scores in row order (before labelled records are moved to the ends).
 
 Records that ``agentr papers add`` would merge as duplicates are merged here too (:func:`screen`'s ``dedupe``), so
 that ``agentr screen`` ranks the corpus the main job ranks; each duplicate keeps its output row, right after the
@@ -25,6 +30,7 @@ from agentr_dagster.imports.columns import add_table_rows, map_columns
 from agentr_dagster.imports.dedup import dedupe
 from agentr_dagster.imports.identity import paper_key
 from agentr_dagster.imports.records import Collector, ImportLimits
+from agentr_dagster.screening.calibration import calibrate, estimate_included
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.presets import Preset, get_preset
 from agentr_dagster.screening.scores import order_from_scores, zscore
@@ -48,7 +54,7 @@ ID_COLUMNS = ("record_id", "id", "paper_id", "key")
 TITLE_COLUMNS = ("title", "ti", "primary_title")
 ABSTRACT_COLUMNS = ("abstract", "ab", "abstract_note", "notes_abstract")
 LABEL_COLUMNS = ("label", "decision", "label_included", "included", "include")
-OUTPUT_COLUMNS = ("record_id", "rank", "score", "label", "method", "duplicate_of")
+OUTPUT_COLUMNS = ("record_id", "rank", "score", "label", "method", "duplicate_of", "probability")
 
 
 def _column(df: pd.DataFrame, *names: str) -> pd.Series | None:
@@ -216,14 +222,14 @@ def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], sl
 def _empty_result() -> pd.DataFrame:
     return pd.DataFrame({c: [] for c in OUTPUT_COLUMNS}).astype(
         {"record_id": object, "rank": np.int64, "score": np.float64, "label": object, "method": object,
-         "duplicate_of": object}
+         "duplicate_of": object, "probability": np.float64}
     )
 
 
 def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores: np.ndarray, lab: np.ndarray,
-            method: str) -> pd.DataFrame:
+            method: str, probability: np.ndarray) -> pd.DataFrame:
     """Labelled includes first, labelled excludes last, both kept in model order; each duplicate right after
-    its twin (in input order), with the twin's score and label."""
+    its twin (in input order), with the twin's score, label and probability."""
     key = zscore(scores).copy()
     span = (float(np.max(np.abs(key))) if len(kept) else 0.0) + 1.0
     key[lab == 1] += 2 * span
@@ -242,6 +248,7 @@ def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores:
             "label": [("include" if lab[i] == 1 else "exclude" if lab[i] == 0 else "") for _, i in rows],
             "method": method,
             "duplicate_of": [records.ids[twin[j]] if j in twin else "" for j, _ in rows],
+            "probability": np.round(probability[[i for _, i in rows]], 6),
         }
     )
 
@@ -323,4 +330,10 @@ def screen(
     if len(labeled):
         scores = chosen.learner(feats, scores).scores(labeled, lab[labeled])
         method = "active"
-    return _ranked(records, kept, twin, scores, lab, method)
+    # the model's own scores (before labelled records are moved to the ends) are what calibration reads
+    calibration = calibrate(scores, lab)
+    out = _ranked(records, kept, twin, scores, lab, method, calibration.probability)
+    out.attrs["estimate"] = estimate_included(scores, lab)
+    position = {rid: i for i, rid in enumerate(records.ids)}
+    out.attrs["model_score"] = np.array([scores[slot[position[r]]] for r in out["record_id"]])  # row order
+    return out

@@ -21,8 +21,9 @@ FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 FORMATS = ("csv", "parquet", "xlsx")
 
 COLUMNS = [
-    "rank", "paper_id", "source_id", "title", "year", "doi", "venue", "authors", "relevance", "relevance_source",
-    "ranker_relevance", "relevance_rank", "not_scored", "label", "labelled_at", "semantic_similarity", "c1_score",
+    "rank", "paper_id", "source_id", "title", "year", "doi", "venue", "authors", "relevance", "relevance_low_info",
+    "order_source", "llm_judgement", "rank_percentile", "relevance_rank", "not_scored", "label", "labelled_at",
+    "semantic_similarity", "c1_score",
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
     "user_novelty", "candidate_advantage", "backend", "model", "prompt_version", "source_format",
@@ -33,12 +34,20 @@ NOT_YET = "not scored yet"  # no current score (not run yet, or its call failed:
 
 #: What each export column holds (the `score_exports` column schema in the UI; a test keeps it complete).
 COLUMN_DESCRIPTIONS: dict[str, str] = {
-    "rank": "position in the export: combined relevance, highest first (see the README's 'Relevance' section)",
+    "rank": "position in the export, best first: the screening engine's order (the `relevance` asset's, the same "
+            "as `agentr screen` on the same papers); where an LLM scored papers, by `llm_judgement`",
     "paper_id": "the paper's id in the domain store",
     "source_id": "the record's id in your own file (joins the table back to your spreadsheet)",
-    "relevance": "combined relevance, 0-1: the LLM's judgement where it scored the paper, the ranker's otherwise",
-    "relevance_source": "where `relevance` comes from: llm (scored) or ranker (not sent to the model)",
-    "ranker_relevance": "the screening engine's relevance score for the paper (the `relevance` asset)",
+    "relevance": "calibrated probability of inclusion, 0-1 (the `relevance` asset's p_include): zero-shot, a prior "
+                 "fitted on 16 labelled reviews (calibrated over reviews, not per review); with your labels, "
+                 "refitted to them; a labelled paper's is its label (1 include, 0 exclude)",
+    "relevance_low_info": "true while the project has no labels: `relevance` is the zero-shot prior (a review "
+                          "whose share of includes differs from those reviews' reads too high or too low)",
+    "order_source": "what sets the row's place: ranker (the engine's order) or llm (the model's judgement)",
+    "llm_judgement": "the LLM's judgement, 0-1 (mean of its similarity and stronger criterion score / 10; not a "
+                     "probability), the engine's order mapped onto it for papers it did not score; empty offline",
+    "rank_percentile": "the paper's place in the engine's order as the share of the list at or below it (1 = top); "
+                       "a rank, not a probability",
     "relevance_rank": "the paper's rank in the screening engine's order (1 = most relevant)",
     "not_scored": "empty when scored; 'below cut-off' when the scoring plan stopped before it; 'not scored yet'",
     "label": "your screening decision on the paper (include or exclude; empty when not labelled): `agentr label`, "
@@ -49,9 +58,12 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "doi": "DOI, when the source gave one",
     "venue": "journal, conference or source name",
     "authors": "authors, separated by '; '",
-    "semantic_similarity": "similarity of the paper to the project's abstract, 0-1",
-    "c1_score": "C1 direct competitor, 0-10 (AgentR rubric: same problem and same method scores highest)",
-    "c2_score": "C2 supporting work, 0-10: how much the paper helps the planned work without competing",
+    "semantic_similarity": "similarity of the paper to the project's abstract, 0-1, from the scoring backend: an "
+                           "LLM's judgement, or with backend offline a heuristic (lexical and embedding overlap)",
+    "c1_score": "C1 direct competitor, 0-10 (AgentR rubric: same problem and same method scores highest); with "
+                "backend offline a heuristic from facet overlap, not a judgement",
+    "c2_score": "C2 supporting work, 0-10: how much the paper helps the planned work without competing; with "
+                "backend offline a heuristic, not a judgement",
     "c2_contribution_type": "what the paper contributes as supporting work (methodology, problem context, ...)",
     "overlap_problem": "overlap with the project's problem: none, low, medium or high",
     "overlap_method": "overlap with the project's methods: none, low, medium or high",
@@ -60,7 +72,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "c1_justification": "why the C1 score: the rubric band and the evidence",
     "c2_justification": "why the C2 score and contribution type",
     "c2_relevance_areas": "the facets in which the paper supports the project, separated by '; '",
-    "research_gaps": "what the paper leaves open relative to the project, separated by ' | '",
+    "research_gaps": "what the paper leaves open relative to the project, separated by ' | ' (offline backend: "
+                     "heuristic, from facets the abstract does not match)",
     "user_novelty": "what the project adds relative to this paper",
     "candidate_advantage": "what this paper covers that the project's abstract does not",
     "backend": "which backend scored it: offline (heuristics) or llm",
@@ -76,16 +89,17 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
 
 
 def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
-    """One row per active paper, in combined relevance order (best first).
+    """One row per active paper, best first.
 
-    ``relevance`` (0-1) is the combined relevance the table is ordered by: where an LLM scored the paper, its
-    judgement (:func:`~agentr_dagster.stages.relevance.judged_relevance`: the mean of its semantic similarity and
-    its stronger criterion score / 10); elsewhere the screening engine's, ``ranker_relevance``, put on the same
-    scale (see :func:`combined_relevance`). ``relevance_source`` says which (``llm`` | ``ranker``). Papers the
-    model never saw have empty score columns and ``not_scored`` = ``below cut-off`` (the scoring plan stopped
-    before them) or ``not scored yet``. Rows scored by the offline backend carry the engine's relevance as their
-    ``semantic_similarity``: the offline heuristic's own similarity ranked worse than the engine's.
-    ``source_id`` is the record's id in the user's own file.
+    ``relevance`` (0-1) is the calibrated probability of inclusion the ``relevance`` asset stored
+    (:mod:`agentr_dagster.screening.calibration`): the same number in the asset, the export and the report.
+    Without LLM scores the rows are in the engine's order (``relevance_rank``: the order ``agentr screen`` gives
+    the same papers). Where an LLM scored papers, the order is ``llm_judgement``: the model's judgement
+    (:func:`~agentr_dagster.stages.relevance.judged_relevance`) where it scored the paper, the engine's order
+    mapped onto that scale elsewhere (see :func:`combined_relevance`); ``order_source`` says which
+    (``llm`` | ``ranker``). Papers the model never saw have empty score columns and ``not_scored`` =
+    ``below cut-off`` (the scoring plan stopped before them) or ``not scored yet``. Offline rows carry the
+    offline backend's heuristics (``backend`` = offline). ``source_id`` is the record's id in the user's own file.
     """
     from agentr_dagster.stages.relevance import current_relevance, judged_relevance
     from agentr_dagster.stages.scoring import below_cutoff_ids, queue_scores
@@ -101,29 +115,31 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     sightings = store.searches.found_by(slug) if papers else {}
     decisions = {row.paper_id: row for row in store.labels.list_labels(slug)} if papers else {}
     stored = current_relevance(store, slug)
-    ranker_raw = {pid: row.score for pid, row in stored.items()}
+    labelled = bool(store.labels.list_labels(slug)) if papers else False
+    # the engine's order as a score (higher = better): the stored rank, or the re-ranked queue's scores
+    ranker_raw = {pid: -float(row.rank) for pid, row in stored.items()}
     ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})
     ids = list(papers)
     judged = {pid: judged_relevance(r.payload) for pid, r in current.items() if r.backend == "llm"}
-    ranker01, combined = combined_relevance(ids, ranker_raw, judged)
+    percentile, combined = combined_relevance(ids, ranker_raw, judged)
     rows = []
     for pid in ids:
         paper = papers[pid]
         result = current.get(pid)
         row = _paper_columns(paper, sightings.get(paper.id, []))
         row.update({
-            "relevance": combined.get(pid),
-            "relevance_source": "llm" if pid in judged else ("ranker" if pid in ranker01 else None),
-            "ranker_relevance": ranker01.get(pid),
+            "relevance": stored[pid].score if pid in stored else None,
+            "relevance_low_info": (not labelled) if pid in stored else None,
+            "order_source": "llm" if pid in judged else ("ranker" if pid in percentile else None),
+            "llm_judgement": combined.get(pid) if judged else None,
+            "rank_percentile": percentile.get(pid),
             "relevance_rank": stored[pid].rank if pid in stored else None,
             "not_scored": "" if result is not None else (BELOW_CUTOFF if pid in below else NOT_YET),
             "label": decisions[pid].label if pid in decisions else "",
             "labelled_at": decisions[pid].updated_at if pid in decisions else None,
         })
         if result is not None:
-            # the offline heuristic's own similarity ranked worse than the engine's relevance: that replaces it
-            offline = result.backend != "llm" and pid in ranker01
-            row.update(_score_columns(result, ranker01[pid] if offline else result.payload["semantic_similarity"]))
+            row.update(_score_columns(result, result.payload["semantic_similarity"]))
         rows.append(row)
     return _ordered_frame(rows, combined, ranker_raw)
 
@@ -189,10 +205,11 @@ def _score_columns(result: ResultRow, semantic_similarity: float) -> dict:
 def _ordered_frame(rows: list[dict], combined: dict[int, float], ranker_raw: dict[int, float]) -> pd.DataFrame:
     """The rows as the export table: sorted best first, ranked 1..n, with nullable integer and float columns."""
     frame = pd.DataFrame(rows, columns=[c for c in COLUMNS if c != "rank"])
-    if combined:  # ties (isotonic steps) broken by the ranker's own order, then the id
+    if combined:  # the combined order (the engine's alone offline); ties broken by the engine's order, then the id
+        frame["_key"] = frame["paper_id"].map(combined)
         frame["_raw"] = frame["paper_id"].map(ranker_raw)
-        frame = frame.sort_values(["relevance", "_raw", "paper_id"], ascending=[False, False, True],
-                                  na_position="last").drop(columns="_raw")
+        frame = frame.sort_values(["_key", "_raw", "paper_id"], ascending=[False, False, True],
+                                  na_position="last").drop(columns=["_key", "_raw"])
     else:  # the engine has not ranked this project: the model's scores alone
         frame = frame.sort_values(["c1_score", "semantic_similarity", "c2_score", "paper_id"],
                                   ascending=[False, False, False, True], na_position="last")
@@ -201,20 +218,22 @@ def _ordered_frame(rows: list[dict], combined: dict[int, float], ranker_raw: dic
     frame["year"] = frame["year"].astype("Int64")
     frame["relevance_rank"] = frame["relevance_rank"].astype("Int64")
     frame["labelled_at"] = pd.to_datetime(frame["labelled_at"], utc=True)
-    for column in ("relevance", "ranker_relevance", "semantic_similarity", "c1_score", "c2_score"):
+    for column in ("relevance", "llm_judgement", "rank_percentile", "semantic_similarity", "c1_score", "c2_score"):
         frame[column] = frame[column].astype("float64")
+    frame["relevance_low_info"] = frame["relevance_low_info"].astype("boolean")
     return frame
 
 
 def combined_relevance(ids: list[int], ranker_raw: dict[int, float],
                        judged: dict[int, float]) -> tuple[dict[int, float], dict[int, float]]:
-    """(ranker relevance, combined relevance) per paper id, both on [0, 1].
+    """(rank percentile, combined order key) per paper id, both on [0, 1].
 
-    The ranker's relevance is its position in the engine's order as the share of the list at or below it
-    (1 = the top paper). Where an LLM judged some papers (at least two distinct judgements), the ranker's raw
-    scores are mapped onto the LLM's scale by an isotonic (monotone) regression of the judgements on those
-    scores, so an unscored paper's relevance reads as the judgement the model would most likely have given it;
-    the combined relevance is the judgement where there is one, and that mapped ranker relevance elsewhere."""
+    The rank percentile is the paper's position in the engine's order (``ranker_raw``, higher = better) as the
+    share of the list at or below it (1 = the top paper): a rank, not a probability. Without judgements the
+    order key is that percentile. Where an LLM judged some papers (at least two distinct judgements), the
+    ranker's raw scores are mapped onto the LLM's scale by an isotonic (monotone) regression of the judgements
+    on those scores, so an unscored paper's key reads as the judgement the model would most likely have given
+    it; the key is the judgement where there is one, and that mapped score elsewhere."""
     ranked = [pid for pid in ids if pid in ranker_raw]
     ranker01: dict[int, float] = {}
     if ranked:

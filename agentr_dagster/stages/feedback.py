@@ -36,7 +36,7 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
     doi, paper_key."""
     project = store.projects.get_project(slug)
     papers = store.projects.list_papers(slug)
-    columns = ["rank", "paper_id", "score", "label", "method", "title", "year", "doi", "paper_key"]
+    columns = ["rank", "paper_id", "score", "probability", "label", "method", "title", "year", "doi", "paper_key"]
     if not papers:
         return pd.DataFrame(columns=columns)
     frame = pd.DataFrame({
@@ -52,6 +52,7 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
         "rank": ranked["rank"].astype(int).to_numpy(),
         "paper_id": [int(r) for r in ranked["record_id"]],
         "score": ranked["score"].to_numpy(),
+        "probability": ranked["probability"].to_numpy(),  # calibrated P(include), as in the export's relevance
         "label": ranked["label"].to_numpy(),
         "method": ranked["method"].to_numpy(),
         "title": [by_id[r].title for r in ranked["record_id"]],

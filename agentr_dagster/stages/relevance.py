@@ -10,12 +10,13 @@ inputs: an unchanged project (same question, papers, labels and engine) is not r
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from agentr_dagster.domain.hashing import sha256
+from agentr_dagster.screening.calibration import CountEstimate
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.lifecycle import require_active
 from agentr_dagster.store.rows import PaperRow, RelevanceRow
@@ -37,13 +38,23 @@ class RelevanceOutcome:
     excludes_used: int
     method: str  # zero-shot | active | none (no candidates)
     engine_version: str
-    estimated_relevant: float | None  # rough: how many relevant papers the list holds (see estimate_relevant)
+    estimated_relevant: float | None  # how many includes the list holds (calibrated; see estimate_relevant)
     reused: bool  # inputs unchanged since the last ranking: nothing recomputed
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
-    scores: list[float] = field(default_factory=list)  # best first
+    scores: list[float] = field(default_factory=list)  # P(include) per paper, best first
     labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
-    top: pd.DataFrame | None = None  # rank, paper_id, score, label, title: the 10 best unlabelled papers
+    top: pd.DataFrame | None = None  # rank, paper_id, p_include, label, title: the 10 best unlabelled papers
     labelled: pd.DataFrame | None = None  # the same columns: every labelled paper, in rank order
+    estimate: CountEstimate | None = None  # the count of includes with its interval
+
+    @property
+    def estimate_text(self) -> str:
+        """The count of includes as the UI and CLI show it."""
+        if self.estimate is None:
+            return "unknown (no candidates)"
+        e = self.estimate
+        return (f"{e.estimate:.0f} includes expected (likely {e.low:.0f}-{e.high:.0f}; {e.found} labelled include; "
+                "the unlabelled from a prior fitted on 16 labelled reviews)")
 
 
 def relevance_question(store, slug: str) -> str:
@@ -75,21 +86,18 @@ def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
 
 
-def estimate_relevant(scores: np.ndarray, labels: np.ndarray) -> float | None:
-    """A rough estimate of how many relevant papers the list holds: labelled includes, plus the weight of the
-    upper component of a two-component Gaussian mixture fitted to the unlabelled papers' scores (the
-    "relevant-looking" mode of the score distribution). None with fewer than 20 unlabelled papers."""
-    scores = np.asarray(scores, dtype=np.float64)
-    labels = np.asarray(labels)
-    unlabelled = scores[labels < 0]
-    found = float(np.sum(labels == 1))
-    if len(unlabelled) < 20 or float(np.std(unlabelled)) <= 1e-12:
-        return None if len(unlabelled) else found
-    from sklearn.mixture import GaussianMixture
+def estimate_relevant(scores: np.ndarray, labels: np.ndarray) -> CountEstimate | None:
+    """How many includes the list holds, with an interval (:func:`~agentr_dagster.screening.calibration.
+    estimate_included`): the labelled includes plus the unlabelled papers' calibrated probabilities of inclusion.
+    ``scores``: the engine's own scores (an order; any scale); ``labels``: 1/0/-1 per score. None without papers."""
+    from agentr_dagster.screening.calibration import estimate_included
 
-    gm = GaussianMixture(n_components=2, random_state=0).fit(unlabelled.reshape(-1, 1))
-    upper = int(np.argmax(gm.means_.ravel()))
-    return found + float(gm.predict_proba(unlabelled.reshape(-1, 1))[:, upper].sum())
+    if len(scores) == 0:
+        return None
+    return estimate_included(np.asarray(scores, dtype=np.float64), np.asarray(labels))
+
+
+ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
 
 
 def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
@@ -117,11 +125,13 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
         store.relevance.replace(slug, [], method="none", engine_version=version, input_hash=input_hash)
         return outcome
     reusable = len(stored) == len(papers) and all(r.input_hash == input_hash for r in stored.values())
-    if reusable:
+    saved = store.results.latest_artifact(slug, ESTIMATE_STAGE) if reusable else None
+    if reusable and saved is not None and saved.input_hash == input_hash:
         ranked = sorted(stored.values(), key=lambda r: r.rank)
         ids = [r.paper_id for r in ranked]
         scores = np.array([r.score for r in ranked])
         outcome.method, outcome.reused = ranked[0].method, True
+        outcome.estimate = CountEstimate(**saved.payload)
     else:
         frame = pd.DataFrame({"record_id": [str(p.id) for p in papers], "title": [p.title for p in papers],
                               "abstract": [p.abstract or "" for p in papers]})
@@ -129,15 +139,19 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
         result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder,
                         dedupe=False)
         ids = [int(r) for r in result["record_id"]]
-        scores = result["score"].to_numpy(dtype=np.float64)
+        # stored: the calibrated probability of inclusion (a labelled paper's is its label), in the engine's order
+        scores = result["probability"].to_numpy(dtype=np.float64)
         outcome.method = str(result["method"].iloc[0])
+        outcome.estimate = result.attrs["estimate"]
         ranked_rows = [(pid, float(s), i + 1) for i, (pid, s) in enumerate(zip(ids, scores, strict=True))]
         store.relevance.replace(slug, ranked_rows, method=outcome.method, engine_version=version,
                                 input_hash=input_hash)
+        store.results.save_artifact(slug, ESTIMATE_STAGE, asdict(outcome.estimate), prompt_version=version,
+                                    model=None, backend=None, input_hash=input_hash)
     label_vec = np.array([labels.get(pid, -1) for pid in ids])
     outcome.scores = [float(s) for s in scores]
     outcome.labels = ["include" if v == 1 else "exclude" if v == 0 else "" for v in label_vec]
-    outcome.estimated_relevant = estimate_relevant(scores, label_vec)
+    outcome.estimated_relevant = outcome.estimate.estimate
     # What to screen next: the best papers nobody has decided on; the decided ones are listed apart.
     unlabelled = [i for i, lab in enumerate(outcome.labels) if not lab]
     labelled = [i for i, lab in enumerate(outcome.labels) if lab]
@@ -154,7 +168,7 @@ def _listing(rows: list[int], ids: list[int], scores: np.ndarray, labels: list[s
     return pd.DataFrame({
         "rank": [i + 1 for i in rows],
         "paper_id": [ids[i] for i in rows],
-        "score": [round(float(scores[i]), 3) for i in rows],
+        "p_include": [round(float(scores[i]), 3) for i in rows],
         "label": [labels[i] for i in rows],
         "title": [by_id[ids[i]].title[:120] for i in rows],
     })

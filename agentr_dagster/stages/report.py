@@ -146,6 +146,13 @@ class ReportInputs:
     searches: list = field(default_factory=list)  # store.searches rows (SearchRow)
     updates: list[dict] = field(default_factory=list)  # living-review updates, newest first
     latest_update: list[dict] = field(default_factory=list)  # the newest update's papers, best first
+    p_include: dict[int, float] = field(default_factory=dict)  # the relevance asset's calibrated P(include)
+    estimate: dict | None = None  # the relevance asset's count of includes (estimate, low, high, found, method)
+
+    @property
+    def heuristic(self) -> bool:
+        """The scores come from the offline backend: C1, C2, gaps and similarity are heuristics."""
+        return self.landscape.backend == "offline"
 
     @property
     def by_id(self) -> dict[int, PaperSummary]:
@@ -164,7 +171,7 @@ def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) 
         _gaps_section(r.landscape),
         _taxonomy_section(r.landscape, by_id),
         _draft_section(r.draft, r.draft_artifact, r.slug),
-        _papers_section(r.landscape),
+        _papers_section(r.landscape, r.p_include),
         _searches_section(r),
         _cost_section(r.usage),
         _lifecycle_section(r.status, r.transitions, r.failures),
@@ -179,7 +186,10 @@ def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = 
     intent, _ = current_intent(store, slug)
     landscape, draft, notes = ensure_synthesis(store, slug)  # may write: read everything else after it
     scopes = {p.id: set(p.scope) for p in draft.paragraphs()}
+    estimate = _relevance_estimate(store, slug)
     return ReportInputs(
+        p_include={row.paper_id: row.score for row in store.relevance.for_project(slug)},
+        estimate=estimate,
         slug=slug,
         title=project.title or slug,
         stamp=(now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
@@ -255,21 +265,44 @@ def _summary_section(r: ReportInputs) -> list[str]:
     parts += _intent_rows(r.intent)
     parts.append("</table>")
     parts += [f'<p class="muted">Note: {e(note)}.</p>' for note in r.notes]
-    if r.landscape.backend == "offline":
+    if r.heuristic:
         parts.append('<p class="muted">Scores come from the offline backend: deterministic lexical statistics and '
-                     "static embeddings, not a language model's reading.</p>")
+                     "static embeddings, not a language model's reading. C1, C2, similarity and gaps below are "
+                     "heuristics: their thresholds are filters, not findings (a paper above C1 ≥ 5 is not shown to "
+                     "compete). Relevance (P(include)) is the screening engine's calibrated probability of "
+                     "inclusion, the same number as in the score export.</p>")
     parts.append("</section>")
     return parts
 
 
+def _relevance_estimate(store: DomainStore, slug: str) -> dict | None:
+    """The count of includes of the current ranking (the relevance asset's), or None before it ran."""
+    from agentr_dagster.stages.relevance import ESTIMATE_STAGE
+
+    rows = store.relevance.for_project(slug)
+    artifact = store.results.latest_artifact(slug, ESTIMATE_STAGE)
+    if not rows or artifact is None or artifact.input_hash != rows[0].input_hash:
+        return None
+    return dict(artifact.payload)
+
+
 def _summary_cards(r: ReportInputs) -> str:
     landscape, settings = r.landscape, r.landscape.settings
+    # offline, C1/C2 are heuristics: the counts say "above a heuristic threshold", never "direct competitors"
+    tag = " heuristic" if r.heuristic else ""
+    c1 = f"{settings.get('c1_threshold', 5):g}"
+    c2 = f"{settings.get('c2_threshold', 5):g}"
+    competitor_text = (f"above the offline C1 ≥ {c1} heuristic (not a finding)" if r.heuristic
+                       else f"direct competitors (LLM C1 ≥ {c1})")
+    est = r.estimate
     cards = [
         (landscape.n_papers, "papers scored"),
-        (sum(1 for p in landscape.papers if p.included), "discussed (relevance floor)"),
-        (len(landscape.competitors), f"direct competitors (C1 ≥ {settings.get('c1_threshold', 5):g})"),
-        (sum(len(g.papers) for g in landscape.supporting), f"supporting (C2 ≥ {settings.get('c2_threshold', 5):g})"),
-        (len(landscape.gap_clusters), "recurring gaps"),
+        *([(f"{est['estimate']:.0f} ({est['low']:.0f}–{est['high']:.0f})",
+            "includes expected (calibrated probability of inclusion; likely range)")] if est else []),
+        (sum(1 for p in landscape.papers if p.included), f"discussed (C1/C2{tag} floor or your include)"),
+        (len(landscape.competitors), competitor_text),
+        (sum(len(g.papers) for g in landscape.supporting), f"supporting (C2{tag} ≥ {c2})"),
+        (len(landscape.gap_clusters), "recurring gaps" + (" (heuristic)" if r.heuristic else "")),
         (sum(1 for n in landscape.taxonomy.nodes if n.parent is not None), "taxonomy sections"),
         (len(r.draft.bib), "papers cited in the draft"),
         (len(r.usage), "LLM calls"),
@@ -304,13 +337,14 @@ def _intent_rows(intent: ResearchIntent) -> list[str]:
 
 def _plots_section(landscape: Landscape, transitions: list[TransitionRow]) -> list[str]:
     figures = plots.landscape_plots(landscape)
+    h = " (offline heuristics, not judgements)" if landscape.backend == "offline" else ""
     return [
         '<section id="plots"><h2>Plots</h2><div class="plots">',
         _img(figures["c1_vs_c2"], "C1 vs C2 scatter", "Direct-competitor (C1) against supporting-work (C2) "
-             "scores; dashed lines are the thresholds."),
-        _img(figures["similarity"], "similarity histogram", "Semantic similarity of every scored paper."),
-        _img(figures["overlap"], "overlap heat map", "Per-facet overlap of the most relevant papers."),
-        _img(figures["gaps"], "gap clusters", "Recurring gaps: clusters of the per-paper research gaps."),
+             f"scores{h}; dashed lines are the thresholds."),
+        _img(figures["similarity"], "similarity histogram", f"Semantic similarity of every scored paper{h}."),
+        _img(figures["overlap"], "overlap heat map", f"Per-facet overlap of the most relevant papers{h}."),
+        _img(figures["gaps"], "gap clusters", f"Recurring gaps: clusters of the per-paper research gaps{h}."),
         _img(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True),
         _img(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True),
         "</div></section>",
@@ -320,7 +354,13 @@ def _plots_section(landscape: Landscape, transitions: list[TransitionRow]) -> li
 # -- landscape: competitors, supporting work, gaps, taxonomy
 
 def _competitors_section(landscape: Landscape, by_id: dict[int, PaperSummary]) -> list[str]:
-    parts = ['<section id="competitors"><h2>Direct competitors (C1)</h2>']
+    if landscape.backend == "offline":
+        parts = ['<section id="competitors"><h2>Candidate competitors (C1 heuristic)</h2>',
+                 _muted("Offline heuristic: papers your labelled includes and the C1 heuristic (facet overlap with "
+                        "your abstract) put forward. Read them before calling any a competitor; label one exclude "
+                        "and it leaves this list and the draft at the next run.")]
+    else:
+        parts = ['<section id="competitors"><h2>Direct competitors (C1)</h2>']
     if not landscape.competitors:
         return [*parts, _muted("No candidate reaches the direct-competitor threshold."), "</section>"]
     parts.append("<table>" + _header_row("#", "key", "title", "C1", "similarity", "overlap p/m/d/c",
@@ -428,16 +468,21 @@ def _bibliography_items(draft: Draft) -> list[str]:
 
 # -- every scored paper
 
-def _papers_section(landscape: Landscape) -> list[str]:
-    ranked = sorted(landscape.papers, key=lambda p: (-p.relevance, p.paper_id))
+def _papers_section(landscape: Landscape, p_include: dict[int, float] | None = None) -> list[str]:
+    p_include = p_include or {}
+    # by the calibrated probability of inclusion (the export's relevance), the C1/C2/similarity mix breaking ties
+    ranked = sorted(landscape.papers, key=lambda p: (-p_include.get(p.paper_id, -1.0), -p.relevance, p.paper_id))
     shown = f"; the first {MAX_PAPER_ROWS} are shown" if len(ranked) > MAX_PAPER_ROWS else ""
-    parts = [f'<section id="papers"><h2>All scored papers</h2><p class="muted">{len(ranked)} papers by relevance '
-             f"(0.5·C1 + 0.3·C2 + 0.2·similarity){shown}. The full table is in the score exports.</p><table>"
-             + _header_row("key", "title", "year", "C1", "C2", "type", "similarity", "sections")]
+    h = " (C1, C2 and similarity: offline heuristics)" if landscape.backend == "offline" else ""
+    parts = [f'<section id="papers"><h2>All scored papers</h2><p class="muted">{len(ranked)} papers by relevance, '
+             f"the calibrated probability of inclusion P(include) shown in the score exports{h}{shown}. The full "
+             "table is in the score exports.</p><table>"
+             + _header_row("key", "title", "year", "P(include)", "C1", "C2", "type", "similarity", "sections")]
     for p in ranked[:MAX_PAPER_ROWS]:
         sections = ", ".join(p.sections) if p.included else f"— {p.exclusion_reason}"
+        prob = f"{p_include[p.paper_id]:.2f}" if p.paper_id in p_include else ""
         parts.append(f'<tr><td class="key">{e(p.key)}</td><td>{e(p.title)}</td><td class="n">{e(p.year or "")}</td>'
-                     f'<td class="n">{p.c1:.1f}</td><td class="n">{p.c2:.1f}</td>'
+                     f'<td class="n">{prob}</td><td class="n">{p.c1:.1f}</td><td class="n">{p.c2:.1f}</td>'
                      f'<td>{e(CONTRIBUTION_LABELS[p.contribution_type])}</td><td class="n">{p.similarity:.2f}</td>'
                      f"<td>{e(sections)}</td></tr>")
     return [*parts, "</table></section>"]

@@ -76,14 +76,19 @@ class DraftOutcome:
 # ---------------------------------------------------------------- the corpus: papers with a current score
 def _current(store: DomainStore, slug: str):
     """The project, its intent, and (paper, result) pairs whose score is current for the paper text, intent,
-    prompt and model; cite keys for them. A score for older text or an older intent is not evidence here."""
+    prompt and model; cite keys for them; the person's labels by paper id. A score for older text or an older
+    intent is not evidence here, and a paper the person labelled exclude is left out (their decision outranks
+    the score: it is neither a competitor nor cited)."""
     project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
     papers = {p.id: p for p in store.projects.list_papers(slug)}
+    labels = {row.paper_id: row.label for row in store.labels.list_labels(slug)}
     current = []
     for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
         if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+            continue
+        if labels.get(paper.id) == "exclude":
             continue
         current.append((paper, result))
     if not current and not papers:
@@ -92,23 +97,30 @@ def _current(store: DomainStore, slug: str):
         raise PermanentError(f"project {slug!r} has no scored papers yet: materialise paper_scores first")
     current.sort(key=lambda pr: pr[0].id)
     keys = cite_keys([(p.id, p.title, p.year, p.authors) for p, _ in current])
-    return project, intent, intent_hash, current, keys, len(papers)
+    return project, intent, intent_hash, current, keys, len(papers), labels
 
 
 def corpus_fingerprint(store: DomainStore, slug: str) -> str:
     """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
-    project, _, intent_hash, current, keys, _ = _current(store, slug)
-    return corpus_hash(intent_hash, project.abstract, [(p.id, r.id, keys[p.id]) for p, r in current])
+    project, _, intent_hash, current, keys, _, labels = _current(store, slug)
+    return corpus_hash(intent_hash, project.abstract, _fingerprint_rows(current, keys, labels))
+
+
+def _fingerprint_rows(current, keys: dict[int, str], labels: dict[int, str]) -> list[tuple[int, int, str]]:
+    """(paper, result, key) per paper; a labelled include's key carries its label, so a label changes the
+    fingerprint (an exclude already changes it by leaving the corpus)."""
+    return [(p.id, r.id, keys[p.id] + ("|include" if labels.get(p.id) == "include" else "")) for p, r in current]
 
 
 def load_corpus(store: DomainStore, slug: str) -> Corpus:
     """The project's papers with a score that is current for the paper text, intent, prompt and model."""
-    project, intent, intent_hash, current, keys, n_live = _current(store, slug)
+    project, intent, intent_hash, current, keys, n_live, labels = _current(store, slug)
     scored = tuple(
         ScoredPaper(
             paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
             doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
             assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
+            label=labels.get(p.id),
         )
         for p, r in current
     )

@@ -27,6 +27,16 @@ class ScoredPaper:
     assessment: PaperAssessment
     backend: str | None
     model: str | None
+    label: str | None = None  # the person's decision (include | exclude), None when not labelled
+
+    @property
+    def included_by_person(self) -> bool:
+        return self.label == "include"
+
+    def is_competitor(self, c1_threshold: float) -> bool:
+        """A direct competitor: C1 at or above the threshold, or labelled include by the person (whose decision
+        outranks the score; an excluded paper never reaches the corpus)."""
+        return self.included_by_person or self.c1 >= c1_threshold
 
     @property
     def c1(self) -> float:
@@ -68,7 +78,9 @@ class Corpus:
     @property
     def fingerprint(self) -> str:
         """Changes exactly when a current result, the intent or the project's abstract changes."""
-        return fingerprint(self.intent_hash, self.abstract, [(p.paper_id, p.result_id, p.key) for p in self.papers])
+        return fingerprint(self.intent_hash, self.abstract,
+                           [(p.paper_id, p.result_id, p.key + ("|include" if p.included_by_person else ""))
+                            for p in self.papers])
 
     def by_id(self) -> dict[int, ScoredPaper]:
         return {p.paper_id: p for p in self.papers}

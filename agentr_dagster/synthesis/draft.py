@@ -124,6 +124,7 @@ class _Writer:
         self.advantaged: set[int] = set()
         self.used_quotes: set[str] = set()
         self.included = [p.paper_id for p in landscape.papers if p.included]
+        self.heuristic = landscape.backend == "offline"  # C1/C2 are heuristics: the sentences say so
         self._sentences: dict[int, list[str]] = {}
         self._sentence_vecs: dict[int, np.ndarray] = {}
         self._paper_vecs: dict[int, np.ndarray] | None = None
@@ -189,7 +190,10 @@ class _Writer:
         return c / n if n > 0 else None
 
     def role(self, p: ScoredPaper) -> tuple[str, dict]:
-        if p.c1 >= self.l.settings.get("c1_threshold", 5.0):
+        if p.is_competitor(self.l.settings.get("c1_threshold", 5.0)):
+            if self.heuristic:
+                return (f"as a candidate competitor (offline C1 heuristic {_score(p.c1)}/10)",
+                        {"c1_direct_competitor.score": p.c1})
             return (f"as a direct competitor (C1 {_score(p.c1)}/10)",
                     {"c1_direct_competitor.score": p.c1})
         label = CONTRIBUTION_LABELS[p.contribution_type]
@@ -249,7 +253,8 @@ class _Writer:
         n_scored = self.l.n_papers
         first = self.sentence(
             f"This section discusses {len(self.included)} of the {n_scored} scored candidate papers: those whose "
-            f"direct-competitor score (C1) or supporting-work score (C2) reaches "
+            f"direct-competitor score (C1) or supporting-work score (C2)"
+            f"{' (offline heuristics)' if self.heuristic else ''} reaches "
             f"{_score(self.l.settings.get('c1_threshold', 5.0))} out of 10.", [])
         if not self.l.settings.get("relevance_floor_applied", True):
             first = self.sentence(
@@ -268,8 +273,10 @@ class _Writer:
                                            f"{_join(parts)}.", evidence))
         if self.l.competitors:
             top = [self.by_id[c.paper_id] for c in self.l.competitors[:3]]
+            lead = ("By the offline C1 heuristic (facet overlap, not a reading), the closest candidate competitors "
+                    "of the planned work are" if self.heuristic else "The closest competitors of the planned work are")
             sentences.append(self.sentence(
-                f"The closest competitors of the planned work are {_join([cite(p.key) for p in top])}, with "
+                f"{lead} {_join([cite(p.key) for p in top])}, with "
                 f"direct-competitor scores of {_join([_score(p.c1) for p in top])} out of 10.",
                 [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in top]))
         return [sentences]
@@ -286,12 +293,14 @@ class _Writer:
         papers = tax.subtree_papers(node.id)
         out = [self.sentence(f"The {len(papers)} candidates in this theme divide into {len(parts)} strands: "
                              f"{_join(parts)}.", evidence)]
-        comps = [p for p in self.ranked(papers) if p.c1 >= self.l.settings.get("c1_threshold", 5.0)]
+        comps = [p for p in self.ranked(papers) if p.is_competitor(self.l.settings.get("c1_threshold", 5.0))]
         if comps:
             shown = comps[: self.s.cites_per_sentence]
             out.append(self.sentence(
-                f"{_count(len(comps), 'of them competes', 'of them compete')} directly with the planned work "
-                f"{cite(*(p.key for p in shown))}.",
+                (f"{_count(len(comps), 'of them is a candidate competitor', 'of them are candidate competitors')}"
+                 f" by the offline C1 heuristic {cite(*(p.key for p in shown))}." if self.heuristic else
+                 f"{_count(len(comps), 'of them competes', 'of them compete')} directly with the planned work "
+                 f"{cite(*(p.key for p in shown))}."),
                 [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in shown]))
         return [out]
 
@@ -301,8 +310,8 @@ class _Writer:
         label = md_data(node.label.lower() if node.label[:2].istitle() else node.label)
         # The opening cites a mix of competitors and supporting work, so it does not repeat the next sentence.
         k = self.s.cites_per_sentence
-        comps_first = [p for p in papers if p.c1 >= threshold][: (k + 1) // 2]
-        support_first = [p for p in papers if p.c1 < threshold][: k - len(comps_first)]
+        comps_first = [p for p in papers if p.is_competitor(threshold)][: (k + 1) // 2]
+        support_first = [p for p in papers if not p.is_competitor(threshold)][: k - len(comps_first)]
         mix = {p.paper_id for p in comps_first + support_first}
         top = self.ranked(mix)
         top = (top + [p for p in papers if p.paper_id not in mix])[:k]
@@ -312,8 +321,8 @@ class _Writer:
              f"{'One candidate concerns' if len(papers) == 1 else f'{len(papers)} candidates concern'} {label} "
              f"{cite(*(p.key for p in top))}."),
             [self.ev(p, route=node.id, semantic_similarity=p.similarity) for p in top])]
-        comps = [p for p in papers if p.c1 >= threshold]
-        support = [p for p in papers if p.c1 < threshold]
+        comps = [p for p in papers if p.is_competitor(threshold)]
+        support = [p for p in papers if not p.is_competitor(threshold)]
         if comps and support:
             types = sorted({p.contribution_type for p in support}, key=lambda t: (
                 -sum(p.contribution_type == t for p in support), t))

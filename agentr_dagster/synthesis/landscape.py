@@ -113,7 +113,8 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
 
 def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> tuple[list[ScoredPaper], bool]:
     """The papers above the relevance floor (C1 or C2 threshold), and whether the floor was applied."""
-    included = [p for p in papers if p.c1 >= settings.c1_threshold or p.c2 >= settings.c2_threshold]
+    included = [p for p in papers
+                if p.is_competitor(settings.c1_threshold) or p.c2 >= settings.c2_threshold]
     if len(included) >= 2:
         return included, True
     return list(papers), False  # too few above the floor to organise: keep everything, and say so
@@ -122,15 +123,15 @@ def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> 
 def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
                  claims: list[Claim]) -> list[CompetitorEntry]:
     """Direct competitors (C1), best first; appends one claim per competitor to ``claims``."""
-    ranked = sorted((p for p in included if p.c1 >= settings.c1_threshold),
-                    key=lambda p: (-p.c1, -p.similarity, p.paper_id))
+    # the person's includes first (their decision is the finding), then by the C1 heuristic/judgement
+    ranked = sorted((p for p in included if p.is_competitor(settings.c1_threshold)),
+                    key=lambda p: (not p.included_by_person, -p.c1, -p.similarity, p.paper_id))
     competitors = []
     for rank, p in enumerate(ranked, start=1):
         overlap = _overlap(p)
         claim = Claim(
             id=f"c1-{rank:02d}", kind="competitor",
-            text=(f"{p.key} is a direct competitor of the planned work (C1 {p.c1:.1f}/10; problem overlap "
-                  f"{overlap['problem']}, method overlap {overlap['method']})."),
+            text=_competitor_text(p, overlap),
             evidence=[_ev(p, **{"c1_direct_competitor.score": p.c1,
                                 "c1_direct_competitor.justification": p.assessment.c1_direct_competitor.justification,
                                 "overlap.problem": overlap["problem"], "overlap.method": overlap["method"],
@@ -142,6 +143,16 @@ def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
             justification=p.assessment.c1_direct_competitor.justification, claim_id=claim.id,
         ))
     return competitors
+
+
+def _competitor_text(p: ScoredPaper, overlap: dict[str, str]) -> str:
+    """The competitor claim, saying what it rests on: the person's include, an LLM's C1, or the offline heuristic."""
+    detail = f"problem overlap {overlap['problem']}, method overlap {overlap['method']}"
+    if p.included_by_person:
+        return f"{p.key} is labelled include by the researcher (C1 {p.c1:.1f}/10; {detail})."
+    if p.backend == "offline":
+        return f"{p.key} is a candidate competitor by the offline C1 heuristic ({p.c1:.1f}/10; {detail})."
+    return f"{p.key} is a direct competitor of the planned work (C1 {p.c1:.1f}/10; {detail})."
 
 
 def _supporting_groups(included: list[ScoredPaper], settings: LandscapeSettings,

@@ -223,24 +223,25 @@ def landscape_plots(landscape: Landscape, dpi: int = 110) -> dict[str, bytes]:
 
 
 def relevance_distribution(scores: Sequence[float], labels: Sequence[str] = (), dpi: int = 110) -> bytes:
-    """Histogram of the screening engine's relevance scores (the ``relevance`` asset), the project's labelled
-    includes and excludes stacked in their own colours."""
+    """Histogram of the screening engine's calibrated probabilities of inclusion (the ``relevance`` asset; 0-1, a
+    label's is 1/0), the project's labelled includes and excludes stacked in their own colours."""
     values = np.asarray(list(scores), dtype=np.float64)
     if not len(values):
         return _empty("no candidate papers", dpi)
     marks = list(labels) or [""] * len(values)
     fig = Figure(figsize=(7, 3.4))
     ax = fig.add_subplot()
-    bins = np.linspace(float(values.min()), float(values.max()) + 1e-9, 31)
+    bins = np.linspace(0.0, 1.0 + 1e-9, 41)
     groups = [(name, values[[m == key for m in marks]], colour) for name, key, colour in (
         ("unlabelled", "", "#4e79a7"), ("labelled include", "include", "#59a14f"),
         ("labelled exclude", "exclude", "#bbbbbb"))]
     groups = [g for g in groups if len(g[1])]
     ax.hist([g[1] for g in groups], bins=bins, stacked=True, color=[g[2] for g in groups],
             label=[f"{g[0]} ({len(g[1])})" for g in groups])
-    ax.set_xlabel("relevance score (higher = read sooner)")
+    ax.set_xlabel("calibrated probability of inclusion (higher = read sooner)")
     ax.set_ylabel("papers")
-    ax.set_title("Relevance distribution", fontsize=10)
+    ax.set_yscale("symlog", linthresh=10)  # most papers sit near 0; the few likely includes stay visible
+    ax.set_title("Probability of inclusion", fontsize=10)
     ax.legend(fontsize=7)
     ax.grid(alpha=0.25, axis="y")
     return _png(fig, dpi)

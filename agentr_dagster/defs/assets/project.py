@@ -251,6 +251,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
             progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
         )
+    context.log.info(f"paper_scores: {summary_text(summary)}")
     failed = {f"failed_{cls.value}": n for cls, n in summary.failed.items() if n}
     # read first in the UI: status and counts, the top papers, then what the scoring cost (when it cost anything)
     metadata = {
@@ -294,7 +295,8 @@ def _log_progress(context: AssetExecutionContext):
         step = max(1, total // 10)
         if done == total or done - state["last"] >= step:
             state["last"] = done
-            context.log.info(f"scored {done}/{total} papers")
+            # ``done`` counts the papers reused from earlier runs too: the split is logged when scoring ends
+            context.log.info(f"{done}/{total} papers have a score (scored now or reused)")
 
     return report
 

@@ -25,7 +25,8 @@ from agentr_dagster.synthesis import plots
 PLOT_DPI = 72  # metadata lives in the event log: keep the image small
 MAX_LABELLED_LISTED = 50  # the labelled papers shown, in rank order (`agentr labels SLUG` lists them all)
 TOP_SCHEMA = TableSchema(columns=[
-    TableColumn("rank", "int"), TableColumn("paper_id", "int"), TableColumn("score", "float"),
+    TableColumn("rank", "int"), TableColumn("paper_id", "int"),
+    TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0)"),
     TableColumn("label", "string"), TableColumn("title", "string"),
 ])
 
@@ -42,8 +43,9 @@ def _records(frame) -> list[TableRecord]:
     group_name="research",
     check_specs=[checks.RELEVANCE_CHECK],
     output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
-    description="Every candidate's relevance score and rank from the screening engine (the one behind "
-                "`agentr screen`): zero-shot from the project's abstract, learning from its labels when it has any.",
+    description="Every candidate's rank and calibrated probability of inclusion from the screening engine (the "
+                "one behind `agentr screen`): zero-shot from the project's abstract, learning from its labels when "
+                "it has any; and how many includes the list holds, with an interval.",
 )
 @waits_for_candidates
 def relevance(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
@@ -53,7 +55,9 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
         outcome = rank_project(db, slug, run_id=context.run_id)
     png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
     top, labelled = _records(outcome.top), _records(outcome.labelled)
-    estimate = outcome.estimated_relevant
+    estimate = outcome.estimate
+    counts = ({"estimated_relevant": estimate.estimate, "estimated_relevant_low": estimate.low,
+               "estimated_relevant_high": estimate.high} if estimate is not None else {})
     return MaterializeResult(
         metadata={
             "papers": outcome.papers,
@@ -62,7 +66,10 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_used": outcome.includes_used + outcome.excludes_used,
             "labels_include": outcome.includes_used,
             "labels_exclude": outcome.excludes_used,
-            "estimated_relevant": round(estimate, 1) if estimate is not None else "unknown (too few papers)",
+            "estimated_includes": outcome.estimate_text,
+            **counts,
+            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 16 labelled "
+                     "reviews, calibrated over reviews, not per review; with labels: refitted to them)",
             "reused": outcome.reused,
             "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
             # what to screen next comes first; the papers already decided are apart, below

@@ -25,7 +25,8 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
     home = Path(tmp_path / "agentr-home")
     result = agentr("demo")
     assert result.exit_code == 0, result.output
-    assert "40 papers scored" in result.output
+    assert "40 of 40 papers have a current score" in result.output
+    assert "this run: 40 scored, 0 reused of 40" in result.output
     # The progress bar moves step by step as the run works (not 0/40 until scoring, then 100 %).
     shown = {int(n) for n in re.findall(r"step (\d)/8 ", result.output)}
     assert len(shown) >= 3 and "step 4/8 relevance" in result.output, result.output[-2000:]
@@ -39,6 +40,7 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
     # Running the demo again adds nothing and re-scores nothing.
     again = agentr("demo")
     assert again.exit_code == 0 and "(40 imported now)" not in again.output
+    assert "this run: 0 scored, 40 reused of 40" in again.output  # reused, never counted as scored
 
 
 def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # noqa: F811

@@ -36,7 +36,7 @@ def test_run_stops_at_the_recall_target_then_a_budget_run_finishes_without_repea
     export = pd.read_csv(results_dir("plan-cli") / "scores.csv", dtype={"source_id": str}, keep_default_na=False)
     below = int((export["not_scored"] == "below cut-off").sum())
     assert len(export) == len(review) and below > 0 and scored + below == len(review)
-    assert f"{scored} of {len(review)} papers scored" in first.output
+    assert f"this run: {scored} scored, 0 reused of {len(review)}, {below} below cut-off" in first.output
 
     second = agentr("run", "plan-cli", "--no-progress", "--budget-credits", "100000", env=env)
     assert second.exit_code == 0, second.output

@@ -57,9 +57,16 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert len(meta["top_unlabelled"].records) == 10 and meta["labelled"].records == []
     assert meta["top_unlabelled"].records[0].data["paper_id"] == expected[0]
     assert isinstance(meta["estimated_relevant"], float) and 0 < meta["estimated_relevant"] <= len(papers)
+    # one scale: the stored score is the calibrated probability of inclusion, falling down the list
+    probabilities = [r.score for r in rows]
+    assert all(0 < p < 1 for p in probabilities) and probabilities == sorted(probabilities, reverse=True)
+    assert meta["estimated_relevant_low"] <= meta["estimated_relevant"] <= meta["estimated_relevant_high"]
+    assert abs(meta["estimated_relevant"] - sum(probabilities)) < 0.1
+    assert "likely" in meta["estimated_includes"] and "probability of inclusion" in meta["scale"]
 
     again, _ = _materialize_relevance(store, instance)  # unchanged inputs: reused, not recomputed
     assert again["reused"] is True
+    assert again["estimated_relevant_high"] == meta["estimated_relevant_high"]  # the count is reused with it
 
     # a person's labels: the bottom paper included, the top one excluded -> learnt, placed first / last
     bottom, top = expected[-1], expected[0]
@@ -70,6 +77,8 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert check.passed
     assert meta["labels_used"] == 2 and meta["labels_include"] == 1 and meta["method"] == "active"
     assert rows[0].paper_id == bottom and rows[-1].paper_id == top
+    assert rows[0].score == 1.0 and rows[-1].score == 0.0  # a label's probability is the label
+    assert meta["estimated_relevant_low"] >= 1  # the labelled include is counted
     assert {r.method for r in rows} == {"active"} and meta["reused"] is False
     # what to screen next: the best unlabelled papers; the two decided ones apart, in rank order
     top = [r.data for r in meta["top_unlabelled"].records]

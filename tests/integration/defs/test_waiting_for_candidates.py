@@ -73,7 +73,8 @@ def test_an_abstract_alone_waits_for_candidates_then_papers_complete_the_chain(s
     # at WARN severity, which leaves the run successful. The checks before them pass.
     failed = {name for name, c in checks.items() if not c.passed}
     assert failed == {"has_candidates", "every_paper_ranked", "every_paper_scored", "export_row_count",
-                      "prisma_boxes_add_up", "taxonomy_structure", "draft_validates"}, [(c.check_name, c.description) for c in checks.values()]
+                      "prisma_boxes_add_up", "taxonomy_structure", "draft_validates"}, [
+        (c.check_name, c.description) for c in checks.values()]
     assert {checks[name].severity for name in failed} == {AssetCheckSeverity.WARN}
     assert checks["has_candidates"].description.startswith("waiting for candidates: add papers")
     assert checks["every_paper_ranked"].description.startswith("not evaluated: waiting for candidates")

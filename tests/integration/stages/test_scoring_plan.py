@@ -83,8 +83,8 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
     below = frame[frame["not_scored"] == BELOW_CUTOFF]
     assert len(below) == summary.below_cutoff
     assert below["c1_score"].isna().all() and below["relevance"].notna().all()
-    assert (below["relevance_source"] == "ranker").all()
-    assert frame["relevance"].is_monotonic_decreasing
+    assert (below["order_source"] == "ranker").all()
+    assert frame["llm_judgement"].is_monotonic_decreasing
     assert frame.head(relevant)["source_id"].isin(review.loc[review.label_included == 1, "record_id"]).all()
     assert wss_at(_labels_in_export_order(store, review)) > 0.5
 
@@ -117,7 +117,7 @@ def test_budget_stops_scoring_cleanly_and_a_larger_budget_resumes_without_callin
     titles = _score_titles(server)
     assert len(titles) == len(set(titles)) == len(review)
     frame = scores_dataframe(store, SLUG)
-    assert (frame["not_scored"] == "").all() and (frame["relevance_source"] == "llm").all()
+    assert (frame["not_scored"] == "").all() and (frame["order_source"] == "llm").all()
     assert checks.evaluate_scores(store, SLUG, MODEL).passed
     report = verify_ledger(store)
     assert report.ok, report.violations

@@ -21,9 +21,9 @@ def test_synthesis_checks_have_descriptions():
 def test_every_asset_that_calls_the_llm_is_in_the_llm_pool():
     """The pool limit is what keeps all workers together inside the endpoint's rate limits: an LLM-calling asset
     outside it would escape the limit."""
-    from agentr_dagster.definitions import defs
-
     from dagster import AssetsDefinition
+
+    from agentr_dagster.definitions import defs
 
     callers = {}
     for assets_def in defs.assets:

@@ -178,7 +178,7 @@ def test_screen_ranks_duplicates_with_their_twin_as_papers_add_merges_them(tmp_p
     out = screen(question, papers)
     assert sorted(out["record_id"]) == sorted(papers["record_id"]) and out["record_id"].is_unique
     assert list(out["rank"]) == list(range(1, len(papers) + 1))
-    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of"]
+    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of", "probability"]
     twin = dict(zip(out["record_id"], out["duplicate_of"], strict=True))
     assert twin == {"a": "", "b": "", "c": "a", "d": "b", "e": "", "f": "", "g": ""}
     # the same records as the importer drops from the same file
@@ -223,7 +223,7 @@ def test_cli_screen_writes_duplicate_of(tmp_path, fake_embedder):
     assert res.exit_code == 0, res.output
     assert "screened 7 records (zero-shot, 2 duplicates ranked with the record they duplicate)" in res.output
     out = pd.read_csv(tmp_path / "out.csv", dtype=str, keep_default_na=False)
-    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of"]
+    assert list(out.columns) == ["record_id", "rank", "score", "label", "method", "duplicate_of", "probability"]
     assert dict(zip(out["record_id"], out["duplicate_of"], strict=True))["c"] == "a"
     assert out["record_id"].tolist().index("c") == out["record_id"].tolist().index("a") + 1
 

@@ -1,0 +1,254 @@
+"""The engine's scores as a probability of inclusion, and the number of includes a list holds, with an interval.
+
+The engine's scores are only an order (z-scores of a fused ranker, or a learner's margins): their scale says
+nothing about how likely a paper is to be included. A probability comes from two places:
+
+* zero-shot (no labels): a prior curve from a paper's position in the list (the share of the list ranked above
+  it) to the share of such papers that reviews include, pooled over labelled reviews
+  (:data:`DEFAULT_PRIOR`, fitted by ``scripts/fit_relevance_calibration.py`` on the shared reviews and measured
+  there leave-one-review-out). It is calibrated over reviews like those, not for each review: a review whose
+  prevalence is far from theirs reads too high or too low until it has labels.
+* with labels: a labelled paper's probability is its label; the others keep the prior at their place in the
+  engine's (re-learnt) order (a refit to the labels was measured and withdrawn: see :func:`calibrate`).
+
+The count of includes (:func:`estimate_included`) is the labelled includes plus the unlabelled papers'
+probabilities; its interval is, zero-shot, the spread of true / estimated counts over the labelled reviews
+(:data:`DEFAULT_PRIOR`'s ``count_ratio``), applied to the unlabelled papers (the labelled includes are counted
+exactly).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["DEFAULT_PRIOR", "CountEstimate", "PriorCurve", "estimate_included", "fit_prior",
+           "probability_of_inclusion", "top_fraction"]
+
+# The share of the list above a paper at which the prior curve has a knot (log-spaced at the top, where the
+# includes are).
+GRID = (0.01, 0.02, 0.03, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.65, 0.8, 1.0)
+P_FLOOR = 1e-4  # no paper is certainly out (nor in) before a person has read it
+COUNT_QUANTILES = (0.1, 0.9)  # the interval's quantiles of the count (an 80 % interval)
+
+
+@dataclass(frozen=True)
+class PriorCurve:
+    """P(include) at the knots of :data:`GRID` (the top fraction of the list ending at each knot), and the
+    (low, high) quantiles of true / estimated include counts over the reviews it was fitted on."""
+
+    rates: tuple[float, ...]
+    count_ratio: tuple[float, float]
+    shrink: tuple[float, float] = (0.0, 1.0)  # (a, b): P = sigmoid(a + b logit(rate)), fitted out of review
+    reviews: int = 0
+
+    def __call__(self, fraction: np.ndarray) -> np.ndarray:
+        """The prior probability at each top fraction (0 = the head of the list, 1 = its tail), interpolated
+        between the knots in log fraction, then shrunk as an unseen review needs."""
+        x = np.log(np.clip(np.asarray(fraction, dtype=np.float64), GRID[0], 1.0))
+        rate = np.interp(x, np.log(GRID), self.rates)
+        a, b = self.shrink
+        return np.clip(_sigmoid(a + b * _logit(rate)), P_FLOOR, 1 - P_FLOOR)
+
+
+# Fitted on 16 of the 18 reviews of ../shared/data/screening (all but Radjenovic_2013 and Wallace_2010_ProtonBeam,
+# whose transformer vectors were not computed in time) with the default preset's zero-shot scores, transformer
+# included (what `agentr screen` runs once `make models` has built it): python scripts/fit_relevance_calibration.py
+# DIR (the README's 'Exports' section has the leave-one-review-out figures, with and without the transformer).
+DEFAULT_PRIOR = PriorCurve(
+    rates=(0.29545, 0.29143, 0.26857, 0.21264, 0.1549, 0.14722, 0.14722, 0.12471, 0.08105, 0.0664, 0.05245, 0.04422,
+           0.03129, 0.01715),
+    count_ratio=(0.2452, 3.5941), shrink=(-0.5008, 0.8425), reviews=16,
+)
+
+
+def top_fraction(scores: Sequence[float] | np.ndarray) -> np.ndarray:
+    """Each paper's position as the share of the list from the head to its middle ((rank - 0.5) / n, ties at
+    their mean rank), best = highest score."""
+    s = np.asarray(scores, dtype=np.float64)
+    n = len(s)
+    if n == 0:
+        return s
+    from scipy.stats import rankdata
+
+    rank = rankdata(-s, method="average")  # 1 = best
+    return (rank - 0.5) / n
+
+
+def _pava(values: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Non-increasing least-squares fit (pool adjacent violators)."""
+    blocks: list[list[float]] = []  # [value, weight, count]
+    for v, w in zip(values, weights, strict=True):
+        blocks.append([float(v), float(w), 1])
+        while len(blocks) > 1 and blocks[-2][0] < blocks[-1][0]:
+            v2, w2, c2 = blocks.pop()
+            v1, w1, c1 = blocks.pop()
+            total = w1 + w2
+            blocks.append([(v1 * w1 + v2 * w2) / total if total else 0.0, total, c1 + c2])
+    return np.concatenate([np.full(c, v) for v, _, c in blocks]) if blocks else np.zeros(0)
+
+
+def _binned_rates(reviews: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    edges = np.array((0.0, *GRID))
+    hits = np.zeros(len(GRID))
+    counts = np.zeros(len(GRID))
+    for scores, labels in reviews:
+        q = top_fraction(scores)
+        band = np.clip(np.searchsorted(edges, q, side="left") - 1, 0, len(GRID) - 1)
+        np.add.at(hits, band, np.asarray(labels, dtype=np.float64))
+        np.add.at(counts, band, 1.0)
+    return hits, counts
+
+
+def fit_prior(reviews: Sequence[tuple[np.ndarray, np.ndarray]]) -> PriorCurve:
+    """The prior curve from labelled reviews ((scores, 0/1 labels) each): the pooled include rate of each band of
+    top fraction, made non-increasing down the list, and the quantiles of true / estimated counts (each review's
+    count estimated by a curve fitted without it)."""
+    rates = _rates(reviews)
+    shrink = (0.0, 1.0)
+    ratios = []
+    if len(reviews) > 2:
+        # each review predicted by the curve of the others: how far a curve's rates carry to an unseen review
+        held_out = []
+        for i, (scores, labels) in enumerate(reviews):
+            others = PriorCurve(tuple(_rates([r for j, r in enumerate(reviews) if j != i])), (1.0, 1.0))
+            held_out.append((_logit(others(top_fraction(scores))), np.asarray(labels, dtype=np.float64)))
+        x = np.concatenate([h[0] for h in held_out])
+        theta, _ = _map_fit(x, np.concatenate([h[1] for h in held_out]))
+        shrink = (float(theta[0]), float(theta[1]))
+        for (xi, labels) in held_out:
+            estimate = float(_sigmoid(shrink[0] + shrink[1] * xi).sum())
+            ratios.append(max(float(np.sum(labels)), 0.5) / max(estimate, 1e-9))
+    low, high = (np.quantile(ratios, COUNT_QUANTILES) if ratios else (1.0, 1.0))
+    return PriorCurve(tuple(round(float(r), 5) for r in rates), (round(float(low), 4), round(float(high), 4)),
+                      (round(shrink[0], 4), round(shrink[1], 4)), reviews=len(reviews))
+
+
+def _rates(reviews: Sequence[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    hits, counts = _binned_rates(reviews)
+    raw = np.where(counts > 0, hits / np.maximum(counts, 1), 0.0)
+    return np.clip(_pava(raw, counts), P_FLOOR, 1 - P_FLOOR)
+
+
+def _logit(p: np.ndarray) -> np.ndarray:
+    p = np.clip(p, P_FLOOR, 1 - P_FLOOR)
+    return np.log(p / (1 - p))
+
+
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _map_fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """MAP (intercept, slope) of P(y=1) = sigmoid(a + b x) with a weak Gaussian prior around (0, 1), by Newton's
+    method; and the posterior covariance (Laplace). Fits the prior curve's out-of-review shrink."""
+    mean = np.array([0.0, 1.0])
+    precision = np.diag(1.0 / np.square((3.0, 3.0)))
+    design = np.column_stack([np.ones_like(x), x])
+    theta = mean.copy()
+    for _ in range(50):
+        p = _sigmoid(design @ theta)
+        grad = design.T @ (y - p) - precision @ (theta - mean)
+        hess = design.T @ (design * (p * (1 - p))[:, None]) + precision
+        step = np.linalg.solve(hess, grad)
+        theta = theta + step
+        if float(np.max(np.abs(step))) < 1e-8:
+            break
+    p = _sigmoid(design @ theta)
+    hess = design.T @ (design * (p * (1 - p))[:, None]) + precision
+    return theta, np.linalg.inv(hess)
+
+
+# The review's multiplier of the prior (its prevalence against the reviews the curve was fitted on): a grid in log
+# space, a log-normal prior as wide as the reviews' spread of true / estimated counts.
+MULTIPLIERS = np.exp(np.linspace(-4.0, 4.0, 801))
+MULTIPLIER_SD = 1.0  # log scale: the 18 reviews' log(true / estimated count) has sd 0.94
+
+
+def _multiplier_posterior(p0: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Posterior weights over :data:`MULTIPLIERS` given labelled papers' prior probabilities and labels."""
+    log_post = -0.5 * np.square(np.log(MULTIPLIERS) / MULTIPLIER_SD)
+    for lo in range(0, len(p0), 2048):  # chunks keep the (grid x papers) matrix small
+        p = np.clip(MULTIPLIERS[:, None] * p0[None, lo:lo + 2048], P_FLOOR, 1 - P_FLOOR)
+        yy = y[None, lo:lo + 2048]
+        log_post += (yy * np.log(p) + (1 - yy) * np.log1p(-p)).sum(axis=1)
+    w = np.exp(log_post - log_post.max())
+    return w / w.sum()
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Each paper's P(include) (labelled ones: their label), how it was obtained (prior | labels), and draws of
+    the unlabelled papers' probabilities (empty: kept for a refit that passes the measurement)."""
+
+    probability: np.ndarray
+    method: str  # prior (zero-shot) | labels
+    draws: np.ndarray  # (draws, unlabelled papers) or empty
+
+
+def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.ndarray | None = None,
+              prior: PriorCurve = DEFAULT_PRIOR) -> Calibration:
+    """P(include) per paper from the engine's ``scores`` (any scale: only their order is read) and ``labels``
+    (1 include / 0 exclude / -1 unlabelled; None = none): the prior curve at each paper's place in the order; a
+    labelled paper's probability is its label.
+
+    Refitting the curve to the labels (the review's multiplier of the prior, :func:`labels_multiplier`) was
+    measured leave-one-review-out on the 18 shared reviews after the top 50 of the zero-shot order were labelled
+    and over-estimated badly (the labelled head is richer than the rest of the list: the count's interval held on
+    3 of 18), so the unlabelled papers keep the prior's probabilities until a refit passes that measurement."""
+    s = np.asarray(scores, dtype=np.float64)
+    lab = np.full(len(s), -1, dtype=np.int64) if labels is None else np.asarray(labels, dtype=np.int64)
+    base = prior(top_fraction(s))
+    known = lab >= 0
+    if not known.any():
+        return Calibration(base, "prior", np.zeros((0, len(s))))
+    return Calibration(np.where(known, lab.astype(np.float64), base), "labels", np.zeros((0, len(s))))
+
+
+def labels_multiplier(scores, labels, prior: PriorCurve = DEFAULT_PRIOR) -> float:
+    """The posterior mean of the review's multiplier ``m`` of the prior (P = min(m * prior, 1)) given the labels
+    (a diagnostic: not used for the probabilities, see :func:`calibrate`)."""
+    s = np.asarray(scores, dtype=np.float64)
+    lab = np.asarray(labels, dtype=np.int64)
+    base = prior(top_fraction(s))
+    known = lab >= 0
+    if not known.any():
+        return 1.0
+    weights = _multiplier_posterior(base[known], lab[known].astype(np.float64))
+    return float(weights @ MULTIPLIERS)
+
+
+def probability_of_inclusion(scores, labels=None, prior: PriorCurve = DEFAULT_PRIOR) -> np.ndarray:
+    """:func:`calibrate`'s probabilities alone."""
+    return calibrate(scores, labels, prior).probability
+
+
+@dataclass(frozen=True)
+class CountEstimate:
+    """How many includes the list holds: a point estimate and an interval (``low``..``high``, the
+    :data:`COUNT_QUANTILES`), ``found`` of them labelled include already."""
+
+    estimate: float
+    low: float
+    high: float
+    found: int
+    method: str  # prior | labels
+
+    def text(self) -> str:
+        return f"{self.estimate:.0f} (likely {self.low:.0f}-{self.high:.0f})"
+
+
+def estimate_included(scores, labels=None, prior: PriorCurve = DEFAULT_PRIOR) -> CountEstimate:
+    """The number of includes among the papers (see the module's docstring)."""
+    s = np.asarray(scores, dtype=np.float64)
+    lab = np.full(len(s), -1, dtype=np.int64) if labels is None else np.asarray(labels, dtype=np.int64)
+    cal = calibrate(s, lab, prior)
+    found = int(np.sum(lab == 1))
+    rest = float(cal.probability[lab < 0].sum())
+    estimate = found + rest
+    # the unlabelled papers' count: the prior's estimate times the spread of true / estimated over the reviews
+    low, high = rest * prior.count_ratio[0], rest * prior.count_ratio[1]
+    return CountEstimate(round(estimate, 1), round(found + float(low), 1), round(found + float(high), 1), found,
+                         cal.method)
