@@ -118,3 +118,25 @@ def test_report_command_writes_the_file(project, monkeypatch, tmp_path):
     assert default.exit_code == 0 and (home / "results" / slug / "report.html").exists()
     missing = CliRunner().invoke(main, ["report", "no-such-project"])
     assert missing.exit_code == 1 and "error:" in missing.output
+
+
+def test_hostile_project_and_paper_text_is_escaped_everywhere_it_shows(project):
+    """The template escapes: a title, abstract and paper title that are markup show as text, in the page's
+    <title>, header, summary and tables, and add no element."""
+    store, _, home = project
+    hostile = '<script>alert("x")</script> & \'q\' </td>'
+    slug = "report-hostile"
+    add_project(store, slug, (DEMO / "abstract.md").read_text() + hostile, title=hostile)
+    frame = pd.read_csv(DEMO / "papers.csv")
+    frame.loc[0, "title"] = f"{frame.loc[0, 'title']} {hostile}"
+    frame.to_csv(home / "hostile.csv", index=False)
+    add_papers_file(store, slug, home / "hostile.csv")
+    backend = OfflineStageBackend()
+    run_intent(store, backend, slug)
+    run_queries(store, backend, slug)
+    score_project(store, backend, slug)
+    page = build_report(store, slug)
+    assert "<script" not in page.lower() and "</td> &" not in page
+    escaped = "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt; &amp; &#39;q&#39; &lt;/td&gt;"
+    assert f"<title>{escaped} · agentr report</title>" in page and f"<h1>{escaped}</h1>" in page
+    assert page.count(escaped) >= 4  # title, header, abstract, the paper's row in the papers table
