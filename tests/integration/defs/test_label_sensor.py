@@ -124,16 +124,6 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
     assert "score" not in again and set(again) <= {"related_work"}, again
 
 
-def test_the_code_location_runs_the_labels_sensor_on_the_ranking_and_what_follows_it():
-    from agentr_dagster.definitions import defs
-
-    sensor = defs.resolve_sensor_def("labels_sensor")
-    graph = defs.resolve_asset_graph()
-    targeted = {k.to_user_string() for k in sensor.asset_selection.resolve(graph)}
-    assert {"relevance", "paper_scores", "score_exports", "research_landscape", "related_work"} <= targeted
-    assert not {"research_intent", "search_queries", "candidate_papers"} & targeted
-
-
 def _run(instance, slug: str, status: DagsterRunStatus) -> str:
     """A run of the project's ranking in the instance's run storage, as the queue holds it."""
     run = DagsterRun(job_name="__ASSET_JOB", run_id=make_new_run_id(), status=status,
