@@ -48,7 +48,6 @@ class StoppedError(StageError):
     Resumable (transient), but not retried in this run: not a TransientError, so no retry layer catches it."""
 
     failure_class = FailureClass.transient
-    retry_in_run = False
 
     @property
     def retryable(self) -> bool:

@@ -24,7 +24,7 @@ from agentr_dagster.store.rows import PaperRow, RelevanceRow
 if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
-__all__ = ["RelevanceOutcome", "current_relevance", "estimate_relevant", "person_labels", "rank_project",
+__all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "rank_project",
            "relevance_question"]
 
 STAGE = "relevance"
@@ -38,7 +38,7 @@ class RelevanceOutcome:
     excludes_used: int
     method: str  # zero-shot | active | none (no candidates)
     engine_version: str
-    estimated_relevant: float | None  # how many includes the list holds (calibrated; see estimate_relevant)
+    estimated_relevant: float | None  # how many includes the list holds (= estimate.estimate)
     reused: bool  # inputs unchanged since the last ranking: nothing recomputed
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
     scores: list[float] = field(default_factory=list)  # P(include) per paper, best first
@@ -84,17 +84,6 @@ def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], v
 def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
     """The stored relevance of the project's live papers by paper id (empty before the stage has run)."""
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
-
-
-def estimate_relevant(scores: np.ndarray, labels: np.ndarray) -> CountEstimate | None:
-    """How many includes the list holds, with an interval (:func:`~agentr_dagster.screening.calibration.
-    estimate_included`): the labelled includes plus the unlabelled papers' calibrated probabilities of inclusion.
-    ``scores``: the engine's own scores (an order; any scale); ``labels``: 1/0/-1 per score. None without papers."""
-    from agentr_dagster.screening.calibration import estimate_included
-
-    if len(scores) == 0:
-        return None
-    return estimate_included(np.asarray(scores, dtype=np.float64), np.asarray(labels))
 
 
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)

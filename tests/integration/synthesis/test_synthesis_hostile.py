@@ -26,21 +26,11 @@ from agentr_dagster.stages.report import build_report
 from agentr_dagster.stages.synthesis import DRAFT_STAGE, stored_validation
 from agentr_dagster.synthesis.validate import parse_markdown, validate_latex, validate_markdown
 from tests.support import DEMO
+from tests.support.hostile_text import HOSTILE_TEXT
 
 ABSTRACT = (DEMO / "abstract.md").read_text()
 DEMO_ROWS = list(csv.DictReader((DEMO / "papers.csv").open(encoding="utf-8")))
 
-# One of each class of text a paper may carry that must stay data.
-HOSTILE = [
-    "[1]", "[19]", "[2, 5-7]", "[3; 4]", r"\cite{smith2020}", r"\citep[p.~3]{a,b}", r"\ref{fig1}", "$x^2_i$",
-    "$$E = mc^2$$", r"\(a+b\)", "50%", "R&D", "snake_case_name", "#hashtag", "# Heading", "<b>bold</b>",
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<!-- hidden", "-->", "&lt;i&gt;", "**strong**",
-    "_em_", "`code`", "[link](http://example.org)", "@smith2020", "[@key2020]", "[see @other]", "user@example.org",
-    "TODO", "TBD", "??", "{{slot}}", "${var}", "[citation needed]", "(Author, Year)", "lorem ipsum", "\\", "{", "}",
-    "}{", "~", "^", "|", "“", "”", '"', "'", "\u2028", "\x00", "\t", "\r\n", "\ufeff", "\ud800", "中文", "😀", "ﬁ",
-    "α≥β±γ", "Ω", "e.g.", "Fig. 3", "et al. (n.d.)", "<insert reference>", "---", "> quote", "- item", "1. item",
-    "\\todo", "%comment", "x" * 300, "a-" * 80,
-]
 WORDS = ("software", "review", "requirements", "evidence", "model", "effort", "estimation", "systematic", "study",
          "quality", "testing", "data", "analysis", "engineering", "literature", "cost", "reuse", "metrics")
 TEX_ALLOWED = {"documentclass", "usepackage", "begin", "end", "section", "subsection", "subsubsection", "paragraph",
@@ -57,7 +47,7 @@ def hostile_text(draw, base: str, max_inserts: int = 6) -> str:
     words = base.split(" ")
     for _ in range(draw(st.integers(0, max_inserts))):
         at = draw(st.integers(0, len(words)))
-        fragment = draw(st.sampled_from(HOSTILE) | st.text(min_size=1, max_size=12))
+        fragment = draw(st.sampled_from(HOSTILE_TEXT) | st.text(min_size=1, max_size=12))
         words.insert(at, fragment)
     return " ".join(words)
 
@@ -76,7 +66,7 @@ def hostile_papers(draw) -> list[dict]:
         rows.append({"record_id": str(i + 1), "title": title or f"{WORDS[i]} paper", "abstract": abstract,
                      "authors": authors, "year": demo["year"], "doi": demo["doi"]})
     # One paper that is nothing but hostile text.
-    junk = draw(st.lists(st.sampled_from(HOSTILE) | st.sampled_from(WORDS), min_size=1, max_size=40))
+    junk = draw(st.lists(st.sampled_from(HOSTILE_TEXT) | st.sampled_from(WORDS), min_size=1, max_size=40))
     rows.append({"record_id": "99", "title": " ".join(junk[:8]), "abstract": " ".join(junk), "authors": "",
                  "year": "2021", "doi": ""})
     return rows

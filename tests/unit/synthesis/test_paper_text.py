@@ -6,21 +6,11 @@ import re
 
 from agentr_dagster.synthesis.sanitize import paper_text
 from agentr_dagster.synthesis.validate import find_placeholders
-
-HOSTILE = [
-    "[1]", "[19]", "[2, 5-7]", "[3; 4]", r"\cite{smith2020}", r"\citep[p.~3]{a,b}", r"\ref{fig1}", "$x^2_i$",
-    "$$E = mc^2$$", r"\(a+b\)", "50%", "R&D", "snake_case_name", "#hashtag", "# Heading", "<b>bold</b>",
-    "<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "<!-- hidden", "-->", "&lt;i&gt;", "**strong**",
-    "_em_", "`code`", "[link](http://example.org)", "@smith2020", "[@key2020]", "[see @other]", "user@example.org",
-    "TODO", "TBD", "??", "{{slot}}", "${var}", "[citation needed]", "(Author, Year)", "lorem ipsum", "\\", "{", "}",
-    "}{", "~", "^", "|", "“", "”", '"', "'", "\u2028", "\x00", "\t", "\r\n", "\ufeff", "\ud800", "中文", "😀", "ﬁ",
-    "α≥β±γ", "Ω", "e.g.", "Fig. 3", "et al. (n.d.)", "<insert reference>", "---", "> quote", "- item", "1. item",
-    "\\todo", "%comment", "x" * 300, "a-" * 80,
-]
+from tests.support.hostile_text import HOSTILE_TEXT
 
 
 def test_paper_text_is_plain_and_idempotent():
-    for fragment in HOSTILE:
+    for fragment in HOSTILE_TEXT:
         text = paper_text(f"The study {fragment} shows results [1].")
         assert paper_text(text) == text
         assert not find_placeholders(text), (fragment, text)
