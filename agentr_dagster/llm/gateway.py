@@ -269,8 +269,10 @@ class OpenAICompatibleBackend:
                     slug=ctx.slug, stage=ctx.stage, paper_id=ctx.paper_id, bound=bound, run_id=ctx.run_id,
                     final_ok=True,  # the last credits: one call may hold what is left and settle down to zero
                 )
-            except refused:
-                if time.monotonic() > deadline or not self.store.ledger.open_reservation_count(self.settings.account):
+            except refused as exc:
+                # Whether others held credits is read in the refusing transaction: a hold that settled between
+                # the refusal and a later count would otherwise end the run with its credits back unspent.
+                if time.monotonic() > deadline or not getattr(exc, "others_open", False):
                     raise
                 time.sleep(0.05 + random.uniform(0, 0.1))
 

@@ -256,7 +256,7 @@ class Ledger(Rates):
             balance = self._lock_account(conn, account_id)
             if final_ok and floor is not None and floor <= balance < value and not self._any_open(conn, account_id):
                 value = balance  # the last call (see the docstring)
-            self._check_funds(conn, account, balance, value, project)
+            self._check_funds(conn, account, account_id, balance, value, project)
             rid = conn.execute(
                 hot.insert_reservation(self.db.dialect),
                 {"account_id": account_id, "project_id": None if project is None else project.id, "stage": stage,
@@ -302,15 +302,18 @@ class Ledger(Rates):
         return project
 
     def _check_funds(
-        self, conn: Connection, account: str, balance: Decimal, value: Decimal, project: sa.Row | None
+        self, conn: Connection, account: str, account_id: int, balance: Decimal, value: Decimal,
+        project: sa.Row | None,
     ) -> None:
-        """InsufficientCredits if the account's balance, or the project's budget, cannot cover ``value``."""
+        """InsufficientCredits if the account's balance, or the project's budget, cannot cover ``value``; the
+        error says whether other holds of the account were open in this same transaction."""
         if balance < value:
             raise InsufficientCredits(
                 f"account {account!r} has {balance:f} credits; {value:f} needed",
                 account=account,
                 requested=value,
                 available=balance,
+                others_open=self._any_open(conn, account_id),
             )
         if project is None or project.budget_credits is None:
             return
@@ -323,6 +326,7 @@ class Ledger(Rates):
                 requested=value,
                 available=max(project.budget_credits - committed, ZERO),
                 reason="budget",
+                others_open=self._any_open(conn, account_id),
             )
 
     def _project_committed(self, conn: Connection, project_id: int) -> Decimal:
@@ -525,13 +529,6 @@ class Ledger(Rates):
             ]
 
         return self.db.read(tx)
-
-    def open_reservation_count(self, account: str = "default") -> int:
-        account_id = self.ensure_account(account)
-        r = t.reservations
-        return self.db.read(lambda conn: conn.execute(
-            sa.select(sa.func.count()).where(r.c.account_id == account_id, r.c.state == "open")
-        ).scalar_one())
 
     def release_run_reservations(self, slug: str, stage: str, run_id: str, note: str = "") -> int:
         """Release the reservations of ``run_id``'s ``stage`` that are still open: the run's calls are over, so

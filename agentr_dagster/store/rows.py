@@ -25,12 +25,16 @@ class InsufficientCredits(StoreError):
         requested: Decimal | None = None,
         available: Decimal | None = None,
         reason: str = "balance",
+        others_open: bool = False,
     ):
         super().__init__(message)
         self.account = account
         self.requested = requested
         self.available = available
         self.reason = reason  # "balance" | "budget"
+        # Other holds of the account were open in the refusing transaction: credits may come back when they
+        # settle, so a caller may wait and ask again (read atomically with the refusal, never afterwards).
+        self.others_open = others_open
 
 
 class ProjectNotFound(StoreError):

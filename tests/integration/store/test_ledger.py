@@ -142,13 +142,15 @@ def test_insufficient_credits_refuses_and_writes_nothing(store):
     with pytest.raises(InsufficientCredits) as info:
         store.ledger.reserve("default", D("5.00000001"), idempotency_key="too-much")
     assert info.value.reason == "balance" and info.value.available == D("5")
+    assert not info.value.others_open  # nothing else held: waiting would bring nothing back
     assert len(store.ledger.ledger()) == entries and store.ledger.reservations() == []
     with pytest.raises(InsufficientCredits):
         store.ledger.adjust("default", -6)
     rid = store.ledger.reserve("default", 5, idempotency_key="exact")
     assert store.ledger.balance() == 0
-    with pytest.raises(InsufficientCredits):
+    with pytest.raises(InsufficientCredits) as info:
         store.ledger.reserve("default", D("0.00000001"), idempotency_key="one-more")
+    assert info.value.others_open  # read in the refusing transaction: a caller may wait for that hold
     store.ledger.release(rid)
     assert store.ledger.balance() == 5
     assert_ledger_invariant(store)
