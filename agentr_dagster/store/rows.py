@@ -2,16 +2,43 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The store's base error and OrphanError are the domain's (one class each); importable from here as before.
 from agentr_dagster.domain.failures import OrphanError as OrphanError
 from agentr_dagster.domain.failures import StoreError as StoreError
+
+_T = TypeVar("_T")
+
+
+@cache
+def _field_names(cls: type) -> tuple[tuple[str, bool], ...]:
+    """``cls``'s init fields, each with whether it has a default (then the row may lack its column)."""
+    return tuple(
+        (f.name, f.default is not MISSING or f.default_factory is not MISSING) for f in fields(cls) if f.init
+    )
+
+
+def from_row(cls: type[_T], row: Any, /, *, prefix: str = "", **given: Any) -> _T:
+    """The dataclass ``cls`` built from a SQLAlchemy result row: each field from the column of the same name
+    (``prefix`` + name where the statement labelled them so), extra columns ignored; ``given`` values win.
+
+    A field without a default whose column is missing raises (``NoSuchColumnError``). Values are what the column
+    types return on every backend (``UTCDateTime``: aware UTC; ``Money``: ``Decimal`` with 8 places; JSON:
+    parsed), so only a field that needs more than that, or does not come from the row, is given.
+    """
+    columns = row._mapping
+    values = dict(given)
+    for name, optional in _field_names(cls):
+        if name not in values and (not optional or prefix + name in columns):
+            values[name] = columns[prefix + name]
+    return cls(**values)
 
 
 class InsufficientCredits(StoreError):
