@@ -32,6 +32,7 @@ from agentr_dagster.store.rows import (
     StoreError,
     UsageIn,
     UsageRow,
+    from_row,
 )
 
 ZERO = cost_rule.ZERO
@@ -175,7 +176,7 @@ class Ledger(Rates):
     def accounts(self) -> list[AccountRow]:
         def tx(conn: Connection) -> list[AccountRow]:
             rows = conn.execute(sa.select(t.accounts).order_by(t.accounts.c.id))
-            return [AccountRow(r.id, r.name, r.balance, r.created_at) for r in rows]
+            return [from_row(AccountRow, r) for r in rows]
 
         return self.db.read(tx)
 
@@ -185,20 +186,7 @@ class Ledger(Rates):
         def tx(conn: Connection) -> list[LedgerRow]:
             le = t.ledger_entries
             rows = conn.execute(sa.select(le).where(le.c.account_id == account_id).order_by(le.c.id))
-            return [
-                LedgerRow(
-                    r.id,
-                    r.account_id,
-                    r.amount,
-                    r.kind,
-                    r.idempotency_key,
-                    r.reservation_id,
-                    r.usage_id,
-                    r.note,
-                    r.created_at,
-                )
-                for r in rows
-            ]
+            return [from_row(LedgerRow, r) for r in rows]
 
         return self.db.read(tx)
 
@@ -499,7 +487,7 @@ class Ledger(Rates):
 
         def tx(conn: Connection) -> list[ReservationRow]:
             q = (
-                sa.select(r, a.c.name.label("account_name"), p.c.slug)
+                sa.select(r, a.c.name.label("account"), p.c.slug)
                 .join(a, a.c.id == r.c.account_id)
                 .outerjoin(p, p.c.id == r.c.project_id)
                 .order_by(r.c.id)
@@ -510,23 +498,7 @@ class Ledger(Rates):
                 q = q.where(p.c.slug == slug)
             if older_than_seconds is not None:
                 q = q.where(r.c.created_at < now_utc() - timedelta(seconds=older_than_seconds))
-            return [
-                ReservationRow(
-                    id=row.id,
-                    account_id=row.account_id,
-                    account=row.account_name,
-                    project_id=row.project_id,
-                    slug=row.slug,
-                    stage=row.stage,
-                    paper_id=row.paper_id,
-                    amount=row.amount,
-                    state=row.state,
-                    idempotency_key=row.idempotency_key,
-                    created_at=row.created_at,
-                    closed_at=row.closed_at,
-                )
-                for row in conn.execute(q)
-            ]
+            return [from_row(ReservationRow, row) for row in conn.execute(q)]
 
         return self.db.read(tx)
 
@@ -586,29 +558,6 @@ class Ledger(Rates):
             q = sa.select(u, p.c.slug).outerjoin(p, p.c.id == u.c.project_id).order_by(u.c.id)
             if slug is not None:
                 q = q.where(p.c.slug == slug)
-            return [
-                UsageRow(
-                    id=r.id,
-                    project_id=r.project_id,
-                    slug=r.slug,
-                    stage=r.stage,
-                    paper_id=r.paper_id,
-                    model=r.model,
-                    provider=r.provider,
-                    input_tokens=r.input_tokens,
-                    output_tokens=r.output_tokens,
-                    cached_input_tokens=r.cached_input_tokens,
-                    cost_usd=r.cost_usd,
-                    credits=r.credits,
-                    pricing_id=r.pricing_id,
-                    multiplier_id=r.multiplier_id,
-                    latency_ms=r.latency_ms,
-                    request_hash=r.request_hash,
-                    run_id=r.run_id,
-                    reservation_id=r.reservation_id,
-                    created_at=r.created_at,
-                )
-                for r in conn.execute(q)
-            ]
+            return [from_row(UsageRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)

@@ -16,7 +16,7 @@ from agentr_dagster.domain import pricing as cost_rule
 from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, as_utc, now_utc
-from agentr_dagster.store.rows import DefaultCreditsRow, MultiplierRow, PricingRow, StoreError
+from agentr_dagster.store.rows import DefaultCreditsRow, MultiplierRow, PricingRow, StoreError, from_row
 
 _LOCK_PRICING = 0x4147_4E54_5231
 _LOCK_MULTIPLIER = 0x4147_4E54_5232
@@ -25,20 +25,6 @@ _LOCK_DEFAULT_CREDITS = 0x4147_4E54_5233
 
 def _money(value: object) -> Decimal:
     return cost_rule.quantize(value)
-
-
-def _pricing_row(row: sa.Row) -> PricingRow:
-    return PricingRow(
-        id=row.id,
-        model=row.model,
-        provider=row.provider,
-        tier=row.tier,
-        input_usd_per_m=row.input_usd_per_m,
-        output_usd_per_m=row.output_usd_per_m,
-        cached_input_usd_per_m=row.cached_input_usd_per_m,
-        valid_from=row.valid_from,
-        valid_to=row.valid_to,
-    )
 
 
 def _in_force(table: sa.Table, at: datetime):
@@ -159,7 +145,7 @@ class Rates:
             q = sa.select(t.model_pricing).order_by(t.model_pricing.c.id)
             if model is not None:
                 q = q.where(t.model_pricing.c.model == model)
-            return [_pricing_row(r) for r in conn.execute(q)]
+            return [from_row(PricingRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
 
@@ -171,7 +157,7 @@ class Rates:
             .order_by(p.c.valid_from.desc())
             .limit(1)
         ).first()
-        return None if row is None else _pricing_row(row)
+        return None if row is None else from_row(PricingRow, row)
 
     def _rates_at(
         self, conn: Connection, model: str, provider: str, tier: str, at: datetime
@@ -184,8 +170,8 @@ class Rates:
         ).first()
         if row is None:
             raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
-        multiplier = MultiplierRow(row.m_id, row.m_credits_per_usd, row.m_valid_from, row.m_valid_to)
-        return (None if row.id is None else _pricing_row(row)), multiplier
+        multiplier = from_row(MultiplierRow, row, prefix="m_")
+        return (None if row.id is None else from_row(PricingRow, row)), multiplier
 
     def set_multiplier(self, credits_per_usd, at: datetime | None = None) -> int:
         value = _money(credits_per_usd)
@@ -202,13 +188,13 @@ class Rates:
         row = conn.execute(sa.select(m).where(_in_force(m, at)).order_by(m.c.valid_from.desc()).limit(1)).first()
         if row is None:
             raise StoreError(f"no credit multiplier in force at {at.isoformat()}")
-        return MultiplierRow(row.id, row.credits_per_usd, row.valid_from, row.valid_to)
+        return from_row(MultiplierRow, row)
 
     def multiplier_history(self) -> list[MultiplierRow]:
         def tx(conn: Connection) -> list[MultiplierRow]:
             m = t.credit_multiplier
             rows = conn.execute(sa.select(m).order_by(m.c.id))
-            return [MultiplierRow(r.id, r.credits_per_usd, r.valid_from, r.valid_to) for r in rows]
+            return [from_row(MultiplierRow, r) for r in rows]
 
         return self.db.read(tx)
 
@@ -227,7 +213,7 @@ class Rates:
         row = conn.execute(sa.select(d).where(_in_force(d, at)).order_by(d.c.valid_from.desc()).limit(1)).first()
         if row is None:
             raise StoreError(f"no default credits in force at {at.isoformat()}")
-        return DefaultCreditsRow(row.id, row.amount, row.valid_from, row.valid_to)
+        return from_row(DefaultCreditsRow, row)
 
     def estimate_credits(
         self,

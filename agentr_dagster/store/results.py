@@ -12,7 +12,7 @@ from agentr_dagster.store import hot
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.lifecycle import Lifecycle
-from agentr_dagster.store.rows import ArtifactRow, ResultRow
+from agentr_dagster.store.rows import ArtifactRow, ResultRow, from_row
 
 _CHUNK = 500
 
@@ -23,20 +23,6 @@ def _payload(value: Any) -> dict:
     if not isinstance(value, dict):
         raise TypeError(f"payload must be a dict or a pydantic model, got {type(value).__name__}")
     return value
-
-
-def _result_row(r: sa.Row) -> ResultRow:
-    return ResultRow(
-        id=r.id,
-        project_id=r.project_id,
-        paper_id=r.paper_id,
-        cache_key=r.cache_key,
-        payload=r.payload,
-        prompt_version=r.prompt_version,
-        model=r.model,
-        backend=r.backend,
-        created_at=r.created_at,
-    )
 
 
 class Results:
@@ -87,11 +73,7 @@ class Results:
             r = conn.execute(
                 sa.select(a).where(a.c.project_id == project.id, a.c.stage == stage).order_by(a.c.id.desc()).limit(1)
             ).first()
-            if r is None:
-                return None
-            return ArtifactRow(
-                r.id, r.project_id, r.stage, r.payload, r.prompt_version, r.model, r.backend, r.input_hash, r.created_at
-            )
+            return None if r is None else from_row(ArtifactRow, r)
 
         return self.db.read(tx)
 
@@ -161,7 +143,7 @@ class Results:
                     .group_by(pr.c.paper_id)
                 )
                 q = sa.select(pr).where(pr.c.id.in_(latest)).order_by(pr.c.paper_id)
-                return [_result_row(r) for r in conn.execute(q)]
+                return [from_row(ResultRow, r) for r in conn.execute(q)]
             wanted = set(cache_keys.values())
             if not wanted:
                 return []
@@ -170,7 +152,7 @@ class Results:
                 .where(pr.c.project_id == project.id, pr.c.paper_id.in_(live), pr.c.cache_key.in_(wanted))
                 .order_by(pr.c.paper_id, pr.c.id)
             )
-            return [_result_row(r) for r in conn.execute(q) if cache_keys.get(r.paper_id) == r.cache_key]
+            return [from_row(ResultRow, r) for r in conn.execute(q) if cache_keys.get(r.paper_id) == r.cache_key]
 
         return self.db.read(tx)
 
