@@ -18,29 +18,14 @@ from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
-from agentr_dagster.store.rows import AddPapersResult, PaperRow, ProjectRow, StoreError
+from agentr_dagster.store.rows import AddPapersResult, PaperRow, ProjectRow, StoreError, from_row
 
 _CHUNK = 500
 
 
 def _paper_row(r: sa.Row) -> PaperRow:
-    return PaperRow(
-        id=r.id,
-        project_id=r.project_id,
-        paper_key=r.paper_key,
-        content_hash=r.content_hash,
-        title=r.title,
-        abstract=r.abstract,
-        year=r.year,
-        doi=r.doi,
-        authors=list(r.authors or []),
-        venue=r.venue,
-        url=r.url,
-        source_id=r.source_id,
-        provenance=dict(r.provenance or {}),
-        created_at=r.created_at,
-        deleted_at=r.deleted_at,
-    )
+    # the JSON columns as a list and a dict: a JSON null (which NOT NULL still admits) reads as empty
+    return from_row(PaperRow, r, authors=list(r.authors or []), provenance=dict(r.provenance or {}))
 
 
 class Projects:
@@ -57,22 +42,8 @@ class Projects:
 
     def _projects(self, conn: Connection, *where) -> list[ProjectRow]:
         p, a = t.projects, t.accounts
-        q = sa.select(p, a.c.name.label("account_name")).join(a, a.c.id == p.c.account_id).where(*where)
-        return [
-            ProjectRow(
-                id=r.id,
-                slug=r.slug,
-                title=r.title,
-                abstract=r.abstract,
-                account_id=r.account_id,
-                account=r.account_name,
-                budget_credits=r.budget_credits,
-                created_at=r.created_at,
-                updated_at=r.updated_at,
-                deleted_at=r.deleted_at,
-            )
-            for r in conn.execute(q.order_by(p.c.id))
-        ]
+        q = sa.select(p, a.c.name.label("account")).join(a, a.c.id == p.c.account_id).where(*where)
+        return [from_row(ProjectRow, r) for r in conn.execute(q.order_by(p.c.id))]
 
     def create_project(
         self,
