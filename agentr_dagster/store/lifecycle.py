@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
-from agentr_dagster.store.rows import FailureRow, StatusRow, TransitionRow
+from agentr_dagster.store.rows import FailureRow, StatusRow, TransitionRow, from_row
 
 log = logging.getLogger(__name__)
 PROJECT_STAGE = "project"  # stage name of project-level lifecycle rows (e.g. 'reinitiated')
@@ -165,34 +165,13 @@ class Lifecycle:
                 .where(ss.c.paper_id != t.STAGE_LEVEL, *scope)
                 .group_by(ss.c.project_id, p.c.slug, ss.c.stage, ss.c.state)
             ).all()
-            merged: dict[tuple[int, str], dict[str, Any]] = {}
-            for r in stage_rows:
-                merged[(r.project_id, r.stage)] = {
-                    "project_id": r.project_id,
-                    "slug": r.slug,
-                    "stage": r.stage,
-                    "state": r.state,
-                    "detail": r.detail,
-                    "run_id": r.run_id,
-                    "updated_at": r.updated_at,
-                    "paper_counts": {},
-                }
+            merged = {(r.project_id, r.stage): from_row(StatusRow, r) for r in stage_rows}
             for r in counts:
-                entry = merged.setdefault(
-                    (r.project_id, r.stage),
-                    {
-                        "project_id": r.project_id,
-                        "slug": r.slug,
-                        "stage": r.stage,
-                        "state": None,
-                        "detail": None,
-                        "run_id": None,
-                        "updated_at": None,
-                        "paper_counts": {},
-                    },
-                )
-                entry["paper_counts"][r.state] = int(r.n)
-            rows = [StatusRow(**v) for v in merged.values()]
+                key = (r.project_id, r.stage)
+                if key not in merged:  # per-paper rows only; a count row's state is its papers', not the stage's
+                    merged[key] = StatusRow(r.project_id, r.slug, r.stage, None, None, None, None)
+                merged[key].paper_counts[r.state] = int(r.n)
+            rows = list(merged.values())
             return sorted(rows, key=lambda s: (s.slug, s.stage))
 
         return self.db.read(tx)
@@ -223,12 +202,7 @@ class Lifecycle:
                 q = q.where(st.c.stage == stage)
             if paper_id is not None:
                 q = q.where(st.c.paper_id == paper_id)
-            return [
-                TransitionRow(
-                    r.id, r.project_id, project.slug, r.stage, r.paper_id, r.state, r.detail, r.run_id, r.created_at
-                )
-                for r in conn.execute(q)
-            ]
+            return [from_row(TransitionRow, r, slug=project.slug) for r in conn.execute(q)]
 
         return self.db.read(tx)
 
@@ -316,21 +290,6 @@ class Lifecycle:
             q = sa.select(f, p.c.slug).join(p, p.c.id == f.c.project_id).order_by(f.c.id)
             if slug is not None:
                 q = q.where(f.c.project_id == self.db.project(conn, slug).id)
-            return [
-                FailureRow(
-                    id=r.id,
-                    project_id=r.project_id,
-                    slug=r.slug,
-                    paper_id=r.paper_id,
-                    stage=r.stage,
-                    failure_class=r.failure_class,
-                    message=r.message,
-                    attempt=r.attempt,
-                    run_id=r.run_id,
-                    step_key=r.step_key,
-                    created_at=r.created_at,
-                )
-                for r in conn.execute(q)
-            ]
+            return [from_row(FailureRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
