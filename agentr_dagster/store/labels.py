@@ -10,7 +10,7 @@ from sqlalchemy.engine import Connection
 
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
-from agentr_dagster.store.rows import LabelRow
+from agentr_dagster.store.rows import LabelRow, from_row
 
 LABELS = t.LABELS
 
@@ -67,7 +67,7 @@ class Labels:
                 conn.execute(sa.update(pl).where(pl.c.id == existing.id).values(label=label, note=note, updated_at=now))
             q = sa.select(pl, p.c.paper_key, p.c.title).join(p, p.c.id == pl.c.paper_id).where(*where)
             r = conn.execute(q).one()
-            return LabelRow(r.paper_id, r.paper_key, r.title, r.label, r.note, r.created_at, r.updated_at)
+            return from_row(LabelRow, r)
 
         return self.db.run(tx)
 
@@ -137,9 +137,6 @@ class Labels:
                 .where(pl.c.project_id == project.id, p.c.deleted_at.is_(None))
                 .order_by(pl.c.created_at, pl.c.id)
             )
-            return [
-                LabelRow(r.paper_id, r.paper_key, r.title, r.label, r.note, r.created_at, r.updated_at)
-                for r in conn.execute(q)
-            ]
+            return [from_row(LabelRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)

@@ -41,6 +41,7 @@ from agentr_dagster.domain.failures import StoppedError
 from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
+from agentr_dagster.store.rows import from_row
 
 LEASE_TTL_S = 180.0  # default AGENTR_LEASE_TTL_S: a holder on another host silent this long is presumed gone
 HEARTBEAT_S = 3.0
@@ -198,8 +199,7 @@ class Leases:
             if _gone(row, now, ttl_s):
                 conn.execute(sa.update(lease).where(lease.c.project_id == project.id).values(**values))
                 return True, None
-            return False, LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at,
-                                      row.heartbeat_at)
+            return False, from_row(LeaseHolder, row, slug=slug)
 
         taken = self.db.run(tx)
         if taken[0]:
@@ -223,7 +223,7 @@ class Leases:
             row = conn.execute(sa.select(lease).where(lease.c.project_id == project.id)).first()
             if row is None:
                 return None
-            return LeaseHolder(slug, row.holder, row.host, row.pid, row.run_id, row.acquired_at, row.heartbeat_at)
+            return from_row(LeaseHolder, row, slug=slug)
 
         return self.db.read(tx)
 

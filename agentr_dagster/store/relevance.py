@@ -9,7 +9,7 @@ from sqlalchemy.engine import Connection
 
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
-from agentr_dagster.store.rows import RelevanceRow
+from agentr_dagster.store.rows import RelevanceRow, from_row
 
 
 class Relevance:
@@ -53,7 +53,6 @@ class Relevance:
                 .where(rel.c.project_id == project.id, p.c.deleted_at.is_(None))
                 .order_by(rel.c.rank, rel.c.paper_id)
             )
-            return [RelevanceRow(r.paper_id, r.score, r.rank, r.method, r.engine_version, r.input_hash, r.created_at)
-                    for r in conn.execute(q)]
+            return [from_row(RelevanceRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)

@@ -17,6 +17,7 @@ from sqlalchemy.engine import Connection
 
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
+from agentr_dagster.store.rows import from_row
 
 _CHUNK = 500
 
@@ -105,9 +106,7 @@ class Searches:
         def tx(conn: Connection) -> list[SearchRow]:
             project = self.db.visible_project(conn, slug, False)
             q = sa.select(s).where(s.c.project_id == project.id).order_by(s.c.id)
-            return [SearchRow(r.id, r.source, r.query_name, r.query_hash, r.translated, r.since, r.status, r.hits,
-                              r.new_papers, r.requests, r.total, r.failure, r.update_id, r.run_id, r.created_at)
-                    for r in conn.execute(q)]
+            return [from_row(SearchRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
 
@@ -150,8 +149,7 @@ class Searches:
             project = self.db.visible_project(conn, slug, False)
             q = (sa.select(ps).join(p, p.c.id == ps.c.paper_id)
                  .where(ps.c.project_id == project.id, p.c.deleted_at.is_(None)).order_by(ps.c.id))
-            return [Sighting(r.paper_id, r.found_by, r.source, r.source_id, r.rank, r.update_id)
-                    for r in conn.execute(q)]
+            return [from_row(Sighting, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
 
