@@ -36,6 +36,10 @@ class Settings(BaseModel):
     llm_provider: str = Field("default", description="AGENTR_LLM_PROVIDER (selects the pricing row)")
     llm_concurrency: int = Field(4, ge=1, le=256, description="AGENTR_LLM_CONCURRENCY: scoring calls per run")
     llm_timeout_s: float = Field(120.0, gt=0, description="AGENTR_LLM_TIMEOUT: seconds per LLM request")
+    llm_max_unanswered: int = Field(3, ge=0, description="AGENTR_LLM_MAX_UNANSWERED: calls without an answer "
+                                    "(timeouts, 429, 5xx) one request may cost within the retry window")
+    llm_retry_window_hours: float = Field(6.0, gt=0, description="AGENTR_LLM_RETRY_WINDOW_HOURS: the window "
+                                          "of AGENTR_LLM_MAX_UNANSWERED; older unanswered attempts no longer count")
     llm_schema_hint: bool = Field(False, description="AGENTR_LLM_SCHEMA_HINT=1 sends the JSON schema (llama.cpp)")
     llm_max_concurrent: int | None = Field(None, ge=1, description="AGENTR_LLM_MAX_CONCURRENT: endpoint-wide")
     llm_rpm: int | None = Field(None, ge=1, description="AGENTR_LLM_RPM: endpoint-wide requests per minute")

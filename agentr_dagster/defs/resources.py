@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from dagster import ConfigurableResource, EnvVar
 from pydantic import Field
 
+from agentr_dagster.domain.attempts import AttemptCap
 from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
 from agentr_dagster.llm.limits import EndpointLimits
@@ -63,6 +64,9 @@ class LLMResource(ConfigurableResource):
     concurrency: int = Field(default=4, ge=1, le=256, description="concurrent scoring calls per run")
     timeout_s: float = 120.0
     max_attempts: int = 4
+    max_unanswered: int = Field(default=3, ge=0, description="calls without an answer one request may cost per "
+                                "retry window (the durable attempt cap)")
+    retry_window_hours: float = Field(default=6.0, gt=0, description="the window of max_unanswered")
     schema_hint: bool = Field(default=False, description="send the JSON schema in response_format (llama.cpp)")
     max_concurrent_calls: int | None = Field(default=None, description="endpoint-wide concurrent calls")
     requests_per_minute: int | None = Field(default=None, description="endpoint-wide request budget")
@@ -80,6 +84,7 @@ class LLMResource(ConfigurableResource):
         return LLMSettings(
             base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
             timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
+            cap=AttemptCap(unanswered=self.max_unanswered, unanswered_window_s=self.retry_window_hours * 3600),
             unsettled_dir=str(agentr_home() / "unsettled"),
             limits=EndpointLimits(
                 max_concurrent=self.max_concurrent_calls, requests_per_minute=self.requests_per_minute,
@@ -160,6 +165,8 @@ def resources_from_env(*, resolve: bool = False, settings: Settings | None = Non
             provider=s.llm_provider,
             concurrency=s.llm_concurrency,
             timeout_s=s.llm_timeout_s,
+            max_unanswered=s.llm_max_unanswered,
+            retry_window_hours=s.llm_retry_window_hours,
             schema_hint=s.llm_schema_hint,
             max_concurrent_calls=s.llm_max_concurrent,
             requests_per_minute=s.llm_rpm,
