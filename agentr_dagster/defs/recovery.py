@@ -15,6 +15,10 @@ Order per project (``resume_project``):
 6. whatever the domain store still says is incomplete (no run in Dagster at all, storage wiped, re-execution
    had nothing to retry) gets a fresh run of the whole chain. Stages skip work whose durable output matches, so
    a fresh run only pays for what is missing.
+
+What the store says (steps 1, 3's state corrections, 6: orphan, complete, no credits, which stages and papers are
+missing) is decided in ``stages/staleness.py`` (``resume_verdict``, ``settle_interrupted_run``, ``project_gap``);
+this module judges runs alive or gone from Dagster's run storage and re-executes or launches them.
 """
 
 from __future__ import annotations
@@ -221,7 +225,7 @@ def resume_project(
         outcome.action, outcome.run_ids = "running", [held.run_id] if held.run_id else []
         outcome.message = f"a live run holds the project ({held.describe()}); left alone, nothing released"
         return outcome
-    unfinished = partition_runs(instance, slug, statuses=(*WAITING, *RUNNING))
+    unfinished = partition_runs(instance, slug, statuses=IN_FLIGHT)
     live = [r for r in unfinished if run_is_live(instance, r, stale_after)]
     if live:
         outcome.action, outcome.success = "running", True
