@@ -10,12 +10,16 @@ runs), so no second run is requested behind it. A run already under way may have
 newest ones, so a change made during it gets one run of its own, queued after it.
 
 The cursor maps each project to the fingerprint of the labels last handed to a run (count, includes, newest
-decision). A project never materialised yet is only recorded: its first run reads the labels anyway."""
+decision). A project never materialised yet is only recorded: its first run reads the labels anyway.
+
+Whether the labels call for a re-rank is ``stages/staleness.py``'s decision (``labels_decision``); this module
+reads run storage (materialised partitions, runs not started yet), keeps the cursor and builds the run requests."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
+from functools import partial
 
 from dagster import (
     AssetKey,
@@ -35,6 +39,7 @@ from agentr_dagster.defs.partitions import PARTITION_TAG, SOURCE_TAG, projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.intake import store_outage
+from agentr_dagster.stages.staleness import labels_decision
 from agentr_dagster.store import DomainStore
 
 #: The asset labels feed: the ranking, and through it the scores, exports and synthesis.
@@ -55,16 +60,6 @@ def waiting_run(instance, slug: str) -> str | None:
     return None
 
 
-def _quiet_for(last_change: str, now: datetime) -> float:
-    """Seconds since the newest decision (a large number when the store gave no time)."""
-    if not last_change:
-        return float("inf")
-    changed = datetime.fromisoformat(last_change)
-    if changed.tzinfo is None:  # SQLite hands back naive UTC times
-        changed = changed.replace(tzinfo=timezone.utc)
-    return (now - changed).total_seconds()
-
-
 def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: datetime | None = None,
                 quiet_seconds: float | None = None) -> tuple[list[RunRequest], dict[str, str], list[str]]:
     """Run requests for the projects whose labels changed since ``cursor`` and have been quiet for
@@ -78,31 +73,17 @@ def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: da
     lines: list[str] = []
     seen: dict[str, str] = {}
     for state in store.labels.states():
-        fingerprint = state.fingerprint
-        seen[state.slug] = fingerprint
-        before = cursor.get(state.slug)
-        if before == fingerprint or (before is None and state.count == 0):
-            continue
-        if state.slug not in partitions or state.slug not in materialised:
-            lines.append(f"{state.slug}: {state.count} labels; not run yet, its first run will use them")
-            continue
-        since = _quiet_for(state.last_change, now)
-        if since < quiet:
-            lines.append(f"{state.slug}: labels changing ({state.count} labels, the newest {since:.0f} s ago): "
-                         f"re-ranking once they are unchanged for {quiet:g} s")
-            if before is not None:
-                seen[state.slug] = before
-            else:
-                seen.pop(state.slug)
-            continue
-        queued = waiting_run(instance, state.slug)
-        if queued is not None:
-            lines.append(f"{state.slug}: labels changed ({state.count} labels); run {queued[:8]}, queued and not "
-                         "started yet, will rank with them: no new run")
-            continue
-        lines.append(f"{state.slug}: labels changed ({state.count} labels, {state.includes} includes): re-ranking")
-        requests.append(RunRequest(partition_key=state.slug, run_key=f"{state.slug}:labels:{fingerprint}",
-                                   tags={SOURCE_TAG: "labels_sensor"}))
+        decision = labels_decision(
+            state, cursor.get(state.slug), has_run=state.slug in partitions and state.slug in materialised, now=now,
+            quiet_seconds=quiet, queued_run=partial(waiting_run, instance, state.slug),
+        )
+        if decision.cursor is not None:
+            seen[state.slug] = decision.cursor
+        if decision.line is not None:
+            lines.append(decision.line)
+        if decision.rerank:
+            requests.append(RunRequest(partition_key=state.slug, run_key=f"{state.slug}:labels:{state.fingerprint}",
+                                       tags={SOURCE_TAG: "labels_sensor"}))
     return requests, seen, lines
 
 

@@ -15,13 +15,16 @@ Order per project (``resume_project``):
 6. whatever the domain store still says is incomplete (no run in Dagster at all, storage wiped, re-execution
    had nothing to retry) gets a fresh run of the whole chain. Stages skip work whose durable output matches, so
    a fresh run only pays for what is missing.
+
+What the store says (steps 1, 3's state corrections, 6: orphan, complete, no credits, which stages and papers are
+missing) is decided in ``stages/staleness.py`` (``resume_verdict``, ``settle_interrupted_run``, ``project_gap``);
+this module judges runs alive or gone from Dagster's run storage and re-executes or launches them.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 from dagster import (
     DagsterEventType,
@@ -43,16 +46,20 @@ from agentr_dagster.defs.instance import ensure_partition, open_instance
 from agentr_dagster.defs.jobs import pipeline_job
 from agentr_dagster.defs.partitions import PARTITION_TAG, PIPELINE_JOB, RESUME_TAG
 from agentr_dagster.defs.resources import resources_from_env
-from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.hashing import score_cache_key
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages.staleness import configured_model, project_gap, release_project_reservations
+from agentr_dagster.stages.staleness import (
+    configured_model,
+    project_gap,
+    release_project_reservations,
+    resume_verdict,
+    settle_interrupted_run,
+)
 from agentr_dagster.store.leases import pid_alive
 
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
 RUNNING = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING)
+IN_FLIGHT = [*WAITING, *RUNNING]  # a run of the partition that is queued or under way (alive or not)
 RESUMABLE = (DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED)
-UNFINISHED_STATES = (st.IN_PROGRESS, st.QUEUED)
 QUIET = {"loggers": {"console": {"config": {"log_level": "WARNING"}}}}
 
 
@@ -90,7 +97,6 @@ def job_step_keys() -> set[str]:
     return {node.name for node in recovery_job().nodes}
 
 
-# ---------------------------------------------------------------- what is incomplete, from durable state
 # ---------------------------------------------------------------- Dagster runs: alive or gone
 def partition_runs(instance: DagsterInstance, slug: str, statuses=None, limit: int | None = None) -> list[DagsterRun]:
     """Runs of the partition (optionally only in these statuses), newest first."""
@@ -165,32 +171,12 @@ class ResumeOutcome:
 
 
 def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
-    """A started run whose processes are gone: fail it in Dagster, record it, and correct the states it left:
-    a paper whose score was stored before the kill is completed, the rest are re-initiated."""
+    """A started run whose processes are gone: fail it in Dagster, then let the store record it and correct the
+    states it left (``staleness.settle_interrupted_run``: stored scores are kept, the rest runs again)."""
     instance.report_run_failed(
         run, message="agentr resume: every process that ran this run is gone (killed or crashed); marked failed"
     )
-    store.lifecycle.record_failure(
-        slug, "project", "transient", f"run {run.run_id} was interrupted: its process is gone",
-        run_id=run.run_id, step_key=",".join(steps_in_flight(instance, run)) or None)
-    note = f"interrupted run {run.run_id}; resumable"
-    scored: set[int] = set()
-    intent = store.results.latest_artifact(slug, "intent") if store.projects.is_active(slug) else None
-    if intent is not None:
-        papers = store.projects.list_papers(slug)
-        keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
-        scored = {r.paper_id for r in store.results.results_for_project(slug, cache_keys=keys)}
-    for row in store.lifecycle.status(slug):
-        if row.state in UNFINISHED_STATES:
-            store.lifecycle.set_status(slug, row.stage, st.REINITIATED, detail=note, run_id=run.run_id)
-        states = store.lifecycle.paper_states(slug, row.stage)
-        stuck = [pid for pid, state in states.items() if state in UNFINISHED_STATES]
-        done = [pid for pid in stuck if row.stage == "score" and pid in scored]
-        if done:
-            store.lifecycle.set_status_many(slug, row.stage, st.COMPLETED, done, run_id=run.run_id, detail=note)
-        if set(stuck) - set(done):
-            store.lifecycle.set_status_many(slug, row.stage, st.REINITIATED, set(stuck) - set(done), run_id=run.run_id,
-                                  detail=note)
+    settle_interrupted_run(store, slug, run.run_id, ",".join(steps_in_flight(instance, run)) or None, model)
 
 
 def _resume_tags(parent: DagsterRun | None, slug: str, how: str) -> dict[str, str]:
@@ -239,7 +225,7 @@ def resume_project(
         outcome.action, outcome.run_ids = "running", [held.run_id] if held.run_id else []
         outcome.message = f"a live run holds the project ({held.describe()}); left alone, nothing released"
         return outcome
-    unfinished = partition_runs(instance, slug, statuses=(*WAITING, *RUNNING))
+    unfinished = partition_runs(instance, slug, statuses=IN_FLIGHT)
     live = [r for r in unfinished if run_is_live(instance, r, stale_after)]
     if live:
         outcome.action, outcome.success = "running", True
@@ -256,21 +242,19 @@ def resume_project(
     outcome.released_reservations = release_project_reservations(
         store, slug, "released by resume: no live process holds it"
     )
-    if project.deleted_at is not None:
-        outcome.action, outcome.message = "orphan", "project was deleted; orphans are terminal and never resumed"
+    verdict = resume_verdict(store, project, model, get_settings().llm_configured)
+    if verdict.action == "orphan":
+        outcome.action, outcome.message = verdict.action, verdict.message
         return outcome
-    gap = project_gap(store, slug, model)
+    gap = verdict.gap
     outcome.stages_before, outcome.papers_missing_before = list(gap.stages), gap.papers_missing
-    if gap.complete:
+    if verdict.action == "complete":
         outcome.papers_missing_after = 0
         outcome.seconds = time.monotonic() - started
         return outcome
-    if get_settings().llm_configured:
-        store.ledger.ensure_account(project.account)
-        if store.ledger.balance(project.account) <= Decimal(0):
-            outcome.action, outcome.success = "no_credits", False
-            outcome.message = f"account {project.account!r} has no credits: `agentr credits grant N`, then resume"
-            return outcome
+    if verdict.action == "no_credits":
+        outcome.action, outcome.success, outcome.message = verdict.action, False, verdict.message
+        return outcome
     latest = partition_runs(instance, slug, limit=1)  # after marking: an interrupted run now reads as failed
     parent = latest[0] if latest else None
     result = None

@@ -10,17 +10,18 @@ Gates (an ``AutomationCondition`` of ``missing() | execution_failed()`` would re
   the calls its runs may make;
 - at most ``AGENTR_REPAIR_MAX_PER_DAY`` (default 2) repair runs per partition per UTC day, counted durably from
   the repair tag on the runs in Dagster's run storage.
+
+The decisions (what is incomplete, which failure needs a person, whether credits are there, whether a repair is
+due and why) are ``stages/staleness.py``'s (``repair_view``, ``repair_decision``); this module reads Dagster's run
+storage (runs queued, alive or gone; repair runs today) and turns the decisions into run requests.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime, timezone
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from dagster import (
-    DagsterRunStatus,
     DefaultScheduleStatus,
     RunRequest,
     RunsFilter,
@@ -30,12 +31,17 @@ from dagster import (
 )
 
 from agentr_dagster.defs.partitions import ATTEMPT_TAG, PARTITION_TAG, PIPELINE_JOB, REPAIR_TAG, SOURCE_TAG, projects
-from agentr_dagster.defs.recovery import mark_interrupted, run_is_live
+from agentr_dagster.defs.recovery import IN_FLIGHT, mark_interrupted, partition_runs, run_is_live
 from agentr_dagster.defs.resources import StoreResource
-from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.settings import get_settings
-from agentr_dagster.stages.staleness import configured_model, project_gap, release_project_reservations
+from agentr_dagster.stages.staleness import (
+    RepairView,
+    configured_model,
+    find_project,
+    release_project_reservations,
+    repair_decision,
+    repair_view,
+)
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -43,48 +49,10 @@ if TYPE_CHECKING:
 MAX_PER_DAY_ENV = "AGENTR_REPAIR_MAX_PER_DAY"
 DEFAULT_MAX_PER_DAY = 2
 DEFAULT_CRON = "17 * * * *"
-IN_FLIGHT = [
-    DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED, DagsterRunStatus.STARTING, DagsterRunStatus.STARTED,
-    DagsterRunStatus.CANCELING,
-]
-# invalid_output too: the cap (domain/attempts.py) would refuse the call anyway, so a repair run would do nothing
-NEEDS_A_PERSON = ("orphan", "permanent", "other", "invalid_output")
 
 
 def max_per_day() -> int:
     return get_settings().repair_max_per_day
-
-
-@dataclass(frozen=True)
-class RepairView:
-    """What the schedule knows about one partition when it decides."""
-
-    slug: str
-    active: bool
-    complete: bool
-    in_flight: bool
-    last_failure_class: str | None  # of the latest recorded failure, if the project is incomplete
-    credits_available: bool
-    attempts_today: int
-    waiting_for_candidates: bool = False  # no candidate papers: a run has nothing to do after the queries
-
-
-def repair_decision(view: RepairView, limit: int) -> tuple[bool, str]:
-    """Pure: whether to request a repair run for this partition now, and why (not)."""
-    if not view.active:
-        return False, "deleted (orphans are terminal)"
-    if view.complete:
-        return False, ("waiting for candidates (no papers yet): a run would have nothing to do"
-                       if view.waiting_for_candidates else "complete")
-    if view.in_flight:
-        return False, "a run is queued or running"
-    if view.last_failure_class in NEEDS_A_PERSON:
-        return False, f"last failure is {view.last_failure_class}: needs a person (see `agentr failures`)"
-    if view.last_failure_class == "no_credits" and not view.credits_available:
-        return False, "out of credits: waits for a top-up"
-    if view.attempts_today >= limit:
-        return False, f"{view.attempts_today} repair runs today already (limit {limit})"
-    return True, f"incomplete; repair attempt {view.attempts_today + 1} of {limit} today"
 
 
 def _utc_day_start(at: datetime) -> datetime:
@@ -92,30 +60,12 @@ def _utc_day_start(at: datetime) -> datetime:
     return at.replace(hour=0, minute=0, second=0, microsecond=0)
 
 
-# A stage state -> the failure class it stands for (an interrupted stage counts as transient).
-FAILED_STATE_CLASS = {
-    **{state: cls.value for cls, state in st.STATE_FOR_CLASS.items() if cls is not FailureClass.invalid_output},
-    **dict.fromkeys((st.REINITIATED, st.IN_PROGRESS, st.QUEUED), FailureClass.transient.value),
-}
-
-
-def last_failure_class(store: DomainStore, slug: str) -> str | None:
-    """The class of the failure that stopped the chain: the first stage (in chain order) not completed.
-    Stage states are the last word of each run; the failure log also holds in-process retries."""
-    by_stage = {row.stage: row.state for row in store.lifecycle.status(slug)}
-    for stage in ("intent", "queries", "score"):
-        cls = FAILED_STATE_CLASS.get(by_stage.get(stage) or "")
-        if cls:
-            return cls
-    return None
-
-
 def _in_flight(store: DomainStore, instance, slug: str, model: str) -> bool:
     """A queued or live run; started runs whose process is gone are marked interrupted here (as resume does)."""
 
     if store.leases.live_lease(slug) is not None:  # a run of any Dagster home (or the CLI) holds the project
         return True
-    runs = instance.get_runs(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT))
+    runs = partition_runs(instance, slug, statuses=IN_FLIGHT)
     if any(run_is_live(instance, run, stale_after=900.0) for run in runs):
         return True
     for run in runs:
@@ -126,30 +76,21 @@ def _in_flight(store: DomainStore, instance, slug: str, model: str) -> bool:
 
 
 def repair_views(store: DomainStore, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
-
+    """One view per partition or project: run storage answers in flight and attempts today, the store the rest."""
     model = configured_model()
     slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
     day = _utc_day_start(now)
     views = []
     for slug in sorted(slugs):
-        try:
-            project = store.projects.get_project(slug, include_deleted=True)
-        except Exception:  # noqa: BLE001 - a partition with no project in the store: nothing to repair
+        project = find_project(store, slug)
+        if project is None:  # a partition with no project in the store: nothing to repair
             continue
-        active = project.deleted_at is None
         in_flight = _in_flight(store, instance, slug, model)
-        complete, last_class, credits, waiting = True, None, True, False
-        if active:
-            gap = project_gap(store, slug, model)
-            complete, waiting = gap.complete, gap.waiting is not None
-            if not complete:
-                last_class = last_failure_class(store, slug)
-                if uses_llm:
-                    credits = store.ledger.balance(project.account) > Decimal(0)
         attempts = len(instance.get_run_ids(
             RunsFilter(tags={PARTITION_TAG: slug, REPAIR_TAG: "schedule"}, created_after=day)
         ))
-        views.append(RepairView(slug, active, complete, in_flight, last_class, credits, attempts, waiting))
+        views.append(repair_view(store, project, in_flight=in_flight, attempts_today=attempts, model=model,
+                                 uses_llm=uses_llm))
     return views
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.stages.exports import scores_dataframe, spreadsheet_safe
 from agentr_dagster.stages.search import paper_found_by
+from agentr_dagster.stages.staleness import find_project
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -52,9 +53,8 @@ def living_decision(view: LivingView) -> tuple[bool, str]:
 
 
 def living_view(store: DomainStore, slug: str, in_flight: bool) -> LivingView | None:
-    try:
-        project = store.projects.get_project(slug, include_deleted=True)
-    except Exception:  # noqa: BLE001 - a partition with no project in the store: nothing to update
+    project = find_project(store, slug)
+    if project is None:  # a partition with no project in the store: nothing to update
         return None
     if project.deleted_at is not None:
         return LivingView(slug, False, False, None, in_flight)

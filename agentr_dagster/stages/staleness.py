@@ -1,22 +1,38 @@
-"""What the domain store says is still to do for a project: the durable side of recovery (no Dagster).
+"""What must be re-run for a project, decided from the domain store alone (no Dagster): the one place.
 
-`agentr resume` and the repair schedule (in ``defs/``) ask this module which stages of the chain are missing or
-stale for the current abstract, prompts, model and papers, and release the reservations that no live process can
-settle any more.
+- which stages of the chain are missing or stale for the current abstract, prompts, model and papers, and how
+  many papers have no current score (``project_gap``);
+- whether a project waits for candidate papers (``waiting_for_candidates``, ``ProjectGap.waiting``) or for
+  credits (``has_credits``);
+- which states a killed run left behind are done and which must run again (``settle_interrupted_run``);
+- whether `agentr resume` has anything to run (``resume_verdict``), whether the repair schedule requests a run
+  and why (not) (``repair_view``, ``repair_decision``), and whether new labels call for a re-rank
+  (``labels_decision``).
+
+``defs/`` keeps only what needs Dagster: run storage (is a run queued, alive, gone; how many repair runs today;
+which partitions were materialised), run requests, launches and cursors; it asks this module for the decisions.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
+from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
+from agentr_dagster.domain.failures import FailureClass
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import get_settings, results_dir
 from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.store import PROJECT_STAGE, DomainStore
+
+if TYPE_CHECKING:
+    from agentr_dagster.store.labels import LabelsState
+    from agentr_dagster.store.rows import PaperRow, ProjectRow
 
 CHAIN_STAGES = ("intent", "queries", "score", "exports")
 EXPORT_FORMATS = ("csv", "parquet", "xlsx")
@@ -104,8 +120,7 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
     if not papers:
         gap.waiting = f"{WAITING_FOR_CANDIDATES}; {add_papers_hint(slug)}"
         return gap
-    keys = {p.id: score_cache_key(p.content_hash, intent.input_hash, model) for p in papers}
-    scored = store.results.results_for_project(slug, cache_keys=keys)
+    scored = current_results(store, slug, papers, intent.input_hash, model)
     # papers the last scoring run's plan stopped before (stopping rule, budget) are not missing work
     done = {r.paper_id for r in scored} | below_cutoff_ids(store, slug, intent.input_hash, model)
     gap.papers_missing = len(papers) - len(done & {p.id for p in papers})
@@ -116,6 +131,13 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
     if problem:
         gap.add("exports", problem)
     return gap
+
+
+def current_results(store: DomainStore, slug: str, papers: Iterable[PaperRow], intent_hash: str, model: str):
+    """The stored results that are current for these papers: their score cache key (paper text, intent, model)
+    matches. A paper with one needs no scoring call."""
+    keys = {p.id: score_cache_key(p.content_hash, intent_hash, model) for p in papers}
+    return store.results.results_for_project(slug, cache_keys=keys)
 
 
 def _export_problem(slug: str, papers: int, newest_result: datetime | None, home: Path | None) -> str | None:
@@ -140,3 +162,186 @@ def release_project_reservations(store: DomainStore, slug: str, why: str) -> int
     for res in held:
         store.ledger.release(res.id, note=why)
     return len(held)
+
+
+def has_credits(store: DomainStore, account: str, uses_llm: bool) -> bool:
+    """Whether the project's account can pay for a run: the offline backend never needs credits."""
+    return not uses_llm or store.ledger.balance(account) > Decimal(0)
+
+
+def find_project(store: DomainStore, slug: str) -> ProjectRow | None:
+    """The project, deleted or not; None for a name the store does not hold (a partition left in Dagster)."""
+    try:
+        return store.projects.get_project(slug, include_deleted=True)
+    except Exception:  # noqa: BLE001 - ProjectNotFound (and a name the store refuses): nothing to run
+        return None
+
+
+# ------------------------------------------------------------------------------ a run whose process is gone
+# The states a run leaves while it works: a run that was killed leaves them claiming work nobody is doing.
+UNFINISHED_STATES = (st.IN_PROGRESS, st.QUEUED)
+
+
+def settle_interrupted_run(store: DomainStore, slug: str, run_id: str, step_key: str | None, model: str) -> None:
+    """Record that the run was interrupted and correct the states it left: a paper whose score was stored before
+    the kill is completed, every other unfinished state is re-initiated (a run must do it again)."""
+    store.lifecycle.record_failure(
+        slug, "project", "transient", f"run {run_id} was interrupted: its process is gone",
+        run_id=run_id, step_key=step_key)
+    note = f"interrupted run {run_id}; resumable"
+    scored: set[int] = set()
+    intent = store.results.latest_artifact(slug, "intent") if store.projects.is_active(slug) else None
+    if intent is not None:
+        papers = store.projects.list_papers(slug)
+        scored = {r.paper_id for r in current_results(store, slug, papers, intent.input_hash, model)}
+    for row in store.lifecycle.status(slug):
+        if row.state in UNFINISHED_STATES:
+            store.lifecycle.set_status(slug, row.stage, st.REINITIATED, detail=note, run_id=run_id)
+        states = store.lifecycle.paper_states(slug, row.stage)
+        stuck = [pid for pid, state in states.items() if state in UNFINISHED_STATES]
+        done = [pid for pid in stuck if row.stage == "score" and pid in scored]
+        if done:
+            store.lifecycle.set_status_many(slug, row.stage, st.COMPLETED, done, run_id=run_id, detail=note)
+        if set(stuck) - set(done):
+            store.lifecycle.set_status_many(slug, row.stage, st.REINITIATED, set(stuck) - set(done), run_id=run_id,
+                                            detail=note)
+
+
+# ------------------------------------------------------------------------------------------ agentr resume
+@dataclass(frozen=True)
+class ResumeVerdict:
+    """What the store says `agentr resume` does with a project no live run holds."""
+
+    action: str | None  # orphan | complete | no_credits; None: a run is due
+    message: str = ""
+    gap: ProjectGap | None = None  # what was incomplete (None for an orphan)
+
+
+def resume_verdict(store: DomainStore, project: ProjectRow, model: str, uses_llm: bool) -> ResumeVerdict:
+    """Orphans are terminal; a complete project needs nothing; an incomplete one needs credits (LLM backend)."""
+    if project.deleted_at is not None:
+        return ResumeVerdict("orphan", "project was deleted; orphans are terminal and never resumed")
+    gap = project_gap(store, project.slug, model)
+    if gap.complete:
+        return ResumeVerdict("complete", gap=gap)
+    if uses_llm:
+        store.ledger.ensure_account(project.account)
+        if not has_credits(store, project.account, uses_llm):
+            return ResumeVerdict("no_credits", f"account {project.account!r} has no credits: "
+                                 "`agentr credits grant N`, then resume", gap)
+    return ResumeVerdict(None, gap=gap)
+
+
+# ---------------------------------------------------------------------------------------- repair schedule
+# invalid_output too: the cap (domain/attempts.py) would refuse the call anyway, so a repair run would do nothing
+NEEDS_A_PERSON = ("orphan", "permanent", "other", "invalid_output")
+
+# A stage state -> the failure class it stands for (an interrupted stage counts as transient).
+FAILED_STATE_CLASS = {
+    **{state: cls.value for cls, state in st.STATE_FOR_CLASS.items() if cls is not FailureClass.invalid_output},
+    **dict.fromkeys((st.REINITIATED, st.IN_PROGRESS, st.QUEUED), FailureClass.transient.value),
+}
+
+
+@dataclass(frozen=True)
+class RepairView:
+    """What the schedule knows about one partition when it decides."""
+
+    slug: str
+    active: bool
+    complete: bool
+    in_flight: bool
+    last_failure_class: str | None  # of the latest recorded failure, if the project is incomplete
+    credits_available: bool
+    attempts_today: int
+    waiting_for_candidates: bool = False  # no candidate papers: a run has nothing to do after the queries
+
+
+def repair_decision(view: RepairView, limit: int) -> tuple[bool, str]:
+    """Pure: whether to request a repair run for this partition now, and why (not)."""
+    if not view.active:
+        return False, "deleted (orphans are terminal)"
+    if view.complete:
+        return False, ("waiting for candidates (no papers yet): a run would have nothing to do"
+                       if view.waiting_for_candidates else "complete")
+    if view.in_flight:
+        return False, "a run is queued or running"
+    if view.last_failure_class in NEEDS_A_PERSON:
+        return False, f"last failure is {view.last_failure_class}: needs a person (see `agentr failures`)"
+    if view.last_failure_class == "no_credits" and not view.credits_available:
+        return False, "out of credits: waits for a top-up"
+    if view.attempts_today >= limit:
+        return False, f"{view.attempts_today} repair runs today already (limit {limit})"
+    return True, f"incomplete; repair attempt {view.attempts_today + 1} of {limit} today"
+
+
+def last_failure_class(store: DomainStore, slug: str) -> str | None:
+    """The class of the failure that stopped the chain: the first stage (in chain order) not completed.
+    Stage states are the last word of each run; the failure log also holds in-process retries."""
+    by_stage = {row.stage: row.state for row in store.lifecycle.status(slug)}
+    for stage in ("intent", "queries", "score"):
+        cls = FAILED_STATE_CLASS.get(by_stage.get(stage) or "")
+        if cls:
+            return cls
+    return None
+
+
+def repair_view(store: DomainStore, project: ProjectRow, *, in_flight: bool, attempts_today: int, model: str,
+                uses_llm: bool) -> RepairView:
+    """The store's side of the repair view: ``in_flight`` and ``attempts_today`` come from Dagster's run storage
+    (ask for ``in_flight`` first: it settles runs whose process is gone, which this view then reads)."""
+    complete, last_class, credits, waiting = True, None, True, False
+    active = project.deleted_at is None
+    if active:
+        gap = project_gap(store, project.slug, model)
+        complete, waiting = gap.complete, gap.waiting is not None
+        if not complete:
+            last_class = last_failure_class(store, project.slug)
+            credits = has_credits(store, project.account, uses_llm)
+    return RepairView(project.slug, active, complete, in_flight, last_class, credits, attempts_today, waiting)
+
+
+# ------------------------------------------------------------------------------------------ labels sensor
+@dataclass(frozen=True)
+class LabelsDecision:
+    """Whether a project's labels call for a re-rank now; what the sensor's cursor keeps for it; why."""
+
+    rerank: bool
+    cursor: str | None  # the fingerprint the cursor keeps (None: the project stays out of the cursor)
+    line: str | None = None  # what the sensor logs (None: nothing changed)
+
+
+def quiet_for(last_change: str, now: datetime) -> float:
+    """Seconds since the newest decision (a large number when the store gave no time)."""
+    if not last_change:
+        return float("inf")
+    changed = datetime.fromisoformat(last_change)
+    if changed.tzinfo is None:  # SQLite hands back naive UTC times
+        changed = changed.replace(tzinfo=timezone.utc)
+    return (now - changed).total_seconds()
+
+
+def labels_decision(state: LabelsState, before: str | None, *, has_run: bool, now: datetime, quiet_seconds: float,
+                    queued_run: Callable[[], str | None]) -> LabelsDecision:
+    """Labels unchanged since ``before`` (the cursor's fingerprint) need nothing; a project never run yet is only
+    recorded (its first run reads them); labels still changing wait until they have been quiet for
+    ``quiet_seconds`` (the cursor keeps ``before``, so a later tick sees the change); a run that has not started
+    yet (``queued_run``: its id, asked only here) absorbs them; otherwise the project is re-ranked."""
+    fingerprint = state.fingerprint
+    if before == fingerprint or (before is None and state.count == 0):
+        return LabelsDecision(False, fingerprint)
+    if not has_run:
+        return LabelsDecision(False, fingerprint,
+                              f"{state.slug}: {state.count} labels; not run yet, its first run will use them")
+    since = quiet_for(state.last_change, now)
+    if since < quiet_seconds:
+        return LabelsDecision(False, before,
+                              f"{state.slug}: labels changing ({state.count} labels, the newest {since:.0f} s ago): "
+                              f"re-ranking once they are unchanged for {quiet_seconds:g} s")
+    queued = queued_run()
+    if queued is not None:
+        return LabelsDecision(False, fingerprint,
+                              f"{state.slug}: labels changed ({state.count} labels); run {queued[:8]}, queued and not "
+                              "started yet, will rank with them: no new run")
+    return LabelsDecision(True, fingerprint, f"{state.slug}: labels changed ({state.count} labels, "
+                                             f"{state.includes} includes): re-ranking")

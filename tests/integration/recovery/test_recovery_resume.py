@@ -28,7 +28,7 @@ from dagster._core.test_utils import create_run_for_test
 from agentr_dagster.cli import main
 from agentr_dagster.defs.recovery import open_instance, partition_runs
 from agentr_dagster.defs.resources import StoreResource
-from agentr_dagster.defs.schedules import REPAIR_TAG, RepairView, repair_decision, repair_requests, repair_schedule
+from agentr_dagster.defs.schedules import REPAIR_TAG, repair_requests, repair_schedule
 from agentr_dagster.domain import failures as st
 from agentr_dagster.settings import dagster_home, results_dir
 from agentr_dagster.stages.staleness import project_gap
@@ -235,23 +235,6 @@ def test_repair_schedule_is_gated_and_counts_attempts_durably(sqlite_store, tmp_
     result = repair_schedule(context)
     assert [r.partition_key for r in result] == ["broke"]
     instance.dispose()
-
-
-def test_repair_decision_rules():
-    base = RepairView("p", active=True, complete=False, in_flight=False, last_failure_class="transient",
-                      credits_available=True, attempts_today=0)
-    assert repair_decision(base, 2)[0]
-    assert repair_decision(RepairView(**{**base.__dict__, "last_failure_class": None}), 2)[0]  # never run
-    for change, why in [
-        ({"active": False}, "deleted"), ({"complete": True}, "complete"), ({"in_flight": True}, "running"),
-        ({"complete": True, "waiting_for_candidates": True}, "waiting for candidates"),
-        ({"last_failure_class": "permanent"}, "needs a person"), ({"last_failure_class": "orphan"}, "person"),
-        ({"last_failure_class": "no_credits", "credits_available": False}, "top-up"),
-        ({"attempts_today": 2}, "limit 2"), ({"attempts_today": 1}, None),
-    ]:
-        go, reason = repair_decision(RepairView(**{**base.__dict__, **change}), 2)
-        assert go is (why is None) and (why is None or why in reason), (change, reason)
-    assert not repair_decision(base, 0)[0]  # N = 0 turns repair off
 
 
 @pytest.mark.usefixtures("fast_home")
