@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import shutil
 import signal
 import sys
@@ -131,9 +132,12 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                     raise_on_error=False,
                     tags={"agentr/source": "cli", LEASE_TAG: holder,
                           **({REFRESH_SOURCES_TAG: "1"} if refresh_sources else {})},
-                    # The progress bar and summary say what happened; step-by-step logs stay in the UI.
-                    run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "WARNING"}}}},
+                    # The progress bar, the warnings and the summary say what happened (printed below, one line
+                    # each); step-by-step logs and stack traces stay in the UI and under --verbose.
+                    run_config={"loggers": {"console": {"config": {"log_level": "DEBUG" if verbose else "CRITICAL"}}}},
                 ))
+                if not verbose:
+                    _print_warnings(instance, result.run_id)
         finally:
             stop.set()
             if watcher:
@@ -145,6 +149,15 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
                 message = data.user_failure_data.description if data.user_failure_data else None
                 click.echo(f"step {event.step_key} failed: {message or data.error.message.strip()}", err=True)
     return result.success
+
+
+def _print_warnings(instance, run_id: str) -> None:
+    """The run's own warnings (a failed search, a draft that does not validate, ...), one line each: what the
+    console logger would print at WARNING, without Dagster's error events, which the failure summary covers."""
+    for entry in instance.all_logs(run_id):
+        # (Dagster's own "Dependencies ... failed. Not executing" lines are ERROR-level plain logs: left out)
+        if entry.dagster_event is None and entry.level == logging.WARNING:
+            click.echo(f"warning: {entry.step_key or 'run'}: {entry.user_message}", err=True)
 
 
 def _papers_completed(store, slug: str) -> int:

@@ -180,6 +180,9 @@ def test_agentr_run_twice_with_always_invalid_answers_on_postgres(pg_store, tmp_
     second = runner.invoke(main, ["run", slug, "--no-progress"], env=env)
     assert second.exit_code == 1 and _score_calls(server, calls) == 0
     assert "invalid_output" in second.output
+    # the classified failure in one line, no stack trace and no Dagster log noise (those stay under --verbose)
+    assert "Traceback" not in second.output and "Stack Trace" not in second.output, second.output
+    assert "Not executing" not in second.output and "step paper_scores failed: " in second.output
     failures = runner.invoke(main, ["failures", slug], env=env)
     assert "invalid_output:" in failures.output and "--retry-invalid" in failures.output
     verify = runner.invoke(main, ["ledger", "verify"], env=env)
