@@ -623,7 +623,10 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             state.emb, state.term_ids, state.offsets = prof.emb, prof.term_ids, prof.offsets
         n_old = len(state.papers)
         stamp = _now()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         merged = _merge_batches(batches, state, profiler, stamp)
+        timings["merge"] = time.perf_counter() - t0
+        timings["merge_cpu"] = time.process_time() - cpu0  # de-duplication: CPU seconds, as the box may be loaded
         if not merged.source_parts and not stale:
             return AddReport([b.report for b in batches], lf.generation_number(live), n_old, 0, 0, 0, timings)
 
