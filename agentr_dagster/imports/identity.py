@@ -181,9 +181,33 @@ def _lengths_allow(a: str, b: str) -> bool:
     return short >= FUZZY_MIN_CHARS and short / long >= _MIN_LEN_RATIO
 
 
-def _block_keys(title: str, year: int | None) -> tuple[tuple[str, int | None, str], tuple[str, int | None, str]]:
-    """The fuzzy blocks of a title: same year and the same first, or last, 8 normalised characters."""
-    return ("p", year, title[:8]), ("s", year, title[-8:])
+def _block_keys(title: str, year: int | None) -> tuple[int, int]:
+    """The fuzzy blocks of a title: same year and the same first, or last, 8 normalised characters. Kept as
+    hashes (a large index holds two per paper); a collision only adds a candidate, which the rules then test."""
+    return hash((year, title[:8])), hash((year, "|", title[-8:]))
+
+
+Members = int | list[int]  # one slot (most keys have one), or several in the order added
+
+
+def _put(table: dict, key: object, slot: int, *, keep_recent: bool = False) -> None:
+    """Add ``slot`` under ``key``: at most BLOCK_CAP slots per key, the first ones or (``keep_recent``) the
+    most recent."""
+    members = table.get(key)
+    if members is None:
+        table[key] = slot
+    elif type(members) is int:
+        table[key] = [members, slot]
+    elif len(members) < BLOCK_CAP:
+        members.append(slot)
+    elif keep_recent:
+        del members[0]
+        members.append(slot)
+
+
+def _members(table: dict, key: object) -> tuple[int, ...] | list[int]:
+    members = table.get(key, ())
+    return (members,) if type(members) is int else members
 
 
 class Probe:
@@ -214,10 +238,14 @@ class Probe:
             self._author, self._authors, self.author_known = first_author_key(names), None, True
         return self._author
 
+    def abstract(self) -> str:
+        if callable(self._abstract):
+            self._abstract = self._abstract()
+        return self._abstract or ""
+
     def words(self) -> frozenset[str] | None:
         if not self.words_known:
-            text = self._abstract() if callable(self._abstract) else self._abstract
-            self._words, self._abstract, self.words_known = abstract_words(text or ""), None, True
+            self._words, self.words_known = abstract_words(self.abstract()), True
         return self._words
 
     def numbers(self) -> frozenset[str]:
@@ -241,15 +269,17 @@ class PaperIndex:
     last 8 characters) keep at most BLOCK_CAP papers each. A kept paper's first author and abstract are read
     (through ``authors_of`` / ``abstract_of``, by slot) only when a title rule needs them, and each once."""
 
-    def __init__(self, authors_of: Callable[[int], list[str] | None], abstract_of: Callable[[int], str | None]):
+    def __init__(self, authors_of: Callable[[int], list[str] | None], abstract_of: Callable[[int], str | None],
+                 remember: int | None = None):
         self._authors_of, self._abstract_of = authors_of, abstract_of
+        self._remember = remember  # at most this many slots' surnames and word sets kept (None: all)
         self.dois: list[str | None] = []
         self.titles: list[str] = []
         self.years: list[int | None] = []
         self._by_doi: dict[str, int] = {}
-        self._by_title_year: dict[tuple[str, int | None], list[int]] = {}
-        self._by_title: dict[str, list[int]] = {}
-        self._blocks: dict[tuple[str, int | None, str], list[int]] = {}
+        self._by_title_year: dict[tuple[str, int | None], Members] = {}
+        self._by_title: dict[str, Members] = {}
+        self._blocks: dict[int, Members] = {}
         self._authors: dict[int, str | None] = {}  # slot -> first author's surname, once read
         self._words: dict[int, frozenset[str] | None] = {}  # slot -> abstract word set, once read
 
@@ -264,51 +294,58 @@ class PaperIndex:
         self.years.append(year)
         if doi:
             self._by_doi.setdefault(doi, slot)
-        for members in (self._by_title_year.setdefault((title, year), []), self._by_title.setdefault(title, [])):
-            if len(members) < BLOCK_CAP:
-                members.append(slot)
+        _put(self._by_title_year, (title, year), slot)
+        _put(self._by_title, title, slot)
         if len(title) >= FUZZY_MIN_CHARS:  # a shorter title is never a fuzzy candidate
             for block in _block_keys(title, year):
-                members = self._blocks.setdefault(block, [])
-                members.append(slot)
-                if len(members) > BLOCK_CAP:  # the most recent stay
-                    del members[0]
+                _put(self._blocks, block, slot, keep_recent=True)
         return slot
 
     def keep(self, probe: Probe) -> int:
         """Keep a matched-against record (what it worked out stays with its slot)."""
         slot = self.add(probe.doi, probe.title, probe.year)
         if probe.author_known:
-            self._authors[slot] = probe.author()
+            self._store(self._authors, slot, probe.author())
         if probe.words_known:
-            self._words[slot] = probe.words()
+            self._store(self._words, slot, probe.words())
         return slot
+
+    def _store(self, cache: dict, slot: int, value: object) -> None:
+        if self._remember is not None and len(cache) >= self._remember:
+            del cache[next(iter(cache))]  # the oldest goes: memory stays bounded on a huge re-import
+        cache[slot] = value
 
     def _author(self, slot: int) -> str | None:
         if slot not in self._authors:
-            self._authors[slot] = first_author_key(self._authors_of(slot))
+            self._store(self._authors, slot, first_author_key(self._authors_of(slot)))
         return self._authors[slot]
 
-    def _abstract_words(self, slot: int) -> frozenset[str] | None:
+    def _abstracts_disagree(self, probe: Probe, slot: int) -> bool:
+        """:func:`abstracts_disagree` of the record's and the kept paper's abstracts; the word sets are built
+        only when both abstracts are substantial and not the same text (a re-import's duplicates are)."""
+        if len(probe.abstract()) < _ABSTRACT_MIN_CHARS:
+            return False
         if slot not in self._words:
-            self._words[slot] = abstract_words(self._abstract_of(slot) or "")
-        return self._words[slot]
+            text = self._abstract_of(slot) or ""
+            if len(text) < _ABSTRACT_MIN_CHARS or text == probe.abstract():
+                return False
+            self._store(self._words, slot, abstract_words(text))
+        return abstracts_disagree(probe.words(), self._words[slot])
 
     def _conflict(self, probe: Probe, slot: int) -> bool:
         """Two papers whatever their titles say: DOIs that differ, or abstracts that disagree."""
-        return dois_conflict(probe.doi, self.dois[slot]) or abstracts_disagree(probe.words(),
-                                                                                self._abstract_words(slot))
+        return dois_conflict(probe.doi, self.dois[slot]) or self._abstracts_disagree(probe, slot)
 
     def match(self, probe: Probe) -> Match | None:
         """The kept paper this record is, with the rule that matched, or None (a new paper)."""
         if probe.doi and probe.doi in self._by_doi:
             return self._by_doi[probe.doi], f"same DOI {probe.doi}"
         title = probe.title
-        for slot in self._by_title_year.get((title, probe.year), ()):
+        for slot in _members(self._by_title_year, (title, probe.year)):
             if not self._conflict(probe, slot):
                 return slot, "same title and year"
         if len(title) >= MIN_TITLE_CHARS_ANY_YEAR:
-            for slot in self._by_title.get(title, ()):
+            for slot in _members(self._by_title, title):
                 if (probe.year is None or self.years[slot] is None) \
                         and same_title_any_year(title, True, probe.author(), self._author(slot)) \
                         and not self._conflict(probe, slot):
@@ -320,18 +357,18 @@ class PaperIndex:
         first: lengths, DOIs, numbers; the abstracts last, as they may have to be read)."""
         title, matcher, seen = probe.title, None, set()
         for block in _block_keys(title, probe.year):
-            for slot in reversed(self._blocks.get(block, ())):
+            for slot in reversed(_members(self._blocks, block)):
                 if slot in seen:
                     continue
                 seen.add(slot)
                 other = self.titles[slot]
-                if not _lengths_allow(other, title) or dois_conflict(probe.doi, self.dois[slot]) \
-                        or title_numbers(other) != probe.numbers():
+                if self.years[slot] != probe.year or not _lengths_allow(other, title) \
+                        or dois_conflict(probe.doi, self.dois[slot]) or title_numbers(other) != probe.numbers():
                     continue
                 if matcher is None:  # built on first use: most titles have no candidate
                     matcher = SequenceMatcher(None, autojunk=False)
                     matcher.set_seq2(title)
                 if titles_alike(other, title, FUZZY_RATIO, matcher) \
-                        and not abstracts_disagree(probe.words(), self._abstract_words(slot)):
+                        and not self._abstracts_disagree(probe, slot):
                     return slot, "near-identical title, same year"
         return None

@@ -546,6 +546,9 @@ def _split_title_key(tkey: str, years: dict[str, int | None]) -> tuple[str, int 
     return title, years[year]
 
 
+_REMEMBERED = 20_000  # candidates' surnames and abstract word sets kept while merging: bounded memory
+
+
 class _Dedupe:
     """Which lake paper a record is: the import's rules (:class:`~agentr_dagster.imports.identity.PaperIndex`:
     same DOI, same title and year, same title with a year missing on one side, near-identical title; never on a
@@ -557,7 +560,8 @@ class _Dedupe:
     def __init__(self, papers: pa.Table):
         self._stored = papers.select(["authors", "abstract"])  # not copied into Python: read by row on need
         self._batches: list[tuple[int, pa.Table, list[int] | None]] = []  # (first lake id, rows, their row ids)
-        self.index = PaperIndex(lambda i: self._cell("authors", i), lambda i: self._cell("abstract", i))
+        self.index = PaperIndex(lambda i: self._cell("authors", i), lambda i: self._cell("abstract", i),
+                                remember=_REMEMBERED)
         self._years: dict[str, int | None] = {}
         for doi, tkey in zip(papers.column("doi").to_pylist(), papers.column("title_key").to_pylist(), strict=True):
             self.index.add(doi, *_split_title_key(tkey, self._years))
