@@ -8,8 +8,8 @@ merges unless the first authors differ (:func:`same_title_any_year`); near-ident
 :func:`titles_alike`; two substantial abstracts sharing under 30% of their words are two papers
 (:func:`abstracts_disagree`). :class:`PaperIndex` applies them all, in one order, to a new record against the
 papers kept so far: ``imports/dedup.py`` (import and ``agentr screen``) and ``lake/core.py`` (the lake's merge) both
-ask it, so a record is a duplicate in the lake exactly when it is one on import. ``stages/labels.py`` and
-``stages/feedback.py`` use the keys (decisions matched to papers). Pure logic: no Dagster imports.
+ask it, so a record is a duplicate in the lake exactly when it is one on import. ``stages/labels.py``
+(decisions matched to papers) uses the keys and :func:`titles_alike`. Pure logic: no Dagster imports.
 """
 
 from __future__ import annotations
