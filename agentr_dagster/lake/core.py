@@ -559,7 +559,9 @@ class _Dedupe:
 
     def __init__(self, papers: pa.Table):
         self._stored = papers.select(["authors", "abstract"])  # not copied into Python: read by row on need
-        self._batches: list[tuple[int, pa.Table, list[int] | None]] = []  # (first lake id, rows, their row ids)
+        # per batch: (its first new lake id, its authors and abstracts, the rows of its new papers; None once
+        # settled, when the table holds only those, in lake-id order)
+        self._batches: list[tuple[int, pa.Table, list[int] | None]] = []
         self.index = PaperIndex(lambda i: self._cell("authors", i), lambda i: self._cell("abstract", i),
                                 remember=_REMEMBERED)
         self._years: dict[str, int | None] = {}
