@@ -1,7 +1,8 @@
 """The paper lake: every paper profiled once, shared by all projects, searched with weighted hybrid retrieval.
 
-Write side (:func:`add_files`, :func:`add_records`): parse, de-duplicate against the lake (DOI; normalised
-title + year, or the title alone when one side has no year; never when two DOIs disagree), profile only papers
+Write side (:func:`add_files`, :func:`add_records`): parse, de-duplicate against the lake with the import's rules
+(:class:`~agentr_dagster.imports.identity.PaperIndex`: DOI; normalised title + year, or the title alone when one
+side has no year; near-identical title; never when two DOIs or two abstracts disagree), profile only papers
 whose text (content hash) the lake has never seen, rebuild the BM25 index from the stored term ids and publish a
 new generation atomically.
 Read side (:class:`Lake`): memory-mapped embeddings and BM25 matrix; :meth:`Lake.search` fuses BM25 and dense
@@ -14,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import time
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
@@ -30,12 +32,7 @@ from agentr_dagster.domain.boolean_query import Node, parse_boolean_query, query
 from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.imports import ImportFileError, ImportLimits, content_hash, paper_key_for, parse_file, title_key
-from agentr_dagster.imports.identity import (
-    MIN_TITLE_CHARS_ANY_YEAR,
-    dois_conflict,
-    first_author_key,
-    same_title_any_year,
-)
+from agentr_dagster.imports.identity import PaperIndex, Probe
 from agentr_dagster.lake import files as lf
 from agentr_dagster.lake.analysis import (
     ANALYZER_VERSION,
@@ -541,77 +538,68 @@ def _gather(values: np.ndarray, offsets: np.ndarray, idx: np.ndarray) -> tuple[n
     return values[pos], out_offsets
 
 
-_SAME_TITLE_CAP = 64  # same-title papers remembered per title: bounded work on hostile input
+def _split_title_key(tkey: str, years: dict[str, int | None]) -> tuple[str, int | None]:
+    """``t:<normalised title>|<year>`` -> (normalised title, year); ``years`` shares one int per year."""
+    title, _, year = tkey[2:].rpartition("|")
+    if year not in years:
+        years[year] = int(year) if year else None
+    return title, years[year]
+
+
+_REMEMBERED = 20_000  # candidates' surnames and abstract word sets kept while merging: bounded memory
 
 
 class _Dedupe:
-    """Which lake paper a record is: same DOI, or same normalised title + year, or the same title with a year
-    missing on one side (:func:`~agentr_dagster.imports.identity.same_title_any_year`); never on the title when
-    both DOIs are known and differ. The rules of ``imports/identity.py``, applied across the whole lake; the
-    near-identical-title and abstract rules of an import are not (a lake paper keeps no abstract word sets)."""
+    """Which lake paper a record is: the import's rules (:class:`~agentr_dagster.imports.identity.PaperIndex`:
+    same DOI, same title and year, same title with a year missing on one side, near-identical title; never on a
+    title when the DOIs or the abstracts disagree), applied across the whole lake, with the lake id as the
+    index's slot. The index holds each paper's DOI, normalised title (from the stored title key) and year; a
+    candidate's first author and abstract are read from the stored columns (or the batch's) only when a title
+    rule needs them."""
 
     def __init__(self, papers: pa.Table):
-        self.dois: list[str | None] = papers.column("doi").to_pylist()
-        # authors are read only for the rare same-title candidate: the stored column is not copied into Python
-        self._stored_authors = papers.column("authors")
-        self._added_authors: list[list[str] | None] = []
-        self.by_doi: dict[str, int] = {}
-        self.by_title: dict[str, list[int]] = {}
-        self.by_bare_title: dict[str, list[tuple[int, bool]]] = {}  # title -> [(lake id, has a year)]
-        tkeys = papers.column("title_key").to_pylist()
-        for lake_id, (doi, tkey) in enumerate(zip(self.dois, tkeys, strict=True)):
-            self._register(lake_id, doi, tkey)
+        self._stored = papers.select(["authors", "abstract"])  # not copied into Python: read by row on need
+        # per batch: (its first new lake id, its authors and abstracts, the rows of its new papers; None once
+        # settled, when the table holds only those, in lake-id order)
+        self._batches: list[tuple[int, pa.Table, list[int] | None]] = []
+        self.index = PaperIndex(lambda i: self._cell("authors", i), lambda i: self._cell("abstract", i),
+                                remember=_REMEMBERED)
+        self._years: dict[str, int | None] = {}
+        for doi, tkey in zip(papers.column("doi").to_pylist(), papers.column("title_key").to_pylist(), strict=True):
+            self.index.add(doi, *_split_title_key(tkey, self._years))
 
-    @staticmethod
-    def _split(tkey: str) -> tuple[str, bool]:
-        """``t:<title>|<year>`` -> (title, has a year)."""
-        title, _, year = tkey.rpartition("|")
-        return title, bool(year)
+    def _cell(self, column: str, lake_id: int) -> Any:
+        if lake_id < len(self._stored):
+            return self._stored[column][lake_id].as_py()
+        first, table, rows = self._batches[bisect_right(self._batches, lake_id, key=lambda b: b[0]) - 1]
+        row = lake_id - first
+        return table[column][rows[row] if rows is not None else row].as_py()
 
-    def _register(self, lake_id: int, doi: str | None, tkey: str) -> None:
-        if doi:
-            self.by_doi.setdefault(doi, lake_id)
-        self.by_title.setdefault(tkey, []).append(lake_id)
-        title, has_year = self._split(tkey)
-        same_title = self.by_bare_title.setdefault(title, [])
-        if len(same_title) < _SAME_TITLE_CAP:
-            same_title.append((lake_id, has_year))
+    def assign(self, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
+        """Each row's lake paper (an existing one, or a new one added now): (lake ids, which rows are new)."""
+        rows: list[int] = []
+        batch = table.select(["authors", "abstract"])
+        self._batches.append((len(self.index), batch, rows))
+        owners = np.empty(len(table), dtype=np.int64)
+        is_new = np.zeros(len(table), dtype=bool)
+        authors, abstracts = batch["authors"], batch["abstract"]
+        for i, (doi, tkey) in enumerate(zip(table["doi"].to_pylist(), table["title_key"].to_pylist(), strict=True)):
+            probe = Probe(doi, *_split_title_key(tkey, self._years),
+                          authors=lambda i=i: authors[i].as_py(), abstract=lambda i=i: abstracts[i].as_py())
+            found = self.index.match(probe)
+            if found is None:
+                owners[i], is_new[i] = self.index.keep(probe), True
+                rows.append(i)
+            else:
+                owners[i] = found[0]
+        if not rows:
+            self._batches.pop()
+        return owners, is_new
 
-    def _compatible(self, doi: str | None, candidate: int) -> bool:
-        return not dois_conflict(doi, self.dois[candidate])
-
-    def _first_author(self, lake_id: int) -> str | None:
-        stored = len(self._stored_authors)
-        names = self._stored_authors[lake_id].as_py() if lake_id < stored else self._added_authors[lake_id - stored]
-        return first_author_key(names)
-
-    def owner(self, doi: str | None, tkey: str, authors: list[str] | None) -> int | None:
-        if doi and doi in self.by_doi:
-            return self.by_doi[doi]
-        for candidate in self.by_title.get(tkey, ()):
-            if self._compatible(doi, candidate):
-                return candidate
-        title, has_year = self._split(tkey)
-        if len(title) - 2 < MIN_TITLE_CHARS_ANY_YEAR:  # "t:" prefix
-            return None
-        candidates = self.by_bare_title.get(title)
-        if not candidates:
-            return None
-        author = first_author_key(authors)
-        for candidate, other_has_year in candidates:
-            if has_year and other_has_year:  # checked first: it spares reading the stored authors
-                continue
-            if same_title_any_year(title[2:], True, author, self._first_author(candidate)) \
-                    and self._compatible(doi, candidate):
-                return candidate
-        return None
-
-    def add(self, doi: str | None, tkey: str, authors: list[str] | None) -> int:
-        lake_id = len(self.dois)
-        self.dois.append(doi)
-        self._added_authors.append(authors)
-        self._register(lake_id, doi, tkey)
-        return lake_id
+    def settle(self, new_rows: pa.Table) -> None:
+        """The last batch's new papers, in lake-id order: read them from here, so the batch can go."""
+        first = self._batches[-1][0]
+        self._batches[-1] = (first, new_rows.select(["authors", "abstract"]), None)
 
 
 @dataclass
@@ -641,7 +629,10 @@ def _write(root: Path, batches: list[_Batch], profiler: Profiler | None, *, forc
             state.emb, state.term_ids, state.offsets = prof.emb, prof.term_ids, prof.offsets
         n_old = len(state.papers)
         stamp = _now()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         merged = _merge_batches(batches, state, profiler, stamp)
+        timings["merge"] = time.perf_counter() - t0
+        timings["merge_cpu"] = time.process_time() - cpu0  # de-duplication: CPU seconds, as the box may be loaded
         if not merged.source_parts and not stale:
             return AddReport([b.report for b in batches], lf.generation_number(live), n_old, 0, 0, 0, timings)
 
@@ -699,18 +690,12 @@ def _merge_batches(batches: list[_Batch], state: _State, profiler: Profiler, sta
             rep.already_ingested, rep.records = True, 0
             continue
         ingested.add(rep.sha256)
-        owners = np.empty(len(table), dtype=np.int64)
-        is_new = np.zeros(len(table), dtype=bool)
-        columns = (table["doi"].to_pylist(), table["title_key"].to_pylist(), table["authors"].to_pylist())
-        for i, (doi, tkey, names) in enumerate(zip(*columns, strict=True)):
-            owner = dedupe.owner(doi, tkey, names)
-            if owner is None:
-                owner, is_new[i] = dedupe.add(doi, tkey, names), True
-            owners[i] = owner
+        owners, is_new = dedupe.assign(table)
         rep.added = int(is_new.sum())
         rep.duplicates = len(table) - rep.added
         if rep.added:
             _keep_new_rows(merged, table, local_words, owners, is_new, profiler, stamp)
+            dedupe.settle(merged.new_parts[-1])
         merged.source_parts.append(pa.table({
             "lake_id": pa.array(owners), "sha256": pa.array([rep.sha256] * len(table), pa.string()),
             "file": pa.array([rep.name] * len(table), pa.string()), "format": table["source_format"],

@@ -177,6 +177,35 @@ def test_add_files_matches_a_title_without_a_year_across_files(root, tmp_path):
     assert Lake.open(root).n == 5
 
 
+def test_a_file_import_and_the_lake_agree_on_which_papers_are_the_same(root, tmp_path):
+    # near-identical titles, disagreeing abstracts, a DOI conflict: the lake (across two writes, so the first
+    # file's papers are read back from the stored columns) groups them as an import of both files does
+    from agentr_dagster.imports import dedupe, parse_file
+
+    topic = "We screen citations for systematic reviews with active learning and report recall and work saved. "
+    other = "Glaciers in the southern Andes lost mass faster than modelled, mostly through calving at lake fronts. "
+    first = _write(tmp_path / "first.csv", "title,year,doi,abstract\n"
+                   f"Active learning for systematic review screening,2020,,{topic * 3}\n"
+                   f"Critic systems for the operational models of power grids,2021,,{topic * 3}\n"
+                   "Outcomes of the screening trial part 1,2019,10.1000/a,\n")
+    second = _write(tmp_path / "second.ris", "".join(
+        f"TY  - JOUR\nTI  - {t}\nPY  - {y}\n{f'DO  - {d}' + chr(10) if d else ''}AB  - {a}\nER  - \n"
+        for t, y, d, a in [
+            ("Active learning for systematic reviews screening", 2020, "", topic * 3 + "(c) 2020 Elsevier."),
+            ("Critic Systems for the Operational Models of Power Grids", 2021, "", other * 3),  # another paper
+            ("Outcomes of the screening trial part 1", 2019, "10.1000/b", ""),  # another DOI
+            ("Outcomes of the screening trial part 2", 2019, "", ""),  # other numbers
+        ]))
+    add_files([first], root=root)
+    report = add_files([second], root=root)
+    assert (report.files[0].added, report.files[0].duplicates) == (3, 1)
+    records = parse_file(first).records + parse_file(second).records
+    unique, _ = dedupe(records)
+    lake = Lake.open(root)
+    assert lake.n == len(unique) == 6
+    assert [r.title for r in lake.records(range(lake.n))] == [r.title for r in unique]
+
+
 def test_add_files_dedupes_across_formats_and_reports_bad_files(root, files):
     report = add_files([files[k] for k in ("csv", "bib", "ris", "openalex", "arxiv", "binary")], root=root)
     by_name = {f.name: f for f in report.files}
