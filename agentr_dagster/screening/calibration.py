@@ -69,10 +69,13 @@ class PriorCurve:
 # whose transformer vectors were not computed in time) with the default preset's zero-shot scores, transformer
 # included (what `agentr screen` runs once `make models` has built it): python scripts/fit_relevance_calibration.py
 # DIR (the README's 'Exports' section has the leave-one-review-out figures, with and without the transformer).
+# labelled_count_ratio: measured on all 18 reviews without the transformer (the ONNX vectors of the large reviews
+# take longer than a session had), each review's sessions (top 10/25/50 of the zero-shot order labelled) estimated
+# by the curve fitted without it: python scripts/fit_relevance_calibration.py DIR --no-transformer.
 DEFAULT_PRIOR = PriorCurve(
     rates=(0.29545, 0.29143, 0.26857, 0.21264, 0.1549, 0.14722, 0.14722, 0.12471, 0.08105, 0.0664, 0.05245, 0.04422,
            0.03129, 0.01715),
-    count_ratio=(0.2452, 3.5941), shrink=(-0.5008, 0.8425), reviews=16,
+    count_ratio=(0.2452, 3.5941), shrink=(-0.5008, 0.8425), reviews=16, labelled_count_ratio=(0.1183, 4.6801),
 )
 
 
