@@ -2,7 +2,7 @@
 measure its calibration leave-one-review-out, zero-shot and with labels. No network.
 
     python scripts/fit_relevance_calibration.py DIR [--cache DIR] [--labels K ...] [--no-transformer]
-        [--min-band N]
+        [--min-band N] [--json FILE]
 
 DIR holds review folders like ../shared/data/screening/<name>/ (review.json, papers.csv with label_included).
 Each review is ranked as `agentr screen` ranks a project's papers (the default preset, ``dedupe=False``): the
@@ -20,7 +20,7 @@ Printed, leave-one-review-out (each review's probabilities from the curve fitted
   with labels the interval's spread (labelled_count_ratio) is fitted on the other reviews' sessions;
 * the curve fitted on every review and the labelled spread to paste into DEFAULT_PRIOR.
 
-A JSON copy goes to .bench/calibration.json.
+A JSON copy goes to --json (default .bench/calibration.json).
 """
 
 from __future__ import annotations
@@ -116,6 +116,7 @@ def main() -> None:
     ap.add_argument("--labels", type=int, nargs="*", default=[10, 25, 50])
     ap.add_argument("--no-transformer", action="store_true")
     ap.add_argument("--min-band", type=int, default=100)
+    ap.add_argument("--json", type=Path, default=Path(".bench/calibration.json"))
     args = ap.parse_args()
     ks = sorted(set(args.labels))
     transformer = not args.no_transformer
@@ -178,7 +179,7 @@ def main() -> None:
         bad = [row["band"] for row in rel if row["ok"] is False]
         print(f"  bands with >= {args.min_band} papers off by more than {TARGET}: {bad or 'none'}; "
               f"the interval holds the true count on {holds} of {len(per_review)} reviews")
-    out = Path(".bench/calibration.json")
+    out = args.json
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1, default=str))
     print(f"json: {out}")
