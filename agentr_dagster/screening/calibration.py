@@ -214,8 +214,8 @@ def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.n
     Measured leave-one-review-out on the 18 shared reviews after the top 10, 25 and 50 of the zero-shot order were
     labelled (``scripts/fit_relevance_calibration.py --labels 10 25 50``), two other readings failed the 0.05
     target: the curve at the place in the whole list (labelled papers included) read 0.239 against 0.184 observed
-    in the 0.2-0.3 band at 50 labels (the labelled head is out of the list a person still reads, so every
-    unlabelled paper sat lower than its place says); and a refit of the curve to the labels (the review's
+    in the 0.2-0.3 band at 50 labels (the learner lifts its labelled includes to the head, which pushes every
+    unlabelled paper further down the curve than its place in the list still to read); and a refit of the curve to the labels (the review's
     multiplier of the prior, :func:`labels_multiplier`) over-estimated (the labelled head is richer than the rest
     of the list)."""
     s = np.asarray(scores, dtype=np.float64)
