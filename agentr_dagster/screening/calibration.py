@@ -11,12 +11,12 @@ to the share of such papers that reviews include.
   too low.
 * with labels: a labelled paper's probability is its label; an unlabelled one gets the curve at its place among
   the *unlabelled* papers in the engine's re-learnt order (the labelled ones, read already, are out of the list).
-  Measured leave-one-review-out on the 18 shared reviews (default preset without the transformer) after the top
-  10/25/50 of the zero-shot order were labelled, this keeps every band of predicted probability with >= 100
-  papers within 0.05 of the observed rate (also at 100 labels: 0.238 vs 0.197 in the 0.2-0.3 band; not at 200:
-  0.238 vs 0.145, the list left is poorer than a fresh one); reading the place in the whole list (labelled papers
-  included) did not (0.239 vs 0.184 at 50 labels), nor did a refit of the curve to the labels (see
-  :func:`calibrate`).
+  Measured leave-one-review-out on the 18 shared reviews (default preset, with and without the transformer) after
+  the top 10/25/50/100 of the zero-shot order were labelled, this keeps every band of predicted probability with
+  >= 100 papers within 0.05 of the observed rate (not at 200 labels, measured without the transformer: 0.238 vs
+  0.145 in the 0.2-0.3 band, the list left is poorer than a fresh one). Reading the place in the whole list
+  (labelled papers included) did not (0.239 vs 0.184 at 50 labels, without the transformer), nor did a refit of
+  the curve to the labels (see :func:`calibrate`).
 
 The count of includes (:func:`estimate_included`) is the labelled includes plus the unlabelled papers'
 probabilities; its interval applies to the unlabelled papers' sum the spread of true / estimated counts over the
@@ -67,17 +67,15 @@ class PriorCurve:
         return np.clip(_sigmoid(a + b * _logit(rate)), P_FLOOR, 1 - P_FLOOR)
 
 
-# Fitted on 16 of the 18 reviews of ../shared/data/screening (all but Radjenovic_2013 and Wallace_2010_ProtonBeam,
-# whose transformer vectors were not computed in time) with the default preset's zero-shot scores, transformer
-# included (what `agentr screen` runs once `make models` has built it): python scripts/fit_relevance_calibration.py
-# DIR (the README's 'Exports' section has the leave-one-review-out figures, with and without the transformer).
-# labelled_count_ratio: measured on all 18 reviews without the transformer (the ONNX vectors of the large reviews
-# take longer than a session had), each review's sessions (top 10/25/50 of the zero-shot order labelled) estimated
-# by the curve fitted without it: python scripts/fit_relevance_calibration.py DIR --no-transformer.
+# Fitted on the 18 reviews of ../shared/data/screening with the default preset's scores, transformer included (what
+# `agentr screen` runs once `make models` has built it): python scripts/fit_relevance_calibration.py DIR (2026-12-02;
+# the README's 'Exports' section has the leave-one-review-out figures). labelled_count_ratio: each review's
+# sessions (the top 10/25/50 of the zero-shot order labelled, the engine re-learnt) estimated by the curve fitted
+# without that review.
 DEFAULT_PRIOR = PriorCurve(
-    rates=(0.29545, 0.29143, 0.26857, 0.21264, 0.1549, 0.14722, 0.14722, 0.12471, 0.08105, 0.0664, 0.05245, 0.04422,
-           0.03129, 0.01715),
-    count_ratio=(0.2452, 3.5941), shrink=(-0.5008, 0.8425), reviews=16, labelled_count_ratio=(0.1183, 4.6801),
+    rates=(0.28799, 0.28799, 0.22695, 0.18828, 0.13277, 0.11531, 0.11531, 0.09632, 0.06369, 0.04676, 0.03643, 0.02834,
+           0.02103, 0.01098),
+    count_ratio=(0.2489, 4.4258), shrink=(-0.4521, 0.8894), reviews=18, labelled_count_ratio=(0.1202, 4.6869),
 )
 
 
@@ -212,12 +210,12 @@ def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.n
     papers not labelled yet (zero-shot: all of them); a labelled paper's probability is its label.
 
     Measured leave-one-review-out on the 18 shared reviews after the top 10, 25 and 50 of the zero-shot order were
-    labelled (``scripts/fit_relevance_calibration.py --labels 10 25 50``), two other readings failed the 0.05
+    labelled (``scripts/fit_relevance_calibration.py DIR --no-transformer``), two other readings failed the 0.05
     target: the curve at the place in the whole list (labelled papers included) read 0.239 against 0.184 observed
     in the 0.2-0.3 band at 50 labels (the learner lifts its labelled includes to the head, which pushes every
-    unlabelled paper further down the curve than its place in the list still to read); and a refit of the curve to the labels (the review's
-    multiplier of the prior, :func:`labels_multiplier`) over-estimated (the labelled head is richer than the rest
-    of the list)."""
+    unlabelled paper further down the curve than its place in the list still to read); and a refit of the curve
+    to the labels (the review's multiplier of the prior, :func:`labels_multiplier`, also capped at 1) missed in
+    bands of 0.1-0.4 (the labelled head is richer than the rest of the list)."""
     s = np.asarray(scores, dtype=np.float64)
     lab = np.full(len(s), -1, dtype=np.int64) if labels is None else np.asarray(labels, dtype=np.int64)
     known = lab >= 0

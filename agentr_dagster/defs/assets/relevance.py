@@ -68,7 +68,7 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_exclude": outcome.excludes_used,
             "estimated_includes": outcome.estimate_text,
             **counts,
-            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 16 labelled "
+            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 18 labelled "
                      "reviews, calibrated over reviews, not per review; with labels: a label's is 1/0, the others "
                      "the same prior at their place among the unlabelled papers in the re-learnt order)",
             "reused": outcome.reused,
