@@ -54,7 +54,7 @@ class RelevanceOutcome:
             return "unknown (no candidates)"
         e = self.estimate
         return (f"{e.estimate:.0f} includes expected (likely {e.low:.0f}-{e.high:.0f}; {e.found} labelled include; "
-                "the unlabelled from a prior fitted on 16 labelled reviews)")
+                "the unlabelled from a prior fitted on 18 labelled reviews)")
 
 
 def relevance_question(store, slug: str) -> str:

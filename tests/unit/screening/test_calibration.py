@@ -1,5 +1,5 @@
-"""The engine's scores as a probability of inclusion: the zero-shot prior curve, its refit to labels, and the
-count of includes with an interval."""
+"""The engine's scores as a probability of inclusion: the zero-shot prior curve, its reading once papers are
+labelled (the place among the papers still unlabelled), and the count of includes with an interval."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ import numpy as np
 from agentr_dagster.screening.calibration import (
     DEFAULT_PRIOR,
     GRID,
+    PriorCurve,
     calibrate,
     estimate_included,
     fit_prior,
+    labelled_count_ratio,
     labels_multiplier,
     top_fraction,
 )
@@ -53,7 +55,7 @@ def test_fit_prior_recovers_the_pooled_include_rate_down_the_list():
     assert estimate.low <= estimate.estimate <= estimate.high and estimate.method == "prior"
 
 
-def test_labelled_papers_read_as_their_label_and_the_rest_keep_the_prior():
+def test_labelled_papers_read_as_their_label_and_the_rest_the_prior_at_their_place_among_the_unlabelled():
     rng = np.random.default_rng(2)
     prior = fit_prior([_review(1000, 0.05, 2.0, rng) for _ in range(5)])
     scores, y = _review(1000, 0.30, 2.0, rng)  # six times the prevalence the prior has seen
@@ -65,22 +67,81 @@ def test_labelled_papers_read_as_their_label_and_the_rest_keep_the_prior():
     assert fitted.method == "labels"
     assert np.array_equal(fitted.probability[top], y[top].astype(float))
     rest = labels < 0
-    assert np.allclose(fitted.probability[rest], zero[rest])
+    # the unlabelled papers read as a list of their own: the best of them gets the head of the curve, not the
+    # value at rank 101 of the whole list
+    assert np.allclose(fitted.probability[rest], calibrate(scores[rest], None, prior).probability)
+    best = np.flatnonzero(rest)[np.argmax(scores[rest])]
+    assert np.isclose(fitted.probability[best], zero.max()) and fitted.probability[best] > zero[best]
+    assert np.all(fitted.probability[rest] >= zero[rest] - 1e-12)
     # the labels say this review is richer than the prior's: the multiplier (a diagnostic) reads above 1
     assert labels_multiplier(scores, labels, prior) > 1.5
 
 
-def test_the_count_counts_labelled_includes_exactly_and_the_rest_with_the_prior_interval():
+def test_where_the_learner_puts_labelled_papers_does_not_move_the_unlabelled_probabilities():
+    """A learner lifts its own labelled includes to the head (in-sample): that must not push the unlabelled papers
+    down the curve."""
+    rng = np.random.default_rng(4)
+    scores, y = _review(500, 0.1, 1.5, rng)
+    labels = np.full(len(y), -1)
+    chosen = rng.choice(len(y), 60, replace=False)
+    labels[chosen] = y[chosen]
+    lifted = scores.copy()
+    lifted[chosen] = np.where(y[chosen] == 1, 100.0, -100.0)
+    a, b = calibrate(scores, labels).probability, calibrate(lifted, labels).probability
+    assert np.allclose(a, b)
+    assert np.array_equal(a[chosen], y[chosen].astype(float))
+
+
+def test_every_paper_labelled_leaves_only_labels_and_an_exact_count():
+    y = np.array([1, 0, 0, 1, 0])
+    cal = calibrate(np.arange(5.0), y)
+    assert np.array_equal(cal.probability, y.astype(float))
+    e = estimate_included(np.arange(5.0), y)
+    assert (e.estimate, e.low, e.high, e.found) == (2.0, 2.0, 2.0, 2)
+
+
+def _flat(rate: float, count_ratio=(0.5, 2.0), labelled=None) -> PriorCurve:
+    return PriorCurve(tuple([rate] * len(GRID)), count_ratio, labelled_count_ratio=labelled)
+
+
+def test_the_count_counts_labelled_includes_exactly_and_the_rest_with_the_labelled_spread():
     rng = np.random.default_rng(3)
-    prior = fit_prior([_review(1000, 0.05, 2.0, rng) for _ in range(15)])
     scores, y = _review(600, 0.05, 2.0, rng)
     labels = np.full(len(y), -1)
     top = np.argsort(-scores)[:60]
     labels[top] = y[top]
+    prior = _flat(0.1, (0.5, 2.0), labelled=(0.2, 5.0))
     e = estimate_included(scores, labels, prior)
-    rest = calibrate(scores, labels, prior).probability[labels < 0].sum()
+    rest = 540 * 0.1
     assert e.found == int(y[top].sum()) and e.method == "labels"
     assert np.isclose(e.estimate, e.found + rest, atol=0.1)
-    assert np.isclose(e.low, e.found + rest * prior.count_ratio[0], atol=0.1)
-    assert np.isclose(e.high, e.found + rest * prior.count_ratio[1], atol=0.1)
-    assert e.low >= e.found
+    assert np.isclose(e.low, e.found + rest * 0.2, atol=0.1)
+    assert np.isclose(e.high, e.found + rest * 5.0, atol=0.1)
+    # zero-shot, the same curve's zero-shot spread
+    z = estimate_included(scores, None, prior)
+    assert np.isclose(z.low, 600 * 0.1 * 0.5, atol=0.1) and np.isclose(z.high, 600 * 0.1 * 2.0, atol=0.1)
+    # a curve without a labelled spread keeps the zero-shot one after labels
+    plain = estimate_included(scores, labels, _flat(0.1, (0.5, 2.0)))
+    assert np.isclose(plain.low, e.found + rest * 0.5, atol=0.1)
+    assert DEFAULT_PRIOR.labelled_count_ratio is not None
+    assert DEFAULT_PRIOR.labelled_count_ratio[0] < 1 < DEFAULT_PRIOR.labelled_count_ratio[1]
+
+
+def test_labelled_count_ratio_is_the_spread_of_true_over_estimated_includes_left_unlabelled():
+    rng = np.random.default_rng(5)
+    sessions, priors = [], []
+    for truth_left in (5, 10, 20, 40):  # 100 unlabelled papers at 0.1 each: 10 estimated
+        scores = rng.normal(size=120)
+        given = np.full(120, -1)
+        given[:20] = 1  # labelled includes: counted exactly, not in the ratio
+        truth = np.zeros(120, dtype=int)
+        truth[:20] = 1
+        truth[20:20 + truth_left] = 1
+        sessions.append((scores, given, truth))
+        priors.append(_flat(0.1))
+    low, high = labelled_count_ratio(sessions, priors)
+    assert np.isclose(low, np.quantile([0.5, 1.0, 2.0, 4.0], 0.1), atol=1e-3)
+    assert np.isclose(high, np.quantile([0.5, 1.0, 2.0, 4.0], 0.9), atol=1e-3)
+    # nothing left to estimate: no ratio
+    all_given = (np.zeros(3), np.array([1, 0, 1]), np.array([1, 0, 1]))
+    assert labelled_count_ratio([all_given], [_flat(0.1)]) == (1.0, 1.0)
