@@ -23,7 +23,7 @@ class SnowballConfig(Config):
     group_name="expansion",
     output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
     description="Snowballing: the references and the citing works (OpenAlex) of the project's included or top-ranked "
-    "papers become candidates (found_by backward:<paper> / forward:<paper>). Needs openalex in AGENTR_SOURCES; "
+    "papers become candidates (`found_by` `backward:<paper>` / `forward:<paper>`). Needs openalex in AGENTR_SOURCES; "
     "re-materialise paper_scores to score what it adds.",
 )
 @waits_for_candidates
