@@ -50,3 +50,22 @@ def test_an_excluded_paper_leaves_and_an_included_one_enters_the_landscape_and_d
     # unchanged labels: the next run reuses both
     assert run_landscape(store, "labelled").reused
     assert run_related_work(store, "labelled", out_dir=tmp_path / "again").reused
+
+
+def test_a_label_given_between_the_landscape_and_the_draft_leaves_the_draft(tmp_path):
+    """Seen in the UI: a labels run built the landscape, the person excluded a paper it routes, and the draft (the
+    next step) failed with KeyError on that paper, retried three times. The draft now plans on a landscape current
+    for its corpus: rebuilt here, without the excluded paper."""
+    store = open_store()
+    scored_project(store, "between", DEMO / "papers.csv")
+    land = run_landscape(store, "between").landscape
+    routed = land.competitors[0]
+    assert agentr("label", "between", f"id:{routed.paper_id}", "exclude").exit_code == 0
+
+    draft = run_related_work(store, "between", out_dir=tmp_path / "draft")  # no run_landscape in between
+    assert draft.valid
+    assert routed.key not in draft.draft.keys and routed.key not in draft.bibtex
+    rebuilt = run_landscape(store, "between")
+    assert rebuilt.reused  # the draft rebuilt it; the landscape step that follows finds it current
+    assert routed.paper_id not in {p.paper_id for p in rebuilt.landscape.papers}
+    assert run_related_work(store, "between", out_dir=tmp_path / "again").reused
