@@ -39,8 +39,9 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "paper_id": "the paper's id in the domain store",
     "source_id": "the record's id in your own file (joins the table back to your spreadsheet)",
     "relevance": "calibrated probability of inclusion, 0-1 (the `relevance` asset's p_include): zero-shot, a prior "
-                 "fitted on 16 labelled reviews (calibrated over reviews, not per review); with your labels, "
-                 "refitted to them; a labelled paper's is its label (1 include, 0 exclude)",
+                 "fitted on 16 labelled reviews (calibrated over reviews, not per review); with your labels, the "
+                 "prior at the paper's place in the re-learnt order; a labelled paper's is its label (1 include, "
+                 "0 exclude)",
     "relevance_low_info": "true while the project has no labels: `relevance` is the zero-shot prior (a review "
                           "whose share of includes differs from those reviews' reads too high or too low)",
     "order_source": "what sets the row's place: ranker (the engine's order) or llm (the model's judgement)",
