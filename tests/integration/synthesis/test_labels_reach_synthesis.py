@@ -69,3 +69,18 @@ def test_a_label_given_between_the_landscape_and_the_draft_leaves_the_draft(tmp_
     assert rebuilt.reused  # the draft rebuilt it; the landscape step that follows finds it current
     assert routed.paper_id not in {p.paper_id for p in rebuilt.landscape.papers}
     assert run_related_work(store, "between", out_dir=tmp_path / "again").reused
+
+
+def test_the_report_headline_counts_the_synthesis_not_a_run_and_names_the_excludes():
+    """The report's first card read "35 papers scored" for a project of 40 whose run scored none (all reused) and
+    whose 5 excludes had left the synthesis: it now says what the number is."""
+    from agentr_dagster.stages.report import _summary_cards, read_report_inputs
+
+    store = open_store()
+    scored_project(store, "headline", DEMO / "papers.csv")
+    before = _summary_cards(read_report_inputs(store, "headline"))[0]
+    assert before == (40, "papers in the synthesis (each with a current score)")
+    first = run_landscape(store, "headline").landscape.competitors[0]
+    assert agentr("label", "headline", f"id:{first.paper_id}", "exclude").exit_code == 0
+    after = _summary_cards(read_report_inputs(store, "headline"))[0]
+    assert after == (39, "papers in the synthesis (each with a current score; 1 you labelled exclude left out)")
