@@ -64,9 +64,11 @@ INBOX_ASSET = AssetKey("inbox")
 #: records each rejected file there (file, reason, where it was moved), whatever else the tick did.
 inbox_asset = AssetSpec(
     INBOX_ASSET, group_name="drop_folder",
-    description="The drop folder ($AGENTR_HOME/inbox). The inbox sensor records an observation here for every "
-                "file it rejects: the file, the project, the reason and where the file was moved (inbox/rejected/"
-                "<project>/, with <name>.error.txt beside it). `agentr inbox` lists the same.",
+    # Markdown in the UI: a bare <project> would be read as an HTML tag and vanish, so paths are code spans
+    description="The drop folder (`$AGENTR_HOME/inbox`). The inbox sensor records an observation here for every "
+                "file it rejects: the file, the project, the reason and where the file was moved "
+                "(`inbox/rejected/<project>/`, with `<name>.error.txt` beside it). `agentr inbox` lists the same. "
+                "Drop `<slug>.md` (an abstract) to start a project and its papers in `inbox/<slug>/`.",
 )
 
 

@@ -102,6 +102,7 @@ class ReportInputs:
     latest_update: list[dict] = field(default_factory=list)  # the newest update's papers, best first
     p_include: dict[int, float] = field(default_factory=dict)  # the relevance asset's calibrated P(include)
     estimate: dict | None = None  # the relevance asset's count of includes (estimate, low, high, found, method)
+    excluded: int = 0  # papers the person labelled exclude: left out of the synthesis
 
     @property
     def heuristic(self) -> bool:
@@ -127,6 +128,7 @@ def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = 
     return ReportInputs(
         p_include={row.paper_id: row.score for row in store.relevance.for_project(slug)},
         estimate=estimate,
+        excluded=sum(1 for row in store.labels.list_labels(slug) if row.label == "exclude"),
         slug=slug,
         title=project.title or slug,
         stamp=(now or datetime.now(timezone.utc)).strftime("%Y-%m-%d %H:%M UTC"),
@@ -224,7 +226,9 @@ def _summary_cards(r: ReportInputs) -> list[tuple]:
                        else f"direct competitors (LLM C1 ≥ {c1})")
     est = r.estimate
     return [
-        (landscape.n_papers, "papers scored"),
+        # what the synthesis covers, not what a run scored (a re-run reuses every unchanged score)
+        (landscape.n_papers, "papers in the synthesis (each with a current score"
+         + (f"; {r.excluded} you labelled exclude left out)" if r.excluded else ")")),
         *([(f"{est['estimate']:.0f} ({est['low']:.0f}–{est['high']:.0f})",
             "includes expected (calibrated probability of inclusion; likely range)")] if est else []),
         (sum(1 for p in landscape.papers if p.included), f"discussed (C1/C2{tag} floor or your include)"),

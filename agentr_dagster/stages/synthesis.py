@@ -52,6 +52,7 @@ class LandscapeOutcome:
     artifact_id: int
     landscape: Landscape
     reused: bool
+    input_hash: str = ""  # what the landscape was built from (the corpus fingerprint, version and settings)
 
 
 @dataclass
@@ -148,7 +149,7 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
     if latest is not None and latest.input_hash == input_hash:
         if record_reuse:
             store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
-        return LandscapeOutcome(latest.id, Landscape.model_validate(latest.payload), True)
+        return LandscapeOutcome(latest.id, Landscape.model_validate(latest.payload), True, input_hash)
     store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.IN_PROGRESS, run_id=run_id)
     try:
         corpus = load_corpus(store, slug)
@@ -164,7 +165,7 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
     )
     detail = None if not landscape.structure_problems else f"taxonomy: {len(landscape.structure_problems)} problem(s)"
     store.lifecycle.set_status(slug, LANDSCAPE_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
-    return LandscapeOutcome(artifact_id, landscape, False)
+    return LandscapeOutcome(artifact_id, landscape, False, input_hash)
 
 
 def current_landscape(store: DomainStore, slug: str) -> tuple[int, Landscape, str]:
@@ -215,12 +216,18 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
 
 def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
                      run_id: str | None = None, out_dir: Path | None = None, on_error=None) -> DraftOutcome:
-    """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given."""
+    """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given.
+
+    The draft is planned on a landscape current for the corpus it reads: a label given after the landscape was
+    built (an exclude takes its paper out of the corpus) rebuilds the landscape first (offline, no LLM call), so
+    the draft never cites a paper labelled exclude nor fails on one the landscape still routes."""
     try:
-        _, landscape, landscape_hash = current_landscape(store, slug)
+        current_landscape(store, slug)  # none yet: materialise research_landscape first
+        built = run_landscape(store, slug, embedder=embedder, run_id=run_id, record_reuse=False)
     except StageError as exc:
         _fail(store, slug, DRAFT_STAGE, exc, run_id)
         raise
+    landscape, landscape_hash = built.landscape, built.input_hash
     version = writer_version(writer)
     input_hash = sha256(landscape_hash, DRAFT_VERSION, version)
     label = getattr(writer, "label", None) or "offline extractive (sentences from stored scores and abstracts)"

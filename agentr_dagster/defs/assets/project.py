@@ -22,7 +22,7 @@ from agentr_dagster.defs.assets.relevance import relevance
 from agentr_dagster.defs.failures import stage_failure, stage_failures
 from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
-from agentr_dagster.defs.waiting import waits_for_candidates
+from agentr_dagster.defs.waiting import WAITS_FOR, waits_for_candidates
 from agentr_dagster.domain.failures import NEXT_STEP, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
@@ -195,11 +195,13 @@ def _candidate_papers(context: AssetExecutionContext, db, slug: str, sources: So
         fmt = (paper.provenance or {}).get("format", "unknown")
         by_format[fmt] = by_format.get(fmt, 0) + 1
     with_abstract = sum(1 for p in papers if p.abstract)
-    waiting = {} if papers else {"status": WAITING_FOR_CANDIDATES, "next": add_papers_hint(slug)}
+    # the first thing its partition page shows, as on the assets after it (defs/waiting.py)
+    waiting = {} if papers else {"status": WAITING_FOR_CANDIDATES, "waits_for": WAITS_FOR,
+                                 "next": add_papers_hint(slug)}
     if waiting:  # a valid state: the assets after this one record that they wait (defs/waiting.py)
         context.log.info(f"{slug}: no candidate papers yet; {waiting['next']}")
     return MaterializeResult(
-        metadata={"papers": len(papers), "with_abstract": with_abstract, **waiting,
+        metadata={**waiting, "papers": len(papers), "with_abstract": with_abstract,
                   **{f"from_{k}": v for k, v in sorted(by_format.items())}, **lake_metadata},
         data_version=DataVersion(sha256(*sorted(p.content_hash for p in papers))[:16]),
         check_results=[checks.evaluate_candidates(db, slug)],

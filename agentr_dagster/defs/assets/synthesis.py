@@ -60,15 +60,21 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
         f"{'  ' * land.taxonomy.depth(n.id)}- **{n.label}** ({n.kind}, {len(land.taxonomy.subtree_papers(n.id))})"
         for n in land.taxonomy.preorder()
     )
+    heuristic = land.backend == "offline"
     return MaterializeResult(
-        metadata={  # counts, the competitors as a table, the gaps and taxonomy, the plots; then provenance
+        metadata={  # what the scores are, counts, the competitors as a table, the gaps and taxonomy, the plots
+            **({"judgements": "offline heuristics (facet overlap with your abstract), not a language model's "
+                              "reading: C1/C2 thresholds are filters, not findings; your labels come first"}
+               if heuristic else {}),
             "papers": land.n_papers,
             "discussed": sum(p.included for p in land.papers),
             "direct_competitors": len(land.competitors),
             "supporting": sum(len(g.papers) for g in land.supporting),
             "gap_clusters": len(land.gap_clusters),
             "claims": len(land.claims),
-            "top_competitors": ui.table(competitors, COMPETITOR_COLUMNS) if len(competitors) else "(none)",
+            "top_competitors": ui.table(competitors, {**COMPETITOR_COLUMNS, "C1": "direct competitor, 0-10 (offline: "
+                                                      "a heuristic; a labelled include is listed first)"}
+                                        if heuristic else COMPETITOR_COLUMNS) if len(competitors) else "(none)",
             "gaps": MetadataValue.md("\n".join(
                 f"1. **{len(g.papers)} papers** — {g.representative} (`{g.id}`)" for g in land.gap_clusters)
                 or "(none)"),

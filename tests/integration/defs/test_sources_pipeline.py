@@ -142,3 +142,25 @@ def test_the_living_review_skips_without_sources(sqlite_store, monkeypatch):
         assert isinstance(result, SkipReason) and "AGENTR_SOURCES is empty" in result.skip_message
     finally:
         instance.dispose()
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_materialize_all_offline_stays_green_and_snowball_says_what_it_needs(sqlite_store, monkeypatch, tmp_path):
+    """Seen in the UI: "Materialize all" (the chain plus snowball) on an offline project failed its run on snowball
+    ("add openalex to AGENTR_SOURCES") although the chain had done everything asked. Snowball now materialises as
+    not run, saying what to do, and the run succeeds."""
+    from agentr_dagster.stages.intake import add_papers_file
+    from tests.support import DEMO
+
+    monkeypatch.delenv("AGENTR_SOURCES", raising=False)
+    add_project(sqlite_store, SLUG, SOURCES_ABSTRACT)
+    add_papers_file(sqlite_store, SLUG, DEMO / "papers.csv")
+    instance = open_instance()
+    try:
+        instance.add_dynamic_partitions("projects", [SLUG])
+        result = run(sqlite_store, instance, assets=[*project_assets, *expansion_assets])  # asserts success
+        snow = metadata(result, "snowball")
+        assert snow["status"].startswith("not run") and "add openalex to AGENTR_SOURCES" in snow["next"]
+        assert snow["new_papers"] == 0
+    finally:
+        instance.dispose()

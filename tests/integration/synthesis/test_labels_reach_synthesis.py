@@ -50,3 +50,37 @@ def test_an_excluded_paper_leaves_and_an_included_one_enters_the_landscape_and_d
     # unchanged labels: the next run reuses both
     assert run_landscape(store, "labelled").reused
     assert run_related_work(store, "labelled", out_dir=tmp_path / "again").reused
+
+
+def test_a_label_given_between_the_landscape_and_the_draft_leaves_the_draft(tmp_path):
+    """Seen in the UI: a labels run built the landscape, the person excluded a paper it routes, and the draft (the
+    next step) failed with KeyError on that paper, retried three times. The draft now plans on a landscape current
+    for its corpus: rebuilt here, without the excluded paper."""
+    store = open_store()
+    scored_project(store, "between", DEMO / "papers.csv")
+    land = run_landscape(store, "between").landscape
+    routed = land.competitors[0]
+    assert agentr("label", "between", f"id:{routed.paper_id}", "exclude").exit_code == 0
+
+    draft = run_related_work(store, "between", out_dir=tmp_path / "draft")  # no run_landscape in between
+    assert draft.valid
+    assert routed.key not in draft.draft.keys and routed.key not in draft.bibtex
+    rebuilt = run_landscape(store, "between")
+    assert rebuilt.reused  # the draft rebuilt it; the landscape step that follows finds it current
+    assert routed.paper_id not in {p.paper_id for p in rebuilt.landscape.papers}
+    assert run_related_work(store, "between", out_dir=tmp_path / "again").reused
+
+
+def test_the_report_headline_counts_the_synthesis_not_a_run_and_names_the_excludes():
+    """The report's first card read "35 papers scored" for a project of 40 whose run scored none (all reused) and
+    whose 5 excludes had left the synthesis: it now says what the number is."""
+    from agentr_dagster.stages.report import _summary_cards, read_report_inputs
+
+    store = open_store()
+    scored_project(store, "headline", DEMO / "papers.csv")
+    before = _summary_cards(read_report_inputs(store, "headline"))[0]
+    assert before == (40, "papers in the synthesis (each with a current score)")
+    first = run_landscape(store, "headline").landscape.competitors[0]
+    assert agentr("label", "headline", f"id:{first.paper_id}", "exclude").exit_code == 0
+    after = _summary_cards(read_report_inputs(store, "headline"))[0]
+    assert after == (39, "papers in the synthesis (each with a current score; 1 you labelled exclude left out)")

@@ -315,6 +315,10 @@ def test_assets_materialise_reuse_and_trace_rescoring(store, tmp_path, monkeypat
     for name in ("plot_c1_vs_c2", "plot_similarity", "plot_overlap", "plot_gaps", "plot_taxonomy"):
         assert land[name].startswith("![") and "(data:image/png;base64," in land[name]
     assert rw["papers_cited"] > 0 and rw["paragraphs_extractive"] == rw["paragraphs"]
+    # offline, the landscape's counts and competitor table say first that C1/C2 are heuristics, not findings
+    assert list(land)[0] == "judgements" and "heuristic" in land["judgements"]
+    competitors_column = {c.name: c.description for c in land["top_competitors"].schema.columns}["C1"]
+    assert "heuristic" in competitors_column
     results_dir = tmp_path / "home" / "results" / slug
     for name in ("related_work.md", "related_work.tex", "related_work.bib", "related_work.evidence.json"):
         assert (results_dir / name).stat().st_size > 0

@@ -1,5 +1,7 @@
 """The code location loads and holds everything the UI should show."""
 
+import re
+
 from dagster import AssetKey
 
 from agentr_dagster.definitions import defs
@@ -14,6 +16,8 @@ def test_code_location_holds_the_chain_job_and_sensor():
                     "score_exports", "research_landscape", "related_work", "snowball", "inbox"}
     assert not graph.get(AssetKey("inbox")).is_materializable  # the drop folder: observed by the sensor only
     assert defs.resolve_job_def("project_pipeline").executor_def.name == "in_process"  # measured: README
+    # the implicit asset job (the UI's Materialize buttons, the labels sensor's re-rank runs) runs in-process too
+    assert defs.resolve_implicit_global_asset_job_def().executor_def.name == "in_process"
     assert defs.resolve_sensor_def("inbox_sensor") is not None
     scores = graph.get(AssetKey("paper_scores"))
     assert scores.partitions_def.name == "projects"
@@ -47,3 +51,20 @@ def test_the_embedded_instance_config_lives_in_the_package_only(tmp_path, monkey
     monkeypatch.delenv("DAGSTER_HOME", raising=False)
     written = dagster_home() / "dagster.yaml"
     assert written.read_text() == (REPO / "agentr_dagster" / "data" / "dagster.yaml").read_text()
+
+
+def _outside_code_spans(text: str) -> str:
+    return re.sub(r"`[^`]*`", "", text)
+
+
+def test_descriptions_shown_as_markdown_keep_their_placeholders():
+    """The UI renders asset, check and job descriptions as Markdown: a bare `<project>` is taken for an HTML tag
+    and disappears ("inbox/rejected//"), so every placeholder in angle brackets must be in a code span."""
+    graph = defs.resolve_asset_graph()
+    texts = {key.to_user_string(): graph.get(key).description or "" for key in graph.get_all_asset_keys()}
+    texts.update({f"check {key.name}": graph.get_check_spec(key).description or ""
+                  for key in graph.asset_check_keys})
+    texts.update({f"job {job.name}": job.description or "" for job in defs.resolve_all_job_defs()})
+    bare = {name: re.findall(r"<[A-Za-z_][^>]*>", _outside_code_spans(text)) for name, text in texts.items()}
+    assert {name: tags for name, tags in bare.items() if tags} == {}
+    assert "`inbox/rejected/<project>/`" in texts["inbox"]
