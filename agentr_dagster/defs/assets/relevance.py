@@ -68,15 +68,10 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_exclude": outcome.excludes_used,
             "estimated_includes": outcome.estimate_text,
             **counts,
-<<<<<<< HEAD
-            "scale": "p_include = calibrated probability of inclusion (zero-shot: a prior fitted on 18 labelled "
-                     "reviews, calibrated over reviews, not per review; with labels: a label's is 1/0, the others "
-                     "the same prior at their place among the unlabelled papers in the re-learnt order)",
-=======
-            "scale": "p_include = calibrated probability of inclusion, 0-1 (a prior fitted on 16 labelled reviews, "
+            "scale": "p_include = calibrated probability of inclusion, 0-1 (a prior fitted on 18 labelled reviews, "
                      "calibrated over reviews, not per review; with labels the engine re-learns the order and each "
-                     "unlabelled paper keeps the prior at its new place; a labelled paper's is its label, 1 or 0)",
->>>>>>> w27e
+                     "unlabelled paper gets the prior at its place among the unlabelled papers; a labelled paper's "
+                     "is its label, 1 or 0)",
             "reused": outcome.reused,
             "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
             # what to screen next comes first; the papers already decided are apart, below
