@@ -54,10 +54,15 @@ def compare(folder: Path, work: Path) -> dict:
     screen_order = _screen_order(screen_csv, review)
     t2 = time.perf_counter()
     same = bool(np.array_equal(export_order, screen_order))
+    # the papers themselves, as the order lists them (merged duplicates and unranked records left out): the
+    # export's rows by their source id, screen's records that duplicate nothing
+    exported = pd.read_csv(export_csv, dtype=str, keep_default_na=False)["source_id"].tolist()
+    screened = [rid for rid, dup in zip(out["record_id"], out["duplicate_of"], strict=True) if not dup]
+    same_papers = screened[: len(exported)] == exported
     first = int(np.argmax(export_order != screen_order)) if not same else None
     return {"name": review.name, "n": len(y), "R": int(y.sum()), "papers": store.projects.count_papers("r"),
             "not_in_export": missing, "export": _metrics(export_order, y), "screen": _metrics(screen_order, y),
-            "same_order": same, "first_difference": first,
+            "same_order": same, "first_difference": first, "same_paper_order": same_papers,
             "seconds": [round(t1 - t0, 1), round(t2 - t1, 1)]}
 
 
@@ -149,7 +154,8 @@ def main() -> None:
             print(f"{r['name']:<44} n={r['n']:>5} R={r['R']:>4} papers={r['papers']:>5} missing={r['not_in_export']:>4} "
                   f"export wss={e['wss95']:.3f} r10={e['recall10']:.3f} r20={e['recall20']:.3f} | "
                   f"screen wss={s['wss95']:.3f} r10={s['recall10']:.3f} r20={s['recall20']:.3f} "
-                  f"same={r['same_order']} first_diff={r['first_difference']} s={r['seconds']}", flush=True)
+                  f"same={r['same_order']} first_diff={r['first_difference']} same_papers={r['same_paper_order']} "
+                  f"s={r['seconds']}", flush=True)
             if args.json:
                 args.json.write_text(json.dumps(results, indent=1))
 
