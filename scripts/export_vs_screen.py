@@ -151,7 +151,8 @@ def main() -> None:
             r = compare(folder, Path(tmp) / str(i))
             results.append(r)
             e, s = r["export"], r["screen"]
-            print(f"{r['name']:<44} n={r['n']:>5} R={r['R']:>4} papers={r['papers']:>5} missing={r['not_in_export']:>4} "
+            print(f"{r['name']:<44} n={r['n']:>5} R={r['R']:>4} papers={r['papers']:>5} "
+                  f"missing={r['not_in_export']:>4} "
                   f"export wss={e['wss95']:.3f} r10={e['recall10']:.3f} r20={e['recall20']:.3f} | "
                   f"screen wss={s['wss95']:.3f} r10={s['recall10']:.3f} r20={s['recall20']:.3f} "
                   f"same={r['same_order']} first_diff={r['first_difference']} same_papers={r['same_paper_order']} "

@@ -28,7 +28,6 @@ from agentr_dagster.imports.fields import (
     coerce_year,
 )
 
-
 UNTITLED = "[no title]"
 #: A record without a title is kept when its abstract has at least this many words: it is a paper whose title
 #: the export lost (screening reads its abstract), not an empty row; shorter, it is dropped ("missing title").

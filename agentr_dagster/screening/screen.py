@@ -317,7 +317,8 @@ def screen(
     names it in ``duplicate_of`` (empty for every other record); a label given for a duplicate applies to that
     record. A record the importer drops (no title, and an abstract too short to stand for a paper: see
     :func:`agentr_dagster.imports.records.untitled_title`) is not ranked, as a project never holds it: such
-    records come after every ranked record (before labelled excludes), in input order. ``dedupe=False`` ranks every distinct record (for a project's papers, de-duplicated at import).
+    records come after every ranked record (before labelled excludes), in input order. ``dedupe=False`` ranks
+    every distinct record (for a project's papers, de-duplicated at import).
     With ``labels`` (record_id -> 1 include / 0 exclude; other values ignored) the ranking is re-learned from
     them (the preset's learner, method ``active``) and labelled records are placed first (includes) or last
     (excludes). ``preset``: a name in :data:`agentr_dagster.screening.presets.PRESETS` or a Preset.
