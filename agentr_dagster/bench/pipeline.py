@@ -133,17 +133,33 @@ def _export_rows(export_csv: Path, review: Review, store, slug: str) -> tuple[li
         if index is not None and index not in taken:
             row.records.append(index)
             taken.add(index)
+    # a merged record goes with the row of its title and year (two papers may share a title), else of its title
+    years = [_year(v) for v in frame["year"]] if "year" in frame.columns else [""] * len(frame)
     row_of_title: dict[str, int] = {}
-    for i, title in enumerate(titles):
+    row_of_title_year: dict[tuple[str, str], int] = {}
+    for i, (title, year) in enumerate(zip(titles, years, strict=True)):
         row_of_title.setdefault(title, i)
+        row_of_title_year.setdefault((title, year), i)
     tail: list[int] = []
     for index, title in enumerate(review.titles):
         if index in taken:
             continue
         title = normalise_title(title) if title.strip() else ""
-        at = (row_of_title.get(title) if title in row_of_title else _near_title(title, titles)) if title else None
+        year = _year(review.years[index]) if index < len(review.years) else ""
+        at = None
+        if title:
+            at = row_of_title_year.get((title, year), row_of_title.get(title))
+            at = at if at is not None else _near_title(title, titles)
         (rows[at].records if at is not None else tail).append(index)
     return rows, tail, len(taken)
+
+
+def _year(value) -> str:
+    """A year cell as digits ("2001" from 2001, "2001.0" or " 2001 "; "" when it is not a year)."""
+    try:
+        return str(int(float(str(value).strip())))
+    except (ValueError, OverflowError):
+        return ""
 
 
 def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[np.ndarray, int]:
