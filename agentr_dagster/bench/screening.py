@@ -77,6 +77,7 @@ class Review:
     abstracts: list[str]
     labels: np.ndarray  # 0/1
     years: list[str] = field(default_factory=list)  # raw cells ("" for missing); empty without a year column
+    dois: list[str] = field(default_factory=list)  # raw cells ("" for missing); empty without a doi column
 
 
 def discover_reviews(root: Path) -> list[Path]:
@@ -120,7 +121,8 @@ def load_review(folder: Path) -> Review:
     titles = [str(v) for v in df[cols["title"]]] if "title" in cols else [""] * len(df)
     abstracts = [str(v) for v in df[cols["abstract"]]] if "abstract" in cols else [""] * len(df)
     years = [str(v) for v in df[cols["year"]]] if "year" in cols else []
-    return Review(str(meta.get("name") or folder.name), question, uniq, titles, abstracts, labels, years)
+    dois = [str(v) for v in df[cols["doi"]]] if "doi" in cols else []
+    return Review(str(meta.get("name") or folder.name), question, uniq, titles, abstracts, labels, years, dois)
 
 
 def _plain_texts(review: Review) -> list[str]:

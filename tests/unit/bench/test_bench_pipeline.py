@@ -34,6 +34,11 @@ def test_a_merged_record_follows_the_paper_of_its_title_and_year(tmp_path):
     export.write_text("rank,paper_id,source_id,title,year\n1,1,a,Same title here,2001\n2,2,b,Same title here,2005\n")
     order, missing = _export_order(export, rev, store=None, slug="r")
     assert order.tolist() == [0, 1, 2] and missing == 1
+    # without years, the DOI says which paper the merged record joined
+    rev = Review("R", "q", ["a", "b", "c"], ["Same title here", "Same title here", "Same Title Here."], [""] * 3,
+                 np.array([0, 1, 1]), [], ["", "10.1/B", "https://doi.org/10.1/b"])
+    export.write_text("rank,paper_id,source_id,title,doi\n1,1,a,Same title here,\n2,2,b,Same title here,10.1/b\n")
+    assert _export_order(export, rev, store=None, slug="r")[0].tolist() == [0, 1, 2]
 
 
 def test_screen_output_is_read_in_rank_order(tmp_path):
