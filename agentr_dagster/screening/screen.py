@@ -28,7 +28,7 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.text import clean_cell
 from agentr_dagster.imports.columns import add_table_rows, map_columns
 from agentr_dagster.imports.dedup import dedupe
-from agentr_dagster.imports.identity import paper_key
+from agentr_dagster.imports.identity import normal_doi, paper_key
 from agentr_dagster.imports.records import Collector, ImportLimits
 from agentr_dagster.screening.calibration import calibrate, estimate_included
 from agentr_dagster.screening.features import build_features
@@ -190,7 +190,8 @@ def _twins(imported: list[PaperRecord | None]) -> dict[int, int]:
 
 def _merge_duplicates(df: pd.DataFrame, records: _Records) -> tuple[dict[int, int], list[int]]:
     """The duplicates in ``records`` (see :func:`_twins`) and the records the importer drops (no title and too
-    short an abstract to stand for a paper: a project never holds them). A record the importer keeps is ranked
+    short an abstract to stand for a paper: a project never holds them; one with the DOI of a record the importer
+    keeps counts as that record's duplicate). A record the importer keeps is ranked
     on the text the importer stores for it (a project ranks exactly that), unless its id repeats (then the
     merged text stays, and the record is ranked even where its first row would be dropped)."""
     imported = _imported(df, records)
@@ -198,8 +199,22 @@ def _merge_duplicates(df: pd.DataFrame, records: _Records) -> tuple[dict[int, in
         if record is not None and j not in records.repeated:
             records.titles[j] = clean_cell(record.title)
             records.abstracts[j] = clean_cell(record.abstract)
+    twin = _twins(imported)
     dropped = [j for j, record in enumerate(imported) if record is None and j not in records.repeated]
-    return _twins(imported), dropped
+    # a dropped record with the DOI of one the importer keeps is that paper (the export lists it there)
+    doi_column = _column(df, "doi")
+    if dropped and doi_column is not None:
+        cells = doi_column.tolist()
+        owner: dict[str, int] = {}
+        for j, record in enumerate(imported):
+            if record is not None and record.doi:
+                owner.setdefault(record.doi, twin.get(j, j))
+        for j in list(dropped):
+            doi = normal_doi(_raw_cell(cells[records.first_rows[j]]))
+            if doi and doi in owner:
+                twin[j] = owner[doi]
+                dropped.remove(j)
+    return twin, dropped
 
 
 def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], slot: list[int],
