@@ -58,7 +58,7 @@ import pandas as pd
 
 from agentr_dagster.bench.screening import Review, _plain_texts, discover_reviews, load_review, review_feedback_order
 from agentr_dagster.imports import normalise_title
-from agentr_dagster.imports.identity import titles_alike
+from agentr_dagster.imports.identity import normal_doi, titles_alike
 from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
 from agentr_dagster.screening.scores import order_from_scores
@@ -133,17 +133,39 @@ def _export_rows(export_csv: Path, review: Review, store, slug: str) -> tuple[li
         if index is not None and index not in taken:
             row.records.append(index)
             taken.add(index)
+    # a merged record goes with the row of its DOI, else of its title and year (two papers may share a title),
+    # else of its title
+    row_of_doi: dict[str, int] = {}
+    for i, doi in enumerate(dois):
+        if normal_doi(str(doi)):
+            row_of_doi.setdefault(normal_doi(str(doi)), i)
+    years = [_year(v) for v in frame["year"]] if "year" in frame.columns else [""] * len(frame)
     row_of_title: dict[str, int] = {}
-    for i, title in enumerate(titles):
+    row_of_title_year: dict[tuple[str, str], int] = {}
+    for i, (title, year) in enumerate(zip(titles, years, strict=True)):
         row_of_title.setdefault(title, i)
+        row_of_title_year.setdefault((title, year), i)
     tail: list[int] = []
     for index, title in enumerate(review.titles):
         if index in taken:
             continue
         title = normalise_title(title) if title.strip() else ""
-        at = (row_of_title.get(title) if title in row_of_title else _near_title(title, titles)) if title else None
+        year = _year(review.years[index]) if index < len(review.years) else ""
+        doi = normal_doi(review.dois[index]) if index < len(review.dois) else None
+        at = row_of_doi.get(doi) if doi else None
+        if at is None and title:
+            at = row_of_title_year.get((title, year), row_of_title.get(title))
+            at = at if at is not None else _near_title(title, titles)
         (rows[at].records if at is not None else tail).append(index)
     return rows, tail, len(taken)
+
+
+def _year(value) -> str:
+    """A year cell as digits ("2001" from 2001, "2001.0" or " 2001 "; "" when it is not a year)."""
+    try:
+        return str(int(float(str(value).strip())))
+    except (ValueError, OverflowError):
+        return ""
 
 
 def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[np.ndarray, int]:

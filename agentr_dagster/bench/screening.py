@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,8 @@ class Review:
     titles: list[str]  # raw cells ("" for missing)
     abstracts: list[str]
     labels: np.ndarray  # 0/1
+    years: list[str] = field(default_factory=list)  # raw cells ("" for missing); empty without a year column
+    dois: list[str] = field(default_factory=list)  # raw cells ("" for missing); empty without a doi column
 
 
 def discover_reviews(root: Path) -> list[Path]:
@@ -118,7 +120,9 @@ def load_review(folder: Path) -> Review:
         uniq.append(rid if k == 0 else f"{rid}#{k + 1}")
     titles = [str(v) for v in df[cols["title"]]] if "title" in cols else [""] * len(df)
     abstracts = [str(v) for v in df[cols["abstract"]]] if "abstract" in cols else [""] * len(df)
-    return Review(str(meta.get("name") or folder.name), question, uniq, titles, abstracts, labels)
+    years = [str(v) for v in df[cols["year"]]] if "year" in cols else []
+    dois = [str(v) for v in df[cols["doi"]]] if "doi" in cols else []
+    return Review(str(meta.get("name") or folder.name), question, uniq, titles, abstracts, labels, years, dois)
 
 
 def _plain_texts(review: Review) -> list[str]:

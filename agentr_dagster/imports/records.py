@@ -28,6 +28,23 @@ from agentr_dagster.imports.fields import (
     coerce_year,
 )
 
+UNTITLED = "[no title]"
+#: A record without a title is kept when its abstract has at least this many words: it is a paper whose title
+#: the export lost (screening reads its abstract), not an empty row; shorter, it is dropped ("missing title").
+UNTITLED_MIN_WORDS = 8
+_UNTITLED_WORDS = 12  # words of the abstract its title carries after the marker
+
+
+def untitled_title(abstract: str) -> str | None:
+    """The title a record without one is stored under: ``[no title]`` and its abstract's first words (so two
+    untitled papers keep apart keys and the table shows which one it is); None when the abstract is too short
+    to stand for a paper (:data:`UNTITLED_MIN_WORDS`)."""
+    words = abstract.split()
+    if len(words) < UNTITLED_MIN_WORDS:
+        return None
+    head = " ".join(words[:_UNTITLED_WORDS])[:200]
+    return f"{UNTITLED} {head}" + ("..." if len(words) > _UNTITLED_WORDS else "")
+
 
 @dataclass
 class RowIssue:
@@ -126,10 +143,13 @@ class Collector:
             return columns.get(field, field)
 
         title = self._text_field(row, "title", raw.get("title"), col("title"), min(TITLE_CHARS, limit))
-        if not title:
-            self.drop(row, col("title"), "missing title")
-            return None
         abstract = self._text_field(row, "abstract", raw.get("abstract"), col("abstract"), min(ABSTRACT_CHARS, limit))
+        if not title:
+            title = untitled_title(abstract or "")
+            if title is None:
+                self.drop(row, col("title"), "missing title")
+                return None
+            self.clean(row, col("title"), f"missing title: titled {UNTITLED!r} + the abstract's first words")
         short = min(SHORT_FIELD_CHARS, limit)
         venue = self._text_field(row, "venue", raw.get("venue"), col("venue"), short)
         source_id = self._text_field(row, "source_id", raw.get("source_id"), col("source_id"), short)

@@ -28,7 +28,7 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.text import clean_cell
 from agentr_dagster.imports.columns import add_table_rows, map_columns
 from agentr_dagster.imports.dedup import dedupe
-from agentr_dagster.imports.identity import paper_key
+from agentr_dagster.imports.identity import normal_doi, paper_key
 from agentr_dagster.imports.records import Collector, ImportLimits
 from agentr_dagster.screening.calibration import calibrate, estimate_included
 from agentr_dagster.screening.features import build_features
@@ -188,15 +188,33 @@ def _twins(imported: list[PaperRecord | None]) -> dict[int, int]:
     return {duplicate: kept(j) for duplicate, j in twin.items()}
 
 
-def _merge_duplicates(df: pd.DataFrame, records: _Records) -> dict[int, int]:
-    """The duplicates in ``records`` (see :func:`_twins`); a record the importer keeps is ranked on the text the
-    importer stores for it (a project ranks exactly that), unless its id repeats (then the merged text stays)."""
+def _merge_duplicates(df: pd.DataFrame, records: _Records) -> tuple[dict[int, int], list[int]]:
+    """The duplicates in ``records`` (see :func:`_twins`) and the records the importer drops (no title and too
+    short an abstract to stand for a paper: a project never holds them; one with the DOI of a record the importer
+    keeps counts as that record's duplicate). A record the importer keeps is ranked
+    on the text the importer stores for it (a project ranks exactly that), unless its id repeats (then the
+    merged text stays, and the record is ranked even where its first row would be dropped)."""
     imported = _imported(df, records)
     for j, record in enumerate(imported):
         if record is not None and j not in records.repeated:
             records.titles[j] = clean_cell(record.title)
             records.abstracts[j] = clean_cell(record.abstract)
-    return _twins(imported)
+    twin = _twins(imported)
+    dropped = [j for j, record in enumerate(imported) if record is None and j not in records.repeated]
+    # a dropped record with the DOI of one the importer keeps is that paper (the export lists it there)
+    doi_column = _column(df, "doi")
+    if dropped and doi_column is not None:
+        cells = doi_column.tolist()
+        owner: dict[str, int] = {}
+        for j, record in enumerate(imported):
+            if record is not None and record.doi:
+                owner.setdefault(record.doi, twin.get(j, j))
+        for j in list(dropped):
+            doi = normal_doi(_raw_cell(cells[records.first_rows[j]]))
+            if doi and doi in owner:
+                twin[j] = owner[doi]
+                dropped.remove(j)
+    return twin, dropped
 
 
 def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], slot: list[int],
@@ -212,6 +230,8 @@ def _label_vector(labels: Mapping[str, Any] | None, index: Mapping[str, int], sl
         if j is None or lv is None:
             continue
         s = slot[j]
+        if s < 0:  # a record the importer drops: not ranked, its label unused
+            continue
         if kept[s] == j:
             own[s] = lv
         else:
@@ -227,9 +247,12 @@ def _empty_result() -> pd.DataFrame:
 
 
 def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores: np.ndarray, lab: np.ndarray,
-            method: str, probability: np.ndarray) -> pd.DataFrame:
+            method: str, probability: np.ndarray, unranked: list[int] = (),
+            labels: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Labelled includes first, labelled excludes last, both kept in model order; each duplicate right after
-    its twin (in input order), with the twin's score, label and probability."""
+    its twin (in input order), with the twin's score, label and probability; the ``unranked`` records (the
+    importer drops them) in input order after the ranked records not labelled exclude (before the excludes),
+    scored between them."""
     key = zscore(scores).copy()
     span = (float(np.max(np.abs(key))) if len(kept) else 0.0) + 1.0
     key[lab == 1] += 2 * span
@@ -240,15 +263,31 @@ def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores:
     rows: list[tuple[int, int]] = []  # (record position, kept index)
     for i in order_from_scores(key):
         rows += [(j, int(i)) for j in (kept[i], *followers.get(kept[i], ()))]
+    ids = [records.ids[j] for j, _ in rows]
+    score = list(np.round(key[[i for _, i in rows]], 6))
+    label = [("include" if lab[i] == 1 else "exclude" if lab[i] == 0 else "") for _, i in rows]
+    duplicate_of = [records.ids[twin[j]] if j in twin else "" for j, _ in rows]
+    prob = list(np.round(probability[[i for _, i in rows]], 6))
+    if unranked:  # after the ranked records nobody excluded, before the labelled excludes
+        at = next((r for r, (_, i) in enumerate(rows) if lab[i] == 0), len(rows))
+        above = float(key[rows[at - 1][1]]) if at > 0 else (float(key[rows[at][1]]) + 2.0 if rows else 1.0)
+        below = float(key[rows[at][1]]) if at < len(rows) else above - 2.0
+        least = float(probability[rows[at - 1][1]]) if at > 0 else 0.0
+        given = {records.index.get(clean_cell(rid)): normalise_label(v) for rid, v in (labels or {}).items()}
+        ids[at:at] = [records.ids[j] for j in unranked]
+        score[at:at] = [round((above + below) / 2, 6)] * len(unranked)
+        label[at:at] = ["include" if given.get(j) == 1 else "exclude" if given.get(j) == 0 else "" for j in unranked]
+        duplicate_of[at:at] = [""] * len(unranked)
+        prob[at:at] = [round(least, 6)] * len(unranked)
     return pd.DataFrame(
         {
-            "record_id": [records.ids[j] for j, _ in rows],
-            "rank": np.arange(1, len(rows) + 1, dtype=np.int64),
-            "score": np.round(key[[i for _, i in rows]], 6),
-            "label": [("include" if lab[i] == 1 else "exclude" if lab[i] == 0 else "") for _, i in rows],
+            "record_id": ids,
+            "rank": np.arange(1, len(ids) + 1, dtype=np.int64),
+            "score": np.asarray(score, dtype=np.float64),
+            "label": label,
             "method": method,
-            "duplicate_of": [records.ids[twin[j]] if j in twin else "" for j, _ in rows],
-            "probability": np.round(probability[[i for _, i in rows]], 6),
+            "duplicate_of": duplicate_of,
+            "probability": np.asarray(prob, dtype=np.float64),
         }
     )
 
@@ -291,7 +330,10 @@ def screen(
     record per paper key), and only the records it keeps are ranked, on the text it keeps: the corpus the main
     job ranks. A merged duplicate is listed right after the record it duplicates, with its score and label, and
     names it in ``duplicate_of`` (empty for every other record); a label given for a duplicate applies to that
-    record. ``dedupe=False`` ranks every distinct record (for a project's papers, de-duplicated at import).
+    record. A record the importer drops (no title, and an abstract too short to stand for a paper: see
+    :func:`agentr_dagster.imports.records.untitled_title`) is not ranked, as a project never holds it: such
+    records come after every ranked record (before labelled excludes), in input order. ``dedupe=False`` ranks
+    every distinct record (for a project's papers, de-duplicated at import).
     With ``labels`` (record_id -> 1 include / 0 exclude; other values ignored) the ranking is re-learned from
     them (the preset's learner, method ``active``) and labelled records are placed first (includes) or last
     (excludes). ``preset``: a name in :data:`agentr_dagster.screening.presets.PRESETS` or a Preset.
@@ -308,13 +350,20 @@ def screen(
     records = _distinct_records(df)
     if not records.ids:
         return _empty_result()
-    twin = _merge_duplicates(df, records) if dedupe else {}
-    kept = [j for j in range(len(records.ids)) if j not in twin]
-    slot = [0] * len(records.ids)
+    twin, unranked = _merge_duplicates(df, records) if dedupe else ({}, [])
+    dropped = set(unranked)
+    kept = [j for j in range(len(records.ids)) if j not in twin and j not in dropped]
+    slot = [-1] * len(records.ids)  # -1: a record the importer drops
     for i, j in enumerate(kept):
         slot[j] = i
     for duplicate, j in twin.items():
         slot[duplicate] = slot[j]
+    if not kept:  # nothing the importer keeps: every record unranked, in input order
+        out = _ranked(records, [], {}, np.zeros(0), np.zeros(0, dtype=np.int64), "zero-shot", np.zeros(0),
+                      unranked, labels)
+        out.attrs["estimate"] = estimate_included(np.zeros(0), np.zeros(0, dtype=np.int64))
+        out.attrs["model_score"] = np.full(len(out), np.nan)
+        return out
     if transformer is None and chosen.uses_transformer:
         from agentr_dagster.domain.transformer import get_cached_transformer
 
@@ -332,8 +381,9 @@ def screen(
         method = "active"
     # the model's own scores (before labelled records are moved to the ends) are what calibration reads
     calibration = calibrate(scores, lab)
-    out = _ranked(records, kept, twin, scores, lab, method, calibration.probability)
+    out = _ranked(records, kept, twin, scores, lab, method, calibration.probability, unranked, labels)
     out.attrs["estimate"] = estimate_included(scores, lab)
     position = {rid: i for i, rid in enumerate(records.ids)}
-    out.attrs["model_score"] = np.array([scores[slot[position[r]]] for r in out["record_id"]])  # row order
+    out.attrs["model_score"] = np.array([scores[slot[position[r]]] if slot[position[r]] >= 0 else np.nan
+                                         for r in out["record_id"]])  # row order
     return out

@@ -167,7 +167,8 @@ def add_papers_file(store: DomainStore, slug: str, path: Path, limits: ImportLim
         raise IntakeError(f"{path.name}: {exc}") from exc
     sha = file_sha256(path)  # after the size check and parse: a huge file is never hashed
     if not result.records:
-        raise IntakeError(f"{path.name}: no usable paper records (every row lacked a title or was invalid)")
+        raise IntakeError(f"{path.name}: no usable paper records (every row lacked a title, and an abstract of 8+ "
+                          "words, or was invalid)")
     if store.projects.is_file_imported(slug, sha):
         return PapersAdded(slug, path.name, 0, 0, 0, True, ["this exact file was imported before"])
     provenance = {

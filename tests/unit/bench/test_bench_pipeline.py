@@ -26,6 +26,21 @@ def test_export_rows_map_to_records_and_merged_duplicates_follow_their_paper(tmp
     assert order.tolist() == [2, 5, 0, 3, 1, 4] and missing == 3
 
 
+def test_a_merged_record_follows_the_paper_of_its_title_and_year(tmp_path):
+    # two papers share a title (2001 and 2005); the record merged at import (its DOI is 2005's) follows 2005's
+    rev = Review("R", "q", ["a", "b", "c"], ["Same title here", "Same title here", "Same Title Here."], [""] * 3,
+                 np.array([0, 1, 1]), ["2001", "2005", "2005.0"])
+    export = tmp_path / "scores.csv"
+    export.write_text("rank,paper_id,source_id,title,year\n1,1,a,Same title here,2001\n2,2,b,Same title here,2005\n")
+    order, missing = _export_order(export, rev, store=None, slug="r")
+    assert order.tolist() == [0, 1, 2] and missing == 1
+    # without years, the DOI says which paper the merged record joined
+    rev = Review("R", "q", ["a", "b", "c"], ["Same title here", "Same title here", "Same Title Here."], [""] * 3,
+                 np.array([0, 1, 1]), [], ["", "10.1/B", "https://doi.org/10.1/b"])
+    export.write_text("rank,paper_id,source_id,title,doi\n1,1,a,Same title here,\n2,2,b,Same title here,10.1/b\n")
+    assert _export_order(export, rev, store=None, slug="r")[0].tolist() == [0, 1, 2]
+
+
 def test_screen_output_is_read_in_rank_order(tmp_path):
     out = tmp_path / "screen.csv"
     out.write_text("record_id,rank,score\n11,2,0.5\n13,1,0.9\n12,10,0.1\n")

@@ -243,3 +243,23 @@ def test_screen_merges_by_paper_key_as_the_store_does(fake_embedder):
     assert dict(zip(out["record_id"], out["duplicate_of"], strict=True)) == {"z": "", "x": "", "a": "z", "b": "z"}
     ids = out["record_id"].tolist()
     assert ids[ids.index("z"):ids.index("z") + 3] == ["z", "a", "b"]
+
+
+def test_what_the_importer_drops_is_not_ranked_and_a_lost_title_is_kept(fake_embedder):
+    long_abstract = "We randomised patients with heart failure to metoprolol or placebo and counted deaths"
+    papers = pd.DataFrame({
+        "record_id": ["stub", "full", "untitled", "empty", "other", "excluded"],
+        "title": ["", "Beta blockers in heart failure: a trial", "", "", "Lung cancer screening", "Beta blockers"],
+        "abstract": ["", long_abstract, long_abstract + " again", "n/a", "CT screening of smokers.", ""],
+        "doi": ["https://doi.org/10.1000/B", "10.1000/b", "", "", "", ""],
+    })
+    out = screen("beta blockers for heart failure", papers, labels={"excluded": 0})
+    ids = out["record_id"].tolist()
+    # the stub (no title, no abstract) carries the DOI of a record the importer keeps: it is that paper
+    assert out.set_index("record_id").loc["stub", "duplicate_of"] == "full"
+    assert ids.index("stub") == ids.index("full") + 1
+    # a lost title with an abstract: ranked, as a project holds it; nothing to rank: after the ranked records,
+    # before the labelled exclude
+    assert ids[-2:] == ["empty", "excluded"]
+    assert out["score"].is_monotonic_decreasing and np.isfinite(out["score"]).all()
+    assert out.set_index("record_id").loc["empty", "probability"] <= out["probability"].iloc[: len(ids) - 2].min()
