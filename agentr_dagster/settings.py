@@ -62,7 +62,7 @@ class Settings(BaseModel):
     import_max_field_chars: int | None = Field(None, ge=1, description="AGENTR_IMPORT_MAX_FIELD_CHARS")
 
     sensor_files_per_tick: int = Field(25, ge=1, description="AGENTR_SENSOR_FILES_PER_TICK")
-    labels_quiet_seconds: float = Field(20.0, ge=0, description="AGENTR_LABELS_QUIET_SECONDS: how long a "
+    labels_quiet_seconds: float = Field(60.0, ge=0, description="AGENTR_LABELS_QUIET_SECONDS: how long a "
                                         "project's labels must be unchanged before the labels sensor re-ranks it")
     inbox_job: str = Field("", description="AGENTR_INBOX_JOB: the job the inbox launches (default the main job)")
     repair_max_per_day: int = Field(2, ge=0, description="AGENTR_REPAIR_MAX_PER_DAY: repair runs per project")
