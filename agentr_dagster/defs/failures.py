@@ -9,9 +9,29 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dagster import AssetExecutionContext, Failure
+import sqlalchemy as sa
+from dagster import AssetExecutionContext, Failure, RetryRequested
 
 from agentr_dagster.domain.failures import NEXT_STEP, ProjectMissingError, StageError
+
+# What may be gone for a moment and back on a retry: the database (connection lost, locked, pool exhausted) and the
+# network or file system. Anything else unexpected is a defect: retrying it fails the same way, minutes later.
+INFRASTRUCTURE_ERRORS = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError, OSError)
+
+
+def infrastructure_error(exc: BaseException) -> bool:
+    """Whether an unexpected exception may pass on a retry (see :data:`INFRASTRUCTURE_ERRORS`)."""
+    return isinstance(exc, INFRASTRUCTURE_ERRORS) or bool(getattr(exc, "connection_invalidated", False))
+
+
+def defect_failure(exc: Exception, stage: str) -> Failure:
+    """The Failure for an exception no stage classified and no retry can cure: shown at once, never retried."""
+    return Failure(
+        description=f"{stage}: unexpected {type(exc).__name__}: {exc} (a defect, not retried; the stack trace is "
+                    "below in the run's logs: please report it)",
+        metadata={"failure_class": "defect", "exception": type(exc).__name__},
+        allow_retries=False,
+    )
 
 
 def stage_failure(exc: StageError, stage: str, *, description: str | None = None,
@@ -51,3 +71,9 @@ def stage_failures(context: AssetExecutionContext, stage: str | None = None, db=
         raise stage_failure(exc, name) from None
     except ProjectNotFound:
         raise stage_failure(ProjectMissingError(context.partition_key), name) from None
+    except (Failure, RetryRequested):
+        raise
+    except Exception as exc:  # noqa: BLE001 - split into what a retry may cure and what it cannot
+        if infrastructure_error(exc):
+            raise  # the step's RetryPolicy tries again once the database or network is back
+        raise defect_failure(exc, name) from exc
