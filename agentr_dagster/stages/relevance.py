@@ -151,12 +151,14 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
 
 def _listing(rows: list[int], ids: list[int], scores: np.ndarray, labels: list[str],
              by_id: dict[int, PaperRow]) -> pd.DataFrame:
-    """The papers at positions ``rows`` of the ranking (0-based), with their rank, score, label and title."""
+    """The papers at positions ``rows`` of the ranking (0-based), with their rank, ids (ours and the file's), score,
+    label and title."""
     import pandas as pd
 
     return pd.DataFrame({
         "rank": [i + 1 for i in rows],
         "paper_id": [ids[i] for i in rows],
+        "source_id": [by_id[ids[i]].source_id or "" for i in rows],  # the id in the user's own file
         "p_include": [round(float(scores[i]), 3) for i in rows],
         "label": [labels[i] for i in rows],
         "title": [by_id[ids[i]].title[:120] for i in rows],

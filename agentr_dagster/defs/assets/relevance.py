@@ -26,6 +26,8 @@ PLOT_DPI = 72  # metadata lives in the event log: keep the image small
 MAX_LABELLED_LISTED = 50  # the labelled papers shown, in rank order (`agentr labels SLUG` lists them all)
 TOP_SCHEMA = TableSchema(columns=[
     TableColumn("rank", "int"), TableColumn("paper_id", "int"),
+    TableColumn("source_id", "string",
+                description="the record's id in your own file (`agentr label SLUG source:ID` takes it)"),
     TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0)"),
     TableColumn("label", "string"), TableColumn("title", "string"),
 ])

@@ -56,6 +56,10 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     assert meta["plot_relevance"].startswith("![relevance distribution](data:image/png;base64,")
     assert len(meta["top_unlabelled"].records) == 10 and meta["labelled"].records == []
     assert meta["top_unlabelled"].records[0].data["paper_id"] == expected[0]
+    by_id = {p.id: p for p in papers}  # and the id of the user's own file, to find it (and label it) there
+    assert [r.data["source_id"] for r in meta["top_unlabelled"].records] == \
+        [by_id[i].source_id or "" for i in expected[:10]]
+    assert any(r.data["source_id"] for r in meta["top_unlabelled"].records)
     assert isinstance(meta["estimated_relevant"], float) and 0 < meta["estimated_relevant"] <= len(papers)
     # one scale: the stored score is the calibrated probability of inclusion, falling down the list
     probabilities = [r.score for r in rows]
