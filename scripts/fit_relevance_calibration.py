@@ -20,6 +20,9 @@ Printed, leave-one-review-out (each review's probabilities from the curve fitted
   with labels the interval's spread (labelled_count_ratio) is fitted on the other reviews' sessions;
 * the curve fitted on every review and the labelled spread to paste into DEFAULT_PRIOR.
 
+Every curve carries ``--tilt G A`` (PriorCurve.labelled_tilt, default DEFAULT_PRIOR's; ``--tilt 0 1`` measures the
+unshifted reading).
+
 A JSON copy goes to --json (default .bench/calibration.json).
 """
 
@@ -35,6 +38,7 @@ import numpy as np
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.screening.calibration import (
+    DEFAULT_PRIOR,
     calibrate,
     estimate_included,
     fit_prior,
@@ -117,7 +121,10 @@ def main() -> None:
     ap.add_argument("--no-transformer", action="store_true")
     ap.add_argument("--min-band", type=int, default=100)
     ap.add_argument("--json", type=Path, default=Path(".bench/calibration.json"))
+    ap.add_argument("--tilt", type=float, nargs=2, default=list(DEFAULT_PRIOR.labelled_tilt), metavar=("G", "A"),
+                    help="PriorCurve.labelled_tilt of every curve (default: DEFAULT_PRIOR's; 0 1 = no shift)")
     args = ap.parse_args()
+    tilt = (float(args.tilt[0]), float(args.tilt[1]))
     ks = sorted(set(args.labels))
     transformer = not args.no_transformer
     if transformer:
@@ -131,13 +138,14 @@ def main() -> None:
     data = {f.name: ranked(f, args.cache, ks, transformer) for f in folders}
     names = list(data)
     zero = {n: (d["zero"], d["truth"]) for n, d in data.items()}
-    held = {n: fit_prior([zero[m] for m in names if m != n]) for n in names}  # each review's out-of-review curve
+    # each review's out-of-review curve
+    held = {n: replace(fit_prior([zero[m] for m in names if m != n]), labelled_tilt=tilt) for n in names}
     sessions = {(n, k): (data[n][f"s{k}"], given_labels(data[n], k), data[n]["truth"]) for n in names for k in ks}
 
     prior = fit_prior(list(zero.values()))
     spread = labelled_count_ratio([sessions[(n, k)] for n in names for k in ks],
                                   [held[n] for n in names for k in ks])
-    prior = replace(prior, labelled_count_ratio=spread)
+    prior = replace(prior, labelled_count_ratio=spread, labelled_tilt=tilt)
     print(f"\nfitted on all {len(names)} reviews: {prior!r}")
     report: dict = {"prior": repr(prior), "settings": {}}
     for k in [0, *ks]:

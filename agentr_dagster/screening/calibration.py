@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["DEFAULT_PRIOR", "CountEstimate", "PriorCurve", "calibrate", "estimate_included", "fit_prior",
-           "labelled_count_ratio", "probability_of_inclusion", "top_fraction"]
+           "labelled_count_ratio", "labels_shift", "probability_of_inclusion", "top_fraction"]
 
 # The share of the list above a paper at which the prior curve has a knot (log-spaced at the top, where the
 # includes are).
@@ -53,6 +53,10 @@ class PriorCurve:
     # (low, high) quantiles of true / estimated includes among the unlabelled papers once some are labelled
     # (:func:`labelled_count_ratio`); None = :attr:`count_ratio`
     labelled_count_ratio: tuple[float, float] | None = None
+    # (g, a): once papers are labelled, the unlabelled papers' odds times ((found + a) / (expected + a)) ** g, found =
+    # the labelled includes, expected = the curve's includes over the head of the list as long as the labelled
+    # papers (:func:`labels_shift`); g = 0: no shift
+    labelled_tilt: tuple[float, float] = (0.0, 1.0)
 
     def count_spread(self, labelled: bool) -> tuple[float, float]:
         """The interval's (low, high) multipliers of the unlabelled papers' estimated count."""
@@ -224,8 +228,26 @@ def calibrate(scores: Sequence[float] | np.ndarray, labels: Sequence[int] | np.n
         return Calibration(prior(top_fraction(s)), "prior", np.zeros((0, len(s))))
     probability = lab.astype(np.float64)
     unlabelled = ~known
-    probability[unlabelled] = prior(top_fraction(s[unlabelled]))
+    rest = prior(top_fraction(s[unlabelled]))
+    shift = labels_shift(len(s), int(known.sum()), int(np.sum(lab == 1)), prior)
+    if shift:
+        rest = np.clip(_sigmoid(_logit(rest) + shift), P_FLOOR, 1 - P_FLOOR)
+    probability[unlabelled] = rest
     return Calibration(probability, "labels", np.zeros((0, len(s))))
+
+
+def labels_shift(papers: int, labelled: int, found: int, prior: PriorCurve = DEFAULT_PRIOR) -> float:
+    """The log-odds shift of the unlabelled papers' probabilities once ``labelled`` of ``papers`` are labelled,
+    ``found`` of them includes: g log((found + a) / (expected + a)) with (g, a) = :attr:`PriorCurve.labelled_tilt`
+    and expected = the curve's includes over the top ``labelled`` places of a list of ``papers`` (a person labels
+    from the head of the list). Found more includes than the curve expects there: the review is richer than the
+    curve's reviews, and its unlabelled papers read higher; fewer: lower. The pseudo-count a keeps a few labels
+    from moving much, and g < 1 tempers the step (the labelled head says less about the rest than about itself)."""
+    g, a = prior.labelled_tilt
+    if not g or labelled <= 0:
+        return 0.0
+    expected = float(prior((np.arange(labelled) + 0.5) / max(papers, labelled)).sum())
+    return float(g * np.log((found + a) / (expected + a)))
 
 
 def labelled_count_ratio(sessions: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
