@@ -79,7 +79,8 @@ class PriorCurve:
 DEFAULT_PRIOR = PriorCurve(
     rates=(0.28799, 0.28799, 0.22695, 0.18828, 0.13277, 0.11531, 0.11531, 0.09632, 0.06369, 0.04676, 0.03643, 0.02834,
            0.02103, 0.01098),
-    count_ratio=(0.2489, 4.4258), shrink=(-0.4521, 0.8894), reviews=18, labelled_count_ratio=(0.1202, 4.6869),
+    count_ratio=(0.2489, 4.4258), shrink=(-0.4521, 0.8894), reviews=18, labelled_count_ratio=(0.1199, 4.3778),
+    labelled_tilt=(0.5, 80.0),
 )
 
 

@@ -1,5 +1,6 @@
 """The engine's scores as a probability of inclusion: the zero-shot prior curve, its reading once papers are
-labelled (the place among the papers still unlabelled), and the count of includes with an interval."""
+labelled (the place among the papers still unlabelled, shifted by the includes the labels found against the
+curve's expectation), and the count of includes with an interval."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from agentr_dagster.screening.calibration import (
     fit_prior,
     labelled_count_ratio,
     labels_multiplier,
+    labels_shift,
     top_fraction,
 )
 
@@ -145,3 +147,50 @@ def test_labelled_count_ratio_is_the_spread_of_true_over_estimated_includes_left
     # nothing left to estimate: no ratio
     all_given = (np.zeros(3), np.array([1, 0, 1]), np.array([1, 0, 1]))
     assert labelled_count_ratio([all_given], [_flat(0.1)]) == (1.0, 1.0)
+
+
+def _tilted(rate: float, tilt=(0.5, 80.0)) -> PriorCurve:
+    return PriorCurve(tuple([rate] * len(GRID)), (0.5, 2.0), labelled_tilt=tilt)
+
+
+def test_labels_shift_is_the_tempered_log_ratio_of_found_to_expected_includes():
+    prior = _tilted(0.1)
+    # 200 labelled of 6,000 at 0.1 each: 20 expected
+    assert np.isclose(labels_shift(6000, 200, 20, prior), 0.0)
+    assert np.isclose(labels_shift(6000, 200, 60, prior), 0.5 * np.log((60 + 80) / (20 + 80)))
+    assert labels_shift(6000, 200, 60, prior) > 0 > labels_shift(6000, 200, 2, prior)
+    # the pseudo-count: a few labels move little, many labels with the same found share move more
+    assert abs(labels_shift(6000, 10, 0, prior)) < 0.01 < abs(labels_shift(6000, 200, 0, prior))
+    # no labels, or no tilt: no shift
+    assert labels_shift(6000, 0, 0, prior) == 0.0
+    assert labels_shift(6000, 200, 60, _tilted(0.1, (0.0, 1.0))) == 0.0
+    assert 0 < DEFAULT_PRIOR.labelled_tilt[0] < 1 and DEFAULT_PRIOR.labelled_tilt[1] > 0
+
+
+def test_unlabelled_papers_read_higher_when_the_labels_found_more_includes_than_the_curve_expects():
+    rng = np.random.default_rng(6)
+    prior = fit_prior([_review(1000, 0.05, 2.0, rng) for _ in range(5)])
+    tilted = PriorCurve(prior.rates, prior.count_ratio, prior.shrink, labelled_tilt=(0.5, 80.0))
+    scores = rng.normal(size=2000)
+    top = np.argsort(-scores)[:200]
+    rest = np.ones(len(scores), dtype=bool)
+    rest[top] = False
+    plain = calibrate(scores[rest], None, prior).probability  # the unlabelled papers as a list of their own
+    rich, poor = np.full(len(scores), -1), np.full(len(scores), -1)
+    rich[top], poor[top] = 1, 0  # every labelled paper an include / an exclude
+    p_rich, p_poor = calibrate(scores, rich, tilted).probability, calibrate(scores, poor, tilted).probability
+    above_floor = plain > 2e-4  # no unlabelled paper falls below the floor (P_FLOOR): none is certainly out
+    assert np.all(p_rich[rest] > plain) and np.all(p_poor[rest][above_floor] < plain[above_floor])
+    assert np.all(p_poor[rest] >= 1e-4)
+    shift = labels_shift(len(scores), 200, 200, tilted)
+    logit = np.log(plain / (1 - plain))
+    assert np.allclose(p_rich[rest], 1 / (1 + np.exp(-(logit + shift))))
+    # the labels stay labels, and the order of the unlabelled papers is the engine's
+    assert np.array_equal(p_rich[top], np.ones(200)) and np.array_equal(p_poor[top], np.zeros(200))
+    order = np.argsort(-scores[rest])
+    assert np.all(np.diff(p_rich[rest][order]) <= 1e-12) and np.all(np.diff(p_poor[rest][order]) <= 1e-12)
+    # the count follows: labelled includes exactly, the rest from the shifted probabilities
+    e = estimate_included(scores, rich, tilted)
+    assert e.found == 200 and np.isclose(e.estimate, 200 + p_rich[rest].sum(), atol=0.1)
+    # zero-shot is not shifted
+    assert np.allclose(calibrate(scores, None, tilted).probability, calibrate(scores, None, prior).probability)
