@@ -40,7 +40,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
     "source_id": "the record's id in your own file (joins the table back to your spreadsheet)",
     "relevance": "calibrated probability of inclusion, 0-1 (the `relevance` asset's p_include): zero-shot, a prior "
                  "fitted on 18 labelled reviews (calibrated over reviews, not per review); with your labels, "
-                 "the same prior at the paper's place among the unlabelled papers in the re-learnt order; a "
+                 "the same prior at the paper's place among the unlabelled papers in the re-learnt order, "
+                 "shifted up or down by how many includes your labels found against the prior's expectation; a "
                  "labelled paper's is its label (1 include, 0 exclude)",
     "relevance_low_info": "true while the project has no labels: `relevance` is the zero-shot prior (a review "
                           "whose share of includes differs from those reviews' reads too high or too low)",

@@ -72,8 +72,9 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             **counts,
             "scale": "p_include = calibrated probability of inclusion, 0-1 (a prior fitted on 18 labelled reviews, "
                      "calibrated over reviews, not per review; with labels the engine re-learns the order and each "
-                     "unlabelled paper gets the prior at its place among the unlabelled papers; a labelled paper's "
-                     "is its label, 1 or 0)",
+                     "unlabelled paper gets the prior at its place among the unlabelled papers, shifted by how "
+                     "many includes the labels found against the prior's expectation; a labelled paper's is its "
+                     "label, 1 or 0)",
             "reused": outcome.reused,
             "plot_relevance": MetadataValue.md(f"![relevance distribution]({plots.data_uri(png)})"),
             # what to screen next comes first; the papers already decided are apart, below
