@@ -288,10 +288,17 @@ def _print_summary(slug: str, top: int = 10) -> None:
     stage = next((row for row in store.lifecycle.status(slug) if row.stage == "score"), None)
     this_run = f"this run: {stage.detail}" if stage is not None and stage.detail else "this run: no scoring"
     offline = bool(len(frame)) and (frame["backend"] == "offline").any()
+    # where an LLM scored papers the export's order is its judgement, not the relevance column: say which
+    by_llm = bool(len(frame)) and "order_source" in frame and (frame["order_source"] == "llm").any()
+    order = ("in the export's order (the LLM's judgement, llm_judgement; relevance is the screening engine's "
+             "calibrated probability of inclusion)" if by_llm else
+             "by relevance (the calibrated probability of inclusion)")
     click.echo(f"\n{with_score} of {len(frame)} papers have a current score for {slug} ({this_run}); "
-               f"top {min(top, len(frame))} by relevance (the calibrated probability of inclusion):")
+               f"top {min(top, len(frame))} {order}:")
     if len(frame):
-        view = frame.head(top)[["rank", "relevance", "c1_score", "c2_score", "c2_contribution_type", "title"]]
+        columns = ["rank", *(["llm_judgement"] if by_llm else []), "relevance", "c1_score", "c2_score",
+                   "c2_contribution_type", "title"]
+        view = frame.head(top)[columns]
         view = view.assign(title=view["title"].str.slice(0, 60))
         click.echo(view.to_string(index=False))
         if offline:
