@@ -27,14 +27,15 @@ def status(slug: str | None, as_json: bool) -> None:
         return
     for row in rows:
         click.echo(_format_status_row(row))
-    started = {row.slug for row in rows}
+    # a project whose only row is its own (e.g. `reinitiated` after its abstract was replaced) has not run yet
+    started = {row.slug for row in rows if row.stage != "project"}
     never_run = [p.slug for p in store.projects.list_projects() if p.slug not in started and slug in (None, p.slug)]
     for name in never_run:  # before any run there are no stage rows: say what exists and what to do
         click.echo(_not_run_yet(store, name))
     if not rows and not never_run:
         click.echo("no projects yet. " + _how_to_start(store, None))
         return
-    _echo_next_steps(store, list(dict.fromkeys(row.slug for row in rows)))
+    _echo_next_steps(store, [name for name in dict.fromkeys(row.slug for row in rows) if name in started])
 
 
 def _how_to_start(store, slug: str | None) -> str:
