@@ -93,5 +93,14 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
         click.echo(f"{path.name}: {result.added} added, {result.duplicates} duplicates, {result.dropped} rows dropped")
         for note in result.notes[:10]:
             click.echo(f"  dropped {note}")
+        # kept, but shorter than the file had it: say so (a truncation was silent); invisible characters removed
+        # are only counted
+        cut = [note for note in result.cleaned if "truncated" in note]
+        for note in cut[:10]:
+            click.echo(f"  truncated {note.replace(' truncated', '')}")
+        if len(cut) > 10:
+            click.echo(f"  ... and {len(cut) - 10} more value(s) truncated")
+        if len(result.cleaned) > len(cut):
+            click.echo(f"  {len(result.cleaned) - len(cut)} value(s) had control or invisible characters removed")
     if failed:
         sys.exit(2)
