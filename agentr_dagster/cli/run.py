@@ -293,7 +293,12 @@ def _print_summary(slug: str, top: int = 10) -> None:
     order = ("in the export's order (the LLM's judgement, llm_judgement; relevance is the screening engine's "
              "calibrated probability of inclusion)" if by_llm else
              "by relevance (the calibrated probability of inclusion)")
-    click.echo(f"\n{with_score} of {len(frame)} papers have a current score for {slug} ({this_run}); "
+    # papers the run retrieved from the shared paper lake (not in the user's files) would make the count a surprise
+    found = frame["found_by"].astype(str) if len(frame) and "found_by" in frame else None
+    from_lake = 0 if found is None else int((~found.str.contains("import:", regex=False)).sum())
+    origin = (f" ({len(frame) - from_lake} from your files, {from_lake} retrieved from the paper lake: "
+              "`agentr lake info`)" if from_lake else "")
+    click.echo(f"\n{with_score} of {len(frame)} papers{origin} have a current score for {slug} ({this_run}); "
                f"top {min(top, len(frame))} {order}:")
     if len(frame):
         columns = ["rank", *(["llm_judgement"] if by_llm else []), "relevance", "c1_score", "c2_score",
