@@ -308,8 +308,22 @@ def _print_summary(slug: str, top: int = 10) -> None:
         click.echo(view.to_string(index=False))
         if offline:
             click.echo("c1_score/c2_score come from the offline backend: heuristics (facet overlap), not judgements")
+    _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+def _print_unpriced(store, slug: str) -> None:
+    """Calls of a model that still has no price were recorded at zero cost: say so where the run ends (it was
+    said only by `agentr estimate` and `agentr ledger verify`)."""
+    unpriced: dict[str, int] = {}
+    for row in store.ledger.usage(slug):
+        if row.pricing_id is None:
+            unpriced[row.model] = unpriced.get(row.model, 0) + 1
+    for model, calls in unpriced.items():
+        if store.ledger.pricing_in_force(model) is None:
+            click.echo(f"\nnote: {calls} LLM call(s) of {model!r} for {slug} were recorded at zero cost (no price in "
+                       f"force); set one: agentr pricing set {model} --input USD_PER_M --output USD_PER_M")
 
 
 def _print_pending_searches(store, slug: str) -> None:

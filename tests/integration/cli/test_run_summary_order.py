@@ -32,3 +32,9 @@ def test_llm_run_summary_names_the_llm_order_and_shows_its_column(scripted_serve
     assert "top 10 in the export's order (the LLM's judgement, llm_judgement;" in result.output
     header = next(line for line in result.output.splitlines() if line.split()[:2] == ["rank", "llm_judgement"])
     assert "relevance" in header.split()
+    # no price was set for the model: the run says its calls cost nothing, and how to price them
+    assert ("LLM call(s) of 'scripted-model' for order-cli were recorded at zero cost (no price in force)"
+            in result.output)
+    assert agentr("pricing", "set", "scripted-model", "--input", "1", "--output", "1").exit_code == 0
+    again = agentr("run", "order-cli", "--no-progress", env=env)
+    assert again.exit_code == 0 and "zero cost" not in again.output, again.output
