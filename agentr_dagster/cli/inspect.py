@@ -27,14 +27,15 @@ def status(slug: str | None, as_json: bool) -> None:
         return
     for row in rows:
         click.echo(_format_status_row(row))
-    started = {row.slug for row in rows}
+    # a project whose only row is its own (e.g. `reinitiated` after its abstract was replaced) has not run yet
+    started = {row.slug for row in rows if row.stage != "project"}
     never_run = [p.slug for p in store.projects.list_projects() if p.slug not in started and slug in (None, p.slug)]
     for name in never_run:  # before any run there are no stage rows: say what exists and what to do
         click.echo(_not_run_yet(store, name))
     if not rows and not never_run:
         click.echo("no projects yet. " + _how_to_start(store, None))
         return
-    _echo_next_steps(store, list(dict.fromkeys(row.slug for row in rows)))
+    _echo_next_steps(store, [name for name in dict.fromkeys(row.slug for row in rows) if name in started])
 
 
 def _how_to_start(store, slug: str | None) -> str:
@@ -83,17 +84,30 @@ def _format_status_row(row) -> str:
 @click.option("--json", "as_json", is_flag=True)
 def failures(slug: str | None, as_json: bool) -> None:
     """Recorded failures with their class, attempt, run and paper; then counts per class and what to do."""
-    rows = open_store().lifecycle.failures(slug)
+    store = open_store()
+    rows = store.lifecycle.failures(slug)
     if as_json:
         echo_json(rows)
         return
-    summary = failure_summary(rows)
     if not rows:
         click.echo("no failures recorded")
     for row in rows:
         click.echo(_format_status_row(row))
-    for cls, entry in summary.items():
+    # a failure whose stage has completed since (e.g. credits granted and `agentr resume` run) needs nothing more:
+    # count it apart, so the advice below is only for what is still failed
+    completed_at = {(r.slug, r.stage): r.updated_at for r in store.lifecycle.status(slug) if r.state == "completed"}
+
+    def resolved(row) -> bool:
+        done = completed_at.get((row.slug, row.stage))
+        return done is not None and row.created_at is not None and done > row.created_at
+
+    open_rows = [row for row in rows if not resolved(row)]
+    for cls, entry in failure_summary(open_rows).items():
         click.echo(f"{cls}: {entry['failures']} failure(s), {entry['papers']} paper(s); next: {entry['next_step']}")
+    if len(open_rows) < len(rows):
+        stages = sorted({f"{row.slug} {row.stage}" for row in rows if resolved(row)})
+        click.echo(f"resolved: {len(rows) - len(open_rows)} earlier failure(s); their stage completed since "
+                   f"({', '.join(stages)}): nothing to do")
 
 
 def failure_summary(rows) -> dict[str, dict]:
@@ -107,8 +121,15 @@ def failure_summary(rows) -> dict[str, dict]:
         if row.paper_id is not None:
             entry["papers"].add((row.slug, row.paper_id))
     known = {c.value: c for c in FailureClass}
-    return {cls: {"failures": e["failures"], "papers": len(e["papers"]),
-                  "next_step": NEXT_STEP[known[cls]] if cls in known else "see the message"}
+    slugs = {cls: {row.slug for row in rows if row.failure_class == cls} for cls in out}
+
+    def next_step(cls: str) -> str:
+        text = NEXT_STEP[known[cls]] if cls in known else "see the message"
+        name = next(iter(slugs[cls])) if len(slugs[cls]) == 1 else "<slug>"  # a command one can paste
+        return text.replace("`agentr resume`", f"`agentr resume {name}`").replace(
+            "`agentr run`", f"`agentr run {name}`").replace("<slug>", name)
+
+    return {cls: {"failures": e["failures"], "papers": len(e["papers"]), "next_step": next_step(cls)}
             for cls, e in out.items()}
 
 

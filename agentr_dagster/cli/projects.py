@@ -25,14 +25,30 @@ def project() -> None:
 def project_add(slug: str, abstract_file: Path, title: str | None, budget: float | None) -> None:
     from agentr_dagster.domain.contracts import validate_slug
     from agentr_dagster.stages.intake import IntakeError, add_project, read_abstract
+    from agentr_dagster.store.rows import ProjectNotFound
 
+    store = open_store()
     try:
         validate_slug(slug)
-        row = add_project(open_store(), slug, read_abstract(abstract_file), title=title, budget_credits=budget)
+        abstract = read_abstract(abstract_file)
+        try:
+            before = store.projects.get_project(slug).abstract
+        except ProjectNotFound:
+            before = None
+        row = add_project(store, slug, abstract, title=title, budget_credits=budget)
     except (IntakeError, ValueError) as exc:
         fail(str(exc))
     ensure_project_partition(slug)
-    click.echo(f"project {row.slug} ready; next: agentr papers add {row.slug} FILE, then agentr run {row.slug}")
+    papers = store.projects.count_papers(row.slug)
+    nxt = (f"agentr run {row.slug}" if papers else f"agentr papers add {row.slug} FILE, then agentr run {row.slug}")
+    if before is None:
+        click.echo(f"project {row.slug} ready; next: {nxt}")
+    elif " ".join(before.split()) == " ".join(abstract.split()):
+        click.echo(f"project {row.slug} already exists with this abstract ({papers} candidate papers); next: {nxt}")
+    else:  # an existing project given another abstract: say it was replaced and what that re-runs
+        click.echo(f"project {row.slug} existed: its abstract is replaced ({len(before.split())} words -> "
+                   f"{len(abstract.split())}); the next run redoes the intent and every stage after it"
+                   + (f" ({papers} candidate papers kept)" if papers else "") + f"; next: {nxt}")
 
 
 @project.command("delete")
@@ -77,5 +93,14 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
         click.echo(f"{path.name}: {result.added} added, {result.duplicates} duplicates, {result.dropped} rows dropped")
         for note in result.notes[:10]:
             click.echo(f"  dropped {note}")
+        # kept, but shorter than the file had it: say so (a truncation was silent); invisible characters removed
+        # are only counted
+        cut = [note for note in result.cleaned if "truncated" in note]
+        for note in cut[:10]:
+            click.echo(f"  truncated {note.replace(' truncated', '')}")
+        if len(cut) > 10:
+            click.echo(f"  ... and {len(cut) - 10} more value(s) truncated")
+        if len(result.cleaned) > len(cut):
+            click.echo(f"  {len(result.cleaned) - len(cut)} value(s) had control or invisible characters removed")
     if failed:
         sys.exit(2)

@@ -288,16 +288,42 @@ def _print_summary(slug: str, top: int = 10) -> None:
     stage = next((row for row in store.lifecycle.status(slug) if row.stage == "score"), None)
     this_run = f"this run: {stage.detail}" if stage is not None and stage.detail else "this run: no scoring"
     offline = bool(len(frame)) and (frame["backend"] == "offline").any()
-    click.echo(f"\n{with_score} of {len(frame)} papers have a current score for {slug} ({this_run}); "
-               f"top {min(top, len(frame))} by relevance (the calibrated probability of inclusion):")
+    # where an LLM scored papers the export's order is its judgement, not the relevance column: say which
+    by_llm = bool(len(frame)) and "order_source" in frame and (frame["order_source"] == "llm").any()
+    order = ("in the export's order (the LLM's judgement, llm_judgement; relevance is the screening engine's "
+             "calibrated probability of inclusion)" if by_llm else
+             "by relevance (the calibrated probability of inclusion)")
+    # papers the run retrieved from the shared paper lake (not in the user's files) would make the count a surprise
+    found = frame["found_by"].astype(str) if len(frame) and "found_by" in frame else None
+    from_lake = 0 if found is None else int((~found.str.contains("import:", regex=False)).sum())
+    origin = (f" ({len(frame) - from_lake} from your files, {from_lake} retrieved from the paper lake: "
+              "`agentr lake info`)" if from_lake else "")
+    click.echo(f"\n{with_score} of {len(frame)} papers{origin} have a current score for {slug} ({this_run}); "
+               f"top {min(top, len(frame))} {order}:")
     if len(frame):
-        view = frame.head(top)[["rank", "relevance", "c1_score", "c2_score", "c2_contribution_type", "title"]]
+        columns = ["rank", *(["llm_judgement"] if by_llm else []), "relevance", "c1_score", "c2_score",
+                   "c2_contribution_type", "title"]
+        view = frame.head(top)[columns]
         view = view.assign(title=view["title"].str.slice(0, 60))
         click.echo(view.to_string(index=False))
         if offline:
             click.echo("c1_score/c2_score come from the offline backend: heuristics (facet overlap), not judgements")
+    _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+def _print_unpriced(store, slug: str) -> None:
+    """Calls of a model that still has no price were recorded at zero cost: say so where the run ends (it was
+    said only by `agentr estimate` and `agentr ledger verify`)."""
+    unpriced: dict[str, int] = {}
+    for row in store.ledger.usage(slug):
+        if row.pricing_id is None:
+            unpriced[row.model] = unpriced.get(row.model, 0) + 1
+    for model, calls in unpriced.items():
+        if store.ledger.pricing_in_force(model) is None:
+            click.echo(f"\nnote: {calls} LLM call(s) of {model!r} for {slug} were recorded at zero cost (no price in "
+                       f"force); set one: agentr pricing set {model} --input USD_PER_M --output USD_PER_M")
 
 
 def _print_pending_searches(store, slug: str) -> None:

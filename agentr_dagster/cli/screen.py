@@ -20,7 +20,10 @@ from agentr_dagster.settings import get_settings
 
 
 def _read_bytes(path: str) -> bytes:
-    return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        return sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    except OSError as exc:  # a missing file, a directory, no permission: one line, not a traceback
+        raise click.ClickException(f"{path}: {exc.strerror or exc}") from exc
 
 
 def _read_text(path: str) -> str:
@@ -76,6 +79,9 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
     t0 = time.perf_counter()
     question = _read_text(question_file)
     papers = read_papers_csv(papers_csv)
+    if not len(papers):  # an empty or unreadable table would otherwise give an empty ranking without a word
+        click.echo(f"warning: {papers_csv}: no paper records read (expected a header row "
+                   "record_id,title,abstract[,year,doi] and one row per paper)", err=True)
     labels = read_labels_csv(labels_csv) if labels_csv else None
     try:
         result = screen(question, papers, labels)

@@ -50,14 +50,20 @@ def read_table(raw: bytes) -> pd.DataFrame:
     try:
         df = pd.read_csv(io.StringIO(text), dtype=str, keep_default_na=False, sep=sep)
     except Exception:  # ragged rows: read again, folding extra fields into the last column
-        header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+        try:
+            header = next(csv.reader(io.StringIO(text), delimiter=sep), [])
+        except csv.Error as exc:
+            raise ImportFileError(f"The file could not be read as a CSV table: {str(exc).split(' - ')[0]}.") from exc
         width = max(len(header), 1)
 
         def fold(fields: list[str]) -> list[str]:
             return [*fields[: width - 1], sep.join(fields[width - 1 :])]
 
-        df = pd.read_csv(
-            io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, engine="python", on_bad_lines=fold
-        )
+        try:
+            df = pd.read_csv(
+                io.StringIO(text), dtype=str, keep_default_na=False, sep=sep, engine="python", on_bad_lines=fold
+            )
+        except (csv.Error, ValueError) as exc:  # not a table at all (random bytes, a stray control character)
+            raise ImportFileError(f"The file could not be read as a CSV table: {str(exc).split(' - ')[0]}.") from exc
     df.columns = [str(c).strip() for c in df.columns]
     return df

@@ -232,7 +232,9 @@ def estimate_project(
         if s.calls and s.output_basis == "cap":
             notes.append(f"{s.stage}: no past calls of {model!r}, so expected output is taken at the cap")
             break
-    notes.append("not included: repair rounds after schema-invalid answers, retries, and papers retrieval may add")
+    notes.append("not included: the related-work draft's rewrite calls (one per paragraph, after scoring; 14 calls, "
+                 "about a sixth of the scoring cost, for the 40-paper example), repair rounds after schema-invalid "
+                 "answers, retries, and papers retrieval may add")
     committed = sum((u.credits for u in store.ledger.usage(slug)), Decimal("0E-8")) + sum(
         (r.amount for r in store.ledger.reservations(slug, state="open")), Decimal("0E-8")
     )
@@ -366,8 +368,9 @@ def format_estimate(est: ProjectEstimate) -> str:
     budget = "no budget" if est.budget_credits is None else (
         f"budget {est.budget_credits:f} ({est.budget_committed:f} committed, {est.budget_remaining:f} left)"
     )
+    price = "no price row" if est.pricing_id is None else f"price row {est.pricing_id}"
     lines.append(
-        f"account {est.account}: balance {est.balance:f}; {budget}; price row {est.pricing_id}, "
+        f"account {est.account}: balance {est.balance:f}; {budget}; {price}, "
         f"multiplier row {est.multiplier_id} ({est.credits_per_usd} credits/USD) -> {est.verdict()}"
     )
     lines.extend(f"note: {n}" for n in est.notes)

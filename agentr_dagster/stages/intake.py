@@ -6,6 +6,7 @@ before anything is written, and the write is one call to the store.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import re
@@ -83,6 +84,7 @@ class PapersAdded:
     dropped: int
     already_imported: bool
     notes: list[str]
+    cleaned: list[str] = dataclasses.field(default_factory=list)  # values kept but changed (e.g. truncated)
 
 
 def printable(text: str) -> str:
@@ -187,7 +189,8 @@ def add_papers_file(store: DomainStore, slug: str, path: Path, limits: ImportLim
         detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         raise IntakeError(f"{path.name}: the database refused a value ({detail}); nothing was stored") from exc
     notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]] + fitted[:50]
-    return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes)
+    cleaned = [f"row {i.row}: {i.reason}" for i in result.cleaned]
+    return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes, cleaned)
 
 
 def fit_to_store(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[str]]:

@@ -1,0 +1,40 @@
+"""The table `agentr run` prints after a run against an LLM endpoint says which order it is in: with LLM scores the
+export's rows follow the LLM's judgement (`llm_judgement`), not the `relevance` column, so the header must not
+call them "top N by relevance" (it did, above a relevance column that was not descending)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+
+import agentr_dagster.data
+from agentr_dagster.cli import main
+from agentr_dagster.testing.responders import valid_responder
+
+DEMO = Path(agentr_dagster.data.__file__).parent / "demo"
+
+
+def agentr(*args: str, env: dict | None = None):
+    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
+
+
+def test_llm_run_summary_names_the_llm_order_and_shows_its_column(scripted_server):
+    server = scripted_server(valid_responder)
+    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model",
+           "AGENTR_LLM_API_KEY": "sk-test-fake"}
+    assert agentr("project", "add", "order-cli", "--abstract", str(DEMO / "abstract.md")).exit_code == 0
+    assert agentr("papers", "add", "order-cli", str(DEMO / "papers.csv")).exit_code == 0
+
+    result = agentr("run", "order-cli", "--no-progress", env=env)
+    assert result.exit_code == 0, result.output
+    assert "by relevance (the calibrated probability" not in result.output
+    assert "top 10 in the export's order (the LLM's judgement, llm_judgement;" in result.output
+    header = next(line for line in result.output.splitlines() if line.split()[:2] == ["rank", "llm_judgement"])
+    assert "relevance" in header.split()
+    # no price was set for the model: the run says its calls cost nothing, and how to price them
+    assert ("LLM call(s) of 'scripted-model' for order-cli were recorded at zero cost (no price in force)"
+            in result.output)
+    assert agentr("pricing", "set", "scripted-model", "--input", "1", "--output", "1").exit_code == 0
+    again = agentr("run", "order-cli", "--no-progress", env=env)
+    assert again.exit_code == 0 and "zero cost" not in again.output, again.output
