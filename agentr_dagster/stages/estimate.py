@@ -232,9 +232,8 @@ def estimate_project(
         if s.calls and s.output_basis == "cap":
             notes.append(f"{s.stage}: no past calls of {model!r}, so expected output is taken at the cap")
             break
-    notes.append("not included: the related-work draft's rewrite calls (one per paragraph, after scoring; 14 calls, "
-                 "about a sixth of the scoring cost, for the 40-paper example), repair rounds after schema-invalid "
-                 "answers, retries, and papers retrieval may add")
+    notes.append("not included: the related-work draft's rewrite calls (one per paragraph, after scoring), repair "
+                 "rounds after schema-invalid answers, retries, and papers retrieval may add")
     committed = sum((u.credits for u in store.ledger.usage(slug)), Decimal("0E-8")) + sum(
         (r.amount for r in store.ledger.reservations(slug, state="open")), Decimal("0E-8")
     )
