@@ -27,8 +27,8 @@ def infrastructure_error(exc: BaseException) -> bool:
 def defect_failure(exc: Exception, stage: str) -> Failure:
     """The Failure for an exception no stage classified and no retry can cure: shown at once, never retried."""
     return Failure(
-        description=f"{stage}: unexpected {type(exc).__name__}: {exc} (a defect, not retried; the stack trace is "
-                    "below in the run's logs: please report it)",
+        description=f"{stage}: unexpected {type(exc).__name__}: {exc} (a defect, not retried; its stack trace is "
+                    "in the run's logs, in the UI or with `agentr run --verbose`: please report it)",
         metadata={"failure_class": "defect", "exception": type(exc).__name__},
         allow_retries=False,
     )
