@@ -9,16 +9,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
-from click.testing import CliRunner
 
-from agentr_dagster.cli import main
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.support import DEMO
-
-
-def agentr(*args: str, env: dict | None = None):
-    result = CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
-    return result
+from tests.support.cli import agentr, scripted_llm_env
 
 
 def test_demo_runs_offline_and_writes_every_score(tmp_path):
@@ -45,8 +39,7 @@ def test_demo_runs_offline_and_writes_every_score(tmp_path):
 
 def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # noqa: F811
     server = scripted_server(valid_responder)
-    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model",
-           "AGENTR_LLM_API_KEY": "sk-test-fake"}
+    env = scripted_llm_env(server)
     abstract = tmp_path / "abstract.md"
     abstract.write_text((DEMO / "abstract.md").read_text())
     papers = tmp_path / "papers.csv"

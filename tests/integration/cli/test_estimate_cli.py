@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
 import agentr_dagster.data
-from agentr_dagster.cli import main
+from tests.support.cli import agentr
 
 DEMO = Path(agentr_dagster.data.__file__).parent / "demo"
 
-
-def agentr(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_estimate_without_a_price_says_so_and_names_what_it_leaves_out():

@@ -4,13 +4,7 @@ value was truncated, and by how much: it printed `1 added, 0 duplicates, 0 rows 
 
 from __future__ import annotations
 
-from click.testing import CliRunner
-
-from agentr_dagster.cli import main
-
-
-def agentr(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+from tests.support.cli import agentr
 
 
 def test_a_truncated_field_is_reported(tmp_path):

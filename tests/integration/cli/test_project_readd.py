@@ -5,13 +5,7 @@ said to replace the old one (it re-runs the chain), where it used to print `proj
 
 from __future__ import annotations
 
-from click.testing import CliRunner
-
-from agentr_dagster.cli import main
-
-
-def agentr(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
+from tests.support.cli import agentr
 
 
 def test_re_adding_a_project_says_whether_its_abstract_was_replaced(tmp_path):

@@ -7,23 +7,17 @@ from __future__ import annotations
 from collections import Counter
 
 import pandas as pd
-from click.testing import CliRunner
 
-from agentr_dagster.cli import main
 from agentr_dagster.settings import results_dir
 from agentr_dagster.testing.responders import stage_of
+from tests.support.cli import agentr, scripted_llm_env
 from tests.support.review import QUESTION, oracle_responder, synthetic_review, write_review
-
-
-def agentr(*args: str, env: dict | None = None):
-    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
 
 
 def test_run_stops_at_the_recall_target_then_a_budget_run_finishes_without_repeats(tmp_path, scripted_server):
     review = synthetic_review()
     server = scripted_server(oracle_responder(set(review.loc[review.label_included == 1, "title"])))
-    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model",
-           "AGENTR_LLM_API_KEY": "sk-test-fake"}
+    env = scripted_llm_env(server)
     (tmp_path / "q.md").write_text(QUESTION)
     assert agentr("pricing", "set", "scripted-model", "--input", "3", "--output", "15").exit_code == 0
     assert agentr("credits", "grant", "100000").exit_code == 0

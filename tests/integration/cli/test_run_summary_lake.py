@@ -7,16 +7,11 @@ from __future__ import annotations
 import csv
 from pathlib import Path
 
-from click.testing import CliRunner
-
 import agentr_dagster.data
-from agentr_dagster.cli import main
+from tests.support.cli import agentr
 
 DEMO = Path(agentr_dagster.data.__file__).parent / "demo"
 
-
-def agentr(*args: str):
-    return CliRunner().invoke(main, list(args), catch_exceptions=False)
 
 
 def test_the_summary_counts_papers_retrieved_from_the_lake(tmp_path):

@@ -6,23 +6,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
 import agentr_dagster.data
-from agentr_dagster.cli import main
 from agentr_dagster.testing.responders import valid_responder
+from tests.support.cli import agentr, scripted_llm_env
 
 DEMO = Path(agentr_dagster.data.__file__).parent / "demo"
 
 
-def agentr(*args: str, env: dict | None = None):
-    return CliRunner().invoke(main, list(args), env=env, catch_exceptions=False)
-
 
 def test_llm_run_summary_names_the_llm_order_and_shows_its_column(scripted_server):
     server = scripted_server(valid_responder)
-    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model",
-           "AGENTR_LLM_API_KEY": "sk-test-fake"}
+    env = scripted_llm_env(server)
     assert agentr("project", "add", "order-cli", "--abstract", str(DEMO / "abstract.md")).exit_code == 0
     assert agentr("papers", "add", "order-cli", str(DEMO / "papers.csv")).exit_code == 0
 
