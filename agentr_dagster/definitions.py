@@ -30,7 +30,7 @@ def build_definitions() -> Definitions:
         resources=resources_from_env(),
         # The default for every job without its own executor, above all the implicit asset job that the UI's
         # "Materialize" buttons and the labels sensor's re-rank runs use: in-process, as project_pipeline (measured:
-        # README "A UI run is as fast as `agentr run`"); the Celery job keeps its own executor.
+        # docs/ui.md "A UI run is as fast as `agentr run`"); the Celery job keeps its own executor.
         executor=in_process_executor,
     )
 

@@ -3,7 +3,7 @@
 `get_settings()` reads the AGENTR_* variables (and DAGSTER_HOME, the tiktoken cache) each time it is called, so
 nothing is read at import time and a changed environment (a test, a long-lived process) is seen at once.
 Everything else asks this module: resources are built from it, and "is an LLM configured?" is decided here.
-The README's "Settings" table lists the same variables.
+docs/configuration.md lists the same variables (a test checks it).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ _VARIABLES.update(dagster_home="DAGSTER_HOME", llm_timeout_s="AGENTR_LLM_TIMEOUT
 
 
 def variable_name(field: str) -> str:
-    """The environment variable behind a settings field (for error messages and the README table)."""
+    """The environment variable behind a settings field (for error messages and docs/configuration.md)."""
     return _VARIABLES[field]
 
 

@@ -17,7 +17,7 @@ PIPELINE_DESCRIPTION = ("The whole chain for one project: intent, queries, candi
 def pipeline_job(executor_def=None):
     """The project chain as an asset job, its steps in the run's own process by default (as `agentr run`).
 
-    Chosen by measurement (scripts/bench_executor.py, a 300-paper review, README "The Dagster UI"): steps of 1-2 s
+    Chosen by measurement (scripts/bench_executor.py, a 300-paper review, docs/ui.md "The Dagster UI"): steps of 1-2 s
     each waited for a fresh process under the multiprocess executor (the chain's steps run one after another, so
     the processes bought no parallelism); a forkserver preloading the package cut that wait but stayed slower
     than in-process. Scoring concurrency comes from threads inside `paper_scores`; the Celery job spreads steps

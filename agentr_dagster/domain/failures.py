@@ -1,6 +1,7 @@
-"""Failures and lifecycle, defined once: the failure classes (README, "Recovery and audit": each says whether to
-retry, whether anything was charged, and what follows), the errors that carry them, and the processing states that
-stages and papers move through (stored as these strings; the store's CHECK constraints are built from ``STATES``)."""
+"""Failures and lifecycle, defined once: the failure classes (docs/operations.md, "Recovery and audit":
+each says whether to retry, whether anything was charged, and what follows), the errors that carry them, and the
+processing states that stages and papers move through (stored as these strings; the store's CHECK constraints are
+built from ``STATES``)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ attempt cap (``domain/attempts.py``) is asked with what the store holds about th
 answer, in one transaction), so no other layer (step or run retries, the repair schedule, resume) can make it call
 more often than the cap allows.
 
-Order per request (README, "Credits and prices"): a validated response already stored for the same request is returned
+Order per request (docs/operations.md, "Credits and prices"): a validated response already stored for the same
+request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
 failure), validate. A retry after a paid, validated call therefore never charges again.
 """

@@ -80,7 +80,7 @@ class PriorCurve:
 
 # Fitted on the 18 reviews of ../shared/data/screening with the default preset's scores, transformer included (what
 # `agentr screen` runs once `make models` has built it): python scripts/fit_relevance_calibration.py DIR (2026-12-02;
-# the README's 'Exports' section has the leave-one-review-out figures). labelled_count_ratio: each review's
+# docs/results.md's 'Exports' section has the leave-one-review-out figures). labelled_count_ratio: each review's
 # sessions (the top 10/25/50 of the zero-shot order labelled, the engine re-learnt) estimated by the curve fitted
 # without that review, with labelled_tilt. labelled_tilt (g, a) = (0.5, 80): chosen on a grid (g 0-1, a 20-200)
 # by the worst band gap over K = 10/25/50/100/200 without the transformer; g 0.4-0.6 with a 80-120 all held, while

@@ -132,7 +132,7 @@ class SourceClient(ABC):
     default_interval = 0.0  # seconds between two requests to this API from one process
     default_page_size = 100
     max_page_size = 100
-    # the longest request URL sent; a longer query goes as OR-shards (README: "Search sources", the limits table)
+    # the longest request URL sent; a longer query goes as OR-shards (docs/search.md, the limits table)
     max_url_length = 7500
 
     def __init__(

@@ -1,4 +1,4 @@
-"""The README says what the code location holds: its asset, check, job, sensor and schedule lists (section "The
+"""The README says what the code location holds: its asset, check, job, sensor and schedule lists (docs/ui.md, "The
 Dagster UI") and its stage table name exactly what the definitions define, with the right count, intervals and
 default states; its first screen is the first hour (set-up, `make ui` with a port, the URL, the inbox, a drop)."""
 
@@ -13,13 +13,14 @@ from agentr_dagster.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+UI_DOC = (ROOT / "docs" / "ui.md").read_text(encoding="utf-8")
 NUMBERS = {"six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 
 
 def _section(title: str) -> str:
-    start = README.index(f"\n### {title}\n")
-    end = README.find("\n##", start + 5)
-    return README[start:end]
+    start = UI_DOC.index(f"\n## {title}\n")
+    end = UI_DOC.find("\n##", start + 5)
+    return UI_DOC[start:end]
 
 
 def _bullet(section: str, starts: str) -> str:
