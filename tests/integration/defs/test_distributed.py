@@ -50,6 +50,7 @@ from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.responders import stage_of, valid_responder
 from tests.support import REPO
+from tests.support.polling import wait_for
 
 pytestmark = [
     pytest.mark.distributed,
@@ -120,19 +121,16 @@ class Processes:
 
     def wait_ready(self, timeout: float, only: list[str]) -> None:
         """Wait until each named Celery worker logs that it is ready (consuming from its queue)."""
-        deadline = time.monotonic() + timeout
-        pending = set(only)
-        while pending and time.monotonic() < deadline:
-            for name in list(pending):
-                proc, log = self.procs[name]
+
+        def ready() -> bool:
+            for name in only:
+                proc, _ = self.procs[name]
                 if proc.poll() is not None:
                     pytest.fail(f"Celery worker {name} exited with {proc.returncode}:\n{self.tail(name)}")
-                if " ready." in log.read_text(errors="replace"):
-                    pending.discard(name)
-            time.sleep(0.2)
-        if pending:
-            pytest.fail(f"Celery workers not ready after {timeout:.0f} s: {sorted(pending)}\n"
-                        + "\n".join(self.tail(n) for n in pending))
+            return all(" ready." in self.procs[name][1].read_text(errors="replace") for name in only)
+
+        wait_for(ready, lambda: f"Celery workers {only} ready\n" + "\n".join(self.tail(n) for n in only),
+                 timeout=timeout, interval=0.2)
 
     def tail(self, name: str, lines: int = 40) -> str:
         text = self.procs[name][1].read_text(errors="replace").splitlines()
@@ -358,16 +356,16 @@ def _priced_stage_calls(server) -> Counter:
     return counts
 
 
-def _wait_for_run(instance: DagsterInstance, run_id: str, timeout: float, procs: Processes) -> DagsterRunStatus | None:
-    deadline = time.monotonic() + timeout
-    status = None
-    while time.monotonic() < deadline:
+def _wait_for_run(instance: DagsterInstance, run_id: str, timeout: float, procs: Processes) -> DagsterRunStatus:
+    """The run's final status; fails at once when a worker or the daemon exits, and after ``timeout`` s."""
+
+    def finished() -> DagsterRunStatus | None:
+        run = instance.get_run_by_id(run_id)
+        status = run.status if run else None
         for name, (proc, _) in procs.procs.items():
             if proc.poll() is not None:
                 pytest.fail(f"{name} exited with {proc.returncode} while the run was {status}:\n{procs.tail(name)}")
-        run = instance.get_run_by_id(run_id)
-        status = run.status if run else None
-        if status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE, DagsterRunStatus.CANCELED):
-            return status
-        time.sleep(0.5)
-    return status
+        return status if status in (DagsterRunStatus.SUCCESS, DagsterRunStatus.FAILURE,
+                                    DagsterRunStatus.CANCELED) else None
+
+    return wait_for(finished, f"run {run_id} finished", timeout=timeout, interval=0.5)

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from agentr_dagster.store import DomainStore, default_database_url
 from agentr_dagster.testing.llama_server import free_port
 from tests.support import ABSTRACT, DEMO, REPO
 from tests.support.browser import Chromium, png_size
+from tests.support.polling import wait_for
 
 # The module's fixture starts `dagster dev` and materialises the chain before the first test: slow on loaded cores.
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(900)]
@@ -109,16 +109,13 @@ def ui(tmp_path_factory):
             assert result.success
             close_all_stores()
         base = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 180
-        while "Serving dagster-webserver" not in log.read_text():
+
+        def serving() -> bool:
             assert server.poll() is None, f"dagster dev exited:\n{log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"dagster dev did not serve within 180 s:\n{log.read_text()[-3000:]}"
-            time.sleep(0.5)
-        # The webserver logs "Serving" just before uvicorn binds its port: ask until it answers.
-        while not _answers(f"{base}/server_info"):
-            assert server.poll() is None, f"dagster dev exited:\n{log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, f"dagster dev did not answer within 180 s:\n{log.read_text()[-3000:]}"
-            time.sleep(0.5)
+            # The webserver logs "Serving" just before uvicorn binds its port: ask until it answers.
+            return "Serving dagster-webserver" in log.read_text() and _answers(f"{base}/server_info")
+
+        wait_for(serving, lambda: f"dagster dev serving\n{log.read_text()[-3000:]}", timeout=180, interval=0.5)
         with Chromium() as browser:
             first = browser.page(f"{base}/server_info", WIDTH, HEIGHT)
             # the "join the community" dialog a first visit shows over every page, dismissed as its Skip does
