@@ -20,7 +20,9 @@ from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.lifecycle import record_stage_failure
 from agentr_dagster.stages.staleness import add_papers_hint
+from agentr_dagster.store.outage import database_failure
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
 from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
 from agentr_dagster.synthesis.draft import (
@@ -129,10 +131,7 @@ def load_corpus(store: DomainStore, slug: str) -> Corpus:
 
 
 def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
-    store.lifecycle.set_status(
-        slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
-    )
-    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
+    record_stage_failure(store, slug, stage, exc, run_id)  # kept and written later when the database is away
 
 
 def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str | None = None,
@@ -155,7 +154,8 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
         corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
     except Exception as exc:  # noqa: BLE001 - recorded as a failure of this stage, then re-raised
-        err = exc if isinstance(exc, StageError) else PermanentError(f"landscape failed: {type(exc).__name__}: {exc}")
+        err = exc if isinstance(exc, StageError) else (  # a database blip is transient, never permanent
+            database_failure(exc, "landscape") or PermanentError(f"landscape failed: {type(exc).__name__}: {exc}"))
         _fail(store, slug, LANDSCAPE_STAGE, err, run_id)
         raise err from exc
     first = corpus.papers[0]
