@@ -28,6 +28,7 @@ from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.store.outage import database_failure
+from tests.support.cli import agentr
 from tests.support.recovery import API_KEY, MODEL, assert_ledger_reconciles, chain_responder, make_project, stage_name
 from tests.support.relay import Relay
 
@@ -159,3 +160,6 @@ def test_a_database_blip_before_the_call_is_transient_and_a_rerun_completes(pg_u
     report = pg_store.ledger.verify_ledger()
     assert report.ok, report.violations
     assert_ledger_reconciles(pg_store)
+    # what the user reads: transient, run again later — not "fix the API key"
+    failures = agentr("failures", slug, env={"AGENTR_DATABASE_URL": pg_store.url}).output
+    assert "transient" in failures and "permanent" not in failures and "API key" not in failures, failures
