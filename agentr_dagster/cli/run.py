@@ -277,14 +277,16 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
 def _print_outcome(slug: str, only_missing: bool = False):
     """How the project stands (stages/outcome.py): complete, or partial with each missing paper, its class and
     the command that retries it. Returns the outcome (None for a project without candidate papers)."""
-    from agentr_dagster.stages.outcome import project_outcome
+    from agentr_dagster.stages.outcome import FAILED, project_outcome
 
     store = open_store()
     if not store.projects.count_papers(slug):
         return None
     outcome = project_outcome(store, slug)
-    if only_missing and not outcome.missing:
-        return outcome
+    if only_missing:  # the run failed: the store's papers are listed, but nothing after the failed step ran
+        if not outcome.missing:
+            return outcome
+        outcome.status = FAILED
     if outcome.status != "complete":
         click.echo("", err=True)
     for line in outcome.lines():

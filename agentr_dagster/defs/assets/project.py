@@ -287,8 +287,8 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         metadata["status"] = f"partial: {summary_text(summary)}"
         metadata["retry"] = MetadataValue.md("\n".join(
             f"- **{cls.value}** ({n}): `{retry_command(cls.value, slug)}`" for cls, n in summary.failed.items() if n))
-        context.log.warning(f"paper_scores: partial: {summary_text(summary)}; the valid scores go on to the exports "
-                            "and the synthesis; " + "; ".join(
+        context.log.warning(f"partial: {summary_text(summary)}; the valid scores go on to the exports and the "
+                            "synthesis; " + "; ".join(
                                 f"{cls.value}: {retry_command(cls.value, slug)}"
                                 for cls, n in summary.failed.items() if n))
     scores = db.results.results_for_project(slug)

@@ -128,7 +128,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         context.log.warning(f"related_work: the draft fails validation ({draft_check.description}); stored as "
                             "invalid, the files carry a warning; see the draft_validates check")
     if outcome.partial:
-        context.log.warning(f"related_work: {outcome.partial}")
+        context.log.warning(outcome.partial)  # "partial: ..." (the step's name is shown beside it)
     return MaterializeResult(
         metadata={
             "status": outcome.partial or ("complete" if draft_check.passed else "stored as invalid"),
