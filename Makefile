@@ -102,10 +102,14 @@ bench-lake: install models
 # `dagster dev` with the instance under $AGENTR_HOME (its dagster.yaml written from the package on first use).
 # Dagster 1.13 marks `dagster dev` superseded by `dg dev` (which needs a dg project layout): that notice is
 # filtered so the start-up log shows only what concerns this code location.
-# `make ui PORT=3001` (and HOST=0.0.0.0 to listen beyond this machine) picks where the UI listens.
+# `make ui PORT=3001` picks the port. The UI has no authentication: it listens on loopback only, and another HOST
+# (e.g. 0.0.0.0) is refused unless ALLOW_REMOTE=1, with a warning either way; to share it, put an authenticating
+# reverse proxy in front of the loopback UI (docs/operations-security.md, deploy/ui-proxy/).
 PORT ?= 3000
 HOST ?= 127.0.0.1
+ALLOW_REMOTE ?=
 ui: install models
+	@ALLOW_REMOTE="$(ALLOW_REMOTE)" $(PY) -m agentr_dagster.cli.listen "$(HOST)"
 	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
 	mkdir -p "$(AGENTR_HOME)/inbox"
 	@echo "agentr UI: http://$(HOST):$(PORT)   drop folder: $(AGENTR_HOME)/inbox   (Ctrl-C stops it)"

@@ -35,7 +35,27 @@ def status(slug: str | None, as_json: bool) -> None:
     if not rows and not never_run:
         click.echo("no projects yet. " + _how_to_start(store, None))
         return
-    _echo_next_steps(store, [name for name in dict.fromkeys(row.slug for row in rows) if name in started])
+    ran = [name for name in dict.fromkeys(row.slug for row in rows) if name in started]
+    _echo_next_steps(store, ran)
+    _echo_unfinished(store, ran)
+
+
+def _echo_unfinished(store, slugs) -> None:
+    """A project that is partial (papers without a score, a draft cut short): what is missing, and the command
+    per failure class (stages/outcome.py)."""
+    from agentr_dagster.stages.outcome import COMPLETE, project_outcome
+    from agentr_dagster.store import ProjectNotFound
+
+    for slug in slugs:
+        try:
+            if not store.projects.count_papers(slug):
+                continue
+            outcome = project_outcome(store, slug)
+        except ProjectNotFound:  # deleted: its rows are history, nothing to finish
+            continue
+        if outcome.status != COMPLETE:
+            for line in outcome.lines():
+                click.echo(line)
 
 
 def _how_to_start(store, slug: str | None) -> str:
@@ -108,6 +128,7 @@ def failures(slug: str | None, as_json: bool) -> None:
         stages = sorted({f"{row.slug} {row.stage}" for row in rows if resolved(row)})
         click.echo(f"resolved: {len(rows) - len(open_rows)} earlier failure(s); their stage completed since "
                    f"({', '.join(stages)}): nothing to do")
+    _echo_unfinished(store, list(dict.fromkeys(row.slug for row in open_rows)))
 
 
 def failure_summary(rows) -> dict[str, dict]:

@@ -242,6 +242,10 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
         budget_credits: float | None, refresh_sources: bool, retry_invalid: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait.
 
+    Exit code: 0 complete; 3 partial (what is valid was exported, synthesised and drafted; the papers without a
+    score are named with their failure class and the command that retries them, and a draft cut short says how
+    to finish it); 1 failed; 128 + the signal when stopped.
+
     SIGTERM or Ctrl-C stops it cleanly: no new LLM call, the calls in flight are settled, the run is marked
     failed (stopped), and `agentr resume <slug>` continues where it stopped."""
     from agentr_dagster.domain.stopping import stop_reason, stop_requested
@@ -262,8 +266,32 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
     if stop_requested():
         sys.exit(_stopped(slug, stop_reason()))
     if not ok:
+        _print_outcome(slug, only_missing=True)
         fail(f"run for {slug} did not complete; see `agentr status {slug}` and `agentr failures {slug}`")
     _print_summary(slug)
+    outcome = _print_outcome(slug)
+    if outcome is not None and outcome.status != "complete":
+        sys.exit(outcome.exit_code)
+
+
+def _print_outcome(slug: str, only_missing: bool = False):
+    """How the project stands (stages/outcome.py): complete, or partial with each missing paper, its class and
+    the command that retries it. Returns the outcome (None for a project without candidate papers)."""
+    from agentr_dagster.stages.outcome import FAILED, project_outcome
+
+    store = open_store()
+    if not store.projects.count_papers(slug):
+        return None
+    outcome = project_outcome(store, slug)
+    if only_missing:  # the run failed: the store's papers are listed, but nothing after the failed step ran
+        if not outcome.missing:
+            return outcome
+        outcome.status = FAILED
+    if outcome.status != "complete":
+        click.echo("", err=True)
+    for line in outcome.lines():
+        click.echo(line, err=outcome.status != "complete")
+    return outcome
 
 
 def _stopped(slug: str, reason: str) -> int:

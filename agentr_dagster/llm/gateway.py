@@ -44,6 +44,7 @@ from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.llm.claims import RequestClaims
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.unsettled import UnsettledSpool
+from agentr_dagster.store.outage import database_failure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -152,6 +153,14 @@ def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | No
 
 
 def classify_api_error(exc: Exception) -> StageError:
+    """The failure class of an error met around a paid call: the endpoint's answer (HTTP status, timeout, dropped
+    connection), or what was checked right before it (the database, the limiter's Redis): those are transient
+    wherever they happen, never permanent — no call was made, and nothing the user could fix is wrong."""
+    database = database_failure(exc, "before the LLM call")
+    if database is not None:
+        return database
+    if isinstance(exc, OSError) or _redis_error(exc):
+        return TransientError(f"before the LLM call: {type(exc).__name__}: {str(exc)[:300]}; transient: retried")
     if isinstance(exc, openai.APITimeoutError):
         return TransientError(f"LLM request timed out: {exc}")
     if isinstance(exc, openai.APIConnectionError):
@@ -176,6 +185,12 @@ def classify_api_error(exc: Exception) -> StageError:
     if isinstance(exc, openai.APIError):
         return TransientError(f"LLM API error: {exc}")
     return PermanentError(f"unexpected error calling the LLM: {type(exc).__name__}: {exc}")
+
+
+def _redis_error(exc: Exception) -> bool:
+    """A shared limiter's Redis unreachable or timing out (redis is imported only when configured)."""
+    return any(cls.__module__.startswith("redis") and cls.__name__ in ("ConnectionError", "TimeoutError")
+               for cls in type(exc).__mro__)
 
 
 def _retry_after(exc: openai.APIStatusError) -> float | None:
@@ -227,7 +242,12 @@ class OpenAICompatibleBackend:
         last: StageError | None = None
         for attempt in range(self.settings.max_attempts):
             try:
-                return self._complete_once(stage, messages, schema, ctx)
+                try:
+                    return self._complete_once(stage, messages, schema, ctx)
+                except sa.exc.SQLAlchemyError as err:
+                    # the database failed in a read or claim before the call (the call's own steps are classified
+                    # in _paid_call, its settlement in _settle): no call was made, and a blip passes on a retry
+                    raise database_failure(err, stage) from None
             except TransientError as exc:
                 last = exc
                 if isinstance(exc, UnsettledError | AttemptCapReached):

@@ -11,12 +11,13 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.failures import OrphanError, StageError, TransientError
+from agentr_dagster.domain.failures import OrphanError, StageError
 from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.store.outage import database_failure
 
 
 @dataclass
@@ -51,8 +52,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
     try:
         yield
     except sa.exc.SQLAlchemyError as err:
-        first = (str(err).strip().splitlines() or [""])[0][:300]
-        exc = TransientError(f"{stage}: the domain database failed ({type(err).__name__}: {first})")
+        exc = database_failure(err, stage)
         deadline = time.monotonic() + wait_s
         delay = 0.25
         while True:

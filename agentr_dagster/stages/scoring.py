@@ -55,11 +55,26 @@ class ScoringSummary:
     def complete(self) -> bool:
         return self.scored + self.reused + self.below_cutoff == self.total
 
+    def partial(self, *, retries_left: bool) -> bool:
+        """Whether the scores stand although some papers failed: the run goes on to the exports and the synthesis
+        with what is valid and ends ``partial`` (the missing papers named with the command that retries them).
+        Not when nothing was scored, when a step retry may still score the rest (a transient failure under the
+        cap, ``retries_left``), or when the failure stops the stage for everyone: the endpoint refused the key or
+        model (permanent), credits ran out, the project was deleted, the run was asked to stop."""
+        failed = {cls for cls, n in self.failed.items() if n}
+        return (bool(failed) and failed <= PARTIAL_CLASSES and self.scored + self.reused > 0 and not self.stopped
+                and not (self.retryable and retries_left))
+
     def first_error(self, cls: FailureClass) -> StageError:
         return self.errors.get(cls) or StageError(summary_text(self))
 
 
 ProgressFn = Callable[[int, int], None]
+
+# Failures of single papers that leave the others' scores standing (ScoringSummary.partial). A permanent failure
+# is the endpoint's or the configuration's (a refused key, an unknown model: no further call is made), not one
+# paper's: it fails the stage, as running out of credits does.
+PARTIAL_CLASSES = frozenset({FailureClass.invalid_output, FailureClass.transient})
 
 QUEUE_STAGE = "score_queue"  # artifact: how the last scoring run ended, and the queue's final relevance
 

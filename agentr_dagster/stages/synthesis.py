@@ -15,12 +15,22 @@ from typing import TYPE_CHECKING
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.contracts import PaperAssessment
-from agentr_dagster.domain.failures import PermanentError, StageError
+from agentr_dagster.domain.failures import (
+    FailureClass,
+    InvalidOutputError,
+    NoCreditsError,
+    PermanentError,
+    StageError,
+    TransientError,
+    retry_command,
+)
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.lifecycle import record_stage_failure
 from agentr_dagster.stages.staleness import add_papers_hint
+from agentr_dagster.store.outage import database_failure
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
 from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
 from agentr_dagster.synthesis.draft import (
@@ -67,6 +77,7 @@ class DraftOutcome:
     latex_report: ValidationReport
     files: dict[str, Path]
     writer: str
+    partial: str | None = None  # why the rewrites stopped short, and the command that finishes the draft
 
     @property
     def valid(self) -> bool:
@@ -129,10 +140,7 @@ def load_corpus(store: DomainStore, slug: str) -> Corpus:
 
 
 def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
-    store.lifecycle.set_status(
-        slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
-    )
-    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
+    record_stage_failure(store, slug, stage, exc, run_id)  # kept and written later when the database is away
 
 
 def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str | None = None,
@@ -155,7 +163,8 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
         corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
     except Exception as exc:  # noqa: BLE001 - recorded as a failure of this stage, then re-raised
-        err = exc if isinstance(exc, StageError) else PermanentError(f"landscape failed: {type(exc).__name__}: {exc}")
+        err = exc if isinstance(exc, StageError) else (  # a database blip is transient, never permanent
+            database_failure(exc, "landscape") or PermanentError(f"landscape failed: {type(exc).__name__}: {exc}"))
         _fail(store, slug, LANDSCAPE_STAGE, err, run_id)
         raise err from exc
     first = corpus.papers[0]
@@ -284,11 +293,37 @@ def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter |
     detail = "unchanged; reused" if reused else None
     if not valid:
         detail = f"draft stored as invalid: {len(report.issues) + len(latex_report.issues)} validator finding(s)"
-    store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    partial = None if reused else partial_draft(draft, slug)
+    if partial is not None:
+        # Rewrites cut short (credits ran out, the endpoint failed): the draft stands, but the stage is not done —
+        # `agentr status` and `agentr failures` say so with the command that finishes it, and resume redoes it.
+        record_stage_failure(store, slug, DRAFT_STAGE, partial, run_id)
+    else:
+        store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     if out_dir is not None and not valid:
         markdown, latex, bibtex = with_warning(markdown, latex, bibtex, report.issues + latex_report.issues)
     files = write_files(draft, markdown, latex, bibtex, out_dir) if out_dir is not None else {}
-    return DraftOutcome(artifact_id, draft, reused, markdown, latex, bibtex, report, latex_report, files, label)
+    return DraftOutcome(artifact_id, draft, reused, markdown, latex, bibtex, report, latex_report, files, label,
+                        partial.message if partial is not None else None)
+
+
+_ERROR_OF_CLASS = {FailureClass.transient: TransientError, FailureClass.no_credits: NoCreditsError,
+                   FailureClass.permanent: PermanentError, FailureClass.invalid_output: InvalidOutputError}
+
+
+def partial_draft(draft: Draft, slug: str) -> StageError | None:
+    """The failure that cut the draft's rewrites short (None when every paragraph was asked): its class, how many
+    paragraphs were rewritten, and the command that finishes the draft."""
+    stopped = next((e for e in draft.redraft_log if e.get("event") == "stopped"), None)
+    if stopped is None:
+        return None
+    cls = FailureClass(stopped["failure_class"])
+    paragraphs = draft.paragraphs()
+    rewritten = sum(p.origin in ("llm", "llm-redrafted") for p in paragraphs)
+    return _ERROR_OF_CLASS.get(cls, PermanentError)(
+        f"partial: {rewritten} of {len(paragraphs)} related-work paragraphs rewritten, the rest keep their extractive "
+        f"text; the rewrites stopped on {cls.value} ({stopped.get('message', '')[:200]}); to finish the draft: "
+        f"{retry_command(cls.value, slug)}")
 
 
 def warning_text(issues: list) -> str:

@@ -23,7 +23,7 @@ from agentr_dagster.defs.failures import stage_failure, stage_failures
 from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.defs.waiting import WAITS_FOR, waits_for_candidates
-from agentr_dagster.domain.failures import NEXT_STEP, StageError
+from agentr_dagster.domain.failures import NEXT_STEP, StageError, retry_command
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
@@ -276,11 +276,21 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         worst = worst_failure_class(summary.failed)
         metadata["next_steps"] = MetadataValue.md("\n".join(
             f"- **{cls.value}** ({n}): {NEXT_STEP[cls]}" for cls, n in summary.failed.items() if n))
-        raise stage_failure(
-            summary.first_error(worst), "paper_scores", metadata=metadata,
-            description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
-            retryable=summary.retryable,
-        )
+        if not summary.partial(retries_left=context.retry_number < LLM_RETRY.max_retries):
+            raise stage_failure(
+                summary.first_error(worst), "paper_scores", metadata=metadata,
+                description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
+                retryable=summary.retryable,
+            )
+        # A failed paper never hides the others: the valid scores go on to the exports and the synthesis, and
+        # the run ends partial, naming the missing papers (stages/outcome.py).
+        metadata["status"] = f"partial: {summary_text(summary)}"
+        metadata["retry"] = MetadataValue.md("\n".join(
+            f"- **{cls.value}** ({n}): `{retry_command(cls.value, slug)}`" for cls, n in summary.failed.items() if n))
+        context.log.warning(f"partial: {summary_text(summary)}; the valid scores go on to the exports and the "
+                            "synthesis; " + "; ".join(
+                                f"{cls.value}: {retry_command(cls.value, slug)}"
+                                for cls, n in summary.failed.items() if n))
     scores = db.results.results_for_project(slug)
     return MaterializeResult(
         metadata={**metadata, "dagster/row_count": len(scores)},

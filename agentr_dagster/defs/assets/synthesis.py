@@ -127,8 +127,11 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     if not draft_check.passed:
         context.log.warning(f"related_work: the draft fails validation ({draft_check.description}); stored as "
                             "invalid, the files carry a warning; see the draft_validates check")
+    if outcome.partial:
+        context.log.warning(outcome.partial)  # "partial: ..." (the step's name is shown beside it)
     return MaterializeResult(
         metadata={
+            "status": outcome.partial or ("complete" if draft_check.passed else "stored as invalid"),
             "artifact_id": outcome.artifact_id,
             "reused": outcome.reused,
             "valid": draft_check.passed,
