@@ -122,9 +122,10 @@ def likely_includes(papers: list[ScoredPaper], expected_unlabelled: float | None
 
     The person's includes always; of the papers nobody labelled, as many as the engine expects includes among
     them (the sum of their calibrated P(include)), in the engine's order: the expected count of includes, read
-    from the head of the list (at least :data:`MIN_DISCUSSED` papers in all, where the list has them). Not a threshold on a score of this backend (the offline C1/C2 are heuristics), and
-    no paper labelled exclude (those never reach the corpus). Without a ranking by the engine, or with fewer
-    than two papers so chosen, every scored paper is discussed, and the selection says so."""
+    from the head of the list (at least :data:`MIN_DISCUSSED` papers in all, where the list has them). Not a
+    threshold on a score of this backend (the offline C1/C2 are heuristics), and no paper labelled exclude (those
+    never reach the corpus). Without a ranking by the engine, or with fewer than two papers so chosen, every
+    scored paper is discussed, and the selection says so."""
     labelled = [p for p in papers if p.included_by_person]
     ranked = sorted((p for p in papers if p.label is None and p.engine_rank is not None),
                     key=lambda p: (p.engine_rank, p.paper_id))
