@@ -125,8 +125,9 @@ def main() -> None:
                   f"high/low {r['ratio_high_low']:>5.1f} width/true {r['width_over_true']:>5.2f} "
                   f"top-50 ties {r['tie50_4dp']}/{r['tie50_3dp']}")
         for g, s in groups.items():
-            print(f"  {g:<9} interval holds {s['holds']}/{s['reviews']}; median high/low {s['median_ratio_high_low']:.1f}"
-                  f", median (high-low)/true {s['median_width_over_true']:.2f}; largest top-50 tie "
+            print(f"  {g:<9} interval holds {s['holds']}/{s['reviews']}; median high/low "
+                  f"{s['median_ratio_high_low']:.1f}, median (high-low)/true {s['median_width_over_true']:.2f}; "
+                  "largest top-50 tie "
                   f"{s['max_tie50_4dp']} (4 dp), {s['max_tie50_3dp']} (3 dp)")
         for b in bands:
             print(f"  band {b['band']} n={b['n']:>6} predicted {b['predicted']:.3f} observed {b['observed']:.3f} "

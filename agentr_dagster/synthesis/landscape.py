@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from agentr_dagster.domain.concept_match import ConceptText
-from agentr_dagster.domain.contracts import ContributionType
+from agentr_dagster.domain.contracts import NO_GAP_STATEMENT, ContributionType
 from agentr_dagster.synthesis.clustering import (
     distinctive_phrases,
     doc_phrases,
@@ -325,12 +325,13 @@ def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: Lan
                   claims: list[Claim], context: tuple[str, ...] = ()) -> list[GapCluster]:
     """Recurring gaps: the included papers' gap statements clustered. A heuristic (embedding distance between
     statements), and the offline statements themselves are heuristics (an intent term with a weak lexical and
-    embedding match); a statement that a paper lacks what its own text names is dropped first."""
+    embedding match); a statement that a paper lacks what its own text names is dropped first, and so is the
+    offline backend's statement that a paper has no gap."""
     statements: list[tuple[ScoredPaper, int, str, str]] = []  # paper, index, original, cleaned
     for p in included:
         own = ConceptText(p.text, context=context)
         for i, gap in enumerate(p.assessment.research_gaps):
-            if not names_what_it_lacks(gap, own):
+            if not gap.startswith(NO_GAP_STATEMENT) and not names_what_it_lacks(gap, own):
                 statements.append((p, i, gap, clean_gap(gap)))
     if not statements:
         return []

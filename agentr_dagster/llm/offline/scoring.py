@@ -9,6 +9,7 @@ import numpy as np
 from agentr_dagster.domain import lexicon as lx
 from agentr_dagster.domain.concept_match import ConceptText
 from agentr_dagster.domain.contracts import (
+    NO_GAP_STATEMENT,
     ContributionType,
     DirectCompetitor,
     Overlap,
@@ -191,7 +192,7 @@ class ScoringMixin:
                         )
         if not gaps:
             gaps.append(
-                "No uncovered intent facet: every extracted problem, method, domain and constraint term has at "
+                f"{NO_GAP_STATEMENT}: every extracted problem, method, domain and constraint term has at "
                 "least a medium lexical+embedding match in this paper; remaining gaps are below abstract level."
             )
 

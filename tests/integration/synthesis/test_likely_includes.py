@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.cli.common import open_store
 from agentr_dagster.domain.concept_match import ConceptText
+from agentr_dagster.domain.contracts import NO_GAP_STATEMENT
 from agentr_dagster.llm.backends import OfflineStageBackend
 from agentr_dagster.stages.exports import scores_dataframe
 from agentr_dagster.stages.intake import add_papers_file, add_project
@@ -91,6 +92,7 @@ def test_no_gap_says_a_paper_lacks_what_its_own_title_or_abstract_names(project,
     land = run_landscape(store, "tertiary").landscape
     draft = run_related_work(store, "tertiary", out_dir=tmp_path / "draft")
     assert draft.valid, draft.report.issues
+    assert not any(g.representative.startswith(NO_GAP_STATEMENT) for g in land.gap_clusters)  # "no gap" is no gap
     stated = [(s.paper_id, s.text) for g in land.gap_clusters for s in g.statements]
     stated += [(e.paper_id, v) for p in draft.draft.paragraphs() for s in p.sentences for e in s.evidence
                for f, v in e.fields.items() if f.startswith("research_gaps")]
