@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from agentr_dagster.domain.text import acronyms, is_stopword, stem, tokenize
 
@@ -37,6 +38,7 @@ _SPELLING_RULES = (
 _ABBREVIATION_RE = re.compile(r"^[A-Z][A-Za-z0-9]*[A-Z0-9][A-Za-z0-9]*$")  # SLR, SLRs, mHealth, COVID-19 (no hyphen)
 
 
+@lru_cache(maxsize=1 << 16)
 def spelling_key(token: str) -> str:
     """One key for the spelling and inflection variants of a word: case, hyphens, British/American, plural."""
     t = token.casefold().replace("-", "").replace("'", "")
@@ -54,6 +56,8 @@ def _abbreviation_key(token: str) -> str:
 
 
 def _is_abbreviation(token: str) -> bool:
+    if len(token) < 2 or token[1:].islower():  # the common case, cheaply: a word with at most its first capital
+        return False
     return bool(_ABBREVIATION_RE.match(token.replace("-", ""))) and sum(c.isupper() for c in token) >= 2
 
 
@@ -62,14 +66,30 @@ def _content_keys(text: str) -> list[str]:
     return [spelling_key(t) for t in tokens]
 
 
+_DEFINITION_RE = re.compile(r"\(\s*[A-Z][A-Za-z0-9-]{1,9}s?\s*\)")
+
+
+@lru_cache(maxsize=4096)
+def _definitions(text: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(abbreviation key, long-form keys) of each "long form (ABBR)" in ``text``; the definition pattern is run
+    only on the few words before each parenthesised abbreviation (on a whole abstract it backtracks at length)."""
+    out = []
+    for match in _DEFINITION_RE.finditer(text):
+        window = text[max(0, match.start() - 90):match.end()]  # the definition pattern reads up to 7 words
+        for long_form, abbr in acronyms(window):
+            keys = tuple(_content_keys(long_form))
+            if keys and (_abbreviation_key(abbr), keys) not in out:
+                out.append((_abbreviation_key(abbr), keys))
+    return tuple(out)
+
+
 def abbreviation_map(texts: Iterable[str]) -> dict[str, tuple[tuple[str, ...], ...]]:
     """{abbreviation key: (the content-word keys of each long form)} from "long form (ABBR)" definitions."""
     found: dict[str, list[tuple[str, ...]]] = {}
     for text in texts:
-        for long_form, abbr in acronyms(text or ""):
-            keys = tuple(_content_keys(long_form))
-            if keys and keys not in found.setdefault(_abbreviation_key(abbr), []):
-                found[_abbreviation_key(abbr)].append(keys)
+        for abbr, keys in _definitions(text or ""):
+            if keys not in found.setdefault(abbr, []):
+                found[abbr].append(keys)
     return {k: tuple(v) for k, v in found.items()}
 
 
