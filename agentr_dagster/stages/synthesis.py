@@ -29,6 +29,7 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import record_stage_failure
+from agentr_dagster.stages.relevance import current_relevance
 from agentr_dagster.stages.staleness import add_papers_hint
 from agentr_dagster.store.outage import database_failure
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
@@ -50,6 +51,7 @@ from agentr_dagster.synthesis.validate import ValidationReport, validate_latex, 
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
+    from agentr_dagster.store.rows import RelevanceRow
 
 LANDSCAPE_STAGE = "landscape"
 DRAFT_STAGE = "related_work"
@@ -112,31 +114,52 @@ def _current(store: DomainStore, slug: str):
     return project, intent, intent_hash, current, keys, len(papers), labels
 
 
+def _ranking(store: DomainStore, slug: str, labels: dict[int, str]) -> tuple[dict[int, RelevanceRow], float | None]:
+    """The screening engine's stored ranking by paper id, and the includes it expects among the papers nobody
+    labelled (the sum of their calibrated P(include); None before the engine ranked the project)."""
+    rows = current_relevance(store, slug)
+    if not rows:
+        return {}, None
+    return rows, round(sum(r.score for pid, r in rows.items() if pid not in labels), 6)
+
+
 def corpus_fingerprint(store: DomainStore, slug: str) -> str:
     """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
     project, _, intent_hash, current, keys, _, labels = _current(store, slug)
-    return corpus_hash(intent_hash, project.abstract, _fingerprint_rows(current, keys, labels))
+    ranking, expected = _ranking(store, slug, labels)
+    return corpus_hash(intent_hash, project.abstract, _fingerprint_rows(current, keys, labels, ranking, expected))
 
 
-def _fingerprint_rows(current, keys: dict[int, str], labels: dict[int, str]) -> list[tuple[int, int, str]]:
+def _fingerprint_rows(current, keys: dict[int, str], labels: dict[int, str], ranking: dict[int, RelevanceRow],
+                      expected: float | None) -> list[tuple[int, int, str]]:
     """(paper, result, key) per paper; a labelled include's key carries its label, so a label changes the
-    fingerprint (an exclude already changes it by leaving the corpus)."""
-    return [(p.id, r.id, keys[p.id] + ("|include" if labels.get(p.id) == "include" else "")) for p, r in current]
+    fingerprint (an exclude already changes it by leaving the corpus), and the engine's rank and probability
+    ride along (a re-ranking changes which papers are the likely includes)."""
+    rows = []
+    for p, r in current:
+        rank = ranking.get(p.id)
+        engine = f"|r{rank.rank}:{rank.score:.6f}" if rank is not None else ""
+        rows.append((p.id, r.id, keys[p.id] + ("|include" if labels.get(p.id) == "include" else "") + engine))
+    return [*rows, (0, 0, f"expected:{expected}")] if expected is not None else rows
 
 
 def load_corpus(store: DomainStore, slug: str) -> Corpus:
     """The project's papers with a score that is current for the paper text, intent, prompt and model."""
     project, intent, intent_hash, current, keys, n_live, labels = _current(store, slug)
+    ranking, expected = _ranking(store, slug, labels)
     scored = tuple(
         ScoredPaper(
             paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
             doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
             assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
             label=labels.get(p.id),
+            p_include=ranking[p.id].score if p.id in ranking else None,
+            engine_rank=ranking[p.id].rank if p.id in ranking else None,
         )
         for p, r in current
     )
-    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
+    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored),
+                  expected_unlabelled=expected)
 
 
 def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:

@@ -61,7 +61,7 @@ def c1_vs_c2(landscape: Landscape, dpi: int = 110, annotate: int = 6) -> bytes:
     excluded = [i for i, p in enumerate(papers) if not p.included]
     if excluded:
         ax.scatter([papers[i].c2 + jitter[i, 0] for i in excluded], [papers[i].c1 + jitter[i, 1] for i in excluded],
-                   s=18, color="#bbbbbb", label="below relevance floor", marker="x")
+                   s=18, color="#bbbbbb", label="not among the likely includes", marker="x")
     c1t = landscape.settings.get("c1_threshold", 5.0)
     c2t = landscape.settings.get("c2_threshold", 5.0)
     ax.axhline(c1t, color="#999", lw=0.8, ls="--")
@@ -92,8 +92,8 @@ def similarity_distribution(landscape: Landscape, dpi: int = 110) -> bytes:
     c1t = landscape.settings.get("c1_threshold", 5.0)
     groups = [
         (f"direct competitors (C1 ≥ {c1t:g})", [p.similarity for p in papers if p.included and p.c1 >= c1t], "#e15759"),
-        ("other included", [p.similarity for p in papers if p.included and p.c1 < c1t], "#4e79a7"),
-        ("below relevance floor", [p.similarity for p in papers if not p.included], "#bbbbbb"),
+        ("other likely includes", [p.similarity for p in papers if p.included and p.c1 < c1t], "#4e79a7"),
+        ("not among the likely includes", [p.similarity for p in papers if not p.included], "#bbbbbb"),
     ]
     groups = [g for g in groups if g[1]]
     ax.hist([g[1] for g in groups], bins=bins, stacked=True, color=[g[2] for g in groups],

@@ -28,8 +28,11 @@ TOP_SCHEMA = TableSchema(columns=[
     TableColumn("rank", "int"), TableColumn("paper_id", "int"),
     TableColumn("source_id", "string",
                 description="the record's id in your own file (`agentr label SLUG source:ID` takes it)"),
-    TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0)"),
+    TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0); "
+                "falls strictly down the ranking, which orders this table"),
     TableColumn("label", "string"), TableColumn("title", "string"),
+    TableColumn("why", "string", description="the question's key phrases the paper names (abbreviations, plurals "
+                "and spellings matched) and, with labels, the nearest labelled include by embedding"),
 ])
 
 

@@ -64,10 +64,14 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     return MaterializeResult(
         metadata={  # what the scores are, counts, the competitors as a table, the gaps and taxonomy, the plots
             **({"judgements": "offline heuristics (facet overlap with your abstract), not a language model's "
-                              "reading: C1/C2 thresholds are filters, not findings; your labels come first"}
+                              "reading: C1 (competitor) and C2 (supporting) are heuristics, not findings; your "
+                              "labels come first"}
                if heuristic else {}),
             "papers": land.n_papers,
             "discussed": sum(p.included for p in land.papers),
+            "discussed_basis": str(land.settings.get("selection", "")) + (
+                f": expected includes {float(land.settings['expected_includes']):.1f}"
+                if land.settings.get("expected_includes") is not None else ""),
             "direct_competitors": len(land.competitors),
             "supporting": sum(len(g.papers) for g in land.supporting),
             "gap_clusters": len(land.gap_clusters),
