@@ -249,9 +249,10 @@ def relevance_distribution(scores: Sequence[float], labels: Sequence[str] = (), 
 
 def prisma_flow(counts, dpi: int = 110) -> bytes:
     """The PRISMA 2020 flow diagram of a project (:class:`~agentr_dagster.domain.prisma.PrismaCounts`): records
-    identified per source, duplicates removed, screened (ranked), scored, above threshold and labelled."""
+    identified per source, removed before screening (duplicates, unusable rows), screened, excluded and not yet
+    screened by a person, included; the model's ranking beside it."""
     sources = list(counts.identified.items()) or [("no source", 0)]
-    fig = Figure(figsize=(8.5, 6.2))
+    fig = Figure(figsize=(9, 7.5))
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
@@ -259,28 +260,31 @@ def prisma_flow(counts, dpi: int = 110) -> bytes:
 
     def box(x: float, y: float, w: float, h: float, text: str, colour: str = "#eef3f8") -> None:
         ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="#4e79a7", linewidth=1.2))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.5, wrap=True)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
     def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
         ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops={"arrowstyle": "->", "color": "#555"})
 
-    for label, y in (("Identification", 8.4), ("Screening", 4.9), ("Included", 1.3)):
-        ax.text(0.15, y, label, rotation=90, ha="center", va="center", fontsize=10, weight="bold", color="#4e79a7")
-    listed = "\n".join(f"{name}: {n}" for name, n in sources[:10])
-    box(0.5, 7.0, 5.0, 2.8, f"Records identified ({counts.identified_total})\n{listed}")
-    box(6.5, 7.6, 3.2, 1.5, f"Duplicates removed\n{counts.duplicates_removed}", "#fbeee6")
-    arrow(5.5, 8.35, 6.5, 8.35)
-    box(0.5, 4.5, 5.0, 1.4, f"Records screened (ranked)\n{counts.screened}")
-    arrow(3.0, 7.0, 3.0, 5.9)
-    reasons = "\n".join(f"{why} {n}" for why, n in counts.not_scored.items() if n)
-    box(6.5, 4.5, 3.2, 1.4, f"Not scored {counts.not_scored_total}\n{reasons}".strip(), "#fbeee6")
-    arrow(5.5, 5.2, 6.5, 5.2)
-    box(0.5, 2.5, 5.0, 1.3, f"Records scored\n{counts.scored}")
-    arrow(3.0, 4.5, 3.0, 3.8)
-    box(0.5, 0.3, 5.0, 1.5, f"Above threshold (C1 or C2 >= {counts.threshold:g})\n{counts.above_threshold}",
-        "#e6f4ea")
-    arrow(3.0, 2.5, 3.0, 1.8)
-    box(6.5, 0.3, 3.2, 1.5, f"Labelled by a person\ninclude {counts.labelled_included} · "
-        f"exclude {counts.labelled_excluded}", "#e6f4ea")
-    fig.suptitle("PRISMA 2020 flow", fontsize=11)
+    for label, y in (("Identification", 8.3), ("Screening", 4.6), ("Included", 0.9)):
+        ax.text(0.15, y, label, rotation=90, ha="center", va="center", fontsize=11, weight="bold", color="#4e79a7")
+    shown = [f"{textwrap.shorten(name, 34, placeholder='...')}: {n:,}" for name, n in sources[:6]]
+    if len(sources) > 6:
+        shown.append(f"and {len(sources) - 6} more: {sum(n for _, n in sources[6:]):,}")
+    box(0.5, 6.9, 5.0, 2.9, f"Records identified ({counts.identified_total:,})\n" + "\n".join(shown))
+    box(6.2, 6.9, 3.7, 2.9, f"Removed before screening\nduplicates {counts.duplicates_removed:,}\n"
+        f"  by the importer {counts.duplicates_by_importer:,}\n  across sources {counts.duplicates_across_sources:,}"
+        f"\nunusable rows {counts.unusable_removed:,}", "#fbeee6")
+    arrow(5.5, 8.35, 6.2, 8.35)
+    box(0.5, 4.0, 5.0, 1.6, f"Records screened\n{counts.screened:,}")
+    arrow(3.0, 6.9, 3.0, 5.6)
+    box(6.2, 4.6, 3.7, 1.2, f"Excluded (labelled)\n{counts.labelled_excluded:,}", "#fbeee6")
+    arrow(5.5, 5.2, 6.2, 5.2)
+    box(6.2, 3.0, 3.7, 1.3, f"Not yet screened\n{counts.not_yet_screened:,}", "#f4f4f4")
+    arrow(5.5, 4.3, 6.2, 3.7)
+    box(0.5, 0.3, 5.0, 1.5, f"Studies included (labelled)\n{counts.labelled_included:,}", "#e6f4ea")
+    arrow(3.0, 4.0, 3.0, 1.8)
+    reasons = ", ".join(f"{why} {n:,}" for why, n in counts.not_scored.items() if n)
+    box(6.2, 0.3, 3.7, 2.2, f"Ranking (orders, decides nothing)\nscored by the model {counts.scored:,}\n"
+        f"not scored {counts.not_scored_total:,}" + (f"\n{reasons}" if reasons else ""), "#ffffff")
+    fig.suptitle("PRISMA 2020 flow", fontsize=12)
     return _png(fig, dpi)

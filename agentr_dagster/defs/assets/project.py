@@ -45,6 +45,7 @@ from agentr_dagster.stages.scoring import score_project, summary_text, worst_fai
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
+from agentr_dagster.synthesis import plots
 
 # Step retries for transient failures only (defs/failures.py): e.g. a database outage. They cannot re-pay: the
 # gateway asks the durable attempt cap (domain/attempts.py) before every call, whichever layer retries.
@@ -350,8 +351,11 @@ def _prisma_metadata(db, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_unusable_removed": counts.unusable_removed,
+            "prisma_excluded_labelled": counts.labelled_excluded, "prisma_included_labelled": counts.labelled_included,
+            "prisma_not_yet_screened": counts.not_yet_screened,
             "prisma_scored": counts.scored, "prisma_not_scored": counts.not_scored_total,
-            "prisma_above_threshold": counts.above_threshold}
+            "plot_prisma": ui.plot(plots.prisma_flow(counts, dpi=ui.PLOT_DPI), "PRISMA 2020 flow diagram")}
 
 
 def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:
