@@ -135,14 +135,28 @@ def failure_summary(rows) -> dict[str, dict]:
 
 @click.command("export")
 @click.argument("slug")
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "xlsx", "all"]), default="all")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "xlsx", "all", "ris", "bib"]), default="all",
+              help="csv/parquet/xlsx: the scores table (all: the three); ris/bib: the candidates for a reference "
+                   "manager (Zotero, EndNote, Mendeley), the label as a keyword and the relevance and rank in a note.")
+@click.option("--only", type=click.Choice(["included"]), default=None,
+              help="With ris/bib: only the papers labelled include.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory to write into (default: results/<slug>).")
-def export(slug: str, fmt: str, out: Path | None) -> None:
-    """Write the project's scores as CSV, Parquet and/or XLSX."""
+def export(slug: str, fmt: str, only: str | None, out: Path | None) -> None:
+    """Write the project's scores as CSV, Parquet and/or XLSX, or its candidates as RIS or BibTeX."""
     from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
 
     store = open_store()
+    if fmt in ("ris", "bib"):
+        from agentr_dagster.stages.reference_export import write_references
+
+        path, n = write_references(store, slug, out or results_dir(slug), fmt, only)
+        click.echo(f"{path} ({n} record{'s' if n != 1 else ''})")
+        if n == 0:
+            _echo_next_steps(store, [slug])
+        return
+    if only:
+        fail("--only applies to --format ris or bib")
     frame = scores_dataframe(store, slug)
     written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
     if frame.empty:

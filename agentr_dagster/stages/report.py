@@ -36,6 +36,43 @@ MAX_EVIDENCE_KEYS = 12
 MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
 MAX_TIMELINE_ROWS = 200
 MAX_FAILURE_ROWS = 100
+DRAFT_PARAGRAPHS_SHOWN = 3  # per draft section; the rest are one click away
+
+
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_MD_INLINE = [(re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # a link: its text
+              (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"), (re.compile(r"(?<![\w*])[*_](\S.*?)[*_](?![\w*])"), r"\1"),
+              (re.compile(r"`([^`]+)`"), r"\1")]
+
+
+def abstract_blocks(text: str) -> list[tuple[str, str]]:
+    """The abstract (often Markdown: a ``# Title`` line, emphasis) as plain text blocks: ("h", a heading) and
+    ("p", a paragraph of its lines joined), so the page shows what the researcher wrote, not its markup."""
+    blocks: list[tuple[str, str]] = []
+    lines: list[str] = []
+
+    def flush() -> None:
+        if lines:
+            blocks.append(("p", _plain(" ".join(lines))))
+            lines.clear()
+
+    for line in text.splitlines():
+        heading = _MD_HEADING.match(line)
+        if heading:
+            flush()
+            blocks.append(("h", _plain(heading.group(1))))
+        elif not line.strip():
+            flush()
+        else:
+            lines.append(line.strip())
+    flush()
+    return [(kind, value) for kind, value in blocks if value]
+
+
+def _plain(text: str) -> str:
+    for pattern, repl in _MD_INLINE:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def _anchor(key: str) -> str:
@@ -173,7 +210,8 @@ def _render(r: ReportInputs) -> str:
     return _PAGE.render(
         nav=NAV, title=r.title, slug=r.slug, stamp=r.stamp, backend=landscape.backend, model=landscape.model,
         heuristic=r.heuristic, cards=_summary_cards(r), check=r.check, problems=landscape.structure_problems,
-        check_counts=", ".join(f"{k}: {n}" for k, n in r.check.counts().items()), abstract=r.project.abstract,
+        check_counts=", ".join(f"{k}: {n}" for k, n in r.check.counts().items()),
+        abstract=abstract_blocks(r.project.abstract),
         intent=_intent_rows(r.intent), notes=r.notes, figures=_figures(landscape, r.transitions),
         competitors=[[("n", c.rank), ("key", c.key), ("", by_id[c.paper_id].title), ("n", f"{c.c1:.1f}"),
                       ("n", f"{c.similarity:.2f}"), ("", "/".join(c.overlap[f][0] for f in plots.FACETS)),
@@ -185,7 +223,8 @@ def _render(r: ReportInputs) -> str:
                ("n", f"{len(g.statements)} ({len({s.text for s in g.statements})} distinct)")]
               for g in landscape.gap_clusters],
         taxonomy=_taxonomy_node(landscape, landscape.taxonomy.root.id, by_id),
-        **_draft_data(r.draft, r.draft_artifact), **_papers_data(landscape, r.p_include), **_searches_data(r),
+        draft_shown=DRAFT_PARAGRAPHS_SHOWN, **_draft_data(r.draft, r.draft_artifact),
+        **_papers_data(landscape, r.p_include), **_searches_data(r),
         cost=_cost_data(r.usage), **_lifecycle_data(r.status, r.transitions, r.failures),
         evidence=_evidence_rows(landscape),
     )
@@ -329,8 +368,9 @@ def _searches_data(r: ReportInputs) -> dict:
         by_source[row.source].append(row)
     return {
         "prisma": _figure(plots.prisma_flow(r.prisma), "PRISMA 2020 flow diagram", "PRISMA 2020 flow: records "
-                          "identified per source, duplicates removed, screened (ranked), scored, above threshold and "
-                          "labelled.", wide=True),
+                          "identified per source and file (every row an importer read), duplicates and unusable rows "
+                          "removed, records screened, excluded and included by your labels, not yet screened; beside "
+                          "it, what the model scored (ranking orders the records, it includes none).", wide=True),
         "sources": [[("", source), ("n", len(rows)), ("n", sum(1 for x in rows if x.status == "failed")),
                      ("n", sum(x.hits for x in rows)), ("n", sum(x.new_papers for x in rows)),
                      ("", _timestamp(rows[-1].created_at))] for source, rows in sorted(by_source.items())],
