@@ -11,9 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
+from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.domain.prisma import PrismaCounts
 from agentr_dagster.stages.intent import current_intent
@@ -31,6 +33,7 @@ from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
 from agentr_dagster.synthesis.models import Draft, Landscape, PaperSummary
 from agentr_dagster.synthesis.validate import ValidationReport, validate_markdown
 
+REPORT_FILE = "report.html"  # under results/<slug>/: written by the related_work asset and `agentr report`
 MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
 MAX_EVIDENCE_KEYS = 12
 MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
@@ -154,6 +157,16 @@ class ReportInputs:
 def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) -> str:
     """The report as one HTML string; ``now`` fixes the "generated" stamp (tests)."""
     return _render(read_report_inputs(store, slug, now=now))
+
+
+def write_report(store: DomainStore, slug: str, out: Path | None = None) -> Path:
+    """Build the report and write it (``results/<slug>/report.html`` by default, atomically); returns its path."""
+    from agentr_dagster.settings import results_dir
+
+    page = build_report(store, slug)
+    path = out or results_dir(slug) / REPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
 
 
 def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = None) -> ReportInputs:

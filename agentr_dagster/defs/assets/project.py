@@ -41,6 +41,7 @@ from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_reco
 from agentr_dagster.stages.living import write_update_digest
 from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.report import REPORT_FILE
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
@@ -341,6 +342,8 @@ def _score_exports(context: AssetExecutionContext, db, slug: str) -> Materialize
             **ui.usage(db, slug),  # the project's LLM calls in all, by stage and model
             "usage_csv": MetadataValue.path(str(usage_files["usage"])),
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
+            # the page a researcher reads: written by related_work at the end of the chain, or `agentr report`
+            "report": MetadataValue.path(str(results_dir(slug) / REPORT_FILE)),
             **extra,
         },
         check_results=[checks.evaluate_exports(db, slug, written), checks.evaluate_prisma(db, slug)],
