@@ -39,7 +39,8 @@ MAX_EVIDENCE_KEYS = 12
 MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
 MAX_TIMELINE_ROWS = 200
 MAX_FAILURE_ROWS = 100
-DRAFT_PARAGRAPHS_SHOWN = 3  # per draft section; the rest are one click away
+DRAFT_PARAGRAPHS_SHOWN = 1  # per draft section; the rest are one click away (all of it: related_work.md)
+DRAFT_SECTIONS_SHOWN = 6  # the draft's first sections; the others one click away
 
 
 _MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
@@ -228,7 +229,7 @@ def _render(r: ReportInputs) -> str:
         intent=_intent_rows(r.intent), notes=r.notes, figures=_figures(landscape, r.transitions),
         competitors=[[("n", c.rank), ("key", c.key), ("", by_id[c.paper_id].title), ("n", f"{c.c1:.1f}"),
                       ("n", f"{c.similarity:.2f}"), ("", "/".join(c.overlap[f][0] for f in plots.FACETS)),
-                      ("", c.justification), ("code", c.claim_id)] for c in landscape.competitors],
+                      ("long", c.justification), ("code", c.claim_id)] for c in landscape.competitors],
         supporting=[{"label": g.label.capitalize(), "claim_id": g.claim_id,
                      "rows": [[("key", s.key), ("", by_id[s.paper_id].title), ("n", f"{s.c2:.1f}"),
                                ("", "; ".join(s.relevance_areas))] for s in g.papers]} for g in landscape.supporting],
@@ -236,7 +237,7 @@ def _render(r: ReportInputs) -> str:
                ("n", f"{len(g.statements)} ({len({s.text for s in g.statements})} distinct)")]
               for g in landscape.gap_clusters],
         taxonomy=_taxonomy_node(landscape, landscape.taxonomy.root.id, by_id),
-        draft_shown=DRAFT_PARAGRAPHS_SHOWN, **_draft_data(r.draft, r.draft_artifact),
+        draft_shown=DRAFT_PARAGRAPHS_SHOWN, draft_sections_shown=DRAFT_SECTIONS_SHOWN, **_draft_data(r.draft, r.draft_artifact),
         **_papers_data(landscape, r.p_include), **_searches_data(r),
         cost=_cost_data(r.usage), **_lifecycle_data(r.status, r.transitions, r.failures),
         evidence=_evidence_rows(landscape),
@@ -251,8 +252,9 @@ def _timestamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _figure(png: bytes, alt: str, caption: str, wide: bool = False) -> dict:
-    return {"src": plots.data_uri(png), "alt": alt, "caption": caption, "wide": wide}
+def _figure(png: bytes, alt: str, caption: str, wide: bool = False, more: bool = False) -> dict:
+    """A figure of the page (``more``: behind a click, when a section lists the same thing)."""
+    return {"src": plots.data_uri(png), "alt": alt, "caption": caption, "wide": wide, "more": more}
 
 
 # -- summary
@@ -313,8 +315,10 @@ def _figures(landscape: Landscape, transitions: list[TransitionRow]) -> list[dic
         _figure(figures["similarity"], "similarity histogram", f"Semantic similarity of every scored paper{h}."),
         _figure(figures["overlap"], "overlap heat map", f"Per-facet overlap of the most relevant papers{h}."),
         _figure(figures["gaps"], "gap clusters", f"Recurring gaps: clusters of the per-paper research gaps{h}."),
-        _figure(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True),
-        _figure(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True),
+        _figure(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True,
+                more=True),
+        _figure(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True,
+                more=True),
     ]
 
 
@@ -434,6 +438,6 @@ def _evidence_rows(landscape: Landscape) -> list[list[tuple]]:
         # research_gaps[3] and research_gaps[0] are one kind of field
         fields = sorted({re.sub(r"\[\d+\]", "[i]", f) for ev in claim.evidence for f in ev.fields})
         more = f" … +{len(keys) - MAX_EVIDENCE_KEYS}" if len(keys) > MAX_EVIDENCE_KEYS else ""
-        rows.append([("code", claim.id), ("", claim.text), ("key", ", ".join(keys[:MAX_EVIDENCE_KEYS]) + more),
+        rows.append([("code", claim.id), ("long", claim.text), ("key", ", ".join(keys[:MAX_EVIDENCE_KEYS]) + more),
                      ("code", ", ".join(fields))])
     return rows

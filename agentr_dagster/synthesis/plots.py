@@ -108,7 +108,7 @@ def similarity_distribution(landscape: Landscape, dpi: int = 110) -> bytes:
     return _png(fig, dpi)
 
 
-def overlap_heatmap(landscape: Landscape, dpi: int = 110, top: int = 25) -> bytes:
+def overlap_heatmap(landscape: Landscape, dpi: int = 110, top: int = 20) -> bytes:
     """Problem / method / domain / constraint overlap (none..high) of the most relevant papers."""
     papers = sorted((p for p in landscape.papers if p.included), key=lambda p: (-p.relevance, p.paper_id))[:top]
     if not papers:
@@ -252,7 +252,7 @@ def prisma_flow(counts, dpi: int = 110) -> bytes:
     identified per source, removed before screening (duplicates, unusable rows), screened, excluded and not yet
     screened by a person, included; the model's ranking beside it."""
     sources = list(counts.identified.items()) or [("no source", 0)]
-    fig = Figure(figsize=(9, 7.5))
+    fig = Figure(figsize=(9, 6.8))
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
