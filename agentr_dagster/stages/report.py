@@ -237,7 +237,8 @@ def _render(r: ReportInputs) -> str:
                ("n", f"{len(g.statements)} ({len({s.text for s in g.statements})} distinct)")]
               for g in landscape.gap_clusters],
         taxonomy=_taxonomy_node(landscape, landscape.taxonomy.root.id, by_id),
-        draft_shown=DRAFT_PARAGRAPHS_SHOWN, draft_sections_shown=DRAFT_SECTIONS_SHOWN, **_draft_data(r.draft, r.draft_artifact),
+        draft_shown=DRAFT_PARAGRAPHS_SHOWN, draft_sections_shown=DRAFT_SECTIONS_SHOWN,
+        **_draft_data(r.draft, r.draft_artifact),
         **_papers_data(landscape, r.p_include), **_searches_data(r),
         cost=_cost_data(r.usage), **_lifecycle_data(r.status, r.transitions, r.failures),
         evidence=_evidence_rows(landscape),
