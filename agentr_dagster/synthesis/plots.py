@@ -134,12 +134,14 @@ def gap_clusters(landscape: Landscape, dpi: int = 110) -> bytes:
     if not clusters:
         return _empty("no research gaps recorded", dpi)
     included = sum(p.included for p in landscape.papers) or 1
-    fig = Figure(figsize=(9, 1.0 + 0.45 * len(clusters)))
+    # labels wrapped onto two lines inside a figure a page column shows at its natural size (9 pt stays 9 pt)
+    fig = Figure(figsize=(7.5, 1.0 + 0.6 * len(clusters)))
+    fig.subplots_adjust(left=0.42, right=0.97)
     ax = fig.add_subplot()
     y = np.arange(len(clusters))[::-1]
     counts = [len(c.papers) for c in clusters]
     ax.barh(y, counts, color="#76b7b2")
-    labels = [f"{c.id}: " + textwrap.shorten(c.label, 60, placeholder="…") for c in clusters]
+    labels = [textwrap.fill(textwrap.shorten(f"{c.id}: {c.label}", 76, placeholder="…"), 40) for c in clusters]
     ax.set_yticks(y, labels=labels, fontsize=9)
     for yi, n in zip(y, counts, strict=True):
         ax.text(n, yi, f" {n} ({100 * n / included:.0f}%)", va="center", fontsize=9)
