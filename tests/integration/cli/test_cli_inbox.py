@@ -31,9 +31,14 @@ def test_a_project_without_candidates_runs_and_says_what_to_do_next(tmp_path):
     assert "no-papers: research intent and search queries are ready; waiting for candidates" in run.output
     assert f"next: {HINT.format(slug='no-papers')}, then `agentr run no-papers`" in run.output
     status = agentr("status", "no-papers")
-    assert status.exit_code == 0 and "stage=intent" in status.output and "state=completed" in status.output
-    assert f"next: no-papers: waiting for candidates (no candidate papers yet); {HINT.format(slug='no-papers')}" \
-        in status.output
+    assert status.exit_code == 0, status.output
+    lines = status.output.splitlines()
+    assert lines[0] == "no-papers: 0 candidate papers; waiting for candidates"
+    # the stages in the order a run takes them, in words, not key=value pairs in alphabetical order
+    assert [line.split()[0:2] for line in lines[1:3]] == [["research", "intent"], ["search", "queries"]]
+    assert "completed" in lines[1] and "=" not in status.output
+    assert lines[-1] == (f"next: {HINT.format(slug='no-papers')}; the drop folder launches the run, else agentr run "
+                         "no-papers")
     assert "failed" not in status.output
     assert json.loads(agentr("failures", "no-papers", "--json").output) == []
 
@@ -41,7 +46,10 @@ def test_a_project_without_candidates_runs_and_says_what_to_do_next(tmp_path):
     papers = tmp_path / "papers.csv"
     papers.write_text("".join((DEMO / "papers.csv").read_text().splitlines(keepends=True)[:7]))  # 6 papers
     assert agentr("papers", "add", "no-papers", str(papers)).exit_code == 0
-    assert "next:" not in agentr("status", "no-papers").output
+    after = agentr("status", "no-papers").output
+    assert "waiting" not in after and "6 candidate papers; to re-run: score: 6 of 6 papers have no current score" \
+        in after
+    assert after.splitlines()[-1] == "next: agentr estimate no-papers (what it costs), then agentr run no-papers"
 
 
 def _old(path: Path) -> Path:
