@@ -88,6 +88,16 @@ class PapersAdded:
     cleaned: list[str] = dataclasses.field(default_factory=list)  # values kept but changed (e.g. truncated)
 
 
+def import_summary(added: int, duplicates: int, dropped: int, notes: list[str], shown: int = 10) -> str:
+    """What one file's import did, as `agentr papers add`, the drop folder's log and `agentr inbox` say it: the
+    counts, then each dropped row with its reason (the first ``shown``)."""
+    text = f"{added} added, {duplicates} duplicates, {dropped} rows dropped"
+    if notes:
+        more = f"; and {len(notes) - shown} more" if len(notes) > shown else ""
+        text += ": " + "; ".join(notes[:shown]) + more
+    return text
+
+
 def printable(text: str) -> str:
     """Untrusted text (a file name, a reason quoting it) made safe to write to a log, a terminal or a UTF-8
     file: undecodable bytes and control characters become visible escapes."""

@@ -66,10 +66,21 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
     abstract.write_text((DEMO / "abstract.md").read_text())
     assert agentr("project", "add", "listed", "--abstract", str(abstract)).exit_code == 0
     # Through the drop folder once: one file imported, two rejected (kept under their project).
-    (inbox / "listed" / "papers.csv").write_bytes((DEMO / "papers.csv").read_bytes())
+    demo = (DEMO / "papers.csv").read_text().splitlines(keepends=True)
+    # the 40 demo papers, the first one again (row 42) and a row without a title or a usable abstract (row 43)
+    (inbox / "listed" / "papers.csv").write_text("".join(demo) + demo[1] + "999,,too short,2020,\n")
     (inbox / "listed" / "broken.csv").write_text("author,year\nSmith,2020\n")
     (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
-    inbox_pass(open_store(), home, {"listed"})
+    taken = inbox_pass(open_store(), home, {"listed"})
+    # the drop folder names each dropped row, as `agentr papers add` does: in the tick's log and on the inbox asset
+    assert ["  dropped row 42: duplicate of row 2 (same title and year)", "  dropped row 43: missing title"] == [
+        line for line in taken.lines if line.startswith("  dropped ")], taken.lines
+    [imported] = taken.imported
+    seen = imported.observation()
+    assert seen.description.startswith("imported listed/papers.csv: 40 added, 0 duplicates, 2 rows dropped: row 42:")
+    assert seen.metadata["rows_dropped"].value == 2
+    assert seen.metadata["dropped_rows"].value == ("- row 42: duplicate of row 2 (same title and year)\n"
+                                                   "- row 43: missing title")
     # Then files still waiting: one complete, one being written under a hidden name, one download unfinished.
     (inbox / "listed" / "more.ris").write_text("TY  - JOUR\nTI  - A paper\nER  - \n")
     _old(inbox / "listed" / "more.ris")
@@ -84,8 +95,11 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
     assert set(deferred) == {"listed/.copying.csv", "listed/export.csv.part"}
     assert "hidden name" in deferred["listed/.copying.csv"]
     assert "unfinished download" in deferred["listed/export.csv.part"]
-    assert [(f["file"], f["project"], f["reason"]) for f in listed["processed"]] == [
-        ("listed/papers.csv", "listed", "imported (papers)")]
+    [processed] = listed["processed"]
+    assert (processed["file"], processed["project"]) == ("listed/papers.csv", "listed")
+    assert processed["reason"].startswith("imported (papers): 40 added, 0 duplicates, 2 rows dropped: row 42: "
+                                          "duplicate of row 2 (")
+    assert "; row 43: " in processed["reason"]
     rejected = {f["file"]: f for f in listed["rejected"]}
     assert set(rejected) == {"listed/broken.csv", "notes.docx"}
     assert rejected["listed/broken.csv"]["project"] == "listed"
