@@ -395,6 +395,12 @@ def project_standing(store: DomainStore, slug: str) -> ProjectStanding:
     if gap.stages:
         return ProjectStanding("to re-run: " + "; ".join(gap.reasons),
                                f"agentr estimate {slug} (what it costs), then agentr run {slug}")
+    from agentr_dagster.stages.relevance import ranking_is_current
+
+    if not ranking_is_current(store, slug):
+        return ProjectStanding("labels or papers changed since the ranking",
+                               f"the labels sensor re-ranks it once your labels have been quiet for a minute (with "
+                               f"make ui running); else agentr run {slug}")
     report = results_dir(slug) / "report.html"
     labels = len(store.labels.list_labels(slug))
     label = (f"label what you read (agentr label {slug} id:<paper_id> include|exclude) and the ranking learns from it"

@@ -93,6 +93,15 @@ def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # n
     stages = Counter(stage_of(r) for r in server.requests[calls:])
     # as announced: one scoring call; a rewrite per paragraph, the new paper's sections adding their own
     assert stages["score"] == 1 and stages["related_work"] >= paragraphs
+    assert "finished" in agentr("status", "cli-review", env=env).output
+    # a label given since the ranking: status says so, and what re-ranks it
+    from agentr_dagster.cli.common import open_store
+
+    paper = open_store().projects.list_papers("cli-review")[0]
+    assert agentr("label", "cli-review", f"id:{paper.id}", "include").exit_code == 0
+    labelled = agentr("status", "cli-review", env=env).output.splitlines()
+    assert labelled[0] == "cli-review: 7 candidate papers; labels or papers changed since the ranking"
+    assert labelled[-1].startswith("next: the labels sensor re-ranks it") and "agentr run cli-review" in labelled[-1]
 
 
 def test_clear_errors(tmp_path):

@@ -73,8 +73,8 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
     (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
     taken = inbox_pass(open_store(), home, {"listed"})
     # the drop folder names each dropped row, as `agentr papers add` does: in the tick's log and on the inbox asset
-    assert ["  dropped row 42: duplicate of row 2 (same title and year)", "  dropped row 43: missing title"] == [
-        line for line in taken.lines if line.startswith("  dropped ")], taken.lines
+    dropped = [line for line in taken.lines if line.startswith("  dropped ")]
+    assert dropped == ["  dropped row 42: duplicate of row 2 (same title and year)", "  dropped row 43: missing title"]
     [imported] = taken.imported
     seen = imported.observation()
     assert seen.description.startswith("imported listed/papers.csv: 40 added, 0 duplicates, 2 rows dropped: row 42:")
