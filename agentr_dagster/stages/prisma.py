@@ -62,9 +62,11 @@ def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
         by_name.setdefault(file.name, []).append(file)
     by_importer = unusable = 0
     for name, files in by_name.items():
-        if not all(f.counted for f in files) or f"import:{name}" not in identified:
-            continue
-        identified[f"import:{name}"] += sum(f.duplicates + f.in_file_duplicates + f.dropped for f in files)
+        if not all(f.counted for f in files):
+            continue  # imported before the counts were kept: its papers alone, as counted above
+        # a file whose every row was a duplicate added no paper: identified here all the same
+        identified[f"import:{name}"] = identified.get(f"import:{name}", 0) + sum(
+            f.duplicates + f.in_file_duplicates + f.dropped for f in files)
         by_importer += sum(f.duplicates + f.in_file_duplicates for f in files)
         unusable += sum(f.dropped for f in files)
     identified = dict(sorted(identified.items(), key=lambda kv: (kv[0].startswith("import:"), kv[0])))

@@ -32,9 +32,12 @@ def test_prisma_counts_every_row_the_importer_read_and_every_label(sqlite_store,
     _write(first, [_paper(i) for i in range(8)] + [_paper(1), _paper(5)] + [{"title": "", "abstract": "too short"}])
     second = tmp_path / "wos.csv"  # 3 new papers and 2 the first file had
     _write(second, [_paper(i) for i in range(8, 11)] + [_paper(0), _paper(2)])
+    third = tmp_path / "pubmed.csv"  # nothing new: every row a paper the project has
+    _write(third, [_paper(3), _paper(9)])
     one = add_papers_file(store, "flow", first)
     two = add_papers_file(store, "flow", second)
     assert (one.added, one.dropped, two.added, two.duplicates) == (8, 3, 3, 2)
+    assert add_papers_file(store, "flow", third).added == 0
 
     files = {f.name: f for f in store.projects.imported_files("flow")}
     assert files["scopus.csv"].rows_read == 11 and files["scopus.csv"].in_file_duplicates == 2
@@ -47,8 +50,8 @@ def test_prisma_counts_every_row_the_importer_read_and_every_label(sqlite_store,
     store.labels.set_label("flow", papers[2].id, "exclude")
     counts = prisma_counts(store, "flow")
     assert counts.problems() == []
-    assert counts.identified == {"import:scopus.csv": 11, "import:wos.csv": 5}
-    assert (counts.duplicates_by_importer, counts.duplicates_across_sources, counts.unusable_removed) == (4, 0, 1)
+    assert counts.identified == {"import:pubmed.csv": 2, "import:scopus.csv": 11, "import:wos.csv": 5}
+    assert (counts.duplicates_by_importer, counts.duplicates_across_sources, counts.unusable_removed) == (6, 0, 1)
     assert counts.screened == len(papers) == 11
     assert (counts.labelled_excluded, counts.labelled_included, counts.not_yet_screened) == (1, 2, 8)
     png = prisma_flow(counts, dpi=60)
