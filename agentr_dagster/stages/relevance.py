@@ -86,6 +86,17 @@ def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
 
 
+def ranking_is_current(store, slug: str) -> bool:
+    """The stored ranking is the one the question, papers, labels and engine version call for (a label given since
+    makes it stale: the labels sensor, or the next run, re-ranks)."""
+    stored = store.relevance.for_project(slug)
+    if not stored:
+        return False
+    papers = store.projects.list_papers(slug)
+    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version())
+    return len(stored) == len(papers) and all(row.input_hash == wanted for row in stored)
+
+
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
 
 

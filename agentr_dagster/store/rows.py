@@ -146,6 +146,27 @@ class AddPapersResult:
 
 
 @dataclass(frozen=True)
+class ImportedFile:
+    """One file a project imported, and what its import did (the counts are None for files imported before the
+    store kept them). ``added`` + ``duplicates`` are the records parsed; + ``in_file_duplicates`` + ``dropped``
+    the rows read."""
+
+    sha256: str
+    name: str
+    created_at: datetime | None = None
+    rows_read: int | None = None
+    added: int | None = None
+    duplicates: int | None = None  # of papers the project already had
+    in_file_duplicates: int | None = None  # of an earlier row of the same file
+    dropped: int | None = None  # unusable rows
+    notes: list[str] = field(default_factory=list)  # the first dropped rows, "row N: reason"
+
+    @property
+    def counted(self) -> bool:
+        return self.added is not None
+
+
+@dataclass(frozen=True)
 class ArtifactRow:
     id: int
     project_id: int

@@ -355,6 +355,13 @@ imported_files = sa.Table(
     sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
     sa.Column("sha256", sa.String(64), nullable=False),
     sa.Column("name", sa.Text, nullable=False),
+    # What the import did (None for files imported before 0009): PRISMA's identification boxes, `agentr inbox`
+    sa.Column("rows_read", sa.Integer, nullable=True),  # records parsed + rows dropped
+    sa.Column("added", sa.Integer, nullable=True),
+    sa.Column("duplicates", sa.Integer, nullable=True),  # of papers the project already had
+    sa.Column("in_file_duplicates", sa.Integer, nullable=True),  # of another row of the same file
+    sa.Column("dropped", sa.Integer, nullable=True),  # unusable rows (no title, invalid...)
+    sa.Column("notes", JSONType, nullable=True),  # the first dropped rows, each "row N: reason"
     _created(),
     sa.UniqueConstraint("project_id", "sha256"),
 )

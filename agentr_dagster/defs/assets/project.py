@@ -41,10 +41,12 @@ from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_reco
 from agentr_dagster.stages.living import write_update_digest
 from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.report import REPORT_FILE
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
+from agentr_dagster.synthesis import plots
 
 # Step retries for transient failures only (defs/failures.py): e.g. a database outage. They cannot re-pay: the
 # gateway asks the durable attempt cap (domain/attempts.py) before every call, whichever layer retries.
@@ -350,6 +352,8 @@ def _score_exports(context: AssetExecutionContext, db, slug: str) -> Materialize
             **ui.usage(db, slug),  # the project's LLM calls in all, by stage and model
             "usage_csv": MetadataValue.path(str(usage_files["usage"])),
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
+            # the page a researcher reads: written by related_work at the end of the chain, or `agentr report`
+            "report": MetadataValue.path(str(results_dir(slug) / REPORT_FILE)),
             **extra,
         },
         check_results=[checks.evaluate_exports(db, slug, written), checks.evaluate_prisma(db, slug)],
@@ -360,8 +364,11 @@ def _prisma_metadata(db, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_unusable_removed": counts.unusable_removed,
+            "prisma_excluded_labelled": counts.labelled_excluded, "prisma_included_labelled": counts.labelled_included,
+            "prisma_not_yet_screened": counts.not_yet_screened,
             "prisma_scored": counts.scored, "prisma_not_scored": counts.not_scored_total,
-            "prisma_above_threshold": counts.above_threshold}
+            "plot_prisma": ui.plot(plots.prisma_flow(counts, dpi=ui.PLOT_DPI), "PRISMA 2020 flow diagram")}
 
 
 def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:

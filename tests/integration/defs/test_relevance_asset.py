@@ -33,6 +33,10 @@ def _materialize_relevance(store, instance):
     assert result.success
     [mat] = result.asset_materializations_for_node("relevance")
     [check] = result.get_asset_check_evaluations()
+    # the run's log (what the UI's run page shows) says what the step is doing, with counts, as it goes
+    logs = [r.user_message for r in instance.all_logs(result.run_id) if r.user_message]
+    assert any(m.startswith("ranking the ") and " candidates of rel-demo" in m for m in logs), logs
+    assert any(m.startswith("ranked ") and " papers (" in m for m in logs), logs
     return {k: v.value for k, v in mat.metadata.items()}, check
 
 

@@ -154,9 +154,10 @@ def assert_boxes_equal_the_store(store, slug: str) -> dict:
     frame = scores_dataframe(store, slug)
     assert counts.screened == store.projects.count_papers(slug) == len(frame)
     assert counts.scored == int((frame["not_scored"] == "").sum())
-    assert counts.identified_total - counts.duplicates_removed == counts.screened
+    assert counts.identified_total - counts.duplicates_removed - counts.unusable_removed == counts.screened
     labels = store.labels.list_labels(slug)
     assert counts.labelled_included == sum(1 for lab in labels if lab.label == "include")
+    assert counts.labelled_excluded + counts.labelled_included + counts.not_yet_screened == counts.screened
     return counts.not_scored
 
 

@@ -325,6 +325,14 @@ def test_assets_materialise_reuse_and_trace_rescoring(store, tmp_path, monkeypat
     results_dir = tmp_path / "home" / "results" / slug
     for name in ("related_work.md", "related_work.tex", "related_work.bib", "related_work.evidence.json"):
         assert (results_dir / name).stat().st_size > 0
+    # the page a researcher reads: written at the end of the chain, linked from related_work and score_exports
+    assert rw["report"] == meta["score_exports"]["report"] == str(results_dir / "report.html")
+    assert rw["report_url"] == (results_dir / "report.html").resolve().as_uri()
+    assert "PRISMA 2020 flow" in (results_dir / "report.html").read_text(encoding="utf-8")
+    exports = meta["score_exports"]
+    assert exports["plot_prisma"].startswith("![PRISMA 2020 flow diagram](data:image/png;base64,")
+    assert exports["prisma_identified"] - exports["prisma_duplicates_removed"] - exports["prisma_unusable_removed"] \
+        == exports["prisma_screened"] == 12
     checks = {e.event_specific_data.check_name: e.event_specific_data.passed
               for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
     assert checks["taxonomy_structure"] and checks["draft_validates"]
