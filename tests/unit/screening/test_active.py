@@ -61,3 +61,27 @@ def test_label_weights_reach_the_classifier_and_unit_weights_change_nothing():
     plain = learner.scores(labeled, y)
     assert np.allclose(learner.scores(labeled, y, weights=np.ones(5)), plain)
     assert not np.allclose(learner.scores(labeled, y, weights=np.array([1, 0.2, 1, 1, 1])), plain)
+
+
+def test_judged_prior_weight_follows_held_out_labels():
+    """The "cv" judge keeps the prior when the classifier's held-out margins rank the labels worse than the prior
+    does, and lets the classifier lead when they rank them better."""
+    titles = [f"screening citations {i}" if i % 3 == 0 else f"soil erosion {i}" for i in range(60)]
+    feats = build_features(titles, [""] * 60, HashEmbedder())
+    includes = np.arange(0, 60, 3)
+    labeled = np.r_[includes[:6], np.array([1, 2, 4, 5, 7, 8])]
+    y = np.r_[np.ones(6, dtype=int), np.zeros(6, dtype=int)]
+    cfg = ActiveConfig(prior_judge="cv", cv_grid=(0.0, 1.0, 1000.0))
+    # a prior that ranks the labels upside down: the classifier (which reads the words) wins held out
+    wrong = np.zeros(60)
+    wrong[labeled[y == 0]] = 1.0
+    learner = ActiveRanker(feats, wrong, cfg)
+    w = np.ones(len(y))
+    assert learner.judged_multiple(labeled, y, w) == 0.0
+    # a prior that ranks them perfectly and a classifier that cannot tell (all records read alike): the prior stays
+    same = build_features(["a study"] * 60, [""] * 60, HashEmbedder())
+    right = np.zeros(60)
+    right[includes] = 1.0
+    assert ActiveRanker(same, right, cfg).judged_multiple(labeled, y, w) == 1000.0
+    order = order_from_scores(ActiveRanker(same, right, cfg).scores(labeled, y))
+    assert set(order[:20].tolist()) == set(includes.tolist())
