@@ -7,7 +7,9 @@ one per candidate set (see :mod:`agentr_dagster.screening.presets`).
 
 Implementation: :class:`ActiveRanker`, a linear SVM over TF-IDF uni+bigrams (ASReview's strongest classic
 setting) combined with the zero-shot prior at a high starting weight (4x the classifier) that halves every 10
-includes found: the question carries the early ranking, the labels the later one.
+includes found: the question carries the early ranking, the labels the later one. Records from the bottom of the
+prior's list train the classifier as pseudo-excludes beside the labels, so that labels taken from the top of the
+list (all on topic) do not teach it to lift off-topic records.
 """
 
 from __future__ import annotations
@@ -58,16 +60,12 @@ class ActiveConfig:
     # full weight at the expected AUC or better, none at chance. A misleading question then stops steering.
     prior_auc_expected: float = 0.75
     prior_auc_pseudo_pairs: float = 4.0
-    # How the prior's weight is judged from the labels: "auc" (the decaying weight x trust above) or "cv": the
-    # weight, among ``cv_grid`` multiples of the decaying weight, under which the blend of the classifier's
-    # out-of-fold margins and the prior ranks the labels best (ties to the larger weight: the prior stays unless
-    # the labels show the classifier does better). Held-out margins compare the two fairly on any labels, also
-    # on labels taken from the top of the prior's own list, where the prior's AUC alone is near chance.
-    prior_judge: str = "auc"
-    cv_folds: int = 3
-    cv_max_labels: int = 300  # beyond this many labels the decaying weight stands (the prior has faded by then)
-    cv_grid: tuple[float, ...] = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0, 16.0, 1000.0)
-    classifier: str = "svm"  # "svm" (LinearSVC, squared hinge) or "logistic"
+    # Pseudo-excludes: this many unlabelled records from the bottom half of the prior's list (evenly spaced) join
+    # the classifier's training as excludes, each weighing ``pseudo_exclude_weight`` of a labelled exclude. Labels
+    # taken from the top of the list are all on topic; without these the classifier never sees an off-topic
+    # record and lifts them over the on-topic rest.
+    pseudo_excludes: int = 100
+    pseudo_exclude_weight: float = 1.0
 
 
 class ActiveRanker:
@@ -75,8 +73,9 @@ class ActiveRanker:
 
     Model: LinearSVC (squared hinge) over TF-IDF word uni+bigrams (sublinear tf) of title + abstract, with
     ASReview-style balanced sample weights; score = z(margin) + prior_weight * 0.5 ** ((n_incl - 1) / half_life)
-    * trust * z(zero-shot prior), where trust (0..1) says how well the prior ranks the labels so far. With
-    labels of one class only, the prior (plus, for includes, similarity to them) is used.
+    * trust * z(zero-shot prior), where trust (0..1) says how well the prior ranks the labels so far; the SVM
+    trains on the labels and ``pseudo_excludes`` records of the prior's bottom half (:meth:`pseudo_excludes`).
+    With labels of one class only, the prior (plus, for includes, similarity to them) is used.
     """
 
     def __init__(self, feats: ScreeningFeatures, prior: np.ndarray, cfg: ActiveConfig = ActiveConfig()):
@@ -119,61 +118,27 @@ class ActiveRanker:
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
         if weights is not None:
             w = w * np.asarray(weights, dtype=np.float64)
-        margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
-        base = self.prior_weight(n_pos)
-        if self.cfg.prior_judge == "cv":
-            return margin + base * self.judged_multiple(labeled, y, w) * self.prior
-        return margin + base * self.prior_trust(labeled, y) * self.prior
+        pseudo = self.pseudo_excludes(labeled)
+        if len(pseudo):
+            w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
+            margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                      np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
+        else:
+            margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
+        return margin + self.prior_weight(n_pos) * self.prior_trust(labeled, y) * self.prior
+
+    def pseudo_excludes(self, labeled: np.ndarray) -> np.ndarray:
+        """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``)."""
+        n = len(self.prior)
+        if self.cfg.pseudo_excludes <= 0 or n < 4:
+            return np.zeros(0, dtype=np.int64)
+        bottom = np.argsort(-self.prior, kind="stable")[n // 2 :]
+        bottom = bottom[~np.isin(bottom, labeled)]
+        take = min(self.cfg.pseudo_excludes, len(bottom))
+        return bottom[np.linspace(0, len(bottom) - 1, take).astype(np.int64)] if take else bottom[:0]
 
     def _fit(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray):
-        if self.cfg.classifier == "logistic":
-            from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import LinearSVC
 
-            clf = LogisticRegression(C=1.0, max_iter=2000)  # ASReview's logistic default
-        else:
-            from sklearn.svm import LinearSVC
-
-            clf = LinearSVC(C=self.cfg.C, loss="squared_hinge", max_iter=5000, random_state=0)
+        clf = LinearSVC(C=self.cfg.C, loss="squared_hinge", max_iter=5000, random_state=0)
         return clf.fit(self.X[labeled], y, sample_weight=w)
-
-    def judged_multiple(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
-        """The multiple of the decaying prior weight (from ``cv_grid``) whose blend with the classifier's
-        out-of-fold margins ranks the labelled records best (pairwise AUC); the largest multiple when the
-        labels cannot tell (too few of a class for folds, or a tie)."""
-        grid = sorted(self.cfg.cv_grid)
-        n_pos = int(y.sum())
-        k = min(self.cfg.cv_folds, n_pos, len(y) - n_pos)
-        if k < 2 or len(y) > self.cfg.cv_max_labels:  # nothing to hold out, or no longer worth it
-            return 1.0
-        rng = np.random.default_rng(0)
-        fold = np.empty(len(y), dtype=np.int64)
-        for cls in (0, 1):  # stratified folds, fixed seed
-            members = np.flatnonzero(y == cls)
-            fold[members] = rng.permutation(len(members)) % k
-        held = np.empty(len(y), dtype=np.float64)
-        for f in range(k):
-            train, test = fold != f, fold == f
-            clf = self._fit(labeled[train], y[train], w[train])
-            full = clf.decision_function(self.X)  # z-scored over every record, as the final margin is
-            sd = full.std() or 1.0
-            held[test] = (clf.decision_function(self.X[labeled[test]]) - full.mean()) / sd
-        base = self.prior_weight(n_pos)
-        prior = self.prior[labeled]
-        best, best_auc = grid[-1], -1.0
-        for m in reversed(grid):  # larger multiples first: they win ties
-            auc = _pairwise_auc(held + base * m * prior, y)
-            if auc > best_auc + 1e-12:
-                best, best_auc = m, auc
-        return float(best)
-
-
-def _pairwise_auc(scores: np.ndarray, y: np.ndarray) -> float:
-    """Share of (include, exclude) pairs the scores order right (ties count half)."""
-    from scipy.stats import rankdata
-
-    n_pos = int(y.sum())
-    n_neg = len(y) - n_pos
-    if n_pos == 0 or n_neg == 0:
-        return 0.5
-    ranks = rankdata(scores)
-    return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))

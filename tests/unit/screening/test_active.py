@@ -63,25 +63,21 @@ def test_label_weights_reach_the_classifier_and_unit_weights_change_nothing():
     assert not np.allclose(learner.scores(labeled, y, weights=np.array([1, 0.2, 1, 1, 1])), plain)
 
 
-def test_judged_prior_weight_follows_held_out_labels():
-    """The "cv" judge keeps the prior when the classifier's held-out margins rank the labels worse than the prior
-    does, and lets the classifier lead when they rank them better."""
-    titles = [f"screening citations {i}" if i % 3 == 0 else f"soil erosion {i}" for i in range(60)]
-    feats = build_features(titles, [""] * 60, HashEmbedder())
-    includes = np.arange(0, 60, 3)
-    labeled = np.r_[includes[:6], np.array([1, 2, 4, 5, 7, 8])]
-    y = np.r_[np.ones(6, dtype=int), np.zeros(6, dtype=int)]
-    cfg = ActiveConfig(prior_judge="cv", cv_grid=(0.0, 1.0, 1000.0))
-    # a prior that ranks the labels upside down: the classifier (which reads the words) wins held out
-    wrong = np.zeros(60)
-    wrong[labeled[y == 0]] = 1.0
-    learner = ActiveRanker(feats, wrong, cfg)
-    w = np.ones(len(y))
-    assert learner.judged_multiple(labeled, y, w) == 0.0
-    # a prior that ranks them perfectly and a classifier that cannot tell (all records read alike): the prior stays
-    same = build_features(["a study"] * 60, [""] * 60, HashEmbedder())
-    right = np.zeros(60)
-    right[includes] = 1.0
-    assert ActiveRanker(same, right, cfg).judged_multiple(labeled, y, w) == 1000.0
-    order = order_from_scores(ActiveRanker(same, right, cfg).scores(labeled, y))
-    assert set(order[:20].tolist()) == set(includes.tolist())
+
+def test_pseudo_excludes_come_from_the_bottom_of_the_prior_and_keep_off_topic_records_down():
+    """Labels from the top of the prior's list are all on topic: with pseudo-excludes from its bottom half the
+    classifier learns that off-topic records are excluded (a wider gap than the labels alone give)."""
+    on = [f"heart failure trial {'cohort ' if i in (1, 3, 4) else ''}{i}" for i in range(30)]
+    off = [f"soil erosion {i}" for i in range(30)]
+    feats = build_features(on + off, [""] * 60, HashEmbedder())
+    prior = np.r_[np.linspace(2, 1, 30), np.linspace(0, -1, 30)]  # on-topic records first
+    learner = ActiveRanker(feats, prior)
+    pseudo = learner.pseudo_excludes(np.array([45]))
+    assert len(pseudo) == 29 and set(pseudo.tolist()) == set(range(30, 60)) - {45}
+    assert len(ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=5)).pseudo_excludes(np.array([0]))) == 5
+    labeled, y = np.arange(6), np.array([1, 0, 1, 0, 0, 1])  # the top six: on topic, half of them included
+    flat = np.zeros(60)  # no prior to lean on: the classifier alone decides
+    with_pseudo = ActiveRanker(feats, flat, ActiveConfig(pseudo_excludes=30)).scores(labeled, y)
+    assert with_pseudo[6:30].min() > with_pseudo[30:].max()
+    without = ActiveRanker(feats, flat, ActiveConfig(pseudo_excludes=0)).scores(labeled, y)
+    assert with_pseudo[6:30].min() - with_pseudo[30:].max() > without[6:30].min() - without[30:].max()
