@@ -602,7 +602,7 @@ def format_table(result: dict) -> str:
     modes = [m for m in MODES if m in result.get("mean", {})]
     names = [r["name"] for r in result["reviews"]]
     w = max([len("review"), *(len(n) for n in names), len("mean")]) + 2
-    col = 10
+    col = 11  # "dense_onnx" is 10 characters
     lines = ["WSS@95", "review".ljust(w) + "".join(m.rjust(col) for m in modes) + "    N  incl"]
     for r in result["reviews"]:
         cells = "".join((f"{r['modes'][m]['wss95']:.3f}" if m in r["modes"] else "-").rjust(col) for m in modes)
