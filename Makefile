@@ -122,12 +122,15 @@ clean:
 # Screening quality on the shared labelled reviews (zero-shot, feedback and baselines) beside the real ASReview,
 # which lives in its own venv because it needs pandas<3 (table on stderr, JSON in .bench/screening.json).
 ASREVIEW_VENV ?= .venv-asreview
+# the release the bench's runner is written against (its default model: ELAS u4)
+ASREVIEW_VERSION ?= 3.0.8
 ASREVIEW_STAMP := $(ASREVIEW_VENV)/.installed
 $(ASREVIEW_STAMP):
 	$(PYTHON) -m venv $(ASREVIEW_VENV)
 	$(ASREVIEW_VENV)/bin/pip install -q --upgrade pip
-	$(ASREVIEW_VENV)/bin/pip install -q asreview
-	$(ASREVIEW_VENV)/bin/python -c "from asreview.simulation.simulate import Simulate"
+	$(ASREVIEW_VENV)/bin/pip install -q "asreview==$(ASREVIEW_VERSION)"
+	$(ASREVIEW_VENV)/bin/python -c "from asreview.simulation.simulate import Simulate; \
+		from asreview.learner import ActiveLearningCycle; from asreview.models.models import get_ai_config"
 	touch $@
 
 .PHONY: bench-screening
