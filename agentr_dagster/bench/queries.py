@@ -223,7 +223,9 @@ def published_abstract(folder: Path) -> str:
     if not path.is_file():
         return ""
     meta = json.loads(path.read_text(encoding="utf-8") or "{}")
-    return " ".join(str(meta.get("published_abstract") or "").replace("#", " ").split())
+    text = str(meta.get("published_abstract") or "").strip()
+    text = re.sub(r"^#+\s*(.+?)\s*\n", lambda m: m.group(1).rstrip(".") + ". ", text)  # a Markdown title line
+    return " ".join(text.split())
 
 
 def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:
