@@ -32,18 +32,24 @@ from tqdm import tqdm
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches, parse_boolean_query
-from agentr_dagster.domain.seed_check import SeedStudy, improve_query
+from agentr_dagster.domain.seed_check import MAX_GROWTH, SeedStudy, improve_blocks
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
+    GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,
     SHAPES_WITH_EVERY_CONCEPT,
     content_words_baseline,
+    extract_concepts,
 )
 from agentr_dagster.llm.offline.queries import concept_boolean_query
 from agentr_dagster.sources.translate import query_tree
+from agentr_dagster.stages.seeds import embedding_relatedness
 
 TARGET_RECALL = 0.9  # the issue's bar for the mean include recall
+#: How much a query widened by seed terms may match beyond what it matched (``max_growth``), judged
+#: leave-one-review-out (:func:`leave_one_out_growth`).
+GROWTH_GRID = (1.0, 1.25, 1.5, 2.0, 3.0)
 
 
 def question_kind(question: str) -> str:
@@ -181,20 +187,33 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         chosen = sorted(rng.sample(inc, seeds))
         rest = [i for i in range(len(own)) if i not in set(chosen)]
         studies = [SeedStudy(titles[i], abstracts[i] if abstracts[i] != "nan" else "") for i in chosen]
-        names = [c.label for c in intent.concepts] or None
         seed_ids = frozenset(own[i] for i in chosen)
-        report = improve_query(queries.boolean_query, studies, names, background=pool.df,
-                               count=lambda node: len(pool.ids(node)))
-        after = report.widened_query or queries.boolean_query
+        by_growth: dict[str, dict] = {}
+        added: dict[str, list[str]] = {}
+        after = queries.boolean_query
+        related = embedding_relatedness(backend.embedder)
+        for growth in GROWTH_GRID if intent.concepts else ():
+            mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
+                                   lambda ts: _render(intent, ts), background=pool.df,
+                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related)
+            by_growth[str(growth)] = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
+            if growth == MAX_GROWTH:
+                added, after = mined.added, mined.query
         out["seeded"] = {
             "seeds": seeds,
-            "seed_recall": report.recall,
-            "added_terms": report.added_terms,
-            "widened_query": report.widened_query,
+            "added_terms": added,
+            "widened_query": after if added else None,
             "before": _judge(pool, name, queries.boolean_query, own, labels, rest, seed_ids),
             "after": _judge(pool, name, after, own, labels, rest, seed_ids),
+            "by_growth": by_growth,
         }
     return out
+
+
+def _render(intent: Any, terms: list[list[str]]) -> str:
+    """The shipped query of the intent's concept blocks with ``terms`` as their terms."""
+    concepts = [c.model_copy(update={"terms": t}) for c, t in zip(intent.concepts, terms, strict=True)]
+    return concept_boolean_query(concepts)
 
 
 def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
@@ -330,6 +349,31 @@ def _means(rows: list[dict]) -> dict[str, Any]:
     return out
 
 
+def leave_one_out_growth(reviews: list[dict]) -> dict[str, Any] | None:
+    """The seed widening's growth bound judged leave-one-review-out: for each review, among the bounds whose
+    mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of
+    the remaining includes there (then the lower off-topic rate)."""
+    rows = [r for r in reviews if r.get("seeded", {}).get("by_growth")]
+    if len(rows) < 2:
+        return None
+
+    def mean(g: str, group: list[dict], key: str) -> float:
+        return _mean([r["seeded"]["by_growth"][g][key] for r in group]) or 0.0
+
+    grid = [str(g) for g in GROWTH_GRID]
+    picks, held = {}, []
+    for r in rows:
+        others = [o for o in rows if o is not r]
+        ok = [g for g in grid if mean(g, others, "off_topic") <= MAX_OFF_TOPIC] or grid
+        best = max(ok, key=lambda g: (round(mean(g, others, "recall"), 3), -mean(g, others, "off_topic")))
+        picks[r["name"]] = best
+        held.append(r["seeded"]["by_growth"][best])
+    return {"grid": {g: {"recall": round(mean(g, rows, "recall"), 4), "off_topic": round(mean(g, rows, "off_topic"), 4)}
+                     for g in grid},
+            "picked": picks, "recall": _mean([h["recall"] for h in held]),
+            "off_topic": _mean([h["off_topic"] for h in held]), "median_ratio_n": _median([h["ratio_n"] for h in held])}
+
+
 def summarise(reviews: list[dict]) -> dict[str, Any]:
     kinds = sorted({r["kind"] for r in reviews})
     groups = {"all": reviews, "drug": [r for r in reviews if r["drug"]],
@@ -342,9 +386,47 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
         "by_kind": {k: _means([r for r in reviews if r["kind"] == k]) for k in kinds},
         "abstract": _means(abstracts) if abstracts else None,
         "leave_one_out_shape": leave_one_out(reviews) if len(reviews) > 1 else None,
+        "leave_one_out_seed_growth": leave_one_out_growth(reviews),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
         "query_shape": QUERY_SHAPE,
     }
+
+
+GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
+
+
+def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str, range],
+                               grid: tuple[float, ...] = GENERIC_ZIPF_GRID) -> dict[str, Any]:
+    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`) judged
+    leave-one-review-out on the questions: for each review, among the floors whose mean off-topic rate on the
+    other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall there (then the lower
+    off-topic rate) is applied to it."""
+    rows: dict[tuple[float, str], tuple[float, float]] = {}
+    names = []
+    for folder in folders:
+        rv = load_review(folder)
+        names.append(rv.name)
+        own = spans[rv.name]
+        includes = [own[i] for i, v in enumerate(rv.labels) if int(v)]
+        for z in grid:
+            query = extract_concepts(rv.question, z).boolean_query()
+            tree = parse_boolean_query(query) if query else None
+            hits = pool.ids(tree)
+            rows[(z, rv.name)] = (sum(1 for i in includes if i in hits) / max(1, len(includes)),
+                                  pool.specificity(tree, rv.name)["off_topic"] or 0.0)
+
+    def mean(z: float, group: list[str], k: int) -> float:
+        return statistics.mean(rows[(z, n)][k] for n in group)
+
+    picks = {}
+    for name in names:
+        others = [o for o in names if o != name]
+        ok = [z for z in grid if mean(z, others, 1) <= MAX_OFF_TOPIC] or list(grid)
+        picks[name] = max(ok, key=lambda z: (round(mean(z, others, 0), 3), -mean(z, others, 1)))
+    held = [rows[(picks[n], n)] for n in names]
+    return {"grid": {str(z): {"recall": round(mean(z, names, 0), 4), "off_topic": round(mean(z, names, 1), 4)}
+                     for z in grid},
+            "picked": picks, "recall": _mean([h[0] for h in held]), "off_topic": _mean([h[1] for h in held])}
 
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
@@ -358,6 +440,8 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
         reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed))
     result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)},
                               "reviews": reviews, "summary": summarise(reviews)}
+    if len(folders) > 1:
+        result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
     if abstracts is not None:
         result["unlabelled_abstracts"] = bench_unlabelled_abstracts(abstracts, pool, backend)
     return result
@@ -416,6 +500,20 @@ def format_table(result: dict) -> str:
             lines.append(f"leave-one-review-out shape ({label}): held-out recall {loo['recall']} off-topic "
                          f"{loo['off_topic']} median xN {loo['median_ratio_n']} (picked: {', '.join(picked)}; "
                          f"shipped: {summary['query_shape']})")
+    lg = summary.get("leave_one_out_seed_growth")
+    if lg:
+        lines.append("seed widening growth bound per value, recall of the remaining includes/off-topic: " + ", ".join(
+            f"{g} {v['recall']}/{v['off_topic']}" for g, v in lg["grid"].items()))
+        lines.append(f"leave-one-review-out growth bound: held-out recall {lg['recall']} off-topic {lg['off_topic']} "
+                     f"median xN {lg['median_ratio_n']} (picked: {', '.join(sorted(set(lg['picked'].values())))}; "
+                     f"shipped: {MAX_GROWTH})")
+    gz = summary.get("leave_one_out_generic_zipf")
+    if gz:
+        lines.append("generic-word floor (Zipf) per value, recall/off-topic: " + ", ".join(
+            f"{z} {v['recall']}/{v['off_topic']}" for z, v in gz["grid"].items()))
+        lines.append(f"leave-one-review-out generic-word floor: held-out recall {gz['recall']} off-topic "
+                     f"{gz['off_topic']} (picked: {', '.join(sorted({str(v) for v in gz['picked'].values()}))}; "
+                     f"shipped: {GENERIC_ZIPF})")
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")

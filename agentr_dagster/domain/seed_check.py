@@ -234,6 +234,8 @@ Background = Callable[[str], float]
 Counter = Callable[[Node], int]
 #: A widened query may match at most this many times what the query matched in the background.
 MAX_GROWTH = 1.5
+#: Terms that this many seeds share are proposed before the terms of a single seed.
+MIN_SUPPORT = 2
 MAX_MINED_TERMS = 8
 
 
@@ -250,8 +252,65 @@ def mined_terms(seeds: Sequence[SeedStudy], background: Background, limit: int =
                   if a in good and b in good}
         for term in terms:
             seen[term] = seen.get(term, 0) + 1
-    scored = [(n / len(seeds) / (background(t) + 0.002), t) for t, n in seen.items()]
-    return [t for _, t in sorted(scored, reverse=True)[:limit]]
+    # a term of one seed only is that study's wording; the concept is what several seeds share
+    scored = [(min(n, MIN_SUPPORT), n / len(seeds) / (background(t) + 0.002), t) for t, n in seen.items()]
+    return [t for *_, t in sorted(scored, reverse=True)[:limit]]
+
+
+@dataclass
+class MinedBlocks:
+    """The blocks' terms after mining the seeds, the terms each block gained, and the query they make."""
+
+    terms: list[list[str]]
+    added: dict[str, list[str]]
+    query: str
+    seed_recall_before: float
+    seed_recall_after: float
+
+
+def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[SeedStudy],
+                   render: Callable[[list[list[str]]], str], background: Background, count: Counter,
+                   max_growth: float = MAX_GROWTH, max_terms: int = MAX_MINED_TERMS,
+                   relatedness: Relatedness | None = None) -> MinedBlocks:
+    """The objective approach, per concept block: the terms most characteristic of the seeds against the
+    background (:func:`mined_terms`) are proposed to each block in turn (the main block first); a term is kept
+    when the block then names a seed it did not name before (so the query, whatever its shape, finds the
+    seeds through that block) and the query still matches at most ``max_growth`` times what it matched in the
+    background (``count``) before any term was added. ``render`` makes the query of the blocks' terms. With
+    ``relatedness``, a term is proposed only to the block whose terms it is closest to (a drug name to the
+    drugs, a symptom to the condition)."""
+    terms = [list(t) for _, t in blocks]
+    base = max(1, count(parse_boolean_query(render(terms))))
+
+    def seed_recall(ts: list[list[str]]) -> float:
+        tree = parse_boolean_query(render(ts))
+        return round(sum(matches(tree, s.text) for s in seeds) / len(seeds), 4) if seeds else 0.0
+
+    before = seed_recall(terms)
+    added: dict[str, list[str]] = {}
+    candidates = mined_terms(seeds, background) if seeds else []
+    home: dict[str, int] = {}
+    if relatedness is not None and candidates and len(blocks) > 1:
+        scores = [relatedness(candidates, list(t)) for _, t in blocks]
+        home = {c: max(range(len(blocks)), key=lambda i: scores[i][k]) for k, c in enumerate(candidates)}
+    for i, (name, _) in enumerate(blocks):
+        for term in candidates:
+            if home.get(term, i) != i:
+                continue
+            if len(added.get(name, [])) >= max_terms:
+                break
+            block = Or(tuple(Term(t) for t in terms[i])) if terms[i] else None
+            named = {j for j, s in enumerate(seeds) if block is not None and matches(block, s.text)}
+            if not any(j not in named and matches(Term(term), s.text) for j, s in enumerate(seeds)):
+                continue
+            trial = [list(t) for t in terms]
+            trial[i].append(term)
+            if count(parse_boolean_query(render(trial))) > max_growth * base:
+                continue
+            terms = trial
+            added.setdefault(name, []).append(term)
+    return MinedBlocks(terms=terms, added=added, query=render(terms), seed_recall_before=before,
+                       seed_recall_after=seed_recall(terms))
 
 
 def improve_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None,

@@ -100,6 +100,8 @@ META_WORDS = frozenset(
     assessed assessing examine examined investigates summarize summarise summarizes summarises synthesize
     synthesise quantify estimate estimates describe describes characterize characterise establish
     statistically significant significance insufficient sufficient available current potential possible
+    we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
+    combining challenging accurate novel paper
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).

@@ -101,7 +101,8 @@ class IntentMixin:
                     break
                 _distinct_append(seeds, concept, 8)
 
-        methods, domains, seeds = _concept_fields(plan, methods, domains, seeds)
+        if review:  # an abstract's own noun phrases name its methods and domains better than its concept labels
+            methods, domains, seeds = _concept_fields(plan, methods, domains, seeds)
         return ResearchIntent(
             problem_statement=problem,
             methodologies=methods,
