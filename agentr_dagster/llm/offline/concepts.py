@@ -831,7 +831,10 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float) -> None:
     """No generic term stands as an alternative: a block keeps only its terms rarer than ``zipf_floor`` in
     general English; a block with none left keeps its terms but is generic (optional, never the main one)."""
     for block in blocks:
-        specific = [t for t in block.terms if _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor)]
+        # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
+        block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
+        specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
+            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor))]
         if specific:
             block.terms = specific
         else:
