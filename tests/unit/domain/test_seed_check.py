@@ -97,7 +97,7 @@ def _corpus_tools(corpus: list[str]):
 
 
 def test_seed_terms_mined_against_a_background_widen_the_block_that_lacks_them():
-    from agentr_dagster.domain.seed_check import improve_blocks, mined_terms
+    from agentr_dagster.domain.seed_check import MAX_GROWTH, improve_blocks, mined_terms
 
     corpus = [f"Therapy in adults, report {i}" for i in range(40)] + [
         f"Gabapentin for neuropathic pain, trial {i}" for i in range(6)] + [
@@ -131,5 +131,5 @@ def test_seed_terms_mined_against_a_background_widen_the_block_that_lacks_them()
     # no term that multiplies what the query matches in the background: the generic words stay out
     every_added = {t for ts in result.added.values() for t in ts}
     assert not every_added & {"therap*", "adult*"}
-    assert count(parse_boolean_query(result.query)) <= 1.5 * max(1, count(parse_boolean_query(
+    assert count(parse_boolean_query(result.query)) <= MAX_GROWTH * max(1, count(parse_boolean_query(
         render([["gabapentin", "pregabalin"], ["neuropathic pain"]]))))
