@@ -97,8 +97,8 @@ META_WORDS = frozenset(
     carry carries carried out also both either such as well their its his her our they them it this that these
     those who each any all some same between within across about among
     aim aims aimed objective objectives purpose goal goals identify identified determine determined assess
-    assessed assessing examine examined investigates summarize summarise summarizes summarises synthesize
-    synthesise quantify estimate estimates describe describes characterize characterise establish
+    assessed assessing assesses examine examined examines investigates summarize summarise summarizes summarises
+    synthesize synthesise quantify estimate estimates describe describes characterize characterise establish
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
     combining challenging accurate novel paper
