@@ -311,6 +311,9 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
             if learns:
                 pending = _learn_from_batch(store, slug, candidates, batch, pending, judged, sequence,
                                             rerank=not no_more_calls.is_set())
+        if learns and plan.stop_at_recall is not None and summary.stop_reason is None:
+            # scored to the end (or the budget's): the last word is on everything judged, not the last batch's
+            _assess_recall(plan, sequence, judged, candidates.person, summary)
     finally:
         if beat is not None:
             beat.stop()
@@ -360,6 +363,16 @@ def _weak(payload: dict) -> int:
     return weak_label(payload)
 
 
+def _assess_recall(plan: ScoringPlan, sequence: list[int], judged: dict[int, int], person: dict[int, int],
+                   summary: ScoringSummary) -> RecallAssessment:
+    """The stopping rule on the judgements so far, kept in ``summary`` (the run's summary and metadata state it)."""
+    # a person's label replaces the model's in the gain curve too
+    seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
+    summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence)
+    summary.recall_bound = summary.recall.recall_lower
+    return summary.recall
+
+
 def _planned_batch(store, slug: str, plan: ScoringPlan, sequence: list[int], judged: dict[int, int],
                    person: dict[int, int], summary: ScoringSummary, size: int,
                    project_budget: Decimal | None) -> tuple[int, str | None]:
@@ -370,13 +383,8 @@ def _planned_batch(store, slug: str, plan: ScoringPlan, sequence: list[int], jud
     a batch must fit with every call at the largest hold seen). A batch that would not fit is cut to what does;
     none fits: stop, and the papers left are below the cut-off, not refused calls. The plan's budget may be passed
     by one call at most: the first, made to learn what a call costs."""
-    if plan.stop_at_recall is not None:
-        # a person's label replaces the model's in the gain curve too
-        seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
-        summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence)
-        summary.recall_bound = summary.recall.recall_lower
-        if summary.recall.stop:
-            return 0, "target_recall"
+    if plan.stop_at_recall is not None and _assess_recall(plan, sequence, judged, person, summary).stop:
+        return 0, "target_recall"
     if plan.budget_credits is None and project_budget is None:
         return size, None
     calls = [u for u in store.ledger.usage(slug) if u.stage == "score"]

@@ -101,6 +101,17 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
     assert verify_ledger(store).ok
 
 
+def test_a_target_the_evidence_cannot_support_early_scores_every_paper_and_says_so(project, review):
+    """12 relevant papers: recall >= 0.95 means none is left, which no run of excludes short of the end shows at
+    95 % confidence; the rule keeps going (the old point-process bound stopped here), and its last word is on
+    everything scored."""
+    store, server, backend = project
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+    assert summary.stop_reason is None and summary.below_cutoff == 0 and summary.scored == len(review)
+    assert summary.recall.recall_lower == 1.0 and summary.recall.reason == "every paper is screened"
+    assert "recall >= 1.000 at 95 % confidence" in summary_text(summary)
+
+
 def test_budget_stops_scoring_cleanly_and_a_larger_budget_resumes_without_calling_twice(project, review):
     store, server, backend = project
     first = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(budget_credits=Decimal("40")))
