@@ -46,15 +46,19 @@ def main() -> None:
         for rule, make in rules.items():
             calls = replay(y, seq["boundaries"], make(y))
             row[rule] = (round(float(y[:calls].sum() / y.sum()), 4), round(calls / len(y), 4))
+        # the least a rule could spend: the batch boundary where the target is first reached (it cannot know it)
+        reached = np.cumsum(y) >= args.target * y.sum() - 1e-9
+        row["clairvoyant"] = next((end for end in seq["boundaries"] if reached[end - 1]), len(y)) / len(y)
         rows.append(row)
     print(f"target {args.target}, confidence {args.confidence}: recall at stop / share of papers called")
-    print(f"{'review':40}{'n':>6}{'incl':>6}   {'hypergeometric':>18}   {'point process 0.99':>20}")
+    print(f"{'review':40}{'n':>6}{'incl':>6}   {'hypergeometric':>18}   {'point process 0.99':>20}"
+          f"   {'clairvoyant':>11}")
     for group, drug in (("non-drug", False), ("Cohen drug", True)):
         part = [r for r in rows if r["drug"] == drug]
         for r in part:
             h, p = r["hypergeometric"], r["point_process"]
             print(f"{r['name']:40}{r['n']:>6}{r['includes']:>6}   {h[0]:>8.3f} {100 * h[1]:>8.1f} %   "
-                  f"{p[0]:>9.3f} {100 * p[1]:>8.1f} %")
+                  f"{p[0]:>9.3f} {100 * p[1]:>8.1f} %   {100 * r['clairvoyant']:>9.1f} %")
         if part:
             for rule in rules:
                 rec = [r[rule][0] for r in part]
@@ -62,6 +66,9 @@ def main() -> None:
                 print(f"  {group} {rule}: mean recall {np.mean(rec):.3f}, min {min(rec):.3f}, "
                       f">= {args.target} on {sum(v >= args.target - 1e-9 for v in rec)} of {len(rec)}, "
                       f"mean calls {100 * np.mean(share):.1f} %")
+            print(f"  {group} clairvoyant (stops at the first batch reaching the target): mean calls "
+                  f"{100 * np.mean([r['clairvoyant'] for r in part]):.1f} %")
+    print(f"all clairvoyant: mean calls {100 * np.mean([r['clairvoyant'] for r in rows]):.1f} %")
     for rule in rules:
         rec = [r[rule][0] for r in rows]
         share = [r[rule][1] for r in rows]
