@@ -263,6 +263,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
         "below_cutoff": summary.below_cutoff, "stop_reason": summary.stop_reason or "none",
         **({"recall_lower_bound": round(summary.recall_bound, 4)} if summary.recall_bound is not None else {}),
+        **(_recall_metadata(summary.recall) if summary.recall is not None else {}),
         **ui.top_papers(scores_dataframe(db, slug)),
         **ui.usage(db, slug, stage="score", run_id=context.run_id),
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
@@ -300,6 +301,14 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         data_version=DataVersion(sha256(*sorted(f"{r.paper_id}:{r.id}" for r in scores))[:16]),
         check_results=[checks.evaluate_scores(db, slug, backend.model)],
     )
+
+
+def _recall_metadata(recall) -> dict:
+    """The stopping rule's last assessment: the recall interval at its confidence, the estimate, and why scoring
+    stopped or went on."""
+    return {"recall_interval": MetadataValue.json([round(recall.recall_lower, 4), 1.0]),
+            "recall_estimate": round(recall.recall_estimate, 4), "recall_confidence": recall.confidence,
+            "includes_left_upper": recall.left_upper, "stopping": recall.reason}
 
 
 def _log_progress(context: AssetExecutionContext):
