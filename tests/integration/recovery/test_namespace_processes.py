@@ -54,8 +54,8 @@ def _unshare_works() -> None:
 @pytest.mark.usefixtures("fast_home")
 def test_a_live_holder_in_another_pid_namespace_is_not_taken_over(pg_url, tmp_path, scripted_server, monkeypatch):
     _unshare_works()
-    slug, n = "container-live", 24
-    server = scripted_server(chain_responder, latency=1.5)  # scoring lasts longer than the TTL
+    slug, n = "container-live", 30
+    server = scripted_server(chain_responder, latency=2.0)  # scoring lasts longer than the second run's start + TTL
     store = _priced_store(pg_url)
     make_project(store, tmp_path, slug, n)
     env = _env({**os.environ, **llm_env(monkeypatch, server, store, concurrency=2)}, AGENTR_LEASE_TTL_S=str(TTL_S))
@@ -65,7 +65,7 @@ def test_a_live_holder_in_another_pid_namespace_is_not_taken_over(pg_url, tmp_pa
     lease = store.leases.project_lease(slug)
     assert lease.host == HOST and lease.realm != current_realm() and not pid_alive(lease.pid)  # "dead" from here
     second = _start(["run", slug, "--no-progress"], env, log2)
-    _poll(lambda: "waiting for the run in flight" in log2.read_text(), 90, "the second run waiting", second, log2)
+    _poll(lambda: "waiting for the run in flight" in log2.read_text(), 180, "the second run waiting", second, log2)
     while _scored(store, slug) < n and first.poll() is None:  # while it scores, well past the TTL, it holds the lease
         current = store.leases.project_lease(slug)
         assert current is not None and current.holder == lease.holder, "a live holder in another namespace was replaced"
