@@ -241,3 +241,27 @@ def test_verify_fails_for_a_double_charge_and_for_waste_that_was_charged(store, 
             cause="fenced_late_answer", reservation_id=first, credits=Decimal("1"), priced_as="usage",
             created_at=now_utc()))
     assert "waste_never_charged" in store.ledger.verify_ledger().failed_checks()
+
+
+def test_a_transaction_frozen_on_postgresql_does_not_hold_its_locks_for_ever(pg_url, monkeypatch):
+    """A process frozen inside a transaction (the account's row lock held) would block every reservation; the
+    server ends its session after the idle-in-transaction timeout and the others go on."""
+    from agentr_dagster.store import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "PG_IDLE_IN_TRANSACTION_S", 1)
+    frozen, other = DomainStore(pg_url), DomainStore(pg_url)
+    _priced(frozen)
+    conn = frozen.engine.connect()
+    conn.begin()
+    conn.execute(sa.select(t.accounts.c.balance).with_for_update())  # then the process stops answering
+    held: list[int] = []
+    reserve = threading.Thread(target=lambda: held.append(
+        other.ledger.reserve("default", Decimal("1"), idempotency_key="after-the-freeze")))
+    reserve.start()
+    reserve.join(timeout=30)
+    assert held, "the reservation waited for the frozen transaction's lock"
+    with pytest.raises(sa.exc.OperationalError):  # the frozen process wakes: its transaction is gone
+        conn.execute(sa.select(t.accounts.c.balance))
+    conn.invalidate()
+    frozen.close()
+    other.close()
