@@ -38,6 +38,7 @@ from agentr_dagster.domain.failures import (
     OrphanError,
     PermanentError,
     StageError,
+    StoppedError,
     TransientError,
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
@@ -313,6 +314,7 @@ class OpenAICompatibleBackend:
             return response.choices[0].message.content or "", response.usage
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             error = self._redacted(classify_api_error(exc))
+            error.timed_out = isinstance(exc, openai.APITimeoutError)  # the endpoint may still serve (and bill) it
             # Noted here, before the caller frees its slot, so that a call waiting for the slot sees the refusal.
             if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
                 self._refused = error
@@ -426,7 +428,8 @@ class OpenAICompatibleBackend:
             if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
                 self.limiter.pause(error.retry_after)
             try:
-                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}",
+                                          waste="timeout" if getattr(error, "timed_out", False) else None)
             except sa.exc.SQLAlchemyError as db_error:
                 # The database is away: the classified error goes on (it is what happened to the call); the
                 # reservation stays open until the stage closes its calls or `agentr resume` releases it.
@@ -447,16 +450,26 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        return content, lambda response: self._settle(reservation, usage_in, response)
+        fence = self.claims.settlement_fence(ctx, key)
+        return content, lambda response: self._settle(reservation, usage_in, response, fence)
 
-    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None) -> None:
+    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None, fence=None) -> None:
         """Settle an answered call, retrying a database error with backoff. If the database stays away, the
         settlement is kept (:meth:`settle_pending` retries it before the stage reports its outcome) and the call
-        fails as transient: its answer is paid for, so it is never dropped silently."""
+        fails as transient: its answer is paid for, so it is never dropped silently.
+
+        ``fence``: the claim the call was made under, checked in the charging transaction. Lost (a takeover while
+        the call was in flight, e.g. this process was frozen past the lease TTL): the answer is operator waste,
+        not charged, not cached, and the call ends as stopped (the new holder does the work)."""
         delay = self.settings.settle_backoff_s
         for attempt in range(self.settings.settle_attempts):
             try:
-                self.store.ledger.settle(reservation, usage=usage_in, response=response)
+                charged = self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
+                if charged is None:
+                    raise StoppedError(
+                        f"{usage_in.stage}: the claim on this call was taken over while it was in flight; its late "
+                        "answer is recorded as operator waste and not charged"
+                    )
                 return
             except sa.exc.SQLAlchemyError as exc:
                 problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"

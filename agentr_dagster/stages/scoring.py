@@ -509,7 +509,9 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
                     assessment = backend.score_paper(
                         intent, abstract, paper.title, paper.abstract or "",
                         CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate,
-                                    fence=fence(paper)),
+                                    fence=fence(paper),
+                                    claim=None if holder is None else store.leases.fence("paper", keys[paper.id],
+                                                                                         holder)),
                     )
                 except StageError as err:
                     exc = err

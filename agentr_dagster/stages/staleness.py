@@ -157,10 +157,15 @@ def _export_problem(slug: str, papers: int, newest_result: datetime | None, home
 
 
 def release_project_reservations(store: DomainStore, slug: str, why: str) -> int:
-    """Release every open reservation of the project; only call this when no live process can settle them."""
+    """Release every open reservation of the project; only call this when no live process can settle them.
+
+    The claims of gone holders are revoked first: a frozen holder that wakes after this finds its claims gone,
+    and its late answers are refused by the settlement fence (operator waste) instead of being charged. Each
+    released call was in flight when its holder died or froze: the endpoint may have served it (waste, "killed")."""
+    store.leases.revoke_gone(slug)
     held = store.ledger.reservations(slug, state="open")
     for res in held:
-        store.ledger.release(res.id, note=why)
+        store.ledger.release(res.id, note=why, waste="killed")
     return len(held)
 
 

@@ -278,6 +278,29 @@ class UsageRow:
 
 
 @dataclass(frozen=True)
+class WasteRow:
+    """A call the operator pays and no project is charged for (``store.ledger.waste``)."""
+
+    id: int
+    cause: str
+    reservation_id: int
+    project_id: int | None
+    slug: str | None
+    stage: str | None
+    paper_id: int | None
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: Decimal | None
+    credits: Decimal
+    priced_as: str
+    request_hash: str | None
+    run_id: str | None
+    holder: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class LedgerRow:
     id: int
     account_id: int
