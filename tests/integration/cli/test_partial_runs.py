@@ -112,8 +112,8 @@ def test_credits_running_out_in_the_draft_leave_it_partial_until_granted_and_res
     assert f"retry no_credits: agentr credits grant AMOUNT, then agentr resume {slug}" in run.output
     assert (results_dir(slug) / "related_work.md").exists()  # the draft stands, extractive where not rewritten
     status = agentr("status", slug, env=env).output
-    row = next(line for line in status.splitlines() if "stage=related_work" in line)
-    assert "state=failed_no_credits" in row and "detail=partial: " in row, status
+    row = next(line for line in status.splitlines() if line.strip().startswith("related-work draft"))
+    assert "failed no credits" in row and "partial: " in row, status
     assert f"agentr resume {slug}" in status
     failures = agentr("failures", slug, env=env).output
     assert "no_credits: 1 failure(s)" in failures and f"then `agentr resume {slug}`" in failures, failures
