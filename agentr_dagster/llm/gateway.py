@@ -392,7 +392,6 @@ class OpenAICompatibleBackend:
         """Reserve, call and return the answer with the function that settles it (given the response to cache
         when the answer validates): the caller validates first, so that both land in one transaction."""
         from agentr_dagster.store import CallBound, InsufficientCredits, UsageIn
-        from agentr_dagster.store import OrphanError as DeletedError
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
@@ -401,15 +400,13 @@ class OpenAICompatibleBackend:
                           provider=self.settings.provider, tier=self.settings.tier)
         try:
             # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
-            # is also the orphan check: it refuses a deleted project or paper atomically.
+            # is also the orphan check: it refuses a deleted project or paper atomically (OrphanError, no call).
             reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
             # read now, not the refused transaction's figure: holds that settled since gave credits back
             left = self.store.ledger.balance(self.settings.account)
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
                 from exc
-        except DeletedError as exc:
-            raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made") from exc
         response_format: dict = {"type": "json_object"}
         if self.settings.schema_hint:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())

@@ -20,7 +20,6 @@ import numpy as np
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, StoppedError
-from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.recall_stopping import DEFAULT_CONFIDENCE, RecallAssessment, assess_recall
@@ -433,7 +432,7 @@ def _save_queue(store, slug: str, intent_hash: str, backend, plan: ScoringPlan, 
         "queue_scores": ({str(p.id): round(float(s), 6) for p, s in zip(queue.papers, queue.scores, strict=True)}
                          if queue.reranked else {}),
     }
-    with contextlib.suppress(DeletedError):
+    with contextlib.suppress(OrphanError):
         store.results.save_artifact(slug, QUEUE_STAGE, payload, prompt_version=prompt_version("score"),
                                     model=backend.model, backend=backend.kind,
                                     input_hash=queue_input_hash(intent_hash, backend.model))
@@ -603,7 +602,7 @@ class ResultWriter:
                 self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
                 completes_stage="score", **self._meta,
             ))
-        except DeletedError:
+        except OrphanError:
             stored = set()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by close()
             self._error = exc

@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-# The store's base error and OrphanError are the domain's (one class each); importable from here as before.
+# OrphanError is the domain's (one class: a stage and the store raise the same), importable from the store too.
 from agentr_dagster.domain.failures import OrphanError as OrphanError
 from agentr_dagster.domain.failures import StoreError as StoreError
 
