@@ -42,6 +42,7 @@ from agentr_dagster.domain.failures import (
     TransientError,
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
+from agentr_dagster.domain.retry import backoff_delay, parse_retry_after, retrying
 from agentr_dagster.llm.claims import RequestClaims
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.unsettled import UnsettledSpool
@@ -145,14 +146,6 @@ def grammar_hint_schema(schema: dict, max_len: int = 100) -> dict:
     return schema
 
 
-def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
-    """Exponential backoff with full jitter; never shorter than a server's Retry-After."""
-    delay = random.uniform(0, min(cap, base * (2**attempt)))
-    if retry_after is not None:
-        delay = max(delay, min(retry_after, cap))
-    return delay
-
-
 def classify_api_error(exc: Exception) -> StageError:
     """The failure class of an error met around a paid call: the endpoint's answer (HTTP status, timeout, dropped
     connection), or what was checked right before it (the database, the limiter's Redis): those are transient
@@ -194,12 +187,14 @@ def _redis_error(exc: Exception) -> bool:
                for cls in type(exc).__mro__)
 
 
+def _short(exc: BaseException | None) -> str:
+    """An exception in one line (a database error's first line: its SQL and parameters stay out of the log)."""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+
+
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
-        return None
+    headers = getattr(exc.response, "headers", None)
+    return parse_retry_after(headers.get("retry-after")) if headers is not None else None
 
 
 class OpenAICompatibleBackend:
@@ -458,23 +453,24 @@ class OpenAICompatibleBackend:
         ``fence``: the claim the call was made under, checked in the charging transaction. Lost (a takeover while
         the call was in flight, e.g. this process was frozen past the lease TTL): the answer is operator waste,
         not charged, not cached, and the call ends as stopped (the new holder does the work)."""
-        delay = self.settings.settle_backoff_s
-        for attempt in range(self.settings.settle_attempts):
-            try:
-                charged = self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
-                if charged is None:
-                    raise StoppedError(
-                        f"{usage_in.stage}: the claim on this call was taken over while it was in flight; its late "
-                        "answer is recorded as operator waste and not charged"
-                    )
-                return
-            except sa.exc.SQLAlchemyError as exc:
-                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-                if attempt + 1 >= self.settings.settle_attempts:
-                    break
-                log.warning("settle of reservation %s failed (%s); retrying in %.1fs", reservation, problem, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        def charge() -> None:
+            charged = self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
+            if charged is None:
+                raise StoppedError(
+                    f"{usage_in.stage}: the claim on this call was taken over while it was in flight; its late "
+                    "answer is recorded as operator waste and not charged"
+                )
+
+        def note_retry(state) -> None:
+            problem = _short(state.outcome.exception() if state.outcome else None)
+            log.warning("settle of reservation %s failed (%s); retrying", reservation, problem)
+
+        try:
+            retrying(attempts=self.settings.settle_attempts, base=self.settings.settle_backoff_s, cap=5.0, jitter=False,
+                     when=lambda exc: isinstance(exc, sa.exc.SQLAlchemyError), before_sleep=note_retry)(charge)
+            return
+        except sa.exc.SQLAlchemyError as exc:
+            problem = _short(exc)
         with self._pending_lock:
             self.unsettled.append((reservation, usage_in, response))
         if self.spool is not None:  # on disk too: the process may not outlive the outage
