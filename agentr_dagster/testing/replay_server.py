@@ -26,8 +26,10 @@ Faults per route (``openalex``, ``pubmed.esearch``, ``pubmed.efetch``, ``europep
 faults on the next requests in order (``None`` = a normal answer), then ``then`` on every later one. Kinds:
 ``status`` (HTTP error, optional ``Retry-After`` in seconds or as an HTTP-date string), ``truncate`` (half the
 body, then the connection closes), ``malformed`` (a 200 whose JSON/XML does not parse), ``slow`` (the normal
-answer after ``latency`` seconds), ``drop`` (the connection closes with no answer). ``server.counts[route]``
-counts requests (faulted ones included).
+answer after ``latency`` seconds), ``drop`` (the connection closes with no answer), ``error_body`` (a 200 whose body
+is the API's own error document, saying ``message``: Europe PMC's ``errMsg``, E-utilities' ``<ERROR>`` beside a
+zero count, OpenAlex's ``error``, arXiv's error entry). ``server.counts[route]`` counts requests (faulted ones
+included).
 
 CLI (for demos; serves a generated corpus until killed)::
 
@@ -63,7 +65,7 @@ from agentr_dagster.testing.dialects import DialectError, evaluate, parse
 __all__ = ["FAULT_KINDS", "ROUTES", "Fault", "ReplayPaper", "ReplayServer", "generate_corpus",
            "main"]
 
-FAULT_KINDS = ("status", "truncate", "malformed", "slow", "drop")
+FAULT_KINDS = ("status", "truncate", "malformed", "slow", "drop", "error_body")
 ROUTES = ("openalex", "pubmed.esearch", "pubmed.efetch", "europepmc", "arxiv", "crossref")
 SOURCES = ("openalex", "pubmed", "europepmc", "arxiv", "crossref")
 
@@ -74,6 +76,7 @@ class Fault:
     status: int = 500
     retry_after: float | str | None = None  # seconds, or an HTTP-date string
     latency: float = 0.0
+    message: str = "Search Backend failed: replay fault"  # what an ``error_body`` fault's document says
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -273,6 +276,9 @@ class _Handler(BaseHTTPRequestHandler):
                 headers["Retry-After"] = ra if isinstance(ra, str) else (f"{ra:g}")
             self._send(fault.status, json.dumps({"error": f"replay fault: HTTP {fault.status}"}),
                        "application/json", headers)
+            return
+        if fault is not None and fault.kind == "error_body":
+            self._send(200, *_error_document(route, params, fault.message))
             return
         try:
             status, body, content_type = 200, *endpoint(path, params)
@@ -707,6 +713,24 @@ def _end_of(text: str) -> date | None:
     if len(digits) == 4:
         return date(int(digits), 12, 31)
     return _parse_day(text)
+
+
+def _error_document(route: str, params: dict[str, str], message: str) -> tuple[str, str]:
+    """The error each API may answer with a status 200 (body, content type)."""
+    if route == "europepmc":
+        return json.dumps({"version": "6.9", "hitCount": 0, "request": {"queryString": params.get("query", "")},
+                           "errMsg": message}), "application/json"
+    if route == "pubmed.esearch":
+        return ('<?xml version="1.0" encoding="UTF-8" ?>\n<eSearchResult><Count>0</Count><RetMax>0</RetMax>'
+                f"<RetStart>0</RetStart><IdList/><TranslationSet/><ERROR>{escape(message)}</ERROR></eSearchResult>",
+                "text/xml")
+    if route == "pubmed.efetch":
+        return _eutils_error("eFetchResult", message), "text/xml"
+    if route == "arxiv":
+        return _arxiv_feed(params, [], 0, 0, error=message), "application/atom+xml"
+    if route == "crossref":
+        return json.dumps({"status": "failed", "message-type": "exception", "message": message}), "application/json"
+    return json.dumps({"error": message, "message": "the replay server's error_body fault"}), "application/json"
 
 
 def _eutils_error(root: str, message: str) -> str:
