@@ -196,13 +196,13 @@ class QueryError(ValueError):
     pass
 
 
-def _dialect_matcher(dialect: str, query: str):
+def _dialect_tree(dialect: str, query: str) -> Any:
     """The strict parser of ``dialect`` (:mod:`agentr_dagster.testing.dialects`): QueryError where the API refuses."""
     try:
         tree = parse(dialect, query)
     except DialectError as exc:
         raise QueryError(f"{dialect} rejects the query: {exc}") from None
-    return lambda paper: evaluate(tree, paper.title, paper.abstract, paper.dates)
+    return tree
 
 
 # the request-target length each API refuses beyond: OpenAlex documents 4,094 bytes; the others document none and
@@ -450,6 +450,11 @@ class ReplayServer:
     def _indexed(self, source: str) -> list[ReplayPaper]:
         return [p for p in self.papers if source in p.sources]
 
+    def _matching(self, tree: Any, papers: list[ReplayPaper]) -> list[ReplayPaper]:
+        """The papers a parsed dialect query (:func:`agentr_dagster.testing.dialects.parse`) matches, in their order
+        (a subclass serving a large corpus answers from an index: :mod:`agentr_dagster.testing.pooled`)."""
+        return [p for p in papers if evaluate(tree, p.title, p.abstract, p.dates)]
+
     # -- OpenAlex ------------------------------------------------------------------------------------------------
     def _openalex_work(self, paper: ReplayPaper) -> dict[str, Any]:
         index: dict[str, list[int]] = {}
@@ -502,8 +507,7 @@ class ReplayServer:
 
         selected = papers
         if params.get("search"):
-            match = _dialect_matcher("openalex", params["search"])
-            selected = [p for p in selected if match(p)]
+            selected = self._matching(_dialect_tree("openalex", params["search"]), selected)
         for clause in _split_filters(params.get("filter", "")):
             name, _, value = clause.partition(":")
             selected = self._openalex_filter(selected, name.strip(), value.strip())
@@ -531,8 +535,7 @@ class ReplayServer:
 
     def _openalex_filter(self, papers: list[ReplayPaper], name: str, value: str) -> list[ReplayPaper]:
         if name in ("title_and_abstract.search", "title.search", "abstract.search", "default.search"):
-            match = _dialect_matcher("openalex", value)
-            return [p for p in papers if match(p)]
+            return self._matching(_dialect_tree("openalex", value), papers)
         if name in ("from_created_date", "to_created_date"):
             if self.openalex_created_needs_key:
                 raise _Reply(403, json.dumps({"error": "Forbidden",
@@ -571,7 +574,7 @@ class ReplayServer:
             tree = parse("pubmed", term)
         except DialectError as exc:
             raise _Reply(200, _eutils_error("eSearchResult", f"Search syntax error: {exc}"), "text/xml") from None
-        selected = [p for p in self._indexed("pubmed") if evaluate(tree, p.title, p.abstract)]
+        selected = self._matching(tree, self._indexed("pubmed"))
         if params.get("mindate") or params.get("maxdate"):
             if not (params.get("mindate") and params.get("maxdate")):
                 raise _Reply(400, _eutils_error("eSearchResult", "mindate and maxdate must both be given"),
@@ -626,10 +629,10 @@ class ReplayServer:
         if not query.strip():
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "query is required"}))
         try:
-            match = _dialect_matcher("europepmc", query)
+            tree = _dialect_tree("europepmc", query)
         except QueryError as exc:
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": str(exc)})) from None
-        selected = [p for p in self._indexed("europepmc") if match(p)]
+        selected = self._matching(tree, self._indexed("europepmc"))
         page_size = int(params.get("pageSize") or 25)
         if not 1 <= page_size <= 1000:
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "pageSize must be between 1 and 1000"}))
@@ -656,10 +659,10 @@ class ReplayServer:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error="max_results may not exceed 2000"),
                          "application/atom+xml")
         try:
-            match = _dialect_matcher("arxiv", query)
+            tree = _dialect_tree("arxiv", query)
         except QueryError as exc:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error=str(exc)), "application/atom+xml") from None
-        selected = [p for p in self._indexed("arxiv") if match(p)]
+        selected = self._matching(tree, self._indexed("arxiv"))
         if params.get("sortBy") == "submittedDate":
             selected.sort(key=lambda p: p.published, reverse=params.get("sortOrder", "descending") == "descending")
         page = selected[start: start + max_results]
