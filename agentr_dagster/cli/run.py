@@ -321,11 +321,9 @@ def _print_summary(slug: str, top: int = 10) -> None:
     order = ("in the export's order (the LLM's judgement, llm_judgement; relevance is the screening engine's "
              "calibrated probability of inclusion)" if by_llm else
              "by relevance (the calibrated probability of inclusion)")
-    # papers the run retrieved from the shared paper lake (not in the user's files) would make the count a surprise
-    found = frame["found_by"].astype(str) if len(frame) and "found_by" in frame else None
-    from_lake = 0 if found is None else int((~found.str.contains("import:", regex=False)).sum())
-    origin = (f" ({len(frame) - from_lake} from your files, {from_lake} retrieved from the paper lake: "
-              "`agentr lake info`)" if from_lake else "")
+    # papers that are not from the user's files (searches, the paper lake, citations) would make the count a surprise
+    found = frame["found_by"].astype(str).tolist() if len(frame) and "found_by" in frame else []
+    origin = _origin_note(found)
     click.echo(f"\n{with_score} of {len(frame)} papers{origin} have a current score for {slug} ({this_run}); "
                f"top {min(top, len(frame))} {order}:")
     if len(frame):
@@ -339,6 +337,27 @@ def _print_summary(slug: str, top: int = 10) -> None:
     _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+# how a paper first arrived, by the prefix of its first found_by label (stages.search.paper_found_by's order)
+_ORIGINS = (("import:", "from your files"), ("backward:", "by citation chasing"), ("forward:", "by citation chasing"),
+            ("lake:", "retrieved from the paper lake: `agentr lake info`"))
+_SEARCHED = "found by the source searches"
+
+
+def _origin_note(found_by: list[str]) -> str:
+    """`` (3 from your files, 294 found by the source searches)``: where the papers came from, by the first way each
+    arrived; empty when every paper is from the user's files."""
+    counts: dict[str, int] = {}
+    for labels in found_by:
+        first = labels.split("; ", 1)[0]
+        where = next((text for prefix, text in _ORIGINS if first.startswith(prefix)), _SEARCHED if first else "")
+        if where:
+            counts[where] = counts.get(where, 0) + 1
+    if set(counts) <= {"from your files"}:
+        return ""
+    order = ["from your files", _SEARCHED, *(text for _, text in _ORIGINS[1:])]
+    return " (" + ", ".join(f"{counts[where]} {where}" for where in dict.fromkeys(order) if where in counts) + ")"
 
 
 def _print_unpriced(store, slug: str) -> None:

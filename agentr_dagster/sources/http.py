@@ -9,8 +9,10 @@ raises :class:`FetchFailure`; the clients turn that into ``SearchOutcome.failure
 
 from __future__ import annotations
 
+import html
 import json
 import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -48,6 +50,12 @@ class FetchFailure(Exception):
 
 class MalformedResponse(ValueError):
     """The body arrived but is not what the API documents (raised by a client's parser; retried, never cached)."""
+
+
+class ErrorInBody(MalformedResponse):
+    """A 200 whose body is the API's error (Europe PMC ``errMsg``, PubMed ``<ERROR>``, OpenAlex ``error``): no answer
+    to the search, however well-formed. Retried like a malformed answer and never cached; its text (the server's
+    own words) is the failure's reason when the retries run out."""
 
 
 class RejectedRequest(Exception):
@@ -220,6 +228,8 @@ class Fetcher:
                         value = parse(body)
                     except RejectedRequest as exc:
                         raise FetchFailure(f"{self.source}: request rejected: {exc}", status=status) from None
+                    except ErrorInBody as exc:
+                        problem = f"error in a 200 answer: {exc}"
                     except (MalformedResponse, ValueError) as exc:
                         problem = f"malformed answer: {exc}"
                     else:
@@ -270,8 +280,15 @@ def request_length(url: str, params: Mapping[str, Any]) -> int:
     return len(str(httpx.URL(url, params=_public(params))))
 
 
+# where an XML or HTML error document says what went wrong: arXiv's Atom error entry, E-utilities' <ERROR>, a title
+_XML_ERROR = (re.compile(r"<entry>.*?/api/errors.*?<summary[^>]*>(.*?)</summary>", re.S),
+              re.compile(r"<ERROR>(.*?)</ERROR>", re.S), re.compile(r"<title>(.*?)</title>", re.S | re.I))
+_TAG = re.compile(r"<[^>]*>")
+
+
 def _server_message(body: str) -> str:
-    """What the server said was wrong (the ``message``/``error``/``errMsg`` of a JSON error, else the body's start)."""
+    """What the server said was wrong, in its words and without its markup: the ``message``/``error``/``errMsg`` of a
+    JSON error; the error element of an XML or HTML document (else its text); else the body's start."""
     try:
         data = json.loads(body)
     except ValueError:
@@ -280,6 +297,9 @@ def _server_message(body: str) -> str:
         parts = [str(data[k]) for k in ("error", "message", "errMsg") if data.get(k)]
         if parts:
             return ": ".join(parts)[:500]
+    if body.lstrip().startswith("<"):
+        said = next((m.group(1) for pattern in _XML_ERROR if (m := pattern.search(body))), None)
+        body = html.unescape(_TAG.sub(" ", said if said is not None else re.sub(r"<\?xml[^>]*>", "", body)))
     return " ".join(body.split())[:500]
 
 
