@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import html
 import json
-import random
 import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
 
+from agentr_dagster.domain.retry import backoff_delay, parse_retry_after
 from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 
@@ -74,24 +72,6 @@ def source_limiter(source: str, *, redis_url: str | None = None, requests_per_mi
     if source == "pubmed" and api_key and not requests_per_minute:
         rpm = 600  # NCBI: 10 a second with a key
     return make_limiter(EndpointLimits(requests_per_minute=rpm, redis_url=redis_url), f"source:{source}")
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date; None if absent/unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
 
 
 class _Spacing:
@@ -249,7 +229,7 @@ class Fetcher:
                 self.limiter.pause(retry_after)
                 wait = retry_after
             else:
-                wait = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
+                wait = backoff_delay(attempt - 1, self.backoff_base, self.backoff_cap)
             self.sleep(wait)
 
     def _from_cache(self, key: str, parse: Callable[[str], T], not_found: T | None) -> tuple[bool, T | None]:
