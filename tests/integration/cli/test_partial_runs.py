@@ -126,8 +126,8 @@ def test_credits_running_out_in_the_draft_leave_it_partial_until_granted_and_res
     resumed = agentr("resume", slug, env=env)
     assert resumed.exit_code == 0, resumed.output
     after = agentr("status", slug, env=env).output
-    row = next(line for line in after.splitlines() if "stage=related_work" in line)
-    assert "state=completed" in row and "partial" not in after, after
+    row = next(line for line in after.splitlines() if line.strip().startswith("related-work draft"))
+    assert "completed" in row and "partial" not in after, after
     assert "resolved: 1 earlier failure(s)" in agentr("failures", slug, env=env).output
     # the paragraphs rewritten before the stop came from the response cache, not a second payment
     report = pg_store.ledger.verify_ledger()
