@@ -109,7 +109,7 @@ PORT ?= 3000
 HOST ?= 127.0.0.1
 ALLOW_REMOTE ?=
 ui: install models
-	@ALLOW_REMOTE="$(ALLOW_REMOTE)" $(PY) -m agentr_dagster.cli.listen "$(HOST)"
+	@$(PY) -m agentr_dagster.cli.listen "$(HOST)" $(if $(filter 1 true yes,$(ALLOW_REMOTE)),--i-know-no-auth)
 	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
 	mkdir -p "$(AGENTR_HOME)/inbox"
 	@echo "agentr UI: http://$(HOST):$(PORT)   drop folder: $(AGENTR_HOME)/inbox   (Ctrl-C stops it)"

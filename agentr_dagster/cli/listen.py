@@ -3,13 +3,13 @@ schedules and read every abstract, score and draft. So `make ui` listens on loop
 an explicit opt-in (``ALLOW_REMOTE=1``, or ``--i-know-no-auth``) and always prints a warning. The way to share it
 is an authenticating reverse proxy in front of a loopback UI (docs/operations-security.md, deploy/ui-proxy/).
 
-Run by the Makefile before `dagster dev`: ``python -m agentr_dagster.cli.listen HOST`` exits 1 (refused) or 0.
+Run by the Makefile before `dagster dev`: ``python -m agentr_dagster.cli.listen HOST [--i-know-no-auth]`` exits 1
+(refused) or 0; the Makefile turns ``ALLOW_REMOTE=1`` into the flag (only settings.py reads the environment).
 """
 
 from __future__ import annotations
 
 import ipaddress
-import os
 import sys
 
 OPT_IN_ENV = "ALLOW_REMOTE"
@@ -47,7 +47,7 @@ def decide(host: str, *, allowed: bool) -> tuple[bool, str | None]:
 
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    allowed = os.environ.get(OPT_IN_ENV, "").strip().lower() in ("1", "true", "yes") or OPT_IN_FLAG in args
+    allowed = OPT_IN_FLAG in args
     hosts = [a for a in args if a != OPT_IN_FLAG]
     if len(hosts) != 1:
         print(f"usage: python -m agentr_dagster.cli.listen HOST [{OPT_IN_FLAG}]", file=sys.stderr)
