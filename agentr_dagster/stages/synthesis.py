@@ -246,6 +246,15 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     return written
 
 
+def _extractive_fallback(extractive: Draft, rewritten: Draft, problems: list[str]) -> Draft:
+    """The extractive draft in place of a rewrite that fails validation as a whole, marked as such, with the
+    rewrite's log and why it was set aside."""
+    sections = [s.model_copy(update={"paragraphs": [p.model_copy(update={"origin": "extractive-fallback"})
+                                                    for p in s.paragraphs]}) for s in extractive.sections]
+    return extractive.model_copy(update={"sections": sections, "redraft_log": [
+        *rewritten.redraft_log, {"event": "draft-fallback", "issues": problems}]})
+
+
 def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
                      run_id: str | None = None, out_dir: Path | None = None, on_error=None) -> DraftOutcome:
     """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given.
@@ -290,11 +299,7 @@ def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter |
             # Each rewritten paragraph passed on its own; if the whole still fails, keep the extractive draft,
             # which passes by construction, and record why.
             problems = [str(i) for i in (report.issues + latex_report.issues)[:5]]
-            extractive = plan_draft(landscape, corpus, embedder, title=None)
-            sections = [s.model_copy(update={"paragraphs": [p.model_copy(update={"origin": "extractive-fallback"})
-                                                            for p in s.paragraphs]}) for s in extractive.sections]
-            draft = extractive.model_copy(update={"sections": sections, "redraft_log": [
-                *draft.redraft_log, {"event": "draft-fallback", "issues": problems}]})
+            draft = _extractive_fallback(plan_draft(landscape, corpus, embedder, title=None), draft, problems)
             markdown, latex, bibtex = render(draft, label)
             report = validate_markdown(markdown, bibtex, scopes_of(draft))
             latex_report = validate_latex(latex, bibtex, scopes_of(draft))

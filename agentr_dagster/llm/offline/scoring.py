@@ -179,22 +179,7 @@ class ScoringMixin:
         c1 = self._c1(problem, method)
         c2 = self._c2(similarity, facets, paper_text)
 
-        gaps: list[str] = []
-        uncovered: list[_TermMatch] = []
-        for facet in ("constraint", "method", "domain", "problem"):
-            for match in facets[facet].matches:
-                if match.score < MEDIUM and not match.term.holistic:
-                    uncovered.append(match)
-                    if len(gaps) < 6:
-                        gaps.append(
-                            f"Does not address the user's {facet} {match.term.label} "
-                            f"(match {match.score:.2f}: {_words_found(match)}, embedding {match.embed:.2f})."
-                        )
-        if not gaps:
-            gaps.append(
-                f"{NO_GAP_STATEMENT}: every extracted problem, method, domain and constraint term has at "
-                "least a medium lexical+embedding match in this paper; remaining gaps are below abstract level."
-            )
+        gaps, uncovered = _gap_statements(facets)
 
         if uncovered:
             parts = []
@@ -357,3 +342,25 @@ def _facet_evidence(facet: _FacetResult) -> str:
     return (
         f"strength {facet.strength:.2f}; best term {best.term.label}: {_words_found(best)}, embedding {best.embed:.2f}"
     )
+
+
+def _gap_statements(facets: dict[str, _FacetResult]) -> tuple[list[str], list[_TermMatch]]:
+    """At most six "does not address" statements (constraints first), and every intent term the paper matches
+    only weakly; a paper that matches every term gets the one statement that says so."""
+    gaps: list[str] = []
+    uncovered: list[_TermMatch] = []
+    for facet in ("constraint", "method", "domain", "problem"):
+        for match in facets[facet].matches:
+            if match.score < MEDIUM and not match.term.holistic:
+                uncovered.append(match)
+                if len(gaps) < 6:
+                    gaps.append(
+                        f"Does not address the user's {facet} {match.term.label} "
+                        f"(match {match.score:.2f}: {_words_found(match)}, embedding {match.embed:.2f})."
+                    )
+    if not gaps:
+        gaps.append(
+            f"{NO_GAP_STATEMENT}: every extracted problem, method, domain and constraint term has at "
+            "least a medium lexical+embedding match in this paper; remaining gaps are below abstract level."
+        )
+    return gaps, uncovered
