@@ -43,8 +43,8 @@ from agentr_dagster.domain.failures import (
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.domain.retry import backoff_delay, parse_retry_after, retrying
+from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.claims import RequestClaims
-from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.unsettled import UnsettledSpool
 from agentr_dagster.store.outage import database_failure
 

@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import httpx
 
 from agentr_dagster.domain.retry import backoff_delay, parse_retry_after
-from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 
 T = TypeVar("T")
@@ -66,7 +66,7 @@ DEFAULT_REQUESTS_PER_MINUTE = {"openalex": 600, "pubmed": 180, "europepmc": 600,
 
 def source_limiter(source: str, *, redis_url: str | None = None, requests_per_minute: int | None = None,
                    api_key: str | None = None):
-    """The project's endpoint limiter for one source (``llm.limits``): a request rate per minute, shared over
+    """The project's endpoint limiter for one source (``agentr_dagster.limits``): a request rate per minute, shared over
     Redis when ``redis_url`` is given, and a ``Retry-After`` from the source pauses every caller."""
     rpm = requests_per_minute or DEFAULT_REQUESTS_PER_MINUTE.get(source)
     if source == "pubmed" and api_key and not requests_per_minute:
