@@ -102,10 +102,14 @@ bench-lake: install models
 # `dagster dev` with the instance under $AGENTR_HOME (its dagster.yaml written from the package on first use).
 # Dagster 1.13 marks `dagster dev` superseded by `dg dev` (which needs a dg project layout): that notice is
 # filtered so the start-up log shows only what concerns this code location.
-# `make ui PORT=3001` (and HOST=0.0.0.0 to listen beyond this machine) picks where the UI listens.
+# `make ui PORT=3001` picks the port. The UI has no authentication: it listens on loopback only, and another HOST
+# (e.g. 0.0.0.0) is refused unless ALLOW_REMOTE=1, with a warning either way; to share it, put an authenticating
+# reverse proxy in front of the loopback UI (docs/operations-security.md, deploy/ui-proxy/).
 PORT ?= 3000
 HOST ?= 127.0.0.1
+ALLOW_REMOTE ?=
 ui: install models
+	@$(PY) -m agentr_dagster.cli.listen "$(HOST)" $(if $(filter 1 true yes,$(ALLOW_REMOTE)),--i-know-no-auth)
 	$(PY) -c "from agentr_dagster.settings import dagster_home; print(dagster_home())" >/dev/null
 	mkdir -p "$(AGENTR_HOME)/inbox"
 	@echo "agentr UI: http://$(HOST):$(PORT)   drop folder: $(AGENTR_HOME)/inbox   (Ctrl-C stops it)"
@@ -118,12 +122,15 @@ clean:
 # Screening quality on the shared labelled reviews (zero-shot, feedback and baselines) beside the real ASReview,
 # which lives in its own venv because it needs pandas<3 (table on stderr, JSON in .bench/screening.json).
 ASREVIEW_VENV ?= .venv-asreview
+# the release the bench's runner is written against (its default model: ELAS u4)
+ASREVIEW_VERSION ?= 3.0.8
 ASREVIEW_STAMP := $(ASREVIEW_VENV)/.installed
 $(ASREVIEW_STAMP):
 	$(PYTHON) -m venv $(ASREVIEW_VENV)
 	$(ASREVIEW_VENV)/bin/pip install -q --upgrade pip
-	$(ASREVIEW_VENV)/bin/pip install -q asreview
-	$(ASREVIEW_VENV)/bin/python -c "from asreview.simulation.simulate import Simulate"
+	$(ASREVIEW_VENV)/bin/pip install -q "asreview==$(ASREVIEW_VERSION)"
+	$(ASREVIEW_VENV)/bin/python -c "from asreview.simulation.simulate import Simulate; \
+		from asreview.learner import ActiveLearningCycle; from asreview.models.models import get_ai_config"
 	touch $@
 
 .PHONY: bench-screening

@@ -68,7 +68,8 @@ class Settings(BaseModel):
     repair_max_per_day: int = Field(2, ge=0, description="AGENTR_REPAIR_MAX_PER_DAY: repair runs per project")
     repair_cron: str = Field("17 * * * *", description="AGENTR_REPAIR_CRON: when the repair schedule ticks")
     lease_ttl_s: float = Field(180.0, gt=0, description="AGENTR_LEASE_TTL_S: a lease or claim held from another "
-                               "host is taken over after this long without a heartbeat (above the LLM timeout)")
+                               "host, boot or PID namespace is taken over after this long without a heartbeat "
+                               "(a late answer of the old holder is then refused by the settlement fence)")
 
     sources: tuple[str, ...] = Field((), description="AGENTR_SOURCES: comma list of search sources; empty = offline")
     openalex_url: str = Field("https://api.openalex.org", description="AGENTR_OPENALEX_URL")

@@ -330,7 +330,8 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
     question = home / "question.md"
     question.write_text(review.question + "\n", encoding="utf-8")
     database_url = f"sqlite:///{home / 'store.db'}"
-    env = _review_env(home, database_url, share_vector_cache=labels)
+    # the oracle's figures are calls and recall, not seconds: its runs may reuse vectors encoded before too
+    env = _review_env(home, database_url, share_vector_cache=labels or oracle)
     server = responder = None
     if oracle:
         server, responder, included = _oracle_server(review)
@@ -359,6 +360,7 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
         entry["papers_in_project"] = store.projects.count_papers(slug)
         if oracle:
             entry["oracle"] = _oracle_figures(responder.scored, included, entry["papers_in_project"], stop_at_recall)
+            entry["oracle"]["stopping"] = _stopping_rule(store, slug)
         t0 = time.perf_counter()
         cli("screen", "--question", str(question), "--papers", str(papers_csv), "--out", str(home / "screen.csv"))
         entry["methods"]["screen"] = {**_metrics(_screen_order(home / "screen.csv", review), y),
@@ -407,7 +409,17 @@ def _oracle_figures(scored_titles, included: set[str], papers: int, stop_at_reca
         "calls": calls, "papers": papers, "recall_at_stop": round(found / len(included), 4) if included else None,
         "calls_saved": papers - calls, "calls_saved_share": round(1 - calls / papers, 4) if papers else None,
         "stop_at_recall": stop_at_recall,
+        # the judgements in the order the calls came (the gain curve a stopping rule reads; replayable offline)
+        "sequence": [1 if t in included else 0 for t in scored_titles],
     }
+
+
+def _stopping_rule(store, slug: str) -> dict | None:
+    """What the run's stopping rule said last (recall interval, estimate, reason), from the scoring queue's record."""
+    from agentr_dagster.stages.scoring import QUEUE_STAGE
+
+    artifact = store.results.latest_artifact(slug, QUEUE_STAGE)
+    return artifact.payload.get("recall") if artifact is not None else None
 
 
 def _summary_line(entry: dict) -> str:
@@ -415,6 +427,8 @@ def _summary_line(entry: dict) -> str:
     if "oracle" in entry:
         o = entry["oracle"]
         line += f"  oracle: {o['calls']}/{o['papers']} calls, recall at stop {o['recall_at_stop']}"
+        if o.get("stopping"):
+            line += f" (rule: recall >= {o['stopping']['recall_lower']}, {o['stopping']['reason']})"
     if "labelling" in entry:
         done = entry["labelling"]
         line += (f"  labelled {done['labelled_papers']} in {len(done['rounds']) - 1} rounds"
@@ -447,7 +461,7 @@ def run_pipeline_bench(root: Path, *, cli_main: click.Command, oracle: bool = Fa
         raise FileNotFoundError(f"no review folders with papers.csv under {root}")
     if labels and oracle:
         raise RuntimeError("--labels runs the offline path; it does not combine with --oracle")
-    if labels:  # the long mode: the cheap reviews first, so that a stopped run has their figures
+    if labels or oracle:  # the long modes: the cheap reviews first, so that a stopped run has their figures
         folders.sort(key=lambda f: (f / "papers.csv").stat().st_size)
     if oracle and stop_at_recall is None:
         stop_at_recall = 0.95
@@ -532,12 +546,14 @@ def format_pipeline(result: dict) -> str:
     if result.get("oracle"):
         lines += ["", f"LLM path, oracle screener, --stop-at-recall {result['stop_at_recall']}",
                   "review".ljust(w) + "calls".rjust(8) + "papers".rjust(8) + "recall@stop".rjust(13)
-                  + "saved".rjust(8) + "saved %".rjust(9)]
+                  + "saved".rjust(8) + "saved %".rjust(9) + "  rule's recall bound (confidence)"]
         for r in result["reviews"]:
             o = r["oracle"]
             share = f"{100 * o['calls_saved_share']:.1f}" if o["calls_saved_share"] is not None else "-"
+            rule = o.get("stopping") or {}
+            bound = f"  >= {rule['recall_lower']} ({rule['confidence']})" if rule else ""
             lines.append(r["name"].ljust(w) + f"{o['calls']:>8}{o['papers']:>8}{o['recall_at_stop']!s:>13}"
-                         f"{o['calls_saved']:>8}{share:>9}")
+                         f"{o['calls_saved']:>8}{share:>9}{bound}")
         s = result["oracle_summary"]
         lines.append(f"mean calls / papers {s['mean_calls_share']}, mean recall at stop {s['mean_recall_at_stop']}, "
                      f"{s['reviews_reaching_target']} of {len(names)} reviews reached {result['stop_at_recall']}")

@@ -21,27 +21,35 @@ given per kind of question (effectiveness / association / descriptive, from the 
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import statistics
 from pathlib import Path
 from typing import Any
 
+from tqdm import tqdm
+
 from agentr_dagster.bench.screening import discover_reviews, load_review
-from agentr_dagster.domain.boolean_query import Node, matches, parse_boolean_query
-from agentr_dagster.domain.seed_check import SeedStudy, check_query
+from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches, parse_boolean_query
+from agentr_dagster.domain.seed_check import MAX_GROWTH, SeedStudy, improve_blocks
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
+    GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,
     SHAPES_WITH_EVERY_CONCEPT,
     content_words_baseline,
+    extract_concepts,
 )
 from agentr_dagster.llm.offline.queries import concept_boolean_query
 from agentr_dagster.sources.translate import query_tree
 from agentr_dagster.stages.seeds import embedding_relatedness
 
 TARGET_RECALL = 0.9  # the issue's bar for the mean include recall
+#: How much a query widened by seed terms may match beyond what it matched (``max_growth``), judged
+#: leave-one-review-out (:func:`leave_one_out_growth`).
+GROWTH_GRID = (1.0, 1.25, 1.5, 2.0, 3.0)
 
 
 def question_kind(question: str) -> str:
@@ -51,6 +59,63 @@ def question_kind(question: str) -> str:
     if re.search(r"\b(associated|association|relationship|role|predict\w*|risk factors?|correlat\w*)\b", low):
         return "association"
     return "descriptive"
+
+
+DRUG_PREFIX = "Cohen_2006_"  # the 12 drug-class reviews, reported apart from the others
+
+
+def is_drug_review(name: str) -> bool:
+    return name.startswith(DRUG_PREFIX)
+
+
+class Pool:
+    """Every review folder's records under the roots, one corpus: which records a query matches, by the project's
+    own matcher's rule (a term is a case-insensitive substring; ``stem*`` a word starting with the stem), each
+    term's matches computed once."""
+
+    def __init__(self, texts: list[str], owners: list[str]):
+        self.low = [t.casefold() for t in texts]
+        self.owners = owners
+        self.size_of: dict[str, int] = {}
+        for o in owners:
+            self.size_of[o] = self.size_of.get(o, 0) + 1
+        self._terms: dict[str, frozenset[int]] = {}
+
+    def term_ids(self, term: str) -> frozenset[int]:
+        key = term.casefold()
+        if key not in self._terms:
+            if key.endswith("*"):
+                stem = key[:-1]
+                pattern = re.compile(r"\b" + re.escape(stem))
+                ids = [i for i, t in enumerate(self.low) if stem in t and pattern.search(t)]
+            else:
+                ids = [i for i, t in enumerate(self.low) if key in t]
+            self._terms[key] = frozenset(ids)
+        return self._terms[key]
+
+    def ids(self, node: Node | None) -> frozenset[int]:
+        if node is None:
+            return frozenset()
+        if isinstance(node, Term):
+            return self.term_ids(node.text)
+        if isinstance(node, Not):
+            return frozenset(range(len(self.low))) - self.ids(node.child)
+        parts = [self.ids(c) for c in node.children]
+        return frozenset.intersection(*parts) if isinstance(node, And) else frozenset().union(*parts)
+
+    def df(self, term: str) -> float:
+        """Share of the pool's records a term matches (its document frequency)."""
+        return len(self.term_ids(term)) / max(1, len(self.low))
+
+    def specificity(self, node: Node | None, owner: str, exclude: frozenset[int] = frozenset()) -> dict:
+        """What a query matches in the pool: the share of the OTHER reviews' records (``off_topic``), and all it
+        matches relative to the review's own record count N (``ratio_n``)."""
+        hits = self.ids(node) - exclude
+        others = len(self.low) - self.size_of.get(owner, 0)
+        off = sum(1 for i in hits if self.owners[i] != owner)
+        own_n = self.size_of.get(owner, 0)
+        return {"off_topic": round(off / others, 4) if others else None,
+                "pool_matched": len(hits), "ratio_n": round(len(hits) / own_n, 3) if own_n else None}
 
 
 def _stats(tree: Node | None, texts: list[str], labels: list[int], subset: list[int] | None = None) -> dict:
@@ -66,53 +131,150 @@ def _stats(tree: Node | None, texts: list[str], labels: list[int], subset: list[
     }
 
 
-def bench_review(folder: Path, backend: OfflineBackend, seeds: int = 5, seed: int = 0) -> dict[str, Any]:
-    rv = load_review(folder)
-    texts = [f"{t}. {a}" if a and a != "nan" else t for t, a in zip(rv.titles, rv.abstracts, strict=True)]
-    labels = [int(v) for v in rv.labels]
-    intent = backend.decompose_intent(rv.question)
-    queries = backend.generate_queries(intent)
-    tree = parse_boolean_query(queries.boolean_query)
-    out: dict[str, Any] = {
-        "name": rv.name,
-        "kind": question_kind(rv.question),
-        "n_records": len(texts),
-        "n_includes": sum(labels),
-        "boolean_query": queries.boolean_query,
-        "boolean": _stats(tree, texts, labels),
-        "baseline": _stats(parse_boolean_query(content_words_baseline(rv.question)), texts, labels),
+def _own_stats(pool: Pool, tree: Node | None, own: range, labels: list[int], subset: list[int] | None = None) -> dict:
+    """Recall of the includes, share of the review's records matched, precision (on its own records, or
+    ``subset`` of them: positions in ``own``)."""
+    idx = subset if subset is not None else list(range(len(own)))
+    hits_all = pool.ids(tree)
+    hits = [i for i in idx if own[i] in hits_all]
+    inc = [i for i in idx if labels[i]]
+    found = sum(1 for i in hits if labels[i])
+    return {
+        "recall": round(found / len(inc), 4) if inc else None,
+        "share": round(len(hits) / len(idx), 4) if idx else None,
+        "precision": round(found / len(hits), 4) if hits else 0.0,
+        "matched": len(hits),
     }
-    by_shape = {}
-    for shape in QUERY_SHAPES:
-        q = concept_boolean_query(intent.concepts, shape) if intent.concepts else queries.boolean_query
-        by_shape[shape] = {**_stats(parse_boolean_query(q), texts, labels), "chars": len(q)}
-    out["by_shape"] = by_shape
+
+
+def _judge(pool: Pool, name: str, query: str, own: range, labels: list[int],
+           subset: list[int] | None = None, exclude: frozenset[int] = frozenset()) -> dict:
+    tree = parse_boolean_query(query) if query.strip() else None
+    return {**_own_stats(pool, tree, own, labels, subset), **pool.specificity(tree, name, exclude)}
+
+
+def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], backend: OfflineBackend,
+               titles: list[str], abstracts: list[str], seeds: int = 5, seed: int = 0,
+               shapes: bool = True) -> dict[str, Any]:
+    """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
+    the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
+    query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`)."""
+    intent = backend.decompose_intent(text)
+    queries = backend.generate_queries(intent)
+    out: dict[str, Any] = {
+        "boolean_query": queries.boolean_query,
+        "concepts": [{"label": c.label, "required": c.required, "terms": len(c.terms)} for c in intent.concepts],
+        "boolean": _judge(pool, name, queries.boolean_query, own, labels),
+        "baseline": _judge(pool, name, content_words_baseline(text), own, labels),
+    }
+    if shapes:
+        by_shape = {}
+        for shape in QUERY_SHAPES:
+            q = concept_boolean_query(intent.concepts, shape) if intent.concepts else queries.boolean_query
+            by_shape[shape] = {**_judge(pool, name, q, own, labels), "chars": len(q)}
+        out["by_shape"] = by_shape
     # the ten strings, as a source reads them
-    trees = [query_tree(s) for s in queries.search_strings]
-    per_string = [{i for i in range(len(texts)) if t is not None and matches(t, texts[i])} for t in trees]
-    union = set().union(*per_string)
-    inc = [i for i in range(len(texts)) if labels[i]]
+    per_string = [pool.ids(query_tree(s)) & frozenset(own) for s in queries.search_strings]
+    union = frozenset().union(*per_string)
+    inc = [i for i in range(len(own)) if labels[i]]
     out["strings"] = {
-        "union_recall": round(sum(1 for i in union if labels[i]) / len(inc), 4) if inc else None,
-        "union_share": round(len(union) / len(texts), 4) if texts else None,
+        "union_recall": round(sum(1 for i in inc if own[i] in union) / len(inc), 4) if inc else None,
+        "union_share": round(len(union) / len(own), 4) if len(own) else None,
         "matching_nothing": sum(1 for s in per_string if not s),
     }
     if seeds and len(inc) > seeds:
-        rng = random.Random(f"{seed}:{rv.name}")
+        rng = random.Random(f"{seed}:{name}")
         chosen = sorted(rng.sample(inc, seeds))
-        rest = [i for i in range(len(texts)) if i not in set(chosen)]
-        studies = [SeedStudy(rv.titles[i], rv.abstracts[i] if rv.abstracts[i] != "nan" else "") for i in chosen]
-        names = [c.label for c in intent.concepts if c.required] or None
-        report = check_query(queries.boolean_query, studies, names, embedding_relatedness(backend.embedder))
-        widened = parse_boolean_query(report.widened_query) if report.widened_query else tree
+        rest = [i for i in range(len(own)) if i not in set(chosen)]
+        studies = [SeedStudy(titles[i], abstracts[i] if abstracts[i] != "nan" else "") for i in chosen]
+        seed_ids = frozenset(own[i] for i in chosen)
+        by_growth: dict[str, dict] = {}
+        added: dict[str, list[str]] = {}
+        after = queries.boolean_query
+        related = embedding_relatedness(backend.embedder)
+        for growth in GROWTH_GRID if intent.concepts else ():
+            mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
+                                   lambda ts: _render(intent, ts), background=pool.df,
+                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related)
+            by_growth[str(growth)] = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
+            if growth == MAX_GROWTH:
+                added, after = mined.added, mined.query
         out["seeded"] = {
             "seeds": seeds,
-            "seed_recall": report.recall,
-            "added_terms": report.added_terms,
-            "before": _stats(tree, texts, labels, rest),
-            "after": _stats(widened, texts, labels, rest),
+            "added_terms": added,
+            "widened_query": after if added else None,
+            "before": _judge(pool, name, queries.boolean_query, own, labels, rest, seed_ids),
+            "after": _judge(pool, name, after, own, labels, rest, seed_ids),
+            "by_growth": by_growth,
         }
     return out
+
+
+def _render(intent: Any, terms: list[list[str]]) -> str:
+    """The shipped query of the intent's concept blocks with ``terms`` as their terms."""
+    concepts = [c.model_copy(update={"terms": t}) for c, t in zip(intent.concepts, terms, strict=True)]
+    return concept_boolean_query(concepts)
+
+
+def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
+                 seed: int = 0) -> dict[str, Any]:
+    rv = load_review(folder)
+    labels = [int(v) for v in rv.labels]
+    question = bench_text(rv.question, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts, seeds, seed)
+    out: dict[str, Any] = {
+        "name": rv.name,
+        "kind": question_kind(rv.question),
+        "drug": is_drug_review(rv.name),
+        "n_records": len(own),
+        "n_includes": sum(labels),
+        **question,
+    }
+    published = published_abstract(folder)
+    if published:
+        out["abstract"] = bench_text(published, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts,
+                                     seeds, seed, shapes=False)
+    return out
+
+
+def published_abstract(folder: Path) -> str:
+    """The review's published title and abstract, where its review.json carries one (``published_abstract``)."""
+    path = Path(folder) / "review.json"
+    if not path.is_file():
+        return ""
+    meta = json.loads(path.read_text(encoding="utf-8") or "{}")
+    text = str(meta.get("published_abstract") or "").strip()
+    text = re.sub(r"^#+\s*(.+?)\s*\n", lambda m: m.group(1).rstrip(".") + ". ", text)  # a Markdown title line
+    return " ".join(text.split())
+
+
+def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:
+    """Every folder's records in one pool, and each review's positions in it."""
+    texts: list[str] = []
+    owners: list[str] = []
+    spans: dict[str, range] = {}
+    for folder in folders:
+        rv = load_review(folder)
+        start = len(texts)
+        texts += [f"{t}. {a}" if a and a != "nan" else t for t, a in zip(rv.titles, rv.abstracts, strict=True)]
+        owners += [rv.name] * len(rv.titles)
+        spans[rv.name] = range(start, len(texts))
+    return Pool(texts, owners), spans
+
+
+def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) -> list[dict[str, Any]]:
+    """Published review abstracts without labels (a JSON list of ``name``, ``title``, ``abstract``): what the
+    query looks like and what it matches in the pool."""
+    rows = []
+    for item in json.loads(Path(path).read_text(encoding="utf-8")):
+        text = f"{item.get('title', '')}. {item.get('abstract', '')}".strip(". ")
+        intent = backend.decompose_intent(text)
+        query = backend.generate_queries(intent).boolean_query
+        hits = pool.ids(parse_boolean_query(query))
+        rows.append({"name": item.get("name", ""), "boolean_query": query,
+                     "concepts": [{"label": c.label, "required": c.required} for c in intent.concepts],
+                     "pool_matched": len(hits), "pool_share": round(len(hits) / max(1, len(pool.low)), 4),
+                     "pool_owners": sorted({pool.owners[i] for i in hits})[:20]})
+    return rows
 
 
 def _mean(values: list[float | None]) -> float | None:
@@ -120,97 +282,239 @@ def _mean(values: list[float | None]) -> float | None:
     return round(statistics.mean(vals), 4) if vals else None
 
 
+def _median(values: list[float | None]) -> float | None:
+    vals = [v for v in values if v is not None]
+    return round(statistics.median(vals), 3) if vals else None
+
+
+MAX_OFF_TOPIC = 0.05  # the issue's bar for the share of other reviews' records a query matches
+
+
 def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> str:
-    """The shape with the smallest mean share among those whose mean recall reaches ``TARGET_RECALL`` on
-    ``reviews`` (none reaches it: the best recall, then the smaller share)."""
+    """Among the shapes whose mean recall on ``reviews`` reaches ``TARGET_RECALL`` and whose mean off-topic rate
+    is at most ``MAX_OFF_TOPIC``, the one matching the fewest records relative to N (none: the best recall,
+    then the lower off-topic rate)."""
 
     def mean_of(shape: str, key: str) -> float:
         return _mean([r["by_shape"][shape][key] for r in reviews]) or 0.0
 
-    good = [s for s in candidates if mean_of(s, "recall") >= TARGET_RECALL]
+    good = [s for s in candidates if mean_of(s, "recall") >= TARGET_RECALL and mean_of(s, "off_topic") <= MAX_OFF_TOPIC]
     if good:
-        return min(good, key=lambda s: (mean_of(s, "share"), -mean_of(s, "recall")))
-    return max(candidates, key=lambda s: (mean_of(s, "recall"), -mean_of(s, "share")))
+        return min(good, key=lambda s: (mean_of(s, "ratio_n"), -mean_of(s, "recall")))
+    return max(candidates, key=lambda s: (mean_of(s, "recall"), -mean_of(s, "off_topic")))
 
 
 def leave_one_out(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> dict[str, Any]:
-    """Held-out recall and share when the shape is chosen on the other reviews."""
-    picks, recalls, shares = {}, [], []
+    """Held-out recall, off-topic rate and matches / N when the shape is chosen on the other reviews."""
+    picks, rows = {}, []
     for r in reviews:
         best = choose_shape([o for o in reviews if o is not r], candidates)
         picks[r["name"]] = best
-        recalls.append(r["by_shape"][best]["recall"])
-        shares.append(r["by_shape"][best]["share"])
-    return {"picked": picks, "recall": _mean(recalls), "share": _mean(shares)}
+        rows.append(r["by_shape"][best])
+    return {"picked": picks, "recall": _mean([x["recall"] for x in rows]), "share": _mean([x["share"] for x in rows]),
+            "off_topic": _mean([x["off_topic"] for x in rows]), "median_ratio_n": _median([x["ratio_n"] for x in rows])}
+
+
+def _means(rows: list[dict]) -> dict[str, Any]:
+    """Means over reviews of one mode's results (question, or abstract)."""
+    seeded = [r["seeded"] for r in rows if "seeded" in r]
+    out = {
+        "n": len(rows),
+        "boolean_recall": _mean([r["boolean"]["recall"] for r in rows]),
+        "boolean_share": _mean([r["boolean"]["share"] for r in rows]),
+        "boolean_precision": _mean([r["boolean"]["precision"] for r in rows]),
+        "off_topic": _mean([r["boolean"]["off_topic"] for r in rows]),
+        "max_off_topic": max((r["boolean"]["off_topic"] or 0.0 for r in rows), default=None),
+        "median_ratio_n": _median([r["boolean"]["ratio_n"] for r in rows]),
+        "mean_ratio_n": _mean([r["boolean"]["ratio_n"] for r in rows]),
+        "reviews_recall_below_0.9": sum(1 for r in rows if (r["boolean"]["recall"] or 0) < TARGET_RECALL),
+        "baseline_recall": _mean([r["baseline"]["recall"] for r in rows]),
+        "baseline_share": _mean([r["baseline"]["share"] for r in rows]),
+        "baseline_off_topic": _mean([r["baseline"]["off_topic"] for r in rows]),
+        "strings_union_recall": _mean([r["strings"]["union_recall"] for r in rows]),
+        "strings_matching_nothing": sum(r["strings"]["matching_nothing"] for r in rows),
+        "seeded_before_recall": _mean([s["before"]["recall"] for s in seeded]),
+        "seeded_after_recall": _mean([s["after"]["recall"] for s in seeded]),
+        "seeded_after_share": _mean([s["after"]["share"] for s in seeded]),
+        "seeded_after_off_topic": _mean([s["after"]["off_topic"] for s in seeded]),
+        "seeded_after_median_ratio_n": _median([s["after"]["ratio_n"] for s in seeded]),
+    }
+    if rows and all("by_shape" in r for r in rows):
+        out["by_shape"] = {s: {"recall": _mean([r["by_shape"][s]["recall"] for r in rows]),
+                               "share": _mean([r["by_shape"][s]["share"] for r in rows]),
+                               "off_topic": _mean([r["by_shape"][s]["off_topic"] for r in rows]),
+                               "median_ratio_n": _median([r["by_shape"][s]["ratio_n"] for r in rows]),
+                               "max_chars": max((r["by_shape"][s]["chars"] for r in rows), default=0)}
+                           for s in QUERY_SHAPES}
+    return out
+
+
+def leave_one_out_growth(reviews: list[dict]) -> dict[str, Any] | None:
+    """The seed widening's growth bound judged leave-one-review-out: for each review, among the bounds whose
+    mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of
+    the remaining includes there (then the lower off-topic rate)."""
+    rows = [r for r in reviews if r.get("seeded", {}).get("by_growth")]
+    if len(rows) < 2:
+        return None
+
+    def mean(g: str, group: list[dict], key: str) -> float:
+        return _mean([r["seeded"]["by_growth"][g][key] for r in group]) or 0.0
+
+    grid = [str(g) for g in GROWTH_GRID]
+    picks, held = {}, []
+    for r in rows:
+        others = [o for o in rows if o is not r]
+        ok = [g for g in grid if mean(g, others, "off_topic") <= MAX_OFF_TOPIC] or grid
+        best = max(ok, key=lambda g: (round(mean(g, others, "recall"), 3), -mean(g, others, "off_topic")))
+        picks[r["name"]] = best
+        held.append(r["seeded"]["by_growth"][best])
+    return {"grid": {g: {"recall": round(mean(g, rows, "recall"), 4), "off_topic": round(mean(g, rows, "off_topic"), 4)}
+                     for g in grid},
+            "picked": picks, "recall": _mean([h["recall"] for h in held]),
+            "off_topic": _mean([h["off_topic"] for h in held]), "median_ratio_n": _median([h["ratio_n"] for h in held])}
 
 
 def summarise(reviews: list[dict]) -> dict[str, Any]:
-    def means(rows: list[dict]) -> dict[str, Any]:
-        seeded = [r["seeded"] for r in rows if "seeded" in r]
-        return {
-            "n": len(rows),
-            "boolean_recall": _mean([r["boolean"]["recall"] for r in rows]),
-            "boolean_share": _mean([r["boolean"]["share"] for r in rows]),
-            "boolean_precision": _mean([r["boolean"]["precision"] for r in rows]),
-            "baseline_recall": _mean([r["baseline"]["recall"] for r in rows]),
-            "baseline_share": _mean([r["baseline"]["share"] for r in rows]),
-            "strings_union_recall": _mean([r["strings"]["union_recall"] for r in rows]),
-            "strings_matching_nothing": sum(r["strings"]["matching_nothing"] for r in rows),
-            "seeded_before_recall": _mean([s["before"]["recall"] for s in seeded]),
-            "seeded_after_recall": _mean([s["after"]["recall"] for s in seeded]),
-            "seeded_after_share": _mean([s["after"]["share"] for s in seeded]),
-            "by_shape": {s: {"recall": _mean([r["by_shape"][s]["recall"] for r in rows]),
-                             "share": _mean([r["by_shape"][s]["share"] for r in rows]),
-                             "max_chars": max((r["by_shape"][s]["chars"] for r in rows), default=0)}
-                         for s in QUERY_SHAPES},
-        }
-
     kinds = sorted({r["kind"] for r in reviews})
+    groups = {"all": reviews, "drug": [r for r in reviews if r["drug"]],
+              "non-drug": [r for r in reviews if not r["drug"]]}
+    abstracts = [r["abstract"] | {"name": r["name"]} for r in reviews if "abstract" in r]
     return {
-        "all": means(reviews),
-        "by_kind": {k: means([r for r in reviews if r["kind"] == k]) for k in kinds},
+        "all": _means(reviews),
+        "drug": _means(groups["drug"]),
+        "non_drug": _means(groups["non-drug"]),
+        "by_kind": {k: _means([r for r in reviews if r["kind"] == k]) for k in kinds},
+        "abstract": _means(abstracts) if abstracts else None,
         "leave_one_out_shape": leave_one_out(reviews) if len(reviews) > 1 else None,
+        "leave_one_out_seed_growth": leave_one_out_growth(reviews),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
         "query_shape": QUERY_SHAPE,
     }
 
 
-def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None) -> dict:
+GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
+
+
+def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str, range],
+                               grid: tuple[float, ...] = GENERIC_ZIPF_GRID) -> dict[str, Any]:
+    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`) judged
+    leave-one-review-out on the questions: for each review, among the floors whose mean off-topic rate on the
+    other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall there (then the lower
+    off-topic rate) is applied to it."""
+    rows: dict[tuple[float, str], tuple[float, float]] = {}
+    names = []
+    for folder in folders:
+        rv = load_review(folder)
+        names.append(rv.name)
+        own = spans[rv.name]
+        includes = [own[i] for i, v in enumerate(rv.labels) if int(v)]
+        for z in grid:
+            query = extract_concepts(rv.question, z).boolean_query()
+            tree = parse_boolean_query(query) if query else None
+            hits = pool.ids(tree)
+            rows[(z, rv.name)] = (sum(1 for i in includes if i in hits) / max(1, len(includes)),
+                                  pool.specificity(tree, rv.name)["off_topic"] or 0.0)
+
+    def mean(z: float, group: list[str], k: int) -> float:
+        return statistics.mean(rows[(z, n)][k] for n in group)
+
+    picks = {}
+    for name in names:
+        others = [o for o in names if o != name]
+        ok = [z for z in grid if mean(z, others, 1) <= MAX_OFF_TOPIC] or list(grid)
+        picks[name] = max(ok, key=lambda z: (round(mean(z, others, 0), 3), -mean(z, others, 1)))
+    held = [rows[(picks[n], n)] for n in names]
+    return {"grid": {str(z): {"recall": round(mean(z, names, 0), 4), "off_topic": round(mean(z, names, 1), 4)}
+                     for z in grid},
+            "picked": picks, "recall": _mean([h[0] for h in held]), "off_topic": _mean([h[1] for h in held])}
+
+
+def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
+                      abstracts: Path | None = None, progress: bool = False) -> dict:
     backend = backend or OfflineBackend()
-    reviews = [bench_review(folder, backend, seeds, seed) for folder in discover_reviews(Path(root))]
-    return {"reviews": reviews, "summary": summarise(reviews)}
+    folders = discover_reviews(Path(root))
+    pool, spans = build_pool(folders)
+    reviews = []
+    for folder in tqdm(folders, desc="reviews", unit="review", disable=not progress):
+        name = load_review(folder).name
+        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed))
+    result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)},
+                              "reviews": reviews, "summary": summarise(reviews)}
+    if len(folders) > 1:
+        result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
+    if abstracts is not None:
+        result["unlabelled_abstracts"] = bench_unlabelled_abstracts(abstracts, pool, backend)
+    return result
 
 
 def format_table(result: dict) -> str:
-    lines = [f"{'review':34} {'kind':13} {'recall':>6} {'share':>6} {'prec':>6} {'base_r':>6} {'base_s':>6} "
-             f"{'str_r':>6} {'seed_b':>6} {'seed_a':>6}"]
+    head = (f"{'review':34} {'mode':8} {'recall':>6} {'share':>6} {'off%':>6} {'xN':>6} {'base_r':>6} "
+            f"{'base_o%':>7} {'str_r':>6} {'seed_b':>6} {'seed_a':>6} {'s_off%':>6} {'s_xN':>6}")
+    lines = [f"pool: {result['pool']['records']} records of {result['pool']['reviews']} reviews; off% = share of "
+             "the other reviews' records matched, xN = records matched in the pool / the review's own N", head]
 
-    def f(v) -> str:
-        return f"{v:6.3f}" if isinstance(v, float | int) else f"{'-':>6}"
+    def f(v, pct: bool = False) -> str:
+        if not isinstance(v, float | int):
+            return f"{'-':>6}"
+        return f"{100 * v:6.1f}" if pct else f"{v:6.3f}"
+
+    def row(label: str, mode: str, r: dict) -> str:
+        s = r.get("seeded", {})
+        b = r["boolean"]
+        return (f"{label[:34]:34} {mode:8} {f(b['recall'])} {f(b['share'])} {f(b['off_topic'], True)} "
+                f"{f(b['ratio_n'])} {f(r['baseline']['recall'])} {f(r['baseline']['off_topic'], True):>7} "
+                f"{f(r['strings']['union_recall'])} {f(s.get('before', {}).get('recall'))} "
+                f"{f(s.get('after', {}).get('recall'))} {f(s.get('after', {}).get('off_topic'), True)} "
+                f"{f(s.get('after', {}).get('ratio_n'))}")
 
     for r in result["reviews"]:
-        s = r.get("seeded", {})
-        lines.append(
-            f"{r['name'][:34]:34} {r['kind']:13} {f(r['boolean']['recall'])} {f(r['boolean']['share'])} "
-            f"{f(r['boolean']['precision'])} {f(r['baseline']['recall'])} {f(r['baseline']['share'])} "
-            f"{f(r['strings']['union_recall'])} {f(s.get('before', {}).get('recall'))} "
-            f"{f(s.get('after', {}).get('recall'))}"
-        )
+        lines.append(row(r["name"], "question", r))
+        if "abstract" in r:
+            lines.append(row(r["name"], "abstract", r["abstract"]))
     summary = result["summary"]
-    for name, m in [("all", summary["all"]), *summary["by_kind"].items()]:
+    groups = [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"]),
+              *summary["by_kind"].items()]
+    if summary.get("abstract"):
+        groups.append(("abstract", summary["abstract"]))
+    for name, m in groups:
+        if not m["n"]:
+            continue
         lines.append(
-            f"{'mean ' + name + ' (' + str(m['n']) + ')':34} {'':13} {f(m['boolean_recall'])} "
-            f"{f(m['boolean_share'])} {f(m['boolean_precision'])} {f(m['baseline_recall'])} "
-            f"{f(m['baseline_share'])} {f(m['strings_union_recall'])} {f(m['seeded_before_recall'])} "
-            f"{f(m['seeded_after_recall'])}"
+            f"{'mean ' + name + ' (' + str(m['n']) + ')':34} {'':8} {f(m['boolean_recall'])} {f(m['boolean_share'])} "
+            f"{f(m['off_topic'], True)} {f(m['median_ratio_n'])} {f(m['baseline_recall'])} "
+            f"{f(m['baseline_off_topic'], True):>7} {f(m['strings_union_recall'])} {f(m['seeded_before_recall'])} "
+            f"{f(m['seeded_after_recall'])} {f(m['seeded_after_off_topic'], True)} "
+            f"{f(m['seeded_after_median_ratio_n'])}"
         )
-    for name, m in [("all", summary["all"]), *summary["by_kind"].items()]:
-        lines.append(f"shapes, {name}: " + ", ".join(f"{k} {v['recall']}/{v['share']}"
-                                                     for k, v in m["by_shape"].items()) + " (recall/share)")
+    lines.append("(mean rows: xN and s_xN are medians; reviews with recall < 0.9: "
+                 + ", ".join(f"{n} {m['reviews_recall_below_0.9']}" for n, m in groups if m["n"]) + ")")
+    for name, m in [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"])]:
+        if m["n"] and "by_shape" in m:
+            lines.append(f"shapes, {name}: " + ", ".join(
+                f"{k} {v['recall']}/{v['off_topic']}/{v['median_ratio_n']}" for k, v in m["by_shape"].items())
+                + " (recall/off-topic/median xN)")
     for key, label in (("leave_one_out_shape", "every concept"), ("leave_one_out_shape_main_allowed", "any shape")):
         loo = summary[key]
         if loo:
             picked = sorted(set(loo["picked"].values()))
-            lines.append(f"leave-one-review-out shape ({label}): held-out recall {loo['recall']} share "
-                         f"{loo['share']} (picked: {', '.join(picked)}; shipped: {summary['query_shape']})")
+            lines.append(f"leave-one-review-out shape ({label}): held-out recall {loo['recall']} off-topic "
+                         f"{loo['off_topic']} median xN {loo['median_ratio_n']} (picked: {', '.join(picked)}; "
+                         f"shipped: {summary['query_shape']})")
+    lg = summary.get("leave_one_out_seed_growth")
+    if lg:
+        lines.append("seed widening growth bound per value, recall of the remaining includes/off-topic: " + ", ".join(
+            f"{g} {v['recall']}/{v['off_topic']}" for g, v in lg["grid"].items()))
+        lines.append(f"leave-one-review-out growth bound: held-out recall {lg['recall']} off-topic {lg['off_topic']} "
+                     f"median xN {lg['median_ratio_n']} (picked: {', '.join(sorted(set(lg['picked'].values())))}; "
+                     f"shipped: {MAX_GROWTH})")
+    gz = summary.get("leave_one_out_generic_zipf")
+    if gz:
+        lines.append("generic-word floor (Zipf) per value, recall/off-topic: " + ", ".join(
+            f"{z} {v['recall']}/{v['off_topic']}" for z, v in gz["grid"].items()))
+        lines.append(f"leave-one-review-out generic-word floor: held-out recall {gz['recall']} off-topic "
+                     f"{gz['off_topic']} (picked: {', '.join(sorted({str(v) for v in gz['picked'].values()}))}; "
+                     f"shipped: {GENERIC_ZIPF})")
+    for a in result.get("unlabelled_abstracts", []):
+        lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
+                     f"the pool): {a['boolean_query'][:150]}")
     return "\n".join(lines)

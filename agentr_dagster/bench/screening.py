@@ -54,12 +54,13 @@ from agentr_dagster.screening.rankers.dense import dense_baseline_scores
 from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
 from agentr_dagster.screening.scores import order_from_scores
 from agentr_dagster.screening.screen import normalise_label
-from agentr_dagster.screening.simulation import choose_priors, simulate_active
+from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
 from agentr_dagster.screening.tables import decode_text, read_table
 from agentr_dagster.settings import child_env, get_settings, keep_hugging_face_offline
 
 MODES = ("zero_shot", "feedback", "bm25", "dense", "dense_onnx", "dense_st", "random", "asreview")
 METRICS = ("wss95", "recall10", "recall20")
+TOP_LABELS = (10, 25, 50)  # labels taken from the top of the zero-shot list (see after_top_labels)
 LABEL_COLUMNS = ("label_included", "included", "label", "label_include", "inclusion")
 
 
@@ -242,6 +243,21 @@ def _asreview_inprocess_ok() -> bool:
     return True
 
 
+def _asreview_cache_file(python: str, spec: dict) -> Path:
+    """Where the order of one ASReview run is kept: keyed by the interpreter's ``asreview`` version (asked once
+    per interpreter) and a digest of everything the run reads (texts, labels, priors)."""
+    version = _ASREVIEW_VERSIONS.get(python)
+    if version is None:
+        proc = subprocess.run([python, "-c", "import asreview; print(asreview.__version__)"], capture_output=True,
+                              text=True, check=False, env=child_env(PYTHONWARNINGS="ignore"))
+        version = _ASREVIEW_VERSIONS[python] = proc.stdout.strip() if proc.returncode == 0 else "unknown"
+    digest = hashlib.sha1(json.dumps(spec, sort_keys=True).encode("utf-8")).hexdigest()
+    return _st_cache_path().parent / "asreview" / f"{version}-{digest}.json"
+
+
+_ASREVIEW_VERSIONS: dict[str, str] = {}
+
+
 def asreview_order(
     titles: list[str],
     abstracts: list[str],
@@ -250,7 +266,12 @@ def asreview_order(
     *,
     python: str | None = None,
 ) -> tuple[np.ndarray, str]:
-    """Screening order from ASReview's default model under our protocol. Returns (order, implementation)."""
+    """Screening order from ASReview's default model under our protocol. Returns (order, implementation).
+
+    The real ``asreview`` runs in ``python`` (or in this interpreter when it has asreview); its order is kept on
+    disk per asreview version and input (``$AGENTR_BENCH_CACHE/asreview``, as the bench's other cached vectors)
+    since ASReview re-trains after every label and takes minutes on a large review. Without asreview, the
+    re-implementation :func:`elas_u4_order` runs (labelled so)."""
     spec = {
         "titles": list(titles),
         "abstracts": list(abstracts),
@@ -260,6 +281,10 @@ def asreview_order(
     if python is None and _asreview_inprocess_ok():
         python = sys.executable
     if python:
+        cache = _asreview_cache_file(python, spec)
+        if cache.is_file():
+            out = json.loads(cache.read_text())
+            return np.asarray(out["order"], dtype=np.int64), f"asreview {out['version']} ({out['model']})"
         proc = subprocess.run(
             [python, "-c", _ASREVIEW_RUNNER],
             input=json.dumps(spec),
@@ -270,6 +295,10 @@ def asreview_order(
         )
         if proc.returncode == 0:
             out = json.loads(proc.stdout)
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache.with_suffix(".tmp")
+            tmp.write_text(json.dumps(out))
+            os.replace(tmp, cache)
             return np.asarray(out["order"], dtype=np.int64), f"asreview {out['version']} ({out['model']})"
         sys.stderr.write(f"asreview runner failed, falling back to the re-implementation:\n{proc.stderr[-2000:]}\n")
     return elas_u4_order(titles, abstracts, labels, priors), "re-implementation of ASReview ELAS u4"
@@ -411,6 +440,11 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
         entry["priors"] = [str(ids[priors[0]]), str(ids[priors[1]])]
         t0 = time.perf_counter()
         add("feedback", feedback_order(feats, zs, y, priors), time.perf_counter() - t0)
+        # the other way a reviewer starts: labelling the top of the zero-shot list, then re-ranking the rest
+        entry["after_top_labels"] = {
+            str(k): {m: {key: float(round(v, 4)) for key, v in r.items()} for m, r in per_mode.items()}
+            for k, per_mode in after_top_labels(ActiveRanker(feats, zs).scores, zs, y, TOP_LABELS).items()
+        }
         if run.asreview:
             t0 = time.perf_counter()
             a_order, impl = asreview_order(rv.titles, rv.abstracts, y, priors, python=run.asr_python)
@@ -435,6 +469,27 @@ def _means_and_ratios(reviews_out: list[dict]) -> tuple[list[str], dict, dict[st
     if "feedback" in mean and mean.get("asreview", {}).get("wss95", 0) > 0:
         ratios["feedback/asreview"] = round(mean["feedback"]["wss95"] / mean["asreview"]["wss95"], 3)
     return modes_present, mean, ratios
+
+
+def top_labels_summary(reviews_out: list[dict], slack: float = 0.05) -> dict[str, dict[str, Any]]:
+    """Per number of top labels: the mean recall@10 %/20 % of the unlabelled papers for zero-shot and the
+    re-ranked order, and the reviews where the re-rank's recall@20 % falls below zero-shot's by more than
+    ``slack``."""
+    out: dict[str, dict[str, Any]] = {}
+    for k in (str(k) for k in TOP_LABELS):
+        rows = [r["after_top_labels"][k] for r in reviews_out if k in r.get("after_top_labels", {})]
+        if not rows:
+            continue
+        out[k] = {
+            m: {key: _nanmean([row[m][key] for row in rows]) for key in ("recall10", "recall20")}
+            for m in ("zero_shot", "feedback")
+        }
+        out[k]["worse_by_more_than_slack"] = [
+            r["name"] for r in reviews_out
+            if (at := r.get("after_top_labels", {}).get(k))
+            and at["feedback"]["recall20"] < at["zero_shot"]["recall20"] - slack
+        ]
+    return out
 
 
 _PROTOCOL = (
@@ -533,6 +588,7 @@ def run_screening_bench(
         "reviews": reviews_out,
         "mean": mean,
         "ratios": ratios,
+        "after_top_labels": top_labels_summary(reviews_out),
         "throughput": throughput,
         "timings_s": {
             **{m: round(v, 2) for m, v in run.timings.items()},
@@ -546,7 +602,7 @@ def format_table(result: dict) -> str:
     modes = [m for m in MODES if m in result.get("mean", {})]
     names = [r["name"] for r in result["reviews"]]
     w = max([len("review"), *(len(n) for n in names), len("mean")]) + 2
-    col = 10
+    col = 11  # "dense_onnx" is 10 characters
     lines = ["WSS@95", "review".ljust(w) + "".join(m.rjust(col) for m in modes) + "    N  incl"]
     for r in result["reviews"]:
         cells = "".join((f"{r['modes'][m]['wss95']:.3f}" if m in r["modes"] else "-").rjust(col) for m in modes)
@@ -556,6 +612,7 @@ def format_table(result: dict) -> str:
     lines.append("means".ljust(w) + "".join(m.rjust(col) for m in modes))
     for k, label in (("wss95", "WSS@95"), ("recall10", "recall@10%"), ("recall20", "recall@20%")):
         lines.append(label.ljust(w) + "".join(f"{result['mean'][m][k]:.3f}".rjust(col) for m in modes))
+    lines += _format_top_labels(result, w)
     if result.get("ratios"):
         lines.append("")
         lines.append("ratios (mean WSS@95): " + ", ".join(f"{k} = {v:.2f}" for k, v in result["ratios"].items()))
@@ -570,3 +627,30 @@ def format_table(result: dict) -> str:
     if impl:
         lines.append(f"asreview: {impl}")
     return "\n".join(lines)
+
+
+def _format_top_labels(result: dict, w: int) -> list[str]:
+    """Recall@10 %/20 % of the unlabelled papers after k labels from the top: zero-shot vs re-ranked, per review."""
+    summary = result.get("after_top_labels") or {}
+    if not summary:
+        return []
+    ks = list(summary)
+    head = "".join(f"{f'{k} zs':>9}{f'{k} fb':>9}" for k in ks)
+    lines = ["", "after k labels from the top of the zero-shot list: recall@20% (recall@10%) of the unlabelled papers",
+             "review".ljust(w) + head]
+    for r in result["reviews"]:
+        at = r.get("after_top_labels") or {}
+        cells = ""
+        for k in ks:
+            for m in ("zero_shot", "feedback"):
+                v = at.get(k, {}).get(m, {}).get("recall20", float("nan"))
+                cells += ("-" if math.isnan(v) else f"{v:.3f}").rjust(9)
+        lines.append(r["name"].ljust(w) + cells)
+    for key, label in (("recall20", "mean r@20%"), ("recall10", "mean r@10%")):
+        lines.append(label.ljust(w) + "".join(f"{summary[k][m][key]:.3f}".rjust(9) for k in ks
+                                              for m in ("zero_shot", "feedback")))
+    for k in ks:
+        worse = summary[k]["worse_by_more_than_slack"]
+        lines.append(f"after {k}: re-rank below zero-shot by > 0.05 at recall@20% on {len(worse)} review(s)"
+                     + (f": {', '.join(worse)}" if worse else ""))
+    return lines

@@ -1,4 +1,4 @@
-"""`agentr bench scoring|overhead|growth|pipeline`: figures printed (and JSON with --json), never asserted."""
+"""`agentr bench scoring|overhead|growth|pipeline|e2e`: figures printed (and JSON with --json), never asserted."""
 
 from __future__ import annotations
 
@@ -98,4 +98,32 @@ def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, sto
         raise click.ClickException(str(exc)) from exc
     _write(result, str(out))
     click.echo(format_pipeline(result))
+    click.echo(f"json: {out}")
+
+
+@click.command("e2e")
+@click.argument("roots", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False, path_type=Path))
+@click.option("--review", "names", multiple=True, help="Only this review (repeatable); the pool still holds all.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Draw of the seed studies.")
+@click.option("--seeds", type=click.IntRange(min=0), default=5, show_default=True,
+              help="Seed studies given in the seeded runs (0: no seeded run; each costs another `agentr run`).")
+@click.option("--no-progress", is_flag=True)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path(".bench") / "e2e.json",
+              show_default=True, help="JSON result, written after every review.")
+def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int, seeds: int, no_progress: bool,
+                      out: Path) -> None:
+    """From the question (and a published abstract) to the includes: every review's records pooled and served as
+    OpenAlex, PubMed and Europe PMC; per review `agentr run` from the question alone, with 5 seed studies, an OR of
+    the question's words, and `agentr screen` on the expert's list: recall, retrieved/N and effort to 90/95 %."""
+    from agentr_dagster.bench.e2e import format_e2e, run_e2e_bench
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        result = run_e2e_bench(list(roots), cli_main=click.get_current_context().find_root().command,
+                               names=list(names) or None, seed=seed, seeds=seeds, progress=not no_progress,
+                               checkpoint=lambda partial: _write(partial, str(out)))
+    except (FileNotFoundError, RuntimeError) as exc:
+        raise click.ClickException(str(exc)) from exc
+    _write(result, str(out))
+    click.echo(format_e2e(result))
     click.echo(f"json: {out}")

@@ -25,6 +25,15 @@ def _sensor_view():
         return stored_sensor_view(instance)
 
 
+def _imports() -> dict:
+    """(project, sha256) -> what the store recorded of each file import: `processed` says what each one did."""
+    from agentr_dagster.cli.common import open_store
+
+    store = open_store()
+    return {(project.slug, file.sha256): file for project in store.projects.list_projects()
+            for file in store.projects.imported_files(project.slug)}
+
+
 def _when(at: datetime | None) -> str:
     return at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if at else "-"
 
@@ -40,7 +49,7 @@ def inbox_command(slug: str | None, as_json: bool) -> None:
     if created:  # the folder a person drops into exists from the first look at it
         inbox_dir().mkdir(parents=True, exist_ok=True)
     view = _sensor_view()
-    files = inbox_listing(None, view.stamps if view else None)
+    files = inbox_listing(None, view.stamps if view else None, _imports())
     if view is None:  # no stamps to compare with: a file modified moments ago may still be being copied
         now = datetime.now(timezone.utc)
         for entry in files:

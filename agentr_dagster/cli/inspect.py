@@ -25,8 +25,13 @@ def status(slug: str | None, as_json: bool) -> None:
     if as_json:
         echo_json(rows)
         return
+    by_project: dict[str, list] = {}
     for row in rows:
-        click.echo(_format_status_row(row))
+        by_project.setdefault(row.slug, []).append(row)
+    for name, mine in by_project.items():
+        if all(row.stage == "project" for row in mine):
+            continue  # only its own row (e.g. `reinitiated` after its abstract was replaced): not run yet, below
+        click.echo(_format_project_status(store, name, mine))
     # a project whose only row is its own (e.g. `reinitiated` after its abstract was replaced) has not run yet
     started = {row.slug for row in rows if row.stage != "project"}
     never_run = [p.slug for p in store.projects.list_projects() if p.slug not in started and slug in (None, p.slug)]
@@ -35,7 +40,46 @@ def status(slug: str | None, as_json: bool) -> None:
     if not rows and not never_run:
         click.echo("no projects yet. " + _how_to_start(store, None))
         return
-    _echo_next_steps(store, [name for name in dict.fromkeys(row.slug for row in rows) if name in started])
+    ran = [name for name in dict.fromkeys(row.slug for row in rows) if name in started]
+    _echo_unfinished(store, ran)
+
+
+def _echo_unfinished(store, slugs) -> None:
+    """A project that is partial (papers without a score, a draft cut short): what is missing, and the command
+    per failure class (stages/outcome.py)."""
+    from agentr_dagster.stages.outcome import COMPLETE, project_outcome
+    from agentr_dagster.store import ProjectNotFound
+
+    for slug in slugs:
+        try:
+            if not store.projects.count_papers(slug):
+                continue
+            outcome = project_outcome(store, slug)
+        except ProjectNotFound:  # deleted: its rows are history, nothing to finish
+            continue
+        if outcome.status != COMPLETE:
+            for line in outcome.lines():
+                click.echo(line)
+
+
+def _format_project_status(store, slug: str, rows: list) -> str:
+    """One project: where it stands, its stages in the order a run takes them, and what to do next."""
+    from agentr_dagster.stages.staleness import STAGE_NAMES, chain_order, project_standing
+
+    standing = project_standing(store, slug)
+    project = store.projects.get_project(slug, include_deleted=True)
+    lines = [f"{slug}" + (f" ({project.title})" if project.title else "")
+             + f": {store.projects.count_papers(slug):,} candidate papers; {standing.where}"]
+    for row in sorted(rows, key=lambda r: chain_order(r.stage)):
+        if row.stage == "project":
+            continue
+        papers = ", ".join(f"{n:,} {state}" for state, n in sorted(row.paper_counts.items()))
+        when = f"{row.updated_at:%Y-%m-%d %H:%M} UTC" if row.updated_at else ""
+        detail = "; ".join(x for x in (row.detail, f"papers: {papers}" if papers else None) if x)
+        lines.append(f"  {STAGE_NAMES.get(row.stage, row.stage):<20} {(row.state or '-').replace('_', ' '):<18} "
+                     f"{when:<22} {detail}".rstrip())
+    lines.append(f"next: {standing.next}")
+    return "\n".join(lines)
 
 
 def _how_to_start(store, slug: str | None) -> str:
@@ -73,10 +117,6 @@ def _echo_next_steps(store, slugs: list[str]) -> None:
             click.echo(f"next: {message}")
 
 
-def _format_status_row(row) -> str:
-    data = json_default(row) if not isinstance(row, dict) else row
-    parts = [f"{k}={v}" for k, v in data.items() if v not in (None, {}, [])]
-    return "  ".join(parts)
 
 
 @click.command("failures")
@@ -108,6 +148,7 @@ def failures(slug: str | None, as_json: bool) -> None:
         stages = sorted({f"{row.slug} {row.stage}" for row in rows if resolved(row)})
         click.echo(f"resolved: {len(rows) - len(open_rows)} earlier failure(s); their stage completed since "
                    f"({', '.join(stages)}): nothing to do")
+    _echo_unfinished(store, list(dict.fromkeys(row.slug for row in open_rows)))
 
 
 def failure_summary(rows) -> dict[str, dict]:
@@ -135,17 +176,38 @@ def failure_summary(rows) -> dict[str, dict]:
 
 @click.command("export")
 @click.argument("slug")
-@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "xlsx", "all"]), default="all")
+@click.option("--format", "fmt", type=click.Choice(["csv", "parquet", "xlsx", "all", "ris", "bib"]), default="all",
+              help="csv/parquet/xlsx: the scores table (all: the three); ris/bib: the candidates for a reference "
+                   "manager (Zotero, EndNote, Mendeley), the label as a keyword and the relevance and rank in a note.")
+@click.option("--only", type=click.Choice(["included"]), default=None,
+              help="With ris/bib: only the papers labelled include.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Directory to write into (default: results/<slug>).")
-def export(slug: str, fmt: str, out: Path | None) -> None:
-    """Write the project's scores as CSV, Parquet and/or XLSX."""
+def export(slug: str, fmt: str, only: str | None, out: Path | None) -> None:
+    """Write the project's scores as CSV, Parquet and/or XLSX, or its candidates as RIS or BibTeX."""
     from agentr_dagster.stages.exports import FORMATS, scores_dataframe, write_exports
 
     store = open_store()
+    if fmt in ("ris", "bib"):
+        from agentr_dagster.stages.reference_export import write_references
+
+        path, n = write_references(store, slug, out or results_dir(slug), fmt, only)
+        click.echo(f"{path} ({n} record{'s' if n != 1 else ''})")
+        if n == 0:
+            _echo_next_steps(store, [slug])
+        return
+    if only:
+        fail("--only applies to --format ris or bib")
     frame = scores_dataframe(store, slug)
     written = write_exports(frame, out or results_dir(slug), FORMATS if fmt == "all" else (fmt,))
     if frame.empty:
         _echo_next_steps(store, [slug])  # empty files: say why, and what to do
     for path in written.values():
         click.echo(str(path))
+
+
+def _format_status_row(row) -> str:
+    """A failure row as `key=value` pairs (`agentr failures`)."""
+    data = json_default(row) if not isinstance(row, dict) else row
+    parts = [f"{k}={v}" for k, v in data.items() if v not in (None, {}, [])]
+    return "  ".join(parts)

@@ -27,7 +27,10 @@ def ledger_verify(stale_after: float, as_json: bool) -> None:
     Balance = sum of entries (and never below zero, replayed in commit order); every reservation's and usage
     row's ledger entries; no reservation open longer than --stale-after; each usage row's cost and credits
     recomputed from the price and multiplier rows it names, and those rows in force at its time; SCD-2 history
-    contiguous.
+    contiguous; no request charged twice; no operator waste also charged.
+
+    Operator waste (calls served but charged to no project: fenced late answers, timeouts, kills) is printed as
+    its own figure with counts per cause; it never fails the check.
     """
     from agentr_dagster.store.verify import verify_ledger
 
@@ -41,6 +44,7 @@ def ledger_verify(stale_after: float, as_json: bool) -> None:
             click.echo(f"FAIL {violation}")
         for warning in report.warnings:
             click.echo(f"note {warning}")
+        click.echo(report.waste_line())
         click.echo("ledger verify: OK" if report.ok else
                    f"ledger verify: FAILED ({', '.join(report.failed_checks())})")
     if not report.ok:

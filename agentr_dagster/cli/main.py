@@ -26,6 +26,7 @@ for command in (project, papers, run, demo, status, failures, export, credits, p
     main.add_command(command)
 
 from agentr_dagster.cli.bench import (  # noqa: E402
+    bench_e2e_command,
     bench_growth_command,
     bench_overhead_command,
     bench_pipeline_command,
@@ -36,6 +37,7 @@ bench.add_command(bench_scoring_command, "scoring")
 bench.add_command(bench_overhead_command, "overhead")
 bench.add_command(bench_growth_command, "growth")
 bench.add_command(bench_pipeline_command, "pipeline")
+bench.add_command(bench_e2e_command, "e2e")
 from agentr_dagster.cli.screen import bench_screening_command, screen_command  # noqa: E402
 
 main.add_command(screen_command, "screen")

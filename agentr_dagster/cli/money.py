@@ -58,12 +58,16 @@ def pricing_set(model, input_price, output_price, cached_input, provider, tier) 
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--calls", "per_call", is_flag=True, help="One row per call, with the price and multiplier it paid.")
 def usage(slug: str | None, as_json: bool, per_call: bool) -> None:
-    """LLM usage by project, stage, model and (UTC) day: calls, tokens, USD and credits, with totals."""
+    """LLM usage by project, stage, model and (UTC) day: calls, tokens, USD and credits, with totals; then the
+    operator waste (calls the endpoint served, or may have served, that no project is charged for), per cause."""
     from agentr_dagster.stages.usage import aggregate, format_table, records, totals_of, usage_calls_frame
+    from agentr_dagster.store.verify import waste_figures, waste_summary
 
-    calls = usage_calls_frame(open_store(), slug)
+    store = open_store()
+    calls = usage_calls_frame(store, slug)
     frame = calls if per_call else aggregate(calls)
     if as_json:
         echo_json(records(frame))
         return
     click.echo(format_table(frame, totals_of(calls)))
+    click.echo(waste_summary(waste_figures(store.ledger.waste(slug))))

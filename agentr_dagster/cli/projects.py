@@ -74,6 +74,7 @@ def papers() -> None:
 def papers_add(slug: str, files: tuple[Path, ...]) -> None:
     """Import candidate files into a project: CSV / TSV, Excel, BibTeX, RIS, PubMed (MEDLINE), Web of Science,
     EndNote XML, JSONL / JSON (OpenAlex, arXiv)."""
+    from agentr_dagster.stages.estimate import rerun_after_adding
     from agentr_dagster.stages.intake import IntakeError, add_papers_file
 
     store = open_store()
@@ -102,5 +103,8 @@ def papers_add(slug: str, files: tuple[Path, ...]) -> None:
             click.echo(f"  ... and {len(cut) - 10} more value(s) truncated")
         if len(result.cleaned) > len(cut):
             click.echo(f"  {len(result.cleaned) - len(cut)} value(s) had control or invisible characters removed")
+        notice = rerun_after_adding(store, slug, result.added)
+        if notice:  # a finished project: what its next run re-does, and costs, before anything is paid
+            click.echo(f"note: {notice}")
     if failed:
         sys.exit(2)

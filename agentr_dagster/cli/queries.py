@@ -98,11 +98,17 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="draw of the seed studies")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--out", default=None, help="also write the JSON result to this file")
-def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None) -> None:
-    """The offline queries judged on labelled review folders (question as abstract, the review's records)."""
+@click.option("--abstracts", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="a JSON list of published review abstracts (name, title, abstract) without labels: their queries "
+                   "and what they match in the pool")
+def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None,
+                          abstracts: Path | None) -> None:
+    """The offline queries judged on labelled review folders, their records pooled: from each question (and
+    published abstract, where review.json has one), recall of the includes, share of the other reviews' records
+    matched and records matched relative to the review's own."""
     from agentr_dagster.bench.queries import format_table, run_queries_bench
 
-    result = run_queries_bench(root, seeds=seeds, seed=seed)
+    result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json)
     if out:
         Path(out).write_text(json.dumps(result, indent=2), encoding="utf-8")
     click.echo(json.dumps(result, indent=2) if as_json else format_table(result))

@@ -242,6 +242,10 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
         budget_credits: float | None, refresh_sources: bool, retry_invalid: bool) -> None:
     """Materialise the project's chain (intent, queries, candidates, relevance, scores, exports) and wait.
 
+    Exit code: 0 complete; 3 partial (what is valid was exported, synthesised and drafted; the papers without a
+    score are named with their failure class and the command that retries them, and a draft cut short says how
+    to finish it); 1 failed; 128 + the signal when stopped.
+
     SIGTERM or Ctrl-C stops it cleanly: no new LLM call, the calls in flight are settled, the run is marked
     failed (stopped), and `agentr resume <slug>` continues where it stopped."""
     from agentr_dagster.domain.stopping import stop_reason, stop_requested
@@ -262,8 +266,32 @@ def run(slug: str, no_progress: bool, verbose: bool, stop_at_recall: float | Non
     if stop_requested():
         sys.exit(_stopped(slug, stop_reason()))
     if not ok:
+        _print_outcome(slug, only_missing=True)
         fail(f"run for {slug} did not complete; see `agentr status {slug}` and `agentr failures {slug}`")
     _print_summary(slug)
+    outcome = _print_outcome(slug)
+    if outcome is not None and outcome.status != "complete":
+        sys.exit(outcome.exit_code)
+
+
+def _print_outcome(slug: str, only_missing: bool = False):
+    """How the project stands (stages/outcome.py): complete, or partial with each missing paper, its class and
+    the command that retries it. Returns the outcome (None for a project without candidate papers)."""
+    from agentr_dagster.stages.outcome import FAILED, project_outcome
+
+    store = open_store()
+    if not store.projects.count_papers(slug):
+        return None
+    outcome = project_outcome(store, slug)
+    if only_missing:  # the run failed: the store's papers are listed, but nothing after the failed step ran
+        if not outcome.missing:
+            return outcome
+        outcome.status = FAILED
+    if outcome.status != "complete":
+        click.echo("", err=True)
+    for line in outcome.lines():
+        click.echo(line, err=outcome.status != "complete")
+    return outcome
 
 
 def _stopped(slug: str, reason: str) -> int:
@@ -293,11 +321,9 @@ def _print_summary(slug: str, top: int = 10) -> None:
     order = ("in the export's order (the LLM's judgement, llm_judgement; relevance is the screening engine's "
              "calibrated probability of inclusion)" if by_llm else
              "by relevance (the calibrated probability of inclusion)")
-    # papers the run retrieved from the shared paper lake (not in the user's files) would make the count a surprise
-    found = frame["found_by"].astype(str) if len(frame) and "found_by" in frame else None
-    from_lake = 0 if found is None else int((~found.str.contains("import:", regex=False)).sum())
-    origin = (f" ({len(frame) - from_lake} from your files, {from_lake} retrieved from the paper lake: "
-              "`agentr lake info`)" if from_lake else "")
+    # papers that are not from the user's files (searches, the paper lake, citations) would make the count a surprise
+    found = frame["found_by"].astype(str).tolist() if len(frame) and "found_by" in frame else []
+    origin = _origin_note(found)
     click.echo(f"\n{with_score} of {len(frame)} papers{origin} have a current score for {slug} ({this_run}); "
                f"top {min(top, len(frame))} {order}:")
     if len(frame):
@@ -311,6 +337,27 @@ def _print_summary(slug: str, top: int = 10) -> None:
     _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+# how a paper first arrived, by the prefix of its first found_by label (stages.search.paper_found_by's order)
+_ORIGINS = (("import:", "from your files"), ("backward:", "by citation chasing"), ("forward:", "by citation chasing"),
+            ("lake:", "retrieved from the paper lake: `agentr lake info`"))
+_SEARCHED = "found by the source searches"
+
+
+def _origin_note(found_by: list[str]) -> str:
+    """`` (3 from your files, 294 found by the source searches)``: where the papers came from, by the first way each
+    arrived; empty when every paper is from the user's files."""
+    counts: dict[str, int] = {}
+    for labels in found_by:
+        first = labels.split("; ", 1)[0]
+        where = next((text for prefix, text in _ORIGINS if first.startswith(prefix)), _SEARCHED if first else "")
+        if where:
+            counts[where] = counts.get(where, 0) + 1
+    if set(counts) <= {"from your files"}:
+        return ""
+    order = ["from your files", _SEARCHED, *(text for _, text in _ORIGINS[1:])]
+    return " (" + ", ".join(f"{counts[where]} {where}" for where in dict.fromkeys(order) if where in counts) + ")"
 
 
 def _print_unpriced(store, slug: str) -> None:

@@ -21,17 +21,15 @@ from agentr_dagster.settings import results_dir
 def report_command(slug: str, out: Path | None) -> None:
     """One self-contained HTML report (no network): summary, plots, tables, draft, cost and lifecycle."""
     from agentr_dagster.domain.failures import StageError
-    from agentr_dagster.stages.report import build_report
+    from agentr_dagster.stages.report import write_report
     from agentr_dagster.store import ProjectNotFound
 
     try:
-        page = build_report(open_store(), slug)
+        path = write_report(open_store(), slug, out)
     except (StageError, ProjectNotFound) as exc:
         fail(getattr(exc, "message", str(exc)))
-    path = out or results_dir(slug) / "report.html"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
-    click.echo(f"report: {path} ({len(page.encode()) / 1024:.0f} KiB)")
+    click.echo(f"report: {path} ({path.stat().st_size / 1024:.0f} KiB); open it in a browser: "
+               f"{path.resolve().as_uri()}")
 
 
 @click.command("trace")

@@ -81,8 +81,9 @@ EXPORTS_CHECK = AssetCheckSpec(
 )
 PRISMA_CHECK = AssetCheckSpec(
     "prisma_boxes_add_up", asset="score_exports",
-    description="The PRISMA 2020 counts, recomputed from the store, add up: identified - duplicates = screened = "
-                "scored + not scored (below cut-off, budget, pending); above threshold <= scored.",
+    description="The PRISMA 2020 counts, recomputed from the store (each import's recorded rows, duplicates and "
+                "unusable rows; labels), add up: identified - duplicates - unusable = screened = excluded + included "
+                "+ not yet screened = scored + not scored (below cut-off, budget, pending).",
 )
 
 TAXONOMY_CHECK = AssetCheckSpec(
@@ -320,9 +321,14 @@ def evaluate_prisma(store: DomainStore, slug: str) -> AssetCheckResult:
     problems = counts.problems()
     return AssetCheckResult(
         check_name=PRISMA_CHECK.name, passed=not problems, severity=AssetCheckSeverity.ERROR,
-        description="; ".join(problems) or f"{counts.identified_total} identified, {counts.screened} screened, "
-                                           f"{counts.scored} scored, {counts.not_scored_total} not scored",
-        metadata=per_partition({"screened": counts.screened, "scored": counts.scored,
+        description="; ".join(problems) or (
+            f"{counts.identified_total} identified - {counts.duplicates_removed} duplicates - "
+            f"{counts.unusable_removed} unusable = {counts.screened} screened = {counts.labelled_excluded} excluded + "
+            f"{counts.labelled_included} included + {counts.not_yet_screened} not yet screened"),
+        metadata=per_partition({"identified": counts.identified_total, "duplicates_removed": counts.duplicates_removed,
+                                "unusable_removed": counts.unusable_removed, "screened": counts.screened,
+                                "excluded": counts.labelled_excluded, "included": counts.labelled_included,
+                                "not_yet_screened": counts.not_yet_screened, "scored": counts.scored,
                                 **{f"not_scored_{k.replace(' ', '_').replace('-', '')}": v
                                    for k, v in counts.not_scored.items()}}),
     )

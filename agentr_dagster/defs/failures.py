@@ -9,19 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import sqlalchemy as sa
 from dagster import AssetExecutionContext, Failure, RetryRequested
 
 from agentr_dagster.domain.failures import NEXT_STEP, ProjectMissingError, StageError
-
-# What may be gone for a moment and back on a retry: the database (connection lost, locked, pool exhausted) and the
-# network or file system. Anything else unexpected is a defect: retrying it fails the same way, minutes later.
-INFRASTRUCTURE_ERRORS = (sa.exc.OperationalError, sa.exc.InterfaceError, sa.exc.TimeoutError, OSError)
-
-
-def infrastructure_error(exc: BaseException) -> bool:
-    """Whether an unexpected exception may pass on a retry (see :data:`INFRASTRUCTURE_ERRORS`)."""
-    return isinstance(exc, INFRASTRUCTURE_ERRORS) or bool(getattr(exc, "connection_invalidated", False))
+from agentr_dagster.store.outage import infrastructure_error
 
 
 def defect_failure(exc: Exception, stage: str) -> Failure:
@@ -74,6 +65,8 @@ def stage_failures(context: AssetExecutionContext, stage: str | None = None, db=
     except (Failure, RetryRequested):
         raise
     except Exception as exc:  # noqa: BLE001 - split into what a retry may cure and what it cannot
+        # what may be gone for a moment (database, network, file system; store/outage.py) is retried; the rest
+        # is a defect: a retry fails the same way, minutes later
         if infrastructure_error(exc):
             raise  # the step's RetryPolicy tries again once the database or network is back
         raise defect_failure(exc, name) from exc

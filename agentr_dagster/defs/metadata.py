@@ -35,10 +35,13 @@ TITLE_CHARS = 60  # the overview's metadata value column is ~450 px wide at 1600
 
 #: The top-papers table: export column -> (table column, description). Short names keep the table narrow.
 TOP_PAPER_COLUMNS: dict[str, tuple[str, str]] = {
-    "rank": ("rank", "position in the combined relevance order (the export's order)"),
+    "rank": ("rank", "position in the export's order: the screening engine's (by P(include)) or, where an LLM "
+                     "scored papers, by its judgement (the `llm_judgement` column, then shown)"),
     "title": ("title", "the paper's title (shortened)"),
-    "relevance": ("relevance", "combined relevance, 0-1: the LLM's judgement where it scored the paper, "
-                               "the ranker's otherwise"),
+    "llm_judgement": ("llm_judgement", "what orders this table where an LLM scored papers: its judgement, 0-1 (not "
+                                       "a probability), the engine's order mapped onto it elsewhere"),
+    "relevance": ("P(include)", "the screening engine's calibrated probability of inclusion, 0-1 (4 decimals: it "
+                                "falls strictly down the engine's order)"),
     "c1_score": ("C1", "direct competitor, 0-10 (same problem and method scores highest)"),
     "c2_score": ("C2", "supporting work, 0-10"),
 }
@@ -84,10 +87,14 @@ def top_papers(scores: pd.DataFrame, limit: int = TOP_PAPERS) -> dict[str, Metad
     """``{"top_papers": table}`` of the first ``limit`` rows of a scores frame, or ``{}`` when nothing is scored."""
     if scores.empty:
         return {}
-    shown = scores.head(limit)[[c for c in TOP_PAPER_COLUMNS if c in scores.columns]].copy()
+    columns = [c for c in TOP_PAPER_COLUMNS if c in scores.columns]
+    if "llm_judgement" in columns and scores["llm_judgement"].isna().all():
+        columns.remove("llm_judgement")  # offline: the engine's order, which P(include) shows
+    shown = scores.head(limit)[columns].copy()
     shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
-    if "relevance" in shown:
-        shown["relevance"] = shown["relevance"].round(2)
+    for column in ("relevance", "llm_judgement"):
+        if column in shown:
+            shown[column] = shown[column].round(4)
     shown = shown.rename(columns={c: name for c, (name, _) in TOP_PAPER_COLUMNS.items()})
     return {"top_papers": table(shown, dict(TOP_PAPER_COLUMNS.values()))}
 

@@ -10,9 +10,9 @@ from dagster import ConfigurableResource, EnvVar
 from pydantic import Field
 
 from agentr_dagster.domain.attempts import AttemptCap
+from agentr_dagster.limits import EndpointLimits
 from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
-from agentr_dagster.llm.limits import EndpointLimits
 from agentr_dagster.settings import Settings, agentr_home, get_settings
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from dagster import (
     AssetSpec,
     DagsterInstance,
     DefaultSensorStatus,
+    MetadataValue,
     RunRequest,
     SensorEvaluationContext,
     SensorResult,
@@ -30,6 +31,7 @@ from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.imports import SUPPORTED_SUFFIXES
 from agentr_dagster.settings import agentr_home, get_settings, inbox_dir, processed_dir, rejected_dir
+from agentr_dagster.stages.estimate import rerun_after_adding
 from agentr_dagster.stages.inbox import NEW_FILE, Deferred, decode_stamps, encode_stamps, inbox_name, settle, stamp
 from agentr_dagster.stages.intake import (
     ABSTRACT_SUFFIXES,
@@ -40,6 +42,7 @@ from agentr_dagster.stages.intake import (
     add_project,
     archive,
     came_from,
+    import_summary,
     printable,
     quarantine,
     read_abstract,
@@ -90,6 +93,33 @@ class Rejection:
                                 metadata=metadata)
 
 
+@dataclass(frozen=True)
+class Imported:
+    """One paper file the drop folder imported: its counts and each dropped row with its reason (as `agentr papers
+    add` prints them), and what the project's next run re-does when it had finished."""
+
+    file: str
+    project: str
+    added: int
+    duplicates: int
+    dropped: int
+    notes: tuple[str, ...]
+    rerun: str | None = None
+
+    def observation(self) -> AssetObservation:
+        metadata = {"file": self.file, "project": self.project, "added": self.added, "duplicates": self.duplicates,
+                    "rows_dropped": self.dropped}
+        if self.notes:
+            metadata["dropped_rows"] = MetadataValue.md("\n".join(f"- {printable(n)}" for n in self.notes[:50])
+                                                        + (f"\n- … and {len(self.notes) - 50} more"
+                                                           if len(self.notes) > 50 else ""))
+        if self.rerun:
+            metadata["next_run"] = self.rerun
+        summary = import_summary(self.added, self.duplicates, self.dropped, list(self.notes), shown=3)
+        return AssetObservation(asset_key=INBOX_ASSET, description=f"imported {self.file}: {summary}"[:1000],
+                                metadata=metadata)
+
+
 @dataclass
 class InboxPass:
     """What one pass over the drop folder did."""
@@ -100,6 +130,7 @@ class InboxPass:
     outage: str | None = None  # the database failed: this file and the rest were left for the next tick
     rejected: list[tuple[str, str]] = field(default_factory=list)  # (file as dropped, reason)
     quarantined: list[Rejection] = field(default_factory=list)  # each rejected file: where it went, and why
+    imported: list[Imported] = field(default_factory=list)  # each paper file imported: counts, dropped rows
     deferred: list[Deferred] = field(default_factory=list)  # left in the inbox: not complete yet
     unchanged: list[str] = field(default_factory=list)  # files that added no paper (and so launched no run)
     stamps: dict[str, tuple[int, int]] = field(default_factory=dict)  # for the next tick (the sensor's cursor)
@@ -170,6 +201,15 @@ def _take_item(store: DomainStore, item: InboxItem, inbox: Path, processed: Path
             f"project {item.slug}: {item.path.name}: {added.added} added, {added.duplicates} duplicates, "
             f"{added.dropped} rows dropped" + (" (already imported)" if added.already_imported else "")
         )
+        if not added.already_imported:  # each dropped row named, as `agentr papers add` names it
+            done.lines.extend(printable(f"  dropped {note}") for note in added.notes[:20])
+            if len(added.notes) > 20:
+                done.lines.append(f"  ... and {len(added.notes) - 20} more dropped rows (agentr inbox lists them)")
+            rerun = rerun_after_adding(store, item.slug, added.added)
+            if rerun:
+                done.lines.append(f"project {item.slug}: {rerun}")
+            done.imported.append(Imported(inbox_name(item, inbox), item.slug, added.added, added.duplicates,
+                                          added.dropped, tuple(added.notes), rerun))
         if not added.added:
             done.unchanged.append(f"{inbox_name(item, inbox)} (" + (
                 "already imported" if added.already_imported else f"{added.duplicates} duplicate(s)") + ")")
@@ -280,8 +320,9 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
         warned = {result.outage, *tick_problems(result)}
         for line in result.lines:
             (context.log.warning if line in warned else context.log.info)(line)
-        # Every rejection is an observation on the `inbox` asset, whether or not the tick launched a run.
-        rejections = [r.observation() for r in result.quarantined]
+        # Every rejection and every import is an observation on the `inbox` asset, whether or not the tick launched
+        # a run: the import's counts and each dropped row with its reason.
+        rejections = [r.observation() for r in result.quarantined] + [i.observation() for i in result.imported]
         if not result.new_partitions and not result.run_requests:
             # Nothing launched: the tick's own message (the sensor's tick list) says what happened to each file.
             if not rejections:

@@ -22,3 +22,6 @@ class CallContext:
     # Called right before each paid call by a caller that holds its own claim (scoring: the paper's): raises a
     # StoppedError once the claim is lost. Without it the gateway takes a claim on the request itself.
     fence: Callable[[], None] | None = None
+    # With ``fence``: the claim the settlement must still hold (``store.leases.ClaimFence``), checked in the
+    # transaction that charges: a late answer after a takeover is then operator waste, not a second charge.
+    claim: object | None = None

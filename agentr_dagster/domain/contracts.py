@@ -129,6 +129,11 @@ class OverlapAssessment(Strict):
     constraint: Overlap
 
 
+# The offline backend's research_gaps entry when every intent term is matched (the list may not be empty): a
+# statement that there is no gap, which the synthesis never reports as one.
+NO_GAP_STATEMENT = "No uncovered intent facet"
+
+
 class PaperAssessment(Strict):
     """Stage 3: one candidate paper scored against the intent, in one call."""
 

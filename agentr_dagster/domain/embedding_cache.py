@@ -25,6 +25,7 @@ from typing import Protocol
 
 import numpy as np
 
+from agentr_dagster.domain.progress import progress_for
 from agentr_dagster.settings import agentr_home, get_settings
 
 __all__ = ["CachedEncoder", "EmbeddingCache", "default_cache_dir", "text_key"]
@@ -188,8 +189,12 @@ class CachedEncoder:
 
 
 def _progress_bar(total: int, name: str):
+    """Lines to the caller's reporter (a Dagster asset's log: domain/progress.py), else a tqdm bar on stderr."""
     if total < _PROGRESS_FROM:
         return None
+    lines = progress_for(total, f"embedding {total:,} texts ({name.split('@')[0]})")
+    if lines is not None:
+        return lines
     from tqdm import tqdm
 
     return tqdm(total=total, desc=f"embedding ({name.split('@')[0]})", unit="text", file=sys.stderr,

@@ -119,5 +119,26 @@ NEXT_STEP = {
     FailureClass.orphan: "the project or paper was deleted: nothing to do",
 }
 
+#: The command that asks again for work left undone by a failure of each class (``{slug}`` filled in): what a
+#: partial run prints beside the papers it could not score, and a partial draft beside its stage.
+RETRY_COMMAND = {
+    FailureClass.transient: "agentr run {slug}  (once the endpoint and database answer; a paper that reached its 3 "
+                            "unanswered attempts waits up to 6 h)",
+    FailureClass.invalid_output: "agentr run {slug} --retry-invalid",
+    FailureClass.permanent: "fix what the message names (API key, model, base URL), then agentr run {slug}",
+    FailureClass.no_credits: "agentr credits grant AMOUNT, then agentr resume {slug}",
+    FailureClass.orphan: "nothing: the paper or project was deleted",
+}
+NOT_CLASSIFIED = "not_called"  # a paper left without a score and without a recorded failure (e.g. a stopped run)
+NOT_CLASSIFIED_COMMAND = "agentr resume {slug}"
+
+
+def retry_command(failure_class: str, slug: str) -> str:
+    """The command for ``failure_class`` (a :class:`FailureClass` value, or :data:`NOT_CLASSIFIED`)."""
+    known = {c.value: c for c in FailureClass}
+    template = RETRY_COMMAND[known[failure_class]] if failure_class in known else NOT_CLASSIFIED_COMMAND
+    return template.format(slug=slug)
+
+
 #: Dagster may retry a step only for these: the rest would fail the same way (or pay again for the same answer).
 RETRYABLE = frozenset({FailureClass.transient})

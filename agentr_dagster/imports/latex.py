@@ -35,7 +35,10 @@ _LATEX_ESCAPE = re.compile(r"\\([&%$#_{}])")
 _LATEX_COMMAND = re.compile(r"\\([A-Za-z]+)\*?")
 _LATEX_SYMBOL = re.compile(r"\\[^A-Za-z]?")
 _ESCAPE_HOLD = {"{": "\ue000", "}": "\ue001", "$": "\ue002", "&": "&", "%": "%", "#": "#", "_": "_"}
-_ESCAPE_BACK = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": "$"})
+# The text-mode names of characters LaTeX reserves: held past the passes that read ~ and \\ as spacing.
+_NAMED_HOLD = {"textasciitilde": "\ue003", "textasciicircum": "\ue004", "textbackslash": "\ue005"}
+_ESCAPE_BACK = str.maketrans({"\ue000": "{", "\ue001": "}", "\ue002": "$", "\ue003": "~", "\ue004": "^",
+                              "\ue005": "\\"})
 
 
 def _accent(mark: str, letter: str) -> str:
@@ -49,12 +52,12 @@ def latex_to_text(value: str) -> str:
     """
     if not any(ch in value for ch in "\\{}$~`'-"):
         return value
-    text = value.replace("\ue000", "").replace("\ue001", "").replace("\ue002", "")
+    text = re.sub("[\ue000-\ue005]", "", value)
     text = _LATEX_ESCAPE.sub(lambda m: _ESCAPE_HOLD[m.group(1)], text)
     text = _LATEX_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), text)
     text = _LATEX_LETTER_ACCENT.sub(lambda m: _accent(m.group(1), m.group(2) or m.group(3)), text)
     text = _LATEX_SPECIAL.sub(lambda m: _SPECIAL_LETTERS[m.group(1)], text)
-    text = _LATEX_COMMAND.sub(lambda m: _NAMED.get(m.group(1), ""), text)
+    text = _LATEX_COMMAND.sub(lambda m: _NAMED_HOLD.get(m.group(1)) or _NAMED.get(m.group(1), ""), text)
     text = text.replace("\\\\", " ")
     text = _LATEX_SYMBOL.sub(" ", text)
     text = text.replace("---", "—").replace("--", "–").replace("``", "“").replace("''", "”")

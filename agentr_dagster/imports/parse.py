@@ -94,7 +94,8 @@ def _result(fmt: str, collector: Collector, encoding: str) -> ImportResult:
     """De-duplicate what the reader collected; a file without one usable record is an error."""
     unique, reasons = dedupe_with_reasons(collector.records)
     for dropped_record, kept, why in reasons:
-        collector.drop(dropped_record.source_row or 0, None, f"duplicate of row {kept.source_row} ({why})")
+        collector.drop(dropped_record.source_row or 0, None, f"duplicate of row {kept.source_row} ({why})",
+                       duplicate=True)
     if not unique:
         issues = sorted(collector.dropped, key=lambda issue: issue.row)
         shown = "; ".join(f"row {i.row}: {i.reason}" for i in issues[:3])

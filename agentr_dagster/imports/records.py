@@ -58,6 +58,7 @@ class RowIssue:
     row: int
     column: str | None
     reason: str
+    duplicate: bool = False  # dropped as a duplicate of an earlier row (PRISMA counts it apart from unusable rows)
 
 
 @dataclass(frozen=True)
@@ -108,8 +109,8 @@ class Collector:
             row=row,
         )
 
-    def drop(self, row: int, column: str | None, reason: str) -> None:
-        self.dropped.append(RowIssue(row, column, reason))
+    def drop(self, row: int, column: str | None, reason: str, *, duplicate: bool = False) -> None:
+        self.dropped.append(RowIssue(row, column, reason, duplicate))
 
     def clean(self, row: int, column: str | None, reason: str) -> None:
         self.cleaned.append(RowIssue(row, column, reason))

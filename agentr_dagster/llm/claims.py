@@ -3,7 +3,9 @@ the fence checked right before every paid call (store/leases.py explains both).
 
 The gateway takes a request claim around each request unless the caller already holds a narrower one (scoring
 holds each paper's claim and passes its renewal as ``CallContext.fence``). A worker that finds the request claimed
-by a live holder waits for it and then reads the answer that holder put in the response cache.
+by a live holder waits for it and then reads the answer that holder put in the response cache. The claim is checked
+twice: renewed right before the call (:meth:`RequestClaims.fence`), and again in the transaction that charges the
+answer (:meth:`RequestClaims.settlement_fence`), so that an answer that arrives after a takeover is never charged.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ class RequestClaims:
         if lease_lost(ctx.slug):
             raise StoppedError(f"{ctx.stage}: another run took the lease of {ctx.slug!r} over; this run stops "
                                "without calling")
+
+    def settlement_fence(self, ctx, key: str):
+        """The claim the settlement of this call must still hold (``store.leases.ClaimFence``), or None."""
+        if ctx.fence is not None:
+            return ctx.claim
+        holder = self._held().get(key)
+        return None if holder is None else self.store.leases.fence("request", key, holder)
 
     def fence(self, ctx, key: str) -> None:
         """Right before a paid call: the checks above, then the caller's claim renewed (it must still be ours)."""

@@ -38,12 +38,15 @@ from agentr_dagster.domain.failures import (
     OrphanError,
     PermanentError,
     StageError,
+    StoppedError,
     TransientError,
 )
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
+from agentr_dagster.domain.retry import backoff_delay, parse_retry_after, retrying
+from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.claims import RequestClaims
-from agentr_dagster.llm.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.unsettled import UnsettledSpool
+from agentr_dagster.store.outage import database_failure
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -143,15 +146,15 @@ def grammar_hint_schema(schema: dict, max_len: int = 100) -> dict:
     return schema
 
 
-def backoff_delay(attempt: int, base: float, cap: float, retry_after: float | None) -> float:
-    """Exponential backoff with full jitter; never shorter than a server's Retry-After."""
-    delay = random.uniform(0, min(cap, base * (2**attempt)))
-    if retry_after is not None:
-        delay = max(delay, min(retry_after, cap))
-    return delay
-
-
 def classify_api_error(exc: Exception) -> StageError:
+    """The failure class of an error met around a paid call: the endpoint's answer (HTTP status, timeout, dropped
+    connection), or what was checked right before it (the database, the limiter's Redis): those are transient
+    wherever they happen, never permanent — no call was made, and nothing the user could fix is wrong."""
+    database = database_failure(exc, "before the LLM call")
+    if database is not None:
+        return database
+    if isinstance(exc, OSError) or _redis_error(exc):
+        return TransientError(f"before the LLM call: {type(exc).__name__}: {str(exc)[:300]}; transient: retried")
     if isinstance(exc, openai.APITimeoutError):
         return TransientError(f"LLM request timed out: {exc}")
     if isinstance(exc, openai.APIConnectionError):
@@ -178,12 +181,20 @@ def classify_api_error(exc: Exception) -> StageError:
     return PermanentError(f"unexpected error calling the LLM: {type(exc).__name__}: {exc}")
 
 
+def _redis_error(exc: Exception) -> bool:
+    """A shared limiter's Redis unreachable or timing out (redis is imported only when configured)."""
+    return any(cls.__module__.startswith("redis") and cls.__name__ in ("ConnectionError", "TimeoutError")
+               for cls in type(exc).__mro__)
+
+
+def _short(exc: BaseException | None) -> str:
+    """An exception in one line (a database error's first line: its SQL and parameters stay out of the log)."""
+    return f"{type(exc).__name__}: {str(exc).splitlines()[0][:200] if str(exc) else ''}"
+
+
 def _retry_after(exc: openai.APIStatusError) -> float | None:
-    try:
-        value = exc.response.headers.get("retry-after")
-        return float(value) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
-        return None
+    headers = getattr(exc.response, "headers", None)
+    return parse_retry_after(headers.get("retry-after")) if headers is not None else None
 
 
 class OpenAICompatibleBackend:
@@ -227,7 +238,12 @@ class OpenAICompatibleBackend:
         last: StageError | None = None
         for attempt in range(self.settings.max_attempts):
             try:
-                return self._complete_once(stage, messages, schema, ctx)
+                try:
+                    return self._complete_once(stage, messages, schema, ctx)
+                except sa.exc.SQLAlchemyError as err:
+                    # the database failed in a read or claim before the call (the call's own steps are classified
+                    # in _paid_call, its settlement in _settle): no call was made, and a blip passes on a retry
+                    raise database_failure(err, stage) from None
             except TransientError as exc:
                 last = exc
                 if isinstance(exc, UnsettledError | AttemptCapReached):
@@ -293,6 +309,7 @@ class OpenAICompatibleBackend:
             return response.choices[0].message.content or "", response.usage
         except Exception as exc:  # noqa: BLE001 - every failure is classified
             error = self._redacted(classify_api_error(exc))
+            error.timed_out = isinstance(exc, openai.APITimeoutError)  # the endpoint may still serve (and bill) it
             # Noted here, before the caller frees its slot, so that a call waiting for the slot sees the refusal.
             if isinstance(error, PermanentError) and getattr(exc, "status_code", None) in (401, 403, 404):
                 self._refused = error
@@ -370,7 +387,6 @@ class OpenAICompatibleBackend:
         """Reserve, call and return the answer with the function that settles it (given the response to cache
         when the answer validates): the caller validates first, so that both land in one transaction."""
         from agentr_dagster.store import CallBound, InsufficientCredits, UsageIn
-        from agentr_dagster.store import OrphanError as DeletedError
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
@@ -379,15 +395,13 @@ class OpenAICompatibleBackend:
                           provider=self.settings.provider, tier=self.settings.tier)
         try:
             # The hold is the call's upper bound at the very price rows settlement will use, and the reservation
-            # is also the orphan check: it refuses a deleted project or paper atomically.
+            # is also the orphan check: it refuses a deleted project or paper atomically (OrphanError, no call).
             reservation = self._reserve(key, bound, ctx, InsufficientCredits)
         except InsufficientCredits as exc:
             # read now, not the refused transaction's figure: holds that settled since gave credits back
             left = self.store.ledger.balance(self.settings.account)
             raise NoCreditsError(f"not enough credits for a {stage} call: {exc} ({left:f} credits left at stop)") \
                 from exc
-        except DeletedError as exc:
-            raise OrphanError(f"project {ctx.slug!r} or paper {ctx.paper_id} was deleted; no call made") from exc
         response_format: dict = {"type": "json_object"}
         if self.settings.schema_hint:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
@@ -406,7 +420,8 @@ class OpenAICompatibleBackend:
             if error.retry_after:  # a 429's Retry-After holds back every caller: set before anything slower
                 self.limiter.pause(error.retry_after)
             try:
-                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}")
+                self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}",
+                                          waste="timeout" if getattr(error, "timed_out", False) else None)
             except sa.exc.SQLAlchemyError as db_error:
                 # The database is away: the classified error goes on (it is what happened to the call); the
                 # reservation stays open until the stage closes its calls or `agentr resume` releases it.
@@ -427,24 +442,35 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        return content, lambda response: self._settle(reservation, usage_in, response)
+        fence = self.claims.settlement_fence(ctx, key)
+        return content, lambda response: self._settle(reservation, usage_in, response, fence)
 
-    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None) -> None:
+    def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None, fence=None) -> None:
         """Settle an answered call, retrying a database error with backoff. If the database stays away, the
         settlement is kept (:meth:`settle_pending` retries it before the stage reports its outcome) and the call
-        fails as transient: its answer is paid for, so it is never dropped silently."""
-        delay = self.settings.settle_backoff_s
-        for attempt in range(self.settings.settle_attempts):
-            try:
-                self.store.ledger.settle(reservation, usage=usage_in, response=response)
-                return
-            except sa.exc.SQLAlchemyError as exc:
-                problem = f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
-                if attempt + 1 >= self.settings.settle_attempts:
-                    break
-                log.warning("settle of reservation %s failed (%s); retrying in %.1fs", reservation, problem, delay)
-                time.sleep(delay)
-                delay = min(delay * 2, 5.0)
+        fails as transient: its answer is paid for, so it is never dropped silently.
+
+        ``fence``: the claim the call was made under, checked in the charging transaction. Lost (a takeover while
+        the call was in flight, e.g. this process was frozen past the lease TTL): the answer is operator waste,
+        not charged, not cached, and the call ends as stopped (the new holder does the work)."""
+        def charge() -> None:
+            charged = self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
+            if charged is None:
+                raise StoppedError(
+                    f"{usage_in.stage}: the claim on this call was taken over while it was in flight; its late "
+                    "answer is recorded as operator waste and not charged"
+                )
+
+        def note_retry(state) -> None:
+            problem = _short(state.outcome.exception() if state.outcome else None)
+            log.warning("settle of reservation %s failed (%s); retrying", reservation, problem)
+
+        try:
+            retrying(attempts=self.settings.settle_attempts, base=self.settings.settle_backoff_s, cap=5.0, jitter=False,
+                     when=lambda exc: isinstance(exc, sa.exc.SQLAlchemyError), before_sleep=note_retry)(charge)
+            return
+        except sa.exc.SQLAlchemyError as exc:
+            problem = _short(exc)
         with self._pending_lock:
             self.unsettled.append((reservation, usage_in, response))
         if self.spool is not None:  # on disk too: the process may not outlive the outage

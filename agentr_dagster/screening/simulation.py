@@ -69,3 +69,35 @@ def simulate_active(
             order.append(int(i))
             seen[i] = True
     return np.asarray(order, dtype=np.int64)
+
+
+def after_top_labels(
+    score_fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
+    prior: np.ndarray,
+    labels: np.ndarray,
+    ks: Iterable[int] = (10, 25, 50),
+    fractions: Iterable[float] = (0.10, 0.20),
+) -> dict[int, dict[str, dict[str, float]]]:
+    """What labelling the top of the zero-shot list does to the order of the rest.
+
+    For each ``k`` the ``k`` best records of ``prior`` are labelled (their true ``labels``), the learner re-scores
+    every record from them, and the unlabelled records are ordered twice: by the learner and by ``prior``. Returns
+    ``{k: {"zero_shot": {"recall10": ..}, "feedback": {"recall10": ..}}}``: the share of the unlabelled includes in
+    the first ``fraction`` of the unlabelled records (NaN when none is left; keys ``recall<percent>``)."""
+    from agentr_dagster.screening.metrics import recall_at
+
+    y = np.asarray(labels).astype(np.int64)
+    prior_order = order_from_scores(prior)
+    out: dict[int, dict[str, dict[str, float]]] = {}
+    for k in ks:
+        if k >= len(y):
+            continue
+        labeled = prior_order[:k]
+        rest = prior_order[k:]
+        learned = np.asarray(score_fn(labeled, y[labeled]), dtype=np.float64)
+        by_learner = rest[order_from_scores(learned[rest])]
+        out[k] = {
+            name: {f"recall{round(f * 100)}": recall_at(y[order], f) for f in fractions}
+            for name, order in (("zero_shot", rest), ("feedback", by_learner))
+        }
+    return out

@@ -10,7 +10,7 @@ from typing import Any
 
 from agentr_dagster.sources.base import Found, Page, SourceClient, fold, load_json, make_record, strip_tags
 from agentr_dagster.sources.contract import SourceQuery
-from agentr_dagster.sources.http import MalformedResponse
+from agentr_dagster.sources.http import ErrorInBody, MalformedResponse
 from agentr_dagster.sources.translate import to_europepmc
 
 FAR_FUTURE = "3000-12-31"
@@ -20,6 +20,8 @@ def _search_page(body: str) -> dict:
     data = load_json(body)
     if not isinstance(data, dict):
         raise MalformedResponse("a Europe PMC answer is not a JSON object")
+    if data.get("errMsg"):  # Europe PMC reports some failures in a 200 (its hitCount then says 0)
+        raise ErrorInBody(f"Europe PMC: {data['errMsg']}")
     result_list = data.get("resultList")
     results = result_list.get("result") if isinstance(result_list, dict) else None
     if results is None and data.get("hitCount") == 0:  # an empty answer may leave the list out

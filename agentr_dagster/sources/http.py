@@ -9,20 +9,20 @@ raises :class:`FetchFailure`; the clients turn that into ``SearchOutcome.failure
 
 from __future__ import annotations
 
+import html
 import json
-import random
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
 
 import httpx
 
-from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+from agentr_dagster.domain.retry import backoff_delay, parse_retry_after
+from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
 
 T = TypeVar("T")
@@ -50,6 +50,12 @@ class MalformedResponse(ValueError):
     """The body arrived but is not what the API documents (raised by a client's parser; retried, never cached)."""
 
 
+class ErrorInBody(MalformedResponse):
+    """A 200 whose body is the API's error (Europe PMC ``errMsg``, PubMed ``<ERROR>``, OpenAlex ``error``): no answer
+    to the search, however well-formed. Retried like a malformed answer and never cached; its text (the server's
+    own words) is the failure's reason when the retries run out."""
+
+
 class RejectedRequest(Exception):
     """A well-formed answer saying the request itself is wrong (raised by a parser; not retried, not cached)."""
 
@@ -60,30 +66,12 @@ DEFAULT_REQUESTS_PER_MINUTE = {"openalex": 600, "pubmed": 180, "europepmc": 600,
 
 def source_limiter(source: str, *, redis_url: str | None = None, requests_per_minute: int | None = None,
                    api_key: str | None = None):
-    """The project's endpoint limiter for one source (``llm.limits``): a request rate per minute, shared over
+    """The project's endpoint limiter for one source (``agentr_dagster.limits``): a request rate per minute, shared over
     Redis when ``redis_url`` is given, and a ``Retry-After`` from the source pauses every caller."""
     rpm = requests_per_minute or DEFAULT_REQUESTS_PER_MINUTE.get(source)
     if source == "pubmed" and api_key and not requests_per_minute:
         rpm = 600  # NCBI: 10 a second with a key
     return make_limiter(EndpointLimits(requests_per_minute=rpm, redis_url=redis_url), f"source:{source}")
-
-
-def parse_retry_after(value: str | None, *, now: datetime | None = None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header: delta-seconds or an HTTP-date; None if absent/unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
 
 
 class _Spacing:
@@ -220,6 +208,8 @@ class Fetcher:
                         value = parse(body)
                     except RejectedRequest as exc:
                         raise FetchFailure(f"{self.source}: request rejected: {exc}", status=status) from None
+                    except ErrorInBody as exc:
+                        problem = f"error in a 200 answer: {exc}"
                     except (MalformedResponse, ValueError) as exc:
                         problem = f"malformed answer: {exc}"
                     else:
@@ -239,7 +229,7 @@ class Fetcher:
                 self.limiter.pause(retry_after)
                 wait = retry_after
             else:
-                wait = random.uniform(0, min(self.backoff_cap, self.backoff_base * 2 ** (attempt - 1)))
+                wait = backoff_delay(attempt - 1, self.backoff_base, self.backoff_cap)
             self.sleep(wait)
 
     def _from_cache(self, key: str, parse: Callable[[str], T], not_found: T | None) -> tuple[bool, T | None]:
@@ -270,8 +260,15 @@ def request_length(url: str, params: Mapping[str, Any]) -> int:
     return len(str(httpx.URL(url, params=_public(params))))
 
 
+# where an XML or HTML error document says what went wrong: arXiv's Atom error entry, E-utilities' <ERROR>, a title
+_XML_ERROR = (re.compile(r"<entry>.*?/api/errors.*?<summary[^>]*>(.*?)</summary>", re.S),
+              re.compile(r"<ERROR>(.*?)</ERROR>", re.S), re.compile(r"<title>(.*?)</title>", re.S | re.I))
+_TAG = re.compile(r"<[^>]*>")
+
+
 def _server_message(body: str) -> str:
-    """What the server said was wrong (the ``message``/``error``/``errMsg`` of a JSON error, else the body's start)."""
+    """What the server said was wrong, in its words and without its markup: the ``message``/``error``/``errMsg`` of a
+    JSON error; the error element of an XML or HTML document (else its text); else the body's start."""
     try:
         data = json.loads(body)
     except ValueError:
@@ -280,6 +277,9 @@ def _server_message(body: str) -> str:
         parts = [str(data[k]) for k in ("error", "message", "errMsg") if data.get(k)]
         if parts:
             return ": ".join(parts)[:500]
+    if body.lstrip().startswith("<"):
+        said = next((m.group(1) for pattern in _XML_ERROR if (m := pattern.search(body))), None)
+        body = html.unescape(_TAG.sub(" ", said if said is not None else re.sub(r"<\?xml[^>]*>", "", body)))
     return " ".join(body.split())[:500]
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from agentr_dagster.sources.base import Found, Page, SourceClient, load_json, make_record
 from agentr_dagster.sources.contract import SourceHit, SourceQuery
-from agentr_dagster.sources.http import FetchFailure, MalformedResponse
+from agentr_dagster.sources.http import ErrorInBody, FetchFailure, MalformedResponse
 from agentr_dagster.sources.translate import OpenAlexQuery, to_openalex
 
 log = logging.getLogger(__name__)
@@ -66,8 +66,14 @@ def work_to_found(work: dict[str, Any]) -> Found | None:
     return Found(record, work_id, references)
 
 
+def _error_in(data: object) -> None:
+    if isinstance(data, dict) and data.get("error"):  # an error document, whatever the status it came with
+        raise ErrorInBody(f"OpenAlex: {data['error']}" + (f": {data['message']}" if data.get("message") else ""))
+
+
 def _list_page(body: str) -> dict:
     data = load_json(body)
+    _error_in(data)
     if isinstance(data, dict) and data.get("results") is None and (data.get("meta") or {}).get("count") == 0:
         data["results"] = []  # an empty answer may leave the list out
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
@@ -77,6 +83,7 @@ def _list_page(body: str) -> dict:
 
 def _work(body: str) -> dict:
     data = load_json(body)
+    _error_in(data)
     if not isinstance(data, dict) or not data.get("id"):
         raise MalformedResponse("an OpenAlex work has no 'id'")
     return data

@@ -12,7 +12,7 @@ from xml.etree.ElementTree import Element
 
 from agentr_dagster.sources.base import Found, Page, SourceClient, element_text, fold, load_xml, make_record
 from agentr_dagster.sources.contract import SourceQuery
-from agentr_dagster.sources.http import FetchFailure, MalformedResponse, RejectedRequest
+from agentr_dagster.sources.http import ErrorInBody, FetchFailure, MalformedResponse, RejectedRequest
 from agentr_dagster.sources.translate import to_pubmed
 
 TOOL = "agentr-dagster"
@@ -23,9 +23,11 @@ def _esearch(body: str) -> Element:
     root = load_xml(body)
     if root.tag != "eSearchResult":
         raise MalformedResponse(f"esearch answered <{root.tag}>")
-    error = root.findtext("ERROR")
+    error = element_text(root.find("ERROR"))
     if error and root.findtext("Count") is None:
         raise RejectedRequest(f"esearch: {error}")
+    if error:  # a count beside an <ERROR> ("Search Backend failed") is no answer: the count is not the query's
+        raise ErrorInBody(f"esearch: {error}")
     if root.findtext("Count") is None:
         raise MalformedResponse("esearch answer without <Count>")
     return root

@@ -14,9 +14,12 @@ purely negative clause matches nothing in Lucene-style engines), so the part hol
 a translation only ever widens the query, and the screening that follows narrows it again.
 Wildcards (``term*``): PubMed truncates a word of four letters or more, inside phrases too; Europe PMC (Lucene)
 truncates single words, so a phrase holding a wildcard is split into its words; arXiv and OpenAlex have no
-truncation ("whole words only"), so the stem leaves the query unconstrained where it stands (its AND drops it), and a
-query made only of stems is sent with each stem's word list (:func:`stem_word_list`). Inside an exclusion every
-rule is reversed (a part that cannot be said exactly subtracts nothing), so a translation never narrows.
+truncation ("whole words only"), so a stem (and a stem too short for PubMed or Europe PMC) is sent as the OR of every
+English word it matches (:func:`vocabulary_expansion`: ``effect*`` → effect OR effective OR effectiveness OR ...);
+a stem matching too many words to send leaves the query unconstrained where it stands (its AND drops it), and a
+query made only of such stems is sent with each stem's most frequent words (:func:`stem_word_list`). Inside an
+exclusion every rule is reversed (a part that cannot be said exactly subtracts nothing), so a translation never
+narrows.
 A request too long for a source's URL limit is sent as OR-shards (:func:`or_shards`).
 URL encoding is the HTTP client's job: these functions return the text of one parameter.
 """
@@ -24,8 +27,11 @@ URL encoding is the HTTP client's job: these functions return the text of one pa
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import product
 
 from agentr_dagster.domain.boolean_query import And, BooleanQueryError, Node, Not, Or, Term, parse_boolean_query
 
@@ -90,7 +96,7 @@ class _Dialect:
 
     ``truncation``: ``"pubmed"`` (a trailing ``*`` on a word of four letters or more, inside phrases too),
     ``"lucene"`` (a trailing ``*`` on a single word: a phrase holding one is split into its words) or None (no
-    truncation: the stem is widened away).
+    truncation: the stem is sent as its vocabulary's words, or widened away).
 
     Rendering is done in two modes so that a translation only ever widens: ``widen`` (the query's own positive
     parts: what cannot be said becomes "no constraint", returned as None: an AND drops it, an OR holding it is
@@ -143,6 +149,12 @@ class _Dialect:
             return self.term(text, _phrase(text))
         if len(words) == 1 and self.truncation == "lucene" and _truncatable(text, TRUNCATION_MIN_STEM["lucene"]):
             return self.term(text, bool(_SPECIAL.search(text[:-1])))
+        if widen and self.truncation == "lucene" and all(
+                _truncatable(w, TRUNCATION_MIN_STEM["lucene"]) for w in words):
+            return self.render(And(tuple(Term(w) for w in words)), top=top, widen=True)  # each stem truncated
+        expansion = vocabulary_expansion(text, phrase_words=not widen)
+        if expansion is not None:  # the stem's words the engine cannot expand itself, as an OR of whole words
+            return self.render(expansion, top=top, widen=widen)
         if not widen:
             return NOTHING  # splitting a phrase or dropping a stem widens: never inside an exclusion
         # a phrase the engine cannot truncate is split into its words (wider than the phrase); a stem the
@@ -172,12 +184,77 @@ def _truncatable(word: str, min_stem: int) -> bool:
 
 _SUFFIXES = ("", "s", "es", "y", "ies", "ic", "ical", "ist", "ists", "ing", "ed", "ion", "ions", "al", "eutic")
 
+# A stem expanded into more words than this is left to the widening rules (dropped from its AND): the OR of its
+# words would make one request too long and says little more than no constraint.
+MAX_STEM_WORDS = 80
+
+
+@lru_cache(maxsize=1)
+def _vocabulary() -> tuple[list[str], dict[str, int]]:
+    """English words (wordfreq's large list: every word seen about once in 10^8 words of text and more), sorted
+    for prefix look-up, with each word's frequency rank."""
+    from wordfreq import iter_wordlist
+
+    ranked = [w for w in iter_wordlist("en", "large") if _WHOLE_WORD.fullmatch(w)]
+    return sorted(ranked), {w: i for i, w in enumerate(ranked)}
+
+
+_WHOLE_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@lru_cache(maxsize=4096)
+def stem_vocabulary(stem: str) -> tuple[str, ...]:
+    """Every word of the vocabulary that ``stem*`` matches, most frequent first (the stem with common English
+    endings where the vocabulary has none)."""
+    stem = stem.rstrip("*").casefold()
+    words, rank = _vocabulary()
+    found = set()
+    i = bisect_left(words, stem)
+    while i < len(words) and words[i].startswith(stem):
+        found.add(words[i])
+        i += 1
+    if not found:
+        found = {stem + suffix for suffix in _SUFFIXES}
+    return tuple(sorted(found, key=lambda w: (rank.get(w, len(rank)), w)))
+
 
 def stem_word_list(stem: str) -> list[str]:
-    """Common English endings of ``stem`` (``psychotherap`` → psychotherapy, psychotherapist, ...): what a query made
-    only of truncated stems is sent as where the engine has no truncation (it would otherwise say nothing)."""
-    stem = stem.rstrip("*")
-    return [stem + suffix for suffix in _SUFFIXES]
+    """The most frequent words ``stem*`` matches (``psychotherap`` → psychotherapy, psychotherapist, ...), at most
+    :data:`MAX_STEM_WORDS`: what a query made only of truncated stems is sent as where the engine cannot expand a stem
+    of that many words (it would otherwise say nothing)."""
+    return list(stem_vocabulary(stem)[:MAX_STEM_WORDS])
+
+
+def vocabulary_expansion(text: str, *, phrase_words: bool = False) -> Node | None:
+    """``text`` (a word or phrase holding ``stem*`` words) as an OR of the whole words each stem matches in the
+    vocabulary; None when a stem matches more than :data:`MAX_STEM_WORDS` words. Every word the vocabulary has is
+    kept, so an engine without truncation matches what the stem matches wherever the text is made of known words.
+
+    A phrase becomes the OR of its phrases (``"breast feed*"`` → ``"breast feed" OR "breast feeding" OR ...``) when
+    that stays small, else, unless ``phrase_words`` (the exact phrases are required: inside an exclusion), the AND of
+    its words, each stem an OR of its words (wider than the phrase)."""
+    words = text.split()
+    options = []
+    for word in words:
+        if word.endswith("*") and _WHOLE_WORD.fullmatch(word[:-1]):
+            found = stem_vocabulary(word)
+            if len(found) > MAX_STEM_WORDS:
+                return None
+            options.append(found)
+        elif "*" in word:
+            return None  # a wildcard inside a word: no engine here says it
+        else:
+            options.append((word,))
+    count = 1
+    for found in options:
+        count *= len(found)
+    if count <= MAX_STEM_WORDS:
+        phrases = [" ".join(parts) for parts in product(*options)]
+        return Term(phrases[0]) if len(phrases) == 1 else Or(tuple(Term(p) for p in phrases))
+    if phrase_words:
+        return None
+    parts: list[Node] = [Term(o[0]) if len(o) == 1 else Or(tuple(Term(w) for w in o)) for o in options]
+    return parts[0] if len(parts) == 1 else And(tuple(parts))
 
 
 def _expanded(node: Node) -> Node:

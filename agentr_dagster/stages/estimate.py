@@ -374,3 +374,40 @@ def format_estimate(est: ProjectEstimate) -> str:
     )
     lines.extend(f"note: {n}" for n in est.notes)
     return "\n".join(lines)
+
+
+def rerun_after_adding(store: DomainStore, slug: str, added: int) -> str | None:
+    """What the next run re-does once ``added`` papers join a project whose chain had finished, and what it
+    costs, said before it runs (None when nothing was added or the project had not finished: its run is the one
+    already expected). Scoring is priced as ``agentr estimate`` prices it; the related-work draft is rewritten one
+    call per paragraph, counted on the current draft (the rebuilt taxonomy may add sections, and their paragraphs)
+    and priced at this model's past rewrites when it has some."""
+    from agentr_dagster.domain import failures as st
+    from agentr_dagster.stages.synthesis import current_draft
+
+    states = {row.stage: row.state for row in store.lifecycle.status(slug)}
+    if not added or states.get("related_work") != st.COMPLETED:
+        return None
+    settings = get_settings()
+    total = store.projects.count_papers(slug)
+    redo = (f"{slug} had finished; adding {added} paper{'s' if added != 1 else ''} makes its next run re-rank all "
+            f"{total:,} papers, score the new ones and rebuild the landscape and the related-work draft")
+    if not settings.llm_configured:
+        return f"{redo}: offline, at no cost (no LLM endpoint is configured)"
+    model = settings.llm_model
+    est = estimate_project(store, slug, model=model, provider=settings.llm_provider, backend="llm")
+    score = next(s for s in est.stages if s.stage == "score")
+    draft = current_draft(store, slug)
+    paragraphs = len(draft.paragraphs()) if draft is not None else 0
+    past = [u.credits for u in store.ledger.usage() if u.stage == "related_work" and u.model == model]
+    rewrite = (f"about {paragraphs} paragraph rewrite call{'s' if paragraphs != 1 else ''} (one per paragraph of "
+               "the draft: the current one has that many, a new section adds its own)")
+    if past:
+        per_call = sum(past, Decimal(0)) / len(past)
+        rewrite += (f", {per_call:.4f} credits each at the mean of {len(past)} past rewrite(s) "
+                    f"({per_call * paragraphs:.4f} for {paragraphs})")
+    else:
+        rewrite += ", not priced (no past rewrite by this model)"
+    return (f"{redo} with {model}: {score.calls} scoring call{'s' if score.calls != 1 else ''} "
+            f"({score.credits_expected:.4f} credits expected, {score.credits_max:.4f} at most) and {rewrite}. "
+            f"`agentr estimate {slug}` details the scoring; `agentr run {slug}` starts it")

@@ -22,7 +22,8 @@ FORMATS = ("csv", "parquet", "xlsx")
 
 COLUMNS = [
     "rank", "paper_id", "source_id", "title", "year", "doi", "venue", "authors", "relevance", "relevance_low_info",
-    "order_source", "llm_judgement", "rank_percentile", "relevance_rank", "not_scored", "label", "labelled_at",
+    "why", "order_source", "llm_judgement", "rank_percentile", "relevance_rank", "not_scored", "label",
+    "labelled_at",
     "semantic_similarity", "c1_score",
     "c2_score", "c2_contribution_type", "overlap_problem", "overlap_method", "overlap_domain",
     "overlap_constraint", "c1_justification", "c2_justification", "c2_relevance_areas", "research_gaps",
@@ -45,6 +46,9 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
                  "labelled paper's is its label (1 include, 0 exclude)",
     "relevance_low_info": "true while the project has no labels: `relevance` is the zero-shot prior (a review "
                           "whose share of includes differs from those reviews' reads too high or too low)",
+    "why": "why the paper ranks where it does, for a reader: the question's key phrases its title and abstract "
+           "name (abbreviations, plurals and spellings matched) and, once you labelled includes, the nearest of "
+           "them by embedding",
     "order_source": "what sets the row's place: ranker (the engine's order) or llm (the model's judgement)",
     "llm_judgement": "the LLM's judgement, 0-1 (mean of its similarity and stronger criterion score / 10; not a "
                      "probability), the engine's order mapped onto it for papers it did not score; empty offline",
@@ -103,7 +107,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     ``below cut-off`` (the scoring plan stopped before them) or ``not scored yet``. Offline rows carry the
     offline backend's heuristics (``backend`` = offline). ``source_id`` is the record's id in the user's own file.
     """
-    from agentr_dagster.stages.relevance import current_relevance, judged_relevance
+    from agentr_dagster.stages.relevance import current_relevance, judged_relevance, reasons, relevance_question
     from agentr_dagster.stages.scoring import below_cutoff_ids, queue_scores
 
     artifact = store.results.latest_artifact(slug, "intent")
@@ -124,6 +128,9 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     ids = list(papers)
     judged = {pid: judged_relevance(r.payload) for pid, r in current.items() if r.backend == "llm"}
     percentile, combined = combined_relevance(ids, ranker_raw, judged)
+    why = reasons(relevance_question(store, slug), list(papers.values()),
+                  include_texts={pid: f"{papers[pid].title}. {papers[pid].abstract or ''}"
+                                 for pid, row in decisions.items() if row.label == "include" and pid in papers})
     rows = []
     for pid in ids:
         paper = papers[pid]
@@ -132,6 +139,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
         row.update({
             "relevance": stored[pid].score if pid in stored else None,
             "relevance_low_info": (not labelled) if pid in stored else None,
+            "why": why.get(pid, ""),
             "order_source": "llm" if pid in judged else ("ranker" if pid in percentile else None),
             "llm_judgement": combined.get(pid) if judged else None,
             "rank_percentile": percentile.get(pid),

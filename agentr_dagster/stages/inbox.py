@@ -15,9 +15,18 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
+from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.imports import SUPPORTED_SUFFIXES
 from agentr_dagster.settings import inbox_dir, processed_dir, rejected_dir
-from agentr_dagster.stages.intake import ABSTRACT_SUFFIXES, ERROR_SUFFIX, InboxItem, printable, scan_inbox
+from agentr_dagster.stages.intake import (
+    ABSTRACT_SUFFIXES,
+    ERROR_SUFFIX,
+    InboxItem,
+    import_summary,
+    printable,
+    scan_inbox,
+)
+from agentr_dagster.store.rows import ImportedFile
 
 # Names that browsers and copy tools give a file until it is complete: deferred, never rejected.
 PARTIAL_SUFFIXES = (".part", ".partial", ".crdownload", ".download", ".filepart", ".tmp")
@@ -177,7 +186,10 @@ def pending_files(home: Path | None, stamps: Mapping[str, Sequence[int]] | None)
     return files
 
 
-def processed_files(home: Path | None) -> list[InboxFile]:
+def processed_files(home: Path | None, imports: Mapping[tuple[str, str], ImportedFile] | None = None
+                    ) -> list[InboxFile]:
+    """Files the drop folder took; a paper file's reason says what its import did (counts, each dropped row) when
+    ``imports`` ((project, sha256) -> the store's record of the import) has it."""
     folder = processed_dir(home)
     files: list[InboxFile] = []
     if not folder.is_dir():
@@ -186,8 +198,13 @@ def processed_files(home: Path | None) -> list[InboxFile]:
         for path in sorted(p for p in project.iterdir() if p.is_file()):
             size, at = _modified(path)
             kind = "abstract" if path.suffix.lower() in ABSTRACT_SUFFIXES and path.stem == project.name else "papers"
+            reason = f"imported ({kind})"
+            record = (imports or {}).get((project.name, file_sha256(path))) if kind == "papers" and imports else None
+            if record is not None and record.counted:
+                reason += ": " + import_summary(record.added, record.duplicates,
+                                                record.dropped + record.in_file_duplicates, record.notes)
             files.append(InboxFile("processed", printable(project.name), printable(f"{project.name}/{path.name}"),
-                                   size, at, f"imported ({kind})"))
+                                   size, at, printable(reason)))
     return files
 
 
@@ -236,6 +253,7 @@ def rejected_files(home: Path | None) -> list[InboxFile]:
     return files
 
 
-def inbox_listing(home: Path | None, stamps: Mapping[str, Sequence[int]] | None) -> list[InboxFile]:
-    """Pending and deferred files first, then processed, then rejected."""
-    return [*pending_files(home, stamps), *processed_files(home), *rejected_files(home)]
+def inbox_listing(home: Path | None, stamps: Mapping[str, Sequence[int]] | None,
+                  imports: Mapping[tuple[str, str], ImportedFile] | None = None) -> list[InboxFile]:
+    """Pending and deferred files first, then processed (with what each import did), then rejected."""
+    return [*pending_files(home, stamps), *processed_files(home, imports), *rejected_files(home)]

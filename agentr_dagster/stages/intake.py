@@ -31,6 +31,7 @@ from agentr_dagster.imports import (
     parse_file,
 )
 from agentr_dagster.settings import get_settings
+from agentr_dagster.store.rows import ImportedFile
 from agentr_dagster.store.schema import papers as _papers_table
 
 if TYPE_CHECKING:
@@ -85,6 +86,16 @@ class PapersAdded:
     already_imported: bool
     notes: list[str]
     cleaned: list[str] = dataclasses.field(default_factory=list)  # values kept but changed (e.g. truncated)
+
+
+def import_summary(added: int, duplicates: int, dropped: int, notes: list[str], shown: int = 10) -> str:
+    """What one file's import did, as `agentr papers add`, the drop folder's log and `agentr inbox` say it: the
+    counts, then each dropped row with its reason (the first ``shown``)."""
+    text = f"{added} added, {duplicates} duplicates, {dropped} rows dropped"
+    if notes:
+        more = f"; and {len(notes) - shown} more" if len(notes) > shown else ""
+        text += ": " + "; ".join(notes[:shown]) + more
+    return text
 
 
 def printable(text: str) -> str:
@@ -180,15 +191,19 @@ def add_papers_file(store: DomainStore, slug: str, path: Path, limits: ImportLim
         "imported_at": datetime.now(timezone.utc).isoformat(),
     }
     records, fitted = fit_to_store(result.records)
+    notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]] + fitted[:50]
+    in_file_duplicates = sum(1 for issue in result.dropped if issue.duplicate)
+    imported = ImportedFile(sha, path.name, in_file_duplicates=in_file_duplicates,
+                            dropped=len(result.dropped) - in_file_duplicates, notes=notes)
     # The papers and the record of this file land in one transaction: a failure leaves neither (the next tick
     # imports the file again and launches its run), success leaves both (a re-drop is a no-op).
     try:
-        added = store.projects.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash, provenance=provenance,
-                                 imported_file=(sha, path.name))
+        added = store.projects.add_papers(slug, records, key_fn=paper_key, hash_fn=content_hash,
+                                          provenance=provenance,
+                                          imported_file=imported)
     except sa.exc.DataError as exc:  # a value the database refuses: say so briefly (no SQL, no paper text)
         detail = str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
         raise IntakeError(f"{path.name}: the database refused a value ({detail}); nothing was stored") from exc
-    notes = [f"row {i.row}: {i.reason}" for i in result.dropped[:50]] + fitted[:50]
     cleaned = [f"row {i.row}: {i.reason}" for i in result.cleaned]
     return PapersAdded(slug, path.name, added.added, added.duplicates, len(result.dropped), False, notes, cleaned)
 

@@ -11,12 +11,12 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 
 from agentr_dagster.domain import failures as st
-from agentr_dagster.domain.failures import OrphanError, StageError, TransientError
-from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
+from agentr_dagster.domain.failures import OrphanError, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
+from agentr_dagster.store.outage import database_failure
 
 
 @dataclass
@@ -51,8 +51,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
     try:
         yield
     except sa.exc.SQLAlchemyError as err:
-        first = (str(err).strip().splitlines() or [""])[0][:300]
-        exc = TransientError(f"{stage}: the domain database failed ({type(err).__name__}: {first})")
+        exc = database_failure(err, stage)
         deadline = time.monotonic() + wait_s
         delay = 0.25
         while True:
@@ -140,7 +139,7 @@ def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_
             slug, stage, payload, prompt_version=version, model=backend.model, backend=backend.kind,
             input_hash=input_hash,
         )
-    except DeletedError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
+    except OrphanError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
         exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
         record_stage_failure(store, slug, stage, exc, run_id)
         raise exc from err

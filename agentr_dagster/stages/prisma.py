@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from agentr_dagster.domain.atomic import write_atomically
-from agentr_dagster.domain.prisma import NOT_SCORED_REASONS, RELEVANT_SCORE, PrismaCounts
+from agentr_dagster.domain.prisma import NOT_SCORED_REASONS, PrismaCounts
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -54,6 +54,21 @@ def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
     for paper in papers:
         for origin in paper_origins(paper.provenance or {}, sighted.get(paper.id, set())):
             identified[origin] = identified.get(origin, 0) + 1
+    across_sources = sum(identified.values()) - len(papers)
+    # A file whose import recorded its counts (every import since they were kept) counts every row it read; its
+    # papers are the ones counted above, so the rows it did not add are its duplicates and unusable rows.
+    by_name: dict[str, list] = {}
+    for file in store.projects.imported_files(slug):
+        by_name.setdefault(file.name, []).append(file)
+    by_importer = unusable = 0
+    for name, files in by_name.items():
+        if not all(f.counted for f in files):
+            continue  # imported before the counts were kept: its papers alone, as counted above
+        # a file whose every row was a duplicate added no paper: identified here all the same
+        identified[f"import:{name}"] = identified.get(f"import:{name}", 0) + sum(
+            f.duplicates + f.in_file_duplicates + f.dropped for f in files)
+        by_importer += sum(f.duplicates + f.in_file_duplicates for f in files)
+        unusable += sum(f.dropped for f in files)
     identified = dict(sorted(identified.items(), key=lambda kv: (kv[0].startswith("import:"), kv[0])))
     frame = scores_dataframe(store, slug)
     scored = frame[frame["not_scored"] == ""] if len(frame) else frame
@@ -62,13 +77,11 @@ def prisma_counts(store: DomainStore, slug: str) -> PrismaCounts:
         if value:
             reason = _not_scored_reason(store, slug, value)
             not_scored[reason] += 1
-    above = int(((scored["c1_score"] >= RELEVANT_SCORE) | (scored["c2_score"] >= RELEVANT_SCORE)).sum()) \
-        if len(scored) else 0
     ids = {p.id for p in papers}
     labels = [lab for lab in store.labels.list_labels(slug) if lab.paper_id in ids]
     return PrismaCounts(
-        identified=identified, duplicates_removed=sum(identified.values()) - len(papers),
-        screened=len(papers), scored=len(scored), not_scored=not_scored, above_threshold=above,
+        identified=identified, duplicates_by_importer=by_importer, duplicates_across_sources=across_sources,
+        unusable_removed=unusable, screened=len(papers), scored=len(scored), not_scored=not_scored,
         labelled_included=sum(1 for lab in labels if lab.label == "include"),
         labelled_excluded=sum(1 for lab in labels if lab.label == "exclude"),
     )

@@ -24,8 +24,8 @@ from agentr_dagster.store.rows import PaperRow, RelevanceRow
 if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
-__all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "rank_project",
-           "relevance_question"]
+__all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
+           "reasons", "relevance_question"]
 
 STAGE = "relevance"
 TOP_N = 10
@@ -43,7 +43,7 @@ class RelevanceOutcome:
     input_hash: str = ""  # fingerprint of question, papers, labels and engine version
     scores: list[float] = field(default_factory=list)  # P(include) per paper, best first
     labels: list[str] = field(default_factory=list)  # include/exclude/"" per score, best first
-    top: pd.DataFrame | None = None  # rank, paper_id, p_include, label, title: the 10 best unlabelled papers
+    top: pd.DataFrame | None = None  # rank, paper_id, p_include, label, title, why: the 10 best unlabelled papers
     labelled: pd.DataFrame | None = None  # the same columns: every labelled paper, in rank order
     estimate: CountEstimate | None = None  # the count of includes with its interval
 
@@ -84,6 +84,17 @@ def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], v
 def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
     """The stored relevance of the project's live papers by paper id (empty before the stage has run)."""
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
+
+
+def ranking_is_current(store, slug: str) -> bool:
+    """The stored ranking is the one the question, papers, labels and engine version call for (a label given since
+    makes it stale: the labels sensor, or the next run, re-ranks)."""
+    stored = store.relevance.for_project(slug)
+    if not stored:
+        return False
+    papers = store.projects.list_papers(slug)
+    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version())
+    return len(stored) == len(papers) and all(row.input_hash == wanted for row in stored)
 
 
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
@@ -144,24 +155,77 @@ def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) 
     # What to screen next: the best papers nobody has decided on; the decided ones are listed apart.
     unlabelled = [i for i, lab in enumerate(outcome.labels) if not lab]
     labelled = [i for i, lab in enumerate(outcome.labels) if lab]
-    outcome.top = _listing(unlabelled[:TOP_N], ids, scores, outcome.labels, by_id)
-    outcome.labelled = _listing(labelled, ids, scores, outcome.labels, by_id)
+    listed = [ids[i] for i in unlabelled[:TOP_N] + labelled]
+    why = reasons(question, [by_id[pid] for pid in listed], embedder=embedder,
+                  include_texts={pid: _text(by_id[pid]) for pid, v in labels.items() if v == 1 and pid in by_id})
+    outcome.top = _listing(unlabelled[:TOP_N], ids, scores, outcome.labels, by_id, why)
+    outcome.labelled = _listing(labelled, ids, scores, outcome.labels, by_id, why)
     return outcome
 
 
+def _text(paper: PaperRow) -> str:
+    return f"{paper.title}. {paper.abstract or ''}".strip()
+
+
+WHY_CONCEPTS = 12  # the question's key phrases a paper is matched against
+WHY_SHOWN = 3
+
+
+def question_concepts(question: str) -> list[str]:
+    """The question's key phrases (its most distinctive multi-word and single-word terms), best first."""
+    from agentr_dagster.domain.text import collect_phrases, score_phrases, split_sentences, top_phrases
+
+    sentences = split_sentences(question) or [question]
+    return [p.text for p in top_phrases(score_phrases(collect_phrases(sentences), len(sentences)), WHY_CONCEPTS)]
+
+
+def reasons(question: str, papers: list[PaperRow], *, embedder=None,
+            include_texts: dict[int, str] | None = None) -> dict[int, str]:
+    """A short "why" per paper, for a reader: the question's key phrases its title and abstract name (in any
+    variant: abbreviation or expansion, plural, spelling), and, once the person labelled includes, the nearest of
+    them by embedding (the learner ranks papers like the includes high). Not the engine's computation itself: what
+    in the paper a reader can check against the rank."""
+    from agentr_dagster.domain.concept_match import ConceptText
+
+    concepts = question_concepts(question)
+    out: dict[int, str] = {}
+    for paper in papers:
+        matched = ConceptText(_text(paper), context=[question]).matched(concepts)[:WHY_SHOWN]
+        out[paper.id] = (("names " + ", ".join(f"'{c}'" for c in matched)) if matched else
+                         "names none of the question's key phrases (ranked by meaning)")
+    includes = dict(include_texts or {})
+    if includes and papers:
+        if embedder is None:
+            from agentr_dagster.domain.embeddings import get_embedder
+
+            embedder = get_embedder()
+        inc_ids = sorted(includes)
+        inc = np.asarray(embedder.encode([includes[i] for i in inc_ids]), dtype=np.float64)
+        vecs = np.asarray(embedder.encode([_text(p) for p in papers]), dtype=np.float64)
+        sims = vecs @ inc.T
+        for row, paper in enumerate(papers):
+            order = [j for j in np.argsort(-sims[row], kind="stable") if inc_ids[j] != paper.id]
+            if order:
+                j = order[0]
+                out[paper.id] += f"; nearest labelled include: paper {inc_ids[j]} (cosine {sims[row, j]:.2f})"
+    return out
+
+
 def _listing(rows: list[int], ids: list[int], scores: np.ndarray, labels: list[str],
-             by_id: dict[int, PaperRow]) -> pd.DataFrame:
-    """The papers at positions ``rows`` of the ranking (0-based), with their rank, ids (ours and the file's), score,
-    label and title."""
+             by_id: dict[int, PaperRow], why: dict[int, str] | None = None) -> pd.DataFrame:
+    """The papers at positions ``rows`` of the ranking (0-based), with their rank, ids (ours and the file's), score
+    (4 decimals: the probability falls strictly down the ranking, and 3 decimals would tie neighbours in long
+    lists), label, title and why."""
     import pandas as pd
 
     return pd.DataFrame({
         "rank": [i + 1 for i in rows],
         "paper_id": [ids[i] for i in rows],
         "source_id": [by_id[ids[i]].source_id or "" for i in rows],  # the id in the user's own file
-        "p_include": [round(float(scores[i]), 3) for i in rows],
+        "p_include": [round(float(scores[i]), 4) for i in rows],
         "label": [labels[i] for i in rows],
         "title": [by_id[ids[i]].title[:120] for i in rows],
+        "why": [(why or {}).get(ids[i], "") for i in rows],
     })
 
 

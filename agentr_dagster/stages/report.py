@@ -11,9 +11,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from decimal import Decimal
+from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
+from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.contracts import ResearchIntent
 from agentr_dagster.domain.prisma import PrismaCounts
 from agentr_dagster.stages.intent import current_intent
@@ -31,11 +33,50 @@ from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
 from agentr_dagster.synthesis.models import Draft, Landscape, PaperSummary
 from agentr_dagster.synthesis.validate import ValidationReport, validate_markdown
 
+REPORT_FILE = "report.html"  # under results/<slug>/: written by the related_work asset and `agentr report`
 MAX_PAPER_ROWS = 500  # the full table is in the exports; the report stays light on 10k-paper projects
 MAX_EVIDENCE_KEYS = 12
 MAX_ROUTED_KEYS = 40  # per taxonomy leaf; the rest are counted
 MAX_TIMELINE_ROWS = 200
 MAX_FAILURE_ROWS = 100
+DRAFT_PARAGRAPHS_SHOWN = 1  # per draft section; the rest are one click away (all of it: related_work.md)
+DRAFT_SECTIONS_SHOWN = 6  # the draft's first sections; the others one click away
+
+
+_MD_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$")
+_MD_INLINE = [(re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),  # a link: its text
+              (re.compile(r"(\*\*|__)(.+?)\1"), r"\2"), (re.compile(r"(?<![\w*])[*_](\S.*?)[*_](?![\w*])"), r"\1"),
+              (re.compile(r"`([^`]+)`"), r"\1")]
+
+
+def abstract_blocks(text: str) -> list[tuple[str, str]]:
+    """The abstract (often Markdown: a ``# Title`` line, emphasis) as plain text blocks: ("h", a heading) and
+    ("p", a paragraph of its lines joined), so the page shows what the researcher wrote, not its markup."""
+    blocks: list[tuple[str, str]] = []
+    lines: list[str] = []
+
+    def flush() -> None:
+        if lines:
+            blocks.append(("p", _plain(" ".join(lines))))
+            lines.clear()
+
+    for line in text.splitlines():
+        heading = _MD_HEADING.match(line)
+        if heading:
+            flush()
+            blocks.append(("h", _plain(heading.group(1))))
+        elif not line.strip():
+            flush()
+        else:
+            lines.append(line.strip())
+    flush()
+    return [(kind, value) for kind, value in blocks if value]
+
+
+def _plain(text: str) -> str:
+    for pattern, repl in _MD_INLINE:
+        text = pattern.sub(repl, text)
+    return text
 
 
 def _anchor(key: str) -> str:
@@ -119,6 +160,16 @@ def build_report(store: DomainStore, slug: str, *, now: datetime | None = None) 
     return _render(read_report_inputs(store, slug, now=now))
 
 
+def write_report(store: DomainStore, slug: str, out: Path | None = None) -> Path:
+    """Build the report and write it (``results/<slug>/report.html`` by default, atomically); returns its path."""
+    from agentr_dagster.settings import results_dir
+
+    page = build_report(store, slug)
+    path = out or results_dir(slug) / REPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return write_atomically(path, lambda tmp: tmp.write_text(page, encoding="utf-8"))
+
+
 def read_report_inputs(store: DomainStore, slug: str, *, now: datetime | None = None) -> ReportInputs:
     project = store.projects.get_project(slug)
     intent, _ = current_intent(store, slug)
@@ -173,11 +224,12 @@ def _render(r: ReportInputs) -> str:
     return _PAGE.render(
         nav=NAV, title=r.title, slug=r.slug, stamp=r.stamp, backend=landscape.backend, model=landscape.model,
         heuristic=r.heuristic, cards=_summary_cards(r), check=r.check, problems=landscape.structure_problems,
-        check_counts=", ".join(f"{k}: {n}" for k, n in r.check.counts().items()), abstract=r.project.abstract,
+        check_counts=", ".join(f"{k}: {n}" for k, n in r.check.counts().items()),
+        abstract=abstract_blocks(r.project.abstract),
         intent=_intent_rows(r.intent), notes=r.notes, figures=_figures(landscape, r.transitions),
         competitors=[[("n", c.rank), ("key", c.key), ("", by_id[c.paper_id].title), ("n", f"{c.c1:.1f}"),
                       ("n", f"{c.similarity:.2f}"), ("", "/".join(c.overlap[f][0] for f in plots.FACETS)),
-                      ("", c.justification), ("code", c.claim_id)] for c in landscape.competitors],
+                      ("long", c.justification), ("code", c.claim_id)] for c in landscape.competitors],
         supporting=[{"label": g.label.capitalize(), "claim_id": g.claim_id,
                      "rows": [[("key", s.key), ("", by_id[s.paper_id].title), ("n", f"{s.c2:.1f}"),
                                ("", "; ".join(s.relevance_areas))] for s in g.papers]} for g in landscape.supporting],
@@ -185,7 +237,9 @@ def _render(r: ReportInputs) -> str:
                ("n", f"{len(g.statements)} ({len({s.text for s in g.statements})} distinct)")]
               for g in landscape.gap_clusters],
         taxonomy=_taxonomy_node(landscape, landscape.taxonomy.root.id, by_id),
-        **_draft_data(r.draft, r.draft_artifact), **_papers_data(landscape, r.p_include), **_searches_data(r),
+        draft_shown=DRAFT_PARAGRAPHS_SHOWN, draft_sections_shown=DRAFT_SECTIONS_SHOWN,
+        **_draft_data(r.draft, r.draft_artifact),
+        **_papers_data(landscape, r.p_include), **_searches_data(r),
         cost=_cost_data(r.usage), **_lifecycle_data(r.status, r.transitions, r.failures),
         evidence=_evidence_rows(landscape),
     )
@@ -199,8 +253,9 @@ def _timestamp(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _figure(png: bytes, alt: str, caption: str, wide: bool = False) -> dict:
-    return {"src": plots.data_uri(png), "alt": alt, "caption": caption, "wide": wide}
+def _figure(png: bytes, alt: str, caption: str, wide: bool = False, more: bool = False) -> dict:
+    """A figure of the page (``more``: behind a click, when a section lists the same thing)."""
+    return {"src": plots.data_uri(png), "alt": alt, "caption": caption, "wide": wide, "more": more}
 
 
 # -- summary
@@ -261,8 +316,10 @@ def _figures(landscape: Landscape, transitions: list[TransitionRow]) -> list[dic
         _figure(figures["similarity"], "similarity histogram", f"Semantic similarity of every scored paper{h}."),
         _figure(figures["overlap"], "overlap heat map", f"Per-facet overlap of the most relevant papers{h}."),
         _figure(figures["gaps"], "gap clusters", f"Recurring gaps: clusters of the per-paper research gaps{h}."),
-        _figure(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True),
-        _figure(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True),
+        _figure(figures["taxonomy"], "taxonomy", "The taxonomy; counts are papers routed to each subtree.", wide=True,
+                more=True),
+        _figure(plots.timeline(transitions), "lifecycle timeline", "Stage-level state changes over time.", wide=True,
+                more=True),
     ]
 
 
@@ -329,8 +386,9 @@ def _searches_data(r: ReportInputs) -> dict:
         by_source[row.source].append(row)
     return {
         "prisma": _figure(plots.prisma_flow(r.prisma), "PRISMA 2020 flow diagram", "PRISMA 2020 flow: records "
-                          "identified per source, duplicates removed, screened (ranked), scored, above threshold and "
-                          "labelled.", wide=True),
+                          "identified per source and file (every row an importer read), duplicates and unusable rows "
+                          "removed, records screened, excluded and included by your labels, not yet screened; beside "
+                          "it, what the model scored (ranking orders the records, it includes none).", wide=True),
         "sources": [[("", source), ("n", len(rows)), ("n", sum(1 for x in rows if x.status == "failed")),
                      ("n", sum(x.hits for x in rows)), ("n", sum(x.new_papers for x in rows)),
                      ("", _timestamp(rows[-1].created_at))] for source, rows in sorted(by_source.items())],
@@ -381,6 +439,6 @@ def _evidence_rows(landscape: Landscape) -> list[list[tuple]]:
         # research_gaps[3] and research_gaps[0] are one kind of field
         fields = sorted({re.sub(r"\[\d+\]", "[i]", f) for ev in claim.evidence for f in ev.fields})
         more = f" … +{len(keys) - MAX_EVIDENCE_KEYS}" if len(keys) > MAX_EVIDENCE_KEYS else ""
-        rows.append([("code", claim.id), ("", claim.text), ("key", ", ".join(keys[:MAX_EVIDENCE_KEYS]) + more),
+        rows.append([("code", claim.id), ("long", claim.text), ("key", ", ".join(keys[:MAX_EVIDENCE_KEYS]) + more),
                      ("code", ", ".join(fields))])
     return rows

@@ -20,13 +20,12 @@ import numpy as np
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, StoppedError
-from agentr_dagster.domain.failures import OrphanError as DeletedError  # the store raises the same class
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.domain.recall_stopping import DEFAULT_CONFIDENCE, RecallAssessment, assess_recall
 from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
-from agentr_dagster.screening.stopping import DEFAULT_CONFIDENCE, PointProcessStop, recall_lower_bound
 from agentr_dagster.stages.intent import current_intent
 from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
@@ -48,6 +47,7 @@ class ScoringSummary:
     below_cutoff: int = 0  # never sent: the scoring plan stopped before them (not a failure)
     stop_reason: str | None = None  # target_recall | budget, when the plan stopped scoring early
     recall_bound: float | None = None  # the stopping rule's lower bound on recall when it was last evaluated
+    recall: RecallAssessment | None = None  # the stopping rule's last assessment (bound, estimate, reason)
     errors: dict = field(default_factory=dict)  # failure class -> the first error of that class
     retryable: bool = False  # some failure may succeed on a step retry (transient, attempt cap not reached)
 
@@ -55,11 +55,26 @@ class ScoringSummary:
     def complete(self) -> bool:
         return self.scored + self.reused + self.below_cutoff == self.total
 
+    def partial(self, *, retries_left: bool) -> bool:
+        """Whether the scores stand although some papers failed: the run goes on to the exports and the synthesis
+        with what is valid and ends ``partial`` (the missing papers named with the command that retries them).
+        Not when nothing was scored, when a step retry may still score the rest (a transient failure under the
+        cap, ``retries_left``), or when the failure stops the stage for everyone: the endpoint refused the key or
+        model (permanent), credits ran out, the project was deleted, the run was asked to stop."""
+        failed = {cls for cls, n in self.failed.items() if n}
+        return (bool(failed) and failed <= PARTIAL_CLASSES and self.scored + self.reused > 0 and not self.stopped
+                and not (self.retryable and retries_left))
+
     def first_error(self, cls: FailureClass) -> StageError:
         return self.errors.get(cls) or StageError(summary_text(self))
 
 
 ProgressFn = Callable[[int, int], None]
+
+# Failures of single papers that leave the others' scores standing (ScoringSummary.partial). A permanent failure
+# is the endpoint's or the configuration's (a refused key, an unknown model: no further call is made), not one
+# paper's: it fails the stage, as running out of credits does.
+PARTIAL_CLASSES = frozenset({FailureClass.invalid_output, FailureClass.transient})
 
 QUEUE_STAGE = "score_queue"  # artifact: how the last scoring run ended, and the queue's final relevance
 
@@ -68,10 +83,11 @@ QUEUE_STAGE = "score_queue"  # artifact: how the last scoring run ended, and the
 class ScoringPlan:
     """When scoring with an LLM may stop before every candidate is scored. The default scores every candidate.
 
-    ``stop_at_recall``: stop once the stopping rule (:class:`~agentr_dagster.screening.stopping.PointProcessStop`)
-    says, with ``confidence`` (99 % by default), that this share of the relevant papers has been scored (the
-    model's judgements are the labels). ``budget_credits``: the credits the project's scoring may spend in all,
-    over every run; no batch is started that the average cost of its calls so far says would pass it (a soft cap,
+    ``stop_at_recall``: stop once the stopping rule (:func:`~agentr_dagster.domain.recall_stopping.assess_recall`,
+    a hypergeometric test on the papers scored last) shows, with ``confidence`` (95 % by default), that this share
+    of the relevant papers has been scored (the model's judgements are the labels); each evaluation is kept in
+    :attr:`ScoringSummary.recall`. ``budget_credits``: the credits the project's scoring may spend in all, over
+    every run; no batch is started that the average cost of its calls so far says would pass it (a soft cap,
     passed by one call at most; for a hard one, ``agentr budget set``, which the plan also keeps to). Papers left
     are ``not_scored: below cut-off``; a later run with a stricter target or a larger budget continues with them,
     and calls nothing already answered."""
@@ -281,7 +297,6 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
     learns = backend.kind == "llm" and (plan.may_stop or candidates.project.budget_credits is not None)
     judged: dict[int, int] = {r.paper_id: _weak(r.payload) for r in candidates.stored_rows} if learns else {}
     sequence = list(judged)
-    rule = PointProcessStop(plan.stop_at_recall, plan.confidence) if plan.stop_at_recall is not None else None
     if learns and judged and todo:
         candidates.queue.rerank(judged)
         todo = candidates.ordered(candidates.existing)
@@ -293,8 +308,8 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
         while pending:
             size = len(pending) if not learns else batch_size_for(summary.total, concurrency)
             if learns:
-                size, reason = _planned_batch(store, slug, plan, rule, sequence, judged, candidates.person, summary,
-                                              size, concurrency, candidates.project.budget_credits)
+                size, reason = _planned_batch(store, slug, plan, sequence, judged, candidates.person, summary,
+                                              size, candidates.project.budget_credits)
                 if reason is not None:
                     summary.stop_reason = reason
                     break
@@ -310,6 +325,9 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
             if learns:
                 pending = _learn_from_batch(store, slug, candidates, batch, pending, judged, sequence,
                                             rerank=not no_more_calls.is_set())
+        if learns and plan.stop_at_recall is not None and summary.stop_reason is None:
+            # scored to the end (or the budget's): the last word is on everything judged, not the last batch's
+            _assess_recall(plan, sequence, judged, candidates.person, summary)
     finally:
         if beat is not None:
             beat.stop()
@@ -359,8 +377,18 @@ def _weak(payload: dict) -> int:
     return weak_label(payload)
 
 
-def _planned_batch(store, slug: str, plan: ScoringPlan, rule, sequence: list[int], judged: dict[int, int],
-                   person: dict[int, int], summary: ScoringSummary, size: int, concurrency: int,
+def _assess_recall(plan: ScoringPlan, sequence: list[int], judged: dict[int, int], person: dict[int, int],
+                   summary: ScoringSummary) -> RecallAssessment:
+    """The stopping rule on the judgements so far, kept in ``summary`` (the run's summary and metadata state it)."""
+    # a person's label replaces the model's in the gain curve too
+    seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
+    summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence)
+    summary.recall_bound = summary.recall.recall_lower
+    return summary.recall
+
+
+def _planned_batch(store, slug: str, plan: ScoringPlan, sequence: list[int], judged: dict[int, int],
+                   person: dict[int, int], summary: ScoringSummary, size: int,
                    project_budget: Decimal | None) -> tuple[int, str | None]:
     """The next batch's size under the plan, or the reason to stop before it (target recall, budget).
 
@@ -369,12 +397,8 @@ def _planned_batch(store, slug: str, plan: ScoringPlan, rule, sequence: list[int
     a batch must fit with every call at the largest hold seen). A batch that would not fit is cut to what does;
     none fits: stop, and the papers left are below the cut-off, not refused calls. The plan's budget may be passed
     by one call at most: the first, made to learn what a call costs."""
-    if rule is not None:
-        # a person's label replaces the model's in the gain curve too
-        seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
-        summary.recall_bound = recall_lower_bound(seen, summary.total, plan.confidence)
-        if rule(seen, np.empty(summary.total)):  # the rule reads only how many records there are
-            return 0, "target_recall"
+    if plan.stop_at_recall is not None and _assess_recall(plan, sequence, judged, person, summary).stop:
+        return 0, "target_recall"
     if plan.budget_credits is None and project_budget is None:
         return size, None
     calls = [u for u in store.ledger.usage(slug) if u.stage == "score"]
@@ -402,12 +426,13 @@ def _save_queue(store, slug: str, intent_hash: str, backend, plan: ScoringPlan, 
         return
     payload = {
         "plan": plan.describe(), "stop_reason": summary.stop_reason, "below_cutoff": below,
-        "recall_bound": summary.recall_bound, "scored": summary.scored, "reused": summary.reused,
+        "recall_bound": summary.recall_bound, "recall": summary.recall.describe() if summary.recall else None,
+        "scored": summary.scored, "reused": summary.reused,
         "reranked": queue.reranked,
         "queue_scores": ({str(p.id): round(float(s), 6) for p, s in zip(queue.papers, queue.scores, strict=True)}
                          if queue.reranked else {}),
     }
-    with contextlib.suppress(DeletedError):
+    with contextlib.suppress(OrphanError):
         store.results.save_artifact(slug, QUEUE_STAGE, payload, prompt_version=prompt_version("score"),
                                     model=backend.model, backend=backend.kind,
                                     input_hash=queue_input_hash(intent_hash, backend.model))
@@ -483,7 +508,9 @@ def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list,
                     assessment = backend.score_paper(
                         intent, abstract, paper.title, paper.abstract or "",
                         CallContext(slug=slug, stage="score", paper_id=paper.id, run_id=run_id, call_gate=call_gate,
-                                    fence=fence(paper)),
+                                    fence=fence(paper),
+                                    claim=None if holder is None else store.leases.fence("paper", keys[paper.id],
+                                                                                         holder)),
                     )
                 except StageError as err:
                     exc = err
@@ -575,7 +602,7 @@ class ResultWriter:
                 self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
                 completes_stage="score", **self._meta,
             ))
-        except DeletedError:
+        except OrphanError:
             stored = set()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by close()
             self._error = exc
@@ -604,9 +631,17 @@ def worst_failure_class(failed: Counter) -> FailureClass:
     return FailureClass.permanent
 
 
+def recall_text(recall: RecallAssessment) -> str:
+    """The stopping rule's last word in one clause: the recall interval, the estimate and why it stopped or not."""
+    return (f"recall >= {recall.recall_lower:.3f} at {round(100 * recall.confidence)} % confidence (estimate "
+            f"{recall.recall_estimate:.3f}, {recall.found} includes found): {recall.reason}")
+
+
 def summary_text(summary: ScoringSummary) -> str:
     failed = ", ".join(f"{cls.value}={n}" for cls, n in summary.failed.items() if n)
     text = f"{summary.scored} scored, {summary.reused} reused of {summary.total}"
     if summary.below_cutoff:
         text += f", {summary.below_cutoff} below cut-off ({summary.stop_reason})"
+    if summary.recall is not None:
+        text += f"; {recall_text(summary.recall)}"
     return text + (f"; failed: {failed}" if failed else "")

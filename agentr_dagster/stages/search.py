@@ -190,7 +190,8 @@ class AddedHits:
     lake_added: int | None = None
     lake_failure: str | None = None
     titles_completed: int = 0  # records with a DOI and no title, named by Crossref
-    untitled_dropped: int = 0  # ... that Crossref could not name (or Crossref is not enabled)
+    untitled_kept: int = 0  # ... that Crossref could not name (or is not enabled): kept under a placeholder title
+    untitled_dropped: list[str] = field(default_factory=list)  # ... nor had an abstract: their DOIs, left out
 
 
 def _enrich(enricher, records: list[PaperRecord]) -> tuple[list[PaperRecord], int, str | None]:
@@ -213,15 +214,28 @@ def _enrich(enricher, records: list[PaperRecord]) -> tuple[list[PaperRecord], in
     return out, changed, None
 
 
-def complete_titles(enricher, hits: Sequence[SourceHit]) -> tuple[list[SourceHit], int, int]:
+@dataclass
+class CompletedTitles:
+    """What :func:`complete_titles` did with the hits that came with a DOI and no title."""
+
+    hits: list[SourceHit]
+    completed: int = 0  # named by Crossref
+    placeholders: int = 0  # papers Crossref could not name: kept under "[no title]" and their abstract's first words
+    dropped_dois: list[str] = field(default_factory=list)  # ... and had no abstract to stand for them either
+
+
+def complete_titles(enricher, hits: Sequence[SourceHit]) -> CompletedTitles:
     """Hits whose record came with a DOI and no title get Crossref's title (one lookup per DOI); those Crossref
-    cannot name are left out. Returns (hits, titles completed, hits dropped)."""
+    cannot name keep a readable placeholder (``[no title]`` and their abstract's first words, as an imported record
+    without a title does) when their abstract is long enough to stand for a paper; the others are left out, their
+    DOIs reported."""
+    from agentr_dagster.imports.records import untitled_title
     from agentr_dagster.sources.base import is_untitled
     from agentr_dagster.sources.http import FetchFailure
 
     titles: dict[str, str | None] = {}
-    out: list[SourceHit] = []
-    completed = dropped = 0
+    result = CompletedTitles(hits=[])
+    out, placeheld = result.hits, set()
     for hit in hits:
         if not is_untitled(hit.record):
             out.append(hit)
@@ -233,12 +247,20 @@ def complete_titles(enricher, hits: Sequence[SourceHit]) -> tuple[list[SourceHit
             except FetchFailure as exc:
                 log.warning("crossref title of %s failed: %s", doi, exc)
                 titles[doi] = None
-        if titles[doi]:
-            out.append(hit.model_copy(update={"record": hit.record.model_copy(update={"title": titles[doi]})}))
-            completed += 1
-        else:
-            dropped += 1
-    return out, completed, dropped
+        title = titles[doi] or untitled_title(hit.record.abstract or "")
+        if title:
+            out.append(hit.model_copy(update={"record": hit.record.model_copy(update={"title": title})}))
+            if titles[doi]:
+                result.completed += 1
+            elif doi not in placeheld:
+                placeheld.add(doi)
+                result.placeholders += 1
+        elif doi not in result.dropped_dois:
+            result.dropped_dois.append(doi)
+    if result.dropped_dois:
+        log.warning("%d search record(s) with a DOI and neither title nor abstract were left out: %s",
+                    len(result.dropped_dois), ", ".join(result.dropped_dois[:20]))
+    return result
 
 
 def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enricher=None, update_id: str | None = None,
@@ -247,7 +269,9 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
     """Merge the hits into the project: new papers added (with provenance), every hit a sighting on its paper."""
     label_of = found_by or (lambda h: found_by_label(h.source, h.query_name))
     result = AddedHits()
-    hits, result.titles_completed, result.untitled_dropped = complete_titles(enricher, hits)
+    titled = complete_titles(enricher, hits)
+    hits, result.titles_completed = titled.hits, titled.completed
+    result.untitled_kept, result.untitled_dropped = titled.placeholders, titled.dropped_dois
     if not hits:
         return result
     fitted, _ = fit_to_store([h.record for h in hits])
@@ -338,7 +362,8 @@ class SearchSummary:
     update_id: str | None = None
     new_by_source: dict[str, int] = field(default_factory=dict)
     titles_completed: int = 0
-    untitled_dropped: int = 0
+    untitled_kept: int = 0
+    untitled_dropped: list[str] = field(default_factory=list)
 
     def failures(self) -> list[SearchReport]:
         return [s for s in self.searches if s.failure]
@@ -366,8 +391,11 @@ class SearchSummary:
                   for s in self.failures()]
         out["source_failed_searches"] = failed  # shown as JSON (the messages are the servers': untrusted text)
         out["source_retry_next_run"] = [f"{f['source']}:{f['query']}" for f in failed]
-        if self.untitled_dropped:
-            out["source_untitled_dropped"] = self.untitled_dropped  # a DOI, no title, and Crossref could not name it
+        if self.untitled_kept:  # a DOI, no title, and Crossref could not name it: kept as "[no title] <abstract...>"
+            out["source_untitled_kept"] = self.untitled_kept
+        if self.untitled_dropped:  # ... and no abstract either: nothing to screen, so left out, by DOI
+            out["source_untitled_dropped"] = len(self.untitled_dropped)
+            out["source_untitled_dropped_dois"] = self.untitled_dropped[:100]
         out["source_sharded_searches"] = sum(1 for s in self.searches if s.shards > 1)
         if self.update_id:
             out["living_update"] = self.update_id
@@ -494,4 +522,4 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
     store.searches.record_searches(slug, rows, run_id=run_id, update_id=update_id)
     return SearchSummary(sources.names, reports, skipped, added.added, added.duplicates, added.enriched,
                          added.enrich_failure, added.lake_failure, update_id, added.new_by_source,
-                         added.titles_completed, added.untitled_dropped)
+                         added.titles_completed, added.untitled_kept, added.untitled_dropped)

@@ -157,10 +157,15 @@ def _export_problem(slug: str, papers: int, newest_result: datetime | None, home
 
 
 def release_project_reservations(store: DomainStore, slug: str, why: str) -> int:
-    """Release every open reservation of the project; only call this when no live process can settle them."""
+    """Release every open reservation of the project; only call this when no live process can settle them.
+
+    The claims of gone holders are revoked first: a frozen holder that wakes after this finds its claims gone,
+    and its late answers are refused by the settlement fence (operator waste) instead of being charged. Each
+    released call was in flight when its holder died or froze: the endpoint may have served it (waste, "killed")."""
+    store.leases.revoke_gone(slug)
     held = store.ledger.reservations(slug, state="open")
     for res in held:
-        store.ledger.release(res.id, note=why)
+        store.ledger.release(res.id, note=why, waste="killed")
     return len(held)
 
 
@@ -345,3 +350,67 @@ def labels_decision(state: LabelsState, before: str | None, *, has_run: bool, no
                               "started yet, will rank with them: no new run")
     return LabelsDecision(True, fingerprint, f"{state.slug}: labels changed ({state.count} labels, "
                                              f"{state.includes} includes): re-ranking")
+
+
+# ------------------------------------------------------------------------------------- where a project is, next
+#: The lifecycle's stages in the order a run takes them (`agentr status` lists them so); others follow.
+STAGE_ORDER = ("project", "intent", "queries", "search", "retrieval", "relevance", "score", "score_queue", "exports",
+               "landscape", "related_work", "snowball")
+STAGE_NAMES = {"project": "project", "intent": "research intent", "queries": "search queries",
+               "search": "source searches", "retrieval": "lake retrieval", "relevance": "relevance ranking",
+               "score": "paper scores", "exports": "score exports", "landscape": "research landscape",
+               "related_work": "related-work draft", "snowball": "citation chasing"}
+
+
+def chain_order(stage: str) -> tuple[int, str]:
+    return (STAGE_ORDER.index(stage) if stage in STAGE_ORDER else len(STAGE_ORDER), stage)
+
+
+@dataclass
+class ProjectStanding:
+    """Where a project stands in one phrase (``where``) and what a person does next (``next``)."""
+
+    where: str
+    next: str
+
+
+def project_standing(store: DomainStore, slug: str) -> ProjectStanding:
+    """Every state has a next step: waiting for papers, running, failed, stale or incomplete, and finished."""
+    rows = [row for row in store.lifecycle.status(slug) if row.stage != PROJECT_STAGE]
+    gap = project_gap(store, slug)
+    if not rows:
+        papers = store.projects.count_papers(slug)
+        return ProjectStanding("not run yet", f"agentr run {slug}, or materialise its partition in the UI (make ui)"
+                               if papers else f"{add_papers_hint(slug)}; then agentr run {slug}")
+    if gap.waiting:
+        return ProjectStanding(WAITING_FOR_CANDIDATES, f"{add_papers_hint(slug)}; the drop folder launches the run, "
+                                                       f"else agentr run {slug}")
+    running = [row.stage for row in rows if row.state in (st.IN_PROGRESS, st.QUEUED)]
+    failed = [row for row in rows if row.state and row.state.startswith("failed")]
+    if running:
+        return ProjectStanding(f"running ({', '.join(running)})",
+                               f"follow the run in the UI (Runs), or agentr status {slug} again; a run that was "
+                               f"killed is continued by agentr resume {slug}")
+    if failed:
+        what = "; ".join(f"{row.stage}: {row.state}" + (f" ({row.detail})" if row.detail else "") for row in failed)
+        cure = (f"top up (agentr credits grant AMOUNT), then agentr resume {slug}"
+                if any(row.state == st.FAILED_NO_CREDITS for row in failed)
+                else f"agentr failures {slug} says why; then agentr resume {slug}")
+        return ProjectStanding(f"stopped: {what}", cure)
+    if gap.stages:
+        return ProjectStanding("to re-run: " + "; ".join(gap.reasons),
+                               f"agentr estimate {slug} (what it costs), then agentr run {slug}")
+    from agentr_dagster.stages.relevance import ranking_is_current
+
+    if not ranking_is_current(store, slug):
+        return ProjectStanding("labels or papers changed since the ranking",
+                               f"the labels sensor re-ranks it once your labels have been quiet for a minute (with "
+                               f"make ui running); else agentr run {slug}")
+    report = results_dir(slug) / "report.html"
+    labels = len(store.labels.list_labels(slug))
+    label = (f"label what you read (agentr label {slug} id:<paper_id> include|exclude) and the ranking learns from it"
+             if not labels else f"{labels} labels so far: label more (agentr label {slug} ...) to sharpen the ranking")
+    return ProjectStanding(
+        "finished: every paper ranked and scored, exports, landscape and draft current",
+        f"read the report ({report}; agentr report {slug} rewrites it); {label}; take the candidates to a reference "
+        f"manager: agentr export {slug} --format ris")

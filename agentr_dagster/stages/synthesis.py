@@ -15,12 +15,23 @@ from typing import TYPE_CHECKING
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.atomic import write_atomically
 from agentr_dagster.domain.contracts import PaperAssessment
-from agentr_dagster.domain.failures import PermanentError, StageError
+from agentr_dagster.domain.failures import (
+    FailureClass,
+    InvalidOutputError,
+    NoCreditsError,
+    PermanentError,
+    StageError,
+    TransientError,
+    retry_command,
+)
 from agentr_dagster.domain.hashing import score_cache_key, sha256
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.text import normalize
 from agentr_dagster.stages.intent import current_intent
+from agentr_dagster.stages.lifecycle import record_stage_failure
+from agentr_dagster.stages.relevance import current_relevance
 from agentr_dagster.stages.staleness import add_papers_hint
+from agentr_dagster.store.outage import database_failure
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper, cite_keys
 from agentr_dagster.synthesis.corpus import fingerprint as corpus_hash
 from agentr_dagster.synthesis.draft import (
@@ -40,6 +51,7 @@ from agentr_dagster.synthesis.validate import ValidationReport, validate_latex, 
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
+    from agentr_dagster.store.rows import RelevanceRow
 
 LANDSCAPE_STAGE = "landscape"
 DRAFT_STAGE = "related_work"
@@ -67,6 +79,7 @@ class DraftOutcome:
     latex_report: ValidationReport
     files: dict[str, Path]
     writer: str
+    partial: str | None = None  # why the rewrites stopped short, and the command that finishes the draft
 
     @property
     def valid(self) -> bool:
@@ -101,38 +114,56 @@ def _current(store: DomainStore, slug: str):
     return project, intent, intent_hash, current, keys, len(papers), labels
 
 
+def _ranking(store: DomainStore, slug: str, labels: dict[int, str]) -> tuple[dict[int, RelevanceRow], float | None]:
+    """The screening engine's stored ranking by paper id, and the includes it expects among the papers nobody
+    labelled (the sum of their calibrated P(include); None before the engine ranked the project)."""
+    rows = current_relevance(store, slug)
+    if not rows:
+        return {}, None
+    return rows, round(sum(r.score for pid, r in rows.items() if pid not in labels), 6)
+
+
 def corpus_fingerprint(store: DomainStore, slug: str) -> str:
     """The fingerprint of :func:`load_corpus` without validating every stored payload (cheap reuse checks)."""
     project, _, intent_hash, current, keys, _, labels = _current(store, slug)
-    return corpus_hash(intent_hash, project.abstract, _fingerprint_rows(current, keys, labels))
+    ranking, expected = _ranking(store, slug, labels)
+    return corpus_hash(intent_hash, project.abstract, _fingerprint_rows(current, keys, labels, ranking, expected))
 
 
-def _fingerprint_rows(current, keys: dict[int, str], labels: dict[int, str]) -> list[tuple[int, int, str]]:
+def _fingerprint_rows(current, keys: dict[int, str], labels: dict[int, str], ranking: dict[int, RelevanceRow],
+                      expected: float | None) -> list[tuple[int, int, str]]:
     """(paper, result, key) per paper; a labelled include's key carries its label, so a label changes the
-    fingerprint (an exclude already changes it by leaving the corpus)."""
-    return [(p.id, r.id, keys[p.id] + ("|include" if labels.get(p.id) == "include" else "")) for p, r in current]
+    fingerprint (an exclude already changes it by leaving the corpus), and the engine's rank and probability
+    ride along (a re-ranking changes which papers are the likely includes)."""
+    rows = []
+    for p, r in current:
+        rank = ranking.get(p.id)
+        engine = f"|r{rank.rank}:{rank.score:.6f}" if rank is not None else ""
+        rows.append((p.id, r.id, keys[p.id] + ("|include" if labels.get(p.id) == "include" else "") + engine))
+    return [*rows, (0, 0, f"expected:{expected}")] if expected is not None else rows
 
 
 def load_corpus(store: DomainStore, slug: str) -> Corpus:
     """The project's papers with a score that is current for the paper text, intent, prompt and model."""
     project, intent, intent_hash, current, keys, n_live, labels = _current(store, slug)
+    ranking, expected = _ranking(store, slug, labels)
     scored = tuple(
         ScoredPaper(
             paper_id=p.id, result_id=r.id, key=keys[p.id], title=p.title, abstract=p.abstract or "", year=p.year,
             doi=p.doi, authors=tuple(p.authors or ()), venue=p.venue, url=p.url,
             assessment=PaperAssessment.model_validate(r.payload), backend=r.backend, model=r.model,
             label=labels.get(p.id),
+            p_include=ranking[p.id].score if p.id in ranking else None,
+            engine_rank=ranking[p.id].rank if p.id in ranking else None,
         )
         for p, r in current
     )
-    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored))
+    return Corpus(slug, project.title, project.abstract, intent, intent_hash, scored, n_live - len(scored),
+                  expected_unlabelled=expected)
 
 
 def _fail(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None) -> None:
-    store.lifecycle.set_status(
-        slug, stage, st.STATE_FOR_CLASS[exc.failure_class], detail=exc.message[:500], run_id=run_id
-    )
-    store.lifecycle.record_failure(slug, stage, exc.failure_class.value, exc.message, run_id=run_id)
+    record_stage_failure(store, slug, stage, exc, run_id)  # kept and written later when the database is away
 
 
 def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str | None = None,
@@ -155,7 +186,8 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
         corpus = load_corpus(store, slug)
         landscape = build_landscape(corpus, embedder, settings)
     except Exception as exc:  # noqa: BLE001 - recorded as a failure of this stage, then re-raised
-        err = exc if isinstance(exc, StageError) else PermanentError(f"landscape failed: {type(exc).__name__}: {exc}")
+        err = exc if isinstance(exc, StageError) else (  # a database blip is transient, never permanent
+            database_failure(exc, "landscape") or PermanentError(f"landscape failed: {type(exc).__name__}: {exc}"))
         _fail(store, slug, LANDSCAPE_STAGE, err, run_id)
         raise err from exc
     first = corpus.papers[0]
@@ -214,6 +246,15 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     return written
 
 
+def _extractive_fallback(extractive: Draft, rewritten: Draft, problems: list[str]) -> Draft:
+    """The extractive draft in place of a rewrite that fails validation as a whole, marked as such, with the
+    rewrite's log and why it was set aside."""
+    sections = [s.model_copy(update={"paragraphs": [p.model_copy(update={"origin": "extractive-fallback"})
+                                                    for p in s.paragraphs]}) for s in extractive.sections]
+    return extractive.model_copy(update={"sections": sections, "redraft_log": [
+        *rewritten.redraft_log, {"event": "draft-fallback", "issues": problems}]})
+
+
 def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter | None = None, embedder=None,
                      run_id: str | None = None, out_dir: Path | None = None, on_error=None) -> DraftOutcome:
     """The extractive draft (offline) or its LLM rewrite, validated; files written to ``out_dir`` if given.
@@ -258,11 +299,7 @@ def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter |
             # Each rewritten paragraph passed on its own; if the whole still fails, keep the extractive draft,
             # which passes by construction, and record why.
             problems = [str(i) for i in (report.issues + latex_report.issues)[:5]]
-            extractive = plan_draft(landscape, corpus, embedder, title=None)
-            sections = [s.model_copy(update={"paragraphs": [p.model_copy(update={"origin": "extractive-fallback"})
-                                                            for p in s.paragraphs]}) for s in extractive.sections]
-            draft = extractive.model_copy(update={"sections": sections, "redraft_log": [
-                *draft.redraft_log, {"event": "draft-fallback", "issues": problems}]})
+            draft = _extractive_fallback(plan_draft(landscape, corpus, embedder, title=None), draft, problems)
             markdown, latex, bibtex = render(draft, label)
             report = validate_markdown(markdown, bibtex, scopes_of(draft))
             latex_report = validate_latex(latex, bibtex, scopes_of(draft))
@@ -284,11 +321,37 @@ def run_related_work(store: DomainStore, slug: str, *, writer: ParagraphWriter |
     detail = "unchanged; reused" if reused else None
     if not valid:
         detail = f"draft stored as invalid: {len(report.issues) + len(latex_report.issues)} validator finding(s)"
-    store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
+    partial = None if reused else partial_draft(draft, slug)
+    if partial is not None:
+        # Rewrites cut short (credits ran out, the endpoint failed): the draft stands, but the stage is not done —
+        # `agentr status` and `agentr failures` say so with the command that finishes it, and resume redoes it.
+        record_stage_failure(store, slug, DRAFT_STAGE, partial, run_id)
+    else:
+        store.lifecycle.set_status(slug, DRAFT_STAGE, st.COMPLETED, detail=detail, run_id=run_id)
     if out_dir is not None and not valid:
         markdown, latex, bibtex = with_warning(markdown, latex, bibtex, report.issues + latex_report.issues)
     files = write_files(draft, markdown, latex, bibtex, out_dir) if out_dir is not None else {}
-    return DraftOutcome(artifact_id, draft, reused, markdown, latex, bibtex, report, latex_report, files, label)
+    return DraftOutcome(artifact_id, draft, reused, markdown, latex, bibtex, report, latex_report, files, label,
+                        partial.message if partial is not None else None)
+
+
+_ERROR_OF_CLASS = {FailureClass.transient: TransientError, FailureClass.no_credits: NoCreditsError,
+                   FailureClass.permanent: PermanentError, FailureClass.invalid_output: InvalidOutputError}
+
+
+def partial_draft(draft: Draft, slug: str) -> StageError | None:
+    """The failure that cut the draft's rewrites short (None when every paragraph was asked): its class, how many
+    paragraphs were rewritten, and the command that finishes the draft."""
+    stopped = next((e for e in draft.redraft_log if e.get("event") == "stopped"), None)
+    if stopped is None:
+        return None
+    cls = FailureClass(stopped["failure_class"])
+    paragraphs = draft.paragraphs()
+    rewritten = sum(p.origin in ("llm", "llm-redrafted") for p in paragraphs)
+    return _ERROR_OF_CLASS.get(cls, PermanentError)(
+        f"partial: {rewritten} of {len(paragraphs)} related-work paragraphs rewritten, the rest keep their extractive "
+        f"text; the rewrites stopped on {cls.value} ({stopped.get('message', '')[:200]}); to finish the draft: "
+        f"{retry_command(cls.value, slug)}")
 
 
 def warning_text(issues: list) -> str:

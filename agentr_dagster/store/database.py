@@ -5,9 +5,7 @@ an advisory lock)."""
 from __future__ import annotations
 
 import os
-import random
 import threading
-import time
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any, TypeVar
@@ -16,6 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Engine
 
+from agentr_dagster.domain.retry import retrying
 from agentr_dagster.store import hot
 from agentr_dagster.store.engine import IMMEDIATE, make_engine, normalise_url, upgrade
 from agentr_dagster.store.rows import OrphanError, ProjectNotFound, StoreError
@@ -39,7 +38,10 @@ def as_utc(value: datetime | None) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _retryable(exc: sa.exc.DBAPIError) -> bool:
+def _retryable(exc: BaseException) -> bool:
+    """A conflict another try may not meet: a deadlock, a serialization failure, a locked SQLite database."""
+    if not isinstance(exc, sa.exc.DBAPIError):
+        return False
     code = getattr(exc.orig, "pgcode", None)
     if code in _RETRYABLE_PGCODES:
         return True
@@ -88,21 +90,17 @@ class Database:
         """Run ``fn(conn)`` in one transaction (``BEGIN IMMEDIATE`` for writes on SQLite); retried on deadlock,
         serialization failure or a locked SQLite database. ``fn`` must only touch the database."""
         self.check_fork()
-        for attempt in range(1, _ATTEMPTS + 1):
-            try:
-                if write and self.dialect == "sqlite":
-                    with self._sqlite_writer, self._engine.connect() as conn:
-                        conn.execution_options(**{IMMEDIATE: True})
-                        with conn.begin():
-                            return fn(conn)
-                with self._engine.connect() as conn, conn.begin():
+        # a policy per call (~15 µs): its state is per thread, and a transaction may run inside another's retry
+        return retrying(attempts=_ATTEMPTS, base=0.1, cap=1.6, when=_retryable)(self._transaction, fn, write)
+
+    def _transaction(self, fn: Callable[[Connection], T], write: bool) -> T:
+        if write and self.dialect == "sqlite":
+            with self._sqlite_writer, self._engine.connect() as conn:
+                conn.execution_options(**{IMMEDIATE: True})
+                with conn.begin():
                     return fn(conn)
-            except sa.exc.DBAPIError as exc:
-                if attempt < _ATTEMPTS and _retryable(exc):
-                    time.sleep(random.uniform(0, 0.05 * 2**attempt))
-                    continue
-                raise
-        raise AssertionError("unreachable")  # pragma: no cover
+        with self._engine.connect() as conn, conn.begin():
+            return fn(conn)
 
     def read(self, fn: Callable[[Connection], T]) -> T:
         return self.run(fn, write=False)

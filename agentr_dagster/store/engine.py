@@ -88,7 +88,22 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     _size_pool(kwargs)
-    return sa.create_engine(url, **kwargs)
+    engine = sa.create_engine(url, **kwargs)
+    sa.event.listen(engine, "connect", _end_frozen_transactions)
+    return engine
+
+
+PG_IDLE_IN_TRANSACTION_S = 60  # far above any of the store's transactions, which are short and never wait on a person
+
+
+def _end_frozen_transactions(dbapi_connection: Any, _record: Any) -> None:
+    """A process frozen inside a transaction (SIGSTOP, a VM pause, a debugger) would hold its row locks for as long
+    as it stays frozen, and every other worker would wait for them: the lease's takeover, the account's next
+    reservation. PostgreSQL ends such a session after ``PG_IDLE_IN_TRANSACTION_S``; when the process wakes, its
+    transaction is gone (nothing of it committed), and its retry meets the settlement fence."""
+    with dbapi_connection.cursor() as cursor:
+        cursor.execute(f"SET idle_in_transaction_session_timeout = {PG_IDLE_IN_TRANSACTION_S * 1000}")
+    dbapi_connection.commit()
 
 
 def _size_pool(kwargs: dict[str, Any]) -> None:

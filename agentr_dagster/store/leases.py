@@ -1,20 +1,28 @@
 """One run per project, whoever starts it: project leases, per-paper claims and per-request claims in the domain
 store.
 
-A lease row per project names its holder (a token), the holder's host and pid and its last heartbeat. It is taken
-atomically (an insert that does nothing on conflict, then the existing row read under a row lock — ``FOR UPDATE``
-on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) and taken over only when its holder is proven gone:
+A lease row per project names its holder (a token), the holder's identity (:class:`Identity`: host, *realm* and
+pid) and its last heartbeat. It is taken atomically (an insert that does nothing on conflict, then the existing row
+read under a row lock — ``FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite) and taken over only when its
+holder is proven gone:
 
-- a holder on this host is gone when its process has exited (or its pid now names a process started after the
-  lease was taken); its heartbeat's age is not asked, so a stalled but live process (SIGSTOP, swap, a debugger)
-  keeps what it holds however long it stalls;
-- a holder on another host is gone when its heartbeat is older than ``AGENTR_LEASE_TTL_S`` (180 s by default,
-  above the LLM timeout: a holder renews its claim right before each call, so a call it sent is over before the
-  claim can go stale).
+- a holder in this process's own pid namespace (same host, same boot, same PID namespace: the same *realm*) is
+  gone when its process has exited (or its pid now names a process started after the lease was taken); its
+  heartbeat's age is not asked, so a stalled but live process (SIGSTOP, swap, a debugger) keeps what it holds
+  however long it stalls;
+- any other holder (another host, another boot, another container with the same hostname, or a row whose realm
+  is unknown) is judged by its heartbeat alone: gone when it is older than ``AGENTR_LEASE_TTL_S`` (180 s by
+  default). Its pid means nothing here (it may name no process, or an unrelated one), so a holder whose heartbeat
+  is fresh is never taken over.
 
 Fencing: a holder renews the claim of the paper or request right before each paid call (an update that must find
 its own row) and stops when it has lost it; a heartbeat that finds the project's lease no longer names it marks
-the project lost in this process, and no further call is made for it. A paper claim is the same thing for one
+the project lost in this process, and no further call is made for it. A holder frozen past the TTL (a VM pause, a
+debugger) may wake with answers already waiting: their settlement is fenced too — :meth:`Ledger.settle` checks,
+in the transaction that would charge, that the claim still names the holder (:class:`ClaimFence`), and records a
+late answer of a holder that lost it as operator waste, never charged to the project. Taking over a gone holder's
+project lease revokes the claims its process left (:meth:`Leases.revoke_gone`), so that every late settlement of
+the old holder finds its claim gone. A paper claim is the same thing for one
 scoring cache key, a request claim for one LLM request (intent, queries, related-work rewrites): no two workers
 pay for the same request, whichever project asks.
 """
@@ -43,7 +51,7 @@ from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.rows import from_row
 
-LEASE_TTL_S = 180.0  # default AGENTR_LEASE_TTL_S: a holder on another host silent this long is presumed gone
+LEASE_TTL_S = 180.0  # default AGENTR_LEASE_TTL_S: a holder outside this pid namespace silent this long is gone
 HEARTBEAT_S = 3.0
 POLL_S = 0.5
 LEASE_TAG = "agentr/lease"  # Dagster run tag: the lease holder that started the run (steps in its process re-enter)
@@ -51,9 +59,49 @@ _CHUNK = 400  # keys per statement (SQLite's bound-parameter limit is far above;
 HOST = socket.gethostname()[:255]
 
 
-def new_holder(kind: str = "proc") -> str:
+@dataclass(frozen=True)
+class Identity:
+    """Where a holder runs. ``realm`` names the boot and the PID namespace (``<boot id>/pid:[<inode>]``): a pid
+    can be asked about (is it alive?) only by a process of the same host and realm."""
+
+    host: str
+    realm: str
+    pid: int
+
+    def same_realm(self, host: str, realm: str | None) -> bool:
+        return host == self.host and realm is not None and realm == self.realm
+
+
+def _read(path: str, link: bool = False) -> str | None:
+    try:
+        return (os.readlink(path) if link else Path(path).read_text()).strip() or None
+    except OSError:
+        return None
+
+
+_realm_of_pid: dict[int, str] = {}
+
+
+def current_realm() -> str:
+    """``<boot id>/<pid namespace>`` of this process; a part that cannot be read is replaced by a random token
+    (then no other process shares the realm, and every other holder is judged by its heartbeat alone)."""
+    pid = os.getpid()
+    realm = _realm_of_pid.get(pid)
+    if realm is None:
+        boot = _read("/proc/sys/kernel/random/boot_id") or f"boot?{uuid.uuid4().hex[:12]}"
+        ns = _read("/proc/self/ns/pid", link=True) or f"pidns?{uuid.uuid4().hex[:12]}"
+        realm = _realm_of_pid[pid] = f"{boot}/{ns}"[:100]
+    return realm
+
+
+def current_identity() -> Identity:
+    return Identity(HOST, current_realm(), os.getpid())
+
+
+def new_holder(kind: str = "proc", who: Identity | None = None) -> str:
     """A token unique to this process and call: ``kind:host:pid:random``."""
-    return f"{kind}:{HOST}:{os.getpid()}:{uuid.uuid4().hex[:12]}"[:200]
+    who = who or current_identity()
+    return f"{kind}:{who.host}:{who.pid}:{uuid.uuid4().hex[:12]}"[:200]
 
 
 def pid_alive(pid: int) -> bool:
@@ -102,11 +150,13 @@ def process_started_at(pid: int) -> float | None:
 
 
 def holder_gone(host: str, pid: int, holder: str, since: datetime, heartbeat_at: datetime, now: datetime,
-                ttl_s: float) -> bool:
-    """Is the holder proven gone (see the module docstring)? ``since`` is when it took what it holds."""
-    if host != HOST:
+                ttl_s: float, *, realm: str | None, me: Identity | None = None) -> bool:
+    """Is the holder proven gone (see the module docstring)? ``since`` is when it took what it holds; ``me`` is
+    who asks (default: this process)."""
+    me = me or current_identity()
+    if not me.same_realm(host, realm):  # its pid names nothing we can ask about: the heartbeat alone decides
         return heartbeat_at < now - timedelta(seconds=ttl_s)
-    if pid == os.getpid():  # this very process: gone once it no longer beats (it let go, or lost the database)
+    if pid == me.pid:  # this very process: gone once it no longer beats (it let go, or lost the database)
         with _beating_lock:
             return not _beating[holder]
     if not pid_alive(pid):
@@ -126,24 +176,44 @@ class LeaseHolder:
     run_id: str | None
     acquired_at: datetime
     heartbeat_at: datetime
+    realm: str | None = None
 
     def describe(self) -> str:
         run = f" run {self.run_id}" if self.run_id else ""
         return f"pid {self.pid} on {self.host}{run}, since {self.acquired_at:%H:%M:%S} UTC"
 
 
-def _owned(table: sa.Table, mine: dict) -> list:
-    return [table.c.holder == mine["holder"], table.c.host == mine["host"], table.c.pid == mine["pid"]]
+@dataclass(frozen=True)
+class ClaimFence:
+    """What a settlement must still hold to charge: the claim on one paper (``table="paper"``, its cache key) or
+    one request (``table="request"``, its hash), in the name of ``holder`` run by ``who``."""
+
+    table: str
+    key: str
+    holder: str
+    who: Identity
+
+    def holds(self, conn: Connection, *, lock: bool) -> bool:
+        """Does the claim still name this holder? Read under a row lock on PostgreSQL (SQLite's write transaction
+        holds the database), so that no takeover commits between this check and the charge."""
+        table, column = ((t.paper_claims, t.paper_claims.c.cache_key) if self.table == "paper"
+                         else (t.request_claims, t.request_claims.c.request_hash))
+        q = sa.select(table.c.holder).where(column == self.key, *_owned(table, self.holder, self.who))
+        return conn.execute(q.with_for_update() if lock else q).first() is not None
 
 
-def _is_self(row: sa.Row, holder: str) -> bool:
-    return row.holder == holder and row.host == HOST and row.pid == os.getpid()
+def _owned(table: sa.Table, holder: str, who: Identity) -> list:
+    return [table.c.holder == holder, table.c.host == who.host, table.c.pid == who.pid, table.c.realm == who.realm]
 
 
-def _gone(row: sa.Row, now: datetime, ttl_s: float | None) -> bool:
+def _is_self(row: sa.Row, holder: str, me: Identity) -> bool:
+    return row.holder == holder and row.host == me.host and row.pid == me.pid and row.realm == me.realm
+
+
+def _gone(row: sa.Row, now: datetime, ttl_s: float | None, me: Identity) -> bool:
     since = getattr(row, "acquired_at", None) or row.claimed_at
     return holder_gone(row.host, row.pid, row.holder, since, row.heartbeat_at, now,
-                       lease_ttl_s() if ttl_s is None else ttl_s)
+                       lease_ttl_s() if ttl_s is None else ttl_s, realm=row.realm, me=me)
 
 
 _lost_lock = threading.Lock()
@@ -162,10 +232,20 @@ def _mark_lost(slug: str, lost: bool) -> None:
 
 
 class Leases:
-    """The store's part for project leases and per-paper claims (see the module docstring)."""
+    """The store's part for project leases and per-paper claims (see the module docstring). ``identity`` says who
+    this process is (injectable: a test plays a holder in another namespace by giving it another realm)."""
 
-    def __init__(self, db: Database):
+    def __init__(self, db: Database, identity: Callable[[], Identity] = current_identity):
         self.db = db
+        self.identity = identity
+
+    def fence(self, table: str, key: str, holder: str) -> ClaimFence:
+        """The fence a settlement of ``holder``'s call checks (see :class:`ClaimFence`)."""
+        return ClaimFence(table, key, holder, self.identity())
+
+    @staticmethod
+    def _values(holder: str, me: Identity, **more) -> dict:
+        return {"holder": holder, "host": me.host, "realm": me.realm, "pid": me.pid, **more}
 
     # -- project leases -----------------------------------------------------------------------------------------
 
@@ -173,14 +253,14 @@ class Leases:
                                   ttl_s: float | None = None) -> tuple[bool, LeaseHolder | None]:
         """``(True, None)`` when ``holder`` now holds the lease (new, already its own in this process, or taken
         over from a gone holder); ``(False, current)`` when a live holder has it. The same token in another
-        process (e.g. a re-executed run that copied its parent's tags) is another holder."""
-        pid = os.getpid()
+        process (e.g. a re-executed run that copied its parent's tags) is another holder. Taking over a gone
+        holder revokes the claims its process left (:meth:`revoke_gone`) in the same transaction."""
+        me = self.identity()
 
         def tx(conn: Connection) -> tuple[bool, LeaseHolder | None]:
             project = self.db.project(conn, slug)  # deleted or not: the stage under the lease reports the orphan
             now = now_utc()
-            values = {"holder": holder, "host": HOST, "pid": pid, "run_id": run_id, "acquired_at": now,
-                      "heartbeat_at": now}
+            values = self._values(holder, me, run_id=run_id, acquired_at=now, heartbeat_at=now)
             inserted = conn.execute(
                 self.db.insert(t.project_leases).values(project_id=project.id, **values)
                 .on_conflict_do_nothing(index_elements=["project_id"])
@@ -193,11 +273,12 @@ class Leases:
             if row is None:  # released between the insert and the read: take it
                 conn.execute(sa.insert(lease).values(project_id=project.id, **values))
                 return True, None
-            if _is_self(row, holder):
+            if _is_self(row, holder, me):
                 conn.execute(sa.update(lease).where(lease.c.project_id == project.id).values(heartbeat_at=now))
                 return True, None
-            if _gone(row, now, ttl_s):
+            if _gone(row, now, ttl_s, me):
                 conn.execute(sa.update(lease).where(lease.c.project_id == project.id).values(**values))
+                self._revoke_gone(conn, project.id, now, ttl_s, me)
                 return True, None
             return False, from_row(LeaseHolder, row, slug=slug)
 
@@ -205,6 +286,31 @@ class Leases:
         if taken[0]:
             _mark_lost(slug, False)
         return taken
+
+    def revoke_gone(self, slug: str, ttl_s: float | None = None) -> int:
+        """Delete the claims of gone holders (the project's paper claims, and request claims of any project):
+        whatever a gone holder settles after this finds no claim, so its late answers are refused by the fence
+        and recorded as waste. The caller is about to release reservations and call again. Returns how many."""
+        me = self.identity()
+
+        def tx(conn: Connection) -> int:
+            return self._revoke_gone(conn, self.db.project(conn, slug).id, now_utc(), ttl_s, me)
+
+        return self.db.run(tx)
+
+    def _revoke_gone(self, conn: Connection, project_id: int, now: datetime, ttl_s: float | None,
+                     me: Identity) -> int:
+        revoked = 0
+        for table, key, where in ((t.paper_claims, t.paper_claims.c.cache_key,
+                                   t.paper_claims.c.project_id == project_id),
+                                  (t.request_claims, t.request_claims.c.request_hash, sa.true())):
+            q = sa.select(table).where(where)
+            gone = [row for row in conn.execute(q.with_for_update() if self.db.is_postgres else q)
+                    if _gone(row, now, ttl_s, me)]
+            for row in gone:  # the holder is checked again: a row taken over meanwhile is not touched
+                revoked += conn.execute(sa.delete(table).where(key == getattr(row, key.name),
+                                                               table.c.holder == row.holder)).rowcount
+        return revoked
 
     def release_project_lease(self, slug: str, holder: str) -> bool:
         def tx(conn: Connection) -> bool:
@@ -234,35 +340,37 @@ class Leases:
         if lease is None:
             return None
         gone = holder_gone(lease.host, lease.pid, lease.holder, lease.acquired_at, lease.heartbeat_at, now_utc(),
-                           lease_ttl_s() if ttl_s is None else ttl_s)
+                           lease_ttl_s() if ttl_s is None else ttl_s, realm=lease.realm, me=self.identity())
         return None if gone else lease
 
     def heartbeat(self, holder: str) -> int:
         """Refresh every lease and claim of ``holder``; returns how many project leases it still holds."""
+        me = self.identity()
 
         def tx(conn: Connection) -> int:
             now = now_utc()
-            mine = {"holder": holder, "host": HOST, "pid": os.getpid()}
-            held = conn.execute(sa.update(t.project_leases).where(*_owned(t.project_leases, mine))
+            held = conn.execute(sa.update(t.project_leases).where(*_owned(t.project_leases, holder, me))
                                 .values(heartbeat_at=now)).rowcount
             for table in (t.paper_claims, t.request_claims):
-                conn.execute(sa.update(table).where(*_owned(table, mine)).values(heartbeat_at=now))
+                conn.execute(sa.update(table).where(*_owned(table, holder, me)).values(heartbeat_at=now))
             return held
 
         return self.db.run(tx)
 
     def holds_project(self, slug: str, holder: str) -> bool:
         lease = self.project_lease(slug)
-        return lease is not None and (lease.holder, lease.host, lease.pid) == (holder, HOST, os.getpid())
+        me = self.identity()
+        return lease is not None and (lease.holder, lease.host, lease.realm, lease.pid) == (
+            holder, me.host, me.realm, me.pid)
 
     def renew_claim(self, holder: str, cache_key: str) -> bool:
         """The fence before a paper's paid call: refresh the claim; False when it no longer names ``holder``."""
         return self._renew(t.paper_claims, t.paper_claims.c.cache_key == cache_key, holder)
 
     def _renew(self, table: sa.Table, which, holder: str) -> bool:
-        mine = {"holder": holder, "host": HOST, "pid": os.getpid()}
+        me = self.identity()
         return bool(self.db.run(lambda conn: conn.execute(
-            sa.update(table).where(which, *_owned(table, mine)).values(heartbeat_at=now_utc())).rowcount))
+            sa.update(table).where(which, *_owned(table, holder, me)).values(heartbeat_at=now_utc())).rowcount))
 
     # -- request claims -------------------------------------------------------------------------------------------
 
@@ -270,11 +378,11 @@ class Leases:
         """Claim one LLM request (its hash) for ``holder``: True when it now holds it (new, its own, or taken over
         from a gone holder), False while a live holder (another project's run, perhaps) is asking it."""
         c = t.request_claims
+        me = self.identity()
 
         def tx(conn: Connection) -> bool:
             now = now_utc()
-            mine = {"holder": holder, "host": HOST, "pid": os.getpid(), "stage": stage[:32], "claimed_at": now,
-                    "heartbeat_at": now}
+            mine = self._values(holder, me, stage=stage[:32], claimed_at=now, heartbeat_at=now)
             if conn.execute(self.db.insert(c).values(request_hash=request_hash, **mine)
                             .on_conflict_do_nothing(index_elements=["request_hash"])).rowcount:
                 return True
@@ -283,9 +391,9 @@ class Leases:
             if row is None:  # released between the insert and the read
                 conn.execute(sa.insert(c).values(request_hash=request_hash, **mine))
                 return True
-            if _is_self(row, holder):
+            if _is_self(row, holder, me):
                 return True
-            if _gone(row, now, ttl_s):
+            if _gone(row, now, ttl_s, me):
                 conn.execute(sa.update(c).where(c.c.request_hash == request_hash, c.c.holder == row.holder)
                              .values(**mine))
                 return True
@@ -309,7 +417,7 @@ class Leases:
         """Claim (paper id, cache key) pairs; returns the keys ``holder`` now holds (its own, new, or taken over
         from a gone holder). Keys held by a live worker are left out: their papers are being scored."""
         items = list(items)
-        pid = os.getpid()
+        me = self.identity()
         claimed: set[str] = set()
         c = t.paper_claims
         for start in range(0, len(items), _CHUNK):
@@ -318,7 +426,7 @@ class Leases:
             def tx(conn: Connection, chunk=chunk) -> set[str]:
                 project = self.db.project(conn, slug)  # a deletion is seen by the reservation, as an orphan
                 now = now_utc()
-                mine = {"holder": holder, "host": HOST, "pid": pid, "claimed_at": now, "heartbeat_at": now}
+                mine = self._values(holder, me, claimed_at=now, heartbeat_at=now)
                 conn.execute(
                     self.db.insert(c).on_conflict_do_nothing(index_elements=["cache_key"]),
                     [{"cache_key": key, "project_id": project.id, "paper_id": pid_, **mine} for pid_, key in chunk],
@@ -327,9 +435,9 @@ class Leases:
                 q = sa.select(c).where(c.c.cache_key.in_(keys))
                 got = set()
                 for row in conn.execute(q.with_for_update() if self.db.is_postgres else q):
-                    if _is_self(row, holder):
+                    if _is_self(row, holder, me):
                         got.add(row.cache_key)
-                    elif _gone(row, now, ttl_s):
+                    elif _gone(row, now, ttl_s, me):
                         conn.execute(sa.update(c).where(c.c.cache_key == row.cache_key, c.c.holder == row.holder)
                                      .values(**mine))
                         got.add(row.cache_key)
@@ -396,9 +504,7 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
     """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder
     has it. Yields True when this call took the lease, False when ``holder`` already held it (then the block
     leaves it to the outer holder to release)."""
-    already = store.leases.project_lease(slug)
-    reentered = already is not None and (already.holder, already.host, already.pid) == (holder, HOST, os.getpid())
-    if reentered:
+    if store.leases.holds_project(slug, holder):
         yield False
         return
     beat = Heartbeat(store, holder)  # beats before the lease is taken: a holder in this process is live while it beats

@@ -6,7 +6,11 @@ PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite):
 - ``accounts.balance == SUM(ledger_entries.amount)`` for the account, always;
 - a balance never goes below zero (also a CHECK constraint);
 - every reservation, settlement and release writes exactly one ledger entry, found again by its idempotency key
-  (``reserve:<key>``, ``settle:<reservation id>``, ``release:<reservation id>``), so retries never double-charge.
+  (``reserve:<key>``, ``settle:<reservation id>``, ``release:<reservation id>``), so retries never double-charge;
+- a settlement given a fence (the claim its call was made under) charges only while the claim still names its
+  holder, checked in the charging transaction; a late answer of a holder that lost it is operator waste
+  (``operator_waste``: priced, never charged to the project), as are timeouts and calls in flight when their run
+  died (priced at their hold).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -32,8 +37,12 @@ from agentr_dagster.store.rows import (
     StoreError,
     UsageIn,
     UsageRow,
+    WasteRow,
     from_row,
 )
+
+if TYPE_CHECKING:
+    from agentr_dagster.store.leases import ClaimFence
 
 ZERO = cost_rule.ZERO
 QUANTUM_CREDIT = cost_rule.QUANTUM  # a last call needs at least this much left (never a hold of nothing)
@@ -345,7 +354,8 @@ class Ledger(Rates):
             raise StoreError(f"no reservation {reservation_id}")
         return row
 
-    def settle(self, reservation_id: int, *, usage: UsageIn, response: tuple[str, str] | None = None) -> int:
+    def settle(self, reservation_id: int, *, usage: UsageIn, response: tuple[str, str] | None = None,
+               fence: ClaimFence | None = None) -> int | None:
         """Record the call's usage and settle its reservation to the actual cost; returns the usage id.
 
         The call is priced by the pricing and multiplier rows in force at ``usage.at``, by default the time the
@@ -356,28 +366,74 @@ class Ledger(Rates):
         reservation that was already released (e.g. by the stale sweep) charges the actual cost the same way.
         Idempotent: a second call returns the same usage id and writes nothing.
 
+        ``fence`` (the claim the call was made under): checked in this transaction, before anything is charged.
+        When the claim no longer names its holder (another worker took it over while the call was in flight),
+        nothing is charged: the answer is recorded as operator waste (priced, ``cause="fenced_late_answer"``), an
+        open reservation is released, no answer is cached, and None is returned.
+
         ``response`` (request hash, validated answer) goes into the response cache in the same transaction, so a
         paid, validated answer is never charged without being kept (and it saves the hot path a commit).
         """
         if not isinstance(usage, UsageIn):
             usage = UsageIn.model_validate(usage)
 
-        def tx(conn: Connection) -> int:
+        def tx(conn: Connection) -> int | None:
             res = self._lock_reservation(conn, reservation_id)
             if res.state == "settled":  # settled in one transaction with its usage row and settle entry
                 if response is not None:
                     self.db.insert_response(conn, *response)
                 return conn.execute(hot.USAGE_OF_RESERVATION, {"reservation_id": reservation_id}).scalar_one()
+            if fence is not None and not fence.holds(conn, lock=self.db.is_postgres):
+                self._record_fenced(conn, res, usage, fence)
+                return None
             usage_id, credits = self._record_usage(conn, res, usage)
             conn.execute(
                 hot.CLOSE_RESERVATION, {"reservation_id": reservation_id, "new_state": "settled", "closed": now_utc()}
             )
+            # charged after all (a kept settlement after the next run released its hold): not waste any more
+            conn.execute(sa.delete(t.operator_waste).where(t.operator_waste.c.reservation_id == reservation_id))
             if response is not None:
                 self.db.insert_response(conn, *response)
             self._post_settlement(conn, res, credits, usage_id)
             return usage_id
 
         return self.db.run(tx)
+
+    def _record_fenced(self, conn: Connection, res: sa.Row, usage: UsageIn, fence: ClaimFence) -> None:
+        """A late answer of a holder that lost its claim: priced as any call, written as operator waste, its hold
+        (if still open) given back. The project is charged nothing."""
+        at = as_utc(usage.at) if usage.at is not None else res.created_at
+        self._hold_rates(conn)
+        price, multiplier = self._rates_at(conn, usage.model, usage.provider, usage.tier, at)
+        cost, credits = cost_rule.charge(usage.input_tokens, usage.output_tokens, usage.cached_input_tokens,
+                                         _prices(price), multiplier.credits_per_usd)
+        self._write_waste(conn, res, "fenced_late_answer", credits, "usage", cost_usd=cost, model=usage.model,
+                          input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                          request_hash=usage.request_hash, run_id=usage.run_id, holder=fence.holder)
+        if res.state == "open":
+            self._give_back(conn, res, "fenced: a late answer of a holder that had lost its claim (operator waste)")
+
+    def _write_waste(self, conn: Connection, res: sa.Row, cause: str, credits: Decimal, priced_as: str,
+                     **details) -> None:
+        """One ``operator_waste`` row per reservation (a later, better-known cause replaces an earlier one)."""
+        w = t.operator_waste
+        values = {"cause": cause, "project_id": res.project_id, "stage": res.stage, "paper_id": res.paper_id,
+                  "credits": credits, "priced_as": priced_as, "run_id": res.run_id,
+                  "request_hash": _request_of(res.idempotency_key), "created_at": now_utc(), **details}
+        if conn.execute(sa.update(w).where(w.c.reservation_id == res.id).values(**values)).rowcount == 0:
+            conn.execute(sa.insert(w).values(reservation_id=res.id, **values))
+
+    def waste(self, slug: str | None = None) -> list[WasteRow]:
+        """Operator waste rows (calls served, or perhaps served, and charged to no project), oldest first."""
+        w, p = t.operator_waste, t.projects
+
+        def tx(conn: Connection) -> list[WasteRow]:
+            q = sa.select(w, p.c.slug).outerjoin(p, p.c.id == w.c.project_id).order_by(w.c.id)
+            if slug is not None:
+                q = q.where(p.c.slug == slug)
+            return [from_row(WasteRow, r) for r in conn.execute(q)]
+
+        return self.db.read(tx)
 
     def _record_usage(self, conn: Connection, res: sa.Row, usage: UsageIn) -> tuple[int, Decimal]:
         """Price the call and append its usage row; returns (usage id, credits charged)."""
@@ -446,33 +502,30 @@ class Ledger(Rates):
             usage_id=usage_id,
         )
 
-    def release(self, reservation_id: int, note: str = "") -> None:
-        """Give a reservation back in full (the call failed or never happened). No-op unless it is open."""
-        self._release(reservation_id, note)
+    def release(self, reservation_id: int, note: str = "", *, waste: str | None = None) -> None:
+        """Give a reservation back in full (the call failed or never happened). No-op unless it is open.
+        ``waste`` (a cause: ``timeout``, ``killed``): the endpoint may have served the call anyway; it is written
+        as operator waste priced at the hold (at most that)."""
+        self._release(reservation_id, note, waste)
 
-    def _release(self, reservation_id: int, note: str) -> bool:
+    def _release(self, reservation_id: int, note: str, waste: str | None = None) -> bool:
         def tx(conn: Connection) -> bool:
             res = self._lock_reservation(conn, reservation_id)
-            account_id = res.account_id
             if res.state != "open":
                 return False
-            balance = self._lock_account(conn, account_id)
-            self._post(
-                conn,
-                account_id,
-                balance,
-                res.amount,
-                "release",
-                f"release:{reservation_id}",
-                note,
-                reservation_id=reservation_id,
-            )
-            conn.execute(
-                hot.CLOSE_RESERVATION, {"reservation_id": reservation_id, "new_state": "released", "closed": now_utc()}
-            )
+            self._give_back(conn, res, note)
+            if waste is not None:
+                self._write_waste(conn, res, waste, res.amount, "bound")
             return True
 
         return self.db.run(tx)
+
+    def _give_back(self, conn: Connection, res: sa.Row, note: str) -> None:
+        """Release the (locked, open) reservation ``res``: one release entry, and the reservation closed."""
+        balance = self._lock_account(conn, res.account_id)
+        self._post(conn, res.account_id, balance, res.amount, "release", f"release:{res.id}", note,
+                   reservation_id=res.id)
+        conn.execute(hot.CLOSE_RESERVATION, {"reservation_id": res.id, "new_state": "released", "closed": now_utc()})
 
     def open_reservations(self, older_than_seconds: float | None = None) -> list[ReservationRow]:
         return self._reservations(state="open", older_than_seconds=older_than_seconds)
@@ -526,7 +579,8 @@ class Ledger(Rates):
                 q = q.where(r.c.run_id != keep_run_id)
             return list(conn.execute(q).scalars())
 
-        return sum(1 for rid in self.db.read(tx) if self._release(rid, "its run ended; released by the next run"))
+        return sum(1 for rid in self.db.read(tx)
+                   if self._release(rid, "its run ended; released by the next run", waste="killed"))
 
     def release_stale_reservations(self, older_than_seconds: float) -> int:
         """Release every reservation open for longer than ``older_than_seconds``, except those of a project whose
@@ -538,9 +592,11 @@ class Ledger(Rates):
         for res in self.open_reservations(older_than_seconds):
             if res.slug is not None and res.slug not in live:
                 live[res.slug] = leases.live_lease(res.slug) is not None
+                if not live[res.slug]:  # a frozen holder that wakes later finds its claims gone (the fence)
+                    leases.revoke_gone(res.slug)
             if res.slug is not None and live[res.slug]:
                 continue
-            if self._release(res.id, f"stale: open longer than {older_than_seconds:g}s"):
+            if self._release(res.id, f"stale: open longer than {older_than_seconds:g}s", waste="killed"):
                 released += 1
         return released
 
@@ -561,3 +617,9 @@ class Ledger(Rates):
             return [from_row(UsageRow, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
+
+
+def _request_of(idempotency_key: str) -> str | None:
+    """The request hash a gateway reservation's key starts with (``<hash>:<time>:<random>``), else None."""
+    head = idempotency_key.split(":", 1)[0]
+    return head if len(head) == 64 and all(c in "0123456789abcdef" for c in head) else None

@@ -18,7 +18,7 @@ from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.ledger import Ledger
 from agentr_dagster.store.lifecycle import PROJECT_STAGE, Lifecycle
-from agentr_dagster.store.rows import AddPapersResult, PaperRow, ProjectRow, StoreError, from_row
+from agentr_dagster.store.rows import AddPapersResult, ImportedFile, PaperRow, ProjectRow, StoreError, from_row
 
 _CHUNK = 500
 
@@ -178,13 +178,14 @@ class Projects:
         key_fn: Callable[[PaperRecord], str],
         hash_fn: Callable[[PaperRecord], str],
         provenance: dict,
-        imported_file: tuple[str, str] | None = None,
+        imported_file: tuple[str, str] | ImportedFile | None = None,
     ) -> AddPapersResult:
         """Insert the records whose key is new to the project; a key already present (or repeated within
         ``records``) counts as a duplicate and is not updated. ``paper_ids`` are the ids of the papers added,
         in input order. Per-paper provenance = ``provenance`` + the record's own source format/file/row +
-        ``imported_at``. ``imported_file`` (sha256, name) is remembered in the same transaction, so a file is
-        never stored without being recorded (see :meth:`record_imported_file`)."""
+        ``imported_at``. ``imported_file`` (sha256, name, or an :class:`ImportedFile` with what the parser dropped) is
+        remembered in the same transaction, with the added and duplicate counts of this call, so a file is never
+        stored without being recorded (see :meth:`record_imported_file`)."""
         records = list(records)
         base = dict(provenance or {})
         imported_at = base.pop("imported_at", None) or now_utc().isoformat()
@@ -238,9 +239,15 @@ class Projects:
                     fresh[start : start + _CHUNK],
                 )
                 ids.extend(result.scalars().all())
+            result = AddPapersResult(added=len(ids), duplicates=len(prepared) - len(ids), paper_ids=ids)
             if imported_file is not None:
-                self._record_imported_file(conn, project.id, *imported_file)
-            return AddPapersResult(added=len(ids), duplicates=len(prepared) - len(ids), paper_ids=ids)
+                file = imported_file if isinstance(imported_file, ImportedFile) else ImportedFile(*imported_file)
+                self._record_imported_file(conn, project.id, file.sha256, file.name, {
+                    "added": result.added, "duplicates": result.duplicates,
+                    "rows_read": len(prepared) + (file.in_file_duplicates or 0) + (file.dropped or 0),
+                    "in_file_duplicates": file.in_file_duplicates or 0, "dropped": file.dropped or 0,
+                    "notes": list(file.notes)})
+            return result
 
         return self.db.run(tx)
 
@@ -252,10 +259,11 @@ class Projects:
 
         return self.db.run(tx)
 
-    def _record_imported_file(self, conn: Connection, project_id: int, sha256: str, name: str) -> bool:
+    def _record_imported_file(self, conn: Connection, project_id: int, sha256: str, name: str,
+                              counts: dict[str, Any] | None = None) -> bool:
         result = conn.execute(
             self.db.insert(t.imported_files)
-            .values(project_id=project_id, sha256=sha256, name=name, created_at=now_utc())
+            .values(project_id=project_id, sha256=sha256, name=name, created_at=now_utc(), **(counts or {}))
             .on_conflict_do_nothing(index_elements=["project_id", "sha256"])
         )
         return result.rowcount == 1
@@ -266,6 +274,17 @@ class Projects:
             f = t.imported_files
             found = conn.execute(sa.select(f.c.id).where(f.c.project_id == project.id, f.c.sha256 == sha256)).first()
             return found is not None
+
+        return self.db.read(tx)
+
+    def imported_files(self, slug: str) -> list[ImportedFile]:
+        """The files the project imported, oldest first, each with what its import did."""
+
+        def tx(conn: Connection) -> list[ImportedFile]:
+            project = self.db.visible_project(conn, slug, True)
+            f = t.imported_files
+            rows = conn.execute(sa.select(f).where(f.c.project_id == project.id).order_by(f.c.id)).all()
+            return [from_row(ImportedFile, r, notes=list(r.notes or [])) for r in rows]
 
         return self.db.read(tx)
 

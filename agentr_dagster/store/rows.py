@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-# The store's base error and OrphanError are the domain's (one class each); importable from here as before.
+# OrphanError is the domain's (one class: a stage and the store raise the same), importable from the store too.
 from agentr_dagster.domain.failures import OrphanError as OrphanError
 from agentr_dagster.domain.failures import StoreError as StoreError
 
@@ -146,6 +146,27 @@ class AddPapersResult:
 
 
 @dataclass(frozen=True)
+class ImportedFile:
+    """One file a project imported, and what its import did (the counts are None for files imported before the
+    store kept them). ``added`` + ``duplicates`` are the records parsed; + ``in_file_duplicates`` + ``dropped``
+    the rows read."""
+
+    sha256: str
+    name: str
+    created_at: datetime | None = None
+    rows_read: int | None = None
+    added: int | None = None
+    duplicates: int | None = None  # of papers the project already had
+    in_file_duplicates: int | None = None  # of an earlier row of the same file
+    dropped: int | None = None  # unusable rows
+    notes: list[str] = field(default_factory=list)  # the first dropped rows, "row N: reason"
+
+    @property
+    def counted(self) -> bool:
+        return self.added is not None
+
+
+@dataclass(frozen=True)
 class ArtifactRow:
     id: int
     project_id: int
@@ -253,6 +274,29 @@ class UsageRow:
     request_hash: str | None
     run_id: str | None
     reservation_id: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class WasteRow:
+    """A call the operator pays and no project is charged for (``store.ledger.waste``)."""
+
+    id: int
+    cause: str
+    reservation_id: int
+    project_id: int | None
+    slug: str | None
+    stage: str | None
+    paper_id: int | None
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: Decimal | None
+    credits: Decimal
+    priced_as: str
+    request_hash: str | None
+    run_id: str | None
+    holder: str | None
     created_at: datetime
 
 

@@ -355,6 +355,13 @@ imported_files = sa.Table(
     sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=False),
     sa.Column("sha256", sa.String(64), nullable=False),
     sa.Column("name", sa.Text, nullable=False),
+    # What the import did (None for files imported before 0009): PRISMA's identification boxes, `agentr inbox`
+    sa.Column("rows_read", sa.Integer, nullable=True),  # records parsed + rows dropped
+    sa.Column("added", sa.Integer, nullable=True),
+    sa.Column("duplicates", sa.Integer, nullable=True),  # of papers the project already had
+    sa.Column("in_file_duplicates", sa.Integer, nullable=True),  # of another row of the same file
+    sa.Column("dropped", sa.Integer, nullable=True),  # unusable rows (no title, invalid...)
+    sa.Column("notes", JSONType, nullable=True),  # the first dropped rows, each "row N: reason"
     _created(),
     sa.UniqueConstraint("project_id", "sha256"),
 )
@@ -385,6 +392,7 @@ project_leases = sa.Table(
     sa.Column("holder", sa.String(200), nullable=False),
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("realm", sa.String(100), nullable=True),  # boot id + PID namespace: where ``pid`` can be asked about
     sa.Column("run_id", sa.String(64), nullable=True),
     sa.Column("acquired_at", UTCDateTime(), nullable=False),
     sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
@@ -400,6 +408,7 @@ paper_claims = sa.Table(
     sa.Column("holder", sa.String(200), nullable=False),
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("realm", sa.String(100), nullable=True),  # boot id + PID namespace: where ``pid`` can be asked about
     sa.Column("claimed_at", UTCDateTime(), nullable=False),
     sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
     sa.Index("ix_paper_claims_holder", "holder"),
@@ -415,9 +424,37 @@ request_claims = sa.Table(
     sa.Column("holder", sa.String(200), nullable=False),
     sa.Column("host", sa.String(255), nullable=False),
     sa.Column("pid", sa.Integer, nullable=False),
+    sa.Column("realm", sa.String(100), nullable=True),  # boot id + PID namespace: where ``pid`` can be asked about
     sa.Column("claimed_at", UTCDateTime(), nullable=False),
     sa.Column("heartbeat_at", UTCDateTime(), nullable=False),
     sa.Index("ix_request_claims_holder", "holder"),
+)
+
+# Calls the endpoint served (or may have served) that no project is charged for: the operator pays them. A fenced
+# late answer (its holder had lost the claim) is priced from its usage; a timeout or a call in flight when its run
+# died is priced at its reservation's hold (``priced_as = "bound"``: at most that).
+WASTE_CAUSES = ("fenced_late_answer", "timeout", "killed")
+operator_waste = sa.Table(
+    "operator_waste",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("cause", sa.String(32), nullable=False),
+    sa.Column("reservation_id", sa.Integer, sa.ForeignKey("reservations.id"), nullable=False, unique=True),
+    sa.Column("project_id", sa.Integer, sa.ForeignKey("projects.id"), nullable=True),
+    sa.Column("stage", sa.String(64), nullable=True),
+    sa.Column("paper_id", sa.Integer, nullable=True),
+    sa.Column("model", sa.String(200), nullable=True),
+    sa.Column("input_tokens", sa.Integer, nullable=True),
+    sa.Column("output_tokens", sa.Integer, nullable=True),
+    sa.Column("cost_usd", Money(), nullable=True),
+    sa.Column("credits", Money(), nullable=False),
+    sa.Column("priced_as", sa.String(16), nullable=False),
+    sa.Column("request_hash", sa.String(128), nullable=True),
+    sa.Column("run_id", sa.String(64), nullable=True),
+    sa.Column("holder", sa.String(200), nullable=True),
+    _created(),
+    sa.CheckConstraint(_in("cause", WASTE_CAUSES), name="cause"),
+    sa.CheckConstraint(_in("priced_as", ("usage", "bound")), name="priced_as"),
 )
 
 # Search sources (issue 17): one row per (source, query) search a run sent, completed or failed; the latest

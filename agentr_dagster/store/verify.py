@@ -33,7 +33,13 @@ Invariants:
   exactly one usage row, each usage row one settled reservation, so calls charged = usage rows;
 - ``paid_within_attempt_cap``: no request (paper, prompt version and model) was paid for more often than the
   attempt cap allows (``domain/attempts.py``: the answer and one repair), counting afresh after each
-  ``agentr run --retry-invalid`` mark of a project that asked for it.
+  ``agentr run --retry-invalid`` mark of a project that asked for it;
+- ``waste_never_charged``: a call recorded as operator waste was charged to no project (its reservation was
+  released, never settled, and has no usage row).
+
+Operator waste (calls the endpoint served, or may have served, that no project is charged for: late answers
+refused by the settlement fence, timeouts, calls in flight when their run died) is reported on its own
+(:attr:`VerifyReport.waste`, per cause) and never fails the check: the operator pays it, the user does not.
 """
 
 from __future__ import annotations
@@ -81,6 +87,11 @@ class VerifyReport:
     violations: list[Violation] = field(default_factory=list)
     warnings: list[Violation] = field(default_factory=list)
     checks: tuple[str, ...] = ()
+    waste: dict[str, WasteFigure] = field(default_factory=dict)  # cause -> calls and credits the operator pays
+
+    def waste_line(self) -> str:
+        """``operator waste: N calls, C credits (cause n, ...)``: what the operator pays and no project is charged."""
+        return waste_summary(self.waste)
 
     def failed_checks(self) -> list[str]:
         return sorted({v.check for v in self.violations})
@@ -95,7 +106,42 @@ class VerifyReport:
             "failed_checks": self.failed_checks(),
             "violations": [asdict(v) for v in self.violations],
             "warnings": [asdict(v) for v in self.warnings],
+            "operator_waste": {cause: asdict(f) for cause, f in self.waste.items()},
         }
+
+
+@dataclass
+class WasteFigure:
+    """Operator waste of one cause: calls, and credits (``priced_as``: ``usage`` from the answer's tokens,
+    ``bound`` at most the hold, ``mixed`` both)."""
+
+    calls: int = 0
+    credits: Decimal = ZERO
+    priced_as: str = ""
+
+    def add(self, credits: Decimal, priced_as: str) -> None:
+        self.calls += 1
+        self.credits += credits
+        self.priced_as = priced_as if self.priced_as in ("", priced_as) else "mixed"
+
+
+def waste_figures(rows) -> dict[str, WasteFigure]:
+    """Per cause, from operator waste rows (anything with ``cause``, ``credits`` and ``priced_as``)."""
+    figures: dict[str, WasteFigure] = {}
+    for row in rows:
+        figures.setdefault(row.cause, WasteFigure()).add(row.credits, row.priced_as)
+    return dict(sorted(figures.items()))
+
+
+def waste_summary(figures: dict[str, WasteFigure]) -> str:
+    calls = sum(f.calls for f in figures.values())
+    if not calls:
+        return "operator waste: none (every call served was charged)"
+    credits = sum((f.credits for f in figures.values()), ZERO)
+    causes = ", ".join(f"{cause} {f.calls} ({f.credits:f} credits{', at most' if f.priced_as != 'usage' else ''})"
+                       for cause, f in figures.items())
+    return f"operator waste: {calls} call(s), {credits:f} credits, paid by the operator, charged to no project: " \
+        + causes
 
 
 CHECKS = (
@@ -112,6 +158,7 @@ CHECKS = (
     "no_open_reservation_after_run",
     "settled_calls_have_usage",
     "paid_within_attempt_cap",
+    "waste_never_charged",
 )
 TERMINAL_STATES = ("completed", "failed_transient", "failed_no_credits", "failed_orphan", "failed_other")
 
@@ -163,6 +210,7 @@ def verify_ledger(
     _check_open_after_run(snap, bad)
     _check_settled_have_usage(snap, bad)
     _check_attempt_cap(snap, bad, max_answers)
+    _check_waste(snap, bad)
     for entry in snap.entries:  # answered calls whose charge landed only after their hold was given back
         if entry.kind == "settle" and "reservation had been released" in (entry.note or ""):
             notes.add("late_settlement", "an answered call was settled after its reservation had been released "
@@ -177,6 +225,7 @@ def verify_ledger(
         violations=violations,
         warnings=notes.violations(),
         checks=CHECKS,
+        waste=waste_figures(snap.waste),
     )
 
 
@@ -193,6 +242,7 @@ class _Snapshot:
     responses: dict[str, datetime]  # request hash -> when its validated answer was stored
     stage_ends: list[sa.Row]  # stage-level terminal transitions written by a run
     retry_marks: dict[int, list[int]]  # project id -> its `--retry-invalid` marks (reservation ids)
+    waste: list[sa.Row]  # operator waste: calls served (or perhaps served) and charged to no project
     # reservation id -> entry kind -> entries; filled by the reservation check, used by the usage check
     per_reservation: dict[int, dict[str, list[sa.Row]]] = field(default_factory=dict)
 
@@ -220,6 +270,7 @@ class _Snapshot:
                 )
             )),
             retry_marks=_retry_marks(conn),
+            waste=rows(t.operator_waste),
         )
 
     def counts(self) -> dict[str, int]:
@@ -231,6 +282,7 @@ class _Snapshot:
             "usage_rows": len(self.usage),
             "pricing_rows": len(self.pricing),
             "multiplier_rows": len(self.multipliers),
+            "operator_waste": len(self.waste),
         }
 
 
@@ -563,3 +615,13 @@ def _check_attempt_cap(snap: _Snapshot, bad: _Collector, max_answers: int) -> No
                 bad.add("paid_within_attempt_cap",
                         f"one request was paid {len(segment)} times (the cap allows {max_answers}: the answer and "
                         "one repair)", *(f"usage_log#{u.id}" for u in segment))
+
+
+def _check_waste(snap: _Snapshot, bad: _Collector) -> None:
+    """A call the operator pays must not also be charged: its reservation is released and has no usage row."""
+    charged = {u.reservation_id for u in snap.usage if u.reservation_id is not None}
+    for row in snap.waste:
+        res = snap.reservations.get(row.reservation_id)
+        if res is None or res.state == "settled" or row.reservation_id in charged:
+            bad.add("waste_never_charged", "a call recorded as operator waste was also charged to a project",
+                    f"operator_waste#{row.id}", f"reservations#{row.reservation_id}")

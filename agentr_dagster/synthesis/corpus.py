@@ -28,6 +28,8 @@ class ScoredPaper:
     backend: str | None
     model: str | None
     label: str | None = None  # the person's decision (include | exclude), None when not labelled
+    p_include: float | None = None  # the screening engine's calibrated probability of inclusion (None: not ranked)
+    engine_rank: int | None = None  # its place in the engine's order (1 = most likely include)
 
     @property
     def included_by_person(self) -> bool:
@@ -56,8 +58,10 @@ class ScoredPaper:
 
     @property
     def relevance(self) -> float:
-        """One number to order papers inside a section: direct competition first, then support, then
-        similarity (each on 0-1)."""
+        """One number to order papers inside a section: the screening engine's P(include) where it ranked the
+        paper (a label's is 1 or 0); otherwise direct competition first, then support, then similarity (0-1)."""
+        if self.p_include is not None:
+            return round(float(self.p_include), 6)
         return round(0.5 * self.c1 / 10 + 0.3 * self.c2 / 10 + 0.2 * self.similarity, 6)
 
     @property
@@ -74,6 +78,9 @@ class Corpus:
     intent_hash: str
     papers: tuple[ScoredPaper, ...]
     unscored: int  # live papers without a current score (left out of the synthesis)
+    # how many includes the engine expects among the live papers nobody labelled (the sum of their P(include));
+    # None when the engine has not ranked the project
+    expected_unlabelled: float | None = None
 
     @property
     def fingerprint(self) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 from agentr_dagster.domain.text import is_stopword, truncate
 from agentr_dagster.domain.text import split_sentences as text_sentences
 from agentr_dagster.synthesis.corpus import Corpus, ScoredPaper
-from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS, clean_gap, planned_work_voice
+from agentr_dagster.synthesis.landscape import CONTRIBUTION_LABELS
 from agentr_dagster.synthesis.models import (
     BibEntry,
     Draft,
@@ -40,7 +40,7 @@ from agentr_dagster.synthesis.sanitize import (  # noqa: F401 - md_escape/md_une
 from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID
 from agentr_dagster.synthesis.validate import is_literature_claim, normalised_keys
 
-DRAFT_VERSION = "related-work-v1"
+DRAFT_VERSION = "related-work-v2"  # v2: one paragraph per theme
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,6 @@ class _Writer:
         self.by_id = corpus.by_id()
         self.embedder = embedder
         self.quoted: set[int] = set()
-        self.advantaged: set[int] = set()
         self.used_quotes: set[str] = set()
         self.included = [p.paper_id for p in landscape.papers if p.included]
         self.heuristic = landscape.backend == "offline"  # C1/C2 are heuristics: the sentences say so
@@ -200,23 +199,6 @@ class _Writer:
         return (f"as supporting work on {label} (C2 {_score(p.c2)}/10)",
                 {"c2_supporting_work.score": p.c2, "c2_supporting_work.contribution_type": p.contribution_type})
 
-    def quote_sentence(self, p: ScoredPaper, n: int, centroid: np.ndarray | None) -> Sentence:
-        role, fields = self.role(p)
-        found = self.best_quote(p, centroid)
-        self.quoted.add(p.paper_id)
-        if found is None:
-            return self.sentence(f"{self.title(p)} {cite(p.key)} is relevant {role}; its record has no abstract to "
-                                 "quote.", [self.ev(p, **fields)])
-        i, quote = found
-        q = md_data(_first_lower(quote))
-        templates = (
-            f"{self.title(p)} {cite(p.key)}, relevant {role}, reports that “{q}”.",
-            f"According to {self.title(p)} {cite(p.key)}, relevant {role}, “{q}”.",
-            f"{self.title(p)} {cite(p.key)}, relevant {role}, states that “{q}”.",
-        )
-        return self.sentence(templates[n % len(templates)],
-                             [self.ev(p, **fields, **{f"abstract.sentence[{i}]": quote})])
-
     def gap_of(self, paper_ids: list[int]):
         """The recurring gap that sets these papers apart: the largest lift of its share here over its share
         among all discussed papers, then the largest share. (cluster, papers sharing it, lift) or None."""
@@ -246,20 +228,32 @@ class _Writer:
                 out.append(self.ev(p, **{f"research_gaps[{st.index}]": st.text}))
         return out
 
+    def selection_text(self, n_scored: int) -> str:
+        """Which papers the draft discusses and why: the screening engine's likely includes."""
+        st = self.l.settings
+        if not st.get("relevance_floor_applied", True):
+            return (f"This section discusses all {n_scored} scored candidate papers: "
+                    f"{st.get('selection', 'no ranking to choose from')}.")
+        by_rank, labelled = st.get("likely_by_rank", 0), st.get("labelled_includes", 0)
+        text = (f"This section discusses {len(self.included)} of the {n_scored} scored candidate papers, the likely "
+                f"includes: the {by_rank} the screening engine ranks highest, as many as the includes it expects "
+                f"among the papers not yet labelled (about {float(st.get('expected_includes') or 0):.0f}")
+        if by_rank > round(float(st.get("expected_includes") or 0)):
+            text = text.replace("as many as the includes it expects", f"at least {st.get('min_discussed', 10)} "
+                                "papers, although it expects fewer includes")
+        if st.get("lowest_p_include") is not None:
+            text += f"; P(include) from {float(st['lowest_p_include']):.3f} up"
+        text += ")"
+        if labelled:
+            text += f", and the {labelled} the researcher labelled include"
+        return text + "."
+
     # -- sections
     def root(self, node: TaxonomyNode) -> list[list[Sentence]]:
         tax = self.l.taxonomy
         themes = [tax.node(c) for c in node.children if c not in (COMPETITORS_ID, GAPS_ID)]
         n_scored = self.l.n_papers
-        first = self.sentence(
-            f"This section discusses {len(self.included)} of the {n_scored} scored candidate papers: those whose "
-            f"direct-competitor score (C1) or supporting-work score (C2)"
-            f"{' (offline heuristics)' if self.heuristic else ''} reaches "
-            f"{_score(self.l.settings.get('c1_threshold', 5.0))} out of 10.", [])
-        if not self.l.settings.get("relevance_floor_applied", True):
-            first = self.sentence(
-                f"This section discusses all {n_scored} scored candidate papers, as too few reach the relevance "
-                "floor to leave any out.", [])
+        first = self.sentence(self.selection_text(n_scored), [])
         parts, evidence = [], []
         for theme in themes:
             top = self.cites_for(tax.subtree_papers(theme.id))[:2]
@@ -269,7 +263,8 @@ class _Writer:
         sentences = [first]
         if parts:
             noun = "theme" if len(parts) == 1 else "themes"
-            sentences.append(self.sentence(f"The literature they represent falls into {len(parts)} {noun}: "
+            sentences.append(self.sentence(f"The literature they represent falls into {len(parts)} {noun} (clusters "
+                                           f"of their titles and abstracts by embedding, a heuristic): "
                                            f"{_join(parts)}.", evidence))
         if self.l.competitors:
             top = [self.by_id[c.paper_id] for c in self.l.competitors[:3]]
@@ -305,100 +300,119 @@ class _Writer:
         return [out]
 
     def analytical(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        """One paragraph per theme: what it holds, what its most likely includes say in their own words (one
+        sentence carries several papers), and how it relates to the planned work."""
         papers = self.ranked(node.papers)
         threshold = self.l.settings.get("c1_threshold", 5.0)
         label = md_data(node.label.lower() if node.label[:2].istitle() else node.label)
-        # The opening cites a mix of competitors and supporting work, so it does not repeat the next sentence.
         k = self.s.cites_per_sentence
-        comps_first = [p for p in papers if p.is_competitor(threshold)][: (k + 1) // 2]
-        support_first = [p for p in papers if not p.is_competitor(threshold)][: k - len(comps_first)]
-        mix = {p.paper_id for p in comps_first + support_first}
-        top = self.ranked(mix)
-        top = (top + [p for p in papers if p.paper_id not in mix])[:k]
-        overview = [self.sentence(
-            (f"{len(papers)} candidates concern {label}, notably {cite(*(p.key for p in top))}."
+        top = papers[:k]
+        out = [self.sentence(
+            (f"{len(papers)} of the likely includes concern {label}, notably {cite(*(p.key for p in top))}."
              if len(papers) > len(top) else
-             f"{'One candidate concerns' if len(papers) == 1 else f'{len(papers)} candidates concern'} {label} "
-             f"{cite(*(p.key for p in top))}."),
+             f"{'One likely include concerns' if len(papers) == 1 else f'{len(papers)} likely includes concern'} "
+             f"{label} {cite(*(p.key for p in top))}."),
             [self.ev(p, route=node.id, semantic_similarity=p.similarity) for p in top])]
         comps = [p for p in papers if p.is_competitor(threshold)]
         support = [p for p in papers if not p.is_competitor(threshold)]
         if comps and support:
             types = sorted({p.contribution_type for p in support}, key=lambda t: (
                 -sum(p.contribution_type == t for p in support), t))
-            c_show, s_show = comps[: self.s.cites_per_sentence], support[: self.s.cites_per_sentence]
-            overview.append(self.sentence(
-                f"Of these, {cite(*(p.key for p in c_show))} {_verb(c_show, 'compete')} directly with the planned "
-                f"work, while {cite(*(p.key for p in s_show))} {_verb(s_show, 'support')} it, mainly through "
-                f"{CONTRIBUTION_LABELS[types[0]]}.",
+            c_show, s_show = comps[:k], support[:k]
+            basis = " (by the offline C1 and C2 heuristics)" if self.heuristic else ""
+            out.append(self.sentence(
+                f"Of these{basis}, {cite(*(p.key for p in c_show))} {_verb(c_show, 'compete')} directly with the "
+                f"planned work, while {cite(*(p.key for p in s_show))} {_verb(s_show, 'support')} it, mainly "
+                f"through {CONTRIBUTION_LABELS[types[0]]}.",
                 [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in c_show]
                 + [self.ev(p, **{"c2_supporting_work.score": p.c2,
                                  "c2_supporting_work.contribution_type": p.contribution_type}) for p in s_show]))
         centroid = self.centroid(node.papers)
         fresh = [p for p in papers if p.paper_id not in self.quoted]
         chosen = (fresh + [p for p in papers if p.paper_id in self.quoted])[: self.s.papers_quoted_per_section]
-        quotes = [self.quote_sentence(p, n, centroid) for n, p in enumerate(chosen)]
-        relation = []
+        out += self.quotes(chosen, centroid)
         gap = self.gap_of(node.papers)
         if gap is not None:
             cluster, shared, lift = gap
-            shown = self.ranked(shared)[: self.s.cites_per_sentence]
+            shown = self.ranked(shared)[:k]
             how_many = f"all {len(papers)}" if len(shared) == len(papers) else f"{len(shared)} of {len(papers)}"
             setting = ("that sets these papers apart" if lift > 0.05 else "that they share with the other candidates")
             clause = gap_clause(cluster.representative, plural=True)
             statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
-            relation.append(self.sentence(
-                f"Relative to the planned work, the recorded gap {setting} ({how_many}) "
+            basis = " (an offline heuristic)" if self.heuristic else ""
+            out.append(self.sentence(
+                f"Relative to the planned work, the recorded gap{basis} {setting} ({how_many}) "
                 f"{md_data(statement)} {cite(*(p.key for p in shown))}.",
                 self.gap_evidence(cluster, shown)))
-        lead = next((p for p in papers if p.paper_id not in self.advantaged), papers[0])
-        self.advantaged.add(lead.paper_id)
-        advantage = planned_work_voice(lead.assessment.candidate_advantage).rstrip(". ")
-        relation.append(self.sentence(
-            f"Conversely, {cite(lead.key)} offers what the planned work does not: "
-            f"{md_data(_first_lower(truncate(advantage, 260)))}.",
-            [self.ev(lead, candidate_advantage=lead.assessment.candidate_advantage)]))
-        return [overview, quotes, relation] if quotes else [overview, relation]
+        return [out]
+
+    def quotes(self, chosen: list[ScoredPaper], centroid: np.ndarray | None) -> list[Sentence]:
+        """The chosen papers in their own words: the first in a sentence of its own, the others two to a
+        sentence ("Similarly, [@a] states that ..., and [@b] that ..."): prose, not one template per paper."""
+        found = []
+        for p in chosen:
+            quote = self.best_quote(p, centroid)
+            self.quoted.add(p.paper_id)
+            if quote is not None:
+                found.append((p, *quote))
+        if not found:
+            return []
+        p, i, q = found[0]
+        role, fields = self.role(p)
+        lead_in = "The most likely include among them" if p.p_include is not None else "The first of them"
+        out = [self.sentence(
+            f"{lead_in}, {self.title(p)} {cite(p.key)}, relevant {role}, reports that "
+            f"“{md_data(_first_lower(q))}”.", [self.ev(p, **fields, **{f"abstract.sentence[{i}]": q})])]
+        openers = ("Similarly,", "In the same vein,", "Along related lines,")
+        rest = found[1:]
+        for n in range(0, len(rest), 2):
+            pair = rest[n:n + 2]
+            parts = [f"{cite(pp.key)} {'states' if j == 0 else ''} that “{md_data(_first_lower(qq))}”".replace(
+                "  ", " ") for j, (pp, _, qq) in enumerate(pair)]
+            text = f"{openers[(n // 2) % len(openers)]} {' and '.join(parts)}."
+            out.append(self.sentence(text, [self.ev(pp, **{f"abstract.sentence[{ii}]": qq}) for pp, ii, qq in pair]))
+        return out
 
     def competitors(self, node: TaxonomyNode) -> list[list[Sentence]]:
+        """One paragraph: who the candidate competitors are and on what basis, the closest in its own words, and
+        how their overlaps with the planned work fall (grouped, not paper by paper)."""
         comps = [self.by_id[c.paper_id] for c in self.l.competitors if c.paper_id in set(node.papers)]
         scores = [p.c1 for p in comps]
         lo, hi = _score(min(scores)), _score(max(scores))
-        opening = self.sentence(
-            f"The candidates closest to the planned work are {cite(*(p.key for p in comps))}, with "
-            f"direct-competitor scores {'of ' + hi if lo == hi else f'from {lo} to {hi}'} out of 10.",
-            [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in comps])
-        per_paper = []
+        basis = ("by the offline C1 heuristic (the overlap of the planned work's problem and method terms with "
+                 "each paper's title and abstract, not a reading)" if self.heuristic else "by the model's C1 score")
+        out = [self.sentence(
+            f"Among the likely includes, the candidates closest to the planned work {basis} are "
+            f"{cite(*(p.key for p in comps))}, with direct-competitor scores "
+            f"{'of ' + hi if lo == hi else f'from {lo} to {hi}'} out of 10.",
+            [self.ev(p, **{"c1_direct_competitor.score": p.c1}) for p in comps])]
         centroid = self.centroid(node.papers)
-        for n, p in enumerate(comps):
+        out += self.quotes(comps[:3], centroid)
+        by_level: dict[tuple[str, str], list[ScoredPaper]] = {}
+        for p in comps:
             o = p.assessment.overlap
-            found = self.best_quote(p, centroid)
-            fields = {"c1_direct_competitor.score": p.c1, "overlap.problem": o.problem.value,
-                      "overlap.method": o.method.value}
-            text = (f"{self.title(p)} {cite(p.key)} scores {_score(p.c1)}/10 as a direct competitor, with "
-                    f"{o.problem.value} problem overlap and {o.method.value} method overlap")
-            if found is not None:
-                i, quote = found
-                fields[f"abstract.sentence[{i}]"] = quote
-                text += f"; its abstract states that “{md_data(_first_lower(quote))}”"
-            per_paper.append(self.sentence(text + ".", [self.ev(p, **fields)]))
-            self.quoted.add(p.paper_id)
-            if n < self.s.competitors_with_gap and p.assessment.research_gaps:
-                gap = planned_work_voice(clean_gap(p.assessment.research_gaps[0]))
-                clause = gap_clause(gap, plural=False)
-                per_paper.append(self.sentence(
-                    f"Relative to the planned work, {cite(p.key)} leaves a gap: "
-                    f"{md_data(clause or _first_lower(gap))}.",
-                    [self.ev(p, **{"research_gaps[0]": p.assessment.research_gaps[0]})]))
-        return [[opening], per_paper]
+            by_level.setdefault((o.problem.value, o.method.value), []).append(p)
+        parts, evidence = [], []
+        for (problem, method), group in sorted(by_level.items(), key=lambda kv: -len(kv[1])):
+            shown = group[: self.s.cites_per_sentence]
+            parts.append(f"{problem} problem and {method} method overlap for {cite(*(p.key for p in shown))}")
+            evidence += [self.ev(p, **{"overlap.problem": problem, "overlap.method": method}) for p in shown]
+        out.append(self.sentence(f"Their overlaps with the planned work are {_join(parts)}.", evidence))
+        return [out]
 
     def gaps(self, node: TaxonomyNode) -> list[list[Sentence]]:
         n = len(self.included)
+        basis = ("By the offline heuristic (a term of the planned work that a paper's title and abstract match at "
+                 "most weakly, lexically and by embedding, abbreviations, plurals and spellings taken into account; "
+                 "statements grouped by the similarity of their wording), " if self.heuristic else
+                 "Among the model's per-paper gaps, grouped by the similarity of their wording, ")
         out = []
         ordinals = ("most frequent", "second most frequent", "third most frequent", "fourth most frequent",
                     "fifth most frequent", "sixth most frequent")
+        openers = ("", "Next, ", "Then, ", "Further, ", "Finally, ", "Also, ")
         used: set[int] = set()
-        for k, cluster in enumerate(self.l.gap_clusters[: self.s.gap_sentences]):
+        clusters = self.l.gap_clusters[: self.s.gap_sentences]
+        for k, cluster in enumerate(clusters):
             pool = [p for p in self.ranked(cluster.papers) if p.paper_id in set(node.papers)]
             # Cite papers not cited for an earlier gap first, so the section shows more of the literature.
             shown = ([p for p in pool if p.paper_id not in used] + [p for p in pool if p.paper_id in used])
@@ -407,10 +421,11 @@ class _Writer:
             how_many = f"all {n}" if len(cluster.papers) == n else f"{len(cluster.papers)} of the {n}"
             clause = gap_clause(cluster.representative, plural=True)
             statement = f"is that {clause}" if clause else f"is: {cluster.representative}"
-            out.append(self.sentence(
-                f"The {ordinals[min(k, len(ordinals) - 1)]} gap, recorded for {how_many} discussed candidates, "
-                f"{md_data(statement)} {cite(*(p.key for p in shown))}.",
-                self.gap_evidence(cluster, shown)))
+            opener = openers[k] if k < len(openers) and k < len(clusters) - 1 else ("Finally, " if k else "")
+            opener = basis if k == 0 else opener
+            text = (f"{opener}the {ordinals[min(k, len(ordinals) - 1)]} gap, recorded for {how_many} likely "
+                    f"includes, {md_data(statement)} {cite(*(p.key for p in shown))}.")
+            out.append(self.sentence(text[0].upper() + text[1:], self.gap_evidence(cluster, shown)))
         return [out]
 
 

@@ -9,7 +9,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agentr_dagster.domain.contracts import ContributionType
+from agentr_dagster.domain.concept_match import ConceptText
+from agentr_dagster.domain.contracts import NO_GAP_STATEMENT, ContributionType
 from agentr_dagster.synthesis.clustering import (
     distinctive_phrases,
     doc_phrases,
@@ -31,7 +32,7 @@ from agentr_dagster.synthesis.models import (
 )
 from agentr_dagster.synthesis.taxonomy import COMPETITORS_ID, GAPS_ID, build_taxonomy, check_taxonomy
 
-SYNTHESIS_VERSION = "synthesis-v1"
+SYNTHESIS_VERSION = "synthesis-v2"  # v2: the likely includes; no gap a paper names itself
 
 CONTRIBUTION_LABELS = {
     "methodology": "methodology",
@@ -91,33 +92,58 @@ def build_landscape(corpus: Corpus, embedder: Embedder | None = None,
 
         embedder = get_embedder()
     papers = sorted(corpus.papers, key=lambda p: p.paper_id)
-    included, floor_applied = _included_papers(papers, settings)
+    included, selection = likely_includes(papers, corpus.expected_unlabelled)
     included_ids = {p.paper_id for p in included}
     by_id = {p.paper_id: p for p in papers}
     # Each section appends its claims in turn, so claim order is competitors, supporting, gaps, taxonomy.
     claims: list[Claim] = []
     competitors = _competitors(included, settings, claims)
     supporting = _supporting_groups(included, settings, claims)
-    gap_clusters = _gap_clusters(included, embedder, settings, claims)
+    gap_clusters = _gap_clusters(included, embedder, settings, claims,
+                                 context=(corpus.abstract or "", corpus.intent.problem_statement))
     taxonomy = _taxonomy(included, by_id, competitors, gap_clusters, embedder, settings)
     claims += _taxonomy_claims(taxonomy, by_id)
     first = papers[0]
     return Landscape(
         slug=corpus.slug, version=SYNTHESIS_VERSION, backend=first.backend, model=first.model,
-        n_papers=len(papers), papers=_paper_summaries(papers, included_ids, taxonomy, settings),
+        n_papers=len(papers), papers=_paper_summaries(papers, included_ids, taxonomy, selection),
         competitors=competitors, supporting=supporting, gap_clusters=gap_clusters, taxonomy=taxonomy, claims=claims,
         structure_problems=check_taxonomy(taxonomy, sorted(included_ids)),
-        settings={**asdict(settings), "relevance_floor_applied": floor_applied, "unscored_papers": corpus.unscored},
+        settings={**asdict(settings), **selection, "unscored_papers": corpus.unscored},
     )
 
 
-def _included_papers(papers: list[ScoredPaper], settings: LandscapeSettings) -> tuple[list[ScoredPaper], bool]:
-    """The papers above the relevance floor (C1 or C2 threshold), and whether the floor was applied."""
-    included = [p for p in papers
-                if p.is_competitor(settings.c1_threshold) or p.c2 >= settings.c2_threshold]
-    if len(included) >= 2:
-        return included, True
-    return list(papers), False  # too few above the floor to organise: keep everything, and say so
+MIN_DISCUSSED = 10  # a draft needs material: below this many likely includes, the next ones in the engine's order
+
+
+def likely_includes(papers: list[ScoredPaper], expected_unlabelled: float | None) -> tuple[list[ScoredPaper], dict]:
+    """The papers the synthesis discusses: those the screening engine judges likely includes, and how they were
+    chosen (stored in the landscape's settings, stated by the draft and the report).
+
+    The person's includes always; of the papers nobody labelled, as many as the engine expects includes among
+    them (the sum of their calibrated P(include)), in the engine's order: the expected count of includes, read
+    from the head of the list (at least :data:`MIN_DISCUSSED` papers in all, where the list has them). Not a
+    threshold on a score of this backend (the offline C1/C2 are heuristics), and no paper labelled exclude (those
+    never reach the corpus). Without a ranking by the engine, or with fewer than two papers so chosen, every
+    scored paper is discussed, and the selection says so."""
+    labelled = [p for p in papers if p.included_by_person]
+    ranked = sorted((p for p in papers if p.label is None and p.engine_rank is not None),
+                    key=lambda p: (p.engine_rank, p.paper_id))
+    if expected_unlabelled is None or not ranked:
+        return list(papers), {"selection": "all scored papers (the screening engine has not ranked them)",
+                              "relevance_floor_applied": False}
+    take = min(max(int(round(expected_unlabelled)), MIN_DISCUSSED - len(labelled)), len(ranked))
+    chosen = labelled + ranked[:take]
+    if len(chosen) < 2:
+        return list(papers), {"selection": "all scored papers (fewer than two likely includes)",
+                              "relevance_floor_applied": False, "expected_includes": expected_unlabelled}
+    lowest = min((p.p_include for p in ranked[:take] if p.p_include is not None), default=None)
+    return chosen, {
+        "selection": "likely includes (the screening engine's expected count, read from the head of its order)",
+        "relevance_floor_applied": True, "expected_includes": expected_unlabelled,
+        "likely_by_rank": len(ranked[:take]), "labelled_includes": len(labelled),
+        "lowest_p_include": lowest, "min_discussed": MIN_DISCUSSED,
+    }
 
 
 def _competitors(included: list[ScoredPaper], settings: LandscapeSettings,
@@ -165,10 +191,13 @@ def _supporting_groups(included: list[ScoredPaper], settings: LandscapeSettings,
         if not group:
             continue
         label = CONTRIBUTION_LABELS[ctype.value]
+        basis = " by the offline C2 heuristic (facet overlap, not a reading)" if group[0].backend == "offline" else ""
         lead = ", ".join(f"{p.key} (C2 {p.c2:.1f})" for p in group[:3])
         claim = Claim(
             id=f"c2-{ctype.value}", kind="supporting",
-            text=f"{len(group)} candidate(s) support the planned work through {label}, led by {lead}.",
+            text=(f"{len(group)} candidate(s) support the planned work through {label}"
+                  f"{basis}"
+                  f", led by {lead}."),
             evidence=[_ev(p, **{
                 "c2_supporting_work.score": p.c2, "c2_supporting_work.contribution_type": p.contribution_type,
                 "c2_supporting_work.relevance_areas": list(p.assessment.c2_supporting_work.relevance_areas),
@@ -210,15 +239,16 @@ def _taxonomy_claims(taxonomy: Taxonomy, by_id: dict[int, ScoredPaper]) -> list[
         scores = {r.paper_id: r.score for r in taxonomy.routes if r.node in leaves}
         claims.append(Claim(
             id=f"tax-{node.id}", kind="taxonomy", section=node.id,
-            text=(f"{len(members)} included candidate(s) are routed to the theme '{node.label}'"
-                  + (f" (distinctive phrases: {', '.join(node.key_phrases)})." if node.key_phrases else ".")),
+            text=(f"{len(members)} likely include(s) are routed to the theme '{node.label}' (a heuristic: a "
+                  "cluster of their title-and-abstract embeddings"
+                  + (f"; distinctive phrases: {', '.join(node.key_phrases)})." if node.key_phrases else ").")),
             evidence=[_ev(p, semantic_similarity=p.similarity, route_cosine=scores.get(p.paper_id)) for p in members],
         ))
     return claims
 
 
 def _paper_summaries(papers: list[ScoredPaper], included_ids: set[int], taxonomy: Taxonomy,
-                     settings: LandscapeSettings) -> list[PaperSummary]:
+                     selection: dict) -> list[PaperSummary]:
     """Every scored paper: its scores, whether it is discussed (and why not), and the sections it is routed to."""
     routes: dict[int, list[str]] = {}
     for route in taxonomy.routes:
@@ -228,13 +258,24 @@ def _paper_summaries(papers: list[ScoredPaper], included_ids: set[int], taxonomy
             paper_id=p.paper_id, result_id=p.result_id, key=p.key, title=p.title, year=p.year, doi=p.doi,
             c1=p.c1, c2=p.c2, similarity=p.similarity, contribution_type=p.contribution_type, overlap=_overlap(p),
             relevance=p.relevance, included=p.paper_id in included_ids,
-            exclusion_reason=None if p.paper_id in included_ids else (
-                f"below the relevance floor (C1 {p.c1:.1f} < {settings.c1_threshold:g} and "
-                f"C2 {p.c2:.1f} < {settings.c2_threshold:g})"),
-            sections=routes.get(p.paper_id, []),
+            exclusion_reason=None if p.paper_id in included_ids else _why_not_discussed(p, selection),
+            sections=routes.get(p.paper_id, []), p_include=p.p_include, engine_rank=p.engine_rank,
         )
         for p in papers
     ]
+
+
+def _gap_basis(included: list[ScoredPaper]) -> str:
+    if included and included[0].backend == "offline":
+        return ("offline heuristic: a term of the planned work with no more than a weak lexical and embedding "
+                "match in the paper's title and abstract")
+    return "the model's per-paper gaps, clustered by embedding"
+
+
+def _why_not_discussed(p: ScoredPaper, selection: dict) -> str:
+    taken = selection.get("likely_by_rank", 0)
+    where = f"engine rank {p.engine_rank}, P(include) {p.p_include:.4f}" if p.engine_rank is not None else "not ranked"
+    return f"not among the likely includes (the {taken} the screening engine ranks highest; {where})"
 
 
 def centre(vectors: np.ndarray) -> np.ndarray:
@@ -252,12 +293,46 @@ def top_papers(paper_ids: list[int], by_id: dict[int, ScoredPaper], n: int) -> l
     return sorted(paper_ids, key=lambda i: (-by_id[i].relevance, i))[:n]
 
 
+_NEGATED_RE = re.compile(
+    r"^\s*(?:it\s+|the paper\s+|this paper\s+)?(?:does not|doesn't|do not|did not|lacks?|ignores?|omits?|neglects?"
+    r"|overlooks?|fails? to|never)\b(?:\s+(?:address|consider|cover|study|examine|evaluate|discuss|mention|include"
+    r"|treat|investigate|report|use|apply|explore)(?:es|s)?)?\s+(?:the\s+(?:user|researcher|planned work)(?:'s|’s)"
+    r"\s+(?:problem|method|domain|constraint)\s+)?(?P<rest>.+)$", re.I)
+_QUOTED_RE = re.compile(r"['‘“\"]([^'’”\"]{2,120})['’”\"]")
+
+
+def lacked_concepts(gap: str) -> list[str]:
+    """The concepts a gap statement says the paper lacks ("Does not address the user's method 'SLRs'" -> SLRs):
+    the quoted terms of a negated statement, or the phrase after its verb; [] when it states no absence."""
+    match = _NEGATED_RE.match(clean_gap(gap))
+    if match is None:
+        return []
+    quoted = _QUOTED_RE.findall(match.group("rest"))
+    if quoted:
+        return quoted
+    phrase = re.split(r"[,;:.()]| - | which | that | because ", match.group("rest"), maxsplit=1)[0].strip()
+    return [phrase] if phrase else []
+
+
+def names_what_it_lacks(gap: str, own: ConceptText) -> bool:
+    """A false finding: the gap says the paper lacks a concept that its own title or abstract names (in any
+    variant :class:`ConceptText` knows). Such statements are left out of the landscape and the draft."""
+    concepts = lacked_concepts(gap)
+    return bool(concepts) and all(own.contains(c) for c in concepts)
+
+
 def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: LandscapeSettings,
-                  claims: list[Claim]) -> list[GapCluster]:
+                  claims: list[Claim], context: tuple[str, ...] = ()) -> list[GapCluster]:
+    """Recurring gaps: the included papers' gap statements clustered. A heuristic (embedding distance between
+    statements), and the offline statements themselves are heuristics (an intent term with a weak lexical and
+    embedding match); a statement that a paper lacks what its own text names is dropped first, and so is the
+    offline backend's statement that a paper has no gap."""
     statements: list[tuple[ScoredPaper, int, str, str]] = []  # paper, index, original, cleaned
     for p in included:
+        own = ConceptText(p.text, context=context)
         for i, gap in enumerate(p.assessment.research_gaps):
-            statements.append((p, i, gap, clean_gap(gap)))
+            if not gap.startswith(NO_GAP_STATEMENT) and not names_what_it_lacks(gap, own):
+                statements.append((p, i, gap, clean_gap(gap)))
     if not statements:
         return []
     unique: dict[str, int] = {}
@@ -295,7 +370,8 @@ def _gap_clusters(included: list[ScoredPaper], embedder: Embedder, settings: Lan
         representative = planned_work_voice(texts[rep])
         claims.append(Claim(
             id=cid, kind="gap",
-            text=f"A gap recorded for {len(papers)} of the {len(included)} included candidates: {representative}.",
+            text=(f"A gap recorded for {len(papers)} of the {len(included)} likely includes "
+                  f"({_gap_basis(included)}): {representative}."),
             evidence=[Evidence(paper_id=s.paper_id, key=s.key, result_id=result_ids[s.paper_id],
                                fields={f"research_gaps[{s.index}]": s.text}) for s in stated],
         ))

@@ -53,6 +53,8 @@ class PaperSummary(_Model):
     included: bool
     exclusion_reason: str | None = None
     sections: list[str] = Field(default_factory=list)
+    p_include: float | None = None  # the screening engine's calibrated probability of inclusion
+    engine_rank: int | None = None  # the engine's rank (1 = most likely include)
 
 
 class CompetitorEntry(_Model):

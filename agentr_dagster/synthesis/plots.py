@@ -61,7 +61,7 @@ def c1_vs_c2(landscape: Landscape, dpi: int = 110, annotate: int = 6) -> bytes:
     excluded = [i for i, p in enumerate(papers) if not p.included]
     if excluded:
         ax.scatter([papers[i].c2 + jitter[i, 0] for i in excluded], [papers[i].c1 + jitter[i, 1] for i in excluded],
-                   s=18, color="#bbbbbb", label="below relevance floor", marker="x")
+                   s=18, color="#bbbbbb", label="not among the likely includes", marker="x")
     c1t = landscape.settings.get("c1_threshold", 5.0)
     c2t = landscape.settings.get("c2_threshold", 5.0)
     ax.axhline(c1t, color="#999", lw=0.8, ls="--")
@@ -70,14 +70,14 @@ def c1_vs_c2(landscape: Landscape, dpi: int = 110, annotate: int = 6) -> bytes:
     # lines: competitors share a score band, and labels placed next to their points overlap.
     labelled = sorted((landscape.paper(e.paper_id) for e in landscape.competitors[:annotate]), key=lambda p: -p.c1)
     for n, p in enumerate(labelled):
-        ax.annotate(p.key, (p.c2, p.c1), xytext=(0.1, 10.1 - 0.62 * n), textcoords="data", fontsize=8, color="#333",
+        ax.annotate(p.key, (p.c2, p.c1), xytext=(0.1, 10.1 - 0.62 * n), textcoords="data", fontsize=9, color="#333",
                     ha="left", va="center", arrowprops={"arrowstyle": "-", "color": "#aaa", "lw": 0.5})
     ax.set_xlim(-0.5, 10.5)
     ax.set_ylim(-0.5, 10.5)
     ax.set_xlabel("C2 supporting-work score (0-10)")
     ax.set_ylabel("C1 direct-competitor score (0-10)")
     ax.set_title("Direct competitors vs supporting work (marker size = semantic similarity)", fontsize=10)
-    ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
+    ax.legend(fontsize=9, loc="lower right", framealpha=0.9)
     ax.grid(alpha=0.25)
     return _png(fig, dpi)
 
@@ -92,8 +92,8 @@ def similarity_distribution(landscape: Landscape, dpi: int = 110) -> bytes:
     c1t = landscape.settings.get("c1_threshold", 5.0)
     groups = [
         (f"direct competitors (C1 ≥ {c1t:g})", [p.similarity for p in papers if p.included and p.c1 >= c1t], "#e15759"),
-        ("other included", [p.similarity for p in papers if p.included and p.c1 < c1t], "#4e79a7"),
-        ("below relevance floor", [p.similarity for p in papers if not p.included], "#bbbbbb"),
+        ("other likely includes", [p.similarity for p in papers if p.included and p.c1 < c1t], "#4e79a7"),
+        ("not among the likely includes", [p.similarity for p in papers if not p.included], "#bbbbbb"),
     ]
     groups = [g for g in groups if g[1]]
     ax.hist([g[1] for g in groups], bins=bins, stacked=True, color=[g[2] for g in groups],
@@ -103,28 +103,28 @@ def similarity_distribution(landscape: Landscape, dpi: int = 110) -> bytes:
     ax.set_xlabel("semantic similarity to the planned work")
     ax.set_ylabel("papers")
     ax.set_title("Similarity distribution", fontsize=10)
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9)
     ax.grid(alpha=0.25, axis="y")
     return _png(fig, dpi)
 
 
-def overlap_heatmap(landscape: Landscape, dpi: int = 110, top: int = 40) -> bytes:
+def overlap_heatmap(landscape: Landscape, dpi: int = 110, top: int = 20) -> bytes:
     """Problem / method / domain / constraint overlap (none..high) of the most relevant papers."""
     papers = sorted((p for p in landscape.papers if p.included), key=lambda p: (-p.relevance, p.paper_id))[:top]
     if not papers:
         return _empty("no included papers", dpi)
     matrix = np.array([[LEVELS[p.overlap[f]] for f in FACETS] for p in papers], dtype=float)
-    fig = Figure(figsize=(5.8, 1.2 + 0.22 * len(papers)))
+    fig = Figure(figsize=(6.5, 1.4 + 0.26 * len(papers)))
     ax = fig.add_subplot()
     image = ax.imshow(matrix, aspect="auto", cmap="YlOrRd", vmin=0, vmax=3)
-    ax.set_xticks(range(len(FACETS)), labels=FACETS, fontsize=8)
-    ax.set_yticks(range(len(papers)), labels=[p.key for p in papers], fontsize=7)
+    ax.set_xticks(range(len(FACETS)), labels=FACETS, fontsize=9)
+    ax.set_yticks(range(len(papers)), labels=[p.key for p in papers], fontsize=9)
     ax.xaxis.tick_top()
     for (i, j), value in np.ndenumerate(matrix):
-        ax.text(j, i, "nlmh"[int(value)], ha="center", va="center", fontsize=6,
+        ax.text(j, i, "nlmh"[int(value)], ha="center", va="center", fontsize=8,
                 color="white" if value >= 2 else "#333")
     bar = fig.colorbar(image, ax=ax, ticks=[0, 1, 2, 3], fraction=0.05)
-    bar.ax.set_yticklabels(["none", "low", "medium", "high"], fontsize=7)
+    bar.ax.set_yticklabels(["none", "low", "medium", "high"], fontsize=9)
     ax.set_title(f"Overlap with the planned work (top {len(papers)} by relevance)", fontsize=10, pad=24)
     return _png(fig, dpi)
 
@@ -134,15 +134,17 @@ def gap_clusters(landscape: Landscape, dpi: int = 110) -> bytes:
     if not clusters:
         return _empty("no research gaps recorded", dpi)
     included = sum(p.included for p in landscape.papers) or 1
-    fig = Figure(figsize=(8, 0.9 + 0.42 * len(clusters)))
+    # labels wrapped onto two lines inside a figure a page column shows at its natural size (9 pt stays 9 pt)
+    fig = Figure(figsize=(7.5, 1.0 + 0.6 * len(clusters)))
+    fig.subplots_adjust(left=0.42, right=0.97)
     ax = fig.add_subplot()
     y = np.arange(len(clusters))[::-1]
     counts = [len(c.papers) for c in clusters]
     ax.barh(y, counts, color="#76b7b2")
-    labels = [f"{c.id}: " + textwrap.shorten(c.label, 70, placeholder="…") for c in clusters]
-    ax.set_yticks(y, labels=labels, fontsize=7)
+    labels = [textwrap.fill(textwrap.shorten(f"{c.id}: {c.label}", 76, placeholder="…"), 40) for c in clusters]
+    ax.set_yticks(y, labels=labels, fontsize=9)
     for yi, n in zip(y, counts, strict=True):
-        ax.text(n, yi, f" {n} ({100 * n / included:.0f}%)", va="center", fontsize=7)
+        ax.text(n, yi, f" {n} ({100 * n / included:.0f}%)", va="center", fontsize=9)
     ax.set_xlim(0, max(counts) * 1.25)
     ax.set_xlabel("papers recording the gap")
     ax.set_title("Recurring research gaps (clusters of the per-paper gaps)", fontsize=10)
@@ -172,10 +174,10 @@ def taxonomy_tree(landscape: Landscape, dpi: int = 110) -> bytes:
         count = len(tax.subtree_papers(node.id))
         label = textwrap.shorten(node.label, 44, placeholder="…")
         ax.scatter([x], [ypos[node.id]], s=60, color=colours.get(node.kind, "#999"), zorder=3)
-        ax.text(x + 0.15, ypos[node.id] + 0.18, f"{label} ({count})", fontsize=8, va="bottom")
+        ax.text(x + 0.15, ypos[node.id] + 0.18, f"{label} ({count})", fontsize=9, va="bottom")
     for kind, colour in colours.items():
         ax.scatter([], [], color=colour, label=kind)
-    ax.legend(fontsize=7, loc="lower left", bbox_to_anchor=(0, -0.02), ncol=3, frameon=False)
+    ax.legend(fontsize=9, loc="lower left", bbox_to_anchor=(0, -0.02), ncol=3, frameon=False)
     depth = max(tax.depth(n.id) for n in nodes)
     ax.set_xlim(-0.3, depth * xstep + 3.2)
     ax.set_ylim(-len(leaves) - 0.3, 0.8)
@@ -203,11 +205,11 @@ def timeline(transitions: Sequence, dpi: int = 110) -> bytes:
         ax.scatter(xs, [lane] * len(xs), c=[colour[t.state] for t in mine], s=28, zorder=2)
     for state in states:
         ax.scatter([], [], color=colour[state], label=state)
-    ax.set_yticks(range(len(stages)), labels=stages, fontsize=8)
+    ax.set_yticks(range(len(stages)), labels=stages, fontsize=9)
     ax.invert_yaxis()
     ax.set_xlabel(f"seconds since {start:%Y-%m-%d %H:%M:%S} UTC")
     ax.set_title("Lifecycle timeline (stage-level state changes)", fontsize=10)
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+    ax.legend(fontsize=9, loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
     ax.grid(alpha=0.25, axis="x")
     return _png(fig, dpi)
 
@@ -249,9 +251,10 @@ def relevance_distribution(scores: Sequence[float], labels: Sequence[str] = (), 
 
 def prisma_flow(counts, dpi: int = 110) -> bytes:
     """The PRISMA 2020 flow diagram of a project (:class:`~agentr_dagster.domain.prisma.PrismaCounts`): records
-    identified per source, duplicates removed, screened (ranked), scored, above threshold and labelled."""
+    identified per source, removed before screening (duplicates, unusable rows), screened, excluded and not yet
+    screened by a person, included; the model's ranking beside it."""
     sources = list(counts.identified.items()) or [("no source", 0)]
-    fig = Figure(figsize=(8.5, 6.2))
+    fig = Figure(figsize=(9, 6.8))
     ax = fig.add_subplot()
     ax.set_xlim(0, 10)
     ax.set_ylim(0, 10)
@@ -259,28 +262,31 @@ def prisma_flow(counts, dpi: int = 110) -> bytes:
 
     def box(x: float, y: float, w: float, h: float, text: str, colour: str = "#eef3f8") -> None:
         ax.add_patch(Rectangle((x, y), w, h, facecolor=colour, edgecolor="#4e79a7", linewidth=1.2))
-        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8.5, wrap=True)
+        ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=10)
 
     def arrow(x0: float, y0: float, x1: float, y1: float) -> None:
         ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops={"arrowstyle": "->", "color": "#555"})
 
-    for label, y in (("Identification", 8.4), ("Screening", 4.9), ("Included", 1.3)):
-        ax.text(0.15, y, label, rotation=90, ha="center", va="center", fontsize=10, weight="bold", color="#4e79a7")
-    listed = "\n".join(f"{name}: {n}" for name, n in sources[:10])
-    box(0.5, 7.0, 5.0, 2.8, f"Records identified ({counts.identified_total})\n{listed}")
-    box(6.5, 7.6, 3.2, 1.5, f"Duplicates removed\n{counts.duplicates_removed}", "#fbeee6")
-    arrow(5.5, 8.35, 6.5, 8.35)
-    box(0.5, 4.5, 5.0, 1.4, f"Records screened (ranked)\n{counts.screened}")
-    arrow(3.0, 7.0, 3.0, 5.9)
-    reasons = "\n".join(f"{why} {n}" for why, n in counts.not_scored.items() if n)
-    box(6.5, 4.5, 3.2, 1.4, f"Not scored {counts.not_scored_total}\n{reasons}".strip(), "#fbeee6")
-    arrow(5.5, 5.2, 6.5, 5.2)
-    box(0.5, 2.5, 5.0, 1.3, f"Records scored\n{counts.scored}")
-    arrow(3.0, 4.5, 3.0, 3.8)
-    box(0.5, 0.3, 5.0, 1.5, f"Above threshold (C1 or C2 >= {counts.threshold:g})\n{counts.above_threshold}",
-        "#e6f4ea")
-    arrow(3.0, 2.5, 3.0, 1.8)
-    box(6.5, 0.3, 3.2, 1.5, f"Labelled by a person\ninclude {counts.labelled_included} · "
-        f"exclude {counts.labelled_excluded}", "#e6f4ea")
-    fig.suptitle("PRISMA 2020 flow", fontsize=11)
+    for label, y in (("Identification", 8.3), ("Screening", 4.6), ("Included", 0.9)):
+        ax.text(0.15, y, label, rotation=90, ha="center", va="center", fontsize=11, weight="bold", color="#4e79a7")
+    shown = [f"{textwrap.shorten(name, 34, placeholder='...')}: {n:,}" for name, n in sources[:6]]
+    if len(sources) > 6:
+        shown.append(f"and {len(sources) - 6} more: {sum(n for _, n in sources[6:]):,}")
+    box(0.5, 6.9, 5.0, 2.9, f"Records identified ({counts.identified_total:,})\n" + "\n".join(shown))
+    box(6.2, 6.9, 3.7, 2.9, f"Removed before screening\nduplicates {counts.duplicates_removed:,}\n"
+        f"  by the importer {counts.duplicates_by_importer:,}\n  across sources {counts.duplicates_across_sources:,}"
+        f"\nunusable rows {counts.unusable_removed:,}", "#fbeee6")
+    arrow(5.5, 8.35, 6.2, 8.35)
+    box(0.5, 4.0, 5.0, 1.6, f"Records screened\n{counts.screened:,}")
+    arrow(3.0, 6.9, 3.0, 5.6)
+    box(6.2, 4.6, 3.7, 1.2, f"Excluded (labelled)\n{counts.labelled_excluded:,}", "#fbeee6")
+    arrow(5.5, 5.2, 6.2, 5.2)
+    box(6.2, 3.0, 3.7, 1.3, f"Not yet screened\n{counts.not_yet_screened:,}", "#f4f4f4")
+    arrow(5.5, 4.3, 6.2, 3.7)
+    box(0.5, 0.3, 5.0, 1.5, f"Studies included (labelled)\n{counts.labelled_included:,}", "#e6f4ea")
+    arrow(3.0, 4.0, 3.0, 1.8)
+    reasons = ", ".join(f"{why} {n:,}" for why, n in counts.not_scored.items() if n)
+    box(6.2, 0.3, 3.7, 2.2, f"Ranking (orders, decides nothing)\nscored by the model {counts.scored:,}\n"
+        f"not scored {counts.not_scored_total:,}" + (f"\n{reasons}" if reasons else ""), "#ffffff")
+    fig.suptitle("PRISMA 2020 flow", fontsize=12)
     return _png(fig, dpi)

@@ -26,8 +26,10 @@ Faults per route (``openalex``, ``pubmed.esearch``, ``pubmed.efetch``, ``europep
 faults on the next requests in order (``None`` = a normal answer), then ``then`` on every later one. Kinds:
 ``status`` (HTTP error, optional ``Retry-After`` in seconds or as an HTTP-date string), ``truncate`` (half the
 body, then the connection closes), ``malformed`` (a 200 whose JSON/XML does not parse), ``slow`` (the normal
-answer after ``latency`` seconds), ``drop`` (the connection closes with no answer). ``server.counts[route]``
-counts requests (faulted ones included).
+answer after ``latency`` seconds), ``drop`` (the connection closes with no answer), ``error_body`` (a 200 whose body
+is the API's own error document, saying ``message``: Europe PMC's ``errMsg``, E-utilities' ``<ERROR>`` beside a
+zero count, OpenAlex's ``error``, arXiv's error entry). ``server.counts[route]`` counts requests (faulted ones
+included).
 
 CLI (for demos; serves a generated corpus until killed)::
 
@@ -63,7 +65,7 @@ from agentr_dagster.testing.dialects import DialectError, evaluate, parse
 __all__ = ["FAULT_KINDS", "ROUTES", "Fault", "ReplayPaper", "ReplayServer", "generate_corpus",
            "main"]
 
-FAULT_KINDS = ("status", "truncate", "malformed", "slow", "drop")
+FAULT_KINDS = ("status", "truncate", "malformed", "slow", "drop", "error_body")
 ROUTES = ("openalex", "pubmed.esearch", "pubmed.efetch", "europepmc", "arxiv", "crossref")
 SOURCES = ("openalex", "pubmed", "europepmc", "arxiv", "crossref")
 
@@ -74,6 +76,7 @@ class Fault:
     status: int = 500
     retry_after: float | str | None = None  # seconds, or an HTTP-date string
     latency: float = 0.0
+    message: str = "Search Backend failed: replay fault"  # what an ``error_body`` fault's document says
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -193,13 +196,13 @@ class QueryError(ValueError):
     pass
 
 
-def _dialect_matcher(dialect: str, query: str):
+def _dialect_tree(dialect: str, query: str) -> Any:
     """The strict parser of ``dialect`` (:mod:`agentr_dagster.testing.dialects`): QueryError where the API refuses."""
     try:
         tree = parse(dialect, query)
     except DialectError as exc:
         raise QueryError(f"{dialect} rejects the query: {exc}") from None
-    return lambda paper: evaluate(tree, paper.title, paper.abstract, paper.dates)
+    return tree
 
 
 # the request-target length each API refuses beyond: OpenAlex documents 4,094 bytes; the others document none and
@@ -273,6 +276,9 @@ class _Handler(BaseHTTPRequestHandler):
                 headers["Retry-After"] = ra if isinstance(ra, str) else (f"{ra:g}")
             self._send(fault.status, json.dumps({"error": f"replay fault: HTTP {fault.status}"}),
                        "application/json", headers)
+            return
+        if fault is not None and fault.kind == "error_body":
+            self._send(200, *_error_document(route, params, fault.message))
             return
         try:
             status, body, content_type = 200, *endpoint(path, params)
@@ -444,6 +450,11 @@ class ReplayServer:
     def _indexed(self, source: str) -> list[ReplayPaper]:
         return [p for p in self.papers if source in p.sources]
 
+    def _matching(self, tree: Any, papers: list[ReplayPaper]) -> list[ReplayPaper]:
+        """The papers a parsed dialect query (:func:`agentr_dagster.testing.dialects.parse`) matches, in their order
+        (a subclass serving a large corpus answers from an index: :mod:`agentr_dagster.testing.pooled`)."""
+        return [p for p in papers if evaluate(tree, p.title, p.abstract, p.dates)]
+
     # -- OpenAlex ------------------------------------------------------------------------------------------------
     def _openalex_work(self, paper: ReplayPaper) -> dict[str, Any]:
         index: dict[str, list[int]] = {}
@@ -496,8 +507,7 @@ class ReplayServer:
 
         selected = papers
         if params.get("search"):
-            match = _dialect_matcher("openalex", params["search"])
-            selected = [p for p in selected if match(p)]
+            selected = self._matching(_dialect_tree("openalex", params["search"]), selected)
         for clause in _split_filters(params.get("filter", "")):
             name, _, value = clause.partition(":")
             selected = self._openalex_filter(selected, name.strip(), value.strip())
@@ -525,8 +535,7 @@ class ReplayServer:
 
     def _openalex_filter(self, papers: list[ReplayPaper], name: str, value: str) -> list[ReplayPaper]:
         if name in ("title_and_abstract.search", "title.search", "abstract.search", "default.search"):
-            match = _dialect_matcher("openalex", value)
-            return [p for p in papers if match(p)]
+            return self._matching(_dialect_tree("openalex", value), papers)
         if name in ("from_created_date", "to_created_date"):
             if self.openalex_created_needs_key:
                 raise _Reply(403, json.dumps({"error": "Forbidden",
@@ -565,7 +574,7 @@ class ReplayServer:
             tree = parse("pubmed", term)
         except DialectError as exc:
             raise _Reply(200, _eutils_error("eSearchResult", f"Search syntax error: {exc}"), "text/xml") from None
-        selected = [p for p in self._indexed("pubmed") if evaluate(tree, p.title, p.abstract)]
+        selected = self._matching(tree, self._indexed("pubmed"))
         if params.get("mindate") or params.get("maxdate"):
             if not (params.get("mindate") and params.get("maxdate")):
                 raise _Reply(400, _eutils_error("eSearchResult", "mindate and maxdate must both be given"),
@@ -620,10 +629,10 @@ class ReplayServer:
         if not query.strip():
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "query is required"}))
         try:
-            match = _dialect_matcher("europepmc", query)
+            tree = _dialect_tree("europepmc", query)
         except QueryError as exc:
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": str(exc)})) from None
-        selected = [p for p in self._indexed("europepmc") if match(p)]
+        selected = self._matching(tree, self._indexed("europepmc"))
         page_size = int(params.get("pageSize") or 25)
         if not 1 <= page_size <= 1000:
             raise _Reply(400, json.dumps({"errCode": 400, "errMsg": "pageSize must be between 1 and 1000"}))
@@ -650,10 +659,10 @@ class ReplayServer:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error="max_results may not exceed 2000"),
                          "application/atom+xml")
         try:
-            match = _dialect_matcher("arxiv", query)
+            tree = _dialect_tree("arxiv", query)
         except QueryError as exc:
             raise _Reply(400, _arxiv_feed(params, [], 0, 0, error=str(exc)), "application/atom+xml") from None
-        selected = [p for p in self._indexed("arxiv") if match(p)]
+        selected = self._matching(tree, self._indexed("arxiv"))
         if params.get("sortBy") == "submittedDate":
             selected.sort(key=lambda p: p.published, reverse=params.get("sortOrder", "descending") == "descending")
         page = selected[start: start + max_results]
@@ -707,6 +716,24 @@ def _end_of(text: str) -> date | None:
     if len(digits) == 4:
         return date(int(digits), 12, 31)
     return _parse_day(text)
+
+
+def _error_document(route: str, params: dict[str, str], message: str) -> tuple[str, str]:
+    """The error each API may answer with a status 200 (body, content type)."""
+    if route == "europepmc":
+        return json.dumps({"version": "6.9", "hitCount": 0, "request": {"queryString": params.get("query", "")},
+                           "errMsg": message}), "application/json"
+    if route == "pubmed.esearch":
+        return ('<?xml version="1.0" encoding="UTF-8" ?>\n<eSearchResult><Count>0</Count><RetMax>0</RetMax>'
+                f"<RetStart>0</RetStart><IdList/><TranslationSet/><ERROR>{escape(message)}</ERROR></eSearchResult>",
+                "text/xml")
+    if route == "pubmed.efetch":
+        return _eutils_error("eFetchResult", message), "text/xml"
+    if route == "arxiv":
+        return _arxiv_feed(params, [], 0, 0, error=message), "application/atom+xml"
+    if route == "crossref":
+        return json.dumps({"status": "failed", "message-type": "exception", "message": message}), "application/json"
+    return json.dumps({"error": message, "message": "the replay server's error_body fault"}), "application/json"
 
 
 def _eutils_error(root: str, message: str) -> str:

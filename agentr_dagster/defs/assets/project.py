@@ -23,7 +23,7 @@ from agentr_dagster.defs.failures import stage_failure, stage_failures
 from agentr_dagster.defs.partitions import LIVING_TAG, REFRESH_SOURCES_TAG, projects
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.defs.waiting import WAITS_FOR, waits_for_candidates
-from agentr_dagster.domain.failures import NEXT_STEP, StageError
+from agentr_dagster.domain.failures import NEXT_STEP, StageError, retry_command
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
@@ -41,10 +41,12 @@ from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_reco
 from agentr_dagster.stages.living import write_update_digest
 from agentr_dagster.stages.prisma import write_prisma
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.report import REPORT_FILE
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
+from agentr_dagster.synthesis import plots
 
 # Step retries for transient failures only (defs/failures.py): e.g. a database outage. They cannot re-pay: the
 # gateway asks the durable attempt cap (domain/attempts.py) before every call, whichever layer retries.
@@ -261,6 +263,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         "papers": summary.total, "scored_now": summary.scored, "reused": summary.reused, **failed,
         "below_cutoff": summary.below_cutoff, "stop_reason": summary.stop_reason or "none",
         **({"recall_lower_bound": round(summary.recall_bound, 4)} if summary.recall_bound is not None else {}),
+        **(_recall_metadata(summary.recall) if summary.recall is not None else {}),
         **ui.top_papers(scores_dataframe(db, slug)),
         **ui.usage(db, slug, stage="score", run_id=context.run_id),
         "backend": backend.label, "model": backend.model, "prompt_version": prompt_version("score"),
@@ -276,11 +279,21 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         worst = worst_failure_class(summary.failed)
         metadata["next_steps"] = MetadataValue.md("\n".join(
             f"- **{cls.value}** ({n}): {NEXT_STEP[cls]}" for cls, n in summary.failed.items() if n))
-        raise stage_failure(
-            summary.first_error(worst), "paper_scores", metadata=metadata,
-            description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
-            retryable=summary.retryable,
-        )
+        if not summary.partial(retries_left=context.retry_number < LLM_RETRY.max_retries):
+            raise stage_failure(
+                summary.first_error(worst), "paper_scores", metadata=metadata,
+                description=f"paper_scores: {summary_text(summary)}; " + "; ".join(summary.messages[:3]),
+                retryable=summary.retryable,
+            )
+        # A failed paper never hides the others: the valid scores go on to the exports and the synthesis, and
+        # the run ends partial, naming the missing papers (stages/outcome.py).
+        metadata["status"] = f"partial: {summary_text(summary)}"
+        metadata["retry"] = MetadataValue.md("\n".join(
+            f"- **{cls.value}** ({n}): `{retry_command(cls.value, slug)}`" for cls, n in summary.failed.items() if n))
+        context.log.warning(f"partial: {summary_text(summary)}; the valid scores go on to the exports and the "
+                            "synthesis; " + "; ".join(
+                                f"{cls.value}: {retry_command(cls.value, slug)}"
+                                for cls, n in summary.failed.items() if n))
     scores = db.results.results_for_project(slug)
     return MaterializeResult(
         metadata={**metadata, "dagster/row_count": len(scores)},
@@ -288,6 +301,14 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
         data_version=DataVersion(sha256(*sorted(f"{r.paper_id}:{r.id}" for r in scores))[:16]),
         check_results=[checks.evaluate_scores(db, slug, backend.model)],
     )
+
+
+def _recall_metadata(recall) -> dict:
+    """The stopping rule's last assessment: the recall interval at its confidence, the estimate, and why scoring
+    stopped or went on."""
+    return {"recall_interval": MetadataValue.json([round(recall.recall_lower, 4), 1.0]),
+            "recall_estimate": round(recall.recall_estimate, 4), "recall_confidence": recall.confidence,
+            "includes_left_upper": recall.left_upper, "stopping": recall.reason}
 
 
 def _log_progress(context: AssetExecutionContext):
@@ -340,6 +361,8 @@ def _score_exports(context: AssetExecutionContext, db, slug: str) -> Materialize
             **ui.usage(db, slug),  # the project's LLM calls in all, by stage and model
             "usage_csv": MetadataValue.path(str(usage_files["usage"])),
             "usage_calls_csv": MetadataValue.path(str(usage_files["usage_calls"])),
+            # the page a researcher reads: written by related_work at the end of the chain, or `agentr report`
+            "report": MetadataValue.path(str(results_dir(slug) / REPORT_FILE)),
             **extra,
         },
         check_results=[checks.evaluate_exports(db, slug, written), checks.evaluate_prisma(db, slug)],
@@ -350,8 +373,11 @@ def _prisma_metadata(db, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
+            "prisma_unusable_removed": counts.unusable_removed,
+            "prisma_excluded_labelled": counts.labelled_excluded, "prisma_included_labelled": counts.labelled_included,
+            "prisma_not_yet_screened": counts.not_yet_screened,
             "prisma_scored": counts.scored, "prisma_not_scored": counts.not_scored_total,
-            "prisma_above_threshold": counts.above_threshold}
+            "plot_prisma": ui.plot(plots.prisma_flow(counts, dpi=ui.PLOT_DPI), "PRISMA 2020 flow diagram")}
 
 
 def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:

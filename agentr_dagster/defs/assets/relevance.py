@@ -2,6 +2,8 @@
 paper_scores). Thin: the stage (`stages/relevance.py`) ranks and stores; this reports what it did. Its code
 version is the engine's version, so a change to a ranker marks every project's relevance stale."""
 
+import time
+
 from dagster import (
     AssetExecutionContext,
     DataVersion,
@@ -18,6 +20,7 @@ from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.partitions import projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
+from agentr_dagster.domain.progress import reporting_to
 from agentr_dagster.screening.version import engine_version
 from agentr_dagster.stages.relevance import rank_project
 from agentr_dagster.synthesis import plots
@@ -28,8 +31,11 @@ TOP_SCHEMA = TableSchema(columns=[
     TableColumn("rank", "int"), TableColumn("paper_id", "int"),
     TableColumn("source_id", "string",
                 description="the record's id in your own file (`agentr label SLUG source:ID` takes it)"),
-    TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0)"),
+    TableColumn("p_include", "float", description="calibrated probability of inclusion (0-1; a label's is 1/0); "
+                "falls strictly down the ranking, which orders this table"),
     TableColumn("label", "string"), TableColumn("title", "string"),
+    TableColumn("why", "string", description="the question's key phrases the paper names (abbreviations, plurals "
+                "and spellings matched) and, with labels, the nearest labelled include by embedding"),
 ])
 
 
@@ -53,8 +59,14 @@ def _records(frame) -> list[TableRecord]:
 def relevance(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
     db = store.get()
     slug = context.partition_key
-    with stage_failures(context, db=db):  # no retry policy: ranking has no transient failure worth one
+    started = time.monotonic()
+    context.log.info(f"ranking the {db.projects.count_papers(slug):,} candidates of {slug}")
+    # the embedding of new texts (minutes for thousands) writes counts to the run's log as it goes
+    with stage_failures(context, db=db), reporting_to(context.log.info):  # no retry: nothing transient to retry
         outcome = rank_project(db, slug, run_id=context.run_id)
+    context.log.info(f"ranked {outcome.papers:,} papers ({outcome.method}"
+                     + (", reused the stored ranking" if outcome.reused else "")
+                     + f") in {time.monotonic() - started:.0f} s")
     png = plots.relevance_distribution(outcome.scores, outcome.labels, dpi=PLOT_DPI)
     top, labelled = _records(outcome.top), _records(outcome.labelled)
     estimate = outcome.estimate

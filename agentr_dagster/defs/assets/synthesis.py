@@ -20,6 +20,7 @@ from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
+from agentr_dagster.stages.report import write_report
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
@@ -64,10 +65,14 @@ def research_landscape(context: AssetExecutionContext, store: StoreResource) -> 
     return MaterializeResult(
         metadata={  # what the scores are, counts, the competitors as a table, the gaps and taxonomy, the plots
             **({"judgements": "offline heuristics (facet overlap with your abstract), not a language model's "
-                              "reading: C1/C2 thresholds are filters, not findings; your labels come first"}
+                              "reading: C1 (competitor) and C2 (supporting) are heuristics, not findings; your "
+                              "labels come first"}
                if heuristic else {}),
             "papers": land.n_papers,
             "discussed": sum(p.included for p in land.papers),
+            "discussed_basis": str(land.settings.get("selection", "")) + (
+                f": expected includes {float(land.settings['expected_includes']):.1f}"
+                if land.settings.get("expected_includes") is not None else ""),
             "direct_competitors": len(land.competitors),
             "supporting": sum(len(g.papers) for g in land.supporting),
             "gap_clusters": len(land.gap_clusters),
@@ -127,8 +132,12 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     if not draft_check.passed:
         context.log.warning(f"related_work: the draft fails validation ({draft_check.description}); stored as "
                             "invalid, the files carry a warning; see the draft_validates check")
+    if outcome.partial:
+        context.log.warning(outcome.partial)  # "partial: ..." (the step's name is shown beside it)
+    page = _write_report(context, db, slug)
     return MaterializeResult(
         metadata={
+            "status": outcome.partial or ("complete" if draft_check.passed else "stored as invalid"),
             "artifact_id": outcome.artifact_id,
             "reused": outcome.reused,
             "valid": draft_check.passed,
@@ -144,11 +153,24 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             "latex": MetadataValue.path(str(outcome.files["tex"])),
             "bibtex": MetadataValue.path(str(outcome.files["bib"])),
             "evidence": MetadataValue.path(str(outcome.files["evidence"])),
+            **page,
             "preview": MetadataValue.md(outcome.markdown.split("---", 2)[-1][:6000]),
         },
         data_version=DataVersion(str(outcome.artifact_id)),
         check_results=[draft_check],
     )
+
+
+def _write_report(context: AssetExecutionContext, db, slug: str) -> dict:
+    """The HTML report of the finished chain, linked from the metadata (a report that cannot be written is a
+    warning: the draft and its files stand)."""
+    try:
+        path = write_report(db, slug)
+    except Exception as exc:  # noqa: BLE001 - the report is a view of what is stored; never fails the draft
+        context.log.warning(f"related_work: the HTML report was not written ({type(exc).__name__}: {exc}); "
+                            f"`agentr report {slug}` writes it")
+        return {"report": f"not written ({type(exc).__name__}); `agentr report {slug}` writes it"}
+    return {"report": MetadataValue.path(str(path)), "report_url": MetadataValue.url(path.resolve().as_uri())}
 
 
 synthesis_assets = [research_landscape, related_work]

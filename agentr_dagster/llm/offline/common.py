@@ -18,7 +18,7 @@ from agentr_dagster.domain.text import (
     truncate,
 )
 
-OFFLINE_MODEL = "offline-hybrid-v1"
+OFFLINE_MODEL = "offline-hybrid-v2"  # v2: a term the paper names in any variant is matched
 OFFLINE_NAME = "offline"
 OFFLINE_LABEL = (
     "Offline backend: results are computed by deterministic lexical statistics (key-phrase extraction, cue "

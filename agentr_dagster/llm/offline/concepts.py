@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from agentr_dagster.domain.specificity import any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 
@@ -34,7 +35,9 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 #: other block, required or optional; the study design is never in it):
 #: ``main`` A; ``main_or_rest`` A OR (B AND C ...); ``two_of`` any two blocks AND-ed, OR-ed over the pairs;
 #: ``main_and_any`` A AND (B OR C ...); ``any`` A OR B OR C ...; ``main_or_two_of_rest`` A OR (any two of B, C ...).
-QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest")
+#: ``main_unless_broad`` A alone while the share of records expected to name it is at most :data:`BROAD_SHARE`,
+#: else A AND (B OR C ...): the main subject always required.
+QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad")
 #: The shapes that put every concept of the question in the query.
 SHAPES_WITH_EVERY_CONCEPT = QUERY_SHAPES[1:]
 #: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
@@ -44,6 +47,12 @@ SHAPES_WITH_EVERY_CONCEPT = QUERY_SHAPES[1:]
 #: the question's content words 0.999 / 0.966). A study naming the main concept, or every other one, is found.
 QUERY_SHAPE = "main_or_rest"
 MAX_TERMS_PER_BLOCK = 40
+#: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
+#: "dementia" 3.8) is too common to stand as an alternative of a concept.
+GENERIC_ZIPF = 5.0
+#: ``main_unless_broad``: the main block alone when the share of records expected to name it (general English)
+#: is at most this, else the main block AND any other concept.
+BROAD_SHARE = 0.02
 
 _WORD = r"[A-Za-z0-9][\w'\u2019-]*"
 
@@ -87,6 +96,12 @@ META_WORDS = frozenset(
     focus focuses focused regard regarding respect level levels play plays extent often over time increasing
     carry carries carried out also both either such as well their its his her our they them it this that these
     those who each any all some same between within across about among
+    aim aims aimed objective objectives purpose goal goals identify identified determine determined assess
+    assessed assessing assesses examine examined examines investigates summarize summarise summarizes summarises
+    synthesize synthesise quantify estimate estimates describe describes characterize characterise establish
+    statistically significant significance insufficient sufficient available current potential possible
+    we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
+    combining challenging accurate novel paper
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).
@@ -107,7 +122,7 @@ DESIGN_TERMS = (
 _DESIGN_WORDS = frozenset(
     "randomized randomised controlled trial trials cohort case-control observational cross-sectional meta-analysis "
     "meta-analyses quantitative qualitative mixed-methods survey surveys experiment experiments empirical "
-    "clinical".split()
+    "clinical control".split()
 )
 #: Who a study is about, when that is all a chunk says ("in adults", "patients"): too generic to require
 #: when a more specific chunk (a condition) exists.
@@ -156,6 +171,7 @@ class ConceptBlock:
     terms: list[str] = field(default_factory=list)
     required: bool = True
     n_items: int = 1  # how many variants the question itself lists
+    generic: bool = False  # every term common English: never the main block, never required
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
@@ -172,18 +188,18 @@ class ConceptPlan:
     def main(self) -> ConceptBlock | None:
         return next((b for b in self.blocks if b.required), self.blocks[0] if self.blocks else None)
 
-    def boolean_query(self, shape: str = QUERY_SHAPE, max_chars: int = 2000) -> str:
+    def boolean_query(self, shape: str = QUERY_SHAPE, max_chars: int = 2000, broad_share: float | None = None) -> str:
         """The blocks combined as ``shape`` (see :data:`QUERY_SHAPES`), within ``max_chars`` (the contract's
         bound: fewer terms per block)."""
         if shape not in QUERY_SHAPES:
             raise ValueError(f"unknown query shape {shape!r}; one of {QUERY_SHAPES}")
         for max_terms in (MAX_TERMS_PER_BLOCK, 25, 15, 8, 4, 2, 1):
-            query = self._query(shape, max_terms)
+            query = self._query(shape, max_terms, BROAD_SHARE if broad_share is None else broad_share)
             if len(query) <= max_chars:
                 return query
         return query[:0]
 
-    def _query(self, shape: str, max_terms: int) -> str:
+    def _query(self, shape: str, max_terms: int, broad_share: float = BROAD_SHARE) -> str:
         main = self.main()
         if main is None:
             return ""
@@ -201,7 +217,9 @@ class ConceptPlan:
         if shape == "two_of":
             everyone = [a, *parts]
             return " OR ".join(f"({x} AND {y})" for i, x in enumerate(everyone) for y in everyone[i + 1:])
-        if shape == "main_and_any":
+        if shape == "main_unless_broad" and any_share(main.terms[:max_terms]) <= broad_share:
+            return a
+        if shape in ("main_and_any", "main_unless_broad"):
             others = _dedupe(t for b in rest for t in b.terms)
             return a + " AND " + ConceptBlock("other", "other concepts", others).query(max_terms * len(rest))
         if shape == "any":
@@ -383,12 +401,109 @@ def _sentences(text: str) -> list[str]:
     return split_sentences(text) or [text]
 
 
+#: Section headings of a structured abstract, also glued to the next word ("ObjectiveThis paper ...").
+_HEADINGS = (
+    "background", "context", "introduction", "importance", "objectives?", "aims?", "purpose", "goals?",
+    "methods?", "methodology", "design", "data sources", "sources", "study selection", "eligibility criteria",
+    "data extraction", "data synthesis", "evidence review", "review methods", "settings?", "participants",
+    "main outcome measures?", "results?", "findings", "conclusions?", "interpretation", "implications",
+    "limitations", "discussion", "significance", "registration", "funding", "trial registration",
+)  # fmt: skip
+_GLUED_HEADING_RE = re.compile(r"\b(" + "|".join(h.capitalize() for h in _HEADINGS) + r")(?=[A-Z][a-z])")
+_COLON_HEADING_RE = re.compile(r"(?:^|(?<=[.\s]))(" + "|".join(_HEADINGS) + r")\s*:\s+", re.I)
+#: Headings after which the text reports what the review did or found, not what it is about.
+_AFTER_TOPIC_HEADING_RE = re.compile(
+    r"^(?:methods?|methodology|design|data sources|sources|study selection|eligibility criteria|data extraction|"
+    r"data synthesis|evidence review|review methods|results?|findings|conclusions?|interpretation|implications|"
+    r"limitations|discussion|significance|registration|funding|trial registration)$", re.I)
+#: What the review itself did: registration, databases searched, screening, statistics. Never a topic.
+_REVIEW_METHOD_RE = re.compile(
+    r"\b(?:PROSPERO|CRD\s?\d{5,}|registered|registration|pre-?registered|protocol|searched|search(?:es|ed)? "
+    r"(?:of|in|was|were|strateg\w*)|databases?|MEDLINE|Embase|PubMed|Cochrane|CINAHL|PsycINFO|PsycNET|"
+    r"Web of Science|Scopus|Google Scholar|ERIC|reference lists?|hand-?search\w*|grey literature|"
+    r"random[- ]effects?|fixed[- ]effects?|meta-?regression|meta-?analy[sz]\w*|pooled|heterogeneity|"
+    r"risk of bias|GRADE|PRISMA|odds ratios?|hazard ratios?|risk ratios?|relative risks?|confidence intervals?|"
+    r"\d+\s?% CI|\bCI\b|standardi[sz]ed mean differences?|mean differences?|effect sizes?|regression|"
+    r"two (?:independent )?reviewers|independently|data (?:were|was) extracted|screened|quality assessment|"
+    r"were included|studies included|included studies|were eligible|inclusion criteria|exclusion criteria|"
+    r"English|language|peer-reviewed|full[- ]text|conference|abstracts? only|grey|dissertations?)\b",
+    re.I,
+)
+_URL_RE = re.compile(r"https?://|\bdoi(?:\.org)?\b|\bwww\.", re.I)
+#: Results and conclusions: numbers, or the review's verdict.
+_RESULT_RE = re.compile(
+    r"\d+(?:\.\d+)?\s?%|\b[Nn]\s?=\s?\d|\bp\s?[<=>]|\b\d+ (?:studies|trials|articles|papers|records|"
+    r"participants|patients|cohorts)\b|\b(?:we found|results (?:show|suggest|indicate)|findings (?:show|suggest)|"
+    r"evidence (?:is|was|suggests)|(?:further|more|future) research|there (?:is|was) (?:no|some|limited|little)|"
+    r"was associated|were associated|did not|no (?:significant )?(?:difference|association)|"
+    r"(?:in )?conclusion)\b",
+    re.I,
+)
+#: Numbers an abstract reports and a question does not (a percentage, a statistic, a count of studies).
+_REPORTED_NUMBERS_RE = re.compile(
+    r"\d\s?%|\b(?:OR|RR|HR|CI|SMD|MD|k|n|N|I2|p)\s?[=<>]\s?\d|\b\d+ (?:studies|trials|articles|papers|records|"
+    r"publications) (?:were|was|met|are)\b|\b(?:identified|included|selected) \d+\b")
+#: A sentence that says what the review or paper is about (its aim), in an abstract.
+_AIM_RE = re.compile(
+    r"\b(?:aims?|aimed|objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
+    r"(?:this|the present|our) (?:systematic |scoping |literature )?(?:review|meta-analysis|study|paper|article|"
+    r"work)|to (?:determine|assess|evaluate|examine|investigate|identify|explore|compare|quantify|summari[sz]e|"
+    r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:investigated|examined|"
+    r"reviewed|assessed|evaluated|explored|compared|propose|present|introduce|study|studied))\b",
+    re.I,
+)
+#: A title's tail that names the kind of publication ("...: a systematic review and meta-analysis").
+_TITLE_DESIGN_TAIL_RE = re.compile(
+    r"[:\u2013\u2014-]\s*(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,3}(?:review|meta-?analy\w+|overview|evidence map|"
+    r"survey|protocol|update)\b.*$", re.I)
+
+
+def _restore_headings(text: str) -> str:
+    """Structured-abstract headings as sentences of their own ("ObjectiveThis paper" -> "Objective. This
+    paper"; "Methods: We ..." -> "Methods. We ..."), and a sentence glued to the next ("dementia.We")."""
+    text = _GLUED_HEADING_RE.sub(r"\1. ", text)
+    text = _COLON_HEADING_RE.sub(lambda m: f" {m.group(1).capitalize()}. ", text)
+    return re.sub(r"(?<=[A-Za-z0-9)\]]{2})([.?!])(?=[A-Z][a-z])", r"\1 ", text).strip()
+
+
+def _heading(sentence: str) -> str | None:
+    word = sentence.strip().rstrip(".:").casefold()
+    return word if any(re.fullmatch(h, word) for h in _HEADINGS) else None
+
+
 def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
-    """(topic sentences, eligibility sentences, dropped sentences/clauses) of a question."""
+    """(topic sentences, eligibility sentences, dropped sentences/clauses) of a question or an abstract.
+
+    What the review itself did (registration, databases searched, screening, statistics) is dropped in either.
+    A question's topic is its question and other plain sentences; an abstract's topic is its first sentence
+    (the title, or the opening) and the sentences that state its aim, never its methods, results or
+    conclusions."""
+    text = _restore_headings(" ".join(text.split()))
+    question = is_review_question(text)
     topic, eligibility, dropped = [], [], []
-    for sentence in _sentences(text):
+    after_topic = False
+    aims = 0
+    for n, sentence in enumerate(_sentences(text)):
+        heading = _heading(sentence)
+        if heading is not None:
+            after_topic = bool(_AFTER_TOPIC_HEADING_RE.match(heading))
+            continue
         if _PROVENANCE_RE.search(sentence) or _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(
             sentence
+        ) or _URL_RE.search(sentence):
+            dropped.append(sentence)
+            continue
+        if not question:
+            if n == 0:
+                sentence = _TITLE_DESIGN_TAIL_RE.sub("", sentence) or sentence
+            method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
+            aim = n > 0 and not aims and bool(_AIM_RE.search(sentence))  # the first aim sentence only
+            if after_topic or method or _RESULT_RE.search(sentence) or not (n == 0 or aim):
+                dropped.append(sentence)
+                continue
+            aims += aim
+        elif _REVIEW_METHOD_RE.search(sentence) and not sentence.rstrip().endswith("?") and not (
+            _ELIGIBILITY_RE.search(sentence)
         ):
             dropped.append(sentence)
             continue
@@ -413,13 +528,15 @@ _PAPER_VOICE_RE = re.compile(
 
 
 def is_review_question(text: str) -> bool:
-    """A review question (a question, or eligibility, exclusion or provenance sentences), not a paper's abstract."""
-    sentences = _sentences(" ".join(text.split()))
+    """A review question (a question, or Include / Exclude sentences), not an abstract: an abstract that says
+    where its papers come from ("papers published between 1991 and 2011") is still an abstract."""
+    text = " ".join(text.split())
+    sentences = _sentences(text)
+    if _GLUED_HEADING_RE.search(text) or _COLON_HEADING_RE.search(text) or _REPORTED_NUMBERS_RE.search(text):
+        return False
     if sentences and sentences[0].rstrip().endswith("?") and not _PAPER_VOICE_RE.search(text):
         return True
-    return any(
-        _ELIGIBILITY_RE.search(s) or _EXCLUSION_START_RE.search(s) or _PROVENANCE_RE.search(s) for s in sentences
-    )
+    return any(_ELIGIBILITY_RE.search(s) or _EXCLUSION_START_RE.search(s) for s in sentences)
 
 
 @dataclass
@@ -597,11 +714,13 @@ def _dedupe_plain(terms: list[str]) -> list[str]:
     return out
 
 
-def extract_concepts(text: str) -> ConceptPlan:
-    """The concept blocks of a review question (see the module docstring)."""
+def extract_concepts(text: str, generic_zipf: float | None = None) -> ConceptPlan:
+    """The concept blocks of a review question or an abstract (see the module docstring); a term of
+    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one."""
+    generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     text = " ".join(text.split())
     topic, eligibility, dropped = classify_sentences(text)
-    acronyms = _acronym_pairs(" ".join(topic + eligibility))
+    acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
 
@@ -660,7 +779,10 @@ def extract_concepts(text: str) -> ConceptPlan:
                 named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
                 if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
                     block.required = False
-    _order_blocks(blocks)
+    _drop_generic_terms(blocks, generic_zipf)
+    if not any(b.required for b in blocks) and blocks:
+        min(blocks, key=lambda b: general_zipf(b.label)).required = True
+    _order_blocks(blocks, text, "" if is_review_question(text) else (topic[0] if topic else ""))
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -685,12 +807,39 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
             return
 
 
-def _order_blocks(blocks: list[ConceptBlock]) -> None:
-    """Required blocks first, the intervention or exposure before the others, else in the question's order;
-    the query takes as many as its cap allows."""
-    # The main block is the concept the question spells out most (the most listed variants): the one a
-    # relevant study is likeliest to name in some form.
-    blocks.sort(key=lambda b: (not b.required, -b.n_items))
+def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
+    """Required blocks first, never a generic one (every term common English) as the main block. In a
+    question the main block is the concept it spells out most (the most listed variants): the one a relevant
+    study is likeliest to name in some form. In an abstract (``title``: its first sentence) it is the concept of
+    the title that the most sentences name (an abstract names its subject again and again)."""
+    if not title:
+        blocks.sort(key=lambda b: (not b.required, b.generic, -b.n_items))
+        return
+    sentences = [s.casefold() for s in _sentences(text)]
+    title_low = title.casefold()
+
+    def named_in(block: ConceptBlock, sentence: str) -> bool:
+        words = [w.casefold() for w in _content_words(block.label)]
+        return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
+            _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
+
+    blocks.sort(key=lambda b: (not b.required, b.generic, not named_in(b, title_low),
+                               -sum(named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float) -> None:
+    """No generic term stands as an alternative: a block keeps only its terms rarer than ``zipf_floor`` in
+    general English; a block with none left keeps its terms but is generic (optional, never the main one)."""
+    for block in blocks:
+        # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
+        block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
+        specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
+            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor))]
+        if specific:
+            block.terms = specific
+        else:
+            block.generic = True
+            block.required = False
 
 
 def content_words_baseline(text: str, stopwords: Sequence[str] = ()) -> str:

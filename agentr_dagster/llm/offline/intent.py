@@ -53,11 +53,11 @@ class IntentMixin:
             raise ValueError("abstract is empty: it contains no words to decompose")
         if all(t in FUNCTION_WORDS for t in tokens):
             raise ValueError("abstract has no content words (only function words such as 'the', 'of')")
-        # A review question gets concept blocks, and its phrases come from its topic sentences only:
-        # provenance ("records come from ..."), exclusion and eligibility sentences name no concept of the topic.
-        # A research abstract keeps the phrase heuristics as they are.
+        # Every text - a review question or an abstract - gets concept blocks (one path: its topic sentences, never
+        # its methods, results, eligibility or provenance). A review question's phrases come from its topic
+        # sentences only; an abstract's phrase heuristics still read all of it.
         review = is_review_question(abstract)
-        plan = extract_concepts(abstract) if review else ConceptPlan(blocks=[])
+        plan = extract_concepts(abstract)
         topic = classify_sentences(abstract)[0] if review else []
         sentences = topic or split_sentences(abstract) or [text]
         phrases = score_phrases(collect_phrases(sentences), len(sentences))
@@ -101,7 +101,8 @@ class IntentMixin:
                     break
                 _distinct_append(seeds, concept, 8)
 
-        methods, domains, seeds = _concept_fields(plan, methods, domains, seeds)
+        if review:  # an abstract's own noun phrases name its methods and domains better than its concept labels
+            methods, domains, seeds = _concept_fields(plan, methods, domains, seeds)
         return ResearchIntent(
             problem_statement=problem,
             methodologies=methods,

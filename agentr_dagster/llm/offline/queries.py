@@ -37,8 +37,17 @@ class QueriesMixin:
 
     def generate_queries(self, intent: ResearchIntent) -> SearchQueries:
         """Boolean query, 10-15 expanded keywords and ten search strings (two per kind) from an intent."""
-        if intent.concepts:
+        if intent.concepts and _fields_from_concepts(intent):
             return self._concept_queries(intent)
+        queries = self._phrase_queries(intent)
+        if intent.concepts:  # an abstract: its own phrases name the strings, its concept blocks the Boolean query
+            boolean_query = concept_boolean_query(intent.concepts)
+            parse_boolean_query(boolean_query)
+            return queries.model_copy(update={"boolean_query": boolean_query})
+        return queries
+
+    def _phrase_queries(self, intent: ResearchIntent) -> SearchQueries:
+        """Queries from the intent's phrase fields (methodologies, domains, seed keywords)."""
         methods = list(intent.methodologies)
         domains = list(intent.application_domains)
         constraints = list(intent.constraints)
@@ -256,6 +265,14 @@ def _trim_words(text: str, limit: int) -> str:
 def _readable(term: str) -> bool:
     """A term that reads as words once its wildcard is off (a phrase, or a whole word), not a cut stem."""
     return " " in term.strip('"') or not term.endswith("*")
+
+
+def _fields_from_concepts(intent: ResearchIntent) -> bool:
+    """The intent's methodologies and domains were read off its concept blocks (a review question), not off an
+    abstract's own noun phrases."""
+    named = {v.casefold() for c in intent.concepts for v in [c.label, *c.variants]}
+    fields = [*intent.methodologies, *intent.application_domains]
+    return bool(fields) and all(m.casefold() in named for m in fields)
 
 
 def plain_term(term: str) -> str:

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 import numpy as np
 
 from agentr_dagster.domain import lexicon as lx
+from agentr_dagster.domain.concept_match import ConceptText
 from agentr_dagster.domain.contracts import (
+    NO_GAP_STATEMENT,
     ContributionType,
     DirectCompetitor,
     Overlap,
@@ -90,9 +92,12 @@ class ScoringMixin:
 
         user_stems = {stem(t) for t in tokenize(user_text)}
         user_key_phrases = self._user_key_phrases(user_text)
+        # the planned work's definitions ("systematic literature reviews (SLRs)") expand a paper's abbreviations
+        context = [user_text, intent.problem_statement]
         results = []
         for j in range(len(papers)):
-            facets = self._facet_results(terms, term_embed[:, j], paper_stems[j])
+            concepts = ConceptText(paper_texts[j], context=context)
+            facets = self._facet_results(terms, term_embed[:, j], paper_stems[j], concepts)
             results.append(
                 self._assess(
                     float(similarity[j]),
@@ -102,6 +107,7 @@ class ScoringMixin:
                     user_stems,
                     user_key_phrases,
                     paper_stems[j],
+                    ConceptText(user_text, context=[paper_texts[j]]),  # what the user's abstract names
                 )
             )
         return results
@@ -128,10 +134,15 @@ class ScoringMixin:
         return terms
 
     @staticmethod
-    def _facet_results(terms: list[_Term], embed: np.ndarray, stems: set[str]) -> dict[str, _FacetResult]:
+    def _facet_results(terms: list[_Term], embed: np.ndarray, stems: set[str],
+                       concepts: ConceptText | None = None) -> dict[str, _FacetResult]:
+        """Each facet's matches. A term the paper names in any variant (an abbreviation or its expansion, a
+        plural, a spelling: :class:`ConceptText`) is fully present lexically, so it is never reported missing."""
         by_facet: dict[str, list[_TermMatch]] = {f: [] for f in FACETS}
         for i, term in enumerate(terms):
             lexical = sum(1 for s in term.key if s in stems) / len(term.key)
+            if concepts is not None and not term.holistic and lexical < 1 and concepts.contains(term.text):
+                lexical = 1.0
             e = float(embed[i])
             score = EMBED_WEIGHT * e + (1 - EMBED_WEIGHT) * lexical
             by_facet[term.facet].append(_TermMatch(term, e, lexical, score))
@@ -158,6 +169,7 @@ class ScoringMixin:
         user_stems: set[str],
         user_key_phrases: list[tuple[str, tuple[str, ...]]],
         paper_stems: set[str],
+        user_concepts: ConceptText | None = None,
     ) -> PaperAssessment:
         problem, method = facets["problem"], facets["method"]
         overlap = OverlapAssessment(
@@ -167,22 +179,7 @@ class ScoringMixin:
         c1 = self._c1(problem, method)
         c2 = self._c2(similarity, facets, paper_text)
 
-        gaps: list[str] = []
-        uncovered: list[_TermMatch] = []
-        for facet in ("constraint", "method", "domain", "problem"):
-            for match in facets[facet].matches:
-                if match.score < MEDIUM and not match.term.holistic:
-                    uncovered.append(match)
-                    if len(gaps) < 6:
-                        gaps.append(
-                            f"Does not address the user's {facet} {match.term.label} "
-                            f"(match {match.score:.2f}: {_words_found(match)}, embedding {match.embed:.2f})."
-                        )
-        if not gaps:
-            gaps.append(
-                "No uncovered intent facet: every extracted problem, method, domain and constraint term has at "
-                "least a medium lexical+embedding match in this paper; remaining gaps are below abstract level."
-            )
+        gaps, uncovered = _gap_statements(facets)
 
         if uncovered:
             parts = []
@@ -206,6 +203,7 @@ class ScoringMixin:
             p.text
             for p in top_phrases(paper_phrases, 20)
             if p.key and not any(s in user_stems for s in p.key) and len(p.key) >= 1
+            and not (user_concepts is not None and user_concepts.contains(p.text))
         ][:4]
         if only_paper:
             shared = [p for p, k in user_key_phrases if k and all(s in paper_stems for s in k)][:3]
@@ -344,3 +342,25 @@ def _facet_evidence(facet: _FacetResult) -> str:
     return (
         f"strength {facet.strength:.2f}; best term {best.term.label}: {_words_found(best)}, embedding {best.embed:.2f}"
     )
+
+
+def _gap_statements(facets: dict[str, _FacetResult]) -> tuple[list[str], list[_TermMatch]]:
+    """At most six "does not address" statements (constraints first), and every intent term the paper matches
+    only weakly; a paper that matches every term gets the one statement that says so."""
+    gaps: list[str] = []
+    uncovered: list[_TermMatch] = []
+    for facet in ("constraint", "method", "domain", "problem"):
+        for match in facets[facet].matches:
+            if match.score < MEDIUM and not match.term.holistic:
+                uncovered.append(match)
+                if len(gaps) < 6:
+                    gaps.append(
+                        f"Does not address the user's {facet} {match.term.label} "
+                        f"(match {match.score:.2f}: {_words_found(match)}, embedding {match.embed:.2f})."
+                    )
+    if not gaps:
+        gaps.append(
+            f"{NO_GAP_STATEMENT}: every extracted problem, method, domain and constraint term has at "
+            "least a medium lexical+embedding match in this paper; remaining gaps are below abstract level."
+        )
+    return gaps, uncovered

@@ -34,6 +34,12 @@ def test_the_oracle_bench_runs_the_chain_and_counts_calls_and_recall(tmp_path):
     oracle = entry["oracle"]
     assert oracle["calls"] + oracle["calls_saved"] == 60 and 0 < oracle["calls"] <= 60
     assert oracle["recall_at_stop"] >= 0.95 and result["stop_at_recall"] == 0.95
+    # the judgements in call order (replayable by scripts/stopping_eval.py) and the rule's last word
+    assert len(oracle["sequence"]) == oracle["calls"]
+    assert sum(oracle["sequence"]) == round(oracle["recall_at_stop"] * int(labels.sum()))
+    rule = oracle["stopping"]
+    assert rule["confidence"] == 0.95 and rule["recall_interval"][1] == 1.0 and rule["reason"]
+    assert rule["stop"] and rule["recall_lower"] >= 0.95  # it stopped at the target, or scored every paper
     # The scored papers carry a perfect judgement, so the export puts the includes it scored first.
     methods = entry["methods"]
     assert methods["export"]["wss95"] >= methods["screen"]["wss95"]

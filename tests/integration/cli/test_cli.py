@@ -72,6 +72,36 @@ def test_project_lifecycle_with_an_llm_endpoint(tmp_path, scripted_server):  # n
     # Re-running the unchanged project makes zero calls.
     assert agentr("run", "cli-review", "--no-progress", env=env).exit_code == 0
     assert server.calls == calls
+    status = agentr("status", "cli-review", env=env).output
+    assert "cli-review: 6 candidate papers; finished" in status
+    assert "next: read the report (" in status and "agentr export cli-review --format ris" in status
+
+    # One paper added to the finished project: before anything is paid, it says what the next run re-does and
+    # what that costs (the scoring call priced, one rewrite call per paragraph of the draft).
+    one = tmp_path / "one.csv"
+    pd.read_csv(DEMO / "papers.csv").iloc[[10]].to_csv(one, index=False)
+    paragraphs = sum(1 for row in usage if row["stage"] == "related_work")  # one rewrite per paragraph
+    more = agentr("papers", "add", "cli-review", str(one), env=env)
+    assert more.exit_code == 0 and "1 added" in more.output
+    assert ("note: cli-review had finished; adding 1 paper makes its next run re-rank all 7 papers, score the new "
+            "ones and rebuild the landscape and the related-work draft with scripted-model: 1 scoring call (") \
+        in more.output, more.output
+    assert f"and about {paragraphs} paragraph rewrite calls (one per paragraph of the draft" in more.output
+    assert f"credits each at the mean of {paragraphs} past rewrite(s)" in more.output
+    assert server.calls == calls  # nothing paid yet
+    assert agentr("run", "cli-review", "--no-progress", env=env).exit_code == 0
+    stages = Counter(stage_of(r) for r in server.requests[calls:])
+    # as announced: one scoring call; a rewrite per paragraph, the new paper's sections adding their own
+    assert stages["score"] == 1 and stages["related_work"] >= paragraphs
+    assert "finished" in agentr("status", "cli-review", env=env).output
+    # a label given since the ranking: status says so, and what re-ranks it
+    from agentr_dagster.cli.common import open_store
+
+    paper = open_store().projects.list_papers("cli-review")[0]
+    assert agentr("label", "cli-review", f"id:{paper.id}", "include").exit_code == 0
+    labelled = agentr("status", "cli-review", env=env).output.splitlines()
+    assert labelled[0] == "cli-review: 7 candidate papers; labels or papers changed since the ranking"
+    assert labelled[-1].startswith("next: the labels sensor re-ranks it") and "agentr run cli-review" in labelled[-1]
 
 
 def test_clear_errors(tmp_path):

@@ -31,9 +31,14 @@ def test_a_project_without_candidates_runs_and_says_what_to_do_next(tmp_path):
     assert "no-papers: research intent and search queries are ready; waiting for candidates" in run.output
     assert f"next: {HINT.format(slug='no-papers')}, then `agentr run no-papers`" in run.output
     status = agentr("status", "no-papers")
-    assert status.exit_code == 0 and "stage=intent" in status.output and "state=completed" in status.output
-    assert f"next: no-papers: waiting for candidates (no candidate papers yet); {HINT.format(slug='no-papers')}" \
-        in status.output
+    assert status.exit_code == 0, status.output
+    lines = status.output.splitlines()
+    assert lines[0] == "no-papers: 0 candidate papers; waiting for candidates"
+    # the stages in the order a run takes them, in words, not key=value pairs in alphabetical order
+    assert [line.split()[0:2] for line in lines[1:3]] == [["research", "intent"], ["search", "queries"]]
+    assert "completed" in lines[1] and "=" not in status.output
+    assert lines[-1] == (f"next: {HINT.format(slug='no-papers')}; the drop folder launches the run, else agentr run "
+                         "no-papers")
     assert "failed" not in status.output
     assert json.loads(agentr("failures", "no-papers", "--json").output) == []
 
@@ -41,7 +46,10 @@ def test_a_project_without_candidates_runs_and_says_what_to_do_next(tmp_path):
     papers = tmp_path / "papers.csv"
     papers.write_text("".join((DEMO / "papers.csv").read_text().splitlines(keepends=True)[:7]))  # 6 papers
     assert agentr("papers", "add", "no-papers", str(papers)).exit_code == 0
-    assert "next:" not in agentr("status", "no-papers").output
+    after = agentr("status", "no-papers").output
+    assert "waiting" not in after and "6 candidate papers; to re-run: score: 6 of 6 papers have no current score" \
+        in after
+    assert after.splitlines()[-1] == "next: agentr estimate no-papers (what it costs), then agentr run no-papers"
 
 
 def _old(path: Path) -> Path:
@@ -58,10 +66,21 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
     abstract.write_text((DEMO / "abstract.md").read_text())
     assert agentr("project", "add", "listed", "--abstract", str(abstract)).exit_code == 0
     # Through the drop folder once: one file imported, two rejected (kept under their project).
-    (inbox / "listed" / "papers.csv").write_bytes((DEMO / "papers.csv").read_bytes())
+    demo = (DEMO / "papers.csv").read_text().splitlines(keepends=True)
+    # the 40 demo papers, the first one again (row 42) and a row without a title or a usable abstract (row 43)
+    (inbox / "listed" / "papers.csv").write_text("".join(demo) + demo[1] + "999,,too short,2020,\n")
     (inbox / "listed" / "broken.csv").write_text("author,year\nSmith,2020\n")
     (inbox / "notes.docx").write_bytes(b"PK\x03\x04")
-    inbox_pass(open_store(), home, {"listed"})
+    taken = inbox_pass(open_store(), home, {"listed"})
+    # the drop folder names each dropped row, as `agentr papers add` does: in the tick's log and on the inbox asset
+    dropped = [line for line in taken.lines if line.startswith("  dropped ")]
+    assert dropped == ["  dropped row 42: duplicate of row 2 (same title and year)", "  dropped row 43: missing title"]
+    [imported] = taken.imported
+    seen = imported.observation()
+    assert seen.description.startswith("imported listed/papers.csv: 40 added, 0 duplicates, 2 rows dropped: row 42:")
+    assert seen.metadata["rows_dropped"].value == 2
+    assert seen.metadata["dropped_rows"].value == ("- row 42: duplicate of row 2 (same title and year)\n"
+                                                   "- row 43: missing title")
     # Then files still waiting: one complete, one being written under a hidden name, one download unfinished.
     (inbox / "listed" / "more.ris").write_text("TY  - JOUR\nTI  - A paper\nER  - \n")
     _old(inbox / "listed" / "more.ris")
@@ -76,8 +95,11 @@ def test_inbox_lists_pending_deferred_processed_and_rejected_with_reasons(tmp_pa
     assert set(deferred) == {"listed/.copying.csv", "listed/export.csv.part"}
     assert "hidden name" in deferred["listed/.copying.csv"]
     assert "unfinished download" in deferred["listed/export.csv.part"]
-    assert [(f["file"], f["project"], f["reason"]) for f in listed["processed"]] == [
-        ("listed/papers.csv", "listed", "imported (papers)")]
+    [processed] = listed["processed"]
+    assert (processed["file"], processed["project"]) == ("listed/papers.csv", "listed")
+    assert processed["reason"].startswith("imported (papers): 40 added, 0 duplicates, 2 rows dropped: row 42: "
+                                          "duplicate of row 2 (")
+    assert "; row 43: " in processed["reason"]
     rejected = {f["file"]: f for f in listed["rejected"]}
     assert set(rejected) == {"listed/broken.csv", "notes.docx"}
     assert rejected["listed/broken.csv"]["project"] == "listed"

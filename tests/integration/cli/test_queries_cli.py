@@ -72,15 +72,22 @@ def test_queries_of_an_unknown_project_fails_cleanly():
     assert result.exit_code == 1 and "error:" in result.output
 
 
-def _review(root: Path, name: str, question: str, rows: list[tuple[str, str, int]]) -> None:
+def _review(root: Path, name: str, question: str, rows: list[tuple[str, str, int]], **meta: str) -> None:
     folder = root / name
     folder.mkdir(parents=True)
-    (folder / "review.json").write_text(json.dumps({"name": name, "question": question}))
+    (folder / "review.json").write_text(json.dumps({"name": name, "question": question, **meta}))
     with open(folder / "papers.csv", "w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["record_id", "title", "abstract", "label_included"])
         for i, (title, abstract, label) in enumerate(rows):
             writer.writerow([i, title, abstract, label])
+
+
+SLEEP_ABSTRACT = (
+    "# Insufficient sleep and depression in adolescents: a systematic review\n\nObjectiveTo assess whether "
+    "insufficient sleep is associated with depression in adolescents. MethodsWe searched PubMed and PsycINFO; "
+    "the protocol was registered in PROSPERO (CRD42099000001). ResultsTwelve cohorts (n = 3400) were included."
+)
 
 
 def test_bench_queries_on_labelled_review_folders(tmp_path):
@@ -97,9 +104,14 @@ def test_bench_queries_on_labelled_review_folders(tmp_path):
         ("Insomnia and depressive symptoms in teens", "Sleep problems predicted mood.", 1),
         ("Sleep apnoea in adults", "Obstructive sleep apnoea.", 0),
         ("Depression in older adults", "A survey.", 0),
-    ])
+    ], published_abstract=SLEEP_ABSTRACT)
+    abstracts = tmp_path / "abstracts.json"
+    abstracts.write_text(json.dumps([{"name": "migraine-review", "title": "Triptans for acute migraine: a "
+                                      "systematic review", "abstract": "We searched MEDLINE. Triptans relieve "
+                                      "migraine attacks (RR 1.5, 95% CI 1.2 to 1.9)."}]))
     out_file = tmp_path / "bench.json"
-    result = agentr("bench", "queries", str(tmp_path), "--seeds", "1", "--out", str(out_file))
+    result = agentr("bench", "queries", str(tmp_path), "--seeds", "1", "--out", str(out_file),
+                    "--abstracts", str(abstracts))
     assert result.exit_code == 0, result.output
     assert "mean all (2)" in result.output and "leave-one-review-out shape (every concept)" in result.output
     data = json.loads(out_file.read_text())
@@ -115,3 +127,17 @@ def test_bench_queries_on_labelled_review_folders(tmp_path):
     assert set(loo["picked"].values()) <= set(SHAPES_WITH_EVERY_CONCEPT)  # never the main block alone
     # the shipped shape's figures are the Boolean query's own
     assert triptans["by_shape"][data["summary"]["query_shape"]]["recall"] == triptans["boolean"]["recall"]
+    # pooled: the triptans query matches none of the sleep review's records, and the records it matches in the
+    # pool are counted against its own N
+    assert triptans["boolean"]["off_topic"] == 0.0
+    assert triptans["boolean"]["pool_matched"] == triptans["boolean"]["matched"]
+    assert triptans["boolean"]["ratio_n"] == round(triptans["boolean"]["matched"] / 6, 3)
+    assert "off%" in result.output and "mean non-drug (2)" in result.output
+    # the published abstract gets its own query, judged on the same includes
+    sleep = by_name["sleep"]
+    assert sleep["abstract"]["boolean"]["recall"] == 1.0 and "pubmed" not in sleep["abstract"]["boolean_query"]
+    assert data["summary"]["abstract"]["n"] == 1
+    # an unlabelled abstract: its query and what it matches in the pool
+    (row,) = data["unlabelled_abstracts"]
+    assert "triptan" in row["boolean_query"].casefold() and "medline" not in row["boolean_query"].casefold()
+    assert row["pool_owners"] == ["triptans"]

@@ -24,13 +24,14 @@ def test_run_stops_at_the_recall_target_then_a_budget_run_finishes_without_repea
     assert agentr("project", "add", "plan-cli", "--abstract", str(tmp_path / "q.md")).exit_code == 0
     assert agentr("papers", "add", "plan-cli", str(write_review(review, tmp_path))).exit_code == 0
 
-    first = agentr("run", "plan-cli", "--no-progress", "--stop-at-recall", "0.95", env=env)
+    first = agentr("run", "plan-cli", "--no-progress", "--stop-at-recall", "0.8", env=env)
     assert first.exit_code == 0, first.output
     scored = Counter(stage_of(r) for r in server.requests)["score"]
     export = pd.read_csv(results_dir("plan-cli") / "scores.csv", dtype={"source_id": str}, keep_default_na=False)
     below = int((export["not_scored"] == "below cut-off").sum())
     assert len(export) == len(review) and below > 0 and scored + below == len(review)
     assert f"this run: {scored} scored, 0 reused of {len(review)}, {below} below cut-off" in first.output
+    assert "at 95 % confidence" in first.output and "target 0.8 reached: stop" in first.output
 
     second = agentr("run", "plan-cli", "--no-progress", "--budget-credits", "100000", env=env)
     assert second.exit_code == 0, second.output

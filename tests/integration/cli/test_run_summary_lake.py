@@ -29,3 +29,14 @@ def test_the_summary_counts_papers_retrieved_from_the_lake(tmp_path):
     total = int(line.split(" of ", 1)[1].split()[0])
     assert total > 4, line
     assert f"papers (4 from your files, {total - 4} retrieved from the paper lake: `agentr lake info`)" in line
+
+
+def test_the_summary_names_the_searches_when_every_paper_came_from_them():
+    from agentr_dagster.cli.run import _origin_note
+
+    searched = ["openalex:boolean; pubmed:boolean", "europepmc:string-01"] * 153
+    assert _origin_note(searched) == " (306 found by the source searches)"  # was "306 retrieved from the paper lake"
+    mixed = ["import:papers.csv; openalex:boolean", "lake:boolean", "backward:3", "pubmed:boolean"]
+    assert _origin_note(mixed) == (" (1 from your files, 1 found by the source searches, 1 by citation chasing, "
+                                   "1 retrieved from the paper lake: `agentr lake info`)")
+    assert _origin_note(["import:papers.csv"] * 4) == ""

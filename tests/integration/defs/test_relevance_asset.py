@@ -33,6 +33,10 @@ def _materialize_relevance(store, instance):
     assert result.success
     [mat] = result.asset_materializations_for_node("relevance")
     [check] = result.get_asset_check_evaluations()
+    # the run's log (what the UI's run page shows) says what the step is doing, with counts, as it goes
+    logs = [r.user_message for r in instance.all_logs(result.run_id) if r.user_message]
+    assert any(m.startswith("ranking the ") and " candidates of rel-demo" in m for m in logs), logs
+    assert any(m.startswith("ranked ") and " papers (" in m for m in logs), logs
     return {k: v.value for k, v in mat.metadata.items()}, check
 
 
@@ -64,6 +68,10 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     # one scale: the stored score is the calibrated probability of inclusion, falling down the list
     probabilities = [r.score for r in rows]
     assert all(0 < p < 1 for p in probabilities) and probabilities == sorted(probabilities, reverse=True)
+    assert all(a > b for a, b in zip(probabilities, probabilities[1:], strict=False))  # strictly: no plateau
+    shown = [r.data["p_include"] for r in meta["top_unlabelled"].records]
+    assert len(set(shown)) == len(shown)  # the table shows them apart, in its own order
+    assert all(r.data["why"] for r in meta["top_unlabelled"].records)  # a reason a reader can check
     assert meta["estimated_relevant_low"] <= meta["estimated_relevant"] <= meta["estimated_relevant_high"]
     assert abs(meta["estimated_relevant"] - sum(probabilities)) < 0.1
     assert "likely" in meta["estimated_includes"] and "probability of inclusion" in meta["scale"]
@@ -88,6 +96,7 @@ def test_relevance_ranks_every_candidate_as_agentr_screen_does_and_learns_from_l
     top = [r.data for r in meta["top_unlabelled"].records]
     assert len(top) == 10 and not {bottom, top_id := expected[0]} & {r["paper_id"] for r in top}
     assert [r["paper_id"] for r in top] == [r.paper_id for r in rows if r.paper_id not in (bottom, top_id)][:10]
+    assert all(f"nearest labelled include: paper {bottom}" in r["why"] for r in top)  # the one include
     assert [(r.data["paper_id"], r.data["label"], r.data["rank"]) for r in meta["labelled"].records] == [
         (bottom, "include", 1), (top_id, "exclude", len(rows))]
 

@@ -162,7 +162,7 @@ def test_paper_scores_shows_status_and_the_top_papers_first_and_no_usage_offline
     assert not [k for k in keys if k.startswith("usage")], keys  # offline: nothing was spent, no usage at all
     table = _entry_table(page, "C1")
     assert table is not None, "no top-papers table on the page"
-    assert table["headers"] == ["rank", "title", "relevance", "C1", "C2"] and table["rows"] == 10, table
+    assert table["headers"] == ["rank", "title", "P(include)", "C1", "C2"] and table["rows"] == 10, table
     assert table["right"] <= table["panel_right"] + 1, table  # the whole table fits the panel: nothing cut off
     assert table["row_height"] <= 80, table  # a title wraps to three lines at most
     _assert_clean(page)

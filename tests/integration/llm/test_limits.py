@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from agentr_dagster.llm.limits import EndpointLimits, InProcessLimiter, _Bucket, make_limiter
+from agentr_dagster.limits import EndpointLimits, InProcessLimiter, _Bucket, make_limiter
 from agentr_dagster.testing.responders import valid_responder
 
 REDIS_URL = "redis://127.0.0.1:6379/15"
@@ -71,7 +71,7 @@ def test_redis_limit_holds_across_processes(scripted_server):  # noqa: F811
     endpoint = f"test-{uuid.uuid4().hex[:8]}"
     script = textwrap.dedent(f"""
         import threading, openai
-        from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+        from agentr_dagster.limits import EndpointLimits, make_limiter
         limiter = make_limiter(EndpointLimits(max_concurrent=2, redis_url={REDIS_URL!r}), {endpoint!r})
         client = openai.OpenAI(base_url={server.base_url!r}, api_key="x", max_retries=0)
         def call():

@@ -15,7 +15,7 @@ import pytest
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.contracts import PaperRecord
-from agentr_dagster.llm.limits import EndpointLimits, make_limiter
+from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.contract import SearchSource, SourceQuery
 from agentr_dagster.sources.crossref import CrossrefClient

@@ -161,7 +161,7 @@ def backend_intent(store, slug: str = "waiting"):
 
 def test_an_unreachable_shared_limiter_releases_the_hold_and_makes_no_call(sqlite_store, scripted_server):  # noqa: F811
     from agentr_dagster.domain.failures import StageError
-    from agentr_dagster.llm.limits import EndpointLimits
+    from agentr_dagster.limits import EndpointLimits
 
     server = scripted_server(valid_responder)
     store = sqlite_store

@@ -16,7 +16,7 @@ from agentr_dagster.stages.exports import BELOW_CUTOFF, scores_dataframe
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.relevance import rank_project
-from agentr_dagster.stages.scoring import ScoringPlan, score_project
+from agentr_dagster.stages.scoring import ScoringPlan, score_project, summary_text
 from agentr_dagster.stages.staleness import project_gap
 from agentr_dagster.store.verify import verify_ledger
 from agentr_dagster.testing.responders import stage_of
@@ -67,7 +67,9 @@ def _labels_in_export_order(store, review) -> list[int]:
 
 def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the_cut_off(project, review):
     store, server, backend = project
-    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+    # 12 relevant of 108: recall >= 0.95 would mean none left, which only ~95 % of the papers could show; at 0.8
+    # three may be left, and a run of excludes after the relevant ones shows it before the end
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.8))
 
     total, relevant = len(review), int(review.label_included.sum())
     assert summary.stop_reason == "target_recall" and summary.complete and not summary.failed
@@ -76,7 +78,11 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
     assert len(titles) == summary.scored == len(set(titles))  # one call per paper scored, none for the rest
     wanted = set(review.loc[review.label_included == 1, "title"])
     assert wanted <= set(titles)  # every relevant paper was scored before the rule stopped
-    assert summary.recall_bound is not None and summary.recall_bound >= 0.95
+    assert summary.recall_bound is not None and summary.recall_bound >= 0.8
+    assert summary.recall.stop and summary.recall.recall_lower == summary.recall_bound
+    assert "recall >= " in summary_text(summary) and "target 0.8 reached" in summary_text(summary)
+    saved = store.results.latest_artifact(SLUG, "score_queue").payload["recall"]
+    assert saved["recall_interval"] == [round(summary.recall_bound, 4), 1.0] and saved["stop"]
 
     frame = scores_dataframe(store, SLUG)
     assert len(frame) == total and set(frame["source_id"]) == set(review.record_id)
@@ -93,6 +99,17 @@ def test_stop_at_recall_scores_the_relevant_first_and_exports_the_rest_below_the
     assert check.passed and check.metadata["below_cutoff"].value == str(summary.below_cutoff)
     assert project_gap(store, SLUG, model=MODEL).papers_missing == 0
     assert verify_ledger(store).ok
+
+
+def test_a_target_the_evidence_cannot_support_early_scores_every_paper_and_says_so(project, review):
+    """12 relevant papers: recall >= 0.95 means none is left, which no run of excludes short of the end shows at
+    95 % confidence; the rule keeps going (the old point-process bound stopped here), and its last word is on
+    everything scored."""
+    store, server, backend = project
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+    assert summary.stop_reason is None and summary.below_cutoff == 0 and summary.scored == len(review)
+    assert summary.recall.recall_lower == 1.0 and summary.recall.reason == "every paper is screened"
+    assert "recall >= 1.000 at 95 % confidence" in summary_text(summary)
 
 
 def test_budget_stops_scoring_cleanly_and_a_larger_budget_resumes_without_calling_twice(project, review):
@@ -152,7 +169,7 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     add_papers_file(store, SLUG, write_review(review, tmp_path))
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [SLUG])
-    llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, stop_at_recall=0.95)
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, stop_at_recall=0.8)
     result = materialize(project_assets, partition_key=SLUG, instance=instance,
                          resources={"store": StoreResource(database_url=store.url), "llm": llm,
                                     "sources": SourcesResource()})
@@ -162,6 +179,8 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     meta = {k: v.value for k, v in mat.metadata.items()}
     assert meta["stop_reason"] == "target_recall" and meta["below_cutoff"] > 0
     assert meta["scored_now"] + meta["below_cutoff"] == len(review)
+    assert meta["recall_interval"][0] >= 0.8 and meta["recall_interval"][1] == 1.0
+    assert meta["recall_confidence"] == 0.95 and "target 0.8 reached" in meta["stopping"]
     export = pd.read_parquet(tmp_path / "home" / "results" / SLUG / "scores.parquet")
     assert len(export) == len(review) and (export["not_scored"] == BELOW_CUTOFF).sum() == meta["below_cutoff"]
     assert verify_ledger(store).ok

@@ -28,8 +28,10 @@ from agentr_dagster.settings import dagster_home
 from agentr_dagster.testing.responders import valid_responder
 from agentr_dagster.testing.scripted_server import Fault
 from tests.support import DEMO
+from tests.support.recovery import stage_name, title_of
 
-ASSETS = ("research_intent", "search_queries", "candidate_papers", "paper_scores", "score_exports")
+ASSETS = ("research_intent", "search_queries", "candidate_papers", "relevance", "paper_scores", "score_exports",
+          "research_landscape", "related_work")
 
 
 def key_forms(key: str) -> list[bytes]:
@@ -212,3 +214,44 @@ def test_the_key_is_an_env_reference_in_the_resource(monkeypatch, fake_key):
     llm = resources_from_env()["llm"]
     assert isinstance(llm.api_key, EnvVar) and llm.api_key.env_var_name == "AGENTR_LLM_API_KEY"
     assert fake_key not in repr(llm) and fake_key not in str(resources_from_env())
+
+
+def test_the_key_reaches_neither_storage_nor_exports_draft_nor_report_on_sqlite(tmp_path, monkeypatch, scripted_server,  # noqa: F811
+                                                                              caplog, fake_key):
+    """The whole chain on SQLite, everything under AGENTR_HOME: the domain store's file, Dagster's run storage and
+    event log (SQLite files under $AGENTR_HOME/dagster), the exports, the related-work draft rewritten by the
+    model, and the HTML report. A paper whose answers never validate makes the run partial on the way (its
+    failures and the retry command are stored and printed too). The key is in none of them."""
+    invalid_title = {"title": None}
+
+    def faults(index: int, body: dict):
+        if stage_name(body) == "score":
+            invalid_title["title"] = invalid_title["title"] or title_of(body)
+            if title_of(body) == invalid_title["title"]:
+                return Fault("schema_violation")
+        return None
+
+    server = scripted_server(valid_responder, faults=faults)
+    caplog.set_level(logging.DEBUG)
+    home = tmp_path / "home"
+    agentr = Session(monkeypatch, home, f"sqlite:///{home / 'agentr.sqlite'}", server.base_url, fake_key)
+    assert agentr("pricing", "set", "scripted-model", "--input", "2", "--output", "8").exit_code == 0
+    small_project(agentr, tmp_path, "secret-sqlite")
+
+    run = agentr("run", "secret-sqlite", "--no-progress", "--verbose")
+    assert run.exit_code == 3, run.output  # partial: one paper invalid, the rest exported, synthesised, drafted
+    assert "--retry-invalid" in run.output
+    report = agentr("report", "secret-sqlite")
+    assert report.exit_code == 0, report.output
+    for command in (["usage", "--json"], ["status"], ["failures"], ["ledger", "verify"]):
+        assert agentr(*command).exit_code == 0
+
+    results = home / "results" / "secret-sqlite"
+    written = {p.name for p in results.iterdir()}
+    assert {"scores.csv", "scores.parquet", "scores.xlsx", "related_work.md", "related_work.tex",
+            "related_work.bib", "report.html"} <= written, written
+    assert (home / "agentr.sqlite").stat().st_size > 0 and list((home / "dagster").rglob("*.db"))
+    assert any(stage_name(body) == "related_work" for body in server.requests)  # the model rewrote the draft
+    assert sent_keys(server) == {f"Bearer {fake_key}"}  # the key was really sent...
+    leaks = agentr.leaks(caplog)  # ...and is recorded nowhere: the store, Dagster's storage, every file, logs
+    assert leaks == [], "\n".join(leaks)

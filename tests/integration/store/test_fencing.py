@@ -20,7 +20,7 @@ from agentr_dagster.domain.stopping import clear_stop, request_stop
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import now_utc
-from agentr_dagster.store.leases import HOST, Heartbeat, holder_gone, lease_lost, new_holder
+from agentr_dagster.store.leases import HOST, Heartbeat, current_realm, holder_gone, lease_lost, new_holder
 from agentr_dagster.testing.responders import valid_responder
 from tests.support import dead_pid
 from tests.support.recovery import MODEL, make_project, stage_name
@@ -38,13 +38,14 @@ def test_a_live_process_on_this_host_is_never_gone_however_old_its_heartbeat():
     try:
         now = now_utc()
         long_ago = now - timedelta(hours=1)
-        assert not holder_gone(HOST, sleeper.pid, "x", now, long_ago, now, ttl_s=1)  # alive: kept
-        assert holder_gone(HOST, dead_pid(), "x", long_ago, long_ago, now, ttl_s=3600)  # exited: gone
+        here = current_realm()
+        assert not holder_gone(HOST, sleeper.pid, "x", now, long_ago, now, ttl_s=1, realm=here)  # alive: kept
+        assert holder_gone(HOST, dead_pid(), "x", long_ago, long_ago, now, ttl_s=3600, realm=here)  # exited: gone
         # a lease taken an hour ago, its pid now a process started since: the pid was reused, the holder is gone
-        assert holder_gone(HOST, sleeper.pid, "x", long_ago, now, now, ttl_s=3600)
+        assert holder_gone(HOST, sleeper.pid, "x", long_ago, now, now, ttl_s=3600, realm=here)
         # another host: only the heartbeat can tell
-        assert not holder_gone(HOST + "-b", 1, "x", long_ago, now, now, ttl_s=60)
-        assert holder_gone(HOST + "-b", 1, "x", long_ago, long_ago, now, ttl_s=60)
+        assert not holder_gone(HOST + "-b", 1, "x", long_ago, now, now, ttl_s=60, realm=here)
+        assert holder_gone(HOST + "-b", 1, "x", long_ago, long_ago, now, ttl_s=60, realm=here)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -76,7 +77,8 @@ def test_the_same_request_from_two_workers_is_paid_once(store, tmp_path, scripte
     with store.engine.begin() as conn:  # a claim left by a process that exited is taken over
         now = now_utc()
         conn.execute(sa.insert(t.request_claims).values(
-            request_hash="k2", stage="intent", holder="dead", host=HOST, pid=dead_pid(), claimed_at=now,
+            request_hash="k2", stage="intent", holder="dead", host=HOST, realm=current_realm(), pid=dead_pid(),
+            claimed_at=now,
             heartbeat_at=now))
     me = new_holder("me")
     beat = Heartbeat(store, me)  # a holder of this process is live while it beats

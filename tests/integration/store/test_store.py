@@ -43,6 +43,7 @@ TABLES = {
     "paper_relevance",
     "project_leases",
     "paper_claims",
+    "operator_waste",
     "papers",
     "artifacts",
     "paper_results",

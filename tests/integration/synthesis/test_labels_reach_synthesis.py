@@ -30,8 +30,8 @@ def test_an_excluded_paper_leaves_and_an_included_one_enters_the_landscape_and_d
     assert first.key in draft.keys  # the top competitor is cited before any label
     assert outsider.key not in {c.key for c in land.competitors}
 
-    assert agentr("label", "labelled", str(first.paper_id), "exclude").exit_code == 0
-    assert agentr("label", "labelled", str(outsider.paper_id), "include").exit_code == 0
+    assert agentr("label", "labelled", f"id:{first.paper_id}", "exclude").exit_code == 0
+    assert agentr("label", "labelled", f"id:{outsider.paper_id}", "include").exit_code == 0
 
     after = run_landscape(store, "labelled")
     assert not after.reused  # the labels changed the synthesis input

@@ -22,6 +22,7 @@ from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.intake import add_papers_file, add_project
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.queries import run_queries
+from agentr_dagster.stages.relevance import rank_project
 from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.stages.synthesis import (
     DraftOutcome,
@@ -61,6 +62,7 @@ def scored_project(store, slug: str, papers_csv: Path) -> None:
     backend = OfflineStageBackend()
     run_intent(store, backend, slug)
     run_queries(store, backend, slug)
+    rank_project(store, slug)  # the screening engine's likely includes are what the synthesis discusses
     assert score_project(store, backend, slug).complete
 
 
@@ -187,7 +189,8 @@ def test_landscape_competitors_supporting_gaps_and_taxonomy(demo):
     assert land.structure_problems == []
     included = [p for p in land.papers if p.included]
     excluded = [p for p in land.papers if not p.included]
-    assert excluded and all("relevance floor" in p.exclusion_reason and not p.sections for p in excluded)
+    assert excluded and all("not among the likely includes" in p.exclusion_reason and not p.sections
+                            for p in excluded)
     assert all(any(s.startswith("t") for s in p.sections) for p in included)
     labels = [n.label for n in land.taxonomy.nodes]
     assert all(label.strip() for label in labels) and not any(label.startswith("Theme ") for label in labels)
@@ -322,6 +325,14 @@ def test_assets_materialise_reuse_and_trace_rescoring(store, tmp_path, monkeypat
     results_dir = tmp_path / "home" / "results" / slug
     for name in ("related_work.md", "related_work.tex", "related_work.bib", "related_work.evidence.json"):
         assert (results_dir / name).stat().st_size > 0
+    # the page a researcher reads: written at the end of the chain, linked from related_work and score_exports
+    assert rw["report"] == meta["score_exports"]["report"] == str(results_dir / "report.html")
+    assert rw["report_url"] == (results_dir / "report.html").resolve().as_uri()
+    assert "PRISMA 2020 flow" in (results_dir / "report.html").read_text(encoding="utf-8")
+    exports = meta["score_exports"]
+    assert exports["plot_prisma"].startswith("![PRISMA 2020 flow diagram](data:image/png;base64,")
+    assert exports["prisma_identified"] - exports["prisma_duplicates_removed"] - exports["prisma_unusable_removed"] \
+        == exports["prisma_screened"] == 12
     checks = {e.event_specific_data.check_name: e.event_specific_data.passed
               for e in result.all_events if e.event_type_value == "ASSET_CHECK_EVALUATION"}
     assert checks["taxonomy_structure"] and checks["draft_validates"]

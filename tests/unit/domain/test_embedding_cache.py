@@ -72,3 +72,37 @@ def test_long_encodes_report_progress(tmp_path):
         [f"record {i}" for i in range(300)], progress=seen.append
     )
     assert sum(seen) == 300
+
+
+def test_a_long_encode_reports_counts_to_the_callers_reporter(tmp_path):
+    """Inside `reporting_to(log)` (a Dagster asset's context.log) a long encode writes count lines there, not a
+    tqdm bar to stderr that the UI never shows."""
+    from agentr_dagster.domain.progress import reporting_to
+
+    lines: list[str] = []
+    texts = [f"paper number {i} on a topic" for i in range(ec._PROGRESS_FROM + 10)]
+    enc = CountingEncoder("test:progress")
+    with reporting_to(lines.append):
+        CachedEncoder(enc, EmbeddingCache(enc.name, enc.dim, tmp_path)).encode(texts)
+    assert lines[0] == f"embedding {len(texts)} texts (test:progress): 0/{len(texts)} started"
+    assert lines[-1].startswith(f"embedding {len(texts)} texts (test:progress): {len(texts)}/{len(texts)} (100%)")
+    assert "done in" in lines[-1]
+    lines.clear()
+    CachedEncoder(CountingEncoder("test:progress-2"), EmbeddingCache("test:progress-2", enc.dim, tmp_path)).encode(
+        texts)
+    assert lines == []  # outside the block: nothing sent to the old reporter
+
+
+def test_progress_lines_are_written_at_intervals_with_counts_and_rate():
+    from agentr_dagster.domain.progress import ProgressLines
+
+    now = [0.0]
+    lines: list[str] = []
+    bar = ProgressLines(lines.append, 1000, "ranking", every_s=10, clock=lambda: now[0])
+    for _ in range(10):  # 100 texts a second
+        now[0] += 4.0
+        bar.update(100)
+    bar.close()
+    assert lines[0] == "ranking: 0/1,000 started"
+    assert lines[1:3] == ["ranking: 300/1,000 (30%), 25.0/s", "ranking: 600/1,000 (60%), 25.0/s"]
+    assert lines[-1] == "ranking: 1,000/1,000 (100%), 25.0/s, done in 40 s" and len(lines) == 5

@@ -296,7 +296,7 @@ def test_c1_rubric_bands():
 
 
 def test_labels_and_provenance(backend: OfflineBackend):
-    assert backend.name == "offline" and backend.model == OFFLINE_MODEL == "offline-hybrid-v1"
+    assert backend.name == "offline" and backend.model == OFFLINE_MODEL == "offline-hybrid-v2"
     assert "not by an LLM" in backend.label and "deterministic" in backend.label
     info = backend.describe()
     assert info == {**info, "backend": "offline", "model": OFFLINE_MODEL, "cost_usd": 0.0}

@@ -82,3 +82,54 @@ def test_repair_feedback_names_problems_and_missed_seeds():
     text = repair_feedback(["block 2 is a study-design block"], report)
     assert "study-design" in text and "Insomnia and depressive symptoms in youth" in text
     assert "2 of 4" in text
+
+
+def _corpus_tools(corpus: list[str]):
+    from agentr_dagster.domain.boolean_query import Term as _Term
+
+    def df(term: str) -> float:
+        return sum(matches(_Term(term), doc) for doc in corpus) / len(corpus)
+
+    def count(node) -> int:
+        return sum(matches(node, doc) for doc in corpus)
+
+    return df, count
+
+
+def test_seed_terms_mined_against_a_background_widen_the_block_that_lacks_them():
+    from agentr_dagster.domain.seed_check import MAX_GROWTH, improve_blocks, mined_terms
+
+    corpus = [f"Therapy in adults, report {i}" for i in range(40)] + [
+        f"Gabapentin for neuropathic pain, trial {i}" for i in range(6)] + [
+        "Gabapentin for neuropathic pain", "Pregabalin in painful diabetic neuropathy",
+        "Nortriptyline for postherpetic neuralgia", "Duloxetine in diabetic peripheral neuropathic pain",
+    ]
+    df, count = _corpus_tools(corpus)
+    seeds = [
+        SeedStudy("Pregabalin therapy for painful diabetic neuropathy", "Adults with neuropathy."),
+        SeedStudy("Neuropathic pain after herpes zoster: gabapentin therapy", "Neuropathy in adults."),
+        SeedStudy("Duloxetine therapy and diabetic neuropathy", "Adults treated."),
+    ]
+    mined = mined_terms(seeds, df)
+    # every seed says "therapy" and "adults", but so does the background: the seeds' own words come first
+    assert mined.index("neuropath*") < mined.index("therap*") and mined.index("diabetic*") < mined.index("adult*")
+
+    def render(terms: list[list[str]]) -> str:
+        return " AND ".join("(" + " OR ".join(f'"{t}"' if " " in t else t for t in ts) + ")" for ts in terms)
+
+    drugs = {"gabapentin", "pregabalin", "duloxetin*", "nortriptylin*"}
+
+    def related(candidates: list[str], block_terms: list[str]) -> list[float]:  # a drug name to the drugs
+        drug_block = bool(set(block_terms) & drugs)
+        return [float((c in drugs) == drug_block) for c in candidates]
+
+    result = improve_blocks([("drug", ["gabapentin", "pregabalin"]), ("condition", ["neuropathic pain"])],
+                            seeds, render, background=df, count=count, relatedness=related)
+    assert result.seed_recall_before < result.seed_recall_after == 1.0
+    assert any("neuropath" in t for t in result.added["condition"])
+    assert "duloxetin*" in result.added["drug"]
+    # no term that multiplies what the query matches in the background: the generic words stay out
+    every_added = {t for ts in result.added.values() for t in ts}
+    assert not every_added & {"therap*", "adult*"}
+    assert count(parse_boolean_query(result.query)) <= MAX_GROWTH * max(1, count(parse_boolean_query(
+        render([["gabapentin", "pregabalin"], ["neuropathic pain"]]))))

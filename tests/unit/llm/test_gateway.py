@@ -5,7 +5,7 @@ import openai
 import pytest
 
 from agentr_dagster.domain.failures import FailureClass
-from agentr_dagster.llm.gateway import backoff_delay, classify_api_error, parse_json_object, request_hash
+from agentr_dagster.llm.gateway import classify_api_error, parse_json_object, request_hash
 
 
 def test_parse_json_object_tolerates_fences_and_raw_newlines():
@@ -15,13 +15,6 @@ def test_parse_json_object_tolerates_fences_and_raw_newlines():
         parse_json_object("no json here")
     with pytest.raises(ValueError):
         parse_json_object("not json {")
-
-
-def test_backoff_is_bounded_and_honours_retry_after():
-    for attempt in range(10):
-        assert 0 <= backoff_delay(attempt, 0.5, 8.0, None) <= 8.0
-    assert backoff_delay(0, 0.5, 30.0, retry_after=3.0) >= 3.0
-    assert backoff_delay(0, 0.5, 2.0, retry_after=60.0) == 2.0  # capped
 
 
 def test_request_hash_changes_with_any_input():

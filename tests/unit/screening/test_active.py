@@ -61,3 +61,23 @@ def test_label_weights_reach_the_classifier_and_unit_weights_change_nothing():
     plain = learner.scores(labeled, y)
     assert np.allclose(learner.scores(labeled, y, weights=np.ones(5)), plain)
     assert not np.allclose(learner.scores(labeled, y, weights=np.array([1, 0.2, 1, 1, 1])), plain)
+
+
+
+def test_pseudo_excludes_come_from_the_bottom_of_the_prior_and_keep_off_topic_records_down():
+    """Labels from the top of the prior's list are all on topic: with pseudo-excludes from its bottom half the
+    classifier learns that off-topic records are excluded (a wider gap than the labels alone give)."""
+    on = [f"heart failure trial {'cohort ' if i in (1, 3, 4) else ''}{i}" for i in range(30)]
+    off = [f"soil erosion {i}" for i in range(30)]
+    feats = build_features(on + off, [""] * 60, HashEmbedder())
+    prior = np.r_[np.linspace(2, 1, 30), np.linspace(0, -1, 30)]  # on-topic records first
+    learner = ActiveRanker(feats, prior)
+    pseudo = learner.pseudo_excludes(np.array([45]))
+    assert len(pseudo) == 29 and set(pseudo.tolist()) == set(range(30, 60)) - {45}
+    assert len(ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=5)).pseudo_excludes(np.array([0]))) == 5
+    labeled, y = np.arange(6), np.array([1, 0, 1, 0, 0, 1])  # the top six: on topic, half of them included
+    flat = np.zeros(60)  # no prior to lean on: the classifier alone decides
+    with_pseudo = ActiveRanker(feats, flat, ActiveConfig(pseudo_excludes=30)).scores(labeled, y)
+    assert with_pseudo[6:30].min() > with_pseudo[30:].max()
+    without = ActiveRanker(feats, flat, ActiveConfig(pseudo_excludes=0)).scores(labeled, y)
+    assert with_pseudo[6:30].min() - with_pseudo[30:].max() > without[6:30].min() - without[30:].max()

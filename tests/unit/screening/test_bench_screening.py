@@ -37,6 +37,14 @@ def test_bench_screening(tmp_path, fake_embedder, monkeypatch):
         assert "re-implementation" in r["modes"]["asreview"]["implementation"]
     assert res["mean"]["feedback"]["wss95"] > res["mean"]["random"]["wss95"]
     assert "mean" in format_table(res)
+    # labels from the top of the zero-shot list: recall of the unlabelled papers, re-ranked beside zero-shot
+    for r in res["reviews"]:
+        assert set(r["after_top_labels"]) == {"10", "25", "50"}
+        for per_mode in r["after_top_labels"].values():
+            assert set(per_mode) == {"zero_shot", "feedback"}
+            assert all(0.0 <= v <= 1.0 for m in per_mode.values() for v in m.values())
+    assert set(res["after_top_labels"]["10"]) == {"zero_shot", "feedback", "worse_by_more_than_slack"}
+    assert "after k labels from the top" in format_table(res)
 
     # a review.json written with a byte-order mark (as some Windows editors do) still loads
     meta = (tmp_path / "rev2" / "review.json").read_text(encoding="utf-8")

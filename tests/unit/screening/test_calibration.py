@@ -73,7 +73,8 @@ def test_labelled_papers_read_as_their_label_and_the_rest_the_prior_at_their_pla
     # value at rank 101 of the whole list
     assert np.allclose(fitted.probability[rest], calibrate(scores[rest], None, prior).probability)
     best = np.flatnonzero(rest)[np.argmax(scores[rest])]
-    assert np.isclose(fitted.probability[best], zero.max()) and fitted.probability[best] > zero[best]
+    # (the head of the curve rises gently with the list's length: 900 unlabelled against 1,000 in all)
+    assert np.isclose(fitted.probability[best], zero.max(), rtol=0.01) and fitted.probability[best] > zero[best]
     assert np.all(fitted.probability[rest] >= zero[rest] - 1e-12)
     # the labels say this review is richer than the prior's: the multiplier (a diagnostic) reads above 1
     assert labels_multiplier(scores, labels, prior) > 1.5

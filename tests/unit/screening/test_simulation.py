@@ -7,7 +7,7 @@ import pytest
 
 from agentr_dagster.screening.metrics import wss_at
 from agentr_dagster.screening.scores import order_from_scores
-from agentr_dagster.screening.simulation import choose_priors, simulate_active
+from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
 from agentr_dagster.screening.stopping import all_includes_found, consecutive_excludes
 
 
@@ -59,3 +59,19 @@ def test_stopping_rules():
     order = simulate_active(scores, labels, choose_priors(labels, 0), stop=consecutive_excludes(5))
     assert sorted(order.tolist()) == list(range(200))  # the rest appended in the last model's order
     assert len(calls) < 100
+
+
+def test_after_top_labels_orders_only_the_unlabelled_papers():
+    y = np.array([1, 0, 0, 0, 0, 1, 0, 1, 0, 0, 0, 0])
+    prior = -np.arange(12, dtype=float)  # the prior's order is 0, 1, 2, ...
+    seen = []
+
+    def learner(labeled, yl):
+        seen.append((labeled.tolist(), yl.tolist()))
+        return np.where(y == 1, 1.0, 0.0)  # an oracle: every include first
+
+    out = after_top_labels(learner, prior, y, ks=(2, 20), fractions=(0.2, 1.0))
+    assert seen == [([0, 1], [1, 0])]  # k=20 is more than the 12 records: skipped
+    # the 10 unlabelled records 2..11 hold the includes 5 and 7; the first ceil(0.2 * 10) = 2 of them count
+    assert out[2]["zero_shot"] == {"recall20": 0.0, "recall100": 1.0}  # records 2, 3
+    assert out[2]["feedback"] == {"recall20": 1.0, "recall100": 1.0}  # records 5, 7

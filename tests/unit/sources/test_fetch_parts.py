@@ -5,8 +5,9 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from email.utils import format_datetime
 
+from agentr_dagster.domain.retry import parse_retry_after
 from agentr_dagster.sources.cache import ResponseCache, cache_key, display_url
-from agentr_dagster.sources.http import DEFAULT_REQUESTS_PER_MINUTE, parse_retry_after, source_limiter
+from agentr_dagster.sources.http import DEFAULT_REQUESTS_PER_MINUTE, source_limiter
 
 
 def test_retry_after_in_seconds_and_as_an_http_date():

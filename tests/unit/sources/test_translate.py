@@ -11,10 +11,11 @@ from hypothesis import strategies as st
 
 from agentr_dagster.domain.boolean_query import And, Not, Or, Term, parse_boolean_query
 from agentr_dagster.sources.translate import (
+    MAX_STEM_WORDS,
     or_shards,
     query_tree,
     sent_as_word_lists,
-     to_arxiv,
+    to_arxiv,
     to_europepmc,
     to_openalex,
     to_pubmed,
@@ -36,20 +37,36 @@ def test_europepmc_searches_title_or_abstract_for_each_term():
     )
 
 
-def test_arxiv_uses_ti_abs_prefixes_andnot_and_widens_a_stem_it_cannot_truncate():
-    # no truncation in arXiv: the OR holding the stem says nothing, never a bare stem that matches no word
-    assert to_arxiv(QUERY) == "(ti:mri OR abs:mri) ANDNOT (ti:animal OR abs:animal)"
+def test_arxiv_uses_ti_abs_prefixes_andnot_and_sends_a_stem_as_its_words():
+    # no truncation in arXiv: the stem becomes the OR of the words it matches, never a bare stem that matches no word
+    translated = to_arxiv(QUERY)
+    assert translated.startswith('(((ti:"deep learning" OR abs:"deep learning") OR ((ti:convoluted OR abs:convoluted)')
+    assert "(ti:convolutional OR abs:convolutional)" in translated
+    assert translated.endswith("AND (ti:mri OR abs:mri)) ANDNOT (ti:animal OR abs:animal)")
+    assert "*" not in translated
 
 
-def test_wildcards_become_each_dialects_truncation_or_widen():
+def test_wildcards_become_each_dialects_truncation_or_their_words():
     query = parse_boolean_query("psychotherap* AND borderline")
     assert to_pubmed(query) == "psychotherap*[tiab] AND borderline[tiab]"
     assert to_europepmc(query) == (
         "(TITLE:psychotherap* OR ABSTRACT:psychotherap*) AND (TITLE:borderline OR ABSTRACT:borderline)")
-    assert to_arxiv(query) == "(ti:borderline OR abs:borderline)"
-    assert to_openalex(query, boolean=True).filters == ("title_and_abstract.search:borderline",)
-    # too short a stem for PubMed (four letters) is widened too
+    assert to_arxiv(query).endswith(
+        "(ti:psychotherapies OR abs:psychotherapies)) AND (ti:borderline OR abs:borderline)")
+    assert to_openalex(query, boolean=True).filters == (
+        "title_and_abstract.search:(psychotherapy OR psychotherapist OR psychotherapists OR psychotherapeutic OR "
+        "psychotherapies) AND borderline",)
+    # a stem matching too many words to send (``ab*``, too short for PubMed's four letters) is widened away
     assert to_pubmed(parse_boolean_query("ab* AND mri")) == "mri[tiab]"
+
+
+def test_a_wildcard_in_an_or_group_keeps_every_ending_where_the_engine_cannot_truncate():
+    # the case: ``effect*`` must not lose "effective" and "effectiveness" on OpenAlex and arXiv
+    query = parse_boolean_query('effect* OR "schema therapy"')
+    for translated in (to_openalex(query, boolean=True).filters[0], to_arxiv(query)):
+        for word in ("effect", "effects", "effective", "effectively", "effectiveness"):
+            assert f"{word} OR" in translated or f":{word} OR" in translated
+        assert '"schema therapy"' in translated
 
 
 def test_a_phrase_with_a_wildcard_is_split_where_the_dialect_cannot_expand_it():
@@ -57,13 +74,19 @@ def test_a_phrase_with_a_wildcard_is_split_where_the_dialect_cannot_expand_it():
     assert to_pubmed(query) == '"breast feed*"[tiab] AND infant[tiab]'  # PubMed truncates inside phrases
     assert to_europepmc(query) == ("((TITLE:breast OR ABSTRACT:breast) AND (TITLE:feed* OR ABSTRACT:feed*)) AND "
                                    "(TITLE:infant OR ABSTRACT:infant)")
-    # inside an exclusion a part that cannot be said exactly subtracts nothing (else the query would narrow)
-    assert to_europepmc(parse_boolean_query('mri NOT "rat model*"')) == "(TITLE:mri OR ABSTRACT:mri)"
+    # no truncation at all: the phrase's own phrases, one per word the stem matches
+    assert '("breast feed" OR "breast feedback" OR "breast feeding" OR' in to_openalex(query, boolean=True).filters[0]
+    # inside an exclusion only exact phrases subtract (a split phrase would subtract too much: the query would narrow)
+    excluded = to_europepmc(parse_boolean_query('mri NOT "rat model*"'))
+    assert excluded.startswith('(TITLE:mri OR ABSTRACT:mri) NOT ((TITLE:"rat model" OR ABSTRACT:"rat model") OR ')
+    assert '"rat models"' in excluded and "model*" not in excluded
 
 
 def test_a_query_made_only_of_stems_is_sent_with_their_word_lists():
     translated = to_openalex(parse_boolean_query("psychotherap*"), boolean=True).filters[0]
-    assert "psychotherapy OR psychotherapies" in translated and "psychotherapist" in translated
+    assert "psychotherapy OR psychotherapist" in translated and "psychotherapies" in translated
+    many = to_openalex(parse_boolean_query("imm*"), boolean=True).filters[0]  # too many words: the most frequent
+    assert "immediately OR" in many and many.count(" OR ") == MAX_STEM_WORDS - 1
 
 
 def test_a_not_with_nothing_to_subtract_from_leaves_its_part_unconstrained():
@@ -128,10 +151,11 @@ def test_translations_survive_url_encoding_unchanged(render):
 # match a superset of what the query matches.
 
 VOCAB = ["mri", "brain scan", "covid-19", "deep*", "rat", "cat", "psychotherap*", "breast feed*", "ab*",
-         "tumour*", "neural net*", "ai/ml", "t-cell*", "x-ray imag*"]
+         "tumour*", "neural net*", "ai/ml", "t-cell*", "x-ray imag*", "effect*", "schema therapy", "rat model*"]
 WORDS = ["mri", "brain", "scan", "covid", "19", "deep", "deeply", "rat", "cat", "dog", "psychotherapy",
          "psychotherapeutic", "breast", "feeding", "feed", "abc", "about", "tumours", "tumour", "neural",
-         "network", "nets", "ai", "ml", "t", "cell", "cells", "x", "ray", "imaging"]
+         "network", "nets", "ai", "ml", "t", "cell", "cells", "x", "ray", "imaging", "effect", "effective",
+         "effectiveness", "effects", "schema", "therapy", "model", "models", "modelling"]
 terms = st.sampled_from(VOCAB).map(Term)
 trees = st.recursive(
     terms,

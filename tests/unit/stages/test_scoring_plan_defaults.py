@@ -1,17 +1,17 @@
-"""The scoring plan's stopping rule: ``--stop-at-recall`` alone gets the rule's own (99 %) confidence."""
+"""The scoring plan's stopping rule: ``--stop-at-recall`` alone gets the rule's own (95 %) confidence."""
 
 from __future__ import annotations
 
 import pytest
 
-from agentr_dagster.screening.stopping import DEFAULT_CONFIDENCE
+from agentr_dagster.domain.recall_stopping import DEFAULT_CONFIDENCE
 from agentr_dagster.stages.scoring import ScoringPlan
 
 
 def test_a_plan_with_a_target_uses_the_rules_default_confidence():
     plan = ScoringPlan(stop_at_recall=0.95)
-    assert plan.confidence == DEFAULT_CONFIDENCE == 0.99
-    assert plan.describe()["confidence"] == 0.99 and plan.may_stop
+    assert plan.confidence == DEFAULT_CONFIDENCE == 0.95
+    assert plan.describe()["confidence"] == 0.95 and plan.may_stop
 
 
 @pytest.mark.parametrize("target", [0, 1.2])

@@ -181,20 +181,27 @@ def test_the_living_review_updates_active_searched_idle_projects():
 
 
 def test_prisma_rows_carry_every_box_and_the_boxes_add_up():
-    counts = PrismaCounts(identified={"openalex": 30, "pubmed": 12, "import:refs.ris": 5}, duplicates_removed=9,
-                          screened=38, scored=30, not_scored={"below cut-off": 5, "budget": 0, "pending": 3},
-                          above_threshold=7, labelled_included=2, labelled_excluded=1)
+    counts = PrismaCounts(identified={"openalex": 30, "pubmed": 12, "import:refs.ris": 8}, duplicates_by_importer=2,
+                          duplicates_across_sources=9, unusable_removed=1, screened=38, scored=30,
+                          not_scored={"below cut-off": 5, "budget": 0, "pending": 3},
+                          labelled_included=2, labelled_excluded=1)
     rows = {r["box"]: r["count"] for r in counts.rows()}
-    assert rows["records identified: openalex"] == 30 and rows["records identified: total"] == 47
-    assert rows["records identified: import:refs.ris"] == 5
-    assert rows["duplicates removed"] == 9 and rows["records screened (ranked)"] == 38
+    assert rows["records identified: openalex"] == 30 and rows["records identified: total"] == 50
+    assert rows["records identified: import:refs.ris"] == 8
+    assert rows["duplicates removed"] == 11 and rows["duplicates removed: by the importer"] == 2
+    assert rows["records removed: unusable"] == 1 and rows["records screened"] == 38
+    assert rows["records excluded (labelled)"] == 1 and rows["studies included (labelled)"] == 2
+    assert rows["records not yet screened"] == 35
     assert rows["records scored"] == 30 and rows["records not scored"] == 8 and rows["not scored: pending"] == 3
-    assert rows["above threshold (C1 or C2 >= 5)"] == 7 and rows["labelled include"] == 2
+    assert not any("threshold" in box for box in rows)  # PRISMA's "included" is what a person included
     assert counts.problems() == []
     # "scored" counted as every row (the old bug): the check says so
     wrong = counts.model_copy(update={"scored": 38})
     assert wrong.problems() == ["scored 38 + not scored 8 != screened 38"]
-    assert counts.model_copy(update={"duplicates_removed": 8}).problems()
+    # the importer's unusable rows left out of the removals: identification no longer adds up
+    assert counts.model_copy(update={"unusable_removed": 0}).problems() == [
+        "identified 50 - duplicates 11 - unusable 0 != screened 38"]
+    assert counts.model_copy(update={"labelled_excluded": 37}).problems() == ["labelled 39 > screened 38"]
 
 
 def test_a_lake_echo_is_not_another_identification():

@@ -1,0 +1,75 @@
+"""How specific a search term is, judged by data: its frequency in general English (the ``wordfreq`` library)
+and, where one is given, its document frequency in a background corpus (the lake, or the candidates).
+
+A term that a large share of all records contain ("effect*", "human*", "test") says nothing about a topic: it
+must never stand as a top-level alternative of a query. The general-English estimate needs no corpus; a
+background, where the caller has one, is the better judge and takes precedence.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+#: A term's document frequency in a background corpus: the share of its records that contain it.
+Background = Callable[[str], float]
+
+#: Words in an abstract-length record: turns a word's frequency per token into the share of records with it.
+RECORD_TOKENS = 200
+#: Endings tried after a truncated stem: a stem is as general as its most frequent completion.
+_STEM_ENDINGS = (
+    "", "s", "e", "es", "ed", "ing", "ion", "ions", "al", "y", "ic", "ity", "ive", "ent", "ents", "ence", "er",
+    "ers", "ment", "ness", "ation", "ations", "ize", "ise", "ly", "ize", "ist", "ists",
+)  # fmt: skip
+_WORD_RE = re.compile(r"[\w\-']+\*?")
+
+
+@lru_cache(maxsize=131072)
+def _zipf(text: str) -> float:
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(text, "en")
+
+
+def general_zipf(term: str) -> float:
+    """A search term's frequency in general English on the Zipf scale (log10 per billion words; "the" 7.7,
+    "effect" 5.0, "dementia" 3.8): a phrase as a whole, a truncated stem as its most frequent completion."""
+    core = term.strip().strip('"').casefold()
+    if not core:
+        return 0.0
+    if core.endswith("*") and " " not in core:
+        stem = core[:-1]
+        return max(_zipf(stem + ending) for ending in _STEM_ENDINGS)
+    return _zipf(core.replace("*", ""))
+
+
+def general_share(term: str) -> float:
+    """The share of abstract-length records expected to contain ``term``, from its general frequency."""
+    per_token = 10 ** (general_zipf(term) - 9)
+    return 1 - math.exp(-RECORD_TOKENS * per_token)
+
+
+def term_share(term: str, background: Background | None = None) -> float:
+    """The share of records a term matches: in the background where there is one, else from general English."""
+    return background(term) if background is not None else general_share(term)
+
+
+def any_share(terms: list[str], background: Background | None = None) -> float:
+    """The share of records that contain at least one of ``terms`` (an OR-group), its terms taken as
+    independent: 1 - prod(1 - share)."""
+    miss = 1.0
+    for term in terms:
+        miss *= 1 - min(1.0, term_share(term, background))
+    return 1 - miss
+
+
+def is_generic(term: str, zipf_floor: float, background: Background | None = None,
+               share_floor: float | None = None) -> bool:
+    """A term too common to name a topic: its general-English Zipf frequency is ``zipf_floor`` or more (or, with
+    a background and ``share_floor``, it is in that share of the background's records or more). An acronym
+    written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not)."""
+    if background is not None and share_floor is not None:
+        return background(term) >= share_floor
+    return general_zipf(term) >= zipf_floor
