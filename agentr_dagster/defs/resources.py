@@ -13,7 +13,7 @@ from agentr_dagster.domain.attempts import AttemptCap
 from agentr_dagster.limits import EndpointLimits
 from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
-from agentr_dagster.settings import Settings, agentr_home, get_settings
+from agentr_dagster.settings import DEFAULT_MODEL, Settings, agentr_home, get_settings
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -59,7 +59,7 @@ class LLMResource(ConfigurableResource):
 
     base_url: str = Field(default="", description="OpenAI-compatible base URL; empty = offline backend")
     api_key: str = Field(default="", description="API key; set it from the environment with EnvVar")
-    model: str = "gpt-4o-mini"
+    model: str = DEFAULT_MODEL
     provider: str = "default"
     concurrency: int = Field(default=4, ge=1, le=256, description="concurrent scoring calls per run")
     timeout_s: float = 120.0

@@ -31,14 +31,6 @@ SEARCH_SOURCES: dict[str, type] = {
 }
 CLIENTS: dict[str, type] = {**SEARCH_SOURCES, "crossref": CrossrefClient}
 
-PUBLIC_BASE_URLS = {
-    "openalex": "https://api.openalex.org",
-    "pubmed": "https://eutils.ncbi.nlm.nih.gov/entrez/eutils",
-    "europepmc": "https://www.ebi.ac.uk/europepmc/webservices/rest",
-    "arxiv": "https://export.arxiv.org",
-    "crossref": "https://api.crossref.org",
-}
-
 # source name -> the settings field holding its API key (read from the environment only)
 API_KEY_FIELDS = {"openalex": "openalex_api_key", "pubmed": "pubmed_api_key"}
 

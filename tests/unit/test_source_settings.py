@@ -47,11 +47,11 @@ def test_settings_and_the_source_contract_name_the_same_sources():
     assert SOURCE_NAMES == contract.SOURCE_NAMES
 
 
-def test_the_settings_default_to_the_registry_public_endpoints():
-    from agentr_dagster.sources.registry import PUBLIC_BASE_URLS
+def test_every_client_has_a_base_url_setting_defaulting_to_its_public_https_endpoint():
+    from agentr_dagster.sources.registry import CLIENTS
 
     settings = get_settings()
-    assert {name: getattr(settings, f"{name}_url") for name in PUBLIC_BASE_URLS} == PUBLIC_BASE_URLS
+    assert all(getattr(settings, f"{name}_url").startswith("https://") for name in CLIENTS)
 
 
 def test_the_registry_builds_the_enabled_clients_from_the_settings(monkeypatch):

@@ -2,17 +2,17 @@
 
 Programmatic use (``DomainStore``/``engine.upgrade``) passes an open connection, already inside a transaction
 and holding the migration lock, in ``config.attributes["connection"]``. Command-line use builds an engine from
-``-x url=...``, ``sqlalchemy.url`` or ``$AGENTR_DATABASE_URL``.
+``-x url=...``, ``sqlalchemy.url`` or ``AGENTR_DATABASE_URL`` (read through settings.py).
 """
 
 from __future__ import annotations
 
-import os
 from logging.config import fileConfig
 
 from alembic import context
 from sqlalchemy import text
 
+from agentr_dagster.settings import get_settings
 from agentr_dagster.store.engine import MIGRATION_LOCK_KEY, make_engine, normalise_url
 from agentr_dagster.store.schema import metadata
 
@@ -24,7 +24,7 @@ def _url() -> str:
     url = (
         context.get_x_argument(as_dictionary=True).get("url")
         or config.get_main_option("sqlalchemy.url")
-        or os.environ.get("AGENTR_DATABASE_URL")
+        or get_settings().database_url
     )
     if not url:
         raise RuntimeError("no database URL: pass -x url=... or set AGENTR_DATABASE_URL")
