@@ -185,7 +185,11 @@ class Fetcher:
         """``parse(body)`` of the answer to ``GET url?params``.
 
         ``key_params`` replaces ``params`` in the cache key when some parameters are session-bound (PubMed's
-        WebEnv). ``not_found``: the value for an HTTP 404 (the 404 is cached too); without it a 404 fails."""
+        WebEnv). ``not_found``: the value for an HTTP 404 (the 404 is cached too); without it a 404 fails.
+
+        A loop of its own rather than :func:`agentr_dagster.domain.retry.retrying`: between tries a server's
+        Retry-After pauses every caller of the source (the shared limiter), and one asking too long gives up for
+        this run; the waits are :func:`~agentr_dagster.domain.retry.backoff_delay`'s."""
         key = cache_key(self.source, url, key_params if key_params is not None else params)
         if use_cache and not getattr(self._local, "fresh", False):
             hit, value = self._from_cache(key, parse, not_found)
