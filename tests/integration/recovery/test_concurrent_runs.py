@@ -21,6 +21,7 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.store import DomainStore
 from tests.support import REPO, dead_pid
+from tests.support.polling import wait_for
 from tests.support.recovery import (
     assert_ledger_reconciles,
     chain_responder,
@@ -163,10 +164,11 @@ def test_a_cli_run_beside_a_dagster_launched_run_calls_once_per_paper(pg_url, tm
     make_project(store, tmp_path, slug, n)
     env = {**os.environ, **llm_env(monkeypatch, server, store, concurrency=4)}
     procs = start_runs(slug, 1, env, tmp_path)
-    deadline = time.monotonic() + 60
-    while store.leases.project_lease(slug) is None:  # the CLI's run is in flight: now the UI launches one
-        assert procs[0][0].poll() is None and time.monotonic() < deadline, procs[0][1].read_text()
-        time.sleep(0.05)
+    def cli_run_holds_the_lease() -> bool:  # the CLI's run is in flight: now the UI launches one
+        assert procs[0][0].poll() is None, procs[0][1].read_text()
+        return store.leases.project_lease(slug) is not None
+
+    wait_for(cli_run_holds_the_lease, "the CLI run holding the project's lease", interval=0.05)
     instance = DagsterInstance.ephemeral()
     launched = run_chain(store, slug, llm(server, concurrency=4), instance, tags={"agentr/source": "ui"})
     [(code, log)] = wait_all(procs)

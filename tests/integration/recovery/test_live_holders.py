@@ -24,6 +24,7 @@ from agentr_dagster.cli.common import ensure_project_partition
 from agentr_dagster.settings import dagster_home
 from agentr_dagster.store import DomainStore
 from tests.support import REPO
+from tests.support.polling import wait_for
 from tests.support.recovery import (
     MODEL,
     assert_ledger_reconciles,
@@ -60,12 +61,12 @@ def _wait(proc: subprocess.Popen, log: Path, timeout: float = 150.0) -> tuple[in
 
 
 def _poll(condition, timeout: float, what: str, proc: subprocess.Popen | None = None, log: Path | None = None):
-    deadline = time.monotonic() + timeout
-    while not condition():
+    def seen() -> bool:
         if proc is not None and proc.poll() is not None:
             pytest.fail(f"the run ended before {what}: {log.read_text() if log else ''}")
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
+        return bool(condition())
+
+    wait_for(seen, what, timeout=timeout, interval=0.05)
 
 
 def _scored(store, slug: str) -> int:
@@ -107,11 +108,11 @@ def test_a_frozen_run_is_not_taken_over_while_another_waits(pg_url, tmp_path, sc
             assert lease is not None and lease.holder == frozen_at.holder, "a live (frozen) holder was replaced"
             assert second.poll() is None, log2.read_text()
 
-        deadline = time.monotonic() + 90  # until the second run waits (its start takes a few seconds) ...
-        while "waiting for the run in flight" not in log2.read_text():
+        def second_run_waits() -> bool:  # its start takes a few seconds ...
             still_frozen_holder()
-            assert time.monotonic() < deadline, "the second run never waited"
-            time.sleep(0.1)
+            return "waiting for the run in flight" in log2.read_text()
+
+        wait_for(second_run_waits, "the second run waiting", timeout=90, interval=0.1)
         deadline = time.monotonic() + 3 * ttl  # ... then for three more TTLs: the lease stays the frozen run's
         while time.monotonic() < deadline:
             still_frozen_holder()

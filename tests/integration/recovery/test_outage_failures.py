@@ -19,6 +19,7 @@ from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.scoring import score_project
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
+from tests.support.polling import wait_for
 from tests.support.recovery import API_KEY, MODEL, assert_ledger_reconciles, chain_responder, make_project, stage_name
 from tests.support.relay import Relay
 
@@ -40,8 +41,7 @@ def test_500s_answered_during_an_outage_are_recorded_when_it_is_back(pg_url, pg_
         calls_before = server.calls
 
         def cut() -> None:  # every score call in flight when the database goes; the 500s arrive while it is away
-            while server.calls - calls_before < n:
-                time.sleep(0.01)
+            wait_for(lambda: server.calls - calls_before >= n, f"{n} score calls in flight")
             relay.stop()
             time.sleep(2.5)
             relay.start()

@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
@@ -34,6 +33,7 @@ from agentr_dagster.settings import dagster_home, results_dir
 from agentr_dagster.stages.staleness import project_gap
 from agentr_dagster.store import DomainStore
 from agentr_dagster.testing.scripted_server import Fault
+from tests.support.polling import wait_for
 from tests.support.recovery import (
     assert_ledger_reconciles,
     billable_calls,
@@ -72,12 +72,13 @@ def test_sigkilled_run_is_resumed_without_losing_or_double_charging(sqlite_url, 
     log = (tmp_path / "run.log").open("w")
     proc = subprocess.Popen([sys.executable, "-m", "agentr_dagster.cli", "run", slug, "--no-progress"],
                             env=env, stdout=log, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 120
     # Kill it a third of the way through, while a call is in flight (a reservation is open).
-    while len(store.results.results_for_project(slug)) < n // 3 or not store.ledger.open_reservations():
+    def a_third_done_and_a_call_in_flight() -> bool:
         assert proc.poll() is None, (tmp_path / "run.log").read_text()
-        assert time.monotonic() < deadline, "the run never got going"
-        time.sleep(0.02)
+        return len(store.results.results_for_project(slug)) >= n // 3 and bool(store.ledger.open_reservations())
+
+    wait_for(a_third_done_and_a_call_in_flight, "a third of the papers scored with a call in flight", timeout=120,
+             interval=0.02)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     log.close()
@@ -259,10 +260,8 @@ def test_pid_liveness_sees_through_zombies():
 
     assert pid_alive(os.getpid())
     child = subprocess.Popen([sys.executable, "-c", "pass"])
-    deadline = time.monotonic() + 30
-    while Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    wait_for(lambda: Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z",
+             "the child a zombie (exited, not reaped)", timeout=30)
     assert not pid_alive(child.pid)  # exited, not yet reaped
     child.wait()
     assert not pid_alive(child.pid)

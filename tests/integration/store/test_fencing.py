@@ -6,7 +6,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 from datetime import timedelta
 from decimal import Decimal
 
@@ -23,6 +22,7 @@ from agentr_dagster.store.database import now_utc
 from agentr_dagster.store.leases import HOST, Heartbeat, current_realm, holder_gone, lease_lost, new_holder
 from agentr_dagster.testing.responders import valid_responder
 from tests.support import dead_pid
+from tests.support.polling import wait_for
 from tests.support.recovery import MODEL, make_project, stage_name
 
 INTENT_MESSAGES = load_prompt("intent").render(abstract="Fencing paid calls: one payment per request.")
@@ -65,10 +65,7 @@ def test_the_same_request_from_two_workers_is_paid_once(store, tmp_path, scripte
 
     a = threading.Thread(target=ask, args=("a", first, "twin-a"))
     a.start()
-    deadline = time.monotonic() + 10
-    while server.calls == 0:  # the first call is at the server
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    wait_for(lambda: server.calls, "the first call at the server", timeout=10)
     ask("b", second, "twin-b")
     a.join()
     assert server.calls == 1 and answers["a"] == answers["b"]
@@ -118,10 +115,7 @@ def test_a_holder_that_lost_its_lease_or_claim_makes_no_call(store, tmp_path, sc
 
         with store.engine.begin() as conn:  # the project's lease too: the next heartbeat notices
             conn.execute(sa.update(t.project_leases).values(holder="other"))
-        deadline = time.monotonic() + 10
-        while not lease_lost("fenced"):
-            assert time.monotonic() < deadline, "the heartbeat did not notice the lost lease"
-            time.sleep(0.02)
+        wait_for(lambda: lease_lost("fenced"), "the heartbeat noticing the lost lease", timeout=10)
         with pytest.raises(StoppedError, match="took the lease"):
             gateway.complete("intent", INTENT_MESSAGES, ResearchIntent, CallContext(slug="fenced", stage="intent"))
         assert server.calls == 0
