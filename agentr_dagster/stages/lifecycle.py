@@ -7,6 +7,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -18,6 +19,9 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.store.outage import database_failure
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 @dataclass
@@ -31,7 +35,7 @@ class StageOutcome:
     backend: str
 
 
-def record_stage_failure(store, slug: str, stage: str, exc: StageError, run_id: str | None,
+def record_stage_failure(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None,
                          paper_id: int | None = None) -> None:
     """The stage's (or paper's) failed state and the failure record; kept and written later when the database is
     away, so that the classified error is what `agentr failures` shows, not the outage."""
@@ -43,7 +47,7 @@ DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for i
 
 
 @contextlib.contextmanager
-def database_failures_recorded(store, slug: str, stage: str, run_id: str | None, backend=None,
+def database_failures_recorded(store: DomainStore, slug: str, stage: str, run_id: str | None, backend=None,
                                wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
     """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
     failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
@@ -71,7 +75,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
         raise exc from None
 
 
-def require_active(store, slug: str, stage: str, run_id: str | None) -> None:
+def require_active(store: DomainStore, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
     if not store.projects.is_active(slug):
@@ -88,7 +92,7 @@ def settle_kept_calls(backend) -> None:
         gateway.settle_pending()
 
 
-def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
+def close_stage_calls(store: DomainStore, backend, slug: str, stage: str, run_id: str | None) -> None:
     """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
     be back), then release any reservation of this run's stage still open — its calls are over, so none may be
     left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work).
@@ -109,7 +113,7 @@ def _valid(contract, payload) -> bool:
     return True
 
 
-def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
+def run_single_stage(store: DomainStore, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
                      contract=None):
     """Produce the stage's artefact, or reuse the stored one for the same input, prompt and model — unless it no
     longer validates against ``contract`` (a hand edit, a stricter contract): then it is asked again (which the

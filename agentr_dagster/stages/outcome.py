@@ -8,12 +8,16 @@ last failure, and each class with the command that asks again (``domain.failures
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import NOT_CLASSIFIED, retry_command
 from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.stages.staleness import configured_model, current_results
 from agentr_dagster.store import PROJECT_STAGE
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 COMPLETE, PARTIAL, FAILED = "complete", "partial", "failed"
 #: `agentr run`'s exit code per outcome (README's command list, docs/operations-security.md); a stop by SIGTERM or
@@ -81,7 +85,7 @@ class ProjectOutcome:
         return out
 
 
-def project_outcome(store, slug: str, model: str | None = None) -> ProjectOutcome:
+def project_outcome(store: DomainStore, slug: str, model: str | None = None) -> ProjectOutcome:
     """Where the project stands: which papers have no current score (and why), which stage stopped short."""
     model = model or configured_model()
     papers = store.projects.list_papers(slug)

@@ -24,6 +24,8 @@ from agentr_dagster.store.rows import PaperRow, RelevanceRow
 if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
+    from agentr_dagster.store import DomainStore
+
 __all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
            "reasons", "relevance_question"]
 
@@ -57,7 +59,7 @@ class RelevanceOutcome:
                 "the unlabelled from a prior fitted on 18 labelled reviews)")
 
 
-def relevance_question(store, slug: str) -> str:
+def relevance_question(store: DomainStore, slug: str) -> str:
     """The text the engine ranks against: the project's abstract; without one, its intent's problem statement
     and seed keywords (empty when neither exists)."""
     abstract = (store.projects.get_project(slug).abstract or "").strip()
@@ -71,7 +73,7 @@ def relevance_question(store, slug: str) -> str:
     return f"{payload.get('problem_statement', '')} {keywords}".strip()
 
 
-def person_labels(store, slug: str) -> dict[int, int]:
+def person_labels(store: DomainStore, slug: str) -> dict[int, int]:
     """{paper_id: 1 include | 0 exclude}: the project's labels on live papers (a person's decisions)."""
     return {row.paper_id: 1 if row.label == "include" else 0 for row in store.labels.list_labels(slug)}
 
@@ -81,12 +83,12 @@ def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], v
                   *(f"{pid}={lab}" for pid, lab in sorted(labels.items())))
 
 
-def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
+def current_relevance(store: DomainStore, slug: str) -> dict[int, RelevanceRow]:
     """The stored relevance of the project's live papers by paper id (empty before the stage has run)."""
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
 
 
-def ranking_is_current(store, slug: str) -> bool:
+def ranking_is_current(store: DomainStore, slug: str) -> bool:
     """The stored ranking is the one the question, papers, labels and engine version call for (a label given since
     makes it stale: the labels sensor, or the next run, re-ranks)."""
     stored = store.relevance.for_project(slug)
@@ -100,7 +102,7 @@ def ranking_is_current(store, slug: str) -> bool:
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
 
 
-def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
+def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
     """Rank every live candidate of the project with the screening engine and store score and rank per paper.
 
     Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all

@@ -22,6 +22,7 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.report import write_report
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
+from agentr_dagster.store import DomainStore
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
@@ -161,7 +162,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     )
 
 
-def _write_report(context: AssetExecutionContext, db, slug: str) -> dict:
+def _write_report(context: AssetExecutionContext, db: DomainStore, slug: str) -> dict:
     """The HTML report of the finished chain, linked from the metadata (a report that cannot be written is a
     warning: the draft and its files stand)."""
     try:
