@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -301,7 +302,7 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
             raise ValueError(f"unknown export format {fmt!r}; choose from {', '.join(FORMATS)}")
         path = out_dir / f"{stem}.{fmt}"
         # readers never see a half-written export; concurrent writers never share a temporary file
-        written[fmt] = write_atomically(path, lambda tmp, fmt=fmt: _write_one(frame, fmt, tmp))
+        written[fmt] = write_atomically(path, partial(_write_one, frame, fmt))
     return written
 
 
@@ -316,5 +317,5 @@ def write_usage_exports(store: DomainStore, slug: str, out_dir: Path) -> dict[st
     written: dict[str, Path] = {}
     for stem, frame in frames.items():
         path = out_dir / f"{stem}.csv"
-        written[stem] = write_atomically(path, lambda tmp, frame=frame: _write_one(frame, "csv", tmp))
+        written[stem] = write_atomically(path, partial(_write_one, frame, "csv"))
     return written

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -242,7 +243,7 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     for kind, name in FILES.items():
         path = out_dir / name
         # a reader never sees half a draft; concurrent writers never share a temporary file
-        written[kind] = write_atomically(path, lambda tmp, text=contents[kind]: tmp.write_text(text, encoding="utf-8"))
+        written[kind] = write_atomically(path, partial(Path.write_text, data=contents[kind], encoding="utf-8"))
     return written
 
 
