@@ -211,5 +211,6 @@ def make_limiter(limits: EndpointLimits | None, endpoint: str):
     key = (endpoint, limits.model_dump_json())
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = RedisLimiter(limits, endpoint, limits.redis_url) if limits.redis_url else InProcessLimiter(limits)
+            url = limits.redis_url
+            _shared[key] = RedisLimiter(limits, endpoint, url) if url else InProcessLimiter(limits)
         return _shared[key]
