@@ -7,7 +7,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from dagster import ConfigurableResource, EnvVar
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from agentr_dagster.domain.attempts import AttemptCap
 from agentr_dagster.llm.backends import StageBackend, make_backend
@@ -18,11 +18,11 @@ from agentr_dagster.settings import Settings, agentr_home, get_settings
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
-_stores: dict[str, object] = {}
+_stores: dict[str, DomainStore] = {}
 _stores_lock = threading.Lock()
 
 
-def open_store(url: str):
+def open_store(url: str) -> DomainStore:
     """One DomainStore (engine and pool) per database URL per process."""
     from agentr_dagster.store import DomainStore
 
@@ -82,7 +82,7 @@ class LLMResource(ConfigurableResource):
         if not self.base_url:
             return None
         return LLMSettings(
-            base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
+            base_url=self.base_url, api_key=SecretStr(self.api_key), model=self.model, provider=self.provider,
             timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
             cap=AttemptCap(unanswered=self.max_unanswered, unanswered_window_s=self.retry_window_hours * 3600),
             unsettled_dir=str(agentr_home() / "unsettled"),

@@ -107,8 +107,10 @@ class Imported:
     rerun: str | None = None
 
     def observation(self) -> AssetObservation:
-        metadata = {"file": self.file, "project": self.project, "added": self.added, "duplicates": self.duplicates,
-                    "rows_dropped": self.dropped}
+        metadata: dict[str, str | int | MetadataValue] = {
+            "file": self.file, "project": self.project, "added": self.added, "duplicates": self.duplicates,
+            "rows_dropped": self.dropped,
+        }
         if self.notes:
             metadata["dropped_rows"] = MetadataValue.md("\n".join(f"- {printable(n)}" for n in self.notes[:50])
                                                         + (f"\n- … and {len(self.notes) - 50} more"

@@ -162,7 +162,8 @@ def _current_results(store: DomainStore, slug: str, papers: dict[int, PaperRow],
     current: dict[int, ResultRow] = {}
     for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
-        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+        if paper is None or result.model is None \
+                or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
         if result.paper_id not in current or result.id > current[result.paper_id].id:
             current[result.paper_id] = result

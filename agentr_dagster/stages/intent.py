@@ -26,7 +26,7 @@ def run_intent(store: DomainStore, backend: StageBackend, slug: str, run_id: str
 
 def current_intent(store: DomainStore, slug: str) -> tuple[ResearchIntent, str]:
     artifact = store.results.latest_artifact(slug, "intent")
-    if artifact is None:
+    if artifact is None or artifact.input_hash is None:  # every intent is saved with its input's hash
         raise StageError(f"project {slug!r} has no research intent yet: materialise research_intent first")
     return ResearchIntent.model_validate(artifact.payload), artifact.input_hash
 

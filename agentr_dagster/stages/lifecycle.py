@@ -122,7 +122,7 @@ def run_single_stage(store: DomainStore, backend: StageBackend, slug: str, stage
     input_hash = sha256(input_text, version, backend.model)
     latest = store.results.latest_artifact(slug, stage)
     reusable = latest is not None and latest.input_hash == input_hash
-    if reusable and (contract is None or _valid(contract, latest.payload)):
+    if latest is not None and reusable and (contract is None or _valid(contract, latest.payload)):
         store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
     if not store.projects.is_active(slug):
@@ -145,8 +145,8 @@ def run_single_stage(store: DomainStore, backend: StageBackend, slug: str, stage
             input_hash=input_hash,
         )
     except DeletedError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
-        exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
-        record_stage_failure(store, slug, stage, exc, run_id)
-        raise exc from err
+        orphan = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
+        record_stage_failure(store, slug, stage, orphan, run_id)
+        raise orphan from err
     store.lifecycle.set_status(slug, stage, st.COMPLETED, run_id=run_id)
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)

@@ -24,6 +24,7 @@ from agentr_dagster.store.rows import PaperRow, RelevanceRow
 if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
+    from agentr_dagster.screening.active import Learner
     from agentr_dagster.store import DomainStore
 
 __all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
@@ -272,7 +273,7 @@ class RelevanceQueue:
         self.scores = -rank.astype(np.float64)
         self.reranked = False
         self.training: dict[int, tuple[int, float]] = {}  # the last re-ranking's labels: paper id -> (y, weight)
-        self._learner = None
+        self._learner: Learner | None = None
 
     def order(self, exclude: set[int] | None = None) -> list[int]:
         """Paper ids best first (those in ``exclude`` left out)."""
@@ -304,7 +305,9 @@ class RelevanceQueue:
         weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
         self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
         try:
-            self.scores = np.asarray(self._learner.scores(idx, y, weights=weights), dtype=np.float64)
+            # The Learner protocol has no label weights; the preset's learner (active.py) takes them.
+            weighted = self._learner.scores(idx, y, weights=weights)  # type: ignore[call-arg]
+            self.scores = np.asarray(weighted, dtype=np.float64)
         except TypeError:  # a learner without label weights: the person's labels still replace the model's
             self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)
         self.reranked = True
