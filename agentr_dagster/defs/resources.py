@@ -111,14 +111,14 @@ class SourcesResource(ConfigurableResource):
     A field left empty takes the settings' value, so ``SourcesResource()`` is the deployment's configuration; the
     API keys are read from the settings when a step builds the clients, so no key ever appears in the run config."""
 
-    sources: str = Field("", description="comma list of search sources; empty: AGENTR_SOURCES")
-    openalex_url: str = Field("", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
-    pubmed_url: str = Field("", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
-    europepmc_url: str = Field("", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
-    arxiv_url: str = Field("", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
-    crossref_url: str = Field("", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
-    timeout_s: float | None = Field(None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
-    max_results: int | None = Field(None, ge=1, description="records per source and query; None: the settings'")
+    sources: str = Field(default="", description="comma list of search sources; empty: AGENTR_SOURCES")
+    openalex_url: str = Field(default="", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
+    pubmed_url: str = Field(default="", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
+    europepmc_url: str = Field(default="", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
+    arxiv_url: str = Field(default="", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
+    crossref_url: str = Field(default="", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
+    timeout_s: float | None = Field(default=None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
+    max_results: int | None = Field(default=None, ge=1, description="records per source and query; None: the settings'")
 
     def settings(self) -> Settings:
         """The settings with this resource's fields laid over them."""

@@ -37,7 +37,7 @@ class Results:
         self,
         slug: str,
         stage: str,
-        payload: dict,
+        payload: dict | BaseModel,
         *,
         prompt_version: str | None,
         model: str | None,
