@@ -52,7 +52,8 @@ def require_project(db: DomainStore, slug: str) -> None:
 
 
 @contextmanager
-def stage_failures(context: AssetExecutionContext, stage: str | None = None, db: DomainStore=None) -> Iterator[None]:
+def stage_failures(context: AssetExecutionContext, stage: str | None = None,
+                   db: DomainStore | None = None) -> Iterator[None]:
     """Run an asset's body: the partition's project must exist (when ``db`` is given) and a ``StageError`` (or an
     unknown project) leaves as the step's Failure (:func:`stage_failure`)."""
     from agentr_dagster.store import ProjectNotFound

@@ -78,10 +78,10 @@ def project_seed_studies(store: DomainStore, slug: str) -> tuple[list[SeedStudy]
     given = {s.doi for s in studies if s.doi} | {s.title.casefold() for s in studies}
     by_id = {p.id: p for p in papers}
     for label in store.labels.list_labels(slug):
-        paper = by_id.get(label.paper_id)
-        if label.label == "include" and paper and (paper.doi or "").casefold() not in given \
-                and paper.title.casefold() not in given:
-            studies.append(SeedStudy(paper.title, paper.abstract or "", paper.doi or ""))
+        labelled = by_id.get(label.paper_id)
+        if label.label == "include" and labelled and (labelled.doi or "").casefold() not in given \
+                and labelled.title.casefold() not in given:
+            studies.append(SeedStudy(labelled.title, labelled.abstract or "", labelled.doi or ""))
     return studies, unresolved
 
 

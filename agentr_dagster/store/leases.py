@@ -414,7 +414,7 @@ def hold_project(store: DomainStore, slug: str, holder: str, *, run_id: str | No
                 break
             if stop_requested():
                 raise StoppedError(f"{slug}: {stop_reason()} while waiting for the run in flight; nothing was run")
-            if on_wait is not None and not told:
+            if on_wait is not None and current is not None and not told:  # not taken: a live holder has it
                 on_wait(current)
                 told = True
             time.sleep(poll_s)
