@@ -247,10 +247,11 @@ def resume_project(
         store, slug, "released by resume: no live process holds it"
     )
     verdict = resume_verdict(store, project, model, get_settings().llm_configured)
-    gap = verdict.gap
-    if verdict.action == "orphan" or gap is None:  # only an orphan's verdict has no gap
+    if verdict.action == "orphan":
         outcome.action, outcome.message = verdict.action, verdict.message
         return outcome
+    gap = verdict.gap
+    assert gap is not None, "every verdict but an orphan's names the gap"
     outcome.stages_before, outcome.papers_missing_before = list(gap.stages), gap.papers_missing
     if verdict.action == "complete":
         outcome.papers_missing_after = 0

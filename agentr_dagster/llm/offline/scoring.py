@@ -329,9 +329,9 @@ class ScoringMixin:
             f"Type {ctype.value}: {why}."
         )
         strengths = [
-            f"Supports the user's {f}: {facets[f].best.term.label} ({_words_found(facets[f].best)})."
+            f"Supports the user's {f}: {best.term.label} ({_words_found(best)})."
             for f in ranked
-            if facets[f].best is not None and _RANK[facets[f].level] >= 2
+            if (best := facets[f].best) is not None and _RANK[facets[f].level] >= 2
         ]
         weaknesses = [
             f"No {f} overlap with the user's intent."
