@@ -53,11 +53,13 @@ demo: install models
 test: install models llama services browser
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy agentr_dagster
 	$(VENV)/bin/pytest -q -n 2 --dist loadgroup -p no:cacheprovider
 
 lint: install
 	$(VENV)/bin/ruff check agentr_dagster tests scripts
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy agentr_dagster
 	PATH=$(abspath $(VENV))/bin:$$PATH DAGSTER_HOME=$$(mktemp -d) $(VENV)/bin/dg check defs  # [tool.dg] in pyproject.toml
 
 # Benchmarks: figures printed and JSON written under .bench/ (not timed tests).
@@ -117,7 +119,7 @@ ui: install models
 		$(VENV)/bin/dagster dev -w workspace.yaml --host $(HOST) --port $(PORT)
 
 clean:
-	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache
+	rm -rf $(VENV) .agentr .pytest_cache .ruff_cache .mypy_cache
 
 # Screening quality on the shared labelled reviews (zero-shot, feedback and baselines) beside the real ASReview,
 # which lives in its own venv because it needs pandas<3 (table on stderr, JSON in .bench/screening.json).

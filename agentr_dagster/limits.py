@@ -124,11 +124,11 @@ return 0
 
 
 class RedisLimiter:
-    def __init__(self, limits: EndpointLimits, endpoint: str):
+    def __init__(self, limits: EndpointLimits, endpoint: str, redis_url: str):
         import redis
 
         self.limits = limits
-        self.client = redis.Redis.from_url(limits.redis_url)
+        self.client = redis.Redis.from_url(redis_url)
         self.prefix = f"agentr:llm-limits:{endpoint}"
         self._bucket = self.client.register_script(_BUCKET_LUA)
         self._lease = self.client.register_script(_LEASE_LUA)
@@ -211,5 +211,6 @@ def make_limiter(limits: EndpointLimits | None, endpoint: str):
     key = (endpoint, limits.model_dump_json())
     with _shared_lock:
         if key not in _shared:
-            _shared[key] = RedisLimiter(limits, endpoint) if limits.redis_url else InProcessLimiter(limits)
+            url = limits.redis_url
+            _shared[key] = RedisLimiter(limits, endpoint, url) if url else InProcessLimiter(limits)
         return _shared[key]

@@ -66,6 +66,7 @@ class ServerProcess:
              "--valid-responses"],
             stdout=subprocess.PIPE, text=True,
         )
+        assert self.process.stdout is not None  # stdout=PIPE
         line = self.process.stdout.readline()
         if "listening on" not in line:
             self.process.kill()

@@ -6,6 +6,7 @@ import functools
 import json
 import sys
 from decimal import Decimal
+from typing import NoReturn
 
 import click
 
@@ -38,7 +39,7 @@ def echo_json(value) -> None:
     click.echo(dump_json(value))
 
 
-def fail(message: str, code: int = 1):
+def fail(message: str, code: int = 1) -> NoReturn:
     click.echo(f"error: {message}", err=True)
     sys.exit(code)
 

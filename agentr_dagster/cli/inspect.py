@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from agentr_dagster.cli.common import echo_json, fail, json_default, open_store
 from agentr_dagster.settings import results_dir
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 @click.command("status")
@@ -44,7 +48,7 @@ def status(slug: str | None, as_json: bool) -> None:
     _echo_unfinished(store, ran)
 
 
-def _echo_unfinished(store, slugs) -> None:
+def _echo_unfinished(store: DomainStore, slugs) -> None:
     """A project that is partial (papers without a score, a draft cut short): what is missing, and the command
     per failure class (stages/outcome.py)."""
     from agentr_dagster.stages.outcome import COMPLETE, project_outcome
@@ -62,7 +66,7 @@ def _echo_unfinished(store, slugs) -> None:
                 click.echo(line)
 
 
-def _format_project_status(store, slug: str, rows: list) -> str:
+def _format_project_status(store: DomainStore, slug: str, rows: list) -> str:
     """One project: where it stands, its stages in the order a run takes them, and what to do next."""
     from agentr_dagster.stages.staleness import STAGE_NAMES, chain_order, project_standing
 
@@ -82,7 +86,7 @@ def _format_project_status(store, slug: str, rows: list) -> str:
     return "\n".join(lines)
 
 
-def _how_to_start(store, slug: str | None) -> str:
+def _how_to_start(store: DomainStore, slug: str | None) -> str:
     """How a project comes into being, and the projects the store holds (so a typo shows)."""
     from agentr_dagster.settings import inbox_dir
 
@@ -93,7 +97,7 @@ def _how_to_start(store, slug: str | None) -> str:
             + (f". Projects here: {', '.join(known)}" if known else ""))
 
 
-def _not_run_yet(store, slug: str) -> str:
+def _not_run_yet(store: DomainStore, slug: str) -> str:
     """A project that has never been run: what it holds, and the next command."""
     from agentr_dagster.stages.staleness import add_papers_hint
 
@@ -107,7 +111,7 @@ def _not_run_yet(store, slug: str) -> str:
     return f"{slug}: not run yet; it has an {held}.\nnext: {todo}"
 
 
-def _echo_next_steps(store, slugs: list[str]) -> None:
+def _echo_next_steps(store: DomainStore, slugs: list[str]) -> None:
     """What a person does next for projects that wait for candidate papers (a valid state, not a failure)."""
     from agentr_dagster.stages.staleness import waiting_for_candidates
 

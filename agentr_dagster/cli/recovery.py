@@ -45,7 +45,7 @@ def resume_command(slug: str | None, all_projects: bool, stale_after: float, as_
     if bool(slug) == all_projects:
         click.echo("error: give a project slug or --all (not both)", err=True)
         sys.exit(2)
-    outcomes = resume(open_store(), slugs=None if all_projects else [slug], stale_after=stale_after, verbose=verbose)
+    outcomes = resume(open_store(), slugs=[slug] if slug else None, stale_after=stale_after, verbose=verbose)
     if as_json:
         click.echo(json.dumps([asdict(o) for o in outcomes], indent=2))
     else:

@@ -190,7 +190,7 @@ def bench_screening_command(
         )
     except (RuntimeError, FileNotFoundError, ValueError) as exc:
         raise click.ClickException(str(exc)) from exc
-    payload = None
+    payload = ""
     if as_json or out_path:
         payload = json.dumps(_jsonable(result), ensure_ascii=False, allow_nan=False, default=str)
     if out_path:

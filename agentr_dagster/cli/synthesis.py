@@ -150,7 +150,12 @@ def related_work_check(slug: str | None, md_file: Path | None, tex_file: Path | 
     base = results_dir(slug) if slug else None
     md_file = md_file or (base / FILES["md"] if base and (base / FILES["md"]).exists() and not tex_file else None)
     tex_file = tex_file or (base / FILES["tex"] if base and (base / FILES["tex"]).exists() and slug else None)
-    bib_file = bib_file or (base / FILES["bib"] if base else (md_file or tex_file).with_suffix(".bib"))
+    if bib_file is None and base is not None:
+        bib_file = base / FILES["bib"]
+    elif bib_file is None:
+        draft_file = md_file or tex_file
+        assert draft_file is not None  # without a slug, --md or --tex was given (checked above)
+        bib_file = draft_file.with_suffix(".bib")
     if not bib_file.exists():
         fail(f"no bibliography at {bib_file}: give --bib")
     bibtex = bib_file.read_text(encoding="utf-8")

@@ -248,7 +248,7 @@ def evaluate_scores(store: DomainStore, slug: str, model: str) -> AssetCheckResu
     """The stored scores counted against the candidate papers: one current score (this paper text, the current
     intent, this model) per paper (WARN when some are missing), each valid (ERROR when one is not)."""
     artifact = store.results.latest_artifact(slug, "intent")
-    if artifact is None:
+    if artifact is None or artifact.input_hash is None:  # every intent is saved with its input's hash
         return _missing_artifact(SCORES_CHECK, "intent")
     papers = store.projects.list_papers(slug)
     keys = {p.id: score_cache_key(p.content_hash, artifact.input_hash, model) for p in papers}

@@ -19,12 +19,13 @@ from dataclasses import dataclass
 from math import ceil, floor
 from pathlib import Path
 
-from dagster import AssetSelection, define_asset_job
+from dagster import AssetSelection, ExecutorDefinition, define_asset_job
 
 from agentr_dagster.defs.assets import project_assets
 from agentr_dagster.defs.partitions import CELERY_JOB, projects
 from agentr_dagster.settings import get_settings
 
+celery_executor: ExecutorDefinition | None
 try:
     from dagster_celery import celery_executor
 except ImportError:  # the `distributed` extra is not installed: the code location loads without the Celery job

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from dagster import AssetExecutionContext, Failure, RetryRequested
 
 from agentr_dagster.domain.failures import NEXT_STEP, ProjectMissingError, StageError
 from agentr_dagster.store.outage import infrastructure_error
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 def defect_failure(exc: Exception, stage: str) -> Failure:
@@ -37,7 +41,7 @@ def stage_failure(exc: StageError, stage: str, *, description: str | None = None
     )
 
 
-def require_project(db, slug: str) -> None:
+def require_project(db: DomainStore, slug: str) -> None:
     """A partition whose project does not exist (added in the UI, or deleted for good) fails before any work."""
     from agentr_dagster.store import ProjectNotFound
 
@@ -48,7 +52,8 @@ def require_project(db, slug: str) -> None:
 
 
 @contextmanager
-def stage_failures(context: AssetExecutionContext, stage: str | None = None, db=None) -> Iterator[None]:
+def stage_failures(context: AssetExecutionContext, stage: str | None = None,
+                   db: DomainStore | None = None) -> Iterator[None]:
     """Run an asset's body: the partition's project must exist (when ``db`` is given) and a ``StageError`` (or an
     unknown project) leaves as the step's Failure (:func:`stage_failure`)."""
     from agentr_dagster.store import ProjectNotFound

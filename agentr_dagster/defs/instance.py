@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dagster import DagsterInstance
 
-from agentr_dagster.defs.partitions import projects
+from agentr_dagster.defs.partitions import PROJECTS_PARTITIONS
 from agentr_dagster.settings import dagster_home
 
 
@@ -15,5 +15,5 @@ def open_instance() -> DagsterInstance:
 
 def ensure_partition(instance: DagsterInstance, slug: str) -> None:
     """Register the project's partition on the instance (a no-op when it is there already)."""
-    if not instance.has_dynamic_partition(projects.name, slug):
-        instance.add_dynamic_partitions(projects.name, [slug])
+    if not instance.has_dynamic_partition(PROJECTS_PARTITIONS, slug):
+        instance.add_dynamic_partitions(PROJECTS_PARTITIONS, [slug])

@@ -35,7 +35,7 @@ from dagster import (
 )
 
 from agentr_dagster.defs.assets import pipeline_assets
-from agentr_dagster.defs.partitions import PARTITION_TAG, SOURCE_TAG, projects
+from agentr_dagster.defs.partitions import PARTITION_TAG, PROJECTS_PARTITIONS, SOURCE_TAG
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.settings import get_settings
 from agentr_dagster.stages.intake import store_outage
@@ -68,7 +68,7 @@ def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: da
     now = now or datetime.now(timezone.utc)
     quiet = get_settings().labels_quiet_seconds if quiet_seconds is None else quiet_seconds
     materialised = instance.get_materialized_partitions(RANKED_BY_LABELS)
-    partitions = set(instance.get_dynamic_partitions(projects.name))
+    partitions = set(instance.get_dynamic_partitions(PROJECTS_PARTITIONS))
     requests: list[RunRequest] = []
     lines: list[str] = []
     seen: dict[str, str] = {}

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dagster import DynamicPartitionsDefinition
 
 # One partition per research project; its key is the project's slug.
-projects = DynamicPartitionsDefinition(name="projects")
+PROJECTS_PARTITIONS = "projects"  # the name the instance keeps the project partition keys under
+projects = DynamicPartitionsDefinition(name=PROJECTS_PARTITIONS)
 
 PIPELINE_JOB = "project_pipeline"  # the whole chain for one project, in one process
 CELERY_JOB = "project_pipeline_celery"  # the same chain, each step on a Celery worker

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from dagster import (
     DagsterEventType,
@@ -55,6 +56,9 @@ from agentr_dagster.stages.staleness import (
     settle_interrupted_run,
 )
 from agentr_dagster.store.leases import pid_alive
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 WAITING = (DagsterRunStatus.QUEUED, DagsterRunStatus.NOT_STARTED)
 RUNNING = (DagsterRunStatus.STARTING, DagsterRunStatus.STARTED, DagsterRunStatus.CANCELING)
@@ -170,7 +174,7 @@ class ResumeOutcome:
     seconds: float = 0.0
 
 
-def mark_interrupted(store, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
+def mark_interrupted(store: DomainStore, instance: DagsterInstance, run: DagsterRun, slug: str, model: str) -> None:
     """A started run whose processes are gone: fail it in Dagster, then let the store record it and correct the
     states it left (``staleness.settle_interrupted_run``: stored scores are kept, the rest runs again)."""
     instance.report_run_failed(
@@ -205,13 +209,13 @@ def launch_chain(instance: DagsterInstance, slug: str, how: str, verbose: bool =
                        tags=tags)
 
 
-def _last_failure(store, slug: str) -> str:
+def _last_failure(store: DomainStore, slug: str) -> str:
     rows = store.lifecycle.failures(slug)
     return f"{rows[-1].failure_class}: {rows[-1].message}" if rows else ""
 
 
 def resume_project(
-    store, instance: DagsterInstance, slug: str, *, stale_after: float = 900.0, verbose: bool = False,
+    store: DomainStore, instance: DagsterInstance, slug: str, *, stale_after: float = 900.0, verbose: bool = False,
     model: str | None = None,
 ) -> ResumeOutcome:
     started = time.monotonic()
@@ -247,6 +251,7 @@ def resume_project(
         outcome.action, outcome.message = verdict.action, verdict.message
         return outcome
     gap = verdict.gap
+    assert gap is not None, "every verdict but an orphan's names the gap"
     outcome.stages_before, outcome.papers_missing_before = list(gap.stages), gap.papers_missing
     if verdict.action == "complete":
         outcome.papers_missing_after = 0
@@ -283,8 +288,8 @@ def resume_project(
 
 
 def resume(
-    store, instance: DagsterInstance | None = None, slugs: list[str] | None = None, *, stale_after: float = 900.0,
-    verbose: bool = False,
+    store: DomainStore, instance: DagsterInstance | None = None, slugs: list[str] | None = None, *,
+    stale_after: float = 900.0, verbose: bool = False,
 ) -> list[ResumeOutcome]:
     """Resume the given projects, or (``slugs=None``) every live project plus open reservations of deleted ones.
 

@@ -7,7 +7,7 @@ import threading
 from typing import TYPE_CHECKING
 
 from dagster import ConfigurableResource, EnvVar
-from pydantic import Field
+from pydantic import Field, SecretStr
 
 from agentr_dagster.domain.attempts import AttemptCap
 from agentr_dagster.limits import EndpointLimits
@@ -18,11 +18,11 @@ from agentr_dagster.settings import DEFAULT_MODEL, Settings, agentr_home, get_se
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
-_stores: dict[str, object] = {}
+_stores: dict[str, DomainStore] = {}
 _stores_lock = threading.Lock()
 
 
-def open_store(url: str):
+def open_store(url: str) -> DomainStore:
     """One DomainStore (engine and pool) per database URL per process."""
     from agentr_dagster.store import DomainStore
 
@@ -82,7 +82,7 @@ class LLMResource(ConfigurableResource):
         if not self.base_url:
             return None
         return LLMSettings(
-            base_url=self.base_url, api_key=self.api_key, model=self.model, provider=self.provider,
+            base_url=self.base_url, api_key=SecretStr(self.api_key), model=self.model, provider=self.provider,
             timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
             cap=AttemptCap(unanswered=self.max_unanswered, unanswered_window_s=self.retry_window_hours * 3600),
             unsettled_dir=str(agentr_home() / "unsettled"),
@@ -111,14 +111,14 @@ class SourcesResource(ConfigurableResource):
     A field left empty takes the settings' value, so ``SourcesResource()`` is the deployment's configuration; the
     API keys are read from the settings when a step builds the clients, so no key ever appears in the run config."""
 
-    sources: str = Field("", description="comma list of search sources; empty: AGENTR_SOURCES")
-    openalex_url: str = Field("", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
-    pubmed_url: str = Field("", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
-    europepmc_url: str = Field("", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
-    arxiv_url: str = Field("", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
-    crossref_url: str = Field("", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
-    timeout_s: float | None = Field(None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
-    max_results: int | None = Field(None, ge=1, description="records per source and query; None: the settings'")
+    sources: str = Field(default="", description="comma list of search sources; empty: AGENTR_SOURCES")
+    openalex_url: str = Field(default="", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
+    pubmed_url: str = Field(default="", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
+    europepmc_url: str = Field(default="", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
+    arxiv_url: str = Field(default="", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
+    crossref_url: str = Field(default="", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
+    timeout_s: float | None = Field(default=None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
+    max_results: int | None = Field(default=None, ge=1, description="records per source and query; None: the settings'")
 
     def settings(self) -> Settings:
         """The settings with this resource's fields laid over them."""

@@ -30,7 +30,14 @@ from dagster import (
     schedule,
 )
 
-from agentr_dagster.defs.partitions import ATTEMPT_TAG, PARTITION_TAG, PIPELINE_JOB, REPAIR_TAG, SOURCE_TAG, projects
+from agentr_dagster.defs.partitions import (
+    ATTEMPT_TAG,
+    PARTITION_TAG,
+    PIPELINE_JOB,
+    PROJECTS_PARTITIONS,
+    REPAIR_TAG,
+    SOURCE_TAG,
+)
 from agentr_dagster.defs.recovery import IN_FLIGHT, mark_interrupted, partition_runs, run_is_live
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.settings import get_settings
@@ -78,7 +85,7 @@ def _in_flight(store: DomainStore, instance, slug: str, model: str) -> bool:
 def repair_views(store: DomainStore, instance, now: datetime, uses_llm: bool) -> list[RepairView]:
     """One view per partition or project: run storage answers in flight and attempts today, the store the rest."""
     model = configured_model()
-    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
+    slugs = set(instance.get_dynamic_partitions(PROJECTS_PARTITIONS)) | {p.slug for p in store.projects.list_projects()}
     day = _utc_day_start(now)
     views = []
     for slug in sorted(slugs):
@@ -106,8 +113,8 @@ def repair_requests(
         lines.append(f"{view.slug}: {'repair' if go else 'skip'}: {why}")
         if not go:
             continue
-        if not instance.has_dynamic_partition(projects.name, view.slug):
-            instance.add_dynamic_partitions(projects.name, [view.slug])  # storage was wiped: restore the key
+        if not instance.has_dynamic_partition(PROJECTS_PARTITIONS, view.slug):
+            instance.add_dynamic_partitions(PROJECTS_PARTITIONS, [view.slug])  # storage was wiped: restore the key
         attempt = view.attempts_today + 1
         requests.append(RunRequest(
             partition_key=view.slug,
@@ -159,7 +166,7 @@ def living_review_requests(store: DomainStore, instance, now: datetime, sources_
     if not sources_enabled:
         return [], ["no search source is enabled (AGENTR_SOURCES is empty)"]
     update_id = living_update_id(now)
-    slugs = set(instance.get_dynamic_partitions(projects.name)) | {p.slug for p in store.projects.list_projects()}
+    slugs = set(instance.get_dynamic_partitions(PROJECTS_PARTITIONS)) | {p.slug for p in store.projects.list_projects()}
     requests, lines = [], []
     for slug in sorted(slugs):
         in_flight = bool(instance.get_run_ids(RunsFilter(tags={PARTITION_TAG: slug}, statuses=IN_FLIGHT), limit=1))
@@ -170,8 +177,8 @@ def living_review_requests(store: DomainStore, instance, now: datetime, sources_
         lines.append(f"{slug}: {'update' if go else 'skip'}: {why}")
         if not go:
             continue
-        if not instance.has_dynamic_partition(projects.name, slug):
-            instance.add_dynamic_partitions(projects.name, [slug])
+        if not instance.has_dynamic_partition(PROJECTS_PARTITIONS, slug):
+            instance.add_dynamic_partitions(PROJECTS_PARTITIONS, [slug])
         requests.append(RunRequest(
             partition_key=slug, run_key=f"living:{update_id}:{slug}", job_name=PIPELINE_JOB,
             tags={LIVING_TAG: update_id, SOURCE_TAG: LIVING_SOURCE},

@@ -26,7 +26,7 @@ from dagster import (
     sensor,
 )
 
-from agentr_dagster.defs.partitions import PIPELINE_JOB, projects
+from agentr_dagster.defs.partitions import PIPELINE_JOB, PROJECTS_PARTITIONS, projects
 from agentr_dagster.defs.resources import StoreResource
 from agentr_dagster.domain.hashing import file_sha256
 from agentr_dagster.imports import SUPPORTED_SUFFIXES
@@ -107,8 +107,10 @@ class Imported:
     rerun: str | None = None
 
     def observation(self) -> AssetObservation:
-        metadata = {"file": self.file, "project": self.project, "added": self.added, "duplicates": self.duplicates,
-                    "rows_dropped": self.dropped}
+        metadata: dict[str, str | int | MetadataValue] = {
+            "file": self.file, "project": self.project, "added": self.added, "duplicates": self.duplicates,
+            "rows_dropped": self.dropped,
+        }
         if self.notes:
             metadata["dropped_rows"] = MetadataValue.md("\n".join(f"- {printable(n)}" for n in self.notes[:50])
                                                         + (f"\n- … and {len(self.notes) - 50} more"
@@ -300,7 +302,7 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
         description="Watches $AGENTR_HOME/inbox for abstracts and candidate-paper files.",
     )
     def inbox_sensor(context: SensorEvaluationContext, store: StoreResource):
-        existing = set(context.instance.get_dynamic_partitions(projects.name))
+        existing = set(context.instance.get_dynamic_partitions(PROJECTS_PARTITIONS))
         home = agentr_home()
         try:
             domain_store = store.get()  # opening it connects (and migrates): the first place an outage shows

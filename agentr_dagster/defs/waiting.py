@@ -33,8 +33,8 @@ def waiting_result(context: AssetExecutionContext) -> MaterializeResult:
     """The asset's materialisation for a project that waits for candidates: what it waits for and what to do
     (first in the UI), and its checks not evaluated (nothing to check yet) at WARN severity."""
     slug = context.partition_key
-    metadata = {"status": WAITING_FOR_CANDIDATES, "waits_for": WAITS_FOR, "next": add_papers_hint(slug),
-                "papers": 0}
+    metadata: dict[str, str | int] = {"status": WAITING_FOR_CANDIDATES, "waits_for": WAITS_FOR,
+                                      "next": add_papers_hint(slug), "papers": 0}
     checks = [
         AssetCheckResult(
             check_name=spec.name, asset_key=spec.asset_key, passed=False, severity=AssetCheckSeverity.WARN,

@@ -13,6 +13,7 @@ API (others code against exactly this)::
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -67,7 +68,7 @@ class Embedder:
         self.dim = int(self._model.dim)
         self._lock = threading.Lock()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         idx = [i for i, t in enumerate(texts) if isinstance(t, str) and t.strip()]

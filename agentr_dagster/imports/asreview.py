@@ -134,9 +134,9 @@ def read_asreview_project(data: bytes, limits: ImportLimits | None = None) -> La
         dataset = (datasets[0].get("name") if datasets and isinstance(datasets[0], dict) else None) \
             or config.get("dataset_path")
         review_ids = [str(r.get("id")) for r in config.get("reviews") or [] if isinstance(r, dict) and r.get("id")]
-        results = [(rid, members.get(f"reviews/{rid}/results.db") or members.get(f"reviews/{rid}/results.sql"))
-                   for rid in review_ids]
-        results = [(rid, info) for rid, info in results if info is not None]
+        found = [(rid, members.get(f"reviews/{rid}/results.db") or members.get(f"reviews/{rid}/results.sql"))
+                 for rid in review_ids]
+        results = [(rid, info) for rid, info in found if info is not None]
         if not results:
             raise ImportFileError("The project has no review results (reviews/<id>/results.db or results.sql).")
 

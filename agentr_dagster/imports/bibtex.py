@@ -74,13 +74,13 @@ def parse_bibtex(text: str, collector: Collector) -> str:
     finally:
         _BIBTEX_QUIET.local.active = False
 
-    blocks: list[tuple[int, Any, str | None]] = [(e.start_line, e, None) for e in library.entries]
+    blocks: list[tuple[int, Any, str | None]] = [(e.start_line or 0, e, None) for e in library.entries]
     for failed in library.failed_blocks:
         usable = getattr(failed, "ignore_error_block", None)
-        exc = getattr(failed, "error", None)
-        reason = getattr(exc, "abort_reason", None) or (str(exc) if exc is not None else "") or "syntax error"
-        error = clip(str(reason).split("\n", 1)[0], 200)
-        blocks.append((getattr(failed, "start_line", 0) or 0, usable, error))
+        failure = getattr(failed, "error", None)
+        reason = (getattr(failure, "abort_reason", None) or (str(failure) if failure is not None else "")
+                  or "syntax error")
+        blocks.append((getattr(failed, "start_line", 0) or 0, usable, clip(str(reason).split("\n", 1)[0], 200)))
     blocks.sort(key=lambda item: item[0])
     if not blocks:
         raise ImportFileError(

@@ -15,6 +15,7 @@ import functools
 import io
 import re
 from collections.abc import Iterator
+from typing import Literal
 
 from agentr_dagster.imports.cleaning import clip
 from agentr_dagster.imports.columns import add_table_rows, map_columns
@@ -111,7 +112,7 @@ def parse_csv(text: str, collector: Collector, *, tsv: bool) -> str:
 
 
 def _read_records(
-    text: str, delimiter: str, quoting: int, offset_rows: int, collector: Collector
+    text: str, delimiter: str, quoting: Literal[0, 1, 2, 3], offset_rows: int, collector: Collector  # csv.QUOTE_*
 ) -> list[tuple[int, list[str]]]:
     """Data rows after the header as (spreadsheet row, cells); empty rows as (row, []). Enforces max_rows."""
     reader = csv.reader(io.StringIO(text), delimiter=delimiter, quoting=quoting)

@@ -146,7 +146,8 @@ def author_name(item: object, _depth: int = 0) -> str | None:
             return author_name(inner, _depth + 1)
         return None
     if isinstance(item, (list, tuple)) and item and all(isinstance(p, str) for p in item):
-        last, first, *rest = [*item, ""]
+        names = [*item, ""]
+        last, first, rest = names[0], names[1], names[2:]
         return " ".join(p for p in (first, last, *rest) if p.strip())
     return None
 

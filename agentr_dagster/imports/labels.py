@@ -217,7 +217,7 @@ def read_label_table(data: bytes, suffix: str, limits: ImportLimits | None = Non
         if not any(names.values()):
             skipped.append((number, "no record id, DOI or title"))
             continue
-        entries.append(LabelEntry(number, label, **names))
+        entries.append(LabelEntry(number, label, record_id=names["record_id"], doi=names["doi"], title=names["title"]))
     if not entries:
         raise ImportFileError(
             f"no row has a decision in {header[decision]!r} (1/0, include/exclude, yes/no)"

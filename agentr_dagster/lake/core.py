@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -383,8 +384,8 @@ class _State:
 
     papers: pa.Table
     sources: pa.Table
-    emb: np.ndarray
-    term_ids: np.ndarray
+    emb: np.ndarray | None  # None once _assemble_profiles consumed it
+    term_ids: np.ndarray | None  # likewise
     offsets: np.ndarray
     vocab: dict[str, int]
     manifest: dict[str, Any]
@@ -538,6 +539,11 @@ def _gather(values: np.ndarray, offsets: np.ndarray, idx: np.ndarray) -> tuple[n
     return values[pos], out_offsets
 
 
+def _cell(column: pa.Array, i: int) -> Any:
+    """Row ``i`` of a stored column as a Python value (read only when an identity rule asks for it)."""
+    return column[i].as_py()
+
+
 def _split_title_key(tkey: str, years: dict[str, int | None]) -> tuple[str, int | None]:
     """``t:<normalised title>|<year>`` -> (normalised title, year); ``years`` shares one int per year."""
     title, _, year = tkey[2:].rpartition("|")
@@ -585,7 +591,7 @@ class _Dedupe:
         authors, abstracts = batch["authors"], batch["abstract"]
         for i, (doi, tkey) in enumerate(zip(table["doi"].to_pylist(), table["title_key"].to_pylist(), strict=True)):
             probe = Probe(doi, *_split_title_key(tkey, self._years),
-                          authors=lambda i=i: authors[i].as_py(), abstract=lambda i=i: abstracts[i].as_py())
+                          authors=partial(_cell, authors, i), abstract=partial(_cell, abstracts, i))
             found = self.index.match(probe)
             if found is None:
                 owners[i], is_new[i] = self.index.keep(probe), True
@@ -717,6 +723,7 @@ def _keep_new_rows(merged: _Merged, table: pa.Table, local_words, owners: np.nda
         words = words.filter(pa.array(is_new))
     global_ids = profiler.word_ids(local_words).astype(np.int32)
     flat = words.flatten().to_numpy(zero_copy_only=False)
+    assert merged.word_parts is not None, "a batch's words are kept before profiling consumes them"
     merged.word_parts.append((global_ids[flat] if len(flat) else np.zeros(0, np.int32), _list_offsets(words)))
     del words, flat, global_ids
     fresh = (table if everything_new else table.filter(pa.array(is_new))).drop_columns(["words"])
@@ -744,10 +751,12 @@ def _profile_new(state: _State, new_papers: pa.Table, merged: _Merged, profiler:
             source[j] = n_old + fresh_of[h]
     del hash_owner, fresh_of
     word_parts, merged.word_parts = merged.word_parts, None
+    assert word_parts is not None, "profiling consumes the batches' words once"
     if fresh_rows:
         all_words = np.concatenate([w for w, _ in word_parts])
-        ends = np.cumsum([0] + [int(o[-1]) for _, o in word_parts])
-        all_offsets = np.concatenate([[0]] + [o[1:] + ends[i] for i, (_, o) in enumerate(word_parts)])
+        ends: np.ndarray = np.cumsum([0] + [int(o[-1]) for _, o in word_parts])
+        all_offsets: np.ndarray = np.concatenate(
+            [np.zeros(1, np.int64)] + [o[1:] + ends[i] for i, (_, o) in enumerate(word_parts)])
         del word_parts
         if len(fresh_rows) != n_new:  # some new papers share a text: profile each distinct text once
             all_words, all_offsets = _gather(all_words, all_offsets, np.asarray(fresh_rows, dtype=np.int64))
@@ -764,6 +773,7 @@ def _assemble_profiles(state: _State, source: np.ndarray, n_fresh: int, prof: Pr
     """The new generation's embeddings and term lists: the old papers', then each new paper's (from a fresh
     profile or an old paper with the same text). Consumes the state's arrays."""
     n_old, n_new = len(state.papers), len(source)
+    assert state.emb is not None and state.term_ids is not None, "a generation's arrays are consumed once"
     emb = np.empty((n_old + n_new, dim), dtype=np.float32)
     emb[:n_old] = state.emb
     state.emb = None

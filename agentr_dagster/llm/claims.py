@@ -14,14 +14,18 @@ import contextlib
 import threading
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain.failures import StoppedError
 from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.store.leases import POLL_S, Heartbeat, lease_lost, new_holder
 
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
+
 
 class RequestClaims:
-    def __init__(self, store, poll_s: float = POLL_S):
+    def __init__(self, store: DomainStore, poll_s: float = POLL_S):
         self.store = store
         self.poll_s = poll_s
         self._local = threading.local()

@@ -12,10 +12,14 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
 from agentr_dagster.domain.atomic import write_atomically
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 class UnsettledSpool:
@@ -35,7 +39,7 @@ class UnsettledSpool:
         with contextlib.suppress(FileNotFoundError):
             self._path(reservation).unlink()
 
-    def settle_all(self, store) -> int:
+    def settle_all(self, store: DomainStore) -> int:
         """Settle every kept call; returns how many are still kept (the database still refuses them)."""
         from agentr_dagster.store import UsageIn
 

@@ -17,7 +17,7 @@ record it duplicates.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -247,7 +247,7 @@ def _empty_result() -> pd.DataFrame:
 
 
 def _ranked(records: _Records, kept: list[int], twin: Mapping[int, int], scores: np.ndarray, lab: np.ndarray,
-            method: str, probability: np.ndarray, unranked: list[int] = (),
+            method: str, probability: np.ndarray, unranked: Sequence[int] = (),
             labels: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Labelled includes first, labelled excludes last, both kept in model order; each duplicate right after
     its twin (in input order), with the twin's score, label and probability; the ``unranked`` records (the

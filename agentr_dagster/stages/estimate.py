@@ -313,7 +313,7 @@ def _remaining_work(
     queries_done = queries_artifact is not None and queries_artifact.input_hash == queries_hash
 
     intent_prompts = [] if intent_done else [load_prompt("intent").render(abstract=project.abstract)]
-    if intent_done:
+    if intent_artifact is not None and intent_done:
         intent_json = ResearchIntent.model_validate(intent_artifact.payload).model_dump_json(indent=1)
         intent_extra = 0
     else:  # not written yet: counted at the intent stage's projected output size

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -161,7 +162,8 @@ def _current_results(store: DomainStore, slug: str, papers: dict[int, PaperRow],
     current: dict[int, ResultRow] = {}
     for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
-        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+        if paper is None or result.model is None \
+                or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
         if result.paper_id not in current or result.id > current[result.paper_id].id:
             current[result.paper_id] = result
@@ -301,7 +303,7 @@ def write_exports(frame: pd.DataFrame, out_dir: Path, formats=FORMATS, stem: str
             raise ValueError(f"unknown export format {fmt!r}; choose from {', '.join(FORMATS)}")
         path = out_dir / f"{stem}.{fmt}"
         # readers never see a half-written export; concurrent writers never share a temporary file
-        written[fmt] = write_atomically(path, lambda tmp, fmt=fmt: _write_one(frame, fmt, tmp))
+        written[fmt] = write_atomically(path, partial(_write_one, frame, fmt))
     return written
 
 
@@ -316,5 +318,5 @@ def write_usage_exports(store: DomainStore, slug: str, out_dir: Path) -> dict[st
     written: dict[str, Path] = {}
     for stem, frame in frames.items():
         path = out_dir / f"{stem}.csv"
-        written[stem] = write_atomically(path, lambda tmp, frame=frame: _write_one(frame, "csv", tmp))
+        written[stem] = write_atomically(path, partial(_write_one, frame, "csv"))
     return written

@@ -200,9 +200,9 @@ def processed_files(home: Path | None, imports: Mapping[tuple[str, str], Importe
             kind = "abstract" if path.suffix.lower() in ABSTRACT_SUFFIXES and path.stem == project.name else "papers"
             reason = f"imported ({kind})"
             record = (imports or {}).get((project.name, file_sha256(path))) if kind == "papers" and imports else None
-            if record is not None and record.counted:
-                reason += ": " + import_summary(record.added, record.duplicates,
-                                                record.dropped + record.in_file_duplicates, record.notes)
+            if record is not None and record.counted:  # counted: the counts are set (together)
+                reason += ": " + import_summary(record.added or 0, record.duplicates or 0,
+                                                (record.dropped or 0) + (record.in_file_duplicates or 0), record.notes)
             files.append(InboxFile("processed", printable(project.name), printable(f"{project.name}/{path.name}"),
                                    size, at, printable(reason)))
     return files

@@ -40,7 +40,16 @@ if TYPE_CHECKING:
 ABSTRACT_SUFFIXES = (".md", ".txt")
 MAX_ABSTRACT_BYTES = 200_000
 MAX_NAME_BYTES = 255  # one path component on Linux/macOS file systems
-_ID_CHARS = {"doi": _papers_table.c.doi.type.length, "source_id": _papers_table.c.source_id.type.length}
+
+
+def _column_chars(column: sa.Column) -> int:
+    """How many characters a bounded String column keeps."""
+    if not isinstance(column.type, sa.String) or column.type.length is None:
+        raise TypeError(f"papers.{column.name} is not a bounded String column")
+    return column.type.length
+
+
+_ID_CHARS = {"doi": _column_chars(_papers_table.c.doi), "source_id": _column_chars(_papers_table.c.source_id)}
 # Removed from abstracts: terminal escape sequences (colours, titles) whole, then C0/C1 controls (not
 # newline/tab), bidi overrides, zero-width and tag characters.
 _ANSI_ESCAPE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]{0,1000}(?:\x07|\x1b\\)")
@@ -216,7 +225,7 @@ def fit_to_store(records: list[PaperRecord]) -> tuple[list[PaperRecord], list[st
     fitted: list[PaperRecord] = []
     notes: list[str] = []
     for record in records:
-        update = {}
+        update: dict[str, None] = {}
         for field, limit in _ID_CHARS.items():
             value = getattr(record, field)
             if value is not None and len(value) > limit:

@@ -7,6 +7,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 
@@ -17,6 +18,9 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import StageBackend
 from agentr_dagster.llm.gateway import CallContext
 from agentr_dagster.store.outage import database_failure
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 
 @dataclass
@@ -30,7 +34,7 @@ class StageOutcome:
     backend: str
 
 
-def record_stage_failure(store, slug: str, stage: str, exc: StageError, run_id: str | None,
+def record_stage_failure(store: DomainStore, slug: str, stage: str, exc: StageError, run_id: str | None,
                          paper_id: int | None = None) -> None:
     """The stage's (or paper's) failed state and the failure record; kept and written later when the database is
     away, so that the classified error is what `agentr failures` shows, not the outage."""
@@ -42,7 +46,7 @@ DB_RECOVERY_WAIT_S = 30.0  # how long a stage that lost its database waits for i
 
 
 @contextlib.contextmanager
-def database_failures_recorded(store, slug: str, stage: str, run_id: str | None, backend=None,
+def database_failures_recorded(store: DomainStore, slug: str, stage: str, run_id: str | None, backend=None,
                                wait_s: float = DB_RECOVERY_WAIT_S) -> Iterator[None]:
     """A lost domain database is a transient failure like any other: recorded (with the stage's state set to
     failed_transient) as soon as the database answers again, and raised as a TransientError so that the step is
@@ -70,7 +74,7 @@ def database_failures_recorded(store, slug: str, stage: str, run_id: str | None,
         raise exc from None
 
 
-def require_active(store, slug: str, stage: str, run_id: str | None) -> None:
+def require_active(store: DomainStore, slug: str, stage: str, run_id: str | None) -> None:
     """A deleted project is an orphan before anything is read: reading it would raise ProjectNotFound, an
     unclassified error that Dagster's retry policy would retry."""
     if not store.projects.is_active(slug):
@@ -87,7 +91,7 @@ def settle_kept_calls(backend) -> None:
         gateway.settle_pending()
 
 
-def close_stage_calls(store, backend, slug: str, stage: str, run_id: str | None) -> None:
+def close_stage_calls(store: DomainStore, backend, slug: str, stage: str, run_id: str | None) -> None:
     """Before a stage reports its outcome: settle the answered calls whose settlement failed (the database may
     be back), then release any reservation of this run's stage still open — its calls are over, so none may be
     left holding credits. A kept settlement that still fails leaves its reservation open (it is paid work).
@@ -108,7 +112,7 @@ def _valid(contract, payload) -> bool:
     return True
 
 
-def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
+def run_single_stage(store: DomainStore, backend: StageBackend, slug: str, stage: str, input_text: str, produce, run_id,
                      contract=None):
     """Produce the stage's artefact, or reuse the stored one for the same input, prompt and model — unless it no
     longer validates against ``contract`` (a hand edit, a stricter contract): then it is asked again (which the
@@ -117,7 +121,7 @@ def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_
     input_hash = sha256(input_text, version, backend.model)
     latest = store.results.latest_artifact(slug, stage)
     reusable = latest is not None and latest.input_hash == input_hash
-    if reusable and (contract is None or _valid(contract, latest.payload)):
+    if latest is not None and reusable and (contract is None or _valid(contract, latest.payload)):
         store.lifecycle.set_status(slug, stage, st.COMPLETED, detail="unchanged; reused", run_id=run_id)
         return StageOutcome(stage, latest.id, latest.payload, True, version, backend.model, backend.kind)
     if not store.projects.is_active(slug):
@@ -140,8 +144,8 @@ def run_single_stage(store, backend: StageBackend, slug: str, stage: str, input_
             input_hash=input_hash,
         )
     except OrphanError as err:  # deleted while the call was in flight: the call is charged, its answer discarded
-        exc = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
-        record_stage_failure(store, slug, stage, exc, run_id)
-        raise exc from err
+        orphan = OrphanError(f"project {slug!r} was deleted during the {stage} call; its answer is discarded")
+        record_stage_failure(store, slug, stage, orphan, run_id)
+        raise orphan from err
     store.lifecycle.set_status(slug, stage, st.COMPLETED, run_id=run_id)
     return StageOutcome(stage, artifact_id, payload, False, version, backend.model, backend.kind)

@@ -8,12 +8,16 @@ last failure, and each class with the command that asks again (``domain.failures
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import NOT_CLASSIFIED, retry_command
 from agentr_dagster.stages.scoring import below_cutoff_ids
 from agentr_dagster.stages.staleness import configured_model, current_results
 from agentr_dagster.store import PROJECT_STAGE
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 COMPLETE, PARTIAL, FAILED = "complete", "partial", "failed"
 #: `agentr run`'s exit code per outcome (README's command list, docs/operations-security.md); a stop by SIGTERM or
@@ -81,13 +85,13 @@ class ProjectOutcome:
         return out
 
 
-def project_outcome(store, slug: str, model: str | None = None) -> ProjectOutcome:
+def project_outcome(store: DomainStore, slug: str, model: str | None = None) -> ProjectOutcome:
     """Where the project stands: which papers have no current score (and why), which stage stopped short."""
     model = model or configured_model()
     papers = store.projects.list_papers(slug)
     intent = store.results.latest_artifact(slug, "intent")
     outcome = ProjectOutcome(slug, COMPLETE, papers=len(papers))
-    if intent is None:
+    if intent is None or intent.input_hash is None:  # every intent is saved with its input's hash
         outcome.status = FAILED
         return outcome
     scored = {r.paper_id for r in current_results(store, slug, papers, intent.input_hash, model)}
@@ -101,16 +105,17 @@ def project_outcome(store, slug: str, model: str | None = None) -> ProjectOutcom
     for paper in papers:
         if paper.id in scored or paper.id in below:
             continue
-        row = last_failure.get(paper.id)
-        outcome.missing.append(MissingPaper(paper.id, paper.title, row.failure_class if row else NOT_CLASSIFIED,
-                                            row.message if row else "no score and no failure recorded"))
+        failed = last_failure.get(paper.id)
+        outcome.missing.append(MissingPaper(paper.id, paper.title, failed.failure_class if failed else NOT_CLASSIFIED,
+                                            failed.message if failed else "no score and no failure recorded"))
     last_stage_failure = {row.stage: row for row in failures if row.paper_id is None}
-    for row in store.lifecycle.status(slug):
-        if row.stage in (PROJECT_STAGE, "score") or row.state in (None, st.COMPLETED):
+    for status in store.lifecycle.status(slug):
+        if status.stage in (PROJECT_STAGE, "score") or status.state in (None, st.COMPLETED):
             continue  # the score stage's papers are listed one by one above
-        failure = last_stage_failure.get(row.stage)
+        failure = last_stage_failure.get(status.stage)
         outcome.unfinished.append(UnfinishedStage(
-            row.stage, row.state, failure.failure_class if failure else NOT_CLASSIFIED, row.detail or row.state))
+            status.stage, status.state, failure.failure_class if failure else NOT_CLASSIFIED,
+            status.detail or status.state))
     if papers and outcome.missing and not outcome.scored:
         outcome.status = FAILED
     elif outcome.missing or outcome.unfinished:

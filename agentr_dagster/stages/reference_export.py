@@ -12,10 +12,14 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from agentr_dagster.domain.atomic import write_atomically
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 REFERENCE_FORMATS = {"ris": ".ris", "bib": ".bib"}
 ONLY = ("included",)  # --only included: the papers labelled include
@@ -104,7 +108,8 @@ def reference_rows(frame: pd.DataFrame, abstracts: dict[int, str | None], urls: 
     return rows
 
 
-def write_references(store, slug: str, out_dir: Path, fmt: str, only: str | None = None) -> tuple[Path, int]:
+def write_references(store: DomainStore, slug: str, out_dir: Path, fmt: str,
+                     only: str | None = None) -> tuple[Path, int]:
     """Write ``<out_dir>/candidates.<ris|bib>`` (``included.<...>`` with ``only="included"``); returns the path
     and the number of records."""
     from agentr_dagster.stages.exports import scores_dataframe

@@ -24,6 +24,9 @@ from agentr_dagster.store.rows import PaperRow, RelevanceRow
 if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where a ranking is computed, so that
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
+    from agentr_dagster.screening.active import Learner
+    from agentr_dagster.store import DomainStore
+
 __all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
            "reasons", "relevance_question"]
 
@@ -57,7 +60,7 @@ class RelevanceOutcome:
                 "the unlabelled from a prior fitted on 18 labelled reviews)")
 
 
-def relevance_question(store, slug: str) -> str:
+def relevance_question(store: DomainStore, slug: str) -> str:
     """The text the engine ranks against: the project's abstract; without one, its intent's problem statement
     and seed keywords (empty when neither exists)."""
     abstract = (store.projects.get_project(slug).abstract or "").strip()
@@ -71,7 +74,7 @@ def relevance_question(store, slug: str) -> str:
     return f"{payload.get('problem_statement', '')} {keywords}".strip()
 
 
-def person_labels(store, slug: str) -> dict[int, int]:
+def person_labels(store: DomainStore, slug: str) -> dict[int, int]:
     """{paper_id: 1 include | 0 exclude}: the project's labels on live papers (a person's decisions)."""
     return {row.paper_id: 1 if row.label == "include" else 0 for row in store.labels.list_labels(slug)}
 
@@ -81,12 +84,12 @@ def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], v
                   *(f"{pid}={lab}" for pid, lab in sorted(labels.items())))
 
 
-def current_relevance(store, slug: str) -> dict[int, RelevanceRow]:
+def current_relevance(store: DomainStore, slug: str) -> dict[int, RelevanceRow]:
     """The stored relevance of the project's live papers by paper id (empty before the stage has run)."""
     return {row.paper_id: row for row in store.relevance.for_project(slug)}
 
 
-def ranking_is_current(store, slug: str) -> bool:
+def ranking_is_current(store: DomainStore, slug: str) -> bool:
     """The stored ranking is the one the question, papers, labels and engine version call for (a label given since
     makes it stale: the labels sensor, or the next run, re-ranks)."""
     stored = store.relevance.for_project(slug)
@@ -100,7 +103,7 @@ def ranking_is_current(store, slug: str) -> bool:
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
 
 
-def rank_project(store, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
+def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
     """Rank every live candidate of the project with the screening engine and store score and rank per paper.
 
     Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
@@ -270,7 +273,7 @@ class RelevanceQueue:
         self.scores = -rank.astype(np.float64)
         self.reranked = False
         self.training: dict[int, tuple[int, float]] = {}  # the last re-ranking's labels: paper id -> (y, weight)
-        self._learner = None
+        self._learner: Learner | None = None
 
     def order(self, exclude: set[int] | None = None) -> list[int]:
         """Paper ids best first (those in ``exclude`` left out)."""
@@ -302,7 +305,9 @@ class RelevanceQueue:
         weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
         self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
         try:
-            self.scores = np.asarray(self._learner.scores(idx, y, weights=weights), dtype=np.float64)
+            # The Learner protocol has no label weights; the preset's learner (active.py) takes them.
+            weighted = self._learner.scores(idx, y, weights=weights)  # type: ignore[call-arg]
+            self.scores = np.asarray(weighted, dtype=np.float64)
         except TypeError:  # a learner without label weights: the person's labels still replace the model's
             self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)
         self.reranked = True

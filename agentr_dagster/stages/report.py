@@ -113,6 +113,7 @@ def ensure_synthesis(store: DomainStore, slug: str) -> tuple[Landscape, Draft, l
     draft = current_draft(store, slug)
     artifact = store.results.latest_artifact(slug, DRAFT_STAGE)
     landscape_artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
+    assert landscape_artifact is not None, "run_landscape stored (or reused) it above"
     if draft is None or artifact is None or artifact.created_at < landscape_artifact.created_at:
         draft = run_related_work(store, slug).draft
         notes.append("the related-work draft was written offline (extractive) for this report")

@@ -33,6 +33,7 @@ from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
 if TYPE_CHECKING:
     from agentr_dagster.domain.contracts import ResearchIntent
     from agentr_dagster.stages.relevance import RelevanceQueue
+    from agentr_dagster.store import DomainStore
     from agentr_dagster.store.rows import PaperRow, ProjectRow, ResultRow
 
 
@@ -121,7 +122,7 @@ def queue_input_hash(intent_hash: str, model: str) -> str:
     return sha256("score-queue", intent_hash, prompt_version("score"), model)
 
 
-def _current_queue(store, slug: str, intent_hash: str, model: str | None):
+def _current_queue(store: DomainStore, slug: str, intent_hash: str, model: str | None):
     """The last scoring run's queue artifact if it was for this intent and prompt (and ``model``; None = the
     model it names)."""
     artifact = store.results.latest_artifact(slug, QUEUE_STAGE)
@@ -130,14 +131,14 @@ def _current_queue(store, slug: str, intent_hash: str, model: str | None):
     return artifact
 
 
-def below_cutoff_ids(store, slug: str, intent_hash: str, model: str | None) -> set[int]:
+def below_cutoff_ids(store: DomainStore, slug: str, intent_hash: str, model: str | None) -> set[int]:
     """Papers the last scoring run for this intent, prompt and model (None: whichever model it used) stopped
     before (empty when it scored them all)."""
     artifact = _current_queue(store, slug, intent_hash, model)
     return {int(pid) for pid in artifact.payload.get("below_cutoff", [])} if artifact is not None else set()
 
 
-def queue_scores(store, slug: str, intent_hash: str) -> dict[int, float]:
+def queue_scores(store: DomainStore, slug: str, intent_hash: str) -> dict[int, float]:
     """The relevance the last scoring run's re-ranked queue gave each paper (empty when it did not re-rank)."""
     artifact = _current_queue(store, slug, intent_hash, None)
     if artifact is None:
@@ -146,7 +147,7 @@ def queue_scores(store, slug: str, intent_hash: str) -> dict[int, float]:
 
 
 def score_project(
-    store,
+    store: DomainStore,
     backend: StageBackend,
     slug: str,
     *,
@@ -226,7 +227,7 @@ class _Candidates:
         return [self.by_id[pid] for pid in self.queue.order(skip)]
 
 
-def _load_candidates(store, backend: StageBackend, slug: str) -> _Candidates:
+def _load_candidates(store: DomainStore, backend: StageBackend, slug: str) -> _Candidates:
     from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, person_labels, relevance_question
 
     project = store.projects.get_project(slug)
@@ -276,9 +277,9 @@ class _Tally:
                 self.summary.messages.append(exc.message)
 
 
-def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Candidates, todo: list[PaperRow],
-                      tally: _Tally, plan: ScoringPlan, *, run_id: str | None, concurrency: int, batch_size: int,
-                      holder: str) -> tuple[int, list[PaperRow]]:
+def _score_in_batches(store: DomainStore, backend: StageBackend, slug: str, candidates: _Candidates,
+                      todo: list[PaperRow], tally: _Tally, plan: ScoringPlan, *, run_id: str | None,
+                      concurrency: int, batch_size: int, holder: str) -> tuple[int, list[PaperRow]]:
     """Score ``todo`` under the plan, holding the papers' claims as ``holder``; with weak labels and re-ranking
     between batches when the plan may stop early. Returns (papers attempted, papers left when it stopped)."""
     summary = tally.summary
@@ -336,7 +337,7 @@ def _score_in_batches(store, backend: StageBackend, slug: str, candidates: _Cand
     return attempted, pending
 
 
-def _learn_from_batch(store, slug: str, candidates: _Candidates, batch: list, pending: list,
+def _learn_from_batch(store: DomainStore, slug: str, candidates: _Candidates, batch: list, pending: list,
                       judged: dict[int, int], sequence: list[int], *, rerank: bool) -> list:
     """Add the batch's stored judgements to the weak labels (``judged``, and ``sequence`` in the order they
     landed); when ``rerank`` and papers are left, re-rank the queue with them. Returns the papers still pending,
@@ -354,7 +355,7 @@ def _learn_from_batch(store, slug: str, candidates: _Candidates, batch: list, pe
             if pid in waiting]
 
 
-def _finish_below_cutoff(store, slug: str, run_id: str | None, tally: _Tally, todo: int, attempted: int,
+def _finish_below_cutoff(store: DomainStore, slug: str, run_id: str | None, tally: _Tally, todo: int, attempted: int,
                          pending: list) -> list[int]:
     """Count what the run did not call: papers another worker scored meanwhile (reused) and, when the plan
     stopped, the papers left below the cut-off (marked not started). Returns the latter's ids."""
@@ -382,12 +383,13 @@ def _assess_recall(plan: ScoringPlan, sequence: list[int], judged: dict[int, int
     """The stopping rule on the judgements so far, kept in ``summary`` (the run's summary and metadata state it)."""
     # a person's label replaces the model's in the gain curve too
     seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
+    assert plan.stop_at_recall is not None  # asked only when the plan stops at a recall target
     summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence)
     summary.recall_bound = summary.recall.recall_lower
     return summary.recall
 
 
-def _planned_batch(store, slug: str, plan: ScoringPlan, sequence: list[int], judged: dict[int, int],
+def _planned_batch(store: DomainStore, slug: str, plan: ScoringPlan, sequence: list[int], judged: dict[int, int],
                    person: dict[int, int], summary: ScoringSummary, size: int,
                    project_budget: Decimal | None) -> tuple[int, str | None]:
     """The next batch's size under the plan, or the reason to stop before it (target recall, budget).
@@ -418,7 +420,7 @@ def _planned_batch(store, slug: str, plan: ScoringPlan, sequence: list[int], jud
     return (size, None) if size > 0 else (0, "budget")
 
 
-def _save_queue(store, slug: str, intent_hash: str, backend, plan: ScoringPlan, summary: ScoringSummary,
+def _save_queue(store: DomainStore, slug: str, intent_hash: str, backend, plan: ScoringPlan, summary: ScoringSummary,
                 below: list[int], queue) -> None:
     """How this run ended, for the export, the check, `agentr status` and the next run: the papers below the
     cut-off, why, and the queue's last relevance scores (the re-ranked engine scores, when it re-ranked)."""
@@ -438,7 +440,7 @@ def _save_queue(store, slug: str, intent_hash: str, backend, plan: ScoringPlan, 
                                     input_hash=queue_input_hash(intent_hash, backend.model))
 
 
-def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, str]) -> Iterator[list]:
+def _claimed_rounds(store: DomainStore, slug: str, holder: str, todo: list, keys: dict[int, str]) -> Iterator[list]:
     """Yield the papers of ``todo`` this worker holds claims on and that still have no stored result; papers
     claimed by a live worker are waited for (their results then count as reused) and claimed once free."""
     pending = list(todo)
@@ -462,7 +464,7 @@ def _claimed_rounds(store, slug: str, holder: str, todo: list, keys: dict[int, s
             pending = [p for p in pending if p.id not in stored]
 
 
-def _score_claimed(store, backend, slug: str, intent, abstract: str, todo: list, keys: dict[int, str],
+def _score_claimed(store: DomainStore, backend, slug: str, intent, abstract: str, todo: list, keys: dict[int, str],
                    summary: ScoringSummary, *, version: str, run_id: str | None, batch_size: int, concurrency: int,
                    record_failure, record_stored, stop_new_calls: threading.Event | None = None,
                    holder: str | None = None) -> None:
@@ -555,7 +557,7 @@ class ResultWriter:
 
     _STOP = object()
 
-    def __init__(self, store, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
+    def __init__(self, store: DomainStore, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
                  on_stored: Callable[[int], None], on_orphan: Callable[[object, StageError], None],
                  max_batch: int = 256):
         self._store, self._slug = store, slug

@@ -12,9 +12,13 @@ import csv
 import io
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
 from agentr_dagster.domain.seed_check import Relatedness, SeedReport, SeedStudy, check_query
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
 
 SEEDS_STAGE = "seeds"
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
@@ -48,14 +52,14 @@ def _bare_doi(value: str) -> str:
     return m.group(1).rstrip(".").casefold() if m else ""
 
 
-def save_seeds(store, slug: str, path: Path) -> int:
+def save_seeds(store: DomainStore, slug: str, path: Path) -> int:
     seeds = parse_seed_text(Path(path).read_text(encoding="utf-8", errors="replace"))
     store.results.save_artifact(slug, SEEDS_STAGE, {"seeds": seeds}, prompt_version=None, model=None,
                                 backend=None, input_hash=None)
     return len(seeds)
 
 
-def project_seed_studies(store, slug: str) -> tuple[list[SeedStudy], list[str]]:
+def project_seed_studies(store: DomainStore, slug: str) -> tuple[list[SeedStudy], list[str]]:
     """(seed studies with text, DOIs that resolve to no paper of the project)."""
     papers = store.projects.list_papers(slug)
     by_doi = {(p.doi or "").casefold(): p for p in papers if p.doi}
@@ -74,10 +78,10 @@ def project_seed_studies(store, slug: str) -> tuple[list[SeedStudy], list[str]]:
     given = {s.doi for s in studies if s.doi} | {s.title.casefold() for s in studies}
     by_id = {p.id: p for p in papers}
     for label in store.labels.list_labels(slug):
-        paper = by_id.get(label.paper_id)
-        if label.label == "include" and paper and (paper.doi or "").casefold() not in given \
-                and paper.title.casefold() not in given:
-            studies.append(SeedStudy(paper.title, paper.abstract or "", paper.doi or ""))
+        labelled = by_id.get(label.paper_id)
+        if label.label == "include" and labelled and (labelled.doi or "").casefold() not in given \
+                and labelled.title.casefold() not in given:
+            studies.append(SeedStudy(labelled.title, labelled.abstract or "", labelled.doi or ""))
     return studies, unresolved
 
 
@@ -126,8 +130,8 @@ def embedding_relatedness(embedder=None) -> Relatedness | None:
     return related
 
 
-def seed_report(store, slug: str, queries: SearchQueries, intent: ResearchIntent | None) -> tuple[SeedReport,
-                                                                                                  list[str]]:
+def seed_report(store: DomainStore, slug: str, queries: SearchQueries,
+                intent: ResearchIntent | None) -> tuple[SeedReport, list[str]]:
     studies, unresolved = project_seed_studies(store, slug)
     relatedness = embedding_relatedness() if studies else None
     names = block_names(intent, queries.boolean_query)

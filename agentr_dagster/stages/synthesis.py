@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -100,7 +101,8 @@ def _current(store: DomainStore, slug: str):
     current = []
     for result in store.results.results_for_project(slug):
         paper = papers.get(result.paper_id)
-        if paper is None or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
+        if paper is None or result.model is None \
+                or result.cache_key != score_cache_key(paper.content_hash, intent_hash, result.model):
             continue
         if labels.get(paper.id) == "exclude":
             continue
@@ -202,7 +204,7 @@ def run_landscape(store: DomainStore, slug: str, *, embedder=None, run_id: str |
 
 def current_landscape(store: DomainStore, slug: str) -> tuple[int, Landscape, str]:
     artifact = store.results.latest_artifact(slug, LANDSCAPE_STAGE)
-    if artifact is None:
+    if artifact is None or artifact.input_hash is None:  # every landscape is saved with its input's hash
         raise PermanentError(f"project {slug!r} has no research landscape yet: materialise research_landscape first")
     return artifact.id, Landscape.model_validate(artifact.payload), artifact.input_hash
 
@@ -242,7 +244,7 @@ def write_files(draft: Draft, markdown: str, latex: str, bibtex: str, out_dir: P
     for kind, name in FILES.items():
         path = out_dir / name
         # a reader never sees half a draft; concurrent writers never share a temporary file
-        written[kind] = write_atomically(path, lambda tmp, text=contents[kind]: tmp.write_text(text, encoding="utf-8"))
+        written[kind] = write_atomically(path, partial(Path.write_text, data=contents[kind], encoding="utf-8"))
     return written
 
 

@@ -44,7 +44,7 @@ def usage_calls_frame(store: DomainStore, slug: str | None = None, *, run_id: st
     multipliers = {m.id: m for m in store.ledger.multiplier_history()} if rows else {}
     records = []
     for r in rows:
-        price = prices.get(r.pricing_id)
+        price = prices.get(r.pricing_id) if r.pricing_id is not None else None
         multiplier = multipliers.get(r.multiplier_id)
         records.append({
             "usage_id": r.id,

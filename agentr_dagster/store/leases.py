@@ -41,6 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -50,6 +51,9 @@ from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.rows import from_row
+
+if TYPE_CHECKING:
+    from agentr_dagster.store.store import DomainStore
 
 LEASE_TTL_S = 180.0  # default AGENTR_LEASE_TTL_S: a holder outside this pid namespace silent this long is gone
 HEARTBEAT_S = 3.0
@@ -470,7 +474,7 @@ class Heartbeat:
     """Beats ``store.leases.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
     a database blip must not kill the run; a long outage lets the lease go stale, which is the point)."""
 
-    def __init__(self, store, holder: str, every_s: float = HEARTBEAT_S):
+    def __init__(self, store: DomainStore, holder: str, every_s: float = HEARTBEAT_S):
         self._store, self._holder, self._every = store, holder, every_s
         self.watch: str | None = None  # the project whose lease this holder took: a beat must find it still its own
         self._stop = threading.Event()
@@ -498,7 +502,7 @@ class Heartbeat:
 
 
 @contextmanager
-def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
+def hold_project(store: DomainStore, slug: str, holder: str, *, run_id: str | None = None,
                  on_wait: Callable[[LeaseHolder], None] | None = None, poll_s: float = POLL_S,
                  ttl_s: float | None = None) -> Iterator[bool]:
     """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder
@@ -516,7 +520,7 @@ def hold_project(store, slug: str, holder: str, *, run_id: str | None = None,
                 break
             if stop_requested():
                 raise StoppedError(f"{slug}: {stop_reason()} while waiting for the run in flight; nothing was run")
-            if on_wait is not None and not told:
+            if on_wait is not None and current is not None and not told:  # not taken: a live holder has it
                 on_wait(current)
                 told = True
             time.sleep(poll_s)

@@ -10,6 +10,8 @@ never ``permanent``; no call was paid for it (a settlement that fails is kept an
 
 from __future__ import annotations
 
+from typing import overload
+
 import sqlalchemy as sa
 
 from agentr_dagster.domain.failures import TransientError
@@ -35,6 +37,10 @@ def first_line(exc: BaseException, limit: int = 200) -> str:
     return (str(exc).strip().splitlines() or [""])[0][:limit]
 
 
+@overload
+def database_failure(exc: sa.exc.SQLAlchemyError, where: str) -> TransientError: ...
+@overload
+def database_failure(exc: BaseException, where: str) -> TransientError | None: ...
 def database_failure(exc: BaseException, where: str) -> TransientError | None:
     """The transient failure for a database error met ``where`` (None when ``exc`` is not one)."""
     if not database_error(exc):

@@ -239,15 +239,15 @@ class Projects:
                     fresh[start : start + _CHUNK],
                 )
                 ids.extend(result.scalars().all())
-            result = AddPapersResult(added=len(ids), duplicates=len(prepared) - len(ids), paper_ids=ids)
+            outcome = AddPapersResult(added=len(ids), duplicates=len(prepared) - len(ids), paper_ids=ids)
             if imported_file is not None:
                 file = imported_file if isinstance(imported_file, ImportedFile) else ImportedFile(*imported_file)
                 self._record_imported_file(conn, project.id, file.sha256, file.name, {
-                    "added": result.added, "duplicates": result.duplicates,
+                    "added": outcome.added, "duplicates": outcome.duplicates,
                     "rows_read": len(prepared) + (file.in_file_duplicates or 0) + (file.dropped or 0),
                     "in_file_duplicates": file.in_file_duplicates or 0, "dropped": file.dropped or 0,
                     "notes": list(file.notes)})
-            return result
+            return outcome
 
         return self.db.run(tx)
 

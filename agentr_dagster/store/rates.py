@@ -89,9 +89,9 @@ class Rates:
             column = u.c.pricing_id if table is t.model_pricing else u.c.multiplier_id
             later = conn.execute(
                 sa.select(sa.func.count()).where(column == current_id, u.c.created_at >= at)
-            ).scalar() + conn.execute(
+            ).scalar_one() + conn.execute(
                 sa.select(sa.func.count()).where(r.c.state == "open", r.c.created_at >= at)
-            ).scalar()
+            ).scalar_one()
             what = "calls were made (or are in flight)"
         if later:
             raise StoreError(

@@ -37,7 +37,7 @@ class Results:
         self,
         slug: str,
         stage: str,
-        payload: dict,
+        payload: dict | BaseModel,
         *,
         prompt_version: str | None,
         model: str | None,
@@ -174,10 +174,10 @@ class Results:
         Papers deleted meanwhile are skipped (they are orphans, not errors). Returns the ids of the papers whose
         result is now stored (new or already there)."""
 
-        def tx(conn: Connection) -> int:
+        def tx(conn: Connection) -> list[int]:
             project = self.db.active_project(conn, slug)
             wanted = [paper_id for paper_id, _, _ in results]
-            live = set()
+            live: set[int] = set()
             for start in range(0, len(wanted), _CHUNK):
                 live.update(conn.execute(
                     sa.select(t.papers.c.id).where(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 
 import numpy as np
 
@@ -184,7 +184,7 @@ def distinctive_phrases(
     labelled: list[tuple[str, ...]] = []  # phrases naming an earlier (larger) sibling do not name this one
     for group in groups:
         count: Counter = Counter()
-        weight: Counter = Counter()
+        weight: defaultdict[tuple[str, ...], float] = defaultdict(float)
         for i in group:
             for key, (_, w) in phrases[i].items():
                 count[key] += 1

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -55,7 +56,7 @@ class LandscapeSettings:
     cites_per_claim: int = 5  # a sentence cites at most this many papers (the evidence lists all)
 
 
-class Embedder:  # the protocol: domain.embeddings.Embedder or anything with encode(texts) -> unit rows
+class Embedder(Protocol):  # domain.embeddings.Embedder or anything with encode(texts) -> unit rows
     def encode(self, texts: list[str]) -> np.ndarray: ...
 
 

@@ -88,7 +88,7 @@ def similarity_distribution(landscape: Landscape, dpi: int = 110) -> bytes:
         return _empty("no scored papers", dpi)
     fig = Figure(figsize=(7, 3.6))
     ax = fig.add_subplot()
-    bins = np.linspace(0, 1, 21)
+    bins = np.linspace(0, 1, 21).tolist()
     c1t = landscape.settings.get("c1_threshold", 5.0)
     groups = [
         (f"direct competitors (C1 ≥ {c1t:g})", [p.similarity for p in papers if p.included and p.c1 >= c1t], "#e15759"),
@@ -233,7 +233,7 @@ def relevance_distribution(scores: Sequence[float], labels: Sequence[str] = (), 
     marks = list(labels) or [""] * len(values)
     fig = Figure(figsize=(7, 3.4))
     ax = fig.add_subplot()
-    bins = np.linspace(0.0, 1.0 + 1e-9, 41)
+    bins = np.linspace(0.0, 1.0 + 1e-9, 41).tolist()
     groups = [(name, values[[m == key for m in marks]], colour) for name, key, colour in (
         ("unlabelled", "", "#4e79a7"), ("labelled include", "include", "#59a14f"),
         ("labelled exclude", "exclude", "#bbbbbb"))]

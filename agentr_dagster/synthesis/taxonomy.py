@@ -49,7 +49,7 @@ def _unique_labels(labels: list[str]) -> list[str]:
 def build_taxonomy(
     paper_ids: list[int],
     vectors: np.ndarray,
-    phrases: list[dict[tuple[str, ...], str]],
+    phrases: list[dict[tuple[str, ...], tuple[str, float]]],
     competitors: list[int],
     gap_papers: list[int],
 ) -> Taxonomy:
@@ -65,7 +65,9 @@ def build_taxonomy(
 
     n = len(paper_ids)
     top_labels, _ = choose_clusters(vectors, MAX_THEMES, max(2, n // 25))
-    themes = [list(np.flatnonzero(top_labels == c)) for c in range(int(top_labels.max()) + 1)] if n else []
+    themes: list[list[int]] = (
+        [np.flatnonzero(top_labels == c).tolist() for c in range(int(top_labels.max()) + 1)] if n else []
+    )
     theme_names = distinctive_phrases(phrases, themes) if themes else []
     leaves: list[tuple[str, list[int]]] = []  # (node id, member row indices)
     theme_nodes: list[TaxonomyNode] = []
@@ -110,13 +112,13 @@ def build_taxonomy(
             for li in np.argsort(-sims[i], kind="stable"):
                 if len(routed) >= MAX_THEME_ROUTES:
                     break
-                s = float(sims[i, li])
-                if li != home and s >= ROUTE_FLOOR and s >= sims[i, home] - ROUTE_MARGIN:
-                    routed.append((int(li), s, False))
-            for li, s, primary in routed:
+                sim = float(sims[i, li])
+                if li != home and sim >= ROUTE_FLOOR and sim >= sims[i, home] - ROUTE_MARGIN:
+                    routed.append((int(li), sim, False))
+            for li, sim, primary in routed:
                 leaf = by_id[leaves[li][0]]
                 leaf.papers.append(paper_id)
-                routes.append(Route(paper_id=paper_id, node=leaf.id, score=round(s, 4), primary=primary))
+                routes.append(Route(paper_id=paper_id, node=leaf.id, score=round(sim, 4), primary=primary))
         for leaf_id, _ in leaves:
             by_id[leaf_id].papers.sort()
     if gap_papers:
@@ -185,7 +187,7 @@ def _reachability_problems(root_id: str, ids: list[str], by_id: dict[str, Taxono
     """Cycles, shared children, depth and unreachable nodes, from a walk down from the root."""
     problems = []
     seen: set[str] = set()
-    stack = [(root_id, 0, (root_id,))]
+    stack: list[tuple[str, int, tuple[str, ...]]] = [(root_id, 0, (root_id,))]
     while stack:
         node_id, depth, path = stack.pop()
         if node_id in seen:

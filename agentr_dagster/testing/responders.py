@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 
 from agentr_dagster.domain.prompts import load_prompt
 
@@ -112,20 +113,30 @@ def judged_score_payload(included: bool) -> dict:
     }
 
 
-def oracle_responder(included_titles: set[str], normalise=lambda title: " ".join(title.casefold().split())):
+def _normalise_title(title: str) -> str:
+    return " ".join(title.casefold().split())
+
+
+class OracleResponder:
     """A responder that scores a paper from the review's labels: ``included_titles`` holds the normalised
     titles (``normalise``) of the included records; every other stage gets :func:`valid_responder`'s answer.
-    ``responder.scored`` lists the normalised titles it was asked to score, in order."""
-    scored: list[str] = []
+    ``scored`` lists the normalised titles it was asked to score, in order."""
 
-    def responder(body: dict) -> str:
+    def __init__(self, included_titles: set[str], normalise: Callable[[str], str] = _normalise_title):
+        self.included_titles, self.normalise = included_titles, normalise
+        self.scored: list[str] = []
+
+    def __call__(self, body: dict) -> str:
         if stage_of(body) != "score":
             return valid_responder(body)
         user = next(m["content"] for m in body["messages"] if m["role"] == "user")
         match = _TITLE_RE.search(user)
-        title = normalise(match.group(1) if match else "")
-        scored.append(title)
-        return json.dumps(judged_score_payload(title in included_titles))
+        title = self.normalise(match.group(1) if match else "")
+        self.scored.append(title)
+        return json.dumps(judged_score_payload(title in self.included_titles))
 
-    responder.scored = scored
-    return responder
+
+def oracle_responder(included_titles: set[str],
+                     normalise: Callable[[str], str] = _normalise_title) -> OracleResponder:
+    """An :class:`OracleResponder`: ``responder.scored`` lists the normalised titles it was asked to score."""
+    return OracleResponder(included_titles, normalise)

@@ -471,9 +471,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="answer every pipeline stage with a schema-valid answer (testing.responders)")
     args = parser.parse_args(argv)
 
-    responder = None
+    responder: Responder | None = None
     if args.valid_responses:
-        from agentr_dagster.testing.responders import valid_responder as responder
+        from agentr_dagster.testing.responders import valid_responder
+
+        responder = valid_responder
     server = ScriptedOpenAIServer(responder, latency=args.latency, model=args.model, host=args.host,
                                   port=args.port)
     server.start()

@@ -45,6 +45,7 @@ from agentr_dagster.stages.report import REPORT_FILE
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
+from agentr_dagster.store import DomainStore
 from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
 from agentr_dagster.synthesis import plots
 
@@ -55,7 +56,7 @@ EXPORTS_VERSION = "exports-v1"
 
 
 @contextmanager
-def project_lease(context: AssetExecutionContext, db) -> Iterator[str]:
+def project_lease(context: AssetExecutionContext, db: DomainStore) -> Iterator[str]:
     """Hold the project's lease for the step, whoever launched the run: a step of another run of the same
     project waits here (and says so in the run's log). Yields the holder token (for the per-paper claims)."""
     slug = context.partition_key
@@ -142,7 +143,7 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
     )
 
 
-def _seed_metadata(db, slug: str) -> dict:
+def _seed_metadata(db: DomainStore, slug: str) -> dict:
     """The Boolean query's recall on the seed studies, the losing block per missed one, the widened query."""
     from agentr_dagster.stages.intent import current_intent
     from agentr_dagster.stages.queries import current_queries
@@ -185,7 +186,8 @@ def candidate_papers(context: AssetExecutionContext, store: StoreResource,
         return _candidate_papers(context, db, slug, sources)
 
 
-def _candidate_papers(context: AssetExecutionContext, db, slug: str, sources: SourcesResource) -> MaterializeResult:
+def _candidate_papers(context: AssetExecutionContext, db: DomainStore, slug: str,
+                      sources: SourcesResource) -> MaterializeResult:
     retrieved = retrieve_for_project(db, slug)  # None (imports only) when the lake is empty or no queries yet
     lake_metadata = {} if retrieved is None else {
         **retrieved.metadata(), "lake_queries": MetadataValue.md(retrieved.markdown())}
@@ -210,7 +212,7 @@ def _candidate_papers(context: AssetExecutionContext, db, slug: str, sources: So
     )
 
 
-def _search_sources(context: AssetExecutionContext, db, sources: SourcesResource) -> dict:
+def _search_sources(context: AssetExecutionContext, db: DomainStore, sources: SourcesResource) -> dict:
     """The enabled search sources' part of candidate_papers (nothing when AGENTR_SOURCES is empty)."""
     if not sources.enabled():
         return {}
@@ -343,7 +345,7 @@ def score_exports(context: AssetExecutionContext, store: StoreResource) -> Mater
         return _score_exports(context, db, slug)
 
 
-def _score_exports(context: AssetExecutionContext, db, slug: str) -> MaterializeResult:
+def _score_exports(context: AssetExecutionContext, db: DomainStore, slug: str) -> MaterializeResult:
     frame = scores_dataframe(db, slug)
     written = write_exports(frame, results_dir(slug))
     usage_files = write_usage_exports(db, slug, results_dir(slug))
@@ -369,7 +371,7 @@ def _score_exports(context: AssetExecutionContext, db, slug: str) -> Materialize
     )
 
 
-def _prisma_metadata(db, slug: str) -> dict:
+def _prisma_metadata(db: DomainStore, slug: str) -> dict:
     counts, path = write_prisma(db, slug, results_dir(slug))
     return {"prisma_csv": MetadataValue.path(str(path)), "prisma_identified": counts.identified_total,
             "prisma_duplicates_removed": counts.duplicates_removed, "prisma_screened": counts.screened,
@@ -380,7 +382,7 @@ def _prisma_metadata(db, slug: str) -> dict:
             "plot_prisma": ui.plot(plots.prisma_flow(counts, dpi=ui.PLOT_DPI), "PRISMA 2020 flow diagram")}
 
 
-def _update_digest_metadata(db, slug: str, update_id: str | None) -> dict:
+def _update_digest_metadata(db: DomainStore, slug: str, update_id: str | None) -> dict:
     """A living-review update's digest: what it added, best first (nothing outside an update)."""
     if not update_id:
         return {}

@@ -19,9 +19,11 @@ from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.resources import LLMResource, StoreResource
 from agentr_dagster.defs.waiting import waits_for_candidates
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.report import write_report
 from agentr_dagster.stages.synthesis import run_landscape, run_related_work
+from agentr_dagster.store import DomainStore
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
 from agentr_dagster.synthesis.landscape import SYNTHESIS_VERSION
@@ -115,7 +117,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     db = store.get()
     slug = context.partition_key
     backend = llm.backend(db)
-    writer = GatewayParagraphWriter(backend.gateway) if backend.kind == "llm" else None
+    writer = GatewayParagraphWriter(backend.gateway) if isinstance(backend, LLMStageBackend) else None
     with stage_failures(context, db=db), project_lease(context, db):
         outcome = run_related_work(
             db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
@@ -161,7 +163,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     )
 
 
-def _write_report(context: AssetExecutionContext, db, slug: str) -> dict:
+def _write_report(context: AssetExecutionContext, db: DomainStore, slug: str) -> dict:
     """The HTML report of the finished chain, linked from the metadata (a report that cannot be written is a
     warning: the draft and its files stand)."""
     try:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -52,6 +53,12 @@ from agentr_dagster.llm.offline.common import (
 
 
 class ScoringMixin:
+    if TYPE_CHECKING:  # supplied by the backend this is mixed into (OfflineBackend, QueriesMixin)
+        def _encode(self, texts: list[str]) -> np.ndarray: ...
+
+        @staticmethod
+        def _problem_phrases(intent: ResearchIntent, exclude: list[str]) -> list[str]: ...
+
     # -- stage 3: scoring --------------------------------------------------------------------------------
 
     def score_papers(
@@ -307,9 +314,9 @@ class ScoringMixin:
             f"Type {ctype.value}: {why}."
         )
         strengths = [
-            f"Supports the user's {f}: {facets[f].best.term.label} ({_words_found(facets[f].best)})."
+            f"Supports the user's {f}: {best.term.label} ({_words_found(best)})."
             for f in ranked
-            if facets[f].best is not None and _RANK[facets[f].level] >= 2
+            if (best := facets[f].best) is not None and _RANK[facets[f].level] >= 2
         ]
         weaknesses = [
             f"No {f} overlap with the user's intent."

@@ -51,6 +51,6 @@ def transformer_field_scores(
     question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = ZeroShotConfig()
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """As :func:`dense_field_scores` with the transformer's vectors; None when the features have none."""
-    if feats.transformer is None or feats.temb is None:
+    if feats.transformer is None or feats.temb is None or feats.temb_title is None:  # set together
         return None
     return _field_cosines(question, feats.transformer, feats.temb, feats.temb_title, cfg)

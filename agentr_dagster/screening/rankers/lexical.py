@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 
 import numpy as np
@@ -86,7 +86,7 @@ def expansion_term_weights(
     df: Counter[str] = Counter()
     for doc in docs_tokens:
         df.update(set(doc))
-    rel: Counter[str] = Counter()
+    rel: defaultdict[str, float] = defaultdict(float)
     for i in top:
         doc = docs_tokens[int(i)]
         for t, c in Counter(doc).items():

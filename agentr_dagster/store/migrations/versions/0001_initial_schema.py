@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from typing import Any
 
 import sqlalchemy as sa
 from alembic import op
@@ -37,7 +38,8 @@ LEDGER_KINDS = ("grant", "reserve", "settle", "release", "adjust")
 RESERVATION_STATES = ("open", "settled", "released")
 FAILURE_CLASSES = ("transient", "no_credits", "orphan", "permanent", "other")
 SEED_FROM = datetime(1970, 1, 1, tzinfo=timezone.utc)
-CURRENT_ONLY = {"sqlite_where": sa.text("is_current"), "postgresql_where": sa.text("is_current")}
+# Dialect keyword arguments of create_index/drop_index (their **kw).
+CURRENT_ONLY: dict[str, Any] = {"sqlite_where": sa.text("is_current"), "postgresql_where": sa.text("is_current")}
 
 
 def MONEY() -> sa.Numeric:
