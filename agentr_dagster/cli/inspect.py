@@ -51,6 +51,7 @@ def status(slug: str | None, as_json: bool) -> None:
 def _echo_unfinished(store: DomainStore, slugs) -> None:
     """A project that is partial (papers without a score, a draft cut short): what is missing, and the command
     per failure class (stages/outcome.py)."""
+    from agentr_dagster.domain.failures import NOT_CLASSIFIED
     from agentr_dagster.stages.outcome import COMPLETE, project_outcome
     from agentr_dagster.store import ProjectNotFound
 
@@ -61,7 +62,9 @@ def _echo_unfinished(store: DomainStore, slugs) -> None:
             outcome = project_outcome(store, slug)
         except ProjectNotFound:  # deleted: its rows are history, nothing to finish
             continue
-        if outcome.status != COMPLETE:
+        # papers never asked (added since the last run, or a stopped run's) are the standing's "next" already
+        failed = outcome.unfinished or any(m.failure_class != NOT_CLASSIFIED for m in outcome.missing)
+        if outcome.status != COMPLETE and failed:
             for line in outcome.lines():
                 click.echo(line)
 
