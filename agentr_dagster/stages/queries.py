@@ -17,11 +17,14 @@ def run_queries(store, backend: StageBackend, slug: str, run_id: str | None = No
     intent, intent_hash = current_intent(store, slug)
     seeds = project_seed_studies(store, slug)[0]
 
+    mined = backend.kind == "offline"  # an LLM's answer is only checked on the seeds: no paid call per label
+
     def produce(ctx) -> SearchQueries:
         queries = backend.generate_queries(intent, ctx, seeds)
-        return improve_with_seeds(store, slug, intent, queries, seeds) if backend.kind == "offline" else queries
+        return improve_with_seeds(store, slug, intent, queries, seeds) if mined else queries
 
-    input_text = intent_hash + seed_fingerprint(seeds)  # unchanged without seeds: stored queries stay reusable
+    # the seeds are an input of the offline query (unchanged without seeds: stored queries stay reusable)
+    input_text = intent_hash + (seed_fingerprint(seeds) if mined else "")
     return run_single_stage(store, backend, slug, "queries", input_text, produce, run_id, contract=SearchQueries)
 
 
