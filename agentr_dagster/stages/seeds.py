@@ -165,17 +165,26 @@ class SeedPool:
 
 
 def _text_pool(name: str, texts: list[str]) -> SeedPool:
-    from agentr_dagster.domain.boolean_query import Term, matches
+    """A pool of texts; each term's matching records are found once (by the matcher's own rule), a query's
+    by set algebra over them: the search tries dozens of queries that differ by one term."""
+    from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches
 
-    cache: dict[str, float] = {}
+    every = frozenset(range(len(texts)))
+    by_term: dict[str, frozenset[int]] = {}
 
-    def background(term: str) -> float:
-        if term not in cache:
-            node = Term(term)
-            cache[term] = sum(matches(node, t) for t in texts) / max(1, len(texts))
-        return cache[term]
+    def ids(node: Node) -> frozenset[int]:
+        if isinstance(node, Term):
+            key = node.text.casefold()
+            if key not in by_term:
+                by_term[key] = frozenset(i for i, t in enumerate(texts) if matches(node, t))
+            return by_term[key]
+        if isinstance(node, Not):
+            return every - ids(node.child)
+        parts = [ids(c) for c in node.children]
+        return frozenset.intersection(*parts) if isinstance(node, And) else frozenset().union(*parts)
 
-    return SeedPool(name, len(texts), background, lambda node: sum(matches(node, t) for t in texts))
+    return SeedPool(name, len(texts), lambda term: len(ids(Term(term))) / max(1, len(texts)),
+                    lambda node: len(ids(node)))
 
 
 def seed_pool(store, slug: str) -> SeedPool | None:
