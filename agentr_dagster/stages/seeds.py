@@ -11,11 +11,22 @@ from __future__ import annotations
 import csv
 import io
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
-from agentr_dagster.domain.seed_check import Relatedness, SeedReport, SeedStudy, check_query
+from agentr_dagster.domain.hashing import sha256
+from agentr_dagster.domain.seed_check import (
+    Background,
+    Counter,
+    Relatedness,
+    SeedReport,
+    SeedStudy,
+    check_query,
+    improve_blocks,
+)
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -136,3 +147,93 @@ def seed_report(store: DomainStore, slug: str, queries: SearchQueries,
     relatedness = embedding_relatedness() if studies else None
     names = block_names(intent, queries.boolean_query)
     return check_query(queries.boolean_query, studies, names, relatedness), unresolved
+
+
+# ------------------------------------------------------------------------------------------------------------
+# The objective approach on the project's own query: the seeds' characteristic terms added to its blocks
+# ------------------------------------------------------------------------------------------------------------
+
+#: The artefact recording what the seed studies added to the stored query (read by the asset's metadata).
+SEED_TERMS_STAGE = "seed_terms"
+
+
+@dataclass(frozen=True)
+class SeedPool:
+    """The records the seeds' terms are weighed against: ``background`` (a term's share of them) and ``count``
+    (how many a query matches) for :func:`~agentr_dagster.domain.seed_check.improve_blocks`."""
+
+    name: str
+    size: int
+    background: Background
+    count: Counter
+
+
+def _text_pool(name: str, texts: list[str]) -> SeedPool:
+    """A pool of texts; each term's matching records are found once (by the matcher's own rule), a query's
+    by set algebra over them: the search tries dozens of queries that differ by one term."""
+    from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches
+
+    every = frozenset(range(len(texts)))
+    by_term: dict[str, frozenset[int]] = {}
+
+    def ids(node: Node) -> frozenset[int]:
+        if isinstance(node, Term):
+            key = node.text.casefold()
+            if key not in by_term:
+                by_term[key] = frozenset(i for i, t in enumerate(texts) if matches(node, t))
+            return by_term[key]
+        if isinstance(node, Not):
+            return every - ids(node.child)
+        parts = [ids(c) for c in node.children]
+        return frozenset.intersection(*parts) if isinstance(node, And) else frozenset().union(*parts)
+
+    return SeedPool(name, len(texts), lambda term: len(ids(Term(term))) / max(1, len(texts)),
+                    lambda node: len(ids(node)))
+
+
+def seed_pool(store: DomainStore, slug: str) -> SeedPool | None:
+    """The project's candidate papers, or the paper lake when it has none yet; None when both are empty."""
+    papers = store.projects.list_papers(slug)
+    if papers:
+        return _text_pool("candidates", [SeedStudy(p.title, p.abstract or "").text for p in papers])
+    from agentr_dagster.domain.boolean_query import Term
+    from agentr_dagster.lake import Lake
+
+    lake = Lake.open()
+    if lake is None or not lake.n:
+        return None
+    return SeedPool("lake", int(lake.n), lambda term: float(lake.boolean_mask(Term(term)).mean()),
+                    lambda node: int(lake.boolean_mask(node).sum()))
+
+
+def seed_fingerprint(seeds: list[SeedStudy]) -> str:
+    """What of the seeds the stored query depends on: new seeds (or labels) make the queries stage run again."""
+    return sha256(*sorted(s.text for s in seeds)) if seeds else ""
+
+
+def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, queries: SearchQueries,
+                       seeds: list[SeedStudy]) -> SearchQueries:
+    """The offline query's concept blocks widened by the terms most characteristic of the seed studies (kept
+    when they name a seed the block missed without the query matching more than ``MAX_GROWTH`` times as many
+    of the project's candidates, or the lake's papers); what was added is saved as the ``seed_terms`` artefact.
+    Without seeds or concept blocks the queries are returned as they are."""
+    if not seeds or not intent.concepts:
+        return queries
+    from agentr_dagster.llm.offline.queries import concept_boolean_query
+
+    pool = seed_pool(store, slug) or _text_pool("none", [])
+
+    def render(terms: list[list[str]]) -> str:
+        return concept_boolean_query([c.model_copy(update={"terms": t})
+                                      for c, t in zip(intent.concepts, terms, strict=True)])
+
+    mined = improve_blocks([(f"{c.facet}: {c.label}", c.terms) for c in intent.concepts], seeds, render,
+                           pool.background, pool.count, relatedness=embedding_relatedness())
+    before_query = render([list(c.terms) for c in intent.concepts])
+    store.results.save_artifact(slug, SEED_TERMS_STAGE, {
+        "added_terms": mined.added, "seed_recall_before": mined.seed_recall_before,
+        "seed_recall_after": mined.seed_recall_after, "n_seeds": len(seeds), "pool": pool.name,
+        "pool_size": pool.size, "pool_matched_before": pool.count(parse_boolean_query(before_query)),
+        "pool_matched_after": pool.count(parse_boolean_query(mined.query)), "query_before": before_query,
+    }, prompt_version=None, model=None, backend=None, input_hash=seed_fingerprint(seeds))
+    return queries.model_copy(update={"boolean_query": mined.query}) if mined.added else queries

@@ -159,6 +159,7 @@ def _seed_metadata(db: DomainStore, slug: str) -> dict:
     if report.recall is None:
         return {"seed_recall": "no seed studies"}
     return {
+        **_seed_terms_metadata(db, slug),
         "seed_recall": MetadataValue.float(report.recall),
         "seed_studies": report.n_seeds,
         "seeds_missed": MetadataValue.md("\n".join(
@@ -167,6 +168,25 @@ def _seed_metadata(db: DomainStore, slug: str) -> dict:
         "widened_seed_recall": MetadataValue.float(report.widened_recall) if report.widened_recall is not None
         else "",
         "seed_dois_unresolved": len(unresolved),
+    }
+
+
+def _seed_terms_metadata(db, slug: str) -> dict:
+    """What the seed studies added to the offline query's blocks (the ``seed_terms`` artefact of the stage)."""
+    from agentr_dagster.stages.seeds import SEED_TERMS_STAGE
+
+    artifact = db.results.latest_artifact(slug, SEED_TERMS_STAGE)
+    if artifact is None:
+        return {}
+    p = artifact.payload
+    added = p.get("added_terms") or {}
+    return {
+        "seed_terms_added": MetadataValue.md("\n".join(
+            f"1. {block}: {', '.join(terms)}" for block, terms in added.items()) or "none"),
+        "seed_recall_before_seed_terms": MetadataValue.float(float(p.get("seed_recall_before", 0.0))),
+        "seed_recall_after_seed_terms": MetadataValue.float(float(p.get("seed_recall_after", 0.0))),
+        "seed_terms_pool": f"{p.get('pool')}: {p.get('pool_matched_before')} -> {p.get('pool_matched_after')} "
+                           f"of {p.get('pool_size')} matched",
     }
 
 
