@@ -11,8 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 DEFAULT_MODEL = "gpt-4o-mini"
 SOURCE_NAMES = ("openalex", "pubmed", "europepmc", "arxiv", "crossref")  # the search sources AGENTR_SOURCES names
@@ -138,7 +139,8 @@ def variable_name(field: str) -> str:
 def get_settings() -> Settings:
     """The settings as the environment gives them now. A bad value names its variable."""
     env = os.environ
-    raw: dict[str, object] = {f: env[v] for f, v in _VARIABLES.items() if v and v in env}
+    # environment strings (and the one bool below), validated by Settings
+    raw: dict[str, Any] = {f: env[v] for f, v in _VARIABLES.items() if v and v in env}
     tiktoken = env.get("TIKTOKEN_CACHE_DIR", env.get("DATA_GYM_CACHE_DIR"))
     if tiktoken is not None:
         raw["tiktoken_cache_dir"] = tiktoken
@@ -147,7 +149,7 @@ def get_settings() -> Settings:
     try:
         return Settings(**raw)
     except ValueError as exc:
-        errors = getattr(exc, "errors", lambda: [])()
+        errors = exc.errors() if isinstance(exc, ValidationError) else []
         names = ", ".join(sorted({variable_name(str(e["loc"][0])) for e in errors if e.get("loc")}))
         raise ValueError(f"invalid setting {names}: {exc}") from exc
 

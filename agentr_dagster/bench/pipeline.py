@@ -50,7 +50,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
@@ -63,6 +63,11 @@ from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
 from agentr_dagster.screening.scores import order_from_scores
 from agentr_dagster.screening.simulation import choose_priors
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
+    from agentr_dagster.testing.responders import OracleResponder
+    from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
 __all__ = ["format_pipeline", "run_pipeline_bench"]
 
@@ -111,7 +116,8 @@ class ExportRow:
     records: list[int] = field(default_factory=list)
 
 
-def _export_rows(export_csv: Path, review: Review, store, slug: str) -> tuple[list[ExportRow], list[int], int]:
+def _export_rows(export_csv: Path, review: Review, store: DomainStore,
+                 slug: str) -> tuple[list[ExportRow], list[int], int]:
     """The export's rows best first, each with the positions of the review's records it holds. A record the
     export does not hold (merged with a duplicate at import, or dropped) goes with the row of the same title (or
     a near-identical one), else to the tail, in file order. Returns (rows, tail, records matched by id)."""
@@ -137,8 +143,9 @@ def _export_rows(export_csv: Path, review: Review, store, slug: str) -> tuple[li
     # else of its title
     row_of_doi: dict[str, int] = {}
     for i, doi in enumerate(dois):
-        if normal_doi(str(doi)):
-            row_of_doi.setdefault(normal_doi(str(doi)), i)
+        key = normal_doi(str(doi))
+        if key:
+            row_of_doi.setdefault(key, i)
     years = [_year(v) for v in frame["year"]] if "year" in frame.columns else [""] * len(frame)
     row_of_title: dict[str, int] = {}
     row_of_title_year: dict[tuple[str, str], int] = {}
@@ -168,7 +175,7 @@ def _year(value) -> str:
         return ""
 
 
-def _export_order(export_csv: Path, review: Review, store, slug: str) -> tuple[np.ndarray, int]:
+def _export_order(export_csv: Path, review: Review, store: DomainStore, slug: str) -> tuple[np.ndarray, int]:
     """The export's rows as positions into the review's records, best first (see :func:`_export_rows`).
     Returns (order, number of records not in the export)."""
     rows, tail, matched = _export_rows(export_csv, review, store, slug)
@@ -247,14 +254,14 @@ def _write_decisions(path: Path, rows: list[ExportRow], decisions: list[str]) ->
                  ).to_csv(path, index=False)
 
 
-def _check_labels(store, slug: str, expected: dict[int, str]) -> None:
+def _check_labels(store: DomainStore, slug: str, expected: dict[int, str]) -> None:
     stored = {row.paper_id: row.label for row in store.labels.list_labels(slug)}
     if stored != expected:
         wrong = sorted(set(stored.items()) ^ set(expected.items()))[:5]
         raise BenchStepError(f"{slug}: the store's labels differ from the decisions given (e.g. {wrong})")
 
 
-def simulate_labelling(cli: _Cli, slug: str, home: Path, review: Review, store, *, seed: int = 0,
+def simulate_labelling(cli: _Cli, slug: str, home: Path, review: Review, store: DomainStore, *, seed: int = 0,
                        schedule: Callable[[int], int] = round_size) -> dict[str, Any]:
     """A researcher labelling through the workflow, from the last export in ``home/export``: the two priors
     bench screening draws with ``seed`` (``agentr label``), then the top unlabelled export rows in rounds of
@@ -307,7 +314,7 @@ def simulate_labelling(cli: _Cli, slug: str, home: Path, review: Review, store, 
             "labelled_papers": len(person.papers), "rounds": rounds}
 
 
-def _oracle_server(review: Review):
+def _oracle_server(review: Review) -> tuple[ScriptedOpenAIServer, OracleResponder, set[str]]:
     from agentr_dagster.testing.responders import oracle_responder
     from agentr_dagster.testing.scripted_server import ScriptedOpenAIServer
 
@@ -358,7 +365,7 @@ def bench_review(folder: Path, work: Path, *, cli_main: click.Command, oracle: b
         entry["methods"]["export"] = {**_metrics(order, y), "seconds": round(run_s, 2)}
         entry["not_in_export"] = missing
         entry["papers_in_project"] = store.projects.count_papers(slug)
-        if oracle:
+        if responder is not None:  # the oracle's
             entry["oracle"] = _oracle_figures(responder.scored, included, entry["papers_in_project"], stop_at_recall)
             entry["oracle"]["stopping"] = _stopping_rule(store, slug)
         t0 = time.perf_counter()
@@ -414,7 +421,7 @@ def _oracle_figures(scored_titles, included: set[str], papers: int, stop_at_reca
     }
 
 
-def _stopping_rule(store, slug: str) -> dict | None:
+def _stopping_rule(store: DomainStore, slug: str) -> dict | None:
     """What the run's stopping rule said last (recall interval, estimate, reason), from the scoring queue's record."""
     from agentr_dagster.stages.scoring import QUEUE_STAGE
 
@@ -489,7 +496,7 @@ def _summary(root: Path, reviews: list[dict[str, Any]], *, oracle: bool, stop_at
             1 for r in reviews if r["methods"]["export"]["wss95"] >= r["methods"]["screen"]["wss95"] - 1e-9),
         "seconds": round(seconds, 1),
     }
-    if oracle:
+    if oracle and stop_at_recall is not None:  # bench_reviews gives the oracle a target
         shares = [r["oracle"]["calls"] / r["oracle"]["papers"] for r in reviews if r["oracle"]["papers"]]
         recalls = [r["oracle"]["recall_at_stop"] for r in reviews]
         result["oracle_summary"] = {

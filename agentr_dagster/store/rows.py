@@ -35,7 +35,8 @@ def from_row(cls: type[_T], row: Any, /, *, prefix: str = "", **given: Any) -> _
     """
     columns = row._mapping
     values = dict(given)
-    for name, optional in _field_names(cls):
+    dataclass_type: type = cls  # plain ``type`` is Hashable to mypy (the cache key); ``type[_T]`` is not
+    for name, optional in _field_names(dataclass_type):
         if name not in values and (not optional or prefix + name in columns):
             values[name] = columns[prefix + name]
     return cls(**values)

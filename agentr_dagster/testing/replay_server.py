@@ -56,7 +56,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 from xml.sax.saxutils import escape
 
@@ -281,7 +281,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, *_error_document(route, params, fault.message))
             return
         try:
-            status, body, content_type = 200, *endpoint(path, params)
+            body, content_type = endpoint(path, params)
+            status = 200
         except _Reply as reply:
             status, body, content_type = reply.status, reply.body, reply.content_type
         except QueryError as exc:
@@ -359,7 +360,7 @@ class ReplayServer:
             raise ValueError(f"unknown source {source!r}; expected one of {SOURCES}")
         return f"{self.url}/{source}"
 
-    def start(self) -> ReplayServer:
+    def start(self) -> Self:
         if self._httpd is None:
             self._httpd = _Server((self.host, self.port), _Handler)
             self._httpd.owner = self
@@ -375,7 +376,7 @@ class ReplayServer:
             httpd.shutdown()
             httpd.server_close()
 
-    def __enter__(self) -> ReplayServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -609,9 +610,10 @@ class ReplayServer:
             selected = [p for p in self._indexed("pubmed") if p.pmid in wanted]
         else:
             with self._lock:
-                selected = self._webenvs.get(params.get("WebEnv", ""))
-            if selected is None or params.get("query_key") != "1":
+                remembered = self._webenvs.get(params.get("WebEnv", ""))
+            if remembered is None or params.get("query_key") != "1":
                 raise _Reply(400, _eutils_error("eFetchResult", "Unable to obtain query #1"), "text/xml")
+            selected = remembered
         retstart, retmax = int(params.get("retstart") or 0), int(params.get("retmax") or 20)
         articles = "".join(_pubmed_article(p) for p in selected[retstart: retstart + retmax])
         body = (
@@ -675,7 +677,7 @@ class ReplayServer:
         if paper is None:
             raise _Reply(404, "Resource not found.", "text/plain")
         y, m, d = paper.published.year, paper.published.month, paper.published.day
-        message = {
+        message: dict[str, Any] = {
             "DOI": paper.doi, "type": "journal-article", "URL": f"https://doi.org/{paper.doi}",
             "title": [paper.title], "container-title": [paper.venue], "publisher": "Replay Press",
             "abstract": f"<jats:title>Abstract</jats:title><jats:p>{escape(paper.abstract)}</jats:p>",
