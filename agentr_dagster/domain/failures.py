@@ -20,6 +20,7 @@ class FailureClass(str, Enum):
 
 class StageError(Exception):
     failure_class: FailureClass = FailureClass.permanent
+    timed_out: bool = False  # set by the LLM gateway: a timed-out call the endpoint may still serve (and bill)
 
     def __init__(self, message: str, *, retry_after: float | None = None):
         super().__init__(message)

@@ -107,7 +107,8 @@ def check_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[st
         terms = widening_terms(blocks[i], lost, relatedness)
         if terms:
             report.added_terms[names[i]] = terms
-            children = list(blocks[i].children) if isinstance(blocks[i], Or) else [blocks[i]]
+            block = blocks[i]
+            children = list(block.children) if isinstance(block, Or) else [block]
             new_blocks[i] = Or(tuple(children + [Term(t) for t in terms]))
     if report.added_terms:
         widened: Node = new_blocks[0] if len(new_blocks) == 1 else And(tuple(new_blocks))

@@ -23,10 +23,11 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import openai
 import sqlalchemy as sa
+from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, SecretStr, ValidationError
 
@@ -47,6 +48,9 @@ from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.claims import RequestClaims
 from agentr_dagster.llm.unsettled import UnsettledSpool
 from agentr_dagster.store.outage import database_failure
+
+if TYPE_CHECKING:
+    from agentr_dagster.store import DomainStore, UsageIn
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -202,7 +206,7 @@ class OpenAICompatibleBackend:
 
     name = "openai-compatible"
 
-    def __init__(self, settings: LLMSettings, store):
+    def __init__(self, settings: LLMSettings, store: DomainStore):
         self.settings = settings
         self.store = store
         self.model = settings.model
@@ -213,7 +217,7 @@ class OpenAICompatibleBackend:
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
         # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
-        self.unsettled: list[tuple[int, object, tuple[str, str] | None]] = []
+        self.unsettled: list[tuple[int, UsageIn, tuple[str, str] | None]] = []
         self.spool = UnsettledSpool(settings.unsettled_dir) if settings.unsettled_dir else None
         self._pending_lock = threading.Lock()
         self.limiter = make_limiter(settings.limits, settings.base_url)
@@ -294,7 +298,7 @@ class OpenAICompatibleBackend:
                 time.sleep(0.05 + random.uniform(0, 0.1))
 
     def _post_chat(self, messages: list[dict[str, str]], temperature: float, max_tokens: int,
-                   response_format: dict) -> tuple[str, object]:
+                   response_format: dict) -> tuple[str, CompletionUsage | None]:
         """One HTTP call: the answer's text and usage, or a classified, redacted StageError."""
         try:
             # The plain JSON body through the client's post(): the same request, errors and parsed response as
@@ -421,7 +425,7 @@ class OpenAICompatibleBackend:
                 self.limiter.pause(error.retry_after)
             try:
                 self.store.ledger.release(reservation, note=f"no answer: {error.failure_class.value}",
-                                          waste="timeout" if getattr(error, "timed_out", False) else None)
+                                          waste="timeout" if error.timed_out else None)
             except sa.exc.SQLAlchemyError as db_error:
                 # The database is away: the classified error goes on (it is what happened to the call); the
                 # reservation stays open until the stage closes its calls or `agentr resume` releases it.

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import httpx
 
@@ -194,7 +194,7 @@ class Fetcher:
         if use_cache and not getattr(self._local, "fresh", False):
             hit, value = self._from_cache(key, parse, not_found)
             if hit:
-                return value
+                return cast(T, value)  # a hit is a parsed body, or ``not_found`` when one was given
         attempt = 0
         while True:
             attempt += 1

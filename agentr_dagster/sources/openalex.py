@@ -148,7 +148,8 @@ class OpenAlexSource(SourceClient):
             yield from pages
 
     def _cursor_pages(self, params: dict[str, Any], max_results: int) -> Iterator[Page]:
-        cursor, count = "*", 0
+        cursor: str | None = "*"
+        count = 0
         while cursor and count < max_results:
             try:
                 data = self.fetcher.fetch(self._works_url(), {**params, **self._common(), "cursor": cursor},
@@ -186,7 +187,8 @@ class OpenAlexSource(SourceClient):
 
     def work(self, work_id: str) -> SourceHit | None:
         """One work by its OpenAlex id (``W…``); None if OpenAlex does not know it. FetchFailure on failure."""
-        data = self.fetcher.fetch(f"{self._works_url()}/{short_id(work_id)}", self._common(), _work, not_found={})
+        data: dict[str, Any] = self.fetcher.fetch(f"{self._works_url()}/{short_id(work_id)}", self._common(), _work,
+                                                  not_found={})
         found = work_to_found(data) if data else None
         return self._hit(found, "lookup", 1) if found else None
 
@@ -209,7 +211,8 @@ class OpenAlexSource(SourceClient):
         hits = SnowballHits()
         with self.fetcher.counting() as stats:
             try:
-                data = self.fetcher.fetch(f"{self._works_url()}/{work_id}", self._common(), _work, not_found={})
+                data: dict[str, Any] = self.fetcher.fetch(f"{self._works_url()}/{work_id}", self._common(), _work,
+                                                          not_found={})
                 cited = [short_id(r) for r in (data or {}).get("referenced_works") or [] if isinstance(r, str)]
                 cited = list(dict.fromkeys(cited))[:max_results]
                 for start in range(0, len(cited), _BATCH):

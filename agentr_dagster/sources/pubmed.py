@@ -48,8 +48,8 @@ def _year(article: Element) -> str | None:
         year = pub_date.findtext("Year") or (pub_date.findtext("MedlineDate") or "")[:4]
         if year.strip().isdigit():
             return year.strip()
-    year = article.findtext("ArticleDate/Year")  # the electronic publication date, when the issue has none
-    return year.strip() if year and year.strip().isdigit() else None
+    electronic = article.findtext("ArticleDate/Year")  # the electronic publication date, when the issue has none
+    return electronic.strip() if electronic and electronic.strip().isdigit() else None
 
 
 def _abstract(article: Element) -> str:

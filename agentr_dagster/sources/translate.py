@@ -81,7 +81,7 @@ def _phrase(text: str) -> bool:
 
 
 def _split_and(node: And) -> tuple[list[Node], list[Node]]:
-    positives = [c for c in node.children if not isinstance(c, Not)]
+    positives: list[Node] = [c for c in node.children if not isinstance(c, Not)]
     negatives = [c.child for c in node.children if isinstance(c, Not)]
     return positives, negatives
 
@@ -116,27 +116,28 @@ class _Dialect:
             parts = [self.render(c, top=False, widen=widen) for c in node.children]
             if widen and any(p is None for p in parts):
                 return None
-            parts = [p for p in parts if p is not NOTHING]
-            if not parts:
+            # narrow rendering never gives None: only NOTHING is left to drop
+            said = [p for p in parts if p is not None and p is not NOTHING]
+            if not said:
                 return NOTHING
-            return self._group(" OR ".join(parts), len(parts), top)
+            return self._group(" OR ".join(said), len(said), top)
         positives, negatives = _split_and(node)
         pos = [self.render(c, top=False, widen=widen) for c in positives]
         if not widen and any(p is NOTHING for p in pos):
             return NOTHING
-        pos = [p for p in pos if p]
+        kept = [p for p in pos if p]
         # an exclusion subtracts, so it is rendered the other way round: narrowed when the query widens
         neg = [self.render(c, top=False, widen=not widen) for c in negatives]
         if not widen and any(n is None for n in neg):
             return NOTHING  # A NOT <everything>
-        neg = [n for n in neg if n and n is not NOTHING]
-        if not pos:
+        excluded = [n for n in neg if n and n is not NOTHING]
+        if not kept:
             return None if widen else NOTHING
-        text = " AND ".join(pos)
-        if neg:
-            text = (f"({text})" if len(pos) > 1 else text) + "".join(f" {self.not_word} {n}" for n in neg)
+        text = " AND ".join(kept)
+        if excluded:
+            text = (f"({text})" if len(kept) > 1 else text) + "".join(f" {self.not_word} {n}" for n in excluded)
             return self._group(text, 2, top)
-        return self._group(text, len(pos), top)
+        return self._group(text, len(kept), top)
 
     def _term(self, raw: str, top: bool, widen: bool) -> str | None:
         text = _clean(raw)

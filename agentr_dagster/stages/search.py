@@ -285,8 +285,8 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
         groups[tuple(labels)].append(record)
     now = datetime.now(timezone.utc).isoformat()
     key_of = {id(rec): key for rec, key in zip(records, plan.new_keys, strict=True)}
-    for labels, recs in groups.items():
-        provenance: dict[str, Any] = {"source": provenance_source, "found_by": list(labels), "imported_at": now}
+    for group_labels, recs in groups.items():
+        provenance: dict[str, Any] = {"source": provenance_source, "found_by": list(group_labels), "imported_at": now}
         if update_id:
             provenance["update"] = update_id
         # keyed as merge_hits keyed them (before enrichment), so a filled-in field never splits a paper
@@ -294,9 +294,9 @@ def add_hits(store: DomainStore, slug: str, hits: Sequence[SourceHit], *, enrich
                                           provenance=provenance)
         result.added += added.added
         result.new_paper_ids += added.paper_ids
-        for label in labels:
+        for label in group_labels:
             result.new_by_label[label] = result.new_by_label.get(label, 0) + added.added
-        for source in dict.fromkeys(label.split(":", 1)[0] for label in labels):
+        for source in dict.fromkeys(label.split(":", 1)[0] for label in group_labels):
             result.new_by_source[source] = result.new_by_source.get(source, 0) + added.added
     ids = {p.paper_key: p.id for p in store.projects.list_papers(slug)}
     store.searches.add_sightings(slug, [

@@ -104,7 +104,7 @@ def project_gap(store: DomainStore, slug: str, model: str | None = None, home: P
             gap.add(row.stage, f"state {row.state}" + (f" ({row.detail})" if row.detail else ""))
 
     intent = store.results.latest_artifact(slug, "intent")
-    if intent is None:
+    if intent is None or intent.input_hash is None:  # every intent is saved with its input's hash
         gap.add("intent", "no artifact")
         for stage in ("queries", "score", "exports"):
             gap.add(stage, "waits for intent")
@@ -196,7 +196,7 @@ def settle_interrupted_run(store: DomainStore, slug: str, run_id: str, step_key:
     note = f"interrupted run {run_id}; resumable"
     scored: set[int] = set()
     intent = store.results.latest_artifact(slug, "intent") if store.projects.is_active(slug) else None
-    if intent is not None:
+    if intent is not None and intent.input_hash is not None:  # every intent is saved with its input's hash
         papers = store.projects.list_papers(slug)
         scored = {r.paper_id for r in current_results(store, slug, papers, intent.input_hash, model)}
     for row in store.lifecycle.status(slug):

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
+from typing import TYPE_CHECKING, Literal, cast
 
 from agentr_dagster.domain import lexicon as lx
 from agentr_dagster.domain.contracts import (
@@ -39,8 +40,14 @@ from agentr_dagster.llm.offline.concepts import (
     is_review_question,
 )
 
+# ConceptFacet's facet names: every block of a ConceptPlan is named by one (concepts._facet_for)
+_FacetName = Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
+
 
 class IntentMixin:
+    if TYPE_CHECKING:  # the backend's (OfflineBackend), which every user of this mixin is
+        def _neighbours(self, queries: list[str], exclude_stems: set[str], k: int) -> list[tuple[str, float]]: ...
+
     # -- stage 1: intent ---------------------------------------------------------------------------------
 
     def decompose_intent(self, abstract: str) -> ResearchIntent:
@@ -111,8 +118,8 @@ class IntentMixin:
             contribution_types=self._contribution_types(text, bool(constraints)),
             seed_keywords=seeds,
             concepts=[
-                ConceptFacet(facet=b.facet, label=b.label[:200], terms=[t for t in b.terms if len(t) <= 200][:40],
-                             required=b.required,
+                ConceptFacet(facet=cast(_FacetName, b.facet), label=b.label[:200],
+                             terms=[t for t in b.terms if len(t) <= 200][:40], required=b.required,
                              variants=list(dict.fromkeys(v[:200] for v in b.items if v.strip()))[:20])
                 for b in plan.blocks[:8]
                 if any(len(t) <= 200 for t in b.terms)
@@ -151,7 +158,7 @@ class IntentMixin:
 
     @staticmethod
     def _facet_terms(
-        phrases: list[Phrase], result_sentences: set[int] = frozenset()
+        phrases: list[Phrase], result_sentences: Set[int] = frozenset()
     ) -> tuple[list[str], list[str], list[str]]:
         """Tag each phrase as method / domain / constraint from its cue context; keep the best of each.
 

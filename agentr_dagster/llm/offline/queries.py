@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.contracts import (
@@ -33,6 +34,9 @@ NEIGHBOUR_MIN = 0.5
 
 
 class QueriesMixin:
+    if TYPE_CHECKING:  # the backend's (OfflineBackend), which every user of this mixin is
+        def _neighbours(self, queries: list[str], exclude_stems: set[str], k: int) -> list[tuple[str, float]]: ...
+
     # -- stage 2: queries --------------------------------------------------------------------------------
 
     def generate_queries(self, intent: ResearchIntent) -> SearchQueries:
