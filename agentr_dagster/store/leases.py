@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -51,9 +51,6 @@ from agentr_dagster.domain.stopping import stop_reason, stop_requested
 from agentr_dagster.store import schema as t
 from agentr_dagster.store.database import Database, now_utc
 from agentr_dagster.store.rows import from_row
-
-if TYPE_CHECKING:
-    from agentr_dagster.store.store import DomainStore
 
 LEASE_TTL_S = 180.0  # default AGENTR_LEASE_TTL_S: a holder outside this pid namespace silent this long is gone
 HEARTBEAT_S = 3.0
@@ -470,11 +467,26 @@ _beating: Counter = Counter()  # holders of this process with a running heartbea
 _beating_lock = threading.Lock()
 
 
+class _Reservations(Protocol):
+    def release_ended_runs_reservations(self, slug: str, keep_run_id: str | None = None) -> int: ...
+
+
+class LeaseStore(Protocol):
+    """What holding a project's lease needs of the store (``DomainStore`` is one; named structurally so this
+    module need not import the store that composes it)."""
+
+    @property
+    def leases(self) -> Leases: ...
+
+    @property
+    def ledger(self) -> _Reservations: ...
+
+
 class Heartbeat:
     """Beats ``store.leases.heartbeat(holder)`` from a daemon thread until stopped (a failed beat is retried next time:
     a database blip must not kill the run; a long outage lets the lease go stale, which is the point)."""
 
-    def __init__(self, store: DomainStore, holder: str, every_s: float = HEARTBEAT_S):
+    def __init__(self, store: LeaseStore, holder: str, every_s: float = HEARTBEAT_S):
         self._store, self._holder, self._every = store, holder, every_s
         self.watch: str | None = None  # the project whose lease this holder took: a beat must find it still its own
         self._stop = threading.Event()
@@ -502,7 +514,7 @@ class Heartbeat:
 
 
 @contextmanager
-def hold_project(store: DomainStore, slug: str, holder: str, *, run_id: str | None = None,
+def hold_project(store: LeaseStore, slug: str, holder: str, *, run_id: str | None = None,
                  on_wait: Callable[[LeaseHolder], None] | None = None, poll_s: float = POLL_S,
                  ttl_s: float | None = None) -> Iterator[bool]:
     """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder

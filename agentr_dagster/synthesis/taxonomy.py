@@ -46,6 +46,12 @@ def _unique_labels(labels: list[str]) -> list[str]:
     return out
 
 
+def _relabel_unique(nodes: list[TaxonomyNode]) -> None:
+    """Siblings never share a label (a repeated one gets a distinguishing suffix)."""
+    for node, label in zip(nodes, _unique_labels([n.label for n in nodes]), strict=True):
+        node.label = label
+
+
 def build_taxonomy(
     paper_ids: list[int],
     vectors: np.ndarray,
@@ -92,12 +98,7 @@ def build_taxonomy(
             node.children.append(child.id)
             theme_nodes.append(child)
             leaves.append((child.id, sub))
-    for node, label in zip(
-        [n for n in theme_nodes if n.parent == ROOT_ID],
-        _unique_labels([n.label for n in theme_nodes if n.parent == ROOT_ID]),
-        strict=True,
-    ):
-        node.label = label
+    _relabel_unique([n for n in theme_nodes if n.parent == ROOT_ID])
     nodes += theme_nodes
 
     # Reverse routing: every paper to its own leaf; to a second leaf only when nearly as close to it.
