@@ -293,7 +293,9 @@ def test_dockerfile_matches_the_project(compose):
     text = (DEPLOY / "Dockerfile").read_text()
     for path in _image_files().values():
         assert path.exists(), f"Dockerfile copies missing {path}"
-    assert '".[distributed]"' in text and "distributed = [" in (ROOT / "pyproject.toml").read_text()
+    project = (ROOT / "pyproject.toml").read_text()
+    assert '".[distributed,postgres,redis]"' in text  # the image runs Celery workers on PostgreSQL with Redis limits
+    assert all(f"{extra} = [" in project for extra in ("distributed", "postgres", "redis"))
     pins = dict(re.findall(r'"(dagster-[a-z]+)==([0-9.]+)"', (ROOT / "pyproject.toml").read_text()))
     assert f"dagster-k8s=={pins['dagster-postgres']}" in text  # integrations move in lockstep
     cmd = json.loads(re.search(r"^CMD (\[.*\])$", text, flags=re.M).group(1))

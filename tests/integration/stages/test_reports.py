@@ -93,7 +93,9 @@ def test_usage_command_table_and_json(ledger_with_usage, monkeypatch):
                                 "output_tokens", "total_tokens", "cost_usd", "credits"]
     assert lines[2].split() == ["p1", "score", "a-model", "2024-03-01", "2", "50", "0", "10", "60", "0.07000000",
                                 "70.00000000"]
-    assert "total: calls=5" in lines[-1] and "credits=193.00000000" in lines[-1]
+    total = next(line for line in lines if line.startswith("total:"))
+    assert "total: calls=5" in total and "credits=193.00000000" in total
+    assert lines[-1] == "operator waste: none (every call served was charged)"  # waste is its own figure, last
     rows = json.loads(runner.invoke(main, ["usage", "p1", "--json"]).output)
     assert [(r["stage"], r["model"], r["calls"], r["credits"]) for r in rows] == [
         ("intent", "a-model", 1, "20.00000000"), ("score", "a-model", 2, "70.00000000"),
