@@ -447,6 +447,15 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
     return result
 
 
+def _tuned_value_lines(loo: dict, grid_title: str, name: str, shipped: object) -> list[str]:
+    """A tuned value's figures per candidate value, then what leave-one-review-out picked and how it held out."""
+    median = f" median xN {loo['median_ratio_n']}" if "median_ratio_n" in loo else ""
+    picked = ", ".join(sorted({str(v) for v in loo["picked"].values()}))
+    return [f"{grid_title}: " + ", ".join(f"{k} {v['recall']}/{v['off_topic']}" for k, v in loo["grid"].items()),
+            f"leave-one-review-out {name}: held-out recall {loo['recall']} off-topic {loo['off_topic']}{median} "
+            f"(picked: {picked}; shipped: {shipped})"]
+
+
 def format_table(result: dict) -> str:
     head = (f"{'review':34} {'mode':8} {'recall':>6} {'share':>6} {'off%':>6} {'xN':>6} {'base_r':>6} "
             f"{'base_o%':>7} {'str_r':>6} {'seed_b':>6} {'seed_a':>6} {'s_off%':>6} {'s_xN':>6}")
@@ -502,18 +511,12 @@ def format_table(result: dict) -> str:
                          f"shipped: {summary['query_shape']})")
     lg = summary.get("leave_one_out_seed_growth")
     if lg:
-        lines.append("seed widening growth bound per value, recall of the remaining includes/off-topic: " + ", ".join(
-            f"{g} {v['recall']}/{v['off_topic']}" for g, v in lg["grid"].items()))
-        lines.append(f"leave-one-review-out growth bound: held-out recall {lg['recall']} off-topic {lg['off_topic']} "
-                     f"median xN {lg['median_ratio_n']} (picked: {', '.join(sorted(set(lg['picked'].values())))}; "
-                     f"shipped: {MAX_GROWTH})")
+        lines += _tuned_value_lines(lg, "seed widening growth bound per value, recall of the remaining includes/"
+                                    "off-topic", "growth bound", MAX_GROWTH)
     gz = summary.get("leave_one_out_generic_zipf")
     if gz:
-        lines.append("generic-word floor (Zipf) per value, recall/off-topic: " + ", ".join(
-            f"{z} {v['recall']}/{v['off_topic']}" for z, v in gz["grid"].items()))
-        lines.append(f"leave-one-review-out generic-word floor: held-out recall {gz['recall']} off-topic "
-                     f"{gz['off_topic']} (picked: {', '.join(sorted({str(v) for v in gz['picked'].values()}))}; "
-                     f"shipped: {GENERIC_ZIPF})")
+        lines += _tuned_value_lines(gz, "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
+                                    GENERIC_ZIPF)
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")
