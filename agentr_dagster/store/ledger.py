@@ -19,7 +19,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -40,6 +40,8 @@ from agentr_dagster.store.rows import (
     WasteRow,
     from_row,
 )
+
+R = TypeVar("R")  # a row dataclass
 
 if TYPE_CHECKING:
     from agentr_dagster.store.leases import ClaimFence
@@ -425,15 +427,7 @@ class Ledger(Rates):
 
     def waste(self, slug: str | None = None) -> list[WasteRow]:
         """Operator waste rows (calls served, or perhaps served, and charged to no project), oldest first."""
-        w, p = t.operator_waste, t.projects
-
-        def tx(conn: Connection) -> list[WasteRow]:
-            q = sa.select(w, p.c.slug).outerjoin(p, p.c.id == w.c.project_id).order_by(w.c.id)
-            if slug is not None:
-                q = q.where(p.c.slug == slug)
-            return [from_row(WasteRow, r) for r in conn.execute(q)]
-
-        return self.db.read(tx)
+        return self._rows_with_slug(t.operator_waste, WasteRow, slug)
 
     def _record_usage(self, conn: Connection, res: sa.Row, usage: UsageIn) -> tuple[int, Decimal]:
         """Price the call and append its usage row; returns (usage id, credits charged)."""
@@ -608,13 +602,18 @@ class Ledger(Rates):
 
     def usage(self, slug: str | None = None) -> list[UsageRow]:
         """Usage rows (deleted projects included: the audit trail outlives the project)."""
-        u, p = t.usage_log, t.projects
+        return self._rows_with_slug(t.usage_log, UsageRow, slug)
 
-        def tx(conn: Connection) -> list[UsageRow]:
-            q = sa.select(u, p.c.slug).outerjoin(p, p.c.id == u.c.project_id).order_by(u.c.id)
+    def _rows_with_slug(self, table: sa.Table, row_type: type[R], slug: str | None) -> list[R]:
+        """A ledger table's rows with their project's slug (deleted projects too), oldest first; one project's
+        when ``slug`` is given."""
+        p = t.projects
+
+        def tx(conn: Connection) -> list[R]:
+            q = sa.select(table, p.c.slug).outerjoin(p, p.c.id == table.c.project_id).order_by(table.c.id)
             if slug is not None:
                 q = q.where(p.c.slug == slug)
-            return [from_row(UsageRow, r) for r in conn.execute(q)]
+            return [from_row(row_type, r) for r in conn.execute(q)]
 
         return self.db.read(tx)
 
