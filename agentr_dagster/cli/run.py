@@ -94,7 +94,8 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
     from agentr_dagster.defs.instance import open_instance
     from agentr_dagster.defs.partitions import REFRESH_SOURCES_TAG
     from agentr_dagster.defs.resources import resources_from_env
-    from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
+    from agentr_dagster.llm.paid_call import hold_project_for_calls
+    from agentr_dagster.store.leases import LEASE_TAG, new_holder
 
     store = open_store()
     store.projects.get_project(slug)
@@ -108,7 +109,7 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
 
     # One run per project: the lease is held for the whole run (its steps re-enter it through the run tag); a
     # second command waits here, then finds the finished work in the store and makes no call for it.
-    with hold_project(store, slug, holder, on_wait=waiting) as took:
+    with hold_project_for_calls(store, slug, holder, on_wait=waiting) as took:
         if not took:
             raise RuntimeError(f"{slug}: this process already runs the project")
         if waited:

@@ -26,6 +26,10 @@ class StageBackend(Protocol):
     kind: str  # "llm" or "offline"
     model: str
     label: str
+    # How the scoring stage calls it: True, ``score_batch`` scores many papers in one local pass (nothing paid,
+    # so no claim, gate or fence per paper); False, ``score_paper`` once per paper, each a paid call through the
+    # gateway's guards (llm/paid_call.py), and ``score_batch`` is never called.
+    scores_in_batches: bool
 
     def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent: ...
 
@@ -37,9 +41,14 @@ class StageBackend(Protocol):
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext
     ) -> PaperAssessment: ...
 
+    def score_batch(
+        self, intent: ResearchIntent, abstract: str, papers: list[tuple[str, str]]
+    ) -> list[PaperAssessment]: ...
+
 
 class LLMStageBackend:
     kind = "llm"
+    scores_in_batches = False  # one paid call per paper
 
     def __init__(self, gateway: OpenAICompatibleBackend):
         self.gateway = gateway
@@ -94,12 +103,18 @@ class LLMStageBackend:
         )
         return self.gateway.complete("score", messages, PaperAssessment, ctx)
 
+    def score_batch(
+        self, intent: ResearchIntent, abstract: str, papers: list[tuple[str, str]]
+    ) -> list[PaperAssessment]:
+        raise NotImplementedError("an LLM scores one paper per paid call (score_paper), each under its claim")
+
 
 class OfflineStageBackend:
     """The embedded default: no key, no network, no cost; labelled as offline on every artifact."""
 
     kind = "offline"
     label = OFFLINE_LABEL
+    scores_in_batches = True  # local and free: many papers per pass
 
     def __init__(self, offline=None):
         from agentr_dagster.llm.offline import OFFLINE_MODEL, OfflineBackend

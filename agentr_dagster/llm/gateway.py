@@ -22,7 +22,6 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import TYPE_CHECKING, TypeVar
 
 import openai
@@ -45,7 +44,7 @@ from agentr_dagster.domain.failures import (
 from agentr_dagster.domain.prompts import STAGE_TEMPERATURES
 from agentr_dagster.domain.retry import backoff_delay, parse_retry_after, retrying
 from agentr_dagster.limits import EndpointLimits, make_limiter
-from agentr_dagster.llm.claims import RequestClaims
+from agentr_dagster.llm.paid_call import PaidCallGuard
 from agentr_dagster.llm.unsettled import UnsettledSpool
 from agentr_dagster.store.outage import database_failure
 
@@ -223,7 +222,7 @@ class OpenAICompatibleBackend:
         self.limiter = make_limiter(settings.limits, settings.base_url)
         # Set after a 401/403/404: the endpoint refuses every call, so no further call is made (or retried).
         self._refused: PermanentError | None = None
-        self.claims = RequestClaims(store)
+        self.guard = PaidCallGuard(store, self.limiter)  # claim, gate, limiter and fence (llm/paid_call.py)
         self._marks: dict[str, int] = {}  # project -> its `--retry-invalid` mark, read once per gateway
 
     def _redacted(self, error: StageError) -> StageError:
@@ -323,7 +322,7 @@ class OpenAICompatibleBackend:
         # One request is paid once, whoever asks: a live worker asking the same request is waited for, and its
         # answer is then read from the response cache (the lookup below).
         key = request_hash(self.model, messages, STAGE_TEMPERATURES[stage], MAX_OUTPUT_TOKENS[stage])
-        with self.claims.request(key, ctx):
+        with self.guard.request(key, ctx):
             return self._complete_claimed(stage, messages, schema, ctx)
 
     def _complete_claimed(self, stage: str, messages: list[dict[str, str]], schema: type[T], ctx: CallContext) -> T:
@@ -394,7 +393,7 @@ class OpenAICompatibleBackend:
 
         if self._refused is not None:
             raise PermanentError(f"{self._refused.message} (no call made after the first refusal)")
-        self.claims.check(ctx)
+        self.guard.check(ctx)
         bound = CallBound(self.model, estimate_prompt_tokens(messages), max_tokens,
                           provider=self.settings.provider, tier=self.settings.tier)
         try:
@@ -411,11 +410,9 @@ class OpenAICompatibleBackend:
             response_format["schema"] = grammar_hint_schema(schema.model_json_schema())
         started = time.monotonic()
         try:
-            with ctx.call_gate or nullcontext(), self.limiter.slot(estimate_prompt_tokens(messages) + max_tokens):
-                gone = self._gone_while_waiting(ctx)
-                if gone is not None:
-                    raise gone
-                self.claims.fence(ctx, key)  # still ours, right before paying (a stop, a lost lease or claim)
+            # the gate, the limiter's slot, then what went stale while waiting, and the fence (still ours?)
+            with self.guard.call(key, ctx, estimate_prompt_tokens(messages) + max_tokens,
+                                 stale=lambda: self._gone_while_waiting(ctx)):
                 started = time.monotonic()
                 content, usage = self._post_chat(messages, temperature, max_tokens, response_format)
         except Exception as exc:  # noqa: BLE001 - every failure is classified, and the reservation released
@@ -446,7 +443,7 @@ class OpenAICompatibleBackend:
             latency_ms=int((time.monotonic() - started) * 1000),
             request_hash=key, run_id=ctx.run_id,
         )
-        fence = self.claims.settlement_fence(ctx, key)
+        fence = self.guard.settlement_fence(ctx, key)
         return content, lambda response: self._settle(reservation, usage_in, response, fence)
 
     def _settle(self, reservation: int, usage_in, response: tuple[str, str] | None, fence=None) -> None:

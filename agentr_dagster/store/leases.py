@@ -467,19 +467,12 @@ _beating: Counter = Counter()  # holders of this process with a running heartbea
 _beating_lock = threading.Lock()
 
 
-class _Reservations(Protocol):
-    def release_ended_runs_reservations(self, slug: str, keep_run_id: str | None = None) -> int: ...
-
-
 class LeaseStore(Protocol):
     """What holding a project's lease needs of the store (``DomainStore`` is one; named structurally so this
     module need not import the store that composes it)."""
 
     @property
     def leases(self) -> Leases: ...
-
-    @property
-    def ledger(self) -> _Reservations: ...
 
 
 class Heartbeat:
@@ -519,7 +512,8 @@ def hold_project(store: LeaseStore, slug: str, holder: str, *, run_id: str | Non
                  ttl_s: float | None = None) -> Iterator[bool]:
     """Hold the project's lease for the block, waiting (and saying so once, via ``on_wait``) while a live holder
     has it. Yields True when this call took the lease, False when ``holder`` already held it (then the block
-    leaves it to the outer holder to release)."""
+    leaves it to the outer holder to release). What else taking the lease allows (giving back the credits of runs
+    that ended without settling) is the caller's: ``llm/paid_call.hold_project_for_calls``."""
     if store.leases.holds_project(slug, holder):
         yield False
         return
@@ -536,9 +530,6 @@ def hold_project(store: LeaseStore, slug: str, holder: str, *, run_id: str | Non
                 on_wait(current)
                 told = True
             time.sleep(poll_s)
-        # No other run of the project is alive now: reservations its ended runs left open hold credits for
-        # calls that are over (a lost settle, a killed process); give them back before this run reserves more.
-        store.ledger.release_ended_runs_reservations(slug, keep_run_id=run_id)
         beat.watch = slug
         yield True
     finally:

@@ -27,6 +27,7 @@ from agentr_dagster.domain.failures import NEXT_STEP, StageError, retry_command
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.llm.paid_call import hold_project_for_calls
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import (
@@ -46,7 +47,7 @@ from agentr_dagster.stages.scoring import score_project, summary_text, worst_fai
 from agentr_dagster.stages.search import record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store import DomainStore
-from agentr_dagster.store.leases import LEASE_TAG, hold_project, new_holder
+from agentr_dagster.store.leases import LEASE_TAG, new_holder
 from agentr_dagster.synthesis import plots
 
 # Step retries for transient failures only (defs/failures.py): e.g. a database outage. They cannot re-pay: the
@@ -58,14 +59,26 @@ EXPORTS_VERSION = "exports-v1"
 @contextmanager
 def project_lease(context: AssetExecutionContext, db: DomainStore) -> Iterator[str]:
     """Hold the project's lease for the step, whoever launched the run: a step of another run of the same
-    project waits here (and says so in the run's log). Yields the holder token (for the per-paper claims)."""
+    project waits here (and says so in the run's log). Yields the holder token (for the per-paper claims).
+    Taking the lease gives back the credits that ended runs left on hold (``hold_project_for_calls``)."""
     slug = context.partition_key
     holder = context.run.tags.get(LEASE_TAG) or new_holder(f"run-{context.run_id[:8]}")
 
     def waiting(current) -> None:
         context.log.info(f"waiting for the run in flight on {slug} ({current.describe()})")
 
-    with hold_project(db, slug, holder, run_id=context.run_id, on_wait=waiting):
+    with hold_project_for_calls(db, slug, holder, run_id=context.run_id, on_wait=waiting):
+        yield holder
+
+
+@contextmanager
+def llm_step(context: AssetExecutionContext, db: DomainStore, stage: str, backend) -> Iterator[str]:
+    """The step's guards around a stage that makes paid calls (guard 1 of ``llm/paid_call.py``; drawn in
+    docs/paid-call.md): a stage error leaves as the right Dagster Failure, a lost database is recorded as a
+    failure once it answers again, and the project's lease is held. Yields the lease's holder token."""
+    with stage_failures(context, db=db), \
+            database_failures_recorded(db, context.partition_key, stage, context.run_id, backend), \
+            project_lease(context, db) as holder:
         yield holder
 
 
@@ -74,9 +87,7 @@ def _run_llm_stage(context: AssetExecutionContext, store: StoreResource, llm: LL
     recorded as a failure and a stage error turned into the right Dagster Failure."""
     db = store.get()
     backend = llm.backend(db)
-    with stage_failures(context, db=db), \
-            database_failures_recorded(db, context.partition_key, stage, context.run_id, backend), \
-            project_lease(context, db):
+    with llm_step(context, db, stage, backend):
         outcome = run_stage(db, backend, context.partition_key, run_id=context.run_id)
     return db, backend, outcome
 
@@ -271,8 +282,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     db = store.get()
     backend = llm.backend(db)
     slug = context.partition_key
-    with stage_failures(context, db=db), database_failures_recorded(db, slug, "score", context.run_id, backend), \
-            project_lease(context, db) as holder:
+    with llm_step(context, db, "score", backend) as holder:
         summary = score_project(
             db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
             progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
