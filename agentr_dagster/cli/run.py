@@ -150,14 +150,19 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
             if watcher:
                 watcher.join()
     if not result.success:
-        for event in result.all_events:
-            if event.is_step_failure:
-                data = event.step_failure_data
-                message = data.user_failure_data.description if data.user_failure_data else None
-                if not message and data.error is not None:
-                    message = data.error.message.strip()
-                click.echo(f"step {event.step_key} failed: {message or 'no details recorded'}", err=True)
+        _print_step_failures(result)
     return result.success
+
+
+def _print_step_failures(result) -> None:
+    """One line per failed step: its stage error's description, else the error's message."""
+    for event in result.all_events:
+        if event.is_step_failure:
+            data = event.step_failure_data
+            message = data.user_failure_data.description if data.user_failure_data else None
+            if not message and data.error is not None:
+                message = data.error.message.strip()
+            click.echo(f"step {event.step_key} failed: {message or 'no details recorded'}", err=True)
 
 
 def _print_warnings(instance, run_id: str) -> None:

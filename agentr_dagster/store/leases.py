@@ -158,8 +158,7 @@ def holder_gone(host: str, pid: int, holder: str, since: datetime, heartbeat_at:
     if not me.same_realm(host, realm):  # its pid names nothing we can ask about: the heartbeat alone decides
         return heartbeat_at < now - timedelta(seconds=ttl_s)
     if pid == me.pid:  # this very process: gone once it no longer beats (it let go, or lost the database)
-        with _beating_lock:
-            return not _beating[holder]
+        return not _THIS_PROCESS.beating(holder)
     if not pid_alive(pid):
         return True
     started = process_started_at(pid)  # the pid may have been reused by a later process
@@ -217,19 +216,46 @@ def _gone(row: sa.Row, now: datetime, ttl_s: float | None, me: Identity) -> bool
                        lease_ttl_s() if ttl_s is None else ttl_s, realm=row.realm, me=me)
 
 
-_lost_lock = threading.Lock()
-_lost_projects: set[str] = set()  # projects whose lease a holder of this process held and lost
+class _ProcessHolders:
+    """What this process knows of its own holders, in one place: which have a heartbeat running (a holder of this
+    process is live exactly while it beats: :func:`holder_gone`) and which projects' leases a holder here lost.
+    Process-wide on purpose: the heartbeat thread that notices a loss and the gateway that must then stop calling
+    (:func:`lease_lost`, asked before every paid call) share no object but the process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._beating: Counter = Counter()  # holder -> heartbeats running for it
+        self._lost: set[str] = set()  # projects whose lease a holder of this process held and lost
+
+    def start_beating(self, holder: str) -> None:
+        with self._lock:
+            self._beating[holder] += 1
+
+    def stop_beating(self, holder: str) -> None:
+        with self._lock:
+            self._beating[holder] -= 1
+            if self._beating[holder] <= 0:
+                del self._beating[holder]
+
+    def beating(self, holder: str) -> bool:
+        with self._lock:
+            return bool(self._beating[holder])
+
+    def mark_lost(self, slug: str, lost: bool) -> None:
+        with self._lock:
+            (self._lost.add if lost else self._lost.discard)(slug)
+
+    def lost(self, slug: str) -> bool:
+        with self._lock:
+            return slug in self._lost
+
+
+_THIS_PROCESS = _ProcessHolders()
 
 
 def lease_lost(slug: str) -> bool:
     """This process held the project's lease and found it taken by another holder: no more calls for it."""
-    with _lost_lock:
-        return slug in _lost_projects
-
-
-def _mark_lost(slug: str, lost: bool) -> None:
-    with _lost_lock:
-        (_lost_projects.add if lost else _lost_projects.discard)(slug)
+    return _THIS_PROCESS.lost(slug)
 
 
 class Leases:
@@ -285,7 +311,7 @@ class Leases:
 
         taken = self.db.run(tx)
         if taken[0]:
-            _mark_lost(slug, False)
+            _THIS_PROCESS.mark_lost(slug, False)
         return taken
 
     def revoke_gone(self, slug: str, ttl_s: float | None = None) -> int:
@@ -463,10 +489,6 @@ class Leases:
         return self.db.run(tx)
 
 
-_beating: Counter = Counter()  # holders of this process with a running heartbeat
-_beating_lock = threading.Lock()
-
-
 class LeaseStore(Protocol):
     """What holding a project's lease needs of the store (``DomainStore`` is one; named structurally so this
     module need not import the store that composes it)."""
@@ -483,8 +505,7 @@ class Heartbeat:
         self._store, self._holder, self._every = store, holder, every_s
         self.watch: str | None = None  # the project whose lease this holder took: a beat must find it still its own
         self._stop = threading.Event()
-        with _beating_lock:
-            _beating[holder] += 1
+        _THIS_PROCESS.start_beating(holder)
         self._thread = threading.Thread(target=self._loop, name="agentr-heartbeat", daemon=True)
         self._thread.start()
 
@@ -495,15 +516,12 @@ class Heartbeat:
             except Exception:  # noqa: BLE001 - see the class docstring
                 continue
             if self.watch is not None and not held:  # replaced: another holder has the lease now
-                _mark_lost(self.watch, True)
+                _THIS_PROCESS.mark_lost(self.watch, True)
 
     def stop(self) -> None:
         self._stop.set()
         self._thread.join()
-        with _beating_lock:
-            _beating[self._holder] -= 1
-            if _beating[self._holder] <= 0:
-                del _beating[self._holder]
+        _THIS_PROCESS.stop_beating(self._holder)
 
 
 @contextmanager

@@ -100,14 +100,14 @@ def load_candidates(store: DomainStore, backend: StageBackend, slug: str) -> Can
 
 
 def learn_from_batch(store: DomainStore, slug: str, candidates: Candidates, batch: list, pending: list,
-                      judged: dict[int, int], sequence: list[int], *, rerank: bool) -> list:
+                     judged: dict[int, int], sequence: list[int], *, rerank: bool) -> list:
     """Add the batch's stored judgements to the weak labels (``judged``, and ``sequence`` in the order they
     landed); when ``rerank`` and papers are left, re-rank the queue with them. Returns the papers still pending,
     in the queue's new order."""
     landed = store.results.results_for_project(slug, cache_keys={p.id: candidates.keys[p.id] for p in batch})
     for row in sorted(landed, key=lambda r: r.id):
         if row.paper_id not in judged:
-            judged[row.paper_id] = weak(row.payload)
+            judged[row.paper_id] = weak_judgement(row.payload)
             sequence.append(row.paper_id)
     if not pending or not rerank:
         return pending
@@ -117,14 +117,15 @@ def learn_from_batch(store: DomainStore, slug: str, candidates: Candidates, batc
             if pid in waiting]
 
 
-def weak(payload: dict) -> int:
+def weak_judgement(payload: dict) -> int:
+    """The model's answer as a weak label (:func:`~agentr_dagster.stages.relevance.weak_label`)."""
     from agentr_dagster.stages.relevance import weak_label
 
     return weak_label(payload)
 
 
 def assess_plan_recall(plan: ScoringPlan, sequence: list[int], judged: dict[int, int], person: dict[int, int],
-                   summary: ScoringSummary) -> RecallAssessment:
+                       summary: ScoringSummary) -> RecallAssessment:
     """The stopping rule on the judgements so far, kept in ``summary`` (the run's summary and metadata state it)."""
     # a person's label replaces the model's in the gain curve too
     seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)

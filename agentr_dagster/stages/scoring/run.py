@@ -29,7 +29,7 @@ from agentr_dagster.stages.scoring.plan import (
     learn_from_batch,
     load_candidates,
     planned_batch,
-    weak,
+    weak_judgement,
 )
 from agentr_dagster.stages.scoring.summary import (
     ProgressFn,
@@ -128,7 +128,7 @@ def _score_in_batches(store: DomainStore, backend: StageBackend, slug: str, cand
     # Scoring every candidate, the relevance order alone is used: re-ranking could not change what is scored,
     # and its cost (features, a classifier per batch) would be bookkeeping on every paper.
     learns = backend.kind == "llm" and (plan.may_stop or candidates.project.budget_credits is not None)
-    judged: dict[int, int] = {r.paper_id: weak(r.payload) for r in candidates.stored_rows} if learns else {}
+    judged: dict[int, int] = {r.paper_id: weak_judgement(r.payload) for r in candidates.stored_rows} if learns else {}
     sequence = list(judged)
     if learns and judged and todo:
         candidates.queue.rerank(judged)
