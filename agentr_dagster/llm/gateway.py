@@ -9,7 +9,9 @@ more often than the cap allows.
 Order per request (docs/operations.md, "Credits and prices"): a validated response already stored for the same
 request is returned
 without a call; otherwise reserve an upper-bound estimate, call, settle to the actual usage (or release on
-failure), validate. A retry after a paid, validated call therefore never charges again.
+failure), validate. A retry after a paid, validated call therefore never charges again. The guards around the
+call (the request's claim, the run's gate, the limiter's slot, the fence before and at settlement) are
+:class:`~agentr_dagster.llm.paid_call.PaidCallGuard`'s (docs/paid-call.md).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -42,8 +42,12 @@ from agentr_dagster.stages.scoring.write import ResultWriter, save_queue
 from agentr_dagster.store.leases import POLL_S, Heartbeat, new_holder
 
 if TYPE_CHECKING:
+    from agentr_dagster.domain.contracts import ResearchIntent
     from agentr_dagster.store import DomainStore
     from agentr_dagster.store.rows import PaperRow
+
+RecordFailure = Callable[["PaperRow", StageError], None]  # a paper's failure, recorded and counted
+RecordStored = Callable[[int], None]  # how many results were stored
 
 PREPARE_AHEAD = 32  # most papers prepared (cache checked, credits reserved) beyond the calls in flight
 
@@ -118,7 +122,7 @@ def _score_in_batches(store: DomainStore, backend: StageBackend, slug: str, cand
     version = prompt_version("score")
     no_more_calls = threading.Event()  # out of credits (or refused): later batches make no call either
 
-    def record_failure(paper, exc: StageError) -> None:
+    def record_failure(paper: PaperRow, exc: StageError) -> None:
         record_stage_failure(store, slug, "score", exc, run_id, paper_id=paper.id)
         tally.failed(exc)
 
@@ -210,10 +214,10 @@ def _claimed_rounds(store: DomainStore, slug: str, holder: str, todo: list, keys
             pending = [p for p in pending if p.id not in stored]
 
 
-def _score_claimed(store: DomainStore, backend: StageBackend, slug: str, intent, abstract: str, todo: list,
-                   keys: dict[int, str], summary: ScoringSummary, *, version: str, run_id: str | None,
-                   batch_size: int, concurrency: int, record_failure, record_stored, stop_new_calls: threading.Event,
-                   holder: str) -> None:
+def _score_claimed(store: DomainStore, backend: StageBackend, slug: str, intent: ResearchIntent, abstract: str,
+                   todo: list[PaperRow], keys: dict[int, str], summary: ScoringSummary, *, version: str,
+                   run_id: str | None, batch_size: int, concurrency: int, record_failure: RecordFailure,
+                   record_stored: RecordStored, stop_new_calls: threading.Event, holder: str) -> None:
     """Score papers this worker holds the claims of, the way the backend's contract says
     (:attr:`~agentr_dagster.llm.backends.StageBackend.scores_in_batches`): local batches, or one paid call each."""
     if not todo:
@@ -227,9 +231,9 @@ def _score_claimed(store: DomainStore, backend: StageBackend, slug: str, intent,
                              stop_new_calls=stop_new_calls, holder=holder)
 
 
-def _score_in_local_batches(store: DomainStore, backend: StageBackend, slug: str, intent, abstract: str, todo: list,
-                            keys: dict[int, str], summary: ScoringSummary, *, version: str, run_id: str | None,
-                            batch_size: int, record_stored) -> None:
+def _score_in_local_batches(store: DomainStore, backend: StageBackend, slug: str, intent: ResearchIntent, abstract: str,
+                            todo: list[PaperRow], keys: dict[int, str], summary: ScoringSummary, *, version: str,
+                            run_id: str | None, batch_size: int, record_stored: RecordStored) -> None:
     """A backend that scores many papers in one local pass (offline): no call to pay, so no gate or fence."""
     if not store.projects.is_active(slug):
         raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
@@ -247,9 +251,10 @@ def _score_in_local_batches(store: DomainStore, backend: StageBackend, slug: str
             summary.failed[FailureClass.orphan] += len(chunk) - len(stored)
 
 
-def _score_by_paid_calls(store: DomainStore, backend: StageBackend, slug: str, intent, abstract: str, todo: list,
-                         keys: dict[int, str], *, version: str, run_id: str | None, concurrency: int,
-                         record_failure, record_stored, stop_new_calls: threading.Event, holder: str) -> None:
+def _score_by_paid_calls(store: DomainStore, backend: StageBackend, slug: str, intent: ResearchIntent, abstract: str,
+                         todo: list[PaperRow], keys: dict[int, str], *, version: str, run_id: str | None,
+                         concurrency: int, record_failure: RecordFailure, record_stored: RecordStored,
+                         stop_new_calls: threading.Event, holder: str) -> None:
     """One paid call per paper, each under the paper's claim (:func:`~agentr_dagster.llm.paid_call.paper_call`),
     from a thread pool; the answers go to a :class:`ResultWriter` as they land."""
     writer = ResultWriter(
@@ -262,7 +267,7 @@ def _score_by_paid_calls(store: DomainStore, backend: StageBackend, slug: str, i
     concurrency = max(1, concurrency)
     call_gate = threading.BoundedSemaphore(concurrency)
 
-    def work(paper) -> None:
+    def work(paper: PaperRow) -> None:
         exc = _not_to_call(slug, stop_new_calls)
         if exc is None:
             try:

@@ -17,7 +17,10 @@ from agentr_dagster.stages.scoring.plan import ScoringPlan
 from agentr_dagster.stages.scoring.summary import ScoringSummary
 
 if TYPE_CHECKING:
+    from agentr_dagster.llm.backends import StageBackend
+    from agentr_dagster.stages.relevance import RelevanceQueue
     from agentr_dagster.store import DomainStore
+    from agentr_dagster.store.rows import PaperRow
 
 QUEUE_STAGE = "score_queue"  # artifact: how the last scoring run ended, and the queue's final relevance
 
@@ -50,8 +53,8 @@ def queue_scores(store: DomainStore, slug: str, intent_hash: str) -> dict[int, f
     return {int(pid): float(v) for pid, v in artifact.payload.get("queue_scores", {}).items()}
 
 
-def save_queue(store: DomainStore, slug: str, intent_hash: str, backend, plan: ScoringPlan, summary: ScoringSummary,
-                below: list[int], queue) -> None:
+def save_queue(store: DomainStore, slug: str, intent_hash: str, backend: StageBackend, plan: ScoringPlan,
+               summary: ScoringSummary, below: list[int], queue: RelevanceQueue) -> None:
     """How this run ended, for the export, the check, `agentr status` and the next run: the papers below the
     cut-off, why, and the queue's last relevance scores (the re-ranked engine scores, when it re-ranked)."""
     if not store.projects.is_active(slug):
@@ -83,7 +86,7 @@ class ResultWriter:
     _STOP = object()
 
     def __init__(self, store: DomainStore, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
-                 on_stored: Callable[[int], None], on_orphan: Callable[[object, StageError], None],
+                 on_stored: Callable[[int], None], on_orphan: Callable[[PaperRow, StageError], None],
                  max_batch: int = 256):
         self._store, self._slug = store, slug
         self._meta = {"prompt_version": version, "model": model, "backend": backend, "run_id": run_id}
@@ -94,7 +97,7 @@ class ResultWriter:
         self._thread = threading.Thread(target=self._loop, name="score-writer", daemon=True)
         self._thread.start()
 
-    def put(self, paper, cache_key: str, payload: dict) -> None:
+    def put(self, paper: PaperRow, cache_key: str, payload: dict) -> None:
         self._queue.put((paper, cache_key, payload))
 
     def close(self) -> None:
