@@ -26,9 +26,9 @@ class StageBackend(Protocol):
     kind: str  # "llm" or "offline"
     model: str
     label: str
-    # How the scoring stage calls it: True, ``score_batch`` scores many papers in one local pass (nothing paid,
-    # so no claim, gate or fence per paper); False, ``score_paper`` once per paper, each a paid call through the
-    # gateway's guards (llm/paid_call.py), and ``score_batch`` is never called.
+    # How the scoring stage calls it: True, the backend is also a ``BatchScoringBackend`` and scores many papers
+    # in one local pass (nothing paid, so no claim, gate or fence per paper); False, ``score_paper`` once per
+    # paper, each a paid call through the gateway's guards (llm/paid_call.py).
     scores_in_batches: bool
 
     def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent: ...
@@ -40,6 +40,10 @@ class StageBackend(Protocol):
     def score_paper(
         self, intent: ResearchIntent, abstract: str, title: str, paper_abstract: str, ctx: CallContext
     ) -> PaperAssessment: ...
+
+
+class BatchScoringBackend(StageBackend, Protocol):
+    """A backend whose ``scores_in_batches`` is True: it scores many papers in one local, unpaid pass."""
 
     def score_batch(
         self, intent: ResearchIntent, abstract: str, papers: list[tuple[str, str]]
@@ -102,11 +106,6 @@ class LLMStageBackend:
             paper_abstract=paper_abstract or "(no abstract available)",
         )
         return self.gateway.complete("score", messages, PaperAssessment, ctx)
-
-    def score_batch(
-        self, intent: ResearchIntent, abstract: str, papers: list[tuple[str, str]]
-    ) -> list[PaperAssessment]:
-        raise NotImplementedError("an LLM scores one paper per paid call (score_paper), each under its claim")
 
 
 class OfflineStageBackend:

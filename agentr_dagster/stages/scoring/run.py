@@ -12,13 +12,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from agentr_dagster.domain import failures as st
 from agentr_dagster.domain.failures import FailureClass, NoCreditsError, OrphanError, StageError, StoppedError
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.domain.stopping import stop_reason, stop_requested
-from agentr_dagster.llm.backends import StageBackend
+from agentr_dagster.llm.backends import BatchScoringBackend, StageBackend
 from agentr_dagster.llm.paid_call import paper_call
 from agentr_dagster.stages.lifecycle import close_stage_calls, record_stage_failure, require_active, settle_kept_calls
 from agentr_dagster.stages.scoring.plan import (
@@ -223,17 +223,18 @@ def _score_claimed(store: DomainStore, backend: StageBackend, slug: str, intent:
     if not todo:
         return
     if backend.scores_in_batches:
-        _score_in_local_batches(store, backend, slug, intent, abstract, todo, keys, summary, version=version,
-                                run_id=run_id, batch_size=batch_size, record_stored=record_stored)
+        _score_in_local_batches(store, cast(BatchScoringBackend, backend), slug, intent, abstract, todo, keys,
+                                summary, version=version, run_id=run_id, batch_size=batch_size,
+                                record_stored=record_stored)
     else:
         _score_by_paid_calls(store, backend, slug, intent, abstract, todo, keys, version=version, run_id=run_id,
                              concurrency=concurrency, record_failure=record_failure, record_stored=record_stored,
                              stop_new_calls=stop_new_calls, holder=holder)
 
 
-def _score_in_local_batches(store: DomainStore, backend: StageBackend, slug: str, intent: ResearchIntent, abstract: str,
-                            todo: list[PaperRow], keys: dict[int, str], summary: ScoringSummary, *, version: str,
-                            run_id: str | None, batch_size: int, record_stored: RecordStored) -> None:
+def _score_in_local_batches(store: DomainStore, backend: BatchScoringBackend, slug: str, intent: ResearchIntent,
+                            abstract: str, todo: list[PaperRow], keys: dict[int, str], summary: ScoringSummary, *,
+                            version: str, run_id: str | None, batch_size: int, record_stored: RecordStored) -> None:
     """A backend that scores many papers in one local pass (offline): no call to pay, so no gate or fence."""
     if not store.projects.is_active(slug):
         raise OrphanError(f"project {slug!r} was deleted; scoring stopped")
