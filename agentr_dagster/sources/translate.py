@@ -33,7 +33,16 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 
-from agentr_dagster.domain.boolean_query import And, BooleanQueryError, Node, Not, Or, Term, parse_boolean_query
+from agentr_dagster.domain.boolean_query import (
+    And,
+    BooleanQueryError,
+    Node,
+    Not,
+    Or,
+    Term,
+    parse_boolean_query,
+    query_terms,
+)
 
 _WORD_RE = re.compile(r"[^\w*\-']+", re.UNICODE)
 
@@ -51,19 +60,28 @@ def query_tree(text: str, tree: Node | None = None) -> Node | None:
     try:
         parsed = parse_boolean_query(text)
     except BooleanQueryError:
-        words = [w for w in _WORD_RE.split(text) if w and w.upper() not in ("AND", "OR", "NOT")]
+        words = [w for w in _WORD_RE.split(text) if _has_word(w) and w.upper() not in ("AND", "OR", "NOT")]
         if not words:
             return None
         parsed = Term(words[0]) if len(words) == 1 else And(tuple(Term(w) for w in words))
     return _without_stopwords(parsed)
 
 
-def _without_stopwords(node: Node) -> Node:
+def _has_word(text: str) -> bool:
+    return any(ch.isalnum() for ch in text)
+
+
+def _without_stopwords(node: Node) -> Node | None:
+    """A plain string's AND without its function words and its punctuation-only terms ("a -" is no search)."""
+    if isinstance(node, Term):
+        return node if _has_word(node.text) else None
     if not isinstance(node, And):
         return node
-    kept = tuple(c for c in node.children if not (isinstance(c, Term) and c.text.casefold() in STOPWORDS))
+    kept = tuple(c for c in node.children if not (isinstance(c, Term) and not _has_word(c.text)))
+    words = tuple(c for c in kept if not (isinstance(c, Term) and c.text.casefold() in STOPWORDS))
+    kept = words or kept
     if not kept:
-        return node
+        return None
     return kept[0] if len(kept) == 1 else And(kept)
 
 
@@ -364,10 +382,10 @@ def _readable_as_written(text: str) -> bool:
     if re.search(r'"[^"\w]*"', text):
         return False  # a quoted phrase without a word (`a"("`): OpenAlex reads an empty term
     try:
-        parse_boolean_query(text)
+        parsed = parse_boolean_query(text)
     except BooleanQueryError:
         return False
-    return True
+    return all(_has_word(term) for term in query_terms(parsed))  # `"a"-` parses with a term `-`
 
 
 # ------------------------------------------------------------------------------------------- OR-shards
