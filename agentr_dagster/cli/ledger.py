@@ -92,9 +92,9 @@ def estimate_command(slug: str, model: str | None, provider: str | None, tier: s
     from agentr_dagster.store import StoreError
 
     settings = get_settings()
-    model = model or settings.llm_model
-    provider = provider or settings.llm_provider
-    backend = "llm" if settings.llm_configured else "offline"
+    model = model or settings.llm.model
+    provider = provider or settings.llm.provider
+    backend = "llm" if settings.llm.configured else "offline"
     try:
         est = estimate_project(open_store(), slug, model=model, provider=provider, tier=tier, backend=backend)
     except StoreError as exc:

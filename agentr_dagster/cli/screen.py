@@ -57,7 +57,7 @@ def read_labels_csv(path: str) -> dict[str, int]:
 
 
 def llm_configured() -> bool:
-    return get_settings().llm_configured
+    return get_settings().llm.configured
 
 
 @click.command("screen")

@@ -33,7 +33,7 @@ except ImportError:  # the `distributed` extra is not installed: the code locati
 
 BROKER_ENV = "AGENTR_CELERY_BROKER_URL"
 BACKEND_ENV = "AGENTR_CELERY_BACKEND_URL"
-_FIELDS = {BROKER_ENV: "celery_broker_url", BACKEND_ENV: "celery_backend_url"}
+_FIELDS = {BROKER_ENV: "broker_url", BACKEND_ENV: "backend_url"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 DEFAULT_BACKEND = "rpc://"
 DEFAULT_QUEUE = "dagster"  # dagster_celery's own default queue
@@ -42,7 +42,7 @@ DEFAULT_QUEUE = "dagster"  # dagster_celery's own default queue
 def _env_or(name: str, default: str) -> str | dict:
     """A set variable stays a reference ({"env": ...}), so a password in a broker URL never lands in the run
     config shown in the UI; unset, the plain default is used."""
-    return {"env": name} if getattr(get_settings(), _FIELDS[name]) else default
+    return {"env": name} if getattr(get_settings().celery, _FIELDS[name]) else default
 
 
 def celery_executor_config(
@@ -53,7 +53,7 @@ def celery_executor_config(
     A queue other than the default routes every step of the run to workers started with `-q <queue>`: one
     broker can then serve several isolated deployments (or tests) without workers stealing each other's steps.
     """
-    queue = queue or get_settings().celery_queue or DEFAULT_QUEUE
+    queue = queue or get_settings().celery.queue or DEFAULT_QUEUE
     config: dict = {
         "broker": broker if broker is not None else _env_or(BROKER_ENV, DEFAULT_BROKER),
         "backend": backend if backend is not None else _env_or(BACKEND_ENV, DEFAULT_BACKEND),

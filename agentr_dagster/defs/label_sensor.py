@@ -66,7 +66,7 @@ def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: da
     ``quiet_seconds`` (default: the setting); the new cursor; log lines. A project whose labels are still
     changing keeps its old cursor entry, so a later tick sees the change."""
     now = now or datetime.now(timezone.utc)
-    quiet = get_settings().labels_quiet_seconds if quiet_seconds is None else quiet_seconds
+    quiet = get_settings().sensors.labels_quiet_seconds if quiet_seconds is None else quiet_seconds
     materialised = instance.get_materialized_partitions(RANKED_BY_LABELS)
     partitions = set(instance.get_dynamic_partitions(PROJECTS_PARTITIONS))
     requests: list[RunRequest] = []

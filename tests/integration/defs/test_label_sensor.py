@@ -83,7 +83,7 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
     monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("AGENTR_LABELS_QUIET_SECONDS", "0")  # the debounce has its own test below
     server = scripted_server(valid_responder)
-    llm = LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", model="scripted-model")
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", settings={"model": "scripted-model"})
     store.ledger.ensure_account("default")
     instance = DagsterInstance.ephemeral()
     csv = tmp_path / "papers.csv"
