@@ -13,7 +13,8 @@ CONFIGURATION_DOC = REPO / "docs" / "configuration.md"
 
 def test_the_configuration_reference_is_what_the_model_generates():
     text = CONFIGURATION_DOC.read_text()
-    assert with_reference(text) == text, "docs/configuration.md differs from the model: python scripts/config_reference.py"
+    assert with_reference(text) == text, "docs/configuration.md is not what the model generates: run " \
+        "python scripts/config_reference.py"
 
 
 def test_the_reference_names_every_variable_once():

@@ -1,5 +1,5 @@
-"""The `sources` resource: its values laid over the settings' sources section, the timeout reaching every client, and the
-living-review update id to the minute (several updates a day are distinct runs)."""
+"""The `sources` resource: its values laid over the settings' sources section, the timeout reaching every client,
+and the living-review update id to the minute (several updates a day are distinct runs)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from datetime import datetime, timezone
 
 from agentr_dagster.defs.resources import SourcesResource, resources_from_env
 from agentr_dagster.defs.schedules import living_update_id
-from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.settings import get_settings
+from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.registry import build_sources
 
 

@@ -106,7 +106,8 @@ def test_limits_reach_the_gateway_from_the_resource():
     assert settings.limits.max_concurrent == 5 and settings.limits.requests_per_minute == 60
 
 
-def _score_with_one_429(store, server_factory, limit_settings: dict, retry_after: float = 1.2) -> tuple[float, list[float]]:
+def _score_with_one_429(store, server_factory, limit_settings: dict,
+                        retry_after: float = 1.2) -> tuple[float, list[float]]:
     """Score 8 papers, 4 at a time, against a server whose first scoring request gets a 429 with Retry-After;
     returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
     import threading
