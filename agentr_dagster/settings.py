@@ -5,8 +5,8 @@ The settings are one model (:class:`Settings`), nested per concern: ``llm``, ``s
 field ``x`` is the variable ``<its prefix>X`` (``LLMConfig.rpm`` is ``AGENTR_LLM_RPM``), unless the field names its
 variable itself (``validation_alias``). `get_settings()` reads them each time it is called, so nothing is read at
 import time and a changed environment (a test, a long-lived process) is seen at once. Resources hold the sections
-(defs/resources.py); docs/configuration.md is generated from this model (``python -m agentr_dagster.settings``,
-checked by a test).
+(defs/resources.py); docs/configuration.md is generated from this model (``python scripts/config_reference.py``;
+a test fails while they differ).
 """
 
 from __future__ import annotations
