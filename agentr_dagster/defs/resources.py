@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field, SecretStr
 
 from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
-from agentr_dagster.settings import LLMConfig, Settings, SourcesConfig, agentr_home, get_settings
+from agentr_dagster.settings import LLMConfig, Settings, SourcesConfig, StoreConfig, agentr_home, get_settings
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -97,8 +97,9 @@ class SourcesResource(ConfigurableResource):
                                      "name (settings.SourcesConfig); a field left out takes the environment's")
 
     def section(self) -> SourcesConfig:
-        """The section this resource stands for."""
-        return _laid_over(get_settings().sources, self.settings)
+        """The section this resource stands for, validated as the environment's would be."""
+        section = get_settings().sources
+        return SourcesConfig.model_validate({**dict(section), **self.settings}) if self.settings else section
 
     def build(self, store: DomainStore, *, refresh: bool = False, names: list[str] | None = None):
         """The enabled sources over the store's response cache; ``refresh`` re-sends every request."""
@@ -110,11 +111,6 @@ class SourcesResource(ConfigurableResource):
 
     def enabled(self) -> tuple[str, ...]:
         return self.section().names
-
-
-def _laid_over(section: SourcesConfig, values: dict[str, Any]) -> SourcesConfig:
-    """The section with `values` (by field name) replacing its own, validated as the environment's would be."""
-    return SourcesConfig.model_validate({**dict(section), **values}) if values else section
 
 
 def _secret_or_value(value: str, variable: str, *, resolve: bool):
@@ -131,7 +127,7 @@ def resources_from_env(*, resolve: bool = False, settings: Settings | None = Non
     llm = s.llm
     return {
         "store": StoreResource(
-            database_url=_secret_or_value(s.store.database_url, "AGENTR_DATABASE_URL", resolve=resolve)),
+            database_url=_secret_or_value(s.store.database_url, StoreConfig.variable("database_url"), resolve=resolve)),
         "llm": LLMResource(
             base_url=_secret_or_value(llm.base_url, LLMConfig.variable("base_url"), resolve=resolve),
             api_key=_secret_or_value(llm.api_key.get_secret_value(), LLMConfig.variable("api_key"), resolve=resolve),
