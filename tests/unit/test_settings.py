@@ -80,3 +80,17 @@ def test_fingerprint_changes_with_configuration_but_never_holds_secrets(monkeypa
     assert get_settings().fingerprint() == with_db  # nor a password inside a URL
     monkeypatch.setenv("AGENTR_LLM_MODEL", "other-model")
     assert get_settings().fingerprint() != with_db
+
+
+def test_resources_take_section_values_by_their_one_name(monkeypatch):
+    from pydantic import ValidationError
+
+    from agentr_dagster.defs.resources import LLMResource, SourcesResource
+
+    monkeypatch.setenv("AGENTR_LLM_RPM", "60")
+    assert LLMResource().llm_settings().limits.requests_per_minute == 60  # the environment's section
+    assert LLMResource(settings={"rpm": 5}).llm_settings().limits.requests_per_minute == 5  # laid over it
+    with pytest.raises(ValidationError, match="requests_per_minute"):
+        LLMResource(settings={"requests_per_minute": 5}).llm_settings()  # no second name for a setting
+    with pytest.raises(ValidationError, match="source_timeout"):
+        SourcesResource(settings={"source_timeout": 5}).section()
