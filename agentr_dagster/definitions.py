@@ -25,8 +25,8 @@ def build_definitions() -> Definitions:
         assets=[*pipeline_assets, *expansion_assets, inbox_asset],
         jobs=jobs,
         sensors=[make_inbox_sensor(inbox_job), labels_sensor],
-        schedules=[make_repair_schedule(get_settings().repair_cron),
-                   make_living_review_schedule(get_settings().living_review_cron)],
+        schedules=[make_repair_schedule(get_settings().sensors.repair_cron),
+                   make_living_review_schedule(get_settings().sensors.living_review_cron)],
         resources=resources_from_env(),
         # The default for every job without its own executor, above all the implicit asset job that the UI's
         # "Materialize" buttons and the labels sensor's re-rank runs use: in-process, as project_pipeline (measured:

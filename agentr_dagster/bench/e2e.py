@@ -179,7 +179,7 @@ def or_of_words(cli_main: click.Command, server: PooledReplayServer, pool: Pool,
                 includes: set[int]) -> dict[str, Any]:
     """The question's words OR-ed, sent to the pooled sources with the project's cap, ranked by `agentr screen`."""
     query = content_words_baseline(review.question)
-    cap = get_settings().source_max_results
+    cap = get_settings().sources.max_results
     numbers: list[int] = []
     for name in sorted(POOL_SOURCES):
         client = SEARCH_SOURCES[name](server.base_url(name), cache=ResponseCache(), request_interval=0.0)
@@ -329,7 +329,7 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
     def result(complete: bool) -> dict[str, Any]:
         return {"roots": [str(r) for r in roots], "pool": {"reviews": len(folders), "records": sum(
             len(rv.labels) for rv in loaded.values()), "papers": len(pool.papers)}, "seed": seed, "seeds": seeds,
-            "cap_per_query": get_settings().source_max_results, "sources": sorted(POOL_SOURCES),
+            "cap_per_query": get_settings().sources.max_results, "sources": sorted(POOL_SOURCES),
             "complete": complete, "reviews": reviews, "summary": summarise(reviews),
             "seconds": round(time.perf_counter() - started, 1)}
 

@@ -137,7 +137,7 @@ def _plain_texts(review: Review) -> list[str]:
 
 
 def _st_cache_path() -> Path:
-    base = get_settings().bench_cache or Path.home() / ".cache" / "agentr-dagster" / "bench"
+    base = get_settings().bench.cache or Path.home() / ".cache" / "agentr-dagster" / "bench"
     return Path(base).expanduser() / "minilm-st.pkl"
 
 
@@ -565,7 +565,7 @@ def run_screening_bench(
         seed=seed,
         with_feedback=with_feedback,
         asreview=asreview,
-        asr_python=asreview_python or get_settings().asreview_python or None,
+        asr_python=asreview_python or get_settings().bench.asreview_python or None,
         include_orders=include_orders,
         descriptions=_descriptions(embedder, seed),
         timings={},

@@ -16,7 +16,7 @@ def open_store():
     from agentr_dagster.defs.resources import StoreResource
     from agentr_dagster.settings import get_settings
 
-    return StoreResource(database_url=get_settings().database_url).get()
+    return StoreResource(database_url=get_settings().store.database_url).get()
 
 
 def json_default(value):

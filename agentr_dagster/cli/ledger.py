@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 import click
 
 from agentr_dagster.cli.common import dump_json, fail, open_store
-from agentr_dagster.settings import get_settings
+from agentr_dagster.settings import LLMConfig, get_settings
 
 
 # ---------------------------------------------------------------- ledger
@@ -82,8 +82,10 @@ def ledger_show(account: str, limit: int, as_json: bool) -> None:
 # ---------------------------------------------------------------- estimate
 @click.command("estimate")
 @click.argument("slug")
-@click.option("--model", default=None, help="Default: $AGENTR_LLM_MODEL, else gpt-4o-mini.")
-@click.option("--provider", default=None, help="Default: $AGENTR_LLM_PROVIDER, else 'default'.")
+@click.option("--model", default=None,
+              help=f"Default: $AGENTR_LLM_MODEL, else {LLMConfig.model_fields['model'].default}.")
+@click.option("--provider", default=None,
+              help=f"Default: $AGENTR_LLM_PROVIDER, else {LLMConfig.model_fields['provider'].default!r}.")
 @click.option("--tier", default="standard", show_default=True)
 @click.option("--json", "as_json", is_flag=True)
 def estimate_command(slug: str, model: str | None, provider: str | None, tier: str, as_json: bool) -> None:
@@ -92,9 +94,9 @@ def estimate_command(slug: str, model: str | None, provider: str | None, tier: s
     from agentr_dagster.store import StoreError
 
     settings = get_settings()
-    model = model or settings.llm_model
-    provider = provider or settings.llm_provider
-    backend = "llm" if settings.llm_configured else "offline"
+    model = model or settings.llm.model
+    provider = provider or settings.llm.provider
+    backend = "llm" if settings.llm.configured else "offline"
     try:
         est = estimate_project(open_store(), slug, model=model, provider=provider, tier=tier, backend=backend)
     except StoreError as exc:

@@ -132,7 +132,8 @@ def run_project(slug: str, *, show_progress: bool = True, verbose: bool = False,
             with open_instance() as instance:
                 overrides = {k: v for k, v in (("stop_at_recall", stop_at_recall),
                                                ("scoring_budget_credits", budget_credits)) if v is not None}
-                settings = get_settings().model_copy(update=overrides)
+                base = get_settings()
+                settings = base.model_copy(update={"llm": base.llm.model_copy(update=overrides)})
                 result = _in_thread(lambda: materialize(
                     pipeline_assets, partition_key=slug, instance=instance,
                     resources=resources_from_env(settings=settings),
@@ -391,7 +392,7 @@ def _print_pending_searches(store: DomainStore, slug: str) -> None:
     """The searches that failed (source, query, the server's reason): the next run sends them again."""
     from agentr_dagster.stages.search import pending_searches
 
-    pending = pending_searches(store, slug, [s for s in get_settings().sources if s != "crossref"])
+    pending = pending_searches(store, slug, [s for s in get_settings().sources.names if s != "crossref"])
     if pending:
         click.echo(f"\n{len(pending)} search(es) failed; the next run retries them:")
         for search in pending:
@@ -404,7 +405,7 @@ def demo(slug: str) -> None:
     """Run the bundled example end to end, offline: one abstract and 40 real candidate papers."""
     from agentr_dagster.stages.intake import add_papers_file, add_project
 
-    if get_settings().llm_configured:
+    if get_settings().llm.configured:
         click.echo("note: AGENTR_LLM_BASE_URL is set, so the demo uses that endpoint rather than the offline backend")
     data = resources.files("agentr_dagster.data").joinpath("demo")
     store = open_store()

@@ -57,7 +57,7 @@ def read_labels_csv(path: str) -> dict[str, int]:
 
 
 def llm_configured() -> bool:
-    return get_settings().llm_configured
+    return get_settings().llm.configured
 
 
 @click.command("screen")
@@ -97,7 +97,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
             configured = resources_from_env(resolve=True)
             store, llm = configured["store"].get(), configured["llm"]
             result = rerank_top_with_llm(question, papers, result, llm_top, store, llm.backend(store),
-                                         concurrency=llm.concurrency)
+                                         concurrency=llm.llm_settings().concurrency)
             info = result.attrs.get("llm_summary", {})
             click.echo(f"LLM re-scored the top {llm_top}: {info.get('scored', 0)} scored now, "
                        f"{info.get('reused', 0)} reused, failed {info.get('failed') or 'none'} "

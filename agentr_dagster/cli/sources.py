@@ -24,7 +24,7 @@ def snowball_command(slug: str, top: int, refresh: bool, as_json: bool) -> None:
     from agentr_dagster.defs.resources import resources_from_env
     from agentr_dagster.settings import get_settings
 
-    if "openalex" not in get_settings().sources:
+    if "openalex" not in get_settings().sources.names:
         fail("citation chasing asks OpenAlex: add openalex to AGENTR_SOURCES (and AGENTR_OPENALEX_URL for a mirror)")
     store = open_store()
     try:

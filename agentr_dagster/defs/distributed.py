@@ -23,7 +23,7 @@ from dagster import AssetSelection, ExecutorDefinition, define_asset_job
 
 from agentr_dagster.defs.assets import project_assets
 from agentr_dagster.defs.partitions import CELERY_JOB, projects
-from agentr_dagster.settings import get_settings
+from agentr_dagster.settings import CeleryConfig, get_settings
 
 celery_executor: ExecutorDefinition | None
 try:
@@ -31,18 +31,15 @@ try:
 except ImportError:  # the `distributed` extra is not installed: the code location loads without the Celery job
     celery_executor = None
 
-BROKER_ENV = "AGENTR_CELERY_BROKER_URL"
-BACKEND_ENV = "AGENTR_CELERY_BACKEND_URL"
-_FIELDS = {BROKER_ENV: "celery_broker_url", BACKEND_ENV: "celery_backend_url"}
 DEFAULT_BROKER = "amqp://guest:guest@127.0.0.1:5672//"
 DEFAULT_BACKEND = "rpc://"
 DEFAULT_QUEUE = "dagster"  # dagster_celery's own default queue
 
 
-def _env_or(name: str, default: str) -> str | dict:
+def _env_or(field: str, default: str) -> str | dict:
     """A set variable stays a reference ({"env": ...}), so a password in a broker URL never lands in the run
     config shown in the UI; unset, the plain default is used."""
-    return {"env": name} if getattr(get_settings(), _FIELDS[name]) else default
+    return {"env": CeleryConfig.variable(field)} if getattr(get_settings().celery, field) else default
 
 
 def celery_executor_config(
@@ -53,10 +50,10 @@ def celery_executor_config(
     A queue other than the default routes every step of the run to workers started with `-q <queue>`: one
     broker can then serve several isolated deployments (or tests) without workers stealing each other's steps.
     """
-    queue = queue or get_settings().celery_queue or DEFAULT_QUEUE
+    queue = queue or get_settings().celery.queue or DEFAULT_QUEUE
     config: dict = {
-        "broker": broker if broker is not None else _env_or(BROKER_ENV, DEFAULT_BROKER),
-        "backend": backend if backend is not None else _env_or(BACKEND_ENV, DEFAULT_BACKEND),
+        "broker": broker if broker is not None else _env_or("broker_url", DEFAULT_BROKER),
+        "backend": backend if backend is not None else _env_or("backend_url", DEFAULT_BACKEND),
     }
     if queue != DEFAULT_QUEUE:
         config["config_source"] = {"task_default_queue": queue}
@@ -99,7 +96,7 @@ def celery_project_job(selection: AssetSelection | None = None):
         executor_def=celery_executor,
         config={"execution": {"config": celery_executor_config()}},
         description="The whole chain for one project, each step executed by a Celery worker "
-        f"(broker: ${BROKER_ENV}, default the local RabbitMQ).",
+        f"(broker: ${CeleryConfig.variable('broker_url')}, default the local RabbitMQ).",
     )
 
 

@@ -60,13 +60,18 @@ def waiting_run(instance, slug: str) -> str | None:
     return None
 
 
+def sensor_now() -> datetime:
+    """The labels sensor's clock (a test moves it past the debounce instead of sleeping)."""
+    return datetime.now(timezone.utc)
+
+
 def labels_pass(store: DomainStore, instance, cursor: dict[str, str], *, now: datetime | None = None,
                 quiet_seconds: float | None = None) -> tuple[list[RunRequest], dict[str, str], list[str]]:
     """Run requests for the projects whose labels changed since ``cursor`` and have been quiet for
     ``quiet_seconds`` (default: the setting); the new cursor; log lines. A project whose labels are still
     changing keeps its old cursor entry, so a later tick sees the change."""
-    now = now or datetime.now(timezone.utc)
-    quiet = get_settings().labels_quiet_seconds if quiet_seconds is None else quiet_seconds
+    now = now or sensor_now()
+    quiet = get_settings().sensors.labels_quiet_seconds if quiet_seconds is None else quiet_seconds
     materialised = instance.get_materialized_partitions(RANKED_BY_LABELS)
     partitions = set(instance.get_dynamic_partitions(PROJECTS_PARTITIONS))
     requests: list[RunRequest] = []

@@ -246,7 +246,7 @@ def resume_project(
     outcome.released_reservations = release_project_reservations(
         store, slug, "released by resume: no live process holds it"
     )
-    verdict = resume_verdict(store, project, model, get_settings().llm_configured)
+    verdict = resume_verdict(store, project, model, get_settings().llm.configured)
     if verdict.action == "orphan":
         outcome.action, outcome.message = verdict.action, verdict.message
         return outcome

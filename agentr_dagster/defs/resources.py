@@ -4,16 +4,14 @@ elsewhere."""
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dagster import ConfigurableResource, EnvVar
-from pydantic import Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 
-from agentr_dagster.domain.attempts import AttemptCap
-from agentr_dagster.limits import EndpointLimits
 from agentr_dagster.llm.backends import StageBackend, make_backend
 from agentr_dagster.llm.gateway import LLMSettings
-from agentr_dagster.settings import DEFAULT_MODEL, Settings, agentr_home, get_settings
+from agentr_dagster.settings import LLMConfig, Settings, SourcesConfig, StoreConfig, agentr_home, get_settings
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
@@ -55,45 +53,27 @@ class StoreResource(ConfigurableResource):
 
 
 class LLMResource(ConfigurableResource):
-    """An OpenAI-compatible endpoint, or the offline backend when base_url is empty."""
+    """The settings' llm section (``settings.LLMConfig``): an OpenAI-compatible endpoint, or the offline backend
+    when no base URL is set. ``settings`` holds values by field name (``{"model": ..., "rpm": ...}``, or one of
+    what the gateway tunes, ``gateway.LLMSettings``) laid over the environment's section; the endpoint and key come
+    apart, so ``resources_from_env`` can hand them to Dagster as ``EnvVar`` (never in the run config the UI shows)."""
 
-    base_url: str = Field(default="", description="OpenAI-compatible base URL; empty = offline backend")
-    api_key: str = Field(default="", description="API key; set it from the environment with EnvVar")
-    model: str = DEFAULT_MODEL
-    provider: str = "default"
-    concurrency: int = Field(default=4, ge=1, le=256, description="concurrent scoring calls per run")
-    timeout_s: float = 120.0
-    max_attempts: int = 4
-    max_unanswered: int = Field(default=3, ge=0, description="calls without an answer one request may cost per "
-                                "retry window (the durable attempt cap)")
-    retry_window_hours: float = Field(default=6.0, gt=0, description="the window of max_unanswered")
-    schema_hint: bool = Field(default=False, description="send the JSON schema in response_format (llama.cpp)")
-    max_concurrent_calls: int | None = Field(default=None, description="endpoint-wide concurrent calls")
-    requests_per_minute: int | None = Field(default=None, description="endpoint-wide request budget")
-    tokens_per_minute: int | None = Field(default=None, description="endpoint-wide token budget")
-    redis_url: str = Field(default="", description="shares the limits across processes and machines")
-    stop_at_recall: float | None = Field(
-        default=None, gt=0, le=1,
-        description="LLM scoring stops once the stopping rule says this recall is reached; unset = score every paper")
-    scoring_budget_credits: float | None = Field(
-        default=None, ge=0, description="credits a project's scoring may spend over all runs; unset = no cap")
+    base_url: str = Field(default="", description="AGENTR_LLM_BASE_URL; empty: the environment's")
+    api_key: str = Field(default="", description="AGENTR_LLM_API_KEY; empty: the environment's")
+    settings: dict[str, Any] = Field(default_factory=dict, description="the llm section's other values by field "
+                                     "name (settings.LLMConfig); a field left out takes the environment's")
 
-    def settings(self) -> LLMSettings | None:
-        if not self.base_url:
-            return None
-        return LLMSettings(
-            base_url=self.base_url, api_key=SecretStr(self.api_key), model=self.model, provider=self.provider,
-            timeout_s=self.timeout_s, max_attempts=self.max_attempts, schema_hint=self.schema_hint,
-            cap=AttemptCap(unanswered=self.max_unanswered, unanswered_window_s=self.retry_window_hours * 3600),
-            unsettled_dir=str(agentr_home() / "unsettled"),
-            limits=EndpointLimits(
-                max_concurrent=self.max_concurrent_calls, requests_per_minute=self.requests_per_minute,
-                tokens_per_minute=self.tokens_per_minute, redis_url=self.redis_url or None,
-            ),
-        )
+    def llm_settings(self) -> LLMSettings:
+        """The section as this run sees it, with what the gateway needs besides (the one place it is built)."""
+        base = get_settings()
+        given = {k: v for k, v in (("base_url", self.base_url), ("api_key", self.api_key)) if v}
+        return LLMSettings.model_validate({
+            **dict(base.llm), "unsettled_dir": str(agentr_home() / "unsettled"), "redis_url": base.store.redis_url,
+            **self.settings, **given})
 
     def backend(self, store: DomainStore) -> StageBackend:
-        return make_backend(self.settings(), store)
+        settings = self.llm_settings()
+        return make_backend(settings if settings.configured else None, store)
 
     def scoring_plan(self):
         """When scoring may stop early (stages.scoring.ScoringPlan); the default scores every candidate."""
@@ -101,47 +81,36 @@ class LLMResource(ConfigurableResource):
 
         from agentr_dagster.stages.scoring import ScoringPlan
 
-        budget = self.scoring_budget_credits
-        return ScoringPlan(stop_at_recall=self.stop_at_recall,
+        settings = self.llm_settings()
+        budget = settings.scoring_budget_credits
+        return ScoringPlan(stop_at_recall=settings.stop_at_recall,
                            budget_credits=None if budget is None else Decimal(str(budget)))
 
 
 class SourcesResource(ConfigurableResource):
-    """The search sources (``AGENTR_SOURCES``; none by default: offline), their base URLs and request timeout.
-    A field left empty takes the settings' value, so ``SourcesResource()`` is the deployment's configuration; the
-    API keys are read from the settings when a step builds the clients, so no key ever appears in the run config."""
+    """The settings' sources section (``settings.SourcesConfig``: which sources run, their base URLs, bounds).
+    ``settings`` holds the section's values by field name laid over the environment's, so ``SourcesResource()`` is
+    the deployment's configuration; the API keys are read from the environment when a step builds the clients, so
+    no key ever appears in the run config."""
 
-    sources: str = Field(default="", description="comma list of search sources; empty: AGENTR_SOURCES")
-    openalex_url: str = Field(default="", description="OpenAlex base URL; empty: AGENTR_OPENALEX_URL")
-    pubmed_url: str = Field(default="", description="PubMed E-utilities base URL; empty: AGENTR_PUBMED_URL")
-    europepmc_url: str = Field(default="", description="Europe PMC REST base URL; empty: AGENTR_EUROPEPMC_URL")
-    arxiv_url: str = Field(default="", description="arXiv API base URL; empty: AGENTR_ARXIV_URL")
-    crossref_url: str = Field(default="", description="Crossref base URL; empty: AGENTR_CROSSREF_URL")
-    timeout_s: float | None = Field(default=None, gt=0, description="seconds per request; None: AGENTR_SOURCE_TIMEOUT")
-    max_results: int | None = Field(default=None, ge=1, description="records per source and query; None: the settings'")
+    settings: dict[str, Any] = Field(default_factory=dict, description="the sources section's values by field "
+                                     "name (settings.SourcesConfig); a field left out takes the environment's")
 
-    def settings(self) -> Settings:
-        """The settings with this resource's fields laid over them."""
-        update: dict = {f"{name}_url": getattr(self, f"{name}_url") for name in
-                        ("openalex", "pubmed", "europepmc", "arxiv", "crossref") if getattr(self, f"{name}_url")}
-        if self.sources:
-            update["sources"] = self.sources
-        if self.timeout_s is not None:
-            update["source_timeout"] = self.timeout_s
-        if self.max_results is not None:
-            update["source_max_results"] = self.max_results
-        base = get_settings()
-        return Settings.model_validate({**base.model_dump(), **update}) if update else base
+    def section(self) -> SourcesConfig:
+        """The section this resource stands for, validated as the environment's would be."""
+        section = get_settings().sources
+        return SourcesConfig.model_validate({**dict(section), **self.settings}) if self.settings else section
 
     def build(self, store: DomainStore, *, refresh: bool = False, names: list[str] | None = None):
         """The enabled sources over the store's response cache; ``refresh`` re-sends every request."""
         from agentr_dagster.sources.cache import ResponseCache
         from agentr_dagster.sources.registry import build_sources
 
-        return build_sources(self.settings(), ResponseCache(store, refresh=refresh), names=names)
+        settings = get_settings().model_copy(update={"sources": self.section()})
+        return build_sources(settings, ResponseCache(store, refresh=refresh), names=names)
 
     def enabled(self) -> tuple[str, ...]:
-        return self.settings().sources
+        return self.section().names
 
 
 def _secret_or_value(value: str, variable: str, *, resolve: bool):
@@ -155,28 +124,19 @@ def _secret_or_value(value: str, variable: str, *, resolve: bool):
 def resources_from_env(*, resolve: bool = False, settings: Settings | None = None) -> dict:
     """The resources as the settings (AGENTR_* variables) configure them; resolve=True outside a Dagster run."""
     s = settings or get_settings()
+    llm = s.llm
     return {
         "store": StoreResource(
-            database_url=_secret_or_value(s.database_url, "AGENTR_DATABASE_URL", resolve=resolve)),
+            database_url=_secret_or_value(s.store.database_url, StoreConfig.variable("database_url"), resolve=resolve)),
         "llm": LLMResource(
-            base_url=_secret_or_value(s.llm_base_url, "AGENTR_LLM_BASE_URL", resolve=resolve),
-            api_key=_secret_or_value(s.llm_api_key.get_secret_value(), "AGENTR_LLM_API_KEY", resolve=resolve),
-            model=s.llm_model,
-            provider=s.llm_provider,
-            concurrency=s.llm_concurrency,
-            timeout_s=s.llm_timeout_s,
-            max_unanswered=s.llm_max_unanswered,
-            retry_window_hours=s.llm_retry_window_hours,
-            schema_hint=s.llm_schema_hint,
-            max_concurrent_calls=s.llm_max_concurrent,
-            requests_per_minute=s.llm_rpm,
-            tokens_per_minute=s.llm_tpm,
-            redis_url=s.redis_url,
-            stop_at_recall=s.stop_at_recall,
-            scoring_budget_credits=s.scoring_budget_credits,
+            base_url=_secret_or_value(llm.base_url, LLMConfig.variable("base_url"), resolve=resolve),
+            api_key=_secret_or_value(llm.api_key.get_secret_value(), LLMConfig.variable("api_key"), resolve=resolve),
+            settings=llm.model_dump(exclude={"base_url", "api_key"}, exclude_none=True),
         ),
         "sources": SourcesResource(
-            sources=",".join(s.sources), openalex_url=s.openalex_url, pubmed_url=s.pubmed_url,
-            europepmc_url=s.europepmc_url, arxiv_url=s.arxiv_url, crossref_url=s.crossref_url,
-            timeout_s=s.source_timeout, max_results=s.source_max_results),
+            settings=s.sources.model_dump(mode="json", exclude=_secret_fields(s.sources), exclude_none=True)),
     }
+
+
+def _secret_fields(section: BaseModel) -> set[str]:
+    return {name for name, value in section if isinstance(value, SecretStr)}

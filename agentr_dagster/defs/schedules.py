@@ -59,7 +59,7 @@ DEFAULT_CRON = "17 * * * *"
 
 
 def max_per_day() -> int:
-    return get_settings().repair_max_per_day
+    return get_settings().sensors.repair_max_per_day
 
 
 def _utc_day_start(at: datetime) -> datetime:
@@ -106,7 +106,7 @@ def repair_requests(
 ):
     """(run requests, one line per partition saying what was decided)."""
     limit = max_per_day() if limit is None else limit
-    uses_llm = get_settings().llm_configured if uses_llm is None else uses_llm
+    uses_llm = get_settings().llm.configured if uses_llm is None else uses_llm
     requests, lines = [], []
     for view in repair_views(store, instance, now, uses_llm):
         go, why = repair_decision(view, limit)
@@ -206,7 +206,7 @@ def make_living_review_schedule(cron: str = "0 6 * * 1"):
     )
     def living_review(context: ScheduleEvaluationContext, store: StoreResource):
         now = context.scheduled_execution_time or datetime.now(timezone.utc)
-        requests, lines = living_review_requests(store.get(), context.instance, now, bool(get_settings().sources))
+        requests, lines = living_review_requests(store.get(), context.instance, now, bool(get_settings().sources.names))
         for line in lines:
             context.log.info(line)
         return requests or SkipReason("; ".join(lines) or "no projects")

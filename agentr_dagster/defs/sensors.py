@@ -59,7 +59,7 @@ PAPER_SUFFIXES = "/".join(s for s in SUPPORTED_SUFFIXES if s not in ABSTRACT_SUF
 
 def inbox_job_name() -> str:
     """The job the inbox launches: the in-process chain, or $AGENTR_INBOX_JOB (e.g. project_pipeline_celery)."""
-    return get_settings().inbox_job or PIPELINE_JOB
+    return get_settings().sensors.inbox_job or PIPELINE_JOB
 
 
 INBOX_ASSET = AssetKey("inbox")
@@ -149,7 +149,7 @@ def inbox_pass(store: DomainStore, home, existing_partitions: set[str], files_pe
     inbox, rejected, processed = inbox_dir(home), rejected_dir(home), processed_dir(home)
     done = InboxPass()
     runs: dict[str, RunRequest] = {}
-    limit = files_per_tick or get_settings().sensor_files_per_tick
+    limit = files_per_tick or get_settings().sensors.files_per_tick
     scanned = scan_inbox(inbox, None if previous_stamps is not None else limit)
     if previous_stamps is not None:
         settled = settle(scanned, inbox, previous_stamps)
@@ -310,7 +310,7 @@ def make_inbox_sensor(job_name: str = PIPELINE_JOB):
             outage = store_outage(exc)
             if outage is None:
                 raise
-            waiting = scan_inbox(inbox_dir(home), get_settings().sensor_files_per_tick)
+            waiting = scan_inbox(inbox_dir(home), get_settings().sensors.files_per_tick)
             if not waiting:
                 return SkipReason(f"inbox empty (domain database unavailable: {outage})")
             line = _outage_line(outage, waiting)

@@ -20,10 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from agentr_dagster.domain.failures import InvalidOutputError, StageError, TransientError
+from agentr_dagster.settings import LLMConfig
 
 MAX_ANSWERS = 2  # the answer + one repair round
-MAX_UNANSWERED = 3  # calls that got no answer (transient), per request, within the window
-UNANSWERED_WINDOW_S = 6 * 3600.0
+# calls that got no answer (transient), per request, within the window: the settings' defaults
+# (AGENTR_LLM_MAX_UNANSWERED, AGENTR_LLM_RETRY_WINDOW_HOURS), declared there once
+MAX_UNANSWERED: int = LLMConfig.model_fields["max_unanswered"].default
+UNANSWERED_WINDOW_S: float = LLMConfig.model_fields["retry_window_hours"].default * 3600.0
 
 
 @dataclass(frozen=True)

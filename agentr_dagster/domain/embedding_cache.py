@@ -45,7 +45,7 @@ class _Encoder(Protocol):
 
 
 def default_cache_dir() -> Path:
-    configured = get_settings().embedding_cache
+    configured = get_settings().encoder.embedding_cache
     return configured.expanduser() if configured else agentr_home() / "embeddings"
 
 

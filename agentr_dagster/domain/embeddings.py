@@ -27,7 +27,7 @@ BUILD_HINT = "run `make models` (or `python scripts/build_embedding_model.py`)"
 
 def default_model_dir() -> Path:
     """``$AGENTR_MODEL_DIR`` if set, else ``~/.cache/agentr-dagster/models/minilm-m2v``."""
-    configured = get_settings().model_dir
+    configured = get_settings().encoder.model_dir
     if configured:
         return configured.expanduser()
     return Path.home() / ".cache" / "agentr-dagster" / "models" / "minilm-m2v"

@@ -68,7 +68,7 @@ class TransformerEncoder:
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
-        n_threads = threads if threads is not None else get_settings().encoder_threads
+        n_threads = threads if threads is not None else get_settings().encoder.threads
         if n_threads:
             options.intra_op_num_threads = n_threads
         options.inter_op_num_threads = 1

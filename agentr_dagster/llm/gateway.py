@@ -30,7 +30,7 @@ import openai
 import sqlalchemy as sa
 from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion
-from pydantic import BaseModel, SecretStr, ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agentr_dagster.domain.attempts import AttemptCap, Attempts
 from agentr_dagster.domain.calls import CallContext  # re-exported: the stages import it from here
@@ -48,6 +48,7 @@ from agentr_dagster.domain.retry import backoff_delay, parse_retry_after, retryi
 from agentr_dagster.limits import EndpointLimits, make_limiter
 from agentr_dagster.llm.paid_call import PaidCallGuard
 from agentr_dagster.llm.unsettled import UnsettledSpool
+from agentr_dagster.settings import LLMConfig
 from agentr_dagster.store.outage import database_failure
 
 if TYPE_CHECKING:
@@ -60,17 +61,15 @@ MAX_OUTPUT_TOKENS = {"intent": 700, "queries": 900, "score": 1400}
 MAX_OUTPUT_TOKENS["related_work"] = 700  # one paragraph (synthesis)
 
 
-class LLMSettings(BaseModel):
-    base_url: str
-    api_key: SecretStr = SecretStr("")
-    model: str
-    provider: str = "default"
+class LLMSettings(LLMConfig):
+    """The settings' llm section (:class:`~agentr_dagster.settings.LLMConfig`: endpoint, model, timeout, attempt
+    cap, endpoint limits) and what the gateway tunes itself, which a deployment does not set. Built from what it
+    is given (``LLMResource`` hands it the section ``get_settings()`` read), never from the environment."""
+
     tier: str = "standard"
-    timeout_s: float = 120.0
     max_repairs: int = 1  # schema-invalid answers are re-asked with the error, this many times
     # in-process attempts per request; the durable attempt cap (`cap`) bounds them across every layer
     max_attempts: int = 4
-    cap: AttemptCap = AttemptCap()
     settle_attempts: int = 6  # a settle that fails on a database error is retried (0.5 s, 1 s, 2 s, ... apart)
     settle_backoff_s: float = 0.5
     unsettled_dir: str | None = None  # where answered-but-unsettled calls are kept (default: $AGENTR_HOME/unsettled)
@@ -78,10 +77,21 @@ class LLMSettings(BaseModel):
     backoff_base_s: float = 0.5
     backoff_max_s: float = 30.0
     account: str = "default"
-    # llama.cpp's server accepts a JSON schema inside the json_object response format and constrains decoding
-    # with it; OpenAI proper does not take this extension, so it is opt-in (AGENTR_LLM_SCHEMA_HINT=1).
-    schema_hint: bool = False
-    limits: EndpointLimits | None = None
+    redis_url: str = ""  # where the endpoint limits are shared: the settings' store.redis_url, handed over
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
+                                   file_secret_settings):
+        return (init_settings,)
+
+    @property
+    def cap(self) -> AttemptCap:
+        return AttemptCap(unanswered=self.max_unanswered, unanswered_window_s=self.retry_window_hours * 3600)
+
+    @property
+    def limits(self) -> EndpointLimits:
+        return EndpointLimits(max_concurrent=self.max_concurrent, requests_per_minute=self.rpm,
+                              tokens_per_minute=self.tpm, redis_url=self.redis_url or None)
 
 
 class UnsettledError(TransientError):

@@ -17,8 +17,6 @@ from pydantic import BaseModel, Field
 from agentr_dagster.domain.boolean_query import Node
 from agentr_dagster.domain.contracts import PaperRecord
 
-SOURCE_NAMES = ("openalex", "pubmed", "europepmc", "arxiv", "crossref")
-
 
 class SourceQuery(BaseModel):
     """One of a project's queries: ``name`` is ``boolean``, ``keywords`` or ``string-01`` .. ``string-10``."""

@@ -1,9 +1,10 @@
-"""Which client serves which source name, each public API's base URL (the settings' defaults), and the clients a
-deployment runs: :func:`build_sources`, a pure function of the settings (no Dagster, no environment).
+"""Which client serves which source name, and the clients a deployment runs: :func:`build_sources`, a pure
+function of the settings (no Dagster, no environment).
 
-``AGENTR_SOURCES`` names them; each gets its base URL, the contact e-mail and (PubMed, OpenAlex) its API key from
-the settings, and the one response cache. Crossref is not searched: it fills missing abstracts, years and venues of
-records that carry a DOI (:attr:`EnabledSources.enricher`).
+``AGENTR_SOURCES`` names them; each gets its base URL (``settings.SourcesConfig.<name>_url``, the public API by
+default), the contact e-mail and (PubMed, OpenAlex) its API key from the settings, and the one response cache.
+Crossref is not searched: it fills missing abstracts, years and venues of records that carry a DOI
+(:attr:`EnabledSources.enricher`).
 """
 
 from __future__ import annotations
@@ -31,9 +32,6 @@ SEARCH_SOURCES: dict[str, type] = {
 }
 CLIENTS: dict[str, type] = {**SEARCH_SOURCES, "crossref": CrossrefClient}
 
-# source name -> the settings field holding its API key (read from the environment only)
-API_KEY_FIELDS = {"openalex": "openalex_api_key", "pubmed": "pubmed_api_key"}
-
 
 @dataclass
 class EnabledSources:
@@ -51,23 +49,26 @@ class EnabledSources:
 
 
 def make_client(name: str, settings: Settings, cache: ResponseCache, limiter=None):
-    """One client, configured from the settings (``<name>_url``, the contact e-mail, its API key) and limited to
-    the API's request rate through the project's limiter (shared over Redis when ``AGENTR_REDIS_URL`` is set).
-    ``AGENTR_SOURCE_REQUEST_INTERVAL`` (a mirror or a test server) replaces both the spacing and that rate."""
-    key_field = API_KEY_FIELDS.get(name)
-    key = getattr(settings, key_field).get_secret_value() if key_field else ""
-    if limiter is None and settings.source_request_interval is None:
-        limiter = source_limiter(name, redis_url=settings.redis_url or None, api_key=key or None)
-    return CLIENTS[name](getattr(settings, f"{name}_url"), cache=cache, contact_email=settings.contact_email or None,
-                         api_key=key or None, limiter=limiter, request_interval=settings.source_request_interval,
-                         timeout=settings.source_timeout)
+    """One client, configured from the settings (``<name>_url``, the contact e-mail, its ``<name>_api_key`` where
+    it has one) and limited to the API's request rate through the project's limiter (shared over Redis when
+    ``AGENTR_REDIS_URL`` is set). ``AGENTR_SOURCE_REQUEST_INTERVAL`` (a mirror or a test server) replaces both the
+    spacing and that rate."""
+    sources = settings.sources
+    secret = getattr(sources, f"{name}_api_key", None)  # read from the environment only, never stored
+    key = secret.get_secret_value() if secret is not None else ""
+    if limiter is None and sources.request_interval is None:
+        limiter = source_limiter(name, redis_url=settings.store.redis_url or None, api_key=key or None)
+    return CLIENTS[name](sources.base_url(name), cache=cache, contact_email=sources.contact_email or None,
+                         api_key=key or None, limiter=limiter, request_interval=sources.request_interval,
+                         timeout=sources.timeout)
 
 
 def build_sources(settings: Settings, cache: ResponseCache, *, names: list[str] | None = None,
                   limiter=None) -> EnabledSources:
-    """The clients for ``settings.sources`` (or ``names``, a subset such as ``["openalex"]`` for snowballing)."""
+    """The clients for ``settings.sources.names`` (or ``names``, a subset such as ``["openalex"]`` for
+    snowballing)."""
     enabled = EnabledSources()
-    for name in settings.sources if names is None else names:
+    for name in settings.sources.names if names is None else names:
         client = make_client(name, settings, cache, limiter)
         if name == "crossref":
             enabled.enricher = client

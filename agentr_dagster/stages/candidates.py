@@ -35,7 +35,7 @@ RETRIEVAL_VERSION = "retrieval-v1"
 
 def per_query_default() -> int:
     """``$AGENTR_LAKE_PER_QUERY`` (papers taken from the lake per query), default 20."""
-    return get_settings().lake_per_query
+    return get_settings().lake.per_query
 
 
 @dataclass

@@ -86,7 +86,7 @@ class Tokenizer:
 
 
 def _tiktoken_cache_file(url: str) -> str | None:
-    cache_dir = get_settings().tiktoken_cache_dir
+    cache_dir = get_settings().paths.tiktoken_cache_dir
     if cache_dir is None:
         cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
     if not cache_dir:
@@ -392,10 +392,10 @@ def rerun_after_adding(store: DomainStore, slug: str, added: int) -> str | None:
     total = store.projects.count_papers(slug)
     redo = (f"{slug} had finished; adding {added} paper{'s' if added != 1 else ''} makes its next run re-rank all "
             f"{total:,} papers, score the new ones and rebuild the landscape and the related-work draft")
-    if not settings.llm_configured:
+    if not settings.llm.configured:
         return f"{redo}: offline, at no cost (no LLM endpoint is configured)"
-    model = settings.llm_model
-    est = estimate_project(store, slug, model=model, provider=settings.llm_provider, backend="llm")
+    model = settings.llm.model
+    est = estimate_project(store, slug, model=model, provider=settings.llm.provider, backend="llm")
     score = next(s for s in est.stages if s.stage == "score")
     draft = current_draft(store, slug)
     paragraphs = len(draft.paragraphs()) if draft is not None else 0

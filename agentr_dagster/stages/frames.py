@@ -24,7 +24,7 @@ _lock = threading.Lock()
 
 def settings_store() -> DomainStore:
     """The domain store the settings name, one per database URL per process (engine and pool kept)."""
-    url = get_settings().database_url or default_database_url(agentr_home())
+    url = get_settings().store.database_url or default_database_url(agentr_home())
     with _lock:
         if url not in _stores:
             _stores[url] = DomainStore(url)

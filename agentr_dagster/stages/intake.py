@@ -119,7 +119,7 @@ def limits_from_env() -> ImportLimits:
     settings, defaults = get_settings(), ImportLimits()
     values = {}
     for field in ("max_bytes", "max_rows", "max_field_chars"):
-        configured = getattr(settings, f"import_{field}")
+        configured = getattr(settings.imports, field)
         values[field] = configured if configured is not None else getattr(defaults, field)
     return ImportLimits(**values)
 

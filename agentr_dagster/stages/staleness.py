@@ -57,11 +57,11 @@ def waiting_for_candidates(store: DomainStore, slug: str) -> str | None:
 def configured_model() -> str:
     """The model the configured backend would record (the cache keys depend on it)."""
     settings = get_settings()
-    if not settings.llm_configured:
+    if not settings.llm.configured:
         from agentr_dagster.llm.offline import OFFLINE_MODEL
 
         return OFFLINE_MODEL
-    return settings.llm_model
+    return settings.llm.model
 
 
 @dataclass

@@ -46,7 +46,7 @@ def default_database_url(home: Path) -> str:
     """``$AGENTR_DATABASE_URL`` if set, else ``sqlite:///{home}/agentr.db``; bare postgresql:// → psycopg2."""
     from agentr_dagster.settings import get_settings
 
-    url = get_settings().database_url
+    url = get_settings().store.database_url
     if not url:
         url = f"sqlite:///{Path(home).expanduser().resolve() / 'agentr.db'}"
     return normalise_url(url)
@@ -115,7 +115,7 @@ def _size_pool(kwargs: dict[str, Any]) -> None:
         return
     from agentr_dagster.settings import get_settings
 
-    settings = get_settings()
+    settings = get_settings().store
     kwargs.setdefault("pool_size", settings.db_pool_size)
     kwargs.setdefault("max_overflow", settings.db_pool_overflow)
 

@@ -125,7 +125,7 @@ def lease_ttl_s() -> float:
     """AGENTR_LEASE_TTL_S, read now (a test or a long-lived process sees a changed environment)."""
     from agentr_dagster.settings import get_settings
 
-    return get_settings().lease_ttl_s
+    return get_settings().store.lease_ttl_s
 
 
 def _boot_time() -> float | None:

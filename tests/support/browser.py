@@ -6,10 +6,11 @@ log errors and network requests are collected per page."""
 from __future__ import annotations
 
 import struct
-import time
 from pathlib import Path
 
 import pytest
+
+from tests.support.polling import wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -34,12 +35,12 @@ class Page:
 
     def wait_until(self, expression: str, timeout: float = 30.0, what: str = "") -> None:
         """Poll a JavaScript condition until it is truthy (a page that renders after its data arrives)."""
-        deadline = time.monotonic() + timeout
-        while not self.evaluate(expression):
-            if time.monotonic() > deadline:
-                text = self.evaluate("document.body ? document.body.innerText.slice(0, 1500) : ''")
-                raise AssertionError(f"page never showed {what or expression!r} within {timeout}s; it shows: {text}")
-            self.drain(0.25)
+
+        def shown() -> str:
+            text = self.evaluate("document.body ? document.body.innerText.slice(0, 1500) : ''")
+            return f"page showing {what or expression!r} (it shows: {text})"
+
+        wait_for(lambda: self.evaluate(expression), shown, timeout=timeout, interval=0.25, pause=self.drain)
 
     def drain(self, seconds: float) -> None:
         """Let the page run (and its events arrive) for ``seconds``."""

@@ -41,21 +41,10 @@ def fast_home(monkeypatch, tmp_path):
     shutil.rmtree(home, ignore_errors=True)
 
 
-class FastLLM(LLMResource):
+def llm(server, **settings) -> LLMResource:
     """The LLM resource with a short in-process backoff, so fault tests stay fast."""
-
-    backoff_base_s: float = 0.01
-    backoff_max_s: float = 2.0
-
-    def settings(self):
-        settings = super().settings()
-        if settings is None:
-            return None
-        return settings.model_copy(update={"backoff_base_s": self.backoff_base_s, "backoff_max_s": self.backoff_max_s})
-
-
-def llm(server, **kw) -> FastLLM:
-    return FastLLM(base_url=server.base_url, api_key=API_KEY, model=MODEL, **kw)
+    return LLMResource(base_url=server.base_url, api_key=API_KEY,
+                       settings={"model": MODEL, "backoff_base_s": 0.01, "backoff_max_s": 2.0, **settings})
 
 
 def llm_env(monkeypatch, server, store=None, concurrency: int = 4) -> dict[str, str]:

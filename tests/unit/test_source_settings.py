@@ -5,16 +5,15 @@ from __future__ import annotations
 import pytest
 
 from agentr_dagster.settings import SOURCE_NAMES, get_settings
-from agentr_dagster.sources import contract
 
 
 def test_sources_are_off_by_default_and_parsed_in_order_once(monkeypatch):
     monkeypatch.delenv("AGENTR_SOURCES", raising=False)
-    assert get_settings().sources == ()
+    assert get_settings().sources.names == ()
     monkeypatch.setenv("AGENTR_SOURCES", " PubMed, openalex,,pubmed ,crossref ")
-    assert get_settings().sources == ("pubmed", "openalex", "crossref")
+    assert get_settings().sources.names == ("pubmed", "openalex", "crossref")
     monkeypatch.setenv("AGENTR_SOURCES", "  ")
-    assert get_settings().sources == ()
+    assert get_settings().sources.names == ()
 
 
 def test_an_unknown_source_is_an_error_naming_the_variable_and_the_choices(monkeypatch):
@@ -25,7 +24,7 @@ def test_an_unknown_source_is_an_error_naming_the_variable_and_the_choices(monke
 
 def test_source_bounds_and_cron_defaults(monkeypatch):
     s = get_settings()
-    assert s.sources == () and s.source_max_results == 200 and s.living_review_cron == "0 6 * * 1"
+    assert s.sources.names == () and s.sources.max_results == 200 and s.sensors.living_review_cron == "0 6 * * 1"
     monkeypatch.setenv("AGENTR_SOURCE_MAX_RESULTS", "0")
     with pytest.raises(ValueError, match="AGENTR_SOURCE_MAX_RESULTS"):
         get_settings()
@@ -43,15 +42,17 @@ def test_source_api_keys_count_by_presence_only(monkeypatch):
     assert get_settings().fingerprint() != first
 
 
-def test_settings_and_the_source_contract_name_the_same_sources():
-    assert SOURCE_NAMES == contract.SOURCE_NAMES
+def test_every_source_with_a_base_url_has_a_client_and_no_other():
+    from agentr_dagster.sources.registry import CLIENTS
+
+    assert sorted(SOURCE_NAMES) == sorted(CLIENTS)
 
 
 def test_every_client_has_a_base_url_setting_defaulting_to_its_public_https_endpoint():
     from agentr_dagster.sources.registry import CLIENTS
 
     settings = get_settings()
-    assert all(getattr(settings, f"{name}_url").startswith("https://") for name in CLIENTS)
+    assert all(settings.sources.base_url(name).startswith("https://") for name in CLIENTS)
 
 
 def test_the_registry_builds_the_enabled_clients_from_the_settings(monkeypatch):

@@ -1,5 +1,5 @@
-"""The `sources` resource: its config fields laid over the settings, the timeout reaching every client, and the
-living-review update id to the minute (several updates a day are distinct runs)."""
+"""The `sources` resource: its values laid over the settings' sources section, the timeout reaching every client,
+and the living-review update id to the minute (several updates a day are distinct runs)."""
 
 from __future__ import annotations
 
@@ -7,19 +7,20 @@ from datetime import datetime, timezone
 
 from agentr_dagster.defs.resources import SourcesResource, resources_from_env
 from agentr_dagster.defs.schedules import living_update_id
+from agentr_dagster.settings import get_settings
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.registry import build_sources
 
 
-def test_empty_fields_take_the_settings_and_set_ones_override_them(monkeypatch):
+def test_values_left_out_take_the_settings_and_given_ones_override_them(monkeypatch):
     monkeypatch.setenv("AGENTR_SOURCES", "openalex,crossref")
     monkeypatch.setenv("AGENTR_SOURCE_TIMEOUT", "12.5")
     assert SourcesResource().enabled() == ("openalex", "crossref")
-    assert SourcesResource().settings().source_timeout == 12.5
-    mirror = SourcesResource(sources="pubmed", pubmed_url="http://127.0.0.1:9/pubmed", timeout_s=3.0)
-    settings = mirror.settings()
-    assert settings.sources == ("pubmed",) and settings.pubmed_url == "http://127.0.0.1:9/pubmed"
-    enabled = build_sources(settings, ResponseCache())
+    assert SourcesResource().section().timeout == 12.5
+    mirror = SourcesResource(settings={"names": "pubmed", "pubmed_url": "http://127.0.0.1:9/pubmed", "timeout": 3.0})
+    section = mirror.section()
+    assert section.names == ("pubmed",) and section.pubmed_url == "http://127.0.0.1:9/pubmed"
+    enabled = build_sources(get_settings().model_copy(update={"sources": section}), ResponseCache())
     [pubmed] = enabled.search
     assert pubmed.base_url == "http://127.0.0.1:9/pubmed" and pubmed.fetcher.timeout == 3.0
     assert pubmed.fetcher._client.timeout.read == 3.0
@@ -29,7 +30,8 @@ def test_the_deployment_resource_carries_the_settings_as_config(monkeypatch):
     monkeypatch.setenv("AGENTR_SOURCES", "arxiv")
     monkeypatch.setenv("AGENTR_SOURCE_TIMEOUT", "7")
     resource = resources_from_env(resolve=True)["sources"]
-    assert resource.sources == "arxiv" and resource.timeout_s == 7.0 and resource.arxiv_url.startswith("https://")
+    assert resource.settings["names"] == ["arxiv"] and resource.settings["timeout"] == 7.0
+    assert resource.settings["arxiv_url"].startswith("https://") and "pubmed_api_key" not in resource.settings
 
 
 def test_two_updates_on_one_day_have_their_own_ids():

@@ -251,7 +251,7 @@ def _search_sources(context: AssetExecutionContext, db: DomainStore, sources: So
     refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
     searched = search_project(
         db, context.partition_key, sources.build(db, refresh=refresh),
-        max_results=sources.settings().source_max_results,
+        max_results=sources.section().max_results,
         update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
     )
     if searched is None:
@@ -284,7 +284,7 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     slug = context.partition_key
     with llm_step(context, db, "score", backend) as holder:
         summary = score_project(
-            db, backend, slug, concurrency=llm.concurrency, run_id=context.run_id,
+            db, backend, slug, concurrency=llm.llm_settings().concurrency, run_id=context.run_id,
             progress=_log_progress(context), holder=holder, plan=llm.scoring_plan(),
         )
     context.log.info(f"paper_scores: {summary_text(summary)}")

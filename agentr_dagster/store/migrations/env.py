@@ -24,7 +24,7 @@ def _url() -> str:
     url = (
         context.get_x_argument(as_dictionary=True).get("url")
         or config.get_main_option("sqlalchemy.url")
-        or get_settings().database_url
+        or get_settings().store.database_url
     )
     if not url:
         raise RuntimeError("no database URL: pass -x url=... or set AGENTR_DATABASE_URL")

@@ -287,7 +287,8 @@ def test_celery_workers_match_in_process_run(
             list(defs.assets), selection=AssetSelection.assets(*chain), partition_key=slug, instance=local_instance,
             resources={"store": StoreResource(database_url=local_url),
                        "llm": LLMResource(base_url=local_server.base_url, api_key="sk-test-not-a-real-key",
-                                          model=MODEL, concurrency=4), "sources": SourcesResource()},
+                                          settings={"model": MODEL, "concurrency": 4}),
+                       "sources": SourcesResource()},
         )
         local_elapsed = time.monotonic() - local_started
         assert local.success

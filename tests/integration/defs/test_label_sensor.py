@@ -4,7 +4,7 @@ ranking and what depends on it for the changed project only, without calling the
 from __future__ import annotations
 
 import json
-import time
+from datetime import datetime, timedelta, timezone
 
 import pandas as pd
 from dagster import (
@@ -18,6 +18,7 @@ from dagster import (
 from dagster._core.storage.dagster_run import DagsterRun
 from dagster._core.utils import make_new_run_id
 
+from agentr_dagster.defs import label_sensor
 from agentr_dagster.defs.assets import pipeline_assets
 from agentr_dagster.defs.label_sensor import LABELS_SELECTION, RANKED_BY_LABELS, labels_sensor
 from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
@@ -83,7 +84,7 @@ def test_new_labels_rerun_the_ranking_of_that_project_only_without_new_llm_calls
     monkeypatch.setenv("AGENTR_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("AGENTR_LABELS_QUIET_SECONDS", "0")  # the debounce has its own test below
     server = scripted_server(valid_responder)
-    llm = LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", model="scripted-model")
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", settings={"model": "scripted-model"})
     store.ledger.ensure_account("default")
     instance = DagsterInstance.ephemeral()
     csv = tmp_path / "papers.csv"
@@ -136,10 +137,17 @@ def _run(instance, slug: str, status: DagsterRunStatus) -> str:
 def test_a_burst_of_ten_labels_is_one_rerank_and_a_queued_run_absorbs_newer_labels(sqlite_store, monkeypatch,
                                                                                     tmp_path):
     """Ten labels given one after another while the sensor ticks: no run while they keep changing, one run
-    once they are quiet; labels given while that run is still queued are its, not a second run's."""
+    once they are quiet; labels given while that run is still queued are its, not a second run's. The sensor's
+    clock is the test's: it moves past the debounce instead of sleeping."""
     store = sqlite_store
-    quiet = 1.5
+    quiet = 60.0
     monkeypatch.setenv("AGENTR_LABELS_QUIET_SECONDS", str(quiet))
+    ahead = timedelta(0)
+    monkeypatch.setattr(label_sensor, "sensor_now", lambda: datetime.now(timezone.utc) + ahead)
+
+    def quiet_passes() -> None:
+        nonlocal ahead
+        ahead += timedelta(seconds=quiet + 1)
     instance = DagsterInstance.ephemeral()
     slug = "burst"
     add_project(store, slug, ABSTRACT)
@@ -165,11 +173,10 @@ def test_a_burst_of_ten_labels_is_one_rerank_and_a_queued_run_absorbs_newer_labe
     for i, paper in enumerate(papers[:10]):  # a person labelling; the sensor ticks between decisions
         store.labels.set_label(slug, paper.id, "include" if i % 3 == 0 else "exclude")
         tick()
-        time.sleep(0.05)
     waiting = tick()
     assert requests == []  # still changing
     assert isinstance(waiting, SkipReason) and "labels changing (10 labels" in waiting.skip_message
-    time.sleep(quiet + 0.2)
+    quiet_passes()
     tick()
     assert [r.partition_key for r in requests] == [slug]
     assert requests[0].run_key.startswith(f"{slug}:labels:10:4:")
@@ -180,7 +187,7 @@ def test_a_burst_of_ten_labels_is_one_rerank_and_a_queued_run_absorbs_newer_labe
     queued = _run(instance, slug, DagsterRunStatus.NOT_STARTED)
     for paper in papers[10:]:
         store.labels.set_label(slug, paper.id, "exclude")
-    time.sleep(quiet + 0.2)
+    quiet_passes()
     tick()
     assert len(requests) == 1 and json.loads(cursor)[slug].startswith("14:")  # the queued run ranks with them
     assert isinstance(tick(), SkipReason) and len(requests) == 1
@@ -189,6 +196,6 @@ def test_a_burst_of_ten_labels_is_one_rerank_and_a_queued_run_absorbs_newer_labe
     instance.delete_run(queued)
     _run(instance, slug, DagsterRunStatus.STARTED)
     store.labels.set_label(slug, papers[0].id, "clear")
-    time.sleep(quiet + 0.2)
+    quiet_passes()
     tick()
     assert len(requests) == 2 and requests[1].run_key.startswith(f"{slug}:labels:13:")

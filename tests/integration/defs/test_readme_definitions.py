@@ -9,7 +9,7 @@ from pathlib import Path
 
 from dagster import DefaultScheduleStatus, DefaultSensorStatus
 
-from agentr_dagster.settings import Settings
+from agentr_dagster.settings import SensorsConfig
 
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -95,6 +95,6 @@ def test_the_first_screen_is_the_first_hour_and_make_ui_takes_a_port():
     ui = ui[:ui.index("\n\n")]
     assert "--port $(PORT)" in ui and "PORT ?= 3000" in makefile and 'mkdir -p "$(AGENTR_HOME)/inbox"' in ui
     assert "export AGENTR_HOME ?= $(CURDIR)/.agentr" in makefile  # the inbox the first screen names
-    quiet = Settings.model_fields["labels_quiet_seconds"].default
+    quiet = SensorsConfig.model_fields["labels_quiet_seconds"].default
     assert f"quiet for {quiet:g} s" in first  # the labels sensor's debounce, as the settings define it
     assert "agentr label my-review id:<paper_id> include" in first  # a bare number may name two papers

@@ -40,7 +40,7 @@ def test_in_process_limit_bounds_concurrent_calls(sqlite_store, scripted_server)
     )
     store.projects.add_papers("limited", [PaperRecord(title=f"Paper {i}") for i in range(12)], key_fn=paper_key,
                      hash_fn=content_hash, provenance={"format": "test"})
-    settings = LLMSettings(base_url=server.base_url, model="m", limits=EndpointLimits(max_concurrent=3))
+    settings = LLMSettings(base_url=server.base_url, model="m", max_concurrent=3)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
     run_intent(store, backend, "limited")
     server.max_in_flight = 0
@@ -101,12 +101,13 @@ def test_redis_token_budget_is_shared():
 def test_limits_reach_the_gateway_from_the_resource():
     from agentr_dagster.defs.resources import LLMResource
 
-    resource = LLMResource(base_url="http://127.0.0.1:9/v1", max_concurrent_calls=5, requests_per_minute=60)
-    settings = resource.settings()
+    resource = LLMResource(base_url="http://127.0.0.1:9/v1", settings={"max_concurrent": 5, "rpm": 60})
+    settings = resource.llm_settings()
     assert settings.limits.max_concurrent == 5 and settings.limits.requests_per_minute == 60
 
 
-def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2) -> tuple[float, list[float]]:
+def _score_with_one_429(store, server_factory, limit_settings: dict,
+                        retry_after: float = 1.2) -> tuple[float, list[float]]:
     """Score 8 papers, 4 at a time, against a server whose first scoring request gets a 429 with Retry-After;
     returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
     import threading
@@ -137,7 +138,7 @@ def _score_with_one_429(store, server_factory, limits, retry_after: float = 1.2)
         slug, "An abstract about pausing every caller of a rate-limited language model endpoint.")
     store.projects.add_papers(slug, [PaperRecord(title=f"Paper {i}") for i in range(8)], key_fn=paper_key,
                      hash_fn=content_hash, provenance={"format": "test"})
-    settings = LLMSettings(base_url=server.base_url, model="m", limits=limits, backoff_base_s=0.01)
+    settings = LLMSettings(base_url=server.base_url, model="m", backoff_base_s=0.01, **limit_settings)
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
     run_intent(store, backend, slug)
     summary = score_project(store, backend, slug, concurrency=4)
@@ -151,15 +152,14 @@ def _inside_window(first: float, others: list[float], retry_after: float = 1.2) 
 
 
 def test_retry_after_pauses_every_caller_with_no_limits_configured(sqlite_store, scripted_server):  # noqa: F811
-    first, others = _score_with_one_429(sqlite_store, scripted_server, None)
+    first, others = _score_with_one_429(sqlite_store, scripted_server, {})
     assert len(others) == 8 and not _inside_window(first, others), _inside_window(first, others)
 
 
 @pytest.mark.redis
 def test_retry_after_pauses_every_caller_over_redis_with_only_a_concurrency_limit(
         sqlite_store, scripted_server):  # noqa: F811
-    limits = EndpointLimits(max_concurrent=8, redis_url=REDIS_URL)
-    first, others = _score_with_one_429(sqlite_store, scripted_server, limits)
+    first, others = _score_with_one_429(sqlite_store, scripted_server, {"max_concurrent": 8, "redis_url": REDIS_URL})
     assert len(others) == 8 and not _inside_window(first, others), _inside_window(first, others)
 
 
@@ -168,6 +168,6 @@ def test_the_client_timeout_is_a_setting(monkeypatch):
 
     monkeypatch.setenv("AGENTR_LLM_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("AGENTR_LLM_TIMEOUT", "7.5")
-    assert resources_from_env(resolve=True)["llm"].settings().timeout_s == 7.5
+    assert resources_from_env(resolve=True)["llm"].llm_settings().timeout_s == 7.5
     monkeypatch.delenv("AGENTR_LLM_TIMEOUT")
-    assert resources_from_env(resolve=True)["llm"].settings().timeout_s == 120.0
+    assert resources_from_env(resolve=True)["llm"].llm_settings().timeout_s == 120.0

@@ -38,7 +38,8 @@ def test_chain_against_llama_cpp(sqlite_store, llama_server, tmp_path):  # noqa:
     )
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [slug])
-    llm = LLMResource(base_url=llama_server.base_url, model=model, schema_hint=True, max_attempts=2, timeout_s=180)
+    llm = LLMResource(base_url=llama_server.base_url,
+                      settings={"model": model, "schema_hint": True, "max_attempts": 2, "timeout_s": 180})
     resources = {"store": StoreResource(database_url=store.url), "llm": llm, "sources": SourcesResource()}
 
     # The intent stage must come back valid from the real server (the schema hint constrains decoding).

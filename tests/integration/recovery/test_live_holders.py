@@ -24,7 +24,7 @@ from agentr_dagster.cli.common import ensure_project_partition
 from agentr_dagster.settings import dagster_home
 from agentr_dagster.store import DomainStore
 from tests.support import REPO
-from tests.support.polling import wait_for
+from tests.support.polling import holds_for, wait_for
 from tests.support.recovery import (
     MODEL,
     assert_ledger_reconciles,
@@ -113,10 +113,7 @@ def test_a_frozen_run_is_not_taken_over_while_another_waits(pg_url, tmp_path, sc
             return "waiting for the run in flight" in log2.read_text()
 
         wait_for(second_run_waits, "the second run waiting", timeout=90, interval=0.1)
-        deadline = time.monotonic() + 3 * ttl  # ... then for three more TTLs: the lease stays the frozen run's
-        while time.monotonic() < deadline:
-            still_frozen_holder()
-            time.sleep(0.1)
+        holds_for(still_frozen_holder, 3 * ttl)  # ... then for three more TTLs: the lease stays the frozen run's
         assert (store.leases.project_lease(slug).heartbeat_at - frozen_at.heartbeat_at).total_seconds() < ttl
     finally:
         os.kill(first.pid, signal.SIGCONT)

@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,6 +22,7 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.store.leases import HOST, current_realm, pid_alive
 from tests.integration.recovery.test_live_holders import _env, _poll, _priced_store, _scored, _start, _wait
+from tests.support.polling import wait_for
 from tests.support.recovery import assert_ledger_reconciles, chain_responder, llm_env, make_project, requests_per_title
 
 TTL_S = 10.0  # above a few heartbeats (3 s apart), so that a loaded machine never makes a live holder look stale
@@ -66,10 +66,13 @@ def test_a_live_holder_in_another_pid_namespace_is_not_taken_over(pg_url, tmp_pa
     assert lease.host == HOST and lease.realm != current_realm() and not pid_alive(lease.pid)  # "dead" from here
     second = _start(["run", slug, "--no-progress"], env, log2)
     _poll(lambda: "waiting for the run in flight" in log2.read_text(), 180, "the second run waiting", second, log2)
-    while _scored(store, slug) < n and first.poll() is None:  # while it scores, well past the TTL, it holds the lease
+
+    def scored_all_holding_the_lease() -> bool:  # while it scores, well past the TTL, it holds the lease
         current = store.leases.project_lease(slug)
         assert current is not None and current.holder == lease.holder, "a live holder in another namespace was replaced"
-        time.sleep(0.2)
+        return _scored(store, slug) >= n or first.poll() is not None
+
+    wait_for(scored_all_holding_the_lease, "the other namespace's run scoring every paper", timeout=240, interval=0.2)
     code1, out1 = _wait(first, log1)
     code2, out2 = _wait(second, log2)
     assert code1 == 0 and "took the lease" not in out1, out1  # never lost its lease

@@ -269,11 +269,17 @@ def test_a_retry_after_pauses_every_client_of_the_source(replay_server, shared):
     replay_server.faults("openalex", Fault("status", 429, retry_after=1))
     first = make("openalex", replay_server, limiter=limiter)
     second = make("openalex", replay_server, limiter=limiter)
+    told_to_wait = threading.Event()
+
+    def sleep_told(seconds: float) -> None:  # the fetcher sleeps once it has paused the limiter for the 429
+        told_to_wait.set()
+        time.sleep(seconds)
+
+    first.fetcher.sleep = sleep_told
     runner = threading.Thread(target=first.search, args=(QUERY,), kwargs={"max_results": 3})
     runner.start()
-    wait_for(lambda: replay_server.total_requests, "the first request")
+    wait_for(told_to_wait.is_set, "the first client paused by its 429")
     told = replay_server.arrivals[0]
-    time.sleep(0.2)
     other = SourceQuery(name="string-01", text="federated learning")
     assert second.search(other, max_results=3).failure is None
     runner.join()

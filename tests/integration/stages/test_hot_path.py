@@ -161,15 +161,14 @@ def backend_intent(store, slug: str = "waiting"):
 
 def test_an_unreachable_shared_limiter_releases_the_hold_and_makes_no_call(sqlite_store, scripted_server):  # noqa: F811
     from agentr_dagster.domain.failures import StageError
-    from agentr_dagster.limits import EndpointLimits
 
     server = scripted_server(valid_responder)
     store = sqlite_store
     [paper] = _project(store, "no-redis", 1)
     good = LLMStageBackend(OpenAICompatibleBackend(LLMSettings(base_url=server.base_url, model="m"), store))
     run_intent(store, good, "no-redis")
-    limits = EndpointLimits(max_concurrent=2, redis_url="redis://127.0.0.1:1/0")  # nothing listens on port 1
-    settings = LLMSettings(base_url=server.base_url + "/", model="m", limits=limits, max_attempts=1)
+    settings = LLMSettings(base_url=server.base_url + "/", model="m", max_concurrent=2, max_attempts=1,
+                           redis_url="redis://127.0.0.1:1/0")  # nothing listens on port 1
     backend = LLMStageBackend(OpenAICompatibleBackend(settings, store))
     calls, balance = server.calls, store.ledger.balance("default")
     with pytest.raises(StageError):

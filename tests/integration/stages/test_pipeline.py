@@ -100,7 +100,8 @@ def test_dagster_storage_on_postgres(store, home, pg_url_for_dagster):
 
 
 def llm(server, **kw) -> LLMResource:
-    return LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key", model="scripted-model", **kw)
+    return LLMResource(base_url=server.base_url, api_key="sk-test-not-a-real-key",
+                       settings={"model": "scripted-model", **kw})
 
 
 def test_llm_chain_priced_and_idempotent(store, home, scripted_server):  # noqa: F811

@@ -104,8 +104,8 @@ def test_llm_queries_get_one_repair_round_with_the_missed_seeds(store, scripted_
     slug = "llm-seeds"
     add_project(store, slug, QUESTION)
     _save_seeds(store, slug, f"{FOUND}\n{LOST}\n")
-    backend = make_backend(LLMResource(base_url=server.base_url, api_key="sk-test", model="scripted-model")
-                           .settings(), store)
+    backend = make_backend(LLMResource(base_url=server.base_url, api_key="sk-test",
+                                       settings={"model": "scripted-model"}).llm_settings(), store)
     run_intent(store, backend, slug)
     run_queries(store, backend, slug)
     assert Counter(stage_of(r) for r in server.requests) == {"intent": 1, "queries": 2}  # one repair, no more
@@ -125,8 +125,8 @@ def test_llm_queries_without_problems_make_no_extra_call(store, scripted_server)
     server = scripted_server(responder)
     slug = "llm-no-repair"
     add_project(store, slug, QUESTION)
-    backend = make_backend(LLMResource(base_url=server.base_url, api_key="sk-test", model="scripted-model")
-                           .settings(), store)
+    backend = make_backend(LLMResource(base_url=server.base_url, api_key="sk-test",
+                                       settings={"model": "scripted-model"}).llm_settings(), store)
     run_intent(store, backend, slug)
     run_queries(store, backend, slug)
     assert server.calls == 2

@@ -129,7 +129,7 @@ def small_csv(tmp_path: Path, rows: slice, name: str) -> Path:
 def run_chain(store, slug, server, instance):
     if not instance.has_dynamic_partition("projects", slug):
         instance.add_dynamic_partitions("projects", [slug])
-    llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, concurrency=2)
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test", settings={"model": MODEL, "concurrency": 2})
     return materialize(project_assets, partition_key=slug, instance=instance, raise_on_error=False,
                        resources={"store": StoreResource(database_url=store.url), "llm": llm,
                                   "sources": SourcesResource()})

@@ -153,7 +153,7 @@ def test_without_a_plan_every_candidate_is_scored_in_relevance_order(project, re
 
 def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_passes_its_checks(
         store, tmp_path, review, scripted_server, monkeypatch):
-    """Through Dagster, on SQLite and PostgreSQL: `LLMResource(stop_at_recall=...)` is what `agentr run
+    """Through Dagster, on SQLite and PostgreSQL: `LLMResource(settings={"stop_at_recall": ...})` is what `agentr run
     --stop-at-recall` sets; the stop is a success, every check passes, the export has a row per paper."""
     import pandas as pd
     from dagster import DagsterInstance, materialize
@@ -169,7 +169,7 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     add_papers_file(store, SLUG, write_review(review, tmp_path))
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [SLUG])
-    llm = LLMResource(base_url=server.base_url, api_key="sk-test", model=MODEL, stop_at_recall=0.8)
+    llm = LLMResource(base_url=server.base_url, api_key="sk-test", settings={"model": MODEL, "stop_at_recall": 0.8})
     result = materialize(project_assets, partition_key=SLUG, instance=instance,
                          resources={"store": StoreResource(database_url=store.url), "llm": llm,
                                     "sources": SourcesResource()})

@@ -33,9 +33,9 @@ from tests.support.recovery import (
 from tests.support.relay import Relay
 
 
-def _backend(server, store) -> LLMStageBackend:
+def _backend(server, store, **tuning) -> LLMStageBackend:
     settings = LLMSettings(base_url=server.base_url, api_key=API_KEY, model=MODEL, backoff_base_s=0.01,
-                           settle_backoff_s=0.3)
+                           settle_backoff_s=0.3, **tuning)
     return LLMStageBackend(OpenAICompatibleBackend(settings, store))
 
 
@@ -194,8 +194,7 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     relay.start()
     server = scripted_server(chain_responder, latency=0.6)
     store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
-    backend = _backend(server, store)
-    backend.gateway.settings.settle_attempts = 1  # the settle gives up at once: the outage outlasts the stage
+    backend = _backend(server, store, settle_attempts=1)  # the settle gives up at once: the outage outlasts the stage
 
     def cut() -> None:
         # Cut once a scoring call has reached the endpoint (its answer comes 0.6 s later, into the outage), so
