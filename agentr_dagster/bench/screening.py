@@ -307,8 +307,11 @@ def asreview_order(
 
 def elas_u4_order(titles: list[str], abstracts: list[str], labels: np.ndarray, priors: tuple[int, int]) -> np.ndarray:
     """ASReview 2.x/3.x default ``elas_u4``, re-implemented: TF-IDF (uni+bigrams, sublinear, max_df 0.95) of
-    ``title + " " + abstract``; LinearSVC(C=0.11, squared hinge); "balanced" sample weights with ratio 9.8;
-    max query, re-trained after every label; stops learning at the last include (rest in the last order)."""
+    ``title + " " + abstract``; LinearSVC(C=0.11, squared hinge); "balanced" sample weights with ratio 9.8,
+    rescaled to sum to the number of labels as ASReview's balancer does; max query, re-trained after every label;
+    stops learning at the last include (rest in the last order). Gives the real 3.0.8's WSS@95 and recall@10/20 %
+    to the last digit on the 3 shared reviews checked (Antihistamines, Manchini, Ng; without the rescaling
+    Antihistamines was 0.053 against the real -0.013)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.svm import LinearSVC
 
@@ -320,6 +323,7 @@ def elas_u4_order(titles: list[str], abstracts: list[str], labels: np.ndarray, p
         n1 = int(yl.sum())
         n0 = len(yl) - n1
         w = np.where(yl == 1, 1.0, n1 / (9.8 * n0))
+        w *= len(w) / w.sum()
         clf = LinearSVC(C=0.11, loss="squared_hinge").fit(X[idx], yl, sample_weight=w)
         return clf.decision_function(X)
 

@@ -66,9 +66,10 @@ def test_label_weights_reach_the_classifier_and_unit_weights_change_nothing():
 
 def test_pseudo_excludes_come_from_the_bottom_of_the_prior_and_keep_off_topic_records_down():
     """Labels from the top of the prior's list are all on topic: with pseudo-excludes from its bottom half the
-    classifier learns that off-topic records are excluded (a wider gap than the labels alone give)."""
+    classifier learns that off-topic records are excluded (a wider gap than the labels alone give, here where the
+    off-topic records share a word, "trial", with the includes)."""
     on = [f"heart failure trial {'cohort ' if i in (1, 3, 4) else ''}{i}" for i in range(30)]
-    off = [f"soil erosion {i}" for i in range(30)]
+    off = [f"soil erosion trial {i}" for i in range(30)]
     feats = build_features(on + off, [""] * 60, HashEmbedder())
     prior = np.r_[np.linspace(2, 1, 30), np.linspace(0, -1, 30)]  # on-topic records first
     learner = ActiveRanker(feats, prior)
