@@ -342,16 +342,36 @@ def _print_summary(slug: str, top: int = 10) -> None:
     click.echo(f"\n{with_score} of {len(frame)} papers{origin} have a current score for {slug} ({this_run}); "
                f"top {min(top, len(frame))} {order}:")
     if len(frame):
-        columns = ["rank", *(["llm_judgement"] if by_llm else []), "relevance", "c1_score", "c2_score",
-                   "c2_contribution_type", "title"]
-        view = frame.head(top)[columns]
-        view = view.assign(title=view["title"].str.slice(0, 60))
-        click.echo(view.to_string(index=False))
+        click.echo(_top_table(frame, top))
         if offline:
             click.echo("c1_score/c2_score come from the offline backend: heuristics (facet overlap), not judgements")
     _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
+
+
+WHY_CHARS_MIN = 40  # the why column's width when the terminal leaves less room beside the table
+
+
+def _top_table(frame, top: int) -> str:
+    """The top rows as text: rank, the LLM's judgement (where it ordered them), P(include) to 4 decimals, C1/C2,
+    title and the `why` (as in scores.csv), the why shortened to what the terminal leaves beside the rest."""
+    import textwrap
+
+    import pandas as pd
+
+    from agentr_dagster.defs.metadata import top_papers_frame
+
+    view = top_papers_frame(frame, top, ["rank", "llm_judgement", "relevance", "c1_score", "c2_score",
+                                         "c2_contribution_type", "title", "why"])
+    four = {c: (lambda v: "" if pd.isna(v) else f"{v:.4f}") for c in ("relevance", "llm_judgement") if c in view}
+    if "why" not in view:
+        return view.to_string(index=False, formatters=four)
+    rest = max(len(line) for line in view.drop(columns="why").to_string(index=False, formatters=four).splitlines())
+    room = max(WHY_CHARS_MIN, shutil.get_terminal_size().columns - rest - 2)
+    why = view["why"].map(lambda w: textwrap.shorten(str(w), room, placeholder=" ...") if w else "")
+    view["why"] = why.str.ljust(max(why.str.len().max(), 3))  # read from the left, as the title is not
+    return view.to_string(index=False, formatters=four)
 
 
 # how a paper first arrived, by the prefix of its first found_by label (stages.search.paper_found_by's order)

@@ -83,18 +83,29 @@ def table(frame: pd.DataFrame, descriptions: Mapping[str, str]) -> MetadataValue
     return MetadataValue.table(records=records, schema=column_schema(frame, descriptions))
 
 
+def top_papers_frame(scores: pd.DataFrame, limit: int = TOP_PAPERS,
+                     columns: list[str] | None = None) -> pd.DataFrame:
+    """The first ``limit`` rows of a scores frame as a reader sees them, under the export's column names: titles
+    shortened, P(include) and the LLM's judgement to 4 decimals (as the relevance asset and ``scores.csv`` give
+    them). ``columns``: the export columns to show (the UI table's by default); ``llm_judgement`` is left out where
+    no LLM judged a paper (offline: the engine's order, which P(include) shows). Also `agentr run`'s table."""
+    columns = [c for c in (columns or TOP_PAPER_COLUMNS) if c in scores.columns]
+    if "llm_judgement" in columns and scores["llm_judgement"].isna().all():
+        columns.remove("llm_judgement")
+    shown = scores.head(limit)[columns].copy()
+    if "title" in shown:
+        shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
+    for column in ("relevance", "llm_judgement"):
+        if column in shown:
+            shown[column] = shown[column].round(4)
+    return shown
+
+
 def top_papers(scores: pd.DataFrame, limit: int = TOP_PAPERS) -> dict[str, MetadataValue]:
     """``{"top_papers": table}`` of the first ``limit`` rows of a scores frame, or ``{}`` when nothing is scored."""
     if scores.empty:
         return {}
-    columns = [c for c in TOP_PAPER_COLUMNS if c in scores.columns]
-    if "llm_judgement" in columns and scores["llm_judgement"].isna().all():
-        columns.remove("llm_judgement")  # offline: the engine's order, which P(include) shows
-    shown = scores.head(limit)[columns].copy()
-    shown["title"] = shown["title"].map(lambda t: textwrap.shorten(str(t), TITLE_CHARS, placeholder=" ..."))
-    for column in ("relevance", "llm_judgement"):
-        if column in shown:
-            shown[column] = shown[column].round(4)
+    shown = top_papers_frame(scores, limit)
     shown = shown.rename(columns={c: name for c, (name, _) in TOP_PAPER_COLUMNS.items()})
     return {"top_papers": table(shown, dict(TOP_PAPER_COLUMNS.values()))}
 

@@ -324,8 +324,8 @@ def paper_scores(context: AssetExecutionContext, store: StoreResource, llm: LLMR
             f"- **{cls.value}** ({n}): `{retry_command(cls.value, slug)}`" for cls, n in summary.failed.items() if n))
         context.log.warning(f"partial: {summary_text(summary)}; the valid scores go on to the exports and the "
                             "synthesis; " + "; ".join(
-                                f"{cls.value}: {retry_command(cls.value, slug)}"
-                                for cls, n in summary.failed.items() if n))
+                                [*(f"{cls.value}: {retry_command(cls.value, slug)}"
+                                   for cls, n in summary.failed.items() if n), *summary.messages[:1]]))
     scores = db.results.results_for_project(slug)
     return MaterializeResult(
         metadata={**metadata, "dagster/row_count": len(scores)},

@@ -36,7 +36,8 @@ class ScoringSummary:
         with what is valid and ends ``partial`` (the missing papers named with the command that retries them).
         Not when nothing was scored, when a step retry may still score the rest (a transient failure under the
         cap, ``retries_left``), or when the failure stops the stage for everyone: the endpoint refused the key or
-        model (permanent), credits ran out, the project was deleted, the run was asked to stop."""
+        model (permanent), the project was deleted, the run was asked to stop. Credits running out keeps the papers
+        scored so far (they are paid for): the rest wait for a grant and `agentr resume`."""
         failed = {cls for cls, n in self.failed.items() if n}
         return (bool(failed) and failed <= PARTIAL_CLASSES and self.scored + self.reused > 0 and not self.stopped
                 and not (self.retryable and retries_left))
@@ -47,10 +48,11 @@ class ScoringSummary:
 
 ProgressFn = Callable[[int, int], None]
 
-# Failures of single papers that leave the others' scores standing (ScoringSummary.partial). A permanent failure
-# is the endpoint's or the configuration's (a refused key, an unknown model: no further call is made), not one
-# paper's: it fails the stage, as running out of credits does.
-PARTIAL_CLASSES = frozenset({FailureClass.invalid_output, FailureClass.transient})
+# Failures that leave the scores made standing (ScoringSummary.partial): single papers' (invalid, transient) and
+# credits running out (no new call; what was scored is paid for, exported and synthesised; a grant and `agentr
+# resume` score the rest). A permanent failure is the endpoint's or the configuration's (a refused key, an unknown
+# model: no further call is made), not one paper's: it fails the stage.
+PARTIAL_CLASSES = frozenset({FailureClass.invalid_output, FailureClass.transient, FailureClass.no_credits})
 
 
 @dataclass

@@ -24,7 +24,7 @@ def test_failures_name_the_slug_then_count_resolved_ones_apart(scripted_server):
     assert agentr("papers", "add", "broke", str(DEMO / "papers.csv")).exit_code == 0
 
     run = agentr("run", "broke", "--no-progress", env=env)
-    assert run.exit_code == 1 and "`agentr resume broke`" in run.output, run.output
+    assert run.exit_code == 3 and "`agentr resume broke`" in run.output, run.output  # partial: some scored
     before = agentr("failures", "broke").output
     assert "no_credits: " in before and "then `agentr resume broke`" in before, before
     assert "resolved:" not in before
@@ -35,4 +35,5 @@ def test_failures_name_the_slug_then_count_resolved_ones_apart(scripted_server):
     after = agentr("failures", "broke").output
     summary = [line for line in after.splitlines() if not line.startswith("id=")]
     assert not any(line.startswith("no_credits:") for line in summary), after
-    assert any(line.startswith("resolved: ") and "(broke score): nothing to do" in line for line in summary), after
+    # the partial run went on to the draft, whose rewrites ran out too: both stages completed since
+    assert any(line.startswith("resolved: ") and "broke score): nothing to do" in line for line in summary), after

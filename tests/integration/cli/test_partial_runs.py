@@ -6,7 +6,9 @@ PostgreSQL, Dagster's run storage under AGENTR_HOME), as a user types it:
   `agentr status` / `agentr failures` say the same; the retry then completes the project;
 - credits run out during the related-work rewrites: the draft stands (extractive where not rewritten) but is
   `partial` in `agentr status` and `agentr failures`, with the grant-and-resume command, and the run exits 3;
-  after a grant, `agentr resume` finishes the draft without paying again for the paragraphs already rewritten.
+  after a grant, `agentr resume` finishes the draft without paying again for the paragraphs already rewritten;
+- credits run out during the scoring: the papers scored are kept, exported and synthesised, the run exits 3 naming
+  the papers not scored and the grant-and-resume command; after a grant, `agentr resume` scores only the rest.
 """
 
 from __future__ import annotations
@@ -134,3 +136,52 @@ def test_credits_running_out_in_the_draft_leave_it_partial_until_granted_and_res
     assert report.ok, report.violations
     charged = Counter(u.request_hash for u in pg_store.ledger.usage(slug) if u.stage == "related_work")
     assert max(charged.values()) == 1
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_credits_running_out_while_scoring_keep_the_scored_papers_and_resume_scores_only_the_rest(
+        pg_store, tmp_path, scripted_server, monkeypatch):
+    slug, n = "score-broke", 12
+    make_project(pg_store, tmp_path, slug, n)
+    seen = {"score": 0}
+
+    def faults(index: int, body: dict):
+        """When the 5th paper's call arrives the free balance is taken away and the price jumps: the calls
+        already reserved are paid at their own price, later ones are refused."""
+        if stage_name(body) == "score":
+            seen["score"] += 1
+            if seen["score"] == 5:
+                pg_store.ledger.set_pricing("scripted-model", Decimal("1000000"), Decimal("1000000"))
+                pg_store.ledger.adjust("default", -pg_store.ledger.balance("default"), note="test: credits run out")
+        return None
+
+    server = scripted_server(chain_responder, faults=faults)
+    env = llm_env(monkeypatch, server, pg_store, concurrency=2)
+    pg_store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+
+    run = agentr("run", slug, "--no-progress", env=env)
+
+    assert run.exit_code == PARTIAL_EXIT, run.output
+    scored = len(pg_store.results.results_for_project(slug))
+    assert 0 < scored < n, scored
+    frame = pd.read_csv(results_dir(slug) / "scores.csv", keep_default_na=False)
+    assert len(frame) == n and int((frame["not_scored"] == "").sum()) == scored
+    assert pg_store.results.latest_artifact(slug, "landscape") is not None  # synthesised from what was scored
+    assert f"{slug}: partial: {scored} of {n} papers scored; {n - scored} missing (no_credits {n - scored})" \
+        in run.output, run.output
+    assert f"retry no_credits: agentr credits grant AMOUNT, then agentr resume {slug}" in run.output
+    assert f"{slug}: partial: " in agentr("status", slug, env=env).output
+    assert agentr("ledger", "verify", env=env).exit_code == 0
+    score_requests = seen["score"]
+
+    pg_store.ledger.set_pricing("scripted-model", Decimal("2.50"), Decimal("10.00"))
+    assert agentr("credits", "grant", "100000", env=env).exit_code == 0
+    resumed = agentr("resume", slug, env=env)
+    assert resumed.exit_code == 0, resumed.output
+    assert seen["score"] - score_requests == n - scored  # only the papers not scored were asked
+    charged = Counter(u.request_hash for u in pg_store.ledger.usage(slug) if u.stage == "score")
+    assert sum(charged.values()) == n and max(charged.values()) == 1  # one charge per paper, none twice
+    frame = pd.read_csv(results_dir(slug) / "scores.csv", keep_default_na=False)
+    assert int((frame["not_scored"] == "").sum()) == n
+    verify = agentr("ledger", "verify", env=env)
+    assert verify.exit_code == 0, verify.output

@@ -1,12 +1,16 @@
 """The table `agentr run` prints after a run against an LLM endpoint says which order it is in: with LLM scores the
 export's rows follow the LLM's judgement (`llm_judgement`), not the `relevance` column, so the header must not
-call them "top N by relevance" (it did, above a relevance column that was not descending)."""
+call them "top N by relevance" (it did, above a relevance column that was not descending). Each row gives the
+paper's rank, P(include) to 4 decimals and its why as `scores.csv` has them (the why shortened to fit)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 import agentr_dagster.data
+from agentr_dagster.settings import results_dir
 from agentr_dagster.testing.responders import valid_responder
 from tests.support.cli import agentr, scripted_llm_env
 
@@ -24,8 +28,17 @@ def test_llm_run_summary_names_the_llm_order_and_shows_its_column(scripted_serve
     assert result.exit_code == 0, result.output
     assert "by relevance (the calibrated probability" not in result.output
     assert "top 10 in the export's order (the LLM's judgement, llm_judgement;" in result.output
-    header = next(line for line in result.output.splitlines() if line.split()[:2] == ["rank", "llm_judgement"])
-    assert "relevance" in header.split()
+    lines = result.output.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.split()[:2] == ["rank", "llm_judgement"])
+    assert lines[at].split()[2] == "relevance" and lines[at].split()[-1] == "why", lines[at]
+    rows = lines[at + 1 : at + 11]
+    exported = pd.read_csv(results_dir("order-cli") / "scores.csv", keep_default_na=False).head(10)
+    for line, paper in zip(rows, exported.itertuples(), strict=True):
+        rank, _, relevance = line.split()[:3]
+        assert int(rank) == paper.rank and relevance == f"{paper.relevance:.4f}", (line, paper.relevance)
+        assert paper.why, paper  # every paper has a why to show
+        shown = line[line.index(paper.why[:12]):].rstrip().removesuffix(" ...")
+        assert len(shown) >= 12 and paper.why.startswith(shown), (line, paper.why)
     # no price was set for the model: the run says its calls cost nothing, and how to price them
     assert ("LLM call(s) of 'scripted-model' for order-cli were recorded at zero cost (no price in force)"
             in result.output)

@@ -6,6 +6,7 @@ scripted OpenAI-compatible server (real HTTP) and PostgreSQL, counting the reque
 from __future__ import annotations
 
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -226,19 +227,20 @@ def test_a_balance_that_covers_n_papers_scores_at_least_n_minus_one(pg_url, sqli
     store.ledger.adjust("default", target - store.ledger.balance("default"))
     make_project(store, tmp_path, slug, m)
     server.reset()
-    result = run_chain(store, slug, llm(server, concurrency=4), DagsterInstance.ephemeral())
+    instance = DagsterInstance.ephemeral()
+    result = run_chain(store, slug, llm(server, concurrency=4), instance)
 
     scored = _scored(store, slug)
     covered = m - 1
     print(f"last credits: {scored} of {m} papers scored with a balance covering {covered}")
     assert scored >= covered - 1, (scored, covered)
-    assert not result.success  # credits ran out before the last paper (or the synthesis after it)
+    assert result.success  # partial: the papers scored go on (credits ran out before the last or in the draft)
     balance = store.ledger.balance("default")
     assert balance < max(per_paper)
-    failures = [e.step_failure_data.user_failure_data.description for e in result.all_events
-                if e.is_step_failure and e.step_failure_data.user_failure_data]
+    warnings = [entry.user_message for entry in instance.all_logs(result.run_id)
+                if entry.step_key == "paper_scores" and entry.level == logging.WARNING]
     if scored < m:
-        assert any(f"{balance:f} credits now" in text for text in failures), failures
+        assert any(f"{balance:f} credits now" in text for text in warnings), warnings
     assert_ledger_reconciles(store)
     assert store.ledger.verify_ledger().ok
     store.close()

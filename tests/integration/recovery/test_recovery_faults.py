@@ -183,7 +183,8 @@ def test_no_credits_stops_without_retry_and_resumes_after_top_up(sqlite_store, t
 
     result = run_chain(store, slug, llm(server, concurrency=4), instance)
 
-    assert not result.success and step_retries(result) == 0
+    # partial: the papers scored go on to the exports and the synthesis; no step retry
+    assert result.success and step_retries(result) == 0
     assert max(requests_per_title(server).values()) == 1  # nobody retried a refused reservation
     scored = len(store.results.results_for_project(slug))
     assert 0 < scored < N

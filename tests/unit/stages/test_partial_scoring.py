@@ -16,7 +16,7 @@ def summary(scored: int, failed: dict, *, retryable: bool = False, stopped: int 
                           retryable=retryable, stopped=stopped)
 
 
-@pytest.mark.parametrize("cls", [FailureClass.invalid_output, FailureClass.transient])
+@pytest.mark.parametrize("cls", [FailureClass.invalid_output, FailureClass.transient, FailureClass.no_credits])
 def test_papers_failed_on_their_own_leave_the_others_standing(cls):
     assert summary(150, {cls: 150}).partial(retries_left=True)
     assert summary(1, {cls: 1, FailureClass.invalid_output: 3}).partial(retries_left=False)
@@ -32,7 +32,12 @@ def test_a_transient_failure_that_a_step_retry_may_cure_is_retried_first():
     assert retryable.partial(retries_left=False)  # the last attempt: what is valid goes on
 
 
-@pytest.mark.parametrize("cls", [FailureClass.permanent, FailureClass.no_credits, FailureClass.orphan])
+def test_credits_running_out_keep_the_papers_scored_but_nothing_scored_is_a_failure():
+    assert summary(5, {FailureClass.no_credits: 2}).partial(retries_left=True)
+    assert not summary(0, {FailureClass.no_credits: 7}).partial(retries_left=False)
+
+
+@pytest.mark.parametrize("cls", [FailureClass.permanent, FailureClass.orphan])
 def test_failures_that_stop_the_stage_for_everyone_still_fail_it(cls):
     assert not summary(5, {cls: 2}).partial(retries_left=False)
     assert not summary(5, {cls: 1, FailureClass.invalid_output: 1}).partial(retries_left=False)
