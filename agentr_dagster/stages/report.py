@@ -365,7 +365,7 @@ def _papers_data(landscape: Landscape, p_include: dict[int, float]) -> dict:
     # by the calibrated probability of inclusion (the export's relevance), the C1/C2/similarity mix breaking ties
     ranked = sorted(landscape.papers, key=lambda p: (-p_include.get(p.paper_id, -1.0), -p.relevance, p.paper_id))
     rows = [[("key", p.key), ("", p.title), ("n", p.year or ""),
-             ("n", f"{p_include[p.paper_id]:.2f}" if p.paper_id in p_include else ""), ("n", f"{p.c1:.1f}"),
+             ("n", f"{p_include[p.paper_id]:.4f}" if p.paper_id in p_include else ""), ("n", f"{p.c1:.1f}"),
              ("n", f"{p.c2:.1f}"), ("", CONTRIBUTION_LABELS[p.contribution_type]), ("n", f"{p.similarity:.2f}"),
              ("", ", ".join(p.sections) if p.included else f"— {p.exclusion_reason}")]
             for p in ranked[:MAX_PAPER_ROWS]]
