@@ -25,6 +25,7 @@ import json
 import random
 import re
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches, p
 from agentr_dagster.domain.seed_check import MAX_GROWTH, SeedStudy, improve_blocks
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
+    GENERIC_SHARE,
     GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,
@@ -105,7 +107,17 @@ class Pool:
 
     def df(self, term: str) -> float:
         """Share of the pool's records a term matches (its document frequency)."""
-        return len(self.term_ids(term)) / max(1, len(self.low))
+        return len(self.term_ids(term.strip('"'))) / max(1, len(self.low))
+
+    def background_without(self, owner: str) -> Callable[[str], float]:
+        """A term's share of the OTHER reviews' records: the background a review's own query is judged by (as a
+        lake holds other projects' papers), never its own records."""
+        others = max(1, len(self.low) - self.size_of.get(owner, 0))
+
+        def share(term: str) -> float:
+            return sum(1 for i in self.term_ids(term.strip('"')) if self.owners[i] != owner) / others
+
+        return share
 
     def specificity(self, node: Node | None, owner: str, exclude: frozenset[int] = frozenset()) -> dict:
         """What a query matches in the pool: the share of the OTHER reviews' records (``off_topic``), and all it
@@ -159,7 +171,11 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
     """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
     the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
     query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`)."""
-    intent = backend.decompose_intent(text)
+    held, backend.background = backend.background, pool.background_without(name)
+    try:
+        intent = backend.decompose_intent(text)
+    finally:
+        backend.background = held
     queries = backend.generate_queries(intent)
     out: dict[str, Any] = {
         "boolean_query": queries.boolean_query,
@@ -195,7 +211,8 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         for growth in GROWTH_GRID if intent.concepts else ():
             mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
                                    lambda ts: _render(intent, ts), background=pool.df,
-                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related)
+                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related,
+                                   generic=pool.background_without(name))
             by_growth[str(growth)] = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
             if growth == MAX_GROWTH:
                 added, after = mined.added, mined.query
@@ -267,7 +284,11 @@ def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) 
     rows = []
     for item in json.loads(Path(path).read_text(encoding="utf-8")):
         text = f"{item.get('title', '')}. {item.get('abstract', '')}".strip(". ")
-        intent = backend.decompose_intent(text)
+        held, backend.background = backend.background, pool.df
+        try:
+            intent = backend.decompose_intent(text)
+        finally:
+            backend.background = held
         query = backend.generate_queries(intent).boolean_query
         hits = pool.ids(parse_boolean_query(query))
         rows.append({"name": item.get("name", ""), "boolean_query": query,
@@ -393,14 +414,29 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
 
 
 GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
+GENERIC_SHARE_GRID = (0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
 
 
 def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str, range],
                                grid: tuple[float, ...] = GENERIC_ZIPF_GRID) -> dict[str, Any]:
-    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`) judged
-    leave-one-review-out on the questions: for each review, among the floors whose mean off-topic rate on the
-    other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall there (then the lower
-    off-topic rate) is applied to it."""
+    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`, general English
+    alone: no background) judged leave-one-review-out on the questions (:func:`_leave_one_out_value`)."""
+    return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, z: extract_concepts(question, z))
+
+
+def leave_one_out_generic_share(folders: list[Path], pool: Pool, spans: dict[str, range],
+                                grid: tuple[float, ...] = GENERIC_SHARE_GRID) -> dict[str, Any]:
+    """The background share from which a term is generic (:data:`~agentr_dagster.llm.offline.concepts.
+    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions."""
+    return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, s: extract_concepts(
+        question, background=pool.background_without(name), generic_share=s))
+
+
+def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range], grid: tuple[float, ...],
+                         plan_of: Callable[[str, str, float], Any]) -> dict[str, Any]:
+    """A tuned value of the concept path judged leave-one-review-out on the questions: for each review, among
+    the values whose mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the
+    best mean recall there (then the lower off-topic rate) is applied to it."""
     rows: dict[tuple[float, str], tuple[float, float]] = {}
     names = []
     for folder in folders:
@@ -409,7 +445,7 @@ def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str,
         own = spans[rv.name]
         includes = [own[i] for i, v in enumerate(rv.labels) if int(v)]
         for z in grid:
-            query = extract_concepts(rv.question, z).boolean_query()
+            query = plan_of(rv.question, rv.name, z).boolean_query()
             tree = parse_boolean_query(query) if query else None
             hits = pool.ids(tree)
             rows[(z, rv.name)] = (sum(1 for i in includes if i in hits) / max(1, len(includes)),
@@ -442,6 +478,7 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
                               "reviews": reviews, "summary": summarise(reviews)}
     if len(folders) > 1:
         result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
+        result["summary"]["leave_one_out_generic_share"] = leave_one_out_generic_share(folders, pool, spans)
     if abstracts is not None:
         result["unlabelled_abstracts"] = bench_unlabelled_abstracts(abstracts, pool, backend)
     return result
@@ -517,6 +554,10 @@ def format_table(result: dict) -> str:
     if gz:
         lines += _tuned_value_lines(gz, "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
                                     GENERIC_ZIPF)
+    gs = summary.get("leave_one_out_generic_share")
+    if gs:
+        lines += _tuned_value_lines(gs, "generic-word background share per value, recall/off-topic",
+                                    "generic-word share", GENERIC_SHARE)
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")

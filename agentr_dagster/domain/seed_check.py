@@ -26,6 +26,7 @@ from agentr_dagster.domain.boolean_query import (
     query_terms,
     to_query,
 )
+from agentr_dagster.domain.specificity import GENERIC_SHARE
 from agentr_dagster.domain.text import is_stopword, tokenize
 from agentr_dagster.domain.truncation import truncation
 
@@ -274,14 +275,19 @@ class MinedBlocks:
 def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[SeedStudy],
                    render: Callable[[list[list[str]]], str], background: Background, count: Counter,
                    max_growth: float = MAX_GROWTH, max_terms: int = MAX_MINED_TERMS,
-                   relatedness: Relatedness | None = None) -> MinedBlocks:
+                   relatedness: Relatedness | None = None, generic: Background | None = None,
+                   generic_share: float = GENERIC_SHARE) -> MinedBlocks:
     """The objective approach, per concept block: the terms most characteristic of the seeds against the
     background (:func:`mined_terms`) are proposed to each block in turn (the main block first); a term is kept
     when the block then names a seed it did not name before (so the query, whatever its shape, finds the
     seeds through that block) and the query still matches at most ``max_growth`` times what it matched in the
-    background (``count``) before any term was added. ``render`` makes the query of the blocks' terms. With
-    ``relatedness``, a term is proposed only to the block whose terms it is closest to (a drug name to the
-    drugs, a symptom to the condition)."""
+    background (``count``) before any term was added. ``render`` makes the query of the blocks' terms.
+
+    A term in ``generic_share`` or more of the records of ``generic`` (a background of many topics: the lake,
+    a pool of reviews) is boilerplate or a general word ("rights reserved", "literatur*") and never proposed.
+    Each term is proposed only to its home block (:func:`_home_blocks`): the block that misses the most seeds
+    using it (seed co-occurrence: the term stands in for that concept there), at a tie the one whose terms it
+    is closest to by ``relatedness`` (a drug name to the drugs, a symptom to the condition)."""
     terms = [list(t) for _, t in blocks]
     base = max(1, count(parse_boolean_query(render(terms))))
 
@@ -292,10 +298,9 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
     before = seed_recall(terms)
     added: dict[str, list[str]] = {}
     candidates = mined_terms(seeds, background) if seeds else []
-    home: dict[str, int] = {}
-    if relatedness is not None and candidates and len(blocks) > 1:
-        scores = [relatedness(candidates, list(t)) for _, t in blocks]
-        home = {c: max(range(len(blocks)), key=lambda i: scores[i][k]) for k, c in enumerate(candidates)}
+    if generic is not None:
+        candidates = [c for c in candidates if generic(c) < generic_share]
+    home = _home_blocks(candidates, terms, seeds, relatedness)
     for i, (name, _) in enumerate(blocks):
         for term in candidates:
             if home.get(term, i) != i:
@@ -314,6 +319,23 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
             added.setdefault(name, []).append(term)
     return MinedBlocks(terms=terms, added=added, query=render(terms), seed_recall_before=before,
                        seed_recall_after=seed_recall(terms))
+
+
+def _home_blocks(candidates: list[str], terms: list[list[str]], seeds: Sequence[SeedStudy],
+                 relatedness: Relatedness | None) -> dict[str, int]:
+    """Each candidate term's block: the one missing the most of the seeds that use the term, then the closest
+    by ``relatedness`` (then the earlier block)."""
+    if len(terms) < 2 or not candidates:
+        return {}
+    blocks = [Or(tuple(Term(t) for t in ts)) if ts else None for ts in terms]
+    names = [{j for j, s in enumerate(seeds) if b is not None and matches(b, s.text)} for b in blocks]
+    scores = [relatedness(candidates, list(ts)) for ts in terms] if relatedness is not None else None
+    home = {}
+    for k, cand in enumerate(candidates):
+        using = {j for j, s in enumerate(seeds) if matches(Term(cand), s.text)}
+        home[cand] = max(range(len(terms)), key=lambda i: (len(using - names[i]),
+                                                           scores[i][k] if scores is not None else 0.0, -i))
+    return home
 
 
 def improve_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None,

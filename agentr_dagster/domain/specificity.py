@@ -65,11 +65,24 @@ def any_share(terms: list[str], background: Background | None = None) -> float:
     return 1 - miss
 
 
+#: With a background (the lake, or other records), a term in this share of its records or more is generic
+#: (:func:`is_generic`). Judged leave-one-review-out (`agentr bench queries`).
+GENERIC_SHARE = 0.03
+#: A background smaller than this says little about a term: general English judges alone.
+MIN_BACKGROUND_RECORDS = 1000
+#: With a background, general English still calls a term generic from this far above the floor ("make",
+#: "new", "use" are common anywhere, whatever a small background holds).
+BACKGROUND_ZIPF_MARGIN = 0.5
+
+
 def is_generic(term: str, zipf_floor: float, background: Background | None = None,
                share_floor: float | None = None) -> bool:
-    """A term too common to name a topic: its general-English Zipf frequency is ``zipf_floor`` or more (or, with
-    a background and ``share_floor``, it is in that share of the background's records or more). An acronym
-    written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not)."""
+    """A term too common to name a topic. Without a background (or ``share_floor``): its general-English Zipf
+    frequency is ``zipf_floor`` or more. With one, the background decides: a term in ``share_floor`` of its
+    records or more is generic ("patient*" in scientific abstracts, a publisher's "rights reserved"), one that
+    is rare there is not even where general English uses it often ("social media"), unless it is common
+    anywhere (``zipf_floor`` + :data:`BACKGROUND_ZIPF_MARGIN`). An acronym written in capitals is judged by its
+    letters as a word ("ADHD" is rare, "ACE" is not)."""
     if background is not None and share_floor is not None:
-        return background(term) >= share_floor
+        return background(term) >= share_floor or general_zipf(term) >= zipf_floor + BACKGROUND_ZIPF_MARGIN
     return general_zipf(term) >= zipf_floor

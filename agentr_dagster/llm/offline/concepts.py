@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agentr_dagster.domain.specificity import any_share, general_zipf, is_generic
+from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 
@@ -37,7 +37,12 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 #: ``main_and_any`` A AND (B OR C ...); ``any`` A OR B OR C ...; ``main_or_two_of_rest`` A OR (any two of B, C ...).
 #: ``main_unless_broad`` A alone while the share of records expected to name it is at most :data:`BROAD_SHARE`,
 #: else A AND (B OR C ...): the main subject always required.
-QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad")
+#: ``main_or_required_rest`` A OR (the other required blocks AND-ed): an optional block (a demographic word, a
+#: concept the question says not to require) left out.
+#: Whatever the shape, blocks marked ``independent`` (an abstract's title naming two subjects: "X and the risk
+#: of Y") are AND-ed with the main block: A AND B, never A OR B.
+QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad",
+                "main_or_required_rest")
 #: The shapes that put every concept of the question in the query.
 SHAPES_WITH_EVERY_CONCEPT = QUERY_SHAPES[1:]
 #: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
@@ -50,6 +55,9 @@ MAX_TERMS_PER_BLOCK = 40
 #: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
 #: "dementia" 3.8) is too common to stand as an alternative of a concept.
 GENERIC_ZIPF = 5.0
+#: An abstract's query ANDs at most this many concepts of its title (the main one included): two subjects
+#: ("X and the risk of Y"); a third (a setting: "in office workers") narrows it past what its studies all say.
+MAX_INDEPENDENT_BLOCKS = 2
 #: ``main_unless_broad``: the main block alone when the share of records expected to name it (general English)
 #: is at most this, else the main block AND any other concept.
 BROAD_SHARE = 0.02
@@ -173,6 +181,7 @@ class ConceptBlock:
     n_items: int = 1  # how many variants the question itself lists
     generic: bool = False  # every term common English: never the main block, never required
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
+    independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -205,6 +214,11 @@ class ConceptPlan:
             return ""
         rest = [b for b in self.blocks if b is not main]
         a = main.query(max_terms)
+        independent = [b for b in rest if b.independent]
+        if independent:  # the title's subjects, each an OR-group of its variants, AND-ed
+            return " AND ".join([a, *(b.query(max_terms) for b in independent)])
+        if shape == "main_or_required_rest":
+            rest = [b for b in rest if b.required]
         if shape == "main" or not rest:
             return a
         parts = [b.query(max_terms) for b in rest]
@@ -212,8 +226,8 @@ class ConceptPlan:
         def all_of(qs: list[str]) -> str:
             return qs[0] if len(qs) == 1 else "(" + " AND ".join(qs) + ")"
 
-        if shape == "main_or_rest":
-            return f"{a} OR {all_of(parts)}"
+        if shape in ("main_or_rest", "main_or_required_rest"):
+            return f"{a} OR {all_of(parts)}" if parts else a
         if shape == "two_of":
             everyone = [a, *parts]
             return " OR ".join(f"({x} AND {y})" for i, x in enumerate(everyone) for y in everyone[i + 1:])
@@ -315,6 +329,10 @@ def _run_terms(words: list[str]) -> list[str]:
         words = words[-4:]
     terms = _phrase_terms(" ".join(words))
     if len(words) >= 3:
+        # its leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then its word pairs
+        for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
+            if not (part[0][0].isdigit() or part[-1][0].isdigit()):
+                terms.extend(_phrase_terms(" ".join(part)))
         for i in range(len(words) - 1):
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
@@ -714,10 +732,14 @@ def _dedupe_plain(terms: list[str]) -> list[str]:
     return out
 
 
-def extract_concepts(text: str, generic_zipf: float | None = None) -> ConceptPlan:
+def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
+                     generic_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
-    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one."""
+    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
+    ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
+    or more (default :data:`GENERIC_SHARE`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
+    generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.split())
     topic, eligibility, dropped = classify_sentences(text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
@@ -779,10 +801,13 @@ def extract_concepts(text: str, generic_zipf: float | None = None) -> ConceptPla
                 named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
                 if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
                     block.required = False
-    _drop_generic_terms(blocks, generic_zipf)
+    _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     if not any(b.required for b in blocks) and blocks:
         min(blocks, key=lambda b: general_zipf(b.label)).required = True
-    _order_blocks(blocks, text, "" if is_review_question(text) else (topic[0] if topic else ""))
+    title = "" if is_review_question(text) else (topic[0] if topic else "")
+    _order_blocks(blocks, text, title)
+    if title:
+        _mark_title_subjects(blocks, title)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -817,24 +842,46 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         return
     sentences = [s.casefold() for s in _sentences(text)]
     title_low = title.casefold()
-
-    def named_in(block: ConceptBlock, sentence: str) -> bool:
-        words = [w.casefold() for w in _content_words(block.label)]
-        return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
-            _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
-
-    blocks.sort(key=lambda b: (not b.required, b.generic, not named_in(b, title_low),
-                               -sum(named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
+                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
 
-def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float) -> None:
-    """No generic term stands as an alternative: a block keeps only its terms rarer than ``zipf_floor`` in
-    general English; a block with none left keeps its terms but is generic (optional, never the main one)."""
+def _named_in(block: ConceptBlock, sentence: str) -> bool:
+    """The lower-case ``sentence`` names the block's concept: every word of its label (by its first five
+    letters), or one of its acronyms."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
+        _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
+
+
+def _mark_title_subjects(blocks: list[ConceptBlock], title: str) -> None:
+    """An abstract's query is its title's subjects AND-ed: the main block and each other required concept the
+    title names (up to :data:`MAX_INDEPENDENT_BLOCKS` in all) are independent concepts, each an OR-group of its
+    variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only
+    the aim sentence names is optional: it adds no alternative to the title's subjects."""
+    if not blocks:
+        return
+    low = title.casefold()
+    kept = 1
+    for block in blocks[1:]:
+        named = _named_in(block, low)
+        if named and block.required and not block.generic and kept < MAX_INDEPENDENT_BLOCKS:
+            block.independent = True
+            kept += 1
+        else:
+            block.required = False
+
+
+def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, background: Background | None = None,
+                        share_floor: float | None = None) -> None:
+    """No generic term stands as an alternative: a block keeps only its terms that are not generic
+    (:func:`~agentr_dagster.domain.specificity.is_generic`: general English, or the ``background``'s records);
+    a block with none left keeps its terms but is generic (optional, never the main one)."""
     for block in blocks:
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor))]
+            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
         if specific:
             block.terms = specific
         else:
