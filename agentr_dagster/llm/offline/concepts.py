@@ -96,7 +96,7 @@ META_WORDS = frozenset(
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
-    many much outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
+    many much several numerous outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
     explore explored exploring explores investigate investigated evaluate evaluated evaluating build builds building
     associated association associations use used using usage apply applied applicable applicability
     leading cause causes age group groups catalogue topic topics quality good large newer new older recent
@@ -807,7 +807,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if is_review_question(text) else (topic[0] if topic else "")
     _order_blocks(blocks, text, title)
     if title:
-        _mark_title_subjects(blocks, title)
+        blocks = _title_subjects(blocks, title)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -854,22 +854,30 @@ def _named_in(block: ConceptBlock, sentence: str) -> bool:
         _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
 
 
-def _mark_title_subjects(blocks: list[ConceptBlock], title: str) -> None:
-    """An abstract's query is its title's subjects AND-ed: the main block and each other required concept the
+def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """An abstract's blocks are its title's subjects, AND-ed: the main block and each other required concept the
     title names (up to :data:`MAX_INDEPENDENT_BLOCKS` in all) are independent concepts, each an OR-group of its
-    variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only
-    the aim sentence names is optional: it adds no alternative to the title's subjects."""
+    variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only the
+    aim sentence names, or one past the cap, is left out: it would add an alternative or a narrowing the title
+    does not ask for."""
     if not blocks:
-        return
+        return blocks
     low = title.casefold()
-    kept = 1
+    kept = [blocks[0]]
     for block in blocks[1:]:
-        named = _named_in(block, low)
-        if named and block.required and not block.generic and kept < MAX_INDEPENDENT_BLOCKS:
+        # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject
+        subject = block.facet != "comparator" and not _generic_label(block.label)
+        if _named_in(block, low) and subject and block.required and not block.generic and len(kept) < (
+                MAX_INDEPENDENT_BLOCKS):
             block.independent = True
-            kept += 1
-        else:
-            block.required = False
+            kept.append(block)
+    return kept
+
+
+def _generic_label(label: str) -> bool:
+    """A concept named only by generic words: its label without generic heads ("therapies") is common English."""
+    words = [w for w in _content_words(label) if w.casefold() not in GENERIC_HEADS]
+    return not words or general_zipf(" ".join(words)) >= GENERIC_ZIPF
 
 
 def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, background: Background | None = None,
