@@ -113,9 +113,11 @@ class Pool:
         """A term's share of the OTHER reviews' records: the background a review's own query is judged by (as a
         lake holds other projects' papers), never its own records."""
         others = max(1, len(self.low) - self.size_of.get(owner, 0))
+        own = frozenset(i for i, o in enumerate(self.owners) if o == owner)
 
         def share(term: str) -> float:
-            return sum(1 for i in self.term_ids(term.strip('"')) if self.owners[i] != owner) / others
+            ids = self.term_ids(term.strip('"'))
+            return (len(ids) - len(ids & own)) / others
 
         return share
 

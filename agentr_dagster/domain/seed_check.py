@@ -307,7 +307,7 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
                 continue
             if len(added.get(name, [])) >= max_terms:
                 break
-            block = Or(tuple(Term(t) for t in terms[i])) if terms[i] else None
+            block = Or(tuple(parse_boolean_query(t) for t in terms[i])) if terms[i] else None
             named = {j for j, s in enumerate(seeds) if block is not None and matches(block, s.text)}
             if not any(j not in named and matches(Term(term), s.text) for j, s in enumerate(seeds)):
                 continue
@@ -323,17 +323,23 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
 
 def _home_blocks(candidates: list[str], terms: list[list[str]], seeds: Sequence[SeedStudy],
                  relatedness: Relatedness | None) -> dict[str, int]:
-    """Each candidate term's block: the one missing the most of the seeds that use the term, then the closest
-    by ``relatedness`` (then the earlier block)."""
+    """Each candidate term's block, by seed co-occurrence: the one missing the most of the seeds that use the
+    term (it would name them), then one of whose words the term shares a stem with ("neuropath*" and
+    "neuropathic pain"), then the one naming the most of those seeds already (the term is that concept's
+    vocabulary), then the closest by ``relatedness``, then the earlier."""
     if len(terms) < 2 or not candidates:
         return {}
-    blocks = [Or(tuple(Term(t) for t in ts)) if ts else None for ts in terms]
+    blocks = [Or(tuple(parse_boolean_query(t) for t in ts)) if ts else None for ts in terms]
     names = [{j for j, s in enumerate(seeds) if b is not None and matches(b, s.text)} for b in blocks]
     scores = [relatedness(candidates, list(ts)) for ts in terms] if relatedness is not None else None
+    stems = [{w.strip('"*').casefold()[:5] for t in ts for w in t.split() if len(w.strip('"*')) >= 5}
+             for ts in terms]
     home = {}
     for k, cand in enumerate(candidates):
         using = {j for j, s in enumerate(seeds) if matches(Term(cand), s.text)}
-        home[cand] = max(range(len(terms)), key=lambda i: (len(using - names[i]),
+        words = {w.strip('"*').casefold()[:5] for w in cand.split() if len(w.strip('"*')) >= 5}
+        home[cand] = max(range(len(terms)), key=lambda i: (len(using - names[i]), bool(words & stems[i]),
+                                                           len(using & names[i]),
                                                            scores[i][k] if scores is not None else 0.0, -i))
     return home
 

@@ -206,6 +206,20 @@ def seed_pool(store: DomainStore, slug: str) -> SeedPool | None:
                     lambda node: int(lake.boolean_mask(node).sum()))
 
 
+def lake_background() -> Background | None:
+    """A term's share of the paper lake's records, the background of many topics that tells boilerplate and
+    general words from a topic's (``generic`` of :func:`~agentr_dagster.domain.seed_check.improve_blocks`); None
+    while the lake holds fewer than ``MIN_BACKGROUND_RECORDS`` papers (too few to judge by)."""
+    from agentr_dagster.domain.boolean_query import Term
+    from agentr_dagster.domain.specificity import MIN_BACKGROUND_RECORDS
+    from agentr_dagster.lake import Lake
+
+    lake = Lake.open()
+    if lake is None or lake.n < MIN_BACKGROUND_RECORDS:
+        return None
+    return lambda term: float(lake.boolean_mask(Term(term.strip('"'))).mean())
+
+
 def seed_fingerprint(seeds: list[SeedStudy]) -> str:
     """What of the seeds the stored query depends on: new seeds (or labels) make the queries stage run again."""
     return sha256(*sorted(s.text for s in seeds)) if seeds else ""
@@ -228,7 +242,8 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
                                       for c, t in zip(intent.concepts, terms, strict=True)])
 
     mined = improve_blocks([(f"{c.facet}: {c.label}", c.terms) for c in intent.concepts], seeds, render,
-                           pool.background, pool.count, relatedness=embedding_relatedness())
+                           pool.background, pool.count, relatedness=embedding_relatedness(),
+                           generic=lake_background())
     before_query = render([list(c.terms) for c in intent.concepts])
     store.results.save_artifact(slug, SEED_TERMS_STAGE, {
         "added_terms": mined.added, "seed_recall_before": mined.seed_recall_before,

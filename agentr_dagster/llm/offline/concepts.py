@@ -252,7 +252,7 @@ def _sendable(term: str) -> str:
     """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
     word. The translation leaves a stem it cannot send unconstrained, which drops the whole OR it sits in (in
     ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``."""
-    if "*" not in term:
+    if "*" not in term or term.startswith("("):  # a term of words AND-ed: its stems are long ones already
         return term
     words = [w if re.fullmatch(r"\w{4,}\*", w.strip('"')) else w.replace("*", "") for w in term.split(" ")]
     return " ".join(words)
@@ -874,6 +874,24 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     return kept
 
 
+def _paired(term: str, terms: list[str], zipf_floor: float) -> str:
+    """A generic single word of a block (a stem) AND-ed with its neighbour in the block's phrase that holds it
+    (the word before it, else after; one that is not common English), as one term: ``(fault* AND predict*)``;
+    "" when no phrase holds it or its neighbours are common."""
+    stem = term.strip('"').rstrip("*").casefold()
+    if " " in term.strip('"') or len(stem) < 4 or _is_acronym(term):
+        return ""
+    for phrase in terms:
+        words = phrase.strip('"').casefold().split()
+        at = next((i for i, w in enumerate(words) if w.startswith(stem)), None)
+        if len(words) < 2 or at is None:
+            continue
+        for other in (words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
+            if len(other) >= 4 and other.isalpha() and general_zipf(other) < zipf_floor:
+                return f"({_sendable(truncation(other))} AND {_sendable(term)})"
+    return ""
+
+
 def _generic_label(label: str) -> bool:
     """A concept named only by generic words: its label without generic heads ("therapies") is common English."""
     words = [w for w in _content_words(label) if w.casefold() not in GENERIC_HEADS]
@@ -891,7 +909,10 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
             _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
         if specific:
-            block.terms = specific
+            # a generic word of the concept's own phrase stays, AND-ed with that phrase's rarest other word:
+            # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"
+            paired = [_paired(t, block.terms, zipf_floor) for t in block.terms if t not in specific]
+            block.terms = _dedupe(specific + [p for p in paired if p])
         else:
             block.generic = True
             block.required = False

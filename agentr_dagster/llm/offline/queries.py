@@ -268,7 +268,7 @@ def _trim_words(text: str, limit: int) -> str:
 
 def _readable(term: str) -> bool:
     """A term that reads as words once its wildcard is off (a phrase, or a whole word), not a cut stem."""
-    return " " in term.strip('"') or not term.endswith("*")
+    return not term.startswith("(") and (" " in term.strip('"') or not term.endswith("*"))
 
 
 def _fields_from_concepts(intent: ResearchIntent) -> bool:
