@@ -67,7 +67,7 @@ def any_share(terms: list[str], background: Background | None = None) -> float:
 
 #: With a background (the lake, or other records), a term in this share of its records or more is generic
 #: (:func:`is_generic`). Judged leave-one-review-out (`agentr bench queries`).
-GENERIC_SHARE = 0.03
+GENERIC_SHARE = 0.1
 #: A background smaller than this says little about a term: general English judges alone.
 MIN_BACKGROUND_RECORDS = 1000
 #: With a background, general English still calls a term generic from this far above the floor ("make",

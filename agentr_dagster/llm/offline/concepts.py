@@ -96,7 +96,8 @@ META_WORDS = frozenset(
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
-    many much several numerous outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
+    many much several numerous outcome outcomes concern concerns interest importance issue issues mention
+    mentions mentioned
     explore explored exploring explores investigate investigated evaluate evaluated evaluating build builds building
     associated association associations use used using usage apply applied applicable applicability
     leading cause causes age group groups catalogue topic topics quality good large newer new older recent

@@ -1,0 +1,19 @@
+"""How `agentr bench queries` picks a tuned query shape: the issue's bars as constraints, recall as the aim."""
+
+from __future__ import annotations
+
+from agentr_dagster.bench.queries import choose_shape
+
+
+def _review(**shapes: tuple[float, float, float]) -> dict:
+    return {"by_shape": {name: {"recall": r, "off_topic": off, "ratio_n": xn} for name, (r, off, xn) in
+                         shapes.items()}}
+
+
+def test_the_best_recall_among_shapes_within_the_off_topic_and_record_bars():
+    reviews = [_review(narrow=(0.91, 0.01, 0.8), wider=(0.95, 0.03, 1.2), everything=(0.99, 0.12, 2.0),
+                       huge=(0.99, 0.02, 4.0))] * 3
+    # "everything" matches too many other reviews' records, "huge" too many records for N: "wider" recalls most
+    assert choose_shape(reviews, ("narrow", "wider", "everything", "huge")) == "wider"
+    # when no shape is within the bars, the best recall (then the lower off-topic rate)
+    assert choose_shape(reviews, ("everything", "huge")) == "huge"
