@@ -875,13 +875,15 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     return kept
 
 
-def _paired(term: str, terms: list[str], zipf_floor: float) -> str:
-    """A generic single word of a block (a stem) AND-ed with its neighbour in the block's phrase that holds it
-    (the word before it, else after; one that is not common English), as one term: ``(fault* AND predict*)``;
-    "" when no phrase holds it or its neighbours are common."""
+def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:
+    """A generic single word of a block (a stem) AND-ed with each of its neighbours in the block's phrases that
+    hold it (words that are not common English), as terms: "predict*" of "fault prediction metrics" ->
+    ``(fault* AND predict*)``, ``(metric* AND predict*)``, which find "predicting faults", "metrics predict";
+    none when no phrase holds it or its neighbours are common."""
     stem = term.strip('"').rstrip("*").casefold()
     if " " in term.strip('"') or len(stem) < 4 or _is_acronym(term):
-        return ""
+        return []
+    out = []
     for phrase in terms:
         words = phrase.strip('"').casefold().split()
         at = next((i for i, w in enumerate(words) if w.startswith(stem)), None)
@@ -889,8 +891,8 @@ def _paired(term: str, terms: list[str], zipf_floor: float) -> str:
             continue
         for other in (words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
             if len(other) >= 4 and other.isalpha() and general_zipf(other) < zipf_floor:
-                return f"({_sendable(truncation(other))} AND {_sendable(term)})"
-    return ""
+                out.append(f"({_sendable(truncation(other))} AND {_sendable(term)})")
+    return _dedupe(out)
 
 
 def _generic_label(label: str) -> bool:
@@ -912,8 +914,8 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         if specific:
             # a generic word of the concept's own phrase stays, AND-ed with that phrase's rarest other word:
             # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"
-            paired = [_paired(t, block.terms, zipf_floor) for t in block.terms if t not in specific]
-            block.terms = _dedupe(specific + [p for p in paired if p])
+            paired = [p for t in block.terms if t not in specific for p in _paired(t, block.terms, zipf_floor)]
+            block.terms = _dedupe(specific + paired)
         else:
             block.generic = True
             block.required = False
