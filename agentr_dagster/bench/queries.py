@@ -176,11 +176,7 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
     """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
     the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
     query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`)."""
-    held, backend.background = backend.background, pool.background_without(name)
-    try:
-        intent = backend.decompose_intent(text)
-    finally:
-        backend.background = held
+    intent = backend.decompose_intent(text, pool.background_without(name))
     queries = backend.generate_queries(intent)
     out: dict[str, Any] = {
         "boolean_query": queries.boolean_query,
@@ -299,11 +295,7 @@ def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) 
     rows = []
     for item in json.loads(Path(path).read_text(encoding="utf-8")):
         text = f"{item.get('title', '')}. {item.get('abstract', '')}".strip(". ")
-        held, backend.background = backend.background, pool.df
-        try:
-            intent = backend.decompose_intent(text)
-        finally:
-            backend.background = held
+        intent = backend.decompose_intent(text, pool.df)
         query = backend.generate_queries(intent).boolean_query
         hits = pool.ids(parse_boolean_query(query))
         rows.append({"name": item.get("name", ""), "boolean_query": query,

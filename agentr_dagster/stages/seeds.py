@@ -206,20 +206,6 @@ def seed_pool(store: DomainStore, slug: str) -> SeedPool | None:
                     lambda node: int(lake.boolean_mask(node).sum()))
 
 
-def lake_background() -> Background | None:
-    """A term's share of the paper lake's records, the background of many topics that tells boilerplate and
-    general words from a topic's (``generic`` of :func:`~agentr_dagster.domain.seed_check.improve_blocks`); None
-    while the lake holds fewer than ``MIN_BACKGROUND_RECORDS`` papers (too few to judge by)."""
-    from agentr_dagster.domain.boolean_query import Term
-    from agentr_dagster.domain.specificity import MIN_BACKGROUND_RECORDS
-    from agentr_dagster.lake import Lake
-
-    lake = Lake.open()
-    if lake is None or lake.n < MIN_BACKGROUND_RECORDS:
-        return None
-    return lambda term: float(lake.boolean_mask(Term(term.strip('"'))).mean())
-
-
 def seed_fingerprint(seeds: list[SeedStudy]) -> str:
     """What of the seeds the stored query depends on: new seeds (or labels) make the queries stage run again."""
     return sha256(*sorted(s.text for s in seeds)) if seeds else ""
@@ -233,6 +219,7 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
     Without seeds or concept blocks the queries are returned as they are."""
     if not seeds or not intent.concepts:
         return queries
+    from agentr_dagster.lake import lake_background
     from agentr_dagster.llm.offline.queries import concept_boolean_query
 
     pool = seed_pool(store, slug) or _text_pool("none", [])
@@ -243,7 +230,7 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
 
     mined = improve_blocks([(f"{c.facet}: {c.label}", c.terms) for c in intent.concepts], seeds, render,
                            pool.background, pool.count, relatedness=embedding_relatedness(),
-                           generic=lake_background())
+                           generic=lake_background())  # a background of many topics tells boilerplate
     before_query = render([list(c.terms) for c in intent.concepts])
     store.results.save_artifact(slug, SEED_TERMS_STAGE, {
         "added_terms": mined.added, "seed_recall_before": mined.seed_recall_before,

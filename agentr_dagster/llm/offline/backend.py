@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from agentr_dagster.domain import lexicon as lx
-from agentr_dagster.domain.specificity import Background
 from agentr_dagster.domain.text import (
     is_near_duplicate,
 )
@@ -36,10 +35,8 @@ class OfflineBackend(IntentMixin, QueriesMixin, ScoringMixin):
     label = OFFLINE_LABEL
     cost_usd = 0.0
 
-    def __init__(self, embedder: EmbedderLike | None = None, background: Background | None = None):
+    def __init__(self, embedder: EmbedderLike | None = None):
         self._embedder = embedder
-        # a term's share of a background's records (the lake, other records): judges which terms are generic
-        self.background = background
         self._lock = threading.Lock()
         self._concept_vectors: np.ndarray | None = None
 

@@ -47,14 +47,14 @@ _FacetName = Literal["population", "intervention", "exposure", "comparator", "ou
 
 class IntentMixin:
     if TYPE_CHECKING:  # the backend's (OfflineBackend), which every user of this mixin is
-        background: Background | None
-
         def _neighbours(self, queries: list[str], exclude_stems: set[str], k: int) -> list[tuple[str, float]]: ...
 
     # -- stage 1: intent ---------------------------------------------------------------------------------
 
-    def decompose_intent(self, abstract: str) -> ResearchIntent:
-        """Structured research intent from a free-text abstract. ``ValueError`` for empty/contentless text."""
+    def decompose_intent(self, abstract: str, background: Background | None = None) -> ResearchIntent:
+        """Structured research intent from a free-text abstract. ``ValueError`` for empty/contentless text.
+        ``background``: a term's share of a background's records (the lake), which
+        judges which of the concept's terms are generic."""
         if not isinstance(abstract, str):
             raise ValueError("abstract must be a string")
         text = normalize(abstract)
@@ -67,7 +67,7 @@ class IntentMixin:
         # its methods, results, eligibility or provenance). A review question's phrases come from its topic
         # sentences only; an abstract's phrase heuristics still read all of it.
         review = is_review_question(abstract)
-        plan = extract_concepts(abstract, background=self.background)
+        plan = extract_concepts(abstract, background=background)
         topic = classify_sentences(abstract)[0] if review else []
         sentences = topic or split_sentences(abstract) or [text]
         phrases = score_phrases(collect_phrases(sentences), len(sentences))

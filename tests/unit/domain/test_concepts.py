@@ -320,3 +320,18 @@ def test_a_long_phrase_gives_its_leading_and_trailing_parts():
     plan = extract_concepts("Does exercise help adults with type 1 diabetes mellitus?")
     terms = {t for b in plan.blocks for t in b.terms}
     assert '"type 1 diabetes"' in terms and '"diabetes mellitus"' in terms
+
+
+def test_a_generic_word_of_a_concept_phrase_stays_paired_with_its_neighbours():
+    from agentr_dagster.llm.offline.concepts import ConceptBlock, ConceptPlan, _drop_generic_terms
+
+    block = ConceptBlock("exposure", "fault prediction metrics",
+                         ['"fault prediction metrics"', '"fault prediction"', "predict*"])
+    shares = {"predict*": 0.2}
+    _drop_generic_terms([block], 5.0, lambda t: shares.get(t, 0.0), 0.1)
+    assert "predict*" not in block.terms
+    assert "(fault* AND predict*)" in block.terms and "(metric* AND predict*)" in block.terms
+    tree = parse_boolean_query(ConceptPlan([block]).boolean_query())
+    assert matches(tree, "Predicting faulty modules from code churn")
+    assert matches(tree, "Churn metrics predict field failures")
+    assert not matches(tree, "Predicting mortality after surgery")
