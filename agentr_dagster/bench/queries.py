@@ -320,10 +320,9 @@ MAX_RATIO_N = 3.0  # ... and for the records it matches in the pool relative to 
 
 
 def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> str:
-    """The issue's bars read as constraints and an objective: among the shapes whose mean off-topic rate on
-    ``reviews`` is at most ``MAX_OFF_TOPIC`` and whose median matches / N is at most ``MAX_RATIO_N``, the one with
-    the best mean recall (then the fewer records relative to N); none: the best recall, then the lower
-    off-topic rate."""
+    """Among the shapes whose mean recall on ``reviews`` reaches ``TARGET_RECALL``, whose mean off-topic rate is
+    at most ``MAX_OFF_TOPIC`` and whose median matches / N is at most ``MAX_RATIO_N``, the one matching the
+    fewest records relative to N (none: the best recall, then the lower off-topic rate)."""
 
     def mean_of(shape: str, key: str) -> float:
         return _mean([r["by_shape"][shape][key] for r in reviews]) or 0.0
@@ -331,10 +330,10 @@ def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_
     def median_of(shape: str, key: str) -> float:
         return _median([r["by_shape"][shape][key] for r in reviews]) or 0.0
 
-    good = [s for s in candidates
-            if mean_of(s, "off_topic") <= MAX_OFF_TOPIC and median_of(s, "ratio_n") <= MAX_RATIO_N]
+    good = [s for s in candidates if mean_of(s, "recall") >= TARGET_RECALL
+            and mean_of(s, "off_topic") <= MAX_OFF_TOPIC and median_of(s, "ratio_n") <= MAX_RATIO_N]
     if good:
-        return max(good, key=lambda s: (round(mean_of(s, "recall"), 3), -mean_of(s, "ratio_n")))
+        return min(good, key=lambda s: (mean_of(s, "ratio_n"), -mean_of(s, "recall")))
     return max(candidates, key=lambda s: (mean_of(s, "recall"), -mean_of(s, "off_topic")))
 
 
