@@ -329,11 +329,10 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
 
 def _home_blocks(candidates: list[str], terms: list[list[str]], seeds: Sequence[SeedStudy],
                  relatedness: Relatedness | None) -> dict[str, int]:
-    """Each candidate term's block: one of whose words it shares a stem with ("neuropath*" and "neuropathic
-    pain"), then the closest by ``relatedness`` (a drug name to the drugs), then by seed co-occurrence: the one
-    missing the most of the seeds that use the term (it would name them), then the one naming the most of them
-    already (the term is that concept's vocabulary), then the earlier. (Need before closeness sends every term to
-    the block that names fewest seeds, a demographic one: "ejection fraction" to "adults".)"""
+    """Each candidate term's block, by seed co-occurrence: the one missing the most of the seeds that use the
+    term (it would name them), then one of whose words the term shares a stem with ("neuropath*" and
+    "neuropathic pain"), then the one naming the most of those seeds already (the term is that concept's
+    vocabulary), then the closest by ``relatedness``, then the earlier."""
     if len(terms) < 2 or not candidates:
         return {}
     blocks = [Or(tuple(parse_boolean_query(t) for t in ts)) if ts else None for ts in terms]
@@ -345,9 +344,9 @@ def _home_blocks(candidates: list[str], terms: list[list[str]], seeds: Sequence[
     for k, cand in enumerate(candidates):
         using = {j for j, s in enumerate(seeds) if matches(Term(cand), s.text)}
         words = {w.strip('"*').casefold()[:5] for w in cand.split() if len(w.strip('"*')) >= 5}
-        home[cand] = max(range(len(terms)), key=lambda i: (
-            bool(words & stems[i]), round(scores[i][k], 2) if scores is not None else 0.0,
-            len(using - names[i]), len(using & names[i]), -i))
+        home[cand] = max(range(len(terms)), key=lambda i: (len(using - names[i]), bool(words & stems[i]),
+                                                           len(using & names[i]),
+                                                           scores[i][k] if scores is not None else 0.0, -i))
     return home
 
 
