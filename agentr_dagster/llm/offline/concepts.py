@@ -44,7 +44,7 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad",
                 "main_or_required_rest")
 #: The shapes that put every concept of the question in the query.
-SHAPES_WITH_EVERY_CONCEPT = QUERY_SHAPES[1:]
+SHAPES_WITH_EVERY_CONCEPT = tuple(s for s in QUERY_SHAPES if s not in ("main", "main_or_required_rest"))
 #: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
 #: every concept: the smallest share of records matched whose mean include recall on the other reviews is at
 #: least 0.9. ``main_or_rest`` in all 18 folds: recall 0.933 at 0.677 of records (``main`` alone 0.905 / 0.646
@@ -912,7 +912,7 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
             _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
         if specific:
-            # a generic word of the concept's own phrase stays, AND-ed with that phrase's rarest other word:
+            # a generic word of the concept's own phrase stays, AND-ed with each of its neighbours there:
             # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"
             paired = [p for t in block.terms if t not in specific for p in _paired(t, block.terms, zipf_floor)]
             block.terms = _dedupe(specific + paired)
