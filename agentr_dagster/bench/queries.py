@@ -25,6 +25,7 @@ import json
 import random
 import re
 import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +33,10 @@ from tqdm import tqdm
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches, parse_boolean_query
-from agentr_dagster.domain.seed_check import MAX_GROWTH, SeedStudy, improve_blocks
+from agentr_dagster.domain.seed_check import MAX_GROWTH, MINED_GENERIC_SHARE, SeedStudy, improve_blocks
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
+    GENERIC_SHARE,
     GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,
@@ -50,6 +52,9 @@ TARGET_RECALL = 0.9  # the issue's bar for the mean include recall
 #: How much a query widened by seed terms may match beyond what it matched (``max_growth``), judged
 #: leave-one-review-out (:func:`leave_one_out_growth`).
 GROWTH_GRID = (1.0, 1.25, 1.5, 2.0, 3.0)
+#: From which share of the other reviews' records a mined seed term is boilerplate or generic
+#: (``MINED_GENERIC_SHARE``), judged leave-one-review-out too; 1.0: none is.
+MINED_SHARE_GRID = (0.005, 0.01, 0.02, 0.05, 1.0)
 
 
 def question_kind(question: str) -> str:
@@ -105,7 +110,19 @@ class Pool:
 
     def df(self, term: str) -> float:
         """Share of the pool's records a term matches (its document frequency)."""
-        return len(self.term_ids(term)) / max(1, len(self.low))
+        return len(self.term_ids(term.strip('"'))) / max(1, len(self.low))
+
+    def background_without(self, owner: str) -> Callable[[str], float]:
+        """A term's share of the OTHER reviews' records: the background a review's own query is judged by (as a
+        lake holds other projects' papers), never its own records."""
+        others = max(1, len(self.low) - self.size_of.get(owner, 0))
+        own = frozenset(i for i, o in enumerate(self.owners) if o == owner)
+
+        def share(term: str) -> float:
+            ids = self.term_ids(term.strip('"'))
+            return (len(ids) - len(ids & own)) / others
+
+        return share
 
     def specificity(self, node: Node | None, owner: str, exclude: frozenset[int] = frozenset()) -> dict:
         """What a query matches in the pool: the share of the OTHER reviews' records (``off_topic``), and all it
@@ -159,7 +176,7 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
     """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
     the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
     query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`)."""
-    intent = backend.decompose_intent(text)
+    intent = backend.decompose_intent(text, pool.background_without(name))
     queries = backend.generate_queries(intent)
     out: dict[str, Any] = {
         "boolean_query": queries.boolean_query,
@@ -192,12 +209,22 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         added: dict[str, list[str]] = {}
         after = queries.boolean_query
         related = embedding_relatedness(backend.embedder)
-        for growth in GROWTH_GRID if intent.concepts else ():
+        by_share: dict[str, dict] = {}
+        generic = pool.background_without(name)  # a background of other topics, as the lake is
+        # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound
+        runs = [(g, MINED_GENERIC_SHARE) for g in GROWTH_GRID] + [
+            (MAX_GROWTH, s) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE]
+        for growth, share in runs if intent.concepts else ():
             mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
                                    lambda ts: _render(intent, ts), background=pool.df,
-                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related)
-            by_growth[str(growth)] = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
+                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related,
+                                   generic=generic, generic_share=share)
+            judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
+            if share == MINED_GENERIC_SHARE:
+                by_growth[str(growth)] = judged
             if growth == MAX_GROWTH:
+                by_share[str(share)] = judged
+            if growth == MAX_GROWTH and share == MINED_GENERIC_SHARE:
                 added, after = mined.added, mined.query
         out["seeded"] = {
             "seeds": seeds,
@@ -206,6 +233,7 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
             "before": _judge(pool, name, queries.boolean_query, own, labels, rest, seed_ids),
             "after": _judge(pool, name, after, own, labels, rest, seed_ids),
             "by_growth": by_growth,
+            "by_generic_share": by_share,
         }
     return out
 
@@ -267,7 +295,7 @@ def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) 
     rows = []
     for item in json.loads(Path(path).read_text(encoding="utf-8")):
         text = f"{item.get('title', '')}. {item.get('abstract', '')}".strip(". ")
-        intent = backend.decompose_intent(text)
+        intent = backend.decompose_intent(text, pool.df)
         query = backend.generate_queries(intent).boolean_query
         hits = pool.ids(parse_boolean_query(query))
         rows.append({"name": item.get("name", ""), "boolean_query": query,
@@ -288,17 +316,22 @@ def _median(values: list[float | None]) -> float | None:
 
 
 MAX_OFF_TOPIC = 0.05  # the issue's bar for the share of other reviews' records a query matches
+MAX_RATIO_N = 3.0  # ... and for the records it matches in the pool relative to the expert's own count N
 
 
 def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> str:
-    """Among the shapes whose mean recall on ``reviews`` reaches ``TARGET_RECALL`` and whose mean off-topic rate
-    is at most ``MAX_OFF_TOPIC``, the one matching the fewest records relative to N (none: the best recall,
-    then the lower off-topic rate)."""
+    """Among the shapes whose mean recall on ``reviews`` reaches ``TARGET_RECALL``, whose mean off-topic rate is
+    at most ``MAX_OFF_TOPIC`` and whose median matches / N is at most ``MAX_RATIO_N``, the one matching the
+    fewest records relative to N (none: the best recall, then the lower off-topic rate)."""
 
     def mean_of(shape: str, key: str) -> float:
         return _mean([r["by_shape"][shape][key] for r in reviews]) or 0.0
 
-    good = [s for s in candidates if mean_of(s, "recall") >= TARGET_RECALL and mean_of(s, "off_topic") <= MAX_OFF_TOPIC]
+    def median_of(shape: str, key: str) -> float:
+        return _median([r["by_shape"][shape][key] for r in reviews]) or 0.0
+
+    good = [s for s in candidates if mean_of(s, "recall") >= TARGET_RECALL
+            and mean_of(s, "off_topic") <= MAX_OFF_TOPIC and median_of(s, "ratio_n") <= MAX_RATIO_N]
     if good:
         return min(good, key=lambda s: (mean_of(s, "ratio_n"), -mean_of(s, "recall")))
     return max(candidates, key=lambda s: (mean_of(s, "recall"), -mean_of(s, "off_topic")))
@@ -349,25 +382,27 @@ def _means(rows: list[dict]) -> dict[str, Any]:
     return out
 
 
-def leave_one_out_growth(reviews: list[dict]) -> dict[str, Any] | None:
-    """The seed widening's growth bound judged leave-one-review-out: for each review, among the bounds whose
-    mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of
-    the remaining includes there (then the lower off-topic rate)."""
-    rows = [r for r in reviews if r.get("seeded", {}).get("by_growth")]
+def leave_one_out_growth(reviews: list[dict], field: str = "by_growth",
+                         values: tuple[float, ...] = GROWTH_GRID) -> dict[str, Any] | None:
+    """A value of the seed widening (the growth bound, ``by_growth``; the mined terms' generic share,
+    ``by_generic_share``) judged leave-one-review-out: for each review, among the values whose mean off-topic
+    rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of the remaining
+    includes there (then the lower off-topic rate)."""
+    rows = [r for r in reviews if r.get("seeded", {}).get(field)]
     if len(rows) < 2:
         return None
 
     def mean(g: str, group: list[dict], key: str) -> float:
-        return _mean([r["seeded"]["by_growth"][g][key] for r in group]) or 0.0
+        return _mean([r["seeded"][field][g][key] for r in group]) or 0.0
 
-    grid = [str(g) for g in GROWTH_GRID]
+    grid = [str(g) for g in values]
     picks, held = {}, []
     for r in rows:
         others = [o for o in rows if o is not r]
         ok = [g for g in grid if mean(g, others, "off_topic") <= MAX_OFF_TOPIC] or grid
         best = max(ok, key=lambda g: (round(mean(g, others, "recall"), 3), -mean(g, others, "off_topic")))
         picks[r["name"]] = best
-        held.append(r["seeded"]["by_growth"][best])
+        held.append(r["seeded"][field][best])
     return {"grid": {g: {"recall": round(mean(g, rows, "recall"), 4), "off_topic": round(mean(g, rows, "off_topic"), 4)}
                      for g in grid},
             "picked": picks, "recall": _mean([h["recall"] for h in held]),
@@ -387,20 +422,36 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
         "abstract": _means(abstracts) if abstracts else None,
         "leave_one_out_shape": leave_one_out(reviews) if len(reviews) > 1 else None,
         "leave_one_out_seed_growth": leave_one_out_growth(reviews),
+        "leave_one_out_seed_generic_share": leave_one_out_growth(reviews, "by_generic_share", MINED_SHARE_GRID),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
         "query_shape": QUERY_SHAPE,
     }
 
 
 GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
+GENERIC_SHARE_GRID = (0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
 
 
 def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str, range],
                                grid: tuple[float, ...] = GENERIC_ZIPF_GRID) -> dict[str, Any]:
-    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`) judged
-    leave-one-review-out on the questions: for each review, among the floors whose mean off-topic rate on the
-    other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall there (then the lower
-    off-topic rate) is applied to it."""
+    """The generic-word floor (:data:`~agentr_dagster.llm.offline.concepts.GENERIC_ZIPF`, general English
+    alone: no background) judged leave-one-review-out on the questions (:func:`_leave_one_out_value`)."""
+    return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, z: extract_concepts(question, z))
+
+
+def leave_one_out_generic_share(folders: list[Path], pool: Pool, spans: dict[str, range],
+                                grid: tuple[float, ...] = GENERIC_SHARE_GRID) -> dict[str, Any]:
+    """The background share from which a term is generic (:data:`~agentr_dagster.llm.offline.concepts.
+    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions."""
+    return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, s: extract_concepts(
+        question, background=pool.background_without(name), generic_share=s))
+
+
+def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range], grid: tuple[float, ...],
+                         plan_of: Callable[[str, str, float], Any]) -> dict[str, Any]:
+    """A tuned value of the concept path judged leave-one-review-out on the questions: for each review, among
+    the values whose mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the
+    best mean recall there (then the lower off-topic rate) is applied to it."""
     rows: dict[tuple[float, str], tuple[float, float]] = {}
     names = []
     for folder in folders:
@@ -409,7 +460,7 @@ def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str,
         own = spans[rv.name]
         includes = [own[i] for i, v in enumerate(rv.labels) if int(v)]
         for z in grid:
-            query = extract_concepts(rv.question, z).boolean_query()
+            query = plan_of(rv.question, rv.name, z).boolean_query()
             tree = parse_boolean_query(query) if query else None
             hits = pool.ids(tree)
             rows[(z, rv.name)] = (sum(1 for i in includes if i in hits) / max(1, len(includes)),
@@ -442,6 +493,7 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
                               "reviews": reviews, "summary": summarise(reviews)}
     if len(folders) > 1:
         result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
+        result["summary"]["leave_one_out_generic_share"] = leave_one_out_generic_share(folders, pool, spans)
     if abstracts is not None:
         result["unlabelled_abstracts"] = bench_unlabelled_abstracts(abstracts, pool, backend)
     return result
@@ -513,10 +565,18 @@ def format_table(result: dict) -> str:
     if lg:
         lines += _tuned_value_lines(lg, "seed widening growth bound per value, recall of the remaining includes/"
                                     "off-topic", "growth bound", MAX_GROWTH)
+    ls = summary.get("leave_one_out_seed_generic_share")
+    if ls:
+        lines += _tuned_value_lines(ls, "mined seed terms' generic share per value, recall of the remaining "
+                                    "includes/off-topic", "mined generic share", MINED_GENERIC_SHARE)
     gz = summary.get("leave_one_out_generic_zipf")
     if gz:
         lines += _tuned_value_lines(gz, "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
                                     GENERIC_ZIPF)
+    gs = summary.get("leave_one_out_generic_share")
+    if gs:
+        lines += _tuned_value_lines(gs, "generic-word background share per value, recall/off-topic",
+                                    "generic-word share", GENERIC_SHARE)
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")

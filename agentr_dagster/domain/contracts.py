@@ -59,6 +59,7 @@ class ConceptFacet(Strict):
     terms: list[ShortText] = Field(min_length=1, max_length=40)
     required: bool = True  # the first required block is the main one (offline query: main OR (others AND-ed))
     variants: list[ShortText] = Field(default_factory=list, max_length=20)  # the concept as the question words it
+    independent: bool = False  # AND-ed with the main block (an abstract's title naming two subjects)
 
 
 class ResearchIntent(Strict):

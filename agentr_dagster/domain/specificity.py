@@ -65,11 +65,34 @@ def any_share(terms: list[str], background: Background | None = None) -> float:
     return 1 - miss
 
 
+#: With a background (the lake, or other records), a term in this share of its records or more is generic
+#: (:func:`is_generic`). Judged leave-one-review-out (`agentr bench queries`).
+GENERIC_SHARE = 0.1
+#: A background smaller than this says little about a term: general English judges alone.
+MIN_BACKGROUND_RECORDS = 1000
+#: With a background, general English still calls a term generic from this far above the floor ("make",
+#: "new", "use" are common anywhere, whatever a small background holds).
+BACKGROUND_ZIPF_MARGIN = 0.5
+#: ... and a word frequent in the background is generic only from this far below the floor: a word of
+#: everyday English that papers of every topic use ("patient*" 4.9, "predict*" 4.1), not a topic that happens to
+#: fill the background ("dementia*" 3.8, "rodent*" 3.3, when the lake holds dementia or animal studies). A
+#: phrase ("heart failure") names a topic however often the background's own topics use it.
+BACKGROUND_ZIPF_BELOW = 1.0
+
+
 def is_generic(term: str, zipf_floor: float, background: Background | None = None,
                share_floor: float | None = None) -> bool:
-    """A term too common to name a topic: its general-English Zipf frequency is ``zipf_floor`` or more (or, with
-    a background and ``share_floor``, it is in that share of the background's records or more). An acronym
-    written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not)."""
+    """A term too common to name a topic. Without a background (or ``share_floor``): its general-English Zipf
+    frequency is ``zipf_floor`` or more. With one, the background decides: a term of everyday English (down to
+    :data:`BACKGROUND_ZIPF_BELOW` under the floor) in ``share_floor`` of its records or more is generic
+    ("patient*" in scientific abstracts); one that is rare there is not, even where general English uses it
+    often ("social media"), unless it is common anywhere (``zipf_floor`` + :data:`BACKGROUND_ZIPF_MARGIN`). An
+    acronym written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not)."""
+    zipf = general_zipf(term)
     if background is not None and share_floor is not None:
-        return background(term) >= share_floor
-    return general_zipf(term) >= zipf_floor
+        if zipf >= zipf_floor + BACKGROUND_ZIPF_MARGIN:
+            return True
+        if " " in term.strip().strip('"'):
+            return False
+        return zipf >= zipf_floor - BACKGROUND_ZIPF_BELOW and background(term) >= share_floor
+    return zipf >= zipf_floor

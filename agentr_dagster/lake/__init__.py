@@ -19,6 +19,7 @@ from agentr_dagster.lake.core import (
     add_records,
     boolean_positive_text,
     get_profiler,
+    lake_background,
     rebuild,
 )
 from agentr_dagster.lake.files import lake_dir
@@ -40,6 +41,7 @@ __all__ = [
     "boolean_positive_text",
     "fuse",
     "get_profiler",
+    "lake_background",
     "lake_dir",
     "paper_text",
     "rebuild",

@@ -16,7 +16,7 @@ import hashlib
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -792,3 +792,17 @@ def _assemble_profiles(state: _State, source: np.ndarray, n_fresh: int, prof: Pr
     offsets = np.concatenate([state.offsets, state.offsets[-1] + new_offsets[1:]]).astype(np.int64)
     state.term_ids = None
     return emb, term_ids, offsets
+
+
+def lake_background(root: Path | None = None) -> Callable[[str], float] | None:
+    """A search term's share of the lake's papers (its document frequency; a term as the Boolean matcher reads
+    it, quoted or not): the background of many topics that tells a topic's words from general words and
+    publishers' boilerplate (:func:`agentr_dagster.domain.specificity.is_generic`, the seed terms' filter). None
+    while the lake holds fewer than ``MIN_BACKGROUND_RECORDS`` papers: too few to judge by."""
+    from agentr_dagster.domain import specificity
+    from agentr_dagster.domain.boolean_query import Term
+
+    lake = Lake.open(root)
+    if lake is None or lake.n < specificity.MIN_BACKGROUND_RECORDS:
+        return None
+    return lambda term: float(lake.boolean_mask(Term(term.strip().strip('"'))).mean())

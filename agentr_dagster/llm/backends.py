@@ -122,7 +122,10 @@ class OfflineStageBackend:
         self.model = OFFLINE_MODEL
 
     def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent:
-        return self.offline.decompose_intent(abstract)
+        from agentr_dagster.lake import lake_background
+
+        # the paper lake, once it is large enough, judges which terms are generic (stored with the intent)
+        return self.offline.decompose_intent(abstract, lake_background())
 
     def generate_queries(
         self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()

@@ -219,6 +219,7 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
     Without seeds or concept blocks the queries are returned as they are."""
     if not seeds or not intent.concepts:
         return queries
+    from agentr_dagster.lake import lake_background
     from agentr_dagster.llm.offline.queries import concept_boolean_query
 
     pool = seed_pool(store, slug) or _text_pool("none", [])
@@ -228,7 +229,8 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
                                       for c, t in zip(intent.concepts, terms, strict=True)])
 
     mined = improve_blocks([(f"{c.facet}: {c.label}", c.terms) for c in intent.concepts], seeds, render,
-                           pool.background, pool.count, relatedness=embedding_relatedness())
+                           pool.background, pool.count, relatedness=embedding_relatedness(),
+                           generic=lake_background())  # a background of many topics tells boilerplate
     before_query = render([list(c.terms) for c in intent.concepts])
     store.results.save_artifact(slug, SEED_TERMS_STAGE, {
         "added_terms": mined.added, "seed_recall_before": mined.seed_recall_before,

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agentr_dagster.domain.specificity import any_share, general_zipf, is_generic
+from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 
@@ -37,9 +37,14 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 #: ``main_and_any`` A AND (B OR C ...); ``any`` A OR B OR C ...; ``main_or_two_of_rest`` A OR (any two of B, C ...).
 #: ``main_unless_broad`` A alone while the share of records expected to name it is at most :data:`BROAD_SHARE`,
 #: else A AND (B OR C ...): the main subject always required.
-QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad")
+#: ``main_or_required_rest`` A OR (the other required blocks AND-ed): an optional block (a demographic word, a
+#: concept the question says not to require) left out.
+#: Whatever the shape, blocks marked ``independent`` (an abstract's title naming two subjects: "X and the risk
+#: of Y") are AND-ed with the main block: A AND B, never A OR B.
+QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad",
+                "main_or_required_rest")
 #: The shapes that put every concept of the question in the query.
-SHAPES_WITH_EVERY_CONCEPT = QUERY_SHAPES[1:]
+SHAPES_WITH_EVERY_CONCEPT = tuple(s for s in QUERY_SHAPES if s not in ("main", "main_or_required_rest"))
 #: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
 #: every concept: the smallest share of records matched whose mean include recall on the other reviews is at
 #: least 0.9. ``main_or_rest`` in all 18 folds: recall 0.933 at 0.677 of records (``main`` alone 0.905 / 0.646
@@ -50,6 +55,9 @@ MAX_TERMS_PER_BLOCK = 40
 #: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
 #: "dementia" 3.8) is too common to stand as an alternative of a concept.
 GENERIC_ZIPF = 5.0
+#: An abstract's query ANDs at most this many concepts of its title (the main one included): two subjects
+#: ("X and the risk of Y"); a third (a setting: "in office workers") narrows it past what its studies all say.
+MAX_INDEPENDENT_BLOCKS = 2
 #: ``main_unless_broad``: the main block alone when the share of records expected to name it (general English)
 #: is at most this, else the main block AND any other concept.
 BROAD_SHARE = 0.02
@@ -88,7 +96,8 @@ META_WORDS = frozenset(
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
-    many much outcome outcomes concern concerns interest importance issue issues mention mentions mentioned
+    many much several numerous outcome outcomes concern concerns interest importance issue issues mention
+    mentions mentioned
     explore explored exploring explores investigate investigated evaluate evaluated evaluating build builds building
     associated association associations use used using usage apply applied applicable applicability
     leading cause causes age group groups catalogue topic topics quality good large newer new older recent
@@ -173,6 +182,7 @@ class ConceptBlock:
     n_items: int = 1  # how many variants the question itself lists
     generic: bool = False  # every term common English: never the main block, never required
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
+    independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -205,6 +215,11 @@ class ConceptPlan:
             return ""
         rest = [b for b in self.blocks if b is not main]
         a = main.query(max_terms)
+        independent = [b for b in rest if b.independent]
+        if independent:  # the title's subjects, each an OR-group of its variants, AND-ed
+            return " AND ".join([a, *(b.query(max_terms) for b in independent)])
+        if shape == "main_or_required_rest":
+            rest = [b for b in rest if b.required]
         if shape == "main" or not rest:
             return a
         parts = [b.query(max_terms) for b in rest]
@@ -212,8 +227,8 @@ class ConceptPlan:
         def all_of(qs: list[str]) -> str:
             return qs[0] if len(qs) == 1 else "(" + " AND ".join(qs) + ")"
 
-        if shape == "main_or_rest":
-            return f"{a} OR {all_of(parts)}"
+        if shape in ("main_or_rest", "main_or_required_rest"):
+            return f"{a} OR {all_of(parts)}" if parts else a
         if shape == "two_of":
             everyone = [a, *parts]
             return " OR ".join(f"({x} AND {y})" for i, x in enumerate(everyone) for y in everyone[i + 1:])
@@ -238,7 +253,7 @@ def _sendable(term: str) -> str:
     """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
     word. The translation leaves a stem it cannot send unconstrained, which drops the whole OR it sits in (in
     ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``."""
-    if "*" not in term:
+    if "*" not in term or term.startswith("("):  # a term of words AND-ed: its stems are long ones already
         return term
     words = [w if re.fullmatch(r"\w{4,}\*", w.strip('"')) else w.replace("*", "") for w in term.split(" ")]
     return " ".join(words)
@@ -315,6 +330,10 @@ def _run_terms(words: list[str]) -> list[str]:
         words = words[-4:]
     terms = _phrase_terms(" ".join(words))
     if len(words) >= 3:
+        # its leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then its word pairs
+        for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
+            if not (part[0][0].isdigit() or part[-1][0].isdigit()):
+                terms.extend(_phrase_terms(" ".join(part)))
         for i in range(len(words) - 1):
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
@@ -714,10 +733,14 @@ def _dedupe_plain(terms: list[str]) -> list[str]:
     return out
 
 
-def extract_concepts(text: str, generic_zipf: float | None = None) -> ConceptPlan:
+def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
+                     generic_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
-    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one."""
+    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
+    ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
+    or more (default :data:`GENERIC_SHARE`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
+    generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.split())
     topic, eligibility, dropped = classify_sentences(text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
@@ -779,10 +802,13 @@ def extract_concepts(text: str, generic_zipf: float | None = None) -> ConceptPla
                 named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
                 if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
                     block.required = False
-    _drop_generic_terms(blocks, generic_zipf)
+    _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     if not any(b.required for b in blocks) and blocks:
         min(blocks, key=lambda b: general_zipf(b.label)).required = True
-    _order_blocks(blocks, text, "" if is_review_question(text) else (topic[0] if topic else ""))
+    title = "" if is_review_question(text) else (topic[0] if topic else "")
+    _order_blocks(blocks, text, title)
+    if title:
+        blocks = _title_subjects(blocks, title)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -817,26 +843,79 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         return
     sentences = [s.casefold() for s in _sentences(text)]
     title_low = title.casefold()
-
-    def named_in(block: ConceptBlock, sentence: str) -> bool:
-        words = [w.casefold() for w in _content_words(block.label)]
-        return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
-            _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
-
-    blocks.sort(key=lambda b: (not b.required, b.generic, not named_in(b, title_low),
-                               -sum(named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
+                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
 
-def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float) -> None:
-    """No generic term stands as an alternative: a block keeps only its terms rarer than ``zipf_floor`` in
-    general English; a block with none left keeps its terms but is generic (optional, never the main one)."""
+def _named_in(block: ConceptBlock, sentence: str) -> bool:
+    """The lower-case ``sentence`` names the block's concept: every word of its label (by its first five
+    letters), or one of its acronyms."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
+        _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
+
+
+def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """An abstract's blocks are its title's subjects, AND-ed: the main block and each other required concept the
+    title names (up to :data:`MAX_INDEPENDENT_BLOCKS` in all) are independent concepts, each an OR-group of its
+    variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only the
+    aim sentence names, or one past the cap, is left out: it would add an alternative or a narrowing the title
+    does not ask for."""
+    if not blocks:
+        return blocks
+    low = title.casefold()
+    kept = [blocks[0]]
+    for block in blocks[1:]:
+        # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject
+        subject = block.facet != "comparator" and not _generic_label(block.label)
+        if _named_in(block, low) and subject and block.required and not block.generic and len(kept) < (
+                MAX_INDEPENDENT_BLOCKS):
+            block.independent = True
+            kept.append(block)
+    return kept
+
+
+def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:
+    """A generic single word of a block (a stem) AND-ed with each of its neighbours in the block's phrases that
+    hold it (words that are not common English), as terms: "predict*" of "fault prediction metrics" ->
+    ``(fault* AND predict*)``, ``(metric* AND predict*)``, which find "predicting faults", "metrics predict";
+    none when no phrase holds it or its neighbours are common."""
+    stem = term.strip('"').rstrip("*").casefold()
+    if " " in term.strip('"') or len(stem) < 4 or _is_acronym(term):
+        return []
+    out = []
+    for phrase in terms:
+        words = phrase.strip('"').casefold().split()
+        at = next((i for i, w in enumerate(words) if w.startswith(stem)), None)
+        if len(words) < 2 or at is None:
+            continue
+        for other in (words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else ""):
+            if len(other) >= 4 and other.isalpha() and general_zipf(other) < zipf_floor:
+                out.append(f"({_sendable(truncation(other))} AND {_sendable(term)})")
+    return _dedupe(out)
+
+
+def _generic_label(label: str) -> bool:
+    """A concept named only by generic words: its label without generic heads ("therapies") is common English."""
+    words = [w for w in _content_words(label) if w.casefold() not in GENERIC_HEADS]
+    return not words or general_zipf(" ".join(words)) >= GENERIC_ZIPF
+
+
+def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, background: Background | None = None,
+                        share_floor: float | None = None) -> None:
+    """No generic term stands as an alternative: a block keeps only its terms that are not generic
+    (:func:`~agentr_dagster.domain.specificity.is_generic`: general English, or the ``background``'s records);
+    a block with none left keeps its terms but is generic (optional, never the main one)."""
     for block in blocks:
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor))]
+            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
         if specific:
-            block.terms = specific
+            # a generic word of the concept's own phrase stays, AND-ed with each of its neighbours there:
+            # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"
+            paired = [p for t in block.terms if t not in specific for p in _paired(t, block.terms, zipf_floor)]
+            block.terms = _dedupe(specific + paired)
         else:
             block.generic = True
             block.required = False

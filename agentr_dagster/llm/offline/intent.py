@@ -12,6 +12,7 @@ from agentr_dagster.domain.contracts import (
     ContributionType,
     ResearchIntent,
 )
+from agentr_dagster.domain.specificity import Background
 from agentr_dagster.domain.text import (
     FUNCTION_WORDS,
     Phrase,
@@ -50,8 +51,10 @@ class IntentMixin:
 
     # -- stage 1: intent ---------------------------------------------------------------------------------
 
-    def decompose_intent(self, abstract: str) -> ResearchIntent:
-        """Structured research intent from a free-text abstract. ``ValueError`` for empty/contentless text."""
+    def decompose_intent(self, abstract: str, background: Background | None = None) -> ResearchIntent:
+        """Structured research intent from a free-text abstract. ``ValueError`` for empty/contentless text.
+        ``background``: a term's share of a background's records (the lake), which
+        judges which of the concept's terms are generic."""
         if not isinstance(abstract, str):
             raise ValueError("abstract must be a string")
         text = normalize(abstract)
@@ -64,7 +67,7 @@ class IntentMixin:
         # its methods, results, eligibility or provenance). A review question's phrases come from its topic
         # sentences only; an abstract's phrase heuristics still read all of it.
         review = is_review_question(abstract)
-        plan = extract_concepts(abstract)
+        plan = extract_concepts(abstract, background=background)
         topic = classify_sentences(abstract)[0] if review else []
         sentences = topic or split_sentences(abstract) or [text]
         phrases = score_phrases(collect_phrases(sentences), len(sentences))
@@ -120,6 +123,7 @@ class IntentMixin:
             concepts=[
                 ConceptFacet(facet=cast(_FacetName, b.facet), label=b.label[:200],
                              terms=[t for t in b.terms if len(t) <= 200][:40], required=b.required,
+                             independent=b.independent,
                              variants=list(dict.fromkeys(v[:200] for v in b.items if v.strip()))[:20])
                 for b in plan.blocks[:8]
                 if any(len(t) <= 200 for t in b.terms)

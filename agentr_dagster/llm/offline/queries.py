@@ -268,7 +268,7 @@ def _trim_words(text: str, limit: int) -> str:
 
 def _readable(term: str) -> bool:
     """A term that reads as words once its wildcard is off (a phrase, or a whole word), not a cut stem."""
-    return " " in term.strip('"') or not term.endswith("*")
+    return not term.startswith("(") and (" " in term.strip('"') or not term.endswith("*"))
 
 
 def _fields_from_concepts(intent: ResearchIntent) -> bool:
@@ -286,7 +286,8 @@ def plain_term(term: str) -> str:
 
 def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_SHAPE) -> str:
     """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
-    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required) for c in concepts]
+    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required, independent=c.independent)
+              for c in concepts]
     query = ConceptPlan(blocks=blocks).boolean_query(shape)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
 

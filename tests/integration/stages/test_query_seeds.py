@@ -130,3 +130,18 @@ def test_llm_queries_without_problems_make_no_extra_call(store, scripted_server)
     run_intent(store, backend, slug)
     run_queries(store, backend, slug)
     assert server.calls == 2
+
+
+def test_the_lake_is_the_background_that_tells_boilerplate_once_it_is_large_enough(tmp_path, monkeypatch):
+    from agentr_dagster.domain import specificity
+    from agentr_dagster.lake import add_records, lake_background
+
+    root = tmp_path / "lake"
+    assert lake_background(root) is None  # no lake yet
+    add_records([{"title": f"Paper {i} on topic {i}", "abstract": "Copyright 2020. All rights reserved."
+                  if i else "Gabapentin for neuropathic pain."} for i in range(4)], root=root)
+    assert lake_background(root) is None  # 4 papers: too few to judge by
+    monkeypatch.setattr(specificity, "MIN_BACKGROUND_RECORDS", 4)
+    share = lake_background(root)
+    assert share is not None
+    assert share("rights reserved") == 0.75 and share('"rights reserved"') == 0.75 and share("gabapentin") == 0.25

@@ -274,3 +274,64 @@ def test_the_query_says_something_in_every_dialect_and_shards_exactly(question):
     for title in ("Methylphenidate in children", "Sleep and depression in teens", "Omeprazole for GERD",
                   "Proton therapy of chordoma", "COVID-19 misinformation on Twitter", "Aspirin in stroke"):
         assert matches(tree, title) == any(matches(s, title) for s in shards)
+
+
+POLLUTION = (
+    "Air pollution and the risk of asthma: a systematic review and meta-analysis. BackgroundAsthma is common. "
+    "ObjectiveWe aimed to assess whether exposure to air pollution raises the risk of asthma in children. "
+    "MethodsWe searched MEDLINE and Embase. ResultsForty studies (n = 12000) were included."
+)
+
+
+def test_a_title_of_two_subjects_ands_them_each_an_or_of_its_variants():
+    plan = extract_concepts(POLLUTION)
+    tree = parse_boolean_query(plan.boolean_query())
+    assert len(plan.blocks) == 2 and plan.blocks[1].independent
+    assert matches(tree, "Traffic-related air pollution and incident asthma in a birth cohort")
+    for one_subject in ("Asthma control in adults: a trial of inhaled steroids", "Air pollution and mortality"):
+        assert not matches(tree, one_subject), one_subject
+    # the intent carries it, so the offline query (and the seed widening, which re-renders it) AND the two
+    intent = OfflineBackend(HashingEmbedder()).decompose_intent(POLLUTION)
+    assert [c.independent for c in intent.concepts] == [False, True]
+    assert " AND " in OfflineBackend(HashingEmbedder()).generate_queries(intent).boolean_query
+
+
+def test_a_title_subject_is_never_a_comparator_or_generic_words_alone():
+    plan = extract_concepts("Common therapies for gout: a systematic review. ObjectiveTo compare therapies for "
+                            "gout. MethodsWe searched MEDLINE.")
+    assert [b.label.casefold() for b in plan.blocks] == ["gout"]
+    assert plan.boolean_query() == "gout"
+
+
+def test_a_background_judges_which_words_are_generic():
+    question = "How do rumours about vaccines spread among patients on social media or social networks?"
+    terms = {t for b in extract_concepts(question).blocks for t in b.terms}
+    assert '"social network"' in terms and '"social media"' not in terms  # general English: "social media" 5.05
+    assert "patient*" in terms  # 4.9
+    shares = {"patient*": 0.4, "patients": 0.4}
+    plan = extract_concepts(question, background=lambda t: shares.get(t, 0.0))
+    assert '"social media"' in {t for b in plan.blocks for t in b.terms}
+    # a block of patient* alone is generic now: optional, never the main block
+    assert all(b.generic and not b.required for b in plan.blocks if "patient*" in b.terms)
+    assert not any(b.generic for b in extract_concepts(question).blocks if "patient*" in b.terms)
+
+
+def test_a_long_phrase_gives_its_leading_and_trailing_parts():
+    plan = extract_concepts("Does exercise help adults with type 1 diabetes mellitus?")
+    terms = {t for b in plan.blocks for t in b.terms}
+    assert '"type 1 diabetes"' in terms and '"diabetes mellitus"' in terms
+
+
+def test_a_generic_word_of_a_concept_phrase_stays_paired_with_its_neighbours():
+    from agentr_dagster.llm.offline.concepts import ConceptBlock, ConceptPlan, _drop_generic_terms
+
+    block = ConceptBlock("exposure", "fault prediction metrics",
+                         ['"fault prediction metrics"', '"fault prediction"', "predict*"])
+    shares = {"predict*": 0.2}
+    _drop_generic_terms([block], 5.0, lambda t: shares.get(t, 0.0), 0.1)
+    assert "predict*" not in block.terms
+    assert "(fault* AND predict*)" in block.terms and "(metric* AND predict*)" in block.terms
+    tree = parse_boolean_query(ConceptPlan([block]).boolean_query())
+    assert matches(tree, "Predicting faulty modules from code churn")
+    assert matches(tree, "Churn metrics predict field failures")
+    assert not matches(tree, "Predicting mortality after surgery")

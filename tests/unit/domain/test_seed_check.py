@@ -133,3 +133,35 @@ def test_seed_terms_mined_against_a_background_widen_the_block_that_lacks_them()
     assert not every_added & {"therap*", "adult*"}
     assert count(parse_boolean_query(result.query)) <= MAX_GROWTH * max(1, count(parse_boolean_query(
         render([["gabapentin", "pregabalin"], ["neuropathic pain"]]))))
+
+
+def test_boilerplate_frequent_across_a_background_of_many_topics_is_never_a_seed_term():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    # the pool weighed against: the topic's own records (a project's candidates), where both words are rare
+    corpus = [f"Gabapentin for neuropathic pain, trial {i}" for i in range(30)] + ["Unrelated record"] * 30
+    df, count = _corpus_tools(corpus)
+    # a background of many topics (the lake): every publisher's abstract ends with the same words
+    boilerplate = "copyright elsevier all rights reserved"
+
+    def generic(term: str) -> float:
+        return 0.2 if all(w.rstrip("*") in boilerplate for w in term.split()) else 0.0
+
+    seeds = [SeedStudy("Pregabalin for painful neuropathy", "Copyright Elsevier. All rights reserved."),
+             SeedStudy("Pregabalin in diabetic neuropathy", "Copyright Elsevier. All rights reserved."),
+             SeedStudy("Gabapentin for neuropathic pain", "A trial.")]
+
+    def render(terms: list[list[str]]) -> str:
+        return " AND ".join("(" + " OR ".join(f'"{t}"' if " " in t else t for t in ts) + ")" for ts in terms)
+
+    blocks = [("drug", ["gabapentin"]), ("condition", ["neuropathic pain"])]
+    without = improve_blocks(blocks, seeds, render, background=df, count=count, max_growth=3.0)
+    assert "rights reserved" in {t for ts in without.added.values() for t in ts}
+    result = improve_blocks(blocks, seeds, render, background=df, count=count, max_growth=3.0, generic=generic)
+    added = {t for ts in result.added.values() for t in ts}
+    assert "pregabalin*" in added and not any(generic(t) for t in added)
+    # each term goes to the block that misses the seeds using it: the drug to the drugs, the condition's
+    # word to the condition (no relatedness given: seed co-occurrence alone decides)
+    assert "pregabalin*" in result.added["drug"]
+    assert any(t.startswith("neuropath") for t in result.added["condition"])
+    assert result.seed_recall_after == 1.0
