@@ -338,16 +338,20 @@ def _home_blocks(candidates: list[str], terms: list[list[str]], seeds: Sequence[
     blocks = [Or(tuple(parse_boolean_query(t) for t in ts)) if ts else None for ts in terms]
     names = [{j for j, s in enumerate(seeds) if b is not None and matches(b, s.text)} for b in blocks]
     scores = [relatedness(candidates, list(ts)) for ts in terms] if relatedness is not None else None
-    stems = [{w.strip('"*').casefold()[:5] for t in ts for w in t.split() if len(w.strip('"*')) >= 5}
-             for ts in terms]
+    stems = [{s for t in ts for s in _stems(t)} for ts in terms]
     home = {}
     for k, cand in enumerate(candidates):
         using = {j for j, s in enumerate(seeds) if matches(Term(cand), s.text)}
-        words = {w.strip('"*').casefold()[:5] for w in cand.split() if len(w.strip('"*')) >= 5}
+        words = _stems(cand)
         home[cand] = max(range(len(terms)), key=lambda i: (len(using - names[i]), bool(words & stems[i]),
                                                            len(using & names[i]),
                                                            scores[i][k] if scores is not None else 0.0, -i))
     return home
+
+
+def _stems(term: str) -> set[str]:
+    """The first five letters of each word of five letters or more of a term ("neuropath*" -> {"neuro"})."""
+    return {w.strip('"*').casefold()[:5] for w in term.split() if len(w.strip('"*')) >= 5}
 
 
 def improve_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[str] | None = None,
