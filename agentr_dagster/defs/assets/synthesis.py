@@ -13,7 +13,7 @@ from dagster import (
 )
 
 from agentr_dagster.defs import metadata as ui
-from agentr_dagster.defs.assets.project import LLM_RETRY, paper_scores, project_lease, projects
+from agentr_dagster.defs.assets.project import LLM_RETRY, llm_step, paper_scores, projects
 from agentr_dagster.defs.checks import DRAFT_CHECK, TAXONOMY_CHECK, evaluate_draft, evaluate_taxonomy
 from agentr_dagster.defs.failures import stage_failures
 from agentr_dagster.defs.resources import LLMResource, StoreResource
@@ -22,7 +22,7 @@ from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.backends import LLMStageBackend
 from agentr_dagster.settings import results_dir
 from agentr_dagster.stages.report import write_report
-from agentr_dagster.stages.synthesis import run_landscape, run_related_work
+from agentr_dagster.stages.synthesis import DRAFT_STAGE, run_landscape, run_related_work
 from agentr_dagster.store import DomainStore
 from agentr_dagster.synthesis import plots
 from agentr_dagster.synthesis.draft import DRAFT_VERSION
@@ -118,7 +118,7 @@ def related_work(context: AssetExecutionContext, store: StoreResource, llm: LLMR
     slug = context.partition_key
     backend = llm.backend(db)
     writer = GatewayParagraphWriter(backend.gateway) if isinstance(backend, LLMStageBackend) else None
-    with stage_failures(context, db=db), project_lease(context, db):
+    with llm_step(context, db, DRAFT_STAGE, backend):  # it pays for paragraph rewrites: the paid steps' guards
         outcome = run_related_work(
             db, slug, writer=writer, run_id=context.run_id, out_dir=results_dir(slug),
             on_error=lambda exc: context.log.warning(f"paragraph rewrites stopped: {exc.failure_class.value}: "
