@@ -134,7 +134,12 @@ class SourcesConfig(_Section):
                                       "never stored, never in a fingerprint or metadata)")
     openalex_api_key: SecretStr = Field(default=SecretStr(""), description="OpenAlex's API key (environment only)")
     max_results: int = Field(default=200, ge=1, validation_alias="AGENTR_SOURCE_MAX_RESULTS",
-                             description="records taken per source and query")
+                             description="records taken per source and search string")
+    boolean_max_results: int = Field(
+        default=2000, ge=1, validation_alias="AGENTR_SOURCE_BOOLEAN_MAX_RESULTS",
+        description="records taken per source for the Boolean query: the review's sensitive search, read as far as "
+        "this (an expert reads theirs in full; at the search strings' cap a source's default sort, not relevance, "
+        "decides which matches are kept); never less than max_results")
     timeout: float = Field(default=30.0, gt=0, validation_alias="AGENTR_SOURCE_TIMEOUT",
                            description="seconds a source request may take (connect and read) before it is retried")
     request_interval: float | None = Field(

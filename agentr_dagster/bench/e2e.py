@@ -177,9 +177,11 @@ def _write_seeds(path: Path, review: Review, chosen: list[int]) -> Path:
 
 def or_of_words(cli_main: click.Command, server: PooledReplayServer, pool: Pool, review: Review, work: Path,
                 includes: set[int]) -> dict[str, Any]:
-    """The question's words OR-ed, sent to the pooled sources with the project's cap, ranked by `agentr screen`."""
+    """The question's words OR-ed, sent to the pooled sources in the Boolean query's place (with its cap), ranked
+    by `agentr screen`."""
     query = content_words_baseline(review.question)
-    cap = get_settings().sources.max_results
+    section = get_settings().sources
+    cap = max(section.max_results, section.boolean_max_results)
     numbers: list[int] = []
     for name in sorted(POOL_SOURCES):
         client = SEARCH_SOURCES[name](server.base_url(name), cache=ResponseCache(), request_interval=0.0)
@@ -329,7 +331,8 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
     def result(complete: bool) -> dict[str, Any]:
         return {"roots": [str(r) for r in roots], "pool": {"reviews": len(folders), "records": sum(
             len(rv.labels) for rv in loaded.values()), "papers": len(pool.papers)}, "seed": seed, "seeds": seeds,
-            "cap_per_query": get_settings().sources.max_results, "sources": sorted(POOL_SOURCES),
+            "cap_per_query": get_settings().sources.max_results,
+            "cap_boolean_query": get_settings().sources.boolean_max_results, "sources": sorted(POOL_SOURCES),
             "complete": complete, "reviews": reviews, "summary": summarise(reviews),
             "seconds": round(time.perf_counter() - started, 1)}
 
@@ -369,8 +372,9 @@ def _effort(run: dict[str, Any], level: float) -> str:
 def format_e2e(result: dict[str, Any]) -> str:
     """Per review and method: recall, retrieved/N, effort to 90 % and 95 % over N; then the means per group/kind."""
     lines = [f"pool: {result['pool']['records']} records of {result['pool']['reviews']} reviews as "
-             f"{result['pool']['papers']} papers on {', '.join(result['sources'])}; cap {result['cap_per_query']} per "
-             "query and source", "",
+             f"{result['pool']['papers']} papers on {', '.join(result['sources'])}; per source, the Boolean query (and "
+             f"the or-of-words in its place) capped at {result.get('cap_boolean_query', result['cap_per_query'])}, "
+             f"each search string at {result['cap_per_query']}", "",
              "| review | group | method | recall | retrieved/N | effort@90 | effort@95 |",
              "|---|---|---|---:|---:|---:|---:|"]
     for r in result["reviews"]:

@@ -445,16 +445,29 @@ def _translated(source: SearchSource, query: SourceQuery) -> str:
         return query.text
 
 
-def _run_one(source: SearchSource, planned: PlannedSearch, max_results: int) -> SearchOutcome:
+@dataclass(frozen=True)
+class SearchCaps:
+    """Records taken per source and query. The Boolean query is the review's sensitive search and is read deeper
+    than the ten search strings: cut at the strings' cap, a source's default sort (PubMed: newest first), not
+    relevance, decides which of its matches are kept."""
+
+    strings: int
+    boolean: int | None = None
+
+    def of(self, query: SourceQuery) -> int:
+        return max(self.strings, self.boolean or 0) if query.name == "boolean" else self.strings
+
+
+def _run_one(source: SearchSource, planned: PlannedSearch, caps: SearchCaps) -> SearchOutcome:
     try:
-        return source.search(planned.query, max_results=max_results, since=planned.since)
+        return source.search(planned.query, max_results=caps.of(planned.query), since=planned.since)
     except Exception as exc:  # noqa: BLE001 - the contract says a source never raises; one that does fails alone
         return SearchOutcome(source=source.name, query_name=planned.query.name,
                              translated=_translated(source, planned.query),
                              failure=f"{type(exc).__name__}: {exc}"[:1000], failure_kind="query")
 
 
-def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], max_results: int,
+def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], caps: SearchCaps,
                 progress: Progress | None = None) -> list[tuple[PlannedSearch, SearchOutcome]]:
     """Each source's searches in order, the sources side by side (each keeps its own request spacing)."""
     by_source: dict[str, list[PlannedSearch]] = defaultdict(list)
@@ -472,7 +485,7 @@ def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], 
                                                    failure=f"not sent: {name} failed earlier in this run ({down})",
                                                    failure_kind="source")))
                 continue
-            outcome = _run_one(clients[name], planned, max_results)
+            outcome = _run_one(clients[name], planned, caps)
             # only a source that cannot be reached (or kept failing past its retries) is down: a request the
             # server refused (a 4xx, a syntax error) fails that query alone and the others still run
             if outcome.failure and outcome.failure_kind == "source":
@@ -491,6 +504,7 @@ def run_planned(sources: Sequence[SearchSource], plan: Sequence[PlannedSearch], 
 
 
 def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, max_results: int,
+                   boolean_max_results: int | None = None,
                    update_id: str | None = None, refresh: bool = False, run_id: str | None = None,
                    progress: Progress | None = None, lake_root: Path | None = None,
                    add_to_lake: bool = True) -> SearchSummary | None:
@@ -502,7 +516,7 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
     plan = plan_searches([s.name for s in sources.search], source_queries(queries), store.searches.searches(slug),
                          update=update_id is not None, refresh=refresh)
     skipped = len(sources.search) * len(source_queries(queries)) - len(plan)
-    ran = run_planned(sources.search, plan, max_results, progress)
+    ran = run_planned(sources.search, plan, SearchCaps(max_results, boolean_max_results), progress)
     hits = [hit for _, outcome in ran for hit in outcome.hits]
     added = add_hits(store, slug, hits, enricher=sources.enricher, update_id=update_id, add_to_lake=add_to_lake,
                      lake_root=lake_root)

@@ -251,7 +251,7 @@ def _search_sources(context: AssetExecutionContext, db: DomainStore, sources: So
     refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
     searched = search_project(
         db, context.partition_key, sources.build(db, refresh=refresh),
-        max_results=sources.section().max_results,
+        max_results=sources.section().max_results, boolean_max_results=sources.section().boolean_max_results,
         update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
     )
     if searched is None:

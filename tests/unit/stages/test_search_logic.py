@@ -9,7 +9,14 @@ from agentr_dagster.domain.contracts import PaperRecord
 from agentr_dagster.domain.prisma import PrismaCounts
 from agentr_dagster.sources.contract import SearchOutcome, SourceHit, SourceQuery
 from agentr_dagster.stages.living import LivingView, living_decision
-from agentr_dagster.stages.search import merge_hits, paper_found_by, plan_searches, query_hash, run_planned
+from agentr_dagster.stages.search import (
+    SearchCaps,
+    merge_hits,
+    paper_found_by,
+    plan_searches,
+    query_hash,
+    run_planned,
+)
 from agentr_dagster.stages.snowball import choose_seeds
 from agentr_dagster.store.rows import PaperRow
 from agentr_dagster.store.searches import SearchRow
@@ -139,7 +146,7 @@ def test_a_failing_source_fails_alone_and_is_not_asked_again_in_the_run():
     good, broken, down = ListSource("openalex", ["A", "B", "C"]), ListSource("arxiv", [], broken=True), \
         ListSource("pubmed", [], down=True)
     plan = plan_searches(["openalex", "arxiv", "pubmed"], QUERIES, [])
-    ran = run_planned([good, broken, down], plan, max_results=2)
+    ran = run_planned([good, broken, down], plan, SearchCaps(2))
     by = {(p.source, p.query.name): o for p, o in ran}
     assert len(by[("openalex", "boolean")].hits) == 2 and by[("openalex", "string-01")].failure is None
     assert by[("arxiv", "boolean")].failure == "RuntimeError: client bug"
@@ -151,11 +158,20 @@ def test_a_failing_source_fails_alone_and_is_not_asked_again_in_the_run():
 
 def test_a_query_the_server_refuses_fails_alone_and_the_sources_other_queries_still_run():
     source = ListSource("openalex", ["A", "B"], refuses="boolean")
-    ran = run_planned([source], plan_searches(["openalex"], QUERIES, []), max_results=5)
+    ran = run_planned([source], plan_searches(["openalex"], QUERIES, []), SearchCaps(5))
     by = {p.query.name: o for p, o in ran}
     assert by["boolean"].failure == "HTTP 400: Request URL too long" and by["boolean"].failure_kind == "query"
     assert by["string-01"].failure is None and len(by["string-01"].hits) == 2
     assert source.asked == ["boolean", "string-01"]
+
+
+def test_the_boolean_query_is_read_deeper_than_the_search_strings():
+    source = ListSource("openalex", [f"T{i}" for i in range(10)])
+    ran = run_planned([source], plan_searches(["openalex"], QUERIES, []), SearchCaps(strings=3, boolean=8))
+    assert {p.query.name: len(o.hits) for p, o in ran} == {"boolean": 8, "string-01": 3}
+    # a Boolean cap below the strings' never makes the sensitive search shallower
+    ran = run_planned([source], plan_searches(["openalex"], QUERIES, []), SearchCaps(strings=4, boolean=2))
+    assert {p.query.name: len(o.hits) for p, o in ran} == {"boolean": 4, "string-01": 4}
 
 
 def test_seeds_are_the_included_papers_then_the_best_ranked_not_excluded():
