@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.word_class import can_be_verb, is_finite_verb, is_past_participle
 
 #: Facet names (the most specific first).
 FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "comparator")
@@ -151,14 +152,32 @@ POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "women": ("women", "woman", "female*", "maternal"),
     "veteran": ("veteran*", "military"),
 }
+#: Who or what a study is done on, when a block names nothing else ("in rats and mice", "among adolescents"):
+#: people by age, role or sex, and the organisms of animal research (a general vocabulary, not a field's).
+ORGANISM_WORDS = frozenset(
+    "animal animals rodent rodents rat rats mouse mice murine primate primates monkey monkeys macaque macaques "
+    "zebrafish pig pigs piglet piglets dog dogs cat cats sheep rabbit rabbits hamster hamsters guinea fish "
+    "species strain strains wild-type transgenic knockout".split()
+)
+
+
+def _who_block(block: ConceptBlock) -> bool:
+    """The block only says who or what the studies are about (people, an age group, a species): the head noun
+    of each of its phrases ("university students", "older adults", "rats") is one."""
+    words = [_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)]
+    return bool(words) and all(
+        w in DEMOGRAPHIC_WORDS or w in ORGANISM_WORDS or any(w.startswith(k) for k in POPULATION_VARIANTS)
+        for w in words)
+
+
 #: Words after which a list of items are examples of the concept before them.
 _EXAMPLE_RE = re.compile(r"\b(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)\b", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
-    r"\b(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|that|which|whether|how|what|"
+    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
-    r"been|be|is|are|was|were|have|has|do|does)\b)",
+    r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
     re.I,
 )
 _POSSESSIVE_RE = re.compile(r"(\w)(?:'s|s'|\u2019s|s\u2019)\s+")
@@ -183,6 +202,7 @@ class ConceptBlock:
     generic: bool = False  # every term common English: never the main block, never required
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
     independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
+    side: bool = False  # named only by a question's side clause ("..., and how is it measured?"): optional
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -294,14 +314,33 @@ GENERIC_HEADS = frozenset(
 
 
 def _runs(item: str) -> list[list[str]]:
-    """The item's runs of content words between meta and function words."""
+    """The item's runs of content words between meta and function words. A meta word between two content words
+    is part of the phrase ("alcohol use disorder", not alcohol* and disorder*); a verb's "-ed" form closing a
+    run is what is done to the concept ("behaviour measured"), not part of it."""
+    words = re.findall(_WORD, item)
+
+    def breaks(i: int) -> bool:
+        low = words[i].casefold()
+        if low in _FUNCTION:
+            return True
+        if low not in META_WORDS:
+            return False
+        inner = 0 < i < len(words) - 1
+        return not (inner and all(words[j].casefold() not in META_WORDS | _FUNCTION for j in (i - 1, i + 1)))
+
     runs: list[list[str]] = [[]]
-    for w in re.findall(_WORD, item):
-        low = w.casefold()
-        if low in META_WORDS or low in _FUNCTION:
+    for i, w in enumerate(words):
+        if breaks(i):
             runs.append([])
         else:
             runs[-1].append(w)
+    for n, run in enumerate(runs):
+        # after a noun, a verb's "-ed" form starts what is done to it ("therapy delivered online", "behaviour
+        # measured"); before one it modifies it ("learned helplessness") and stays
+        cut = next((i for i in range(1, len(run)) if "-" not in run[i] and is_past_participle(run[i])), len(run))
+        runs[n] = run[:cut]
+        if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
+            runs[n] = []
     return [r for r in runs if r]
 
 
@@ -609,7 +648,7 @@ def _chunks(sentence: str) -> list[_Chunk]:
     out: list[_Chunk] = []
     pos = 0
     cue = ""
-    for m in _BOUNDARY_RE.finditer(sentence):
+    for m in _clause_boundaries(sentence):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
             out.append(_Chunk(piece, cue, _split_items(piece)))
@@ -620,6 +659,25 @@ def _chunks(sentence: str) -> list[_Chunk]:
     if piece.strip(" ,;:?.-"):
         out.append(_Chunk(piece, cue, _split_items(piece)))
     return out
+
+
+_WORD_RE = re.compile(_WORD)
+_DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
+
+
+def _clause_boundaries(sentence: str) -> list[re.Match]:
+    """Where a sentence is cut into concept chunks: the boundary words (prepositions, clause words), and every
+    word that can only be a verb (:func:`~agentr_dagster.domain.word_class.is_finite_verb`: "chronic stress
+    impairs spatial memory", "does isolation impair recognition memory"), a predicate between two concepts."""
+    cuts = list(_BOUNDARY_RE.finditer(sentence))
+    spans = [(m.start(), m.end()) for m in cuts]
+    for m in _WORD_RE.finditer(sentence):
+        inside = any(a <= m.start() < b for a, b in spans)
+        # a word that can be a verb, right before a determiner, is one ("does X change the pharmacokinetics")
+        verb = is_finite_verb(m.group(0)) or (can_be_verb(m.group(0)) and _DETERMINER_NEXT_RE.match(sentence, m.end()))
+        if not inside and verb:
+            cuts.append(m)
+    return sorted(cuts, key=lambda m: m.start())
 
 
 def _content_words(item: str) -> list[str]:
@@ -747,7 +805,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
 
-    def add_chunk(chunk: _Chunk, *, new_blocks: bool) -> None:
+    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
         items = [i for i in chunk.items if not _is_meta_item(i)]
         if not items:
             return
@@ -771,12 +829,16 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
             return
         label = " ".join(w for r in _runs(items[0]) for w in r) or items[0]
         blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label[:200], terms, n_items=len(items),
-                                   items=[" ".join(w for r in _runs(i) for w in r) or i for i in items]))
+                                   items=[" ".join(w for r in _runs(i) for w in r) or i for i in items],
+                                   required=not side, side=side))
         seen_words.update(words)
 
-    for sentence in topic:
-        for chunk in _chunks(sentence):
-            add_chunk(chunk, new_blocks=True)
+    question = is_review_question(text)
+    for k, sentence in enumerate(topic):
+        main_part, side_part = _side_clause(sentence, k, question)
+        for part, side in ((main_part, False), (side_part, True)):
+            for chunk in _chunks(part) if part else ():
+                add_chunk(chunk, new_blocks=True, side=side)
     design_terms: list[str] = []
     for sentence in eligibility:
         low = sentence.casefold()
@@ -805,7 +867,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     if not any(b.required for b in blocks) and blocks:
         min(blocks, key=lambda b: general_zipf(b.label)).required = True
-    title = "" if is_review_question(text) else (topic[0] if topic else "")
+    title = "" if question else (topic[0] if topic else "")
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
@@ -813,6 +875,26 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+
+
+#: A question's side clause: a second question coordinated with the first ("..., and how is this behaviour
+#: measured?", "...; which outcomes are reported?"). It asks about the main subject, it does not narrow it.
+_SIDE_CLAUSE_RE = re.compile(
+    r"(?:;\s*(?:and\s+|or\s+|but\s+)?|,\s*(?:and|or|but)\s+)"
+    r"(?:how|what|which|whether|who|whom|where|when|why|to what extent)\b", re.I)
+
+
+def _side_clause(sentence: str, index: int, question: bool) -> tuple[str, str]:
+    """(main clause, side clause) of a question's topic sentence: a later question sentence is all side, the
+    first is cut at a coordinated second question. An abstract's sentences are all main."""
+    if not question:
+        return sentence, ""
+    if index > 0 and sentence.rstrip().endswith("?"):
+        return "", sentence
+    cut = _SIDE_CLAUSE_RE.search(sentence)
+    if cut is None or not _content_words(sentence[: cut.start()]):
+        return sentence, ""
+    return sentence[: cut.start()], sentence[cut.start():].lstrip(",; ")
 
 
 _NOT_SHARED = GENERIC_HEADS | DEMOGRAPHIC_WORDS | _DESIGN_WORDS | frozenset("study studies".split())
@@ -839,7 +921,9 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     study is likeliest to name in some form. In an abstract (``title``: its first sentence) it is the concept of
     the title that the most sentences name (an abstract names its subject again and again)."""
     if not title:
-        blocks.sort(key=lambda b: (not b.required, b.generic, -b.n_items))
+        # who the studies are about ("in rats and mice", "in adolescents") is the main block only when the
+        # question names nothing else: a population is every study of it, whatever the topic
+        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b), -b.n_items))
         return
     sentences = [s.casefold() for s in _sentences(text)]
     title_low = title.casefold()

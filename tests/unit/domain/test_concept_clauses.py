@@ -1,0 +1,91 @@
+"""Invented review questions and abstracts (animal models, behavioural addictions, pharmacokinetics,
+psychotherapy trials): the main subject is always a required block, and a side clause, a measurement phrase,
+eligibility text or a verb never makes the main block."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
+from agentr_dagster.domain.word_class import is_finite_verb, is_past_participle
+from agentr_dagster.llm.offline.concepts import extract_concepts
+
+QUESTIONS = [
+    # (question, words the main block must name, words that must never be in the main block)
+    ("In rats and mice, does adolescent social isolation impair object-in-context recognition memory, and how is "
+     "this behaviour measured?", ("isolation",), ("rats", "mice", "behaviour", "measured", "impair")),
+    ("Which animal models of depression (chronic mild stress, learned helplessness, social defeat) respond to "
+     "antidepressant treatment, and how is depressive-like behaviour assessed?", ("depress",),
+     ("behaviour", "assessed", "respond")),
+    ("Is internet gaming disorder associated with impulsivity in adolescents? Include cross-sectional and cohort "
+     "studies published in English.", ("gaming",), ("adolesc", "english", "cohort")),
+    ("How does renal impairment change the pharmacokinetics of direct oral anticoagulants (apixaban, rivaroxaban, "
+     "dabigatran)? Include studies reporting clearance or half-life. Exclude studies in healthy volunteers only.",
+     ("anticoagulant", "apixaban"), ("change", "clearance", "volunteer")),
+    ("Among university students, what is known about problematic smartphone use, and which outcomes are "
+     "associated with it?", ("smartphon",), ("student", "outcome", "known")),
+    ("Does cognitive behavioural therapy delivered online reduce insomnia severity in adults, compared with "
+     "waiting list controls? Include randomised controlled trials.", ("cognitive",), ("adult", "reduce",
+                                                                                       "randomi")),
+]
+
+
+def _main_terms(text: str) -> str:
+    plan = extract_concepts(text)
+    main = plan.main()
+    assert main is not None and main.required
+    return " ".join(main.terms).casefold()
+
+
+@pytest.mark.parametrize(("question", "named", "never"), QUESTIONS, ids=[q[:30] for q, _, _ in QUESTIONS])
+def test_the_main_subject_is_the_main_block_never_a_side_phrase(question, named, never):
+    terms = _main_terms(question)
+    for word in named:
+        assert word in terms, (word, terms)
+    for word in never:
+        assert word not in terms, (word, terms)
+
+
+def test_a_side_clause_makes_no_required_block():
+    plan = extract_concepts(
+        "Does gambling disorder co-occur with alcohol dependence, and how is comorbidity measured in community "
+        "samples?")
+    side = [b for b in plan.blocks if b.side]
+    assert side and all(not b.required for b in side)
+    assert {"comorbidity", "community samples"} <= {b.label for b in side}
+    assert plan.main() is not None and "gambling" in plan.main().label
+
+
+def test_a_hyphenated_compound_is_one_concept():
+    plan = extract_concepts("In mice, is object-in-context memory impaired by early-life stress?")
+    labels = [b.label for b in plan.blocks]
+    assert any("object-in-context" in label for label in labels)
+    assert not any(label.strip() in ("context", "object-") for label in labels)
+
+
+def test_a_verb_is_a_predicate_between_two_concepts():
+    plan = extract_concepts(
+        "Chronic unpredictable stress impairs spatial memory in rodents: a systematic review and meta-analysis. "
+        "Objective: To estimate the effect of chronic unpredictable stress on spatial memory in rats and mice. "
+        "Methods: We searched PubMed and Embase. Results: 54 studies were included (SMD -0.8, 95% CI -1.0 to -0.6).")
+    terms = [t for b in plan.blocks for t in b.terms]
+    assert not any("impair" in t for t in terms)
+    query = plan.boolean_query()
+    tree = parse_boolean_query(query)
+    assert matches(tree, "Chronic unpredictable stress and spatial memory in the Morris water maze")
+    assert not matches(tree, "Spatial memory in ageing")
+
+
+def test_a_trailing_participle_and_a_meta_word_inside_a_phrase():
+    plan = extract_concepts("Is cannabis use disorder associated with psychosis, and how are symptoms reported?")
+    terms = [t for b in plan.blocks for t in b.terms]
+    assert '"cannabis use disorder"' in terms  # "use" inside the phrase: not cannabis* OR disorder*
+    assert "disorder*" not in terms
+    assert not any("report" in t for t in terms)
+
+
+def test_word_classes_come_from_the_lexicon():
+    assert is_finite_verb("impairs") and is_finite_verb("predict") and is_finite_verb("co-occur")
+    assert not is_finite_verb("stress") and not is_finite_verb("memory") and not is_finite_verb("ADHD")
+    assert not is_finite_verb("impaired")  # a participle modifies a noun: "impaired glucose tolerance"
+    assert is_past_participle("measured") and not is_past_participle("need")
