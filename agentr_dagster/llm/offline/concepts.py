@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import can_be_verb, is_finite_verb, is_past_participle
+from agentr_dagster.domain.word_class import can_be_verb, is_finite_verb, is_past_participle, word_classes
 
 #: Facet names (the most specific first).
 FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "comparator")
@@ -119,7 +119,8 @@ META_PHRASES = (
     "leading causes", "age group", "age groups", "systematic review", "systematic reviews", "literature review",
     "comparative effectiveness", "class head", "head to head", "drug class", "quality of life",
     "main results", "over time", "title/abstract stage", "primary research", "original research",
-    "empirical research", "empirical studies", "original empirical research",
+    "empirical research", "empirical studies", "original empirical research", "literature search",
+    "literature searches",
 )  # fmt: skip
 #: Study-design vocabulary: these terms make the optional design block and never a topic block.
 DESIGN_TERMS = (
@@ -325,7 +326,8 @@ def _runs(item: str) -> list[list[str]]:
             return True
         if low not in META_WORDS:
             return False
-        inner = 0 < i < len(words) - 1
+        # only a noun ("use", "quality") joins a phrase: "surgery using fragility index" is two concepts
+        inner = 0 < i < len(words) - 1 and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed"))
         return not (inner and all(words[j].casefold() not in META_WORDS | _FUNCTION for j in (i - 1, i + 1)))
 
     runs: list[list[str]] = [[]]
@@ -396,13 +398,17 @@ def _run_terms(words: list[str]) -> list[str]:
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
+    # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS):
+            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(head) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
         terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
     return terms
 
 
+#: A phrase's head stands alone as a term only below this general-English frequency ("morphine" 3.4,
+#: "rhinitis" 2.4 stand; "disorder" 4.3 does not: "gambling disorder" would become every disorder).
+HEAD_ALONE_ZIPF = 4.25
 #: Words that grade a concept ("poor sleep", "reduced mobility"): the concept alone is a term too.
 DEGREE_MODIFIERS = frozenset(
     "insufficient sufficient inadequate adequate poor short long low high reduced increased decreased excessive "
@@ -865,9 +871,16 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                 if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
                     block.required = False
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
+    for block in blocks:
+        if _modifier_only(block.label):  # "statistical", "psychological": a modifier whose noun is elsewhere
+            block.generic, block.required = True, False
     if not any(b.required for b in blocks) and blocks:
         min(blocks, key=lambda b: general_zipf(b.label)).required = True
     title = "" if question else (topic[0] if topic else "")
+    if title:  # what the review computed itself ("FI was calculated for each trial") is no subject of its studies
+        for block in blocks:
+            if _own_measure(block, text, acronyms):
+                block.generic, block.required = True, False
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
@@ -977,6 +990,31 @@ def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:
             if len(other) >= 4 and other.isalpha() and general_zipf(other) < zipf_floor:
                 out.append(f"({_sendable(truncation(other))} AND {_sendable(term)})")
     return _dedupe(out)
+
+
+_COMPUTED_AFTER_RE = r"\s+(?:was|were|is|are)\s+(?:calculated|computed|derived|recalculated)\b"
+_COMPUTED_BEFORE_RE = r"\b(?:calculated|computed|calculating|computing|derived|deriving)\s+(?:the\s+|a\s+|an\s+)?"
+
+
+def _own_measure(block: ConceptBlock, text: str, acronyms: dict[str, str]) -> bool:
+    """An abstract says the review computed this concept itself ("the Fragility Index (FI) ... FI was calculated
+    for each RCT"): it is the review's own statistic, which its studies do not name."""
+    names = [block.label, *block.items]
+    names += [a for a, long in acronyms.items() if any(long.casefold() in n.casefold() or n.casefold() in
+                                                        long.casefold() for n in names if n.strip())]
+    for name in {n.strip() for n in names if len(n.strip()) >= 2}:
+        esc = re.escape(name)
+        if re.search(r"\b" + esc + _COMPUTED_AFTER_RE, text, re.I) or re.search(
+                _COMPUTED_BEFORE_RE + esc + r"\b", text, re.I):
+            return True
+    return False
+
+
+def _modifier_only(label: str) -> bool:
+    """A label of words the lexicon knows only as adjectives or adverbs ("statistical", "statistically
+    significant"): no noun, so no concept of its own."""
+    words = _content_words(label)
+    return bool(words) and all((c := word_classes(w)) and not c & {"NOUN", "PROPN", "VERB"} for w in words)
 
 
 def _generic_label(label: str) -> bool:

@@ -89,3 +89,26 @@ def test_word_classes_come_from_the_lexicon():
     assert not is_finite_verb("stress") and not is_finite_verb("memory") and not is_finite_verb("ADHD")
     assert not is_finite_verb("impaired")  # a participle modifies a noun: "impaired glucose tolerance"
     assert is_past_participle("measured") and not is_past_participle("need")
+
+
+def test_the_reviews_own_statistic_and_a_bare_adjective_are_no_subject():
+    plan = extract_concepts(
+        "Fragility of statistically significant outcomes of randomised trials in knee arthroplasty. Objectives: "
+        "to assess the robustness of statistical results of trials in knee arthroplasty using the Fragility "
+        "Index (FI), a metric of how many events a significant result depends on. Methods: We searched MEDLINE. "
+        "FI was calculated for each trial. Results: The median FI was 3.")
+    main = plan.main()
+    assert main is not None and "arthroplasty" in main.label.casefold()
+    query = plan.boolean_query().casefold()
+    assert "fragility" not in query and "statistic" not in query
+
+
+def test_a_concept_cut_at_the_term_bound_is_said_in_the_intent():
+    from agentr_dagster.llm.offline import OfflineBackend
+    from tests.unit.domain.test_offline import HashingEmbedder
+
+    drugs = ", ".join(f"drugname{chr(97 + i)}{chr(97 + j)}ine" for i in range(5) for j in range(10))
+    intent = OfflineBackend(HashingEmbedder()).decompose_intent(
+        f"What is the comparative effectiveness of statins, such as {drugs}, in adults with hyperlipidaemia?")
+    cut = [c for c in intent.concepts if c.terms_cut]
+    assert cut and len(cut[0].terms) == 40 and cut[0].terms_cut >= 10
