@@ -62,6 +62,7 @@ class ConceptFacet(Strict):
     independent: bool = False  # AND-ed with the main block (an abstract's title naming two subjects)
     # how many of the concept's terms were left out at the 40-term bound (said in the queries' metadata)
     terms_cut: int = Field(default=0, ge=0)
+    in_query: bool = True  # False: an optional block the ``main_or_specific_rest`` query shape leaves out
 
 
 class ResearchIntent(Strict):

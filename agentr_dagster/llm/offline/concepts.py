@@ -40,10 +40,13 @@ FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "
 #: else A AND (B OR C ...): the main subject always required.
 #: ``main_or_required_rest`` A OR (the other required blocks AND-ed): an optional block (a demographic word, a
 #: concept the question says not to require) left out.
+#: ``main_or_specific_rest`` A OR (B AND C ...) without the optional blocks marked ``in_query=False`` at extraction
+#: (:func:`_mark_rest`: left out when the required ones AND-ed already name a narrow topic, or when no required
+#: block is left and they are broad): ``A OR adult*`` never, ``A OR (diabetes AND adult*)`` -> ``A OR diabetes``.
 #: Whatever the shape, blocks marked ``independent`` (an abstract's title naming two subjects: "X and the risk
 #: of Y") are AND-ed with the main block: A AND B, never A OR B.
 QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_or_two_of_rest", "main_unless_broad",
-                "main_or_required_rest")
+                "main_or_required_rest", "main_or_specific_rest")
 #: The shapes that put every concept of the question in the query.
 SHAPES_WITH_EVERY_CONCEPT = tuple(s for s in QUERY_SHAPES if s not in ("main", "main_or_required_rest"))
 #: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
@@ -51,8 +54,11 @@ SHAPES_WITH_EVERY_CONCEPT = tuple(s for s in QUERY_SHAPES if s not in ("main", "
 #: least 0.9. ``main_or_rest`` in all 18 folds: recall 0.933 at 0.677 of records (``main`` alone 0.905 / 0.646
 #: but the other concepts absent; ``two_of`` and ``main_and_any`` 0.66 / 0.39; ``any`` 0.968 / 0.766; an OR of
 #: the question's content words 0.999 / 0.966). A study naming the main concept, or every other one, is found.
-QUERY_SHAPE = "main_or_rest"
+QUERY_SHAPE = "main_or_specific_rest"
 MAX_TERMS_PER_BLOCK = 40
+#: ``main_or_specific_rest``: the optional blocks leave the rest branch when the required ones AND-ed are expected
+#: in at most this share of a background's records (judged leave-one-review-out, `agentr bench queries`).
+REST_SHARE = 0.03
 #: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
 #: "dementia" 3.8) is too common to stand as an alternative of a concept.
 GENERIC_ZIPF = 5.0
@@ -204,6 +210,7 @@ class ConceptBlock:
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
     independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
     side: bool = False  # named only by a question's side clause ("..., and how is it measured?"): optional
+    in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -241,6 +248,8 @@ class ConceptPlan:
             return " AND ".join([a, *(b.query(max_terms) for b in independent)])
         if shape == "main_or_required_rest":
             rest = [b for b in rest if b.required]
+        if shape == "main_or_specific_rest":
+            rest = [b for b in rest if b.required or b.in_query]
         if shape == "main" or not rest:
             return a
         parts = [b.query(max_terms) for b in rest]
@@ -248,7 +257,7 @@ class ConceptPlan:
         def all_of(qs: list[str]) -> str:
             return qs[0] if len(qs) == 1 else "(" + " AND ".join(qs) + ")"
 
-        if shape in ("main_or_rest", "main_or_required_rest"):
+        if shape in ("main_or_rest", "main_or_required_rest", "main_or_specific_rest"):
             return f"{a} OR {all_of(parts)}" if parts else a
         if shape == "two_of":
             everyone = [a, *parts]
@@ -798,7 +807,7 @@ def _dedupe_plain(terms: list[str]) -> list[str]:
 
 
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
-                     generic_share: float | None = None) -> ConceptPlan:
+                     generic_share: float | None = None, rest_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
     ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
     ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
@@ -884,6 +893,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
+    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -1008,6 +1018,36 @@ def _own_measure(block: ConceptBlock, text: str, acronyms: dict[str, str]) -> bo
                 _COMPUTED_BEFORE_RE + esc + r"\b", text, re.I):
             return True
     return False
+
+
+def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_share: float) -> None:
+    """Which optional blocks ``main_or_specific_rest`` leaves out of the rest branch (``in_query=False``). With
+    required blocks besides the main one: all optional ones when the required ones AND-ed are expected in at most
+    ``rest_share`` of the ``background``'s records (their shares multiplied: "type 2 diabetes" alone is narrow,
+    "hypertension" alone is not and keeps "adults" AND-ed with it); without a background, none (general English
+    cannot tell a broad condition from a narrow one). With none, only a side clause's specific concept stays
+    ("..., and how applicable are they for predicting fault location?": A OR fault location); a block that says
+    who the studies are about, a generic one, one the question says not to require ("regardless of whether X")
+    leave: never ``A OR adult*``."""
+    if not blocks:
+        return
+    main = next((b for b in blocks if b.required), blocks[0])
+    rest = [b for b in blocks if b is not main]
+    required = [b for b in rest if b.required]
+    optional = [b for b in rest if not b.required]
+    if required:
+        if background is None:
+            return
+        share = 1.0
+        for b in required:
+            share *= any_share(b.terms[:MAX_TERMS_PER_BLOCK], background)
+        if share <= rest_share:
+            for b in optional:
+                b.in_query = False
+        return
+    for b in optional:
+        b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
+            b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
 
 
 def _modifier_only(label: str) -> bool:

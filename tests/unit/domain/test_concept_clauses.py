@@ -112,3 +112,30 @@ def test_a_concept_cut_at_the_term_bound_is_said_in_the_intent():
         f"What is the comparative effectiveness of statins, such as {drugs}, in adults with hyperlipidaemia?")
     cut = [c for c in intent.concepts if c.terms_cut]
     assert cut and len(cut[0].terms) == 40 and cut[0].terms_cut >= 10
+
+
+def test_optional_blocks_leave_the_rest_branch_only_behind_a_narrow_required_one():
+    question = ("What is the comparative effectiveness of tirzepatide and semaglutide, in adults with obesity?")
+
+    def share(narrow: bool):
+        # a background (the lake): obesity in 1 % of its records or in 30 %; adults everywhere
+        return lambda term: {"obesit": 0.01 if narrow else 0.3}.get(term.strip('"*')[:6], 0.4)
+
+    narrow = extract_concepts(question, background=share(True))
+    broad = extract_concepts(question, background=share(False))
+    assert "adult" not in narrow.boolean_query().casefold()  # tirzepatide OR obesity
+    tree = parse_boolean_query(narrow.boolean_query())
+    assert matches(tree, "Weight loss in obesity: a cohort of children")
+    assert "adult" in broad.boolean_query().casefold()  # obesity alone is no narrow topic: AND adults kept
+    assert not parse_boolean_query(broad.boolean_query()) or not matches(
+        parse_boolean_query(broad.boolean_query()), "Obesity in children")
+    # without a background, general English cannot tell: the optional block stays AND-ed
+    assert "adult" in extract_concepts(question).boolean_query().casefold()
+
+
+def test_a_lone_optional_who_block_is_never_a_top_level_alternative():
+    plan = extract_concepts("What is the comparative effectiveness of drugs for overactive bladder, such as "
+                            "oxybutynin and tolterodine, in adults?")
+    tree = parse_boolean_query(plan.boolean_query())
+    assert not matches(tree, "Exercise in older adults")
+    assert matches(tree, "Tolterodine in women with urge incontinence")
