@@ -87,7 +87,9 @@ _CLAUSE_CUT_RE = re.compile(
     re.I,
 )
 _ELIGIBILITY_RE = re.compile(
-    r"^\s*(?:include[sd]?\b|inclusion\b|relevant (?:studies|records|papers|articles)\b|eligible\b|"
+    r"^\s*(?:(?:we\s+)?include[sd]?\b|inclusion\b|relevant (?:studies|records|papers|articles)\b|eligible\b|"
+    r"only\b.*\b(?:were|are|was|is) (?:considered|included|eligible)\b|(?:studies|trials|articles|papers) (?:were|are) "
+    r"eligible\b|"
     r"at title/abstract stage|studies (?:were|are) (?:included|eligible))",
     re.I,
 )
@@ -178,7 +180,8 @@ def _who_block(block: ConceptBlock) -> bool:
 
 
 #: Words after which a list of items are examples of the concept before them.
-_EXAMPLE_RE = re.compile(r"\b(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)\b", re.I)
+_EXAMPLE_RE = re.compile(
+    r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
     r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|that|which|whether|how|what|"
@@ -352,6 +355,9 @@ def _runs(item: str) -> list[list[str]]:
         runs[n] = run[:cut]
         if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
             runs[n] = []
+        # an adjective after its noun is a predicate ("are mindfulness interventions effective"): not the concept
+        while len(runs[n]) >= 2 and (c := word_classes(runs[n][-1])) and c <= {"ADJ", "ADV"}:
+            runs[n].pop()
     return [r for r in runs if r]
 
 
@@ -389,7 +395,8 @@ def _run_terms(words: list[str]) -> list[str]:
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.extend(_phrase_terms(f"{a} {b}"))
     head = words[-1].casefold()
-    if len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1]):
+    if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
+            and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):
         terms.append(_render(truncation(words[-1])))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -409,7 +416,7 @@ def _run_terms(words: list[str]) -> list[str]:
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(head) < HEAD_ALONE_ZIPF)):
+            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
         terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
     return terms
@@ -686,10 +693,18 @@ def _clause_boundaries(sentence: str) -> list[re.Match]:
     impairs spatial memory", "does isolation impair recognition memory"), a predicate between two concepts."""
     cuts = list(_BOUNDARY_RE.finditer(sentence))
     spans = [(m.start(), m.end()) for m in cuts]
-    for m in _WORD_RE.finditer(sentence):
+    words = list(_WORD_RE.finditer(sentence))
+    for k, m in enumerate(words):
         inside = any(a <= m.start() < b for a, b in spans)
-        # a word that can be a verb, right before a determiner, is one ("does X change the pharmacokinetics")
-        verb = is_finite_verb(m.group(0)) or (can_be_verb(m.group(0)) and _DETERMINER_NEXT_RE.match(sentence, m.end()))
+        # a word that can be a verb is one right before a determiner ("does X change the pharmacokinetics"), or
+        # between a noun and an adjective ("does exposure to violent games increase aggressive behaviour"): a noun
+        # is not followed by an adjective inside a noun phrase
+        nxt = words[k + 1].group(0) if k + 1 < len(words) else ""
+        verb = is_finite_verb(m.group(0)) or can_be_verb(m.group(0)) and (
+            bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
+            or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+                and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
+                .strip() == ""))
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
@@ -908,11 +923,12 @@ _SIDE_CLAUSE_RE = re.compile(
 
 
 def _side_clause(sentence: str, index: int, question: bool) -> tuple[str, str]:
-    """(main clause, side clause) of a question's topic sentence: a later question sentence is all side, the
-    first is cut at a coordinated second question. An abstract's sentences are all main."""
+    """(main clause, side clause) of a question's topic sentence: a later sentence is all side (it adds variants
+    to the concepts, never a required one), the first is cut at a coordinated second question. An abstract's
+    sentences are all main."""
     if not question:
         return sentence, ""
-    if index > 0 and sentence.rstrip().endswith("?"):
+    if index > 0:  # a later sentence (another question, context, eligibility not caught as such) adds variants
         return "", sentence
     cut = _SIDE_CLAUSE_RE.search(sentence)
     if cut is None or not _content_words(sentence[: cut.start()]):

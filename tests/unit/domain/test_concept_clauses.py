@@ -139,3 +139,27 @@ def test_a_lone_optional_who_block_is_never_a_top_level_alternative():
     tree = parse_boolean_query(plan.boolean_query())
     assert not matches(tree, "Exercise in older adults")
     assert matches(tree, "Tolterodine in women with urge incontinence")
+
+
+@pytest.mark.parametrize(("question", "never_required"), [
+    ("What is the efficacy of internet-delivered cognitive behavioural therapy for social anxiety disorder? We "
+     "included randomised controlled trials comparing it with waitlist or attention control.", "waitlist"),
+    ("Does exposure to violent video games increase aggressive behaviour in children? Studies were eligible if "
+     "they used experimental designs. Only peer-reviewed articles published in English were considered.",
+     "english"),
+])
+def test_eligibility_sentences_never_make_a_required_block(question, never_required):
+    plan = extract_concepts(question)
+    for block in plan.blocks:
+        if block.required:
+            assert never_required not in " ".join(block.terms).casefold(), block.label
+    assert not any("increase" in t for b in plan.blocks for t in b.terms)  # a verb between two concepts
+
+
+def test_a_predicate_adjective_and_a_common_head_are_no_terms():
+    plan = extract_concepts("Are mindfulness-based interventions effective for craving in substance use disorders?")
+    terms = [t for b in plan.blocks for t in b.terms]
+    assert not any("effective" in t for t in terms)
+    assert "disorder*" not in terms and '"substance use disorder"' in terms
+    plan = extract_concepts("Which tests are used to assess depressive-like behaviour in mouse models of stress?")
+    assert any(b.label == "depressive-like behaviour" for b in plan.blocks)  # "-like" is no example marker
