@@ -455,7 +455,7 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
 
 
 GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
-GENERIC_SHARE_GRID = (0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
+GENERIC_SHARE_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
 REST_SHARE_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)  # REST_SHARE; 0.005: optional blocks nearly always stay
 
 
@@ -478,9 +478,10 @@ def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str,
 def leave_one_out_generic_share(folders: list[Path], pool: Pool, spans: dict[str, range],
                                 grid: tuple[float, ...] = GENERIC_SHARE_GRID) -> dict[str, Any]:
     """The background share from which a term is generic (:data:`~agentr_dagster.llm.offline.concepts.
-    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions."""
+    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions, by
+    the most held-in reviews meeting both bars (:func:`meets_bars`)."""
     return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, s: extract_concepts(
-        question, background=pool.background_without(name), generic_share=s))
+        question, background=pool.background_without(name), generic_share=s), rule="bars")
 
 
 def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range], grid: tuple[float, ...],
