@@ -2,8 +2,9 @@
 
 A librarian's search is a few concept blocks - population, exposure or intervention, comparator, outcome,
 setting - each an OR-group of the concept and its variants; the study design is at most an optional block of
-its own. Here every block is in the query, as main block OR (the others AND-ed) (:data:`QUERY_SHAPE`), which
-recalls the includes better than ANDing them on the labelled reviews. This module finds those blocks in the
+its own. Here the query is the main block OR (the other required blocks AND-ed), an optional block AND-ed in
+unless the required ones already name a narrow topic (:data:`QUERY_SHAPE`), which recalls the includes better
+than ANDing them on the labelled reviews. This module finds those blocks in the
 question text by its clause structure:
 
 * sentences that only say where the records come from (provenance, "prepared by", "test collection") and
@@ -12,7 +13,11 @@ question text by its clause structure:
 * eligibility sentences ("Include ...", "Relevant studies are ...") give the study design block, and variants
   for concepts already found, never a new required block;
 * the question sentence is cut into chunks at prepositions and clause words ("of", "in ... with", "among",
-  "on", "for", "associated with", a possessive); a chunk's list items ("A, B or C", "such as", "including",
+  "on", "for", "associated with", a possessive) and at verbs (a lexicon's word classes: "does isolation impair
+  recognition memory"), never inside a hyphenated word ("object-in-context"); a coordinated second question
+  ("..., and how is this behaviour measured?") and later sentences only add variants or optional blocks, and
+  a block of who the studies are about ("in rats and mice") is never the main one;
+  a chunk's list items ("A, B or C", "such as", "including",
   parentheses) are one concept's variants; meta words ("comparative effectiveness", "literature", "role",
   "age group", "leading causes") are dropped;
 * each item becomes truncated search terms ("soft skills" -> "soft skill*", "adolescents" -> adolescen*),
@@ -50,11 +55,11 @@ QUERY_SHAPES = ("main", "main_or_rest", "two_of", "main_and_any", "any", "main_o
 #: The shapes that put every concept of the question in the query.
 SHAPES_WITH_EVERY_CONCEPT = tuple(s for s in QUERY_SHAPES if s not in ("main", "main_or_required_rest",
                                                                         "main_or_specific_rest"))
-#: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`) among the shapes with
-#: every concept: the smallest share of records matched whose mean include recall on the other reviews is at
-#: least 0.9. ``main_or_rest`` in all 18 folds: recall 0.933 at 0.677 of records (``main`` alone 0.905 / 0.646
-#: but the other concepts absent; ``two_of`` and ``main_and_any`` 0.66 / 0.39; ``any`` 0.968 / 0.766; an OR of
-#: the question's content words 0.999 / 0.966). A study naming the main concept, or every other one, is found.
+#: Chosen leave-one-review-out on the 18 shared labelled reviews (`agentr bench queries`): the shape under which
+#: the most of the other reviews meet both of the issue's bars (recall >= 0.9, off-topic <= 5 %), then the best
+#: mean recall. ``main_or_specific_rest`` in all 18 folds (docs/search-strategies.md, third round);
+#: ``main_or_rest`` (every concept, optional blocks AND-ed in) is what the "fewest records reaching 0.9" rule
+#: picks. A study naming the main concept, or every other required one, is found.
 QUERY_SHAPE = "main_or_specific_rest"
 MAX_TERMS_PER_BLOCK = 40
 #: ``main_or_specific_rest``: the optional blocks leave the rest branch when the required ones AND-ed are expected
