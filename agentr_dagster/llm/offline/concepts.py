@@ -95,7 +95,7 @@ _CLAUSE_CUT_RE = re.compile(
 _ELIGIBILITY_RE = re.compile(
     r"^\s*(?:(?:we\s+)?include[sd]?\b|inclusion\b|relevant (?:studies|records|papers|articles)\b|eligible\b|"
     r"only\b.*\b(?:were|are|was|is) (?:considered|included|eligible)\b|(?:studies|trials|articles|papers) (?:were|are) "
-    r"eligible\b|"
+    r"eligible\b|(?:studies|trials|articles|papers) (?:must|should|had to|have to|were required to)\b|"
     r"at title/abstract stage|studies (?:were|are) (?:included|eligible))",
     re.I,
 )
@@ -190,14 +190,14 @@ _EXAMPLE_RE = re.compile(
     r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
-    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|that|which|whether|how|what|"
+    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
     re.I,
 )
 _POSSESSIVE_RE = re.compile(r"(\w)(?:'s|s'|\u2019s|s\u2019)\s+")
-_COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|compared (?:with|to))\s*$", re.I)
+_COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|than|compared (?:with|to))\s*$", re.I)
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
 _OUTCOME_CUE_RE = re.compile(r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting)\s*$", re.I)
 _INTERVENTION_CUE_RE = re.compile(
@@ -219,6 +219,7 @@ class ConceptBlock:
     items: list[str] = field(default_factory=list)  # those variants, as the question writes them
     independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
     side: bool = False  # named only by a question's side clause ("..., and how is it measured?"): optional
+    aspect: bool = False  # "the prevalence of X", "the pharmacokinetics of X": never the main block before X
     in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
@@ -472,7 +473,7 @@ def _dedupe(terms: Iterable[str]) -> list[str]:
 _FUNCTION = frozenset(
     "a an the and or of in on for to with by from at as into onto via per than then their its his her our your "
     "a' any all some no not nor both either neither this that these those such which who whose whom if so yet "
-    "whether when while because since unless until none".split()
+    "whether when while because since unless until none more less most least than".split()
 )
 
 
@@ -630,6 +631,7 @@ class _Chunk:
     text: str
     cue: str  # the boundary word(s) before it
     items: list[str]
+    aspect: bool = False  # followed by "of": an aspect of what comes next ("the pharmacokinetics of vancomycin")
 
 
 def _acronym_pairs(text: str) -> dict[str, str]:
@@ -679,7 +681,7 @@ def _chunks(sentence: str) -> list[_Chunk]:
     for m in _clause_boundaries(sentence):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
-            out.append(_Chunk(piece, cue, _split_items(piece)))
+            out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of"))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()
@@ -866,7 +868,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         label = " ".join(w for r in _runs(items[0]) for w in r) or items[0]
         blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label[:200], terms, n_items=len(items),
                                    items=[" ".join(w for r in _runs(i) for w in r) or i for i in items],
-                                   required=not side, side=side))
+                                   required=not side, side=side, aspect=chunk.aspect))
         seen_words.update(words)
 
     question = is_review_question(text)
@@ -968,7 +970,10 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     if not title:
         # who the studies are about ("in rats and mice", "in adolescents") is the main block only when the
         # question names nothing else: a population is every study of it, whatever the topic
-        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b), -b.n_items))
+        # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
+        # than X", "versus X") is not the subject either
+        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b), b.aspect or b.facet == "comparator",
+                                   -b.n_items))
         return
     sentences = [s.casefold() for s in _sentences(text)]
     title_low = title.casefold()

@@ -163,3 +163,18 @@ def test_a_predicate_adjective_and_a_common_head_are_no_terms():
     assert "disorder*" not in terms and '"substance use disorder"' in terms
     plan = extract_concepts("Which tests are used to assess depressive-like behaviour in mouse models of stress?")
     assert any(b.label == "depressive-like behaviour" for b in plan.blocks)  # "-like" is no example marker
+
+
+@pytest.mark.parametrize(("question", "main_word", "not_main"), [
+    ("What is the prevalence of smartphone addiction among university students, and which psychological factors "
+     "are associated with it?", "smartphone", "preval"),
+    ("What are the pharmacokinetics of oral ketamine in adults with chronic pain? Studies must report plasma "
+     "concentrations, clearance or bioavailability.", "ketamine", "pharmacokinetic"),
+    ("Is trauma-focused cognitive behavioural therapy more effective than eye movement desensitisation and "
+     "reprocessing for post-traumatic stress disorder in veterans?", "trauma-focused", "desensiti"),
+])
+def test_an_aspect_or_a_comparator_is_never_the_main_block(question, main_word, not_main):
+    terms = _main_terms(question)
+    assert main_word in terms and not_main not in terms, terms
+    plan = extract_concepts(question)
+    assert not any("must" in t or "plasma" in t for b in plan.blocks if b.required for t in b.terms)
