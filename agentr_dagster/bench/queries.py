@@ -40,6 +40,7 @@ from agentr_dagster.llm.offline.concepts import (
     GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,
+    REST_SHARE,
     SHAPES_WITH_EVERY_CONCEPT,
     content_words_baseline,
     extract_concepts,
@@ -319,6 +320,23 @@ MAX_OFF_TOPIC = 0.05  # the issue's bar for the share of other reviews' records 
 MAX_RATIO_N = 3.0  # ... and for the records it matches in the pool relative to the expert's own count N
 
 
+def meets_bars(recall: float | None, off_topic: float | None) -> bool:
+    """One review's query meets the issue's bars: recall of its includes >= 0.9, off-topic <= 5 %."""
+    return (recall or 0.0) >= TARGET_RECALL and (off_topic or 0.0) <= MAX_OFF_TOPIC
+
+
+def choose_shape_by_bars(reviews: list[dict], candidates: tuple[str, ...] = QUERY_SHAPES) -> str:
+    """The shape under which the most of ``reviews`` meet both bars (:func:`meets_bars`), then the best mean
+    recall, then the lower mean off-topic rate."""
+
+    def key(shape: str) -> tuple:
+        rows = [r["by_shape"][shape] for r in reviews]
+        return (sum(meets_bars(x["recall"], x["off_topic"]) for x in rows),
+                round(_mean([x["recall"] for x in rows]) or 0.0, 3), -(_mean([x["off_topic"] for x in rows]) or 0.0))
+
+    return max(candidates, key=key)
+
+
 def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> str:
     """Among the shapes whose mean recall on ``reviews`` reaches ``TARGET_RECALL``, whose mean off-topic rate is
     at most ``MAX_OFF_TOPIC`` and whose median matches / N is at most ``MAX_RATIO_N``, the one matching the
@@ -337,15 +355,21 @@ def choose_shape(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_
     return max(candidates, key=lambda s: (mean_of(s, "recall"), -mean_of(s, "off_topic")))
 
 
-def leave_one_out(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT) -> dict[str, Any]:
+def leave_one_out(reviews: list[dict], candidates: tuple[str, ...] = SHAPES_WITH_EVERY_CONCEPT,
+                  choose: Callable[[list[dict], tuple[str, ...]], str] = choose_shape) -> dict[str, Any]:
     """Held-out recall, off-topic rate and matches / N when the shape is chosen on the other reviews."""
     picks, rows = {}, []
     for r in reviews:
-        best = choose_shape([o for o in reviews if o is not r], candidates)
+        best = choose([o for o in reviews if o is not r], candidates)
         picks[r["name"]] = best
         rows.append(r["by_shape"][best])
+    drug = [x for r, x in zip(reviews, rows, strict=True) if r.get("drug")]
+    other = [x for r, x in zip(reviews, rows, strict=True) if not r.get("drug")]
     return {"picked": picks, "recall": _mean([x["recall"] for x in rows]), "share": _mean([x["share"] for x in rows]),
-            "off_topic": _mean([x["off_topic"] for x in rows]), "median_ratio_n": _median([x["ratio_n"] for x in rows])}
+            "off_topic": _mean([x["off_topic"] for x in rows]), "median_ratio_n": _median([x["ratio_n"] for x in rows]),
+            "meeting_bars": sum(meets_bars(x["recall"], x["off_topic"]) for x in rows),
+            "drug": [_mean([x["recall"] for x in drug]), _mean([x["off_topic"] for x in drug])],
+            "non_drug": [_mean([x["recall"] for x in other]), _mean([x["off_topic"] for x in other])]}
 
 
 def _means(rows: list[dict]) -> dict[str, Any]:
@@ -424,12 +448,24 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
         "leave_one_out_seed_growth": leave_one_out_growth(reviews),
         "leave_one_out_seed_generic_share": leave_one_out_growth(reviews, "by_generic_share", MINED_SHARE_GRID),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
+        "leave_one_out_shape_bars": leave_one_out(reviews, QUERY_SHAPES, choose_shape_by_bars)
+        if len(reviews) > 1 else None,
         "query_shape": QUERY_SHAPE,
     }
 
 
 GENERIC_ZIPF_GRID = (4.25, 4.5, 4.75, 5.0, 5.25, 5.5, 6.0, 9.0)  # 9.0: no word is generic
-GENERIC_SHARE_GRID = (0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
+GENERIC_SHARE_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 1.0)  # 1.0: the background calls no term generic
+REST_SHARE_GRID = (0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)  # REST_SHARE; 0.005: optional blocks nearly always stay
+
+
+def leave_one_out_rest_share(folders: list[Path], pool: Pool, spans: dict[str, range],
+                             grid: tuple[float, ...] = REST_SHARE_GRID) -> dict[str, Any]:
+    """The share under which the required blocks AND-ed let the optional ones leave the rest branch
+    (:data:`~agentr_dagster.llm.offline.concepts.REST_SHARE`, shape ``main_or_specific_rest``) judged
+    leave-one-review-out on the questions, by the most held-in reviews meeting both bars (:func:`meets_bars`)."""
+    return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, s: extract_concepts(
+        question, background=pool.background_without(name), rest_share=s), rule="bars")
 
 
 def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str, range],
@@ -442,16 +478,18 @@ def leave_one_out_generic_zipf(folders: list[Path], pool: Pool, spans: dict[str,
 def leave_one_out_generic_share(folders: list[Path], pool: Pool, spans: dict[str, range],
                                 grid: tuple[float, ...] = GENERIC_SHARE_GRID) -> dict[str, Any]:
     """The background share from which a term is generic (:data:`~agentr_dagster.llm.offline.concepts.
-    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions."""
+    GENERIC_SHARE`; the background: the other reviews' records) judged leave-one-review-out on the questions, by
+    the most held-in reviews meeting both bars (:func:`meets_bars`)."""
     return _leave_one_out_value(folders, pool, spans, grid, lambda question, name, s: extract_concepts(
-        question, background=pool.background_without(name), generic_share=s))
+        question, background=pool.background_without(name), generic_share=s), rule="bars")
 
 
 def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range], grid: tuple[float, ...],
-                         plan_of: Callable[[str, str, float], Any]) -> dict[str, Any]:
+                         plan_of: Callable[[str, str, float], Any], rule: str = "recall") -> dict[str, Any]:
     """A tuned value of the concept path judged leave-one-review-out on the questions: for each review, among
     the values whose mean off-topic rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the
-    best mean recall there (then the lower off-topic rate) is applied to it."""
+    best mean recall there (then the lower off-topic rate) is applied to it. ``rule="bars"``: the value under
+    which the most other reviews meet both bars (:func:`meets_bars`), then the best mean recall."""
     rows: dict[tuple[float, str], tuple[float, float]] = {}
     names = []
     for folder in folders:
@@ -469,15 +507,27 @@ def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range
     def mean(z: float, group: list[str], k: int) -> float:
         return statistics.mean(rows[(z, n)][k] for n in group)
 
+    def passing(z: float, group: list[str]) -> int:
+        return sum(meets_bars(*rows[(z, n)]) for n in group)
+
     picks = {}
     for name in names:
         others = [o for o in names if o != name]
+        if rule == "bars":
+            picks[name] = max(grid, key=lambda z: (passing(z, others), round(mean(z, others, 0), 3),
+                                                   -mean(z, others, 1)))
+            continue
         ok = [z for z in grid if mean(z, others, 1) <= MAX_OFF_TOPIC] or list(grid)
         picks[name] = max(ok, key=lambda z: (round(mean(z, others, 0), 3), -mean(z, others, 1)))
     held = [rows[(picks[n], n)] for n in names]
-    return {"grid": {str(z): {"recall": round(mean(z, names, 0), 4), "off_topic": round(mean(z, names, 1), 4)}
-                     for z in grid},
-            "picked": picks, "recall": _mean([h[0] for h in held]), "off_topic": _mean([h[1] for h in held])}
+    drug = [rows[(picks[n], n)] for n in names if is_drug_review(n)]
+    other = [rows[(picks[n], n)] for n in names if not is_drug_review(n)]
+    return {"grid": {str(z): {"recall": round(mean(z, names, 0), 4), "off_topic": round(mean(z, names, 1), 4),
+                              "meeting_bars": passing(z, names)} for z in grid},
+            "picked": picks, "recall": _mean([h[0] for h in held]), "off_topic": _mean([h[1] for h in held]),
+            "meeting_bars": sum(meets_bars(*h) for h in held),
+            "drug": [_mean([h[0] for h in drug]), _mean([h[1] for h in drug])],
+            "non_drug": [_mean([h[0] for h in other]), _mean([h[1] for h in other])]}
 
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
@@ -494,6 +544,7 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
     if len(folders) > 1:
         result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
         result["summary"]["leave_one_out_generic_share"] = leave_one_out_generic_share(folders, pool, spans)
+        result["summary"]["leave_one_out_rest_share"] = leave_one_out_rest_share(folders, pool, spans)
     if abstracts is not None:
         result["unlabelled_abstracts"] = bench_unlabelled_abstracts(abstracts, pool, backend)
     return result
@@ -554,13 +605,15 @@ def format_table(result: dict) -> str:
             lines.append(f"shapes, {name}: " + ", ".join(
                 f"{k} {v['recall']}/{v['off_topic']}/{v['median_ratio_n']}" for k, v in m["by_shape"].items())
                 + " (recall/off-topic/median xN)")
-    for key, label in (("leave_one_out_shape", "every concept"), ("leave_one_out_shape_main_allowed", "any shape")):
-        loo = summary[key]
+    for key, label in (("leave_one_out_shape", "every concept"), ("leave_one_out_shape_main_allowed", "any shape"),
+                       ("leave_one_out_shape_bars", "any shape, most reviews meeting both bars")):
+        loo = summary.get(key)
         if loo:
             picked = sorted(set(loo["picked"].values()))
             lines.append(f"leave-one-review-out shape ({label}): held-out recall {loo['recall']} off-topic "
-                         f"{loo['off_topic']} median xN {loo['median_ratio_n']} (picked: {', '.join(picked)}; "
-                         f"shipped: {summary['query_shape']})")
+                         f"{loo['off_topic']} median xN {loo['median_ratio_n']}, reviews meeting both bars "
+                         f"{loo.get('meeting_bars')}, drug {loo.get('drug')} non-drug {loo.get('non_drug')} "
+                         f"(picked: {', '.join(picked)}; shipped: {summary['query_shape']})")
     lg = summary.get("leave_one_out_seed_growth")
     if lg:
         lines += _tuned_value_lines(lg, "seed widening growth bound per value, recall of the remaining includes/"
@@ -577,6 +630,13 @@ def format_table(result: dict) -> str:
     if gs:
         lines += _tuned_value_lines(gs, "generic-word background share per value, recall/off-topic",
                                     "generic-word share", GENERIC_SHARE)
+    rs = summary.get("leave_one_out_rest_share")
+    if rs:
+        lines += _tuned_value_lines(rs, "rest-branch share (main_or_specific_rest) per value, recall/off-topic",
+                                    "rest-branch share", REST_SHARE)
+        lines.append("  rest-branch share: reviews meeting both bars per value "
+                     + ", ".join(f"{k} {v['meeting_bars']}" for k, v in rs["grid"].items())
+                     + f"; held out {rs['meeting_bars']}, drug {rs['drug']} non-drug {rs['non_drug']}")
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")

@@ -60,6 +60,9 @@ class ConceptFacet(Strict):
     required: bool = True  # the first required block is the main one (offline query: main OR (others AND-ed))
     variants: list[ShortText] = Field(default_factory=list, max_length=20)  # the concept as the question words it
     independent: bool = False  # AND-ed with the main block (an abstract's title naming two subjects)
+    # how many of the concept's terms were left out at the 40-term bound (said in the queries' metadata)
+    terms_cut: int = Field(default=0, ge=0)
+    in_query: bool = True  # False: an optional block the ``main_or_specific_rest`` query shape leaves out
 
 
 class ResearchIntent(Strict):

@@ -146,12 +146,25 @@ def search_queries(context: AssetExecutionContext, store: StoreResource, llm: LL
             "search_strings": MetadataValue.md("\n".join(f"1. {s}" for s in queries.get("search_strings", []))),
             "expanded_keywords": "; ".join(map(str, queries.get("expanded_keywords") or [])),
             **_seed_metadata(db, context.partition_key),
+            **_terms_cut_metadata(db, context.partition_key),
             **_stage_metadata(outcome, backend),
         },
         data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
         check_results=[checks.evaluate_queries(db, context.partition_key),
                        checks.evaluate_seed_recall(db, context.partition_key)],
     )
+
+
+def _terms_cut_metadata(db: DomainStore, slug: str) -> dict:
+    """Concept blocks whose terms passed the 40-term bound: how many were left out of the query (never silent)."""
+    from agentr_dagster.stages.intent import current_intent
+
+    try:
+        intent = current_intent(db, slug)[0]
+    except (ValueError, StageError):
+        return {}
+    cut = [f"1. {c.label}: {c.terms_cut} terms left out (40 kept)" for c in intent.concepts if c.terms_cut]
+    return {"concept_terms_cut": MetadataValue.md("\n".join(cut) or "none")}
 
 
 def _seed_metadata(db: DomainStore, slug: str) -> dict:

@@ -124,6 +124,8 @@ class IntentMixin:
                 ConceptFacet(facet=cast(_FacetName, b.facet), label=b.label[:200],
                              terms=[t for t in b.terms if len(t) <= 200][:40], required=b.required,
                              independent=b.independent,
+                             in_query=b.in_query,
+                             terms_cut=max(0, len([t for t in b.terms if len(t) <= 200]) - 40),
                              variants=list(dict.fromkeys(v[:200] for v in b.items if v.strip()))[:20])
                 for b in plan.blocks[:8]
                 if any(len(t) <= 200 for t in b.terms)

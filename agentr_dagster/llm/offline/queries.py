@@ -286,8 +286,8 @@ def plain_term(term: str) -> str:
 
 def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_SHAPE) -> str:
     """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
-    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required, independent=c.independent)
-              for c in concepts]
+    blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required, independent=c.independent,
+                           in_query=c.in_query) for c in concepts]
     query = ConceptPlan(blocks=blocks).boolean_query(shape)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
 

@@ -1,0 +1,53 @@
+"""Which parts of speech an English word can be, from a lexicon (``lemminflect``: the SPECIALIST lexicon's
+lemmas by universal part-of-speech tag), not a word list of ours.
+
+Used to read a question or a title as clauses: a word that can only be a verb ("impair", "predicts",
+"promotes") is a predicate between two concepts ("chronic stress impairs spatial memory" -> chronic stress,
+spatial memory), and a past participle closing a phrase ("how is this behaviour measured") says what is done to
+the concept, not which concept.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+#: Readings that make a word usable inside a noun phrase.
+_NOMINAL = frozenset({"NOUN", "PROPN", "ADJ", "NUM"})
+
+
+@lru_cache(maxsize=65536)
+def word_classes(word: str) -> frozenset[str]:
+    """The universal part-of-speech tags the lexicon has for ``word`` (lower-cased; a hyphenated word by its
+    last part, "co-occur" as "occur"); empty for a word it does not know (a name, a drug, an acronym)."""
+    from lemminflect import getAllLemmas
+
+    low = word.casefold().strip("-'")
+    if "-" in low:
+        low = low.rsplit("-", 1)[1]
+    if not low.isalpha():
+        return frozenset()
+    return frozenset(getAllLemmas(low))
+
+
+def is_finite_verb(word: str) -> bool:
+    """``word`` can only be a verb, in its plain or third-person form ("impair", "predicts", "respond"): never
+    a noun or adjective, never a participle ("impaired glucose", "learned helplessness" modify a noun) or a
+    gerund ("decision making" is a noun)."""
+    low = word.casefold()
+    if len(low) < 4 or low.endswith(("ing", "ed")) or word[:1].isupper() and word.isupper():
+        return False
+    classes = word_classes(word)
+    return bool(classes) and "VERB" in classes and not classes & _NOMINAL
+
+
+def is_past_participle(word: str) -> bool:
+    """``word`` is a verb's "-ed" form ("measured", "assessed", "reported"): after a noun it is a predicate."""
+    low = word.casefold()
+    return low.endswith("ed") and len(low) > 4 and "VERB" in word_classes(word)
+
+
+def can_be_verb(word: str) -> bool:
+    """``word`` has a verb reading in a plain or third-person form ("change", "favours"), whatever else it can be;
+    only its context tells (before a determiner it is a verb: "change the dose")."""
+    low = word.casefold()
+    return len(low) >= 4 and not low.endswith(("ing", "ed")) and "VERB" in word_classes(word)
