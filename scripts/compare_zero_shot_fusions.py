@@ -10,6 +10,9 @@ field cosine (``trans``) to the rule's scores (``rule``, today's ``zero_shot_sco
 * ``rank``: percentile(rule) + beta percentile(component)
 * ``max``: max(percentile(rule), percentile(component) - delta) - a record either ranks high is kept high
 * ``rrf``: 1 / (k + rank(rule)) + beta / (k + rank(component))
+* ``tail``: the bottom ``frac`` of the rule's list re-ordered by z(rule) + beta z(component) within it
+  (:func:`agentr_dagster.screening.rankers.zero_shot.rerank_tail`; beta = inf: by the component alone); the head
+  of the list is the rule's
 * ``gate``: the component added (z, beta; beta = inf: the component alone) only on questions where a label-free
   signal lies on one side of a threshold: the agreement of the rule with the cosine (Spearman, overlap of their
   top 10 %), how far each list's top 10 % stands out (mean z), the cosine's skew and top-10 % mean, the question's
@@ -31,6 +34,7 @@ import numpy as np
 from scipy.stats import rankdata, skew, spearmanr
 
 from agentr_dagster.screening.metrics import wss_at
+from agentr_dagster.screening.rankers.zero_shot import rerank_tail
 from agentr_dagster.screening.scores import order_from_scores, zscore
 
 Comps = dict[str, np.ndarray]
@@ -84,12 +88,22 @@ def families(signal_values: dict[str, list[float]]) -> list[tuple[str, tuple, Fu
             for b in (0.25, 0.5, 1.0):
                 grid.append(("rrf", (comp, k, b), lambda c, s, comp=comp, k=k, b=b: _rrf(c["rule"], k)
                              + b * _rrf(c[comp], k)))
+        for frac in (0.1, 0.2, 0.3, 0.4, 0.5, 0.7):
+            for b in (0.5, 1.0, 2.0, math.inf):
+                grid.append(("tail", (comp, frac, b), lambda c, s, comp=comp, f=frac, b=b: _tail(
+                    c["rule"], c[comp], f, b)))
         for key, vals in signal_values.items():
             for t in np.quantile(vals, [0.2, 0.35, 0.5, 0.65, 0.8]):
                 for side in (1, -1):
                     for b in (0.5, 1.0, math.inf):
                         grid.append(("gate", (comp, key, side, round(float(t), 3), b), _gated(comp, key, side, t, b)))
     return grid
+
+
+def _tail(rule: np.ndarray, other: np.ndarray, frac: float, b: float) -> np.ndarray:
+    if math.isinf(b):  # the component alone: the rule's weight made negligible
+        return rerank_tail(rule, other, frac, 1e6)
+    return rerank_tail(rule, other, frac, b)
 
 
 def _rrf(x: np.ndarray, k: int) -> np.ndarray:
@@ -137,7 +151,7 @@ def main() -> None:
     print(line("dense_onnx", onnx))
     print(line("rule (today)", rule))
     for lam in args.penalty:
-        for fam in ("z", "rank", "max", "rrf", "gate", None):
+        for fam in ("z", "rank", "max", "rrf", "tail", "gate", None):
             cols = [j for j, (f, _, _) in enumerate(grid) if fam is None or f == fam]
             held, picks = [], []
             for i in range(len(names)):

@@ -35,6 +35,10 @@ class ZeroShotConfig:
     readable_lexical_weight: float | None = None  # lexical_weight when the transformer has its full share
     prf_transformer_weight: float = 0.0  # weight of its vectors as a feature block beside TF-IDF in the PRF round
     prf_transformer_blend: float = 1.0  # weight of its z-scored cosine added after the PRF round (x the share)
+    # ... and the bottom share of the final list re-ordered by z(score) + this weight x z(its cosine), on every
+    # question (rerank_tail; docs/screening.md "Zero-shot fusion"): 0 = off
+    tail_transformer_frac: float = 0.0
+    tail_transformer_weight: float = 2.0
 
     def prf_top_k(self, n: int) -> int:
         """How many of ``n`` records the top of a list is (pseudo-includes, expansion source)."""
