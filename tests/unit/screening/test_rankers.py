@@ -253,7 +253,8 @@ def test_rerank_tail_reorders_only_the_bottom_and_keeps_the_score_values():
 
 def test_tail_rerank_in_zero_shot_moves_only_the_bottom_and_needs_the_transformer():
     question = "What is the effect of treatment after a heart attack?"
-    base = ZeroShotConfig(transformer_weight=0.0, prf_transformer_blend=0.0, prf=False, expansion_weight=0.0)
+    base = ZeroShotConfig(transformer_weight=0.0, prf_transformer_blend=0.0, prf=False, expansion_weight=0.0,
+                          tail_transformer_frac=0.0)
     tail = ZeroShotConfig(transformer_weight=0.0, prf_transformer_blend=0.0, prf=False, expansion_weight=0.0,
                           tail_transformer_frac=0.5, tail_transformer_weight=2.0)
     feats = _transformer_feats(_SynonymTransformer())
