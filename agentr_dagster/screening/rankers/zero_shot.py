@@ -44,10 +44,10 @@ def pseudo_relevance_feedback(prior: np.ndarray, feats: ScreeningFeatures, cfg: 
 
 
 def rerank_tail(scores: np.ndarray, other: np.ndarray, frac: float, weight: float) -> np.ndarray:
-    """The bottom ``frac`` of ``scores``' list (fewer where ties straddle its edge) re-ordered by z(scores) + ``weight`` x z(``other``) taken over that
-    tail alone; the rest of the list, and the tail's set of score values (handed out again in the new order), stay
-    as they were, so the tail stays below the head and a learner taking the scores as its prior sees the same
-    distribution."""
+    """The bottom ``frac`` of ``scores``' list (fewer where ties straddle its edge) re-ordered by z(scores) +
+    ``weight`` x z(``other``) taken over that tail alone; the rest of the list, and the tail's set of score values
+    (handed out again in the new order), stay as they were, so the tail stays below the head and a learner taking
+    the scores as its prior sees the same distribution."""
     k = int(frac * len(scores))
     if k < 2:
         return scores
