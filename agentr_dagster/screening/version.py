@@ -37,5 +37,11 @@ def version_of(files: list[Path], root: Path = _SCREENING.parent) -> str:
 
 @cache
 def engine_version() -> str:
-    """The engine's version: :func:`version_of` the :func:`scoring_sources` (computed once per process)."""
-    return version_of(scoring_sources())
+    """The engine's version: :func:`version_of` the :func:`scoring_sources` (computed once per process), with the
+    transformer's name appended when ``AGENTR_TRANSFORMER`` picks another than the default, whose vectors give
+    other scores."""
+    from agentr_dagster.settings import EncoderConfig, get_settings
+
+    model = get_settings().encoder.transformer
+    default = EncoderConfig.model_fields["transformer"].default
+    return version_of(scoring_sources()) + ("" if model == default else f"+{model}")

@@ -19,10 +19,16 @@ def test_missing_model_gives_clear_error_and_no_default(monkeypatch, tmp_path):
     monkeypatch.setenv("AGENTR_MODEL_DIR", str(tmp_path / "m2v"))
     with pytest.raises(RuntimeError, match="make models"):
         tr.TransformerEncoder()
-    monkeypatch.setattr(tr, "_TRANSFORMER", None)
-    monkeypatch.setattr(tr, "_STATE", None)
+    monkeypatch.setattr(tr, "_TRANSFORMERS", {})
     assert tr.get_transformer() is None
     assert tr.default_transformer_dir() == tmp_path / "minilm-onnx"  # beside the static model
+    monkeypatch.setenv("AGENTR_TRANSFORMER", "all-mpnet-base-v2")
+    assert tr.default_transformer_dir() == tmp_path / "mpnet-onnx"
+    assert tr.default_transformer_dir("all-MiniLM-L6-v2") == tmp_path / "minilm-onnx"
+    assert tr.get_transformer() is None
+    monkeypatch.setenv("AGENTR_TRANSFORMER", "bge-small")
+    with pytest.raises(ValueError):  # the settings refuse a model no `make` target builds
+        tr.default_transformer_dir()
 
 
 def test_unit_rows_zero_for_blank_and_batch_independent(encoder):

@@ -15,6 +15,5 @@ def fake_embedder(monkeypatch):
     no transformer (as when ``make models`` has built none): these tests pin the static-only rankings."""
     e = HashEmbedder()
     monkeypatch.setattr(emb_mod, "_EMBEDDER", e)
-    monkeypatch.setattr(transformer_mod, "_TRANSFORMER", None)
-    monkeypatch.setattr(transformer_mod, "_STATE", transformer_mod._ABSENT)
+    monkeypatch.setattr(transformer_mod, "_DISABLED", True)
     return e

@@ -233,3 +233,38 @@ def test_the_transformer_lifts_a_record_that_matches_by_meaning():
     without = order_from_scores(zero_shot_scores(question, _transformer_feats(None), cfg))
     assert list(with_t).index(37) < list(without).index(37)
     assert list(with_t).index(37) < 5
+
+
+def test_rerank_tail_reorders_only_the_bottom_and_keeps_the_score_values():
+    from agentr_dagster.screening.rankers.zero_shot import rerank_tail
+
+    scores = np.arange(10, dtype=float)  # record 9 on top, record 0 at the bottom
+    other = np.zeros(10)
+    other[0] = 5.0  # the bottom record is the other ranker's favourite
+    out = rerank_tail(scores, other, frac=0.3, weight=2.0)
+    assert np.array_equal(out[3:], scores[3:])  # the head (top 70 %) untouched
+    assert sorted(out) == sorted(scores)  # the same score values, handed out again
+    assert list(order_from_scores(out)[:7]) == [9, 8, 7, 6, 5, 4, 3]
+    assert list(order_from_scores(out)[7:]) == [0, 2, 1]  # record 0 now leads the tail, still below the head
+    # weight 0 or a tail of fewer than 2 records: nothing moves
+    assert np.array_equal(rerank_tail(scores, other, 0.3, 0.0), scores)
+    assert np.array_equal(rerank_tail(scores, other, 0.1, 2.0), scores)
+
+
+def test_tail_rerank_in_zero_shot_moves_only_the_bottom_and_needs_the_transformer():
+    question = "What is the effect of treatment after a heart attack?"
+    base = ZeroShotConfig(transformer_weight=0.0, prf_transformer_blend=0.0, prf=False, expansion_weight=0.0,
+                          tail_transformer_frac=0.0)
+    tail = ZeroShotConfig(transformer_weight=0.0, prf_transformer_blend=0.0, prf=False, expansion_weight=0.0,
+                          tail_transformer_frac=0.5, tail_transformer_weight=2.0)
+    feats = _transformer_feats(_SynonymTransformer())
+    before, after = zero_shot_scores(question, feats, base), zero_shot_scores(question, feats, tail)
+    moved = before < np.sort(before)[30]  # the bottom half, ties at its edge left in the head
+    assert 2 <= moved.sum() <= 30 and not np.array_equal(after, before)
+    n_head = len(before) - int(moved.sum())
+    assert np.array_equal(order_from_scores(after)[:n_head], order_from_scores(before)[:n_head])
+    assert np.array_equal(after[~moved], before[~moved]) and sorted(after[moved]) == sorted(before[moved])
+    # without a transformer the knob does nothing
+    static_only = _transformer_feats(None)
+    np.testing.assert_array_equal(zero_shot_scores(question, static_only, tail),
+                                  zero_shot_scores(question, static_only, base))

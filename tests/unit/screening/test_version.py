@@ -32,3 +32,16 @@ def test_a_changed_ranker_changes_the_version(tmp_path):
     ranker = tmp_path / "screening" / "rankers" / "zero_shot.py"
     ranker.write_text(ranker.read_text() + "\n# a tuned weight\n")
     assert version_of(copies, root=tmp_path) != engine_version()
+
+
+def test_another_transformer_gives_another_version(monkeypatch):
+    from agentr_dagster.screening import version
+
+    monkeypatch.setenv("AGENTR_TRANSFORMER", "all-mpnet-base-v2")
+    version.engine_version.cache_clear()
+    try:
+        assert version.engine_version() == version_of(scoring_sources()) + "+all-mpnet-base-v2"
+    finally:
+        monkeypatch.delenv("AGENTR_TRANSFORMER")
+        version.engine_version.cache_clear()
+    assert version.engine_version() == version_of(scoring_sources())
