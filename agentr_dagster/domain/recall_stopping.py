@@ -14,8 +14,9 @@ reaches the target. The test is asked after every batch, so each ask spends only
 No constant is tuned on a review: the target and the confidence are the user's, the look split was set on
 simulated random orders; everything else is counting. The bound widens by itself when the ranker has found
 little: with fewer than ``target / (1 - target)`` includes found (19 at 0.95), recall >= target means *none* is
-left, which a sample can only show by covering about the per-look confidence of the unscreened papers; a weak ranker (as many includes late as early) never makes a window look poorer than the rest,
-so it keeps going until nearly everything is screened, and :func:`assess_recall` says so.
+left, which a sample can only show by covering about the per-look confidence of the unscreened papers; a weak
+ranker (as many includes late as early) never makes a window look poorer than the rest, so it keeps going until
+nearly everything is screened, and :func:`assess_recall` says so.
 """
 
 from __future__ import annotations
