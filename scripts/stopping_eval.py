@@ -1,12 +1,17 @@
 """Replay `--stop-at-recall` on the scoring orders ``scripts/stopping_sequences.py`` wrote: the rule is evaluated
 where the scoring stage evaluates it (before every batch after the first), and the figures are those of
 `agentr bench pipeline --oracle`: recall at stop and the share of the papers called, per review, Cohen drug
-reviews apart from the rest. Beside it, the rule it replaced (the point-process bound at 99 %).
+reviews apart from the rest. Beside it: the same test with every ask at the full confidence (``unsplit``, the
+rule before :data:`~agentr_dagster.domain.recall_stopping.LOOK_SPLIT`), the rule it replaced (the point-process
+bound at 99 %), the clairvoyant stop (the first batch holding the target share of the includes) and the rule's
+floor: its calls on the same review with a perfect ranker (every include first), the least its promise costs with
+any ranker.
 
     python scripts/stopping_eval.py .bench/stopping-sequences [--target 0.95] [--confidence 0.95]
 
-Nothing is fitted: the rule has no constant but the target and the confidence, so there is nothing to hold out
-(leave-one-review-out is the same as all-in)."""
+Nothing is fitted to a review: the rule's constants are the target, the confidence and the look split, the last
+set from simulated random orders (docs/stopping.md), so there is nothing to hold out (leave-one-review-out is the
+same as all-in)."""
 
 from __future__ import annotations
 
@@ -34,10 +39,14 @@ def main() -> None:
     parser.add_argument("--target", type=float, default=0.95)
     parser.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE)
     args = parser.parse_args()
-    rules = {
-        "hypergeometric": lambda y: (lambda seen: assess_recall(seen, len(y), args.target, args.confidence).stop),
-        "point_process": lambda y: (lambda seen: PointProcessStop(args.target)(seen, y)),
-    }
+    def make_rule(y):
+        return lambda seen: assess_recall(seen, len(y), args.target, args.confidence).stop
+
+    def unsplit(y):  # the rule before the look split: every ask at the full confidence
+        return lambda seen: assess_recall(seen, len(y), args.target, args.confidence, look_split=1).stop
+
+    rules = {"hypergeometric": make_rule, "hypergeometric_unsplit": unsplit,
+             "point_process": lambda y: (lambda seen: PointProcessStop(args.target)(seen, y))}
     rows = []
     for path in sorted(args.sequences.glob("*.json")):
         seq = json.loads(path.read_text(encoding="utf-8"))
@@ -49,16 +58,23 @@ def main() -> None:
         # the least a rule could spend: the batch boundary where the target is first reached (it cannot know it)
         reached = np.cumsum(y) >= args.target * y.sum() - 1e-9
         row["clairvoyant"] = next((end for end in seq["boundaries"] if reached[end - 1]), len(y)) / len(y)
+        # the least *this* rule could spend with any ranker: every include first, the same batches. A test that
+        # must hold for a random order has to see a run of excludes covering most of what is left, however good
+        # the order; this is that cost, the floor under the rule's calls.
+        perfect = np.sort(y)[::-1]
+        row["perfect"] = replay(perfect, seq["boundaries"], make_rule(perfect)) / len(y)
         rows.append(row)
     print(f"target {args.target}, confidence {args.confidence}: recall at stop / share of papers called")
-    print(f"{'review':40}{'n':>6}{'incl':>6}   {'hypergeometric':>18}   {'point process 0.99':>20}"
-          f"   {'clairvoyant':>11}")
+    print(f"{'review':40}{'n':>6}{'incl':>6}   {'hypergeometric':>18}   {'unsplit':>18}   {'point process 0.99':>20}"
+          f"   {'clairvoyant':>11}   {'perfect ranker':>14}")
     for group, drug in (("non-drug", False), ("Cohen drug", True)):
         part = [r for r in rows if r["drug"] == drug]
         for r in part:
-            h, p = r["hypergeometric"], r["point_process"]
+            h, u, p = r["hypergeometric"], r["hypergeometric_unsplit"], r["point_process"]
             print(f"{r['name']:40}{r['n']:>6}{r['includes']:>6}   {h[0]:>8.3f} {100 * h[1]:>8.1f} %   "
-                  f"{p[0]:>9.3f} {100 * p[1]:>8.1f} %   {100 * r['clairvoyant']:>9.1f} %")
+                  f"{u[0]:>8.3f} {100 * u[1]:>8.1f} %   "
+                  f"{p[0]:>9.3f} {100 * p[1]:>8.1f} %   {100 * r['clairvoyant']:>9.1f} %"
+                  f"   {100 * r['perfect']:>12.1f} %")
         if part:
             for rule in rules:
                 rec = [r[rule][0] for r in part]
@@ -68,7 +84,10 @@ def main() -> None:
                       f"mean calls {100 * np.mean(share):.1f} %")
             print(f"  {group} clairvoyant (stops at the first batch reaching the target): mean calls "
                   f"{100 * np.mean([r['clairvoyant'] for r in part]):.1f} %")
+            print(f"  {group} hypergeometric with a perfect ranker (every include first): mean calls "
+                  f"{100 * np.mean([r['perfect'] for r in part]):.1f} %")
     print(f"all clairvoyant: mean calls {100 * np.mean([r['clairvoyant'] for r in rows]):.1f} %")
+    print(f"all hypergeometric with a perfect ranker: mean calls {100 * np.mean([r['perfect'] for r in rows]):.1f} %")
     for rule in rules:
         rec = [r[rule][0] for r in rows]
         share = [r[rule][1] for r in rows]

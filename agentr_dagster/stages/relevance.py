@@ -257,15 +257,18 @@ class RelevanceQueue:
     """The papers left to score, best first: the stored relevance order at the start, re-ranked after each batch
     by the engine's active learner from the model's judgements so far (weak labels) and the person's labels.
 
-    The features and the zero-shot prior are built on the first re-ranking, with the same preset and encoder
-    as :func:`~agentr_dagster.screening.screen.screen`."""
+    The features and the zero-shot prior are built on the first re-ranking, with the same preset, encoders and
+    cleaned question as :func:`~agentr_dagster.screening.screen.screen`: the prior the learner blends in is then
+    the stored zero-shot order itself (before, the queue built its features without the transformer, so its
+    prior was the static model's alone, a weaker order than the one the run started from)."""
 
     def __init__(self, question: str, papers: list[PaperRow], person: dict[int, int],
-                 stored: dict[int, RelevanceRow], *, embedder=None):
+                 stored: dict[int, RelevanceRow], *, embedder=None, transformer=None):
         self.question = question
         self.papers = papers
         self.person = person
         self.embedder = embedder
+        self.transformer = transformer  # None: the cached ONNX transformer when the preset uses it (as screen)
         self.index = {p.id: i for i, p in enumerate(papers)}
         # never ranked (added after the relevance asset ran): after the ranked ones, in paper order
         worst = max((r.rank for r in stored.values()), default=0)
@@ -288,6 +291,7 @@ class RelevanceQueue:
         if not labels:
             return
         if self._learner is None:
+            from agentr_dagster.domain.text import clean_cell
             from agentr_dagster.screening.features import build_features
             from agentr_dagster.screening.presets import get_preset
 
@@ -296,9 +300,13 @@ class RelevanceQueue:
 
                 self.embedder = get_embedder()
             preset = get_preset("default")
+            if self.transformer is None and preset.uses_transformer:
+                from agentr_dagster.domain.transformer import get_cached_transformer
+
+                self.transformer = get_cached_transformer()
             feats = build_features([p.title for p in self.papers], [p.abstract or "" for p in self.papers],
-                                   self.embedder)
-            self._learner = preset.learner(feats, preset.ranker(self.question, feats))
+                                   self.embedder, self.transformer if preset.uses_transformer else None)
+            self._learner = preset.learner(feats, preset.ranker(clean_cell(self.question), feats))
         ids = [pid for pid in labels if pid in self.index]
         idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
         y = np.array([labels[pid] for pid in ids], dtype=np.int64)

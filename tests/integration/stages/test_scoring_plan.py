@@ -181,6 +181,9 @@ def test_the_chain_with_stop_at_recall_in_the_resource_config_stops_early_and_pa
     assert meta["scored_now"] + meta["below_cutoff"] == len(review)
     assert meta["recall_interval"][0] >= 0.8 and meta["recall_interval"][1] == 1.0
     assert meta["recall_confidence"] == 0.95 and "target 0.8 reached" in meta["stopping"]
+    # the estimate with its interval, as docs/stopping.md says: the bound, the point estimate inside the interval
+    assert meta["recall_lower_bound"] == meta["recall_interval"][0] <= meta["recall_estimate"] <= 1.0
+    assert 0 <= meta["includes_left_upper"] < meta["below_cutoff"]
     export = pd.read_parquet(tmp_path / "home" / "results" / SLUG / "scores.parquet")
     assert len(export) == len(review) and (export["not_scored"] == BELOW_CUTOFF).sum() == meta["below_cutoff"]
     assert verify_ledger(store).ok
@@ -204,3 +207,18 @@ def test_a_persons_label_outweighs_the_models_in_the_re_ranked_queue(project, re
     assert queue.training[doubted] == (0, 1.0) and queue.training[unjudged] == (1, 1.0)
     assert queue.training[relevant[1]] == (1, WEAK_LABEL_WEIGHT) < (1, 1.0)
     assert len(queue.training) == len(weak) + 1 and queue.order() != before
+
+
+def test_the_re_ranked_queue_blends_in_the_order_the_run_started_from(project, review):
+    """The learner's prior is the relevance stage's own zero-shot order (same encoders, transformer included, same
+    cleaned question): with nothing but excludes to learn from, the queue keeps that order. (The queue used to
+    build its features without the transformer, so its prior was another, weaker order than the stored one.)"""
+    from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, relevance_question
+
+    store, _, _ = project
+    queue = RelevanceQueue(relevance_question(store, SLUG), store.projects.list_papers(SLUG), {},
+                           current_relevance(store, SLUG))
+    start = queue.order()
+    last = set(start[-5:])
+    queue.rerank(dict.fromkeys(last, 0))
+    assert queue.reranked and queue.order(last) == [pid for pid in start if pid not in last]
