@@ -163,6 +163,9 @@ class _Dialect:
             return None if widen else NOTHING
         if "*" not in text:
             return self.term(text, _phrase(text))
+        # a hyphen joins words ("fault-prone*" is the phrase fault prone*): no engine truncates across one, so the
+        # words are sent as a phrase the truncation rules below can say (it was left unconstrained, or empty)
+        text = " ".join(text.replace("-", " ").split())
         words = text.split()
         if self.truncation == "pubmed" and all(_truncatable(w, TRUNCATION_MIN_STEM["pubmed"]) for w in words):
             return self.term(text, _phrase(text))
