@@ -829,6 +829,38 @@ def _dedupe_plain(terms: list[str]) -> list[str]:
     return out
 
 
+def _optional_by_wording(blocks: list[ConceptBlock], dropped: list[str]) -> None:
+    """Blocks the wording makes optional: demographic-only ones ("adults", "patients") when a more specific block
+    exists, and a concept the question says not to require ("regardless of whether CAIM is mentioned")."""
+    for block in blocks:
+        words = {w.casefold() for w in _content_words(block.label)}
+        if words <= DEMOGRAPHIC_WORDS:
+            block.required = False
+    if not any(b.required for b in blocks) and blocks:
+        blocks[0].required = True
+    for clause in dropped:
+        if re.match(r"(?i)(regardless|irrespective)\b", clause):
+            low = clause.casefold()
+            for block in blocks:
+                named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
+                if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
+                    block.required = False
+
+
+def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acronyms: dict[str, str]) -> None:
+    """Blocks that name no subject of the studies: a modifier whose noun is elsewhere ("statistical"), and (for an
+    abstract, which has a ``title``) what the review computed itself ("FI was calculated for each trial")."""
+    for block in blocks:
+        if _modifier_only(block.label):
+            block.generic, block.required = True, False
+    if not any(b.required for b in blocks) and blocks:
+        min(blocks, key=lambda b: general_zipf(b.label)).required = True
+    if title:
+        for block in blocks:
+            if _own_measure(block, text, acronyms):
+                block.generic, block.required = True, False
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
@@ -887,32 +919,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
 
-    # Demographic-only blocks ("adults", "patients") are not required when a more specific block exists.
-    for block in blocks:
-        words = {w.casefold() for w in _content_words(block.label)}
-        if words <= DEMOGRAPHIC_WORDS:
-            block.required = False
-    if not any(b.required for b in blocks) and blocks:
-        blocks[0].required = True
-    # A concept the question says not to require ("regardless of whether CAIM is mentioned") is optional.
-    for clause in dropped:
-        if re.match(r"(?i)(regardless|irrespective)\b", clause):
-            low = clause.casefold()
-            for block in blocks:
-                named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
-                if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
-                    block.required = False
+    _optional_by_wording(blocks, dropped)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
-    for block in blocks:
-        if _modifier_only(block.label):  # "statistical", "psychological": a modifier whose noun is elsewhere
-            block.generic, block.required = True, False
-    if not any(b.required for b in blocks) and blocks:
-        min(blocks, key=lambda b: general_zipf(b.label)).required = True
     title = "" if question else (topic[0] if topic else "")
-    if title:  # what the review computed itself ("FI was calculated for each trial") is no subject of its studies
-        for block in blocks:
-            if _own_measure(block, text, acronyms):
-                block.generic, block.required = True, False
+    _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
