@@ -35,6 +35,7 @@ from agentr_dagster.llm.offline.common import (
     _matches_any,
 )
 from agentr_dagster.llm.offline.concepts import (
+    ConceptBlock,
     ConceptPlan,
     classify_sentences,
     extract_concepts,
@@ -43,6 +44,18 @@ from agentr_dagster.llm.offline.concepts import (
 
 # ConceptFacet's facet names: every block of a ConceptPlan is named by one (concepts._facet_for)
 _FacetName = Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
+
+
+MAX_FACET_TERMS = 40  # a block's terms kept in the stored intent; how many were cut is stored beside them
+
+
+def _facet(block: ConceptBlock) -> ConceptFacet:
+    """A concept block as the stored intent's facet (terms and variants of at most 200 characters)."""
+    terms = [t for t in block.terms if len(t) <= 200]
+    return ConceptFacet(facet=cast(_FacetName, block.facet), label=block.label[:200], terms=terms[:MAX_FACET_TERMS],
+                        required=block.required, independent=block.independent, in_query=block.in_query,
+                        terms_cut=max(0, len(terms) - MAX_FACET_TERMS),
+                        variants=list(dict.fromkeys(v[:200] for v in block.items if v.strip()))[:20])
 
 
 class IntentMixin:
@@ -120,16 +133,7 @@ class IntentMixin:
             constraints=constraints,
             contribution_types=self._contribution_types(text, bool(constraints)),
             seed_keywords=seeds,
-            concepts=[
-                ConceptFacet(facet=cast(_FacetName, b.facet), label=b.label[:200],
-                             terms=[t for t in b.terms if len(t) <= 200][:40], required=b.required,
-                             independent=b.independent,
-                             in_query=b.in_query,
-                             terms_cut=max(0, len([t for t in b.terms if len(t) <= 200]) - 40),
-                             variants=list(dict.fromkeys(v[:200] for v in b.items if v.strip()))[:20])
-                for b in plan.blocks[:8]
-                if any(len(t) <= 200 for t in b.terms)
-            ],
+            concepts=[_facet(b) for b in plan.blocks[:8] if any(len(t) <= 200 for t in b.terms)],
             study_design=[t for t in plan.design.terms if len(t) <= 200][:12] if plan.design else [],
         )
 
