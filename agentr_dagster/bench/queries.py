@@ -559,6 +559,21 @@ def _tuned_value_lines(loo: dict, grid_title: str, name: str, shipped: object) -
             f"(picked: {picked}; shipped: {shipped})"]
 
 
+# the constants tuned leave-one-review-out: (summary key, title of the per-value line, name, the shipped value)
+_TUNED_VALUES = (
+    ("leave_one_out_seed_growth", "seed widening growth bound per value, recall of the remaining includes/off-topic",
+     "growth bound", MAX_GROWTH),
+    ("leave_one_out_seed_generic_share", "mined seed terms' generic share per value, recall of the remaining "
+     "includes/off-topic", "mined generic share", MINED_GENERIC_SHARE),
+    ("leave_one_out_generic_zipf", "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
+     GENERIC_ZIPF),
+    ("leave_one_out_generic_share", "generic-word background share per value, recall/off-topic",
+     "generic-word share", GENERIC_SHARE),
+    ("leave_one_out_rest_share", "rest-branch share (main_or_specific_rest) per value, recall/off-topic",
+     "rest-branch share", REST_SHARE),
+)
+
+
 def format_table(result: dict) -> str:
     head = (f"{'review':34} {'mode':8} {'recall':>6} {'share':>6} {'off%':>6} {'xN':>6} {'base_r':>6} "
             f"{'base_o%':>7} {'str_r':>6} {'seed_b':>6} {'seed_a':>6} {'s_off%':>6} {'s_xN':>6}")
@@ -614,26 +629,11 @@ def format_table(result: dict) -> str:
                          f"{loo['off_topic']} median xN {loo['median_ratio_n']}, reviews meeting both bars "
                          f"{loo.get('meeting_bars')}, drug {loo.get('drug')} non-drug {loo.get('non_drug')} "
                          f"(picked: {', '.join(picked)}; shipped: {summary['query_shape']})")
-    lg = summary.get("leave_one_out_seed_growth")
-    if lg:
-        lines += _tuned_value_lines(lg, "seed widening growth bound per value, recall of the remaining includes/"
-                                    "off-topic", "growth bound", MAX_GROWTH)
-    ls = summary.get("leave_one_out_seed_generic_share")
-    if ls:
-        lines += _tuned_value_lines(ls, "mined seed terms' generic share per value, recall of the remaining "
-                                    "includes/off-topic", "mined generic share", MINED_GENERIC_SHARE)
-    gz = summary.get("leave_one_out_generic_zipf")
-    if gz:
-        lines += _tuned_value_lines(gz, "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
-                                    GENERIC_ZIPF)
-    gs = summary.get("leave_one_out_generic_share")
-    if gs:
-        lines += _tuned_value_lines(gs, "generic-word background share per value, recall/off-topic",
-                                    "generic-word share", GENERIC_SHARE)
+    for key, grid_title, name, shipped in _TUNED_VALUES:
+        if summary.get(key):
+            lines += _tuned_value_lines(summary[key], grid_title, name, shipped)
     rs = summary.get("leave_one_out_rest_share")
     if rs:
-        lines += _tuned_value_lines(rs, "rest-branch share (main_or_specific_rest) per value, recall/off-topic",
-                                    "rest-branch share", REST_SHARE)
         lines.append("  rest-branch share: reviews meeting both bars per value "
                      + ", ".join(f"{k} {v['meeting_bars']}" for k, v in rs["grid"].items())
                      + f"; held out {rs['meeting_bars']}, drug {rs['drug']} non-drug {rs['non_drug']}")
