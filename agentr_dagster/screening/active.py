@@ -77,12 +77,16 @@ class ActiveConfig:
     # pseudo-excludes in training 0.829, in the trust too 0.878). A prior whose includes sit in its own bottom half
     # (a misleading question) still loses the trust.
     trust_pseudo: bool = True
-    # The pseudo-excludes' weight fades linearly to 0 as this many real excludes are labelled.
+    # Measured and left off (docs/screening.md "Round 3": chosen leave-one-review-out they held out 0.436 against
+    # the default's 0.443 on 13 shared reviews). The pseudo-excludes' weight fades linearly to 0 as this many real
+    # excludes are labelled (0 = never).
     pseudo_fade_excludes: int = 0
-    # Earned prior weight: once ``earned_min_includes`` includes are labelled, the prior's weight (and, with
-    # ``earned_pseudo``, the pseudo-excludes') is also scaled by how the prior ranks the labelled pairs against
-    # how the classifier's cross-validated margins rank them: (AUC_prior - 0.5) / (AUC_svm - 0.5), clipped to
-    # 0..1. Re-computed every ``earned_every`` labels (it costs ``earned_folds`` extra fits).
+    # Earned prior weight: once ``earned_min_includes`` includes are labelled (0 = off), the prior's weight (and,
+    # with ``earned_pseudo``, the pseudo-excludes') is also scaled by how the prior ranks the labelled pairs
+    # against how the classifier's cross-validated margins rank them: (AUC_prior - 0.5) / (AUC_svm - 0.5), clipped
+    # to 0..1; with ``earned_with_pseudo`` the pseudo-excludes are judged as excludes too (without them, labels
+    # all from the prior's top zero the factor: ADHD's re-rank after 50 such labels fell 0.75 below zero-shot's).
+    # Re-computed every ``earned_every`` labels (it costs ``earned_folds`` extra fits).
     earned_min_includes: int = 0
     earned_folds: int = 5
     earned_every: int = 10
