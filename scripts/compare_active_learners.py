@@ -1,7 +1,11 @@
 """Compare active-learner configurations under the bench's feedback protocol, chosen leave-one-review-out.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/compare_active_learners.py /work/shared/data/screening \
-        --max-records 1300 --seeds 0 1 --json /tmp/al-compare.json
+        --max-records 1300 --seeds 0 1 --json /tmp/al-compare.json --cache /tmp/al-zero-shot --top
+
+``--cache`` keeps each review's zero-shot scores (computed once); ``--top`` adds the labels-from-the-top check
+(recall@20 % of the unlabelled papers after 10/25/50 labels from the top of the zero-shot list, re-rank minus
+zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews.
 
 Zero-shot uses the static encoder only (no transformer: cheap enough to iterate). Each variant is an
 ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no pseudo-excludes) on our

@@ -122,3 +122,16 @@ def test_earned_factor_keeps_a_prior_that_ranks_the_labels_and_drops_one_that_do
     assert few.earned_factor(labeled, y, w, none, 0.0) == 1.0
     # off by default
     assert ActiveRanker(feats, bad).earned_factor(labeled, y, w, none, 0.0) == 1.0
+
+
+def test_faded_pseudo_excludes_leave_the_classifier_to_the_labels():
+    titles, abstracts, y_all = synthetic_review(n=60, n_inc=10)
+    feats = build_features(titles, abstracts, HashEmbedder())
+    prior = np.linspace(1, -1, 60)
+    labeled = np.r_[np.flatnonzero(y_all == 1)[:3], np.flatnonzero(y_all == 0)[:3]]
+    y = y_all[labeled]
+    plain = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_excludes=0)).scores(labeled, y)
+    faded = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_fade_excludes=3)).scores(labeled, y)
+    fading = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_fade_excludes=30)).scores(labeled, y)
+    assert np.allclose(faded, plain)  # 3 labelled excludes: the pseudo-excludes weigh nothing
+    assert not np.allclose(fading, plain)  # 3 of 30: they still count
