@@ -1,7 +1,11 @@
 """Compare active-learner configurations under the bench's feedback protocol, chosen leave-one-review-out.
 
     PYTHONPATH=$PWD .venv/bin/python scripts/compare_active_learners.py /work/shared/data/screening \
-        --max-records 1300 --seeds 0 1 --json /tmp/al-compare.json
+        --max-records 1300 --seeds 0 1 --json /tmp/al-compare.json --cache /tmp/al-zero-shot --top
+
+``--cache`` keeps each review's zero-shot scores (computed once); ``--top`` adds the labels-from-the-top check
+(recall@20 % of the unlabelled papers after 10/25/50 labels from the top of the zero-shot list, re-rank minus
+zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews.
 
 Zero-shot uses the static encoder only (no transformer: cheap enough to iterate). Each variant is an
 ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no pseudo-excludes) on our
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +32,7 @@ from agentr_dagster.screening.active import ActiveConfig, ActiveRanker
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers import zero_shot_scores
-from agentr_dagster.screening.simulation import choose_priors, simulate_active
+from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -35,27 +40,69 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "prior2": {"prior_weight": 2.0},
     "no_pseudo": {"pseudo_excludes": 0},
     "elas": {"prior_weight": 0.0, "pseudo_excludes": 0},
+    "pfade200": {"pseudo_fade_excludes": 200},
+    "earned5": {"earned_min_includes": 5},
+    "earned5p": {"earned_min_includes": 5, "earned_pseudo": True},
+    "hl5": {"prior_half_life": 5.0},
+    "earned5_pf": {"earned_min_includes": 5, "pseudo_fade_excludes": 200},
+    "pfade100": {"pseudo_fade_excludes": 100},
+    "earned5pw": {"earned_min_includes": 5, "earned_pseudo": True, "earned_with_pseudo": True},
+    "earned5w": {"earned_min_includes": 5, "earned_with_pseudo": True},
+    "earned5_pf100": {"earned_min_includes": 5, "pseudo_fade_excludes": 100},
 }
 
 
-def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path) -> dict:
+def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path, cache: Path | None,
+        top: bool, only: list[str] | None = None) -> dict:
     res: dict = json.loads(out.read_text()) if out.is_file() else {}
     embedder = get_embedder()
     reviews = sorted((load_review(f) for f in discover_reviews(data)), key=lambda rv: len(rv.labels))
-    for rv in (rv for rv in reviews if len(rv.labels) <= max_records):
+    for rv in (rv for rv in reviews if len(rv.labels) <= max_records and (not only or rv.name in only)):
         done = res.setdefault(rv.name, {})
         todo = [(s, v) for s in seeds for v in variants if f"{s}:{v}" not in done]
-        if not todo:
+        todo_top = [v for v in variants if top and f"top:{v}" not in done]
+        if not todo and not todo_top:
             continue
         feats = build_features(rv.titles, rv.abstracts, embedder)
-        prior = zero_shot_scores(rv.question, feats)
+        prior_file = cache / f"{rv.name}.prior.npy" if cache else None
+        if prior_file is not None and prior_file.is_file():
+            prior = np.load(prior_file)
+        else:
+            prior = zero_shot_scores(rv.question, feats)
+            if prior_file is not None:
+                prior_file.parent.mkdir(parents=True, exist_ok=True)
+                np.save(prior_file, prior)
         for seed, v in todo:
             ranker = ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
+            t0 = time.perf_counter()
             order = simulate_active(ranker.scores, rv.labels, choose_priors(rv.labels, seed))
             done[f"{seed}:{v}"] = round(float(evaluate_order(rv.labels[order])["wss95"]), 4)
             out.write_text(json.dumps(res, indent=1))
-            print(f"{rv.name} seed {seed} {v}: WSS@95 {done[f'{seed}:{v}']:.3f}", flush=True)
+            print(f"{rv.name} seed {seed} {v}: WSS@95 {done[f'{seed}:{v}']:.3f} ({time.perf_counter() - t0:.0f} s)",
+                  flush=True)
+        for v in todo_top:  # labels from the top of the zero-shot list: recall@20 % of the rest, re-rank - zero-shot
+            at = after_top_labels(ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v])).scores, prior, rv.labels)
+            done[f"top:{v}"] = {str(k): round(r["feedback"]["recall20"] - r["zero_shot"]["recall20"], 4)
+                                for k, r in at.items()}
+            out.write_text(json.dumps(res, indent=1))
     return res
+
+
+def summarise_top(res: dict, variants: list[str]) -> str:
+    """Per variant and k: the worst (re-rank - zero-shot) recall@20 % of the unlabelled papers over the reviews
+    and how many reviews are below zero-shot by more than 0.05."""
+    lines = ["labels from the top: recall@20 % of the rest, re-rank minus zero-shot (worst; reviews < -0.05)"]
+    for v in variants:
+        rows = [d[f"top:{v}"] for d in res.values() if f"top:{v}" in d]
+        if not rows:
+            continue
+        parts = []
+        for k in ("10", "25", "50"):
+            x = np.array([r[k] for r in rows if k in r and r[k] == r[k]])
+            if len(x):
+                parts.append(f"k={k}: worst {x.min():+.3f}, mean {x.mean():+.3f}, below {int(np.sum(x < -0.05))}")
+        lines.append(f"  {v} ({len(rows)} reviews): " + "; ".join(parts))
+    return "\n".join(lines)
 
 
 def summarise(res: dict, variants: list[str], seeds: list[int]) -> str:
@@ -96,10 +143,15 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--max-records", type=int, default=1300, help="skip larger reviews")
     ap.add_argument("--summary-only", action="store_true", help="summarise the JSON file, simulate nothing")
+    ap.add_argument("--cache", type=Path, default=None, help="folder for the zero-shot scores (computed once)")
+    ap.add_argument("--top", action="store_true", help="also labels from the top of the zero-shot list (10/25/50)")
+    ap.add_argument("--reviews", nargs="+", default=None, help="only these reviews")
     args = ap.parse_args()
     res = json.loads(args.json.read_text()) if args.summary_only else run(
-        args.data, args.variants, args.seeds, args.max_records, args.json)
+        args.data, args.variants, args.seeds, args.max_records, args.json, args.cache, args.top, args.reviews)
     print(summarise(res, args.variants, args.seeds))
+    if args.top:
+        print(summarise_top(res, args.variants))
 
 
 if __name__ == "__main__":

@@ -46,9 +46,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from agentr_dagster.screening.active import ActiveRanker
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order
+from agentr_dagster.screening.presets import DEFAULT
 from agentr_dagster.screening.rankers import zero_shot_scores
 from agentr_dagster.screening.rankers.dense import dense_baseline_scores
 from agentr_dagster.screening.rankers.lexical import bm25_baseline_scores
@@ -391,8 +391,8 @@ class _BenchRun:
 def feedback_order(feats, zero_shot: np.ndarray, labels: np.ndarray, priors: tuple[int, int]) -> np.ndarray:
     """The ``feedback`` mode's screening order: the active learner on ``feats`` with the zero-shot scores as
     its prior, under the simulation protocol from ``priors`` (also what `agentr bench pipeline --labels`
-    reports beside its own figure)."""
-    return simulate_active(ActiveRanker(feats, zero_shot).scores, labels, priors)
+    reports beside its own figure). The learner is the ``default`` preset's, as `agentr screen` runs it."""
+    return simulate_active(DEFAULT.learner(feats, zero_shot).scores, labels, priors)
 
 
 def review_feedback_order(rv: Review, seed: int = 0, *, embedder=None, transformer=None) -> np.ndarray:
@@ -451,7 +451,7 @@ def _bench_review(run: _BenchRun, rv: Review, say: Callable[[str], None]) -> dic
         # the other way a reviewer starts: labelling the top of the zero-shot list, then re-ranking the rest
         entry["after_top_labels"] = {
             str(k): {m: {key: float(round(v, 4)) for key, v in r.items()} for m, r in per_mode.items()}
-            for k, per_mode in after_top_labels(ActiveRanker(feats, zs).scores, zs, y, TOP_LABELS).items()
+            for k, per_mode in after_top_labels(DEFAULT.learner(feats, zs).scores, zs, y, TOP_LABELS).items()
         }
         if run.asreview:
             t0 = time.perf_counter()
