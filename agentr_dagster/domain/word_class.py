@@ -51,3 +51,15 @@ def can_be_verb(word: str) -> bool:
     only its context tells (before a determiner it is a verb: "change the dose")."""
     low = word.casefold()
     return len(low) >= 4 and not low.endswith(("ing", "ed")) and "VERB" in word_classes(word)
+
+
+def is_graded_adjective(word: str) -> bool:
+    """``word`` is an adjective's comparative or superlative ("fewer", "higher", "largest"): never a noun (the
+    lexicon files "number" as the comparative of "numb"). A phrase it leads says how much of something a result
+    is ("fewer abstracts", "higher accuracy"), not what a study is about."""
+    classes = word_classes(word)
+    if "ADJ" not in classes or "NOUN" in classes:
+        return False
+    from lemminflect import getAllLemmas
+
+    return word.casefold() not in getAllLemmas(word.casefold()).get("ADJ", ())

@@ -33,7 +33,13 @@ from dataclasses import dataclass, field
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import can_be_verb, is_finite_verb, is_past_participle, word_classes
+from agentr_dagster.domain.word_class import (
+    can_be_verb,
+    is_finite_verb,
+    is_graded_adjective,
+    is_past_participle,
+    word_classes,
+)
 
 #: Facet names (the most specific first).
 FACET_ORDER = ("intervention", "exposure", "population", "outcome", "setting", "comparator")
@@ -847,9 +853,23 @@ def _optional_by_wording(blocks: list[ConceptBlock], dropped: list[str]) -> None
                     block.required = False
 
 
+def _first_person(sentence: str) -> bool:
+    """An abstract's first sentence that says "we" or "our" is its aim or its method, not a title: its concepts are
+    not the title's subjects to AND together."""
+    return re.search(r"\b(?:we|our|us)\b", sentence, re.I) is not None
+
+
+def _result_phrase(label: str) -> bool:
+    """A phrase led by a graded adjective ("fewer abstracts", "higher accuracy"): an abstract's result, which its
+    subject's studies need not name."""
+    words = label.split()
+    return bool(words) and is_graded_adjective(words[0])
+
+
 def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acronyms: dict[str, str]) -> None:
     """Blocks that name no subject of the studies: a modifier whose noun is elsewhere ("statistical"), and (for an
-    abstract, which has a ``title``) what the review computed itself ("FI was calculated for each trial")."""
+    abstract, which has a ``title``) what the review computed itself ("FI was calculated for each trial") and, past
+    the first block, a result phrase ("so reviewers read fewer abstracts")."""
     for block in blocks:
         if _modifier_only(block.label):
             block.generic, block.required = True, False
@@ -859,6 +879,8 @@ def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acro
         for block in blocks:
             if _own_measure(block, text, acronyms):
                 block.generic, block.required = True, False
+            elif block is not blocks[0] and _result_phrase(block.label):
+                block.required = False
 
 
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
@@ -921,7 +943,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
 
     _optional_by_wording(blocks, dropped)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
-    title = "" if question else (topic[0] if topic else "")
+    title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:

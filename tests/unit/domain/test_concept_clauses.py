@@ -178,3 +178,27 @@ def test_an_aspect_or_a_comparator_is_never_the_main_block(question, main_word, 
     assert main_word in terms and not_main not in terms, terms
     plan = extract_concepts(question)
     assert not any("must" in t or "plasma" in t for b in plan.blocks if b.required for t in b.terms)
+
+
+def test_a_graded_adjective_is_told_from_a_noun():
+    from agentr_dagster.domain.word_class import is_graded_adjective
+
+    assert is_graded_adjective("fewer") and is_graded_adjective("higher") and is_graded_adjective("largest")
+    # "number" is filed as numb's comparative, but it is a noun; plain adjectives and nouns are not graded
+    assert not any(is_graded_adjective(w) for w in ("number", "public", "reviewers", "children", "water"))
+
+
+def test_an_abstract_opening_with_we_is_not_read_as_a_title():
+    # invented: the first sentence says what was done and why; read as a title, its result clause ("so analysts
+    # read fewer reports") was AND-ed in as a second subject and the query missed the subject's own records
+    text = ("We apply graph neural networks to adverse event detection, ranking candidate signals so analysts "
+            "read fewer reports.")
+    query = parse_boolean_query(extract_concepts(text).boolean_query())
+    assert matches(query, "Graph neural networks for adverse event detection in spontaneous reporting data")
+
+
+def test_a_result_phrase_after_a_title_is_not_a_required_subject():
+    text = ("Wearable sensors for fall detection in older adults. Wearable sensors detect falls earlier, so that "
+            "nurses reach higher response rates. We reviewed 40 studies.")
+    plan = extract_concepts(text)
+    assert not any(b.required for b in plan.blocks if b.label.casefold().startswith("higher"))
