@@ -57,6 +57,8 @@ def is_graded_adjective(word: str) -> bool:
     """``word`` is an adjective's comparative or superlative ("fewer", "higher", "largest"): never a noun (the
     lexicon files "number" as the comparative of "numb"). A phrase it leads says how much of something a result
     is ("fewer abstracts", "higher accuracy"), not what a study is about."""
+    if not word.isalpha():  # "anxiety-related": a compound, read by its last part elsewhere, is no graded form
+        return False
     classes = word_classes(word)
     if "ADJ" not in classes or "NOUN" in classes:
         return False
