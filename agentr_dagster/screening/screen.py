@@ -31,7 +31,7 @@ from agentr_dagster.imports.dedup import dedupe
 from agentr_dagster.imports.identity import normal_doi, paper_key
 from agentr_dagster.imports.records import Collector, ImportLimits
 from agentr_dagster.screening.calibration import calibrate, estimate_included
-from agentr_dagster.screening.features import build_features
+from agentr_dagster.screening.features import ScreeningFeatures, build_features
 from agentr_dagster.screening.presets import Preset, get_preset
 from agentr_dagster.screening.scores import order_from_scores, zscore
 
@@ -310,6 +310,24 @@ def place_duplicates(ranking: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def zero_shot_inputs(preset: Preset, question: str, titles: list[str], abstracts: list[str],
+                     embedder: TextEncoder | None = None,
+                     transformer: TextEncoder | None = None) -> tuple[ScreeningFeatures, np.ndarray]:
+    """The features a preset ranks on and its zero-shot scores, built one way for ``screen`` and the scoring
+    stage's queue: the static embedder (default: the bundled one) and, when the preset uses it, the transformer
+    (default: the ONNX model through the per-text vector cache); the question cleaned as a cell is."""
+    if embedder is None:
+        from agentr_dagster.domain.embeddings import get_embedder
+
+        embedder = get_embedder()
+    if transformer is None and preset.uses_transformer:
+        from agentr_dagster.domain.transformer import get_cached_transformer
+
+        transformer = get_cached_transformer()
+    feats = build_features(titles, abstracts, embedder, transformer if preset.uses_transformer else None)
+    return feats, preset.ranker(clean_cell(question), feats)
+
+
 def screen(
     question: str,
     papers: pd.DataFrame,
@@ -342,10 +360,6 @@ def screen(
     ``make models`` has built it; a long encode shows a progress bar on stderr.
     """
     chosen = get_preset(preset)
-    if embedder is None:
-        from agentr_dagster.domain.embeddings import get_embedder
-
-        embedder = get_embedder()
     df = papers if isinstance(papers, pd.DataFrame) else pd.DataFrame(papers)
     records = _distinct_records(df)
     if not records.ids:
@@ -364,15 +378,8 @@ def screen(
         out.attrs["estimate"] = estimate_included(np.zeros(0), np.zeros(0, dtype=np.int64))
         out.attrs["model_score"] = np.full(len(out), np.nan)
         return out
-    if transformer is None and chosen.uses_transformer:
-        from agentr_dagster.domain.transformer import get_cached_transformer
-
-        transformer = get_cached_transformer()
-    feats = build_features(
-        [records.titles[j] for j in kept], [records.abstracts[j] for j in kept], embedder,
-        transformer if chosen.uses_transformer else None,
-    )
-    scores = chosen.ranker(clean_cell(question), feats)
+    feats, scores = zero_shot_inputs(chosen, question, [records.titles[j] for j in kept],
+                                     [records.abstracts[j] for j in kept], embedder, transformer)
     method = "zero-shot"
     lab = _label_vector(labels, records.index, slot, kept)
     labeled = np.flatnonzero(lab >= 0)

@@ -291,22 +291,13 @@ class RelevanceQueue:
         if not labels:
             return
         if self._learner is None:
-            from agentr_dagster.domain.text import clean_cell
-            from agentr_dagster.screening.features import build_features
             from agentr_dagster.screening.presets import get_preset
+            from agentr_dagster.screening.screen import zero_shot_inputs
 
-            if self.embedder is None:
-                from agentr_dagster.domain.embeddings import get_embedder
-
-                self.embedder = get_embedder()
             preset = get_preset("default")
-            if self.transformer is None and preset.uses_transformer:
-                from agentr_dagster.domain.transformer import get_cached_transformer
-
-                self.transformer = get_cached_transformer()
-            feats = build_features([p.title for p in self.papers], [p.abstract or "" for p in self.papers],
-                                   self.embedder, self.transformer if preset.uses_transformer else None)
-            self._learner = preset.learner(feats, preset.ranker(clean_cell(self.question), feats))
+            feats, prior = zero_shot_inputs(preset, self.question, [p.title for p in self.papers],
+                                            [p.abstract or "" for p in self.papers], self.embedder, self.transformer)
+            self._learner = preset.learner(feats, prior)
         ids = [pid for pid in labels if pid in self.index]
         idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
         y = np.array([labels[pid] for pid in ids], dtype=np.int64)
