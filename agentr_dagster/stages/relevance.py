@@ -5,7 +5,9 @@ with the default preset): zero-shot from the project's question, and learning fr
 labels (``agentr label``) when there are any. The question is the project's abstract, exactly what
 ``agentr screen --question`` would be given; a project without an abstract falls back to its research intent
 (problem statement and seed keywords). The stored rows carry the engine's version and a fingerprint of their
-inputs: an unchanged project (same question, papers, labels and engine) is not ranked again.
+inputs: an unchanged project (same question, papers, labels and engine) is not ranked again. A ranking learnt from
+labels also says how far it moved from the zero-shot order (``RelevanceOutcome.versus_zero_shot``, stored beside it
+by input hash).
 """
 
 from __future__ import annotations
