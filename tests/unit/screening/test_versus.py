@@ -116,3 +116,23 @@ def test_screen_reports_the_comparison_only_when_it_learns(fake_embedder):
     learned = learner.scores(np.arange(8), truth[:8])
     assert versus == compare_with_zero_shot(learned, zero, lab, learner.last_prior_weight)
     assert (versus.labels, versus.includes, versus.unlabelled, versus.top_k) == (8, int(truth[:8].sum()), 72, 14)
+
+
+def test_agentr_screen_with_labels_prints_the_sentence(tmp_path, fake_embedder):
+    from click.testing import CliRunner
+
+    from agentr_dagster.cli.screen import screen_command
+
+    titles, abstracts, truth = _texts()
+    pd.DataFrame({"record_id": [f"r{i}" for i in range(len(titles))], "title": titles,
+                  "abstract": abstracts}).to_csv(tmp_path / "papers.csv", index=False)
+    (tmp_path / "q.txt").write_text("Airway pressure for sleep apnea in adults", encoding="utf-8")
+    pd.DataFrame({"record_id": [f"r{i}" for i in range(8)], "label": truth[:8]}).to_csv(tmp_path / "labels.csv",
+                                                                                        index=False)
+    args = ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "papers.csv"), "--out",
+            str(tmp_path / "out.csv")]
+    plain = CliRunner().invoke(screen_command, args)
+    assert plain.exit_code == 0 and "the re-rank keeps" not in plain.output  # nothing learnt, nothing to compare
+    learnt = CliRunner().invoke(screen_command, [*args, "--labels", str(tmp_path / "labels.csv")])
+    assert learnt.exit_code == 0, learnt.output
+    assert f"after 8 labels ({int(truth[:8].sum())} includes) the re-rank keeps" in learnt.output
