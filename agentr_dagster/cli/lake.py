@@ -216,7 +216,10 @@ def rerank_command(slug: str, top: int, out: Path | None, as_json: bool) -> None
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         frame.to_csv(out, index=False)
+    versus = frame.attrs.get("versus_zero_shot")  # with labels: how far they moved the question's order
     if as_json:
+        if versus is not None:
+            click.echo(versus.sentence, err=True)
         echo_json(json.loads(frame.head(top).to_json(orient="records")))
         return
     if frame.empty:
@@ -224,6 +227,8 @@ def rerank_command(slug: str, top: int, out: Path | None, as_json: bool) -> None
         return
     labelled = int((frame["label"] != "").sum())
     click.echo(f"{slug}: {len(frame)} candidates, {labelled} labelled, method {frame['method'].iloc[0]}")
+    if versus is not None:
+        click.echo(versus.sentence)
     for row in frame.head(top).itertuples(index=False):
         mark = {"include": "+", "exclude": "-"}.get(row.label, " ")
         click.echo(f"{row.rank:>5} {mark} [{row.paper_id}] P(include) {row.probability:.3f}  {str(row.title)[:90]}")

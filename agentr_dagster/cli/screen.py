@@ -87,6 +87,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         result = screen(question, papers, labels)
     except RuntimeError as exc:  # e.g. the static model has not been built
         raise click.ClickException(str(exc)) from exc
+    versus = result.attrs.get("versus_zero_shot")  # with labels: how far they moved the question's order
     if llm_top and llm_top > 0:
         if not llm_configured():
             click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
@@ -117,6 +118,8 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         f" in {time.perf_counter() - t0:.1f}s" + (f" -> {out_csv}" if out_csv != "-" else ""),
         err=True,
     )
+    if versus is not None:
+        click.echo(versus.sentence, err=True)
 
 
 def _jsonable(obj):

@@ -17,6 +17,8 @@ Roles (contract -> implementations):
 * ``simulation`` the simulation protocol: ``choose_priors``, ``default_schedule``, ``simulate_active``.
 * ``metrics``    ``wss_at``, ``recall_at``, ``evaluate_order`` of a screening order.
 * ``screen``     the ``agentr screen`` contract: input/output columns, ``normalise_label``, ``screen()``.
+* ``versus``     ``compare_with_zero_shot``: how far a learned order moved from the zero-shot order on the
+                 unlabelled records (top-K overlap, Spearman, the prior's weight), as ``screen`` reports it.
 * ``presets``    named compositions of a ranker and a learner factory: ``default`` (what every command runs;
                  without a transformer it reproduces the former ``domain/ranking.py`` exactly), ``lexical`` (no
                  dense scores), ``classic`` (ASReview's ELAS u4 learner without our prior).

@@ -124,6 +124,7 @@ class ActiveRanker:
     pseudo-excludes below the includes); the SVM trains on the labels and ``pseudo_excludes`` records of the
     prior's bottom half (:meth:`pseudo_excludes`).
     With labels of one class only, the prior (plus, for includes, similarity to them) is used.
+    ``last_prior_weight`` keeps the prior's weight in the last scores (what ``screen`` reports beside its order).
     """
 
     def __init__(self, feats: ScreeningFeatures, prior: np.ndarray, cfg: ActiveConfig = ActiveConfig()):
@@ -135,6 +136,10 @@ class ActiveRanker:
             blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
         self._earned: tuple[int, float] | None = None  # (labels when computed, factor) of earned_factor
+        # The weight the last :meth:`scores` gave the z-scored prior beside its other part's 1 (the classifier's
+        # z-scored margin; with includes only, the similarity to them): decay x earned x trust. None before the
+        # first call, and when the scores were the prior alone (no include labelled).
+        self.last_prior_weight: float | None = None
 
     def prior_weight(self, n_included: int) -> float:
         return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
@@ -163,7 +168,9 @@ class ActiveRanker:
         if n_pos == 0 or n_neg == 0:
             if n_pos and len(labeled):  # only includes: add similarity to their centroid
                 c = np.asarray(self.X[labeled].mean(axis=0)).ravel()
+                self.last_prior_weight = 1.0
                 return self.prior + zscore(self.X @ c)
+            self.last_prior_weight = None
             return self.prior.copy()
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
         if weights is not None:
@@ -180,7 +187,8 @@ class ActiveRanker:
                                       np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         else:
             margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
-        return margin + self.prior_weight(n_pos) * earned * self.prior_trust(labeled, y, pseudo) * self.prior
+        self.last_prior_weight = self.prior_weight(n_pos) * earned * self.prior_trust(labeled, y, pseudo)
+        return margin + self.last_prior_weight * self.prior
 
     def earned_factor(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, pseudo: np.ndarray,
                       w_neg: float) -> float:

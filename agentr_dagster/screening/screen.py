@@ -7,7 +7,10 @@ Output columns: :data:`OUTPUT_COLUMNS` = ``record_id, rank, score, label, method
 probability), ``probability`` the calibrated probability of inclusion
 (:mod:`agentr_dagster.screening.calibration`; a labelled record's is its label). The frame's
 ``attrs["estimate"]`` is the :class:`~agentr_dagster.screening.calibration.CountEstimate` of includes and
-``attrs["model_score"]`` the model's scores in row order (before labelled records are moved to the ends).
+``attrs["model_score"]`` the model's scores in row order (before labelled records are moved to the ends); when
+the ranking learnt from labels, ``attrs["versus_zero_shot"]`` is the
+:class:`~agentr_dagster.screening.versus.VersusZeroShot` comparison of the learned order with the zero-shot order on
+the unlabelled records (absent without labels).
 
 Records that ``agentr papers add`` would merge as duplicates are merged here too (:func:`screen`'s ``dedupe``), so
 that ``agentr screen`` ranks the corpus the main job ranks; each duplicate keeps its output row, right after the
@@ -34,6 +37,7 @@ from agentr_dagster.screening.calibration import calibrate, estimate_included
 from agentr_dagster.screening.features import ScreeningFeatures, build_features
 from agentr_dagster.screening.presets import Preset, get_preset
 from agentr_dagster.screening.scores import order_from_scores, zscore
+from agentr_dagster.screening.versus import compare_with_zero_shot
 
 if TYPE_CHECKING:  # pragma: no cover
     from agentr_dagster.screening.features import TextEncoder
@@ -383,8 +387,13 @@ def screen(
     method = "zero-shot"
     lab = _label_vector(labels, records.index, slot, kept)
     labeled = np.flatnonzero(lab >= 0)
+    versus = None
     if len(labeled):
-        scores = chosen.learner(feats, scores).scores(labeled, lab[labeled])
+        learner = chosen.learner(feats, scores)
+        learned = learner.scores(labeled, lab[labeled])
+        # how far the labels moved the order from the question's own (the zero-shot scores, the learner's prior)
+        versus = compare_with_zero_shot(learned, scores, lab, getattr(learner, "last_prior_weight", None))
+        scores = learned
         method = "active"
     # the model's own scores (before labelled records are moved to the ends) are what calibration reads
     calibration = calibrate(scores, lab)
@@ -393,4 +402,6 @@ def screen(
     position = {rid: i for i, rid in enumerate(records.ids)}
     out.attrs["model_score"] = np.array([scores[slot[position[r]]] if slot[position[r]] >= 0 else np.nan
                                          for r in out["record_id"]])  # row order
+    if versus is not None:
+        out.attrs["versus_zero_shot"] = versus
     return out

@@ -14,8 +14,9 @@ from pathlib import Path
 __all__ = ["engine_version", "scoring_sources", "version_of"]
 
 _SCREENING = Path(__file__).resolve().parent
-# Modules of screening/ that do not change a score: measuring, simulating, stopping, tables.
-_NOT_SCORING = {"__init__.py", "version.py", "metrics.py", "simulation.py", "stopping.py", "tables.py"}
+# Modules of screening/ that do not change a score: measuring, simulating, stopping, tables, comparing orders.
+_NOT_SCORING = {"__init__.py", "version.py", "metrics.py", "simulation.py", "stopping.py", "tables.py",
+                "versus.py"}
 _ALSO = (_SCREENING.parent / "domain" / "embeddings.py",)
 
 

@@ -33,7 +33,8 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
     """Every live candidate of the project, in the order to screen next, learning from its labels.
 
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
-    doi, paper_key."""
+    doi, paper_key. With labels, ``attrs["versus_zero_shot"]`` is screen's comparison of the learned order with
+    the zero-shot order (:class:`~agentr_dagster.screening.versus.VersusZeroShot`)."""
     project = store.projects.get_project(slug)
     papers = store.projects.list_papers(slug)
     columns = ["rank", "paper_id", "score", "probability", "label", "method", "title", "year", "doi", "paper_key"]
@@ -60,4 +61,7 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
         "doi": [by_id[r].doi for r in ranked["record_id"]],
         "paper_key": [by_id[r].paper_key for r in ranked["record_id"]],
     })
-    return out[columns]
+    out = out[columns]
+    if "versus_zero_shot" in ranked.attrs:
+        out.attrs["versus_zero_shot"] = ranked.attrs["versus_zero_shot"]
+    return out

@@ -5,7 +5,9 @@ with the default preset): zero-shot from the project's question, and learning fr
 labels (``agentr label``) when there are any. The question is the project's abstract, exactly what
 ``agentr screen --question`` would be given; a project without an abstract falls back to its research intent
 (problem statement and seed keywords). The stored rows carry the engine's version and a fingerprint of their
-inputs: an unchanged project (same question, papers, labels and engine) is not ranked again.
+inputs: an unchanged project (same question, papers, labels and engine) is not ranked again. A ranking learnt from
+labels also says how far it moved from the zero-shot order (``RelevanceOutcome.versus_zero_shot``, stored beside it
+by input hash).
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where
     import pandas as pd  # the scoring stage's queue (which needs neither until it re-ranks) stays cheap to load
 
     from agentr_dagster.screening.active import Learner
+    from agentr_dagster.screening.versus import VersusZeroShot
     from agentr_dagster.store import DomainStore
 
 __all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
@@ -49,6 +52,8 @@ class RelevanceOutcome:
     top: pd.DataFrame | None = None  # rank, paper_id, p_include, label, title, why: the 10 best unlabelled papers
     labelled: pd.DataFrame | None = None  # the same columns: every labelled paper, in rank order
     estimate: CountEstimate | None = None  # the count of includes with its interval
+    # with labels: how far the learned order moved from the zero-shot one on the unlabelled papers (None without)
+    versus_zero_shot: VersusZeroShot | None = None
 
     @property
     def estimate_text(self) -> str:
@@ -101,6 +106,7 @@ def ranking_is_current(store: DomainStore, slug: str) -> bool:
 
 
 ESTIMATE_STAGE = "relevance_estimate"  # artifact: the count of includes of the stored ranking (by input hash)
+VERSUS_STAGE = "relevance_versus_zero_shot"  # artifact: a learned ranking against the zero-shot order (by input hash)
 
 
 def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
@@ -135,6 +141,11 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
         scores = np.array([r.score for r in ranked])
         outcome.method, outcome.reused = ranked[0].method, True
         outcome.estimate = CountEstimate(**saved.payload)
+        versus = store.results.latest_artifact(slug, VERSUS_STAGE) if labels else None
+        if versus is not None and versus.input_hash == input_hash:
+            from agentr_dagster.screening.versus import VersusZeroShot
+
+            outcome.versus_zero_shot = VersusZeroShot.from_dict(versus.payload)
     else:
         frame = pd.DataFrame({"record_id": [str(p.id) for p in papers], "title": [p.title for p in papers],
                               "abstract": [p.abstract or "" for p in papers]})
@@ -151,6 +162,10 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
                                 input_hash=input_hash)
         store.results.save_artifact(slug, ESTIMATE_STAGE, asdict(outcome.estimate), prompt_version=version,
                                     model=None, backend=None, input_hash=input_hash)
+        outcome.versus_zero_shot = result.attrs.get("versus_zero_shot")
+        if outcome.versus_zero_shot is not None:
+            store.results.save_artifact(slug, VERSUS_STAGE, outcome.versus_zero_shot.as_dict(),
+                                        prompt_version=version, model=None, backend=None, input_hash=input_hash)
     label_vec = np.array([labels.get(pid, -1) for pid in ids])
     outcome.scores = [float(s) for s in scores]
     outcome.labels = ["include" if v == 1 else "exclude" if v == 0 else "" for v in label_vec]

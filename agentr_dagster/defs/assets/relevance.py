@@ -3,6 +3,7 @@ paper_scores). Thin: the stage (`stages/relevance.py`) ranks and stores; this re
 version is the engine's version, so a change to a ranker marks every project's relevance stale."""
 
 import time
+from typing import Any
 
 from dagster import (
     AssetExecutionContext,
@@ -39,6 +40,10 @@ TOP_SCHEMA = TableSchema(columns=[
 ])
 
 
+def _number(value: float | None) -> MetadataValue:
+    return MetadataValue.null() if value is None else MetadataValue.float(value)
+
+
 def _records(frame) -> list[TableRecord]:
     rows = frame.to_dict("records") if frame is not None else []
     return [TableRecord({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}) for row in rows]
@@ -53,7 +58,8 @@ def _records(frame) -> list[TableRecord]:
     output_required=False,  # a project without candidates: waits for them (see defs/waiting.py)
     description="Every candidate's rank and calibrated probability of inclusion from the screening engine (the "
                 "one behind `agentr screen`): zero-shot from the project's abstract, learning from its labels when "
-                "it has any; and how many includes the list holds, with an interval.",
+                "it has any (then also how far the re-rank moved from the question's own order: "
+                "`versus_zero_shot`); and how many includes the list holds, with an interval.",
 )
 @waits_for_candidates
 def relevance(context: AssetExecutionContext, store: StoreResource) -> MaterializeResult:
@@ -72,6 +78,15 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
     estimate = outcome.estimate
     counts = ({"estimated_relevant": estimate.estimate, "estimated_relevant_low": estimate.low,
                "estimated_relevant_high": estimate.high} if estimate is not None else {})
+    # with labels: how far the re-rank moved from the question's own order, on the papers left to screen
+    moved: dict[str, Any] = {}
+    versus = outcome.versus_zero_shot
+    if versus is not None:
+        context.log.info(versus.sentence)
+        moved = {"versus_zero_shot": versus.sentence, "versus_zero_shot_top_k": versus.top_k,
+                 "versus_zero_shot_overlap": versus.overlap, "versus_zero_shot_caution": versus.caution,
+                 "versus_zero_shot_spearman": _number(versus.spearman),
+                 "versus_zero_shot_prior_weight": _number(versus.prior_weight)}
     return MaterializeResult(
         metadata={
             "papers": outcome.papers,
@@ -82,6 +97,7 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_exclude": outcome.excludes_used,
             "estimated_includes": outcome.estimate_text,
             **counts,
+            **moved,
             "scale": "p_include = calibrated probability of inclusion, 0-1 (a prior fitted on 18 labelled reviews, "
                      "calibrated over reviews, not per review; with labels the engine re-learns the order and each "
                      "unlabelled paper gets the prior at its place among the unlabelled papers, shifted by how "
