@@ -13,7 +13,7 @@ for each ``--cuts`` value, the lexical weight ``lexical_weight + share x (readab
 (``prf_transformer_weight`` in ``--prf-weights``, as is or x the share). The grid then rebuilds the rest of
 ``zero_shot_scores`` on those scores exactly as the code does, with optional extra steps:
 
-    s = z(prf) + blend x share x z(trans)                      (prf_transformer_blend)
+    s = z(prf) + blend x share ** pow x z(trans)               (prf_transformer_blend; pow 1 today)
     s = max(percentile(s), percentile(cos) - delta)            (a record high on the cosine kept high)
     s = percentile(s) + rank_w x percentile(cos)               (a rank fusion with the cosine, every question, or
                                                                 only where the top 10 % of s and cos overlap < gate)
@@ -59,6 +59,7 @@ READABLE = (BASE.lexical_weight, 0.5, 0.4, 0.3, 0.2)
 BLENDS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 RANK_WS = (0.0, 0.1, 0.2, 0.3, 0.5)
 GATES = (math.inf, 0.3, 0.4, 0.5, 0.6)  # rank fusion only where the top 10 % of the two lists overlap less
+BLEND_POWS = (2.0, 3.0)
 DELTAS = (0.0, 0.1, 0.2, 0.3, 0.5)  # max(percentile(s), percentile(cos) - delta)
 PRF_WS = (0.5, 1.0, 2.0, 4.0)  # weight of the transformer's vectors beside TF-IDF in the PRF round
 COSINES = ("trans", "dense_onnx")
@@ -132,7 +133,7 @@ def final_scores(c: dict[str, np.ndarray], p: dict) -> np.ndarray:
     cos = c[p["cos"]]
     s = c[_key(share, p["readable"], p["prf_w"] * (share if p["prf_scaled"] else 1.0))]
     if p["blend"] * share:
-        s = zscore(s) + p["blend"] * share * zscore(c["trans"])
+        s = zscore(s) + p["blend"] * share ** p["blend_pow"] * zscore(c["trans"])
     if not math.isinf(p["delta"]):  # a record high on the cosine is kept high
         s = np.maximum(rankdata(s) / len(s), rankdata(cos) / len(cos) - p["delta"])
     if p["rank_w"] and overlap(s, cos) < p["gate"]:
@@ -156,6 +157,7 @@ DEFAULT = {
     "cut": BASE.transformer_unreadable_cut,
     "readable": BASE.readable_lexical_weight if BASE.readable_lexical_weight is not None else BASE.lexical_weight,
     "blend": BASE.prf_transformer_blend,
+    "blend_pow": 1.0,  # the blend x share ** blend_pow: more of the cosine only where the share is near 1
     "prf_w": BASE.prf_transformer_weight,
     "prf_scaled": False,
     "rank_w": 0.0,
@@ -175,6 +177,8 @@ def grid(cuts: list[float], readable: list[float], prf_ws: list[float]) -> Itera
     tails = [(0.0, 0.0), (DEFAULT["frac"], DEFAULT["tail_w"])]
     for r, b, w, g, cos, (f, tw) in itertools.product(readable, BLENDS, RANK_WS[1:], GATES, COSINES, tails):
         yield {**DEFAULT, "readable": r, "blend": b, "rank_w": w, "gate": g, "cos": cos, "frac": f, "tail_w": tw}
+    for b, k in itertools.product(BLENDS, BLEND_POWS):
+        yield {**DEFAULT, "blend": b, "blend_pow": k}
     for b, d, cos, (f, tw) in itertools.product(BLENDS, DELTAS, COSINES, tails):
         yield {**DEFAULT, "blend": b, "delta": d, "cos": cos, "frac": f, "tail_w": tw}
     for b, w, sc, (f, tw) in itertools.product(BLENDS, prf_ws, (False, True), tails):
@@ -184,6 +188,7 @@ def grid(cuts: list[float], readable: list[float], prf_ws: list[float]) -> Itera
 FAMILIES = {
     "readable": ("readable",),
     "blend": ("blend",),
+    "blend+pow": ("blend", "blend_pow"),
     "cut": ("cut",),
     "rank": ("rank_w", "cos"),
     "rank+gate": ("rank_w", "gate", "cos"),
