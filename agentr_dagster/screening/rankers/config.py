@@ -40,6 +40,11 @@ class ZeroShotConfig:
     # mean WSS@95 0.433 -> 0.437, below the MiniLM cosine on 4 instead of 5 (docs/screening.md "Zero-shot fusion")
     tail_transformer_frac: float = 0.3
     tail_transformer_weight: float = 2.0
+    # Round 3 re-picked the cut, readable_lexical_weight, the blend, the PRF feature weight, the tail and a rank
+    # fusion / max / agreement gate with the cosine leave-one-review-out, drug and non-drug reviews weighted equally:
+    # none beat these values held out (these: drug 0.435, 3 below the cosine; other 0.440, 1 below; each family's
+    # held-out pick 0.414-0.437 on the equal-weight mean), and no setting was below it on fewer than 3 even in-sample
+    # (docs/screening.md "Zero-shot fusion, round 3")
 
     def prf_top_k(self, n: int) -> int:
         """How many of ``n`` records the top of a list is (pseudo-includes, expansion source)."""

@@ -268,3 +268,52 @@ def test_tail_rerank_in_zero_shot_moves_only_the_bottom_and_needs_the_transforme
     static_only = _transformer_feats(None)
     np.testing.assert_array_equal(zero_shot_scores(question, static_only, tail),
                                   zero_shot_scores(question, static_only, base))
+
+
+def test_readable_lexical_weight_acts_only_on_questions_the_transformer_reads():
+    feats = _transformer_feats(_SynonymTransformer())
+    plain = "What is the effect of treatment after a heart attack in adults?"
+    named = "What is the effect of lisinopril, enalapril and ramipril in adults?"
+    base = ZeroShotConfig(transformer_weight=1.0, transformer_unreadable_cut=0.3)
+    less_bm25 = ZeroShotConfig(transformer_weight=1.0, transformer_unreadable_cut=0.3, readable_lexical_weight=0.2)
+    # a question with unreadable names (share 0) keeps the base lexical weight
+    np.testing.assert_allclose(fused_prior(named, feats, less_bm25), fused_prior(named, feats, base))
+    # a readable one (share 1) leans on the transformer: the record that matches by meaning only climbs
+    rank = {c: list(order_from_scores(fused_prior(plain, feats, c))).index(37) for c in (base, less_bm25)}
+    assert not np.allclose(fused_prior(plain, feats, less_bm25), fused_prior(plain, feats, base))
+    assert rank[less_bm25] < rank[base]
+
+
+class _ReversingTransformer(HashEmbedder):
+    """A stand-in transformer whose cosines differ from the static model's (it hashes the words spelt backwards)
+    and which splits every word outside a small vocabulary into 4 pieces."""
+
+    name = "test:reversing-transformer"
+    _known = {"what", "effect", "exercise", "sleep", "quality", "adults", "older"}
+
+    def encode(self, texts, progress=None):
+        return super().encode([" ".join(w[::-1] for w in str(t).lower().split()) for t in texts])
+
+    def piece_counts(self, words):
+        return [1 if w in self._known else 4 for w in words]
+
+
+def test_defaults_on_an_unreadable_question_leave_the_head_to_bm25_and_the_static_model():
+    # the shipped defaults give a question of drug names no transformer share: its list is the static pipeline's
+    # except the bottom (tail_transformer_frac), which the transformer's cosine re-orders
+    rng = np.random.default_rng(3)
+    vocab = ["exercise", "sleep", "quality", "adults", "older", "zolpidem", "melatonin", "trial", "cohort", "night"]
+    titles = [" ".join(rng.choice(vocab, 4)) + " " + _filler(rng, 6) for _ in range(80)]
+    with_t = build_features(titles, [""] * 80, HashEmbedder(), _ReversingTransformer())
+    static = build_features(titles, [""] * 80, HashEmbedder())
+    cfg = ZeroShotConfig(prf=False, expansion_weight=0.0)
+    n_head = 80 - int(cfg.tail_transformer_frac * 80)
+
+    def heads(question: str) -> tuple[np.ndarray, np.ndarray]:
+        a, b = zero_shot_scores(question, with_t, cfg), zero_shot_scores(question, static, cfg)
+        return order_from_scores(a)[:n_head], order_from_scores(b)[:n_head]
+
+    named = "What is the effect of zolpidem and melatonin on sleep?"  # 2 of 5 words unreadable
+    readable = "What is the effect of exercise on sleep quality in older adults?"
+    assert np.array_equal(*heads(named))
+    assert not np.array_equal(*heads(readable))  # a readable question: the transformer reaches the head
