@@ -112,7 +112,7 @@ META_WORDS = frozenset(
     """
     what which who whom whose how why when where whether is are was were be been do does did have has had
     can could may might should would will shall there exist exists existing
-    comparative comparison compare compared effectiveness efficacy effect effects harm harms benefit benefits
+    comparative comparison compare compared comparing compares effectiveness efficacy effect effects harm harms benefit benefits
     safety literature evidence research studies study article articles paper papers record records report
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
@@ -180,6 +180,11 @@ ORGANISM_WORDS = frozenset(
     "zebrafish pig pigs piglet piglets dog dogs cat cats sheep rabbit rabbits hamster hamsters guinea fish "
     "species strain strains wild-type transgenic knockout".split()
 )
+
+
+#: Organisms a study is done on, as a modifier before what it studies ("human trials", "rat liver").
+_ORGANISM_MODIFIERS = frozenset(w for w in ORGANISM_WORDS | {"human", "humans"} if w not in (
+    "species", "strain", "strains", "wild-type", "transgenic", "knockout", "guinea"))
 
 
 def _who_block(block: ConceptBlock) -> bool:
@@ -388,6 +393,11 @@ def _runs(item: str) -> list[list[str]]:
         # an adjective after its noun is a predicate ("are mindfulness interventions effective"): not the concept
         while len(runs[n]) >= 2 and (c := word_classes(runs[n][-1])) and c <= {"ADJ", "ADV"}:
             runs[n].pop()
+        # an organism before a named thing ("human methotrexate studies", "rat hippocampus"): who the study was
+        # done on, not part of the thing's name; "mouse models" keeps it (the head alone is no concept)
+        if (len(runs[n]) >= 2 and runs[n][0].casefold() in _ORGANISM_MODIFIERS
+                and runs[n][-1].casefold() not in GENERIC_HEADS):
+            runs[n] = runs[n][1:]
     return [r for r in runs if r]
 
 
@@ -407,6 +417,9 @@ def _run_terms(words: list[str]) -> list[str]:
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
     while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION):
+        words = words[:-1]
+    # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
+    if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
         words = words[:-1]
     if not words:
         return []
@@ -452,6 +465,12 @@ def _run_terms(words: list[str]) -> list[str]:
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
         terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
+        # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare
+        while len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
+                                 and "ADJ" in word_classes(rest[0])):  # "oral" is too short for the endings
+            rest = rest[1:]
+        if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
+            terms.append(_render(truncation(rest[0])))
     return terms
 
 
@@ -703,6 +722,9 @@ def _acronym_pairs(text: str) -> dict[str, str]:
 def _split_items(text: str) -> list[str]:
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
+    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
+    text = re.sub(r"\b(" + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?:and|or)\s+(?=(?:"
+                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+\w)", "", text, flags=re.I)
     parts = re.split(r",|;|:|\?|\.(?=\s|$)|\band/or\b|\bor\b|\band\b|/", text)
     return [" ".join(p.split()) for p in parts if p and p.strip(" -")]
 
@@ -1137,13 +1159,19 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     if not blocks:
         return blocks
     low = title.casefold().replace(_JOIN, " ")
+    # a subtitle ("...: lessons for translation") says what the review concludes or why; the subjects to AND are
+    # those before it, where the main one is named there
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    if _named_in(blocks[0], head):
+        low = head
     kept = [blocks[0]]
     for block in blocks[1:]:
         # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject;
         # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
-        # subject ("psychological theories of X": its studies test the theories' factors, never name them)
+        # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
+        # where ("X in software engineering": its studies name X, seldom the field)
         subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
-                   and not block.aspect)
+                   and not block.aspect and not block.setting)
         if _named_in(block, low) and subject and block.required and not block.generic and len(kept) < (
                 MAX_INDEPENDENT_BLOCKS):
             block.independent = True

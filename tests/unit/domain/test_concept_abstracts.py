@@ -110,3 +110,27 @@ def test_an_aspect_of_the_subject_is_not_and_ed_with_it():
             "factors predict insomnia relapse in adults.")
     assert _hits(text, "Rumination predicts insomnia relapse after treatment")
     assert "theor" not in _query(text)
+
+
+def test_what_the_subtitle_names_is_not_and_ed_with_the_title_subject():
+    # "lessons for translation" is what the review concludes: its studies never say translation
+    text = ("Lithium dosing in rat and human bipolar studies: lessons for translation. We compared lithium dosing "
+            "between rat and human studies of bipolar disorder.")
+    assert "transl" not in _query(text)
+    assert _hits(text, "Lithium dosing and serum levels in rats")
+
+
+def test_an_organism_before_what_is_studied_is_not_part_of_its_name():
+    # "animal and human ketamine trials": the trials are of ketamine, in animals and in humans
+    text = ("Comparing Animal and Human Ketamine Trials for Treatment-Resistant Depression. We compared ketamine "
+            "trials in animals and humans.")
+    terms = [t for b in extract_concepts(text).blocks for t in b.terms]
+    assert "ketamin*" in terms and not any("human ketamine" in t for t in terms), terms
+    assert _hits(text, "Ketamine infusion for treatment-resistant depression: a randomised trial")
+
+
+def test_modifiers_all_the_way_to_a_rare_head_give_the_head_alone():
+    # "long-acting injectable antipsychotics": trials name the drug class as "antipsychotics"
+    text = "Long-acting injectable antipsychotics for first-episode schizophrenia: a systematic review."
+    terms = [t for b in extract_concepts(text).blocks for t in b.terms]
+    assert "antipsychotic*" in terms, terms
