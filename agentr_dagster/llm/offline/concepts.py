@@ -112,7 +112,8 @@ META_WORDS = frozenset(
     """
     what which who whom whose how why when where whether is are was were be been do does did have has had
     can could may might should would will shall there exist exists existing
-    comparative comparison compare compared comparing compares effectiveness efficacy effect effects harm harms benefit benefits
+    comparative comparison compare compared comparing compares effectiveness efficacy effect effects harm harms
+    benefit benefits
     safety literature evidence research studies study article articles paper papers record records report
     reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
