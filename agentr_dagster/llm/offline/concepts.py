@@ -225,7 +225,9 @@ def _eponym(word: str) -> bool:
     """A capitalised word that is not an acronym and that the lexicon does not know: a person's name."""
     return word[:1].isupper() and not _is_acronym(word) and word.isalpha() and not word_classes(word)
 _COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|than|compared (?:with|to))\s*$", re.I)
-_SETTING_CUE_RE = re.compile(r"\b(?:in|among|amongst|within)\s*$", re.I)
+#: A chunk's whole cue that says where ("X in software engineering"); after a verb ("favour in X") it is the
+#: verb's complement, not a setting.
+_SETTING_CUE_RE = re.compile(r"^(?:in|among|amongst|within)$", re.I)
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
 _OUTCOME_CUE_RE = re.compile(r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting)\s*$", re.I)
 _INTERVENTION_CUE_RE = re.compile(
@@ -912,6 +914,11 @@ def _spellings(term: str) -> list[str]:
         left, _, right = core.partition("-")
         if left.casefold() in _JOINING_PREFIXES or right[:1].isdigit():  # "nonstimulant", "COX2", not "betaadrenergic"
             forms.append(core.replace("-", ""))
+    words = core.split(" ")
+    if (len(words) == 2 and words[1].casefold().endswith("ing") and words[0].isalpha()
+            and not words[0].casefold().endswith("ing") and _JOIN not in core):
+        # a noun and a gerund are written hyphenated as often as not ("decision making" / "decision-making")
+        forms.append("-".join(words))
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 
@@ -1049,7 +1056,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                                    # an abstract's aspect: one phrase right before "of" ("theories of X"),
                                    # not a list ending in one ("X and the risk of Y")
                                    required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
-                                   setting=bool(_SETTING_CUE_RE.search(chunk.cue))))
+                                   setting=bool(_SETTING_CUE_RE.match(chunk.cue))))
         seen_words.update(words)
 
     verbs = _verbs_in_text(_sentences(text))

@@ -134,3 +134,17 @@ def test_modifiers_all_the_way_to_a_rare_head_give_the_head_alone():
     text = "Long-acting injectable antipsychotics for first-episode schizophrenia: a systematic review."
     terms = [t for b in extract_concepts(text).blocks for t in b.terms]
     assert "antipsychotic*" in terms, terms
+
+
+def test_a_noun_and_gerund_phrase_finds_the_hyphenated_form():
+    text = "Problem solving training for caregivers of stroke survivors: a meta-analysis."
+    terms = [t for b in extract_concepts(text).blocks for t in b.terms]
+    assert "problem-solving" in terms and "solving-training" not in terms, terms
+
+
+def test_in_after_a_verb_is_no_setting():
+    # "the role adults with asthma take in self management": what they take a role in is a subject, not a setting
+    text = ("The role adults with asthma take in symptom monitoring. We assessed the role adults with asthma take "
+            "in symptom monitoring. Adults, in most studies, take active responsibility.")
+    query = _query(text).casefold()
+    assert "asthma" in query and "symptom monitoring" in query, query
