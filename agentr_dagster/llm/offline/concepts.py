@@ -468,8 +468,9 @@ def _run_terms(words: list[str]) -> list[str]:
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
         terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
-        # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare
-        while len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
+        # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
+        # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
+        while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
                                  and "ADJ" in word_classes(rest[0])):  # "oral" is too short for the endings
             rest = rest[1:]
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
