@@ -443,6 +443,11 @@ def _run_terms(words: list[str]) -> list[str]:
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.extend(_phrase_terms(f"{a} {b}"))
+    # a "non-X" qualifier inside a phrase only says what the concept excludes ("chronic non-cancer pain"): its
+    # studies say the phrase without it ("chronic pain")
+    plain = [w for w in words[:-1] if not w.casefold().startswith("non-")] + words[-1:]
+    if 2 <= len(plain) < len(words):
+        terms.extend(_phrase_terms(" ".join(plain)))
     head = words[-1].casefold()
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):

@@ -148,3 +148,10 @@ def test_in_after_a_verb_is_no_setting():
             "in symptom monitoring. Adults, in most studies, take active responsibility.")
     query = _query(text).casefold()
     assert "asthma" in query and "symptom monitoring" in query, query
+
+
+def test_a_non_qualifier_inside_a_phrase_is_also_left_out():
+    # "persistent non-malignant cough": its trials say "persistent cough"
+    text = "Inhaled steroids for persistent non-malignant cough in adults: a systematic review."
+    terms = [t for b in extract_concepts(text).blocks for t in b.terms]
+    assert '"persistent cough"' in terms, terms
