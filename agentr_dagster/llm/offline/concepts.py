@@ -115,7 +115,7 @@ META_WORDS = frozenset(
     comparative comparison compare compared comparing compares effectiveness efficacy effect effects harm harms
     benefit benefits
     safety literature evidence research studies study article articles paper papers record records report
-    reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
+    reports reported reporting review reviews reviewed systematic systematically scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
     many much several numerous outcome outcomes concern concerns interest importance issue issues mention
@@ -580,6 +580,7 @@ _AFTER_TOPIC_HEADING_RE = re.compile(
     r"^(?:methods?|methodology|design|data sources|sources|study selection|eligibility criteria|data extraction|"
     r"data synthesis|evidence review|review methods|results?|findings|conclusions?|interpretation|implications|"
     r"limitations|discussion|significance|registration|funding|trial registration)$", re.I)
+_AIM_HEADING_RE = re.compile(r"^(?:objectives?|aims?|purpose|goals?)$", re.I)
 #: What the review itself did: registration, databases searched, screening, statistics. Never a topic.
 _REVIEW_METHOD_RE = re.compile(
     r"\b(?:PROSPERO|CRD\s?\d{5,}|registered|registration|pre-?registered|protocol|searched|search(?:es|ed)? "
@@ -612,7 +613,7 @@ _AIM_RE = re.compile(
     r"\b(?:aims?|aimed|objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
     r"(?:this|the present|our) (?:systematic |scoping |literature )?(?:review|meta-analysis|study|paper|article|"
     r"work)|to (?:determine|assess|evaluate|examine|investigate|identify|explore|compare|quantify|summari[sz]e|"
-    r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:investigated|examined|"
+    r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:\w+ly )?(?:investigated|examined|"
     r"reviewed|assessed|evaluated|explored|compared|propose|present|introduce|study|studied))\b",
     re.I,
 )
@@ -646,11 +647,13 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     question = is_review_question(text)
     topic, eligibility, dropped = [], [], []
     after_topic = False
+    aim_heading = False  # under "Objective:" / "Aim:" the next sentence states the aim, whatever its words
     aims = 0
     for n, sentence in enumerate(_sentences(text)):
         heading = _heading(sentence)
         if heading is not None:
             after_topic = bool(_AFTER_TOPIC_HEADING_RE.match(heading))
+            aim_heading = bool(_AIM_HEADING_RE.match(heading))
             continue
         if _PROVENANCE_RE.search(sentence) or _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(
             sentence
@@ -661,7 +664,9 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
             if n == 0:
                 sentence = _TITLE_DESIGN_TAIL_RE.sub("", sentence) or sentence
             method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
-            aim = n > 0 and not aims and bool(_AIM_RE.search(sentence))  # the first aim sentence only
+            # the first aim sentence only
+            # (under an aim heading only when the text has no title: a title already names the subject)
+            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)))
             if after_topic or method or _RESULT_RE.search(sentence) or not (n == 0 or aim):
                 dropped.append(sentence)
                 continue

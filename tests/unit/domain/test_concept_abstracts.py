@@ -155,3 +155,13 @@ def test_a_non_qualifier_inside_a_phrase_is_also_left_out():
     text = "Inhaled steroids for persistent non-malignant cough in adults: a systematic review."
     terms = [t for b in extract_concepts(text).blocks for t in b.terms]
     assert '"persistent cough"' in terms, terms
+
+
+def test_a_structured_abstract_without_a_title_takes_its_subject_from_the_objective():
+    # no title: the sentence under "Objectives:" is the aim ("we systematically reviewed" is one too); the query
+    # was empty
+    text = ("Background: Insomnia is common in shift workers. Objectives: We systematically reviewed light therapy "
+            "for insomnia in shift workers. Methods: Randomised trials were eligible. Results: 9 studies were "
+            "included. Conclusion: Light therapy may help.")
+    query = _query(text).casefold()
+    assert "light therapy" in query and "systematically" not in query, query
