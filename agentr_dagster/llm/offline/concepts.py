@@ -202,7 +202,7 @@ _EXAMPLE_RE = re.compile(
     r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
-    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|than|that|which|whether|how|what|"
+    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -645,7 +645,9 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     conclusions."""
     text = _restore_headings(" ".join(text.split()))
     question = is_review_question(text)
-    topic, eligibility, dropped = [], [], []
+    topic: list[str] = []
+    eligibility: list[str] = []
+    dropped: list[str] = []
     after_topic = False
     aim_heading = False  # under "Objective:" / "Aim:" the next sentence states the aim, whatever its words
     aims = 0
@@ -821,6 +823,9 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
+        # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
+        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"}
+                        and nxt.casefold() == "to" and k > 0)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
