@@ -224,6 +224,8 @@ def _possessive(match: re.Match) -> str:
 def _eponym(word: str) -> bool:
     """A capitalised word that is not an acronym and that the lexicon does not know: a person's name."""
     return word[:1].isupper() and not _is_acronym(word) and word.isalpha() and not word_classes(word)
+
+
 _COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|than|compared (?:with|to))\s*$", re.I)
 #: A chunk's whole cue that says where ("X in software engineering"); after a verb ("favour in X") it is the
 #: verb's complement, not a setting.
