@@ -112,9 +112,10 @@ META_WORDS = frozenset(
     """
     what which who whom whose how why when where whether is are was were be been do does did have has had
     can could may might should would will shall there exist exists existing
-    comparative comparison compare compared effectiveness efficacy effect effects harm harms benefit benefits
+    comparative comparison compare compared comparing compares effectiveness efficacy effect effects harm harms
+    benefit benefits
     safety literature evidence research studies study article articles paper papers record records report
-    reports reported reporting review reviews reviewed systematic scoping tertiary secondary primary
+    reports reported reporting review reviews reviewed systematic systematically scoping tertiary secondary primary
     quantitative qualitative mixed-methods mixed method methods methodology definition definitions example
     examples instrument instruments result results main role roles form forms types kind kinds number
     many much several numerous outcome outcomes concern concerns interest importance issue issues mention
@@ -182,6 +183,11 @@ ORGANISM_WORDS = frozenset(
 )
 
 
+#: Organisms a study is done on, as a modifier before what it studies ("human trials", "rat liver").
+_ORGANISM_MODIFIERS = frozenset(w for w in ORGANISM_WORDS | {"human", "humans"} if w not in (
+    "species", "strain", "strains", "wild-type", "transgenic", "knockout", "guinea"))
+
+
 def _who_block(block: ConceptBlock) -> bool:
     """The block only says who or what the studies are about (people, an age group, a species): the head noun
     of each of its phrases ("university students", "older adults", "rats") is one."""
@@ -196,14 +202,34 @@ _EXAMPLE_RE = re.compile(
     r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
-    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|towards?|versus|vs\.?|than|that|which|whether|how|what|"
+    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
     re.I,
 )
-_POSSESSIVE_RE = re.compile(r"(\w)(?:'s|s'|\u2019s|s\u2019)\s+")
+_POSSESSIVE_RE = re.compile(r"([A-Za-z][\w-]*)(?:'s|s'|\u2019s|s\u2019)\s+")
+
+
+def _possessive(match: re.Match) -> str:
+    """A possessive as an "of" phrase ("teachers' soft skills" -> "teachers of soft skills"), except a name's
+    (a capitalised word the lexicon does not know: "Alzheimer's disease", "Crohn's disease"), which is part of
+    the concept's own name and stays as written."""
+    word = match.group(1)
+    if _eponym(word):
+        return match.group(0)
+    return match.group(1) + " of "
+
+
+def _eponym(word: str) -> bool:
+    """A capitalised word that is not an acronym and that the lexicon does not know: a person's name."""
+    return word[:1].isupper() and not _is_acronym(word) and word.isalpha() and not word_classes(word)
+
+
 _COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|than|compared (?:with|to))\s*$", re.I)
+#: A chunk's whole cue that says where ("X in software engineering"); after a verb ("favour in X") it is the
+#: verb's complement, not a setting.
+_SETTING_CUE_RE = re.compile(r"^(?:in|among|amongst|within)$", re.I)
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
 _OUTCOME_CUE_RE = re.compile(r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting)\s*$", re.I)
 _INTERVENTION_CUE_RE = re.compile(
@@ -227,6 +253,7 @@ class ConceptBlock:
     side: bool = False  # named only by a question's side clause ("..., and how is it measured?"): optional
     aspect: bool = False  # "the prevalence of X", "the pharmacokinetics of X": never the main block before X
     in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
+    setting: bool = False  # after "in" / "among" ("... in small samples", "... in rodents"): where, not what
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -371,6 +398,11 @@ def _runs(item: str) -> list[list[str]]:
         # an adjective after its noun is a predicate ("are mindfulness interventions effective"): not the concept
         while len(runs[n]) >= 2 and (c := word_classes(runs[n][-1])) and c <= {"ADJ", "ADV"}:
             runs[n].pop()
+        # an organism before a named thing ("human methotrexate studies", "rat hippocampus"): who the study was
+        # done on, not part of the thing's name; "mouse models" keeps it (the head alone is no concept)
+        if (len(runs[n]) >= 2 and runs[n][0].casefold() in _ORGANISM_MODIFIERS
+                and runs[n][-1].casefold() not in GENERIC_HEADS):
+            runs[n] = runs[n][1:]
     return [r for r in runs if r]
 
 
@@ -391,8 +423,14 @@ def _run_terms(words: list[str]) -> list[str]:
         words = words[1:]
     while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION):
         words = words[:-1]
+    # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
+    if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
+        words = words[:-1]
     if not words:
         return []
+    eponym = _eponym_terms(words)
+    if eponym:
+        return eponym
     if len(words) == 1:
         return [_render(truncation(words[0]))]
     if len(words) > 4:
@@ -407,6 +445,11 @@ def _run_terms(words: list[str]) -> list[str]:
             a, b = words[i], words[i + 1]
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.extend(_phrase_terms(f"{a} {b}"))
+    # a "non-X" qualifier inside a phrase only says what the concept excludes ("chronic non-cancer pain"): its
+    # studies say the phrase without it ("chronic pain")
+    plain = [w for w in words[:-1] if not w.casefold().startswith("non-")] + words[-1:]
+    if 2 <= len(plain) < len(words):
+        terms.extend(_phrase_terms(" ".join(plain)))
     head = words[-1].casefold()
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):
@@ -432,7 +475,35 @@ def _run_terms(words: list[str]) -> list[str]:
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
         terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
+        # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
+        # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
+        while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
+                                 and "ADJ" in word_classes(rest[0])):  # "oral" is too short for the endings
+            rest = rest[1:]
+        if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
+            terms.append(_render(truncation(rest[0])))
     return terms
+
+
+#: Heads a person's name is given to ("Wilson disease", "Down syndrome"): papers write the name with or without
+#: a possessive (a general medical vocabulary).
+EPONYM_HEADS = frozenset("disease syndrome disorder palsy sarcoma lymphoma ulcer phenomenon".split())
+_POSSESSIVE_END_RE = re.compile(r"(?:'s|\u2019s)$")
+
+
+def _eponym_terms(words: list[str]) -> list[str]:
+    """A name's concept ("Alzheimer's disease", "Wilson disease"): the phrase as written, with and without the
+    possessive, and the name alone (a name is specific); none for any other phrase."""
+    if len(words) < 2:
+        return []
+    name = _POSSESSIVE_END_RE.sub("", words[0])
+    possessive = name != words[0]
+    if not _eponym(name) or not (possessive or words[1].casefold() in EPONYM_HEADS):
+        return []
+    rest = " ".join(words[1:])
+    forms = [f"{name}'s {rest}", f"{name} {rest}", f"{name}s {rest}"]
+    alone = [_render(truncation(name))] if general_zipf(truncation(name)) < HEAD_ALONE_ZIPF else []  # not "wilson*"
+    return [t for f in forms for t in _phrase_terms(f)] + alone
 
 
 #: A phrase's head stands alone as a term only below this general-English frequency ("morphine" 3.4,
@@ -452,7 +523,9 @@ def _modifier_like(word: str) -> bool:
 
 
 def _render(term: str) -> str:
-    term = term.replace('"', "").strip()
+    if _JOIN in term and "*" in term:  # a stem cut inside a name of several words ("acceptance and commitm*")
+        return ""
+    term = term.replace('"', "").replace(_JOIN, " ").strip()
     if not term:
         return ""
     return f'"{term}"' if " " in term else term
@@ -509,6 +582,7 @@ _AFTER_TOPIC_HEADING_RE = re.compile(
     r"^(?:methods?|methodology|design|data sources|sources|study selection|eligibility criteria|data extraction|"
     r"data synthesis|evidence review|review methods|results?|findings|conclusions?|interpretation|implications|"
     r"limitations|discussion|significance|registration|funding|trial registration)$", re.I)
+_AIM_HEADING_RE = re.compile(r"^(?:objectives?|aims?|purpose|goals?)$", re.I)
 #: What the review itself did: registration, databases searched, screening, statistics. Never a topic.
 _REVIEW_METHOD_RE = re.compile(
     r"\b(?:PROSPERO|CRD\s?\d{5,}|registered|registration|pre-?registered|protocol|searched|search(?:es|ed)? "
@@ -541,7 +615,7 @@ _AIM_RE = re.compile(
     r"\b(?:aims?|aimed|objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
     r"(?:this|the present|our) (?:systematic |scoping |literature )?(?:review|meta-analysis|study|paper|article|"
     r"work)|to (?:determine|assess|evaluate|examine|investigate|identify|explore|compare|quantify|summari[sz]e|"
-    r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:investigated|examined|"
+    r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:\w+ly )?(?:investigated|examined|"
     r"reviewed|assessed|evaluated|explored|compared|propose|present|introduce|study|studied))\b",
     re.I,
 )
@@ -573,13 +647,17 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     conclusions."""
     text = _restore_headings(" ".join(text.split()))
     question = is_review_question(text)
-    topic, eligibility, dropped = [], [], []
+    topic: list[str] = []
+    eligibility: list[str] = []
+    dropped: list[str] = []
     after_topic = False
+    aim_heading = False  # under "Objective:" / "Aim:" the next sentence states the aim, whatever its words
     aims = 0
     for n, sentence in enumerate(_sentences(text)):
         heading = _heading(sentence)
         if heading is not None:
             after_topic = bool(_AFTER_TOPIC_HEADING_RE.match(heading))
+            aim_heading = bool(_AIM_HEADING_RE.match(heading))
             continue
         if _PROVENANCE_RE.search(sentence) or _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(
             sentence
@@ -590,7 +668,9 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
             if n == 0:
                 sentence = _TITLE_DESIGN_TAIL_RE.sub("", sentence) or sentence
             method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
-            aim = n > 0 and not aims and bool(_AIM_RE.search(sentence))  # the first aim sentence only
+            # the first aim sentence only
+            # (under an aim heading only when the text has no title: a title already names the subject)
+            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)))
             if after_topic or method or _RESULT_RE.search(sentence) or not (n == 0 or aim):
                 dropped.append(sentence)
                 continue
@@ -660,6 +740,9 @@ def _acronym_pairs(text: str) -> dict[str, str]:
 def _split_items(text: str) -> list[str]:
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
+    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
+    text = re.sub(r"\b(" + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?:and|or)\s+(?=(?:"
+                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+\w)", "", text, flags=re.I)
     parts = re.split(r",|;|:|\?|\.(?=\s|$)|\band/or\b|\bor\b|\band\b|/", text)
     return [" ".join(p.split()) for p in parts if p and p.strip(" -")]
 
@@ -678,13 +761,13 @@ def _acronym_inside(match: re.Match) -> str:
     return f"{long} {tail} ({acro} {tail})"
 
 
-def _chunks(sentence: str) -> list[_Chunk]:
-    sentence = _POSSESSIVE_RE.sub(r"\1 of ", sentence)  # "teachers' soft skills" -> "teachers of soft skills"
+def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
+    sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
     pos = 0
     cue = ""
-    for m in _clause_boundaries(sentence):
+    for m in _clause_boundaries(sentence, verbs):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
             out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of"))
@@ -698,14 +781,37 @@ def _chunks(sentence: str) -> list[_Chunk]:
 
 
 _WORD_RE = re.compile(_WORD)
+_DETERMINERS = frozenset("the a an this that these those its their our his her each every any some no".split())
+_SUBTITLE_RE = re.compile(r"(?<=\w):(?=\s+[A-Z][a-z])")
 _DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
 
 
-def _clause_boundaries(sentence: str) -> list[re.Match]:
+def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
+    """Words a text uses as verbs somewhere: one that can be a verb (not an adjective) followed by an adjective
+    and a noun ("..., favour active involvement"), as a noun phrase never is. The text uses a word in one sense
+    throughout, so its other sentences (a title: "the role adults with cancer favour in ...") cut there too."""
+    out: set[str] = set()
+    for sentence in sentences:
+        # words in a row: no punctuation between the three ("panic disorder, social anxiety" is a list)
+        runs = [r.split() for r in re.split(r"[^\w\s'\u2019-]+", sentence)]
+        for before, w, adj, noun in (q for r in runs for q in zip(["", *r], r, r[1:], r[2:], strict=False)):
+            # not after a determiner or an adjective ("the design", "long studies"), not a plural noun ("studies")
+            if (can_be_verb(w) and w.islower() and adj.islower() and noun.islower()
+                    and before.casefold() not in _DETERMINERS and not (before and word_classes(before) <= {"ADJ"})
+                    and not (w.endswith("s") and "NOUN" in word_classes(w)) and "ADJ" not in word_classes(w)
+                    and "ADJ" in word_classes(adj) and not word_classes(adj) & {"VERB"} and not is_graded_adjective(adj)
+                    and word_classes(noun) == {"NOUN"}):
+                out.add(w.casefold())
+    return frozenset(out)
+
+
+def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> list[re.Match]:
     """Where a sentence is cut into concept chunks: the boundary words (prepositions, clause words), and every
     word that can only be a verb (:func:`~agentr_dagster.domain.word_class.is_finite_verb`: "chronic stress
-    impairs spatial memory", "does isolation impair recognition memory"), a predicate between two concepts."""
-    cuts = list(_BOUNDARY_RE.finditer(sentence))
+    impairs spatial memory", "does isolation impair recognition memory"), a predicate between two concepts, or
+    that the text uses as a verb elsewhere (``verbs``: :func:`_verbs_in_text`)."""
+    # a colon before a capital starts a subtitle ("Arthritis: Lessons for ..."): a new chunk, not a list item
+    cuts = list(_BOUNDARY_RE.finditer(sentence)) + list(_SUBTITLE_RE.finditer(sentence))
     spans = [(m.start(), m.end()) for m in cuts]
     words = list(_WORD_RE.finditer(sentence))
     for k, m in enumerate(words):
@@ -714,11 +820,14 @@ def _clause_boundaries(sentence: str) -> list[re.Match]:
         # between a noun and an adjective ("does exposure to violent games increase aggressive behaviour"): a noun
         # is not followed by an adjective inside a noun phrase
         nxt = words[k + 1].group(0) if k + 1 < len(words) else ""
-        verb = is_finite_verb(m.group(0)) or can_be_verb(m.group(0)) and (
+        verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
+        # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
+        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"}
+                        and nxt.casefold() == "to" and k > 0)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
@@ -823,6 +932,11 @@ def _spellings(term: str) -> list[str]:
         left, _, right = core.partition("-")
         if left.casefold() in _JOINING_PREFIXES or right[:1].isdigit():  # "nonstimulant", "COX2", not "betaadrenergic"
             forms.append(core.replace("-", ""))
+    words = core.split(" ")
+    if (len(words) == 2 and words[1].casefold().endswith("ing") and words[0].isalpha()
+            and not words[0].casefold().endswith("ing") and _JOIN not in core):
+        # a noun and a gerund are written hyphenated as often as not ("decision making" / "decision-making")
+        forms.append("-".join(words))
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 
@@ -883,6 +997,38 @@ def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acro
                 block.required = False
 
 
+#: Joins the words of a coordination that is one name ("acceptance and commitment therapy") into one word, so
+#: that no list split or phrase cut takes it apart; a term shows it as a space.
+_JOIN = "_"
+_COORDINATION_RE = re.compile(r"\b([A-Za-z][\w-]+) (and|&) ([A-Za-z][\w-]+) ([A-Za-z][\w-]+)\b")
+
+
+def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
+    """A coordination inside a multi-word name ("acceptance and commitment therapy", "research and development
+    spending") stays one phrase: it is one where the text defines an acronym for it or says it verbatim twice or
+    more (then it is a fixed name, not two concepts sharing a head). Other coordinations are left to the list
+    split ("anxiety and depression" are two concepts)."""
+    low = text.casefold()
+    named = {long.casefold() for long in acronyms.values()}
+    found: set[str] = set()
+    for m in _COORDINATION_RE.finditer(text):
+        words = [m.group(1), m.group(3), m.group(4)]
+        if any(w.casefold() in _FUNCTION or w.casefold() in META_WORDS for w in words):
+            continue
+        phrase = m.group(0).casefold()
+        if any(phrase in n for n in named) or low.count(phrase) >= 2:
+            found.add(phrase)
+    for phrase in sorted(found, key=len, reverse=True):
+        first, conj, rest = phrase.split(" ", 2)
+        text = re.sub(r"\b" + re.escape(f"{first} {conj} ") + r"(?=" + re.escape(rest) + r"\b)",
+                      lambda m: m.group(0).replace(" ", _JOIN), text, flags=re.I)
+    return text
+
+
+#: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
@@ -891,11 +1037,13 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     or more (default :data:`GENERIC_SHARE`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
-    text = " ".join(text.split())
+    text = " ".join(text.translate(_HYPHENS).split())
+    text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
+    question = is_review_question(text)
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
         items = [i for i in chunk.items if not _is_meta_item(i)]
@@ -919,17 +1067,21 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                 return
         if not new_blocks:
             return
-        label = " ".join(w for r in _runs(items[0]) for w in r) or items[0]
+        label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
         blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label[:200], terms, n_items=len(items),
-                                   items=[" ".join(w for r in _runs(i) for w in r) or i for i in items],
-                                   required=not side, side=side, aspect=chunk.aspect))
+                                   items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
+                                          for i in items],
+                                   # an abstract's aspect: one phrase right before "of" ("theories of X"),
+                                   # not a list ending in one ("X and the risk of Y")
+                                   required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
+                                   setting=bool(_SETTING_CUE_RE.match(chunk.cue))))
         seen_words.update(words)
 
-    question = is_review_question(text)
+    verbs = _verbs_in_text(_sentences(text))
     for k, sentence in enumerate(topic):
         main_part, side_part = _side_clause(sentence, k, question)
         for part, side in ((main_part, False), (side_part, True)):
-            for chunk in _chunks(part) if part else ():
+            for chunk in _chunks(part, verbs) if part else ():
                 add_chunk(chunk, new_blocks=True, side=side)
     design_terms: list[str] = []
     for sentence in eligibility:
@@ -937,7 +1089,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         for term in DESIGN_TERMS:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
-        for chunk in _chunks(sentence):
+        for chunk in _chunks(sentence, verbs):
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
 
@@ -1007,9 +1159,12 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b), b.aspect or b.facet == "comparator",
                                    -b.n_items))
         return
-    sentences = [s.casefold() for s in _sentences(text)]
-    title_low = title.casefold()
-    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
+    sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
+    title_low = title.casefold().replace(_JOIN, " ")
+    # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
+    # after what the studies are about, and so does a concept of common words alone
+    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low), _who_block(b),
+                               _generic_block(b), b.setting or b.facet == "comparator",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
 
@@ -1029,11 +1184,20 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     does not ask for."""
     if not blocks:
         return blocks
-    low = title.casefold()
+    low = title.casefold().replace(_JOIN, " ")
+    # a subtitle ("...: lessons for translation") says what the review concludes or why; the subjects to AND are
+    # those before it, where the main one is named there
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    if _named_in(blocks[0], head):
+        low = head
     kept = [blocks[0]]
     for block in blocks[1:]:
-        # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject
-        subject = block.facet != "comparator" and not _generic_label(block.label)
+        # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject;
+        # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
+        # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
+        # where ("X in software engineering": its studies name X, seldom the field)
+        subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
+                   and not block.aspect and not block.setting)
         if _named_in(block, low) and subject and block.required and not block.generic and len(kept) < (
                 MAX_INDEPENDENT_BLOCKS):
             block.independent = True
@@ -1115,6 +1279,12 @@ def _modifier_only(label: str) -> bool:
     significant"): no noun, so no concept of its own."""
     words = _content_words(label)
     return bool(words) and all((c := word_classes(w)) and not c & {"NOUN", "PROPN", "VERB"} for w in words)
+
+
+def _generic_block(block: ConceptBlock) -> bool:
+    """Every phrase of the block is of generic words alone ("health effects", "public health"); "sleep and
+    microdialysis" is not."""
+    return all(_generic_label(i) for i in [block.label, *block.items])
 
 
 def _generic_label(label: str) -> bool:
