@@ -432,6 +432,10 @@ def _run_terms(words: list[str]) -> list[str]:
     if eponym:
         return eponym
     if len(words) == 1:
+        acro, _, tail = words[0].partition("-")
+        if _is_acronym(acro) and len(acro) >= 3 and tail.isalpha() and len(tail) >= 4:
+            # an acronym compound ("HIV-stigma"): its studies write the two apart ("stigma among people with HIV")
+            return [_render(truncation(words[0])), f"({acro} AND {_sendable(truncation(tail.casefold()))})"]
         return [_render(truncation(words[0]))]
     if len(words) > 4:
         words = words[-4:]
@@ -1045,6 +1049,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = " ".join(text.translate(_HYPHENS).split())
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
+    if topic and not is_review_question(text) and not _first_person(topic[0]):
+        topic[0] = _without_own_method(topic[0], text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
@@ -1234,6 +1240,40 @@ def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:
 
 _COMPUTED_AFTER_RE = r"\s+(?:was|were|is|are)\s+(?:calculated|computed|derived|recalculated)\b"
 _COMPUTED_BEFORE_RE = r"\b(?:calculated|computed|calculating|computing|derived|deriving)\s+(?:the\s+|a\s+|an\s+)?"
+
+
+_WE_CLAUSE_RE = re.compile(r"\bwe\b[^.;:?!]*", re.I)
+
+
+def _without_own_method(title: str, text: str) -> str:
+    """A title without the words that name what the paper itself did, by what its abstract says in the first
+    person: a phrase's closing noun that is the noun of a verb "we" did ("... Trajectory Analysis" where "we ...
+    analyze trajectories": the analysis is the paper's, the trajectories the studies'), and a modifier leading a
+    phrase that "we" name as what we used ("using the Bayesian framework": "Bayesian ..."). A word kept when it is
+    all its phrase says."""
+    done: set[str] = set()
+    used: set[str] = set()
+    for clause in _WE_CLAUSE_RE.findall(text):
+        # right after "we" a word is a verb; after "and" only one the lexicon has as nothing else
+        for conj, verb in re.findall(r"\b(we|and)\s+(?:\w+ly\s+)?([a-z]+)", clause, re.I):
+            classes = word_classes(verb)
+            if len(verb) >= 5 and "VERB" in classes and (conj.casefold() == "we" or classes == {"VERB"}):
+                done.add(verb.casefold()[:5])
+        used.update(w.casefold() for w in re.findall(r"\busing\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]+)", clause))
+    if not done and not used:
+        return title
+    words = re.findall(r"\S+", title)
+    keep = [True] * len(words)
+    for i, w in enumerate(words):
+        core = w.strip(".,:;()").casefold()
+        prev_content = i > 0 and words[i - 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        next_content = i + 1 < len(words) and words[i + 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        if (core[:5] in done and word_classes(core) == {"NOUN"} and prev_content
+                and (i + 1 == len(words) or not next_content)):
+            keep[i] = False  # the phrase's closing noun: "trajectory analysis" -> "trajectory"
+        elif core in used and next_content and (i == 0 or not prev_content):
+            keep[i] = False  # the phrase's leading modifier: "Bayesian trajectory" -> "trajectory"
+    return " ".join(w for w, k in zip(words, keep, strict=True) if k)
 
 
 _BASED_ON_RE = re.compile(r"\bbased (?:on|upon)\b", re.I)

@@ -234,3 +234,25 @@ def test_a_title_with_three_subjects_ands_all_three():
     tree = parse_boolean_query(plan.boolean_query())
     assert matches(tree, "Yoga and mindfulness interventions for chronic back pain: a randomised trial")
     assert not matches(tree, "Yoga for chronic back pain: a randomised trial")
+
+
+def test_what_the_paper_did_itself_leaves_the_title_phrase():
+    # "we estimate trajectories ... using the Bayesian framework": the estimation and "Bayesian" are the paper's
+    # method; the craving trajectories are what its studies are about
+    text = ("Bayesian Craving Trajectory Estimation: a worked example. Craving is common after detoxification. We "
+            "estimate trajectories of craving in smokers using the Bayesian framework.")
+    query = _query(text).casefold()
+    assert "bayesian" not in query and "estimat" not in query
+    assert "craving trajectory" in query
+
+
+def test_a_method_the_paper_only_reviews_stays_in_the_title_phrase():
+    # no "we ... using Bayesian": Bayesian networks are what the reviewed studies are about
+    query = _query("Bayesian networks for flood risk: a systematic review. Floods are costly. We reviewed Bayesian "
+                   "network models of flood risk.")
+    assert "bayesian network" in query
+
+
+def test_an_acronym_compound_also_finds_its_parts_apart():
+    text = "COVID-Anxiety in hospital nurses: a systematic review. Nurses faced stress."
+    assert _hits(text, "Anxiety among nurses during the COVID-19 pandemic")
