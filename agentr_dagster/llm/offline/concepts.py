@@ -74,8 +74,9 @@ REST_SHARE = 0.03
 #: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
 #: "dementia" 3.8) is too common to stand as an alternative of a concept.
 GENERIC_ZIPF = 5.0
-#: An abstract's query ANDs at most this many concepts of its title (the main one included): two subjects
-#: ("X and the risk of Y"); a third (a setting: "in office workers") narrows it past what its studies all say.
+#: An abstract's query ANDs at most this many concepts of its title (the main one included): "X and the risk of
+#: Y", "X based on Y for Z"; a setting ("in office workers"), who ("in rodents"), an aspect or a comparator is never
+#: AND-ed (:func:`_title_subjects`), so the cap no longer has to keep a setting out (it was 2).
 MAX_INDEPENDENT_BLOCKS = 3
 #: ``main_unless_broad``: the main block alone when the share of records expected to name it (general English)
 #: is at most this, else the main block AND any other concept.
@@ -1043,7 +1044,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
     ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
     ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
-    or more (default :data:`GENERIC_SHARE`)."""
+    or more (default :data:`GENERIC_SHARE`); ``broad_share`` (default :data:`BROAD_TERM_SHARE`): from which
+    background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
@@ -1251,18 +1253,22 @@ def _without_own_method(title: str, text: str) -> str:
     analyze trajectories": the analysis is the paper's, the trajectories the studies'), and a modifier leading a
     phrase that "we" name as what we used ("using the Bayesian framework": "Bayesian ..."). A word kept when it is
     all its phrase says."""
+    words = re.findall(r"\S+", title)
+    # the title's nouns that only name an activity or its product ("analysis", not "sleep")
+    nouns = {w.strip(".,:;()").casefold()[:5] for w in words if word_classes(w.strip(".,:;()")) == {"NOUN"}}
     done: set[str] = set()
     used: set[str] = set()
     for clause in _WE_CLAUSE_RE.findall(text):
         # right after "we" a word is a verb; after "and" only one the lexicon has as nothing else
-        for conj, verb in re.findall(r"\b(we|and)\s+(?:\w+ly\s+)?([a-z]+)", clause, re.I):
-            classes = word_classes(verb)
-            if len(verb) >= 5 and "VERB" in classes and (conj.casefold() == "we" or classes == {"VERB"}):
-                done.add(verb.casefold()[:5])
-        used.update(w.casefold() for w in re.findall(r"\busing\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]+)", clause))
-    if not done and not used:
+        pairs = re.findall(r"\b(we|and)\s+(?:\w+ly\s+)?([a-z]+)", clause, re.I)
+        verbs = {verb.casefold()[:5] for conj, verb in pairs if len(verb) >= 5 and "VERB" in (c := word_classes(verb))
+                 and (conj.casefold() == "we" or c == {"VERB"})}
+        done |= verbs & nouns
+        if verbs & nouns:  # what the paper's own activity used ("we ... analyze X using the Bayesian framework"),
+            # not what its studies used ("we included trials using mindfulness apps")
+            used.update(w.casefold() for w in re.findall(r"\busing\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]+)", clause))
+    if not done:
         return title
-    words = re.findall(r"\S+", title)
     keep = [True] * len(words)
     for i, w in enumerate(words):
         core = w.strip(".,:;()").casefold()

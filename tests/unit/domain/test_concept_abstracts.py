@@ -256,3 +256,10 @@ def test_a_method_the_paper_only_reviews_stays_in_the_title_phrase():
 def test_an_acronym_compound_also_finds_its_parts_apart():
     text = "COVID-Anxiety in hospital nurses: a systematic review. Nurses faced stress."
     assert _hits(text, "Anxiety among nurses during the COVID-19 pandemic")
+
+
+def test_what_the_reviewed_studies_used_stays_in_the_title():
+    # "we synthesised trials using mindfulness apps": the apps are what the studies used, the review's subject
+    query = _query("Mindfulness apps for exam anxiety: a systematic review. Students are often anxious before exams. "
+                   "We synthesised trials using mindfulness apps in students.")
+    assert "mindfulness app" in query
