@@ -74,9 +74,10 @@ REST_SHARE = 0.03
 #: A term this frequent in general English (Zipf scale, ``wordfreq``: "effect" 5.0, "human" 5.4, "cancer" 4.9,
 #: "dementia" 3.8) is too common to stand as an alternative of a concept.
 GENERIC_ZIPF = 5.0
-#: An abstract's query ANDs at most this many concepts of its title (the main one included): two subjects
-#: ("X and the risk of Y"); a third (a setting: "in office workers") narrows it past what its studies all say.
-MAX_INDEPENDENT_BLOCKS = 2
+#: An abstract's query ANDs at most this many concepts of its title (the main one included): "X and the risk of
+#: Y", "X based on Y for Z"; a setting ("in office workers"), who ("in rodents"), an aspect or a comparator is never
+#: AND-ed (:func:`_title_subjects`), so the cap no longer has to keep a setting out (it was 2).
+MAX_INDEPENDENT_BLOCKS = 3
 #: ``main_unless_broad``: the main block alone when the share of records expected to name it (general English)
 #: is at most this, else the main block AND any other concept.
 BROAD_SHARE = 0.02
@@ -432,6 +433,10 @@ def _run_terms(words: list[str]) -> list[str]:
     if eponym:
         return eponym
     if len(words) == 1:
+        acro, _, tail = words[0].partition("-")
+        if _is_acronym(acro) and len(acro) >= 3 and tail.isalpha() and len(tail) >= 4:
+            # an acronym compound ("HIV-stigma"): its studies write the two apart ("stigma among people with HIV")
+            return [_render(truncation(words[0])), f"({acro} AND {_sendable(truncation(tail.casefold()))})"]
         return [_render(truncation(words[0]))]
     if len(words) > 4:
         words = words[-4:]
@@ -990,7 +995,11 @@ def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acro
     if not any(b.required for b in blocks) and blocks:
         min(blocks, key=lambda b: general_zipf(b.label)).required = True
     if title:
+        built = _built_from_literature(title)
         for block in blocks:
+            if built and _named_in(block, built.casefold().replace(_JOIN, " ")):
+                block.generic, block.required = True, False
+                continue
             if _own_measure(block, text, acronyms):
                 block.generic, block.required = True, False
             elif block is not blocks[0] and _result_phrase(block.label):
@@ -1030,16 +1039,20 @@ _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
 
 
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
-                     generic_share: float | None = None, rest_share: float | None = None) -> ConceptPlan:
+                     generic_share: float | None = None, rest_share: float | None = None,
+                     broad_share: float | None = None) -> ConceptPlan:
     """The concept blocks of a review question or an abstract (see the module docstring); a term of
     ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
     ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
-    or more (default :data:`GENERIC_SHARE`)."""
+    or more (default :data:`GENERIC_SHARE`); ``broad_share`` (default :data:`BROAD_TERM_SHARE`): from which
+    background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
+    if topic and not is_review_question(text) and not _first_person(topic[0]):
+        topic[0] = _without_own_method(topic[0], text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
@@ -1101,6 +1114,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _title_subjects(blocks, title)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
+    _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
@@ -1230,6 +1244,63 @@ _COMPUTED_AFTER_RE = r"\s+(?:was|were|is|are)\s+(?:calculated|computed|derived|r
 _COMPUTED_BEFORE_RE = r"\b(?:calculated|computed|calculating|computing|derived|deriving)\s+(?:the\s+|a\s+|an\s+)?"
 
 
+_WE_CLAUSE_RE = re.compile(r"\bwe\b[^.;:?!]*", re.I)
+
+
+def _without_own_method(title: str, text: str) -> str:
+    """A title without the words that name what the paper itself did, by what its abstract says in the first
+    person: a phrase's closing noun that is the noun of a verb "we" did ("... Trajectory Analysis" where "we ...
+    analyze trajectories": the analysis is the paper's, the trajectories the studies'), and a modifier leading a
+    phrase that "we" name as what we used ("using the Bayesian framework": "Bayesian ..."). A word kept when it is
+    all its phrase says."""
+    words = re.findall(r"\S+", title)
+    # the title's nouns that only name an activity or its product ("analysis", not "sleep")
+    nouns = {w.strip(".,:;()").casefold()[:5] for w in words if word_classes(w.strip(".,:;()")) == {"NOUN"}}
+    done: set[str] = set()
+    used: set[str] = set()
+    for clause in _WE_CLAUSE_RE.findall(text):
+        # right after "we" a word is a verb; after "and" only one the lexicon has as nothing else
+        pairs = re.findall(r"\b(we|and)\s+(?:\w+ly\s+)?([a-z]+)", clause, re.I)
+        verbs = {verb.casefold()[:5] for conj, verb in pairs if len(verb) >= 5 and "VERB" in (c := word_classes(verb))
+                 and (conj.casefold() == "we" or c == {"VERB"})}
+        done |= verbs & nouns
+        if verbs & nouns:  # what the paper's own activity used ("we ... analyze X using the Bayesian framework"),
+            # not what its studies used ("we included trials using mindfulness apps")
+            used.update(w.casefold() for w in re.findall(r"\busing\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]+)", clause))
+    if not done:
+        return title
+    keep = [True] * len(words)
+    for i, w in enumerate(words):
+        core = w.strip(".,:;()").casefold()
+        prev_content = i > 0 and words[i - 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        next_content = i + 1 < len(words) and words[i + 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        if (core[:5] in done and word_classes(core) == {"NOUN"} and prev_content
+                and (i + 1 == len(words) or not next_content)):
+            keep[i] = False  # the phrase's closing noun: "trajectory analysis" -> "trajectory"
+        elif core in used and next_content and (i == 0 or not prev_content):
+            keep[i] = False  # the phrase's leading modifier: "Bayesian trajectory" -> "trajectory"
+    return " ".join(w for w, k in zip(words, keep, strict=True) if k)
+
+
+_BASED_ON_RE = re.compile(r"\bbased (?:on|upon)\b", re.I)
+
+
+def _built_from_literature(title: str) -> str:
+    """What a title says the paper built from the literature and its own method ("X with Informed Priors Based on
+    a Systematic Literature Search and Expert Elicitation"): the phrase right before "based on" and what follows
+    it, when what follows names a review method; that is the paper's product and its sources, not what its
+    studies are about. Empty otherwise ("interventions based on exercise" are about exercise)."""
+    m = _BASED_ON_RE.search(title)
+    if m is None:
+        return ""
+    basis = title[m.end():]
+    if not (_REVIEW_METHOD_RE.search(basis) or any(p in basis.casefold() for p in META_PHRASES)):
+        return ""
+    before = title[: m.start()]
+    cuts = [c.end() for c in _BOUNDARY_RE.finditer(before)]
+    return before[max(cuts, default=0):] + " " + basis
+
+
 def _own_measure(block: ConceptBlock, text: str, acronyms: dict[str, str]) -> bool:
     """An abstract says the review computed this concept itself ("the Fragility Index (FI) ... FI was calculated
     for each RCT"): it is the review's own statistic, which its studies do not name."""
@@ -1242,6 +1313,87 @@ def _own_measure(block: ConceptBlock, text: str, acronyms: dict[str, str]) -> bo
                 _COMPUTED_BEFORE_RE + esc + r"\b", text, re.I):
             return True
     return False
+
+
+#: A single word standing as a top-level alternative of the query is broad from this share of a background's
+#: records ("recurr*", "predict*" in papers of many topics): it stays only AND-ed with its concept's other words,
+#: or with the next subject (:func:`_pair_broad_alone`). Judged leave-one-review-out (docs/search-strategies.md,
+#: round 5).
+BROAD_TERM_SHARE = 0.03
+#: ... and without a background, from this general-English frequency of a word the lexicon reads only as a verb
+#: ("predict*": its commonest form "predicted", 4.1): a verb of general use is said by papers of every topic;
+#: general English cannot tell a broad noun ("cancer" 4.9) from a topic ("suicide" 4.6).
+BROAD_VERB_ZIPF = 4.0
+
+
+def _broad_alone(term: str, background: Background | None, share_floor: float) -> bool:
+    """A single word (no phrase, no AND-ed pair, no acronym) too broad to stand alone as a top-level alternative:
+    in ``share_floor`` of the background's records or more, or without a background a common word that is only a
+    verb in its commonest form."""
+    core = term.strip('"')
+    if " " in core or core.startswith("(") or _is_acronym(core.rstrip("*")):
+        return False
+    if background is not None:
+        return background(term) >= share_floor
+    if "-" in core:  # a compound ("help-seek*") is no plain verb, whatever its last part is
+        return False
+    stem = core.rstrip("*").casefold()
+    forms = [stem + e for e in ("", "s", "e", "es", "ed", "ing")] if core.endswith("*") else [stem]
+    commonest = max(forms, key=general_zipf)
+    return general_zipf(core) >= BROAD_VERB_ZIPF and word_classes(commonest) == {"VERB"}
+
+
+def _top_level(blocks: list[ConceptBlock]) -> list[tuple[ConceptBlock, ConceptBlock | None]]:
+    """The blocks whose terms are top-level alternatives of the shipped query, each with the next subject (the
+    block a broad term of it is AND-ed with): the main block when nothing is AND-ed with it (its next subject:
+    the next required block), and a lone block of the rest branch (``A OR B``: its next subject is A)."""
+    if not blocks:
+        return []
+    main = next((b for b in blocks if b.required), blocks[0])
+    rest = [b for b in blocks if b is not main]
+    if any(b.independent for b in rest):
+        return []
+    in_rest = [b for b in rest if b.required or b.in_query]
+    nxt = next((b for b in rest if b.required and not b.generic), None)
+    out: list[tuple[ConceptBlock, ConceptBlock | None]] = [(main, nxt)]
+    if len(in_rest) == 1:
+        out.append((in_rest[0], main))
+    return out
+
+
+def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None, share_floor: float) -> None:
+    """No broad single word stands alone as a top-level alternative (:func:`_broad_alone`): it is AND-ed with the
+    other words of its concept's phrases ("depressive relapse and recurrence": ``(recurr* AND depress*)``), else
+    with the next subject's terms; with neither it stays."""
+    blocks_main = next((b for b in blocks if b.required), blocks[0]) if blocks else None
+    for block, nxt in _top_level(blocks):
+        broad = [t for t in block.terms if _broad_alone(t, background, share_floor)]
+        if not broad:
+            continue
+        kept = [t for t in block.terms if t not in broad]
+        for term in broad:
+            stem = term.strip('"').rstrip("*").casefold()
+            phrases = [p for p in [*block.terms, block.label, *block.items] if " " in p.strip('"')]
+            words = [w.casefold() for p in phrases for w in re.findall(_WORD, p.replace(_JOIN, " "))]
+            # a partner may be broad itself (the pair is narrow), not common English, nor a word a term of the
+            # block already finds alone (``relaps*`` makes ``(recurr* AND relaps*)`` redundant)
+            alone = [t.strip('"').rstrip("*").casefold() for t in kept if " " not in t.strip('"')]
+            partners = _dedupe(_sendable(truncation(w)) for w in words if not w.startswith(stem[:4])
+                               and len(w) >= 4 and w.isalpha() and w not in META_WORDS and w not in _FUNCTION
+                               and general_zipf(w) < GENERIC_ZIPF and not any(w.startswith(a) for a in alone))
+            if not partners and nxt is not None:
+                if nxt.required and nxt is blocks_main:  # A OR (b AND A) is A: the term goes
+                    continue
+                partners = _dedupe(_sendable(t) for t in nxt.terms if not t.startswith("("))[:MAX_TERMS_PER_BLOCK // 4]
+            if not partners:
+                kept.append(term)
+                continue
+            group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
+            kept.append(f"({_sendable(term)} AND {group})")
+        if kept:
+            block.terms = _dedupe(kept)
+        else:  # a lone rest block of broad words alone: ``A OR b`` is no narrower than b; the rest branch drops it
+            block.required = block.in_query = False
 
 
 def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_share: float) -> None:

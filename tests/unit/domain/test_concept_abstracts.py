@@ -3,6 +3,8 @@ is invented."""
 
 from __future__ import annotations
 
+import re
+
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.llm.offline.concepts import extract_concepts
 
@@ -165,3 +167,99 @@ def test_a_structured_abstract_without_a_title_takes_its_subject_from_the_object
             "included. Conclusion: Light therapy may help.")
     query = _query(text).casefold()
     assert "light therapy" in query and "systematically" not in query, query
+
+
+# -- round 5: no broad single word as a top-level alternative; the paper's own product; three title subjects --
+
+
+def _background(*broad: str):
+    """A stand-in background: a term starting with one of ``broad`` is in 20 % of its records, any other in 0.1 %."""
+    return lambda term: 0.2 if term.strip('"').casefold().startswith(broad) else 0.001
+
+
+def _top_level_terms(query: str) -> list[str]:
+    """The alternatives of a query's first OR-group that are bare words (no phrase, no AND-ed pair)."""
+    return [t for t in re.split(r" OR ", query.strip("()")) if " " not in t and not t.startswith("(")]
+
+
+def test_a_broad_word_of_a_lone_subject_is_anded_with_its_concepts_other_word():
+    # "remission" in 20 % of the background's records: never alone, only with "alcoholic"
+    text = "Alcoholic relapse and remission: a systematic review and meta-analysis. Many drinkers relapse."
+    plan = extract_concepts(text, background=_background("remiss"))
+    query = plan.boolean_query()
+    assert "remiss*" not in _top_level_terms(query)
+    tree = parse_boolean_query(query)
+    assert matches(tree, "Remission of alcoholic liver disease in abstinent drinkers")
+    assert not matches(tree, "Complete remission after chemotherapy for lymphoma")
+    # a word the background does not find broad stays alone
+    assert "remiss*" in _top_level_terms(extract_concepts(text, background=_background("zzz")).boolean_query())
+
+
+def test_without_a_background_a_common_verb_stem_is_paired_and_a_topic_noun_is_not():
+    # no background: "predict*" (its commonest form "predicted" is only a verb, Zipf 4.1) is said by papers of
+    # every topic; "cancer" (a noun, Zipf 4.9) names a topic and stays as it was
+    query = _query("Crop yield prediction models: a systematic mapping study. We reviewed yield forecasting studies.")
+    assert "predict*" not in _top_level_terms(query)
+    tree = parse_boolean_query(query)
+    assert matches(tree, "Predicting wheat yield from satellite images")
+    assert not matches(tree, "Predicted mortality in intensive care")
+    query = _query("Fatigue in cancer survivors: a systematic review. Fatigue is common after treatment.")
+    assert "(cancer* AND" not in query
+
+
+def test_an_abstract_opening_with_we_drops_a_broad_lone_rest_block():
+    # no title: the question-style shape A OR B; B in 20 % of the background's records must not stand alone
+    text = "We assessed whether tai chi improves hypertension. Methods: We searched MEDLINE."
+    assert extract_concepts(text, background=_background("hypertens")).boolean_query() == '"tai chi"'
+    assert extract_concepts(text, background=_background("zzz")).boolean_query() == '"tai chi" OR hypertens*'
+
+
+def test_what_the_paper_built_from_the_literature_is_no_subject():
+    # "weights based on a systematic literature review and expert consensus": the paper's product and its sources
+    text = ("A delirium risk score with weights based on a systematic literature review and expert consensus. "
+            "We built a score from published studies.")
+    query = _query(text)
+    assert "delirium" in query
+    assert "weight" not in query and "expert" not in query
+
+
+def test_based_on_without_a_review_method_keeps_its_subject():
+    query = _query("Mindfulness interventions based on yoga for chronic back pain: a systematic review.")
+    assert "yoga" in query and "back pain" in query
+
+
+def test_a_title_with_three_subjects_ands_all_three():
+    plan = extract_concepts("Mindfulness interventions based on yoga for chronic back pain: a systematic review.")
+    assert sum(1 for b in plan.blocks if b.independent) == 2  # two AND-ed with the main block
+    tree = parse_boolean_query(plan.boolean_query())
+    assert matches(tree, "Yoga and mindfulness interventions for chronic back pain: a randomised trial")
+    assert not matches(tree, "Yoga for chronic back pain: a randomised trial")
+
+
+def test_what_the_paper_did_itself_leaves_the_title_phrase():
+    # "we estimate trajectories ... using the Bayesian framework": the estimation and "Bayesian" are the paper's
+    # method; the craving trajectories are what its studies are about
+    text = ("Bayesian Craving Trajectory Estimation: a worked example. Craving is common after detoxification. We "
+            "estimate trajectories of craving in smokers using the Bayesian framework.")
+    query = _query(text).casefold()
+    assert "bayesian" not in query and "estimat" not in query
+    assert "craving trajectory" in query
+
+
+def test_a_method_the_paper_only_reviews_stays_in_the_title_phrase():
+    # no "we ... using Bayesian": Bayesian networks are what the reviewed studies are about
+    query = _query("Bayesian networks for flood risk: a systematic review. Floods are costly. We reviewed Bayesian "
+                   "network models of flood risk.")
+    assert "bayesian network" in query
+
+
+def test_an_acronym_compound_also_finds_its_parts_apart():
+    text = "COVID-Anxiety in hospital nurses: a systematic review. Nurses faced stress."
+    assert _hits(text, "Anxiety among nurses during the COVID-19 pandemic")
+
+
+def test_what_the_reviewed_studies_used_stays_in_the_title():
+    # "we synthesised trials using mindfulness apps": the apps are what the studies used, the review's subject
+    query = _query("Mindfulness apps for exam anxiety: a systematic review. Students are often anxious before exams. "
+                   "We synthesised trials using mindfulness apps in students.")
+    assert "mindfulness app" in query
