@@ -1096,16 +1096,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         for part, side in ((main_part, False), (side_part, True)):
             for chunk in _chunks(part, verbs) if part else ():
                 add_chunk(chunk, new_blocks=True, side=side)
-    design_terms: list[str] = []
-    for sentence in eligibility:
-        low = sentence.casefold()
-        for term in DESIGN_TERMS:
-            if re.search(r"\b" + re.escape(term), low):
-                design_terms.extend(item_terms(term))
-        for chunk in _chunks(sentence, verbs):
-            for item in chunk.items:
-                _join_variant(blocks, item, acronyms)
-
+    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
@@ -1119,6 +1110,22 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+
+
+def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
+                      acronyms: dict[str, str]) -> list[str]:
+    """The study designs the eligibility sentences name (for the optional design block); their other phrases
+    only add variants to blocks already found, never a block of their own (screening decides eligibility)."""
+    design_terms: list[str] = []
+    for sentence in eligibility:
+        low = sentence.casefold()
+        for term in DESIGN_TERMS:
+            if re.search(r"\b" + re.escape(term), low):
+                design_terms.extend(item_terms(term))
+        for chunk in _chunks(sentence, verbs):
+            for item in chunk.items:
+                _join_variant(blocks, item, acronyms)
+    return design_terms
 
 
 #: A question's side clause: a second question coordinated with the first ("..., and how is this behaviour
