@@ -8,6 +8,12 @@ labels (``agentr label``) when there are any. The question is the project's abst
 inputs: an unchanged project (same question, papers, labels and engine) is not ranked again. A ranking learnt from
 labels also says how far it moved from the zero-shot order (``RelevanceOutcome.versus_zero_shot``, stored beside it
 by input hash).
+
+The project's seed studies (``agentr queries SLUG --seeds FILE``, :mod:`agentr_dagster.stages.seeds`) are evidence
+too (:func:`seed_evidence`): a seed that is one of the candidates (same DOI, or same normalised title) is a
+labelled include unless the person labelled that paper (the person's label wins); a seed with a title that is no
+candidate trains the learner as an extra include and is never ranked, stored or exported. The fingerprint
+covers the seeds, so adding one re-ranks.
 """
 
 from __future__ import annotations
@@ -30,8 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where
     from agentr_dagster.screening.versus import VersusZeroShot
     from agentr_dagster.store import DomainStore
 
-__all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
-           "reasons", "relevance_question"]
+__all__ = ["RelevanceOutcome", "SeedEvidence", "current_relevance", "person_labels", "question_concepts",
+           "rank_project", "reasons", "relevance_question", "seed_evidence", "training_labels"]
 
 STAGE = "relevance"
 TOP_N = 10
@@ -54,6 +60,11 @@ class RelevanceOutcome:
     estimate: CountEstimate | None = None  # the count of includes with its interval
     # with labels: how far the learned order moved from the zero-shot one on the unlabelled papers (None without)
     versus_zero_shot: VersusZeroShot | None = None
+    # the project's seed studies: those the ranking learnt from as includes (the outside ones, and the matched
+    # ones the person did not exclude), those among the candidates, those outside them (extra training records)
+    seeds_used: int = 0
+    seeds_matched: int = 0
+    seeds_outside: int = 0
 
     @property
     def estimate_text(self) -> str:
@@ -84,9 +95,55 @@ def person_labels(store: DomainStore, slug: str) -> dict[int, int]:
     return {row.paper_id: 1 if row.label == "include" else 0 for row in store.labels.list_labels(slug)}
 
 
-def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], version: str) -> str:
+@dataclass
+class SeedEvidence:
+    """The project's seed studies as ranking evidence: ``matched`` the candidates a seed names (paper id -> 1),
+    ``outside`` the (title, abstract) of the seeds with a title that name no candidate, ``fingerprint`` one
+    string per stored seed (for the input hash)."""
+
+    matched: dict[int, int] = field(default_factory=dict)
+    outside: list[tuple[str, str]] = field(default_factory=list)
+    fingerprint: list[str] = field(default_factory=list)
+
+def seed_evidence(store: DomainStore, slug: str, papers: list[PaperRow]) -> SeedEvidence:
+    """The stored seed studies matched to ``papers`` by DOI, else by normalised title (not across two different
+    DOIs). A seed given by DOI alone that names no candidate has no text to learn from and is left out."""
+    from agentr_dagster.imports.identity import dois_conflict, normal_doi, normalise_title
+    from agentr_dagster.stages.seeds import SEEDS_STAGE
+
+    artifact = store.results.latest_artifact(slug, SEEDS_STAGE)
+    seeds = artifact.payload.get("seeds", []) if artifact is not None and isinstance(artifact.payload, dict) else []
+    by_doi = {normal_doi(p.doi): p for p in papers if normal_doi(p.doi)}
+    by_title: dict[str, list[PaperRow]] = {}
+    for p in papers:
+        by_title.setdefault(normalise_title(p.title), []).append(p)
+    out = SeedEvidence()
+    for seed in seeds:
+        title, abstract = str(seed.get("title") or ""), str(seed.get("abstract") or "")
+        doi = normal_doi(str(seed.get("doi") or ""))
+        out.fingerprint.append(f"seed:{doi or ''}|{title}|{abstract}")
+        paper = by_doi.get(doi) if doi else None
+        if paper is None and title.strip():
+            paper = next((p for p in by_title.get(normalise_title(title), [])
+                          if not dois_conflict(doi, normal_doi(p.doi))), None)
+        if paper is not None:
+            out.matched[paper.id] = 1
+        elif title.strip():
+            out.outside.append((title, abstract))
+    return out
+
+
+def training_labels(person: dict[int, int], seeds: SeedEvidence) -> dict[int, int]:
+    """The labels the ranking learns from: the seed-matched candidates as includes, the person's labels over
+    them (a person's exclude of a seed-matched paper wins)."""
+    return {**seeds.matched, **person}
+
+
+def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], version: str,
+                seeds: list[str] | None = None) -> str:
+    # without seeds the hash is the one stored before seeds counted (a project without seeds is not re-ranked)
     return sha256(question, version, *(f"{p.id}:{p.content_hash}" for p in sorted(papers, key=lambda p: p.id)),
-                  *(f"{pid}={lab}" for pid, lab in sorted(labels.items())))
+                  *(f"{pid}={lab}" for pid, lab in sorted(labels.items())), *(seeds or []))
 
 
 def current_relevance(store: DomainStore, slug: str) -> dict[int, RelevanceRow]:
@@ -101,7 +158,8 @@ def ranking_is_current(store: DomainStore, slug: str) -> bool:
     if not stored:
         return False
     papers = store.projects.list_papers(slug)
-    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version())
+    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version(),
+                         seed_evidence(store, slug, papers).fingerprint)
     return len(stored) == len(papers) and all(row.input_hash == wanted for row in stored)
 
 
@@ -112,8 +170,8 @@ VERSUS_STAGE = "relevance_versus_zero_shot"  # artifact: a learned ranking again
 def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
     """Rank every live candidate of the project with the screening engine and store score and rank per paper.
 
-    Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
-    unchanged (``reused=True``)."""
+    Reuses the stored ranking when the question, the papers' text, the labels, the seed studies and the engine
+    version are all unchanged (``reused=True``). Seed studies count as includes (see :func:`seed_evidence`)."""
     import pandas as pd
 
     from agentr_dagster.screening.screen import screen
@@ -121,15 +179,19 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
     require_active(store, slug, STAGE, run_id)
     version = engine_version()
     papers = store.projects.list_papers(slug)
-    labels = person_labels(store, slug)
+    person = person_labels(store, slug)
+    seeds = seed_evidence(store, slug, papers)
+    labels = training_labels(person, seeds)  # what the ranking learns from
     question = relevance_question(store, slug)
-    input_hash = _input_hash(question, papers, labels, version)
+    input_hash = _input_hash(question, papers, person, version, seeds.fingerprint)
     stored = current_relevance(store, slug)
     by_id = {p.id: p for p in papers}
-    includes = sum(1 for v in labels.values() if v == 1)
-    outcome = RelevanceOutcome(papers=len(papers), includes_used=includes, excludes_used=len(labels) - includes,
+    includes = sum(1 for v in person.values() if v == 1)
+    outcome = RelevanceOutcome(papers=len(papers), includes_used=includes, excludes_used=len(person) - includes,
                                method="none", engine_version=version, estimated_relevant=None, reused=False,
-                               input_hash=input_hash)
+                               input_hash=input_hash,
+                               seeds_used=sum(1 for pid in seeds.matched if labels[pid] == 1) + len(seeds.outside),
+                               seeds_matched=len(seeds.matched), seeds_outside=len(seeds.outside))
     if not papers:
         store.relevance.replace(slug, [], method="none", engine_version=version, input_hash=input_hash)
         return outcome
@@ -141,7 +203,7 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
         scores = np.array([r.score for r in ranked])
         outcome.method, outcome.reused = ranked[0].method, True
         outcome.estimate = CountEstimate(**saved.payload)
-        versus = store.results.latest_artifact(slug, VERSUS_STAGE) if labels else None
+        versus = store.results.latest_artifact(slug, VERSUS_STAGE) if labels or seeds.outside else None
         if versus is not None and versus.input_hash == input_hash:
             from agentr_dagster.screening.versus import VersusZeroShot
 
@@ -151,7 +213,7 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
                               "abstract": [p.abstract or "" for p in papers]})
         # The papers were de-duplicated at import: every one is ranked.
         result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder,
-                        dedupe=False)
+                        dedupe=False, extra_includes=seeds.outside)
         ids = [int(r) for r in result["record_id"]]
         # stored: the calibrated probability of inclusion (a labelled paper's is its label), in the engine's order
         scores = result["probability"].to_numpy(dtype=np.float64)

@@ -263,3 +263,46 @@ def test_what_the_importer_drops_is_not_ranked_and_a_lost_title_is_kept(fake_emb
     assert ids[-2:] == ["empty", "excluded"]
     assert out["score"].is_monotonic_decreasing and np.isfinite(out["score"]).all()
     assert out.set_index("record_id").loc["empty", "probability"] <= out["probability"].iloc[: len(ids) - 2].min()
+
+
+def _school_papers() -> pd.DataFrame:
+    """Two kinds of school study the question fits equally: reading tutoring and playground safety."""
+    rows = []
+    for i in range(8):
+        rows.append((f"t{i}", f"Peer reading tutoring in primary schools, study {i}",
+                     f"Pupils tutored by older peers in phonics and fluency improved reading scores after {i + 4} "
+                     "weeks of tutoring sessions."))
+        rows.append((f"p{i}", f"Playground surfacing and injuries in primary schools, study {i}",
+                     f"Rubber surfacing under climbing frames reduced fractures among pupils over {i + 2} "
+                     "school terms of playground monitoring."))
+    return pd.DataFrame(rows, columns=["record_id", "title", "abstract"])
+
+
+def test_extra_includes_lift_similar_records_and_never_appear(fake_embedder):
+    papers = _school_papers()
+    question = "Programmes in primary schools and their outcomes for pupils"
+    seeds = [("Cross-age tutoring of reading fluency in primary schools",
+              "Older pupils tutored younger ones in phonics; reading fluency and comprehension scores improved."),
+             ("Peer tutoring and reading scores", "A tutoring programme for struggling readers in year 2.")]
+    plain = screen(question, papers)
+    seeded = screen(question, papers, extra_includes=seeds)
+
+    def mean_rank(out: pd.DataFrame, prefix: str) -> float:
+        return float(out.loc[out["record_id"].str.startswith(prefix), "rank"].mean())
+
+    assert seeded["method"].iloc[0] == "active" and plain["method"].iloc[0] == "zero-shot"
+    assert mean_rank(seeded, "t") < mean_rank(plain, "t")  # the tutoring studies move up
+    assert list(seeded["record_id"].str.startswith("t")[:8]) == [True] * 8
+    # the seeds are evidence only: the same records out, none labelled, not counted as found includes
+    assert sorted(seeded["record_id"]) == sorted(papers["record_id"])
+    assert (seeded["label"] == "").all()
+    assert seeded.attrs["estimate"].found == 0
+    assert len(seeded.attrs["model_score"]) == len(papers)
+
+
+def test_extra_includes_beside_labels(fake_embedder):
+    papers = _school_papers()
+    out = screen("Programmes in primary schools", papers, {"p0": 0},
+                 extra_includes=[("Peer reading tutoring", "Pupils tutored in reading by older peers.")])
+    assert len(out) == len(papers) and out["record_id"].iloc[-1] == "p0"  # the labelled exclude last
+    assert out["record_id"].iloc[0].startswith("t")
