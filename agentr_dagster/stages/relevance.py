@@ -337,13 +337,19 @@ class RelevanceQueue:
     The features and the zero-shot prior are built on the first re-ranking, with the same preset, encoders and
     cleaned question as :func:`~agentr_dagster.screening.screen.screen`: the prior the learner blends in is then
     the stored zero-shot order itself (before, the queue built its features without the transformer, so its
-    prior was the static model's alone, a weaker order than the one the run started from)."""
+    prior was the static model's alone, a weaker order than the one the run started from).
+
+    ``seeds``: the project's seed studies, the evidence :func:`rank_project` learns from too: a seed-matched paper
+    counts as a person's include (under the person's own label), an outside seed trains the learner as an extra
+    include and is never in the queue."""
 
     def __init__(self, question: str, papers: list[PaperRow], person: dict[int, int],
-                 stored: dict[int, RelevanceRow], *, embedder=None, transformer=None):
+                 stored: dict[int, RelevanceRow], *, embedder=None, transformer=None,
+                 seeds: SeedEvidence | None = None):
         self.question = question
         self.papers = papers
-        self.person = person
+        self.seeds = seeds or SeedEvidence()
+        self.person = training_labels(person, self.seeds)
         self.embedder = embedder
         self.transformer = transformer  # None: the cached ONNX transformer when the preset uses it (as screen)
         self.index = {p.id: i for i, p in enumerate(papers)}
@@ -365,25 +371,30 @@ class RelevanceQueue:
         """Re-learn from ``weak`` (paper id -> 0/1, the model's) and the person's labels, which replace the
         model's on the same paper and weigh more."""
         labels = {**weak, **self.person}
-        if not labels:
+        extra = self.seeds.outside
+        if not labels and not extra:
             return
         if self._learner is None:
             from agentr_dagster.screening.presets import get_preset
             from agentr_dagster.screening.screen import zero_shot_inputs
 
             preset = get_preset("default")
-            feats, prior = zero_shot_inputs(preset, self.question, [p.title for p in self.papers],
-                                            [p.abstract or "" for p in self.papers], self.embedder, self.transformer)
+            # the outside seeds are ranked after the papers (features and prior), trained on, then cut off
+            feats, prior = zero_shot_inputs(preset, self.question,
+                                            [p.title for p in self.papers] + [t for t, _ in extra],
+                                            [p.abstract or "" for p in self.papers] + [a for _, a in extra],
+                                            self.embedder, self.transformer)
             self._learner = preset.learner(feats, prior)
         ids = [pid for pid in labels if pid in self.index]
-        idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
-        y = np.array([labels[pid] for pid in ids], dtype=np.int64)
-        weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
-        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
+        n = len(self.papers)
+        idx = np.r_[np.array([self.index[pid] for pid in ids], dtype=np.int64), np.arange(n, n + len(extra))]
+        y = np.r_[np.array([labels[pid] for pid in ids], dtype=np.int64), np.ones(len(extra), dtype=np.int64)]
+        weights = np.r_[[1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids], np.ones(len(extra))]
+        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=False)}
         try:
             # The Learner protocol has no label weights; the preset's learner (active.py) takes them.
             weighted = self._learner.scores(idx, y, weights=weights)  # type: ignore[call-arg]
-            self.scores = np.asarray(weighted, dtype=np.float64)
+            self.scores = np.asarray(weighted, dtype=np.float64)[:n]
         except TypeError:  # a learner without label weights: the person's labels still replace the model's
-            self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)
+            self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)[:n]
         self.reranked = True

@@ -112,3 +112,22 @@ def test_adding_a_seed_changes_the_fingerprint(sqlite_store, tmp_path):
     assert not second.reused and second.input_hash != first.input_hash
     assert (second.seeds_matched, second.seeds_outside) == (1, 1)
     assert ranking_is_current(sqlite_store, SLUG)
+
+
+def test_the_scoring_queue_learns_from_the_seeds_too(sqlite_store, tmp_path):
+    from agentr_dagster.stages.relevance import RelevanceQueue, person_labels, relevance_question, seed_evidence
+
+    ids = _project(sqlite_store, tmp_path)
+    rank_project(sqlite_store, SLUG)  # zero-shot: the queue starts from this order
+    _seeds(sqlite_store, tmp_path, [{"title": OUTSIDE_SEED[0], "abstract": OUTSIDE_SEED[1], "doi": ""},
+                                    {"title": "", "abstract": "", "doi": "10.1000/meals.2"}])
+    papers = sqlite_store.projects.list_papers(SLUG)
+    queue = RelevanceQueue(relevance_question(sqlite_store, SLUG), papers, person_labels(sqlite_store, SLUG),
+                           current_relevance(sqlite_store, SLUG), seeds=seed_evidence(sqlite_store, SLUG, papers))
+    before = queue.order()
+    queue.rerank({})  # no judgement yet: the seeds alone re-rank
+    after = queue.order()
+    assert queue.reranked and sorted(after) == sorted(p.id for p in papers)  # the outside seed is no paper
+    assert queue.training == {ids["meals"][2]: (1, 1.0)}  # the seed-matched paper, as a person's include
+    meals = set(ids["meals"])
+    assert sum(after.index(pid) for pid in meals) < sum(before.index(pid) for pid in meals)
