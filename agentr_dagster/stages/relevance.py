@@ -106,31 +106,17 @@ class SeedEvidence:
     fingerprint: list[str] = field(default_factory=list)
 
 def seed_evidence(store: DomainStore, slug: str, papers: list[PaperRow]) -> SeedEvidence:
-    """The stored seed studies matched to ``papers`` by DOI, else by normalised title (not across two different
-    DOIs). A seed given by DOI alone that names no candidate has no text to learn from and is left out."""
-    from agentr_dagster.imports.identity import dois_conflict, normal_doi, normalise_title
-    from agentr_dagster.stages.seeds import SEEDS_STAGE
+    """The stored seed studies matched to ``papers`` (:func:`~agentr_dagster.stages.seeds.match_seeds`: by DOI,
+    else by normalised title). A seed given by DOI alone that names no candidate has no text to learn from and is
+    left out."""
+    from agentr_dagster.stages.seeds import SEEDS_STAGE, match_seeds
 
     artifact = store.results.latest_artifact(slug, SEEDS_STAGE)
     seeds = artifact.payload.get("seeds", []) if artifact is not None and isinstance(artifact.payload, dict) else []
-    by_doi = {normal_doi(p.doi): p for p in papers if normal_doi(p.doi)}
-    by_title: dict[str, list[PaperRow]] = {}
-    for p in papers:
-        by_title.setdefault(normalise_title(p.title), []).append(p)
-    out = SeedEvidence()
-    for seed in seeds:
-        title, abstract = str(seed.get("title") or ""), str(seed.get("abstract") or "")
-        doi = normal_doi(str(seed.get("doi") or ""))
-        out.fingerprint.append(f"seed:{doi or ''}|{title}|{abstract}")
-        paper = by_doi.get(doi) if doi else None
-        if paper is None and title.strip():
-            paper = next((p for p in by_title.get(normalise_title(title), [])
-                          if not dois_conflict(doi, normal_doi(p.doi))), None)
-        if paper is not None:
-            out.matched[paper.id] = 1
-        elif title.strip():
-            out.outside.append((title, abstract))
-    return out
+    matched, outside = match_seeds(seeds, [(p.id, p.title, p.doi) for p in papers])
+    return SeedEvidence(matched=dict.fromkeys(matched, 1), outside=outside,
+                        fingerprint=[f"seed:{s.get('doi') or ''}|{s.get('title') or ''}|{s.get('abstract') or ''}"
+                                     for s in seeds])
 
 
 def training_labels(person: dict[int, int], seeds: SeedEvidence) -> dict[int, int]:

@@ -306,3 +306,26 @@ def test_extra_includes_beside_labels(fake_embedder):
                  extra_includes=[("Peer reading tutoring", "Pupils tutored in reading by older peers.")])
     assert len(out) == len(papers) and out["record_id"].iloc[-1] == "p0"  # the labelled exclude last
     assert out["record_id"].iloc[0].startswith("t")
+
+
+def test_cli_screen_takes_seed_studies(tmp_path, fake_embedder):
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_text("Programmes in primary schools and their outcomes for pupils", encoding="utf-8")
+    papers = _school_papers()
+    papers.to_csv(tmp_path / "p.csv", index=False)
+    pd.DataFrame({"title": [papers["title"][3].upper(), "Cross-age tutoring of reading fluency"],  # p1, and none
+                  "abstract": ["", "Older pupils tutored younger ones in phonics; reading scores improved."],
+                  "doi": ["", ""]}).to_csv(tmp_path / "seeds.csv", index=False)
+    pd.DataFrame({"record_id": ["t3"], "label": ["exclude"]}).to_csv(tmp_path / "labels.csv", index=False)
+    args = ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "p.csv"),
+            "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(screen_command, [*args, "--seeds", str(tmp_path / "seeds.csv"),
+                                              "--labels", str(tmp_path / "labels.csv")])
+    assert res.exit_code == 0, res.output
+    assert "1 among the records" in res.output and "1 outside them" in res.output
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str, keep_default_na=False)
+    assert sorted(out["record_id"]) == sorted(papers["record_id"])  # the outside seed is not listed
+    assert out["record_id"].iloc[0] == "p1" and out["label"].iloc[0] == "include"  # the matched seed
+    assert out["record_id"].iloc[-1] == "t3" and out["label"].iloc[-1] == "exclude"  # the person's label
+    assert out["method"].iloc[0] == "active"
