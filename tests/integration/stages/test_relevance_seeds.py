@@ -68,6 +68,13 @@ def test_an_outside_seed_changes_the_order_and_is_never_ranked(sqlite_store, tmp
     assert set(stored) == {pid for group in ids.values() for pid in group}
     assert sorted(r.rank for r in stored.values()) == list(range(1, len(stored) + 1))
     assert seeded.labels == [""] * len(stored) and seeded.estimate is not None and seeded.estimate.found == 0
+    # the export lists the project's papers in the seeded order, the seed nowhere, and says the ranking learnt
+    from agentr_dagster.stages.exports import scores_dataframe
+
+    frame = scores_dataframe(sqlite_store, SLUG)
+    assert sorted(frame["paper_id"]) == sorted(stored) and OUTSIDE_SEED[0] not in set(frame["title"])
+    assert list(frame["paper_id"]) == sorted(stored, key=lambda pid: stored[pid].rank)
+    assert not frame["relevance_low_info"].any()
     # unchanged inputs: reused, the seeds still reported
     again = rank_project(sqlite_store, SLUG)
     assert again.reused and again.input_hash == seeded.input_hash and again.seeds_outside == 1
