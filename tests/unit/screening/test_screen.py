@@ -266,8 +266,11 @@ def test_what_the_importer_drops_is_not_ranked_and_a_lost_title_is_kept(fake_emb
 
 
 def _school_papers() -> pd.DataFrame:
-    """Two kinds of school study the question fits equally: reading tutoring and playground safety."""
-    rows = []
+    """Two kinds of school study the question fits equally, reading tutoring and playground safety, among
+    off-topic records (as most of a search's candidates are)."""
+    rows = [(f"x{i}", f"Fatigue cracks in steel railway bridges, case {i}",
+             f"Strain gauges on riveted girders measured stress cycles over {i + 3} years of freight loads.")
+            for i in range(16)]
     for i in range(8):
         rows.append((f"t{i}", f"Peer reading tutoring in primary schools, study {i}",
                      f"Pupils tutored by older peers in phonics and fluency improved reading scores after {i + 4} "
@@ -280,7 +283,7 @@ def _school_papers() -> pd.DataFrame:
 
 def test_extra_includes_lift_similar_records_and_never_appear(fake_embedder):
     papers = _school_papers()
-    question = "Programmes in primary schools and their outcomes for pupils"
+    question = "Children at school"  # it misses the tutoring studies: zero-shot ranks them with the off-topic ones
     seeds = [("Cross-age tutoring of reading fluency in primary schools",
               "Older pupils tutored younger ones in phonics; reading fluency and comprehension scores improved."),
              ("Peer tutoring and reading scores", "A tutoring programme for struggling readers in year 2.")]
@@ -291,8 +294,9 @@ def test_extra_includes_lift_similar_records_and_never_appear(fake_embedder):
         return float(out.loc[out["record_id"].str.startswith(prefix), "rank"].mean())
 
     assert seeded["method"].iloc[0] == "active" and plain["method"].iloc[0] == "zero-shot"
-    assert mean_rank(seeded, "t") < mean_rank(plain, "t")  # the tutoring studies move up
-    assert list(seeded["record_id"].str.startswith("t")[:8]) == [True] * 8
+    assert mean_rank(seeded, "t") < mean_rank(plain, "t") - 8  # the tutoring studies move up
+    assert mean_rank(plain, "t") > mean_rank(plain, "x")
+    assert not seeded["record_id"][:16].str.startswith("x").any()  # above every off-topic record
     # the seeds are evidence only: the same records out, none labelled, not counted as found includes
     assert sorted(seeded["record_id"]) == sorted(papers["record_id"])
     assert (seeded["label"] == "").all()
@@ -314,7 +318,8 @@ def test_cli_screen_takes_seed_studies(tmp_path, fake_embedder):
     (tmp_path / "q.txt").write_text("Programmes in primary schools and their outcomes for pupils", encoding="utf-8")
     papers = _school_papers()
     papers.to_csv(tmp_path / "p.csv", index=False)
-    pd.DataFrame({"title": [papers["title"][3].upper(), "Cross-age tutoring of reading fluency"],  # p1, and none
+    p1 = papers.set_index("record_id")["title"]["p1"]
+    pd.DataFrame({"title": [p1.upper(), "Cross-age tutoring of reading fluency"],  # p1, and no record
                   "abstract": ["", "Older pupils tutored younger ones in phonics; reading scores improved."],
                   "doi": ["", ""]}).to_csv(tmp_path / "seeds.csv", index=False)
     pd.DataFrame({"record_id": ["t3"], "label": ["exclude"]}).to_csv(tmp_path / "labels.csv", index=False)
