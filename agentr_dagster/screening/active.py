@@ -123,7 +123,9 @@ class ActiveRanker:
     * trust * z(zero-shot prior), where trust (0..1) says how well the prior ranks the labels so far (and the
     pseudo-excludes below the includes); the SVM trains on the labels and ``pseudo_excludes`` records of the
     prior's bottom half (:meth:`pseudo_excludes`).
-    With labels of one class only, the prior (plus, for includes, similarity to them) is used.
+    With includes only, the pseudo-excludes stand in for the excludes (:meth:`_includes_only`); with excludes only,
+    the prior alone is used (and with includes on a list too short for pseudo-excludes, the prior plus the
+    similarity to the includes).
     ``last_prior_weight`` keeps the prior's weight in the last scores (what ``screen`` reports beside its order).
     """
 
