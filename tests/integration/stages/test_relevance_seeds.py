@@ -103,6 +103,9 @@ def test_a_seed_among_the_candidates_is_a_labelled_include_unless_the_person_say
     assert {stored[by_doi].rank, stored[by_title].rank} == {1, 2}  # labelled includes lead
     assert outcome.labels[:2] == ["include", "include"]
     assert set(outcome.labelled["paper_id"]) == {by_doi, by_title}
+    from agentr_dagster.stages.feedback import rerank  # `agentr rerank` learns from the same evidence
+
+    assert list(rerank(sqlite_store, SLUG)["paper_id"]) == sorted(stored, key=lambda pid: stored[pid].rank)
 
     sqlite_store.labels.set_label(SLUG, by_title, "exclude")  # the person's label wins over the seed
     overruled = rank_project(sqlite_store, SLUG)
