@@ -56,6 +56,28 @@ def read_labels_csv(path: str) -> dict[str, int]:
     return labels
 
 
+def seed_labels(papers, seeds_file: str, labels: dict[str, int] | None
+                ) -> tuple[dict[str, int] | None, list[tuple[str, str]], int]:
+    """Seed studies (a ``--seeds`` file, as ``agentr queries --seeds`` reads it) as evidence, as a project's
+    relevance stage uses them: (labels with each seed-matched record an include unless ``labels`` has it, the
+    (title, abstract) of the seeds with a title that are no record, the records matched)."""
+    from agentr_dagster.domain.text import clean_cell
+    from agentr_dagster.screening.screen import ID_COLUMNS, TITLE_COLUMNS
+    from agentr_dagster.stages.seeds import match_seeds, parse_seed_text
+
+    def column(*names: str) -> list[str]:
+        lower = {str(c).strip().lower(): c for c in papers.columns}
+        name = next((lower[n] for n in names if n in lower), None)
+        return [clean_cell(v) for v in papers[name]] if name is not None else [""] * len(papers)
+
+    ids = [rid or f"row-{i + 1}" for i, rid in enumerate(column(*ID_COLUMNS))]  # as screen() names them
+    candidates = list(zip(ids, column(*TITLE_COLUMNS), column("doi"), strict=True))
+    matched, outside = match_seeds(parse_seed_text(_read_text(seeds_file)), candidates)
+    given = dict(labels or {})
+    merged = {**dict.fromkeys(matched, 1), **given}
+    return merged or None, outside, len(matched)
+
+
 def llm_configured() -> bool:
     return get_settings().llm.configured
 
@@ -68,8 +90,12 @@ def llm_configured() -> bool:
 @click.option("--out", "out_csv", required=True,
               help="Output CSV (record_id,rank,score,label,method,duplicate_of); - = stdout.")
 @click.option("--labels", "labels_csv", default=None, help="CSV record_id,label (include/exclude or 1/0).")
+@click.option("--seeds", "seeds_file", default=None,
+              help="Seed studies (CSV title,abstract,doi, or one DOI or title a line): a seed among the records is "
+                   "labelled include (unless --labels says otherwise), one outside them trains the ranking only.")
 @click.option("--llm-top", "llm_top", type=int, default=0, show_default=True, help="Re-score the top K with the LLM.")
-def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv: str | None, llm_top: int) -> None:
+def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv: str | None, seeds_file: str | None,
+                   llm_top: int) -> None:
     """Rank candidate papers against a question, best first (offline, deterministic).
 
     Duplicates are merged as `agentr papers add` merges them: a duplicate is listed right after the record it
@@ -83,8 +109,13 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         click.echo(f"warning: {papers_csv}: no paper records read (expected a header row "
                    "record_id,title,abstract[,year,doi] and one row per paper)", err=True)
     labels = read_labels_csv(labels_csv) if labels_csv else None
+    extra: list[tuple[str, str]] = []
+    if seeds_file:
+        labels, extra, n_matched = seed_labels(papers, seeds_file, labels)
+        click.echo(f"seed studies: {n_matched} among the records (labelled include unless labelled otherwise), "
+                   f"{len(extra)} outside them (learnt from, not listed)", err=True)
     try:
-        result = screen(question, papers, labels)
+        result = screen(question, papers, labels, extra_includes=extra)
     except RuntimeError as exc:  # e.g. the static model has not been built
         raise click.ClickException(str(exc)) from exc
     versus = result.attrs.get("versus_zero_shot")  # with labels: how far they moved the question's order

@@ -123,7 +123,9 @@ class ActiveRanker:
     * trust * z(zero-shot prior), where trust (0..1) says how well the prior ranks the labels so far (and the
     pseudo-excludes below the includes); the SVM trains on the labels and ``pseudo_excludes`` records of the
     prior's bottom half (:meth:`pseudo_excludes`).
-    With labels of one class only, the prior (plus, for includes, similarity to them) is used.
+    With includes only, the pseudo-excludes stand in for the excludes (:meth:`_includes_only`); with excludes only,
+    the prior alone is used (and with includes on a list too short for pseudo-excludes, the prior plus the
+    similarity to the includes).
     ``last_prior_weight`` keeps the prior's weight in the last scores (what ``screen`` reports beside its order).
     """
 
@@ -165,8 +167,10 @@ class ActiveRanker:
         y = np.asarray(y, dtype=np.int64)
         n_pos = int(y.sum())
         n_neg = int(len(y) - n_pos)
+        if n_pos and n_neg == 0 and len(self.pseudo_excludes(labeled)):
+            return self._includes_only(labeled, y, weights)
         if n_pos == 0 or n_neg == 0:
-            if n_pos and len(labeled):  # only includes: add similarity to their centroid
+            if n_pos and len(labeled):  # only includes, no pseudo-excludes: add similarity to their centroid
                 c = np.asarray(self.X[labeled].mean(axis=0)).ravel()
                 self.last_prior_weight = 1.0
                 return self.prior + zscore(self.X @ c)
@@ -188,6 +192,21 @@ class ActiveRanker:
         else:
             margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
         self.last_prior_weight = self.prior_weight(n_pos) * earned * self.prior_trust(labeled, y, pseudo)
+        return margin + self.last_prior_weight * self.prior
+
+    def _includes_only(self, labeled: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
+        """Includes and no exclude (seed studies, or a person who labelled includes only): the pseudo-excludes
+        stand in for the excludes, weighed as excludes are (balanced against the includes), and the prior keeps the
+        weight it has beside labelled excludes (decay x trust). Before, the prior plus the similarity to the
+        includes' TF-IDF centroid at equal weight: five seeds unlike the other includes pulled the order towards
+        themselves (docs/seed-queries.md, 2026-12-04: Opiods' effort to 90 % 0.321 -> 0.581; with this 0.335)."""
+        pseudo = self.pseudo_excludes(labeled)
+        n_pos = len(labeled)
+        w = np.ones(n_pos) if weights is None else np.asarray(weights, dtype=np.float64)
+        w_neg = n_pos / (self.cfg.neg_ratio * len(pseudo)) * self.cfg.pseudo_exclude_weight
+        margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                  np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
+        self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
     def earned_factor(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, pseudo: np.ndarray,

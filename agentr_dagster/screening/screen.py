@@ -341,6 +341,7 @@ def screen(
     preset: str | Preset = "default",
     transformer: TextEncoder | None = None,
     dedupe: bool = True,
+    extra_includes: Sequence[tuple[str, str]] = (),
 ) -> pd.DataFrame:
     """Rank ``papers`` (columns ``record_id,title,abstract[,year,doi]``) against ``question``.
 
@@ -362,6 +363,9 @@ def screen(
     ``transformer``: the second-stage encoder; by default the ONNX all-MiniLM-L6-v2 through the per-text vector
     cache (:func:`agentr_dagster.domain.transformer.get_cached_transformer`) when the preset uses it and
     ``make models`` has built it; a long encode shows a progress bar on stderr.
+    ``extra_includes``: (title, abstract) of known includes that are not among ``papers`` (a project's seed
+    studies found nowhere in its candidates): the learner trains on them as labelled includes (method
+    ``active``), and they are never part of the output, the calibration or the count of includes.
     """
     chosen = get_preset(preset)
     df = papers if isinstance(papers, pd.DataFrame) else pd.DataFrame(papers)
@@ -382,19 +386,25 @@ def screen(
         out.attrs["estimate"] = estimate_included(np.zeros(0), np.zeros(0, dtype=np.int64))
         out.attrs["model_score"] = np.full(len(out), np.nan)
         return out
-    feats, scores = zero_shot_inputs(chosen, question, [records.titles[j] for j in kept],
-                                     [records.abstracts[j] for j in kept], embedder, transformer)
+    # the extra includes are ranked with the records (features, prior) and trained on, then cut off again
+    extra = [(clean_cell(t), clean_cell(a)) for t, a in extra_includes]
+    n = len(kept)
+    feats, scores = zero_shot_inputs(chosen, question, [records.titles[j] for j in kept] + [t for t, _ in extra],
+                                     [records.abstracts[j] for j in kept] + [a for _, a in extra], embedder,
+                                     transformer)
     method = "zero-shot"
     lab = _label_vector(labels, records.index, slot, kept)
-    labeled = np.flatnonzero(lab >= 0)
+    train = np.r_[lab, np.ones(len(extra), dtype=np.int64)]
+    labeled = np.flatnonzero(train >= 0)
     versus = None
     if len(labeled):
         learner = chosen.learner(feats, scores)
-        learned = learner.scores(labeled, lab[labeled])
+        learned = learner.scores(labeled, train[labeled])[:n]
         # how far the labels moved the order from the question's own (the zero-shot scores, the learner's prior)
-        versus = compare_with_zero_shot(learned, scores, lab, getattr(learner, "last_prior_weight", None))
+        versus = compare_with_zero_shot(learned, scores[:n], lab, getattr(learner, "last_prior_weight", None))
         scores = learned
         method = "active"
+    scores = scores[:n]
     # the model's own scores (before labelled records are moved to the ends) are what calibration reads
     calibration = calibrate(scores, lab)
     out = _ranked(records, kept, twin, scores, lab, method, calibration.probability, unranked, labels)

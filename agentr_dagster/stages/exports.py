@@ -45,7 +45,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
                  "the same prior at the paper's place among the unlabelled papers in the re-learnt order, "
                  "shifted up or down by how many includes your labels found against the prior's expectation; a "
                  "labelled paper's is its label (1 include, 0 exclude)",
-    "relevance_low_info": "true while the project has no labels: `relevance` is the zero-shot prior (a review "
+    "relevance_low_info": "true while the project has no labels and no seed studies: `relevance` is the zero-shot "
+                          "prior (a review "
                           "whose share of includes differs from those reviews' reads too high or too low)",
     "why": "why the paper ranks where it does, for a reader: the question's key phrases its title and abstract "
            "name (abbreviations, plurals and spellings matched) and, once you labelled includes, the nearest of "
@@ -108,7 +109,13 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     ``below cut-off`` (the scoring plan stopped before them) or ``not scored yet``. Offline rows carry the
     offline backend's heuristics (``backend`` = offline). ``source_id`` is the record's id in the user's own file.
     """
-    from agentr_dagster.stages.relevance import current_relevance, judged_relevance, reasons, relevance_question
+    from agentr_dagster.stages.relevance import (
+        current_relevance,
+        judged_relevance,
+        reasons,
+        relevance_question,
+        seed_evidence,
+    )
     from agentr_dagster.stages.scoring import below_cutoff_ids, queue_scores
 
     artifact = store.results.latest_artifact(slug, "intent")
@@ -122,7 +129,9 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     sightings = store.searches.found_by(slug) if papers else {}
     decisions = {row.paper_id: row for row in store.labels.list_labels(slug)} if papers else {}
     stored = current_relevance(store, slug)
-    labelled = bool(store.labels.list_labels(slug)) if papers else False
+    # labels or seed studies: the ranking learnt from includes (the seeds count as includes, see rank_project)
+    seeds = seed_evidence(store, slug, list(papers.values())) if papers else None
+    labelled = bool(store.labels.list_labels(slug) or (seeds and (seeds.matched or seeds.outside))) if papers else False
     # the engine's order as a score (higher = better): the stored rank, or the re-ranked queue's scores
     ranker_raw = {pid: -float(row.rank) for pid, row in stored.items()}
     ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})

@@ -30,7 +30,8 @@ def list_labels(store: DomainStore, slug: str) -> list[LabelRow]:
 
 
 def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
-    """Every live candidate of the project, in the order to screen next, learning from its labels.
+    """Every live candidate of the project, in the order to screen next, learning from its labels and seed
+    studies (as the relevance stage does: a seed-matched paper is labelled include unless the person labelled it).
 
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
     doi, paper_key. With labels, ``attrs["versus_zero_shot"]`` is screen's comparison of the learned order with
@@ -45,9 +46,14 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
         "title": [p.title for p in papers],
         "abstract": [p.abstract or "" for p in papers],
     })
-    labels = {str(row.paper_id): 1 if row.label == "include" else 0 for row in list_labels(store, slug)}
+    from agentr_dagster.stages.relevance import person_labels, seed_evidence, training_labels
+
+    # the evidence the relevance stage learns from: the labels and the project's seed studies
+    seeds = seed_evidence(store, slug, papers)
+    labels = {str(pid): lab for pid, lab in training_labels(person_labels(store, slug), seeds).items()}
     # The papers were de-duplicated at import: every one is ranked.
-    ranked = screen(project.abstract, frame, labels or None, embedder=embedder, dedupe=False)
+    ranked = screen(project.abstract, frame, labels or None, embedder=embedder, dedupe=False,
+                    extra_includes=seeds.outside)
     by_id = {str(p.id): p for p in papers}
     out = pd.DataFrame({
         "rank": ranked["rank"].astype(int).to_numpy(),

@@ -8,6 +8,12 @@ labels (``agentr label``) when there are any. The question is the project's abst
 inputs: an unchanged project (same question, papers, labels and engine) is not ranked again. A ranking learnt from
 labels also says how far it moved from the zero-shot order (``RelevanceOutcome.versus_zero_shot``, stored beside it
 by input hash).
+
+The project's seed studies (``agentr queries SLUG --seeds FILE``, :mod:`agentr_dagster.stages.seeds`) are evidence
+too (:func:`seed_evidence`): a seed that is one of the candidates (same DOI, or same normalised title) is a
+labelled include unless the person labelled that paper (the person's label wins); a seed with a title that is no
+candidate trains the learner as an extra include and is never ranked, stored or exported. The fingerprint
+covers the seeds, so adding one re-ranks.
 """
 
 from __future__ import annotations
@@ -30,8 +36,8 @@ if TYPE_CHECKING:  # pragma: no cover - pandas and the engine are imported where
     from agentr_dagster.screening.versus import VersusZeroShot
     from agentr_dagster.store import DomainStore
 
-__all__ = ["RelevanceOutcome", "current_relevance", "person_labels", "question_concepts", "rank_project",
-           "reasons", "relevance_question"]
+__all__ = ["RelevanceOutcome", "SeedEvidence", "current_relevance", "person_labels", "question_concepts",
+           "rank_project", "reasons", "relevance_question", "seed_evidence", "training_labels"]
 
 STAGE = "relevance"
 TOP_N = 10
@@ -54,6 +60,11 @@ class RelevanceOutcome:
     estimate: CountEstimate | None = None  # the count of includes with its interval
     # with labels: how far the learned order moved from the zero-shot one on the unlabelled papers (None without)
     versus_zero_shot: VersusZeroShot | None = None
+    # the project's seed studies: those the ranking learnt from as includes (the outside ones, and the matched
+    # ones the person did not exclude), those among the candidates, those outside them (extra training records)
+    seeds_used: int = 0
+    seeds_matched: int = 0
+    seeds_outside: int = 0
 
     @property
     def estimate_text(self) -> str:
@@ -84,9 +95,41 @@ def person_labels(store: DomainStore, slug: str) -> dict[int, int]:
     return {row.paper_id: 1 if row.label == "include" else 0 for row in store.labels.list_labels(slug)}
 
 
-def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], version: str) -> str:
+@dataclass
+class SeedEvidence:
+    """The project's seed studies as ranking evidence: ``matched`` the candidates a seed names (paper id -> 1),
+    ``outside`` the (title, abstract) of the seeds with a title that name no candidate, ``fingerprint`` one
+    string per stored seed (for the input hash)."""
+
+    matched: dict[int, int] = field(default_factory=dict)
+    outside: list[tuple[str, str]] = field(default_factory=list)
+    fingerprint: list[str] = field(default_factory=list)
+
+def seed_evidence(store: DomainStore, slug: str, papers: list[PaperRow]) -> SeedEvidence:
+    """The stored seed studies matched to ``papers`` (:func:`~agentr_dagster.stages.seeds.match_seeds`: by DOI,
+    else by normalised title). A seed given by DOI alone that names no candidate has no text to learn from and is
+    left out."""
+    from agentr_dagster.stages.seeds import SEEDS_STAGE, match_seeds
+
+    artifact = store.results.latest_artifact(slug, SEEDS_STAGE)
+    seeds = artifact.payload.get("seeds", []) if artifact is not None and isinstance(artifact.payload, dict) else []
+    matched, outside = match_seeds(seeds, [(p.id, p.title, p.doi) for p in papers])
+    return SeedEvidence(matched=dict.fromkeys(matched, 1), outside=outside,
+                        fingerprint=[f"seed:{s.get('doi') or ''}|{s.get('title') or ''}|{s.get('abstract') or ''}"
+                                     for s in seeds])
+
+
+def training_labels(person: dict[int, int], seeds: SeedEvidence) -> dict[int, int]:
+    """The labels the ranking learns from: the seed-matched candidates as includes, the person's labels over
+    them (a person's exclude of a seed-matched paper wins)."""
+    return {**seeds.matched, **person}
+
+
+def _input_hash(question: str, papers: list[PaperRow], labels: dict[int, int], version: str,
+                seeds: list[str] | None = None) -> str:
+    # without seeds the hash is the one stored before seeds counted (a project without seeds is not re-ranked)
     return sha256(question, version, *(f"{p.id}:{p.content_hash}" for p in sorted(papers, key=lambda p: p.id)),
-                  *(f"{pid}={lab}" for pid, lab in sorted(labels.items())))
+                  *(f"{pid}={lab}" for pid, lab in sorted(labels.items())), *(seeds or []))
 
 
 def current_relevance(store: DomainStore, slug: str) -> dict[int, RelevanceRow]:
@@ -101,7 +144,8 @@ def ranking_is_current(store: DomainStore, slug: str) -> bool:
     if not stored:
         return False
     papers = store.projects.list_papers(slug)
-    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version())
+    wanted = _input_hash(relevance_question(store, slug), papers, person_labels(store, slug), engine_version(),
+                         seed_evidence(store, slug, papers).fingerprint)
     return len(stored) == len(papers) and all(row.input_hash == wanted for row in stored)
 
 
@@ -112,8 +156,8 @@ VERSUS_STAGE = "relevance_versus_zero_shot"  # artifact: a learned ranking again
 def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, embedder=None) -> RelevanceOutcome:
     """Rank every live candidate of the project with the screening engine and store score and rank per paper.
 
-    Reuses the stored ranking when the question, the papers' text, the labels and the engine version are all
-    unchanged (``reused=True``)."""
+    Reuses the stored ranking when the question, the papers' text, the labels, the seed studies and the engine
+    version are all unchanged (``reused=True``). Seed studies count as includes (see :func:`seed_evidence`)."""
     import pandas as pd
 
     from agentr_dagster.screening.screen import screen
@@ -121,15 +165,19 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
     require_active(store, slug, STAGE, run_id)
     version = engine_version()
     papers = store.projects.list_papers(slug)
-    labels = person_labels(store, slug)
+    person = person_labels(store, slug)
+    seeds = seed_evidence(store, slug, papers)
+    labels = training_labels(person, seeds)  # what the ranking learns from
     question = relevance_question(store, slug)
-    input_hash = _input_hash(question, papers, labels, version)
+    input_hash = _input_hash(question, papers, person, version, seeds.fingerprint)
     stored = current_relevance(store, slug)
     by_id = {p.id: p for p in papers}
-    includes = sum(1 for v in labels.values() if v == 1)
-    outcome = RelevanceOutcome(papers=len(papers), includes_used=includes, excludes_used=len(labels) - includes,
+    includes = sum(1 for v in person.values() if v == 1)
+    outcome = RelevanceOutcome(papers=len(papers), includes_used=includes, excludes_used=len(person) - includes,
                                method="none", engine_version=version, estimated_relevant=None, reused=False,
-                               input_hash=input_hash)
+                               input_hash=input_hash,
+                               seeds_used=sum(1 for pid in seeds.matched if labels[pid] == 1) + len(seeds.outside),
+                               seeds_matched=len(seeds.matched), seeds_outside=len(seeds.outside))
     if not papers:
         store.relevance.replace(slug, [], method="none", engine_version=version, input_hash=input_hash)
         return outcome
@@ -141,7 +189,7 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
         scores = np.array([r.score for r in ranked])
         outcome.method, outcome.reused = ranked[0].method, True
         outcome.estimate = CountEstimate(**saved.payload)
-        versus = store.results.latest_artifact(slug, VERSUS_STAGE) if labels else None
+        versus = store.results.latest_artifact(slug, VERSUS_STAGE) if labels or seeds.outside else None
         if versus is not None and versus.input_hash == input_hash:
             from agentr_dagster.screening.versus import VersusZeroShot
 
@@ -151,7 +199,7 @@ def rank_project(store: DomainStore, slug: str, *, run_id: str | None = None, em
                               "abstract": [p.abstract or "" for p in papers]})
         # The papers were de-duplicated at import: every one is ranked.
         result = screen(question, frame, {str(k): v for k, v in labels.items()} or None, embedder=embedder,
-                        dedupe=False)
+                        dedupe=False, extra_includes=seeds.outside)
         ids = [int(r) for r in result["record_id"]]
         # stored: the calibrated probability of inclusion (a labelled paper's is its label), in the engine's order
         scores = result["probability"].to_numpy(dtype=np.float64)
@@ -275,13 +323,19 @@ class RelevanceQueue:
     The features and the zero-shot prior are built on the first re-ranking, with the same preset, encoders and
     cleaned question as :func:`~agentr_dagster.screening.screen.screen`: the prior the learner blends in is then
     the stored zero-shot order itself (before, the queue built its features without the transformer, so its
-    prior was the static model's alone, a weaker order than the one the run started from)."""
+    prior was the static model's alone, a weaker order than the one the run started from).
+
+    ``seeds``: the project's seed studies, the evidence :func:`rank_project` learns from too: a seed-matched paper
+    counts as a person's include (under the person's own label), an outside seed trains the learner as an extra
+    include and is never in the queue."""
 
     def __init__(self, question: str, papers: list[PaperRow], person: dict[int, int],
-                 stored: dict[int, RelevanceRow], *, embedder=None, transformer=None):
+                 stored: dict[int, RelevanceRow], *, embedder=None, transformer=None,
+                 seeds: SeedEvidence | None = None):
         self.question = question
         self.papers = papers
-        self.person = person
+        self.seeds = seeds or SeedEvidence()
+        self.person = training_labels(person, self.seeds)
         self.embedder = embedder
         self.transformer = transformer  # None: the cached ONNX transformer when the preset uses it (as screen)
         self.index = {p.id: i for i, p in enumerate(papers)}
@@ -303,25 +357,30 @@ class RelevanceQueue:
         """Re-learn from ``weak`` (paper id -> 0/1, the model's) and the person's labels, which replace the
         model's on the same paper and weigh more."""
         labels = {**weak, **self.person}
-        if not labels:
+        extra = self.seeds.outside
+        if not labels and not extra:
             return
         if self._learner is None:
             from agentr_dagster.screening.presets import get_preset
             from agentr_dagster.screening.screen import zero_shot_inputs
 
             preset = get_preset("default")
-            feats, prior = zero_shot_inputs(preset, self.question, [p.title for p in self.papers],
-                                            [p.abstract or "" for p in self.papers], self.embedder, self.transformer)
+            # the outside seeds are ranked after the papers (features and prior), trained on, then cut off
+            feats, prior = zero_shot_inputs(preset, self.question,
+                                            [p.title for p in self.papers] + [t for t, _ in extra],
+                                            [p.abstract or "" for p in self.papers] + [a for _, a in extra],
+                                            self.embedder, self.transformer)
             self._learner = preset.learner(feats, prior)
         ids = [pid for pid in labels if pid in self.index]
-        idx = np.array([self.index[pid] for pid in ids], dtype=np.int64)
-        y = np.array([labels[pid] for pid in ids], dtype=np.int64)
-        weights = np.array([1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids])
-        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=True)}
+        n = len(self.papers)
+        idx = np.r_[np.array([self.index[pid] for pid in ids], dtype=np.int64), np.arange(n, n + len(extra))]
+        y = np.r_[np.array([labels[pid] for pid in ids], dtype=np.int64), np.ones(len(extra), dtype=np.int64)]
+        weights = np.r_[[1.0 if pid in self.person else WEAK_LABEL_WEIGHT for pid in ids], np.ones(len(extra))]
+        self.training = {pid: (int(lab), float(w)) for pid, lab, w in zip(ids, y, weights, strict=False)}
         try:
             # The Learner protocol has no label weights; the preset's learner (active.py) takes them.
             weighted = self._learner.scores(idx, y, weights=weights)  # type: ignore[call-arg]
-            self.scores = np.asarray(weighted, dtype=np.float64)
+            self.scores = np.asarray(weighted, dtype=np.float64)[:n]
         except TypeError:  # a learner without label weights: the person's labels still replace the model's
-            self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)
+            self.scores = np.asarray(self._learner.scores(idx, y), dtype=np.float64)[:n]
         self.reranked = True

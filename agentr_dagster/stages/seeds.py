@@ -11,9 +11,10 @@ from __future__ import annotations
 import csv
 import io
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.contracts import ResearchIntent, SearchQueries
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore
 
 SEEDS_STAGE = "seeds"
+K = TypeVar("K")
 _DOI_RE = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)?(10\.\d{4,9}/\S+)$", re.I)
 
 
@@ -61,6 +63,36 @@ def parse_seed_text(text: str) -> list[dict[str, str]]:
 def _bare_doi(value: str) -> str:
     m = _DOI_RE.match(value.strip())
     return m.group(1).rstrip(".").casefold() if m else ""
+
+
+def match_seeds(seeds: Sequence[Mapping[str, Any]], candidates: Sequence[tuple[K, str, str | None]]
+                ) -> tuple[list[K], list[tuple[str, str]]]:
+    """Seeds (``title``, ``abstract``, ``doi``) against candidates (key, title, DOI): (the keys of the candidates
+    a seed names, in seed order and once each; the (title, abstract) of the seeds with a title that name none).
+    A seed names a candidate with the same DOI, else one with the same normalised title whose DOI does not
+    differ from the seed's (the project's identity rules). A seed by DOI alone that names none is in neither."""
+    from agentr_dagster.imports.identity import dois_conflict, normal_doi, normalise_title
+
+    by_doi: dict[str, K] = {}
+    by_title: dict[str, list[tuple[K, str | None]]] = {}
+    for key, title, doi in candidates:
+        if normal_doi(doi):
+            by_doi.setdefault(normal_doi(doi) or "", key)
+        by_title.setdefault(normalise_title(title), []).append((key, normal_doi(doi)))
+    matched: list[K] = []
+    outside: list[tuple[str, str]] = []
+    for seed in seeds:
+        title, abstract = str(seed.get("title") or ""), str(seed.get("abstract") or "")
+        doi = normal_doi(str(seed.get("doi") or ""))
+        found = by_doi.get(doi) if doi else None
+        if found is None and title.strip():
+            found = next((k for k, d in by_title.get(normalise_title(title), []) if not dois_conflict(doi, d)), None)
+        if found is not None:
+            if found not in matched:
+                matched.append(found)
+        elif title.strip():
+            outside.append((title, abstract))
+    return matched, outside
 
 
 def save_seeds(store: DomainStore, slug: str, path: Path) -> int:

@@ -95,6 +95,10 @@ def relevance(context: AssetExecutionContext, store: StoreResource) -> Materiali
             "labels_used": outcome.includes_used + outcome.excludes_used,
             "labels_include": outcome.includes_used,
             "labels_exclude": outcome.excludes_used,
+            # the seed studies learnt from as includes; among the candidates / trained on from outside them
+            "seeds_used": outcome.seeds_used,
+            "seeds_matched": outcome.seeds_matched,
+            "seeds_outside": outcome.seeds_outside,
             "estimated_includes": outcome.estimate_text,
             **counts,
             **moved,

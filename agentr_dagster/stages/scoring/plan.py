@@ -84,7 +84,13 @@ class Candidates:
 
 
 def load_candidates(store: DomainStore, backend: StageBackend, slug: str) -> Candidates:
-    from agentr_dagster.stages.relevance import RelevanceQueue, current_relevance, person_labels, relevance_question
+    from agentr_dagster.stages.relevance import (
+        RelevanceQueue,
+        current_relevance,
+        person_labels,
+        relevance_question,
+        seed_evidence,
+    )
 
     project = store.projects.get_project(slug)
     intent, intent_hash = current_intent(store, slug)
@@ -92,7 +98,8 @@ def load_candidates(store: DomainStore, backend: StageBackend, slug: str) -> Can
     keys = {p.id: score_cache_key(p.content_hash, intent_hash, backend.model) for p in papers}
     stored_rows = sorted(store.results.results_for_project(slug, cache_keys=keys), key=lambda r: r.id)
     person = person_labels(store, slug)
-    queue = RelevanceQueue(relevance_question(store, slug), papers, person, current_relevance(store, slug))
+    queue = RelevanceQueue(relevance_question(store, slug), papers, person, current_relevance(store, slug),
+                           seeds=seed_evidence(store, slug, papers))
     return Candidates(
         project=project, intent=intent, intent_hash=intent_hash, papers=papers, keys=keys, stored_rows=stored_rows,
         existing={r.paper_id for r in stored_rows}, person=person, queue=queue, by_id={p.id: p for p in papers},

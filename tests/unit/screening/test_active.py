@@ -135,3 +135,27 @@ def test_faded_pseudo_excludes_leave_the_classifier_to_the_labels():
     fading = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_fade_excludes=30)).scores(labeled, y)
     assert np.allclose(faded, plain)  # 3 labelled excludes: the pseudo-excludes weigh nothing
     assert not np.allclose(fading, plain)  # 3 of 30: they still count
+
+
+def test_includes_only_train_against_the_pseudo_excludes_with_the_prior_at_its_two_class_weight():
+    """Seed studies (or a person's includes and no exclude): the pseudo-excludes stand in for excludes, so the
+    classifier separates the includes' topic from the prior's bottom, and the prior keeps the weight it has beside
+    labelled excludes (decayed by the includes, times its trust) instead of the similarity's equal weight."""
+    on = [f"heart failure trial {'beta blocker ' if i < 10 else ''}{i}" for i in range(30)]
+    off = [f"soil erosion survey {i}" for i in range(30)]
+    feats = build_features(on + off, [""] * 60, HashEmbedder())
+    prior = np.r_[np.linspace(2, 1, 30), np.linspace(0, -1, 30)]
+    learner = ActiveRanker(feats, prior)
+    labeled, y = np.array([2, 5]), np.array([1, 1])  # two includes, both naming beta blockers
+    scores = learner.scores(labeled, y)
+    pseudo = learner.pseudo_excludes(labeled)
+    assert learner.last_prior_weight == learner.prior_weight(2) * learner.prior_trust(labeled, y, pseudo)
+    assert learner.last_prior_weight > 1.0  # the question is trusted more than a first pair of includes
+    assert scores[:30].min() > scores[30:].max()  # off-topic records stay below
+    flat = ActiveRanker(feats, np.zeros(60))  # no question: the includes' topic leads
+    lifted = flat.scores(labeled, y)
+    assert lifted[:10].mean() > lifted[10:30].mean() > lifted[30:].mean()
+    # too short a list for pseudo-excludes: the prior beside the similarity to the includes, as before
+    short = ActiveRanker(build_features(on[:3], [""] * 3, HashEmbedder()), np.array([1.0, 0.0, -1.0]))
+    short.scores(np.array([0]), np.array([1]))
+    assert short.last_prior_weight == 1.0

@@ -263,3 +263,74 @@ def test_what_the_importer_drops_is_not_ranked_and_a_lost_title_is_kept(fake_emb
     assert ids[-2:] == ["empty", "excluded"]
     assert out["score"].is_monotonic_decreasing and np.isfinite(out["score"]).all()
     assert out.set_index("record_id").loc["empty", "probability"] <= out["probability"].iloc[: len(ids) - 2].min()
+
+
+def _school_papers() -> pd.DataFrame:
+    """Two kinds of school study the question fits equally, reading tutoring and playground safety, among
+    off-topic records (as most of a search's candidates are)."""
+    rows = [(f"x{i}", f"Fatigue cracks in steel railway bridges, case {i}",
+             f"Strain gauges on riveted girders measured stress cycles over {i + 3} years of freight loads.")
+            for i in range(16)]
+    for i in range(8):
+        rows.append((f"t{i}", f"Peer reading tutoring in primary schools, study {i}",
+                     f"Pupils tutored by older peers in phonics and fluency improved reading scores after {i + 4} "
+                     "weeks of tutoring sessions."))
+        rows.append((f"p{i}", f"Playground surfacing and injuries in primary schools, study {i}",
+                     f"Rubber surfacing under climbing frames reduced fractures among pupils over {i + 2} "
+                     "school terms of playground monitoring."))
+    return pd.DataFrame(rows, columns=["record_id", "title", "abstract"])
+
+
+def test_extra_includes_lift_similar_records_and_never_appear(fake_embedder):
+    papers = _school_papers()
+    question = "Children at school"  # it misses the tutoring studies: zero-shot ranks them with the off-topic ones
+    seeds = [("Cross-age tutoring of reading fluency in primary schools",
+              "Older pupils tutored younger ones in phonics; reading fluency and comprehension scores improved."),
+             ("Peer tutoring and reading scores", "A tutoring programme for struggling readers in year 2.")]
+    plain = screen(question, papers)
+    seeded = screen(question, papers, extra_includes=seeds)
+
+    def mean_rank(out: pd.DataFrame, prefix: str) -> float:
+        return float(out.loc[out["record_id"].str.startswith(prefix), "rank"].mean())
+
+    assert seeded["method"].iloc[0] == "active" and plain["method"].iloc[0] == "zero-shot"
+    assert mean_rank(seeded, "t") < mean_rank(plain, "t") - 8  # the tutoring studies move up
+    assert mean_rank(plain, "t") > mean_rank(plain, "x")
+    assert not seeded["record_id"][:16].str.startswith("x").any()  # above every off-topic record
+    # the seeds are evidence only: the same records out, none labelled, not counted as found includes
+    assert sorted(seeded["record_id"]) == sorted(papers["record_id"])
+    assert (seeded["label"] == "").all()
+    assert seeded.attrs["estimate"].found == 0
+    assert len(seeded.attrs["model_score"]) == len(papers)
+
+
+def test_extra_includes_beside_labels(fake_embedder):
+    papers = _school_papers()
+    out = screen("Programmes in primary schools", papers, {"p0": 0},
+                 extra_includes=[("Peer reading tutoring", "Pupils tutored in reading by older peers.")])
+    assert len(out) == len(papers) and out["record_id"].iloc[-1] == "p0"  # the labelled exclude last
+    assert out["record_id"].iloc[0].startswith("t")
+
+
+def test_cli_screen_takes_seed_studies(tmp_path, fake_embedder):
+    from agentr_dagster.cli.screen import screen_command
+
+    (tmp_path / "q.txt").write_text("Programmes in primary schools and their outcomes for pupils", encoding="utf-8")
+    papers = _school_papers()
+    papers.to_csv(tmp_path / "p.csv", index=False)
+    p1 = papers.set_index("record_id")["title"]["p1"]
+    pd.DataFrame({"title": [p1.upper(), "Cross-age tutoring of reading fluency"],  # p1, and no record
+                  "abstract": ["", "Older pupils tutored younger ones in phonics; reading scores improved."],
+                  "doi": ["", ""]}).to_csv(tmp_path / "seeds.csv", index=False)
+    pd.DataFrame({"record_id": ["t3"], "label": ["exclude"]}).to_csv(tmp_path / "labels.csv", index=False)
+    args = ["--question", str(tmp_path / "q.txt"), "--papers", str(tmp_path / "p.csv"),
+            "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(screen_command, [*args, "--seeds", str(tmp_path / "seeds.csv"),
+                                              "--labels", str(tmp_path / "labels.csv")])
+    assert res.exit_code == 0, res.output
+    assert "1 among the records" in res.output and "1 outside them" in res.output
+    out = pd.read_csv(tmp_path / "o.csv", dtype=str, keep_default_na=False)
+    assert sorted(out["record_id"]) == sorted(papers["record_id"])  # the outside seed is not listed
+    assert out["record_id"].iloc[0] == "p1" and out["label"].iloc[0] == "include"  # the matched seed
+    assert out["record_id"].iloc[-1] == "t3" and out["label"].iloc[-1] == "exclude"  # the person's label
+    assert out["method"].iloc[0] == "active"
