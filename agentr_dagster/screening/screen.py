@@ -332,6 +332,19 @@ def zero_shot_inputs(preset: Preset, question: str, titles: list[str], abstracts
     return feats, preset.ranker(clean_cell(question), feats)
 
 
+def _ranked_slots(n_records: int, twin: Mapping[int, int], unranked: list[int]) -> tuple[list[int], list[int]]:
+    """The records ranked (neither a merged duplicate nor dropped by the importer) and, per record, its position
+    among them: a duplicate takes its twin's, a dropped record -1."""
+    dropped = set(unranked)
+    kept = [j for j in range(n_records) if j not in twin and j not in dropped]
+    slot = [-1] * n_records
+    for i, j in enumerate(kept):
+        slot[j] = i
+    for duplicate, j in twin.items():
+        slot[duplicate] = slot[j]
+    return kept, slot
+
+
 def screen(
     question: str,
     papers: pd.DataFrame,
@@ -373,13 +386,7 @@ def screen(
     if not records.ids:
         return _empty_result()
     twin, unranked = _merge_duplicates(df, records) if dedupe else ({}, [])
-    dropped = set(unranked)
-    kept = [j for j in range(len(records.ids)) if j not in twin and j not in dropped]
-    slot = [-1] * len(records.ids)  # -1: a record the importer drops
-    for i, j in enumerate(kept):
-        slot[j] = i
-    for duplicate, j in twin.items():
-        slot[duplicate] = slot[j]
+    kept, slot = _ranked_slots(len(records.ids), twin, unranked)
     if not kept:  # nothing the importer keeps: every record unranked, in input order
         out = _ranked(records, [], {}, np.zeros(0), np.zeros(0, dtype=np.int64), "zero-shot", np.zeros(0),
                       unranked, labels)
