@@ -255,6 +255,7 @@ class ConceptBlock:
     aspect: bool = False  # "the prevalence of X", "the pharmacokinetics of X": never the main block before X
     in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
     setting: bool = False  # after "in" / "among" ("... in small samples", "... in rodents"): where, not what
+    kinds: list[str] = field(default_factory=list)  # terms of kinds the text names elsewhere (:func:`_join_kinds`)
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -1098,6 +1099,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                 add_chunk(chunk, new_blocks=True, side=side)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
+    _join_kinds(blocks, text, verbs, acronyms)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
@@ -1165,6 +1167,79 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         if words & block_words:
             block.terms = _dedupe(block.terms + _variants(item, acronyms))
             return
+
+
+#: A modifier the lexicon knows only as an adjective or adverb, this common in English or more, grades or
+#: judges its noun ("significant differences", "relevant metrics"): it names no kind of it.
+EVALUATIVE_ZIPF = 4.0
+#: At most this many kinds of a block's head join it (the ones the text names most).
+MAX_KIND_PHRASES = 4
+
+
+def _kind_modifiers(run: list[str]) -> list[str]:
+    """The run's modifiers without the leading evaluative ones ("traditional source code metrics" -> source,
+    code); a hyphenated compound ("object-oriented") or a word that can be a noun stays. None when a modifier
+    is no noun, adjective or name ("before relapse", "termed X", "during sleep"): not a kind's name."""
+    mods = run[:-1]
+    while mods and "-" not in mods[0] and (c := word_classes(mods[0])) and c <= {"ADJ", "ADV"} and (
+            general_zipf(mods[0].casefold()) >= EVALUATIVE_ZIPF):
+        mods = mods[1:]
+    def named(m: str) -> bool:  # a word the lexicon does not know is a name when it is rare ("zebrafish")
+        c = word_classes(m)
+        return "-" in m or bool(c & {"NOUN", "ADJ", "PROPN"}) or not c and general_zipf(m.casefold()) < EVALUATIVE_ZIPF
+
+    if not all(named(m) for m in mods):
+        return []
+    return mods
+
+
+def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
+    """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
+    that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
+    as a variant, when its modifiers are specific (no evaluative adjective, not common English alone)."""
+    heads: dict[str, ConceptBlock] = {}
+    for block in blocks:
+        if not block.required:
+            continue
+        for item in block.items:
+            words = _content_words(item)
+            # a head of every field ("disease", "performance") groups unrelated things; a rare one ("metrics")
+            # names one class of them, as a head alone names the concept (:data:`HEAD_ALONE_ZIPF`)
+            if (words and not _is_acronym(words[-1]) and words[-1].casefold() not in _NOT_SHARED
+                    and general_zipf(truncation(words[-1].casefold())) < HEAD_ALONE_ZIPF):
+                heads.setdefault(_singular_tail(words[-1]), block)
+    if not heads:
+        return
+    found: dict[int, dict[str, int]] = {}
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue  # a kind the text leaves out is not one to search for
+        for chunk in _chunks(sentence, verbs):
+            for item in chunk.items:
+                if _is_meta_item(item):
+                    continue
+                for run in _runs(item):
+                    head = _singular_tail(run[-1]) if len(run) >= 2 else ""
+                    owner = heads.get(head)
+                    mods = _kind_modifiers(run) if owner is not None else []
+                    if owner is None or not mods or any(m[0].isdigit() or m.casefold() in _NOT_SHARED for m in mods):
+                        continue
+                    phrase = " ".join([*mods, run[-1]])
+                    if _generic_label(" ".join(mods)) or {t.casefold() for t in _phrase_terms(phrase)} <= {
+                            t.casefold() for t in owner.terms}:
+                        continue  # common words, or a phrase the block has already
+                    kinds = found.setdefault(id(owner), {})
+                    kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
+    for block in blocks:
+        kinds = found.get(id(block), {})
+        ranked = sorted(kinds, key=lambda k: -kinds[k])[:MAX_KIND_PHRASES]  # stable: text order among ties
+        for phrase in ranked:
+            # only the kind's own phrase: its parts without the head ("source code") are other concepts
+            head = _singular_tail(phrase.split()[-1])
+            terms = [t for t in _variants(phrase, acronyms)
+                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) == head]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
 
 
 def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
@@ -1380,7 +1455,9 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
         kept = [t for t in block.terms if t not in broad]
         for term in broad:
             stem = term.strip('"').rstrip("*").casefold()
-            phrases = [p for p in [*block.terms, block.label, *block.items] if " " in p.strip('"')]
+            # a kind named elsewhere in the text ("static code metrics") is no word of the concept's own phrase
+            phrases = [p for p in [*block.terms, block.label, *block.items] if " " in p.strip('"')
+                       and p not in block.kinds]
             words = [w.casefold() for p in phrases for w in re.findall(_WORD, p.replace(_JOIN, " "))]
             # a partner may be broad itself (the pair is narrow), not common English, nor a word a term of the
             # block already finds alone (``relaps*`` makes ``(recurr* AND relaps*)`` redundant)

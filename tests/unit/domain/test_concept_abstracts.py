@@ -263,3 +263,29 @@ def test_what_the_reviewed_studies_used_stays_in_the_title():
     query = _query("Mindfulness apps for exam anxiety: a systematic review. Students are often anxious before exams. "
                    "We synthesised trials using mindfulness apps in students.")
     assert "mindfulness app" in query
+
+
+
+_KINDS_ABSTRACT = (
+    "Toxicity assays for microplastics in freshwater: a systematic literature review. We identified 40 studies of "
+    "toxicity assays. Results. Oxidative stress assays were used most often, and algal growth assays in 12 studies. "
+    "There were different assays in each country and relevant assays were rare. Sediment sampling was rare.")
+
+
+def test_a_kind_of_the_subject_named_in_the_results_joins_its_block():
+    # "oxidative stress assays" is a kind of "toxicity assays" (same rare head): its studies say it alone
+    terms = extract_concepts(_KINDS_ABSTRACT).main().terms
+    assert '"oxidative stress assays"' in terms and '"algal growth assays"' in terms
+    assert _hits(_KINDS_ABSTRACT, "Oxidative stress assays of polystyrene microplastics")
+
+
+def test_an_evaluative_modifier_names_no_kind():
+    terms = [t for b in extract_concepts(_KINDS_ABSTRACT).blocks for t in b.terms]
+    assert not any("different" in t or "relevant" in t for t in terms)
+    assert not _hits(_KINDS_ABSTRACT, "Relevant assays of microplastics in rivers")
+
+
+def test_a_phrase_with_another_head_does_not_join():
+    terms = [t for b in extract_concepts(_KINDS_ABSTRACT).blocks for t in b.terms]
+    assert not any("sediment" in t for t in terms)
+    assert not _hits(_KINDS_ABSTRACT, "Sediment sampling of microplastics in rivers")
