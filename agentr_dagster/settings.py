@@ -136,7 +136,7 @@ class SourcesConfig(_Section):
     max_results: int = Field(default=200, ge=1, validation_alias="AGENTR_SOURCE_MAX_RESULTS",
                              description="records taken per source and search string")
     boolean_max_results: int = Field(
-        default=2000, ge=1, validation_alias="AGENTR_SOURCE_BOOLEAN_MAX_RESULTS",
+        default=5000, ge=1, validation_alias="AGENTR_SOURCE_BOOLEAN_MAX_RESULTS",
         description="records taken per source for the Boolean query: the review's sensitive search, read as far as "
         "this (an expert reads theirs in full; at the search strings' cap a source's default sort, not relevance, "
         "decides which matches are kept); never less than max_results")
