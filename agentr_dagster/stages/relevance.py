@@ -105,6 +105,7 @@ class SeedEvidence:
     outside: list[tuple[str, str]] = field(default_factory=list)
     fingerprint: list[str] = field(default_factory=list)
 
+
 def seed_evidence(store: DomainStore, slug: str, papers: list[PaperRow]) -> SeedEvidence:
     """The stored seed studies matched to ``papers`` (:func:`~agentr_dagster.stages.seeds.match_seeds`: by DOI,
     else by normalised title). A seed given by DOI alone that names no candidate has no text to learn from and is
