@@ -61,20 +61,13 @@ def seed_labels(papers, seeds_file: str, labels: dict[str, int] | None
     """Seed studies (a ``--seeds`` file, as ``agentr queries --seeds`` reads it) as evidence, as a project's
     relevance stage uses them: (labels with each seed-matched record an include unless ``labels`` has it, the
     (title, abstract) of the seeds with a title that are no record, the records matched)."""
-    from agentr_dagster.domain.text import clean_cell
-    from agentr_dagster.screening.screen import ID_COLUMNS, TITLE_COLUMNS
+    from agentr_dagster.screening.screen import TITLE_COLUMNS, cell_column, record_ids
     from agentr_dagster.stages.seeds import match_seeds, parse_seed_text
 
-    def column(*names: str) -> list[str]:
-        lower = {str(c).strip().lower(): c for c in papers.columns}
-        name = next((lower[n] for n in names if n in lower), None)
-        return [clean_cell(v) for v in papers[name]] if name is not None else [""] * len(papers)
-
-    ids = [rid or f"row-{i + 1}" for i, rid in enumerate(column(*ID_COLUMNS))]  # as screen() names them
-    candidates = list(zip(ids, column(*TITLE_COLUMNS), column("doi"), strict=True))
+    candidates = list(zip(record_ids(papers), cell_column(papers, *TITLE_COLUMNS), cell_column(papers, "doi"),
+                          strict=True))
     matched, outside = match_seeds(parse_seed_text(_read_text(seeds_file)), candidates)
-    given = dict(labels or {})
-    merged = {**dict.fromkeys(matched, 1), **given}
+    merged = {**dict.fromkeys(matched, 1), **(labels or {})}  # a label given for a seed-matched record wins
     return merged or None, outside, len(matched)
 
 

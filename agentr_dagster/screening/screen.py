@@ -48,9 +48,11 @@ __all__ = [
     "LABEL_COLUMNS",
     "OUTPUT_COLUMNS",
     "TITLE_COLUMNS",
+    "cell_column",
     "labels_from_table",
     "normalise_label",
     "place_duplicates",
+    "record_ids",
     "screen",
 ]
 
@@ -67,6 +69,17 @@ def _column(df: pd.DataFrame, *names: str) -> pd.Series | None:
         if name in lower:
             return df[lower[name]]
     return None
+
+
+def cell_column(df: pd.DataFrame, *names: str) -> list[str]:
+    """The cells of the first of ``names`` present (case-insensitive), cleaned; empty strings when none is."""
+    col = _column(df, *names)
+    return [clean_cell(v) for v in col] if col is not None else [""] * len(df)
+
+
+def record_ids(df: pd.DataFrame) -> list[str]:
+    """Each row's record id as :func:`screen` names it: its id column, else ``row-<i>`` (1-based row number)."""
+    return [rid or f"row-{i + 1}" for i, rid in enumerate(cell_column(df, *ID_COLUMNS))]
 
 
 def normalise_label(value: Any) -> int | None:
@@ -122,14 +135,9 @@ class _Records:
 def _distinct_records(df: pd.DataFrame) -> _Records:
     """Records with a missing id get ``row-<i>`` (1-based row number); repeated ids are merged, the longest
     title and abstract kept."""
-    n_rows = len(df)
-    ids_col = _column(df, *ID_COLUMNS)
-    raw_ids = [clean_cell(v) for v in ids_col] if ids_col is not None else [""] * n_rows
-    ids = [rid if rid else f"row-{i + 1}" for i, rid in enumerate(raw_ids)]
-    titles_col = _column(df, *TITLE_COLUMNS)
-    abstracts_col = _column(df, *ABSTRACT_COLUMNS)
-    titles = [clean_cell(v) for v in titles_col] if titles_col is not None else [""] * n_rows
-    abstracts = [clean_cell(v) for v in abstracts_col] if abstracts_col is not None else [""] * n_rows
+    ids = record_ids(df)
+    titles = cell_column(df, *TITLE_COLUMNS)
+    abstracts = cell_column(df, *ABSTRACT_COLUMNS)
     out = _Records([], [], [], {}, [], set())
     for row, (rid, ti, ab) in enumerate(zip(ids, titles, abstracts, strict=True)):
         j = out.index.get(rid)

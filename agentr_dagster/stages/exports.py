@@ -46,8 +46,8 @@ COLUMN_DESCRIPTIONS: dict[str, str] = {
                  "shifted up or down by how many includes your labels found against the prior's expectation; a "
                  "labelled paper's is its label (1 include, 0 exclude)",
     "relevance_low_info": "true while the project has no labels and no seed studies: `relevance` is the zero-shot "
-                          "prior (a review "
-                          "whose share of includes differs from those reviews' reads too high or too low)",
+                          "prior (a review whose share of includes differs from those reviews' reads too high or too "
+                          "low)",
     "why": "why the paper ranks where it does, for a reader: the question's key phrases its title and abstract "
            "name (abbreviations, plurals and spellings matched) and, once you labelled includes, the nearest of "
            "them by embedding",
@@ -131,7 +131,7 @@ def scores_dataframe(store: DomainStore, slug: str) -> pd.DataFrame:
     stored = current_relevance(store, slug)
     # labels or seed studies: the ranking learnt from includes (the seeds count as includes, see rank_project)
     seeds = seed_evidence(store, slug, list(papers.values())) if papers else None
-    labelled = bool(store.labels.list_labels(slug) or (seeds and (seeds.matched or seeds.outside))) if papers else False
+    labelled = bool(decisions or (seeds and (seeds.matched or seeds.outside)))
     # the engine's order as a score (higher = better): the stored rank, or the re-ranked queue's scores
     ranker_raw = {pid: -float(row.rank) for pid, row in stored.items()}
     ranker_raw.update(queue_scores(store, slug, intent_hash) if intent_hash is not None else {})
