@@ -1052,12 +1052,12 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = " ".join(text.translate(_HYPHENS).split())
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
-    if topic and not is_review_question(text) and not _first_person(topic[0]):
+    question = is_review_question(text)
+    if topic and not question and not _first_person(topic[0]):
         topic[0] = _without_own_method(topic[0], text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
     seen_words: set[str] = set()
-    question = is_review_question(text)
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
         items = [i for i in chunk.items if not _is_meta_item(i)]
