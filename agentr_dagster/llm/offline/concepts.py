@@ -1057,7 +1057,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         topic[0] = _without_own_method(topic[0], text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     blocks: list[ConceptBlock] = []
-    seen_words: set[str] = set()
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
         items = [i for i in chunk.items if not _is_meta_item(i)]
@@ -1089,7 +1088,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                                    # not a list ending in one ("X and the risk of Y")
                                    required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
                                    setting=bool(_SETTING_CUE_RE.match(chunk.cue))))
-        seen_words.update(words)
 
     verbs = _verbs_in_text(_sentences(text))
     for k, sentence in enumerate(topic):
