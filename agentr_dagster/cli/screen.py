@@ -112,6 +112,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
     except RuntimeError as exc:  # e.g. the static model has not been built
         raise click.ClickException(str(exc)) from exc
     versus = result.attrs.get("versus_zero_shot")  # with labels: how far they moved the question's order
+    llm_reordered = 0  # the top K the LLM re-ordered: versus describes the engine's order before that
     if llm_top and llm_top > 0:
         if not llm_configured():
             click.echo(f"note: --llm-top {llm_top} ignored: no LLM configured (set AGENTR_LLM_BASE_URL)", err=True)
@@ -124,6 +125,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
             result = rerank_top_with_llm(question, papers, result, llm_top, store, llm.backend(store),
                                          concurrency=llm.llm_settings().concurrency)
             info = result.attrs.get("llm_summary", {})
+            llm_reordered = llm_top if info else 0  # no summary: nothing unlabelled at the top, nothing asked
             click.echo(f"LLM re-scored the top {llm_top}: {info.get('scored', 0)} scored now, "
                        f"{info.get('reused', 0)} reused, failed {info.get('failed') or 'none'} "
                        f"(project {info.get('project')}; see `agentr usage`)", err=True)
@@ -143,7 +145,7 @@ def screen_command(question_file: str, papers_csv: str, out_csv: str, labels_csv
         err=True,
     )
     if versus is not None:
-        click.echo(versus.sentence, err=True)
+        click.echo(versus.describe(llm_top=llm_reordered), err=True)
 
 
 def _jsonable(obj):

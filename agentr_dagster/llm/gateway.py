@@ -16,6 +16,7 @@ call (the request's claim, the run's gate, the limiter's slot, the fence before 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -53,6 +54,7 @@ from agentr_dagster.store.outage import database_failure
 
 if TYPE_CHECKING:
     from agentr_dagster.store import DomainStore, UsageIn
+    from agentr_dagster.store.leases import ClaimFence
 
 log = logging.getLogger(__name__)
 T = TypeVar("T", bound=BaseModel)
@@ -227,8 +229,9 @@ class OpenAICompatibleBackend:
             timeout=settings.timeout_s,
             max_retries=0,  # retries are ours: classified, backed off, and charged per real call
         )
-        # answered calls whose settlement failed on a database error: (reservation, usage, response to cache)
-        self.unsettled: list[tuple[int, UsageIn, tuple[str, str] | None]] = []
+        # answered calls whose settlement failed on a database error: (reservation, usage, response to cache, the
+        # fence its call was made under)
+        self.unsettled: list[tuple[int, UsageIn, tuple[str, str] | None, ClaimFence | None]] = []
         self.spool = UnsettledSpool(settings.unsettled_dir) if settings.unsettled_dir else None
         self._pending_lock = threading.Lock()
         self.limiter = make_limiter(settings.limits, settings.base_url)
@@ -465,7 +468,8 @@ class OpenAICompatibleBackend:
 
         ``fence``: the claim the call was made under, checked in the charging transaction. Lost (a takeover while
         the call was in flight, e.g. this process was frozen past the lease TTL): the answer is operator waste,
-        not charged, not cached, and the call ends as stopped (the new holder does the work)."""
+        not charged, not cached, and the call ends as stopped (the new holder does the work). A kept settlement
+        keeps its fence (and its claim, until it is settled): it is checked when the settlement is retried."""
         def charge() -> None:
             charged = self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
             if charged is None:
@@ -484,11 +488,13 @@ class OpenAICompatibleBackend:
             return
         except sa.exc.SQLAlchemyError as exc:
             problem = _short(exc)
+        if fence is not None:  # the claim stays until the kept settlement is settled under it
+            self.store.leases.keep_for_settlement(fence)
         with self._pending_lock:
-            self.unsettled.append((reservation, usage_in, response))
+            self.unsettled.append((reservation, usage_in, response, fence))
         if self.spool is not None:  # on disk too: the process may not outlive the outage
             try:
-                self.spool.add(reservation, usage_in, response)
+                self.spool.add(reservation, usage_in, response, fence)
             except OSError as exc:
                 log.error("could not keep the unsettled call of reservation %s on disk: %s", reservation, exc)
         raise UnsettledError(
@@ -497,18 +503,23 @@ class OpenAICompatibleBackend:
         )
 
     def settle_pending(self) -> int:
-        """Retry the settlements kept by :meth:`_settle`; returns how many are still unsettled."""
+        """Retry the settlements kept by :meth:`_settle`, each under the fence its call was made under (a claim
+        taken over meanwhile: operator waste, not charged), then release its claim; returns how many are still
+        unsettled."""
         with self._pending_lock:
             pending, self.unsettled = self.unsettled, []
         left = []
-        for reservation, usage_in, response in pending:
+        for reservation, usage_in, response, fence in pending:
             try:
-                self.store.ledger.settle(reservation, usage=usage_in, response=response)
+                self.store.ledger.settle(reservation, usage=usage_in, response=response, fence=fence)
             except sa.exc.SQLAlchemyError:
-                left.append((reservation, usage_in, response))
-            else:
-                if self.spool is not None:
-                    self.spool.remove(reservation)
+                left.append((reservation, usage_in, response, fence))
+                continue
+            if self.spool is not None:
+                self.spool.remove(reservation)
+            if fence is not None:
+                with contextlib.suppress(sa.exc.SQLAlchemyError):  # else it goes stale and is freed as gone
+                    self.store.leases.release_kept(fence)
         with self._pending_lock:
             self.unsettled.extend(left)
         # and what other processes kept, e.g. one that died during an outage

@@ -2,7 +2,8 @@
 order, on the papers nobody has labelled yet (what the person screens next).
 
 :func:`~agentr_dagster.screening.screen.screen` computes it whenever it learns from labels (``attrs
-["versus_zero_shot"]``); the relevance asset's metadata and ``agentr rerank`` show its :attr:`VersusZeroShot.sentence`.
+["versus_zero_shot"]``); the relevance asset's metadata and ``agentr rerank`` show its :attr:`VersusZeroShot.sentence`
+(``agentr screen --llm-top K`` says it describes the engine's order, before the LLM re-ordered the top K).
 A re-rank that leaves most of the question's top on a handful of includes may be right, or may have buried the
 includes unlike the first ones (issue 33: 10 labels from the top left 20 of 43 remaining includes in the unlabelled
 top 200, where the zero-shot order held 29); the person should see which it could be, not be told nothing.
@@ -74,8 +75,15 @@ class VersusZeroShot:
     @property
     def sentence(self) -> str:
         """One plain sentence for the UI and the CLI."""
+        return self.describe()
+
+    def describe(self, llm_top: int = 0) -> str:
+        """The sentence; with ``llm_top`` > 0 (``agentr screen --llm-top K``) it names the order it describes: the
+        engine's, before the LLM re-ordered its top K (the comparison is of the engine's scores, not the LLM's)."""
+        order = (f"the engine's re-rank (before the LLM re-ordered its top {llm_top:,})" if llm_top > 0
+                 else "the re-rank")
         s = (f"after {self.labels:,} label{'s' if self.labels != 1 else ''} ({self.includes:,} "
-             f"include{'s' if self.includes != 1 else ''}) the re-rank keeps {self.overlap:,} of the zero-shot top "
+             f"include{'s' if self.includes != 1 else ''}) {order} keeps {self.overlap:,} of the zero-shot top "
              f"{self.top_k:,} of the {self.unlabelled:,} unlabelled papers ({self.overlap_share:.0%})")
         if self.spearman is not None:
             s += f"; rank correlation with the zero-shot order {self.spearman:.2f}"

@@ -3,9 +3,10 @@ domain store (``paper_labels``), and a re-ranking of the candidates that learns 
 ``agentr labels``, ``agentr rerank``; which paper a label names is ``stages.labels.find_paper``'s).
 
 The re-ranker is :func:`agentr_dagster.screening.screen.screen` with the default preset: a zero-shot hybrid
-prior from the project's abstract, and once labels exist a linear model over TF-IDF features trained on them,
-with the prior's weight decaying as includes accumulate. Labelled includes come first, labelled excludes last;
-everything unlabelled in between, best first — the order to screen in next.
+prior from the project's question (:func:`~agentr_dagster.stages.relevance.relevance_question`: its abstract, else
+its intent, the text the relevance stage ranks against), and once labels exist a linear model over TF-IDF
+features trained on them, with the prior's weight decaying as includes accumulate. Labelled includes come
+first, labelled excludes last; everything unlabelled in between, best first — the order to screen in next.
 """
 
 from __future__ import annotations
@@ -36,7 +37,6 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
     Columns: rank, paper_id, score, label (include/exclude/empty), method (zero-shot | active), title, year,
     doi, paper_key. With labels, ``attrs["versus_zero_shot"]`` is screen's comparison of the learned order with
     the zero-shot order (:class:`~agentr_dagster.screening.versus.VersusZeroShot`)."""
-    project = store.projects.get_project(slug)
     papers = store.projects.list_papers(slug)
     columns = ["rank", "paper_id", "score", "probability", "label", "method", "title", "year", "doi", "paper_key"]
     if not papers:
@@ -46,13 +46,13 @@ def rerank(store: DomainStore, slug: str, *, embedder=None) -> pd.DataFrame:
         "title": [p.title for p in papers],
         "abstract": [p.abstract or "" for p in papers],
     })
-    from agentr_dagster.stages.relevance import person_labels, seed_evidence, training_labels
+    from agentr_dagster.stages.relevance import person_labels, relevance_question, seed_evidence, training_labels
 
     # the evidence the relevance stage learns from: the labels and the project's seed studies
     seeds = seed_evidence(store, slug, papers)
     labels = {str(pid): lab for pid, lab in training_labels(person_labels(store, slug), seeds).items()}
     # The papers were de-duplicated at import: every one is ranked.
-    ranked = screen(project.abstract, frame, labels or None, embedder=embedder, dedupe=False,
+    ranked = screen(relevance_question(store, slug), frame, labels or None, embedder=embedder, dedupe=False,
                     extra_includes=seeds.outside)
     by_id = {str(p.id): p for p in papers}
     out = pd.DataFrame({

@@ -22,7 +22,8 @@ debugger) may wake with answers already waiting: their settlement is fenced too 
 in the transaction that would charge, that the claim still names the holder (:class:`ClaimFence`), and records a
 late answer of a holder that lost it as operator waste, never charged to the project. Taking over a gone holder's
 project lease revokes the claims its process left (:meth:`Leases.revoke_gone`), so that every late settlement of
-the old holder finds its claim gone. A paper claim is the same thing for one
+the old holder finds its claim gone. A settlement kept through a database outage is settled under the same fence
+later; its claim is kept until then (:meth:`Leases.keep_for_settlement`). A paper claim is the same thing for one
 scoring cache key, a request claim for one LLM request (intent, queries, related-work rewrites): no two workers
 pay for the same request, whichever project asks.
 """
@@ -226,6 +227,8 @@ class _ProcessHolders:
         self._lock = threading.Lock()
         self._beating: Counter = Counter()  # holder -> heartbeats running for it
         self._lost: set[str] = set()  # projects whose lease a holder of this process held and lost
+        # (table, key, holder): claims a settlement kept through an outage still needs (its fence), not released
+        self._kept: set[tuple[str, str, str]] = set()
 
     def start_beating(self, holder: str) -> None:
         with self._lock:
@@ -249,6 +252,14 @@ class _ProcessHolders:
         with self._lock:
             return slug in self._lost
 
+    def keep(self, table: str, key: str, holder: str, kept: bool) -> None:
+        with self._lock:
+            (self._kept.add if kept else self._kept.discard)((table, key, holder))
+
+    def kept(self, table: str, holder: str) -> list[str]:
+        with self._lock:
+            return [k for tb, k, h in self._kept if tb == table and h == holder]
+
 
 _THIS_PROCESS = _ProcessHolders()
 
@@ -269,6 +280,21 @@ class Leases:
     def fence(self, table: str, key: str, holder: str) -> ClaimFence:
         """The fence a settlement of ``holder``'s call checks (see :class:`ClaimFence`)."""
         return ClaimFence(table, key, holder, self.identity())
+
+    def keep_for_settlement(self, fence: ClaimFence) -> None:
+        """An answered call's settlement was kept (the database refused it, ``llm/unsettled.py``): its claim is
+        not released by its holder until the kept settlement is settled under it (:meth:`release_kept`), so
+        that it is fenced as the call was. No database access: the database is away."""
+        _THIS_PROCESS.keep(fence.table, fence.key, fence.holder, True)
+
+    def release_kept(self, fence: ClaimFence) -> None:
+        """The kept settlement under ``fence`` is settled (charged or refused): release its claim, if it still
+        names the holder."""
+        _THIS_PROCESS.keep(fence.table, fence.key, fence.holder, False)
+        if fence.table == "paper":
+            self.release_claims(fence.holder, [fence.key])
+        else:
+            self.release_request(fence.key, fence.holder)
 
     @staticmethod
     def _values(holder: str, me: Identity, **more) -> dict:
@@ -433,6 +459,8 @@ class Leases:
         return self._renew(t.request_claims, t.request_claims.c.request_hash == request_hash, holder)
 
     def release_request(self, request_hash: str, holder: str) -> bool:
+        if request_hash in _THIS_PROCESS.kept("request", holder):  # a kept settlement still needs it
+            return False
         c = t.request_claims
         return bool(self.db.run(lambda conn: conn.execute(
             sa.delete(c).where(c.c.request_hash == request_hash, c.c.holder == holder)).rowcount))
@@ -474,11 +502,15 @@ class Leases:
         return claimed
 
     def release_claims(self, holder: str, keys: Iterable[str] | None = None) -> int:
+        """Release ``holder``'s paper claims (those on ``keys``, or all), except those a kept settlement still
+        needs (:meth:`keep_for_settlement`)."""
         c = t.paper_claims
+        kept = set(_THIS_PROCESS.kept("paper", holder))
 
-        def tx(conn: Connection, keys=None if keys is None else list(keys)) -> int:
+        def tx(conn: Connection, keys=None if keys is None else [k for k in keys if k not in kept]) -> int:
             if keys is None:
-                return conn.execute(sa.delete(c).where(c.c.holder == holder)).rowcount
+                mine = sa.delete(c).where(c.c.holder == holder, c.c.cache_key.notin_(sorted(kept)))
+                return conn.execute(mine).rowcount
             released = 0
             for start in range(0, len(keys), _CHUNK):
                 released += conn.execute(

@@ -67,3 +67,30 @@ def test_llm_top_scores_a_duplicate_once_and_keeps_it_after_its_twin(tmp_path, s
     assert again.loc["r0-again", "duplicate_of"] == "r0"
     assert again.loc["r0-again", "llm_score"] == again.loc["r0", "llm_score"] != ""
     assert server.calls == 1 + 4  # the intent, then four distinct papers scored: the duplicate is not one
+
+
+def test_with_labels_the_re_rank_sentence_says_it_describes_the_engines_order(tmp_path, scripted_server):  # noqa: F811
+    server = scripted_server(valid_responder)
+    question = tmp_path / "q.txt"
+    question.write_text("Which randomized trials compare drugs for migraine, such as triptans, against placebo?")
+    rows = [{"record_id": f"r{i}", "title": f"Triptan trial {i} for migraine" if i % 3 == 0 else f"Lake survey {i}",
+             "abstract": "A randomized placebo-controlled trial of a triptan for acute migraine." if i % 3 == 0 else
+             "Soil chemistry and plankton counts of alpine lakes."} for i in range(24)]
+    papers = tmp_path / "papers.csv"
+    pd.DataFrame(rows).to_csv(papers, index=False)
+    labels = tmp_path / "labels.csv"
+    pd.DataFrame([{"record_id": "r0", "label": "include"}, {"record_id": "r1", "label": "exclude"}]).to_csv(
+        labels, index=False)
+    out = tmp_path / "out.csv"
+    env = {"AGENTR_LLM_BASE_URL": server.base_url, "AGENTR_LLM_MODEL": "scripted-model"}
+    args = ["screen", "--question", str(question), "--papers", str(papers), "--out", str(out), "--labels",
+            str(labels), "--llm-top", "3"]
+    result = CliRunner().invoke(main, args, env=env, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert pd.read_csv(out).head(4)["llm_score"].iloc[1:].notna().all()  # the include first, then the LLM's 3
+    # the comparison is of the engine's scores: the sentence says so, and never speaks of the re-rank as final
+    assert "the engine's re-rank (before the LLM re-ordered its top 3) keeps" in result.stderr
+    assert ") the re-rank keeps" not in result.stderr
+
+    offline = CliRunner().invoke(main, args[:-2], env=env, catch_exceptions=False)  # no LLM asked: the plain one
+    assert ") the re-rank keeps" in offline.stderr and "before the LLM" not in offline.stderr

@@ -4,6 +4,8 @@ says about them. Real PostgreSQL behind a TCP relay that can drop every connecti
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import threading
 import time
 from decimal import Decimal
@@ -232,15 +234,13 @@ def test_a_lost_database_is_recorded_as_a_transient_failure_once_it_is_back(
     store.close()
 
 
-def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next_run(pg_url, pg_store, tmp_path,
-                                                                                     scripted_server):  # noqa: F811
-    """The database is cut while the calls are in flight and the process 'dies' (its backend is dropped without
-    closing the stage): the answers it kept on disk are settled by the next run, which charges them once."""
-    slug, n = "kept", 3
+def _kept_by_a_dying_process(pg_url, pg_store, tmp_path, server, slug: str, n: int) -> tuple[LLMSettings, int]:
+    """Score ``n`` papers while the database is cut with every call in flight, then 'die' (the backend dropped
+    without closing the stage): the answers are kept on disk with their fences, their claims left in the store,
+    and the process is made gone (its claims and its kept fences name a pid that has exited)."""
     make_project(pg_store, tmp_path, slug, n)
     relay = Relay(make_url(pg_url).port or 5432)
     relay.start()
-    server = scripted_server(chain_responder, latency=0.6)
     store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
     spool = tmp_path / "unsettled"
     settings = LLMSettings(base_url=server.base_url, api_key=API_KEY, model=MODEL, backoff_base_s=0.01,
@@ -259,18 +259,53 @@ def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next
         score_project(store, dying, slug, concurrency=n, run_id="run-dies")
     cutter.join()
     relay.close()
+    store.close()
     kept = sorted(spool.glob("reservation-*.json"))
     assert len(kept) == n and len(pg_store.ledger.open_reservations()) == n  # answered, unsettled, on disk
-
-    # the process is gone (its claims name a pid that has exited); the next run, the database back, settles the
-    # kept answers before it calls
+    gone = dead_pid()
     with pg_store.engine.begin() as conn:
-        conn.execute(sa.update(t.paper_claims).values(pid=dead_pid()))
+        conn.execute(sa.update(t.paper_claims).values(pid=gone))
+    for path in kept:
+        body = json.loads(path.read_text())
+        assert body["fence"]["table"] == "paper" and body["fence"]["pid"] == os.getpid()
+        path.write_text(json.dumps({**body, "fence": {**body["fence"], "pid": gone}}))
+    return settings, calls_before
+
+
+def test_an_answered_call_a_dead_process_could_not_settle_is_charged_by_the_next_run(pg_url, pg_store, tmp_path,
+                                                                                     scripted_server):  # noqa: F811
+    """The database is cut while the calls are in flight and the process 'dies': the answers it kept on disk are
+    settled by the next run under their fences (the claims still name the dead holder: nobody took them over),
+    which charges them once and asks nothing again."""
+    slug, n = "kept", 3
+    server = scripted_server(chain_responder, latency=0.6)
+    settings, calls_before = _kept_by_a_dying_process(pg_url, pg_store, tmp_path, server, slug, n)
     nxt = LLMStageBackend(OpenAICompatibleBackend(settings, pg_store))
     summary = score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
     assert summary.complete and server.calls - calls_before == n  # not asked again: the kept answers are used
-    assert list(spool.glob("*.json")) == []
+    assert list((tmp_path / "unsettled").glob("*.json")) == []
     assert len([u for u in pg_store.ledger.usage(slug) if u.stage == "score"]) == n
+    assert pg_store.ledger.waste(slug) == []
     assert_ledger_reconciles(pg_store)
     assert pg_store.ledger.verify_ledger().ok
-    store.close()
+
+
+def test_answers_kept_by_a_dead_process_whose_claims_were_revoked_are_waste_not_charged(
+        pg_url, pg_store, tmp_path, scripted_server):  # noqa: F811
+    """As above, but the dead holder's claims are revoked before its kept answers are settled (a lease takeover,
+    `agentr resume`): the kept settlements are refused by their fences (operator waste), the next run asks again
+    and each paper is charged once."""
+    slug, n = "revoked", 3
+    server = scripted_server(chain_responder, latency=0.6)
+    settings, calls_before = _kept_by_a_dying_process(pg_url, pg_store, tmp_path, server, slug, n)
+    assert pg_store.leases.revoke_gone(slug) == n
+    nxt = LLMStageBackend(OpenAICompatibleBackend(settings, pg_store))
+    summary = score_project(pg_store, nxt, slug, concurrency=n, run_id="run-next")
+    assert summary.complete and server.calls - calls_before == 2 * n  # the refused answers were asked again
+    assert list((tmp_path / "unsettled").glob("*.json")) == []
+    score_usage = [u for u in pg_store.ledger.usage(slug) if u.stage == "score"]
+    assert len(score_usage) == n and {u.run_id for u in score_usage} == {"run-next"}
+    assert [w.cause for w in pg_store.ledger.waste(slug)] == ["fenced_late_answer"] * n
+    assert_ledger_reconciles(pg_store)
+    report = pg_store.ledger.verify_ledger()
+    assert report.ok, report.violations

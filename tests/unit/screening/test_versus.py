@@ -67,6 +67,17 @@ def test_the_sentence_says_what_moved_and_cautions_on_little_evidence():
     assert VersusZeroShot.from_dict({**far.as_dict(), "extra": 1}) == far  # as stored and read back
 
 
+def test_under_llm_top_the_sentence_names_the_engines_order_before_the_llm():
+    moved = VersusZeroShot(labels=6, includes=2, unlabelled=340, top_k=68, overlap=30, spearman=0.35,
+                           prior_weight=1.5)
+    assert moved.describe() == moved.sentence
+    assert moved.describe(llm_top=25) == (
+        "after 6 labels (2 includes) the engine's re-rank (before the LLM re-ordered its top 25) keeps 30 of the "
+        "zero-shot top 68 of the 340 unlabelled papers (44%); rank correlation with the zero-shot order 0.35; "
+        "prior weight 1.50 (the classifier's 1). Caution: on only 2 includes the learner has moved far from the "
+        "question's order; label a few more papers before trusting the new order")
+
+
 def _texts():
     rng = np.random.default_rng(0)
     on = ["sleep apnea", "airway pressure", "snoring adults", "oxygen desaturation"]
