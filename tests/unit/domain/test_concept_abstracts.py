@@ -349,3 +349,18 @@ def test_an_acronym_is_not_linked_to_words_that_do_not_spell_it():
     text = ("ADHD-Trajectory analysis in a school cohort. We analyze trajectories of anxiety and depressive "
             "symptoms in a cohort of children.")
     assert not _hits(text, "Trajectories of anxiety and depressive symptoms in childhood")
+
+
+def test_a_record_with_a_unicode_hyphen_matches_a_hyphenated_term():
+    # publishers write "high\u2010dose" (U+2010); the query says "high-dose"
+    text = "High-dose vitamin D for falls in older adults: a systematic review. We pooled trials of vitamin D."
+    record = "High\u2010dose vitamin D and falls: a randomised trial"
+    assert matches(parse_boolean_query('"high-dose vitamin"'), record)
+    assert _hits(text, record)
+
+
+def test_the_bench_pool_reads_a_unicode_hyphen_as_the_matcher_does():
+    from agentr_dagster.bench.queries import Pool
+
+    pool = Pool(["High\u2010dose vitamin D and falls", "Low dose aspirin"], ["a", "b"])
+    assert pool.ids(parse_boolean_query('"high-dose vitamin"')) == frozenset({0})
