@@ -1161,6 +1161,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
+        _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
@@ -1408,6 +1409,41 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
             block.independent = True
             kept.append(block)
     return kept
+
+
+#: "associations of A, B and C with (the risk of) D": what is associated with what (an exposure and an outcome).
+_ASSOCIATION_RE = re.compile(r"\bassociations? of\s+(.+?)\s+with\s+(.+)$", re.I)
+
+
+def _join_associated(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str],
+                     zipf_floor: float, background: Background | None, share_floor: float | None) -> None:
+    """An abstract whose title ANDs two subjects ("X and the risk of Y") and whose aim or method says "associations
+    of A, B and C with Y": A, B, C are what its studies name for X (an umbrella, "small vessel disease", whose
+    studies name its markers), so they join X's block as variants, through the usual generic checks. Not from a
+    results sentence (its figures and "was associated" say what was found), and only with two subjects: Y
+    names one, the list is the other's."""
+    if len(blocks) != 2 or not blocks[1].independent:
+        return
+    for sentence in _sentences(_restore_headings(text)):
+        m = _ASSOCIATION_RE.search(sentence)
+        if m is None or _RESULT_RE.search(sentence):
+            continue
+        listed, other = m.group(1), m.group(2).casefold().replace(_JOIN, " ")
+        named = [b for b in blocks if _named_in(b, other) or any(
+            " " not in t.strip('"') and t.endswith("*") and re.search(r"\b" + re.escape(t.rstrip("*").casefold()),
+                                                                      other) for t in b.terms)]
+        if len(named) != 1:
+            continue
+        target = blocks[1] if named[0] is blocks[0] else blocks[0]
+        items = [i for c in _chunks(listed, verbs) for i in c.items if not _is_meta_item(i)]
+        new = _dedupe(t for i in items for t in _variants(i, acronyms))
+        if len(items) < 2 or not new:
+            continue  # one phrase is a restatement, a list names the kinds
+        extra = ConceptBlock(target.facet, target.label, [t for t in new if t not in target.terms])
+        _drop_generic_terms([extra], zipf_floor, background, share_floor)
+        if not extra.generic:
+            target.kinds += extra.terms
+            target.terms = _dedupe(target.terms + extra.terms)
 
 
 def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:

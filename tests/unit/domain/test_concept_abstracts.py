@@ -364,3 +364,19 @@ def test_the_bench_pool_reads_a_unicode_hyphen_as_the_matcher_does():
 
     pool = Pool(["High\u2010dose vitamin D and falls", "Low dose aspirin"], ["a", "b"])
     assert pool.ids(parse_boolean_query('"high-dose vitamin"')) == frozenset({0})
+
+
+_ASSOCIATION_ABSTRACT = (
+    "Periodontal disease and the risk of stroke: a systematic review and meta-analysis. We searched for cohort "
+    "studies addressing associations of gingivitis, alveolar bone loss and tooth loss with risk of stroke. Pooled "
+    "analyses showed an association of dental caries with stroke (hazard ratio 1.2, N = 3000).")
+
+
+def test_what_the_aim_associates_with_one_title_subject_names_the_other():
+    # "periodontal disease" is the umbrella; its studies name gingivitis or tooth loss
+    assert _hits(_ASSOCIATION_ABSTRACT, "Tooth loss and incident stroke in older men: a cohort study")
+    assert not _hits(_ASSOCIATION_ABSTRACT, "Tooth loss and diet quality in older men")  # stroke still required
+
+
+def test_a_results_sentence_association_names_no_variant():
+    assert not _hits(_ASSOCIATION_ABSTRACT, "Dental caries and stroke in a national cohort")
