@@ -999,6 +999,14 @@ def _spellings(term: str) -> list[str]:
         # a noun and a gerund are written hyphenated as often as not ("decision making" / "decision-making")
         forms.append("-".join(words))
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
+    if len(words) >= 2 and '"' in term and "*" not in core and _JOIN not in core:
+        # a noun modifier is also written as its "-al" adjective ("spine surgery" / "spinal surgery")
+        for i, w in enumerate(words[:-1]):
+            low = w.casefold()
+            adjective = next((a for a in (low + "al", low[:-1] + "al" if low.endswith("e") else "")
+                              if a and "ADJ" in word_classes(a)), "")
+            if adjective and word_classes(low) == {"NOUN"}:
+                forms.append(" ".join([*words[:i], adjective, *words[i + 1:]]))
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 
 

@@ -380,3 +380,9 @@ def test_what_the_aim_associates_with_one_title_subject_names_the_other():
 
 def test_a_results_sentence_association_names_no_variant():
     assert not _hits(_ASSOCIATION_ABSTRACT, "Dental caries and stroke in a national cohort")
+
+
+def test_a_noun_modifier_is_also_written_as_its_adjective():
+    # "education programmes" / "educational programmes"
+    text = "Education programmes for asthma in schools: a systematic review. We pooled trials of education programmes."
+    assert _hits(text, "An educational programme for asthma in primary schools: a cluster trial")
