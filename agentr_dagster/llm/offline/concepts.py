@@ -200,7 +200,7 @@ def _who_block(block: ConceptBlock) -> bool:
 
 #: Words after which a list of items are examples of the concept before them.
 _EXAMPLE_RE = re.compile(
-    r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
+    r"(?<![\w-])(?:such as|including|includes|e\.g\.|i\.e\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
     r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"

@@ -386,3 +386,10 @@ def test_a_noun_modifier_is_also_written_as_its_adjective():
     # "education programmes" / "educational programmes"
     text = "Education programmes for asthma in schools: a systematic review. We pooled trials of education programmes."
     assert _hits(text, "An educational programme for asthma in primary schools: a cluster trial")
+
+
+def test_an_i_e_restatement_gives_no_term_of_its_letters():
+    text = ("Periodontal disease and the risk of stroke: a meta-analysis. We searched for studies addressing "
+            "associations of gingivitis, tooth loss (i.e., edentulism) and bone loss with risk of stroke.")
+    terms = [t for b in extract_concepts(text, background=lambda term: 0.0).blocks for t in b.terms]
+    assert '"i e"' not in terms and any("edentulism" in t for t in terms)
