@@ -32,7 +32,7 @@ from typing import Any
 from tqdm import tqdm
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
-from agentr_dagster.domain.boolean_query import And, Node, Not, Term, matches, parse_boolean_query
+from agentr_dagster.domain.boolean_query import And, Node, Not, Term, fold, matches, parse_boolean_query
 from agentr_dagster.domain.seed_check import MAX_GROWTH, MINED_GENERIC_SHARE, SeedStudy, improve_blocks
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
@@ -80,7 +80,7 @@ class Pool:
     term's matches computed once."""
 
     def __init__(self, texts: list[str], owners: list[str]):
-        self.low = [t.casefold() for t in texts]
+        self.low = [fold(t) for t in texts]
         self.owners = owners
         self.size_of: dict[str, int] = {}
         for o in owners:
@@ -88,7 +88,7 @@ class Pool:
         self._terms: dict[str, frozenset[int]] = {}
 
     def term_ids(self, term: str) -> frozenset[int]:
-        key = term.casefold()
+        key = fold(term)
         if key not in self._terms:
             if key.endswith("*"):
                 stem = key[:-1]

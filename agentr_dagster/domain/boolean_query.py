@@ -134,11 +134,22 @@ def query_terms(node: Node) -> list[str]:
     return terms
 
 
+#: Unicode hyphens (U+2010, U+2011, the non-breaking one) are the ASCII hyphen: publishers write "high\u2010risk",
+#: a query says "high-risk", and a database's index does not tell them apart.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-"})
+
+
+def fold(text: str) -> str:
+    """``text`` as the matcher compares it: case-folded, Unicode hyphens as the ASCII one."""
+    return text.casefold().translate(_HYPHENS)
+
+
 def matches(node: Node, text: str) -> bool:
-    """Evaluate the query against text (case-insensitive substring match per term; `*` is a stem wildcard)."""
-    lowered = text.casefold()
+    """Evaluate the query against text (case-insensitive substring match per term, Unicode hyphens as ASCII ones;
+    `*` is a stem wildcard)."""
+    lowered = fold(text)
     if isinstance(node, Term):
-        term = node.text.casefold()
+        term = fold(node.text)
         if term.endswith("*"):
             return re.search(r"\b" + re.escape(term[:-1]), lowered) is not None
         return term in lowered

@@ -200,7 +200,7 @@ def _who_block(block: ConceptBlock) -> bool:
 
 #: Words after which a list of items are examples of the concept before them.
 _EXAMPLE_RE = re.compile(
-    r"(?<![\w-])(?:such as|including|includes|e\.g\.|for example|for instance|like|notably)(?![\w-])", re.I)
+    r"(?<![\w-])(?:such as|including|includes|e\.g\.|i\.e\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
     r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
@@ -743,6 +743,52 @@ def _acronym_pairs(text: str) -> dict[str, str]:
     return pairs
 
 
+_CAPS_RE = re.compile(r"\b[A-Z]{3,6}\b")
+
+
+def _initials(word: str) -> list[tuple[str, str]]:
+    """The letters a word can give an acronym, each with the word as the long form writes it: its first letter,
+    or with a joining prefix split off ("posttraumatic" -> PT, "post-traumatic": "traumatic" is a word)."""
+    low = word.casefold()
+    out = [(low[:1], low)]
+    for prefix in sorted(_JOINING_PREFIXES):
+        rest = low[len(prefix):]
+        if low.startswith(prefix) and len(rest) >= 5 and word_classes(rest):
+            out.insert(0, (prefix[0] + rest[0], f"{prefix}-{rest}"))
+    return out
+
+
+def _undefined_acronyms(text: str, defined: dict[str, str]) -> dict[str, str]:
+    """Acronym -> long form for an acronym the text uses without defining it ("PTSD" beside "posttraumatic
+    stress symptoms"): the longest run of content words in one sentence whose initials spell it, or spell all
+    but its last letter (the long form's head, for which the text has another: "symptoms" for "disorder") for an
+    acronym of four letters or more. A prefix split off gives the hyphenated form ("post-traumatic stress")."""
+    out: dict[str, str] = {}
+    for acro in dict.fromkeys(_CAPS_RE.findall(text)):
+        if any(a.rstrip("s") == acro for a in defined) or word_classes(acro.casefold()):
+            continue  # defined, or a word in capitals ("EFFECT" in a title set in capitals)
+        letters = acro.casefold()
+        best: list[str] = []
+        for sentence in _sentences(text):
+            words = re.findall(r"[A-Za-z][a-z]+(?:-[a-z]+)*", sentence)
+            for i in range(len(words)):
+                spelled, run = "", []
+                for w in words[i: i + len(letters)]:
+                    if w.casefold() in _FUNCTION or w.casefold() in META_WORDS:
+                        break
+                    pick = next(((x, form) for x, form in _initials(w) if letters.startswith(spelled + x)), None)
+                    if pick is None:
+                        break
+                    spelled += pick[0]
+                    run.append(pick[1])
+                    if (len(run) >= 2 and len(run) > len(best)
+                            and (spelled == letters or len(letters) >= 4 and spelled == letters[:-1])):
+                        best = list(run)
+        if best:
+            out[acro] = " ".join(best)
+    return out
+
+
 def _split_items(text: str) -> list[str]:
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
@@ -875,8 +921,17 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     for key, extra in POPULATION_VARIANTS.items():
         if re.search(r"\b" + re.escape(key), low) and len(_content_words(item)) <= 2:
             terms.extend(extra)
+    paired: list[str] = []
     for acro, long in acronyms.items():
         a = acro.rstrip("s")
+        compound = re.search(r"\b" + re.escape(a) + r"-([A-Za-z]{4,})\b", item)
+        if compound and not re.search(r"\b" + re.escape(a) + r"s?\b(?!-)", item):
+            # only inside a compound ("PTSD-trajectory"): the long form goes AND-ed with the compound's other
+            # part, as the acronym does (:func:`_run_terms`), not alone (every study of the acronym's concept)
+            tail = _sendable(truncation(compound.group(1).casefold()))
+            long_terms = [v for t in _phrase_terms(" ".join(re.findall(_WORD, long))) for v in _spellings(t)]
+            paired += [f"({_sendable(t)} AND {tail})" for t in long_terms if t]
+            continue
         if re.search(r"\b" + re.escape(a) + r"s?\b", item) or long.casefold() in low:
             # the long form is kept whole even when its words are meta words ("systematic literature reviews")
             long_words = re.findall(_WORD, long)
@@ -888,7 +943,7 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
             # alone only when it is long enough not to sit inside other words ("ACE" in "surface"), or stands alone
             if len(a) >= 4 or item.strip().rstrip("s") == a:
                 terms.append(a)
-    return [v for t in terms if t for v in _spellings(t)]
+    return [v for t in terms if t for v in _spellings(t)] + paired
 
 
 #: American -> British spellings (and back), as (pattern, replacement) on lower-case text.
@@ -944,6 +999,14 @@ def _spellings(term: str) -> list[str]:
         # a noun and a gerund are written hyphenated as often as not ("decision making" / "decision-making")
         forms.append("-".join(words))
     forms += [v for f in list(forms) for v in _spelling_variants(f)]
+    if len(words) >= 2 and '"' in term and "*" not in core and _JOIN not in core:
+        # a noun modifier is also written as its "-al" adjective ("spine surgery" / "spinal surgery")
+        for i, w in enumerate(words[:-1]):
+            low = w.casefold()
+            adjective = next((a for a in (low + "al", low[:-1] + "al" if low.endswith("e") else "")
+                              if a and "ADJ" in word_classes(a)), "")
+            if adjective and word_classes(low) == {"NOUN"}:
+                forms.append(" ".join([*words[:i], adjective, *words[i + 1:]]))
     return _dedupe_plain([term] + [_render(f) for f in forms[1:]])
 
 
@@ -1056,6 +1119,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if topic and not question and not _first_person(topic[0]):
         topic[0] = _without_own_method(topic[0], text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
+    acronyms.update(_undefined_acronyms(text, acronyms))
     blocks: list[ConceptBlock] = []
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
@@ -1098,12 +1162,14 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
+    _related_stems(blocks)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:
         blocks = _title_subjects(blocks, title)
+        _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
@@ -1191,21 +1257,63 @@ def _kind_modifiers(run: list[str]) -> list[str]:
     return mods
 
 
+#: "X-related disorders", "X-associated symptoms", "X-induced problems": a modifier that names the concept X.
+_RELATION_RE = re.compile(r"([A-Za-z][A-Za-z']{2,})-(?:related|associated|induced)", re.I)
+
+
+def _generic_head(word: str) -> bool:
+    """A head of every field ("disorders", "outcomes", "problems"): what its modifier names is the concept."""
+    low = word.casefold()
+    return low in GENERIC_HEADS or low in META_WORDS or general_zipf(truncation(low)) >= HEAD_ALONE_ZIPF
+
+
+def _related_stems(blocks: list[ConceptBlock]) -> None:
+    """A block whose own phrase is "X-related H" with a generic head ("anxiety-related disorders") is the
+    concept X: its studies name X's kinds ("panic disorder", "social anxiety"), hardly ever the umbrella
+    phrase, so X's stem joins the block (then it passes the usual generic and broad checks). Only the block's
+    label: a later item of a list ("A and obesity-related outcomes") is not the block's concept; and not before
+    a specific head ("NSAID-associated ulcers" are ulcers, "noise-induced hearing loss" a hearing loss)."""
+    for block in blocks:
+        for run in _runs(block.label):
+            for i, word in enumerate(run):
+                m = _RELATION_RE.fullmatch(word)
+                # the head right after it, or none left (a meta head, "outcomes", closed the run)
+                if m and (i == len(run) - 1 or i == len(run) - 2 and _generic_head(run[-1])):
+                    stem = _render(truncation(m.group(1).casefold()))
+                    block.terms = _dedupe(block.terms + _spellings(stem))
+
+
+def _stem_parts(words: list[str]) -> list[str]:
+    """The parts of a phrase's modifiers that can name its concept: hyphenated parts split, without degree,
+    graded, meta or function words and the relation words of :data:`_RELATION_RE` ("high-risk" -> risk)."""
+    parts = [p.casefold() for w in words for p in w.split("-")]
+    return [p for p in parts if len(p) >= 4 and p not in DEGREE_MODIFIERS and p not in META_WORDS
+            and p not in _FUNCTION and p not in ("related", "induced") and not is_graded_adjective(p)]
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
-    as a variant, when its modifiers are specific (no evaluative adjective, not common English alone)."""
+    as a variant, when its modifiers are specific (no evaluative adjective, not common English alone). Under a
+    generic head ("behaviours", "disorders") only a phrase whose modifier shares a stem with the block's own
+    modifier ("risk-taking behaviour", "risky behaviours" beside "high-risk behaviours"): the same concept,
+    written as its studies write it."""
     heads: dict[str, ConceptBlock] = {}
+    stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
     for block in blocks:
         if not block.required:
             continue
         for item in block.items:
             words = _content_words(item)
+            if not words or _is_acronym(words[-1]) or words[-1].casefold() in _NOT_SHARED:
+                continue
             # a head of every field ("disease", "performance") groups unrelated things; a rare one ("metrics")
             # names one class of them, as a head alone names the concept (:data:`HEAD_ALONE_ZIPF`)
-            if (words and not _is_acronym(words[-1]) and words[-1].casefold() not in _NOT_SHARED
-                    and general_zipf(truncation(words[-1].casefold())) < HEAD_ALONE_ZIPF):
+            if general_zipf(truncation(words[-1].casefold())) < HEAD_ALONE_ZIPF:
                 heads.setdefault(_singular_tail(words[-1]), block)
+            elif (parts := _stem_parts(words[:-1])) and _singular_tail(words[-1]) not in heads:
+                heads[_singular_tail(words[-1])] = block
+                stems[_singular_tail(words[-1])] = parts
     if not heads:
         return
     found: dict[int, dict[str, int]] = {}
@@ -1222,6 +1330,17 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                     mods = _kind_modifiers(run) if owner is not None else []
                     if owner is None or not mods or any(m[0].isdigit() or m.casefold() in _NOT_SHARED for m in mods):
                         continue
+                    if head in stems:
+                        # a generic head's other kinds ("animal behaviour") are other concepts; the kind starts at
+                        # its modifier that shares the stem ("undertaking risky behaviours" -> "risky behaviours")
+                        shared = [j for j, m in enumerate(mods) if any(p.startswith(s) or s.startswith(p)
+                                                                       for p in _stem_parts([m]) for s in stems[head])]
+                        if not shared:
+                            continue
+                        mods = mods[shared[0]:]
+                        low = " ".join([*mods, run[-1]]).casefold()
+                        if any(" " in t.strip('"') and t.strip('"').casefold() in low for t in owner.terms):
+                            continue  # "refractory chronic pain" adds nothing to "chronic pain"
                     phrase = " ".join([*mods, run[-1]])
                     if _generic_label(" ".join(mods)) or {t.casefold() for t in _phrase_terms(phrase)} <= {
                             t.casefold() for t in owner.terms}:
@@ -1233,9 +1352,10 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
         ranked = sorted(kinds, key=lambda k: -kinds[k])[:MAX_KIND_PHRASES]  # stable: text order among ties
         for phrase in ranked:
             # only the kind's own phrase: its parts without the head ("source code") are other concepts
-            head = _singular_tail(phrase.split()[-1])
+            # (its other spellings too: "risky behaviour" and "risky behavior")
+            heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
             terms = [t for t in _variants(phrase, acronyms)
-                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) == head]
+                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
 
@@ -1297,6 +1417,41 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
             block.independent = True
             kept.append(block)
     return kept
+
+
+#: "associations of A, B and C with (the risk of) D": what is associated with what (an exposure and an outcome).
+_ASSOCIATION_RE = re.compile(r"\bassociations? of\s+(.+?)\s+with\s+(.+)$", re.I)
+
+
+def _join_associated(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str],
+                     zipf_floor: float, background: Background | None, share_floor: float | None) -> None:
+    """An abstract whose title ANDs two subjects ("X and the risk of Y") and whose aim or method says "associations
+    of A, B and C with Y": A, B, C are what its studies name for X (an umbrella, "small vessel disease", whose
+    studies name its markers), so they join X's block as variants, through the usual generic checks. Not from a
+    results sentence (its figures and "was associated" say what was found), and only with two subjects: Y
+    names one, the list is the other's."""
+    if len(blocks) != 2 or not blocks[1].independent:
+        return
+    for sentence in _sentences(_restore_headings(text)):
+        m = _ASSOCIATION_RE.search(sentence)
+        if m is None or _RESULT_RE.search(sentence):
+            continue
+        listed, other = m.group(1), m.group(2).casefold().replace(_JOIN, " ")
+        named = [b for b in blocks if _named_in(b, other) or any(
+            " " not in t.strip('"') and t.endswith("*") and re.search(r"\b" + re.escape(t.rstrip("*").casefold()),
+                                                                      other) for t in b.terms)]
+        if len(named) != 1:
+            continue
+        target = blocks[1] if named[0] is blocks[0] else blocks[0]
+        items = [i for c in _chunks(listed, verbs) for i in c.items if not _is_meta_item(i)]
+        new = _dedupe(t for i in items for t in _variants(i, acronyms))
+        if len(items) < 2 or not new:
+            continue  # one phrase is a restatement, a list names the kinds
+        extra = ConceptBlock(target.facet, target.label, [t for t in new if t not in target.terms])
+        _drop_generic_terms([extra], zipf_floor, background, share_floor)
+        if not extra.generic:
+            target.kinds += extra.terms
+            target.terms = _dedupe(target.terms + extra.terms)
 
 
 def _paired(term: str, terms: list[str], zipf_floor: float) -> list[str]:
