@@ -104,6 +104,10 @@ class LLMConfig(_Section):
     stop_at_recall: float | None = Field(default=None, gt=0, le=1, validation_alias="AGENTR_STOP_AT_RECALL",
                                          description="with an LLM, stop scoring once the stopping rule says this "
                                          "recall is reached (`agentr run --stop-at-recall`); unset: score every paper")
+    stop_model: bool = Field(default=True, validation_alias="AGENTR_STOP_MODEL",
+                             description="`--stop-at-recall` may also stop on the decaying-rate model of the ranked "
+                             "order, above a floor the sample test shows without it (docs/stopping.md); `0`: the "
+                             "sample test alone, which assumes nothing of the ranker")
     scoring_budget_credits: float | None = Field(default=None, ge=0, validation_alias="AGENTR_SCORING_BUDGET_CREDITS",
                                                  description="credits a project's scoring may spend over all its "
                                                  "runs (`agentr run --budget-credits`); unset: no cap")

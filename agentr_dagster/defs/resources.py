@@ -83,7 +83,7 @@ class LLMResource(ConfigurableResource):
 
         settings = self.llm_settings()
         budget = settings.scoring_budget_credits
-        return ScoringPlan(stop_at_recall=settings.stop_at_recall,
+        return ScoringPlan(stop_at_recall=settings.stop_at_recall, model=settings.stop_model,
                            budget_credits=None if budget is None else Decimal(str(budget)))
 
 

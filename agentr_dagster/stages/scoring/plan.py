@@ -29,8 +29,9 @@ class ScoringPlan:
     """When scoring with an LLM may stop before every candidate is scored. The default scores every candidate.
 
     ``stop_at_recall``: stop once the stopping rule (:func:`~agentr_dagster.domain.recall_stopping.assess_recall`,
-    a hypergeometric test on the papers scored last) shows, with ``confidence`` (95 % by default), that this share
-    of the relevant papers has been scored (the model's judgements are the labels); each evaluation is kept in
+    a hypergeometric test on the papers scored last, and with ``model`` a decaying-rate model of the order above
+    the test's floor) shows, with ``confidence`` (95 % by default), that this share of the relevant papers has
+    been scored (the model's judgements are the labels); each evaluation is kept in
     :attr:`ScoringSummary.recall`. ``budget_credits``: the credits the project's scoring may spend in all, over
     every run; no batch is started that the average cost of its calls so far says would pass it (a soft cap,
     passed by one call at most; for a hard one, ``agentr budget set``, which the plan also keeps to). Papers left
@@ -40,6 +41,7 @@ class ScoringPlan:
     stop_at_recall: float | None = None
     budget_credits: Decimal | None = None
     confidence: float = DEFAULT_CONFIDENCE
+    model: bool = True  # the decaying-rate model may stop sooner, above the sample's floor (AGENTR_STOP_MODEL)
 
     def __post_init__(self) -> None:
         if self.stop_at_recall is not None and not 0 < self.stop_at_recall <= 1:
@@ -52,7 +54,7 @@ class ScoringPlan:
         return self.stop_at_recall is not None or self.budget_credits is not None
 
     def describe(self) -> dict:
-        return {"stop_at_recall": self.stop_at_recall, "confidence": self.confidence,
+        return {"stop_at_recall": self.stop_at_recall, "confidence": self.confidence, "model": self.model,
                 "budget_credits": None if self.budget_credits is None else str(self.budget_credits)}
 
 
@@ -137,7 +139,7 @@ def assess_plan_recall(plan: ScoringPlan, sequence: list[int], judged: dict[int,
     # a person's label replaces the model's in the gain curve too
     seen = np.array([person.get(pid, judged[pid]) for pid in sequence], dtype=np.int64)
     assert plan.stop_at_recall is not None  # asked only when the plan stops at a recall target
-    summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence)
+    summary.recall = assess_recall(seen, summary.total, plan.stop_at_recall, plan.confidence, model=plan.model)
     summary.recall_bound = summary.recall.recall_lower
     return summary.recall
 

@@ -106,10 +106,24 @@ def test_a_target_the_evidence_cannot_support_early_scores_every_paper_and_says_
     95 % confidence; the rule keeps going (the old point-process bound stopped here), and its last word is on
     everything scored."""
     store, server, backend = project
-    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+    plan = ScoringPlan(stop_at_recall=0.95, model=False)  # the sample test alone (AGENTR_STOP_MODEL=0)
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=plan)
     assert summary.stop_reason is None and summary.below_cutoff == 0 and summary.scored == len(review)
     assert summary.recall.recall_lower == 1.0 and summary.recall.reason == "every paper is screened"
     assert "recall >= 1.000 at 95 % confidence" in summary_text(summary)
+
+
+def test_the_decaying_rate_model_stops_the_same_run_sooner_with_every_relevant_paper_scored(project, review):
+    """The default rule: once the includes have thinned out along the order and the sample alone shows the floor
+    (0.85), the decaying-rate model may stop before the end. Here it stops with all 12 relevant papers scored, and
+    the summary says what the bound rests on."""
+    store, server, backend = project
+    summary = score_project(store, backend, SLUG, concurrency=4, plan=ScoringPlan(stop_at_recall=0.95))
+    assert summary.stop_reason == "target_recall" and summary.scored < len(review)
+    recall = summary.recall
+    assert recall.stop and recall.basis == "model" and recall.found == 12
+    assert recall.sample_lower is not None and recall.sample_lower < 0.95 <= recall.recall_lower
+    assert "under the decaying-rate model" in summary_text(summary)
 
 
 def test_budget_stops_scoring_cleanly_and_a_larger_budget_resumes_without_calling_twice(project, review):

@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agentr_dagster.domain.recall_stopping import DEFAULT_CONFIDENCE, assess_recall, includes_allowed_left
+from agentr_dagster.domain.recall_stopping import (
+    DEFAULT_CONFIDENCE,
+    MODEL_FLOOR_GAP,
+    assess_recall,
+    decaying_rate_left_upper,
+    includes_allowed_left,
+)
 
 
 def _stop_point(labels: np.ndarray, batch: int, target: float, confidence: float) -> int:
@@ -69,11 +75,18 @@ def test_a_weak_ranker_does_not_stop_early():
         assert stop >= 0.8 * len(labels)
 
 
+def _stop_point_sample(labels: np.ndarray, batch: int, target: float, confidence: float) -> int:
+    for end in range(batch, len(labels), batch):
+        if assess_recall(labels[:end], len(labels), target, confidence, model=False).stop:
+            return end
+    return len(labels)
+
+
 def test_a_strong_ranker_stops_early_with_the_target_supported():
     rng = np.random.default_rng(3)
     labels = _ranked(rng, 2000, 100, strength=4.0)
-    stop = _stop_point(labels, 25, 0.95, 0.95)
-    result = assess_recall(labels[:stop], len(labels), 0.95)
+    stop = _stop_point_sample(labels, 25, 0.95, 0.95)
+    result = assess_recall(labels[:stop], len(labels), 0.95, model=False)
     # a random order stops near the end (about 97 %); even every include first would stop only at 56 % here: the
     # run of excludes must cover most of what is left, at 99 % per look (LOOK_SPLIT)
     assert stop < 0.7 * len(labels)
@@ -154,8 +167,51 @@ def test_each_look_spends_only_a_share_of_the_error():
                 if hypergeom.cdf(0, n + unscreened, 3, n) < 0.05)  # the shortest run one 95 % test accepts
     assert hypergeom.cdf(0, tail + unscreened, 3, tail) > 0.05 / LOOK_SPLIT
     seen = np.array([1] * found + [0] * tail)
-    assert not assess_recall(seen, found + tail + unscreened, 0.95).stop
+    assert not assess_recall(seen, found + tail + unscreened, 0.95, model=False).stop
     longer = next(n for n in range(tail, 4000) if hypergeom.cdf(0, n + unscreened, 3, n) < 0.05 / LOOK_SPLIT)
-    result = assess_recall(np.array([1] * found + [0] * longer), found + longer + unscreened, 0.95)
+    result = assess_recall(np.array([1] * found + [0] * longer), found + longer + unscreened, 0.95, model=False)
     assert result.stop and result.describe()["per_look_confidence"] == pytest.approx(1 - 0.05 / LOOK_SPLIT)
-    assert assess_recall(seen, found + tail + unscreened, 0.95, look_split=1).stop  # what one 95 % test would do
+    assert assess_recall(seen, found + tail + unscreened, 0.95, look_split=1, model=False).stop  # one 95 % test
+
+
+def test_the_decaying_rate_model_stops_a_strong_ranker_sooner_and_says_on_what():
+    """The model uses what the sample test cannot: includes thin out along a good ranker's order. It stops sooner,
+    with the target reached, and states both bounds: its own and the sample's, which assumes nothing."""
+    rng = np.random.default_rng(3)
+    labels = _ranked(rng, 2000, 100, strength=4.0)
+    sample_stop = _stop_point_sample(labels, 25, 0.95, 0.95)
+    stop = _stop_point(labels, 25, 0.95, 0.95)
+    assert stop < sample_stop
+    assert labels[:stop].sum() / labels.sum() >= 0.95
+    result = assess_recall(labels[:stop], len(labels), 0.95)
+    assert result.stop and result.basis == "model" and result.recall_lower >= 0.95
+    assert result.sample_lower is not None and result.sample_lower < result.recall_lower
+    assert "decaying-rate model" in result.reason
+    described = result.describe()
+    assert described["basis"] == "model" and described["sample_recall_lower"] == round(result.sample_lower, 4)
+
+
+def test_the_model_never_stops_below_the_floor_the_sample_shows():
+    """Ten includes first, then a short run of excludes: the fitted rate has all but vanished, but 100 papers say
+    little about the 1,890 left, so the sample cannot show even the floor (0.85): scoring goes on, and says why."""
+    seen = np.array([1] * 10 + [0] * 100)
+    assert decaying_rate_left_upper(seen, 2000, 0.99, 0.95) == 0  # the model alone would stop
+    result = assess_recall(seen, 2000, 0.95)
+    assert not result.stop and result.basis == "sample"
+    assert f"sample alone shows recall >= {0.95 - MODEL_FLOOR_GAP:g}" in result.reason
+
+
+def test_the_model_can_be_switched_off():
+    rng = np.random.default_rng(3)
+    labels = _ranked(rng, 2000, 100, strength=4.0)
+    stop = _stop_point(labels, 25, 0.95, 0.95)
+    assert not assess_recall(labels[:stop], len(labels), 0.95, model=False).stop
+
+
+def test_the_models_bound_widens_with_few_includes():
+    """The rodent review's weak start (2 includes, then 13 excludes, of 271): the decay's interval reaches a flat
+    rate, so the model alone would not stop either; forty includes and 150 excludes: few left. Never more than
+    the papers left."""
+    few = decaying_rate_left_upper(np.array([1, 0, 1] + [0] * 13), 271, 0.99, 0.95)
+    many = decaying_rate_left_upper(np.array([1] * 40 + [0] * 150), 1000, 0.99, 0.95)
+    assert 20 < few <= 255 and many <= 2
