@@ -553,12 +553,13 @@ def format_pipeline(result: dict) -> str:
     if result.get("oracle"):
         lines += ["", f"LLM path, oracle screener, --stop-at-recall {result['stop_at_recall']}",
                   "review".ljust(w) + "calls".rjust(8) + "papers".rjust(8) + "recall@stop".rjust(13)
-                  + "saved".rjust(8) + "saved %".rjust(9) + "  rule's recall bound (confidence)"]
+                  + "saved".rjust(8) + "saved %".rjust(9) + "  rule's recall bound (confidence, basis)"]
         for r in result["reviews"]:
             o = r["oracle"]
             share = f"{100 * o['calls_saved_share']:.1f}" if o["calls_saved_share"] is not None else "-"
             rule = o.get("stopping") or {}
-            bound = f"  >= {rule['recall_lower']} ({rule['confidence']})" if rule else ""
+            basis = rule.get("basis", "sample")  # "model": the decaying-rate model, above the sample's floor
+            bound = f"  >= {rule['recall_lower']} ({rule['confidence']}, {basis})" if rule else ""
             lines.append(r["name"].ljust(w) + f"{o['calls']:>8}{o['papers']:>8}{o['recall_at_stop']!s:>13}"
                          f"{o['calls_saved']:>8}{share:>9}{bound}")
         s = result["oracle_summary"]
