@@ -37,7 +37,7 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["DEFAULT_CONFIDENCE", "LOOK_SPLIT", "MODEL_FLOOR_CONFIDENCE", "MODEL_FLOOR_GAP", "RecallAssessment",
-           "assess_recall", "decaying_rate_left_upper", "includes_allowed_left"]
+           "assess_recall", "decaying_rate_expected_left", "decaying_rate_left_upper", "includes_allowed_left"]
 
 # The conventional one-sided 95 %: the promise is "recall >= target, wrong at most 1 time in 20" for a random
 # order, and less often for any ranker better than chance (the test is conservative then).
@@ -165,33 +165,47 @@ def _expected_left(b: float, k: int, screened: int, total: int) -> float:
     return min(float(total - screened), left)
 
 
-def decaying_rate_left_upper(seen_labels, total: int, decay_confidence: float, count_confidence: float) -> int:
-    """An upper bound on the includes left unscreened under a model of the ranked order: includes arrive at a rate
-    that decays exponentially with the rank (the point process of Stevenson & Bin-Hezam, ACM TOIS 42(3), 2024),
-    with the model's own uncertainty counted twice: the decay is taken at the end of its profile-likelihood
-    interval (``decay_confidence``) that is most favourable to late includes, and the count left at the
-    ``count_confidence`` quantile of the Poisson with that mean. Few includes give a wide interval that reaches a
-    flat or rising rate, so a weak start keeps the bound high by itself (2 includes in 16 papers of 271: 30 left)."""
+def decaying_rate_expected_left(seen_labels, total: int, decay_confidence: float | None = None) -> float:
+    """Includes expected among the papers not yet screened, under a rate of includes that decays exponentially
+    with the rank, ``a exp(-b x)``, fitted by maximum likelihood to the ranks screened (the point process of
+    Stevenson & Bin-Hezam, ACM TOIS 42(3), 2024). With ``decay_confidence`` the decay is taken at the end of its
+    profile-likelihood interval at that confidence that is most favourable to late includes (the fit's own
+    uncertainty); None: at the fit's maximum."""
     from scipy.optimize import brentq, minimize_scalar
-    from scipy.stats import chi2, poisson
+    from scipy.stats import chi2
 
     seen = np.asarray(seen_labels, dtype=np.int64)
     screened, found = len(seen), int(seen.sum())
     if screened >= total:
-        return 0
+        return 0.0
     if found == 0:
-        return total - screened
+        return float(total - screened)
     ranks = np.flatnonzero(seen) + 0.5
     log_likelihood = _decay_profile(found, float(ranks.sum()), screened)
     lowest, highest = -5.0 / screened, 50.0 / screened  # from a rate 150x higher at the end to one 1e21x lower
     fit = minimize_scalar(lambda b: -log_likelihood(b), bounds=(lowest, highest), method="bounded")
-    best, peak = float(fit.x), -float(fit.fun)
-    drop = chi2.ppf(decay_confidence, 1) / 2  # the likelihood-ratio interval's depth
-    if peak - log_likelihood(lowest) <= drop:
-        decay = lowest  # even the slowest decay allowed fits: the interval is open at that end
-    else:
-        decay = brentq(lambda b: peak - log_likelihood(b) - drop, lowest, best)
-    return min(total - screened, int(poisson.ppf(count_confidence, _expected_left(decay, found, screened, total))))
+    decay, peak = float(fit.x), -float(fit.fun)
+    if decay_confidence is not None:
+        drop = chi2.ppf(decay_confidence, 1) / 2  # the likelihood-ratio interval's depth
+        if peak - log_likelihood(lowest) <= drop:
+            decay = lowest  # even the slowest decay allowed fits: the interval is open at that end
+        else:
+            decay = brentq(lambda b: peak - log_likelihood(b) - drop, lowest, decay)
+    return _expected_left(decay, found, screened, total)
+
+
+def decaying_rate_left_upper(seen_labels, total: int, decay_confidence: float, count_confidence: float) -> int:
+    """An upper bound on the includes left unscreened under the decaying-rate model
+    (:func:`decaying_rate_expected_left`), with the model's own uncertainty counted twice: the decay at the end of
+    its interval (``decay_confidence``) most favourable to late includes, and the count left at the
+    ``count_confidence`` quantile of the Poisson with that mean. Few includes give a wide interval that reaches a
+    flat or rising rate, so a weak start keeps the bound high by itself (2 includes in 16 papers of 271: all 255
+    may be left)."""
+    from scipy.stats import poisson
+
+    left = total - len(seen_labels)
+    expected = decaying_rate_expected_left(seen_labels, total, decay_confidence)
+    return min(left, int(poisson.ppf(count_confidence, expected))) if left > 0 else 0
 
 
 def assess_recall(seen_labels, total: int, target: float, confidence: float = DEFAULT_CONFIDENCE, *,

@@ -9,12 +9,13 @@ pipeline's scoring plan uses (``agentr run --stop-at-recall``): it also reads th
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
+
+from agentr_dagster.domain.recall_stopping import decaying_rate_expected_left
 
 __all__ = ["DEFAULT_CONFIDENCE", "PointProcessStop", "StoppingRule", "all_includes_found", "consecutive_excludes",
            "recall_lower_bound"]
@@ -48,26 +49,6 @@ def consecutive_excludes(n: int) -> Callable[[np.ndarray, np.ndarray], bool]:
     return rule
 
 
-def _expected_left(positions: np.ndarray, screened: int, n_total: int) -> float:
-    """Includes expected among ranks ``screened..n_total`` under the exponential rate ``a * exp(-b x)`` fitted
-    by maximum likelihood to the includes at ``positions`` on ``[0, screened]`` (profile likelihood in ``b``;
-    the MLE of ``a`` given ``b`` is ``k b / (1 - exp(-b S))``)."""
-    from scipy.optimize import minimize_scalar
-
-    k, total = len(positions), float(positions.sum())
-
-    def neg_log_likelihood(log_b: float) -> float:
-        b = math.exp(log_b)
-        a = k * b / -math.expm1(-b * screened)
-        return -(k * math.log(a) - b * total - k)
-
-    fit = minimize_scalar(neg_log_likelihood, bounds=(math.log(1e-6 / screened), math.log(50 / screened)),
-                          method="bounded")
-    b = math.exp(fit.x)
-    a = k * b / -math.expm1(-b * screened)
-    return (a / b) * (math.exp(-b * screened) - math.exp(-b * n_total))
-
-
 def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float = DEFAULT_CONFIDENCE) -> float:
     """A lower confidence bound on the recall reached so far, from the screening order's own gain curve.
 
@@ -85,7 +66,7 @@ def recall_lower_bound(seen_labels: np.ndarray, n_total: int, confidence: float 
         return 0.0
     from scipy.stats import poisson
 
-    expected_left = _expected_left(np.flatnonzero(seen) + 0.5, screened, n_total)
+    expected_left = decaying_rate_expected_left(seen, n_total)  # at the fit's maximum: no interval on the decay
     return found / (found + float(poisson.ppf(confidence, expected_left)))
 
 
