@@ -77,6 +77,9 @@ class ResearchIntent(Strict):
     # The question's concept blocks (main block first); empty for intents stored before they existed.
     concepts: list[ConceptFacet] = Field(default_factory=list, max_length=8)
     study_design: list[ShortText] = Field(default_factory=list, max_length=12)  # optional block, never required
+    # What judged which terms are generic (offline): "paper lake", "openalex hit counts (N records)", "none: ...";
+    # empty for a language model's intent and for intents stored before it was recorded.
+    background: str = Field(default="", max_length=300)
 
     @field_validator("seed_keywords", "methodologies", "application_domains")
     @classmethod

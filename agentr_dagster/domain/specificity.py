@@ -12,9 +12,11 @@ import math
 import re
 from collections.abc import Callable
 from functools import lru_cache
+from typing import TypeVar
 
 #: A term's document frequency in a background corpus: the share of its records that contain it.
 Background = Callable[[str], float]
+T = TypeVar("T")
 
 #: Words in an abstract-length record: turns a word's frequency per token into the share of records with it.
 RECORD_TOKENS = 200
@@ -98,3 +100,64 @@ def is_generic(term: str, zipf_floor: float, background: Background | None = Non
             return False
         return zipf >= zipf_floor - BACKGROUND_ZIPF_BELOW and background(term) >= share_floor
     return zipf >= zipf_floor
+
+
+# -- a background read from a search source's hit counts --------------------------------------------------------
+
+
+class BackgroundUnavailable(Exception):
+    """A background could not answer a term (the source failed, or too many terms were asked): the decision that
+    asked must be taken again without any background (:func:`with_background`), never half with one."""
+
+
+def background_key(term: str) -> str:
+    """A search term as the Boolean matcher reads it, quoted or not: the key its share is kept under."""
+    return " ".join(term.strip().strip('"').split()).casefold()
+
+
+class HitCountBackground:
+    """A term's share of a search source's records: the number of records the source says match the term over
+    the number of records it holds (its document frequency in the database the query will run on).
+
+    ``count`` asks the source for one term's hit count and raises :class:`BackgroundUnavailable` when it cannot
+    answer; each term is asked once, and at most ``max_requests`` distinct terms: one more raises
+    :class:`BackgroundUnavailable` too (a cost bound, never a partial answer)."""
+
+    def __init__(self, count: Callable[[str], int], total: int, *, label: str, max_requests: int):
+        if total <= 0:
+            raise ValueError("a background needs a positive record count")
+        self._count, self.total, self.label, self.max_requests = count, total, label, max_requests
+        self._shares: dict[str, float] = {}
+
+    @property
+    def requests(self) -> int:
+        return len(self._shares)
+
+    def __call__(self, term: str) -> float:
+        key = background_key(term)
+        if key in self._shares:
+            return self._shares[key]
+        if not key:
+            return 0.0
+        if len(self._shares) >= self.max_requests:
+            raise BackgroundUnavailable(f"{self.label}: more than {self.max_requests} terms asked")
+        hits = self._count(key if " " not in key else f'"{key}"')
+        if hits < 0:
+            raise BackgroundUnavailable(f"{self.label}: a negative count for {term!r}")
+        share = min(1.0, hits / self.total)
+        self._shares[key] = share
+        return share
+
+
+def with_background(decide: Callable[[Background | None], T], background: Background | None,
+                    on_fallback: Callable[[BackgroundUnavailable], None] | None = None) -> tuple[T, bool]:
+    """``decide(background)``, or ``decide(None)`` when the background fails part-way (whatever it answered
+    before is dropped with it). Returns the decision and whether the background was used."""
+    if background is None:
+        return decide(None), False
+    try:
+        return decide(background), True
+    except BackgroundUnavailable as exc:
+        if on_fallback is not None:
+            on_fallback(exc)
+        return decide(None), False

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Protocol
 
 from agentr_dagster.domain.contracts import PaperAssessment, ResearchIntent, SearchQueries
 from agentr_dagster.domain.prompts import load_prompt
 from agentr_dagster.domain.seed_check import SeedStudy
+from agentr_dagster.domain.specificity import Background, BackgroundUnavailable, HitCountBackground, with_background
 from agentr_dagster.llm.gateway import CallContext, LLMSettings, OpenAICompatibleBackend
 
 if TYPE_CHECKING:
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Builds a background from the search sources' hit counts (None when there is none), asked only when the lake is
+#: too small to judge by (stages/intent.py).
+SourceBackground = Callable[[], HitCountBackground | None]
+
+NO_BACKGROUND = "none: general English word frequencies"
 OFFLINE_LABEL = (
     "offline: computed by deterministic lexical statistics and static embeddings, not by a language model"
 )
@@ -31,7 +37,8 @@ class StageBackend(Protocol):
     # paper, each a paid call through the gateway's guards (llm/paid_call.py).
     scores_in_batches: bool
 
-    def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent: ...
+    def decompose_intent(self, abstract: str, ctx: CallContext,
+                         source_background: SourceBackground | None = None) -> ResearchIntent: ...
 
     def generate_queries(
         self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()
@@ -59,8 +66,9 @@ class LLMStageBackend:
         self.model = gateway.model
         self.label = f"llm: {gateway.model} at {gateway.settings.base_url}"
 
-    def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent:
-        messages = load_prompt("intent").render(abstract=abstract)
+    def decompose_intent(self, abstract: str, ctx: CallContext,
+                         source_background: SourceBackground | None = None) -> ResearchIntent:
+        messages = load_prompt("intent").render(abstract=abstract)  # the model judges terms itself
         return self.gateway.complete("intent", messages, ResearchIntent, ctx)
 
     def generate_queries(
@@ -121,11 +129,31 @@ class OfflineStageBackend:
         self.offline = offline or OfflineBackend()
         self.model = OFFLINE_MODEL
 
-    def decompose_intent(self, abstract: str, ctx: CallContext) -> ResearchIntent:
+    def decompose_intent(self, abstract: str, ctx: CallContext,
+                         source_background: SourceBackground | None = None) -> ResearchIntent:
+        """The offline intent, its generic terms judged by a background of many topics: the paper lake once it
+        is large enough, else the search sources' hit counts (``source_background``), else general English alone.
+        Which one judged is stored with the intent (``background``)."""
         from agentr_dagster.lake import lake_background
 
-        # the paper lake, once it is large enough, judges which terms are generic (stored with the intent)
-        return self.offline.decompose_intent(abstract, lake_background())
+        background: Background | None = lake_background()
+        label = "paper lake"
+        if background is None and source_background is not None:
+            counted = source_background()
+            if counted is not None:
+                background, label = counted, counted.label
+        if background is None:
+            return self._with_label(self.offline.decompose_intent(abstract, None), NO_BACKGROUND)
+
+        def fell_back(exc: BackgroundUnavailable) -> None:
+            log.warning("background unavailable (%s): the intent is decomposed without one", exc)
+
+        intent, used = with_background(lambda b: self.offline.decompose_intent(abstract, b), background, fell_back)
+        return self._with_label(intent, label if used else f"{NO_BACKGROUND} ({label} failed)")
+
+    @staticmethod
+    def _with_label(intent: ResearchIntent, label: str) -> ResearchIntent:
+        return intent.model_copy(update={"background": label[:300]})
 
     def generate_queries(
         self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()

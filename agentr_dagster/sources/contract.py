@@ -65,3 +65,18 @@ class SearchSource(Protocol):
     def search(self, query: SourceQuery, *, max_results: int, since: date | None = None) -> SearchOutcome:
         """Run ``query`` (records published on or after ``since`` when given), at most ``max_results`` hits."""
         ...
+
+
+class CountingSource(SearchSource, Protocol):
+    """A source that also tells how many of its records match a query, and how many it holds (``counts`` True):
+    a background of the database the query runs on (``sources/background.py``)."""
+
+    counts: bool
+
+    def count(self, query: SourceQuery) -> int:
+        """How many records match ``query`` (FetchFailure when the source cannot say)."""
+        ...
+
+    def record_count(self) -> int:
+        """How many records the source holds (FetchFailure when it cannot say)."""
+        ...

@@ -14,6 +14,7 @@ from agentr_dagster.sources.http import ErrorInBody, MalformedResponse
 from agentr_dagster.sources.translate import to_europepmc
 
 FAR_FUTURE = "3000-12-31"
+FAR_PAST = "1000-01-01"
 
 
 def _search_page(body: str) -> dict:
@@ -29,6 +30,13 @@ def _search_page(body: str) -> dict:
     elif not isinstance(results, list):
         raise MalformedResponse("a Europe PMC answer has no resultList.result")
     return data
+
+
+def _hit_count(body: str) -> int:
+    count = _search_page(body).get("hitCount")
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise MalformedResponse("a Europe PMC answer has no hitCount")
+    return count
 
 
 def result_to_found(result: dict[str, Any]) -> Found | None:
@@ -82,6 +90,20 @@ class EuropePMCSource(SourceClient):
 
     def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
         return self._search_url(), {**self._search_params(query, since), "cursorMark": "*"}
+
+    counts = True
+
+    def count(self, query: SourceQuery) -> int:
+        return self._count(self.translate(query))
+
+    def record_count(self) -> int:
+        # every record has a creation (index) date: the widest range of it matches them all
+        return self._count(f"CREATION_DATE:[{FAR_PAST} TO {FAR_FUTURE}]")
+
+    def _count(self, text: str) -> int:
+        params = {"query": text, "format": "json", "resultType": "idlist", "pageSize": 1, "synonym": "false",
+                  "email": self.contact_email}
+        return self.fetcher.fetch(self._search_url(), params, _hit_count)
 
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
         params = self._search_params(query, since)

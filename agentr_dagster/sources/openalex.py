@@ -81,6 +81,14 @@ def _list_page(body: str) -> dict:
     return data
 
 
+def _counted(body: str) -> int:
+    """``meta.count`` of a list answer (how many works match its search and filters)."""
+    count = (_list_page(body).get("meta") or {}).get("count")
+    if not isinstance(count, int) or isinstance(count, bool):
+        raise MalformedResponse("an OpenAlex list answer has no 'meta.count'")
+    return count
+
+
 def _work(body: str) -> dict:
     data = load_json(body)
     _error_in(data)
@@ -131,6 +139,16 @@ class OpenAlexSource(SourceClient):
 
     def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
         return self._works_url(), {**self._search_params(query, since), **self._common(), "cursor": "*"}
+
+    counts = True
+
+    def count(self, query: SourceQuery) -> int:
+        params = {**self._search_params(query, None), "per-page": 1, "select": "id"}
+        return self.fetcher.fetch(self._works_url(), {**params, **self._common()}, _counted)
+
+    def record_count(self) -> int:
+        # ``/works`` with no search nor filter lists every work; ``meta.count`` is their number
+        return self.fetcher.fetch(self._works_url(), {"per-page": 1, "select": "id", **self._common()}, _counted)
 
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
         pages = self._cursor_pages(self._search_params(query, since), max_results)

@@ -17,6 +17,7 @@ from agentr_dagster.sources.translate import to_pubmed
 
 TOOL = "agentr-dagster"
 FAR_FUTURE = "3000/12/31"
+ALL_CITATIONS = "all[sb]"  # the subset of every citation: PubMed's documented query for all of them
 
 
 def _esearch(body: str) -> Element:
@@ -31,6 +32,13 @@ def _esearch(body: str) -> Element:
     if root.findtext("Count") is None:
         raise MalformedResponse("esearch answer without <Count>")
     return root
+
+
+def _esearch_count(body: str) -> int:
+    count = (_esearch(body).findtext("Count") or "").strip()
+    if not count.isdigit():
+        raise MalformedResponse(f"esearch <Count> is not a number: {count[:40]!r}")
+    return int(count)
 
 
 def _efetch(body: str) -> Element:
@@ -137,6 +145,19 @@ class PubMedSource(SourceClient):
 
     def _first_request(self, query: SourceQuery, since: date | None) -> tuple[str, dict[str, Any]]:
         return self._url("esearch.fcgi"), {**self._search_params(query, since), **self._common()}
+
+    counts = True
+
+    def count(self, query: SourceQuery) -> int:
+        return self._count(self.translate(query))
+
+    def record_count(self) -> int:
+        return self._count(ALL_CITATIONS)
+
+    def _count(self, term: str) -> int:
+        # esearch's <Count> with no id list (retmax=0) and no history session
+        params = {"db": "pubmed", "term": term, "retmax": 0, **self._common()}
+        return self.fetcher.fetch(self._url("esearch.fcgi"), params, _esearch_count)
 
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
         search = self._search_params(query, since)

@@ -100,6 +100,8 @@ def reference_match(node: Node, title: str, abstract: str) -> bool:
 def evaluate(tree: Any, title: str, abstract: str, dates: dict[str, date] | None = None) -> bool:
     """A parsed dialect query (:func:`parse`) against one record; ``dates`` maps range fields to the record's date."""
     kind = tree[0]
+    if kind == "all":
+        return True
     if kind == "match":
         m: Match = tree[1]
         texts = {"title": title, "abstract": abstract}
@@ -123,7 +125,8 @@ def _day(text: str, default: date) -> date:
 
 
 def parse(dialect: str, query: str) -> Any:
-    """The query as a tree of ``("and"|"or", [...])``, ``("not", a, b)``, ``("match", Match)``, ``("range", Range)``;
+    """The query as a tree of ``("and"|"or", [...])``, ``("not", a, b)``, ``("match", Match)``, ``("range", Range)``,
+    ``("all",)`` (PubMed's ``all[sb]``);
     :class:`DialectError` where the API would refuse it."""
     tokens = _tokens(dialect, query)
     if not tokens:
@@ -155,6 +158,11 @@ def _tokens(dialect: str, query: str) -> list[tuple[str, Any]]:
             if word not in ops:
                 raise DialectError(f"{word} is not an operator of this API (use {', '.join(ops)})")
             out.append((word, word))
+        elif dialect == "pubmed" and tag and tag.casefold() == "[sb]":
+            # a subset; the replay knows "all[sb]" (every citation: PubMed's documented way to count them all)
+            if (phrase if phrase is not None else word or "").casefold() != "all":
+                raise DialectError(f"unknown subset {phrase or word}{tag}")
+            out.append(("TERM", ("all",)))
         else:
             out.append(("TERM", ("match", _match(dialect, field, phrase, word, tag))))
     return out

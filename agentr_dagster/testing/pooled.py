@@ -131,6 +131,8 @@ class _Index:
 
     def evaluate(self, tree: Any) -> set[int]:
         kind = tree[0]
+        if kind == "all":
+            return set(self.all)
         if kind == "match":
             return self.match(tree[1])
         if kind == "range":

@@ -29,6 +29,7 @@ from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.paid_call import hold_project_for_calls
 from agentr_dagster.settings import results_dir
+from agentr_dagster.sources.background import PREFERENCE
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import (
     BELOW_CUTOFF,
@@ -111,8 +112,15 @@ def _stage_metadata(outcome: StageOutcome, backend) -> dict:
     check_specs=[checks.INTENT_CHECK],
     description="Structured research intent decomposed from the project's abstract.",
 )
-def research_intent(context: AssetExecutionContext, store: StoreResource, llm: LLMResource) -> MaterializeResult:
-    db, backend, outcome = _run_llm_stage(context, store, llm, "intent", run_intent)
+def research_intent(context: AssetExecutionContext, store: StoreResource, llm: LLMResource,
+                    sources: SourcesResource) -> MaterializeResult:
+    def intent_stage(db: DomainStore, backend, slug: str, run_id: str | None = None) -> StageOutcome:
+        # the search sources' hit counts judge the offline intent's terms while the lake is too small
+        counting = [name for name in sources.enabled() if name in PREFERENCE]
+        return run_intent(db, backend, slug, run_id=run_id,
+                          sources=(lambda: sources.build(db, names=counting).search) if counting else None)
+
+    db, backend, outcome = _run_llm_stage(context, store, llm, "intent", intent_stage)
     # as stored: whether it matches the contract is the check's to say
     intent = outcome.payload if isinstance(outcome.payload, dict) else {}
     return MaterializeResult(
@@ -120,6 +128,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
             "problem_statement": str(intent.get("problem_statement", "")),
             **{field: "; ".join(map(str, intent.get(field) or [])) or "(none)" for field in (
                 "methodologies", "application_domains", "constraints", "seed_keywords")},
+            "background": str(intent.get("background") or "(not recorded)"),
             **_stage_metadata(outcome, backend),
         },
         data_version=DataVersion(intent_fingerprint(outcome.payload)[:16]),
