@@ -144,6 +144,11 @@ class SourcesConfig(_Section):
         description="records taken per source for the Boolean query: the review's sensitive search, read as far as "
         "this (an expert reads theirs in full; at the search strings' cap a source's default sort, not relevance, "
         "decides which matches are kept); never less than max_results")
+    background_min_records: int = Field(
+        default=1_000_000, ge=1, validation_alias="AGENTR_SOURCE_BACKGROUND_MIN_RECORDS",
+        description="while the paper lake is too small, a new project's offline query judges its terms by the hit "
+        "counts of a search source holding at least this many records (a general database, where one topic is a "
+        "small share; in a small or topic-pooled index a review's own subject looks common: docs/search-e2e.md)")
     timeout: float = Field(default=30.0, gt=0, validation_alias="AGENTR_SOURCE_TIMEOUT",
                            description="seconds a source request may take (connect and read) before it is retried")
     request_interval: float | None = Field(

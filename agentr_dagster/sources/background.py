@@ -33,9 +33,12 @@ def counting_source(sources: Sequence[SearchSource]) -> CountingSource | None:
     return next((by_name[name] for name in PREFERENCE if name in by_name), None)
 
 
-def source_background(sources: Sequence[SearchSource], *, max_terms: int = MAX_TERMS) -> HitCountBackground | None:
+def source_background(sources: Sequence[SearchSource], *, max_terms: int = MAX_TERMS,
+                      min_records: int = MIN_BACKGROUND_RECORDS) -> HitCountBackground | None:
     """A background read from the hit counts of the preferred source among ``sources``; None (logged) when none of
-    them reports counts, when its record count cannot be read, or when it holds too few records to judge by."""
+    them reports counts, when its record count cannot be read, or when it holds fewer than ``min_records`` (the
+    stage passes ``AGENTR_SOURCE_BACKGROUND_MIN_RECORDS``, a million: only a general database is a background
+    of many topics; in a small or topic-pooled index a review's own subject is a large share and looks common)."""
     client = counting_source(sources)
     if client is None:
         return None
@@ -44,7 +47,7 @@ def source_background(sources: Sequence[SearchSource], *, max_terms: int = MAX_T
     except Exception as exc:  # any failure: no background, never a guess
         log.warning("%s: no record count (%s); the intent is decomposed without a background", client.name, exc)
         return None
-    if total < MIN_BACKGROUND_RECORDS:
+    if total < max(min_records, MIN_BACKGROUND_RECORDS):
         log.info("%s holds %d records, too few to judge terms by: no background", client.name, total)
         return None
 

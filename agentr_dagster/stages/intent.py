@@ -11,6 +11,7 @@ from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.specificity import HitCountBackground
 from agentr_dagster.llm.backends import StageBackend, canonical_json
+from agentr_dagster.settings import get_settings
 from agentr_dagster.sources.background import source_background
 from agentr_dagster.sources.contract import SearchSource
 from agentr_dagster.stages.lifecycle import StageOutcome, require_active, run_single_stage
@@ -30,7 +31,7 @@ def run_intent(store: DomainStore, backend: StageBackend, slug: str, run_id: str
 
     def counted() -> HitCountBackground | None:
         opened.extend(sources() if sources is not None else ())
-        return source_background(opened)
+        return source_background(opened, min_records=get_settings().sources.background_min_records)
 
     try:
         return run_single_stage(

@@ -34,6 +34,12 @@ def intent_background(store, slug: str) -> str:
 def test_a_new_project_judges_its_terms_by_the_sources_hit_counts(sqlite_store, monkeypatch):
     with ReplayServer(corpus()) as server:
         point_sources_at(monkeypatch, server, "pubmed,openalex,crossref")
+        # by default only a source of a million records or more is a background: this one holds 1,200
+        add_project(sqlite_store, "hedges-small", QUESTION)
+        assert intent_background(sqlite_store, "hedges-small") == NO_BACKGROUND
+        assert server.counts["openalex"] == 1  # its record count was asked, no term
+
+        monkeypatch.setenv("AGENTR_SOURCE_BACKGROUND_MIN_RECORDS", str(N))
         add_project(sqlite_store, "hedges", QUESTION)
         assert intent_background(sqlite_store, "hedges") == f"openalex hit counts ({N} records)"
         assert server.counts["openalex"] >= 2 and server.counts["pubmed.esearch"] == 0  # only the preferred one
