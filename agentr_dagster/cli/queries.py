@@ -68,6 +68,8 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
         click.echo(f"      {' OR '.join(c.terms)}")
     if intent.study_design:
         click.echo(f"  [optional] study design: {' OR '.join(intent.study_design)}")
+    if intent.background:  # what judged which terms are generic (the lake, a source's hit counts, or none)
+        click.echo(f"terms judged by: {intent.background}")
     click.echo(f"methodologies: {'; '.join(intent.methodologies)}")
     click.echo(f"domains: {'; '.join(intent.application_domains)}")
     click.echo(f"seed keywords: {'; '.join(intent.seed_keywords)}")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from agentr_dagster.cli import main
 from agentr_dagster.cli.common import open_store
-from agentr_dagster.llm.backends import make_backend
+from agentr_dagster.llm.backends import NO_BACKGROUND, make_backend
 from agentr_dagster.llm.offline.concepts import QUERY_SHAPES, SHAPES_WITH_EVERY_CONCEPT
 from agentr_dagster.stages.intake import add_project
 from agentr_dagster.stages.intent import run_intent
@@ -42,6 +42,7 @@ def test_queries_prints_intent_blocks_and_each_dialect(tmp_path):
     assert result.exit_code == 0, result.output
     out = result.output
     assert "concept blocks:" in out and "[required]" in out and "sumatriptan" in out
+    assert f"terms judged by: {NO_BACKGROUND}" in out  # a fresh lake, no source: general English alone
     assert "pubmed:" in out and "[tiab]" in out and "europepmc:" in out and "arxiv:" in out
     assert "openalex: filter=title_and_abstract.search:" in out
     for boilerplate in ("Oregon", "class head", "Review Project"):
