@@ -279,18 +279,9 @@ class SourceClient(ABC):
 
     # -- hit counts (a background of the source's own records: sources/background.py) --------------------------
 
-    #: whether :meth:`count` and :meth:`record_count` are answered (one request each)
+    #: whether the source answers ``count`` and ``record_count`` (:class:`~agentr_dagster.sources.contract.
+    #: CountingSource`; OpenAlex, Europe PMC and PubMed do, one request each)
     counts = False
-
-    def count(self, query: SourceQuery) -> int:
-        """How many of the source's records match ``query`` (its own total for the query, read from one request
-        for one record, or the count-only form). ``FetchFailure`` when the source cannot say."""
-        raise NotImplementedError(f"{self.name} does not report hit counts")
-
-    def record_count(self) -> int:
-        """How many records the source holds (a query matching every record). ``FetchFailure`` when it cannot
-        say."""
-        raise NotImplementedError(f"{self.name} does not report hit counts")
 
     @abstractmethod
     def _pages(self, query: SourceQuery, *, max_results: int, since: date | None) -> Iterator[Page]:
