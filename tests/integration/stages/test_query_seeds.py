@@ -10,7 +10,7 @@ from dagster import DagsterInstance, materialize
 
 from agentr_dagster.defs import checks
 from agentr_dagster.defs.assets.project import research_intent, search_queries
-from agentr_dagster.defs.resources import LLMResource, StoreResource
+from agentr_dagster.defs.resources import LLMResource, SourcesResource, StoreResource
 from agentr_dagster.llm.backends import make_backend
 from agentr_dagster.stages.intake import add_project
 from agentr_dagster.stages.intent import run_intent
@@ -77,7 +77,8 @@ def test_search_queries_asset_reports_seed_recall(store, tmp_path, monkeypatch):
     instance = DagsterInstance.ephemeral()
     instance.add_dynamic_partitions("projects", [slug])
     result = materialize([research_intent, search_queries], partition_key=slug, instance=instance,
-                         resources={"store": StoreResource(database_url=store.url), "llm": LLMResource()})
+                         resources={"store": StoreResource(database_url=store.url), "llm": LLMResource(),
+                                    "sources": SourcesResource()})
     assert result.success
     event = next(e for e in result.get_asset_materialization_events() if e.asset_key.path[-1] == "search_queries")
     metadata = {k: v.value for k, v in event.materialization.metadata.items()}
