@@ -84,6 +84,11 @@ class RecallAssessment:
     basis: str = "sample"  # what the bound rests on: "sample" (nothing assumed) or "model" (the decaying rate)
     sample_lower: float | None = None  # the sample test's bound, which assumes nothing (= recall_lower on "sample")
 
+    @property
+    def recall_lower_without_model(self) -> float:
+        """The bound the sample test gives, which assumes nothing of the ranker."""
+        return self.recall_lower if self.sample_lower is None else self.sample_lower
+
     def describe(self) -> dict:
         """For asset metadata, the queue artifact and the run's summary."""
         return {"target_recall": self.target, "confidence": self.confidence, "screened": self.screened,
@@ -93,7 +98,7 @@ class RecallAssessment:
                 "window_includes": self.window_found, "per_look_confidence": round(1 - (1 - self.confidence)
                                                                                    / self.look_split, 4),
                 "stop": self.stop, "reason": self.reason, "basis": self.basis,
-                "sample_recall_lower": round(self.recall_lower if self.sample_lower is None else self.sample_lower, 4)}
+                "sample_recall_lower": round(self.recall_lower_without_model, 4)}
 
 
 def includes_allowed_left(found: int, target: float) -> int:

@@ -363,8 +363,7 @@ def _recall_metadata(recall) -> dict:
     return {"recall_interval": MetadataValue.json([round(recall.recall_lower, 4), 1.0]),
             "recall_estimate": round(recall.recall_estimate, 4), "recall_confidence": recall.confidence,
             "includes_left_upper": recall.left_upper, "stopping": recall.reason, "recall_basis": recall.basis,
-            "recall_lower_without_model": round(recall.recall_lower if recall.sample_lower is None
-                                                else recall.sample_lower, 4)}
+            "recall_lower_without_model": round(recall.recall_lower_without_model, 4)}
 
 
 def _log_progress(context: AssetExecutionContext):

@@ -100,8 +100,8 @@ def worst_failure_class(failed: Counter) -> FailureClass:
 
 def recall_text(recall: RecallAssessment) -> str:
     """The stopping rule's last word in one clause: the recall interval, the estimate and why it stopped or not."""
-    basis = (f", under the decaying-rate model ({recall.sample_lower:.3f} without it)"
-             if recall.basis == "model" and recall.sample_lower is not None else "")
+    basis = (f", under the decaying-rate model ({recall.recall_lower_without_model:.3f} without it)"
+             if recall.basis == "model" else "")
     return (f"recall >= {recall.recall_lower:.3f} at {round(100 * recall.confidence)} % confidence{basis} (estimate "
             f"{recall.recall_estimate:.3f}, {recall.found} includes found): {recall.reason}")
 
