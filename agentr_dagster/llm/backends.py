@@ -69,7 +69,10 @@ class LLMStageBackend:
     def decompose_intent(self, abstract: str, ctx: CallContext,
                          source_background: SourceBackground | None = None) -> ResearchIntent:
         messages = load_prompt("intent").render(abstract=abstract)  # the model judges terms itself
-        return self.gateway.complete("intent", messages, ResearchIntent, ctx)
+        intent = self.gateway.complete("intent", messages, ResearchIntent, ctx)
+        # ``background`` records what the offline backend judged terms by; the field is in the schema the model
+        # sees, so whatever it wrote there is not a background this project used
+        return intent.model_copy(update={"background": ""})
 
     def generate_queries(
         self, intent: ResearchIntent, ctx: CallContext, seeds: Sequence[SeedStudy] = ()

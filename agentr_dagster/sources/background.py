@@ -27,6 +27,11 @@ PREFERENCE = ("openalex", "europepmc", "pubmed")
 MAX_TERMS = 60
 
 
+def counting_names(enabled: Sequence[str]) -> list[str]:
+    """The enabled sources worth building for a background: those of :data:`PREFERENCE`, in its order."""
+    return [name for name in PREFERENCE if name in enabled]
+
+
 def counting_source(sources: Sequence[SearchSource]) -> CountingSource | None:
     """The source whose hit counts make the background: the first of :data:`PREFERENCE` among ``sources``."""
     by_name = {s.name: cast(CountingSource, s) for s in sources if getattr(s, "counts", False)}

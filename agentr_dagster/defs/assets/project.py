@@ -29,7 +29,7 @@ from agentr_dagster.domain.injection import flagged_papers
 from agentr_dagster.domain.prompts import prompt_version
 from agentr_dagster.llm.paid_call import hold_project_for_calls
 from agentr_dagster.settings import results_dir
-from agentr_dagster.sources.background import PREFERENCE
+from agentr_dagster.sources.background import counting_names
 from agentr_dagster.stages.candidates import retrieve_for_project
 from agentr_dagster.stages.exports import (
     BELOW_CUTOFF,
@@ -116,7 +116,7 @@ def research_intent(context: AssetExecutionContext, store: StoreResource, llm: L
                     sources: SourcesResource) -> MaterializeResult:
     def intent_stage(db: DomainStore, backend, slug: str, run_id: str | None = None) -> StageOutcome:
         # the search sources' hit counts judge the offline intent's terms while the lake is too small
-        counting = [name for name in sources.enabled() if name in PREFERENCE]
+        counting = counting_names(sources.enabled())
         return run_intent(db, backend, slug, run_id=run_id,
                           sources=(lambda: sources.build(db, names=counting).search) if counting else None)
 

@@ -183,3 +183,21 @@ def test_out_of_credits_stops_cleanly_and_resumes(store, home, scripted_server):
     # Only the missing papers were called for: no paper scored twice.
     score_calls = [r for r in server.requests[calls_before:] if stage_of(r) == "score"]
     assert len(score_calls) == 10 - scored_before
+
+
+def test_a_language_models_intent_records_no_background(store, home, scripted_server):  # noqa: F811
+    """The model sees ``background`` in the schema; what it writes there is not what judged the terms."""
+    import json
+
+    def claims_a_background(body: dict) -> str:
+        if stage_of(body) == "intent":
+            return json.dumps({**json.loads(valid_responder(body)), "background": "openalex hit counts"})
+        return valid_responder(body)
+
+    server = scripted_server(claims_a_background)
+    slug = "llm-background"
+    add_project(store, slug, ABSTRACT)
+    add_papers_file(store, slug, small_csv(home.parent, 2))
+    result, _ = run_chain(store, slug, llm(server))
+    assert result.success
+    assert store.results.latest_artifact(slug, "intent").payload["background"] == ""

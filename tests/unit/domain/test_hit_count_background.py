@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agentr_dagster.domain.specificity import BackgroundUnavailable, HitCountBackground, with_background
-from agentr_dagster.sources.background import counting_source, source_background
+from agentr_dagster.sources.background import counting_names, counting_source, source_background
 
 
 def counter(counts: dict[str, int], asked: list[str]):
@@ -77,6 +77,11 @@ class Source:
 
     def count(self, query) -> int:
         return 50
+
+
+def test_only_the_sources_that_may_count_are_built_for_a_background_in_preference_order():
+    assert counting_names(("arxiv", "pubmed", "crossref", "openalex")) == ["openalex", "pubmed"]
+    assert counting_names(("arxiv", "crossref")) == []
 
 
 def test_the_preferred_counting_source_answers():
