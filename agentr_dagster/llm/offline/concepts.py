@@ -445,10 +445,16 @@ def _run_terms(words: list[str]) -> list[str]:
     if len(words) >= 3:
         # its leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then its word pairs
         for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
-            if not (part[0][0].isdigit() or part[-1][0].isdigit()):
+            if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
                 terms.extend(_phrase_terms(" ".join(part)))
         for i in range(len(words) - 1):
             a, b = words[i], words[i + 1]
+            if i + 1 < len(words) - 1 and _modifier_end(b):
+                continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
+            if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
+                # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair
+                # without it ("prediction performance") is every field's prediction
+                continue
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.extend(_phrase_terms(f"{a} {b}"))
     # a "non-X" qualifier inside a phrase only says what the concept excludes ("chronic non-cancer pain"): its
@@ -489,6 +495,12 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+def _modifier_end(word: str) -> bool:
+    """A word the lexicon reads as an adjective ("small", "silent", "oral"): inside a phrase it modifies the words
+    after it, so a part of the phrase it closes names nothing ("cerebral small", "clinically silent")."""
+    return "-" not in word and "ADJ" in word_classes(word)
 
 
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->

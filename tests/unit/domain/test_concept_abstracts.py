@@ -442,3 +442,22 @@ def test_a_bare_noun_of_a_list_with_a_thing_sibling_stays_alone():
     # "chronic migraine and depression": depression is no event of the migraine
     terms = _terms("Chronic migraine and depression in women: a systematic review.")
     assert not any(t.startswith("(depress") for t in terms)
+
+
+def test_a_pair_cut_from_the_noun_a_process_acts_on_is_no_term():
+    # "flood prediction performance": "prediction performance" is the performance of any prediction
+    terms = _terms("Flood prediction performance of neural networks: a systematic review.")
+    assert '"prediction performance"' not in terms
+    assert '"flood prediction"' in terms
+
+
+def test_a_pair_of_a_thing_noun_and_its_head_stays():
+    # "heart" is no process: "heart disease" names the concept ("coronary heart disease" studies say it)
+    assert '"heart disease"' in _terms("Coronary heart disease and hearing loss: a systematic review.")
+
+
+def test_a_part_of_a_phrase_closed_by_an_adjective_is_no_term():
+    # "renal small vessel disease": "renal small" names nothing; "small vessel" and "vessel disease" stay
+    terms = _terms("Renal small vessel disease and hypertension: a systematic review.")
+    assert '"renal small"' not in terms
+    assert '"small vessel disease"' in terms and '"small vessel"' in terms
