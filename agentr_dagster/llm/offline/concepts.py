@@ -382,6 +382,8 @@ def _runs(item: str) -> list[list[str]]:
             return False
         # only a noun ("use", "quality") joins a phrase: "surgery using fragility index" is two concepts
         inner = 0 < i < len(words) - 1 and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed"))
+        if i > 0 and _meta_closes_compound(words[i - 1], words[i]):
+            return False
         return not (inner and all(words[j].casefold() not in META_WORDS | _FUNCTION for j in (i - 1, i + 1)))
 
     runs: list[list[str]] = [[]]
@@ -408,6 +410,17 @@ def _runs(item: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _meta_closes_compound(before: str, meta: str) -> bool:
+    """A meta noun after a word that cannot stand alone is part of a compound ("screen time"): the word before is a
+    common word that is a verb too ("screen", general Zipf at least :data:`HEAD_ALONE_ZIPF`), whose stem alone
+    would be every field's ("screen*": screening); "cannabis use" (a rare noun) still gives ``cannabi*``."""
+    low, before_low = meta.casefold(), before.casefold()
+    return (low in META_WORDS and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed", "ly"))
+            and before_low not in META_WORDS and before_low not in _FUNCTION and before.isalpha()
+            and can_be_verb(before) and "NOUN" in word_classes(before_low)
+            and general_zipf(before_low) >= HEAD_ALONE_ZIPF)
+
+
 def item_terms(item: str) -> list[str]:
     """Search terms for one concept item: each run of content words; a single word truncated, a phrase quoted
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
@@ -423,7 +436,8 @@ def _run_terms(words: list[str]) -> list[str]:
     # drop leading/trailing meta and function words ("a recent myocardial infarction" -> "myocardial infarction")
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
-    while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION):
+    while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION) and not (
+            len(words) >= 2 and _meta_closes_compound(words[-2], words[-1])):
         words = words[:-1]
     # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
     if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
@@ -473,7 +487,8 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.append(_render(truncation(words[-2])))
     # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
-            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)):
+            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
+            and not _meta_closes_compound(words[0], words[1])):
         terms.append(_render(truncation(words[0])))
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
     if (len(words) == 2 and words[0].casefold().endswith("s") and len(words[0]) >= 8 and len(words[1]) >= 6

@@ -461,3 +461,17 @@ def test_a_part_of_a_phrase_closed_by_an_adjective_is_no_term():
     terms = _terms("Renal small vessel disease and hypertension: a systematic review.")
     assert '"renal small"' not in terms
     assert '"small vessel disease"' in terms and '"small vessel"' in terms
+
+
+def test_a_meta_noun_closing_a_compound_of_a_common_verb_noun_stays():
+    # "screen time": screen* alone finds every "screening"; the compound is the concept
+    text = "Screen time of preschool children: a systematic review."
+    assert "screen*" not in _terms(text)
+    assert '"screen time"' in _terms(text)
+    assert _hits(text, "Daily screen time in preschool children and language delay")
+    assert not _hits(text, "Vision screening in preschool children")
+
+
+def test_a_meta_noun_after_a_rare_noun_still_leaves_it():
+    # "cannabis use": cannabis is rare, its stem alone names the concept ("cannabis dependence")
+    assert "cannabi*" in _terms("Cannabis use and psychosis: a systematic review.")
