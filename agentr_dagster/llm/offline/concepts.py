@@ -566,8 +566,8 @@ def _shared_modifiers(item: str, items: list[str]) -> list[str]:
 def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     """A phrase's head as a term of its own ("allergic rhinitis" -> rhinitis*), or, when the head names a
     process (:func:`_process_noun`: "depressive relapse", "transgenerational inheritance"), the head AND-ed with
-    the modifier before it (``(relaps* AND depress*)``: "relapse of depression"); after a degree word ("early
-    relapse") the head alone is the concept and stays."""
+    the phrase's other words that name what it happens to (``(relaps* AND depress*)``: "relapse of depression"),
+    none when no word does; after a degree word ("early relapse") the head alone is the concept and stays."""
     head = words[-1]
     alone = [_render(truncation(head))]
     if degree or len(words) < 2 or not _process_noun(head):
@@ -1224,7 +1224,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         terms: list[str] = []
         for item in items:
             shared = _shared_modifiers(item, items)
-            terms.extend((_head_alone([*shared, item]) if shared else []) or _variants(item, acronyms))
+            terms.extend((_head_alone([*shared, _content_words(item)[0]]) if shared else [])
+                         or _variants(item, acronyms))
         terms = _dedupe(terms)
         if not terms:
             return
