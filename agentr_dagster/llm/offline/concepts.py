@@ -382,6 +382,8 @@ def _runs(item: str) -> list[list[str]]:
             return False
         # only a noun ("use", "quality") joins a phrase: "surgery using fragility index" is two concepts
         inner = 0 < i < len(words) - 1 and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed"))
+        if i > 0 and _meta_closes_compound(words[i - 1], words[i]):
+            return False
         return not (inner and all(words[j].casefold() not in META_WORDS | _FUNCTION for j in (i - 1, i + 1)))
 
     runs: list[list[str]] = [[]]
@@ -408,6 +410,17 @@ def _runs(item: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _meta_closes_compound(before: str, meta: str) -> bool:
+    """A meta noun after a word that cannot stand alone is part of a compound ("screen time"): the word before is a
+    common word that is a verb too ("screen", general Zipf at least :data:`HEAD_ALONE_ZIPF`), whose stem alone
+    would be every field's ("screen*": screening); "cannabis use" (a rare noun) still gives ``cannabi*``."""
+    low, before_low = meta.casefold(), before.casefold()
+    return (low in META_WORDS and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed", "ly"))
+            and before_low not in META_WORDS and before_low not in _FUNCTION and before.isalpha()
+            and can_be_verb(before) and "NOUN" in word_classes(before_low)
+            and general_zipf(before_low) >= HEAD_ALONE_ZIPF)
+
+
 def item_terms(item: str) -> list[str]:
     """Search terms for one concept item: each run of content words; a single word truncated, a phrase quoted
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
@@ -423,7 +436,8 @@ def _run_terms(words: list[str]) -> list[str]:
     # drop leading/trailing meta and function words ("a recent myocardial infarction" -> "myocardial infarction")
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
-    while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION):
+    while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION) and not (
+            len(words) >= 2 and _meta_closes_compound(words[-2], words[-1])):
         words = words[:-1]
     # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
     if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
@@ -445,10 +459,16 @@ def _run_terms(words: list[str]) -> list[str]:
     if len(words) >= 3:
         # its leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then its word pairs
         for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
-            if not (part[0][0].isdigit() or part[-1][0].isdigit()):
+            if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
                 terms.extend(_phrase_terms(" ".join(part)))
         for i in range(len(words) - 1):
             a, b = words[i], words[i + 1]
+            if i + 1 < len(words) - 1 and _modifier_end(b):
+                continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
+            if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
+                # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair
+                # without it ("prediction performance") is every field's prediction
+                continue
             if not (a[0].isdigit() or b[0].isdigit()):
                 terms.extend(_phrase_terms(f"{a} {b}"))
     # a "non-X" qualifier inside a phrase only says what the concept excludes ("chronic non-cancer pain"): its
@@ -459,7 +479,7 @@ def _run_terms(words: list[str]) -> list[str]:
     head = words[-1].casefold()
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):
-        terms.append(_render(truncation(words[-1])))  # "urge urinary incontinence" -> incontinen*
+        terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
     if (words[-1].casefold() in GENERIC_HEADS and len(before) >= 6 and not before.endswith(("ive", "ed", "ing"))
@@ -467,7 +487,8 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.append(_render(truncation(words[-2])))
     # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
-            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)):
+            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
+            and not _meta_closes_compound(words[0], words[1])):
         terms.append(_render(truncation(words[0])))
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
     if (len(words) == 2 and words[0].casefold().endswith("s") and len(words[0]) >= 8 and len(words[1]) >= 6
@@ -480,15 +501,87 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
         rest = words[1:]
-        terms.extend([_render(truncation(rest[0]))] if len(rest) == 1 else _phrase_terms(" ".join(rest)))
+        terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
         while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
                                  and "ADJ" in word_classes(rest[0])):  # "oral" is too short for the endings
             rest = rest[1:]
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
-            terms.append(_render(truncation(rest[0])))
+            terms.extend(_head_alone(words))
     return terms
+
+
+def _modifier_end(word: str) -> bool:
+    """A word the lexicon reads as an adjective ("small", "silent", "oral"): inside a phrase it modifies the words
+    after it, so a part of the phrase it closes names nothing ("cerebral small", "clinically silent")."""
+    return "-" not in word and "ADJ" in word_classes(word)
+
+
+#: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
+#: "prediction", "assess" -> "assessment").
+_PROCESS_ENDINGS = ("ance", "ence", "ion", "ment")
+
+
+def _process_noun(word: str, conversion: bool = True) -> bool:
+    """``word`` names a process or an event, something that happens to something else: a noun of a verb by its
+    ending ("inheritance", "recurrence", "prediction"), or with ``conversion`` a noun that is a verb as it stands
+    ("relapse"). Such a noun alone is every field's (relapse of any disease, inheritance of anything): what it
+    happens to is its phrase's modifier ("depressive relapse")."""
+    low = word.casefold()
+    if not low.isalpha():
+        return False
+    if conversion and "NOUN" in word_classes(low) and can_be_verb(low):
+        # a verb in use, not a noun the lexicon also files as a verb ("ulcer", "stroke", "fracture"): its past
+        # form is at least as common in English as its plural ("relapsed" 2.7, "relapses" 2.5; "strokes" 3.8,
+        # "stroked" 2.9)
+        past = max(general_zipf(low + "d" if low.endswith("e") else low + "ed"), 0.0)
+        plural = general_zipf(low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
+        return past > 0 and past >= plural
+    for ending in _PROCESS_ENDINGS:
+        base = low[: -len(ending)]
+        if low.endswith(ending) and len(base) >= 4:
+            # "inherit", "restrict"; "recurr" -> "recur"; "compet" -> "compete"
+            bases = [base, base + "e"] + ([base[:-1]] if base[-1] == base[-2] else [])
+            if any("VERB" in word_classes(b) for b in bases):
+                return True
+    return False
+
+
+def _shared_modifiers(item: str, items: list[str]) -> list[str]:
+    """The modifiers a bare process noun of a list shares with a phrase listed before it whose head is a process
+    too ("depressive relapse and recurrence": the recurrence is depressive); none for any other item ("chronic
+    pain and depression": depression is no event of the pain; "depression (chronic mild stress, ...)": the
+    umbrella before its examples)."""
+    words = _content_words(item)
+    if len(words) != 1 or not _process_noun(words[0]):
+        return []
+    for other in items[: items.index(item)]:
+        phrase = [w for r in _runs(other) for w in r]
+        if len(phrase) >= 2 and _process_noun(phrase[-1]):
+            return phrase[:-1]
+    return []
+
+
+def _head_alone(words: list[str], degree: bool = False) -> list[str]:
+    """A phrase's head as a term of its own ("allergic rhinitis" -> rhinitis*), or, when the head names a
+    process (:func:`_process_noun`: "depressive relapse", "transgenerational inheritance"), the head AND-ed with
+    the phrase's other words that name what it happens to (``(relaps* AND depress*)``: "relapse of depression"),
+    none when no word does; after a degree word ("early relapse") the head alone is the concept and stays."""
+    head = words[-1]
+    alone = [_render(truncation(head))]
+    if degree or len(words) < 2 or not _process_noun(head):
+        return alone
+    # what it happens to: the phrase's other words that are not degree, meta or common words
+    mods = [w.casefold() for w in words[:-1]]
+    partners = _dedupe(_sendable(v) for m in mods if len(m) >= 4 and m.replace("-", "").isalpha()
+                       and m not in DEGREE_MODIFIERS and m not in META_WORDS and m not in _FUNCTION
+                       and m not in GENERIC_HEADS and general_zipf(m) < GENERIC_ZIPF
+                       for v in _spellings(truncation(m)))
+    if not partners:
+        return []  # nothing names what it happens to: the phrase's own terms say it
+    group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
+    return [f"({_sendable(truncation(head))} AND {group})"]
 
 
 #: Heads a person's name is given to ("Wilson disease", "Down syndrome"): papers write the name with or without
@@ -986,6 +1079,8 @@ def _spellings(term: str) -> list[str]:
     "charged particle", chargedparticle; "COX-2" -> "COX 2", COX2), and American / British forms
     (hypoglycemic / hypoglycaemic, esophagitis / oesophagitis, behavior / behaviour, randomized / randomised)."""
     core = term.strip('"')
+    if core.startswith("("):  # words AND-ed, each spelled already (:func:`_head_alone`)
+        return [term]
     forms = [core]
     if "-" in core.strip("-*"):
         # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural)
@@ -1128,7 +1223,9 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
             return
         terms: list[str] = []
         for item in items:
-            terms.extend(_variants(item, acronyms))
+            shared = _shared_modifiers(item, items)
+            terms.extend((_head_alone([*shared, _content_words(item)[0]]) if shared else [])
+                         or _variants(item, acronyms))
         terms = _dedupe(terms)
         if not terms:
             return
@@ -1610,7 +1707,7 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
             stem = term.strip('"').rstrip("*").casefold()
             # a kind named elsewhere in the text ("static code metrics") is no word of the concept's own phrase
             phrases = [p for p in [*block.terms, block.label, *block.items] if " " in p.strip('"')
-                       and p not in block.kinds]
+                       and p not in block.kinds and not p.startswith("(")]
             words = [w.casefold() for p in phrases for w in re.findall(_WORD, p.replace(_JOIN, " "))]
             # a partner may be broad itself (the pair is narrow), not common English, nor a word a term of the
             # block already finds alone (``relaps*`` makes ``(recurr* AND relaps*)`` redundant)
