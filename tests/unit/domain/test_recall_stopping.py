@@ -12,6 +12,7 @@ from agentr_dagster.domain.recall_stopping import (
     assess_recall,
     decaying_rate_left_upper,
     includes_allowed_left,
+    model_fit_start,
 )
 
 
@@ -215,3 +216,22 @@ def test_the_models_bound_widens_with_few_includes():
     few = decaying_rate_left_upper(np.array([1, 0, 1] + [0] * 13), 271, 0.99, 0.95)
     many = decaying_rate_left_upper(np.array([1] * 40 + [0] * 150), 1000, 0.99, 0.95)
     assert 20 < few <= 255 and many <= 2
+
+
+def test_the_model_is_fitted_to_the_tail_so_a_steep_head_does_not_hide_a_slow_tail():
+    """Thirty includes at once, then one in every 40 papers, then 250 excludes, of 1,500: fitted to the whole
+    order, the head's fall says at most 1 include is left (the run would stop: 2 may be left for 0.95); fitted
+    after the first half of the includes, the slow tail says 3 may be left, so scoring goes on and says why."""
+    seen = np.array([1] * 30 + ([0] * 39 + [1]) * 10 + [0] * 250)
+    assert model_fit_start(seen) == 20  # just after the 20th of 40 includes
+    assert decaying_rate_left_upper(seen, 1500, 0.95, 0.95, tail_share=0) <= 2
+    assert decaying_rate_left_upper(seen, 1500, 0.95, 0.95) == 3
+    result = assess_recall(seen, 1500, 0.95)
+    assert not result.stop
+    assert "under the decaying-rate model the unscreened may hold 3" in result.reason
+
+
+def test_the_models_fit_starts_after_the_first_share_of_the_includes():
+    assert model_fit_start(np.array([0, 0, 1, 0, 0])) == 0  # one include: half of it is none, the whole order
+    assert model_fit_start(np.array([1, 0, 1, 0, 1, 1, 0])) == 3  # 4 includes: after the 2nd
+    assert model_fit_start(np.array([1, 1, 1, 1]), tail_share=0) == 0
