@@ -25,8 +25,8 @@ uses what a ranker is for: includes thin out along its order. :func:`decaying_ra
 exponentially decaying rate of includes to the ranks screened since the first half of the includes was found
 (:data:`MODEL_TAIL_SHARE`) and bounds what is left with the fit's own uncertainty (the decay at the far end of its
 profile-likelihood interval and the count, both at ``confidence``). It stops scoring when that bound reaches the
-target, but only once the sample test alone shows ``target - MODEL_FLOOR_GAP``: the recall the run can promise without the model. ``model=False`` (setting
-``AGENTR_STOP_MODEL=0``) keeps the sample test alone.
+target, but only once the sample test alone shows ``target - MODEL_FLOOR_GAP``: the recall the run can promise
+without the model. ``model=False`` (setting ``AGENTR_STOP_MODEL=0``) keeps the sample test alone.
 """
 
 from __future__ import annotations
