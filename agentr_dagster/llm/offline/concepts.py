@@ -1362,7 +1362,40 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
         for chunk in _chunks(sentence, verbs):
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
+            heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
+            for item in _distributed_heads(chunk.items, heads):
+                _join_phrase(blocks, item)
     return design_terms
+
+
+def _join_phrase(blocks: list[ConceptBlock], phrase: str) -> None:
+    """A phrase that shares a word with a block joins it as a kind (:func:`_join_kinds`): the phrase and its
+    spellings only, not its parts or its head alone, and its words are no partner of a broad word."""
+    words = _shared_words(_content_words(phrase))
+    for block in blocks:
+        if words & _shared_words([w for i in block.items for w in _content_words(i)]):
+            terms = [v for t in _phrase_terms(phrase) for v in _spellings(t)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
+
+
+def _distributed_heads(items: list[str], heads: set[str]) -> list[str]:
+    """A list's bare modifiers with the head of a phrase listed after them when that head is the head of a
+    block's phrase ("software metrics (e.g. object-oriented, size or process metrics)": "object-oriented
+    metrics"); the first such phrase after the modifier, not the list's last item (a list runs on into the
+    sentence's next phrase: "... to extract findings from clinical notes"). The head is a noun of the lexicon,
+    not a generic or meta word; the modifier is no name ("Chidamber-Kemerer": capitalised)."""
+    out = []
+    for k, item in enumerate(items):
+        words = _content_words(item)
+        if len(words) != 1 or not words[0].replace("-", "").isalpha() or not words[0].islower():
+            continue
+        later = [_content_words(i)[-1].casefold() for i in items[k + 1:] if len(_content_words(i)) >= 2]
+        head = next((h for h in later if h in heads), "")
+        if head and "NOUN" in word_classes(head) and head not in GENERIC_HEADS and head not in META_WORDS:
+            out.append(f"{words[0]} {head}")
+    return out
 
 
 #: A question's side clause: a second question coordinated with the first ("..., and how is this behaviour

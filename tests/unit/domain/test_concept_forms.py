@@ -73,3 +73,13 @@ def test_a_joining_prefix_alone_shares_nothing():
     text = ("Which peer factors are associated with self-harm in adolescents? Include empirical studies of "
             "self-harm, including studies that also measured self-esteem.")
     assert not any("esteem" in t for t in _terms(text))
+
+
+def test_a_list_s_bare_modifier_takes_the_head_of_a_block_s_phrase_listed_after_it():
+    # "rule-based, statistical or dependency parsers": a rule-based parser is one of the block's kinds
+    text = ("Which grammar parsers are used for clinical notes? Include studies that use grammar parsers (e.g. "
+            "rule-based, statistical or dependency parsers) to extract findings from clinical notes.")
+    terms = _terms(text)
+    assert '"rule-based parser"' in terms and '"statistical parsers"' in terms
+    # the list runs on into the sentence's next phrase: its head is no block's head here
+    assert not any("rule-based note" in t or "rule based note" in t for t in terms)
