@@ -530,6 +530,10 @@ def _run_terms(words: list[str]) -> list[str]:
     plain = [w for w in words[:-1] if not w.casefold().startswith("non-")] + words[-1:]
     if 2 <= len(plain) < len(words):
         terms.extend(_phrase_terms(" ".join(plain)))
+    elif len(plain) == 1 < len(words) and "-" in plain[0].strip("-"):
+        # one word left, a hyphenated compound: it names the concept ("non-X self-care" -> self-care*); a
+        # plain word left ("non-cancer pain" -> pain) is every field's
+        terms.extend(_run_terms(plain))
     head = words[-1].casefold()
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):

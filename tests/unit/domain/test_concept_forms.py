@@ -83,3 +83,10 @@ def test_a_list_s_bare_modifier_takes_the_head_of_a_block_s_phrase_listed_after_
     assert '"rule-based parser"' in terms and '"statistical parsers"' in terms
     # the list runs on into the sentence's next phrase: its head is no block's head here
     assert not any("rule-based note" in t or "rule based note" in t for t in terms)
+
+
+def test_a_non_qualifier_before_a_hyphenated_compound_leaves_the_compound_alone():
+    # "non-drug self-management": studies of self-management without the qualifier say the compound alone
+    assert "self-managem*" in _variants("non-drug self-management", {})
+    # a plain word left is every field's ("non-cancer pain" gives no pain alone)
+    assert "pain" not in _variants("non-cancer pain", {}) and "pain*" not in _variants("non-cancer pain", {})
