@@ -354,10 +354,64 @@ def _singular_tail(phrase: str) -> str:
 
 def _phrase_terms(phrase: str) -> list[str]:
     """A phrase as quoted terms, no wildcard inside the quotes (not every engine reads one there): its singular
-    form, and the plural as written when the question has it ("soft skill", "soft skills")."""
+    form, and the plural as written when the question has it ("soft skill", "soft skills"); a phrase closed by
+    a noun in -sis / -tis / -tes also with its -tic adjective (:func:`_paired_form`: "... diabetes" ->
+    "... diabetic": "type 2 diabetic patients")."""
     singular = _singular_tail(phrase)
     written = " ".join(w.casefold() if not _is_acronym(w) else w for w in phrase.split())
-    return [_render(singular)] + ([_render(written)] if written != singular else [])
+    terms = [_render(singular)] + ([_render(written)] if written != singular else [])
+    words = written.split()
+    # only after a number or a noun ("type 2 diabetic", "liver cirrhotic"): after an adjective the adjective
+    # form is no phrase ("psoriatic arthritic", "multiple sclerotic")
+    before = words[-2] if len(words) >= 2 else ""
+    classifier = before.isdigit() or word_classes(before) == {"NOUN"}
+    adjective = _paired_form(words[-1]) if classifier and _is_noun_form(words[-1]) else ""
+    if adjective:
+        terms.append(_render(" ".join([*words[:-1], adjective])))
+    return terms
+
+
+_NOUN_FORM_ENDINGS = ("sis", "tis", "tes")
+#: The other form must be a word of general English this common (wordfreq Zipf): not a coined form.
+PAIRED_FORM_ZIPF = 1.5
+
+
+def _is_noun_form(word: str) -> bool:
+    return word.casefold().endswith(_NOUN_FORM_ENDINGS)
+
+
+def _paired_form(word: str) -> str:
+    """A disease or process noun's adjective and back, where both are words and the adjective is the rarer
+    (derived) one: "psoriatic" <-> "psoriasis", "diabetes" <-> "diabetic", "arthritis" <-> "arthritic". A
+    stem of one ("psoriat*") does not reach the other ("psoriasis"). Not "genetic" / "genesis" nor "synthetic" /
+    "synthesis" (the adjective is the commoner word: another sense), nor "critic" (a noun only); '' when none."""
+    low = word.casefold()
+    if len(low) < 7 or not low.isalpha():
+        return ""
+    if low.endswith("tic"):
+        classes = word_classes(low)
+        if classes and "ADJ" not in classes:
+            return ""
+        nouns = [low[:-3] + e for e in _NOUN_FORM_ENDINGS]
+        noun = max(nouns, key=general_zipf)
+        z = general_zipf(noun)
+        return noun if z >= PAIRED_FORM_ZIPF and z > general_zipf(low) else ""
+    if _is_noun_form(low):
+        adjective = low[:-3] + "tic"
+        z = general_zipf(adjective)
+        classes = word_classes(adjective)
+        ok = (not classes or "ADJ" in classes) and PAIRED_FORM_ZIPF <= z < general_zipf(low)
+        return adjective if ok else ""
+    return ""
+
+
+def _stems(word: str) -> list[str]:
+    """A word's search stem, and its paired form's (:func:`_paired_form`) when that stem does not cover it."""
+    stems = [truncation(word)]
+    other = _paired_form(word)
+    if other and not other.startswith(stems[0].rstrip("*")):
+        stems.append(truncation(other))
+    return stems
 
 
 #: Heads that say "a kind of treatment or thing" (the modifier before them is the concept).
@@ -452,7 +506,7 @@ def _run_terms(words: list[str]) -> list[str]:
         if _is_acronym(acro) and len(acro) >= 3 and tail.isalpha() and len(tail) >= 4:
             # an acronym compound ("HIV-stigma"): its studies write the two apart ("stigma among people with HIV")
             return [_render(truncation(words[0])), f"({acro} AND {_sendable(truncation(tail.casefold()))})"]
-        return [_render(truncation(words[0]))]
+        return [_render(t) for t in _stems(words[0])]
     if len(words) > 4:
         words = words[-4:]
     terms = _phrase_terms(" ".join(words))
@@ -476,6 +530,10 @@ def _run_terms(words: list[str]) -> list[str]:
     plain = [w for w in words[:-1] if not w.casefold().startswith("non-")] + words[-1:]
     if 2 <= len(plain) < len(words):
         terms.extend(_phrase_terms(" ".join(plain)))
+    elif len(plain) == 1 < len(words) and "-" in plain[0].strip("-"):
+        # one word left, a hyphenated compound: it names the concept ("non-X self-care" -> self-care*); a
+        # plain word left ("non-cancer pain" -> pain) is every field's
+        terms.extend(_run_terms(plain))
     head = words[-1].casefold()
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):
@@ -577,7 +635,7 @@ def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     partners = _dedupe(_sendable(v) for m in mods if len(m) >= 4 and m.replace("-", "").isalpha()
                        and m not in DEGREE_MODIFIERS and m not in META_WORDS and m not in _FUNCTION
                        and m not in GENERIC_HEADS and general_zipf(m) < GENERIC_ZIPF
-                       for v in _spellings(truncation(m)))
+                       for stem in _stems(m) for v in _spellings(stem))
     if not partners:
         return []  # nothing names what it happens to: the phrase's own terms say it
     group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
@@ -1044,12 +1102,12 @@ _SPELLING_RULES = (
     (r"(?<=[^aeiou])emi(?=[ac])", "aemi"), (r"\besophag", "oesophag"), (r"(?<=gastro)esophag", "-oesophag"),
     (r"\bedema", "oedema"), (r"\bpediatr", "paediatr"), (r"\banesth", "anaesth"), (r"\bhem(?=[ao])", "haem"),
     (r"\bhemorrh", "haemorrh"), (r"(?<=[a-z])or\b", "our"), (r"(?<=behavi)or", "our"), (r"(?<=tum)or", "our"),
-    (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"),
+    (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"), (r"\bsulf", "sulph"),
 )  # fmt: skip
 _BRITISH_BACK = (
     (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
     (r"\bpaediatr", "pediatr"), (r"\banaesth", "anesth"), (r"\bhaem", "hem"), (r"(?<=behavi)our", "or"),
-    (r"(?<=tum)our", "or"), (r"(?<=random)is", "iz"),
+    (r"(?<=tum)our", "or"), (r"(?<=random)is", "iz"), (r"\bsulph", "sulf"),
 )  # fmt: skip
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
@@ -1074,6 +1132,9 @@ def _spelling_variants(core: str) -> list[str]:
     return out
 
 
+_ROMAN = {"1": "I", "2": "II", "3": "III", "4": "IV"}
+
+
 def _spellings(term: str) -> list[str]:
     """A term with its other spellings: a hyphenated compound spaced and joined ("charged-particle" ->
     "charged particle", chargedparticle; "COX-2" -> "COX 2", COX2), and American / British forms
@@ -1086,9 +1147,26 @@ def _spellings(term: str) -> list[str]:
         # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural)
         forms.append(" ".join(core.replace("-", " ").split()).rstrip("*"))
         left, _, right = core.partition("-")
-        if left.casefold() in _JOINING_PREFIXES or right[:1].isdigit():  # "nonstimulant", "COX2", not "betaadrenergic"
+        if right[:1].isdigit():  # "COX2"
             forms.append(core.replace("-", ""))
+        # "nonstimulant", not "betaadrenergic": a prefix closes up with its own word only ("nonsuicidal
+        # self-injury", not "nonsuicidal selfinjury")
+        parts = core.split(" ")
+        prefixed = [i for i, w in enumerate(parts) if w.partition("-")[0].casefold() in _JOINING_PREFIXES]
+        for i in prefixed:
+            forms.append(" ".join([*parts[:i], parts[i].replace("-", "", 1), *parts[i + 1:]]))
+        if len(prefixed) > 1:  # "nonsteroidal antiinflammatory drugs"
+            forms.append(" ".join(w.replace("-", "", 1) if i in prefixed else w for i, w in enumerate(parts)))
     words = core.split(" ")
+    if '"' in term and "*" not in core:
+        # a small number after a word is also written hyphenated and as a Roman numeral ("type 2 diabetes",
+        # "type-2 diabetes", "type II diabetes"; "phase 3" / "phase III")
+        for i in range(1, len(words)):
+            if words[i] in _ROMAN and words[i - 1].isalpha() and words[i - 1].islower():
+                before, after = words[: i - 1], words[i + 1:]
+                forms += [" ".join([*before, f"{words[i - 1]}-{words[i]}", *after]),
+                          " ".join([*before, words[i - 1], _ROMAN[words[i]], *after])]
+                break
     if (len(words) == 2 and words[1].casefold().endswith("ing") and words[0].isalpha()
             and not words[0].casefold().endswith("ing") and _JOIN not in core):
         # a noun and a gerund are written hyphenated as often as not ("decision making" / "decision-making")
@@ -1288,7 +1366,40 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
         for chunk in _chunks(sentence, verbs):
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
+            heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
+            for item in _distributed_heads(chunk.items, heads):
+                _join_phrase(blocks, item)
     return design_terms
+
+
+def _join_phrase(blocks: list[ConceptBlock], phrase: str) -> None:
+    """A phrase that shares a word with a block joins it as a kind (:func:`_join_kinds`): the phrase and its
+    spellings only, not its parts or its head alone, and its words are no partner of a broad word."""
+    words = _shared_words(_content_words(phrase))
+    for block in blocks:
+        if words & _shared_words([w for i in block.items for w in _content_words(i)]):
+            terms = [v for t in _phrase_terms(phrase) for v in _spellings(t)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
+
+
+def _distributed_heads(items: list[str], heads: set[str]) -> list[str]:
+    """A list's bare modifiers with the head of a phrase listed after them when that head is the head of a
+    block's phrase ("software metrics (e.g. object-oriented, size or process metrics)": "object-oriented
+    metrics"); the first such phrase after the modifier, not the list's last item (a list runs on into the
+    sentence's next phrase: "... to extract findings from clinical notes"). The head is a noun of the lexicon,
+    not a generic or meta word; the modifier is no name ("Chidamber-Kemerer": capitalised)."""
+    out = []
+    for k, item in enumerate(items):
+        words = _content_words(item)
+        if len(words) != 1 or not words[0].replace("-", "").isalpha() or not words[0].islower():
+            continue
+        later = [_content_words(i)[-1].casefold() for i in items[k + 1:] if len(_content_words(i)) >= 2]
+        head = next((h for h in later if h in heads), "")
+        if head and "NOUN" in word_classes(head) and head not in GENERIC_HEADS and head not in META_WORDS:
+            out.append(f"{words[0]} {head}")
+    return out
 
 
 #: A question's side clause: a second question coordinated with the first ("..., and how is this behaviour
@@ -1315,16 +1426,24 @@ def _side_clause(sentence: str, index: int, question: bool) -> tuple[str, str]:
 _NOT_SHARED = GENERIC_HEADS | DEMOGRAPHIC_WORDS | _DESIGN_WORDS | frozenset("study studies".split())
 
 
+def _shared_words(words: list[str]) -> set[str]:
+    """The words an item can share with a block: each word, and a hyphenated word's parts but a joining prefix
+    ("non-suicidal" shares "suicidal" with "suicidal thoughts"; "self-" or "non-" alone shares nothing)."""
+    out = {w.casefold() for w in words}
+    out |= {p for w in out if "-" in w for p in w.split("-") if len(p) >= 4 and p not in _JOINING_PREFIXES}
+    return out - _NOT_SHARED
+
+
 def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
     """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
     with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
     if _is_meta_item(item):
         return
-    words = {w.casefold() for w in _content_words(item)} - _NOT_SHARED
+    words = _shared_words(_content_words(item))
     if not words:
         return
     for block in blocks:
-        block_words = {w.casefold() for i in block.items for w in _content_words(i)} - _NOT_SHARED
+        block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
             block.terms = _dedupe(block.terms + _variants(item, acronyms))
             return
