@@ -97,6 +97,12 @@ class ActiveConfig:
     # the transformer's vectors, else the static model's) to any labelled include, is not drawn from (0 = off).
     # The late includes the default buries sit in the zero-shot list's bottom half, near the includes found.
     pseudo_far_share: float = 0.0
+    # ... measured only against the includes that sit in the prior's bottom half themselves (the evidence that
+    # includes live down there); none found: the draw is as before.
+    pseudo_far_bottom_only: bool = False
+    # The prior fading with the labelled excludes instead of the includes: half-life in excludes (0 = off, the
+    # includes' ``prior_half_life`` as before).
+    prior_half_life_excludes: float = 0.0
     # A one-sided prior: the z-scored prior is clipped from below at this value (None = off), so it lifts its top
     # but does not bury its bottom half under the classifier.
     prior_floor: float | None = None
@@ -170,7 +176,9 @@ class ActiveRanker:
         # first call, and when the scores were the prior alone (no include labelled).
         self.last_prior_weight: float | None = None
 
-    def prior_weight(self, n_included: int) -> float:
+    def prior_weight(self, n_included: int, n_excluded: int = 0) -> float:
+        if self.cfg.prior_half_life_excludes > 0:
+            return self.cfg.prior_weight * 0.5 ** (n_excluded / self.cfg.prior_half_life_excludes)
         return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
 
     def prior_trust(self, labeled: np.ndarray, y: np.ndarray, pseudo: np.ndarray | None = None) -> float:
@@ -220,7 +228,8 @@ class ActiveRanker:
             margin = self._margin(labeled, y, w)
         judged = self.judge_factor(labeled, y)
         self._last_margin = margin
-        self.last_prior_weight = self.prior_weight(n_pos) * earned * judged * self.prior_trust(labeled, y, pseudo)
+        trust = self.prior_trust(labeled, y, pseudo)
+        self.last_prior_weight = self.prior_weight(n_pos, n_neg) * earned * judged * trust
         return margin + self.last_prior_weight * self._prior_term
 
     def _includes_only(self, labeled: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
@@ -311,6 +320,8 @@ class ActiveRanker:
         if self.cfg.pseudo_excludes <= 0 or n < 4:
             return np.zeros(0, dtype=np.int64)
         bottom = np.argsort(-self.prior, kind="stable")[n // 2 :]
+        if includes is not None and self.cfg.pseudo_far_bottom_only:
+            includes = includes[np.isin(includes, bottom)]
         bottom = bottom[~np.isin(bottom, labeled)]
         if self._dense is not None and includes is not None and len(includes) and len(bottom):
             near = (self._dense[bottom] @ self._dense[includes].T).max(axis=1)

@@ -176,6 +176,11 @@ def test_pseudo_excludes_far_from_the_includes_skip_the_bottom_records_like_them
     assert len(far.pseudo_excludes(labeled)) == 29  # no include given: every candidate
     plain = ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=30))
     assert set(plain.pseudo_excludes(labeled, inc).tolist()) == set(range(30, 60)) - {31}
+    # measured against the bottom half's includes only: an include from the top half leaves the draw as before
+    bottom_only = ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=30, pseudo_far_share=0.5,
+                                                          pseudo_far_bottom_only=True))
+    assert set(bottom_only.pseudo_excludes(labeled, np.array([0])).tolist()) == set(range(30, 60)) - {31}
+    assert set(bottom_only.pseudo_excludes(labeled, np.array([0, 31])).tolist()) == set(range(45, 60))
 
 
 def test_a_floored_prior_does_not_order_its_bottom_half():
@@ -225,3 +230,12 @@ def test_naive_bayes_ensemble_changes_the_margin_and_keeps_a_separable_review_in
     assert ens[:20].min() > ens[20:].max()
     assert not np.allclose(ens, svm)
     assert abs(ens.mean()) < 1e-9 and abs(ens.std() - 1.0) < 1e-9
+
+
+def test_the_prior_can_fade_with_the_excludes_instead_of_the_includes():
+    feats = build_features(["a b", "c d", "e f", "g h"], [""] * 4, HashEmbedder())
+    ranker = ActiveRanker(feats, np.arange(4.0), ActiveConfig(prior_half_life_excludes=100.0))
+    assert ranker.prior_weight(1, 0) == ranker.prior_weight(30, 0) == ActiveConfig().prior_weight
+    assert abs(ranker.prior_weight(30, 200) - ActiveConfig().prior_weight / 4) < 1e-9
+    default = ActiveRanker(feats, np.arange(4.0))  # off: the includes decide, the excludes do not
+    assert default.prior_weight(11, 500) == default.prior_weight(11, 0) == ActiveConfig().prior_weight / 2
