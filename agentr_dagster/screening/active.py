@@ -118,6 +118,11 @@ class ActiveConfig:
     ensemble_nb: bool = False
     nb_alpha: float = 3.822
     nb_ratio: float = 1.2
+    # A second SVM on the dense sentence vectors (the transformer's, else the static model's), as ASReview's ELAS
+    # h3 / l2 are (an SVM on sentence vectors: C 0.067, same balance), its z-scored margin averaged with the TF-IDF
+    # SVM's (and naive Bayes' when on); unlike ``emb_weight`` (one SVM on the concatenation) each view votes apart.
+    ensemble_dense: bool = False
+    dense_C: float = 0.067
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -168,8 +173,9 @@ class ActiveRanker:
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
         self.tfidf = feats.tfidf_words.tocsr()  # non-negative: naive Bayes reads it without the dense block
         self._earned: tuple[int, float] | None = None  # (labels when computed, factor) of earned_factor
-        # pseudo_far_share: unit dense vectors to measure closeness to the includes
-        self._dense = dense.astype(np.float64) if cfg.pseudo_far_share > 0 and dense.shape[0] else None
+        # pseudo_far_share / ensemble_dense: the unit dense vectors
+        use_dense = (cfg.pseudo_far_share > 0 or cfg.ensemble_dense) and dense.shape[0]
+        self._dense = dense.astype(np.float64) if use_dense else None
         # judge_includes: the classifier's last margin, and per record the margin it had just before its label
         self._last_margin: np.ndarray | None = None
         self._margin_at_label = np.full(len(self.prior), np.nan)
@@ -337,16 +343,24 @@ class ActiveRanker:
         """The z-scored SVM margin for every record; with ``cfg.ensemble_nb`` averaged with the z-scored naive
         Bayes log-odds (trained on the same records, ASReview's ELAS u3 balance) and z-scored again."""
         margin = zscore(self._fit(idx, y, w).decision_function(self.X))
-        if not self.cfg.ensemble_nb:
+        if not self.cfg.ensemble_nb and not (self.cfg.ensemble_dense and self._dense is not None):
             return margin
-        from sklearn.naive_bayes import MultinomialNB
+        votes = [margin]
+        if self.cfg.ensemble_nb:
+            from sklearn.naive_bayes import MultinomialNB
 
-        n_pos, n_neg = int(np.sum(y == 1)), int(np.sum(y == 0))
-        wn = np.where(y == 1, 1.0, n_pos / (self.cfg.nb_ratio * max(n_neg, 1)))
-        wn = wn * (len(wn) / wn.sum())
-        nb = MultinomialNB(alpha=self.cfg.nb_alpha).fit(self.tfidf[idx], y, sample_weight=wn)
-        log_odds = self.tfidf @ (nb.feature_log_prob_[1] - nb.feature_log_prob_[0])
-        return zscore(margin + zscore(np.asarray(log_odds).ravel()))
+            n_pos, n_neg = int(np.sum(y == 1)), int(np.sum(y == 0))
+            wn = np.where(y == 1, 1.0, n_pos / (self.cfg.nb_ratio * max(n_neg, 1)))
+            wn = wn * (len(wn) / wn.sum())
+            nb = MultinomialNB(alpha=self.cfg.nb_alpha).fit(self.tfidf[idx], y, sample_weight=wn)
+            votes.append(zscore(np.asarray(self.tfidf @ (nb.feature_log_prob_[1] - nb.feature_log_prob_[0])).ravel()))
+        if self.cfg.ensemble_dense and self._dense is not None:
+            from sklearn.svm import LinearSVC
+
+            wd = w * (len(w) / w.sum()) if self.cfg.normalise_weights and w.sum() > 0 else w
+            svm = LinearSVC(C=self.cfg.dense_C, loss="squared_hinge", max_iter=5000, random_state=0)
+            votes.append(zscore(svm.fit(self._dense[idx], y, sample_weight=wd).decision_function(self._dense)))
+        return zscore(np.sum(votes, axis=0))
 
     def _fit(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray):
         from sklearn.svm import LinearSVC

@@ -239,3 +239,18 @@ def test_the_prior_can_fade_with_the_excludes_instead_of_the_includes():
     assert abs(ranker.prior_weight(30, 200) - ActiveConfig().prior_weight / 4) < 1e-9
     default = ActiveRanker(feats, np.arange(4.0))  # off: the includes decide, the excludes do not
     assert default.prior_weight(11, 500) == default.prior_weight(11, 0) == ActiveConfig().prior_weight / 2
+
+
+def test_a_dense_vector_svm_joins_the_vote_when_asked():
+    """``ensemble_dense``: an SVM on the sentence vectors votes beside the TF-IDF SVM (z-averaged): the scores
+    change, stay z-scored, and records split by their words keep the includes on top."""
+    titles = [f"beta blocker trial {'carvedilol ' if i % 2 else ''}{i}" for i in range(20)]
+    titles += [f"soil erosion {'survey ' if i % 2 else ''}{i}" for i in range(40)]
+    feats = build_features(titles, [""] * 60, HashEmbedder())
+    labeled, y = np.array([0, 1, 2, 20, 21, 22, 23]), np.array([1, 1, 1, 0, 0, 0, 0])
+    svm = ActiveRanker(feats, np.zeros(60), ActiveConfig(prior_weight=0.0, pseudo_excludes=0)).scores(labeled, y)
+    ens = ActiveRanker(feats, np.zeros(60), ActiveConfig(prior_weight=0.0, pseudo_excludes=0,
+                                                         ensemble_dense=True)).scores(labeled, y)
+    assert ens[:20].min() > ens[20:].max()
+    assert not np.allclose(ens, svm)
+    assert abs(ens.mean()) < 1e-9 and abs(ens.std() - 1.0) < 1e-9
