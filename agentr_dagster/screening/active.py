@@ -331,8 +331,9 @@ class ActiveRanker:
         if includes is not None and self.cfg.pseudo_far_bottom_only:
             includes = includes[np.isin(includes, bottom)]
         bottom = bottom[~np.isin(bottom, labeled)]
-        if self._dense is not None and includes is not None and len(includes) and len(bottom):
-            near = (self._dense[bottom] @ self._dense[includes].T).max(axis=1)
+        dense = self._dense if self.cfg.pseudo_far_share > 0 else None
+        if dense is not None and includes is not None and len(includes) and len(bottom):
+            near = (dense[bottom] @ dense[includes].T).max(axis=1)
             keep = len(bottom) - int(round(self.cfg.pseudo_far_share * len(bottom)))
             far = np.sort(np.argsort(near, kind="stable")[:keep])  # back in the prior's order
             bottom = bottom[far]
