@@ -13,7 +13,7 @@ cleaned texts: within 0.01 WSS@95 of the real ASReview 3.0.8 on the 7 smallest s
 Reviews run smallest first; every (review, seed, variant) result is written to the JSON file as soon as it exists
 and a re-run skips it. The summary: WSS@95 per review and variant (mean over the seeds), reviews ahead of
 ``elas``, means for the Cohen_2006 drug reviews and the others, and the variant chosen for each review on the
-other reviews (leave-one-review-out, ``elas`` not a candidate).
+other reviews (leave-one-review-out, ``elas`` not a candidate, the drug and the other reviews weighted equally).
 """
 
 from __future__ import annotations
@@ -49,6 +49,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "earned5pw": {"earned_min_includes": 5, "earned_pseudo": True, "earned_with_pseudo": True},
     "earned5w": {"earned_min_includes": 5, "earned_with_pseudo": True},
     "earned5_pf100": {"earned_min_includes": 5, "pseudo_fade_excludes": 100},
+    # round 4 (docs/screening.md "Round 4")
+    "pfar50": {"pseudo_far_share": 0.5},  # pseudo-excludes only from the half of the candidates far from includes
+    "floor0": {"prior_floor": 0.0},  # one-sided prior: lifts its top half, does not bury its bottom half
+    "judge5": {"judge_includes": 5},  # prior vs the classifier's out-of-sample margins since the 5th latest include
+    "ens_nb": {"ensemble_nb": True},  # SVM + naive Bayes (ELAS u3) on the same TF-IDF, z-averaged
+    "ens_nb_elas": {"ensemble_nb": True, "prior_weight": 0.0, "pseudo_excludes": 0},  # the same without our parts
+    "ens_dense": {"ensemble_dense": True},  # + an SVM on the sentence vectors (ELAS h3/l2 style), z-averaged
+    "hlx100": {"prior_half_life_excludes": 100.0},  # the prior halves every 100 labelled excludes
+    "pfar50b": {"pseudo_far_share": 0.5, "pseudo_far_bottom_only": True},  # ... near includes of the bottom half
 }
 
 
@@ -125,12 +134,16 @@ def summarise(res: dict, variants: list[str], seeds: list[int]) -> str:
     cands = [j for j, v in enumerate(variants) if v != "elas"]
     picks, loo = [], np.zeros(len(names))
     for i in range(len(names)):
-        means = np.delete(table, i, axis=0).mean(axis=0)
+        rest, rest_drug = np.delete(table, i, axis=0), np.delete(drug, i)
+        # drug and non-drug reviews weigh equally (the 12 Cohen drug reviews would otherwise decide)
+        groups = [rest[g].mean(axis=0) for g in (rest_drug, ~rest_drug) if g.any()]
+        means = np.mean(groups, axis=0)
         j = max(cands, key=lambda c: (means[c], -c))
         picks.append(variants[j])
         loo[i] = table[i, j]
     lines.append("")
-    lines.append("leave-one-review-out: " + ", ".join(f"{v} chosen for {picks.count(v)}" for v in dict.fromkeys(picks))
+    lines.append("leave-one-review-out (drug and other reviews weighted equally): "
+                 + ", ".join(f"{v} chosen for {picks.count(v)}" for v in dict.fromkeys(picks))
                  + f"; held-out mean {loo.mean():.3f} (drug {loo[drug].mean():.3f}, others {loo[~drug].mean():.3f})")
     return "\n".join(lines)
 

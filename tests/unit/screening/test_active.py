@@ -159,3 +159,98 @@ def test_includes_only_train_against_the_pseudo_excludes_with_the_prior_at_its_t
     short = ActiveRanker(build_features(on[:3], [""] * 3, HashEmbedder()), np.array([1.0, 0.0, -1.0]))
     short.scores(np.array([0]), np.array([1]))
     assert short.last_prior_weight == 1.0
+
+
+def test_pseudo_excludes_far_from_the_includes_skip_the_bottom_records_like_them():
+    """``pseudo_far_share``: the bottom-half records nearest to a labelled include (here the ones sharing its
+    words) are not drawn as pseudo-excludes; without includes, or with the knob off, the draw is as before."""
+    on = [f"heart failure trial {i}" for i in range(30)]
+    like = [f"beta blocker carvedilol mortality {i}" for i in range(15)]  # bottom half, like the include below
+    off = [f"soil erosion survey {i}" for i in range(15)]
+    feats = build_features(on + like + off, [""] * 60, HashEmbedder())
+    prior = np.r_[np.linspace(2, 1, 30), np.linspace(0, -1, 30)]
+    labeled, inc = np.array([0, 31]), np.array([31])  # an include from the bottom half, like records 30-44
+    far = ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=30, pseudo_far_share=0.5))
+    picked = far.pseudo_excludes(labeled, inc)
+    assert set(picked.tolist()) == set(range(45, 60))  # of the 29 candidates the 14 nearest (30-44 but 31) out
+    assert len(far.pseudo_excludes(labeled)) == 29  # no include given: every candidate
+    plain = ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=30))
+    assert set(plain.pseudo_excludes(labeled, inc).tolist()) == set(range(30, 60)) - {31}
+    # measured against the bottom half's includes only: an include from the top half leaves the draw as before
+    bottom_only = ActiveRanker(feats, prior, ActiveConfig(pseudo_excludes=30, pseudo_far_share=0.5,
+                                                          pseudo_far_bottom_only=True))
+    assert set(bottom_only.pseudo_excludes(labeled, np.array([0])).tolist()) == set(range(30, 60)) - {31}
+    assert set(bottom_only.pseudo_excludes(labeled, np.array([0, 31])).tolist()) == set(range(45, 60))
+
+
+def test_a_floored_prior_does_not_order_its_bottom_half():
+    """``prior_floor``: below the floor the prior adds the same to every record, so shuffling the prior's values
+    among its bottom-half records changes nothing; without the floor it does."""
+    titles, abstracts, y_all = synthetic_review(n=60, n_inc=10)
+    feats = build_features(titles, abstracts, HashEmbedder())
+    prior = np.linspace(1, -1, 60)  # z-scored: records 30-59 below 0
+    shuffled = prior.copy()
+    shuffled[30:] = prior[30:][np.random.default_rng(0).permutation(30)]
+    labeled = np.arange(12)  # labels from the top half only, so the prior's trust is the same for both
+    y = np.where(np.arange(12) % 3 == 0, 1, 0)
+    for floor, same in ((0.0, True), (None, False)):
+        cfg = ActiveConfig(pseudo_excludes=0, prior_floor=floor)
+        a = ActiveRanker(feats, prior, cfg).scores(labeled, y)
+        b = ActiveRanker(feats, shuffled, cfg).scores(labeled, y)
+        assert np.allclose(a, b) == same
+
+
+def test_the_judge_drops_a_prior_that_ranks_the_includes_found_below_the_excludes():
+    """``judge_includes``: the prior against the classifier's margins from before each label. A prior with the
+    includes on top keeps its weight (factor 1), one with them at the bottom loses it (factor 0), measured along
+    a screening run; off (the default) the factor is 1."""
+    titles, abstracts, y_all = synthetic_review(n=120, n_inc=20)
+    feats = build_features(titles, abstracts, HashEmbedder())
+    good = np.where(y_all == 1, 1.0, 0.0) + np.linspace(0, 0.5, 120)
+    for prior, factor in ((good, 1.0), (-good, 0.0)):
+        ranker = ActiveRanker(feats, prior, ActiveConfig(judge_includes=5))
+        order = simulate_active(ranker.scores, y_all, choose_priors(y_all, 0), stop=None)[:60]
+        assert ranker.judge_factor(order, y_all[order]) == factor
+    assert ActiveRanker(feats, -good).judge_factor(order, y_all[order]) == 1.0
+    fresh = ActiveRanker(feats, -good, ActiveConfig(judge_includes=5))  # no margin before the labels: not judged
+    assert fresh.judge_factor(order, y_all[order]) == 1.0
+
+
+def test_naive_bayes_ensemble_changes_the_margin_and_keeps_a_separable_review_in_order():
+    """``ensemble_nb``: the SVM's z-scored margin averaged with naive Bayes' z-scored log-odds on the same
+    TF-IDF; on records split by their words the includes still lead, and the scores differ from the SVM's."""
+    titles = [f"beta blocker trial {'carvedilol ' if i % 2 else ''}{i}" for i in range(20)]
+    titles += [f"soil erosion {'survey ' if i % 2 else ''}{i}" for i in range(40)]
+    feats = build_features(titles, [""] * 60, HashEmbedder())
+    labeled, y = np.array([0, 1, 2, 20, 21, 22, 23]), np.array([1, 1, 1, 0, 0, 0, 0])
+    base = ActiveConfig(prior_weight=0.0, pseudo_excludes=0)
+    svm = ActiveRanker(feats, np.zeros(60), base).scores(labeled, y)
+    ens = ActiveRanker(feats, np.zeros(60), ActiveConfig(prior_weight=0.0, pseudo_excludes=0,
+                                                         ensemble_nb=True)).scores(labeled, y)
+    assert ens[:20].min() > ens[20:].max()
+    assert not np.allclose(ens, svm)
+    assert abs(ens.mean()) < 1e-9 and abs(ens.std() - 1.0) < 1e-9
+
+
+def test_the_prior_can_fade_with_the_excludes_instead_of_the_includes():
+    feats = build_features(["a b", "c d", "e f", "g h"], [""] * 4, HashEmbedder())
+    ranker = ActiveRanker(feats, np.arange(4.0), ActiveConfig(prior_half_life_excludes=100.0))
+    assert ranker.prior_weight(1, 0) == ranker.prior_weight(30, 0) == ActiveConfig().prior_weight
+    assert abs(ranker.prior_weight(30, 200) - ActiveConfig().prior_weight / 4) < 1e-9
+    default = ActiveRanker(feats, np.arange(4.0))  # off: the includes decide, the excludes do not
+    assert default.prior_weight(11, 500) == default.prior_weight(11, 0) == ActiveConfig().prior_weight / 2
+
+
+def test_a_dense_vector_svm_joins_the_vote_when_asked():
+    """``ensemble_dense``: an SVM on the sentence vectors votes beside the TF-IDF SVM (z-averaged): the scores
+    change, stay z-scored, and records split by their words keep the includes on top."""
+    titles = [f"beta blocker trial {'carvedilol ' if i % 2 else ''}{i}" for i in range(20)]
+    titles += [f"soil erosion {'survey ' if i % 2 else ''}{i}" for i in range(40)]
+    feats = build_features(titles, [""] * 60, HashEmbedder())
+    labeled, y = np.array([0, 1, 2, 20, 21, 22, 23]), np.array([1, 1, 1, 0, 0, 0, 0])
+    svm = ActiveRanker(feats, np.zeros(60), ActiveConfig(prior_weight=0.0, pseudo_excludes=0)).scores(labeled, y)
+    ens = ActiveRanker(feats, np.zeros(60), ActiveConfig(prior_weight=0.0, pseudo_excludes=0,
+                                                         ensemble_dense=True)).scores(labeled, y)
+    assert ens[:20].min() > ens[20:].max()
+    assert not np.allclose(ens, svm)
+    assert abs(ens.mean()) < 1e-9 and abs(ens.std() - 1.0) < 1e-9
