@@ -509,22 +509,7 @@ def _run_terms(words: list[str]) -> list[str]:
         return [_render(t) for t in _stems(words[0])]
     if len(words) > 4:
         words = words[-4:]
-    terms = _phrase_terms(" ".join(words))
-    if len(words) >= 3:
-        # its leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then its word pairs
-        for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
-            if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
-                terms.extend(_phrase_terms(" ".join(part)))
-        for i in range(len(words) - 1):
-            a, b = words[i], words[i + 1]
-            if i + 1 < len(words) - 1 and _modifier_end(b):
-                continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
-            if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
-                # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair
-                # without it ("prediction performance") is every field's prediction
-                continue
-            if not (a[0].isdigit() or b[0].isdigit()):
-                terms.extend(_phrase_terms(f"{a} {b}"))
+    terms = _phrase_terms(" ".join(words)) + (_phrase_parts(words) if len(words) >= 3 else [])
     # a "non-X" qualifier inside a phrase only says what the concept excludes ("chronic non-cancer pain"): its
     # studies say the phrase without it ("chronic pain")
     plain = [w for w in words[:-1] if not w.casefold().startswith("non-")] + words[-1:]
@@ -567,6 +552,26 @@ def _run_terms(words: list[str]) -> list[str]:
             rest = rest[1:]
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
+    return terms
+
+
+def _phrase_parts(words: list[str]) -> list[str]:
+    """The terms of a phrase's leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then
+    of its word pairs, leaving out the parts that name nothing alone."""
+    terms: list[str] = []
+    for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
+        if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
+            terms.extend(_phrase_terms(" ".join(part)))
+    for i in range(len(words) - 1):
+        a, b = words[i], words[i + 1]
+        if i + 1 < len(words) - 1 and _modifier_end(b):
+            continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
+        if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
+            # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
+            # it ("prediction performance") is every field's prediction
+            continue
+        if not (a[0].isdigit() or b[0].isdigit()):
+            terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
 
 
