@@ -49,15 +49,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "earned5pw": {"earned_min_includes": 5, "earned_pseudo": True, "earned_with_pseudo": True},
     "earned5w": {"earned_min_includes": 5, "earned_with_pseudo": True},
     "earned5_pf100": {"earned_min_includes": 5, "pseudo_fade_excludes": 100},
-    # round 4 (docs/screening.md "Round 4")
-    "pfar50": {"pseudo_far_share": 0.5},  # pseudo-excludes only from the half of the candidates far from includes
-    "floor0": {"prior_floor": 0.0},  # one-sided prior: lifts its top half, does not bury its bottom half
-    "judge5": {"judge_includes": 5},  # prior vs the classifier's out-of-sample margins since the 5th latest include
-    "ens_nb": {"ensemble_nb": True},  # SVM + naive Bayes (ELAS u3) on the same TF-IDF, z-averaged
-    "ens_nb_elas": {"ensemble_nb": True, "prior_weight": 0.0, "pseudo_excludes": 0},  # the same without our parts
-    "ens_dense": {"ensemble_dense": True},  # + an SVM on the sentence vectors (ELAS h3/l2 style), z-averaged
-    "hlx100": {"prior_half_life_excludes": 100.0},  # the prior halves every 100 labelled excludes
-    "pfar50b": {"pseudo_far_share": 0.5, "pseudo_far_bottom_only": True},  # ... near includes of the bottom half
 }
 
 

@@ -92,37 +92,6 @@ class ActiveConfig:
     earned_every: int = 10
     earned_pseudo: bool = False
     earned_with_pseudo: bool = False
-    # Round 4 knobs (docs/screening.md "Round 4"), all off by default: measured on the 18 shared reviews (seeds
-    # 0-1), none beat the default held out (chosen leave-one-review-out among them, drug and other reviews weighted
-    # equally: 0.515 against the default's 0.524; drug 0.492 / 0.506, others 0.561 / 0.561).
-    # Pseudo-excludes away from the includes: this share of the bottom-half candidates, those nearest (cosine of
-    # the transformer's vectors, else the static model's) to any labelled include, is not drawn from (0 = off).
-    # The late includes the default buries sit in the zero-shot list's bottom half, near the includes found.
-    pseudo_far_share: float = 0.0
-    # ... measured only against the includes that sit in the prior's bottom half themselves (the evidence that
-    # includes live down there); none found: the draw is as before.
-    pseudo_far_bottom_only: bool = False
-    # The prior fading with the labelled excludes instead of the includes: half-life in excludes (0 = off, the
-    # includes' ``prior_half_life`` as before).
-    prior_half_life_excludes: float = 0.0
-    # A one-sided prior: the z-scored prior is clipped from below at this value (None = off), so it lifts its top
-    # but does not bury its bottom half under the classifier.
-    prior_floor: float | None = None
-    # The labels as a judge (0 = off): the prior's weight is also scaled by (AUC_prior - 0.5) / (AUC_clf - 0.5),
-    # clipped to 0..1, over the labels since the ``judge_includes``-th latest include, the classifier judged by the
-    # margin it gave each record in the call before that record was labelled (out of sample, no extra fit); both
-    # AUCs shrunk towards ``prior_auc_expected`` by ``prior_auc_pseudo_pairs`` pseudo-pairs.
-    judge_includes: int = 0
-    # A second classifier on the same TF-IDF: multinomial naive Bayes (ASReview's ELAS u3: alpha 3.822, balance
-    # ratio 1.2), its log-odds z-scored and averaged with the SVM's z-scored margin (off by default).
-    ensemble_nb: bool = False
-    nb_alpha: float = 3.822
-    nb_ratio: float = 1.2
-    # A second SVM on the dense sentence vectors (the transformer's, else the static model's), as ASReview's ELAS
-    # h3 / l2 are (an SVM on sentence vectors: C 0.067, same balance), its z-scored margin averaged with the TF-IDF
-    # SVM's (and naive Bayes' when on); unlike ``emb_weight`` (one SVM on the concatenation) each view votes apart.
-    ensemble_dense: bool = False
-    dense_C: float = 0.067
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -163,30 +132,18 @@ class ActiveRanker:
     def __init__(self, feats: ScreeningFeatures, prior: np.ndarray, cfg: ActiveConfig = ActiveConfig()):
         self.cfg = cfg
         self.prior = zscore(np.asarray(prior, dtype=np.float64))
-        # the prior as it enters the score (one-sided when ``prior_floor`` is set); trust and pseudo-excludes
-        # still read the full prior
-        self._prior_term = self.prior if cfg.prior_floor is None else np.maximum(self.prior, cfg.prior_floor)
         blocks = [feats.tfidf_words]
         dense = feats.temb if cfg.emb_from_transformer and feats.temb is not None else feats.emb
         if cfg.emb_weight > 0 and dense.shape[0]:
             blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
-        self.tfidf = feats.tfidf_words.tocsr()  # non-negative: naive Bayes reads it without the dense block
         self._earned: tuple[int, float] | None = None  # (labels when computed, factor) of earned_factor
-        # pseudo_far_share / ensemble_dense: the unit dense vectors
-        use_dense = (cfg.pseudo_far_share > 0 or cfg.ensemble_dense) and dense.shape[0]
-        self._dense = dense.astype(np.float64) if use_dense else None
-        # judge_includes: the classifier's last margin, and per record the margin it had just before its label
-        self._last_margin: np.ndarray | None = None
-        self._margin_at_label = np.full(len(self.prior), np.nan)
         # The weight the last :meth:`scores` gave the z-scored prior beside its other part's 1 (the classifier's
         # z-scored margin; with includes only, the similarity to them): decay x earned x trust. None before the
         # first call, and when the scores were the prior alone (no include labelled).
         self.last_prior_weight: float | None = None
 
-    def prior_weight(self, n_included: int, n_excluded: int = 0) -> float:
-        if self.cfg.prior_half_life_excludes > 0:
-            return self.cfg.prior_weight * 0.5 ** (n_excluded / self.cfg.prior_half_life_excludes)
+    def prior_weight(self, n_included: int) -> float:
         return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
 
     def prior_trust(self, labeled: np.ndarray, y: np.ndarray, pseudo: np.ndarray | None = None) -> float:
@@ -222,7 +179,7 @@ class ActiveRanker:
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
         if weights is not None:
             w = w * np.asarray(weights, dtype=np.float64)
-        pseudo = self.pseudo_excludes(labeled, labeled[y == 1])
+        pseudo = self.pseudo_excludes(labeled)
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
         if self.cfg.pseudo_fade_excludes > 0:
             w_neg *= max(0.0, 1.0 - n_neg / self.cfg.pseudo_fade_excludes)
@@ -230,15 +187,12 @@ class ActiveRanker:
         if self.cfg.earned_pseudo:
             w_neg *= earned
         if len(pseudo) and w_neg > 0:
-            margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                                  np.r_[w, np.full(len(pseudo), w_neg)])
+            margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                      np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         else:
-            margin = self._margin(labeled, y, w)
-        judged = self.judge_factor(labeled, y)
-        self._last_margin = margin
-        trust = self.prior_trust(labeled, y, pseudo)
-        self.last_prior_weight = self.prior_weight(n_pos, n_neg) * earned * judged * trust
-        return margin + self.last_prior_weight * self._prior_term
+            margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
+        self.last_prior_weight = self.prior_weight(n_pos) * earned * self.prior_trust(labeled, y, pseudo)
+        return margin + self.last_prior_weight * self.prior
 
     def _includes_only(self, labeled: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
         """Includes and no exclude (seed studies, or a person who labelled includes only): the pseudo-excludes
@@ -246,16 +200,14 @@ class ActiveRanker:
         weight it has beside labelled excludes (decay x trust). Before, the prior plus the similarity to the
         includes' TF-IDF centroid at equal weight: five seeds unlike the other includes pulled the order towards
         themselves (docs/seed-queries.md, 2026-12-04: Opiods' effort to 90 % 0.321 -> 0.581; with this 0.335)."""
-        pseudo = self.pseudo_excludes(labeled, labeled[y == 1])
+        pseudo = self.pseudo_excludes(labeled)
         n_pos = len(labeled)
         w = np.ones(n_pos) if weights is None else np.asarray(weights, dtype=np.float64)
         w_neg = n_pos / (self.cfg.neg_ratio * len(pseudo)) * self.cfg.pseudo_exclude_weight
-        margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                              np.r_[w, np.full(len(pseudo), w_neg)])
-        judged = self.judge_factor(labeled, y)
-        self._last_margin = margin
-        self.last_prior_weight = self.prior_weight(n_pos) * judged * self.prior_trust(labeled, y, pseudo)
-        return margin + self.last_prior_weight * self._prior_term
+        margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                  np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
+        self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
+        return margin + self.last_prior_weight * self.prior
 
     def earned_factor(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, pseudo: np.ndarray,
                       w_neg: float) -> float:
@@ -292,76 +244,15 @@ class ActiveRanker:
         self._earned = (n, factor)
         return factor
 
-    def judge_factor(self, labeled: np.ndarray, y: np.ndarray) -> float:
-        """0..1 (``cfg.judge_includes``; 1 when off): the prior against the classifier on the labels since the
-        ``judge_includes``-th latest include, the classifier's score for each being the margin it gave that record
-        in the call before it was labelled; (AUC_prior - 0.5) / (AUC_clf - 0.5) clipped, both AUCs shrunk towards
-        ``prior_auc_expected`` by ``prior_auc_pseudo_pairs`` pseudo-pairs. Records labelled before any margin
-        existed (the first labels) are not judged."""
-        cfg = self.cfg
-        if cfg.judge_includes <= 0:
-            return 1.0
-        # the margins the last call gave the records labelled since
-        if self._last_margin is not None:
-            new = labeled[np.isnan(self._margin_at_label[labeled])]
-            self._margin_at_label[new] = self._last_margin[new]
-        at = np.isfinite(self._margin_at_label[labeled])
-        inc_pos = np.flatnonzero((y == 1) & at)
-        if not len(inc_pos):
-            return 1.0
-        start = inc_pos[-min(cfg.judge_includes, len(inc_pos))]
-        win = labeled[start:][at[start:]]
-        wy = y[start:][at[start:]]
-        a0, k = cfg.prior_auc_expected, cfg.prior_auc_pseudo_pairs
-        n_pairs = int(np.sum(wy == 1)) * int(np.sum(wy == 0))
-
-        def shrunk(v: np.ndarray) -> float:
-            return (pair_auc(v[wy == 1], v[wy == 0]) * n_pairs + k * a0) / (n_pairs + k) if n_pairs + k > 0 else a0
-
-        auc_prior, auc_clf = shrunk(self.prior[win]), shrunk(self._margin_at_label[win])
-        return float(np.clip((auc_prior - 0.5) / max(auc_clf - 0.5, 1e-6), 0.0, 1.0))
-
-    def pseudo_excludes(self, labeled: np.ndarray, includes: np.ndarray | None = None) -> np.ndarray:
-        """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``);
-        with ``cfg.pseudo_far_share`` and labelled ``includes``, only among the candidates farthest from them."""
+    def pseudo_excludes(self, labeled: np.ndarray) -> np.ndarray:
+        """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``)."""
         n = len(self.prior)
         if self.cfg.pseudo_excludes <= 0 or n < 4:
             return np.zeros(0, dtype=np.int64)
         bottom = np.argsort(-self.prior, kind="stable")[n // 2 :]
-        if includes is not None and self.cfg.pseudo_far_bottom_only:
-            includes = includes[np.isin(includes, bottom)]
         bottom = bottom[~np.isin(bottom, labeled)]
-        dense = self._dense if self.cfg.pseudo_far_share > 0 else None
-        if dense is not None and includes is not None and len(includes) and len(bottom):
-            near = (dense[bottom] @ dense[includes].T).max(axis=1)
-            keep = len(bottom) - int(round(self.cfg.pseudo_far_share * len(bottom)))
-            far = np.sort(np.argsort(near, kind="stable")[:keep])  # back in the prior's order
-            bottom = bottom[far]
         take = min(self.cfg.pseudo_excludes, len(bottom))
         return bottom[np.linspace(0, len(bottom) - 1, take).astype(np.int64)] if take else bottom[:0]
-
-    def _margin(self, idx: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
-        """The z-scored SVM margin for every record; with ``cfg.ensemble_nb`` averaged with the z-scored naive
-        Bayes log-odds (trained on the same records, ASReview's ELAS u3 balance) and z-scored again."""
-        margin = zscore(self._fit(idx, y, w).decision_function(self.X))
-        if not self.cfg.ensemble_nb and not (self.cfg.ensemble_dense and self._dense is not None):
-            return margin
-        votes = [margin]
-        if self.cfg.ensemble_nb:
-            from sklearn.naive_bayes import MultinomialNB
-
-            n_pos, n_neg = int(np.sum(y == 1)), int(np.sum(y == 0))
-            wn = np.where(y == 1, 1.0, n_pos / (self.cfg.nb_ratio * max(n_neg, 1)))
-            wn = wn * (len(wn) / wn.sum())
-            nb = MultinomialNB(alpha=self.cfg.nb_alpha).fit(self.tfidf[idx], y, sample_weight=wn)
-            votes.append(zscore(np.asarray(self.tfidf @ (nb.feature_log_prob_[1] - nb.feature_log_prob_[0])).ravel()))
-        if self.cfg.ensemble_dense and self._dense is not None:
-            from sklearn.svm import LinearSVC
-
-            wd = w * (len(w) / w.sum()) if self.cfg.normalise_weights and w.sum() > 0 else w
-            svm = LinearSVC(C=self.cfg.dense_C, loss="squared_hinge", max_iter=5000, random_state=0)
-            votes.append(zscore(svm.fit(self._dense[idx], y, sample_weight=wd).decision_function(self._dense)))
-        return zscore(np.sum(votes, axis=0))
 
     def _fit(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray):
         from sklearn.svm import LinearSVC
