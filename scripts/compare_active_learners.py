@@ -40,15 +40,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "prior2": {"prior_weight": 2.0},
     "no_pseudo": {"pseudo_excludes": 0},
     "elas": {"prior_weight": 0.0, "pseudo_excludes": 0},
-    "pfade200": {"pseudo_fade_excludes": 200},
-    "earned5": {"earned_min_includes": 5},
-    "earned5p": {"earned_min_includes": 5, "earned_pseudo": True},
     "hl5": {"prior_half_life": 5.0},
-    "earned5_pf": {"earned_min_includes": 5, "pseudo_fade_excludes": 200},
-    "pfade100": {"pseudo_fade_excludes": 100},
-    "earned5pw": {"earned_min_includes": 5, "earned_pseudo": True, "earned_with_pseudo": True},
-    "earned5w": {"earned_min_includes": 5, "earned_with_pseudo": True},
-    "earned5_pf100": {"earned_min_includes": 5, "pseudo_fade_excludes": 100},
 }
 
 

@@ -25,7 +25,7 @@ from scipy import sparse
 from agentr_dagster.screening.features import ScreeningFeatures
 from agentr_dagster.screening.scores import zscore
 
-__all__ = ["ActiveConfig", "ActiveRanker", "Learner", "LearnerFactory", "cross_fit_folds", "pair_auc"]
+__all__ = ["ActiveConfig", "ActiveRanker", "Learner", "LearnerFactory", "pair_auc"]
 
 
 class Learner(Protocol):
@@ -77,21 +77,6 @@ class ActiveConfig:
     # pseudo-excludes in training 0.829, in the trust too 0.878). A prior whose includes sit in its own bottom half
     # (a misleading question) still loses the trust.
     trust_pseudo: bool = True
-    # Measured and left off (docs/screening.md "Round 3": chosen leave-one-review-out they held out 0.436 against
-    # the default's 0.443 on 13 shared reviews). The pseudo-excludes' weight fades linearly to 0 as this many real
-    # excludes are labelled (0 = never).
-    pseudo_fade_excludes: int = 0
-    # Earned prior weight: once ``earned_min_includes`` includes are labelled (0 = off), the prior's weight (and,
-    # with ``earned_pseudo``, the pseudo-excludes') is also scaled by how the prior ranks the labelled pairs
-    # against how the classifier's cross-validated margins rank them: (AUC_prior - 0.5) / (AUC_svm - 0.5), clipped
-    # to 0..1; with ``earned_with_pseudo`` the pseudo-excludes are judged as excludes too (without them, labels
-    # all from the prior's top zero the factor: ADHD's re-rank after 50 such labels fell 0.75 below zero-shot's).
-    # Re-computed every ``earned_every`` labels (it costs ``earned_folds`` extra fits).
-    earned_min_includes: int = 0
-    earned_folds: int = 5
-    earned_every: int = 10
-    earned_pseudo: bool = False
-    earned_with_pseudo: bool = False
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -100,18 +85,6 @@ def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
         return 0.5
     d = np.asarray(pos, dtype=np.float64)[:, None] - np.asarray(neg, dtype=np.float64)[None, :]
     return float((np.sum(d > 0) + 0.5 * np.sum(d == 0)) / d.size)
-
-
-def cross_fit_folds(y: np.ndarray, k: int) -> np.ndarray:
-    """Fold number (0..k'-1) per label, includes and excludes dealt round-robin in their given order, so every
-    fold holds both classes; k' = min(k, includes, excludes), at least 2."""
-    y = np.asarray(y)
-    k = max(2, min(k, int(np.sum(y == 1)), int(np.sum(y == 0))))
-    folds = np.zeros(len(y), dtype=np.int64)
-    for cls in (0, 1):
-        at = np.flatnonzero(y == cls)
-        folds[at] = np.arange(len(at)) % k
-    return folds
 
 
 class ActiveRanker:
@@ -137,9 +110,8 @@ class ActiveRanker:
         if cfg.emb_weight > 0 and dense.shape[0]:
             blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
-        self._earned: tuple[int, float] | None = None  # (labels when computed, factor) of earned_factor
         # The weight the last :meth:`scores` gave the z-scored prior beside its other part's 1 (the classifier's
-        # z-scored margin; with includes only, the similarity to them): decay x earned x trust. None before the
+        # z-scored margin; with includes only, the similarity to them): decay x trust. None before the
         # first call, and when the scores were the prior alone (no include labelled).
         self.last_prior_weight: float | None = None
 
@@ -181,17 +153,12 @@ class ActiveRanker:
             w = w * np.asarray(weights, dtype=np.float64)
         pseudo = self.pseudo_excludes(labeled)
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
-        if self.cfg.pseudo_fade_excludes > 0:
-            w_neg *= max(0.0, 1.0 - n_neg / self.cfg.pseudo_fade_excludes)
-        earned = self.earned_factor(labeled, y, w, pseudo, w_neg)
-        if self.cfg.earned_pseudo:
-            w_neg *= earned
         if len(pseudo) and w_neg > 0:
             margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
                                       np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         else:
             margin = zscore(self._fit(labeled, y, w).decision_function(self.X))
-        self.last_prior_weight = self.prior_weight(n_pos) * earned * self.prior_trust(labeled, y, pseudo)
+        self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
     def _includes_only(self, labeled: np.ndarray, y: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
@@ -208,41 +175,6 @@ class ActiveRanker:
                                   np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
-
-    def earned_factor(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, pseudo: np.ndarray,
-                      w_neg: float) -> float:
-        """0..1: how the prior ranks the labelled include/exclude pairs against how the classifier's
-        cross-validated margins rank them ((AUC_prior - 0.5) / (AUC_svm - 0.5), clipped); 1 while fewer than
-        ``cfg.earned_min_includes`` includes are labelled (or when off). Cached for ``cfg.earned_every`` labels."""
-        cfg = self.cfg
-        n_pos = int(y.sum())
-        if cfg.earned_min_includes <= 0 or n_pos < cfg.earned_min_includes or n_pos == len(y):
-            return 1.0
-        n = len(labeled)
-        if self._earned is not None and self._earned[0] <= n < self._earned[0] + cfg.earned_every:
-            return self._earned[1]
-        # the records judged: the labels, and with ``earned_with_pseudo`` the pseudo-excludes as excludes (labels
-        # from the top of the prior's list alone do not show what the prior does below them)
-        ev = np.r_[labeled, pseudo] if cfg.earned_with_pseudo else labeled
-        ey = np.r_[y, np.zeros(len(ev) - n, dtype=np.int64)]
-        ew = np.r_[w, np.full(len(ev) - n, w_neg)]
-        extra = np.zeros(0, dtype=np.int64) if cfg.earned_with_pseudo else pseudo  # trained on, not judged
-        margin = np.zeros(len(ev))
-        folds = cross_fit_folds(ey, cfg.earned_folds)
-        for f in range(int(folds.max()) + 1):
-            test, train = folds == f, folds != f
-            if ey[train].min() == ey[train].max():
-                return 1.0
-            idx = np.r_[ev[train], extra]
-            yy = np.r_[ey[train], np.zeros(len(extra), dtype=np.int64)]
-            ww = np.r_[ew[train], np.full(len(extra), w_neg)]
-            keep = ww > 0
-            margin[test] = self._fit(idx[keep], yy[keep], ww[keep]).decision_function(self.X[ev[test]])
-        auc_svm = pair_auc(margin[ey == 1], margin[ey == 0])
-        auc_prior = pair_auc(self.prior[ev[ey == 1]], self.prior[ev[ey == 0]])
-        factor = float(np.clip((auc_prior - 0.5) / max(auc_svm - 0.5, 1e-6), 0.0, 1.0))
-        self._earned = (n, factor)
-        return factor
 
     def pseudo_excludes(self, labeled: np.ndarray) -> np.ndarray:
         """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``)."""

@@ -93,50 +93,6 @@ def test_pair_auc_counts_ordered_pairs_and_ties_half():
     assert pair_auc(np.array([]), np.array([1.0])) == 0.5
 
 
-def test_cross_fit_folds_put_both_classes_in_every_fold():
-    from agentr_dagster.screening.active import cross_fit_folds
-
-    y = np.array([1, 0, 0, 1, 0, 0, 0, 1, 0, 0])
-    folds = cross_fit_folds(y, 5)
-    assert folds.max() == 2  # three includes: at most three folds
-    for f in range(3):
-        assert set(y[folds == f].tolist()) == {0, 1}
-    assert cross_fit_folds(np.array([1, 0, 0, 0]), 5).max() == 1  # at least two folds
-
-
-def test_earned_factor_keeps_a_prior_that_ranks_the_labels_and_drops_one_that_does_not():
-    titles, abstracts, y_all = synthetic_review(n=80, n_inc=12)
-    feats = build_features(titles, abstracts, HashEmbedder())
-    inc, exc = np.flatnonzero(y_all == 1), np.flatnonzero(y_all == 0)
-    labeled = np.r_[inc[:8], exc[:24]]
-    y = y_all[labeled]
-    cfg = ActiveConfig(earned_min_includes=5, earned_every=1)
-    good = np.where(y_all == 1, 1.0, 0.0) + np.linspace(0, 0.1, 80)  # includes on top
-    bad = -good  # includes at the bottom
-    w = np.where(y == 1, 1.0, 0.1)
-    none = np.zeros(0, dtype=np.int64)
-    assert ActiveRanker(feats, good, cfg).earned_factor(labeled, y, w, none, 0.0) == 1.0
-    assert ActiveRanker(feats, bad, cfg).earned_factor(labeled, y, w, none, 0.0) == 0.0
-    # too few includes: the factor is not judged yet
-    few = ActiveRanker(feats, bad, ActiveConfig(earned_min_includes=9))
-    assert few.earned_factor(labeled, y, w, none, 0.0) == 1.0
-    # off by default
-    assert ActiveRanker(feats, bad).earned_factor(labeled, y, w, none, 0.0) == 1.0
-
-
-def test_faded_pseudo_excludes_leave_the_classifier_to_the_labels():
-    titles, abstracts, y_all = synthetic_review(n=60, n_inc=10)
-    feats = build_features(titles, abstracts, HashEmbedder())
-    prior = np.linspace(1, -1, 60)
-    labeled = np.r_[np.flatnonzero(y_all == 1)[:3], np.flatnonzero(y_all == 0)[:3]]
-    y = y_all[labeled]
-    plain = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_excludes=0)).scores(labeled, y)
-    faded = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_fade_excludes=3)).scores(labeled, y)
-    fading = ActiveRanker(feats, prior, ActiveConfig(prior_weight=0.0, pseudo_fade_excludes=30)).scores(labeled, y)
-    assert np.allclose(faded, plain)  # 3 labelled excludes: the pseudo-excludes weigh nothing
-    assert not np.allclose(fading, plain)  # 3 of 30: they still count
-
-
 def test_includes_only_train_against_the_pseudo_excludes_with_the_prior_at_its_two_class_weight():
     """Seed studies (or a person's includes and no exclude): the pseudo-excludes stand in for excludes, so the
     classifier separates the includes' topic from the prior's bottom, and the prior keeps the weight it has beside
