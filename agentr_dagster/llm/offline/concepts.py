@@ -994,6 +994,12 @@ _SUBTITLE_RE = re.compile(r"(?<=\w):(?=\s+[A-Z][a-z])")
 _DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
 
 
+#: A finite verb never follows one of these directly ("patients without urge urinary incontinence": a noun).
+_PREPOSITIONS = frozenset(
+    "with without of for in on from by among between versus vs than into about after before during under over via "
+    "per across against".split())
+
+
 def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
     """Words a text uses as verbs somewhere: one that can be a verb (not an adjective) followed by an adjective
     and a noun ("..., favour active involvement"), as a noun phrase never is. The text uses a word in one sense
@@ -1005,7 +1011,8 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
         for before, w, adj, noun in (q for r in runs for q in zip(["", *r], r, r[1:], r[2:], strict=False)):
             # not after a determiner or an adjective ("the design", "long studies"), not a plural noun ("studies")
             if (can_be_verb(w) and w.islower() and adj.islower() and noun.islower()
-                    and before.casefold() not in _DETERMINERS and not (before and word_classes(before) <= {"ADJ"})
+                    and before.casefold() not in _DETERMINERS and before.casefold() not in _PREPOSITIONS
+                    and not (before and word_classes(before) <= {"ADJ"})
                     and not (w.endswith("s") and "NOUN" in word_classes(w)) and "ADJ" not in word_classes(w)
                     and "ADJ" in word_classes(adj) and not word_classes(adj) & {"VERB"} and not is_graded_adjective(adj)
                     and word_classes(noun) == {"NOUN"}):
@@ -1031,6 +1038,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+                and words[k - 1].group(0).casefold() not in _PREPOSITIONS | {"and", "or", "nor"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
@@ -1276,6 +1284,122 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
     return text
 
 
+#: "X and non-X H", "X or non-X H": both kinds of H, so all of H ("selective and non-selective inhibitors").
+_OWN_NEGATION_RE = re.compile(r"\b([A-Za-z][\w-]{2,}) (?:and|or|&) non-?\1 (?=([A-Za-z][\w-]*))", re.I)
+
+
+def _without_own_negation(text: str) -> str:
+    """A modifier coordinated with its own negation leaves the phrase ("dihydropyridine and non-dihydropyridine
+    channel blockers" -> "channel blockers"): the two together are every kind of the head, so the head's phrase
+    is the concept, not the modifier alone AND-ed with it. Only before a content word (not "smokers and
+    non-smokers were ...")."""
+
+    def cut(m: re.Match) -> str:
+        after = m.group(2).casefold()
+        return m.group(0) if after in _FUNCTION or _BOUNDARY_RE.fullmatch(after) else ""
+
+    return _OWN_NEGATION_RE.sub(cut, text)
+
+
+def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
+    """Examples an abstract gives of a required block's concept in any sentence ("radiotherapy with charged
+    particles such as protons and carbon ions", said in its background) join that block as variants: the phrase
+    right before "such as" / "including" / "e.g." names the concept (each of its words begins a word of the
+    block's label or terms), the list right after it its kinds. A question's examples are read with its topic."""
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        for m in _EXAMPLE_RE.finditer(sentence):
+            before = _chunks(sentence[: m.start()], verbs)
+            after = _chunks(sentence[m.end():], verbs)
+            if not before or not after or not before[-1].items or after[0].cue:
+                continue
+            words = [w.casefold() for w in _content_words(before[-1].items[-1])]
+            block = next((b for b in blocks if b.required and words and all(
+                any(v.startswith(w[:5]) for v in _block_words(b)) for w in words)), None)
+            items = [i for i in after[0].items if not _is_meta_item(i) and len(_content_words(i)) <= 3]
+            if block is None or not items:
+                continue
+            # a kind of several words is its phrase, not its parts ("carbon ions": not carbon* alone)
+            terms = [t for i in items for t in _variants(i, acronyms)
+                     if len(_content_words(i)) == 1 or " " in t.strip('"')]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+
+
+def _block_words(block: ConceptBlock) -> set[str]:
+    """The words of a block's label and terms, lower case."""
+    return {w.casefold() for t in [block.label, *block.terms] for w in re.findall(r"[A-Za-z][\w-]*", t)}
+
+
+#: A name of a specific thing: a word the lexicon does not know and general English hardly uses (a drug, a
+#: compound, a gene: "atenolol", "glycine"), below this Zipf frequency.
+NAME_ZIPF = 3.0
+#: So many names in one list (commas, "and", "or", brackets) make it a list of named kinds.
+MIN_NAMES_IN_LIST = 3
+
+
+def _is_name(w: str) -> bool:
+    """A rare word that names one thing: general Zipf below :data:`NAME_ZIPF`, unknown to the lexicon or a noun
+    only there ("ibuprofen"), not shaped like a modifier ("atrial", "paroxysmal"), not an acronym or a number."""
+    if _is_acronym(w) or not w[0].isalpha() or len(w) < 5 or "-" in w or w.casefold() in _FUNCTION:
+        return False
+    return word_classes(w) <= {"NOUN"} and not _modifier_like(w) and general_zipf(w.casefold()) < NAME_ZIPF
+
+
+def _name_word(item: str, first: bool = False) -> str:
+    """The item's name: its first word when that is a name (:func:`_is_name`) and the next word is not a noun
+    it modifies ("atrial fibrillation"); for the ``first`` item of a list, also its last word ("trials of
+    almotriptan, eletriptan, ..."). Else ""."""
+    words = re.findall(_WORD, item)
+    if not words:
+        return ""
+    nxt = words[1] if len(words) > 1 else ""
+    if _is_name(words[0]) and not (nxt and "NOUN" in word_classes(nxt)):
+        return words[0]
+    last = words[-1]
+    return last if first and len(words) > 1 and _is_name(last) and not word_classes(last) else ""
+
+
+def _names_a_class(block: ConceptBlock) -> bool:
+    """The block's phrase names a class in the plural ("beta blockers", "oral medications"), whose members a
+    list can name; a mass or process noun ("sleep", "microdialysis") has no members."""
+    words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+    return any(low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3
+               and word_classes(_singular_tail(low)) <= {"NOUN", "VERB"} for low in (w.casefold() for w in words))
+
+
+def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A list of named things anywhere in an abstract (:data:`MIN_NAMES_IN_LIST` or more names in a row: "trials
+    of atenolol, bisoprolol and carvedilol", "sulfonylureas (glyburide, glipizide)") names kinds of what the
+    review is about, the way its studies name it (a trial names its drug, seldom the drug's class): the names
+    join the first required block that is what the studies do or are exposed to (not who, where, or a comparator)
+    and names a class in the plural (:func:`_names_a_class`), as variants. Not from a sentence that excludes."""
+    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
+               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
+    if not targets:
+        return
+    names: list[str] = []
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        run: list[str] = []
+        for item in [*_split_items(sentence), ""]:
+            name = _name_word(item) or (_name_word(item, first=True) if not run else "")
+            if name:
+                run.append(name)
+                continue
+            if len(run) >= MIN_NAMES_IN_LIST:
+                names += [n for n in run if n.casefold() not in {x.casefold() for x in names}]
+            run = []
+    if not names:
+        return
+    terms = [t for n in names for t in _variants(n, acronyms)]
+    block = targets[0]
+    block.kinds += [t for t in terms if t not in block.terms]
+    block.terms = _dedupe(block.terms + terms)
+
+
 #: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
 
@@ -1291,6 +1415,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
+    text = _without_own_negation(text)
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
@@ -1342,6 +1467,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
+    if not question:
+        _join_examples(blocks, text, verbs, acronyms)
     _related_stems(blocks)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
@@ -1350,6 +1477,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _title_subjects(blocks, title)
         _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
+    if title:
+        _join_named_list(blocks, text, acronyms)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
