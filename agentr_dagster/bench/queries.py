@@ -265,7 +265,7 @@ def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, 
         text, source = written.get(rv.name, ""), "written"
     if text:
         out["abstract"] = {"source": source, **bench_text(text, rv.name, pool, own, labels, backend, rv.titles,
-                                                          rv.abstracts, seeds, seed, shapes=False)}
+                                                          rv.abstracts, seeds, seed)}
     return out
 
 
@@ -650,8 +650,10 @@ def format_table(result: dict) -> str:
                  + ", ".join(f"{n} {m['reviews_recall_below_0.9']}" for n, m in groups if m["n"]) + ")")
     lines.append("reviews meeting both bars (recall >= 0.9, off-topic <= 5 %): "
                  + ", ".join(f"{n} {m.get('reviews_meeting_bars')}/{m['n']}" for n, m in groups if m["n"]))
-    for name, m in [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"])]:
-        if m["n"] and "by_shape" in m:
+    for name, m in [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"]),
+                    ("abstract", summary.get("abstract")), ("abstract drug", summary.get("abstract_drug")),
+                    ("abstract non-drug", summary.get("abstract_non_drug"))]:
+        if m and m["n"] and "by_shape" in m:
             lines.append(f"shapes, {name}: " + ", ".join(
                 f"{k} {v['recall']}/{v['off_topic']}/{v['median_ratio_n']}" for k, v in m["by_shape"].items())
                 + " (recall/off-topic/median xN)")

@@ -1475,7 +1475,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:
+        studied = _studied_subject(blocks, topic[1:], verbs)
         blocks = _title_subjects(blocks, title)
+        if studied is not None:
+            blocks = _studies_subject_first(blocks, studied)
         _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     if title:
         _join_named_list(blocks, text, acronyms)
@@ -1767,6 +1770,41 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
             block.independent = True
             kept.append(block)
     return kept
+
+
+#: "(to identify) studies investigating X": what the included studies are about, in an abstract's aim sentence.
+_STUDIES_OF_RE = re.compile(
+    r"\b(?:studies|trials|articles|papers|research)\s+(?:that\s+(?:have\s+)?)?"
+    r"(?:investigat|examin|explor|analy[sz]|studied|studying)\w*\s+(.+)$", re.I)
+
+
+def _studied_subject(blocks: list[ConceptBlock], aims: list[str], verbs: frozenset[str]) -> ConceptBlock | None:
+    """The block of what an abstract's aim sentence says its studies investigate ("to identify studies
+    investigating X on Y and to count those that mention Z": X), when a block names it; else None."""
+    for sentence in aims:
+        m = _STUDIES_OF_RE.search(sentence)
+        chunks = _chunks(m.group(1), verbs) if m else []
+        if not chunks or chunks[0].cue:
+            continue
+        words = {w.casefold() for i in chunks[0].items for w in _content_words(i)}
+        scored = [(len(words & {w.casefold() for w in _content_words(b.label)}), k) for k, b in enumerate(blocks)]
+        best = max(scored, default=(0, 0))
+        if best[0]:
+            return blocks[best[1]]
+    return None
+
+
+def _studies_subject_first(blocks: list[ConceptBlock], studied: ConceptBlock) -> list[ConceptBlock]:
+    """What the studies investigate is the main block (required, even where the title names it as a setting:
+    "Z in X on Y"); the title's other subjects are what the review looks for within those studies, so they are
+    no longer AND-ed with it (they stay in the rest of the query)."""
+    if studied.generic:
+        return blocks
+    rest = [b for b in blocks if b is not studied]
+    for b in rest:
+        b.independent = False
+    studied.required, studied.independent, studied.setting, studied.aspect = True, False, False, False
+    return [studied, *rest]
 
 
 #: "associations of A, B and C with (the risk of) D": what is associated with what (an exposure and an outcome).

@@ -77,3 +77,19 @@ def test_examples_of_a_concept_in_any_sentence_join_it():
     assert any("blue diode" in t for t in terms) and any("halogen spotlight" in t for t in terms)
     assert "halogen*" not in terms  # a kind of several words is its phrase, not its parts
     assert _hits(text, "Blue diodes versus fluorescent tubes for neonatal jaundice")
+
+
+_STUDIED = ("Herbal Teas in Vaping Advertisements on Video Platforms: a scoping review. Objective: This review aimed "
+            "to identify studies investigating vaping advertisements on video platforms and to count those that "
+            "mention herbal teas. Methods: We searched Scopus. Results: Of 80 studies, 12 mentioned herbal teas.")
+
+
+def test_what_the_aim_says_the_studies_investigate_is_the_main_block():
+    # the title names the studies' subject as a setting ("X in Y"); the review includes every study of Y and counts
+    # those naming X: Y is what a search must find, X does not narrow it
+    plan = extract_concepts(_STUDIED)
+    assert "advertisement" in plan.blocks[0].label.casefold()
+    assert _hits(_STUDIED, "Vaping advertisements on a video-sharing site: a content analysis")
+    # without such an aim sentence the title's subject stays the main block
+    plain = _STUDIED.replace("to identify studies investigating vaping advertisements on video platforms and ", "")
+    assert not _hits(plain, "Vaping advertisements on a video-sharing site: a content analysis")
