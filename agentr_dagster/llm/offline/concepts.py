@@ -862,6 +862,11 @@ _PAPER_VOICE_RE = re.compile(
 )
 
 
+#: What a review reports having done, in the first person: an abstract's voice, never a question's.
+_DONE_RE = re.compile(r"\bwe (?:\w+ly )?(?:searched|screened|included|identified|conducted|performed|extracted|"
+                      r"pooled|synthesi[sz]ed)\b", re.I)
+
+
 def is_review_question(text: str) -> bool:
     """A review question (a question, or Include / Exclude sentences), not an abstract: an abstract that says
     where its papers come from ("papers published between 1991 and 2011") is still an abstract."""
@@ -869,6 +874,8 @@ def is_review_question(text: str) -> bool:
     sentences = _sentences(text)
     if _GLUED_HEADING_RE.search(text) or _COLON_HEADING_RE.search(text) or _REPORTED_NUMBERS_RE.search(text):
         return False
+    if _DONE_RE.search(text):
+        return False  # a report of what was done ("we searched ...") is an abstract, whatever its eligibility
     if sentences and sentences[0].rstrip().endswith("?") and not _PAPER_VOICE_RE.search(text):
         return True
     return any(_ELIGIBILITY_RE.search(s) or _EXCLUSION_START_RE.search(s) for s in sentences)

@@ -65,7 +65,7 @@ def test_a_word_after_a_preposition_or_a_conjunction_is_no_verb():
     plan = extract_concepts(text)
     labels = [b.label.casefold() for b in plan.blocks if b.required]
     assert not any(label == "variant asthma" for label in labels)
-    assert _hits(text, "Inhaled steroids in cough variant asthma")
+    assert _hits(text, "Steroid inhalers in cough variant asthma")
 
 
 def test_examples_of_a_concept_in_any_sentence_join_it():
@@ -93,3 +93,18 @@ def test_what_the_aim_says_the_studies_investigate_is_the_main_block():
     # without such an aim sentence the title's subject stays the main block
     plain = _STUDIED.replace("to identify studies investigating vaping advertisements on video platforms and ", "")
     assert not _hits(plain, "Vaping advertisements on a video-sharing site: a content analysis")
+
+
+def test_an_abstract_that_says_what_was_done_is_no_question_for_its_eligibility_sentence():
+    # "Studies were eligible if ..." reads like a question's include sentence; "we searched" says it is a report,
+    # whose results and conclusions ("Nineteen studies ...", "calls for ...") are no topic
+    from agentr_dagster.llm.offline.concepts import is_review_question
+
+    text = ("Nurses' coping styles: a systematic review. This review maps research on the coping styles of nurses. "
+            "We searched ERIC and Scopus for articles from 2000 to 2020. Studies were eligible if they measured "
+            "coping styles of nurses. Nineteen studies met the criteria. Most relied on surveys, and the field "
+            "calls for longitudinal designs.")
+    assert not is_review_question(text)
+    assert is_review_question("Which coping styles do nurses use? Studies were eligible if they measured coping.")
+    labels = " ".join(b.label.casefold() for b in extract_concepts(text).blocks)
+    assert "nineteen" not in labels and "longitudinal" not in labels
