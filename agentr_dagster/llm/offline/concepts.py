@@ -1001,6 +1001,8 @@ _SUBTITLE_RE = re.compile(r"(?<=\w):(?=\s+[A-Z][a-z])")
 _DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
 
 
+#: Nouns for the reports a review gathers: a verb's "-ing" form after one starts a clause ("studies examining X").
+_STUDY_NOUNS = frozenset("studies study trials trial articles papers reports research publications".split())
 #: A finite verb never follows one of these directly ("patients without urge urinary incontinence": a noun).
 _PREPOSITIONS = frozenset(
     "with without of for in on from by among between versus vs than into about after before during under over via "
@@ -1049,8 +1051,9 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
-        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"}
-                        and nxt.casefold() == "to" and k > 0)
+        # or right after "studies" / "trials" ("studies investigating X": a clause, not a phrase "investigating X")
+        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
+                        and (nxt.casefold() == "to" or words[k - 1].group(0).casefold() in _STUDY_NOUNS))
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())

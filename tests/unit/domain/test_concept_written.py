@@ -89,6 +89,7 @@ def test_what_the_aim_says_the_studies_investigate_is_the_main_block():
     # those naming X: Y is what a search must find, X does not narrow it
     plan = extract_concepts(_STUDIED)
     assert "advertisement" in plan.blocks[0].label.casefold()
+    assert not any("investigating" in t for t in plan.blocks[0].terms)  # "studies investigating X": a clause
     assert _hits(_STUDIED, "Vaping advertisements on a video-sharing site: a content analysis")
     # without such an aim sentence the title's subject stays the main block
     plain = _STUDIED.replace("to identify studies investigating vaping advertisements on video platforms and ", "")
