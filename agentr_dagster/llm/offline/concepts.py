@@ -1490,7 +1490,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         if studied is not None:
             blocks = _studies_subject_first(blocks, studied)
         _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
-    if title:
         _join_named_list(blocks, text, acronyms)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
