@@ -246,7 +246,9 @@ def _render(intent: Any, terms: list[list[str]]) -> str:
 
 
 def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
-                 seed: int = 0) -> dict[str, Any]:
+                 seed: int = 0, written: dict[str, str] | None = None) -> dict[str, Any]:
+    """One review judged from its question, and from its published abstract (review.json) or, failing that and
+    where ``written`` has one for it, from an abstract written for the bench (:func:`load_written_abstracts`)."""
     rv = load_review(folder)
     labels = [int(v) for v in rv.labels]
     question = bench_text(rv.question, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts, seeds, seed)
@@ -258,10 +260,33 @@ def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, 
         "n_includes": sum(labels),
         **question,
     }
-    published = published_abstract(folder)
-    if published:
-        out["abstract"] = bench_text(published, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts,
-                                     seeds, seed, shapes=False)
+    text, source = published_abstract(folder), "published"
+    if not text and written:
+        text, source = written.get(rv.name, ""), "written"
+    if text:
+        out["abstract"] = {"source": source, **bench_text(text, rv.name, pool, own, labels, backend, rv.titles,
+                                                          rv.abstracts, seeds, seed)}
+    return out
+
+
+#: Abstracts written for this bench from the shared reviews' questions (not published abstracts; see the file's
+#: ``_about`` and the README beside it).
+WRITTEN_ABSTRACTS = Path(__file__).resolve().parent.parent / "data" / "bench" / "written_abstracts.json"
+
+
+def load_written_abstracts(path: Path = WRITTEN_ABSTRACTS) -> dict[str, str]:
+    """Review name -> "title. abstract" of a JSON file of written abstracts: an object whose ``abstracts`` is a
+    list of ``name``, ``title``, ``abstract`` (or that list alone, the shape of the published abstracts' file),
+    whitespace collapsed, as :func:`published_abstract` gives a published one."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    items = data.get("abstracts", []) if isinstance(data, dict) else data
+    out: dict[str, str] = {}
+    for item in items:
+        title = str(item.get("title") or "").strip().rstrip(".")
+        text = f"{title}. {item.get('abstract') or ''}" if title else str(item.get("abstract") or "")
+        name = str(item.get("name") or "").strip()
+        if name and text.strip():
+            out[name] = " ".join(text.split())
     return out
 
 
@@ -385,6 +410,7 @@ def _means(rows: list[dict]) -> dict[str, Any]:
         "median_ratio_n": _median([r["boolean"]["ratio_n"] for r in rows]),
         "mean_ratio_n": _mean([r["boolean"]["ratio_n"] for r in rows]),
         "reviews_recall_below_0.9": sum(1 for r in rows if (r["boolean"]["recall"] or 0) < TARGET_RECALL),
+        "reviews_meeting_bars": sum(1 for r in rows if meets_bars(r["boolean"]["recall"], r["boolean"]["off_topic"])),
         "baseline_recall": _mean([r["baseline"]["recall"] for r in rows]),
         "baseline_share": _mean([r["baseline"]["share"] for r in rows]),
         "baseline_off_topic": _mean([r["baseline"]["off_topic"] for r in rows]),
@@ -437,13 +463,16 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
     kinds = sorted({r["kind"] for r in reviews})
     groups = {"all": reviews, "drug": [r for r in reviews if r["drug"]],
               "non-drug": [r for r in reviews if not r["drug"]]}
-    abstracts = [r["abstract"] | {"name": r["name"]} for r in reviews if "abstract" in r]
+    abstracts = [r["abstract"] | {"name": r["name"], "drug": r["drug"]} for r in reviews if "abstract" in r]
     return {
         "all": _means(reviews),
         "drug": _means(groups["drug"]),
         "non_drug": _means(groups["non-drug"]),
         "by_kind": {k: _means([r for r in reviews if r["kind"] == k]) for k in kinds},
         "abstract": _means(abstracts) if abstracts else None,
+        "abstract_drug": _means([a for a in abstracts if a["drug"]]) if abstracts else None,
+        "abstract_non_drug": _means([a for a in abstracts if not a["drug"]]) if abstracts else None,
+        "abstract_sources": {k: sum(1 for a in abstracts if a.get("source") == k) for k in ("published", "written")},
         "leave_one_out_shape": leave_one_out(reviews) if len(reviews) > 1 else None,
         "leave_one_out_seed_growth": leave_one_out_growth(reviews),
         "leave_one_out_seed_generic_share": leave_one_out_growth(reviews, "by_generic_share", MINED_SHARE_GRID),
@@ -531,14 +560,16 @@ def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range
 
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
-                      abstracts: Path | None = None, progress: bool = False) -> dict:
+                      abstracts: Path | None = None, progress: bool = False,
+                      written_abstracts: Path | None = None) -> dict:
     backend = backend or OfflineBackend()
     folders = discover_reviews(Path(root))
     pool, spans = build_pool(folders)
+    written = load_written_abstracts(written_abstracts) if written_abstracts is not None else None
     reviews = []
     for folder in tqdm(folders, desc="reviews", unit="review", disable=not progress):
         name = load_review(folder).name
-        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed))
+        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written))
     result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)},
                               "reviews": reviews, "summary": summarise(reviews)}
     if len(folders) > 1:
@@ -597,12 +628,14 @@ def format_table(result: dict) -> str:
     for r in result["reviews"]:
         lines.append(row(r["name"], "question", r))
         if "abstract" in r:
-            lines.append(row(r["name"], "abstract", r["abstract"]))
+            lines.append(row(r["name"], "abs-" + r["abstract"].get("source", "published")[:4], r["abstract"]))
     summary = result["summary"]
     groups = [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"]),
               *summary["by_kind"].items()]
-    if summary.get("abstract"):
-        groups.append(("abstract", summary["abstract"]))
+    for key, label in (("abstract", "abstract"), ("abstract_drug", "abstract drug"),
+                       ("abstract_non_drug", "abstract non-drug")):
+        if summary.get(key):
+            groups.append((label, summary[key]))
     for name, m in groups:
         if not m["n"]:
             continue
@@ -615,8 +648,12 @@ def format_table(result: dict) -> str:
         )
     lines.append("(mean rows: xN and s_xN are medians; reviews with recall < 0.9: "
                  + ", ".join(f"{n} {m['reviews_recall_below_0.9']}" for n, m in groups if m["n"]) + ")")
-    for name, m in [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"])]:
-        if m["n"] and "by_shape" in m:
+    lines.append("reviews meeting both bars (recall >= 0.9, off-topic <= 5 %): "
+                 + ", ".join(f"{n} {m.get('reviews_meeting_bars')}/{m['n']}" for n, m in groups if m["n"]))
+    for name, m in [("all", summary["all"]), ("drug", summary["drug"]), ("non-drug", summary["non_drug"]),
+                    ("abstract", summary.get("abstract")), ("abstract drug", summary.get("abstract_drug")),
+                    ("abstract non-drug", summary.get("abstract_non_drug"))]:
+        if m and m["n"] and "by_shape" in m:
             lines.append(f"shapes, {name}: " + ", ".join(
                 f"{k} {v['recall']}/{v['off_topic']}/{v['median_ratio_n']}" for k, v in m["by_shape"].items())
                 + " (recall/off-topic/median xN)")

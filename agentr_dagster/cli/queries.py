@@ -103,14 +103,23 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
 @click.option("--abstracts", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="a JSON list of published review abstracts (name, title, abstract) without labels: their queries "
                    "and what they match in the pool")
+@click.option("--written-abstracts", "written", is_flag=False, flag_value="bundled", default=None,
+              metavar="[FILE]",
+              help="also judge each review from an abstract written for the bench from its question (a review "
+                   "whose review.json has a published abstract keeps that one); FILE: a JSON of name, title, "
+                   "abstract; without FILE, the bundled agentr_dagster/data/bench/written_abstracts.json")
 def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None,
-                          abstracts: Path | None) -> None:
+                          abstracts: Path | None, written: str | None) -> None:
     """The offline queries judged on labelled review folders, their records pooled: from each question (and
     published abstract, where review.json has one), recall of the includes, share of the other reviews' records
     matched and records matched relative to the review's own."""
-    from agentr_dagster.bench.queries import format_table, run_queries_bench
+    from agentr_dagster.bench.queries import WRITTEN_ABSTRACTS, format_table, run_queries_bench
 
-    result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json)
+    written_path = None if written is None else WRITTEN_ABSTRACTS if written == "bundled" else Path(written)
+    if written_path is not None and not written_path.is_file():
+        raise click.BadParameter(f"no such file: {written_path}", param_hint="--written-abstracts")
+    result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json,
+                               written_abstracts=written_path)
     if out:
         Path(out).write_text(json.dumps(result, indent=2), encoding="utf-8")
     click.echo(json.dumps(result, indent=2) if as_json else format_table(result))

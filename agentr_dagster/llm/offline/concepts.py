@@ -862,6 +862,11 @@ _PAPER_VOICE_RE = re.compile(
 )
 
 
+#: What a review reports having done, in the first person: an abstract's voice, never a question's.
+_DONE_RE = re.compile(r"\bwe (?:\w+ly )?(?:searched|screened|included|identified|conducted|performed|extracted|"
+                      r"pooled|synthesi[sz]ed)\b", re.I)
+
+
 def is_review_question(text: str) -> bool:
     """A review question (a question, or Include / Exclude sentences), not an abstract: an abstract that says
     where its papers come from ("papers published between 1991 and 2011") is still an abstract."""
@@ -869,6 +874,8 @@ def is_review_question(text: str) -> bool:
     sentences = _sentences(text)
     if _GLUED_HEADING_RE.search(text) or _COLON_HEADING_RE.search(text) or _REPORTED_NUMBERS_RE.search(text):
         return False
+    if _DONE_RE.search(text):
+        return False  # a report of what was done ("we searched ...") is an abstract, whatever its eligibility
     if sentences and sentences[0].rstrip().endswith("?") and not _PAPER_VOICE_RE.search(text):
         return True
     return any(_ELIGIBILITY_RE.search(s) or _EXCLUSION_START_RE.search(s) for s in sentences)
@@ -994,6 +1001,14 @@ _SUBTITLE_RE = re.compile(r"(?<=\w):(?=\s+[A-Z][a-z])")
 _DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
 
 
+#: Nouns for the reports a review gathers: a verb's "-ing" form after one starts a clause ("studies examining X").
+_STUDY_NOUNS = frozenset("studies study trials trial articles papers reports research publications".split())
+#: A finite verb never follows one of these directly ("patients without urge urinary incontinence": a noun).
+_PREPOSITIONS = frozenset(
+    "with without of for in on from by among between versus vs than into about after before during under over via "
+    "per across against".split())
+
+
 def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
     """Words a text uses as verbs somewhere: one that can be a verb (not an adjective) followed by an adjective
     and a noun ("..., favour active involvement"), as a noun phrase never is. The text uses a word in one sense
@@ -1005,7 +1020,8 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
         for before, w, adj, noun in (q for r in runs for q in zip(["", *r], r, r[1:], r[2:], strict=False)):
             # not after a determiner or an adjective ("the design", "long studies"), not a plural noun ("studies")
             if (can_be_verb(w) and w.islower() and adj.islower() and noun.islower()
-                    and before.casefold() not in _DETERMINERS and not (before and word_classes(before) <= {"ADJ"})
+                    and before.casefold() not in _DETERMINERS and before.casefold() not in _PREPOSITIONS
+                    and not (before and word_classes(before) <= {"ADJ"})
                     and not (w.endswith("s") and "NOUN" in word_classes(w)) and "ADJ" not in word_classes(w)
                     and "ADJ" in word_classes(adj) and not word_classes(adj) & {"VERB"} and not is_graded_adjective(adj)
                     and word_classes(noun) == {"NOUN"}):
@@ -1031,11 +1047,13 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+                and words[k - 1].group(0).casefold() not in _PREPOSITIONS | {"and", "or", "nor"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
-        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"}
-                        and nxt.casefold() == "to" and k > 0)
+        # or right after "studies" / "trials" ("studies investigating X": a clause, not a phrase "investigating X")
+        verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
+                        and (nxt.casefold() == "to" or words[k - 1].group(0).casefold() in _STUDY_NOUNS))
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
@@ -1276,6 +1294,122 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
     return text
 
 
+#: "X and non-X H", "X or non-X H": both kinds of H, so all of H ("selective and non-selective inhibitors").
+_OWN_NEGATION_RE = re.compile(r"\b([A-Za-z][\w-]{2,}) (?:and|or|&) non-?\1 (?=([A-Za-z][\w-]*))", re.I)
+
+
+def _without_own_negation(text: str) -> str:
+    """A modifier coordinated with its own negation leaves the phrase ("dihydropyridine and non-dihydropyridine
+    channel blockers" -> "channel blockers"): the two together are every kind of the head, so the head's phrase
+    is the concept, not the modifier alone AND-ed with it. Only before a content word (not "smokers and
+    non-smokers were ...")."""
+
+    def cut(m: re.Match) -> str:
+        after = m.group(2).casefold()
+        return m.group(0) if after in _FUNCTION or _BOUNDARY_RE.fullmatch(after) else ""
+
+    return _OWN_NEGATION_RE.sub(cut, text)
+
+
+def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
+    """Examples an abstract gives of a required block's concept in any sentence ("radiotherapy with charged
+    particles such as protons and carbon ions", said in its background) join that block as variants: the phrase
+    right before "such as" / "including" / "e.g." names the concept (each of its words begins a word of the
+    block's label or terms), the list right after it its kinds. A question's examples are read with its topic."""
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        for m in _EXAMPLE_RE.finditer(sentence):
+            before = _chunks(sentence[: m.start()], verbs)
+            after = _chunks(sentence[m.end():], verbs)
+            if not before or not after or not before[-1].items or after[0].cue:
+                continue
+            words = [w.casefold() for w in _content_words(before[-1].items[-1])]
+            block = next((b for b in blocks if b.required and words and all(
+                any(v.startswith(w[:5]) for v in _block_words(b)) for w in words)), None)
+            items = [i for i in after[0].items if not _is_meta_item(i) and len(_content_words(i)) <= 3]
+            if block is None or not items:
+                continue
+            # a kind of several words is its phrase, not its parts ("carbon ions": not carbon* alone)
+            terms = [t for i in items for t in _variants(i, acronyms)
+                     if len(_content_words(i)) == 1 or " " in t.strip('"')]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+
+
+def _block_words(block: ConceptBlock) -> set[str]:
+    """The words of a block's label and terms, lower case."""
+    return {w.casefold() for t in [block.label, *block.terms] for w in re.findall(r"[A-Za-z][\w-]*", t)}
+
+
+#: A name of a specific thing: a word the lexicon does not know and general English hardly uses (a drug, a
+#: compound, a gene: "atenolol", "glycine"), below this Zipf frequency.
+NAME_ZIPF = 3.0
+#: So many names in one list (commas, "and", "or", brackets) make it a list of named kinds.
+MIN_NAMES_IN_LIST = 3
+
+
+def _is_name(w: str) -> bool:
+    """A rare word that names one thing: general Zipf below :data:`NAME_ZIPF`, unknown to the lexicon or a noun
+    only there ("ibuprofen"), not shaped like a modifier ("atrial", "paroxysmal"), not an acronym or a number."""
+    if _is_acronym(w) or not w[0].isalpha() or len(w) < 5 or "-" in w or w.casefold() in _FUNCTION:
+        return False
+    return word_classes(w) <= {"NOUN"} and not _modifier_like(w) and general_zipf(w.casefold()) < NAME_ZIPF
+
+
+def _name_word(item: str, first: bool = False) -> str:
+    """The item's name: its first word when that is a name (:func:`_is_name`) and the next word is not a noun
+    it modifies ("atrial fibrillation"); for the ``first`` item of a list, also its last word ("trials of
+    almotriptan, eletriptan, ..."). Else ""."""
+    words = re.findall(_WORD, item)
+    if not words:
+        return ""
+    nxt = words[1] if len(words) > 1 else ""
+    if _is_name(words[0]) and not (nxt and "NOUN" in word_classes(nxt)):
+        return words[0]
+    last = words[-1]
+    return last if first and len(words) > 1 and _is_name(last) and not word_classes(last) else ""
+
+
+def _names_a_class(block: ConceptBlock) -> bool:
+    """The block's phrase names a class in the plural ("beta blockers", "oral medications"), whose members a
+    list can name; a mass or process noun ("sleep", "microdialysis") has no members."""
+    words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+    return any(low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3
+               and word_classes(_singular_tail(low)) <= {"NOUN", "VERB"} for low in (w.casefold() for w in words))
+
+
+def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A list of named things anywhere in an abstract (:data:`MIN_NAMES_IN_LIST` or more names in a row: "trials
+    of atenolol, bisoprolol and carvedilol", "sulfonylureas (glyburide, glipizide)") names kinds of what the
+    review is about, the way its studies name it (a trial names its drug, seldom the drug's class): the names
+    join the first required block that is what the studies do or are exposed to (not who, where, or a comparator)
+    and names a class in the plural (:func:`_names_a_class`), as variants. Not from a sentence that excludes."""
+    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
+               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
+    if not targets:
+        return
+    names: list[str] = []
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        run: list[str] = []
+        for item in [*_split_items(sentence), ""]:
+            name = _name_word(item) or (_name_word(item, first=True) if not run else "")
+            if name:
+                run.append(name)
+                continue
+            if len(run) >= MIN_NAMES_IN_LIST:
+                names += [n for n in run if n.casefold() not in {x.casefold() for x in names}]
+            run = []
+    if not names:
+        return
+    terms = [t for n in names for t in _variants(n, acronyms)]
+    block = targets[0]
+    block.kinds += [t for t in terms if t not in block.terms]
+    block.terms = _dedupe(block.terms + terms)
+
+
 #: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
 
@@ -1291,6 +1425,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
+    text = _without_own_negation(text)
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
@@ -1342,14 +1477,20 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
+    if not question:
+        _join_examples(blocks, text, verbs, acronyms)
     _related_stems(blocks)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:
+        studied = _studied_subject(blocks, topic[1:], verbs)
         blocks = _title_subjects(blocks, title)
+        if studied is not None:
+            blocks = _studies_subject_first(blocks, studied)
         _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
+        _join_named_list(blocks, text, acronyms)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
@@ -1638,6 +1779,41 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
             block.independent = True
             kept.append(block)
     return kept
+
+
+#: "(to identify) studies investigating X": what the included studies are about, in an abstract's aim sentence.
+_STUDIES_OF_RE = re.compile(
+    r"\b(?:studies|trials|articles|papers|research)\s+(?:that\s+(?:have\s+)?)?"
+    r"(?:investigat|examin|explor|analy[sz]|studied|studying)\w*\s+(.+)$", re.I)
+
+
+def _studied_subject(blocks: list[ConceptBlock], aims: list[str], verbs: frozenset[str]) -> ConceptBlock | None:
+    """The block of what an abstract's aim sentence says its studies investigate ("to identify studies
+    investigating X on Y and to count those that mention Z": X), when a block names it; else None."""
+    for sentence in aims:
+        m = _STUDIES_OF_RE.search(sentence)
+        chunks = _chunks(m.group(1), verbs) if m else []
+        if not chunks or chunks[0].cue:
+            continue
+        words = {w.casefold() for i in chunks[0].items for w in _content_words(i)}
+        scored = [(len(words & {w.casefold() for w in _content_words(b.label)}), k) for k, b in enumerate(blocks)]
+        best = max(scored, default=(0, 0))
+        if best[0]:
+            return blocks[best[1]]
+    return None
+
+
+def _studies_subject_first(blocks: list[ConceptBlock], studied: ConceptBlock) -> list[ConceptBlock]:
+    """What the studies investigate is the main block (required, even where the title names it as a setting:
+    "Z in X on Y"); the title's other subjects are what the review looks for within those studies, so they are
+    no longer AND-ed with it (they stay in the rest of the query)."""
+    if studied.generic:
+        return blocks
+    rest = [b for b in blocks if b is not studied]
+    for b in rest:
+        b.independent = False
+    studied.required, studied.independent, studied.setting, studied.aspect = True, False, False, False
+    return [studied, *rest]
 
 
 #: "associations of A, B and C with (the risk of) D": what is associated with what (an exposure and an outcome).

@@ -142,3 +142,38 @@ def test_bench_queries_on_labelled_review_folders(tmp_path):
     (row,) = data["unlabelled_abstracts"]
     assert "triptan" in row["boolean_query"].casefold() and "medline" not in row["boolean_query"].casefold()
     assert row["pool_owners"] == ["triptans"]
+
+
+def test_bench_queries_judges_each_review_from_a_written_abstract_too(tmp_path):
+    root = tmp_path / "reviews"
+    root.mkdir()
+    _review(root, "triptans", QUESTION, [
+        ("Sumatriptan for acute migraine", "A randomized trial.", 1),
+        ("Rizatriptan versus placebo", "Migraine attacks in adults.", 1),
+        ("Topiramate for migraine prophylaxis", "A randomized trial.", 0),
+        ("Statins and cholesterol", "Cardiovascular outcomes.", 0),
+    ])
+    _review(root, "sleep", "Is insufficient sleep associated with depression in adolescents? Exclude adults.", [
+        ("Short sleep and depression in adolescents", "A cohort.", 1),
+        ("Depression in older adults", "A survey.", 0),
+    ], published_abstract=SLEEP_ABSTRACT)
+    written = tmp_path / "written.json"
+    written.write_text(json.dumps({"_about": "invented", "abstracts": [
+        {"name": "triptans", "title": "Triptans for acute migraine: a systematic review",
+         "abstract": "We searched MEDLINE to 2020. Trials of sumatriptan, rizatriptan and zolmitriptan versus "
+                     "placebo were included (RR 1.5, 95% CI 1.2 to 1.9)."},
+        {"name": "sleep", "title": "Not used", "abstract": "The published abstract is kept."}]}))
+    out_file = tmp_path / "bench.json"
+    result = agentr("bench", "queries", str(root), "--seeds", "0", "--out", str(out_file),
+                    "--written-abstracts", str(written))
+    assert result.exit_code == 0, result.output
+    data = json.loads(out_file.read_text())
+    by_name = {r["name"]: r for r in data["reviews"]}
+    assert by_name["triptans"]["abstract"]["source"] == "written"
+    assert by_name["triptans"]["abstract"]["boolean"]["recall"] == 1.0
+    assert by_name["sleep"]["abstract"]["source"] == "published"
+    assert data["summary"]["abstract_sources"] == {"published": 1, "written": 1}
+    assert data["summary"]["abstract_drug"]["n"] + data["summary"]["abstract_non_drug"]["n"] == 2
+    assert "abs-writ" in result.output and "abs-publ" in result.output and "reviews meeting both bars" in result.output
+    missing = agentr("bench", "queries", str(root), "--seeds", "0", "--written-abstracts", str(tmp_path / "no.json"))
+    assert missing.exit_code != 0
