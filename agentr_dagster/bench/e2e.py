@@ -12,8 +12,10 @@ each review, in a fresh ``AGENTR_HOME`` per project (its own store and paper lak
 
 again with 5 of the review's includes stored as seed studies first (drawn as ``bench queries`` draws them; stored
 with :func:`agentr_dagster.stages.seeds.save_seeds`, what ``agentr queries SLUG --seeds FILE`` calls, before the run
-generates the queries), and the same two from the review's ``published_abstract`` where review.json has one.
-Reported per project:
+generates the queries), and the same two from the review's ``published_abstract`` where review.json has one or,
+failing that, from the abstract written for the bench from its question where one is given
+(``--written-abstracts``: :func:`agentr_dagster.bench.queries.load_written_abstracts`); each abstract run says
+its ``source`` (published / written). Reported per project:
 
 * ``recall``: the share of the review's includes the project holds (what the search found);
 * ``retrieved_vs_n``: the project's papers over N, the expert's own record count for the review;
@@ -43,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from agentr_dagster.bench.pipeline import UNLABELLED, _Cli, _review_env, _screen_order, _slug
-from agentr_dagster.bench.queries import question_kind
+from agentr_dagster.bench.queries import load_written_abstracts, question_kind, review_abstract
 from agentr_dagster.bench.screening import Review, discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.llm.offline.concepts import content_words_baseline
@@ -221,26 +223,19 @@ def screen_expert_list(cli_main: click.Command, review: Review, folder: Path, wo
     return _figures([{int(i)} for i in order], includes, len(review.labels), len(review.labels))
 
 
-def _steps(folder: Path, review: Review, seed: int, seeds: int) -> int:
+def _steps(folder: Path, review: Review, seed: int, seeds: int, written: dict[str, str] | None = None) -> int:
     """The projects run for a review (question, abstract; each with and without seeds) and the two baselines."""
-    texts = 2 if published_abstract(folder) else 1
+    texts = 2 if review_abstract(folder, review.name, written)[0] else 1
     return texts * (2 if _draw_seeds(review, seeds, seed) else 1) + 2
 
 
 # -- one review --------------------------------------------------------------------------------------------------
 
-def published_abstract(folder: Path) -> str | None:
-    import json
-
-    path = folder / "review.json"
-    if not path.is_file():
-        return None
-    text = str(json.loads(path.read_text(encoding="utf-8")).get("published_abstract") or "").strip()
-    return text or None
-
-
 def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayServer, work: Path, *,
-                 cli_main: click.Command, seed: int, step: Callable[[str], None], seeds: int = SEEDS) -> dict[str, Any]:
+                 cli_main: click.Command, seed: int, step: Callable[[str], None], seeds: int = SEEDS,
+                 written: dict[str, str] | None = None) -> dict[str, Any]:
+    """One review's projects (its question; its published abstract, else the one ``written`` has for it), each
+    with and without seeds, and the two baselines."""
     includes = {i for i in range(len(review.labels)) if review.labels[i]}
     n = len(review.labels)
     entry: dict[str, Any] = {"name": review.name, "group": review_group(review.name),
@@ -250,9 +245,10 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
     rest = includes - set(chosen)
     seeds_csv = _write_seeds(work / f"{_slug(review.name)}-seeds.csv", review, chosen) if chosen else None
     texts = {"question": review.question}
-    abstract = published_abstract(folder)
+    abstract, source = review_abstract(folder, review.name, written)
     if abstract:
         texts["abstract"] = abstract
+        entry["abstract_source"] = source
     for kind, text in texts.items():
         for seeded in (False, True):
             if seeded and seeds_csv is None:
@@ -264,7 +260,8 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
                                                  seeds_csv if seeded else None)
             members = _export_members(frame, pool, review.name)
             figures = _figures(members, rest if seeded else includes, n, len(frame))
-            entry["runs"][label] = {**figures, "seconds": seconds,
+            entry["runs"][label] = {**figures, **({"source": source} if kind == "abstract" else {}),
+                                    "seconds": seconds,
                                     "summary": next((line for line in output.splitlines()
                                                      if "have a current score" in line), "")}
     step(f"{review.name}: or-of-words")
@@ -276,6 +273,11 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
 
 # -- the whole bench -----------------------------------------------------------------------------------------
 
+def run_label(label: str, run: dict[str, Any]) -> str:
+    """A run's label with its text's source where it has one: "abstract (written)" is not "abstract (published)"."""
+    return f"{label} ({run['source']})" if run.get("source") else label
+
+
 def _mean(values: list[float | None]) -> float | None:
     vals = [v for v in values if v is not None]
     return round(statistics.mean(vals), 4) if vals else None
@@ -286,7 +288,7 @@ def _means(rows: list[dict[str, Any]]) -> dict[str, Any]:
     methods: dict[str, list[dict]] = {}
     for r in rows:
         for label, run in r["runs"].items():
-            methods.setdefault(label, []).append(run)
+            methods.setdefault(run_label(label, run), []).append(run)
         methods.setdefault("or-of-words", []).append(r["or_of_words"])
         methods.setdefault("screen expert list", []).append(r["screen_expert_list"])
     for label, runs in methods.items():
@@ -307,11 +309,12 @@ def summarise(reviews: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str] | None = None, seed: int = 0,
-                  seeds: int = SEEDS, progress: bool = True,
-                  checkpoint: Callable[[dict], None] | None = None) -> dict[str, Any]:
+                  seeds: int = SEEDS, progress: bool = True, checkpoint: Callable[[dict], None] | None = None,
+                  written_abstracts: Path | None = None) -> dict[str, Any]:
     """Every review under ``roots`` (or those named) against the pool of all of them (see the module docstring).
     ``cli_main``: the ``agentr`` root command (passed in: this module does not import the CLI that mounts it).
-    ``seeds=0`` leaves out the seeded runs (each costs another `agentr run`)."""
+    ``seeds=0`` leaves out the seeded runs (each costs another `agentr run`). ``written_abstracts``: a file of
+    abstracts written for the bench; a review without a published abstract is also run from its written one."""
     from tqdm import tqdm
 
     folders = [f for root in roots for f in discover_reviews(Path(root))]
@@ -324,6 +327,7 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
         unknown = set(names) - {f.name for f in chosen} - {loaded[f].name for f in chosen}
         if unknown:
             raise FileNotFoundError(f"no review folder {', '.join(sorted(unknown))} under the roots")
+    written = load_written_abstracts(written_abstracts) if written_abstracts is not None else None
     started = time.perf_counter()
     pool = pool_of(list(loaded.values()))
     reviews: list[dict[str, Any]] = []
@@ -333,10 +337,11 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
             len(rv.labels) for rv in loaded.values()), "papers": len(pool.papers)}, "seed": seed, "seeds": seeds,
             "cap_per_query": get_settings().sources.max_results,
             "cap_boolean_query": get_settings().sources.boolean_max_results, "sources": sorted(POOL_SOURCES),
+            "written_abstracts": str(written_abstracts) if written_abstracts is not None else None,
             "complete": complete, "reviews": reviews, "summary": summarise(reviews),
             "seconds": round(time.perf_counter() - started, 1)}
 
-    steps = sum(_steps(f, loaded[f], seed, seeds) for f in chosen)
+    steps = sum(_steps(f, loaded[f], seed, seeds, written) for f in chosen)
     with (PooledReplayServer(pool.papers) as server,
           tempfile.TemporaryDirectory(prefix="agentr-bench-e2e-") as tmp,
           tqdm(total=steps, desc="bench e2e", unit="step", disable=not progress) as bar):
@@ -351,7 +356,7 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
 
         for folder in chosen:
             reviews.append(bench_review(folder, loaded[folder], pool, server, Path(tmp), cli_main=cli_main,
-                                        seed=seed, step=step, seeds=seeds))
+                                        seed=seed, step=step, seeds=seeds, written=written))
             if checkpoint is not None:
                 checkpoint(result(False))
         bar.update(1)
@@ -378,8 +383,8 @@ def format_e2e(result: dict[str, Any]) -> str:
              "| review | group | method | recall | retrieved/N | effort@90 | effort@95 |",
              "|---|---|---|---:|---:|---:|---:|"]
     for r in result["reviews"]:
-        methods = [*r["runs"].items(), ("or-of-words", r["or_of_words"]),
-                   ("screen expert list", r["screen_expert_list"])]
+        methods = [*((run_label(label, run), run) for label, run in r["runs"].items()),
+                   ("or-of-words", r["or_of_words"]), ("screen expert list", r["screen_expert_list"])]
         for label, run in methods:
             lines.append(f"| {r['name']} | {r['group']} | {label} | {_f(run['recall'])} | "
                          f"{_f(run['retrieved_vs_n'])} | {_effort(run, 0.9)} | {_effort(run, 0.95)} |")

@@ -260,9 +260,7 @@ def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, 
         "n_includes": sum(labels),
         **question,
     }
-    text, source = published_abstract(folder), "published"
-    if not text and written:
-        text, source = written.get(rv.name, ""), "written"
+    text, source = review_abstract(folder, rv.name, written)
     if text:
         out["abstract"] = {"source": source, **bench_text(text, rv.name, pool, own, labels, backend, rv.titles,
                                                           rv.abstracts, seeds, seed)}
@@ -299,6 +297,16 @@ def published_abstract(folder: Path) -> str:
     text = str(meta.get("published_abstract") or "").strip()
     text = re.sub(r"^#+\s*(.+?)\s*\n", lambda m: m.group(1).rstrip(".") + ". ", text)  # a Markdown title line
     return " ".join(text.split())
+
+
+def review_abstract(folder: Path, name: str, written: dict[str, str] | None = None) -> tuple[str, str]:
+    """The abstract a review is judged from, and its source: its published one (review.json) or, failing that,
+    the one ``written`` has for ``name`` (:func:`load_written_abstracts`); ("", "") where there is neither."""
+    text = published_abstract(folder)
+    if text:
+        return text, "published"
+    text = (written or {}).get(name, "")
+    return (text, "written") if text else ("", "")
 
 
 def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:

@@ -110,18 +110,26 @@ def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, sto
 @click.option("--no-progress", is_flag=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path(".bench") / "e2e.json",
               show_default=True, help="JSON result, written after every review.")
+@click.option("--written-abstracts", "written", is_flag=False, flag_value="bundled", default=None,
+              metavar="[FILE]",
+              help="also run each review from an abstract written for the bench from its question (a review "
+                   "whose review.json has a published abstract keeps that one); FILE: a JSON of name, title, "
+                   "abstract; without FILE, the bundled agentr_dagster/data/bench/written_abstracts.json")
 def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int, seeds: int, no_progress: bool,
-                      out: Path) -> None:
-    """From the question (and a published abstract) to the includes: every review's records pooled and served as
-    OpenAlex, PubMed and Europe PMC; per review `agentr run` from the question alone, with 5 seed studies, an OR of
-    the question's words, and `agentr screen` on the expert's list: recall, retrieved/N and effort to 90/95 %."""
+                      out: Path, written: str | None) -> None:
+    """From the question (and a published or written abstract) to the includes: every review's records pooled and
+    served as OpenAlex, PubMed and Europe PMC; per review `agentr run` from the question alone, with 5 seed studies,
+    an OR of the question's words, and `agentr screen` on the expert's list: recall, retrieved/N and effort to
+    90/95 %."""
     from agentr_dagster.bench.e2e import format_e2e, run_e2e_bench
+    from agentr_dagster.cli.queries import written_abstracts_path
 
+    written_path = written_abstracts_path(written)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
         result = run_e2e_bench(list(roots), cli_main=click.get_current_context().find_root().command,
                                names=list(names) or None, seed=seed, seeds=seeds, progress=not no_progress,
-                               checkpoint=lambda partial: _write(partial, str(out)))
+                               checkpoint=lambda partial: _write(partial, str(out)), written_abstracts=written_path)
     except (FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from exc
     _write(result, str(out))

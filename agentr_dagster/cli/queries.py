@@ -93,6 +93,16 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
         click.echo(f"  {len(unresolved)} seed DOI(s) not among the project's papers: {', '.join(unresolved[:5])}")
 
 
+def written_abstracts_path(written: str | None) -> Path | None:
+    """``--written-abstracts [FILE]``'s file: None when not given, the bundled file when given without FILE."""
+    from agentr_dagster.bench.queries import WRITTEN_ABSTRACTS
+
+    path = None if written is None else WRITTEN_ABSTRACTS if written == "bundled" else Path(written)
+    if path is not None and not path.is_file():
+        raise click.BadParameter(f"no such file: {path}", param_hint="--written-abstracts")
+    return path
+
+
 @click.command("queries")
 @click.argument("root", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--seeds", type=int, default=5, show_default=True,
@@ -113,11 +123,9 @@ def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out:
     """The offline queries judged on labelled review folders, their records pooled: from each question (and
     published abstract, where review.json has one), recall of the includes, share of the other reviews' records
     matched and records matched relative to the review's own."""
-    from agentr_dagster.bench.queries import WRITTEN_ABSTRACTS, format_table, run_queries_bench
+    from agentr_dagster.bench.queries import format_table, run_queries_bench
 
-    written_path = None if written is None else WRITTEN_ABSTRACTS if written == "bundled" else Path(written)
-    if written_path is not None and not written_path.is_file():
-        raise click.BadParameter(f"no such file: {written_path}", param_hint="--written-abstracts")
+    written_path = written_abstracts_path(written)
     result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json,
                                written_abstracts=written_path)
     if out:

@@ -80,6 +80,7 @@ def test_the_e2e_bench_runs_every_review_against_the_pool_and_reports_consistent
     assert set(by_name) == set(TOPICS)
     assert set(by_name["Synthetic_Rivers"]["runs"]) == {"question", "question+seeds", "abstract", "abstract+seeds"}
     assert set(by_name["Synthetic_Schema"]["runs"]) == {"question", "question+seeds"}
+    assert by_name["Synthetic_Rivers"]["runs"]["abstract"]["source"] == "published"
     for name, entry in by_name.items():
         assert (entry["n_records"], entry["n_includes"]) == (12, 7)
         for label, run in entry["runs"].items():
@@ -103,6 +104,6 @@ def test_the_e2e_bench_runs_every_review_against_the_pool_and_reports_consistent
         assert expert["recall"] == 1.0 and expert["retrieved_vs_n"] == 1.0
         assert 7 <= expert["effort"]["rows_0.95"] <= 12 and expert["effort"]["0.95"] <= 1.0
     means = data["summary"]["by_group"]["non-drug"]
-    assert means["n"] == 2 and means["question"]["n"] == 2 and means["abstract"]["n"] == 1
+    assert means["n"] == 2 and means["question"]["n"] == 2 and means["abstract (published)"]["n"] == 1
     recalls = [by_name[n]["runs"]["question"]["recall"] for n in TOPICS]
     assert means["question"]["recall"] == round(sum(recalls) / 2, 4)
