@@ -334,8 +334,14 @@ def _sendable(term: str) -> str:
     return " ".join(words)
 
 
+#: A word in -s whose form without it is this much rarer in general English (Zipf) is no plural ("diabetes" 4.2
+#: against "diabete" 0, "measles", "species", "series"); "skills" / "skill" differ by 0.4, "analyses" by 0.3.
+PLURAL_ONLY_GAP = 1.5
+
+
 def _singular_tail(phrase: str) -> str:
-    """A multi-word phrase, lower case, its last word singular ("soft skills" -> "soft skill"; acronyms kept)."""
+    """A multi-word phrase, lower case, its last word singular ("soft skills" -> "soft skill"; acronyms kept; a
+    word that only looks plural stays: "type 2 diabetes")."""
     words = phrase.split()
     last = words[-1]
     if _is_acronym(last):
@@ -348,6 +354,8 @@ def _singular_tail(phrase: str) -> str:
     elif low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3:
         stemmed = low[:-1]
     else:
+        stemmed = low
+    if stemmed != low and general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP:
         stemmed = low
     return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed])
 

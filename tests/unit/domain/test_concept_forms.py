@@ -90,3 +90,11 @@ def test_a_non_qualifier_before_a_hyphenated_compound_leaves_the_compound_alone(
     assert "self-managem*" in _variants("non-drug self-management", {})
     # a plain word left is every field's ("non-cancer pain" gives no pain alone)
     assert "pain" not in _variants("non-cancer pain", {}) and "pain*" not in _variants("non-cancer pain", {})
+
+
+def test_a_word_that_only_looks_plural_keeps_its_s():
+    # "herpes" is no plural of "herpe" (general English says so): no term of a word that does not exist
+    terms = _terms("What is the effectiveness of topical antiviral creams for recurrent genital herpes in adults?")
+    assert '"genital herpes"' in terms
+    assert not any("herpe\"" in t for t in terms)
+    assert '"topical antiviral cream"' in terms  # a real plural still gives its singular
