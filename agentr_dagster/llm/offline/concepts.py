@@ -746,7 +746,9 @@ _HEADINGS = (
     "limitations", "discussion", "significance", "registration", "funding", "trial registration",
 )  # fmt: skip
 _GLUED_HEADING_RE = re.compile(r"\b(" + "|".join(h.capitalize() for h in _HEADINGS) + r")(?=[A-Z][a-z])")
-_COLON_HEADING_RE = re.compile(r"(?:^|(?<=[.\s]))(" + "|".join(_HEADINGS) + r")\s*:\s+", re.I)
+#: "Methods: We ...", and the dash style of some journals ("Background.- Triptans ...", "Methods.—We ...").
+_COLON_HEADING_RE = re.compile(r"(?:^|(?<=[.\s]))(" + "|".join(_HEADINGS) + r")\s*(?::\s+|\.\s?[-\u2013\u2014]\s*)",
+                               re.I)
 #: Headings after which the text reports what the review did or found, not what it is about.
 _AFTER_TOPIC_HEADING_RE = re.compile(
     r"^(?:methods?|methodology|design|data sources|sources|study selection|eligibility criteria|data extraction|"

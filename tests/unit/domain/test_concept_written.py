@@ -109,3 +109,14 @@ def test_an_abstract_that_says_what_was_done_is_no_question_for_its_eligibility_
     assert is_review_question("Which coping styles do nurses use? Studies were eligible if they measured coping.")
     labels = " ".join(b.label.casefold() for b in extract_concepts(text).blocks)
     assert "nineteen" not in labels and "longitudinal" not in labels
+
+
+def test_a_heading_in_the_dash_style_is_a_heading_not_a_modifier():
+    # "Background.- Velorants ..." (some journals' style): the heading is no word of the concept
+    text = ("Velorants for the acute treatment of cluster headache in adults: a systematic review. Objective.- To "
+            "compare the efficacy of the marketed velorants for acute cluster headache attacks. Background.- "
+            "Velorants (receptor agonists) are the standard of care for cluster headache. Methods.- We searched "
+            "MEDLINE and Embase up to 2019 for randomized trials of zentorant, pilorant and castorant versus placebo.")
+    terms = _terms(text)
+    assert not any("background" in t for t in terms)
+    assert "velorant*" in terms and "zentorant*" in terms
