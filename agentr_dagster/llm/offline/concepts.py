@@ -1495,18 +1495,27 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if title:
-        studied = _studied_subject(blocks, topic[1:], verbs)
-        blocks = _title_subjects(blocks, title)
-        if studied is not None:
-            blocks = _studies_subject_first(blocks, studied)
-        _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
-        _join_named_list(blocks, text, acronyms)
+        blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = None
     if design_terms:
         design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+
+
+def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: str, verbs: frozenset[str],
+                acronyms: dict[str, str], generic_zipf: float, background: Background | None,
+                generic_share: float) -> list[ConceptBlock]:
+    """An abstract's blocks as its title orders them (:func:`_title_subjects`), what its aim says the studies
+    investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
+    studied = _studied_subject(blocks, aims, verbs)
+    blocks = _title_subjects(blocks, title)
+    if studied is not None:
+        blocks = _studies_subject_first(blocks, studied)
+    _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
+    _join_named_list(blocks, text, acronyms)
+    return blocks
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
