@@ -7,6 +7,8 @@ from pathlib import Path
 
 import click
 
+from agentr_dagster.cli.queries import written_abstracts_option, written_abstracts_path
+
 
 def _write(result: dict, out: str | None) -> None:
     if out:
@@ -110,11 +112,7 @@ def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, sto
 @click.option("--no-progress", is_flag=True)
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=Path(".bench") / "e2e.json",
               show_default=True, help="JSON result, written after every review.")
-@click.option("--written-abstracts", "written", is_flag=False, flag_value="bundled", default=None,
-              metavar="[FILE]",
-              help="also run each review from an abstract written for the bench from its question (a review "
-                   "whose review.json has a published abstract keeps that one); FILE: a JSON of name, title, "
-                   "abstract; without FILE, the bundled agentr_dagster/data/bench/written_abstracts.json")
+@written_abstracts_option
 def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int, seeds: int, no_progress: bool,
                       out: Path, written: str | None) -> None:
     """From the question (and a published or written abstract) to the includes: every review's records pooled and
@@ -122,7 +120,6 @@ def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int
     an OR of the question's words, and `agentr screen` on the expert's list: recall, retrieved/N and effort to
     90/95 %."""
     from agentr_dagster.bench.e2e import format_e2e, run_e2e_bench
-    from agentr_dagster.cli.queries import written_abstracts_path
 
     written_path = written_abstracts_path(written)
     out.parent.mkdir(parents=True, exist_ok=True)

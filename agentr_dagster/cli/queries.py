@@ -93,6 +93,14 @@ def queries_command(slug: str, seeds_file: Path | None, as_json: bool) -> None:
         click.echo(f"  {len(unresolved)} seed DOI(s) not among the project's papers: {', '.join(unresolved[:5])}")
 
 
+#: ``--written-abstracts [FILE]`` of `bench queries` and `bench e2e`: read with :func:`written_abstracts_path`.
+written_abstracts_option = click.option(
+    "--written-abstracts", "written", is_flag=False, flag_value="bundled", default=None, metavar="[FILE]",
+    help="also judge each review from an abstract written for the bench from its question (a review whose "
+         "review.json has a published abstract keeps that one); FILE: a JSON of name, title, abstract; without "
+         "FILE, the bundled agentr_dagster/data/bench/written_abstracts.json")
+
+
 def written_abstracts_path(written: str | None) -> Path | None:
     """``--written-abstracts [FILE]``'s file: None when not given, the bundled file when given without FILE."""
     from agentr_dagster.bench.queries import WRITTEN_ABSTRACTS
@@ -113,11 +121,7 @@ def written_abstracts_path(written: str | None) -> Path | None:
 @click.option("--abstracts", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
               help="a JSON list of published review abstracts (name, title, abstract) without labels: their queries "
                    "and what they match in the pool")
-@click.option("--written-abstracts", "written", is_flag=False, flag_value="bundled", default=None,
-              metavar="[FILE]",
-              help="also judge each review from an abstract written for the bench from its question (a review "
-                   "whose review.json has a published abstract keeps that one); FILE: a JSON of name, title, "
-                   "abstract; without FILE, the bundled agentr_dagster/data/bench/written_abstracts.json")
+@written_abstracts_option
 def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None,
                           abstracts: Path | None, written: str | None) -> None:
     """The offline queries judged on labelled review folders, their records pooled: from each question (and
