@@ -8,6 +8,7 @@ background, where the caller has one, is the better judge and takes precedence.
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from collections.abc import Callable
@@ -45,6 +46,22 @@ def general_zipf(term: str) -> float:
         stem = core[:-1]
         return max(_zipf(stem + ending) for ending in _STEM_ENDINGS)
     return _zipf(core.replace("*", ""))
+
+
+@lru_cache(maxsize=1)
+def _sorted_vocabulary() -> tuple[str, ...]:
+    from wordfreq import top_n_list
+
+    return tuple(sorted(top_n_list("en", 10**7)))
+
+
+def general_completions(prefix: str) -> list[str]:
+    """The words of general English (``wordfreq``'s list) that begin with ``prefix``: what a wildcard after
+    ``prefix`` opens onto."""
+    vocabulary = _sorted_vocabulary()
+    start = bisect.bisect_left(vocabulary, prefix)
+    end = bisect.bisect_left(vocabulary, prefix + "\U0010ffff")
+    return list(vocabulary[start:end])
 
 
 def general_share(term: str) -> float:

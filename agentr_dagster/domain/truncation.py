@@ -3,11 +3,20 @@ offline query builder and the seed-study check (which proposes widening terms)."
 
 from __future__ import annotations
 
+from agentr_dagster.domain.specificity import general_completions, general_zipf
+
 _TRUNC_SUFFIXES = (
     "alities", "ality", "ities", "ity", "nesses", "ness", "ations", "ation", "ions", "ion", "ences", "ence",
     "ents", "ent", "ings", "ing", "ives", "ive", "als", "al", "ies", "es", "e", "s", "y",
 )  # fmt: skip
-_NO_TRUNCATE = frozenset("disease diseases misinformation software media health".split())
+#: Endings that keep a whole word's meaning ("sleep" -> "sleeps", "sleeping", "sleepy").
+_INFLECTIONS = frozenset(
+    "s es 's ' d ed ing er ers est ly y ies ier iest ily ness ful less al ally ic ical ism ist ists ity ment ments "
+    "ion ions ation ations ive ize ise ized ised izes ises able".split()
+)
+#: A wildcard on a whole word is dropped when it opens onto another word at most this much rarer (Zipf
+#: points, 1.5 = a thirtieth as common): "media*" opens onto "median", "health*" onto "healthcare".
+FOREIGN_COMPLETION_GAP = 1.5
 
 
 def truncation(word: str) -> str:
@@ -15,7 +24,7 @@ def truncation(word: str) -> str:
 
     A stem keeps at least five letters, so a wildcard never opens onto unrelated short words."""
     low = word.casefold().strip("'\u2019-")
-    if is_acronym(word) or len(low) <= 4 or low in _NO_TRUNCATE or not low.isascii():
+    if is_acronym(word) or len(low) <= 4 or not low.isascii():
         if not is_acronym(word):
             return low
         return word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "NSAIDs" -> "NSAID"
@@ -24,7 +33,17 @@ def truncation(word: str) -> str:
     for suffix in _TRUNC_SUFFIXES:
         if low.endswith(suffix) and len(low) - len(suffix) >= 5:
             return low[: -len(suffix)] + "*"
-    return low + "*"
+    return low if _opens_onto_other_words(low) else low + "*"
+
+
+def _opens_onto_other_words(word: str) -> bool:
+    """``word*`` would match a word of another meaning that general English uses nearly as often as ``word``."""
+    floor = general_zipf(word) - FOREIGN_COMPLETION_GAP
+    return any(
+        general_zipf(other) >= floor
+        for other in general_completions(word)
+        if other != word and other[len(word):] not in _INFLECTIONS
+    )
 
 
 def is_acronym(word: str) -> bool:

@@ -58,6 +58,15 @@ def test_truncation_keeps_a_stem_of_five_letters_or_more():
     assert item_terms("a recent myocardial infarction")[0] == '"myocardial infarction"'  # "recent" is no concept
 
 
+def test_a_whole_word_keeps_no_wildcard_that_opens_onto_another_common_word():
+    # judged by general English, not by a list: "class*" would match "classroom", "grand*" "grandmother"
+    assert truncation("class") == "class"
+    assert truncation("grand") == "grand"
+    # its own forms only ("violinist", "gardens"): the wildcard stays
+    assert truncation("violin") == "violin*"
+    assert truncation("garden") == "garden*"
+
+
 def test_the_sleep_question_keeps_its_concepts_and_drops_boilerplate():
     plan = extract_concepts(SLEEP)
     query = plan.boolean_query()
