@@ -49,19 +49,41 @@ def general_zipf(term: str) -> float:
 
 
 @lru_cache(maxsize=1)
-def _sorted_vocabulary() -> tuple[str, ...]:
-    from wordfreq import top_n_list
+def _english_words() -> tuple[list[str], list[float]]:
+    """wordfreq's English words in sorted order, with the running sum of their frequencies (per word)."""
+    from itertools import accumulate
 
-    return tuple(sorted(top_n_list("en", 10**7)))
+    from wordfreq import get_frequency_dict
+
+    freqs = get_frequency_dict("en", wordlist="best")
+    words = sorted(freqs)
+    return words, list(accumulate((freqs[w] for w in words), initial=0.0))
+
+
+@lru_cache(maxsize=65536)
+def opens_onto_zipf(term: str) -> float:
+    """What a truncated stem opens onto in general English, on the Zipf scale: the summed frequency of every word
+    that begins with the stem (``alternat*``: "alternative", "alternate", "alternatively", ... 4.95; its
+    commonest completion alone 4.71), as a matcher of ``stem*`` finds them all. A term without a wildcard, or a
+    phrase: :func:`general_zipf`."""
+    core = term.strip().strip('"').casefold()
+    if not core.endswith("*") or " " in core:
+        return general_zipf(term)
+    lo, hi = _completion_range(core[:-1])
+    total = _english_words()[1][hi] - _english_words()[1][lo]
+    return max(general_zipf(term), math.log10(total * 1e9)) if total > 0 else general_zipf(term)
 
 
 def general_completions(prefix: str) -> list[str]:
     """The words of general English (``wordfreq``'s list) that begin with ``prefix``: what a wildcard after
     ``prefix`` opens onto."""
-    vocabulary = _sorted_vocabulary()
-    start = bisect.bisect_left(vocabulary, prefix)
-    end = bisect.bisect_left(vocabulary, prefix + "\U0010ffff")
-    return list(vocabulary[start:end])
+    lo, hi = _completion_range(prefix)
+    return _english_words()[0][lo:hi]
+
+
+def _completion_range(prefix: str) -> tuple[int, int]:
+    words = _english_words()[0]
+    return bisect.bisect_left(words, prefix), bisect.bisect_left(words, prefix + "\U0010ffff")
 
 
 def general_share(term: str) -> float:

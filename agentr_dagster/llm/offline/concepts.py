@@ -30,7 +30,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, any_share, general_zipf, is_generic
+from agentr_dagster.domain.specificity import (
+    GENERIC_SHARE,
+    Background,
+    any_share,
+    general_zipf,
+    is_generic,
+    opens_onto_zipf,
+)
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
@@ -1515,7 +1522,32 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
+    _and_only_when_broad(blocks, background)
     return blocks
+
+
+#: An abstract's title subjects are AND-ed only when its main block alone is broader than this share of the
+#: background's records (:func:`_and_only_when_broad`): "X for Y", where X alone is narrow, keeps Y optional (the
+#: includes of a drug-class review cover any indication). Chosen leave-one-review-out on the written abstracts
+#: among the values under which no real abstract of ``review_abstracts.json`` loses its AND (every fold picks
+#: 0.0005; docs/search-strategies.md, round 11): those main blocks sit from 0.0024 of the pool up, the drug
+#: classes named with their members at 0.0002-0.0003. The share alone does not tell the two apart above that.
+TITLE_AND_SHARE = 0.0005
+
+
+def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None) -> None:
+    """The title's other subjects are AND-ed with the main block only when the main block alone is not specific
+    enough: its share of the background's records above :data:`TITLE_AND_SHARE`. Else they leave the query
+    (optional, out of the rest branch): ``X AND Y`` would lose the studies of X that never name Y, and X alone is
+    already narrow. Without a background the AND stays: general English calls any technical word rare
+    ("spatio-temporal"), and no threshold of it gained anything held out (round 11)."""
+    if background is None or not blocks or not any(b.independent for b in blocks[1:]):
+        return
+    if any_share(blocks[0].terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
+        return
+    for b in blocks[1:]:
+        if b.independent:
+            b.independent = b.required = b.in_query = False
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
@@ -1975,12 +2007,19 @@ BROAD_TERM_SHARE = 0.03
 #: ("predict*": its commonest form "predicted", 4.1): a verb of general use is said by papers of every topic;
 #: general English cannot tell a broad noun ("cancer" 4.9) from a topic ("suicide" 4.6).
 BROAD_VERB_ZIPF = 4.0
+#: ... and without a background, a truncated stem that opens onto this much of general English (the summed
+#: Zipf frequency of every word it begins: :func:`~agentr_dagster.domain.specificity.opens_onto_zipf`;
+#: "alternat*" 4.95, "communic*" 5.07, "empath*" 3.9), whatever its word class. Leave-one-review-out on the
+#: questions and written abstracts without a background (16 of 18 folds pick it; docs/search-strategies.md,
+#: round 11).
+BROAD_STEM_ZIPF = 4.8
 
 
 def _broad_alone(term: str, background: Background | None, share_floor: float) -> bool:
     """A single word (no phrase, no AND-ed pair, no acronym) too broad to stand alone as a top-level alternative:
-    in ``share_floor`` of the background's records or more, or without a background a common word that is only a
-    verb in its commonest form."""
+    in ``share_floor`` of the background's records or more, or without a background a truncated stem that opens
+    onto much of general English (:data:`BROAD_STEM_ZIPF`) or a common word that is only a verb in its commonest
+    form."""
     core = term.strip('"')
     if " " in core or core.startswith("(") or _is_acronym(core.rstrip("*")):
         return False
@@ -1988,6 +2027,8 @@ def _broad_alone(term: str, background: Background | None, share_floor: float) -
         return background(term) >= share_floor
     if "-" in core:  # a compound ("help-seek*") is no plain verb, whatever its last part is
         return False
+    if core.endswith("*") and opens_onto_zipf(core) >= BROAD_STEM_ZIPF:
+        return True
     stem = core.rstrip("*").casefold()
     forms = [stem + e for e in ("", "s", "e", "es", "ed", "ing")] if core.endswith("*") else [stem]
     commonest = max(forms, key=general_zipf)
