@@ -33,7 +33,13 @@ from tqdm import tqdm
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term, fold, matches, parse_boolean_query
-from agentr_dagster.domain.seed_check import MAX_GROWTH, MINED_GENERIC_SHARE, SeedStudy, improve_blocks
+from agentr_dagster.domain.seed_check import (
+    MAX_GROWTH,
+    MINED_GENERIC_SHARE,
+    SPECIFIC_SHARE,
+    SeedStudy,
+    improve_blocks,
+)
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
     GENERIC_SHARE,
@@ -56,6 +62,9 @@ GROWTH_GRID = (1.0, 1.25, 1.5, 2.0, 3.0)
 #: From which share of the other reviews' records a mined seed term is boilerplate or generic
 #: (``MINED_GENERIC_SHARE``), judged leave-one-review-out too; 1.0: none is.
 MINED_SHARE_GRID = (0.005, 0.01, 0.02, 0.05, 1.0)
+#: Under which share of the other reviews' records a term several seeds share joins its block unasked
+#: (``SPECIFIC_SHARE``), judged leave-one-review-out too; 0.0: none does (only terms naming a lost seed).
+SPECIFIC_SHARE_GRID = (0.0, 0.005, 0.01, 0.02, 0.05)
 
 
 def question_kind(question: str) -> str:
@@ -212,37 +221,49 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         related = embedding_relatedness(backend.embedder)
         by_share: dict[str, dict] = {}
         generic = pool.background_without(name)  # a background of other topics, as the lake is
-        # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound
-        runs = [(g, MINED_GENERIC_SHARE) for g in GROWTH_GRID] + [
-            (MAX_GROWTH, s) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE]
-        for growth, share in runs if intent.concepts else ():
+        by_specific: dict[str, dict] = {}
+        relaxed: list[str] = []
+        # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound,
+        # the specific share at both
+        runs = [(g, MINED_GENERIC_SHARE, SPECIFIC_SHARE) for g in GROWTH_GRID] + [
+            (MAX_GROWTH, s, SPECIFIC_SHARE) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE] + [
+            (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
+        for growth, share, specific in runs if intent.concepts else ():
             mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
                                    lambda ts: _render(intent, ts), background=pool.df,
                                    count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related,
-                                   generic=generic, generic_share=share)
+                                   generic=generic, generic_share=share, specific_share=specific,
+                                   off_topic=lambda node: pool.specificity(node, name)["off_topic"] or 0.0,
+                                   relax=lambda ts, leave: _render(intent, ts, leave))
             judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
-            if share == MINED_GENERIC_SHARE:
+            shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)
+            if (share, specific) == (MINED_GENERIC_SHARE, SPECIFIC_SHARE):
                 by_growth[str(growth)] = judged
-            if growth == MAX_GROWTH:
+            if (growth, specific) == (MAX_GROWTH, SPECIFIC_SHARE):
                 by_share[str(share)] = judged
-            if growth == MAX_GROWTH and share == MINED_GENERIC_SHARE:
-                added, after = mined.added, mined.query
+            if (growth, share) == (MAX_GROWTH, MINED_GENERIC_SHARE):
+                by_specific[str(specific)] = judged
+            if shipped:
+                added, after, relaxed = mined.added, mined.query, mined.relaxed
         out["seeded"] = {
             "seeds": seeds,
             "added_terms": added,
-            "widened_query": after if added else None,
+            "relaxed_blocks": relaxed,
+            "widened_query": after if added or relaxed else None,
             "before": _judge(pool, name, queries.boolean_query, own, labels, rest, seed_ids),
             "after": _judge(pool, name, after, own, labels, rest, seed_ids),
             "by_growth": by_growth,
             "by_generic_share": by_share,
+            "by_specific_share": by_specific,
         }
     return out
 
 
-def _render(intent: Any, terms: list[list[str]]) -> str:
-    """The shipped query of the intent's concept blocks with ``terms`` as their terms."""
+def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:
+    """The shipped query of the intent's concept blocks with ``terms`` as their terms, without the blocks at
+    the positions ``leave_out`` (relaxed by the seeds)."""
     concepts = [c.model_copy(update={"terms": t}) for c, t in zip(intent.concepts, terms, strict=True)]
-    return concept_boolean_query(concepts)
+    return concept_boolean_query(concepts, leave_out=leave_out)
 
 
 def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
@@ -484,6 +505,10 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
         "leave_one_out_shape": leave_one_out(reviews) if len(reviews) > 1 else None,
         "leave_one_out_seed_growth": leave_one_out_growth(reviews),
         "leave_one_out_seed_generic_share": leave_one_out_growth(reviews, "by_generic_share", MINED_SHARE_GRID),
+        "leave_one_out_seed_specific_share": leave_one_out_growth(reviews, "by_specific_share", SPECIFIC_SHARE_GRID),
+        "abstract_leave_one_out_seed_specific_share": leave_one_out_growth(
+            [r["abstract"] | {"name": r["name"], "drug": r["drug"]} for r in reviews if "abstract" in r],
+            "by_specific_share", SPECIFIC_SHARE_GRID),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
         "leave_one_out_shape_bars": leave_one_out(reviews, QUERY_SHAPES, choose_shape_by_bars)
         if len(reviews) > 1 else None,
@@ -604,6 +629,10 @@ _TUNED_VALUES = (
      "growth bound", MAX_GROWTH),
     ("leave_one_out_seed_generic_share", "mined seed terms' generic share per value, recall of the remaining "
      "includes/off-topic", "mined generic share", MINED_GENERIC_SHARE),
+    ("leave_one_out_seed_specific_share", "seed terms' specific share (question) per value, recall of the "
+     "remaining includes/off-topic", "specific share", SPECIFIC_SHARE),
+    ("abstract_leave_one_out_seed_specific_share", "seed terms' specific share (abstract) per value, recall of "
+     "the remaining includes/off-topic", "specific share (abstract)", SPECIFIC_SHARE),
     ("leave_one_out_generic_zipf", "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
      GENERIC_ZIPF),
     ("leave_one_out_generic_share", "generic-word background share per value, recall/off-topic",

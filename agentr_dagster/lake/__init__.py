@@ -20,6 +20,7 @@ from agentr_dagster.lake.core import (
     boolean_positive_text,
     get_profiler,
     lake_background,
+    lake_query_share,
     rebuild,
 )
 from agentr_dagster.lake.files import lake_dir
@@ -43,6 +44,7 @@ __all__ = [
     "get_profiler",
     "lake_background",
     "lake_dir",
+    "lake_query_share",
     "paper_text",
     "rebuild",
 ]

@@ -794,6 +794,19 @@ def _assemble_profiles(state: _State, source: np.ndarray, n_fresh: int, prof: Pr
     return emb, term_ids, offsets
 
 
+def lake_query_share(root: Path | None = None) -> Callable[[Node], float] | None:
+    """The share of the lake's papers a Boolean query matches: how far a query widened by seed studies reaches
+    into a background of many topics (the seed terms' off-topic bound,
+    :data:`agentr_dagster.domain.seed_check.MAX_SEEDED_OFF_TOPIC`). None while the lake holds fewer than
+    ``MIN_BACKGROUND_RECORDS`` papers, as :func:`lake_background`."""
+    from agentr_dagster.domain import specificity
+
+    lake = Lake.open(root)
+    if lake is None or lake.n < specificity.MIN_BACKGROUND_RECORDS:
+        return None
+    return lambda node: float(lake.boolean_mask(node).mean())
+
+
 def lake_background(root: Path | None = None) -> Callable[[str], float] | None:
     """A search term's share of the lake's papers (its document frequency; a term as the Boolean matcher reads
     it, quoted or not): the background of many topics that tells a topic's words from general words and

@@ -251,23 +251,29 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
     Without seeds or concept blocks the queries are returned as they are."""
     if not seeds or not intent.concepts:
         return queries
-    from agentr_dagster.lake import lake_background
+    from agentr_dagster.lake import lake_background, lake_query_share
     from agentr_dagster.llm.offline.queries import concept_boolean_query
 
     pool = seed_pool(store, slug) or _text_pool("none", [])
 
-    def render(terms: list[list[str]]) -> str:
+    def relaxed(terms: list[list[str]], leave_out: frozenset[int]) -> str:
         return concept_boolean_query([c.model_copy(update={"terms": t})
-                                      for c, t in zip(intent.concepts, terms, strict=True)])
+                                      for c, t in zip(intent.concepts, terms, strict=True)], leave_out=leave_out)
 
+    def render(terms: list[list[str]]) -> str:
+        return relaxed(terms, frozenset())
+
+    # the lake, a background of many topics, tells boilerplate and bounds how far the query reaches off-topic
     mined = improve_blocks([(f"{c.facet}: {c.label}", c.terms) for c in intent.concepts], seeds, render,
                            pool.background, pool.count, relatedness=embedding_relatedness(),
-                           generic=lake_background())  # a background of many topics tells boilerplate
+                           generic=lake_background(), off_topic=lake_query_share(), relax=relaxed)
     before_query = render([list(c.terms) for c in intent.concepts])
     store.results.save_artifact(slug, SEED_TERMS_STAGE, {
         "added_terms": mined.added, "seed_recall_before": mined.seed_recall_before,
         "seed_recall_after": mined.seed_recall_after, "n_seeds": len(seeds), "pool": pool.name,
         "pool_size": pool.size, "pool_matched_before": pool.count(parse_boolean_query(before_query)),
         "pool_matched_after": pool.count(parse_boolean_query(mined.query)), "query_before": before_query,
+        "relaxed_blocks": mined.relaxed,
     }, prompt_version=None, model=None, backend=None, input_hash=seed_fingerprint(seeds))
-    return queries.model_copy(update={"boolean_query": mined.query}) if mined.added else queries
+    changed = mined.added or mined.relaxed
+    return queries.model_copy(update={"boolean_query": mined.query}) if changed else queries

@@ -220,6 +220,7 @@ def _seed_terms_metadata(db, slug: str) -> dict:
         "seed_recall_after_seed_terms": MetadataValue.float(float(p.get("seed_recall_after", 0.0))),
         "seed_terms_pool": f"{p.get('pool')}: {p.get('pool_matched_before')} -> {p.get('pool_matched_after')} "
                            f"of {p.get('pool_size')} matched",
+        "seed_relaxed_blocks": ", ".join(p.get("relaxed_blocks") or []) or "none",
     }
 
 

@@ -284,10 +284,23 @@ def plain_term(term: str) -> str:
     return " ".join(term.replace('"', " ").replace("*", " ").split())
 
 
-def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_SHAPE) -> str:
-    """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`)."""
+def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_SHAPE,
+                          leave_out: frozenset[int] = frozenset()) -> str:
+    """The Boolean query of concept blocks (see :meth:`ConceptPlan.boolean_query`), without the blocks at the
+    positions ``leave_out`` (relaxed by the seed studies): what the query AND-ed stays AND-ed, and no block
+    comes in that it left out (``A AND B`` without B is ``A``; ``A OR (B AND C)`` without C is ``A OR B``,
+    without A ``B AND C``)."""
+    kept = [c for i, c in enumerate(concepts) if i not in leave_out]
+    main = next((i for i, c in enumerate(concepts) if c.required), 0)
+    if leave_out and any(c.independent for c in concepts):  # the main block AND-ed with the title's subjects
+        kept = [c for i, c in enumerate(concepts) if i not in leave_out and (i == main or c.independent)]
+    elif main in leave_out:  # the rest branch alone, its blocks AND-ed as they were
+        kept = [c for i, c in enumerate(concepts) if i not in leave_out and (c.required or c.in_query)]
+    if main in leave_out and kept:  # the next block becomes the main one, the others AND-ed with it
+        kept = [kept[0].model_copy(update={"required": True, "independent": False}),
+                *(c.model_copy(update={"independent": True}) for c in kept[1:])]
     blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required, independent=c.independent,
-                           in_query=c.in_query) for c in concepts]
+                           in_query=c.in_query) for c in kept]
     query = ConceptPlan(blocks=blocks).boolean_query(shape)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
 

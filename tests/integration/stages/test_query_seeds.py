@@ -146,3 +146,20 @@ def test_the_lake_is_the_background_that_tells_boilerplate_once_it_is_large_enou
     share = lake_background(root)
     assert share is not None
     assert share("rights reserved") == 0.75 and share('"rights reserved"') == 0.75 and share("gabapentin") == 0.25
+
+
+def test_the_lake_tells_how_far_a_query_reaches_off_topic_once_it_is_large_enough(tmp_path, monkeypatch):
+    from agentr_dagster.domain import specificity
+    from agentr_dagster.domain.boolean_query import parse_boolean_query
+    from agentr_dagster.lake import add_records, lake_query_share
+
+    root = tmp_path / "lake"
+    assert lake_query_share(root) is None  # no lake yet
+    add_records([{"title": f"Vorlixamab in glimmer syndrome, report {i}" if i < 2 else f"Aspirin, report {i}",
+                  "abstract": "Headache." if i % 2 else "Fever."} for i in range(8)], root=root)
+    assert lake_query_share(root) is None  # 8 papers: too few to judge by
+    monkeypatch.setattr(specificity, "MIN_BACKGROUND_RECORDS", 8)
+    share = lake_query_share(root)
+    assert share is not None
+    assert share(parse_boolean_query('vorlixamab AND "glimmer syndrome"')) == 0.25
+    assert share(parse_boolean_query("vorlixamab OR headache")) == 0.625

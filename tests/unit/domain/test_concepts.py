@@ -349,3 +349,21 @@ def test_a_generic_word_of_a_concept_phrase_stays_paired_with_its_neighbours():
     assert matches(tree, "Predicting faulty modules from code churn")
     assert matches(tree, "Churn metrics predict field failures")
     assert not matches(tree, "Predicting mortality after surgery")
+
+
+def test_a_block_left_out_by_the_seeds_leaves_the_query_without_it_never_wider():
+    from agentr_dagster.domain.contracts import ConceptFacet
+    from agentr_dagster.llm.offline.queries import concept_boolean_query
+
+    drug = ConceptFacet(facet="intervention", label="vorlixamab", terms=["vorlixamab"])
+    condition = ConceptFacet(facet="population", label="glimmer syndrome", terms=['"glimmer syndrome"'],
+                             independent=True)
+    setting = ConceptFacet(facet="setting", label="clinics", terms=["clinic*"])
+    assert concept_boolean_query([drug, condition, setting]) == 'vorlixamab AND "glimmer syndrome"'
+    # the title's subjects AND-ed: one left out, the other blocks do not come back in
+    assert concept_boolean_query([drug, condition, setting], leave_out=frozenset({1})) == "vorlixamab"
+    assert concept_boolean_query([drug, condition, setting], leave_out=frozenset({0})) == '"glimmer syndrome"'
+    plain = condition.model_copy(update={"independent": False})
+    assert concept_boolean_query([drug, plain, setting]) == 'vorlixamab OR ("glimmer syndrome" AND clinic*)'
+    assert concept_boolean_query([drug, plain, setting], leave_out=frozenset({2})) == 'vorlixamab OR "glimmer syndrome"'
+    assert concept_boolean_query([drug, plain, setting], leave_out=frozenset({0})) == '"glimmer syndrome" AND clinic*'

@@ -165,3 +165,83 @@ def test_boilerplate_frequent_across_a_background_of_many_topics_is_never_a_seed
     assert "pregabalin*" in result.added["drug"]
     assert any(t.startswith("neuropath") for t in result.added["condition"])
     assert result.seed_recall_after == 1.0
+
+
+def _off_topic_tools(corpus: list[str], topic: list[str]):
+    """``count`` over the topic's records and a background of other topics, and ``share``: the share of the
+    other topics' records (the off-topic rate) a query matches."""
+    df, count = _corpus_tools(topic + corpus)
+
+    def share(node) -> float:
+        return sum(matches(node, doc) for doc in corpus) / len(corpus)
+
+    return df, count, share
+
+
+def _and_render(terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:
+    kept = [ts for i, ts in enumerate(terms) if i not in leave_out]
+    return " AND ".join("(" + " OR ".join(f'"{t}"' if " " in t else t for t in ts) + ")" for ts in kept)
+
+
+# an invented drug class and condition: two of five seeds name the drug but never the condition
+_VORLIX_SEEDS = [
+    SeedStudy("Vorlixamab in glimmer syndrome", "A trial of vorlixamab in adults with glimmer syndrome."),
+    SeedStudy("Glimmer syndrome treated with vorlixamab", "Patients with glimmer syndrome improved."),
+    SeedStudy("Long-term vorlixamab for glimmer syndrome", "Open extension."),
+    SeedStudy("Vorlixamab and quartz-tinted vision", "Ocular halos in a small cohort receiving vorlixamab."),
+    SeedStudy("Vorlixamab dosing in shimmering retinopathy", "Pharmacokinetics of vorlixamab."),
+]
+
+
+def test_a_required_block_the_seeds_often_lack_is_left_out_rather_than_repaired_seed_by_seed():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    topic = [f"Vorlixamab in glimmer syndrome, report {i}" for i in range(10)]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)] + ["A vorlixamab assay"]
+    df, count, share = _off_topic_tools(corpus, topic)
+    blocks = [("drug", ["vorlixamab"]), ("condition", ["glimmer syndrome"])]
+    old = improve_blocks(blocks, _VORLIX_SEEDS, _and_render, background=df, count=count, max_growth=3.0)
+    # without the relaxation each lost seed is repaired by its own wording, which names no other study
+    assert old.added.get("condition") and not old.relaxed
+    result = improve_blocks(blocks, _VORLIX_SEEDS, _and_render, background=df, count=count, max_growth=3.0,
+                            off_topic=share, relax=_and_render)
+    assert result.relaxed == ["condition"] and result.query == "(vorlixamab)"
+    assert "condition" not in result.added and result.seed_recall_after == 1.0
+
+
+def test_a_block_is_not_left_out_when_the_query_would_then_reach_off_topic():
+    from agentr_dagster.domain.seed_check import MAX_SEEDED_OFF_TOPIC, improve_blocks
+
+    topic = [f"Vorlixamab in glimmer syndrome, report {i}" for i in range(10)]
+    # the drug alone is everywhere in the other topics (a class used for many conditions)
+    corpus = [f"Vorlixamab for headache, report {i}" for i in range(30)] + [f"Aspirin, report {i}" for i in range(270)]
+    df, count, share = _off_topic_tools(corpus, topic)
+    assert share(parse_boolean_query("vorlixamab")) > MAX_SEEDED_OFF_TOPIC
+    result = improve_blocks([("drug", ["vorlixamab"]), ("condition", ["glimmer syndrome"])], _VORLIX_SEEDS,
+                            _and_render, background=df, count=count, max_growth=3.0, off_topic=share,
+                            relax=_and_render)
+    assert not result.relaxed and "glimmer syndrome" in result.query
+
+
+def test_a_rare_word_most_seeds_share_joins_the_block_even_where_every_seed_is_named():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    seeds = [SeedStudy(f"Quibble norms and flurbosis in {who}", "Flurbosis rates were higher.")
+             for who in ("farmers", "students", "sailors", "miners")] + [
+             SeedStudy("Quibble norms among clerks", "A survey of norms.")]
+    topic = [f"Flurbosis in coastal towns, report {i}" for i in range(20)] + ["Quibble norms, a review"]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(200)] + [
+        f"Higher rates of fever in study {i}" for i in range(100)]
+    df, count, share = _off_topic_tools(corpus, topic)
+
+    def generic(term: str) -> float:  # the background of many topics judges a word general or specific
+        return share(parse_boolean_query(term))
+
+    blocks = [("norms", ["quibble norms"])]
+    old = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic)
+    assert not old.added  # the block names every seed: nothing to repair, nothing added
+    result = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic,
+                            off_topic=share)
+    assert any(t.startswith("flurbos") for t in result.added["norms"])
+    # a word the seeds share that the other topics use as often is no word of the concept
+    assert not {t for t in result.added["norms"] if t.startswith(("rate", "higher"))}
