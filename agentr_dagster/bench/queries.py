@@ -182,11 +182,17 @@ def _judge(pool: Pool, name: str, query: str, own: range, labels: list[int],
 
 def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], backend: OfflineBackend,
                titles: list[str], abstracts: list[str], seeds: int = 5, seed: int = 0,
-               shapes: bool = True) -> dict[str, Any]:
+               shapes: bool = True, background: str = "pool") -> dict[str, Any]:
     """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
     the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
-    query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`)."""
-    intent = backend.decompose_intent(text, pool.background_without(name))
+    query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`).
+
+    ``background``: "pool", the other reviews' records judge the terms and bound the seeds (as a lake of many
+    topics would); "none", a fresh project's case (no lake, no candidates, no source counts): the intent has no
+    background and the seeds are mined against an empty pool, as :func:`agentr_dagster.stages.seeds.seed_pool`
+    gives one."""
+    fresh = background == "none"
+    intent = backend.decompose_intent(text, None if fresh else pool.background_without(name))
     queries = backend.generate_queries(intent)
     out: dict[str, Any] = {
         "boolean_query": queries.boolean_query,
@@ -221,6 +227,10 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         related = embedding_relatedness(backend.embedder)
         by_share: dict[str, dict] = {}
         generic = pool.background_without(name)  # a background of other topics, as the lake is
+
+        def off_topic(node: Node) -> float:
+            return pool.specificity(node, name)["off_topic"] or 0.0
+
         by_specific: dict[str, dict] = {}
         relaxed: list[str] = []
         # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound,
@@ -230,10 +240,11 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
             (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
         for growth, share, specific in runs if intent.concepts else ():
             mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
-                                   lambda ts: _render(intent, ts), background=pool.df,
-                                   count=lambda node: len(pool.ids(node)), max_growth=growth, relatedness=related,
-                                   generic=generic, generic_share=share, specific_share=specific,
-                                   off_topic=lambda node: pool.specificity(node, name)["off_topic"] or 0.0,
+                                   lambda ts: _render(intent, ts), background=_EMPTY if fresh else pool.df,
+                                   count=_NOTHING if fresh else lambda node: len(pool.ids(node)),
+                                   max_growth=growth, relatedness=related, generic=None if fresh else generic,
+                                   generic_share=share, specific_share=specific,
+                                   off_topic=None if fresh else off_topic,
                                    relax=lambda ts, leave: _render(intent, ts, leave))
             judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
             shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)
@@ -259,6 +270,14 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
     return out
 
 
+def _EMPTY(term: str) -> float:  # noqa: N802 - a fresh project's seed pool: no record holds any term
+    return 0.0
+
+
+def _NOTHING(node: Node) -> int:  # noqa: N802
+    return 0
+
+
 def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:
     """The shipped query of the intent's concept blocks with ``terms`` as their terms, without the blocks at
     the positions ``leave_out`` (relaxed by the seeds)."""
@@ -267,12 +286,13 @@ def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = fro
 
 
 def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
-                 seed: int = 0, written: dict[str, str] | None = None) -> dict[str, Any]:
+                 seed: int = 0, written: dict[str, str] | None = None, background: str = "pool") -> dict[str, Any]:
     """One review judged from its question, and from its published abstract (review.json) or, failing that and
     where ``written`` has one for it, from an abstract written for the bench (:func:`load_written_abstracts`)."""
     rv = load_review(folder)
     labels = [int(v) for v in rv.labels]
-    question = bench_text(rv.question, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts, seeds, seed)
+    question = bench_text(rv.question, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts, seeds, seed,
+                          background=background)
     out: dict[str, Any] = {
         "name": rv.name,
         "kind": question_kind(rv.question),
@@ -284,7 +304,7 @@ def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, 
     text, source = review_abstract(folder, rv.name, written)
     if text:
         out["abstract"] = {"source": source, **bench_text(text, rv.name, pool, own, labels, backend, rv.titles,
-                                                          rv.abstracts, seeds, seed)}
+                                                          rv.abstracts, seeds, seed, background=background)}
     return out
 
 
@@ -594,7 +614,10 @@ def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
                       abstracts: Path | None = None, progress: bool = False,
-                      written_abstracts: Path | None = None) -> dict:
+                      written_abstracts: Path | None = None, background: str = "pool") -> dict:
+    """Every review under ``root`` judged from its question (and abstract), the records of all pooled; with
+    ``background`` "none" as a fresh project meets them (:func:`bench_text`), without the tuning grids that
+    judge terms by the pool."""
     backend = backend or OfflineBackend()
     folders = discover_reviews(Path(root))
     pool, spans = build_pool(folders)
@@ -602,10 +625,10 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
     reviews = []
     for folder in tqdm(folders, desc="reviews", unit="review", disable=not progress):
         name = load_review(folder).name
-        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written))
-    result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)},
+        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written, background))
+    result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)}, "background": background,
                               "reviews": reviews, "summary": summarise(reviews)}
-    if len(folders) > 1:
+    if len(folders) > 1 and background == "pool":
         result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
         result["summary"]["leave_one_out_generic_share"] = leave_one_out_generic_share(folders, pool, spans)
         result["summary"]["leave_one_out_rest_share"] = leave_one_out_rest_share(folders, pool, spans)
@@ -646,7 +669,8 @@ def format_table(result: dict) -> str:
     head = (f"{'review':34} {'mode':8} {'recall':>6} {'share':>6} {'off%':>6} {'xN':>6} {'base_r':>6} "
             f"{'base_o%':>7} {'str_r':>6} {'seed_b':>6} {'seed_a':>6} {'s_off%':>6} {'s_xN':>6}")
     lines = [f"pool: {result['pool']['records']} records of {result['pool']['reviews']} reviews; off% = share of "
-             "the other reviews' records matched, xN = records matched in the pool / the review's own N", head]
+             "the other reviews' records matched, xN = records matched in the pool / the review's own N; terms judged "
+             f"by: {'no background (a fresh project)' if result.get('background') == 'none' else 'the pool'}", head]
 
     def f(v, pct: bool = False) -> str:
         if not isinstance(v, float | int):

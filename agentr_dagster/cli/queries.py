@@ -122,8 +122,11 @@ def written_abstracts_path(written: str | None) -> Path | None:
               help="a JSON list of published review abstracts (name, title, abstract) without labels: their queries "
                    "and what they match in the pool")
 @written_abstracts_option
+@click.option("--background", type=click.Choice(["pool", "none"]), default="pool", show_default=True,
+              help="pool: the other reviews' records judge the terms and bound the seeds, as a lake of many topics "
+                   "would; none: a fresh project's case (no lake, no candidates, no source counts)")
 def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None,
-                          abstracts: Path | None, written: str | None) -> None:
+                          abstracts: Path | None, written: str | None, background: str) -> None:
     """The offline queries judged on labelled review folders, their records pooled: from each question (and
     published abstract, where review.json has one), recall of the includes, share of the other reviews' records
     matched and records matched relative to the review's own."""
@@ -131,7 +134,7 @@ def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out:
 
     written_path = written_abstracts_path(written)
     result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json,
-                               written_abstracts=written_path)
+                               written_abstracts=written_path, background=background)
     if out:
         Path(out).write_text(json.dumps(result, indent=2), encoding="utf-8")
     click.echo(json.dumps(result, indent=2) if as_json else format_table(result))

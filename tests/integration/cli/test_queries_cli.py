@@ -177,3 +177,26 @@ def test_bench_queries_judges_each_review_from_a_written_abstract_too(tmp_path):
     assert "abs-writ" in result.output and "abs-publ" in result.output and "reviews meeting both bars" in result.output
     missing = agentr("bench", "queries", str(root), "--seeds", "0", "--written-abstracts", str(tmp_path / "no.json"))
     assert missing.exit_code != 0
+
+
+def test_bench_queries_without_a_background_gives_the_query_a_fresh_project_gets(tmp_path):
+    root = tmp_path / "reviews"
+    root.mkdir()
+    _review(root, "triptans", QUESTION, [
+        ("Sumatriptan for acute migraine", "A randomized trial.", 1),
+        ("Topiramate for migraine prophylaxis", "A randomized trial.", 0),
+    ])
+    _review(root, "sleep", "Is insufficient sleep associated with depression in adolescents? Exclude adults.", [
+        ("Short sleep and depression in adolescents", "A cohort.", 1),
+        ("Depression in older adults", "A survey.", 0),
+    ])
+    out_file = tmp_path / "bench.json"
+    result = agentr("bench", "queries", str(root), "--seeds", "0", "--background", "none", "--out", str(out_file))
+    assert result.exit_code == 0, result.output
+    assert "no background (a fresh project)" in result.output
+    data = json.loads(out_file.read_text())
+    assert data["background"] == "none"
+    _project("fresh-triptans")  # the product's path in a fresh home: no lake, no candidates, no source counts
+    stored = json.loads(agentr("queries", "fresh-triptans", "--json").output)["queries"]["boolean_query"]
+    bench = {r["name"]: r for r in data["reviews"]}["triptans"]["boolean_query"]
+    assert bench == stored
