@@ -1387,8 +1387,11 @@ def _name_word(item: str, first: bool = False) -> str:
     nxt = words[1] if len(words) > 1 else ""
     if _is_name(words[0]) and not (nxt and "NOUN" in word_classes(nxt)):
         return words[0]
-    last = words[-1]
-    return last if first and len(words) > 1 and _is_name(last) and not word_classes(last) else ""
+    last, before = words[-1], words[-2].casefold() if len(words) > 1 else ""
+    # the head of a noun phrase is no name ("in atrial fibrillation", "supraventricular tachycardia"); after a
+    # preposition or a verb it may be ("trials of almotriptan", "comparing amlodipine")
+    modified = "ADJ" in word_classes(before) or _modifier_like(before) and "VERB" not in word_classes(before)
+    return last if first and before and not modified and _is_name(last) and not word_classes(last) else ""
 
 
 def _names_a_class(block: ConceptBlock) -> bool:
@@ -1421,7 +1424,8 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
                 continue
             if len(run) >= MIN_NAMES_IN_LIST:
                 names += [n for n in run if n.casefold() not in {x.casefold() for x in names}]
-            run = []
+            # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
+            run = [n for n in [_name_word(item, first=True)] if n]
     if not names:
         return
     terms = [t for n in names for t in _variants(n, acronyms)]

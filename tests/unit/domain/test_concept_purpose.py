@@ -1,6 +1,7 @@
 """Round 12 (2026-12-05): in an abstract's title "X for Y", X is the main block and Y (what X is for) is not AND-ed
-with it when the abstract reviews X as a class of members (it names them, or compares them with each other).
-Every text here is invented (drug names, conditions)."""
+with it when the abstract reviews X as a class of members (it names them, or compares them with each other); a
+list of names may begin right after a noun phrase, whose head is no name. Every text here is invented (drug names,
+conditions)."""
 
 from __future__ import annotations
 
@@ -53,3 +54,16 @@ def test_a_title_for_without_a_class_of_members_keeps_its_and():
     # a comparison with another concept ("X versus Z for Y") is no head of Y either
     versus = _WITHIN.replace("Long-acting velnoids for", "Long-acting velnoids versus physiotherapy for", 1)
     assert not _hits(versus, "Long-acting velnoids in cancer pain: a randomised trial")
+
+
+_LISTED = ("Uricase blockers for chronic gout: a systematic review. Methods: We included trials of adults with "
+           "chronic gout (atrial quernosis, renal tophi) comparing zelbrinase, quorvatil, dranefix or melvocine "
+           "with placebo. Results: In atrial quernosis, zelbrinase and quorvatil were similar.")
+
+
+def test_a_list_of_names_begins_after_a_noun_phrase_and_never_takes_its_head():
+    terms = [t for b in extract_concepts(_LISTED).blocks for t in b.terms]
+    # "comparing zelbrinase" begins the list although the item before it ended in a rare word
+    assert {"zelbrinas*", "quorvatil*", "dranefix*", "melvocin*"} <= set(terms)
+    # "atrial quernosis" is a condition's phrase, not a name ("in atrial quernosis, zelbrinase and quorvatil")
+    assert not any(t.startswith("quernos") for t in terms)
