@@ -1417,15 +1417,20 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue
         run: list[str] = []
+        runs: list[list[str]] = []
         for item in [*_split_items(sentence), ""]:
             name = _name_word(item) or (_name_word(item, first=True) if not run else "")
             if name:
                 run.append(name)
                 continue
-            if len(run) >= MIN_NAMES_IN_LIST:
-                names += [n for n in run if n.casefold() not in {x.casefold() for x in names}]
+            runs.append(run)
             # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
             run = [n for n in [_name_word(item, first=True)] if n]
+        # a list of names is one list however a class phrase interrupts it ("metformin, glinides (zorvanol,
+        # quelmitase, draxofungin), or glucosidase inhibitors (acarbose, miglitol)"): once a sentence has a run
+        # of MIN_NAMES_IN_LIST names, its runs of two join too
+        if any(len(r) >= MIN_NAMES_IN_LIST for r in runs):
+            names += [n for r in runs if len(r) >= 2 for n in r if n.casefold() not in {x.casefold() for x in names}]
     if not names:
         return
     terms = [t for n in names for t in _variants(n, acronyms)]

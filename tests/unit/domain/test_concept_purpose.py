@@ -67,3 +67,16 @@ def test_a_list_of_names_begins_after_a_noun_phrase_and_never_takes_its_head():
     assert {"zelbrinas*", "quorvatil*", "dranefix*", "melvocin*"} <= set(terms)
     # "atrial quernosis" is a condition's phrase, not a name ("in atrial quernosis, zelbrinase and quorvatil")
     assert not any(t.startswith("quernos") for t in terms)
+
+
+_INTERRUPTED = ("Oral uricase blockers for chronic gout: a systematic review. Study selection: Trials comparing "
+                "zelbrinase, glinides (quorvatil, dranefix, melvocine), or beta-glinide inhibitors (trevagose, "
+                "miglatan) with each other or with placebo.")
+
+
+def test_a_list_interrupted_by_a_class_phrase_is_one_list():
+    terms = [t for b in extract_concepts(_INTERRUPTED).blocks for t in b.terms]
+    assert {"quorvatil*", "trevagos*", "miglatan*"} <= set(terms)
+    # two names alone are no list
+    pair = _INTERRUPTED.replace("zelbrinase, glinides (quorvatil, dranefix, melvocine), or ", "")
+    assert not any(t.startswith(("trevagos", "miglatan")) for b in extract_concepts(pair).blocks for t in b.terms)
