@@ -34,7 +34,9 @@ _METHOD_RE = re.compile(
     r"exclusion|eligib|criteria|english|peer-review|full text|random-effect|fixed-effect|risk of bias|grade|"
     r"literature|search|screen|extract|pooled|regression|reviewer|evidence map)", re.I)
 
-_OWN = {"Radjenovic_2013": "Radjenovic_2013", "Hall_2012": "Radjenovic_2013"}
+#: A published abstract whose review is one of the shared folders: that folder's records are its own, not
+#: "other" records (Chou 2003 is the DERP long-acting opioids review, Cohen_2006_Opiods's source).
+_OWN = {"Radjenovic_2013": "Radjenovic_2013", "Hall_2012": "Radjenovic_2013", "Chou_2003": "Cohen_2006_Opiods"}
 
 
 def _term_hits(term: str, text: str) -> bool:

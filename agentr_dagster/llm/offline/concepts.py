@@ -263,6 +263,8 @@ class ConceptBlock:
     in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
     setting: bool = False  # after "in" / "among" ("... in small samples", "... in rodents"): where, not what
     kinds: list[str] = field(default_factory=list)  # terms of kinds the text names elsewhere (:func:`_join_kinds`)
+    # an abstract names the class's members: a list of names or examples ("X such as A, B") joined the block
+    members: bool = False
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -1352,6 +1354,7 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
                      if len(_content_words(i)) == 1 or " " in t.strip('"')]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
+            block.members = block.members or bool(terms)
 
 
 def _block_words(block: ConceptBlock) -> set[str]:
@@ -1384,8 +1387,11 @@ def _name_word(item: str, first: bool = False) -> str:
     nxt = words[1] if len(words) > 1 else ""
     if _is_name(words[0]) and not (nxt and "NOUN" in word_classes(nxt)):
         return words[0]
-    last = words[-1]
-    return last if first and len(words) > 1 and _is_name(last) and not word_classes(last) else ""
+    last, before = words[-1], words[-2].casefold() if len(words) > 1 else ""
+    # the head of a noun phrase is no name ("in atrial fibrillation", "supraventricular tachycardia"); after a
+    # preposition or a verb it may be ("trials of almotriptan", "comparing amlodipine")
+    modified = "ADJ" in word_classes(before) or _modifier_like(before) and "VERB" not in word_classes(before)
+    return last if first and before and not modified and _is_name(last) and not word_classes(last) else ""
 
 
 def _names_a_class(block: ConceptBlock) -> bool:
@@ -1411,20 +1417,27 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue
         run: list[str] = []
+        runs: list[list[str]] = []
         for item in [*_split_items(sentence), ""]:
             name = _name_word(item) or (_name_word(item, first=True) if not run else "")
             if name:
                 run.append(name)
                 continue
-            if len(run) >= MIN_NAMES_IN_LIST:
-                names += [n for n in run if n.casefold() not in {x.casefold() for x in names}]
-            run = []
+            runs.append(run)
+            # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
+            run = [n for n in [_name_word(item, first=True)] if n]
+        # a list of names is one list however a class phrase interrupts it ("metformin, glinides (zorvanol,
+        # quelmitase, draxofungin), or glucosidase inhibitors (acarbose, miglitol)"): once a sentence has a run
+        # of MIN_NAMES_IN_LIST names, its runs of two join too
+        if any(len(r) >= MIN_NAMES_IN_LIST for r in runs):
+            names += [n for r in runs if len(r) >= 2 for n in r if n.casefold() not in {x.casefold() for x in names}]
     if not names:
         return
     terms = [t for n in names for t in _variants(n, acronyms)]
     block = targets[0]
     block.kinds += [t for t in terms if t not in block.terms]
     block.terms = _dedupe(block.terms + terms)
+    block.members = True
 
 
 #: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.
@@ -1522,8 +1535,66 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
+    if studied is None:
+        blocks = _purpose_not_anded(blocks, title, text, verbs)
     _and_only_when_broad(blocks, background)
     return blocks
+
+
+def _title_purpose(blocks: list[ConceptBlock], title: str, verbs: frozenset[str]) -> tuple[
+        ConceptBlock | None, list[ConceptBlock]]:
+    """A title "X for Y" (before any subtitle): the block X names (the head phrase right before "for", past a
+    comparison that names no block: "X compared with each other for Y") and the blocks the purpose "for Y ..."
+    names (up to the next "in" / "among" or the end). (None, []) when the title has no such head."""
+    head = re.split(r"(?<=\w):\s", title, maxsplit=1)[0]
+    chunks = _chunks(head, verbs)
+    at = next((k for k, c in enumerate(chunks) if k and c.cue.casefold().split()[-1:] == ["for"]), None)
+    if at is None:
+        return None, []
+    named = [b for b in blocks if b.required and not b.generic and b.facet != "comparator"]
+    x = None
+    for chunk in reversed(chunks[:at]):
+        x = next((b for b in named if _named_in(b, chunk.text.casefold().replace(_JOIN, " "))), None)
+        # "X compared with each other for Y": a comparison within X (common words only) is passed over; one
+        # with another concept ("X versus Z for Y") is no head of Y
+        within = _COMPARATOR_CUE_RE.search(chunk.cue) and all(
+            general_zipf(w) >= GENERIC_ZIPF for w in _content_words(chunk.text))
+        if x is not None or not within:
+            break
+    purpose = []
+    for chunk in chunks[at:]:
+        if chunk is not chunks[at] and (_SETTING_CUE_RE.match(chunk.cue) or chunk.cue.startswith(":")):
+            break
+        low = chunk.text.casefold().replace(_JOIN, " ")
+        purpose += [b for b in named if b is not x and b not in purpose and _named_in(b, low)]
+    return x, purpose
+
+
+_RECIPROCAL_RE = re.compile(r"\b(?:each other|one another)\b", re.I)
+
+
+def _compared_within(block: ConceptBlock, text: str) -> bool:
+    """The abstract compares the members of the block's class with each other: a sentence that names the block
+    (one of its terms) says "each other" / "one another" ("individual X compared to each other")."""
+    stems = [t.strip('"*').casefold() for t in block.terms if len(t.strip('"*')) > 3]
+    return any(_RECIPROCAL_RE.search(s) and any(t in s.casefold() for t in stems) for s in _sentences(text))
+
+
+def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
+                       verbs: frozenset[str]) -> list[ConceptBlock]:
+    """In a title "X for Y" X is what the review is about, Y what X is for: when the abstract reviews X as a
+    class (it names X's members: a list of names or examples joined X; or it compares them "with each other"),
+    X is the main block, however often the abstract names Y, and Y is not AND-ed with it (optional, out of the
+    query): a study of one member names the member, not always the use the title names (the trials of a drug
+    class cover other indications, healthy volunteers, pharmacokinetics). One intervention for one use ("X for
+    Y", no members) keeps its AND (round 12, docs/search-strategies.md)."""
+    x, purpose = _title_purpose(blocks, title, verbs)
+    if x is None or not purpose or not (x.members or _compared_within(x, text)):
+        return blocks
+    for b in purpose:
+        b.independent = b.required = b.in_query = False
+    x.independent = False
+    return [x, *(b for b in blocks if b is not x)]
 
 
 #: An abstract's title subjects are AND-ed only when its main block alone is broader than this share of the
