@@ -53,7 +53,7 @@ from agentr_dagster.llm.offline.concepts import (
 )
 from agentr_dagster.llm.offline.queries import concept_boolean_query
 from agentr_dagster.sources.translate import query_tree
-from agentr_dagster.stages.seeds import embedding_relatedness
+from agentr_dagster.stages.seeds import embedding_relatedness, general_english_pool
 
 TARGET_RECALL = 0.9  # the issue's bar for the mean include recall
 #: How much a query widened by seed terms may match beyond what it matched (``max_growth``), judged
@@ -189,8 +189,8 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
 
     ``background``: "pool", the other reviews' records judge the terms and bound the seeds (as a lake of many
     topics would); "none", a fresh project's case (no lake, no candidates, no source counts): the intent has no
-    background and the seeds are mined against an empty pool, as :func:`agentr_dagster.stages.seeds.seed_pool`
-    gives one."""
+    background and the seeds are weighed by general English, as a fresh project weighs them
+    (:func:`agentr_dagster.stages.seeds.general_english_pool`)."""
     fresh = background == "none"
     intent = backend.decompose_intent(text, None if fresh else pool.background_without(name))
     queries = backend.generate_queries(intent)
@@ -227,6 +227,7 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         related = embedding_relatedness(backend.embedder)
         by_share: dict[str, dict] = {}
         generic = pool.background_without(name)  # a background of other topics, as the lake is
+        english = general_english_pool()  # what a fresh project weighs the seeds' terms by
 
         def off_topic(node: Node) -> float:
             return pool.specificity(node, name)["off_topic"] or 0.0
@@ -240,8 +241,9 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
             (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
         for growth, share, specific in runs if intent.concepts else ():
             mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
-                                   lambda ts: _render(intent, ts), background=_EMPTY if fresh else pool.df,
-                                   count=_NOTHING if fresh else lambda node: len(pool.ids(node)),
+                                   lambda ts: _render(intent, ts),
+                                   background=english.background if fresh else pool.df,
+                                   count=english.count if fresh else lambda node: len(pool.ids(node)),
                                    max_growth=growth, relatedness=related, generic=None if fresh else generic,
                                    generic_share=share, specific_share=specific,
                                    off_topic=None if fresh else off_topic,
@@ -268,14 +270,6 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
             "by_specific_share": by_specific,
         }
     return out
-
-
-def _EMPTY(term: str) -> float:  # noqa: N802 - a fresh project's seed pool: no record holds any term
-    return 0.0
-
-
-def _NOTHING(node: Node) -> int:  # noqa: N802
-    return 0
 
 
 def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:

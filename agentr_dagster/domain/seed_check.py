@@ -28,6 +28,7 @@ from agentr_dagster.domain.boolean_query import (
 )
 from agentr_dagster.domain.text import is_stopword, tokenize
 from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.word_class import word_classes
 
 #: Recall on the seeds below which the query is flagged (asset check WARN).
 SEED_RECALL_FLOOR = 0.9
@@ -249,14 +250,35 @@ MINED_GENERIC_SHARE = 0.05
 MAX_MINED_TERMS = 8
 
 
+#: A sentence of a record that is the publisher's or the database's, not the study's: its words are no concept.
+_BOILERPLATE_RE = re.compile(
+    r"[^.]*(?:\u00a9|\(c\)\s*\d{4}|\bcopyright\b|\ball rights reserved\b|\bpublished by\b|\blicensee\b|"
+    r"\bcreative commons\b|\bpublishing (?:ltd|limited|inc|group)\b)[^.]*\.?", re.I)
+#: Spelled numbers ("thirty-four patients"): a count, never a concept.
+_NUMBER_WORD_RE = re.compile(
+    r"(?:(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|"
+    r"seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|"
+    r"million)-?)+", re.I)
+
+
+def _minable(word: str) -> bool:
+    """A word of a seed that can name a concept: long enough, no stopword or generic study word, no spelled
+    number, and not a verb's past form that is nothing else ("started", "reported": what a study did)."""
+    low = word.casefold()
+    if len(word) < 4 or is_stopword(word) or low in _GENERIC or _NUMBER_WORD_RE.fullmatch(low):
+        return False
+    return not (low.endswith("ed") and word_classes(low) == {"VERB"})
+
+
 def mined_terms(seeds: Sequence[SeedStudy], background: Background, limit: int = 40) -> list[str]:
     """Candidate terms of the seeds' titles and abstracts, most characteristic first: how many seeds use a term
     against how often the background does (Hausner's frequency analysis of a test set, with the background as
-    the population): single words truncated, two-word phrases of content words."""
+    the population): single words truncated, two-word phrases of content words. Publishers' and databases'
+    sentences (copyright, licence) are left out first."""
     seen: dict[str, int] = {}
     for seed in seeds:
-        words = [w for w in tokenize(seed.text) if not w.isdigit()]
-        good = {w for w in words if len(w) >= 4 and not is_stopword(w) and w.casefold() not in _GENERIC}
+        words = [w for w in tokenize(_BOILERPLATE_RE.sub(" ", seed.text)) if not w.isdigit()]
+        good = {w for w in words if _minable(w)}
         terms = {truncation(w) for w in good}
         terms |= {f"{a.casefold()} {b.casefold()}" for a, b in zip(words, words[1:], strict=False)
                   if a in good and b in good}
@@ -387,8 +409,9 @@ def _add_specific(terms: list[list[str]], candidates: list[str], names: list[str
             continue
         trial = [list(t) for t in terms]
         trial[i].append(term)
-        if search.off_topic(parse_boolean_query(search.render(trial))) > search.max_off_topic:
-            continue
+        tree = parse_boolean_query(search.render(trial))
+        if search.count(tree) > search.limit or search.off_topic(tree) > search.max_off_topic:
+            continue  # never past the growth bound: a term no seed needs must not multiply what the query finds
         terms = trial
         added.setdefault(names[i], []).append(term)
     return terms

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TypeVar
 
+from agentr_dagster.domain.boolean_query import And, Node, Not, Term
+
 #: A term's document frequency in a background corpus: the share of its records that contain it.
 Background = Callable[[str], float]
 T = TypeVar("T")
@@ -90,6 +92,27 @@ def general_share(term: str) -> float:
     """The share of abstract-length records expected to contain ``term``, from its general frequency."""
     per_token = 10 ** (general_zipf(term) - 9)
     return 1 - math.exp(-RECORD_TOKENS * per_token)
+
+
+def reach_share(term: str) -> float:
+    """The share of abstract-length records expected to contain ``term`` as a matcher reads it: a truncated stem
+    by every word it opens onto (:func:`opens_onto_zipf`), a word or phrase by its general frequency."""
+    per_token = 10 ** (opens_onto_zipf(term) - 9)
+    return 1 - math.exp(-RECORD_TOKENS * per_token)
+
+
+def query_share(node: Node) -> float:
+    """The share of records a Boolean query is expected to match, from general English alone (terms taken as
+    independent): how far a query reaches where no corpus can be asked (a fresh project: no lake, no candidates,
+    no source counts). Rough in level, fair in comparison: a widened query against the query it widens."""
+    if isinstance(node, Term):
+        return reach_share(node.text)
+    if isinstance(node, Not):
+        return 1.0 - query_share(node.child)
+    shares = [query_share(child) for child in node.children]
+    if isinstance(node, And):
+        return math.prod(shares)
+    return 1.0 - math.prod(1.0 - x for x in shares)
 
 
 def term_share(term: str, background: Background | None = None) -> float:

@@ -238,6 +238,21 @@ def seed_pool(store: DomainStore, slug: str) -> SeedPool | None:
                     lambda node: int(lake.boolean_mask(node).sum()))
 
 
+#: Records per unit of :func:`~agentr_dagster.domain.specificity.query_share` in the general-English pool: its
+#: counts are compared with each other only (the growth bound), so the scale just keeps small shares apart.
+GENERAL_ENGLISH_RECORDS = 10**9
+
+
+def general_english_pool() -> SeedPool:
+    """A fresh project's seed pool (no candidates, no lake): terms weighed and queries counted by general
+    English, so the growth bound still holds a widened query to about what the query reached before, where an
+    empty pool would let any term or relaxed block through."""
+    from agentr_dagster.domain.specificity import query_share, reach_share
+
+    return SeedPool("general English", 0, reach_share,
+                    lambda node: round(query_share(node) * GENERAL_ENGLISH_RECORDS))
+
+
 def seed_fingerprint(seeds: list[SeedStudy]) -> str:
     """What of the seeds the stored query depends on: new seeds (or labels) make the queries stage run again."""
     return sha256(*sorted(s.text for s in seeds)) if seeds else ""
@@ -254,7 +269,7 @@ def improve_with_seeds(store: DomainStore, slug: str, intent: ResearchIntent, qu
     from agentr_dagster.lake import lake_background, lake_query_share
     from agentr_dagster.llm.offline.queries import concept_boolean_query
 
-    pool = seed_pool(store, slug) or _text_pool("none", [])
+    pool = seed_pool(store, slug) or general_english_pool()
 
     def relaxed(terms: list[list[str]], leave_out: frozenset[int]) -> str:
         return concept_boolean_query([c.model_copy(update={"terms": t})

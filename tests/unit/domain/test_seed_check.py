@@ -8,6 +8,7 @@ from agentr_dagster.domain.seed_check import (
     SEED_RECALL_FLOOR,
     SeedStudy,
     check_query,
+    mined_terms,
     repair_feedback,
     structural_problems,
 )
@@ -142,13 +143,14 @@ def test_boilerplate_frequent_across_a_background_of_many_topics_is_never_a_seed
     corpus = [f"Gabapentin for neuropathic pain, trial {i}" for i in range(30)] + ["Unrelated record"] * 30
     df, count = _corpus_tools(corpus)
     # a background of many topics (the lake): every publisher's abstract ends with the same words
-    boilerplate = "copyright elsevier all rights reserved"
+    boilerplate = "funding source industry grant"
 
     def generic(term: str) -> float:
         return 0.2 if all(w.rstrip("*") in boilerplate for w in term.split()) else 0.0
 
-    seeds = [SeedStudy("Pregabalin for painful neuropathy", "Copyright Elsevier. All rights reserved."),
-             SeedStudy("Pregabalin in diabetic neuropathy", "Copyright Elsevier. All rights reserved."),
+    # a copyright sentence is the publisher's: left out by its form, whatever the background says
+    seeds = [SeedStudy("Pregabalin for painful neuropathy", "Funding source: industry grant. Copyright Elsevier."),
+             SeedStudy("Pregabalin in diabetic neuropathy", "Funding source: industry grant. All rights reserved."),
              SeedStudy("Gabapentin for neuropathic pain", "A trial.")]
 
     def render(terms: list[list[str]]) -> str:
@@ -156,7 +158,9 @@ def test_boilerplate_frequent_across_a_background_of_many_topics_is_never_a_seed
 
     blocks = [("drug", ["gabapentin"]), ("condition", ["neuropathic pain"])]
     without = improve_blocks(blocks, seeds, render, background=df, count=count, max_growth=3.0)
-    assert "rights reserved" in {t for ts in without.added.values() for t in ts}
+    unfiltered = {t for ts in without.added.values() for t in ts}
+    assert unfiltered & {"funding source", "industry grant", "fund*", "sourc*", "industr*", "grant*"}
+    assert not [t for t in unfiltered if t.startswith(("copyright", "elsevier", "right"))]
     result = improve_blocks(blocks, seeds, render, background=df, count=count, max_growth=3.0, generic=generic)
     added = {t for ts in result.added.values() for t in ts}
     assert "pregabalin*" in added and not any(generic(t) for t in added)
@@ -245,3 +249,14 @@ def test_a_rare_word_most_seeds_share_joins_the_block_even_where_every_seed_is_n
     assert any(t.startswith("flurbos") for t in result.added["norms"])
     # a word the seeds share that the other topics use as often is no word of the concept
     assert not {t for t in result.added["norms"] if t.startswith(("rate", "higher"))}
+
+
+def test_mined_terms_leave_out_publisher_sentences_spelled_numbers_and_past_verbs():
+    seeds = [
+        SeedStudy("Flurbo quibbles in thirty-four wibble patients",
+                  "We started flurbo therapy. Copyright 2020 Elsevier Ltd. All rights reserved."),
+        SeedStudy("Flurbo for wibble", "Thirty-four adults started flurbo. (c) 2019 Elsevier Inc."),
+    ]
+    terms = mined_terms(seeds, lambda term: 0.0)
+    assert "flurbo*" in terms and "wibbl*" in terms
+    assert not [t for t in terms if t.startswith(("elsevier", "copyright", "thirty", "started", "right"))]
