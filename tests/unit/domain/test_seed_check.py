@@ -260,3 +260,20 @@ def test_mined_terms_leave_out_publisher_sentences_spelled_numbers_and_past_verb
     terms = mined_terms(seeds, lambda term: 0.0)
     assert "flurbo*" in terms and "wibbl*" in terms
     assert not [t for t in terms if t.startswith(("elsevier", "copyright", "thirty", "started", "right"))]
+
+
+def test_a_shared_word_no_seed_needs_never_multiplies_what_the_query_finds():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    seeds = [SeedStudy(f"Quibble norms and flurbosis in {who}", "Flurbosis rates were higher.")
+             for who in ("farmers", "students", "sailors", "miners")] + [
+             SeedStudy("Quibble norms among clerks", "A survey of norms.")]
+    # 20 records of the pool name flurbosis without the norms: the word alone would take the query from 1 to 21
+    topic = [f"Flurbosis in coastal towns, report {i}" for i in range(20)] + ["Quibble norms, a review"]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)]
+    df, count, share = _off_topic_tools(corpus, topic)
+    result = improve_blocks([("norms", ["quibble norms"])], seeds, _and_render, background=df, count=count,
+                            generic=lambda term: share(parse_boolean_query(term)), off_topic=share)
+    added = result.added.get("norms", [])
+    assert "flurbos*" not in added  # every seed is named already: no seed needs it, and it multiplies the query
+    assert count(parse_boolean_query(result.query)) <= 1.5 * count(parse_boolean_query('"quibble norms"'))
