@@ -336,7 +336,10 @@ class ConceptPlan:
 def _sendable(term: str) -> str:
     """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
     word. The translation leaves a stem it cannot send unconstrained, which drops the whole OR it sits in (in
-    ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``."""
+    ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``.
+    A bare phrase (a seed study's mined "allergic rhinitis") goes quoted: unquoted, its words would be AND-ed."""
+    if " " in term and not term.startswith(('"', "(")):
+        term = '"' + term.replace('"', " ").strip() + '"'
     if "*" not in term or term.startswith("("):  # a term of words AND-ed: its stems are long ones already
         return term
     words = [w if re.fullmatch(r"\w{4,}\*", w.strip('"')) else w.replace("*", "") for w in term.split(" ")]

@@ -367,3 +367,12 @@ def test_a_block_left_out_by_the_seeds_leaves_the_query_without_it_never_wider()
     assert concept_boolean_query([drug, plain, setting]) == 'vorlixamab OR ("glimmer syndrome" AND clinic*)'
     assert concept_boolean_query([drug, plain, setting], leave_out=frozenset({2})) == 'vorlixamab OR "glimmer syndrome"'
     assert concept_boolean_query([drug, plain, setting], leave_out=frozenset({0})) == '"glimmer syndrome" AND clinic*'
+
+
+def test_a_phrase_mined_from_seed_studies_is_sent_quoted():
+    from agentr_dagster.domain.contracts import ConceptFacet
+    from agentr_dagster.llm.offline.queries import concept_boolean_query
+
+    drug = ConceptFacet(facet="intervention", label="vorlixamab", terms=["vorlixamab", "glimmer relief"])
+    # a seed study's phrase comes bare; unquoted, "glimmer relief" would be read as glimmer AND relief
+    assert concept_boolean_query([drug]) == '(vorlixamab OR "glimmer relief")'
