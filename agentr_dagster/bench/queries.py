@@ -216,60 +216,70 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
         "matching_nothing": sum(1 for s in per_string if not s),
     }
     if seeds and len(inc) > seeds:
-        rng = random.Random(f"{seed}:{name}")
-        chosen = sorted(rng.sample(inc, seeds))
-        rest = [i for i in range(len(own)) if i not in set(chosen)]
-        studies = [SeedStudy(titles[i], abstracts[i] if abstracts[i] != "nan" else "") for i in chosen]
-        seed_ids = frozenset(own[i] for i in chosen)
-        by_growth: dict[str, dict] = {}
-        added: dict[str, list[str]] = {}
-        after = queries.boolean_query
-        related = embedding_relatedness(backend.embedder)
-        by_share: dict[str, dict] = {}
-        generic = pool.background_without(name)  # a background of other topics, as the lake is
-        english = general_english_pool()  # what a fresh project weighs the seeds' terms by
-
-        def off_topic(node: Node) -> float:
-            return pool.specificity(node, name)["off_topic"] or 0.0
-
-        by_specific: dict[str, dict] = {}
-        relaxed: list[str] = []
-        # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound,
-        # the specific share at both
-        runs = [(g, MINED_GENERIC_SHARE, SPECIFIC_SHARE) for g in GROWTH_GRID] + [
-            (MAX_GROWTH, s, SPECIFIC_SHARE) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE] + [
-            (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
-        for growth, share, specific in runs if intent.concepts else ():
-            mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
-                                   lambda ts: _render(intent, ts),
-                                   background=english.background if fresh else pool.df,
-                                   count=english.count if fresh else lambda node: len(pool.ids(node)),
-                                   max_growth=growth, relatedness=related, generic=None if fresh else generic,
-                                   generic_share=share, specific_share=specific,
-                                   off_topic=None if fresh else off_topic,
-                                   relax=lambda ts, leave: _render(intent, ts, leave))
-            judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
-            shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)
-            if (share, specific) == (MINED_GENERIC_SHARE, SPECIFIC_SHARE):
-                by_growth[str(growth)] = judged
-            if (growth, specific) == (MAX_GROWTH, SPECIFIC_SHARE):
-                by_share[str(share)] = judged
-            if (growth, share) == (MAX_GROWTH, MINED_GENERIC_SHARE):
-                by_specific[str(specific)] = judged
-            if shipped:
-                added, after, relaxed = mined.added, mined.query, mined.relaxed
-        out["seeded"] = {
-            "seeds": seeds,
-            "added_terms": added,
-            "relaxed_blocks": relaxed,
-            "widened_query": after if added or relaxed else None,
-            "before": _judge(pool, name, queries.boolean_query, own, labels, rest, seed_ids),
-            "after": _judge(pool, name, after, own, labels, rest, seed_ids),
-            "by_growth": by_growth,
-            "by_generic_share": by_share,
-            "by_specific_share": by_specific,
-        }
+        out["seeded"] = _bench_seeded(intent, queries.boolean_query, name, pool, own, labels, backend, titles,
+                                      abstracts, seeds, seed, fresh)
     return out
+
+
+def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, labels: list[int],
+                  backend: OfflineBackend, titles: list[str], abstracts: list[str], seeds: int, seed: int,
+                  fresh: bool) -> dict[str, Any]:
+    """The query improved by ``seeds`` of the review's includes (drawn by ``seed``), judged on the remaining
+    includes, at the shipped bounds and over each bound's grid (see :func:`bench_text`)."""
+    inc = [i for i in range(len(own)) if labels[i]]
+    rng = random.Random(f"{seed}:{name}")
+    chosen = sorted(rng.sample(inc, seeds))
+    rest = [i for i in range(len(own)) if i not in set(chosen)]
+    studies = [SeedStudy(titles[i], abstracts[i] if abstracts[i] != "nan" else "") for i in chosen]
+    seed_ids = frozenset(own[i] for i in chosen)
+    by_growth: dict[str, dict] = {}
+    added: dict[str, list[str]] = {}
+    after = query
+    related = embedding_relatedness(backend.embedder)
+    by_share: dict[str, dict] = {}
+    generic = pool.background_without(name)  # a background of other topics, as the lake is
+    english = general_english_pool()  # what a fresh project weighs the seeds' terms by
+
+    def off_topic(node: Node) -> float:
+        return pool.specificity(node, name)["off_topic"] or 0.0
+
+    by_specific: dict[str, dict] = {}
+    relaxed: list[str] = []
+    # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound,
+    # the specific share at both
+    runs = [(g, MINED_GENERIC_SHARE, SPECIFIC_SHARE) for g in GROWTH_GRID] + [
+        (MAX_GROWTH, s, SPECIFIC_SHARE) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE] + [
+        (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
+    for growth, share, specific in runs if intent.concepts else ():
+        mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
+                               lambda ts: _render(intent, ts),
+                               background=english.background if fresh else pool.df,
+                               count=english.count if fresh else lambda node: len(pool.ids(node)),
+                               max_growth=growth, relatedness=related, generic=None if fresh else generic,
+                               generic_share=share, specific_share=specific,
+                               off_topic=None if fresh else off_topic,
+                               relax=lambda ts, leave: _render(intent, ts, leave))
+        judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
+        shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)
+        if (share, specific) == (MINED_GENERIC_SHARE, SPECIFIC_SHARE):
+            by_growth[str(growth)] = judged
+        if (growth, specific) == (MAX_GROWTH, SPECIFIC_SHARE):
+            by_share[str(share)] = judged
+        if (growth, share) == (MAX_GROWTH, MINED_GENERIC_SHARE):
+            by_specific[str(specific)] = judged
+        if shipped:
+            added, after, relaxed = mined.added, mined.query, mined.relaxed
+    return {
+        "seeds": seeds,
+        "added_terms": added,
+        "relaxed_blocks": relaxed,
+        "widened_query": after if added or relaxed else None,
+        "before": _judge(pool, name, query, own, labels, rest, seed_ids),
+        "after": _judge(pool, name, after, own, labels, rest, seed_ids),
+        "by_growth": by_growth,
+        "by_generic_share": by_share,
+        "by_specific_share": by_specific,
+    }
 
 
 def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:
