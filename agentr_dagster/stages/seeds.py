@@ -249,7 +249,7 @@ def general_english_pool() -> SeedPool:
     empty pool would let any term or relaxed block through."""
     from agentr_dagster.domain.specificity import query_share, reach_share
 
-    return SeedPool("general English", 0, reach_share,
+    return SeedPool("general English (estimated records)", GENERAL_ENGLISH_RECORDS, reach_share,
                     lambda node: round(query_share(node) * GENERAL_ENGLISH_RECORDS))
 
 
