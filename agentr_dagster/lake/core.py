@@ -794,17 +794,21 @@ def _assemble_profiles(state: _State, source: np.ndarray, n_fresh: int, prof: Pr
     return emb, term_ids, offsets
 
 
+def _background_lake(root: Path | None) -> Lake | None:
+    """The lake when it holds at least ``MIN_BACKGROUND_RECORDS`` papers (enough to judge terms by), else None."""
+    from agentr_dagster.domain import specificity
+
+    lake = Lake.open(root)
+    return lake if lake is not None and lake.n >= specificity.MIN_BACKGROUND_RECORDS else None
+
+
 def lake_query_share(root: Path | None = None) -> Callable[[Node], float] | None:
     """The share of the lake's papers a Boolean query matches: how far a query widened by seed studies reaches
     into a background of many topics (the seed terms' off-topic bound,
     :data:`agentr_dagster.domain.seed_check.MAX_SEEDED_OFF_TOPIC`). None while the lake holds fewer than
     ``MIN_BACKGROUND_RECORDS`` papers, as :func:`lake_background`."""
-    from agentr_dagster.domain import specificity
-
-    lake = Lake.open(root)
-    if lake is None or lake.n < specificity.MIN_BACKGROUND_RECORDS:
-        return None
-    return lambda node: float(lake.boolean_mask(node).mean())
+    lake = _background_lake(root)
+    return None if lake is None else lambda node: float(lake.boolean_mask(node).mean())
 
 
 def lake_background(root: Path | None = None) -> Callable[[str], float] | None:
@@ -812,10 +816,7 @@ def lake_background(root: Path | None = None) -> Callable[[str], float] | None:
     it, quoted or not): the background of many topics that tells a topic's words from general words and
     publishers' boilerplate (:func:`agentr_dagster.domain.specificity.is_generic`, the seed terms' filter). None
     while the lake holds fewer than ``MIN_BACKGROUND_RECORDS`` papers: too few to judge by."""
-    from agentr_dagster.domain import specificity
     from agentr_dagster.domain.boolean_query import Term
 
-    lake = Lake.open(root)
-    if lake is None or lake.n < specificity.MIN_BACKGROUND_RECORDS:
-        return None
-    return lambda term: float(lake.boolean_mask(Term(term.strip().strip('"'))).mean())
+    lake = _background_lake(root)
+    return None if lake is None else lambda term: float(lake.boolean_mask(Term(term.strip().strip('"'))).mean())
