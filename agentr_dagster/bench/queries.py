@@ -237,11 +237,15 @@ def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, la
     after = query
     related = embedding_relatedness(backend.embedder)
     by_share: dict[str, dict] = {}
-    generic = pool.background_without(name)  # a background of other topics, as the lake is
-    english = general_english_pool()  # what a fresh project weighs the seeds' terms by
+    if fresh:  # as a fresh project weighs the seeds: general English, no background of other topics
+        english = general_english_pool()
+        weigh, count, generic, off_topic = english.background, english.count, None, None
+    else:  # the other reviews' records, as a lake of many topics
+        weigh, count = pool.df, lambda node: len(pool.ids(node))
+        generic = pool.background_without(name)
 
-    def off_topic(node: Node) -> float:
-        return pool.specificity(node, name)["off_topic"] or 0.0
+        def off_topic(node: Node) -> float:
+            return pool.specificity(node, name)["off_topic"] or 0.0
 
     by_specific: dict[str, dict] = {}
     relaxed: list[str] = []
@@ -252,12 +256,9 @@ def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, la
         (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
     for growth, share, specific in runs if intent.concepts else ():
         mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
-                               lambda ts: _render(intent, ts),
-                               background=english.background if fresh else pool.df,
-                               count=english.count if fresh else lambda node: len(pool.ids(node)),
-                               max_growth=growth, relatedness=related, generic=None if fresh else generic,
-                               generic_share=share, specific_share=specific,
-                               off_topic=None if fresh else off_topic,
+                               lambda ts: _render(intent, ts), background=weigh, count=count,
+                               max_growth=growth, relatedness=related, generic=generic,
+                               generic_share=share, specific_share=specific, off_topic=off_topic,
                                relax=lambda ts, leave: _render(intent, ts, leave))
         judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
         shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)

@@ -72,7 +72,8 @@ def opens_onto_zipf(term: str) -> float:
     if not core.endswith("*") or " " in core:
         return general_zipf(term)
     lo, hi = _completion_range(core[:-1])
-    total = _english_words()[1][hi] - _english_words()[1][lo]
+    cumulative = _english_words()[1]
+    total = cumulative[hi] - cumulative[lo]
     return max(general_zipf(term), math.log10(total * 1e9)) if total > 0 else general_zipf(term)
 
 
@@ -88,17 +89,20 @@ def _completion_range(prefix: str) -> tuple[int, int]:
     return bisect.bisect_left(words, prefix), bisect.bisect_left(words, prefix + "\U0010ffff")
 
 
+def _record_share(zipf: float) -> float:
+    """The share of abstract-length records expected to hold a word of this Zipf frequency."""
+    return 1 - math.exp(-RECORD_TOKENS * 10 ** (zipf - 9))
+
+
 def general_share(term: str) -> float:
     """The share of abstract-length records expected to contain ``term``, from its general frequency."""
-    per_token = 10 ** (general_zipf(term) - 9)
-    return 1 - math.exp(-RECORD_TOKENS * per_token)
+    return _record_share(general_zipf(term))
 
 
 def reach_share(term: str) -> float:
     """The share of abstract-length records expected to contain ``term`` as a matcher reads it: a truncated stem
     by every word it opens onto (:func:`opens_onto_zipf`), a word or phrase by its general frequency."""
-    per_token = 10 ** (opens_onto_zipf(term) - 9)
-    return 1 - math.exp(-RECORD_TOKENS * per_token)
+    return _record_share(opens_onto_zipf(term))
 
 
 def query_share(node: Node) -> float:
