@@ -68,6 +68,7 @@ class Fault:
     retry_after: float | None = None  # Retry-After header seconds (for 429/503)
     latency: float | None = None  # extra delay for this request (any kind)
     body: str | None = None  # for "status": optional error JSON body
+    hold: threading.Event | None = None  # answer only once this is set (at most 30 s): orders a test's requests
 
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
@@ -213,6 +214,8 @@ class _Handler(BaseHTTPRequestHandler):
             owner._end()
 
     def _chat_completion(self, owner: ScriptedOpenAIServer, index: int, body: dict, fault: Fault) -> None:
+        if fault.hold is not None:
+            fault.hold.wait(timeout=30)
         delay = owner.latency + (fault.latency or 0.0)
         if delay > 0:
             time.sleep(delay)

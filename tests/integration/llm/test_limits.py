@@ -109,7 +109,11 @@ def test_limits_reach_the_gateway_from_the_resource():
 def _score_with_one_429(store, server_factory, limit_settings: dict,
                         retry_after: float = 1.2) -> tuple[float, list[float]]:
     """Score 8 papers, 4 at a time, against a server whose first scoring request gets a 429 with Retry-After;
-    returns when that 429 was answered and when every other scoring request arrived (monotonic seconds)."""
+    returns when that 429 was answered and when every other scoring request arrived (monotonic seconds).
+
+    The 429 is held until the other three workers' first requests have arrived: on a loaded machine a worker
+    that passed the limiter before the pause may reach the server late, and that request is not the one the
+    pause must hold back."""
     import threading
 
     from agentr_dagster.domain.contracts import PaperRecord
@@ -122,6 +126,8 @@ def _score_with_one_429(store, server_factory, limit_settings: dict,
     from tests.support.recovery import stage_name
 
     arrivals: list[float] = []
+    answered: list[float] = []
+    others_arrived = threading.Event()
     lock = threading.Lock()
 
     def plan(index: int, body: dict):
@@ -129,8 +135,12 @@ def _score_with_one_429(store, server_factory, limit_settings: dict,
             return None
         with lock:
             arrivals.append(time.monotonic())
-            first = len(arrivals) == 1
-        return Fault("status", status=429, retry_after=retry_after) if first else Fault("latency", latency=0.3)
+            if len(arrivals) == 4:
+                answered.append(time.monotonic())
+                others_arrived.set()
+            if len(arrivals) == 1:
+                return Fault("status", status=429, retry_after=retry_after, hold=others_arrived)
+        return Fault("latency", latency=0.3)
 
     server = server_factory(valid_responder, faults=plan)
     slug = f"paused-{uuid.uuid4().hex[:6]}"
@@ -143,11 +153,12 @@ def _score_with_one_429(store, server_factory, limit_settings: dict,
     run_intent(store, backend, slug)
     summary = score_project(store, backend, slug, concurrency=4)
     assert summary.complete and summary.scored == 8
-    return arrivals[0], arrivals[1:]
+    assert answered, "the other three workers' first requests never arrived"
+    return answered[0], arrivals[1:]
 
 
 def _inside_window(first: float, others: list[float], retry_after: float = 1.2) -> list[float]:
-    # requests sent before the 429 reached its caller are in flight already (allow 0.15 s for that race)
+    # ``first`` is when the 429 was answered; allow 0.15 s for it to reach its caller and set the pause
     return [round(t - first, 3) for t in others if first + 0.15 < t < first + retry_after - 0.1]
 
 
