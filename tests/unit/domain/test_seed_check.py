@@ -277,3 +277,30 @@ def test_a_shared_word_no_seed_needs_never_multiplies_what_the_query_finds():
     added = result.added.get("norms", [])
     assert "flurbos*" not in added  # every seed is named already: no seed needs it, and it multiplies the query
     assert count(parse_boolean_query(result.query)) <= 1.5 * count(parse_boolean_query('"quibble norms"'))
+
+
+def test_a_rare_word_most_seeds_share_may_multiply_a_query_that_misses_seeds():
+    from agentr_dagster.domain.seed_check import MAX_GROWTH, improve_blocks
+
+    # the query names two of five seeds; four use "flurbosis", which no other topic uses
+    seeds = [SeedStudy(f"Quibble norms and flurbosis in {who}", "Flurbosis rates were higher.")
+             for who in ("farmers", "students")] + [
+             SeedStudy(f"Peer pressure and flurbosis in {who}", "A survey.") for who in ("sailors", "miners")] + [
+             SeedStudy("Peer pressure among clerks", "A survey of attitudes.")]
+    topic = [f"Flurbosis in coastal towns, report {i}" for i in range(20)] + ["Quibble norms, a review"]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)]
+    df, count, share = _off_topic_tools(corpus, topic)
+
+    def generic(term: str) -> float:
+        return share(parse_boolean_query(term))
+
+    blocks = [("norms", ["quibble norms"])]
+    before = count(parse_boolean_query('"quibble norms"'))
+    bounded = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic,
+                             off_topic=share, majority_share=0.0)
+    assert "flurbosi*" not in bounded.added.get("norms", [])  # the growth bound alone: 1 record -> 21
+    result = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic,
+                            off_topic=share)
+    assert "flurbosi*" in result.added["norms"]
+    assert count(parse_boolean_query(result.query)) > MAX_GROWTH * before
+    assert share(parse_boolean_query(result.query)) == 0.0  # the off-topic bound still holds
