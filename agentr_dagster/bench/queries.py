@@ -283,11 +283,11 @@ def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, la
     }
 
 
-def _seed_runs(fresh: bool) -> list[tuple[float, float, float, float]]:
+def _seed_runs(fresh: bool) -> list[tuple[float, ...]]:
     """The seed widening's bounds to run: (growth, generic share, specific share, majority share), each over its
     grid at the shipped values of the others; the majority share only with a background of other topics (a fresh
     project has none to judge a term by, so every value gives the same query)."""
-    shipped = (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE, MAJORITY_SHARE)
+    shipped: tuple[float, ...] = (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE, MAJORITY_SHARE)
     grids = (GROWTH_GRID, MINED_SHARE_GRID, SPECIFIC_SHARE_GRID, () if fresh else MAJORITY_SHARE_GRID)
     runs = [shipped]
     for pos, grid in enumerate(grids):
