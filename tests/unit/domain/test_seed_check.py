@@ -304,3 +304,22 @@ def test_a_rare_word_most_seeds_share_may_multiply_a_query_that_misses_seeds():
     assert "flurbosi*" in result.added["norms"]
     assert count(parse_boolean_query(result.query)) > MAX_GROWTH * before
     assert share(parse_boolean_query(result.query)) == 0.0  # the off-topic bound still holds
+
+
+def test_a_word_most_seeds_share_never_pre_empts_the_repair_of_a_lost_seed():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    # "quorms" in four seeds; the two about skrindle injury are lost and named by it too, but "skrindl*" is
+    # their concept: it must still join (the majority word comes after the repairs, not before)
+    seeds = [SeedStudy("Zibble and quorms in farmers"), SeedStudy("Skrindle injury and quorms in sailors"),
+             SeedStudy("Skrindle injury and quorms in miners"), SeedStudy("Quorms in cooks"),
+             SeedStudy("Zibble in clerks")]
+    topic = [f"Zibble report {i}" for i in range(2)] + [f"Quorms study {i}" for i in range(30)] + [
+        f"Skrindle injury case {i}" for i in range(5)]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)]
+    df, count, share = _off_topic_tools(corpus, topic)
+    result = improve_blocks([("zibble", ["zibble"])], seeds, _and_render, background=df, count=count,
+                            generic=lambda term: share(parse_boolean_query(term)), off_topic=share)
+    added = result.added["zibble"]
+    assert any(t.startswith("quorm") for t in added) and any(t.startswith("skrindl") for t in added)
+    assert result.seed_recall_after == 1.0
