@@ -504,7 +504,8 @@ def leave_one_out_growth(reviews: list[dict], field: str = "by_growth",
     ``by_generic_share``) judged leave-one-review-out: for each review, among the values whose mean off-topic
     rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of the remaining
     includes there (then the lower off-topic rate)."""
-    rows = [r for r in reviews if r.get("seeded", {}).get(field)]
+    # only reviews run over the whole grid (without a background the majority share is run at its value alone)
+    rows = [r for r in reviews if all(str(g) in r.get("seeded", {}).get(field, {}) for g in values)]
     if len(rows) < 2:
         return None
 

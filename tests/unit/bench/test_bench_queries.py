@@ -32,3 +32,14 @@ def test_seed_runs_cover_each_grid_at_the_shipped_values_of_the_others():
     # a fresh project has no background to judge a term by: the majority share changes nothing there
     assert {r[3] for r in _seed_runs(fresh=True)} == {MAJORITY_SHARE}
     assert runs[0][0] == MAX_GROWTH
+
+
+def test_a_value_run_at_one_point_of_its_grid_is_not_judged_leave_one_review_out():
+    from agentr_dagster.bench.queries import MAJORITY_SHARE_GRID, leave_one_out_growth
+
+    point = {"recall": 0.9, "off_topic": 0.01, "ratio_n": 1.0}
+    fresh = [{"name": n, "seeded": {"by_majority_share": {"0.005": point}}} for n in ("a", "b", "c")]
+    assert leave_one_out_growth(fresh, "by_majority_share", MAJORITY_SHARE_GRID) is None
+    full = [{"name": n, "seeded": {"by_majority_share": {str(g): point for g in MAJORITY_SHARE_GRID}}}
+            for n in ("a", "b", "c")]
+    assert leave_one_out_growth(full, "by_majority_share", MAJORITY_SHARE_GRID)["recall"] == 0.9
