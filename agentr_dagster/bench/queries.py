@@ -34,6 +34,7 @@ from tqdm import tqdm
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term, fold, matches, parse_boolean_query
 from agentr_dagster.domain.seed_check import (
+    MAJORITY_SHARE,
     MAX_GROWTH,
     MINED_GENERIC_SHARE,
     SPECIFIC_SHARE,
@@ -65,6 +66,9 @@ MINED_SHARE_GRID = (0.005, 0.01, 0.02, 0.05, 1.0)
 #: Under which share of the other reviews' records a term several seeds share joins its block unasked
 #: (``SPECIFIC_SHARE``), judged leave-one-review-out too; 0.0: none does (only terms naming a lost seed).
 SPECIFIC_SHARE_GRID = (0.0, 0.005, 0.01, 0.02, 0.05)
+#: Under which share of the other reviews' records a term most seeds share joins past the growth bound while the
+#: query misses seeds (``MAJORITY_SHARE``), judged leave-one-review-out too; 0.0: none does.
+MAJORITY_SHARE_GRID = (0.0, 0.002, 0.005, 0.01, 0.02)
 
 
 def question_kind(question: str) -> str:
@@ -248,27 +252,22 @@ def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, la
             return pool.specificity(node, name)["off_topic"] or 0.0
 
     by_specific: dict[str, dict] = {}
+    by_majority: dict[str, dict] = {}
     relaxed: list[str] = []
-    # the growth bound over its grid at the shipped generic share, the generic share at the shipped bound,
-    # the specific share at both
-    runs = [(g, MINED_GENERIC_SHARE, SPECIFIC_SHARE) for g in GROWTH_GRID] + [
-        (MAX_GROWTH, s, SPECIFIC_SHARE) for s in MINED_SHARE_GRID if s != MINED_GENERIC_SHARE] + [
-        (MAX_GROWTH, MINED_GENERIC_SHARE, s) for s in SPECIFIC_SHARE_GRID if s != SPECIFIC_SHARE]
-    for growth, share, specific in runs if intent.concepts else ():
+    shipped = (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE, MAJORITY_SHARE)
+    for run in _seed_runs(fresh) if intent.concepts else ():
+        growth, share, specific, majority = run
         mined = improve_blocks([(c.label, c.terms) for c in intent.concepts], studies,
                                lambda ts: _render(intent, ts), background=weigh, count=count,
                                max_growth=growth, relatedness=related, generic=generic,
                                generic_share=share, specific_share=specific, off_topic=off_topic,
-                               relax=lambda ts, leave: _render(intent, ts, leave))
+                               relax=lambda ts, leave: _render(intent, ts, leave), majority_share=majority)
         judged = _judge(pool, name, mined.query, own, labels, rest, seed_ids)
-        shipped = (growth, share, specific) == (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE)
-        if (share, specific) == (MINED_GENERIC_SHARE, SPECIFIC_SHARE):
-            by_growth[str(growth)] = judged
-        if (growth, specific) == (MAX_GROWTH, SPECIFIC_SHARE):
-            by_share[str(share)] = judged
-        if (growth, share) == (MAX_GROWTH, MINED_GENERIC_SHARE):
-            by_specific[str(specific)] = judged
-        if shipped:
+        # each value of a grid at the shipped values of the others
+        for grid, pos in ((by_growth, 0), (by_share, 1), (by_specific, 2), (by_majority, 3)):
+            if all(v == shipped[k] for k, v in enumerate(run) if k != pos):
+                grid[str(run[pos])] = judged
+        if run == shipped:
             added, after, relaxed = mined.added, mined.query, mined.relaxed
     return {
         "seeds": seeds,
@@ -280,7 +279,20 @@ def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, la
         "by_growth": by_growth,
         "by_generic_share": by_share,
         "by_specific_share": by_specific,
+        "by_majority_share": by_majority,
     }
+
+
+def _seed_runs(fresh: bool) -> list[tuple[float, ...]]:
+    """The seed widening's bounds to run: (growth, generic share, specific share, majority share), each over its
+    grid at the shipped values of the others; the majority share only with a background of other topics (a fresh
+    project has none to judge a term by, so every value gives the same query)."""
+    shipped: tuple[float, ...] = (MAX_GROWTH, MINED_GENERIC_SHARE, SPECIFIC_SHARE, MAJORITY_SHARE)
+    grids = (GROWTH_GRID, MINED_SHARE_GRID, SPECIFIC_SHARE_GRID, () if fresh else MAJORITY_SHARE_GRID)
+    runs = [shipped]
+    for pos, grid in enumerate(grids):
+        runs += [shipped[:pos] + (v,) + shipped[pos + 1:] for v in grid if v != shipped[pos]]
+    return runs
 
 
 def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = frozenset()) -> str:
@@ -492,7 +504,8 @@ def leave_one_out_growth(reviews: list[dict], field: str = "by_growth",
     ``by_generic_share``) judged leave-one-review-out: for each review, among the values whose mean off-topic
     rate on the other reviews is at most ``MAX_OFF_TOPIC``, the one with the best mean recall of the remaining
     includes there (then the lower off-topic rate)."""
-    rows = [r for r in reviews if r.get("seeded", {}).get(field)]
+    # only reviews run over the whole grid (without a background the majority share is run at its value alone)
+    rows = [r for r in reviews if all(str(g) in r.get("seeded", {}).get(field, {}) for g in values)]
     if len(rows) < 2:
         return None
 
@@ -534,6 +547,10 @@ def summarise(reviews: list[dict]) -> dict[str, Any]:
         "abstract_leave_one_out_seed_specific_share": leave_one_out_growth(
             [r["abstract"] | {"name": r["name"], "drug": r["drug"]} for r in reviews if "abstract" in r],
             "by_specific_share", SPECIFIC_SHARE_GRID),
+        "leave_one_out_seed_majority_share": leave_one_out_growth(reviews, "by_majority_share", MAJORITY_SHARE_GRID),
+        "abstract_leave_one_out_seed_majority_share": leave_one_out_growth(
+            [r["abstract"] | {"name": r["name"], "drug": r["drug"]} for r in reviews if "abstract" in r],
+            "by_majority_share", MAJORITY_SHARE_GRID),
         "leave_one_out_shape_main_allowed": leave_one_out(reviews, QUERY_SHAPES) if len(reviews) > 1 else None,
         "leave_one_out_shape_bars": leave_one_out(reviews, QUERY_SHAPES, choose_shape_by_bars)
         if len(reviews) > 1 else None,
@@ -661,6 +678,10 @@ _TUNED_VALUES = (
      "remaining includes/off-topic", "specific share", SPECIFIC_SHARE),
     ("abstract_leave_one_out_seed_specific_share", "seed terms' specific share (abstract) per value, recall of "
      "the remaining includes/off-topic", "specific share (abstract)", SPECIFIC_SHARE),
+    ("leave_one_out_seed_majority_share", "seed terms' majority share (question) per value, recall of the "
+     "remaining includes/off-topic", "majority share", MAJORITY_SHARE),
+    ("abstract_leave_one_out_seed_majority_share", "seed terms' majority share (abstract) per value, recall of "
+     "the remaining includes/off-topic", "majority share (abstract)", MAJORITY_SHARE),
     ("leave_one_out_generic_zipf", "generic-word floor (Zipf) per value, recall/off-topic", "generic-word floor",
      GENERIC_ZIPF),
     ("leave_one_out_generic_share", "generic-word background share per value, recall/off-topic",

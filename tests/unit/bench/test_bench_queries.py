@@ -18,3 +18,28 @@ def test_the_fewest_records_among_shapes_reaching_the_recall_and_within_the_othe
     assert choose_shape(reviews, ("narrow", "enough", "wider", "everything", "huge")) == "enough"
     # when no shape is within the bars, the best recall (then the lower off-topic rate)
     assert choose_shape(reviews, ("everything", "huge")) == "huge"
+
+
+def test_seed_runs_cover_each_grid_at_the_shipped_values_of_the_others():
+    from agentr_dagster.bench.queries import GROWTH_GRID, MAJORITY_SHARE_GRID, _seed_runs
+    from agentr_dagster.domain.seed_check import MAJORITY_SHARE, MAX_GROWTH
+
+    runs = _seed_runs(fresh=False)
+    assert len(runs) == len(set(runs))  # the shipped bounds once, not once per grid
+    assert {r[3] for r in runs} == set(MAJORITY_SHARE_GRID)
+    assert {r[0] for r in runs if r[1:] == runs[0][1:]} == set(GROWTH_GRID)
+    assert all(sum(v != s for v, s in zip(r, runs[0], strict=True)) <= 1 for r in runs)
+    # a fresh project has no background to judge a term by: the majority share changes nothing there
+    assert {r[3] for r in _seed_runs(fresh=True)} == {MAJORITY_SHARE}
+    assert runs[0][0] == MAX_GROWTH
+
+
+def test_a_value_run_at_one_point_of_its_grid_is_not_judged_leave_one_review_out():
+    from agentr_dagster.bench.queries import MAJORITY_SHARE_GRID, leave_one_out_growth
+
+    point = {"recall": 0.9, "off_topic": 0.01, "ratio_n": 1.0}
+    fresh = [{"name": n, "seeded": {"by_majority_share": {"0.005": point}}} for n in ("a", "b", "c")]
+    assert leave_one_out_growth(fresh, "by_majority_share", MAJORITY_SHARE_GRID) is None
+    full = [{"name": n, "seeded": {"by_majority_share": {str(g): point for g in MAJORITY_SHARE_GRID}}}
+            for n in ("a", "b", "c")]
+    assert leave_one_out_growth(full, "by_majority_share", MAJORITY_SHARE_GRID)["recall"] == 0.9

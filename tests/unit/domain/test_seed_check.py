@@ -277,3 +277,49 @@ def test_a_shared_word_no_seed_needs_never_multiplies_what_the_query_finds():
     added = result.added.get("norms", [])
     assert "flurbos*" not in added  # every seed is named already: no seed needs it, and it multiplies the query
     assert count(parse_boolean_query(result.query)) <= 1.5 * count(parse_boolean_query('"quibble norms"'))
+
+
+def test_a_rare_word_most_seeds_share_may_multiply_a_query_that_misses_seeds():
+    from agentr_dagster.domain.seed_check import MAX_GROWTH, improve_blocks
+
+    # the query names two of five seeds; four use "flurbosis", which no other topic uses
+    seeds = [SeedStudy(f"Quibble norms and flurbosis in {who}", "Flurbosis rates were higher.")
+             for who in ("farmers", "students")] + [
+             SeedStudy(f"Peer pressure and flurbosis in {who}", "A survey.") for who in ("sailors", "miners")] + [
+             SeedStudy("Peer pressure among clerks", "A survey of attitudes.")]
+    topic = [f"Flurbosis in coastal towns, report {i}" for i in range(20)] + ["Quibble norms, a review"]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)]
+    df, count, share = _off_topic_tools(corpus, topic)
+
+    def generic(term: str) -> float:
+        return share(parse_boolean_query(term))
+
+    blocks = [("norms", ["quibble norms"])]
+    before = count(parse_boolean_query('"quibble norms"'))
+    bounded = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic,
+                             off_topic=share, majority_share=0.0)
+    assert "flurbosi*" not in bounded.added.get("norms", [])  # the growth bound alone: 1 record -> 21
+    result = improve_blocks(blocks, seeds, _and_render, background=df, count=count, generic=generic,
+                            off_topic=share)
+    assert "flurbosi*" in result.added["norms"]
+    assert count(parse_boolean_query(result.query)) > MAX_GROWTH * before
+    assert share(parse_boolean_query(result.query)) == 0.0  # the off-topic bound still holds
+
+
+def test_a_word_most_seeds_share_never_pre_empts_the_repair_of_a_lost_seed():
+    from agentr_dagster.domain.seed_check import improve_blocks
+
+    # "quorms" in four seeds; the two about skrindle injury are lost and named by it too, but "skrindl*" is
+    # their concept: it must still join (the majority word comes after the repairs, not before)
+    seeds = [SeedStudy("Zibble and quorms in farmers"), SeedStudy("Skrindle injury and quorms in sailors"),
+             SeedStudy("Skrindle injury and quorms in miners"), SeedStudy("Quorms in cooks"),
+             SeedStudy("Zibble in clerks")]
+    topic = [f"Zibble report {i}" for i in range(2)] + [f"Quorms study {i}" for i in range(30)] + [
+        f"Skrindle injury case {i}" for i in range(5)]
+    corpus = [f"Aspirin for headache, report {i}" for i in range(300)]
+    df, count, share = _off_topic_tools(corpus, topic)
+    result = improve_blocks([("zibble", ["zibble"])], seeds, _and_render, background=df, count=count,
+                            generic=lambda term: share(parse_boolean_query(term)), off_topic=share)
+    added = result.added["zibble"]
+    assert any(t.startswith("quorm") for t in added) and any(t.startswith("skrindl") for t in added)
+    assert result.seed_recall_after == 1.0
