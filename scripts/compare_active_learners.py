@@ -33,6 +33,7 @@ from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers import zero_shot_scores
 from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
+from agentr_dagster.screening.stacking import BanditConfig, BanditLearner, StackConfig, StackedLearner
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -41,7 +42,49 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no_pseudo": {"pseudo_excludes": 0},
     "elas": {"prior_weight": 0.0, "pseudo_excludes": 0},
     "hl5": {"prior_half_life": 5.0},
+    # round 5: the SVM's C (ASReview tuned 0.11 for ELAS alone, without prior and pseudo-excludes)
+    "C05": {"C": 0.05},
+    "C03": {"C": 0.3},
+    "C1": {"C": 1.0},
+    # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
+    "trust85": {"prior_auc_expected": 0.85},
+    # round 5: pseudo-excludes inside ASReview's balance (labelled + pseudo-excludes weigh 1/9.8 of the includes)
+    "pbal": {"pseudo_in_balance": True},
+    # round 5: pseudo-excludes vetted by a label-only classifier (its bottom half of the unlabelled records only)
+    "pvet": {"pseudo_vet": True},
 }
+# Stacked variants (round 5): the default learner mixed with ELAS u4's label-only score, the share judged out of
+# fold on the labels (``StackConfig`` overrides).
+STACKED: dict[str, dict[str, Any]] = {
+    "stack100": {},
+    "stack50": {"min_labels": 50},
+    "switch100": {"grid": (0.0, 1.0)},
+}
+# Bandit variants (round 5): the default learner and ELAS u4 on the same labels, each step led by the one whose
+# own first picks were included more often (Thompson sampling; ``BanditConfig`` overrides).
+BANDIT: dict[str, dict[str, Any]] = {
+    "bandit": {},
+    "bandit95": {"discount": 0.95},
+}
+ALL_VARIANTS = [*VARIANTS, *STACKED, *BANDIT]
+
+
+def make_learner(v: str, feats, prior):
+    """The learner a variant names: an ``ActiveConfig`` override or a stacked pair."""
+    if v in BANDIT:
+        return BanditLearner(ActiveRanker(feats, prior), ActiveRanker(feats, prior, ActiveConfig(**VARIANTS["elas"])),
+                             BanditConfig(**BANDIT[v]))
+    if v in STACKED:
+        return StackedLearner(ActiveRanker(feats, prior), ActiveRanker(feats, prior, ActiveConfig(**VARIANTS["elas"])),
+                              StackConfig(**STACKED[v]))
+    return ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
+
+
+def stages(y_in_order: np.ndarray) -> dict[str, float]:
+    """Where a run gains or loses: records screened (share of the list) to 50 / 80 / 95 % of the includes."""
+    c, r = np.cumsum(y_in_order), int(y_in_order.sum())
+    return {f"n{p}": round(float((np.searchsorted(c, max(1, int(np.ceil(p / 100 * r - 1e-9)))) + 1) / len(c)), 4)
+            for p in (50, 80, 95)}
 
 
 def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path, cache: Path | None,
@@ -65,15 +108,18 @@ def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out
                 prior_file.parent.mkdir(parents=True, exist_ok=True)
                 np.save(prior_file, prior)
         for seed, v in todo:
-            ranker = ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
+            ranker = make_learner(v, feats, prior)
             t0 = time.perf_counter()
             order = simulate_active(ranker.scores, rv.labels, choose_priors(rv.labels, seed))
-            done[f"{seed}:{v}"] = round(float(evaluate_order(rv.labels[order])["wss95"]), 4)
+            ev = evaluate_order(rv.labels[order])
+            done[f"{seed}:{v}"] = round(float(ev["wss95"]), 4)
+            done[f"stages:{seed}:{v}"] = {"r10": round(float(ev["recall10"]), 4),
+                                          "r20": round(float(ev["recall20"]), 4), **stages(rv.labels[order])}
             out.write_text(json.dumps(res, indent=1))
             print(f"{rv.name} seed {seed} {v}: WSS@95 {done[f'{seed}:{v}']:.3f} ({time.perf_counter() - t0:.0f} s)",
                   flush=True)
         for v in todo_top:  # labels from the top of the zero-shot list: recall@20 % of the rest, re-rank - zero-shot
-            at = after_top_labels(ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v])).scores, prior, rv.labels)
+            at = after_top_labels(make_learner(v, feats, prior).scores, prior, rv.labels)
             done[f"top:{v}"] = {str(k): round(r["feedback"]["recall20"] - r["zero_shot"]["recall20"], 4)
                                 for k, r in at.items()}
             out.write_text(json.dumps(res, indent=1))
@@ -135,7 +181,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", type=Path, help="folder of review folders (papers.csv + review.json)")
     ap.add_argument("--json", type=Path, default=Path("al-compare.json"), help="results, written as they come")
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=ALL_VARIANTS)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--max-records", type=int, default=1300, help="skip larger reviews")
     ap.add_argument("--summary-only", action="store_true", help="summarise the JSON file, simulate nothing")
