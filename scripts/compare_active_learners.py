@@ -5,7 +5,9 @@
 
 ``--cache`` keeps each review's zero-shot scores (computed once); ``--top`` adds the labels-from-the-top check
 (recall@20 % of the unlabelled papers after 10/25/50 labels from the top of the zero-shot list, re-rank minus
-zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews.
+zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews. Each run also
+stores ``stages:<seed>:<variant>`` in the JSON: recall@10/20 % and the share of the list screened to 50 / 80 / 95 %
+of the includes (where a variant gains or loses: early or in the tail).
 
 Zero-shot uses the static encoder only (no transformer: cheap enough to iterate). Each variant is an
 ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no pseudo-excludes) on our
@@ -33,7 +35,6 @@ from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order
 from agentr_dagster.screening.rankers import zero_shot_scores
 from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
-from agentr_dagster.screening.stacking import BanditConfig, BanditLearner, StackConfig, StackedLearner
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
@@ -48,35 +49,13 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "C1": {"C": 1.0},
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},
-    # round 5: pseudo-excludes inside ASReview's balance (labelled + pseudo-excludes weigh 1/9.8 of the includes)
-    "pbal": {"pseudo_in_balance": True},
-    # round 5: pseudo-excludes vetted by a label-only classifier (its bottom half of the unlabelled records only)
-    "pvet": {"pseudo_vet": True},
 }
-# Stacked variants (round 5): the default learner mixed with ELAS u4's label-only score, the share judged out of
-# fold on the labels (``StackConfig`` overrides).
-STACKED: dict[str, dict[str, Any]] = {
-    "stack100": {},
-    "stack50": {"min_labels": 50},
-    "switch100": {"grid": (0.0, 1.0)},
-}
-# Bandit variants (round 5): the default learner and ELAS u4 on the same labels, each step led by the one whose
-# own first picks were included more often (Thompson sampling; ``BanditConfig`` overrides).
-BANDIT: dict[str, dict[str, Any]] = {
-    "bandit": {},
-    "bandit95": {"discount": 0.95},
-}
-ALL_VARIANTS = [*VARIANTS, *STACKED, *BANDIT]
+ALL_VARIANTS = list(VARIANTS)
 
 
 def make_learner(v: str, feats, prior):
-    """The learner a variant names: an ``ActiveConfig`` override or a stacked pair."""
-    if v in BANDIT:
-        return BanditLearner(ActiveRanker(feats, prior), ActiveRanker(feats, prior, ActiveConfig(**VARIANTS["elas"])),
-                             BanditConfig(**BANDIT[v]))
-    if v in STACKED:
-        return StackedLearner(ActiveRanker(feats, prior), ActiveRanker(feats, prior, ActiveConfig(**VARIANTS["elas"])),
-                              StackConfig(**STACKED[v]))
+    """The learner a variant names (an ``ActiveConfig`` override). Round 5's stacked and bandit pairs stand at
+    commit c6c2c95 (``agentr_dagster/screening/stacking.py``)."""
     return ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
 
 

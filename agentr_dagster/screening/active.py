@@ -77,13 +77,6 @@ class ActiveConfig:
     # pseudo-excludes in training 0.829, in the trust too 0.878). A prior whose includes sit in its own bottom half
     # (a misleading question) still loses the trust.
     trust_pseudo: bool = True
-    # Round 5 (measured, docs/screening.md): the pseudo-excludes counted among the excludes in the balance, so
-    # labelled and pseudo-excludes together weigh what ASReview's balance gives the excludes (as with includes only,
-    # :meth:`ActiveRanker._includes_only`); False: each pseudo-exclude weighs what a labelled exclude weighs.
-    pseudo_in_balance: bool = False
-    # Round 5 (measured): pseudo-excludes drawn only among the prior's bottom half that a label-only classifier
-    # (the labels alone, ASReview's weights) also puts in the bottom half of the unlabelled records.
-    pseudo_vet: bool = False
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -158,18 +151,8 @@ class ActiveRanker:
         w = np.where(y == 1, 1.0, n_pos / (self.cfg.neg_ratio * n_neg))
         if weights is not None:
             w = w * np.asarray(weights, dtype=np.float64)
-        veto = None
-        if self.cfg.pseudo_vet:
-            m = self._fit(labeled, y, w).decision_function(self.X)
-            free = np.ones(len(m), dtype=bool)
-            free[labeled] = False
-            veto = np.flatnonzero(free & (m > np.median(m[free])))
-        pseudo = self.pseudo_excludes(labeled, veto)
+        pseudo = self.pseudo_excludes(labeled)
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
-        if self.cfg.pseudo_in_balance and len(pseudo):
-            share = n_neg / (n_neg + len(pseudo))  # every exclude, labelled or pseudo, weighs the same
-            w = np.where(y == 1, w, w * share)
-            w_neg *= share
         if len(pseudo) and w_neg > 0:
             margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
                                       np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
@@ -193,14 +176,13 @@ class ActiveRanker:
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
-    def pseudo_excludes(self, labeled: np.ndarray, veto: np.ndarray | None = None) -> np.ndarray:
-        """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``),
-        none of ``veto``."""
+    def pseudo_excludes(self, labeled: np.ndarray) -> np.ndarray:
+        """Unlabelled records spread evenly over the bottom half of the prior's list (``cfg.pseudo_excludes``)."""
         n = len(self.prior)
         if self.cfg.pseudo_excludes <= 0 or n < 4:
             return np.zeros(0, dtype=np.int64)
         bottom = np.argsort(-self.prior, kind="stable")[n // 2 :]
-        bottom = bottom[~np.isin(bottom, labeled if veto is None else np.r_[labeled, veto])]
+        bottom = bottom[~np.isin(bottom, labeled)]
         take = min(self.cfg.pseudo_excludes, len(bottom))
         return bottom[np.linspace(0, len(bottom) - 1, take).astype(np.int64)] if take else bottom[:0]
 
