@@ -5,7 +5,9 @@
 
 ``--cache`` keeps each review's zero-shot scores (computed once); ``--top`` adds the labels-from-the-top check
 (recall@20 % of the unlabelled papers after 10/25/50 labels from the top of the zero-shot list, re-rank minus
-zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews.
+zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the run to named reviews. Each run also
+stores ``stages:<seed>:<variant>`` in the JSON: recall@10/20 % and the share of the list screened to 50 / 80 / 95 %
+of the includes (where a variant gains or loses: early or in the tail).
 
 Zero-shot uses the static encoder only (no transformer: cheap enough to iterate). Each variant is an
 ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no pseudo-excludes) on our
@@ -41,7 +43,27 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no_pseudo": {"pseudo_excludes": 0},
     "elas": {"prior_weight": 0.0, "pseudo_excludes": 0},
     "hl5": {"prior_half_life": 5.0},
+    # round 5: the SVM's C (ASReview tuned 0.11 for ELAS alone, without prior and pseudo-excludes)
+    "C05": {"C": 0.05},
+    "C03": {"C": 0.3},
+    "C1": {"C": 1.0},
+    # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
+    "trust85": {"prior_auc_expected": 0.85},
 }
+ALL_VARIANTS = list(VARIANTS)
+
+
+def make_learner(v: str, feats, prior):
+    """The learner a variant names (an ``ActiveConfig`` override). Round 5's stacked and bandit pairs stand at
+    commit c6c2c95 (``agentr_dagster/screening/stacking.py``)."""
+    return ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
+
+
+def stages(y_in_order: np.ndarray) -> dict[str, float]:
+    """Where a run gains or loses: records screened (share of the list) to 50 / 80 / 95 % of the includes."""
+    c, r = np.cumsum(y_in_order), int(y_in_order.sum())
+    return {f"n{p}": round(float((np.searchsorted(c, max(1, int(np.ceil(p / 100 * r - 1e-9)))) + 1) / len(c)), 4)
+            for p in (50, 80, 95)}
 
 
 def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path, cache: Path | None,
@@ -65,15 +87,18 @@ def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out
                 prior_file.parent.mkdir(parents=True, exist_ok=True)
                 np.save(prior_file, prior)
         for seed, v in todo:
-            ranker = ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v]))
+            ranker = make_learner(v, feats, prior)
             t0 = time.perf_counter()
             order = simulate_active(ranker.scores, rv.labels, choose_priors(rv.labels, seed))
-            done[f"{seed}:{v}"] = round(float(evaluate_order(rv.labels[order])["wss95"]), 4)
+            ev = evaluate_order(rv.labels[order])
+            done[f"{seed}:{v}"] = round(float(ev["wss95"]), 4)
+            done[f"stages:{seed}:{v}"] = {"r10": round(float(ev["recall10"]), 4),
+                                          "r20": round(float(ev["recall20"]), 4), **stages(rv.labels[order])}
             out.write_text(json.dumps(res, indent=1))
             print(f"{rv.name} seed {seed} {v}: WSS@95 {done[f'{seed}:{v}']:.3f} ({time.perf_counter() - t0:.0f} s)",
                   flush=True)
         for v in todo_top:  # labels from the top of the zero-shot list: recall@20 % of the rest, re-rank - zero-shot
-            at = after_top_labels(ActiveRanker(feats, prior, ActiveConfig(**VARIANTS[v])).scores, prior, rv.labels)
+            at = after_top_labels(make_learner(v, feats, prior).scores, prior, rv.labels)
             done[f"top:{v}"] = {str(k): round(r["feedback"]["recall20"] - r["zero_shot"]["recall20"], 4)
                                 for k, r in at.items()}
             out.write_text(json.dumps(res, indent=1))
@@ -135,7 +160,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", type=Path, help="folder of review folders (papers.csv + review.json)")
     ap.add_argument("--json", type=Path, default=Path("al-compare.json"), help="results, written as they come")
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=ALL_VARIANTS)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--max-records", type=int, default=1300, help="skip larger reviews")
     ap.add_argument("--summary-only", action="store_true", help="summarise the JSON file, simulate nothing")
