@@ -316,7 +316,7 @@ MAX_SEEDED_OFF_TOPIC = 0.05
 #: (abstract recall 0.797 -> 0.960 at 3.8 % off-topic; 0.03 and 0.05 recall no more and match more).
 SPECIFIC_SHARE = 0.02
 #: A term that more than half the seeds share and under this share of a background of many topics is the concept
-#: itself (a "suicid*" the written abstract's blocks lack): where the query missed seeds it joins past
+#: itself (an invented "flurbos*" an abstract's blocks lack): where the query missed seeds it joins past
 #: ``MAX_GROWTH``, within the off-topic bound only (:func:`improve_blocks`). Judged leave-one-review-out on the 18
 #: shared reviews (grid 0 / 0.002 / 0.005 / 0.01 / 0.02; the most review-paths meeting recall >= 0.95, off-topic
 #: <= 5 % and <= 3x N, then recall; docs/seed-queries.md, 2026-12-06): 0.005 in 17 of 18 folds on seed draw 0, 17
