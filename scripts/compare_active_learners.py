@@ -32,7 +32,7 @@ from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.embeddings import get_embedder
 from agentr_dagster.screening.active import ActiveConfig, ActiveRanker
 from agentr_dagster.screening.features import build_features
-from agentr_dagster.screening.metrics import evaluate_order
+from agentr_dagster.screening.metrics import evaluate_order, wss_at
 from agentr_dagster.screening.rankers import zero_shot_scores
 from agentr_dagster.screening.simulation import after_top_labels, choose_priors, simulate_active
 
@@ -50,7 +50,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},
 }
-ALL_VARIANTS = list(VARIANTS)
 
 
 def make_learner(v: str, feats, prior):
@@ -60,10 +59,9 @@ def make_learner(v: str, feats, prior):
 
 
 def stages(y_in_order: np.ndarray) -> dict[str, float]:
-    """Where a run gains or loses: records screened (share of the list) to 50 / 80 / 95 % of the includes."""
-    c, r = np.cumsum(y_in_order), int(y_in_order.sum())
-    return {f"n{p}": round(float((np.searchsorted(c, max(1, int(np.ceil(p / 100 * r - 1e-9)))) + 1) / len(c)), 4)
-            for p in (50, 80, 95)}
+    """Where a run gains or loses: records screened (share of the list) to 50 / 80 / 95 % of the includes, what
+    WSS at that recall counts (n / N = recall - WSS)."""
+    return {f"n{p}": round(p / 100 - wss_at(y_in_order, p / 100), 4) for p in (50, 80, 95)}
 
 
 def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path, cache: Path | None,
@@ -160,7 +158,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", type=Path, help="folder of review folders (papers.csv + review.json)")
     ap.add_argument("--json", type=Path, default=Path("al-compare.json"), help="results, written as they come")
-    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=ALL_VARIANTS)
+    ap.add_argument("--variants", nargs="+", default=list(VARIANTS), choices=list(VARIANTS))
     ap.add_argument("--seeds", type=int, nargs="+", default=[0])
     ap.add_argument("--max-records", type=int, default=1300, help="skip larger reviews")
     ap.add_argument("--summary-only", action="store_true", help="summarise the JSON file, simulate nothing")
