@@ -210,7 +210,8 @@ _EXAMPLE_RE = re.compile(
     r"(?<![\w-])(?:such as|including|includes|e\.g\.|i\.e\.|for example|for instance|like|notably)(?![\w-])", re.I)
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
-    r"(?<![\w-])(?:(?:in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
+    r"(?<![\w-])(?:(?:in relation to|with regard to|with respect to|"  # before "in" / "with": one cue, not a noun
+    r"in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -1621,7 +1622,9 @@ def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | No
         return
     for b in blocks[1:]:
         if b.independent:
+            # a second subject the title names is not lost: an alternative when specific (:func:`_mark_rest`)
             b.independent = b.required = b.in_query = False
+            b.side = True
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
@@ -1899,11 +1902,30 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # where ("X in software engineering": its studies name X, seldom the field)
         subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
                    and not block.aspect and not block.setting)
-        if _named_in(block, low) and subject and block.required and not block.generic and len(kept) < (
-                MAX_INDEPENDENT_BLOCKS):
+        if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
+            continue
+        if _named_in(block, low):
             block.independent = True
             kept.append(block)
+        elif _stem_in_title(block, low, kept[0]):
+            # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
+            # alternative when specific, never AND-ed (the label's words are the aim's, not the title's)
+            block.required = block.in_query = False
+            block.side = True
+            kept.append(block)
     return kept
+
+
+def _stem_in_title(block: ConceptBlock, title: str, main: ConceptBlock) -> bool:
+    """The title names the block by one of its word stems, outside the main block's label: the aim says "in
+    relation to self-injury and suicidality", the title "X and suicide-related outcomes". A stem of four letters
+    or more that the block kept (its common words were dropped before) and the main block does not hold."""
+    main_words = {w.casefold()[:5] for w in _content_words(main.label)}
+    main_terms = {t.casefold() for t in main.terms}
+    stems = [t.rstrip("*").casefold() for t in block.terms if t.endswith("*") and t[:1].isalpha()
+             and " " not in t and len(t.rstrip("*")) >= 4 and t.casefold() not in main_terms]
+    return any(w.casefold()[:5] not in main_words and any(w.casefold().startswith(s) for s in stems)
+               for w in re.findall(_WORD, title))
 
 
 #: "(to identify) studies investigating X": what the included studies are about, in an abstract's aim sentence.
