@@ -1,0 +1,141 @@
+"""Thesaurus synonyms in the offline Boolean query (agentr_dagster/domain/synonyms.py), judged on the shared reviews.
+
+For each setting of the synonyms (mode x senses x the largest background share, or without a background the largest
+general-English Zipf, of a candidate; "off" among them) every review's query is written from its question and
+from its abstract (published, else the bench's written one) and judged on the pool as `agentr bench queries`
+judges it: recall of the includes, off-topic share (the other reviews' records matched), ratio_n (all matched /
+N). A review meets the bars at recall >= 0.9, off-topic <= 5 %, ratio_n <= 3. Leave-one-review-out: each review
+gets the setting under which the most of the OTHER reviews meet the bars (then their best mean recall, then "off"
+first), per path. Reported: all / Cohen drug / other.
+
+    PYTHONPATH=$PWD python scripts/compare_query_synonyms.py /work/shared/data/screening --background pool
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from agentr_dagster.bench.queries import (
+    _judge,
+    build_pool,
+    is_drug_review,
+    load_written_abstracts,
+    review_abstract,
+)
+from agentr_dagster.bench.screening import discover_reviews, load_review
+from agentr_dagster.domain import synonyms
+from agentr_dagster.llm.offline import OfflineBackend
+
+SHARES = (0.0003, 0.002, 1.0)
+ZIPFS = (2.0, 3.0, 9.0)
+
+
+def settings(fresh: bool) -> list[tuple[str, int, bool, float]]:
+    """(mode, senses, heads, bound) of each setting, "off" first."""
+    bounds = ZIPFS if fresh else SHARES
+    return [("", 1, False, 0.0), *itertools.product(("syn", "hypo"), (1, 99), (False, True), bounds)]
+
+
+def meets(r: dict) -> bool:
+    return (r["recall"] or 0) >= 0.9 and (r["off_topic"] or 0) <= 0.05 and (r["ratio_n"] or 0) <= 3
+
+
+def run(root: Path, fresh: bool) -> dict:
+    folders = discover_reviews(root)
+    pool, spans = build_pool(folders)
+    written = load_written_abstracts()
+    backend = OfflineBackend()
+    reviews = [(load_review(f), f) for f in folders]
+    out: dict = {}
+    for mode, senses, heads, bound in settings(fresh):
+        synonyms.MODE, synonyms.SENSES, synonyms.HEADS = mode, senses, heads
+        synonyms.MAX_ZIPF, synonyms.MAX_SHARE = (bound, 0.0) if fresh else (0.0, bound)
+        key = f"{mode or 'off'}/{senses}/{'heads' if heads else 'phrases'}/{bound}"
+        rows = {}
+        for rv, folder in reviews:
+            labels = [int(v) for v in rv.labels]
+            own = spans[rv.name]
+            row = {}
+            texts = {"question": rv.question, "abstract": review_abstract(folder, rv.name, written)[0]}
+            for path, text in texts.items():
+                if not text:
+                    continue
+                intent = backend.decompose_intent(text, None if fresh else pool.background_without(rv.name))
+                query = backend.generate_queries(intent).boolean_query
+                j = _judge(pool, rv.name, query, own, labels)
+                row[path] = {
+                    "recall": j["recall"],
+                    "off_topic": j["off_topic"],
+                    "ratio_n": j["ratio_n"],
+                    "query": query,
+                }
+            rows[rv.name] = row
+        out[key] = rows
+        print(key, flush=True)
+    return out
+
+
+PATHS = ("question", "abstract")
+
+
+def _pick(table: dict, paths: tuple[str, ...], names: list[str]) -> str:
+    """The setting under which the most of ``names`` meet the bars on ``paths``, then the best mean recall."""
+
+    def score(key: str) -> tuple:
+        rs = [table[key][n][p] for n in names for p in paths]
+        return (sum(meets(r) for r in rs), sum(r["recall"] or 0 for r in rs) / len(rs), key.startswith("off"))
+
+    return max(table, key=score)
+
+
+def _line(label: str, groups: dict[str, list[str]], get: Callable[[str], dict]) -> str:
+    parts = []
+    for g, ns in groups.items():
+        rs = [get(n) for n in ns]
+        rec = sum(r["recall"] or 0 for r in rs) / len(rs)
+        off = sum(r["off_topic"] or 0 for r in rs) / len(rs)
+        parts.append(f"{g} {rec:.3f}/{100 * off:.1f}%/{sum(meets(r) for r in rs):2d}of{len(rs)}")
+    return f"{label:24s} " + " | ".join(parts)
+
+
+def report(table: dict) -> None:
+    names = list(next(iter(table.values())))
+    groups = {
+        "all": names,
+        "drug": [n for n in names if is_drug_review(n)],
+        "non-drug": [n for n in names if not is_drug_review(n)],
+    }
+    # leave-one-review-out: per path (each path its own pick), and jointly (one setting for both paths)
+    per_path = {p: {n: _pick(table, (p,), [m for m in names if m != n]) for n in names} for p in PATHS}
+    joint = {n: _pick(table, PATHS, [m for m in names if m != n]) for n in names}
+    for path in PATHS:
+        print(f"== {path} path: recall/off-topic/meeting the bars (recall >= 0.9, off-topic <= 5 %, ratio_n <= 3)")
+        for key in table:
+            print(_line(key, groups, lambda n, k=key, p=path: table[k][n][p]))
+        for label, picks in (("held out, per path", per_path[path]), ("held out, both paths", joint)):
+            print(_line(label, groups, lambda n, ps=picks, p=path: table[ps[n]][n][p]))
+            off = table[next(iter(table))]
+            lost = [n for n in names if meets(off[n][path]) and not meets(table[picks[n]][n][path])]
+            won = [n for n in names if not meets(off[n][path]) and meets(table[picks[n]][n][path])]
+            print(f"  picks {sorted(set(picks.values()))}; bars lost {lost}, won {won}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("root", type=Path)
+    ap.add_argument("--background", choices=("pool", "none"), default="pool")
+    ap.add_argument("--out", type=Path, help="the per-setting, per-review figures and queries as JSON")
+    ap.add_argument("--load", type=Path, help="report a saved --out file instead of running")
+    args = ap.parse_args()
+    table = json.loads(args.load.read_text()) if args.load else run(args.root, args.background == "none")
+    if args.out and not args.load:
+        args.out.write_text(json.dumps(table, indent=1))
+    report(table)
+
+
+if __name__ == "__main__":
+    main()
