@@ -16,7 +16,9 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentr_dagster.bench.queries import (
@@ -30,14 +32,41 @@ from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain import synonyms
 from agentr_dagster.llm.offline import OfflineBackend
 
-SHARES = (0.0003, 0.002, 1.0)
+SHARES = (0.0003, 0.002, 0.01, 1.0)
 ZIPFS = (2.0, 3.0, 9.0)
 
 
-def settings(fresh: bool) -> list[tuple[str, int, bool, float]]:
-    """(mode, senses, heads, bound) of each setting, "off" first."""
+@dataclass(frozen=True)
+class Setting:
+    mode: str  # WordNet: "" none, "syn", "hypo"
+    senses: int
+    heads: bool
+    drugs: bool  # the drug dictionary's synonym rings
+    per_phrase: int
+    bound: float  # the largest background share (pool) or general-English Zipf (no background) of a candidate
+
+    @property
+    def key(self) -> str:
+        wn = f"{self.mode}/{self.senses}/{'heads' if self.heads else 'phrases'}" if self.mode else ""
+        if wn and not self.drugs and self.per_phrase != 4:
+            wn += f"/{self.per_phrase}"
+        drugs = f"drugs/{self.per_phrase}" if self.drugs else ""
+        return "+".join(x for x in (wn, drugs) if x) + f"/{self.bound}" if (wn or drugs) else "off"
+
+
+def settings(fresh: bool) -> list[Setting]:
+    """Each setting measured, "off" first: WordNet alone, the drug dictionary alone, and both."""
     bounds = ZIPFS if fresh else SHARES
-    return [("", 1, False, 0.0), *itertools.product(("syn", "hypo"), (1, 99), (False, True), bounds)]
+    out = [Setting("", 1, False, False, 4, 0.0)]
+    out += [
+        Setting(m, n, h, False, 4, b)
+        for m, n, h, b in itertools.product(("syn", "hypo"), (1, 99), (False, True), bounds)
+    ]
+    # fewer candidates per looked-up phrase: a query at the edge of a bar (ratio_n 2.98) takes few more terms
+    out += [Setting("hypo", n, True, False, 1, b) for n, b in itertools.product((1, 99), bounds)]
+    out += [Setting("", 1, False, True, k, b) for k, b in itertools.product((1, 4, 8), bounds)]
+    out += [Setting("hypo", 99, True, True, 4, b) for b in bounds]
+    return out
 
 
 def meets(r: dict) -> bool:
@@ -51,10 +80,11 @@ def run(root: Path, fresh: bool) -> dict:
     backend = OfflineBackend()
     reviews = [(load_review(f), f) for f in folders]
     out: dict = {}
-    for mode, senses, heads, bound in settings(fresh):
-        synonyms.MODE, synonyms.SENSES, synonyms.HEADS = mode, senses, heads
-        synonyms.MAX_ZIPF, synonyms.MAX_SHARE = (bound, 0.0) if fresh else (0.0, bound)
-        key = f"{mode or 'off'}/{senses}/{'heads' if heads else 'phrases'}/{bound}"
+    for st in settings(fresh):
+        synonyms.MODE, synonyms.SENSES, synonyms.HEADS = st.mode, st.senses, st.heads
+        synonyms.DRUGS, synonyms.PER_PHRASE = st.drugs, st.per_phrase
+        synonyms.MAX_ZIPF, synonyms.MAX_SHARE = (st.bound, 0.0) if fresh else (0.0, st.bound)
+        key = st.key
         rows = {}
         for rv, folder in reviews:
             labels = [int(v) for v in rv.labels]
@@ -87,7 +117,7 @@ def _pick(table: dict, paths: tuple[str, ...], names: list[str]) -> str:
 
     def score(key: str) -> tuple:
         rs = [table[key][n][p] for n in names for p in paths]
-        return (sum(meets(r) for r in rs), sum(r["recall"] or 0 for r in rs) / len(rs), key.startswith("off"))
+        return (sum(meets(r) for r in rs), sum(r["recall"] or 0 for r in rs) / len(rs), key == "off")
 
     return max(table, key=score)
 
@@ -130,10 +160,13 @@ def main() -> None:
     ap.add_argument("--background", choices=("pool", "none"), default="pool")
     ap.add_argument("--out", type=Path, help="the per-setting, per-review figures and queries as JSON")
     ap.add_argument("--load", type=Path, help="report a saved --out file instead of running")
+    ap.add_argument("--only", help="report only the settings whose key matches this regular expression (and off)")
     args = ap.parse_args()
     table = json.loads(args.load.read_text()) if args.load else run(args.root, args.background == "none")
     if args.out and not args.load:
         args.out.write_text(json.dumps(table, indent=1))
+    if args.only:
+        table = {k: v for k, v in table.items() if k == "off" or re.search(args.only, k)}
     report(table)
 
 

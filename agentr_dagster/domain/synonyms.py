@@ -8,18 +8,32 @@ joins the block only when it is specific: in at most ``max_share`` of the backgr
 topics' records) or, without a background, rare in general English. Polysemy is the thesaurus's risk ("hoax" is
 also "humbug", "put-on"): ``senses`` bounds the senses of a word looked up, most frequent first.
 
-Measured in `agentr bench queries` (docs/search-strategies.md, Round 13): off by default (:data:`MODE`).
+A second, drug-only thesaurus: the drug dictionary the ``drug-named-entity-recognition`` package ships (DrugBank's
+open vocabulary with MeSH entry terms, brand names: "norvasc" for amlodipine, "calcium channel antagonists" for
+calcium channel blockers), each name's synonym ring. A truncated term of a block ("amlodipin*") is looked up by its
+stem. MeSH's inverted entries ("blockers, calcium channel") are read back in order.
+
+The query matcher takes a term as a substring, so a candidate inside a common English word ("covera" of
+"coverage") never joins, whatever the background says.
+
+Measured in `agentr bench queries` (docs/search-strategies.md, Round 13): off by default (:data:`MODE`,
+:data:`DRUGS`).
 """
 
 from __future__ import annotations
 
+import bz2
 import importlib.util
+import pickle
 import re
+from bisect import bisect_left
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
+
+from wordfreq import get_frequency_dict
 
 from agentr_dagster.domain.specificity import general_zipf
 
@@ -35,8 +49,14 @@ MAX_ZIPF = 2.5
 SENSES = 1
 #: Whether a multi-word phrase's head (its last word: "misinformation" of "online misinformation") is looked up too.
 HEADS = False
-#: Candidates per block at most (the thesaurus's order: synonyms before hyponyms).
-MAX_PER_BLOCK = 8
+#: Whether the drug dictionary's synonym rings are added (off by default).
+DRUGS = False
+#: Candidates per looked-up phrase at most (each thesaurus's own order: synonyms before hyponyms, brands early).
+PER_PHRASE = 4
+#: Candidates per block at most.
+MAX_PER_BLOCK = 24
+#: A candidate inside an English word at least this frequent (Zipf) never joins: the matcher finds substrings.
+INSIDE_WORD_ZIPF = 3.0
 
 
 class Block(Protocol):
@@ -54,6 +74,8 @@ class Config:
     max_zipf: float = MAX_ZIPF
     senses: int = SENSES
     heads: bool = HEADS
+    drugs: bool = DRUGS
+    per_phrase: int = PER_PHRASE
 
 
 def wordnet_dir() -> Path | None:
@@ -151,6 +173,86 @@ def wordnet() -> Thesaurus | None:
     return load_wordnet(path) if path is not None else None
 
 
+@dataclass(frozen=True)
+class DrugLexicon:
+    """Drug names: variant -> canonical names, canonical -> its variants (dictionary order), all lower case."""
+
+    canonical: dict[str, list[str]]
+    variants: dict[str, list[str]]
+    sorted_variants: list[str]
+
+    def _names(self, phrase: str) -> list[str]:
+        if phrase.endswith("*"):  # a stem: the single-word names it is the stem of ("amlodipin" -> amlodipine)
+            stem = phrase[:-1]
+            i, out = bisect_left(self.sorted_variants, stem), []
+            while i < len(self.sorted_variants) and self.sorted_variants[i].startswith(stem):
+                v = self.sorted_variants[i]
+                if " " not in v and len(v) - len(stem) <= 2:
+                    out.append(v)
+                i += 1
+            return out
+        return [phrase] if phrase in self.canonical else []
+
+    def related(self, phrase: str, senses: int = 1, hyponyms: bool = False) -> list[str]:
+        """The other names of the drugs or drug classes ``phrase`` names (a stem ``x*`` too); MeSH's inverted
+        entries ("blockers, calcium channel") read in order ("calcium channel blockers")."""
+        out: list[str] = []
+        for name in self._names(phrase):
+            for c in self.canonical[name]:
+                for v in self.variants.get(c, []):
+                    parts = [p.strip() for p in v.split(",")]
+                    out.append(" ".join(reversed(parts)) if len(parts) == 2 else v)
+        key = phrase.rstrip("*")
+        return [v for v in dict.fromkeys(out) if v != key and "," not in v]
+
+
+def drug_lexicon_file() -> Path | None:
+    """The dictionary file of the installed ``drug-named-entity-recognition`` package, or None."""
+    spec = importlib.util.find_spec("drug_named_entity_recognition")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        path = Path(location) / "drug_ner_dictionary.pkl.bz2"
+        if path.is_file():
+            return path
+    return None
+
+
+def parse_drug_lexicon(variant_to_canonical: dict[str, list[str]]) -> DrugLexicon:
+    variants: dict[str, list[str]] = {}
+    for v, cs in variant_to_canonical.items():
+        for c in cs:
+            variants.setdefault(c, []).append(v)
+    return DrugLexicon(variant_to_canonical, variants, sorted(variant_to_canonical))
+
+
+@lru_cache(maxsize=1)
+def drug_lexicon() -> DrugLexicon | None:
+    """The installed drug dictionary, read once; None without the package (the ``thesaurus`` extra). It is the
+    package's own pickle, read as the package itself reads it."""
+    path = drug_lexicon_file()
+    if path is None:
+        return None
+    with bz2.open(path, "rb") as f:
+        data = pickle.load(f)  # noqa: S301 - a registry package's own data file, as it loads it
+    return parse_drug_lexicon(data["drug_variant_to_canonical"])
+
+
+@lru_cache(maxsize=1)
+def _common_words_text() -> str:
+    """wordfreq's English words of :data:`INSIDE_WORD_ZIPF` or more, one a line."""
+    floor = 10 ** (INSIDE_WORD_ZIPF - 9)  # Zipf is log10 of the frequency per billion words
+    return "\n" + "\n".join(w for w, f in get_frequency_dict("en", wordlist="best").items() if f >= floor) + "\n"
+
+
+@lru_cache(maxsize=65536)
+def inside_common_word(candidate: str) -> bool:
+    """A single word found inside a common English word other than its own plural ("covera" in "coverage",
+    "oxyfast" in nothing)."""
+    if " " in candidate:
+        return False
+    c = re.escape(candidate)
+    return re.search(r"[^\n]" + c + r"|" + c + r"(?!s\n|es\n|\n)", _common_words_text()) is not None
+
+
 def _plain(term: str) -> str:
     return term.strip().strip('"').casefold()
 
@@ -158,9 +260,9 @@ def _plain(term: str) -> str:
 def _looked_up(block: Block, heads: bool) -> list[str]:
     """The block's phrases as written (its items, label) and its whole-word terms, then with ``heads`` their
     last words: what the thesaurus is asked."""
-    phrases = [*block.items, block.label, *(_plain(t) for t in block.terms if not t.strip('"').endswith("*"))]
+    phrases = [*block.items, block.label, *(_plain(t) for t in block.terms)]
     if heads:
-        phrases += [p.split()[-1] for p in phrases if len(p.split()) > 1]
+        phrases += [p.split()[-1] for p in phrases if len(p.split()) > 1 and not p.endswith("*")]
     return list(dict.fromkeys(p for p in (" ".join(x.casefold().split()) for x in phrases) if p))
 
 
@@ -182,37 +284,48 @@ def _covered(candidate: str, terms: list[str]) -> bool:
 
 def specific(candidate: str, background: Background | None, config: Config) -> bool:
     """A candidate narrow enough to OR into a block: a tiny share of the background, else rare English."""
-    if len(candidate) < 4 or not re.fullmatch(r"[a-z][a-z0-9' -]*", candidate):
+    if len(candidate) < 4 or not re.fullmatch(r"[a-z][a-z0-9' -]*", candidate) or inside_common_word(candidate):
         return False
     if background is not None:
         return background(candidate) <= config.max_share
     return general_zipf(candidate) <= config.max_zipf
 
 
+class Source(Protocol):
+    def related(self, phrase: str, senses: int, hyponyms: bool) -> list[str]: ...
+
+
 def block_synonyms(
-    block: Block, background: Background | None, config: Config, thesaurus: Thesaurus | None = None
+    block: Block, background: Background | None, config: Config, sources: list[Source] | None = None
 ) -> list[str]:
-    """The rendered terms the thesaurus adds to ``block`` (none when ``config.mode`` is "" or no thesaurus)."""
-    thesaurus = thesaurus if thesaurus is not None else (wordnet() if config.mode else None)
-    if not config.mode or thesaurus is None:
-        return []
+    """The rendered terms the thesauri add to ``block``: by default WordNet where ``config.mode`` says so and the
+    drug dictionary where ``config.drugs`` does (whichever is installed)."""
+    if sources is None:
+        found = [wordnet() if config.mode else None, drug_lexicon() if config.drugs else None]
+        sources = [x for x in found if x is not None]
     added: list[str] = []
     terms = list(block.terms)
     for phrase in _looked_up(block, config.heads):
-        for cand in thesaurus.related(phrase, config.senses, config.mode == "hypo"):
-            if len(added) >= MAX_PER_BLOCK:
-                return added
-            if _covered(cand, terms) or not specific(cand, background, config):
-                continue
-            added.append(_render(cand))
-            terms.append(added[-1])
+        for source in sources:
+            taken = 0
+            for cand in source.related(phrase, config.senses, config.mode == "hypo"):
+                if len(added) >= MAX_PER_BLOCK:
+                    return added
+                if taken >= config.per_phrase:
+                    break
+                if _covered(cand, terms) or not specific(cand, background, config):
+                    continue
+                added.append(_render(cand))
+                terms.append(added[-1])
+                taken += 1
     return added
 
 
 def add_synonyms(blocks: list, background: Background | None, config: Config | None = None) -> None:
     """Extend each block's terms with its thesaurus synonyms (see the module docstring); nothing by default."""
-    config = config if config is not None else Config(MODE, MAX_SHARE, MAX_ZIPF, SENSES, HEADS)
-    if not config.mode:
+    if config is None:
+        config = Config(MODE, MAX_SHARE, MAX_ZIPF, SENSES, HEADS, DRUGS, PER_PHRASE)
+    if not (config.mode or config.drugs):
         return
     for block in blocks:
         block.terms.extend(block_synonyms(block, background, config))

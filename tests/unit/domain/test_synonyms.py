@@ -64,7 +64,7 @@ def test_a_candidate_joins_only_when_the_background_shows_it_specific(thesaurus)
     block = Block("glimmerfact", ["glimmerfact"], ["glimmerfact*"])
     shares = {"shimmerlore": 0.0001, "dazzlequip": 0.2}
     config = Config(mode="hypo", max_share=0.001, senses=1)
-    added = block_synonyms(block, lambda t: shares.get(t, 0.0), config, thesaurus)
+    added = block_synonyms(block, lambda t: shares.get(t, 0.0), config, [thesaurus])
     assert added == ["shimmerlore", '"bright dazzlequip"']  # dazzlequip is in a fifth of the background
     assert block.terms == ["glimmerfact*"]  # block_synonyms only proposes
 
@@ -72,13 +72,13 @@ def test_a_candidate_joins_only_when_the_background_shows_it_specific(thesaurus)
 def test_a_candidate_the_block_already_matches_is_not_added(thesaurus):
     block = Block("zorblin", ["zorblin"], ["zorblin"])
     # "frumious zorblin" contains the term "zorblin": the matcher already finds it
-    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0), thesaurus) == []
+    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0), [thesaurus]) == []
 
 
 def test_heads_of_phrases_are_looked_up_only_when_asked(thesaurus):
     block = Block("online glimmerfact", ["online glimmerfact"], ['"online glimmerfact"'])
-    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0), thesaurus) == []
-    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0, heads=True), thesaurus) == ["shimmerlore"]
+    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0), [thesaurus]) == []
+    assert block_synonyms(block, None, Config(mode="syn", max_zipf=9.0, heads=True), [thesaurus]) == ["shimmerlore"]
 
 
 def test_without_a_background_general_english_judges(thesaurus):
@@ -86,12 +86,12 @@ def test_without_a_background_general_english_judges(thesaurus):
     index = INDEX_NOUN + "plinkwort n 1 0 1 0 00000005\n"
     block = Block("plinkwort", ["plinkwort"], ["plinkwort"])
     # "water" is common English: not specific
-    assert block_synonyms(block, None, Config(mode="syn", max_zipf=2.5), parse_wordnet(data, index)) == []
+    assert block_synonyms(block, None, Config(mode="syn", max_zipf=2.5), [parse_wordnet(data, index)]) == []
 
 
 def test_off_by_default_adds_nothing(thesaurus):
     block = Block("glimmerfact", ["glimmerfact"], ["glimmerfact"])
-    assert block_synonyms(block, None, Config(), thesaurus) == []
+    assert block_synonyms(block, None, Config()) == []  # no thesaurus asked for
     synonyms.add_synonyms([block], None)
     assert block.terms == ["glimmerfact"]
 
@@ -113,3 +113,38 @@ def test_the_hook_in_extract_concepts_ors_a_synonym_into_the_block(thesaurus, mo
     block = next(b for b in after.blocks if "glimmerfact" in b.label)
     assert "shimmerlore" in block.terms
     assert "shimmerlore" in after.boolean_query()
+
+
+# An invented drug dictionary in the shape the drug-named-entity-recognition package ships: variant -> canonical.
+DRUGS = {
+    "zorvatide": ["zorvatide"],
+    "quellix": ["zorvatide"],
+    "zorvatide mesylate": ["zorvatide"],
+    "blorpin inhibitors": ["blorpin inhibitors"],
+    "inhibitors, blorpin": ["blorpin inhibitors"],
+    "blorpin antagonists": ["blorpin inhibitors"],
+}
+
+
+def test_drug_names_of_a_stem_and_of_a_class():
+    lexicon = synonyms.parse_drug_lexicon(DRUGS)
+    assert lexicon.related("zorvatid*") == ["zorvatide", "quellix", "zorvatide mesylate"]
+    # MeSH's inverted entry read in order, and so a duplicate
+    assert lexicon.related("blorpin inhibitors") == ["blorpin antagonists"]
+    assert lexicon.related("zorv*") == []  # a stem of more than the name's ending opens onto nothing
+
+
+def test_drug_synonyms_join_a_block_unless_already_matched():
+    block = Block("zorvatide", ["zorvatide"], ["zorvatid*"])
+    config = Config(drugs=True, max_zipf=2.5)
+    added = block_synonyms(block, None, config, [synonyms.parse_drug_lexicon(DRUGS)])
+    assert added == ["quellix"]  # "zorvatide mesylate" is found by zorvatid* already
+
+
+def test_a_candidate_inside_a_common_word_never_joins():
+    # the matcher finds substrings: "overa" would match "coverage", "overall"
+    assert synonyms.inside_common_word("overa")
+    assert not synonyms.inside_common_word("quellix")
+    assert synonyms.inside_common_word("water")  # "waterproof"
+    assert not synonyms.inside_common_word("carrot")  # its own plural does not count
+    assert not synonyms.specific("overa", None, Config(max_zipf=9.0))
