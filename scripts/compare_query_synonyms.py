@@ -44,12 +44,15 @@ class Setting:
     drugs: bool  # the drug dictionary's synonym rings
     per_phrase: int
     bound: float  # the largest background share (pool) or general-English Zipf (no background) of a candidate
+    min_cosine: float = 0.0  # WordNet's sense check against the block's label (MiniLM)
 
     @property
     def key(self) -> str:
         wn = f"{self.mode}/{self.senses}/{'heads' if self.heads else 'phrases'}" if self.mode else ""
         if wn and not self.drugs and self.per_phrase != 4:
             wn += f"/{self.per_phrase}"
+        if wn and self.min_cosine:
+            wn += f"/cos{self.min_cosine}"
         drugs = f"drugs/{self.per_phrase}" if self.drugs else ""
         return "+".join(x for x in (wn, drugs) if x) + f"/{self.bound}" if (wn or drugs) else "off"
 
@@ -66,6 +69,10 @@ def settings(fresh: bool) -> list[Setting]:
     out += [Setting("hypo", n, True, False, 1, b) for n, b in itertools.product((1, 99), bounds)]
     out += [Setting("", 1, False, True, k, b) for k, b in itertools.product((1, 4, 8), bounds)]
     out += [Setting("hypo", 99, True, True, 4, b) for b in bounds]
+    # WordNet with the sense check (MiniLM cosine of a candidate with the block's label)
+    out += [
+        Setting(m, 99, True, False, 4, b, c) for m, b, c in itertools.product(("syn", "hypo"), bounds, (0.3, 0.4, 0.5))
+    ]
     return out
 
 
@@ -82,7 +89,7 @@ def run(root: Path, fresh: bool) -> dict:
     out: dict = {}
     for st in settings(fresh):
         synonyms.MODE, synonyms.SENSES, synonyms.HEADS = st.mode, st.senses, st.heads
-        synonyms.DRUGS, synonyms.PER_PHRASE = st.drugs, st.per_phrase
+        synonyms.DRUGS, synonyms.PER_PHRASE, synonyms.MIN_COSINE = st.drugs, st.per_phrase, st.min_cosine
         synonyms.MAX_ZIPF, synonyms.MAX_SHARE = (st.bound, 0.0) if fresh else (0.0, st.bound)
         key = st.key
         rows = {}

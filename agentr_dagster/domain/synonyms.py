@@ -31,11 +31,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from wordfreq import get_frequency_dict
 
 from agentr_dagster.domain.specificity import general_zipf
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from agentr_dagster.domain.transformer import TransformerEncoder
 
 Background = Callable[[str], float]
 
@@ -49,6 +54,9 @@ MAX_ZIPF = 2.5
 SENSES = 1
 #: Whether a multi-word phrase's head (its last word: "misinformation" of "online misinformation") is looked up too.
 HEADS = False
+#: WordNet's candidates keep only those at least this close (cosine, the MiniLM encoder of `make models`) to the
+#: block's label: the sense check against polysemy ("weather condition" for a medical "condition"); 0: no check.
+MIN_COSINE = 0.0
 #: Whether the drug dictionary's synonym rings are added (off by default).
 DRUGS = False
 #: Candidates per looked-up phrase at most (each thesaurus's own order: synonyms before hyponyms, brands early).
@@ -76,6 +84,7 @@ class Config:
     heads: bool = HEADS
     drugs: bool = DRUGS
     per_phrase: int = PER_PHRASE
+    min_cosine: float = MIN_COSINE
 
 
 def wordnet_dir() -> Path | None:
@@ -295,14 +304,44 @@ class Source(Protocol):
     def related(self, phrase: str, senses: int, hyponyms: bool) -> list[str]: ...
 
 
+Similarity = Callable[[str, list[str]], list[float]]
+
+
+@lru_cache(maxsize=1)
+def _encoder() -> TransformerEncoder | None:
+    from agentr_dagster.domain.transformer import TransformerEncoder, transformer_present
+
+    return TransformerEncoder() if transformer_present() else None
+
+
+@lru_cache(maxsize=4096)
+def _vector(text: str) -> np.ndarray | None:
+    encoder = _encoder()
+    return None if encoder is None else encoder.encode([text])[0]
+
+
+def minilm_similarity(label: str, candidates: list[str]) -> list[float]:
+    """Cosine of each candidate with ``label`` by the transformer encoder; all 0 when it is not built."""
+    anchor = _vector(label)
+    if anchor is None:
+        return [0.0] * len(candidates)
+    return [float(anchor @ _vector(c)) for c in candidates]
+
+
 def block_synonyms(
-    block: Block, background: Background | None, config: Config, sources: list[Source] | None = None
+    block: Block,
+    background: Background | None,
+    config: Config,
+    sources: list[Source] | None = None,
+    similarity: Similarity | None = None,
 ) -> list[str]:
     """The rendered terms the thesauri add to ``block``: by default WordNet where ``config.mode`` says so and the
-    drug dictionary where ``config.drugs`` does (whichever is installed)."""
+    drug dictionary where ``config.drugs`` does (whichever is installed); WordNet's candidates checked against the
+    block's label by ``similarity`` (default the MiniLM encoder) when ``config.min_cosine`` is set."""
     if sources is None:
         found = [wordnet() if config.mode else None, drug_lexicon() if config.drugs else None]
         sources = [x for x in found if x is not None]
+    similarity = similarity or minilm_similarity
     added: list[str] = []
     terms = list(block.terms)
     for phrase in _looked_up(block, config.heads):
@@ -315,6 +354,12 @@ def block_synonyms(
                     break
                 if _covered(cand, terms) or not specific(cand, background, config):
                     continue
+                if (
+                    config.min_cosine
+                    and isinstance(source, Thesaurus)
+                    and similarity(block.label, [cand])[0] < config.min_cosine
+                ):
+                    continue
                 added.append(_render(cand))
                 terms.append(added[-1])
                 taken += 1
@@ -324,7 +369,7 @@ def block_synonyms(
 def add_synonyms(blocks: list, background: Background | None, config: Config | None = None) -> None:
     """Extend each block's terms with its thesaurus synonyms (see the module docstring); nothing by default."""
     if config is None:
-        config = Config(MODE, MAX_SHARE, MAX_ZIPF, SENSES, HEADS, DRUGS, PER_PHRASE)
+        config = Config(MODE, MAX_SHARE, MAX_ZIPF, SENSES, HEADS, DRUGS, PER_PHRASE, MIN_COSINE)
     if not (config.mode or config.drugs):
         return
     for block in blocks:

@@ -148,3 +148,17 @@ def test_a_candidate_inside_a_common_word_never_joins():
     assert synonyms.inside_common_word("water")  # "waterproof"
     assert not synonyms.inside_common_word("carrot")  # its own plural does not count
     assert not synonyms.specific("overa", None, Config(max_zipf=9.0))
+
+
+def test_the_sense_check_keeps_only_candidates_close_to_the_block(thesaurus):
+    block = Block("glimmerfact", ["glimmerfact"], ["glimmerfact"])
+    closeness = {"shimmerlore": 0.8, "everyday thing": 0.1}
+
+    def similarity(label: str, candidates: list[str]) -> list[float]:
+        assert label == "glimmerfact"
+        return [closeness[c] for c in candidates]
+
+    config = Config(mode="syn", senses=2, max_zipf=9.0)
+    assert block_synonyms(block, None, config, [thesaurus], similarity) == ["shimmerlore", '"everyday thing"']
+    checked = Config(mode="syn", senses=2, max_zipf=9.0, min_cosine=0.5)
+    assert block_synonyms(block, None, checked, [thesaurus], similarity) == ["shimmerlore"]
