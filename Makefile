@@ -18,7 +18,7 @@ $(PY):
 	$(PIP) install -q --upgrade pip
 
 $(INSTALL_STAMP): pyproject.toml | $(PY)
-	$(PIP) install -q -e ".[dev,distributed,postgres,redis,tokens,thesaurus]"
+	$(PIP) install -q -e ".[dev,distributed,postgres,redis,tokens]"
 	touch $@
 
 install: $(INSTALL_STAMP)

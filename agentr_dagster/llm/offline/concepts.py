@@ -38,7 +38,6 @@ from agentr_dagster.domain.specificity import (
     is_generic,
     opens_onto_zipf,
 )
-from agentr_dagster.domain.synonyms import add_synonyms
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
@@ -1515,7 +1514,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
     _related_stems(blocks)
-    add_synonyms(blocks, background)  # a thesaurus's synonyms, where specific (domain/synonyms.py; off by default)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
