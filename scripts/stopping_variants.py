@@ -272,6 +272,14 @@ def reviews_ok(outcomes: list[tuple[float, float]], allow_short: int = 1) -> boo
     return sum(r < TARGET - 1e-9 for r in recalls) <= allow_short and min(recalls) >= 0.85 - 1e-9
 
 
+def _recall_and_calls(rec: list[float], calls: list[float], drug: list[bool]) -> str:
+    """Reviews at the target, the worst recall and the mean calls, drug and non-drug apart."""
+    def mean_of(group: bool) -> float:
+        return 100 * float(np.mean([c for c, d in zip(calls, drug, strict=True) if d == group]))
+    return (f"{sum(x >= TARGET - 1e-9 for x in rec)}/{len(rec)} min {min(rec):.3f} calls "
+            f"{100 * np.mean(calls):.1f} % (drug {mean_of(True):.1f}, non-drug {mean_of(False):.1f})")
+
+
 def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str]) -> None:
     vs = variants()
     drug = np.array([r["name"].startswith("Cohen_") for r in reviews])
@@ -311,10 +319,7 @@ def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str]) 
             continue
         rec = [x[0] for x in o]
         calls = [x[1] for x in o]
-        print(f"{name:42} sim {'ok ' if ok else 'BAD'} reviews {sum(x >= TARGET - 1e-9 for x in rec)}/{len(rec)} "
-              f"min {min(rec):.3f} calls {100 * np.mean(calls):.1f} % (drug "
-              f"{100 * np.mean([c for c, d in zip(calls, drug, strict=True) if d]):.1f}, non-drug "
-              f"{100 * np.mean([c for c, d in zip(calls, drug, strict=True) if not d]):.1f})")
+        print(f"{name:42} sim {'ok ' if ok else 'BAD'} reviews {_recall_and_calls(rec, calls, drug)}")
         if name in show:
             for row, val in rows.items():
                 print(f"     {row:22} short {100 * val[0]:.0f} % below0.85 {100 * val[1]:.0f} % p5 {val[2]:.3f} "
@@ -335,9 +340,7 @@ def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str]) 
     rec = [x[0] for x in held_out]
     calls = [x[1] for x in held_out]
     print(f"\n== leave one review out (held in: all >= 0.95): held-out recall >= 0.95 on "
-          f"{sum(x >= TARGET - 1e-9 for x in rec)}/{len(rec)}, min {min(rec):.3f}, calls {100 * np.mean(calls):.1f} % "
-          f"(drug {100 * np.mean([c for c, d in zip(calls, drug, strict=True) if d]):.1f}, non-drug "
-          f"{100 * np.mean([c for c, d in zip(calls, drug, strict=True) if not d]):.1f})")
+          f"{_recall_and_calls(rec, calls, drug)}")
     for r, pick, x in zip(reviews, picks, held_out, strict=True):
         print(f"     {r['name']:40} {pick:42} {x[0]:.3f} / {100 * x[1]:.1f} %")
 
