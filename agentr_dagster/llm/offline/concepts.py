@@ -211,7 +211,7 @@ _EXAMPLE_RE = re.compile(
 #: Chunk boundaries in a question sentence.
 _BOUNDARY_RE = re.compile(
     r"(?<![\w-])(?:(?:in relation to|with regard to|with respect to|"  # before "in" / "with": one cue, not a noun
-    r"in|among|amongst|for|on|of|with|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
+    r"in|among|amongst|for|on|of|with|without|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -1622,9 +1622,7 @@ def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | No
         return
     for b in blocks[1:]:
         if b.independent:
-            # a second subject the title names is not lost: an alternative when specific (:func:`_mark_rest`)
             b.independent = b.required = b.in_query = False
-            b.side = True
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],

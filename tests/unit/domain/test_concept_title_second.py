@@ -1,7 +1,6 @@
-"""Round 13 (2026-12-06): a second subject an abstract's title names is not lost. Named by a word of its own
-("grelvosis-related outcomes" for an aim's "grelvosis and self-plucking") it is found in the title; where the
-title's subjects are not AND-ed (the main block alone is narrow in the background) it stays as an alternative when
-it is specific. Every text here is invented."""
+"""Round 13a (2026-12-06): a second subject an abstract's title names by a word of its own ("grelvosis-related
+outcomes" for an aim's "self-plucking and grelvosis") is found in the title and kept as an alternative, never
+AND-ed. Every text here is invented."""
 
 from __future__ import annotations
 
@@ -41,17 +40,12 @@ def test_a_subject_the_title_names_by_a_word_of_its_own_is_an_alternative():
         assert not matches(tree, "Norms of tariffs in shipping ports")
 
 
-def test_a_narrow_main_block_keeps_the_titles_other_subject_as_an_alternative_when_specific():
-    text = ("Quelmitase for tarnic dermatitis: a systematic review. Background: Quelmitase is a new agent. "
-            "Objective: To assess quelmitase in tarnic dermatitis. Methods: We searched MEDLINE to May 2020. "
-            "Results: Twelve trials of quelmitase. Conclusions: Quelmitase helps.")
 
-    def background(share_of_condition: float):
-        return lambda term: 0.0001 if term.strip('"').casefold().startswith("quelmitas") else share_of_condition
-
-    # the drug alone is narrow, so the AND goes; the condition, specific, stays as an alternative
-    assert matches(parse_boolean_query(_query(text, background(0.002))), "Tarnic dermatitis in children: a cohort")
-    # common in the background: it leaves the query, as before
-    common = parse_boolean_query(_query(text, background(0.2)))
-    assert not matches(common, "Tarnic dermatitis in children: a cohort")
-    assert matches(common, "Quelmitase for otitis media")
+def test_without_is_a_cue_not_a_word_of_the_concept():
+    # "with or without X": X's block is labelled by X, so a title that names X names the block
+    text = ("Quelmitase for tarnic bladder and grelvotic incontinence in adults: a systematic review. Objective: To "
+            "compare quelmitase, dravolin and sefutrin in adults with tarnic bladder with or without grelvotic "
+            "incontinence. Methods: We searched MEDLINE to May 2020. Results: Twelve trials. Conclusions: They help.")
+    labels = [b.label for b in extract_concepts(text).blocks]
+    assert any("incontinence" in label for label in labels)
+    assert not any("without" in label.casefold() for label in labels)
