@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from agentr_dagster.screening.features import ScreeningFeatures, TextEncoder
-from agentr_dagster.screening.question import question_sentences
+from agentr_dagster.screening.question import question_sentences, topic_sentences
 from agentr_dagster.screening.rankers.config import ZeroShotConfig
 from agentr_dagster.screening.scores import zscore
 
@@ -25,7 +25,7 @@ def _field_cosines(
 ) -> tuple[np.ndarray, np.ndarray]:
     n = len(emb)
     sents = question_sentences(question)
-    qv = encoder.encode([" ".join(sents), sents[0] if sents else ""]).astype(np.float64)
+    qv = encoder.encode([" ".join(sents), " ".join(topic_sentences(question))]).astype(np.float64)
     if not np.any(qv[0]):
         return np.zeros(n), np.zeros(n)
     full = zscore(emb.astype(np.float64) @ qv[0])

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from agentr_dagster.screening.features import stemmed_terms
-from agentr_dagster.screening.question import question_sentences
+from agentr_dagster.screening.question import question_sentences, topic_sentences
 from agentr_dagster.screening.rankers.config import ZeroShotConfig
 
 __all__ = [
@@ -30,11 +30,13 @@ __all__ = [
 
 
 def question_term_weights(question: str, cfg: ZeroShotConfig = ZeroShotConfig()) -> dict[str, float]:
-    """Query terms with weights: the first sentence (the topic: population, intervention, named drugs or
-    methods) weighs more than the eligibility and outcome boilerplate after it. Each term counts once."""
+    """Query terms with weights: the topic (the first sentence: population, intervention, named drugs or
+    methods; an abstract's aim too) weighs more than the eligibility and outcome boilerplate after it. Each term
+    counts once."""
     weights: dict[str, float] = {}
-    for i, sent in enumerate(question_sentences(question)):
-        w = cfg.first_sentence_weight if i == 0 else cfg.other_sentence_weight
+    topic = topic_sentences(question)
+    for sent in question_sentences(question):
+        w = cfg.first_sentence_weight if sent in topic else cfg.other_sentence_weight
         for t in stemmed_terms(sent):
             weights[t] = max(weights.get(t, 0.0), w)
     return weights
