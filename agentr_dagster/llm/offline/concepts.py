@@ -558,6 +558,11 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) == 2 and words[0].casefold().endswith("s") and len(words[0]) >= 8 and len(words[1]) >= 6
             and not _modifier_like(words[0]) and not _modifier_like(words[1])):
         terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
+    # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
+    for a, b in zip(words, words[1:]):
+        if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
+                and _process_noun(b, conversion=False)):
+            terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept

@@ -27,3 +27,15 @@ def test_a_common_modifier_of_a_process_stays_and_ed_with_it():
     tree = _tree("Which factors predict depressive relapse in adults?")
     assert matches(tree, "Relapse of depression in adults after cognitive therapy")
     assert not matches(tree, "Depressive symptoms in adults")
+
+
+_TUMOUR = ("A systematic literature review on tumour detection performance in mammography. Objective: We investigate "
+           "how the models and the data used influence the performance of tumour detection models.")
+
+
+def test_a_noun_acted_on_by_a_process_is_found_in_either_order():
+    tree = _tree(_TUMOUR)
+    assert matches(tree, "Detecting tumours in dense breasts with deep learning")
+    assert matches(tree, "Tumour detection in screening mammograms")
+    # the process with its measure, without what it acts on, is every field's
+    assert not matches(tree, "Detection performance of radar systems")
