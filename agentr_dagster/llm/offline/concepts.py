@@ -559,7 +559,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _modifier_like(words[0]) and not _modifier_like(words[1])):
         terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
-    for a, b in zip(words, words[1:]):
+    for a, b in zip(words, words[1:], strict=False):
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
                 and _process_noun(b, conversion=False)):
             terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
