@@ -581,3 +581,70 @@ def improve_query(query: str, seeds: Sequence[SeedStudy], block_names: Sequence[
     else:
         report.added_terms, report.widened_query, report.widened_recall = {}, None, None
     return report
+
+
+# ------------------------------------------------------------------------------------------------------------
+# Pseudo-relevance feedback: the query's own best-ranked matches as seeds
+# ------------------------------------------------------------------------------------------------------------
+
+#: How many of the query's matches, ranked zero-shot against the text, stand in for seed studies.
+PSEUDO_SEEDS = 10
+#: A refined query may match at most this many times what the unrefined query matched.
+PSEUDO_GROWTH = 1.5
+#: A mined term joins only when at least this share of the pseudo-seeds (and two of them) use it: the top of a
+#: ranking holds off-topic records too, and one record's wording is not the concept's.
+PSEUDO_SUPPORT = 0.3
+
+
+def top_ranked(ranked_ids: Sequence[int], k: int) -> list[int]:
+    """The first ``k`` of a ranking (best first): the pseudo-seeds."""
+    return list(ranked_ids[: max(0, k)])
+
+
+def refine_with_pseudo_seeds(blocks: Sequence[tuple[str, Sequence[str]]], pseudo: Sequence[SeedStudy],
+                             render: Callable[[list[list[str]]], str], background: Background, count: Counter,
+                             max_growth: float = PSEUDO_GROWTH, min_support: float = PSEUDO_SUPPORT,
+                             relatedness: Relatedness | None = None, generic: Background | None = None,
+                             generic_share: float = MINED_GENERIC_SHARE, off_topic: ShareOf | None = None,
+                             max_off_topic: float = MAX_SEEDED_OFF_TOPIC,
+                             max_terms: int = MAX_MINED_TERMS) -> MinedBlocks:
+    """Pseudo-relevance feedback on a Boolean query: the ``pseudo`` seeds are the query's own best matches (ranked
+    against the question), so they all match it and "recall on the seeds" says nothing. Instead the terms most
+    characteristic of them against ``background`` (:func:`mined_terms`) that at least ``min_support`` of them
+    use join their home block (:func:`_home_blocks`) in that order, each while the query matches at most
+    ``max_growth`` times what it matched before (``count``) and, with ``off_topic``, at most ``max_off_topic``
+    of a background of many topics. A term adding no match is skipped (the block has it already); a term in
+    ``generic_share`` or more of ``generic`` is boilerplate or a general word and never proposed. The new
+    alternatives are the words the studies use for a concept where the text says another ("defect" beside
+    "fault")."""
+    terms = [list(t) for _, t in blocks]
+    names = [name for name, _ in blocks]
+    start = count(parse_boolean_query(render(terms)))
+    limit = max_growth * max(1, start)
+    need = max(MIN_SUPPORT, min_support * len(pseudo))
+    candidates = mined_terms(pseudo, background) if pseudo else []
+    if generic is not None:
+        candidates = [c for c in candidates if generic(c) < generic_share]
+    candidates = [c for c in candidates if sum(matches(Term(c), s.text) for s in pseudo) >= need]
+    home = _home_blocks(candidates, terms, pseudo, relatedness)
+    added: dict[str, list[str]] = {}
+    now = start
+    for term in candidates:
+        if sum(len(v) for v in added.values()) >= max_terms:
+            break
+        i = home.get(term, 0)
+        if term in terms[i]:
+            continue
+        trial = [list(t) for t in terms]
+        trial[i].append(term)
+        tree = parse_boolean_query(render(trial))
+        n = count(tree)
+        if n <= now or n > limit or (off_topic is not None and off_topic(tree) > max_off_topic):
+            continue  # nothing new, or the query would multiply what it finds
+        terms, now = trial, n
+        added.setdefault(names[i], []).append(term)
+    before = parse_boolean_query(render([list(t) for _, t in blocks]))
+    after = parse_boolean_query(render(terms))
+    return MinedBlocks(terms=terms, added=added, query=render(terms),
+                       seed_recall_before=_recall({j for j, s in enumerate(pseudo) if matches(before, s.text)}, pseudo),
+                       seed_recall_after=_recall({j for j, s in enumerate(pseudo) if matches(after, s.text)}, pseudo))
