@@ -62,7 +62,8 @@ def main() -> None:
         pseudo = [SeedStudy(pool.titles[i], pool.abstracts[i]) for i in ranked[:args.k]]
         refined = refine_with_pseudo_seeds([(c.label, list(c.terms)) for c in intent.concepts], pseudo, render,
                                            generic, lambda node: len(pool.ids(node)), max_growth=args.growth,
-                                           relatedness=related, generic=generic, off_topic=off_topic)
+                                           relatedness=related, generic=generic, off_topic=off_topic,
+                                           open_blocks=[i for i, c in enumerate(intent.concepts) if c.required])
         after = pool.ids(parse_boolean_query(refined.query))
         print(f"{item.get('name', '')[:30]:30} matches {len(hits):5} -> {len(after):5}, outside own "
               f"{100 * off_topic(parse_boolean_query(refined.query)):.1f} %")

@@ -49,7 +49,8 @@ def bench_pseudo(blocks: list[tuple[str, list[str]]], query: str, text: str, poo
                  render: Callable[[list[list[str]]], str], judge: Callable[[str], dict],
                  weigh: Callable[[str], float], count: Callable[[Node], int],
                  generic: Callable[[str], float] | None, off_topic: Callable[[Node], float] | None,
-                 relatedness: Any = None, embedder: Any = None, max_k: int = max(PSEUDO_K_GRID)) -> dict[str, Any]:
+                 relatedness: Any = None, embedder: Any = None, max_k: int = max(PSEUDO_K_GRID),
+                 open_blocks: list[int] | None = None) -> dict[str, Any]:
     """One text's query refined by its top-ranked matches over the grid: each run's judged figures and terms."""
     hits = sorted(pool.ids(parse_boolean_query(query))) if query.strip() else []
     ranked = rank_matches(text, hits, pool.titles, pool.abstracts, embedder)
@@ -62,7 +63,8 @@ def bench_pseudo(blocks: list[tuple[str, list[str]]], query: str, text: str, poo
         own = sum(1 for i in chosen if pool.owners[i] == owner)
         for growth in PSEUDO_GROWTH_GRID:
             refined = refine_with_pseudo_seeds(blocks, pseudo, render, weigh, count, max_growth=growth,
-                                               relatedness=relatedness, generic=generic, off_topic=off_topic)
+                                               relatedness=relatedness, generic=generic, off_topic=off_topic,
+                                               open_blocks=open_blocks)
             runs[run_key(k, growth)] = {**judge(refined.query), "added": refined.added, "own_pseudo": own}
     return {"matched": len(hits), "runs": runs}
 

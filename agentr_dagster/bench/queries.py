@@ -254,7 +254,8 @@ def _bench_pseudo(intent: Any, query: str, text: str, name: str, pool: Pool, own
 
     return bench_pseudo([(c.label, list(c.terms)) for c in intent.concepts], query, text, pool, name,
                         lambda ts: _render(intent, ts), lambda q: _judge(pool, name, q, own, labels), weigh, count,
-                        generic, off_topic, embedding_relatedness(backend.embedder), backend.embedder, max_k)
+                        generic, off_topic, embedding_relatedness(backend.embedder), backend.embedder, max_k,
+                        [i for i, c in enumerate(intent.concepts) if c.required])
 
 
 def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, labels: list[int],

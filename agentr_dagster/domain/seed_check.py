@@ -606,12 +606,13 @@ def refine_with_pseudo_seeds(blocks: Sequence[tuple[str, Sequence[str]]], pseudo
                              max_growth: float = PSEUDO_GROWTH, min_support: float = PSEUDO_SUPPORT,
                              relatedness: Relatedness | None = None, generic: Background | None = None,
                              generic_share: float = MINED_GENERIC_SHARE, off_topic: ShareOf | None = None,
-                             max_off_topic: float = MAX_SEEDED_OFF_TOPIC,
-                             max_terms: int = MAX_MINED_TERMS) -> MinedBlocks:
+                             max_off_topic: float = MAX_SEEDED_OFF_TOPIC, max_terms: int = MAX_MINED_TERMS,
+                             open_blocks: Sequence[int] | None = None) -> MinedBlocks:
     """Pseudo-relevance feedback on a Boolean query: the ``pseudo`` seeds are the query's own best matches (ranked
     against the question), so they all match it and "recall on the seeds" says nothing. Instead the terms most
     characteristic of them against ``background`` (:func:`mined_terms`) that at least ``min_support`` of them
-    use join their home block (:func:`_home_blocks`) in that order, each while the query matches at most
+    use join their home block (:func:`_pseudo_homes`; among ``open_blocks``, default all: the required ones,
+    where a new alternative finds what the query missed) in that order, each while the query matches at most
     ``max_growth`` times what it matched before (``count``) and, with ``off_topic``, at most ``max_off_topic``
     of a background of many topics. A term adding no match is skipped (the block has it already); a term in
     ``generic_share`` or more of ``generic`` is boilerplate or a general word and never proposed. The new
@@ -622,18 +623,23 @@ def refine_with_pseudo_seeds(blocks: Sequence[tuple[str, Sequence[str]]], pseudo
     start = count(parse_boolean_query(render(terms)))
     limit = max_growth * max(1, start)
     need = max(MIN_SUPPORT, min_support * len(pseudo))
-    candidates = mined_terms(pseudo, background) if pseudo else []
+
+    def supported(term: str) -> bool:
+        return sum(matches(Term(term), s.text) for s in pseudo) >= need
+
+    # a term too few pseudo-seeds use is never weighed (nor looked up in the background): 1.0 ranks it last
+    candidates = mined_terms(pseudo, lambda t: background(t) if supported(t) else 1.0) if pseudo else []
+    candidates = [c for c in candidates if supported(c)]
     if generic is not None:
         candidates = [c for c in candidates if generic(c) < generic_share]
-    candidates = [c for c in candidates if sum(matches(Term(c), s.text) for s in pseudo) >= need]
-    home = _home_blocks(candidates, terms, pseudo, relatedness)
+    home = _pseudo_homes(candidates, terms, relatedness, open_blocks)
     added: dict[str, list[str]] = {}
     now = start
     for term in candidates:
         if sum(len(v) for v in added.values()) >= max_terms:
             break
-        i = home.get(term, 0)
-        if term in terms[i]:
+        i = home.get(term)
+        if i is None or term in terms[i]:
             continue
         trial = [list(t) for t in terms]
         trial[i].append(term)
@@ -648,3 +654,18 @@ def refine_with_pseudo_seeds(blocks: Sequence[tuple[str, Sequence[str]]], pseudo
     return MinedBlocks(terms=terms, added=added, query=render(terms),
                        seed_recall_before=_recall({j for j, s in enumerate(pseudo) if matches(before, s.text)}, pseudo),
                        seed_recall_after=_recall({j for j, s in enumerate(pseudo) if matches(after, s.text)}, pseudo))
+
+
+def _pseudo_homes(candidates: list[str], terms: list[list[str]], relatedness: Relatedness | None,
+                  open_blocks: Sequence[int] | None) -> dict[str, int]:
+    """Each candidate's block among ``open_blocks`` (default all): one of whose words it shares a stem with,
+    then the closest by ``relatedness``, then the earlier. Not by seed co-occurrence (:func:`_home_blocks`):
+    every pseudo-seed matches the query, so the only blocks missing them are the optional ones."""
+    allowed = [i for i in (open_blocks if open_blocks is not None else range(len(terms))) if i < len(terms)]
+    if not allowed or not candidates:
+        return {}
+    scores = {i: relatedness(candidates, list(terms[i])) for i in allowed} if relatedness is not None else {}
+    stems = {i: {s for t in terms[i] for s in _stems(t)} for i in allowed}
+    return {cand: max(allowed, key=lambda i: (bool(_stems(cand) & stems[i]),
+                                              scores[i][k] if scores else 0.0, -i))
+            for k, cand in enumerate(candidates)}

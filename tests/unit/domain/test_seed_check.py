@@ -367,3 +367,20 @@ def test_pseudo_seed_terms_that_reach_other_topics_or_add_nothing_are_left_out()
     assert not {"council*", "grant*"} & {t for ts in bounded.added.values() for t in ts}
     # "quibble forecasting" and "studi*" match nothing the query did not: never added
     assert not any("quibble" in t or "forecast" in t for ts in free.added.values() for t in ts)
+
+
+def test_pseudo_seed_terms_join_a_block_the_query_requires_not_one_it_leaves_out():
+    from agentr_dagster.domain.seed_check import refine_with_pseudo_seeds
+
+    df, count, share = _off_topic_tools(_WEATHER, _QUIBBLE_FOUND + _QUIBBLE_MISSED)
+    # a third block ("adults") the query leaves out: it names no pseudo-seed, yet a term there finds nothing
+    blocks = [("quibble", ["quibble*"]), ("forecast", ["forecast*"]), ("adults", ["adult*"])]
+
+    def render(terms: list[list[str]]) -> str:
+        return _and_render(terms[:2])
+
+    pseudo = [SeedStudy(t) for t in _QUIBBLE_FOUND[:5]]
+    refined = refine_with_pseudo_seeds(blocks, pseudo, render, df, count, max_growth=2.0, off_topic=share,
+                                       open_blocks=[0, 1])
+    assert "wobblet*" in refined.added.get("quibble", [])
+    assert "adults" not in refined.added
