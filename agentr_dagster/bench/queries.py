@@ -31,6 +31,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from agentr_dagster.bench.pseudo import bench_pseudo, leave_one_out_pseudo, pseudo_lines
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term, fold, matches, parse_boolean_query
 from agentr_dagster.domain.seed_check import (
@@ -92,8 +93,12 @@ class Pool:
     own matcher's rule (a term is a case-insensitive substring; ``stem*`` a word starting with the stem), each
     term's matches computed once."""
 
-    def __init__(self, texts: list[str], owners: list[str]):
+    def __init__(self, texts: list[str], owners: list[str], titles: list[str] | None = None,
+                 abstracts: list[str] | None = None):
         self.low = [fold(t) for t in texts]
+        # the records as a source returns them, for ranking what a query matches (pseudo-relevance feedback)
+        self.titles = titles if titles is not None else list(texts)
+        self.abstracts = abstracts if abstracts is not None else [""] * len(texts)
         self.owners = owners
         self.size_of: dict[str, int] = {}
         for o in owners:
@@ -186,7 +191,7 @@ def _judge(pool: Pool, name: str, query: str, own: range, labels: list[int],
 
 def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], backend: OfflineBackend,
                titles: list[str], abstracts: list[str], seeds: int = 5, seed: int = 0,
-               shapes: bool = True, background: str = "pool") -> dict[str, Any]:
+               shapes: bool = True, background: str = "pool", pseudo_seeds: int = 0) -> dict[str, Any]:
     """One input text (a question, or a published abstract) judged on the pool: the Boolean query's recall of
     the review's includes, share of its own records, off-topic rate and matches relative to N; with seeds, the
     query improved by the seed studies (:func:`agentr_dagster.domain.seed_check.improve_query`).
@@ -222,7 +227,35 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
     if seeds and len(inc) > seeds:
         out["seeded"] = _bench_seeded(intent, queries.boolean_query, name, pool, own, labels, backend, titles,
                                       abstracts, seeds, seed, fresh)
+    if pseudo_seeds and intent.concepts:
+        out["pseudo"] = _bench_pseudo(intent, queries.boolean_query, text, name, pool, own, labels, backend,
+                                      pseudo_seeds, fresh)
     return out
+
+
+def _bench_pseudo(intent: Any, query: str, text: str, name: str, pool: Pool, own: range, labels: list[int],
+                  backend: OfflineBackend, max_k: int, fresh: bool) -> dict[str, Any]:
+    """The query refined by its own top-ranked matches in the pool (:func:`agentr_dagster.bench.pseudo.
+    bench_pseudo`), weighed as the seeded run weighs seeds: general English for a fresh project, else the other
+    reviews' records."""
+    generic: Callable[[str], float] | None
+    off_topic: Callable[[Node], float] | None
+    if fresh:
+        english = general_english_pool()
+        weigh, count, generic, off_topic = english.background, english.count, None, None
+    else:
+        weigh = generic = pool.background_without(name)
+
+        def count(node: Node) -> int:
+            return len(pool.ids(node))
+
+        def off_topic(node: Node) -> float:
+            return pool.specificity(node, name)["off_topic"] or 0.0
+
+    return bench_pseudo([(c.label, list(c.terms)) for c in intent.concepts], query, text, pool, name,
+                        lambda ts: _render(intent, ts), lambda q: _judge(pool, name, q, own, labels), weigh, count,
+                        generic, off_topic, embedding_relatedness(backend.embedder), backend.embedder, max_k,
+                        [i for i, c in enumerate(intent.concepts) if c.required])
 
 
 def _bench_seeded(intent: Any, query: str, name: str, pool: Pool, own: range, labels: list[int],
@@ -303,13 +336,14 @@ def _render(intent: Any, terms: list[list[str]], leave_out: frozenset[int] = fro
 
 
 def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, seeds: int = 5,
-                 seed: int = 0, written: dict[str, str] | None = None, background: str = "pool") -> dict[str, Any]:
+                 seed: int = 0, written: dict[str, str] | None = None, background: str = "pool",
+                 pseudo_seeds: int = 0) -> dict[str, Any]:
     """One review judged from its question, and from its published abstract (review.json) or, failing that and
     where ``written`` has one for it, from an abstract written for the bench (:func:`load_written_abstracts`)."""
     rv = load_review(folder)
     labels = [int(v) for v in rv.labels]
     question = bench_text(rv.question, rv.name, pool, own, labels, backend, rv.titles, rv.abstracts, seeds, seed,
-                          background=background)
+                          background=background, pseudo_seeds=pseudo_seeds)
     out: dict[str, Any] = {
         "name": rv.name,
         "kind": question_kind(rv.question),
@@ -321,7 +355,8 @@ def bench_review(folder: Path, backend: OfflineBackend, pool: Pool, own: range, 
     text, source = review_abstract(folder, rv.name, written)
     if text:
         out["abstract"] = {"source": source, **bench_text(text, rv.name, pool, own, labels, backend, rv.titles,
-                                                          rv.abstracts, seeds, seed, background=background)}
+                                                          rv.abstracts, seeds, seed, background=background,
+                                                          pseudo_seeds=pseudo_seeds)}
     return out
 
 
@@ -371,14 +406,18 @@ def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:
     """Every folder's records in one pool, and each review's positions in it."""
     texts: list[str] = []
     owners: list[str] = []
+    titles: list[str] = []
+    abstracts: list[str] = []
     spans: dict[str, range] = {}
     for folder in folders:
         rv = load_review(folder)
         start = len(texts)
         texts += [f"{t}. {a}" if a and a != "nan" else t for t, a in zip(rv.titles, rv.abstracts, strict=True)]
         owners += [rv.name] * len(rv.titles)
+        titles += list(rv.titles)
+        abstracts += [a if a and a != "nan" else "" for a in rv.abstracts]
         spans[rv.name] = range(start, len(texts))
-    return Pool(texts, owners), spans
+    return Pool(texts, owners, titles, abstracts), spans
 
 
 def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) -> list[dict[str, Any]]:
@@ -636,7 +675,7 @@ def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
                       abstracts: Path | None = None, progress: bool = False,
-                      written_abstracts: Path | None = None, background: str = "pool") -> dict:
+                      written_abstracts: Path | None = None, background: str = "pool", pseudo_seeds: int = 0) -> dict:
     """Every review under ``root`` judged from its question (and abstract), the records of all pooled; with
     ``background`` "none" as a fresh project meets them (:func:`bench_text`), without the tuning grids that
     judge terms by the pool."""
@@ -647,10 +686,15 @@ def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: Offlin
     reviews = []
     for folder in tqdm(folders, desc="reviews", unit="review", disable=not progress):
         name = load_review(folder).name
-        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written, background))
+        reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written, background,
+                                    pseudo_seeds))
     result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)}, "background": background,
                               "reviews": reviews, "summary": summarise(reviews)}
-    if len(folders) > 1 and background == "pool":
+    if pseudo_seeds:
+        result["summary"]["pseudo_question"] = leave_one_out_pseudo(reviews)
+        result["summary"]["pseudo_abstract"] = leave_one_out_pseudo(
+            [r["abstract"] | {"name": r["name"], "drug": r["drug"]} for r in reviews if "abstract" in r])
+    if len(folders) > 1 and background == "pool" and not pseudo_seeds:
         result["summary"]["leave_one_out_generic_zipf"] = leave_one_out_generic_zipf(folders, pool, spans)
         result["summary"]["leave_one_out_generic_share"] = leave_one_out_generic_share(folders, pool, spans)
         result["summary"]["leave_one_out_rest_share"] = leave_one_out_rest_share(folders, pool, spans)
@@ -761,6 +805,9 @@ def format_table(result: dict) -> str:
         lines.append("  rest-branch share: reviews meeting both bars per value "
                      + ", ".join(f"{k} {v['meeting_bars']}" for k, v in rs["grid"].items())
                      + f"; held out {rs['meeting_bars']}, drug {rs['drug']} non-drug {rs['non_drug']}")
+    lines += pseudo_lines("question", summary.get("pseudo_question"), result["reviews"])
+    lines += pseudo_lines("abstract", summary.get("pseudo_abstract"),
+                          [r["abstract"] | {"name": r["name"]} for r in result["reviews"] if "abstract" in r])
     for a in result.get("unlabelled_abstracts", []):
         lines.append(f"abstract {a['name'][:30]:30} matches {a['pool_matched']:6} ({100 * a['pool_share']:.1f} % of "
                      f"the pool): {a['boolean_query'][:150]}")

@@ -323,3 +323,64 @@ def test_a_word_most_seeds_share_never_pre_empts_the_repair_of_a_lost_seed():
     added = result.added["zibble"]
     assert any(t.startswith("quorm") for t in added) and any(t.startswith("skrindl") for t in added)
     assert result.seed_recall_after == 1.0
+
+
+# an invented topic: the text says "quibble forecasting"; half the studies say "wobblet" alone
+_QUIBBLE_FOUND = [f"Quibble forecasting with wobblet counts, study {i}. Wobblet metrics predict quibbles."
+                  for i in range(6)]
+_QUIBBLE_MISSED = [f"Wobblet forecasting in tiny systems, study {i}" for i in range(4)]
+_WEATHER = [f"Weather forecasting report {i}, with a grant from the council" for i in range(40)]
+
+
+def test_pseudo_seeds_add_the_word_the_studies_use_where_the_text_says_another():
+    from agentr_dagster.domain.seed_check import refine_with_pseudo_seeds, top_ranked
+
+    df, count, share = _off_topic_tools(_WEATHER, _QUIBBLE_FOUND + _QUIBBLE_MISSED)
+    blocks = [("quibble", ["quibble*"]), ("forecast", ["forecast*"])]
+    ranked = top_ranked(list(range(6)), 5)
+    assert ranked == [0, 1, 2, 3, 4]
+    pseudo = [SeedStudy(_QUIBBLE_FOUND[i]) for i in ranked]
+    refined = refine_with_pseudo_seeds(blocks, pseudo, _and_render, df, count, max_growth=2.0, off_topic=share)
+    assert "wobblet*" in refined.added["quibble"]
+    tree = parse_boolean_query(refined.query)
+    assert all(matches(tree, t) for t in _QUIBBLE_MISSED)
+    assert not any(matches(tree, t) for t in _WEATHER)
+    # within the growth bound: the 4 new studies take 6 matches to 10, more than 1.5 times as many
+    tight = refine_with_pseudo_seeds(blocks, pseudo, _and_render, df, count, max_growth=1.5, off_topic=share)
+    assert not tight.added
+    # a word too few of the pseudo-seeds use is one record's wording, not the concept's
+    odd = [SeedStudy(_QUIBBLE_FOUND[0])] + [SeedStudy(f"Quibble forecasting, study {i}") for i in range(4)]
+    assert not refine_with_pseudo_seeds(blocks, odd, _and_render, df, count, max_growth=2.0).added
+
+
+def test_pseudo_seed_terms_that_reach_other_topics_or_add_nothing_are_left_out():
+    from agentr_dagster.domain.seed_check import refine_with_pseudo_seeds
+
+    # every pseudo-seed thanks the council, as the weather reports do: the word is no concept of the topic
+    found = [f"Quibble forecasting, study {i}, with a grant from the council" for i in range(5)]
+    df, count, share = _off_topic_tools(_WEATHER, found)
+    blocks = [("quibble", ["quibble*"]), ("forecast", ["forecast*"])]
+    pseudo = [SeedStudy(t) for t in found]
+    free = refine_with_pseudo_seeds(blocks, pseudo, _and_render, df, count, max_growth=100.0)
+    assert {"council*", "grant*"} & {t for ts in free.added.values() for t in ts}
+    bounded = refine_with_pseudo_seeds(blocks, pseudo, _and_render, df, count, max_growth=100.0, off_topic=share)
+    assert not {"council*", "grant*"} & {t for ts in bounded.added.values() for t in ts}
+    # "quibble forecasting" and "studi*" match nothing the query did not: never added
+    assert not any("quibble" in t or "forecast" in t for ts in free.added.values() for t in ts)
+
+
+def test_pseudo_seed_terms_join_a_block_the_query_requires_not_one_it_leaves_out():
+    from agentr_dagster.domain.seed_check import refine_with_pseudo_seeds
+
+    df, count, share = _off_topic_tools(_WEATHER, _QUIBBLE_FOUND + _QUIBBLE_MISSED)
+    # a third block ("adults") the query leaves out: it names no pseudo-seed, yet a term there finds nothing
+    blocks = [("quibble", ["quibble*"]), ("forecast", ["forecast*"]), ("adults", ["adult*"])]
+
+    def render(terms: list[list[str]]) -> str:
+        return _and_render(terms[:2])
+
+    pseudo = [SeedStudy(t) for t in _QUIBBLE_FOUND[:5]]
+    refined = refine_with_pseudo_seeds(blocks, pseudo, render, df, count, max_growth=2.0, off_topic=share,
+                                       open_blocks=[0, 1])
+    assert "wobblet*" in refined.added.get("quibble", [])
+    assert "adults" not in refined.added
