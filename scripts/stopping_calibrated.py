@@ -17,8 +17,10 @@ keeps going.
 
 Variants (:func:`variants`) are named ``FLOOR+MODEL/COUNT``: FLOOR ``floorGAP`` (the sample test alone at 80 %
 must show target - GAP first) or ``nofloor``; MODEL ``cal[tail]@CONF`` (the calibrated count fitted on every
-screened paper, or on those picked after the first half of the includes, its region at CONF; ``fit`` the fit
-itself), combined with today's decaying-rate model as ``either`` (stop when either bound is met) or ``both``.
+screened paper's pick-time score, or on those picked after the first half of the includes, its region at CONF;
+``fit`` the fit itself) or ``calnow@CONF`` (fitted on the screened papers' scores under the current ranking, which
+was trained on their labels: in-sample, so optimistic on a re-ranked order; on the simulation's static ranker it
+is ``cal``), combined with today's decaying-rate model as ``either`` (stop when either bound is met) or ``both``.
 :data:`~scripts.stopping_variants.DEFAULT` (today's rule) is ``floor0.10+exp/0.95``.
 """
 
@@ -125,19 +127,21 @@ def calibrated_expected_left(pick_scores, labels, left_scores, confidences: tupl
     return out
 
 
-def cal_parts(labels: np.ndarray, picked: np.ndarray, left: np.ndarray, first: int) -> dict:
+def cal_parts(labels: np.ndarray, picked: np.ndarray, current: np.ndarray, left: np.ndarray, first: int) -> dict:
     """The calibrated parts at one ask: ``labels`` and ``picked`` (pick-time scores) of the screened papers from
-    ``first`` on (those picked by a re-ranked queue), ``left`` the unscreened papers' scores."""
+    ``first`` on (those picked by a re-ranked queue), ``current`` their scores under the ranking that picks next
+    (trained on their labels: in-sample), ``left`` the unscreened papers' scores under it."""
     out = {}
     tail = max(first, model_fit_start(labels, 0.5))
-    for name, start in (("cal", first), ("caltail", tail)):
-        values = calibrated_expected_left(picked[start:], labels[start:], left, CAL_CONFS)
+    for name, scores, start in (("cal", picked, first), ("caltail", picked, tail), ("calnow", current, 0)):
+        values = calibrated_expected_left(scores[start:], labels[start:], left, CAL_CONFS)
         for c, value in zip(CAL_CONFS, values, strict=True):
             out[f"{name}@{c or 'fit'}"] = value
     return out
 
 
-def parts_at(labels: np.ndarray, total: int, picked: np.ndarray, left: np.ndarray, first: int) -> dict:
+def parts_at(labels: np.ndarray, total: int, picked: np.ndarray, scores_now: tuple[np.ndarray, np.ndarray],
+             first: int) -> dict:
     """Today's parts (the sample test, its floor at 80 %, the decaying-rate model) and the calibrated ones."""
     found, unscreened = int(labels.sum()), total - len(labels)
     out: dict = {"screened": len(labels), "found": found}
@@ -147,14 +151,15 @@ def parts_at(labels: np.ndarray, total: int, picked: np.ndarray, left: np.ndarra
     out["floor"] = fast_sample_left_upper(labels, unscreened, 1 - FLOOR_CONF)
     start = model_fit_start(labels, 0.5)
     out["exp"] = decaying_rate_expected_left(labels[start:], total - start, 0.95)
-    out.update(cal_parts(labels, picked, left, first))
+    out.update(cal_parts(labels, picked, scores_now[0], scores_now[1], first))
     return out
 
 
 def sequence_parts(labels: np.ndarray, boundaries: list[int], picked: np.ndarray, left_at, first: int) -> list:
     """The parts at each ask (before each batch after the first), until the sample test alone stops.
-    ``picked``: every paper's pick-time score in scoring order; ``left_at(end)``: the unscreened papers' scores
-    at the ask after ``end`` papers; ``first``: the first position picked by a re-ranked queue."""
+    ``picked``: every paper's pick-time score in scoring order; ``left_at(end)``: the screened and the unscreened
+    papers' scores under the ranking at the ask after ``end`` papers; ``first``: the first position picked by a
+    re-ranked queue."""
     rows = []
     for end in boundaries[:-1]:
         part = parts_at(labels[:end], len(labels), picked[:end], left_at(end), first)
@@ -171,9 +176,9 @@ def review_parts(seq: dict, scores: dict) -> dict:
     batch_of = np.searchsorted(np.asarray(bounds), np.arange(len(y)), side="right")  # batch index per position
     picked = z[batch_of, order].astype(np.float64)
 
-    def left_at(end: int) -> np.ndarray:
+    def left_at(end: int) -> tuple[np.ndarray, np.ndarray]:
         b = bounds.index(end) + 1  # the ranking that picks the next batch
-        return z[b, order[end:]].astype(np.float64)
+        return z[b, order[:end]].astype(np.float64), z[b, order[end:]].astype(np.float64)
 
     reached = np.cumsum(y) >= TARGET * y.sum() - 1e-9
     clair = next((e for e in bounds if reached[e - 1]), len(y))
@@ -208,7 +213,7 @@ def simulate(runs: int, seed: int, rows: list[int] | None) -> list[dict]:
             name = f"{n} / {k}, " + (f"s = {shift:g}" if shift else "random") + (f", sd {spread:g}"
                                                                                  if spread != 1 else "")
             out.append({"row": name, "run": run, "n": n, "includes": k, "labels": y.tolist(),
-                        "parts": sequence_parts(y, boundaries, z, lambda end, z=z: z[end:], first=0)})
+                        "parts": sequence_parts(y, boundaries, z, lambda end, z=z: (z[:end], z[end:]), first=0)})
         print(f"{n} / {k} s={shift} sd={spread}: {runs} runs", flush=True)
     return out
 
@@ -218,7 +223,7 @@ def variants() -> dict[str, dict]:
                                                   "combine": "exp"}}
     for floor in FLOOR_GAPS + (None,):
         fname = "nofloor" if floor is None else f"floor{floor:.2f}"
-        for data in ("cal", "caltail"):
+        for data in ("cal", "caltail", "calnow"):
             for c in CAL_CONFS:
                 for cc in COUNT_CONFS:
                     for combine in ("alone", "either", "both"):
@@ -252,7 +257,10 @@ def stops(part: dict, total: int, v: dict) -> bool:
     exp_ok = met("exp", 0.95)  # today's model, as shipped
     if v["combine"] == "exp":
         return exp_ok
-    cal_ok = met(v["cal"], v["count"])
+    key = v["cal"]
+    if key not in part:  # parts simulated before calnow existed: on a static ranker it is cal
+        key = key.replace("calnow", "cal")
+    cal_ok = met(key, v["count"])
     return {"alone": cal_ok, "either": cal_ok or exp_ok, "both": cal_ok and exp_ok}[v["combine"]]
 
 
@@ -288,8 +296,8 @@ def _summary(o: list[tuple[float, float]], drug: np.ndarray) -> str:
             f"(drug {100 * calls[drug].mean():.1f}, non-drug {100 * calls[~drug].mean():.1f})")
 
 
-def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str]) -> None:
-    vs = variants()
+def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str], exclude: list[str]) -> None:
+    vs = {name: v for name, v in variants().items() if not any(word in name for word in exclude)}
     drug = np.array([r["name"].startswith("Cohen_") for r in reviews])
     base_sim = sim_rows(runs, vs[DEFAULT])
     print("today (" + DEFAULT + "): " + _summary(outcomes(reviews, vs[DEFAULT]), drug))
@@ -349,6 +357,7 @@ def main() -> None:
     t.add_argument("sim", type=Path, nargs="+")
     t.add_argument("--slack", type=float, default=0.05)
     t.add_argument("--show", action="append", default=[])
+    t.add_argument("--exclude", action="append", default=[], help="leave out variants whose name holds this")
     args = parser.parse_args()
     if args.cmd == "reviews":
         out = []
@@ -362,7 +371,8 @@ def main() -> None:
         args.out.write_text(json.dumps(simulate(args.runs, args.seed, args.row)), encoding="utf-8")
     else:
         runs = [run for path in args.sim for run in json.loads(path.read_text(encoding="utf-8"))]
-        table(json.loads(args.reviews.read_text(encoding="utf-8")), runs, args.slack, [DEFAULT] + args.show)
+        table(json.loads(args.reviews.read_text(encoding="utf-8")), runs, args.slack, [DEFAULT] + args.show,
+              args.exclude)
 
 
 if __name__ == "__main__":
