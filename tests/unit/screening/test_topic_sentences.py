@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentr_dagster.screening.features import stemmed_terms
-from agentr_dagster.screening.question import topic_sentences
+from agentr_dagster.screening.question import question_sentences, topic_sentences
 from agentr_dagster.screening.rankers.config import ZeroShotConfig
 from agentr_dagster.screening.rankers.lexical import question_term_weights
 
@@ -43,3 +43,53 @@ def test_the_aims_words_weigh_as_the_topic_in_the_lexical_query():
     (farmer,) = stemmed_terms("farmers")
     assert weights[dravolin] == cfg.first_sentence_weight  # named only in the aim
     assert weights[farmer] == cfg.other_sentence_weight  # named only in the background
+
+
+# Round 2 (2026-12-06): the aim found by the sentence's structure - the review as the subject of an aim verb, "we"
+# with an aim or a review verb, "the purpose of this review", a review "conducted to", an opening "To <verb>".
+_AIMS_BY_STRUCTURE = (
+    "We systematically reviewed trials of dravolin in farmers.",
+    "This systematic review maps the literature on dravolin.",
+    "This scoping review examines how dravolin is used.",
+    "We conducted a systematic review to compare dravolin with placebo.",
+    "We performed a scoping review of dravolin in farmers.",
+    "The purpose of this review is to summarise dravolin trials.",
+    "Our objective was to estimate the effect of dravolin.",
+    "A systematic review of randomised trials was conducted to assess dravolin.",
+    "The present meta-analysis quantified the effect of dravolin.",
+    "This paper describes a systematic review of dravolin.",
+    "Here, we investigate whether dravolin relieves itching.",
+    "To compare dravolin with quelmitase in farmers.",
+)
+# Sentences of the same shapes that report the method or the results: no aim.
+_NOT_AIMS = (
+    "We searched MEDLINE and Embase to May 2020.",
+    "We included twelve trials of dravolin.",
+    "We found no difference between dravolin and placebo.",
+    "This review included twelve trials.",
+    "The review followed the PRISMA statement.",
+    "To date, no trial has compared dravolin with quelmitase.",
+    "To conclude, dravolin relieves itching.",
+    "Reviewers assessed the risk of bias.",
+)
+
+
+def test_the_aim_is_found_by_the_structure_of_its_sentence():
+    for aim in _AIMS_BY_STRUCTURE:
+        topic = topic_sentences(f"Dravolin in farmers. Tarnic dermatitis is common. {aim} Results: None.")
+        assert aim in topic, aim
+        assert "Tarnic dermatitis is common." not in topic and "Results: None." not in topic
+
+
+def test_method_and_result_sentences_are_no_aim():
+    for other in _NOT_AIMS:
+        assert topic_sentences(f"Dravolin in farmers. {other}") == ["Dravolin in farmers."], other
+
+
+def test_sentences_glued_without_a_space_are_split_before_the_aim_is_read():
+    topic = topic_sentences("Dravolin in farmers. Tarnic dermatitis is common (p = 0.01).We systematically reviewed "
+                            "trials of dravolin.Twelve trials were found.")
+    assert topic == ["Dravolin in farmers.", "We systematically reviewed trials of dravolin."]
+    # an abbreviation with inner stops stays whole
+    assert question_sentences("Dravolin was tested in the U.S.A.Farmers, i.e.Growers, used it.") == [
+        "Dravolin was tested in the U.S.A.Farmers, i.e.Growers, used it."]
