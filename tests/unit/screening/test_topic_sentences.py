@@ -93,3 +93,28 @@ def test_sentences_glued_without_a_space_are_split_before_the_aim_is_read():
     # an abbreviation with inner stops stays whole
     assert question_sentences("Dravolin was tested in the U.S.A.Farmers, i.e.Growers, used it.") == [
         "Dravolin was tested in the U.S.A.Farmers, i.e.Growers, used it."]
+
+
+def _pieces(words: list[str]) -> list[int]:
+    """An invented tokenizer: the invented drug names fall into 4 pieces, every other word is one piece."""
+    return [4 if w.startswith(("zorvix", "quelmit")) else 1 for w in words]
+
+
+def test_a_name_read_as_fragments_weighs_as_the_topic_wherever_an_abstract_names_it():
+    cfg = ZeroShotConfig()
+    abstract = ("Drugs for tarnic dermatitis: a systematic review. Objective: To compare drugs for tarnic dermatitis. "
+                "Results: Zorvixane relieved itching in farmers.")
+    (zorvix,) = stemmed_terms("zorvixane")
+    (itching,) = stemmed_terms("itching")
+    with_names = question_term_weights(abstract, cfg, _pieces)
+    assert with_names[zorvix] == cfg.first_sentence_weight  # named only in the results
+    assert with_names[itching] == cfg.other_sentence_weight  # a word the encoder reads stays as it was
+    assert question_term_weights(abstract, cfg)[zorvix] == cfg.other_sentence_weight  # no encoder, no rule
+
+
+def test_a_questions_names_keep_their_sentences_weight():
+    cfg = ZeroShotConfig()
+    question = "Do drugs relieve tarnic dermatitis? Relevant studies compare zorvixane with placebo."
+    (zorvix,) = stemmed_terms("zorvixane")
+    assert question_term_weights(question, cfg, _pieces) == question_term_weights(question, cfg)
+    assert question_term_weights(question, cfg, _pieces)[zorvix] == cfg.other_sentence_weight
