@@ -83,7 +83,7 @@ def fused_prior(question: str, feats: ScreeningFeatures, cfg: ZeroShotConfig = Z
     n = len(feats)
     if n == 0:
         return np.zeros(0)
-    q_weights = question_term_weights(question, cfg)
+    q_weights = question_term_weights(question, cfg, getattr(feats.transformer, "piece_counts", None))
     share = transformer_share(question, feats, cfg)
     dense = dense_scores(question, feats, cfg, share)
     lex_w = cfg.lexical_weight

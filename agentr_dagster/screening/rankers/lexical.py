@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 from scipy import sparse
@@ -29,16 +29,30 @@ __all__ = [
 ]
 
 
-def question_term_weights(question: str, cfg: ZeroShotConfig = ZeroShotConfig()) -> dict[str, float]:
+def question_term_weights(
+    question: str,
+    cfg: ZeroShotConfig = ZeroShotConfig(),
+    piece_counts: Callable[[list[str]], list[int]] | None = None,
+) -> dict[str, float]:
     """Query terms with weights: the topic (the first sentence: population, intervention, named drugs or
     methods; an abstract's aim too) weighs more than the eligibility and outcome boilerplate after it. Each term
-    counts once."""
+    counts once.
+
+    In an abstract (a text whose aim :func:`topic_sentences` finds; never a question), a name the transformer
+    reads as fragments (``piece_counts``: its tokenizer's word pieces per word, 3 or more) weighs as the topic
+    wherever it stands: an abstract often names its drugs only in its methods or results, where a question names
+    them in its topic sentence."""
     weights: dict[str, float] = {}
     topic = topic_sentences(question)
     for sent in question_sentences(question):
         w = cfg.first_sentence_weight if sent in topic else cfg.other_sentence_weight
         for t in stemmed_terms(sent):
             weights[t] = max(weights.get(t, 0.0), w)
+    if piece_counts is not None and len(topic) > 1:
+        names = [t for t, w in weights.items() if w < cfg.first_sentence_weight and len(t) >= 4 and t.isalpha()]
+        for t, pieces in zip(names, piece_counts(names) if names else [], strict=True):
+            if pieces >= 3:
+                weights[t] = cfg.first_sentence_weight
     return weights
 
 
