@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stopping_variants import SIM_ROWS, fast_sample_left_upper  # noqa: E402
+from stopping_variants import SIM_ROWS, fast_sample_left_upper, held_out_picks, print_picks  # noqa: E402
 
 from agentr_dagster.domain.recall_stopping import (  # noqa: E402
     LOOK_SPLIT,
@@ -327,17 +327,11 @@ def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str], 
                 print(f"     {r['name']:40} {x[0]:.3f} / {100 * x[1]:.1f} %  (clairvoyant "
                       f"{100 * r['clairvoyant'] / r['n']:.1f} %)")
     allowed = [(name, o) for name, o, _, ok in results if ok]
-    held_out, picks = [], []
-    for i in range(len(reviews)):
-        fine = [(name, o) for name, o in allowed
-                if all(x[0] >= TARGET - 1e-9 for j, x in enumerate(o) if j != i)]
-        best = min(fine, key=lambda t: float(np.mean([x[1] for j, x in enumerate(t[1]) if j != i])))
-        picks.append(best[0])
-        held_out.append(best[1][i])
+    picks, held_out = held_out_picks(allowed, len(reviews),
+                                     lambda held_in: all(x[0] >= TARGET - 1e-9 for x in held_in))
     print(f"\n== leave one review out (among sim-ok variants, fewest calls with every held-in review >= 0.95): "
           f"held out {_summary(held_out, drug)}")
-    for r, pick, x in zip(reviews, picks, held_out, strict=True):
-        print(f"     {r['name']:40} {pick:44} {x[0]:.3f} / {100 * x[1]:.1f} %")
+    print_picks(reviews, picks, held_out)
 
 
 def main() -> None:

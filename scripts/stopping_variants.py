@@ -331,18 +331,29 @@ def table(reviews: list[dict], runs: list[dict], slack: float, show: list[str]) 
     # leave one review out: among the variants the simulation allows, the fewest calls on the 17 held in with
     # at most one of them short of 0.95 and none below 0.85
     allowed = [(name, o) for name, o, _, ok in results if ok]
-    held_out, picks = [], []
-    for i in range(len(reviews)):
-        best = min(((name, o) for name, o in allowed if reviews_ok([x for j, x in enumerate(o) if j != i], 0)),
-                   key=lambda t: np.mean([x[1] for j, x in enumerate(t[1]) if j != i]))
-        picks.append(best[0])
-        held_out.append(best[1][i])
+    picks, held_out = held_out_picks(allowed, len(reviews), lambda held_in: reviews_ok(held_in, 0))
     rec = [x[0] for x in held_out]
     calls = [x[1] for x in held_out]
     print(f"\n== leave one review out (held in: all >= 0.95): held-out recall >= 0.95 on "
           f"{_recall_and_calls(rec, calls, drug)}")
+    print_picks(reviews, picks, held_out)
+
+
+def held_out_picks(allowed: list, n_reviews: int, held_in_ok) -> tuple[list[str], list[tuple[float, float]]]:
+    """Leave one review out: for each review, the allowed variant with the fewest mean calls on the others among
+    those whose held-in outcomes pass ``held_in_ok``; its name and the held-out review's (recall, calls)."""
+    picks, held_out = [], []
+    for i in range(n_reviews):
+        fine = [(name, o) for name, o in allowed if held_in_ok([x for j, x in enumerate(o) if j != i])]
+        best = min(fine, key=lambda t: float(np.mean([x[1] for j, x in enumerate(t[1]) if j != i])))
+        picks.append(best[0])
+        held_out.append(best[1][i])
+    return picks, held_out
+
+
+def print_picks(reviews: list[dict], picks: list[str], held_out: list[tuple[float, float]]) -> None:
     for r, pick, x in zip(reviews, picks, held_out, strict=True):
-        print(f"     {r['name']:40} {pick:42} {x[0]:.3f} / {100 * x[1]:.1f} %")
+        print(f"     {r['name']:40} {pick:44} {x[0]:.3f} / {100 * x[1]:.1f} %")
 
 
 def main() -> None:
