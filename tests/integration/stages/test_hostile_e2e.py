@@ -9,7 +9,6 @@ scripts/hostile_report.py, which prints the same figures.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -21,22 +20,14 @@ from dagster import DagsterInstance, SkipReason
 
 from agentr_dagster.defs.sensors import inbox_pass
 from tests.support import REPO
+from tests.support.scripts import load_script
 from tests.support.sensor import SensorTicks
 
 ROOT = REPO
 DEMO = ROOT / "agentr_dagster" / "data" / "demo"
 
 
-def _load_harness():
-    spec = importlib.util.spec_from_file_location("hostile_report", ROOT / "scripts" / "hostile_report.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the class is being built
-    spec.loader.exec_module(module)
-    return module
-
-
-harness = _load_harness()
+harness = load_script(ROOT / "scripts" / "hostile_report.py")
 
 
 def _instance(tmp_path: Path) -> DagsterInstance:

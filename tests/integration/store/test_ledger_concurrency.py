@@ -9,9 +9,7 @@ process that dies holding a reservation, connections killed mid-transaction and 
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from decimal import Decimal
 from pathlib import Path
 
@@ -20,19 +18,14 @@ from click.testing import CliRunner
 from agentr_dagster.cli import main
 from agentr_dagster.store import DomainStore
 from tests.support import REPO
+from tests.support.scripts import load_script
 
 SCRIPT = REPO / "scripts" / "bench_ledger.py"
 OPS = int(os.environ.get("AGENTR_LEDGER_TEST_OPS", "25"))
 
 
 def _bench():
-    """scripts/ is not a package: load the script as the module ``bench_ledger`` (once)."""
-    if "bench_ledger" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("bench_ledger", SCRIPT)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["bench_ledger"] = module  # dataclasses look their module up while the script runs
-        spec.loader.exec_module(module)
-    return sys.modules["bench_ledger"]
+    return load_script(SCRIPT)
 
 
 def _run(url: str, tmp_path: Path, *, processes: int, ops: int, **overrides):

@@ -4,24 +4,20 @@ separate the includes it covers what is left."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agentr_dagster.domain.recall_stopping import includes_allowed_left
+from tests.support.scripts import load_script
 
 _SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "stopping_calibrated.py"
 
 
 @pytest.fixture(scope="module")
 def calibrated():
-    spec = importlib.util.spec_from_file_location("stopping_calibrated", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(_SCRIPT)
 
 
 def _ranked(n: int, k: int, shift: float, seed: int) -> tuple[np.ndarray, np.ndarray]:

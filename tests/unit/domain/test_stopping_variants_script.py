@@ -4,24 +4,20 @@ parts are the domain's: the fast window test gives the domain's count, and the d
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from agentr_dagster.domain.recall_stopping import _sample_left_upper, assess_recall
+from tests.support.scripts import load_script
 
 _SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "stopping_variants.py"
 
 
 @pytest.fixture(scope="module")
 def variants_script():
-    spec = importlib.util.spec_from_file_location("stopping_variants", _SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script(_SCRIPT)
 
 
 def _ranked(n: int, k: int, shift: float, seed: int) -> np.ndarray:

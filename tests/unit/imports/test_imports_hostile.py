@@ -7,7 +7,6 @@ the outcome make_corpus.build() promises for it.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import pathlib
 from pathlib import Path
@@ -24,20 +23,13 @@ from agentr_dagster.imports import (
     parse_file,
 )
 from tests.support import HOSTILE
+from tests.support.scripts import load_script
 
 CORPUS = HOSTILE
 CORPUS_FILES = sorted(p for p in CORPUS.iterdir() if p.suffix.lower() in SUPPORTED_SUFFIXES)
 
 
-def _load_generator():
-    spec = importlib.util.spec_from_file_location("make_corpus", CORPUS / "make_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-GENERATED: dict[str, tuple[bytes, dict]] = _load_generator().build()
+GENERATED: dict[str, tuple[bytes, dict]] = load_script(CORPUS / "make_corpus.py").build()
 EXPECTED: dict[str, dict] = {name: expect for name, (_, expect) in GENERATED.items()}
 
 
