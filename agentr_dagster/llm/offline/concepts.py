@@ -212,6 +212,9 @@ _EXAMPLE_RE = re.compile(
 _BOUNDARY_RE = re.compile(
     r"(?<![\w-])(?:(?:in relation to|with regard to|with respect to|"  # before "in" / "with": one cue, not a noun
     r"in|among|amongst|for|on|of|with|without|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
+    # a preposition of time or route starts another concept ("depression during pregnancy", "delirium after
+    # surgery"); "as" does not: "X as monotherapy" is a role, "X and Y as soft traits" their umbrella
+    r"during|after|before|across|via|through|against|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -239,6 +242,8 @@ _COMPARATOR_CUE_RE = re.compile(r"\b(?:versus|vs\.?|than|compared (?:with|to))\s
 #: A chunk's whole cue that says where ("X in software engineering"); after a verb ("favour in X") it is the
 #: verb's complement, not a setting.
 _SETTING_CUE_RE = re.compile(r"^(?:in|among|amongst|within)$", re.I)
+#: A cue whose chunk says the span the studies cover ("across the lifespan"), never a concept of its own.
+_SPAN_CUE_RE = re.compile(r"\bacross$", re.I)
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
 _OUTCOME_CUE_RE = re.compile(r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting)\s*$", re.I)
 _INTERVENTION_CUE_RE = re.compile(
@@ -475,7 +480,7 @@ def _runs(item: str) -> list[list[str]]:
         if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
             runs[n] = []
         # an adjective after its noun is a predicate ("are mindfulness interventions effective"): not the concept
-        while len(runs[n]) >= 2 and (c := word_classes(runs[n][-1])) and c <= {"ADJ", "ADV"}:
+        while len(runs[n]) >= 2 and _adjective(runs[n][-1]):
             runs[n].pop()
         # an organism before a named thing ("human methotrexate studies", "rat hippocampus"): who the study was
         # done on, not part of the thing's name; "mouse models" keeps it (the head alone is no concept)
@@ -483,6 +488,16 @@ def _runs(item: str) -> list[list[str]]:
                 and runs[n][-1].casefold() not in GENERIC_HEADS):
             runs[n] = runs[n][1:]
     return [r for r in runs if r]
+
+
+def _adjective(word: str) -> bool:
+    """The lexicon has ``word`` as an adjective (or adverb) only, or, not knowing it, its ending makes one
+    ("interchangeable", "reproducible"): a word of that form closing a run is a predicate, not a noun's name."""
+    classes = word_classes(word)
+    if classes:
+        return classes <= {"ADJ", "ADV"}
+    low = word.casefold()
+    return low.isalpha() and len(low) >= 8 and low.endswith(("able", "ible"))
 
 
 def _meta_closes_compound(before: str, meta: str) -> bool:
@@ -1521,6 +1536,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         main_part, side_part = _side_clause(sentence, k, question)
         for part, side in ((main_part, False), (side_part, True)):
             for chunk in _chunks(part, verbs) if part else ():
+                if _SPAN_CUE_RE.search(chunk.cue):
+                    continue  # "across the lifespan", "across settings": the span, no concept
                 add_chunk(chunk, new_blocks=True, side=side)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
