@@ -31,7 +31,8 @@ def truncation(word: str) -> str:
     if low.endswith("ren") and low[:-3] in ("child",):
         return low[:-3] + "*"
     for suffix in _TRUNC_SUFFIXES:
-        if low.endswith(suffix) and len(low) - len(suffix) >= 5:
+        # never the whole part after a hyphen ("carbon-ion" is no "carbon-*")
+        if low.endswith(suffix) and len(low) - len(suffix) >= 5 and low[-len(suffix) - 1] != "-":
             return low[: -len(suffix)] + "*"
     return low if _opens_onto_other_words(low) else low + "*"
 

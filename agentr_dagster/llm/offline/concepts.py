@@ -1346,6 +1346,23 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
     return text
 
 
+#: A suspended hyphen: "carbon-, helium- or other heavy-ion" says "carbon-ion", "helium-ion" (the word after the
+#: last hyphen, shared by every word left hanging before the "and" / "or").
+_SUSPENDED_HYPHEN_RE = re.compile(
+    r"\b([A-Za-z]{2,})-(?=(?:,\s*[A-Za-z]{2,}-)*,?\s+(?:and|or)\s+(?:other\s+)?[A-Za-z]{2,}(?:/[A-Za-z]{2,})?-([A-Za-z]{2,}))")
+#: Two words before one hyphenated tail ("heavy/light-ion"): each with the tail when the first is an adjective
+#: (not "fault location/fault-proneness", two nouns' phrases).
+_SLASHED_HYPHEN_RE = re.compile(r"\b([A-Za-z]{2,})/([A-Za-z]{2,})-([A-Za-z]{2,})\b")
+
+
+def _complete_suspended_hyphens(text: str) -> str:
+    """Each word of a suspended-hyphen list with its shared tail ("carbon-, helium- or neon-ion" -> "carbon-ion,
+    helium-ion or neon-ion"; "heavy/light-ion" -> "heavy-ion/light-ion"), so no hanging word becomes a term."""
+    text = _SUSPENDED_HYPHEN_RE.sub(lambda m: f"{m.group(1)}-{m.group(2)}", text)
+    return _SLASHED_HYPHEN_RE.sub(lambda m: f"{m.group(1)}-{m.group(3)}/{m.group(2)}-{m.group(3)}"
+                                  if "ADJ" in word_classes(m.group(1)) else m.group(0), text)
+
+
 #: "X and non-X H", "X or non-X H": both kinds of H, so all of H ("selective and non-selective inhibitors").
 _OWN_NEGATION_RE = re.compile(r"\b([A-Za-z][\w-]{2,}) (?:and|or|&) non-?\1 (?=([A-Za-z][\w-]*))", re.I)
 
@@ -1488,7 +1505,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
-    text = _without_own_negation(text)
+    text = _without_own_negation(_complete_suspended_hyphens(text))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
