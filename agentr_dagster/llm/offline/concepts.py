@@ -652,6 +652,30 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
     return False
 
 
+def _bare_modifier(item: str) -> bool:
+    """The item is one word that modifies a noun: an adjective of the lexicon ("atypical", "acute"; not a
+    compound, which may be a noun's: "heavy-ion"). A name is none."""
+    words = _content_words(item)
+    return len(words) == 1 and words[0].isalpha() and words[0].islower() and "ADJ" in word_classes(words[0])
+
+
+def _distribute_head(items: list[str]) -> list[str]:
+    """A list's bare modifiers with the noun phrase listed after them, less that phrase's own first modifier
+    ("acute and chronic pain" -> "acute pain"; "atypical or second-generation antipsychotic drugs" -> "atypical
+    antipsychotic drugs"): a modifier alone (``atypic*``) is every field's."""
+    out = list(items)
+    for k, item in enumerate(items):
+        if not _bare_modifier(item):
+            continue
+        # the phrase as its runs say it: no meta word, no predicate adjective closing it ("... agents effective")
+        phrase = next((w for i in items[k + 1:] if len(w := [x for r in _runs(i) for x in r]) >= 2), None)
+        if not phrase or _adjective(phrase[-1]):
+            continue  # no noun closes the phrase: nothing to share
+        rest = phrase[1:] if (_modifier_like(phrase[0]) or "ADJ" in word_classes(phrase[0])) else phrase
+        out[k] = " ".join([_content_words(item)[0], *rest])
+    return out
+
+
 def _shared_modifiers(item: str, items: list[str]) -> list[str]:
     """The modifiers a bare process noun of a list shares with a phrase listed before it whose head is a process
     too ("depressive relapse and recurrence": the recurrence is depressive); none for any other item ("chronic
@@ -1355,6 +1379,28 @@ _SUSPENDED_HYPHEN_RE = re.compile(
 _SLASHED_HYPHEN_RE = re.compile(r"\b([A-Za-z]{2,})/([A-Za-z]{2,})-([A-Za-z]{2,})\b")
 
 
+#: An adjective glossed in brackets before the rest of its phrase: "atypical (second-generation) antipsychotic
+#: drugs" (the gloss one or two lower-case words, the rest up to three words).
+_GLOSS_RE = re.compile(r"\b([a-z]+) \(([a-z][a-z-]*(?: [a-z][a-z-]*)?)\) ([A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2})")
+
+
+def _unfold_glosses(text: str) -> str:
+    """A glossed adjective's phrase said twice, once with each ("atypical antipsychotic drugs (second-generation
+    antipsychotic drugs)"), so the gloss is no concept alone. The rest stops at a function or meta word."""
+    def unfold(m: re.Match) -> str:
+        rest = []
+        for word in m.group(3).split():
+            if word.casefold() in _FUNCTION or word.casefold() in META_WORDS:
+                break
+            rest.append(word)
+        if not rest or "ADJ" not in word_classes(m.group(1)):
+            return m.group(0)
+        tail = m.group(3)[len(" ".join(rest)):]
+        phrase = " ".join(rest)
+        return f"{m.group(1)} {phrase} ({m.group(2)} {phrase}){tail}"
+    return _GLOSS_RE.sub(unfold, text)
+
+
 def _complete_suspended_hyphens(text: str) -> str:
     """Each word of a suspended-hyphen list with its shared tail ("carbon-, helium- or neon-ion" -> "carbon-ion,
     helium-ion or neon-ion"; "heavy/light-ion" -> "heavy-ion/light-ion"), so no hanging word becomes a term."""
@@ -1505,7 +1551,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = " ".join(text.translate(_HYPHENS).split())
-    text = _without_own_negation(_complete_suspended_hyphens(text))
+    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(text)))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
@@ -1516,7 +1562,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     blocks: list[ConceptBlock] = []
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
-        items = [i for i in chunk.items if not _is_meta_item(i)]
+        items = _distribute_head([i for i in chunk.items if not _is_meta_item(i)])
         if not items:
             return
         terms: list[str] = []
