@@ -119,3 +119,46 @@ def test_a_question_and_a_project_without_a_background_are_left_as_they_are(stor
 
         monkeypatch.setenv("AGENTR_PSEUDO_FEEDBACK", "0")
         assert "switched off" in run(store, "bare").reason
+
+
+@pytest.mark.usefixtures("fast_home")
+def test_candidate_papers_runs_it_after_the_searches_and_counts_its_search(sqlite_store, papers, monkeypatch):
+    from dagster import DagsterInstance, materialize
+
+    from agentr_dagster.defs.assets.project import candidate_papers
+    from agentr_dagster.defs.resources import SourcesResource, StoreResource
+
+    with ReplayServer(papers) as server:
+        point_sources_at(monkeypatch, server, "openalex")
+        monkeypatch.setenv("AGENTR_SOURCE_BACKGROUND_MIN_RECORDS", str(N))
+        project_with_queries(sqlite_store, "hedges", ABSTRACT)
+        instance = DagsterInstance.ephemeral()
+        instance.add_dynamic_partitions("projects", ["hedges"])
+        result = materialize([candidate_papers], partition_key="hedges", instance=instance, raise_on_error=False,
+                             resources={"store": StoreResource(database_url=sqlite_store.url),
+                                        "sources": SourcesResource()})
+        assert result.success
+        meta = {k: v.value for k, v in result.get_asset_materialization_events()[0].materialization.metadata.items()}
+        assert meta["prf_added_terms"] != "none" and meta["prf_new_papers"] == MISSED
+        assert meta["papers"] == MATCHED + MISSED == meta["source_new_papers"]  # the widened search's papers counted
+        assert meta["source_searches_sent"] == 12 and f"| openalex | {PRF_QUERY_NAME} |" in meta["source_queries"]
+
+
+def test_a_lake_of_many_topics_weighs_the_terms_without_asking_the_source(store, papers, monkeypatch, tmp_path):
+    from agentr_dagster.domain.contracts import PaperRecord
+    from agentr_dagster.lake import add_records
+
+    # the lake holds other projects' papers of many topics (here: the same invented records)
+    add_records([PaperRecord(title=p.title, abstract=p.abstract, year=p.published.year, doi=p.doi) for p in papers],
+                name="earlier projects", root=tmp_path / "lake")
+    with ReplayServer(papers) as server:
+        point_sources_at(monkeypatch, server, "openalex")  # a source of 1,500 records: no background by itself
+        project_with_queries(store, "lake-hedges", ABSTRACT)
+        sources = build_sources(get_settings(), ResponseCache(store))
+        search_project(store, "lake-hedges", sources, max_results=200, boolean_max_results=5000, add_to_lake=False)
+        searched = server.total_requests
+        result = pseudo_feedback(store, "lake-hedges", sources, SearchCaps(200, 5000), lake_root=tmp_path / "lake",
+                                 add_to_lake=False)
+        assert result.background == f"paper lake ({N} papers)" and result.added
+        assert result.new_papers == MISSED
+        assert server.total_requests == searched + 1  # the widened query's search; no count was asked
