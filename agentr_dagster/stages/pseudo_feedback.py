@@ -13,12 +13,12 @@ by the query, the text and the papers it read: a re-run with the same ones asks 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentr_dagster.domain.boolean_query import BooleanQueryError, Node, matches, parse_boolean_query
+from agentr_dagster.domain.boolean_query import BooleanQueryError, Node, Term, matches, parse_boolean_query
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.seed_check import PSEUDO_GROWTH, PSEUDO_SEEDS, SeedStudy, top_ranked
@@ -129,14 +129,26 @@ class _Weighing:
     off_topic: Callable[[Node], float]
 
 
-def _lake_weighing(lake_root: Path | None) -> _Weighing | None:
-    from agentr_dagster.lake import Lake, lake_background, lake_query_share
+def _lake_weighing(lake_root: Path | None, own_keys: Collection[str]) -> _Weighing | None:
+    """The paper lake when it holds ``MIN_BACKGROUND_RECORDS`` papers besides the project's own (its searches put
+    them there): a term's share and the query's off-topic share are of those other papers, as the bench weighed
+    them (the other reviews' records); the growth bound counts the whole lake."""
+    from agentr_dagster.lake import Lake
 
-    weigh, share = lake_background(lake_root), lake_query_share(lake_root)
-    lake = Lake.open(lake_root) if weigh is not None and share is not None else None
-    if lake is None or weigh is None or share is None or lake.n < MIN_BACKGROUND_RECORDS:
+    lake = Lake.open(lake_root)
+    if lake is None:
         return None
-    return _Weighing(f"paper lake ({lake.n} papers)", weigh, lambda node: int(lake.boolean_mask(node).sum()), share)
+    others = ~lake.keys_mask(own_keys)
+    n_others = int(others.sum())
+    if n_others < MIN_BACKGROUND_RECORDS:
+        return None
+
+    def weigh(term: str) -> float:
+        return float((lake.boolean_mask(Term(term.strip().strip('"'))) & others).sum()) / n_others
+
+    return _Weighing(f"paper lake ({n_others} papers besides the project's)", weigh,
+                     lambda node: int(lake.boolean_mask(node).sum()),
+                     lambda node: float((lake.boolean_mask(node) & others).sum()) / n_others)
 
 
 def _source_weighing(sources: EnabledSources, min_records: int) -> _Weighing | None:
@@ -206,12 +218,12 @@ def pseudo_feedback(store: DomainStore, slug: str, sources: EnabledSources, caps
         return FeedbackResult(reason=reason)
     tree = parse_boolean_query(query)
     found = store.searches.found_by(slug)
-    matched = [p for p in store.projects.list_papers(slug)
-               if not found_by_feedback_alone(found.get(p.id, [])) and matches(tree, SeedStudy(p.title,
-                                                                                           p.abstract or "").text)]
+    papers = store.projects.list_papers(slug)
+    matched = [p for p in papers if not found_by_feedback_alone(found.get(p.id, []))
+               and matches(tree, SeedStudy(p.title, p.abstract or "").text)]
     if not matched:
         return FeedbackResult(reason="the query matches none of the project's papers")
-    weighing = _lake_weighing(lake_root)
+    weighing = _lake_weighing(lake_root, {p.paper_key for p in papers})
     fingerprint = feedback_fingerprint(query, text, [p.content_hash for p in matched], weighing is not None)
     latest = store.results.latest_artifact(slug, PSEUDO_FEEDBACK_STAGE)
     reused = latest is not None and latest.input_hash == fingerprint
@@ -221,8 +233,8 @@ def pseudo_feedback(store: DomainStore, slug: str, sources: EnabledSources, caps
         weighing = weighing or _source_weighing(sources, min_source_records)
         if weighing is None:
             payload = {"reason": "no background of many topics: the paper lake holds fewer than "
-                                 f"{MIN_BACKGROUND_RECORDS} papers and no enabled source that reports hit counts "
-                                 "holds AGENTR_SOURCE_BACKGROUND_MIN_RECORDS records",
+                                 f"{MIN_BACKGROUND_RECORDS} papers besides the project's own and no enabled source "
+                                 "that reports hit counts holds AGENTR_SOURCE_BACKGROUND_MIN_RECORDS records",
                        "query_before": query, "query_after": query, "added_terms": {}}
         else:
             try:

@@ -148,17 +148,26 @@ def test_a_lake_of_many_topics_weighs_the_terms_without_asking_the_source(store,
     from agentr_dagster.domain.contracts import PaperRecord
     from agentr_dagster.lake import add_records
 
-    # the lake holds other projects' papers of many topics (here: the same invented records)
-    add_records([PaperRecord(title=p.title, abstract=p.abstract, year=p.published.year, doi=p.doi) for p in papers],
-                name="earlier projects", root=tmp_path / "lake")
+    def to_lake(some: list[ReplayPaper]) -> None:
+        add_records([PaperRecord(title=p.title, abstract=p.abstract, year=p.published.year, doi=p.doi) for p in some],
+                    name="earlier projects", root=tmp_path / "lake")
+
+    # 1,020 papers, 24 of them the project's own once it has searched: 996 others are too few to weigh by
+    to_lake(papers[:1020])
     with ReplayServer(papers) as server:
         point_sources_at(monkeypatch, server, "openalex")  # a source of 1,500 records: no background by itself
         project_with_queries(store, "lake-hedges", ABSTRACT)
         sources = build_sources(get_settings(), ResponseCache(store))
         search_project(store, "lake-hedges", sources, max_results=200, boolean_max_results=5000, add_to_lake=False)
+
+        def feedback():
+            return pseudo_feedback(store, "lake-hedges", sources, SearchCaps(200, 5000), lake_root=tmp_path / "lake",
+                                   add_to_lake=False)
+
+        assert feedback().reason.startswith("no background of many topics")
+        to_lake(papers[1020:])  # other projects' papers of many topics
         searched = server.total_requests
-        result = pseudo_feedback(store, "lake-hedges", sources, SearchCaps(200, 5000), lake_root=tmp_path / "lake",
-                                 add_to_lake=False)
-        assert result.background == f"paper lake ({N} papers)" and result.added
+        result = feedback()
+        assert result.background == f"paper lake ({N - MATCHED} papers besides the project's)" and result.added
         assert result.new_papers == MISSED
         assert server.total_requests == searched + 1  # the widened query's search; no count was asked
