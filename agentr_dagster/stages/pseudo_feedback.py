@@ -13,12 +13,20 @@ by the query, the text and the papers it read: a re-run with the same ones asks 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agentr_dagster.domain.boolean_query import BooleanQueryError, Node, Term, matches, parse_boolean_query
+from agentr_dagster.domain.boolean_query import (
+    BooleanQueryError,
+    Node,
+    Term,
+    matches,
+    parse_boolean_query,
+    to_query,
+)
 from agentr_dagster.domain.failures import StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.seed_check import PSEUDO_GROWTH, PSEUDO_SEEDS, SeedStudy, top_ranked
@@ -99,6 +107,17 @@ def found_by_feedback_alone(labels: Sequence[str]) -> bool:
     return bool(labels) and all(label.split(":", 1)[-1] == PRF_QUERY_NAME for label in labels)
 
 
+_SENDABLE_STEM = re.compile(r"\w{4,}\*")
+
+
+def sent_as_written(term: str) -> bool:
+    """Whether the query sends ``term`` with the meaning it was weighed with. The concept query keeps a
+    truncation only after four letters or more of a plain word (``concepts._sendable``): ``all-caus*`` goes as
+    ``all-caus``, a stem no source matches as a word, though the in-process matcher still finds "all-cause" in
+    it. Such a term would grow the counts and find nothing."""
+    return all(_SENDABLE_STEM.fullmatch(word.strip('"')) for word in term.split() if "*" in word)
+
+
 def feedback_fingerprint(query: str, text: str, paper_hashes: Sequence[str], lake: bool) -> str:
     """What the refinement depends on: the query, the text, the papers read and which background weighs."""
     return sha256(PRF_VERSION, query, text, *sorted(paper_hashes), "lake" if lake else "source",
@@ -135,10 +154,14 @@ def _lake_weighing(lake_root: Path | None, own_keys: Collection[str]) -> _Weighi
     them (the other reviews' records); the growth bound counts the whole lake."""
     from agentr_dagster.lake import Lake
 
-    lake = Lake.open(lake_root)
-    if lake is None:
+    try:
+        lake = Lake.open(lake_root)
+        others = ~lake.keys_mask(own_keys) if lake is not None else None
+    except Exception as exc:  # noqa: BLE001 - the lake is shared and optional: weigh by the source, or not at all
+        log.warning("the paper lake could not be read for pseudo-relevance feedback: %s", exc)
         return None
-    others = ~lake.keys_mask(own_keys)
+    if lake is None or others is None:
+        return None
     n_others = int(others.sum())
     if n_others < MIN_BACKGROUND_RECORDS:
         return None
@@ -165,7 +188,7 @@ def _source_weighing(sources: EnabledSources, min_records: int) -> _Weighing | N
     def count(node: Node) -> int:
         if node not in counted:
             try:
-                counted[node] = client.count(SourceQuery(name="prf-count", text="", tree=node))
+                counted[node] = client.count(SourceQuery(name="prf-count", text=to_query(node), tree=node))
             except Exception as exc:  # a failed count fails the refinement: nothing half-weighed is added
                 raise BackgroundUnavailable(f"{client.name}: no hit count for the widened query ({exc})") from exc
         return counted[node]
@@ -264,8 +287,9 @@ def _refine(intent: Any, query: str, text: str, matched: Sequence[PaperRow], wei
     chosen = [by_id[i] for i in top_ranked(rank_papers(text, matched), PSEUDO_SEEDS)]
     pseudo = [SeedStudy(p.title, p.abstract or "", p.doi or "") for p in chosen]
 
-    def render(terms: list[list[str]]) -> str:
-        return concept_boolean_query([c.model_copy(update={"terms": t})
+    def render(terms: list[list[str]]) -> str:  # a proposed term the query cannot send as weighed adds nothing
+        return concept_boolean_query([c.model_copy(update={"terms": [x for x in t if x in c.terms or
+                                                                      sent_as_written(x)]})
                                       for c, t in zip(intent.concepts, terms, strict=True)])
 
     refined = refine_with_pseudo_seeds(
