@@ -23,6 +23,9 @@ def main() -> None:
     parser.add_argument("root", type=Path)
     parser.add_argument("--review", action="append", default=[])
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--report", action="store_true", help="read the stores a run left under AGENTR_HOME: "
+                        "recall, papers over N and the off-topic share (the pool's records outside the review the "
+                        "project holds) before the feedback's search (its papers left out) and after")
     args = parser.parse_args()
 
     from agentr_dagster.bench.e2e import _members_of, pool_of
@@ -48,6 +51,9 @@ def main() -> None:
     written = load_written_abstracts()
     base = Path(os.environ.get("AGENTR_HOME", "/tmp/prf-run"))
     out: list[dict] = []
+    if args.report:
+        report(base, pool, [r for r in loaded.values() if not args.review or r.name in args.review])
+        return
     with PooledReplayServer(pool.papers) as server:
         os.environ.update({"AGENTR_SOURCES": ",".join(sorted(POOL_SOURCES)), "AGENTR_SOURCE_REQUEST_INTERVAL": "0"})
         for source in sorted(POOL_SOURCES):
@@ -101,6 +107,34 @@ def main() -> None:
             store.close()
             if args.out:
                 args.out.write_text(json.dumps(out, indent=1))
+
+
+def report(base: Path, pool, reviews) -> None:
+    from agentr_dagster.bench.e2e import _members_of
+    from agentr_dagster.stages.pseudo_feedback import found_by_feedback_alone
+    from agentr_dagster.store import DomainStore
+
+    for review in reviews:
+        path = base / review.name / "store.db"
+        if not path.is_file():
+            continue
+        store = DomainStore(f"sqlite:///{path}")
+        papers = store.projects.list_papers("prf")
+        found_by = store.searches.found_by("prf")
+        includes = {i for i in range(len(review.labels)) if review.labels[i]}
+        outside = sum(1 for p in pool.papers if all(o != review.name for o, _ in pool.members[p.number]))
+        row = []
+        for kept in ([p for p in papers if not found_by_feedback_alone(found_by.get(p.id, []))], papers):
+            own: set[int] = set()
+            off: set[int] = set()
+            for p in kept:
+                numbers = pool.numbers(p.doi, p.title)
+                own |= _members_of(pool, review.name, numbers)
+                off |= {n for n in numbers if all(o != review.name for o, _ in pool.members[n])}
+            row.append(f"{len(own & includes) / len(includes):.3f} / {len(kept) / len(review.labels):.2f} / "
+                       f"{100 * len(off) / outside:.1f} %")
+        store.close()
+        print(f"| {review.name} | {row[0]} | {row[1]} |")
 
 
 if __name__ == "__main__":
