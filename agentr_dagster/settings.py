@@ -149,6 +149,11 @@ class SourcesConfig(_Section):
         description="while the paper lake is too small, a new project's offline query judges its terms by the hit "
         "counts of a search source holding at least this many records (a general database, where one topic is a "
         "small share; in a small or topic-pooled index a review's own subject looks common: docs/search-e2e.md)")
+    pseudo_feedback: bool = Field(
+        default=True, validation_alias="AGENTR_PSEUDO_FEEDBACK", description="after the searches, widen the offline "
+        "query of an abstract (no seed studies) by the terms of its 20 best matches among the candidates and search "
+        "once more (`boolean-prf`), when a background of many topics weighs the terms (the lake, or a source of "
+        "`AGENTR_SOURCE_BACKGROUND_MIN_RECORDS`); 0: never (docs/search-strategies.md, round 14c)")
     timeout: float = Field(default=30.0, gt=0, validation_alias="AGENTR_SOURCE_TIMEOUT",
                            description="seconds a source request may take (connect and read) before it is retried")
     request_interval: float | None = Field(

@@ -10,7 +10,6 @@ bound are run over a grid and chosen leave-one-review-out (:func:`leave_one_out_
 
 from __future__ import annotations
 
-import dataclasses
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -19,15 +18,14 @@ import pandas as pd
 
 from agentr_dagster.domain.boolean_query import Node, parse_boolean_query
 from agentr_dagster.domain.seed_check import SeedStudy, refine_with_pseudo_seeds, top_ranked
-from agentr_dagster.screening.presets import DEFAULT
+from agentr_dagster.screening.presets import STATIC_DEFAULT
 from agentr_dagster.screening.screen import screen
 
 #: The pseudo-seed counts and growth bounds run; (0, 0.0): the unrefined query (leave-one-review-out may keep it).
 PSEUDO_K_GRID = (5, 10, 20)
 PSEUDO_GROWTH_GRID = (1.25, 1.5, 2.0, 3.0)
-#: The product's ranker without the ONNX transformer (the static model's dense half only): the bench ranks up to
-#: 3x N records per text, and the transformer encodes ~25 texts/s here; the product ranks with it when it is built.
-STATIC_DEFAULT = dataclasses.replace(DEFAULT, uses_transformer=False)
+#: The ranker: the default preset's static half (``STATIC_DEFAULT``, as the run's feedback ranks): the bench ranks
+#: up to 3x N records per text, and the transformer encodes ~25 texts/s here.
 
 
 def run_key(k: int, growth: float) -> str:

@@ -347,6 +347,7 @@ def _print_summary(slug: str, top: int = 10) -> None:
             click.echo("c1_score/c2_score come from the offline backend: heuristics (facet overlap), not judgements")
     _print_unpriced(store, slug)
     _print_pending_searches(store, slug)
+    _print_feedback(store, slug)
     click.echo(f"\nresults: {results_dir(slug)}")
 
 
@@ -417,6 +418,15 @@ def _print_pending_searches(store: DomainStore, slug: str) -> None:
         click.echo(f"\n{len(pending)} search(es) failed; the next run retries them:")
         for search in pending:
             click.echo(f"  {search.line()}")
+
+
+def _print_feedback(store: DomainStore, slug: str) -> None:
+    """What pseudo-relevance feedback added to the query, and what its search found (when it added anything)."""
+    from agentr_dagster.stages.pseudo_feedback import feedback_summary
+
+    line = feedback_summary(store, slug)
+    if line:
+        click.echo(f"\n{line}")
 
 
 @click.command("demo")

@@ -16,7 +16,7 @@ import hashlib
 import threading
 import time
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -246,6 +246,13 @@ class Lake:
     def boolean_mask(self, query: str | Node) -> np.ndarray:
         """Which papers a Boolean query matches (same semantics as ``boolean_query.matches``)."""
         return boolean_mask(query, self.lowered_texts())
+
+    def keys_mask(self, keys: Collection[str]) -> np.ndarray:
+        """Which papers have one of ``keys`` as their paper key (a project's own papers, to weigh terms by the
+        other papers only)."""
+        column = self._meta_table()["paper_key"]
+        return np.asarray(pc.is_in(column, value_set=pa.array(list(keys), type=pa.string())).to_numpy(
+            zero_copy_only=False), dtype=bool)
 
     # -- papers -------------------------------------------------------------------------------------------
 

@@ -6,13 +6,13 @@ Add a preset by composing other roles (or other configs of them) and registering
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from agentr_dagster.screening.active import ActiveConfig, ActiveRanker, LearnerFactory
 from agentr_dagster.screening.rankers import Ranker, ZeroShotConfig, zero_shot_scores
 
-__all__ = ["DEFAULT", "PRESETS", "Preset", "get_preset"]
+__all__ = ["DEFAULT", "PRESETS", "STATIC_DEFAULT", "Preset", "get_preset"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,10 @@ CLASSIC = Preset(
     partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0, pseudo_excludes=0)),
 )
 PRESETS: dict[str, Preset] = {p.name: p for p in (DEFAULT, LEXICAL, CLASSIC)}
+#: The default ranker without the ONNX transformer (the static model's dense half only): where thousands of
+#: records are ranked to pick a few (pseudo-relevance feedback, its bench), as it was measured; the transformer
+#: encodes ~25 texts/s on a small machine.
+STATIC_DEFAULT = replace(DEFAULT, uses_transformer=False)
 
 
 def get_preset(preset: str | Preset) -> Preset:

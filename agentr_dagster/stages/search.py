@@ -368,6 +368,18 @@ class SearchSummary:
     def failures(self) -> list[SearchReport]:
         return [s for s in self.searches if s.failure]
 
+    def merged(self, other: SearchSummary) -> SearchSummary:
+        """This run's searches and ``other``'s (a later search of the same run) as one summary."""
+        by_source = dict(self.new_by_source)
+        for name, n in other.new_by_source.items():
+            by_source[name] = by_source.get(name, 0) + n
+        return SearchSummary(
+            self.sources, [*self.searches, *other.searches], self.skipped + other.skipped, self.added + other.added,
+            self.duplicates + other.duplicates, self.enriched + other.enriched,
+            self.enrich_failure or other.enrich_failure, self.lake_failure or other.lake_failure, self.update_id,
+            by_source, self.titles_completed + other.titles_completed, self.untitled_kept + other.untitled_kept,
+            [*self.untitled_dropped, *(d for d in other.untitled_dropped if d not in self.untitled_dropped)])
+
     def metadata(self) -> dict[str, Any]:
         """Per source: searches sent, hits, new papers, failures, requests; plus totals."""
         out: dict[str, Any] = {"sources": ", ".join(self.sources), "source_searches_sent": len(self.searches),
@@ -431,9 +443,12 @@ def pending_searches(store: DomainStore, slug: str, source_names: Sequence[str])
     queries = current_queries(store, slug)
     if queries is None:
         return []
+    from agentr_dagster.stages.pseudo_feedback import stored_feedback_query
+
     history = store.searches.searches(slug)
     last_failure = {(r.source, r.query_hash): r.failure or "failed" for r in history if r.status != "completed"}
-    plan = plan_searches(source_names, source_queries(queries), history)
+    widened = stored_feedback_query(store, slug, queries.boolean_query)
+    plan = plan_searches(source_names, [*source_queries(queries), *([widened] if widened else [])], history)
     return [PendingSearch(p.source, p.query.name, last_failure.get((p.source, p.query_hash), "failed")[:300])
             for p in plan if p.why == "failed before"]
 
@@ -455,7 +470,16 @@ class SearchCaps:
     boolean: int | None = None
 
     def of(self, query: SourceQuery) -> int:
-        return max(self.strings, self.boolean or 0) if query.name == "boolean" else self.strings
+        return max(self.strings, self.boolean or 0) if is_boolean_search(query.name) else self.strings
+
+
+#: The search of the Boolean query widened by pseudo-relevance feedback (``stages/pseudo_feedback.py``): sent
+#: beside ``boolean``, read as deep, recorded like every other search.
+PRF_QUERY_NAME = "boolean-prf"
+
+
+def is_boolean_search(query_name: str) -> bool:
+    return query_name in ("boolean", PRF_QUERY_NAME)
 
 
 def _run_one(source: SearchSource, planned: PlannedSearch, caps: SearchCaps) -> SearchOutcome:
@@ -513,10 +537,21 @@ def search_project(store: DomainStore, slug: str, sources: EnabledSources, *, ma
     queries = current_queries(store, slug)
     if queries is None or not sources.names:
         return None
-    plan = plan_searches([s.name for s in sources.search], source_queries(queries), store.searches.searches(slug),
+    return run_source_queries(store, slug, sources, source_queries(queries), SearchCaps(max_results,
+                              boolean_max_results), update_id=update_id, refresh=refresh, run_id=run_id,
+                              progress=progress, lake_root=lake_root, add_to_lake=add_to_lake)
+
+
+def run_source_queries(store: DomainStore, slug: str, sources: EnabledSources, queries: Sequence[SourceQuery],
+                       caps: SearchCaps, *, update_id: str | None = None, refresh: bool = False,
+                       run_id: str | None = None, progress: Progress | None = None, lake_root: Path | None = None,
+                       add_to_lake: bool = True) -> SearchSummary:
+    """``queries`` on every enabled source, as :func:`plan_searches` plans them (a search completed for the
+    query's text is not sent again): the hits added to the project, each search recorded (PRISMA counts them)."""
+    plan = plan_searches([s.name for s in sources.search], queries, store.searches.searches(slug),
                          update=update_id is not None, refresh=refresh)
-    skipped = len(sources.search) * len(source_queries(queries)) - len(plan)
-    ran = run_planned(sources.search, plan, SearchCaps(max_results, boolean_max_results), progress)
+    skipped = len(sources.search) * len(queries) - len(plan)
+    ran = run_planned(sources.search, plan, caps, progress)
     hits = [hit for _, outcome in ran for hit in outcome.hits]
     added = add_hits(store, slug, hits, enricher=sources.enricher, update_id=update_id, add_to_lake=add_to_lake,
                      lake_root=lake_root)

@@ -42,10 +42,11 @@ from agentr_dagster.stages.intent import intent_fingerprint, run_intent
 from agentr_dagster.stages.lifecycle import StageOutcome, database_failures_recorded
 from agentr_dagster.stages.living import write_update_digest
 from agentr_dagster.stages.prisma import write_prisma
+from agentr_dagster.stages.pseudo_feedback import pseudo_feedback
 from agentr_dagster.stages.queries import run_queries
 from agentr_dagster.stages.report import REPORT_FILE
 from agentr_dagster.stages.scoring import score_project, summary_text, worst_failure_class
-from agentr_dagster.stages.search import record_lake_sightings, search_project
+from agentr_dagster.stages.search import SearchCaps, record_lake_sightings, search_project
 from agentr_dagster.stages.staleness import WAITING_FOR_CANDIDATES, add_papers_hint
 from agentr_dagster.store import DomainStore
 from agentr_dagster.store.leases import LEASE_TAG, new_holder
@@ -272,19 +273,29 @@ def _search_sources(context: AssetExecutionContext, db: DomainStore, sources: So
         return {}
     tags = context.run.tags
     refresh = tags.get(REFRESH_SOURCES_TAG) == "1"
+    section = sources.section()
+    enabled = sources.build(db, refresh=refresh)
     searched = search_project(
-        db, context.partition_key, sources.build(db, refresh=refresh),
-        max_results=sources.section().max_results, boolean_max_results=sources.section().boolean_max_results,
-        update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info,
+        db, context.partition_key, enabled, max_results=section.max_results,
+        boolean_max_results=section.boolean_max_results, update_id=tags.get(LIVING_TAG), refresh=refresh,
+        run_id=context.run_id, progress=context.log.info,
     )
     if searched is None:
         return {}
+    # the query widened by its own best matches, searched once more where that was measured to help
+    feedback = pseudo_feedback(
+        db, context.partition_key, enabled, SearchCaps(section.max_results, section.boolean_max_results),
+        enabled=section.pseudo_feedback, min_source_records=section.background_min_records,
+        update_id=tags.get(LIVING_TAG), refresh=refresh, run_id=context.run_id, progress=context.log.info)
+    context.log.info(f"pseudo-relevance feedback: {feedback.line()}")
+    if feedback.summary is not None:
+        searched = searched.merged(feedback.summary)
     for failed in searched.failures():
         context.log.warning(f"{failed.source} {failed.query_name} failed (retried next run): {failed.failure}")
     metadata = searched.metadata()
     for key in ("source_failed_searches", "source_retry_next_run"):  # JSON: the servers' messages are untrusted
         metadata[key] = MetadataValue.json(metadata[key])
-    return {**metadata, "source_queries": MetadataValue.md(searched.markdown())}
+    return {**metadata, **feedback.metadata(), "source_queries": MetadataValue.md(searched.markdown())}
 
 
 @asset(

@@ -59,6 +59,9 @@ def test_sources_fill_score_and_stay_current(sqlite_store, monkeypatch):
         assert candidates["papers"] == papers > 5 and candidates["source_new_papers"] == papers
         assert candidates["openalex_hits"] > 0 and candidates["pubmed_requests"] > 0
         assert "`filter=title_and_abstract.search:" in candidates["source_queries"]  # the translation, shown
+        # no background of many topics (a small lake, a small source): the query is not widened, and it says why
+        assert candidates["prf_skipped"].startswith("no background of many topics")
+        assert candidates["prf_new_papers"] == 0
         assert scores["scored_now"] == papers
         exported = pd.read_csv(results_dir(SLUG) / "scores.csv")
         assert len(exported) == papers and exported["found_by"].notna().all()
