@@ -216,13 +216,18 @@ def bench_text(text: str, name: str, pool: Pool, own: range, labels: list[int], 
             by_shape[shape] = {**_judge(pool, name, q, own, labels), "chars": len(q)}
         out["by_shape"] = by_shape
     # the ten strings, as a source reads them
-    per_string = [pool.ids(query_tree(s)) & frozenset(own) for s in queries.search_strings]
+    in_pool = [pool.ids(query_tree(s)) for s in queries.search_strings]
+    per_string = [ids & frozenset(own) for ids in in_pool]
     union = frozenset().union(*per_string)
     inc = [i for i in range(len(own)) if labels[i]]
+    others = len(pool.low) - len(own)
     out["strings"] = {
         "union_recall": round(sum(1 for i in inc if own[i] in union) / len(inc), 4) if inc else None,
         "union_share": round(len(union) / len(own), 4) if len(own) else None,
         "matching_nothing": sum(1 for s in per_string if not s),
+        # what the strings bring from the other reviews (each string matches what its words match; a source
+        # caps each string's results, so this bounds the off-topic share a run takes in)
+        "union_off_topic": round(len(frozenset().union(*in_pool) - frozenset(own)) / others, 4) if others else None,
     }
     if seeds and len(inc) > seeds:
         out["seeded"] = _bench_seeded(intent, queries.boolean_query, name, pool, own, labels, backend, titles,

@@ -41,10 +41,10 @@ class QueriesMixin:
 
     def generate_queries(self, intent: ResearchIntent) -> SearchQueries:
         """Boolean query, 10-15 expanded keywords and ten search strings (two per kind) from an intent."""
-        if intent.concepts and _fields_from_concepts(intent):
+        if intent.concepts and (_fields_from_concepts(intent) or _reports_a_review(intent)):
             return self._concept_queries(intent)
         queries = self._phrase_queries(intent)
-        if intent.concepts:  # an abstract: its own phrases name the strings, its concept blocks the Boolean query
+        if intent.concepts:  # a paper's own abstract: its phrases name the strings, its concept blocks the query
             boolean_query = concept_boolean_query(intent.concepts)
             parse_boolean_query(boolean_query)
             return queries.model_copy(update={"boolean_query": boolean_query})
@@ -277,6 +277,19 @@ def _fields_from_concepts(intent: ResearchIntent) -> bool:
     named = {v.casefold() for c in intent.concepts for v in [c.label, *c.variants]}
     fields = [*intent.methodologies, *intent.application_domains]
     return bool(fields) and all(m.casefold() in named for m in fields)
+
+
+#: A review's own method named in its intent: its abstract reports a review, whose methods are no topic.
+_REVIEW_METHOD_RE = re.compile(
+    r"\b(?:systematic(?:ally)?(?: literature)? review|literature review|scoping review|umbrella review|"
+    r"rapid review|meta-?analy|mapping (?:study|review)|evidence map|tertiary study)", re.I)
+
+
+def _reports_a_review(intent: ResearchIntent) -> bool:
+    """The intent was read off a review's abstract (its methodologies or key phrases name a review's method): the
+    strings come from its concept blocks, as a question's do, and never from its method phrases ("network
+    meta-analysis", "systematic literature review applications")."""
+    return any(_REVIEW_METHOD_RE.search(m) for m in [*intent.methodologies, *intent.seed_keywords])
 
 
 def plain_term(term: str) -> str:
