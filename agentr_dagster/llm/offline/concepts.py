@@ -654,9 +654,9 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
 
 def _bare_modifier(item: str) -> bool:
     """The item is one word that modifies a noun: an adjective of the lexicon ("atypical", "acute"; not a
-    compound, which may be a noun's: "heavy-ion"). A name is none."""
-    words = _content_words(item)
-    return len(words) == 1 and words[0].isalpha() and words[0].islower() and "ADJ" in word_classes(words[0])
+    compound, which may be a noun's: "heavy-ion"). A name (unknown to the lexicon) is none."""
+    words = _content_words(item)  # a title's capital is no name's ("Topical or systemic agents")
+    return len(words) == 1 and words[0].isalpha() and words[0][1:].islower() and "ADJ" in word_classes(words[0])
 
 
 def _distribute_head(items: list[str]) -> list[str]:

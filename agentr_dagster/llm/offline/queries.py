@@ -107,7 +107,8 @@ class QueriesMixin:
         plain = [plain_term(t) for c in intent.concepts for t in c.terms if _readable(t)]
         expanded: list[str] = []
         for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
-            _distinct_append(expanded, term, 15)
+            if not _REVIEW_METHOD_RE.search(term):  # an abstract's own review method is no keyword of its topic
+                _distinct_append(expanded, term, 15)
         variants = [v for c in intent.concepts for v in c.variants]
         for term in variants + plain:  # the question's own words first, then the terms' plain forms
             if len(expanded) >= 15:
@@ -349,8 +350,10 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
     ]
     readable = [plain_term(t) for c in blocks for t in c.terms if _readable(t)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
+    # an abstract's key phrases name its own method too ("systematic review"): never a search string
+    keywords = [k for k in intent.seed_keywords if not _REVIEW_METHOD_RE.search(k)]
     pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
-            + list(intent.seed_keywords) + readable + other_variants)
+            + keywords + readable + other_variants)
     out: list[str] = []
     for i in range(10):  # each slot keeps its kind; a duplicate takes the next unused candidate
         for candidate in [drafts[i], *pool]:

@@ -57,8 +57,9 @@ def papers() -> list[ReplayPaper]:
 
 def run(store, slug: str):
     sources = build_sources(get_settings(), ResponseCache(store))
-    caps = SearchCaps(200, 5000)
-    search_project(store, slug, sources, max_results=200, boolean_max_results=5000, add_to_lake=False)
+    # the ten strings read 3 records each: what the project holds beside the Boolean query's matches is theirs
+    caps = SearchCaps(3, 5000)
+    search_project(store, slug, sources, max_results=3, boolean_max_results=5000, add_to_lake=False)
     section = get_settings().sources
     return pseudo_feedback(store, slug, sources, caps, enabled=section.pseudo_feedback,
                            min_source_records=section.background_min_records, add_to_lake=False)
@@ -131,6 +132,7 @@ def test_candidate_papers_runs_it_after_the_searches_and_counts_its_search(sqlit
     with ReplayServer(papers) as server:
         point_sources_at(monkeypatch, server, "openalex")
         monkeypatch.setenv("AGENTR_SOURCE_BACKGROUND_MIN_RECORDS", str(N))
+        monkeypatch.setenv("AGENTR_SOURCE_MAX_RESULTS", "3")  # the strings read 3 records each, as in run()
         project_with_queries(sqlite_store, "hedges", ABSTRACT)
         instance = DagsterInstance.ephemeral()
         instance.add_dynamic_partitions("projects", ["hedges"])
@@ -158,10 +160,10 @@ def test_a_lake_of_many_topics_weighs_the_terms_without_asking_the_source(store,
         point_sources_at(monkeypatch, server, "openalex")  # a source of 1,500 records: no background by itself
         project_with_queries(store, "lake-hedges", ABSTRACT)
         sources = build_sources(get_settings(), ResponseCache(store))
-        search_project(store, "lake-hedges", sources, max_results=200, boolean_max_results=5000, add_to_lake=False)
+        search_project(store, "lake-hedges", sources, max_results=3, boolean_max_results=5000, add_to_lake=False)
 
         def feedback():
-            return pseudo_feedback(store, "lake-hedges", sources, SearchCaps(200, 5000), lake_root=tmp_path / "lake",
+            return pseudo_feedback(store, "lake-hedges", sources, SearchCaps(3, 5000), lake_root=tmp_path / "lake",
                                    add_to_lake=False)
 
         assert feedback().reason.startswith("no background of many topics")
