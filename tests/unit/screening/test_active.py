@@ -115,3 +115,27 @@ def test_includes_only_train_against_the_pseudo_excludes_with_the_prior_at_its_t
     short = ActiveRanker(build_features(on[:3], [""] * 3, HashEmbedder()), np.array([1.0, 0.0, -1.0]))
     short.scores(np.array([0]), np.array([1]))
     assert short.last_prior_weight == 1.0
+
+
+def test_the_svm_c_follows_the_labels_only_when_asked():
+    """Off by default (C fixed at ASReview's 0.11); with a growth knob C loosens with the labelled includes (or all
+    labels) from its reference count on, up to the cap, and the looser SVM changes the scores."""
+    titles = [f"screening citations {i}" if i % 3 == 0 else f"soil erosion {i % 7}" for i in range(60)]
+    feats = build_features(titles, [""] * 60, HashEmbedder())
+    prior = np.linspace(1, -1, 60)
+    fixed = ActiveRanker(feats, prior)
+    assert fixed.cfg.C == 0.11 and fixed.svm_c(1, 2) == fixed.svm_c(500, 5000) == 0.11
+    grow = ActiveRanker(feats, prior, ActiveConfig(C_grow_includes=10, C_grow_cap=3))
+    assert grow.svm_c(5, 400) == 0.11  # below the reference count: ASReview's C
+    assert abs(grow.svm_c(20, 40) - 0.22) < 1e-12
+    assert abs(grow.svm_c(90, 100) - 0.33) < 1e-12  # capped at 3x
+    by_labels = ActiveRanker(feats, prior, ActiveConfig(C_grow_labels=10, C_grow_cap=9))
+    assert abs(by_labels.svm_c(1, 30) - 0.33) < 1e-12
+    labeled = np.arange(40)
+    y = (labeled % 3 == 0).astype(np.int64)
+    y[[1, 2]] = 1  # two includes the TF-IDF words do not separate: how hard the SVM fits them depends on C
+    tight = fixed.scores(labeled, y)
+    loose = ActiveRanker(feats, prior, ActiveConfig(C_grow_labels=4, C_grow_cap=9)).scores(labeled, y)
+    assert not np.allclose(tight, loose)
+    same = ActiveRanker(feats, prior, ActiveConfig(C_grow_includes=100, C_grow_cap=9)).scores(labeled, y)
+    assert np.allclose(tight, same)  # 16 includes, reference 100: C stays 0.11
