@@ -90,8 +90,9 @@ class ActiveConfig:
     C_pick_every: int = 0
     C_pick_grid: tuple[float, ...] = (0.11, 0.3, 1.0)
     # what the held-out includes are ordered against: "labels" (the held-out excludes) or "unlabelled" (every
-    # unlabelled record, nearly all excludes: how the tail is ranked); with ``C_pick_pool`` each C's AUCs are
-    # summed over all picks so far (a steadier choice than the last look alone)
+    # unlabelled record but the pseudo-excludes, nearly all excludes: how the tail is ranked; the held-out
+    # excludes once none is left); with ``C_pick_pool`` each C's AUCs are summed over all picks so far (a
+    # steadier choice than the last look alone)
     C_pick_judge: str = "labels"
     C_pick_pool: bool = False
 
@@ -164,7 +165,7 @@ class ActiveRanker:
                 clf = self._fit(np.r_[labeled[tr], pseudo], np.r_[yt, np.zeros(len(pseudo), dtype=np.int64)],
                                 np.r_[w, np.full(len(pseudo), w_neg * cfg.pseudo_exclude_weight)], c)
                 d = clf.decision_function(self.X[labeled[te]])
-                if cfg.C_pick_judge == "unlabelled":
+                if cfg.C_pick_judge == "unlabelled" and len(unlabelled):
                     per_fold.append(pair_auc(d[y[te] == 1], clf.decision_function(self.X[unlabelled])))
                 else:
                     per_fold.append(pair_auc(d[y[te] == 1], d[y[te] == 0]))

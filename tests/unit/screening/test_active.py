@@ -139,3 +139,26 @@ def test_the_svm_c_follows_the_labels_only_when_asked():
     assert not np.allclose(tight, loose)
     same = ActiveRanker(feats, prior, ActiveConfig(C_grow_includes=100, C_grow_cap=9)).scores(labeled, y)
     assert np.allclose(tight, same)  # 16 includes, reference 100: C stays 0.11
+
+
+def test_the_c_picked_on_the_labels_comes_from_the_grid_and_holds_for_the_given_number_of_labels():
+    """``C_pick_every``: cfg.C until three includes and three excludes are labelled; then a C of the grid, kept
+    until ``C_pick_every`` more labels, re-picked after (with either judge)."""
+    titles = [f"beta blocker heart trial {i}" if i % 4 == 0 else f"soil erosion survey {i % 9}" for i in range(80)]
+    feats = build_features(titles, [""] * 80, HashEmbedder())
+    prior = np.linspace(1, -1, 80)
+    y_all = (np.arange(80) % 4 == 0).astype(np.int64)
+    for judge in ("labels", "unlabelled"):
+        cfg = ActiveConfig(C_pick_every=10, C_pick_grid=(0.05, 2.0), C_pick_judge=judge)
+        r = ActiveRanker(feats, prior, cfg)
+        few = np.arange(5)  # two includes (0, 4): too few to pick on
+        assert r.picked_c(few, y_all[few], r.pseudo_excludes(few)) == cfg.C
+        labeled = np.arange(24)
+        c = r.picked_c(labeled, y_all[labeled], r.pseudo_excludes(labeled))
+        assert c in cfg.C_pick_grid and r._c_pick == (24, c)
+        more = np.arange(30)  # fewer than 10 labels later: kept without a new look
+        assert r.picked_c(more, y_all[more], r.pseudo_excludes(more)) == c and r._c_pick == (24, c)
+        later = np.arange(34)
+        r.picked_c(later, y_all[later], r.pseudo_excludes(later))
+        assert r._c_pick is not None and r._c_pick[0] == 34
+        assert len(r.scores(later, y_all[later])) == 80
