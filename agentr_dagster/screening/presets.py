@@ -45,7 +45,7 @@ CLASSIC = Preset(
     "zero-shot order until the first labels, then ASReview's ELAS u4 learner alone (LinearSVC C=0.11, "
     "balanced weights with ratio 9.8, no prior, no pseudo-excludes)",
     zero_shot_scores,
-    partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0, pseudo_excludes=0)),
+    partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0, pseudo_excludes=0, C_pick_every=0)),
 )
 PRESETS: dict[str, Preset] = {p.name: p for p in (DEFAULT, LEXICAL, CLASSIC)}
 
