@@ -9,9 +9,9 @@ Implementation: :class:`ActiveRanker`, a linear SVM over TF-IDF uni+bigrams with
 weights (ELAS u4: ratio 9.8, rescaled to sum to the training size; its C re-picked every 25 labels among 0.11 /
 0.3 / 1.0 by how well out-of-fold models rank the held-out includes above the unlabelled records) combined
 with the zero-shot prior at a high starting weight (4x the classifier) that halves every 10 includes found: the
-question carries the early ranking, the labels the later one. Records from the bottom of the prior's list train the classifier as pseudo-excludes
-beside the labels, so that labels taken from the top of the list (all on topic) do not teach it to lift off-topic
-records.
+question carries the early ranking, the labels the later one. Records from the bottom of the prior's list train the
+classifier as pseudo-excludes beside the labels, so that labels taken from the top of the list (all on topic) do
+not teach it to lift off-topic records.
 """
 
 from __future__ import annotations
