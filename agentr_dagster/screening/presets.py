@@ -28,8 +28,8 @@ DEFAULT = Preset(
     "default",
     "hybrid zero-shot (weighted BM25 + dense over full text and title, the dense half from the static model and "
     "the ONNX transformer by a per-question share, design prior, query expansion, pseudo-relevance feedback, the "
-    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF blended with that prior, "
-    "decaying with includes",
+    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF (its C picked on the labels "
+    "every 25) blended with that prior, decaying with includes",
     zero_shot_scores,
     ActiveRanker,
 )
