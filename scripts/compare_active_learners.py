@@ -41,12 +41,29 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "before": {"neg_ratio": 3.0, "normalise_weights": False},  # the learner before ASReview's weight rescaling
     "prior2": {"prior_weight": 2.0},
     "no_pseudo": {"pseudo_excludes": 0},
-    "elas": {"prior_weight": 0.0, "pseudo_excludes": 0},
+    "elas": {"prior_weight": 0.0, "pseudo_excludes": 0, "C_pick_every": 0},
+    # the default before round 6 (C fixed at 0.11; rounds 2-5's "default")
+    "fixedC": {"C_pick_every": 0},
     "hl5": {"prior_half_life": 5.0},
     # round 5: the SVM's C (ASReview tuned 0.11 for ELAS alone, without prior and pseudo-excludes)
-    "C05": {"C": 0.05},
-    "C03": {"C": 0.3},
-    "C1": {"C": 1.0},
+    "C05": {"C": 0.05, "C_pick_every": 0},
+    "C03": {"C": 0.3, "C_pick_every": 0},
+    "C1": {"C": 1.0, "C_pick_every": 0},
+    # round 6: a C that follows the labels: 0.11 x min(cap, max(1, n / ref)), n the labelled includes (Ci) or
+    # all labels (Cl); e.g. Ci10x3 = 0.33 from 30 includes on
+    "Ci10x3": {"C_grow_includes": 10.0, "C_grow_cap": 3.0, "C_pick_every": 0},
+    "Ci10x9": {"C_grow_includes": 10.0, "C_grow_cap": 9.0, "C_pick_every": 0},
+    "Ci20x3": {"C_grow_includes": 20.0, "C_grow_cap": 3.0, "C_pick_every": 0},
+    "Ci30x9": {"C_grow_includes": 30.0, "C_grow_cap": 9.0, "C_pick_every": 0},
+    "Cl100x3": {"C_grow_labels": 100.0, "C_grow_cap": 3.0, "C_pick_every": 0},
+    "Cl100x9": {"C_grow_labels": 100.0, "C_grow_cap": 9.0, "C_pick_every": 0},
+    # round 6: C picked every 25 labels among 0.11 / 0.3 / 1.0 by the out-of-fold pair AUC of the held-out
+    # includes against the held-out excludes ("labels") or the unlabelled records (Cpu25: the default since)
+    "Cpick25": {"C_pick_every": 25, "C_pick_judge": "labels"},
+    "Cpick25s": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_pool": True},  # AUCs summed over picks
+    "Cpu25": {"C_pick_every": 25, "C_pick_judge": "unlabelled"},
+    "Cpu25s": {"C_pick_every": 25, "C_pick_judge": "unlabelled", "C_pick_pool": True},
+    "Cpick25g": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_grid": (0.11, 0.3)},
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},
 }
@@ -120,7 +137,7 @@ def summarise_top(res: dict, variants: list[str]) -> str:
     return "\n".join(lines)
 
 
-def summarise(res: dict, variants: list[str], seeds: list[int]) -> str:
+def summarise(res: dict, variants: list[str], seeds: list[int], candidates: list[list[str]] | None = None) -> str:
     names = [n for n, d in res.items() if all(f"{s}:{v}" in d for s in seeds for v in variants)]
     names.sort(key=lambda n: (not n.startswith("Cohen_2006"), n))
     table = np.array([[np.mean([res[n][f"{s}:{v}"] for s in seeds]) for v in variants] for n in names])
@@ -137,20 +154,25 @@ def summarise(res: dict, variants: list[str], seeds: list[int]) -> str:
         e = table[:, variants.index("elas")]
         lines.append("ahead of elas".ljust(w) + "".join(f"{int(np.sum(table[:, j] > e + 1e-9)):>11}"
                                                           for j in range(len(variants))))
-    cands = [j for j, v in enumerate(variants) if v != "elas"]
-    picks, loo = [], np.zeros(len(names))
-    for i in range(len(names)):
-        rest, rest_drug = np.delete(table, i, axis=0), np.delete(drug, i)
-        # drug and non-drug reviews weigh equally (the 12 Cohen drug reviews would otherwise decide)
-        groups = [rest[g].mean(axis=0) for g in (rest_drug, ~rest_drug) if g.any()]
-        means = np.mean(groups, axis=0)
-        j = max(cands, key=lambda c: (means[c], -c))
-        picks.append(variants[j])
-        loo[i] = table[i, j]
     lines.append("")
-    lines.append("leave-one-review-out (drug and other reviews weighted equally): "
-                 + ", ".join(f"{v} chosen for {picks.count(v)}" for v in dict.fromkeys(picks))
-                 + f"; held-out mean {loo.mean():.3f} (drug {loo[drug].mean():.3f}, others {loo[~drug].mean():.3f})")
+    e = table[:, variants.index("elas")] if "elas" in variants else None
+    for cand_names in candidates or [[v for v in variants if v != "elas"]]:
+        cands = [variants.index(v) for v in cand_names]
+        picks, loo = [], np.zeros(len(names))
+        for i in range(len(names)):
+            rest, rest_drug = np.delete(table, i, axis=0), np.delete(drug, i)
+            # drug and non-drug reviews weigh equally (the 12 Cohen drug reviews would otherwise decide)
+            groups = [rest[g].mean(axis=0) for g in (rest_drug, ~rest_drug) if g.any()]
+            means = np.mean(groups, axis=0)
+            j = max(cands, key=lambda c: (means[c], -c))
+            picks.append(variants[j])
+            loo[i] = table[i, j]
+        vs = "" if e is None else (f", ratio to elas {loo.mean() / e.mean():.3f}x (others "
+                                   f"{loo[~drug].mean() / e[~drug].mean():.3f}x), ahead {int(np.sum(loo > e + 1e-9))}")
+        lines.append(f"leave-one-review-out over {', '.join(cand_names)} (drug and other reviews weighted equally): "
+                     + ", ".join(f"{v} chosen for {picks.count(v)}" for v in dict.fromkeys(picks))
+                     + f"; held-out mean {loo.mean():.3f} (drug {loo[drug].mean():.3f}, others "
+                     f"{loo[~drug].mean():.3f}){vs}")
     return "\n".join(lines)
 
 
@@ -165,10 +187,12 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="folder for the zero-shot scores (computed once)")
     ap.add_argument("--top", action="store_true", help="also labels from the top of the zero-shot list (10/25/50)")
     ap.add_argument("--reviews", nargs="+", default=None, help="only these reviews")
+    ap.add_argument("--candidates", nargs="+", action="append", default=None,
+                    help="one leave-one-review-out candidate set (repeatable; default: every variant but elas)")
     args = ap.parse_args()
     res = json.loads(args.json.read_text()) if args.summary_only else run(
         args.data, args.variants, args.seeds, args.max_records, args.json, args.cache, args.top, args.reviews)
-    print(summarise(res, args.variants, args.seeds))
+    print(summarise(res, args.variants, args.seeds, args.candidates))
     if args.top:
         print(summarise_top(res, args.variants))
 

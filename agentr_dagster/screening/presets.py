@@ -28,8 +28,8 @@ DEFAULT = Preset(
     "default",
     "hybrid zero-shot (weighted BM25 + dense over full text and title, the dense half from the static model and "
     "the ONNX transformer by a per-question share, design prior, query expansion, pseudo-relevance feedback, the "
-    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF blended with that prior, "
-    "decaying with includes",
+    "transformer's cosine blended in by the same share); then a LinearSVC over TF-IDF (its C picked on the labels "
+    "every 25) blended with that prior, decaying with includes",
     zero_shot_scores,
     ActiveRanker,
 )
@@ -45,7 +45,7 @@ CLASSIC = Preset(
     "zero-shot order until the first labels, then ASReview's ELAS u4 learner alone (LinearSVC C=0.11, "
     "balanced weights with ratio 9.8, no prior, no pseudo-excludes)",
     zero_shot_scores,
-    partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0, pseudo_excludes=0)),
+    partial(ActiveRanker, cfg=ActiveConfig(neg_ratio=9.8, prior_weight=0.0, pseudo_excludes=0, C_pick_every=0)),
 )
 PRESETS: dict[str, Preset] = {p.name: p for p in (DEFAULT, LEXICAL, CLASSIC)}
 #: The default ranker without the ONNX transformer (the static model's dense half only): where thousands of

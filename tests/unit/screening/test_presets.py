@@ -43,6 +43,14 @@ def test_default_preset_is_the_zero_shot_ranker_then_the_active_ranker():
     assert isinstance(DEFAULT.learner(feats, zero_shot_scores(QUESTION, feats)), ActiveRanker)
 
 
+def test_the_classic_preset_keeps_asreviews_fixed_c_while_the_default_picks_it():
+    feats = build_features(["a b", "c d", "e f"], ["", "", ""], HashEmbedder())
+    prior = np.zeros(3)
+    classic, default = PRESETS["classic"].learner(feats, prior), DEFAULT.learner(feats, prior)
+    assert (classic.cfg.C, classic.cfg.C_pick_every, classic.cfg.prior_weight) == (0.11, 0, 0.0)
+    assert default.cfg.C_pick_every == 25
+
+
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_every_preset_ranks_every_record_once(name):
     papers, y = _papers()
