@@ -49,20 +49,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "C05": {"C": 0.05, "C_pick_every": 0},
     "C03": {"C": 0.3, "C_pick_every": 0},
     "C1": {"C": 1.0, "C_pick_every": 0},
-    # round 6: a C that follows the labels: 0.11 x min(cap, max(1, n / ref)), n the labelled includes (Ci) or
-    # all labels (Cl); e.g. Ci10x3 = 0.33 from 30 includes on
-    "Ci10x3": {"C_grow_includes": 10.0, "C_grow_cap": 3.0, "C_pick_every": 0},
-    "Ci10x9": {"C_grow_includes": 10.0, "C_grow_cap": 9.0, "C_pick_every": 0},
-    "Ci20x3": {"C_grow_includes": 20.0, "C_grow_cap": 3.0, "C_pick_every": 0},
-    "Ci30x9": {"C_grow_includes": 30.0, "C_grow_cap": 9.0, "C_pick_every": 0},
-    "Cl100x3": {"C_grow_labels": 100.0, "C_grow_cap": 3.0, "C_pick_every": 0},
-    "Cl100x9": {"C_grow_labels": 100.0, "C_grow_cap": 9.0, "C_pick_every": 0},
+    # round 6's C that grows with the labels (Ci*/Cl*) and pooled picks (Cpick25s, Cpu25s) stand at commit
+    # ba24a23 (branch h48b)
     # round 6: C picked every 25 labels among 0.11 / 0.3 / 1.0 by the out-of-fold pair AUC of the held-out
     # includes against the held-out excludes ("labels") or the unlabelled records (Cpu25: the default since)
     "Cpick25": {"C_pick_every": 25, "C_pick_judge": "labels"},
-    "Cpick25s": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_pool": True},  # AUCs summed over picks
     "Cpu25": {"C_pick_every": 25, "C_pick_judge": "unlabelled"},
-    "Cpu25s": {"C_pick_every": 25, "C_pick_judge": "unlabelled", "C_pick_pool": True},
     "Cpick25g": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_grid": (0.11, 0.3)},
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},

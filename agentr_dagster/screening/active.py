@@ -78,13 +78,6 @@ class ActiveConfig:
     # pseudo-excludes in training 0.829, in the trust too 0.878). A prior whose includes sit in its own bottom half
     # (a misleading question) still loses the trust.
     trust_pseudo: bool = True
-    # A C that follows the labels (0 = off, C fixed): C x min(cap, max(1, n / ref)), n the labelled includes
-    # (``C_grow_includes`` = ref) or all labels (``C_grow_labels``). A looser SVM won the many-include reviews
-    # and lost others at any fixed C (docs/screening.md, round 5); round 6 measures a C that loosens as the
-    # labels grow.
-    C_grow_includes: float = 0.0
-    C_grow_labels: float = 0.0
-    C_grow_cap: float = 1.0
     # C picked on the labels themselves (0 = off, ``C`` fixed): every ``C_pick_every`` labels, the C of
     # ``C_pick_grid`` whose SVM (labels + pseudo-excludes, 3 folds stratified over the labels) orders the held-out
     # includes best (mean pair AUC over the folds, ties to the earlier C); ``C`` until 3 includes and 3 excludes
@@ -95,12 +88,10 @@ class ActiveConfig:
     C_pick_grid: tuple[float, ...] = (0.11, 0.3, 1.0)
     # what the held-out includes are ordered against: "labels" (the held-out excludes) or "unlabelled" (every
     # unlabelled record but the pseudo-excludes, nearly all excludes: how the tail is ranked; the held-out
-    # excludes once none is left); with ``C_pick_pool`` each C's AUCs are summed over all picks so far (a
-    # steadier choice than the last look alone)
-    # (round 6: "labels" gave the held-out mean 0.486 against "unlabelled"'s 0.490 at seed 0 on 16 reviews and
-    # lost NSAIDS -0.03 and Kitchenham -0.03)
+    # excludes once none is left) (round 6: "labels" gave the held-out mean 0.486 against "unlabelled"'s 0.490
+    # at seed 0 on 16 reviews and lost NSAIDS -0.03 and Kitchenham -0.03; a C that grows with the labels and AUCs
+    # pooled over the picks were measured there and taken out)
     C_pick_judge: str = "unlabelled"
-    C_pick_pool: bool = False
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -140,7 +131,6 @@ class ActiveRanker:
         self.last_prior_weight: float | None = None
         # C picked on the labels (``C_pick_every``) and the label count it was picked at
         self._c_pick: tuple[int, float] | None = None
-        self._c_auc_sum = np.zeros(len(cfg.C_pick_grid))
 
     def prior_weight(self, n_included: int) -> float:
         return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
@@ -176,21 +166,9 @@ class ActiveRanker:
                 else:
                     per_fold.append(pair_auc(d[y[te] == 1], d[y[te] == 0]))
             aucs.append(float(np.mean(per_fold)))
-        if cfg.C_pick_pool:
-            self._c_auc_sum += np.asarray(aucs)
-            aucs = list(self._c_auc_sum)
         best = cfg.C_pick_grid[int(np.argmax(aucs))]
         self._c_pick = (n, best)
         return best
-
-    def svm_c(self, n_included: int, n_labels: int) -> float:
-        """The SVM's C for this many labelled includes / labels (``cfg.C`` unless a growth knob is on)."""
-        cfg, f = self.cfg, 1.0
-        if cfg.C_grow_includes > 0:
-            f = max(f, n_included / cfg.C_grow_includes)
-        if cfg.C_grow_labels > 0:
-            f = max(f, n_labels / cfg.C_grow_labels)
-        return cfg.C * min(max(cfg.C_grow_cap, 1.0), f)
 
     def prior_trust(self, labeled: np.ndarray, y: np.ndarray, pseudo: np.ndarray | None = None) -> float:
         """0..1: how far the prior's shrunk AUC over the labelled (include, exclude) pairs is above chance; with
@@ -227,7 +205,7 @@ class ActiveRanker:
             w = w * np.asarray(weights, dtype=np.float64)
         pseudo = self.pseudo_excludes(labeled)
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
-        C = self.picked_c(labeled, y, pseudo) if self.cfg.C_pick_every > 0 else self.svm_c(n_pos, len(labeled))
+        C = self.picked_c(labeled, y, pseudo) if self.cfg.C_pick_every > 0 else self.cfg.C
         if len(pseudo) and w_neg > 0:
             margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
                                       np.r_[w, np.full(len(pseudo), w_neg)], C).decision_function(self.X))
@@ -247,8 +225,7 @@ class ActiveRanker:
         w = np.ones(n_pos) if weights is None else np.asarray(weights, dtype=np.float64)
         w_neg = n_pos / (self.cfg.neg_ratio * len(pseudo)) * self.cfg.pseudo_exclude_weight
         margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                                  np.r_[w, np.full(len(pseudo), w_neg)], self.svm_c(n_pos, n_pos))
-                        .decision_function(self.X))
+                                  np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 

@@ -117,30 +117,17 @@ def test_includes_only_train_against_the_pseudo_excludes_with_the_prior_at_its_t
     assert short.last_prior_weight == 1.0
 
 
-def test_the_svm_c_follows_the_labels_only_when_asked():
-    """Growth knobs off by default (and the pick off: C fixed at ASReview's 0.11); with a growth knob C loosens
-    with the labelled includes (or all labels) from its reference count on, up to the cap, and the looser SVM
-    changes the scores."""
+def test_with_the_pick_off_c_is_asreviews_and_a_looser_c_changes_the_scores():
+    """``C_pick_every=0``: C fixed at ASReview's 0.11 (the ``classic`` preset); another C changes the scores."""
     titles = [f"screening citations {i}" if i % 3 == 0 else f"soil erosion {i % 7}" for i in range(60)]
     feats = build_features(titles, [""] * 60, HashEmbedder())
     prior = np.linspace(1, -1, 60)
-    fixed = ActiveRanker(feats, prior, ActiveConfig(C_pick_every=0))
-    assert fixed.cfg.C == 0.11 and fixed.svm_c(1, 2) == fixed.svm_c(500, 5000) == 0.11
-    grow = ActiveRanker(feats, prior, ActiveConfig(C_grow_includes=10, C_grow_cap=3, C_pick_every=0))
-    assert grow.svm_c(5, 400) == 0.11  # below the reference count: ASReview's C
-    assert abs(grow.svm_c(20, 40) - 0.22) < 1e-12
-    assert abs(grow.svm_c(90, 100) - 0.33) < 1e-12  # capped at 3x
-    by_labels = ActiveRanker(feats, prior, ActiveConfig(C_grow_labels=10, C_grow_cap=9, C_pick_every=0))
-    assert abs(by_labels.svm_c(1, 30) - 0.33) < 1e-12
     labeled = np.arange(40)
     y = (labeled % 3 == 0).astype(np.int64)
     y[[1, 2]] = 1  # two includes the TF-IDF words do not separate: how hard the SVM fits them depends on C
-    tight = fixed.scores(labeled, y)
-    loose = ActiveRanker(feats, prior, ActiveConfig(C_grow_labels=4, C_grow_cap=9, C_pick_every=0)).scores(labeled, y)
+    tight = ActiveRanker(feats, prior, ActiveConfig(C_pick_every=0)).scores(labeled, y)
+    loose = ActiveRanker(feats, prior, ActiveConfig(C_pick_every=0, C=1.0)).scores(labeled, y)
     assert not np.allclose(tight, loose)
-    same = ActiveRanker(feats, prior, ActiveConfig(C_grow_includes=100, C_grow_cap=9, C_pick_every=0)).scores(
-        labeled, y)
-    assert np.allclose(tight, same)  # 16 includes, reference 100: C stays 0.11
 
 
 def test_the_c_picked_on_the_labels_comes_from_the_grid_and_holds_for_the_given_number_of_labels():
@@ -170,9 +157,7 @@ def test_by_default_c_is_picked_every_25_labels_by_the_held_out_includes_against
     """The default since round 6: the pick on (every 25 labels, 0.11 / 0.3 / 1.0, judged against the unlabelled
     records); the C it picks is the one the SVM is fitted with, so the scores equal those at that fixed C."""
     cfg = ActiveConfig()
-    assert (cfg.C_pick_every, cfg.C_pick_grid, cfg.C_pick_judge, cfg.C_pick_pool) == (25, (0.11, 0.3, 1.0),
-                                                                                     "unlabelled", False)
-    assert (cfg.C, cfg.C_grow_includes, cfg.C_grow_labels) == (0.11, 0.0, 0.0)
+    assert (cfg.C_pick_every, cfg.C_pick_grid, cfg.C_pick_judge, cfg.C) == (25, (0.11, 0.3, 1.0), "unlabelled", 0.11)
     titles = [f"beta blocker heart trial {i}" if i % 4 == 0 else f"heart survey {i % 9}" for i in range(80)]
     feats = build_features(titles, [""] * 80, HashEmbedder())
     prior = np.linspace(1, -1, 80)
