@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agentr_dagster.domain.boolean_query import (
-    BooleanQueryError,
     Node,
     Term,
     matches,
@@ -32,7 +31,15 @@ from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.seed_check import PSEUDO_GROWTH, PSEUDO_SEEDS, SeedStudy, top_ranked
 from agentr_dagster.domain.specificity import MIN_BACKGROUND_RECORDS, BackgroundUnavailable
 from agentr_dagster.sources.contract import SourceQuery
-from agentr_dagster.stages.search import PRF_QUERY_NAME, Progress, SearchCaps, SearchSummary, run_source_queries
+from agentr_dagster.stages.search import (
+    PRF_QUERY_NAME,
+    PSEUDO_FEEDBACK_STAGE,
+    Progress,
+    SearchCaps,
+    SearchSummary,
+    run_source_queries,
+    stored_feedback_query,
+)
 
 if TYPE_CHECKING:
     from agentr_dagster.sources.registry import EnabledSources
@@ -41,7 +48,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PSEUDO_FEEDBACK_STAGE = "pseudo_feedback"
 PRF_VERSION = "prf-v1"
 #: Distinct terms whose hit counts one refinement may ask of a source (the source background): the 20
 #: pseudo-seeds of four shared reviews share 39-61 terms that are weighed, so the intent's 60 would often end the
@@ -122,19 +128,6 @@ def feedback_fingerprint(query: str, text: str, paper_hashes: Sequence[str], lak
     """What the refinement depends on: the query, the text, the papers read and which background weighs."""
     return sha256(PRF_VERSION, query, text, *sorted(paper_hashes), "lake" if lake else "source",
                   str(PSEUDO_SEEDS), str(PSEUDO_GROWTH))
-
-
-def stored_feedback_query(store: DomainStore, slug: str, boolean_query: str) -> SourceQuery | None:
-    """The widened query of the latest feedback on the current Boolean query (None when it added nothing)."""
-    artifact = store.results.latest_artifact(slug, PSEUDO_FEEDBACK_STAGE)
-    if artifact is None or artifact.payload.get("query_before") != boolean_query or not artifact.payload.get(
-            "added_terms"):
-        return None
-    text = str(artifact.payload.get("query_after") or "")
-    try:
-        return SourceQuery(name=PRF_QUERY_NAME, text=text, tree=parse_boolean_query(text))
-    except BooleanQueryError:
-        return None
 
 
 @dataclass(frozen=True)

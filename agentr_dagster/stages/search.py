@@ -443,8 +443,6 @@ def pending_searches(store: DomainStore, slug: str, source_names: Sequence[str])
     queries = current_queries(store, slug)
     if queries is None:
         return []
-    from agentr_dagster.stages.pseudo_feedback import stored_feedback_query
-
     history = store.searches.searches(slug)
     last_failure = {(r.source, r.query_hash): r.failure or "failed" for r in history if r.status != "completed"}
     widened = stored_feedback_query(store, slug, queries.boolean_query)
@@ -476,6 +474,21 @@ class SearchCaps:
 #: The search of the Boolean query widened by pseudo-relevance feedback (``stages/pseudo_feedback.py``): sent
 #: beside ``boolean``, read as deep, recorded like every other search.
 PRF_QUERY_NAME = "boolean-prf"
+#: The artefact of what the feedback did (``stages/pseudo_feedback.py``): the query before and after it.
+PSEUDO_FEEDBACK_STAGE = "pseudo_feedback"
+
+
+def stored_feedback_query(store: DomainStore, slug: str, boolean_query: str) -> SourceQuery | None:
+    """The widened query of the latest feedback on the current Boolean query (None when it added nothing)."""
+    artifact = store.results.latest_artifact(slug, PSEUDO_FEEDBACK_STAGE)
+    if artifact is None or artifact.payload.get("query_before") != boolean_query or not artifact.payload.get(
+            "added_terms"):
+        return None
+    text = str(artifact.payload.get("query_after") or "")
+    try:
+        return SourceQuery(name=PRF_QUERY_NAME, text=text, tree=parse_boolean_query(text))
+    except BooleanQueryError:
+        return None
 
 
 def is_boolean_search(query_name: str) -> bool:

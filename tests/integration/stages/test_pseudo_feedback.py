@@ -12,8 +12,14 @@ import pytest
 from agentr_dagster.settings import get_settings
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.registry import build_sources
-from agentr_dagster.stages.pseudo_feedback import PSEUDO_FEEDBACK_STAGE, feedback_summary, pseudo_feedback
-from agentr_dagster.stages.search import PRF_QUERY_NAME, SearchCaps, pending_searches, search_project
+from agentr_dagster.stages.pseudo_feedback import feedback_summary, pseudo_feedback
+from agentr_dagster.stages.search import (
+    PRF_QUERY_NAME,
+    PSEUDO_FEEDBACK_STAGE,
+    SearchCaps,
+    pending_searches,
+    search_project,
+)
 from agentr_dagster.testing.replay_server import ReplayPaper, ReplayServer
 from tests.support.sources import point_sources_at, project_with_queries
 
