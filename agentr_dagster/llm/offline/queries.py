@@ -106,9 +106,9 @@ class QueriesMixin:
         labels = [c.label for c in intent.concepts]
         plain = [plain_term(t) for c in intent.concepts for t in c.terms if _readable(t)]
         expanded: list[str] = []
-        for term in labels + list(intent.seed_keywords) + list(intent.methodologies) + list(intent.application_domains):
-            if not _REVIEW_METHOD_RE.search(term):  # an abstract's own review method is no keyword of its topic
-                _distinct_append(expanded, term, 15)
+        phrases = [*intent.seed_keywords, *intent.methodologies, *intent.application_domains]
+        for term in labels + on_topic_phrases(phrases):
+            _distinct_append(expanded, term, 15)
         variants = [v for c in intent.concepts for v in c.variants]
         for term in variants + plain:  # the question's own words first, then the terms' plain forms
             if len(expanded) >= 15:
@@ -293,6 +293,12 @@ def _reports_a_review(intent: ResearchIntent) -> bool:
     return any(_REVIEW_METHOD_RE.search(m) for m in [*intent.methodologies, *intent.seed_keywords])
 
 
+def on_topic_phrases(phrases: Sequence[str]) -> list[str]:
+    """The phrases that name no review method: an abstract's key phrases also say what the review was ("systematic
+    review", "network meta-analysis"), which is no search string or keyword of its topic."""
+    return [p for p in phrases if not _REVIEW_METHOD_RE.search(p)]
+
+
 def plain_term(term: str) -> str:
     """A search term as words (quotes and wildcards off): "soft skill*" -> soft skill."""
     return " ".join(term.replace('"', " ").replace("*", " ").split())
@@ -350,8 +356,7 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
     ]
     readable = [plain_term(t) for c in blocks for t in c.terms if _readable(t)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
-    # an abstract's key phrases name its own method too ("systematic review"): never a search string
-    keywords = [k for k in intent.seed_keywords if not _REVIEW_METHOD_RE.search(k)]
+    keywords = on_topic_phrases(intent.seed_keywords)
     pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
             + keywords + readable + other_variants)
     out: list[str] = []

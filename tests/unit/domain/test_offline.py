@@ -343,3 +343,19 @@ def test_throughput_real_embedder():
     print(f"\noffline scoring throughput: {len(papers) / elapsed:.0f} papers/s ({len(papers)} papers, "
           f"{elapsed:.2f} s, embedder {emb.name})")  # fmt: skip
     print(json.dumps(out[0].model_dump(mode="json"))[:300])
+
+
+_REVIEW_ABSTRACT = (
+    "Mindfulness apps for insomnia in older adults: a systematic review and meta-analysis. Objective: To assess "
+    "the effect of mindfulness apps on insomnia severity in older adults. Methods: We searched MEDLINE and Embase "
+    "and pooled randomised trials in a random-effects meta-analysis. Results: Twelve trials were included. "
+    "Conclusions: Mindfulness apps reduce insomnia severity.")
+
+
+def test_a_review_abstract_gets_concept_strings_without_its_own_method(backend: OfflineBackend):
+    """A review's abstract is searched for its topic, as a question is: strings and keywords from its concept
+    blocks, none naming the review's own method; a paper's own abstract keeps its method phrases (above)."""
+    q = backend.generate_queries(backend.decompose_intent(_REVIEW_ABSTRACT))
+    words = " ".join(q.search_strings + q.expanded_keywords).casefold()
+    assert "systematic review" not in words and "meta-analysis" not in words
+    assert sum("insomnia" in s.casefold() or "mindfulness" in s.casefold() for s in q.search_strings) >= 6
