@@ -182,6 +182,7 @@ POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "women": ("women", "woman", "female*", "maternal"),
     "veteran": ("veteran*", "military"),
 }
+_POPULATION_TERMS = frozenset(t for extra in POPULATION_VARIANTS.values() for t in extra)
 #: Who or what a study is done on, when a block names nothing else ("in rats and mice", "among adolescents"):
 #: people by age, role or sex, and the organisms of animal research (a general vocabulary, not a field's).
 ORGANISM_WORDS = frozenset(
@@ -1053,6 +1054,7 @@ def _acronym_inside(match: re.Match) -> str:
 
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
+    verbs = verbs | _verbs_before_possessive(sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
@@ -1071,10 +1073,34 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     return out
 
 
+def _plural(word: str) -> bool:
+    low = word.casefold()
+    return low.endswith("s") and not low.endswith(("ss", "us", "is"))
+
+
+def _verbs_before_possessive(sentence: str) -> frozenset[str]:
+    """The words used as a verb before a possessive noun: one that can be a verb, after a noun that is no adjective
+    and that it agrees with ("Do nudges in school cafeterias increase children's fruit intake": "increase"; not
+    "care" in "primary care patients' views", where "primary" modifies it, nor "triage" in "telephone triage
+    nurses' decisions")."""
+    out = set()
+    for m in _BEFORE_POSSESSIVE_RE.finditer(sentence):
+        before, word = m.group(1), m.group(2)
+        # the verb agrees with its noun: "cafeterias increase", "training increases"; not "telephone triage"
+        agrees = _plural(before) != _plural(word)
+        if agrees and can_be_verb(word) and "NOUN" in word_classes(before) and "ADJ" not in word_classes(before):
+            out.add(word.casefold())
+    return frozenset(out)
+
+
 _WORD_RE = re.compile(_WORD)
 _DETERMINERS = frozenset("the a an this that these those its their our his her each every any some no".split())
 _SUBTITLE_RE = re.compile(r"(?<=\w):(?=\s+[A-Z][a-z])")
 _DETERMINER_NEXT_RE = re.compile(r"\s+(?:the|a|an|their|its|this|these|those|his|her|our)\s", re.I)
+#: A noun, then a word right before a possessive noun, which stands as a determiner ("nudges increase children's
+#: intake"): the middle word is a verb when it can be one.
+_BEFORE_POSSESSIVE_RE = re.compile(
+    r"\b([A-Za-z][\w-]*)\s+([a-z][a-z-]*)\s+(?=[A-Za-z][\w-]*(?:'s|s'|\u2019s|s\u2019)\s)")
 
 
 #: Nouns for the reports a review gathers: a verb's "-ing" form after one starts a clause ("studies examining X").
@@ -1168,9 +1194,11 @@ def _facet_for(cue: str, items: list[str]) -> str:
 def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     terms = list(item_terms(item))
     low = item.casefold()
+    words = _content_words(item)
     for key, extra in POPULATION_VARIANTS.items():
-        if re.search(r"\b" + re.escape(key), low) and len(_content_words(item)) <= 2:
-            terms.extend(extra)
+        if re.search(r"\b" + re.escape(key), low) and len(words) <= 2:
+            # a narrowed population keeps the word itself (paired with its modifier where it is common English)
+            terms.extend(extra[:1] if _narrowed(words, key) else extra)
     paired: list[str] = []
     for acro, long in acronyms.items():
         a = acro.rstrip("s")
@@ -1196,9 +1224,26 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     return [v for t in terms if t for v in _spellings(t)] + paired
 
 
+#: A modifier this common in general English (Zipf, ``wordfreq``: "young" 5.4, "school" 5.7, "pregnant" 4.6) leaves
+#: a population word's close terms apt ("school children": pediatric*); a rarer one narrows the population to what
+#: they do not say ("postmenopausal women" is not ``maternal``, "immigrant children" not ``infant*``).
+POPULATION_MODIFIER_ZIPF = 4.5
+
+
+def _narrowed(words: list[str], key: str) -> bool:
+    """A word of the phrase outside the population ``key`` that is rarer than :data:`POPULATION_MODIFIER_ZIPF`:
+    the phrase keeps the population's own word, not its close terms."""
+    return any(not w.casefold().startswith(key.split()[0]) and key not in w.casefold()
+               and general_zipf(w) < POPULATION_MODIFIER_ZIPF for w in words)
+
+
 #: American -> British spellings (and back), as (pattern, replacement) on lower-case text.
+_EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac])"
+#: An American "-emia" / "-emic" word whose general-English Zipf is at least this, and whose British form English
+#: does not know, is another word ("systemic", "academic", "epidemic", "chemical"), not a blood word ("anemia").
+EMIA_KNOWN_ZIPF = 2.5
 _SPELLING_RULES = (
-    (r"(?<=[^aeiou])emi(?=[ac])", "aemi"), (r"\besophag", "oesophag"), (r"(?<=gastro)esophag", "-oesophag"),
+    (_EMIA_RULE, "aemi"), (r"\besophag", "oesophag"), (r"(?<=gastro)esophag", "-oesophag"),
     (r"\bedema", "oedema"), (r"\bpediatr", "paediatr"), (r"\banesth", "anaesth"), (r"\bhem(?=[ao])", "haem"),
     (r"\bhemorrh", "haemorrh"), (r"(?<=[a-z])or\b", "our"), (r"(?<=behavi)or", "our"), (r"(?<=tum)or", "our"),
     (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"), (r"\bsulf", "sulph"),
@@ -1225,10 +1270,21 @@ def _spelling_variants(core: str) -> list[str]:
         for pattern, repl in rules:
             if pattern == r"(?<=[a-z])or\b" and not any(w.rstrip("*s") in _SPELLING_SAFE_OR for w in low.split()):
                 continue
+            if pattern == _EMIA_RULE:
+                variant = " ".join(re.sub(pattern, repl, w) if _blood_word(w) else w for w in variant.split(" "))
+                continue
             variant = re.sub(pattern, repl, variant)
         if variant != low:
             out.append(variant)
     return out
+
+
+def _blood_word(word: str) -> bool:
+    """``word`` spelled "-aemia" / "-aemic" in British English: English knows that form ("anaemia", "ischaemic"),
+    or the American one is rare (a technical word: "hypoxemia"); not "systemic" or "academic"."""
+    core = word.strip('"*-')
+    british = re.sub(_EMIA_RULE, "aemi", core)
+    return british != core and (general_zipf(british) > 0 or general_zipf(core) < EMIA_KNOWN_ZIPF)
 
 
 _ROMAN = {"1": "I", "2": "II", "3": "III", "4": "IV"}
@@ -1487,7 +1543,11 @@ def _name_word(item: str, first: bool = False) -> str:
     # the head of a noun phrase is no name ("in atrial fibrillation", "supraventricular tachycardia"); after a
     # preposition or a verb it may be ("trials of almotriptan", "comparing amlodipine")
     modified = "ADJ" in word_classes(before) or _modifier_like(before) and "VERB" not in word_classes(before)
-    return last if first and before and not modified and _is_name(last) and not word_classes(last) else ""
+    # a list after "across" spans fields or settings ("patients across rheumatology, dermatology and oncology"),
+    # not kinds of what the studies test
+    spans = bool(_SPAN_CUE_RE.search(before))
+    return last if first and before and not modified and not spans and _is_name(last) and not word_classes(last) \
+        else ""
 
 
 def _names_a_class(block: ConceptBlock) -> bool:
@@ -1556,7 +1616,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
-        topic[0] = _without_own_method(topic[0], text)
+        topic[0] = _without_own_method(_without_own_kind(topic[0]), text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
     blocks: list[ConceptBlock] = []
@@ -2118,6 +2178,22 @@ _COMPUTED_BEFORE_RE = r"\b(?:calculated|computed|calculating|computing|derived|d
 _WE_CLAUSE_RE = re.compile(r"\bwe\b[^.;:?!]*", re.I)
 
 
+#: A title's closing part after a colon that says what kind of paper it is ("...: a systematic mapping study",
+#: "...: an umbrella review", "...: a systematic review and meta-analysis"): a few words, no preposition, ending
+#: in a paper kind's noun.
+_OWN_KIND_RE = re.compile(
+    r"\s*:\s+(?:an?\s+)?(?:(?!(?:of|for|in|on|to|with|from|among|between)\s)[\w-]+\s+){0,3}"
+    r"(?:review|study|meta-analysis|overview|synthesis)"
+    r"(?:\s+(?:and|with)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|study|meta-analysis|meta-regression|synthesis))?"
+    r"\s*[.]?\s*$", re.I)
+
+
+def _without_own_kind(title: str) -> str:
+    """A title without its closing "...: a <kind of> review / study": the paper's own kind is no topic
+    ("Object-oriented mutation testing: a systematic mapping study" gave the term ``mapping*``)."""
+    return _OWN_KIND_RE.sub("", title) or title
+
+
 def _without_own_method(title: str, text: str) -> str:
     """A title without the words that name what the paper itself did, by what its abstract says in the first
     person: a phrase's closing noun that is the noun of a verb "we" did ("... Trajectory Analysis" where "we ...
@@ -2337,6 +2413,10 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
             _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
+        if specific and set(specific) <= _POPULATION_TERMS and _generic_label(block.label):
+            # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
+            # is common English, and those terms alone would miss the studies that name it
+            specific = []
         if specific:
             # a generic word of the concept's own phrase stays, AND-ed with each of its neighbours there:
             # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"

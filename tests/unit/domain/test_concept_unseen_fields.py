@@ -1,0 +1,84 @@
+"""Concept blocks of review texts from fields the shared reviews do not cover (invented texts): a title's own kind,
+lists that span fields, verbs before a possessive, population words narrowed by a modifier, British spellings."""
+
+import pytest
+
+from agentr_dagster.llm.offline.concepts import _spelling_variants, _without_own_kind, extract_concepts
+
+
+def _terms(text: str) -> list[str]:
+    return [t for b in extract_concepts(text).blocks for t in b.terms]
+
+
+@pytest.mark.parametrize("title", [
+    "Pair programming: a systematic mapping study",
+    "Pair programming in undergraduate courses: a systematic mapping study and evidence map",
+    "Pair programming in undergraduate courses: a scoping review and evidence synthesis",
+])
+def test_a_titles_own_kind_is_no_term(title):
+    text = f"{title}. Pair programming is widely taught, but its effects on learning are debated."
+    terms = _terms(text)
+    assert any("pair programming" in t for t in terms)
+    assert not any(w in t for t in terms for w in ("mapping", "umbrella", "synthes", "scoping"))
+
+
+def test_a_subtitle_with_a_preposition_is_not_a_kind():
+    title = "Pair programming: lessons for an introductory course study"
+    assert _without_own_kind(title) == title
+    assert _without_own_kind("Pair programming: a rapid review") == "Pair programming"
+
+
+def test_a_list_across_fields_is_no_kind_of_the_subject():
+    text = ("Switching from branded inhalers to generic inhalers: a systematic review. We included 80 studies of "
+            "patients switched across rheumatology, gastroenterology, dermatology and oncology. Trials compared "
+            "zorvanol, quelmitase and draxofungin.")
+    terms = _terms(text)
+    assert not any(t.startswith(("rheumatolog", "gastroenterolog", "dermatolog")) for t in terms)
+    assert any(t.startswith("zorvanol") for t in terms)  # a list of names still names kinds
+
+
+def test_a_word_before_a_possessive_is_the_verb():
+    labels = [b.label for b in extract_concepts(
+        "Do reminder letters in dental clinics increase children's attendance at check-ups?").blocks]
+    assert not any("increase" in label for label in labels)
+    assert any("dental clinic" in label for label in labels)
+
+
+def test_a_compound_before_a_possessive_stays_whole():
+    labels = [b.label for b in extract_concepts(
+        "How do telephone triage nurses' decisions affect waiting times?").blocks]
+    assert any("triage" in label for label in labels)
+
+
+def test_a_narrowed_population_keeps_its_own_word_not_close_terms():
+    terms = _terms("Does vitamin K2 supplementation reduce fractures in postmenopausal women?")
+    assert "maternal" not in terms and "female*" not in terms
+    assert any("postmenopaus" in t for t in terms)
+    terms = _terms("Does tutoring improve the reading fluency of refugee children?")
+    assert not any(t.startswith(("infant", "kid", "pediatric")) for t in terms)
+    assert any("child" in t and "refugee" in t for t in terms)
+
+
+def test_a_common_modifier_keeps_the_close_terms():
+    terms = _terms("What is the prevalence of myopia in school children?")
+    assert "pediatric*" in terms and any(t.startswith("child") for t in terms)
+
+
+def test_close_terms_alone_never_stand_for_a_common_population_word():
+    plan = extract_concepts("What is the diagnostic accuracy of lung ultrasound for bronchiolitis in children?")
+    who = next(b for b in plan.blocks if "child*" in b.terms or "pediatric*" in b.terms)
+    assert "child*" in who.terms  # the word itself, not only pediatric* / kid / infant*
+    assert not who.required
+
+
+@pytest.mark.parametrize(("american", "british"), [
+    ("iron deficiency anemia", "iron deficiency anaemia"), ("ischemic stroke", "ischaemic stroke"),
+    ("hypoxemia", "hypoxaemia"),
+])
+def test_blood_words_get_their_british_spelling(american, british):
+    assert british in _spelling_variants(american)
+
+
+@pytest.mark.parametrize("word", ["academic achievement", "systemic sclerosis", "epidemic", "chemical exposure"])
+def test_other_emi_words_keep_their_spelling(word):
+    assert _spelling_variants(word) == []
