@@ -1053,6 +1053,9 @@ def _acronym_inside(match: re.Match) -> str:
     return f"{long} {tail} ({acro} {tail})"
 
 
+_USED_RE = re.compile(r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b", re.I)
+
+
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
@@ -1063,7 +1066,10 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     for m in _clause_boundaries(sentence, verbs):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
-            out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of"))
+            # "Which tests are used to assess X": the kind of answer asked for, an aspect of X as "the
+            # prevalence of X" is
+            answer_kind = cue.casefold() in ("which", "what") and bool(_USED_RE.match(sentence, m.start()))
+            out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of" or answer_kind))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()

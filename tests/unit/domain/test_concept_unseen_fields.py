@@ -82,3 +82,17 @@ def test_blood_words_get_their_british_spelling(american, british):
 @pytest.mark.parametrize("word", ["academic achievement", "systemic sclerosis", "epidemic", "chemical exposure"])
 def test_other_emi_words_keep_their_spelling(word):
     assert _spelling_variants(word) == []
+
+
+@pytest.mark.parametrize("question", [
+    "Which imaging tests are used to assess bone marrow oedema in adolescent athletes?",
+    "What scoring tools have been used to grade bone marrow oedema in adolescent athletes?",
+])
+def test_the_kind_of_answer_asked_for_is_not_the_main_block(question):
+    main = extract_concepts(question).main()
+    assert main is not None and "oedema" in main.label.casefold()
+
+
+def test_a_kind_asked_for_without_used_stays_the_subject():
+    main = extract_concepts("Which imaging tests detect bone marrow oedema in adolescent athletes?").main()
+    assert main is not None and "imaging" in main.label.casefold()
