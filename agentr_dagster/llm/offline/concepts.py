@@ -183,6 +183,13 @@ POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "veteran": ("veteran*", "military"),
 }
 _POPULATION_TERMS = frozenset(t for extra in POPULATION_VARIANTS.values() for t in extra)
+#: The species an animal study names, by what a question or title says ("in rodents", "animal models"): a study
+#: of a rodent says "rats" or "mice", seldom "rodents" (a general vocabulary of laboratory animals).
+_RODENTS = ("rodent*", "rat", "rats", "mouse", "mice", "murine")
+ORGANISM_VARIANTS: dict[str, tuple[str, ...]] = {
+    "animal": ("animal*", *_RODENTS), "rodent": _RODENTS, "rat": ("rat", "rats"), "rats": ("rat", "rats"),
+    "mouse": ("mouse", "mice", "murine"), "mice": ("mouse", "mice", "murine"),
+}
 #: Who or what a study is done on, when a block names nothing else ("in rats and mice", "among adolescents"):
 #: people by age, role or sex, and the organisms of animal research (a general vocabulary, not a field's).
 ORGANISM_WORDS = frozenset(
@@ -195,6 +202,45 @@ ORGANISM_WORDS = frozenset(
 #: Organisms a study is done on, as a modifier before what it studies ("human trials", "rat liver").
 _ORGANISM_MODIFIERS = frozenset(w for w in ORGANISM_WORDS | {"human", "humans"} if w not in (
     "species", "strain", "strains", "wild-type", "transgenic", "knockout", "guinea"))
+
+
+#: Words of organisms that are a species (not "strain", "knockout" or "human").
+_SPECIES_WORDS = frozenset(ORGANISM_WORDS - {"species", "strain", "strains", "wild-type", "transgenic", "knockout"})
+
+
+def _names_animals(item: str) -> bool:
+    """The phrase names laboratory animals as its head ("rats", "chronically stressed rodents"), or is their model
+    ("animal models", "rodent models")."""
+    words = [w.casefold() for w in _content_words(item)]
+    if not words:
+        return False
+    if words[-1] in ("model", "models") and len(words) >= 2:
+        return words[-2] in _SPECIES_WORDS
+    return words[-1] in _SPECIES_WORDS
+
+
+def _organism_block(block: ConceptBlock) -> bool:
+    """The block's own phrase names laboratory animals (:func:`_names_animals`), and none of its phrases names
+    people ("in animals and humans": the studies are not animal studies alone)."""
+    people = {"human", "humans", "people", "person", "persons", "patient", "patients"} | DEMOGRAPHIC_WORDS
+    heads = {_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)}
+    return _names_animals(block.label) and not heads & people and not any(
+        h.startswith(k) for h in heads for k in POPULATION_VARIANTS)
+
+
+def _as_organisms(block: ConceptBlock, acronyms: dict[str, str]) -> None:
+    """The block becomes the query's animal filter: its own phrase and the species its studies name (rodents:
+    rats, mice), nothing a later sentence's chunk brought in by naming them too."""
+    terms: list[str] = []
+    for item in _dedupe([block.label, *block.items]):
+        if not _names_animals(item):
+            continue
+        words = [w.casefold() for w in _content_words(item)]
+        species = next((w for w in reversed(words) if w in _SPECIES_WORDS), "")
+        terms += [*_variants(item, acronyms), *next((v for k, v in ORGANISM_VARIANTS.items()
+                                                      if species.startswith(k)), ())]
+    block.terms = _dedupe(terms)
+    block.organism = True
 
 
 def _who_block(block: ConceptBlock) -> bool:
@@ -272,6 +318,9 @@ class ConceptBlock:
     kinds: list[str] = field(default_factory=list)  # terms of kinds the text names elsewhere (:func:`_join_kinds`)
     # an abstract names the class's members: a list of names or examples ("X such as A, B") joined the block
     members: bool = False
+    # the animals the studies are done on ("in rodents", "animal models of X"): AND-ed with the whole query, as an
+    # animal-study filter is; a study of the topic in people is not one of them
+    organism: bool = False
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
@@ -302,6 +351,12 @@ class ConceptPlan:
         main = self.main()
         if main is None:
             return ""
+        organisms = [b for b in self.blocks if b.organism and b.required and b is not main]
+        if organisms:
+            inner = ConceptPlan([b for b in self.blocks if b not in organisms], self.design, self.dropped)
+            query = inner._query(shape, max_terms, broad_share)
+            animals = ConceptBlock("population", "organisms", _dedupe(t for b in organisms for t in b.terms))
+            return f"{_grouped(query)} AND {animals.query(max_terms)}" if query else query
         rest = [b for b in self.blocks if b is not main]
         a = main.query(max_terms)
         independent = [b for b in rest if b.independent]
@@ -339,6 +394,18 @@ class ConceptPlan:
 # ------------------------------------------------------------------------------------------------------------
 # Terms
 # ------------------------------------------------------------------------------------------------------------
+
+def _grouped(query: str) -> str:
+    """``query`` as one operand of an AND: in brackets unless it is one term or one bracketed group already."""
+    if " " not in query.strip('"') or query.startswith('"') and query.count('"') == 2:
+        return query
+    depth = 0
+    for i, ch in enumerate(query):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(query) - 1:
+            return f"({query})"
+    return query if query.startswith("(") else f"({query})"
+
 
 def _sendable(term: str) -> str:
     """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
@@ -1678,6 +1745,9 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
+    for block in blocks[1:]:
+        if _organism_block(block):
+            _as_organisms(block, acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
@@ -1771,18 +1841,19 @@ TITLE_AND_SHARE = 0.0005
 
 
 def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None) -> None:
-    """The title's other subjects are AND-ed with the main block only when the main block alone is not specific
-    enough: its share of the background's records above :data:`TITLE_AND_SHARE`. Else they leave the query
+    """The title's other subjects (and the animals it names) are AND-ed with the main block only when the main
+    block alone is not specific enough: its share of the background's records above :data:`TITLE_AND_SHARE`.
+    Else they leave the query
     (optional, out of the rest branch): ``X AND Y`` would lose the studies of X that never name Y, and X alone is
     already narrow. Without a background the AND stays: general English calls any technical word rare
     ("spatio-temporal"), and no threshold of it gained anything held out (round 11)."""
-    if background is None or not blocks or not any(b.independent for b in blocks[1:]):
+    if background is None or not blocks or not any(b.independent or b.organism for b in blocks[1:]):
         return
     if any_share(blocks[0].terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
         return
     for b in blocks[1:]:
-        if b.independent:
-            b.independent = b.required = b.in_query = False
+        if b.independent or b.organism:  # the animals a title names are no filter either
+            b.independent = b.required = b.in_query = b.organism = False
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
@@ -2018,14 +2089,15 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         # question names nothing else: a population is every study of it, whatever the topic
         # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
         # than X", "versus X") is not the subject either
-        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b), b.aspect or b.facet == "comparator",
-                                   -b.n_items))
+        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
+                                   b.aspect or b.facet == "comparator", -b.n_items))
         return
     sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
     title_low = title.casefold().replace(_JOIN, " ")
     # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
     # after what the studies are about, and so does a concept of common words alone
-    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low), _who_block(b),
+    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
+                               _who_block(b) or _organism_block(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
@@ -2046,7 +2118,7 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     does not ask for."""
     if not blocks:
         return blocks
-    low = title.casefold().replace(_JOIN, " ")
+    low = whole = title.casefold().replace(_JOIN, " ")
     # a subtitle ("...: lessons for translation") says what the review concludes or why; the subjects to AND are
     # those before it, where the main one is named there
     head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
@@ -2071,6 +2143,12 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
             block.required = block.in_query = False
             block.side = True
             kept.append(block)
+    # the animals a title names, wherever in it ("Animal models of X", "...: X in stressed rodents"): a filter on
+    # the whole query, beyond the cap
+    kept += [b for b in blocks[1:] if b.organism and b not in kept and _named_in(b, whole)]
+    for block in kept[1:]:
+        if block.organism:
+            block.required = True
     return kept
 
 

@@ -3,6 +3,7 @@ lists that span fields, verbs before a possessive, population words narrowed by 
 
 import pytest
 
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.llm.offline.concepts import _spelling_variants, _without_own_kind, extract_concepts
 
 
@@ -96,3 +97,43 @@ def test_the_kind_of_answer_asked_for_is_not_the_main_block(question):
 def test_a_kind_asked_for_without_used_stays_the_subject():
     main = extract_concepts("Which imaging tests detect bone marrow oedema in adolescent athletes?").main()
     assert main is not None and "imaging" in main.label.casefold()
+
+
+def _hits(text: str, record: str, background=None) -> bool:
+    query = extract_concepts(text, background=background).boolean_query()
+    return matches(parse_boolean_query(query), record)
+
+
+def test_the_animals_a_question_names_filter_the_whole_query():
+    question = "Does caffeine improve object recognition memory in rats and mice?"
+    assert _hits(question, "Caffeine enhances novel object recognition in C57BL/6 mice")
+    assert _hits(question, "Object recognition memory after adenosine blockade in the rat")
+    assert not _hits(question, "Caffeine intake and memory in older adults")
+
+
+def test_rodents_and_animal_models_are_named_by_their_species():
+    question = "Which animal models of anxiety are used, and how well do they predict drug effects?"
+    assert _hits(question, "Anxiety-like behaviour of mice in the elevated plus maze")
+    assert not _hits(question, "Anxiety in adolescents: a cohort study")
+
+
+def test_an_abstracts_title_animals_filter_unless_its_subject_is_narrow():
+    text = ("Animal models of anxiety: a systematic review of the elevated plus maze in stressed rodents. We "
+            "reviewed studies in rats or mice.")
+    assert _hits(text, "Anxiety-like behaviour of rats in the elevated plus maze")
+    assert not _hits(text, "Anxiety in adolescents: a cohort study")
+
+    def background(term: str) -> float:  # anxiety in a tenth of the records: broad; anything else rare
+        return 0.1 if term.strip('"').casefold().startswith("anxiet") else 0.0001
+    assert not _hits(text, "Anxiety in adolescents: a cohort study", background)
+    narrow = "Quelmitase and anxiety-like behaviour in rodents: a systematic review. We reviewed studies in rats."
+
+    def narrow_background(term: str) -> float:
+        return 0.0001
+    # a narrow subject alone is specific already: a study of it that never names its species is still found
+    assert _hits(narrow, "Quelmitase reduces anxiety-like behaviour", narrow_background)
+
+
+def test_animals_and_humans_together_are_no_animal_filter():
+    question = "Do ketamine trials in animals and humans report the same antidepressant effect sizes?"
+    assert _hits(question, "Ketamine infusion for treatment-resistant depression: a randomised trial")
