@@ -63,6 +63,7 @@ class ConceptFacet(Strict):
     # how many of the concept's terms were left out at the 40-term bound (said in the queries' metadata)
     terms_cut: int = Field(default=0, ge=0)
     in_query: bool = True  # False: an optional block the ``main_or_specific_rest`` query shape leaves out
+    organism: bool = False  # the laboratory animals studied: AND-ed with the whole query when required, else left out
 
 
 class ResearchIntent(Strict):

@@ -204,6 +204,7 @@ _ORGANISM_MODIFIERS = frozenset(w for w in ORGANISM_WORDS | {"human", "humans"} 
     "species", "strain", "strains", "wild-type", "transgenic", "knockout", "guinea"))
 
 
+_PEOPLE_RE = re.compile(r"\b(?:humans?|people|persons?|patients?|participants|clinical)\b", re.I)
 #: Words of organisms that are a species (not "strain", "knockout" or "human").
 _SPECIES_WORDS = frozenset(ORGANISM_WORDS - {"species", "strain", "strains", "wild-type", "transgenic", "knockout"})
 
@@ -351,12 +352,13 @@ class ConceptPlan:
         main = self.main()
         if main is None:
             return ""
-        organisms = [b for b in self.blocks if b.organism and b.required and b is not main]
-        if organisms:
+        organisms = [b for b in self.blocks if b.organism and b is not main]
+        if organisms:  # a filter when required, else no part of the query (never "X OR rats")
             inner = ConceptPlan([b for b in self.blocks if b not in organisms], self.design, self.dropped)
+            organisms = [b for b in organisms if b.required]
             query = inner._query(shape, max_terms, broad_share)
             animals = ConceptBlock("population", "organisms", _dedupe(t for b in organisms for t in b.terms))
-            return f"{_grouped(query)} AND {animals.query(max_terms)}" if query else query
+            return f"{_grouped(query)} AND {animals.query(max_terms)}" if query and organisms else query
         rest = [b for b in self.blocks if b is not main]
         a = main.query(max_terms)
         independent = [b for b in rest if b.independent]
@@ -1745,9 +1747,12 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
-    for block in blocks[1:]:
-        if _organism_block(block):
-            _as_organisms(block, acronyms)
+    # the animals the question or title names filter the query, unless it names people too ("animal and human
+    # studies", "in humans and animals"): then the studies are not animal studies alone
+    if not _PEOPLE_RE.search(title or " ".join(topic)):
+        for block in blocks[1:]:
+            if _organism_block(block):
+                _as_organisms(block, acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)

@@ -54,6 +54,7 @@ def _facet(block: ConceptBlock) -> ConceptFacet:
     terms = [t for t in block.terms if len(t) <= 200]
     return ConceptFacet(facet=cast(_FacetName, block.facet), label=block.label[:200], terms=terms[:MAX_FACET_TERMS],
                         required=block.required, independent=block.independent, in_query=block.in_query,
+                        organism=block.organism,
                         terms_cut=max(0, len(terms) - MAX_FACET_TERMS),
                         variants=list(dict.fromkeys(v[:200] for v in block.items if v.strip()))[:20])
 

@@ -313,14 +313,15 @@ def concept_boolean_query(concepts: Sequence[ConceptFacet], shape: str = QUERY_S
     kept = [c for i, c in enumerate(concepts) if i not in leave_out]
     main = next((i for i, c in enumerate(concepts) if c.required), 0)
     if leave_out and any(c.independent for c in concepts):  # the main block AND-ed with the title's subjects
-        kept = [c for i, c in enumerate(concepts) if i not in leave_out and (i == main or c.independent)]
+        kept = [c for i, c in enumerate(concepts)
+                if i not in leave_out and (i == main or c.independent or c.organism)]
     elif main in leave_out:  # the rest branch alone, its blocks AND-ed as they were
         kept = [c for i, c in enumerate(concepts) if i not in leave_out and (c.required or c.in_query)]
     if main in leave_out and kept:  # the next block becomes the main one, the others AND-ed with it
         kept = [kept[0].model_copy(update={"required": True, "independent": False}),
                 *(c.model_copy(update={"independent": True}) for c in kept[1:])]
     blocks = [ConceptBlock(c.facet, c.label, list(c.terms), c.required, independent=c.independent,
-                           in_query=c.in_query) for c in kept]
+                           in_query=c.in_query, organism=c.organism) for c in kept]
     query = ConceptPlan(blocks=blocks).boolean_query(shape)
     return query if len(query) >= 3 else (f'"{query}"' if query else '"research"')
 

@@ -137,3 +137,19 @@ def test_an_abstracts_title_animals_filter_unless_its_subject_is_narrow():
 def test_animals_and_humans_together_are_no_animal_filter():
     question = "Do ketamine trials in animals and humans report the same antidepressant effect sizes?"
     assert _hits(question, "Ketamine infusion for treatment-resistant depression: a randomised trial")
+
+
+def test_a_title_naming_animals_and_humans_has_no_animal_filter():
+    text = ("Animal and human studies of zorvanol for gout: a systematic review. We compared the design of trials "
+            "in rats and mice with trials in patients.")
+    assert _hits(text, "Zorvanol lowers serum urate in patients with gout: a randomised trial")
+
+
+def test_the_filter_survives_the_stored_intent():
+    from agentr_dagster.llm.offline import OfflineBackend
+
+    backend = OfflineBackend()
+    intent = backend.decompose_intent("Does caffeine improve object recognition memory in rats and mice?", None)
+    query = parse_boolean_query(backend.generate_queries(intent).boolean_query)
+    assert matches(query, "Caffeine enhances novel object recognition in C57BL/6 mice")
+    assert not matches(query, "Caffeine intake and memory in older adults")
