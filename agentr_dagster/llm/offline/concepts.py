@@ -560,6 +560,18 @@ def _runs(item: str) -> list[list[str]]:
     return [r for r in runs if r]
 
 
+def _without_coordinated_predicate(items: list[str]) -> list[str]:
+    """An adjective closing an item before a lone adjective item is a predicate like it ("Is switching to a
+    biosimilar safe and effective?": "biosimilar safe", "effective"): the item without it, and no lone item."""
+    out = list(items)
+    for k in range(len(items) - 1):
+        words, nxt = items[k].split(), _content_words(items[k + 1])
+        if len(words) >= 2 and len(nxt) == 1 and _adjective(nxt[0]) and (
+                "ADJ" in word_classes(words[-1]) or _adjective(words[-1])):
+            out[k], out[k + 1] = " ".join(words[:-1]), ""
+    return [i for i in out if i.strip()]
+
+
 def _adjective(word: str) -> bool:
     """The lexicon has ``word`` as an adjective (or adverb) only, or, not knowing it, its ending makes one
     ("interchangeable", "reproducible"): a word of that form closing a run is a predicate, not a noun's name."""
@@ -694,7 +706,7 @@ def _modifier_end(word: str) -> bool:
 
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
 #: "prediction", "assess" -> "assessment").
-_PROCESS_ENDINGS = ("ance", "ence", "ion", "ment")
+_PROCESS_ENDINGS = ("ance", "ence", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
 
 
 def _process_noun(word: str, conversion: bool = True) -> bool:
@@ -1697,7 +1709,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     blocks: list[ConceptBlock] = []
 
     def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
-        items = _distribute_head([i for i in chunk.items if not _is_meta_item(i)])
+        items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
         if not items:
             return
         terms: list[str] = []

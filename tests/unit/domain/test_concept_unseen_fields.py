@@ -153,3 +153,20 @@ def test_the_filter_survives_the_stored_intent():
     query = parse_boolean_query(backend.generate_queries(intent).boolean_query)
     assert matches(query, "Caffeine enhances novel object recognition in C57BL/6 mice")
     assert not matches(query, "Caffeine intake and memory in older adults")
+
+
+@pytest.mark.parametrize("question", [
+    "Is switching from a branded inhaler to a generic inhaler safe and effective in adults with asthma?",
+    "Is supervised exercise training feasible and acceptable for people with heart failure?",
+])
+def test_coordinated_predicate_adjectives_are_no_terms(question):
+    terms = _terms(question)
+    assert not any(w in t for t in terms for w in ("safe", "effectiv", "feasib", "acceptab"))
+    assert any("inhaler" in t or "exercise training" in t for t in terms)
+
+
+def test_a_gerund_head_is_a_process_of_its_modifier():
+    # "antibiotic prescribing": prescribing of antibiotics, not any prescribing
+    terms = _terms("What interventions reduce antibiotic prescribing for acute otitis media in primary care?")
+    assert "prescrib*" not in terms
+    assert "(prescrib* AND antibiotic*)" in terms
