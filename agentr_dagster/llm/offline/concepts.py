@@ -1149,7 +1149,10 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
         if piece.strip(" ,;:?.-"):
             # "Which tests are used to assess X": the kind of answer asked for, an aspect of X as "the
             # prevalence of X" is
-            answer_kind = cue.casefold() in ("which", "what") and bool(_USED_RE.match(sentence, m.start()))
+            asked = cue.casefold().split()[:1] in (["which"], ["what"])
+            # "What are the risk factors for Y", "What are the indications for Y": what is asked about Y
+            answer_kind = asked and (cue.casefold() in ("which", "what") and bool(_USED_RE.match(sentence, m.start()))
+                                     or m.group(0).casefold() == "for")
             out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of" or answer_kind))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
@@ -1320,8 +1323,9 @@ POPULATION_MODIFIER_ZIPF = 4.5
 def _narrowed(words: list[str], key: str) -> bool:
     """A word of the phrase outside the population ``key`` that is rarer than :data:`POPULATION_MODIFIER_ZIPF`:
     the phrase keeps the population's own word, not its close terms."""
+    # a compound modifier by its commonest part: "community-dwelling" older adults are still the elderly
     return any(not w.casefold().startswith(key.split()[0]) and key not in w.casefold()
-               and general_zipf(w) < POPULATION_MODIFIER_ZIPF for w in words)
+               and max(general_zipf(p) for p in w.split("-") if p) < POPULATION_MODIFIER_ZIPF for w in words)
 
 
 #: American -> British spellings (and back), as (pattern, replacement) on lower-case text.

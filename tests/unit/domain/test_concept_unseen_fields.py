@@ -170,3 +170,14 @@ def test_a_gerund_head_is_a_process_of_its_modifier():
     terms = _terms("What interventions reduce antibiotic prescribing for acute otitis media in primary care?")
     assert "prescrib*" not in terms
     assert "(prescrib* AND antibiotic*)" in terms
+
+
+def test_what_is_asked_for_a_topic_is_no_main_block():
+    # "What are the risk factors for Y": the studies are of Y; "risk factor*" alone is every field's
+    main = extract_concepts("What are the risk factors for delirium after hip fracture surgery?").main()
+    assert main is not None and main.label.casefold() == "delirium"
+
+
+def test_a_compound_modifier_of_a_population_is_judged_by_its_commonest_part():
+    terms = _terms("Which exercise programmes prevent falls in community-dwelling older adults?")
+    assert "elderly" in terms and '"older people"' in terms
