@@ -209,7 +209,7 @@ _PEOPLE_RE = re.compile(r"\b(?:humans?|people|persons?|patients?|participants|cl
 _SPECIES_WORDS = frozenset(ORGANISM_WORDS - {"species", "strain", "strains", "wild-type", "transgenic", "knockout"})
 
 
-def _names_animals(item: str) -> bool:
+def names_animals(item: str) -> bool:
     """The phrase names laboratory animals as its head ("rats", "chronically stressed rodents"), or is their model
     ("animal models", "rodent models")."""
     words = [w.casefold() for w in _content_words(item)]
@@ -221,11 +221,11 @@ def _names_animals(item: str) -> bool:
 
 
 def _organism_block(block: ConceptBlock) -> bool:
-    """The block's own phrase names laboratory animals (:func:`_names_animals`), and none of its phrases names
+    """The block's own phrase names laboratory animals (:func:`names_animals`), and none of its phrases names
     people ("in animals and humans": the studies are not animal studies alone)."""
     people = {"human", "humans", "people", "person", "persons", "patient", "patients"} | DEMOGRAPHIC_WORDS
     heads = {_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)}
-    return _names_animals(block.label) and not heads & people and not any(
+    return names_animals(block.label) and not heads & people and not any(
         h.startswith(k) for h in heads for k in POPULATION_VARIANTS)
 
 
@@ -234,7 +234,7 @@ def _as_organisms(block: ConceptBlock, acronyms: dict[str, str]) -> None:
     rats, mice), nothing a later sentence's chunk brought in by naming them too."""
     terms: list[str] = []
     for item in _dedupe([block.label, *block.items]):
-        if not _names_animals(item):
+        if not names_animals(item):
             continue
         words = [w.casefold() for w in _content_words(item)]
         species = next((w for w in reversed(words) if w in _SPECIES_WORDS), "")

@@ -27,7 +27,7 @@ from agentr_dagster.domain.text import (
 from agentr_dagster.llm.offline.common import (
     _distinct_append,
 )
-from agentr_dagster.llm.offline.concepts import QUERY_SHAPE, ConceptBlock, ConceptPlan
+from agentr_dagster.llm.offline.concepts import QUERY_SHAPE, ConceptBlock, ConceptPlan, names_animals
 
 #: Least closeness (0.35 x best + 0.65 x centroid cosine) for a vocabulary concept to join keywords and strings.
 NEIGHBOUR_MIN = 0.5
@@ -336,8 +336,10 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
     main_words = list(dict.fromkeys([main.label, *main.variants]))
     others = [c for c in blocks[1:] if c.required] + [c for c in blocks[1:] if not c.required]
     other_words = [c.label for c in others]
-    where = [c.label for c in others if c.facet in ("population", "setting")] or other_words
-    problem = [c.label for c in others if c.facet in ("outcome", "exposure", "comparator")] or other_words
+    # the animals studied are a filter, never a string alone ("rats", "animal models"): only with the main concept
+    alone = [c for c in others if not c.organism]
+    where = [c.label for c in alone if c.facet in ("population", "setting")] or [c.label for c in alone]
+    problem = [c.label for c in alone if c.facet in ("outcome", "exposure", "comparator")] or [c.label for c in alone]
 
     def at(items: list[str], i: int, default: str = "") -> str:
         return items[i] if len(items) > i else (items[-1] if items else default)
@@ -355,11 +357,13 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
         at(where, 0, main.label),
         f"{at(where, 0)} {at(main_words, 2, main.label)}",
     ]
-    readable = [plain_term(t) for c in blocks for t in c.terms if _readable(t)]
+    readable = [plain_term(t) for c in blocks if not c.organism for t in c.terms if _readable(t)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
-    keywords = on_topic_phrases(intent.seed_keywords)
-    pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
-            + keywords + readable + other_variants)
+    keywords = [k for k in on_topic_phrases(intent.seed_keywords) if not names_animals(k)]
+    species = [f"{w} {plain_term(t)}" for w in main_words[:2] for c in others if c.organism for t in c.terms
+               if _readable(t) and " " not in plain_term(t)]  # "anxiety rats", "anxiety mice"
+    pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants] + species
+            + keywords + readable + [v for c in alone for v in [c.label, *c.variants]])
     out: list[str] = []
     for i in range(10):  # each slot keeps its kind; a duplicate takes the next unused candidate
         for candidate in [drafts[i], *pool]:

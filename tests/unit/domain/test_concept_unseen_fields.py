@@ -181,3 +181,14 @@ def test_what_is_asked_for_a_topic_is_no_main_block():
 def test_a_compound_modifier_of_a_population_is_judged_by_its_commonest_part():
     terms = _terms("Which exercise programmes prevent falls in community-dwelling older adults?")
     assert "elderly" in terms and '"older people"' in terms
+
+
+def test_the_animals_are_no_search_string_alone():
+    from agentr_dagster.llm.offline import OfflineBackend
+
+    backend = OfflineBackend()
+    intent = backend.decompose_intent("Does caffeine improve object recognition memory in rats and mice?", None)
+    strings = backend.generate_queries(intent).search_strings
+    assert len(strings) == 10
+    assert not any(s.casefold() in ("rats", "mice", "rat", "mouse", "murine") for s in strings)
+    assert any(s.casefold().endswith(("rats", "mice")) and "caffeine" in s.casefold() for s in strings)
