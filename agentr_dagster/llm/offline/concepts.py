@@ -263,6 +263,8 @@ _BOUNDARY_RE = re.compile(
     # a preposition of time or route starts another concept ("depression during pregnancy", "delirium after
     # surgery"); "as" does not: "X as monotherapy" is a role, "X and Y as soft traits" their umbrella
     r"during|after|before|across|via|through|against|"
+    # "to" before a verb's "-ing" form is a preposition ("barriers to implementing X"), not an infinitive's
+    r"to(?=\s+[a-z]+ing\b)|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -1152,7 +1154,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
             asked = cue.casefold().split()[:1] in (["which"], ["what"])
             # "What are the risk factors for Y", "What are the indications for Y": what is asked about Y
             answer_kind = asked and (cue.casefold() in ("which", "what") and bool(_USED_RE.match(sentence, m.start()))
-                                     or m.group(0).casefold() == "for")
+                                     or m.group(0).casefold() in ("for", "to"))
             out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of" or answer_kind))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()

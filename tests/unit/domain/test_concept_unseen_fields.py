@@ -192,3 +192,9 @@ def test_the_animals_are_no_search_string_alone():
     assert len(strings) == 10
     assert not any(s.casefold() in ("rats", "mice", "rat", "mouse", "murine") for s in strings)
     assert any(s.casefold().endswith(("rats", "mice")) and "caffeine" in s.casefold() for s in strings)
+
+
+def test_to_before_a_gerund_is_a_preposition():
+    # "barriers to using X": the barriers are what is asked about X; barrier* alone is every field's
+    main = extract_concepts("What are the barriers to using telehealth among rural veterans?").main()
+    assert main is not None and "telehealth" in main.label.casefold()
