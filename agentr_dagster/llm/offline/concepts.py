@@ -1263,7 +1263,14 @@ def _is_meta_item(item: str) -> bool:
         return True
     if any(low == p or low.endswith(" " + p) and len(_content_words(low[: -len(p)])) == 0 for p in META_PHRASES):
         return True
-    return all(w.casefold() in _DESIGN_WORDS for w in _content_words(item))
+    words = [w.casefold() for w in _content_words(item)]
+    # a count of common things ("its three dimensions", "two groups", "5 domains") names no concept
+    if len(words) == 2 and (words[0] in _NUMBER_WORDS or words[0].isdigit()) and general_zipf(words[1]) >= 4.0:
+        return True
+    return all(w in _DESIGN_WORDS for w in words)
+
+
+_NUMBER_WORDS = frozenset("two three four five six seven eight nine ten twelve several".split())
 
 
 def _facet_for(cue: str, items: list[str]) -> str:

@@ -198,3 +198,15 @@ def test_to_before_a_gerund_is_a_preposition():
     # "barriers to using X": the barriers are what is asked about X; barrier* alone is every field's
     main = extract_concepts("What are the barriers to using telehealth among rural veterans?").main()
     assert main is not None and "telehealth" in main.label.casefold()
+
+
+def test_a_count_of_common_things_is_no_term():
+    terms = _terms("Prevalence of burnout among nurses in intensive care units: a systematic review. Aim: To estimate "
+                   "the prevalence of burnout and its three dimensions (emotional exhaustion, depersonalisation and "
+                   "reduced personal accomplishment) among intensive care nurses.")
+    assert not any("dimension" in t for t in terms)
+    assert '"emotional exhaustion"' in terms
+
+
+def test_multiple_sclerosis_is_no_count():
+    assert any("multiple sclerosis" in t for t in _terms("Does vitamin D reduce relapses in multiple sclerosis?"))
