@@ -173,9 +173,10 @@ def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path,
 
 
 def _backgrounds(store: Any, slug: str, text: str) -> dict[str, Any]:
-    """The background the project's intent was judged by, and what the pseudo-relevance feedback did: the terms
-    it added and its background, or why it did not (the stored reason; without an artefact a gate before the
-    weighing stopped it, or the background failed part-way: `candidate_papers`' ``prf_skipped`` says which)."""
+    """The background the project's intent was judged by, its Boolean query (before any feedback widened it), and
+    what the pseudo-relevance feedback did: the terms it added and its background, or why it did not (the stored
+    reason; without an artefact a gate before the weighing stopped it, or the background failed part-way:
+    `candidate_papers`' ``prf_skipped`` says which)."""
     from agentr_dagster.llm.offline.concepts import is_review_question
     from agentr_dagster.stages.search import PSEUDO_FEEDBACK_STAGE
 
@@ -191,8 +192,9 @@ def _backgrounds(store: Any, slug: str, text: str) -> dict[str, Any]:
     else:
         prf = {"ran": True, "background": feedback.payload.get("background"),
                "added_terms": feedback.payload.get("added_terms") or {}}
+    queries = store.results.latest_artifact(slug, "queries")
     return {"intent_background": (intent.payload.get("background") or "") if intent is not None else None,
-            "prf": prf}
+            "boolean_query": queries.payload.get("boolean_query") if queries is not None else None, "prf": prf}
 
 
 def _export_members(frame: pd.DataFrame, pool: Pool, name: str) -> list[set[int]]:

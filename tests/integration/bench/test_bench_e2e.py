@@ -159,6 +159,7 @@ def test_the_pool_stands_for_a_general_database_only_with_the_option(tmp_path):
     on_runs = on["reviews"][0]["runs"]
     hit_counts = f"openalex hit counts ({papers} records)"
     assert all(run["intent_background"] == hit_counts for run in on_runs.values())
+    assert all(run["boolean_query"] for run in [*on_runs.values(), *off_runs.values()])
     assert on_runs["question"]["prf"] == {"ran": False, "reason": "the project's text is a review question"}
     assert on_runs["abstract"]["prf"]["ran"] is True and on_runs["abstract"]["prf"]["background"] == hit_counts
     assert f"| Synthetic_Rivers | abstract (published) | {hit_counts} |" in on["output"]
