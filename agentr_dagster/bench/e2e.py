@@ -27,6 +27,13 @@ question's words OR-ed as the query (``content_words_baseline``), sent to the sa
 and its papers ranked by ``agentr screen``; and ``agentr screen`` on the expert's own candidate list (today's effort
 for a user who brings the search's records). Means per review group (Cohen's drug reviews apart from the rest) and
 per kind of question (as ``bench queries`` reports it).
+
+A source is read as a background of many topics (the intent's hit-count background, the pseudo-relevance
+feedback's weighing) only when it holds ``AGENTR_SOURCE_BACKGROUND_MIN_RECORDS`` records (a million), which the
+pool (about 27,000 records of the shared reviews) never does. ``pool_as_database`` lets the pool stand for a
+general database, as the public OpenAlex would: each project runs with that bar at the pool's paper count (what
+the server reports as the records it holds). Without it the bar is the product's default, whatever the calling
+shell sets. Each run records the background its intent was judged by and what the feedback did.
 """
 
 from __future__ import annotations
@@ -48,8 +55,9 @@ from agentr_dagster.bench.pipeline import UNLABELLED, _Cli, _review_env, _screen
 from agentr_dagster.bench.queries import load_written_abstracts, question_kind, review_abstract
 from agentr_dagster.bench.screening import Review, discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import parse_boolean_query
+from agentr_dagster.domain.specificity import MIN_BACKGROUND_RECORDS
 from agentr_dagster.llm.offline.concepts import content_words_baseline
-from agentr_dagster.settings import get_settings
+from agentr_dagster.settings import SourcesConfig, get_settings
 from agentr_dagster.sources.cache import ResponseCache
 from agentr_dagster.sources.contract import SourceQuery
 from agentr_dagster.sources.registry import SEARCH_SOURCES
@@ -59,6 +67,9 @@ __all__ = ["format_e2e", "run_e2e_bench"]
 
 LEVELS = (0.9, 0.95)
 SEEDS = 5
+#: The product's bar for a source to be a background of many topics; the bench's runs get it unless the pool
+#: stands for a general database (``pool_as_database``).
+DEFAULT_BACKGROUND_MIN_RECORDS: int = SourcesConfig.model_fields["background_min_records"].default
 DRUG_PREFIX = "Cohen_2006_"  # Cohen et al.'s drug-class reviews: reported apart (the rules must not fit them only)
 
 
@@ -124,18 +135,24 @@ def _members_of(pool: Pool, name: str, numbers: set[int]) -> set[int]:
 
 # -- one project through the CLI -------------------------------------------------------------------------------
 
-def _sources_env(server: PooledReplayServer) -> dict[str, str | None]:
-    env: dict[str, str | None] = {"AGENTR_SOURCES": ",".join(sorted(POOL_SOURCES)),
-                                  "AGENTR_SOURCE_REQUEST_INTERVAL": "0", "AGENTR_SOURCE_MAX_RESULTS": None}
+def _sources_env(server: PooledReplayServer, background_min_records: int | None = None) -> dict[str, str | None]:
+    """The pooled sources for one project; ``background_min_records`` the bar a source must reach to be a
+    background of many topics (None: the product's default)."""
+    env: dict[str, str | None] = {
+        "AGENTR_SOURCES": ",".join(sorted(POOL_SOURCES)), "AGENTR_SOURCE_REQUEST_INTERVAL": "0",
+        "AGENTR_SOURCE_MAX_RESULTS": None,
+        "AGENTR_SOURCE_BACKGROUND_MIN_RECORDS": None if background_min_records is None else str(background_min_records),
+    }
     for source in sorted(POOL_SOURCES):
         env[f"AGENTR_{source.upper()}_URL"] = server.base_url(source)
     return env
 
 
 def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path, slug: str, text: str,
-                seeds_csv: Path | None = None) -> tuple[pd.DataFrame, str, float]:
+                seeds_csv: Path | None = None, background_min_records: int | None = None,
+                ) -> tuple[pd.DataFrame, str, float, dict[str, Any]]:
     """``text`` as a new project's abstract, run against the pooled sources, exported: (the export's rows best
-    first, `agentr run`'s output, seconds)."""
+    first, `agentr run`'s output, seconds, what judged its terms: :func:`_backgrounds`)."""
     from agentr_dagster.stages.seeds import save_seeds
     from agentr_dagster.store import DomainStore
 
@@ -143,7 +160,8 @@ def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path,
     home.mkdir(parents=True)
     (home / "abstract.md").write_text(text + "\n", encoding="utf-8")
     database_url = f"sqlite:///{home / 'store.db'}"
-    cli = _Cli(cli_main, {**_review_env(home, database_url, share_vector_cache=False), **_sources_env(server)})
+    cli = _Cli(cli_main, {**_review_env(home, database_url, share_vector_cache=False),
+                          **_sources_env(server, background_min_records)})
     started = time.perf_counter()
     cli("project", "add", slug, "--abstract", str(home / "abstract.md"))
     if seeds_csv is not None:  # before the run: the queries are generated with the seeds in hand
@@ -151,7 +169,32 @@ def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path,
     output = cli("run", slug, "--no-progress")
     cli("export", slug, "--format", "csv", "--out", str(home / "export"))
     frame = pd.read_csv(home / "export" / "scores.csv", dtype=str, keep_default_na=False)
-    return frame, output, round(time.perf_counter() - started, 2)
+    return frame, output, round(time.perf_counter() - started, 2), _backgrounds(DomainStore(database_url), slug, text)
+
+
+def _backgrounds(store: Any, slug: str, text: str) -> dict[str, Any]:
+    """The background the project's intent was judged by, its Boolean query (before any feedback widened it), and
+    what the pseudo-relevance feedback did: the terms it added and its background, or why it did not (the stored
+    reason; without an artefact a gate before the weighing stopped it, or the background failed part-way:
+    `candidate_papers`' ``prf_skipped`` says which)."""
+    from agentr_dagster.llm.offline.concepts import is_review_question
+    from agentr_dagster.stages.search import PSEUDO_FEEDBACK_STAGE
+
+    intent = store.results.latest_artifact(slug, "intent")
+    feedback = store.results.latest_artifact(slug, PSEUDO_FEEDBACK_STAGE)
+    prf: dict[str, Any]
+    if feedback is None:
+        prf = {"ran": False, "reason": "the project's text is a review question" if is_review_question(text) else
+               "no artefact: stopped before the weighing (seeds, an edited query, no match) or the background "
+               "failed part-way (candidate_papers' prf_skipped)"}
+    elif feedback.payload.get("reason"):
+        prf = {"ran": False, "reason": str(feedback.payload["reason"])}
+    else:
+        prf = {"ran": True, "background": feedback.payload.get("background"),
+               "added_terms": feedback.payload.get("added_terms") or {}}
+    queries = store.results.latest_artifact(slug, "queries")
+    return {"intent_background": (intent.payload.get("background") or "") if intent is not None else None,
+            "boolean_query": queries.payload.get("boolean_query") if queries is not None else None, "prf": prf}
 
 
 def _export_members(frame: pd.DataFrame, pool: Pool, name: str) -> list[set[int]]:
@@ -233,7 +276,8 @@ def _steps(folder: Path, review: Review, seed: int, seeds: int, written: dict[st
 
 def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayServer, work: Path, *,
                  cli_main: click.Command, seed: int, step: Callable[[str], None], seeds: int = SEEDS,
-                 written: dict[str, str] | None = None) -> dict[str, Any]:
+                 written: dict[str, str] | None = None,
+                 background_min_records: int | None = None) -> dict[str, Any]:
     """One review's projects (its question; its published abstract, else the one ``written`` has for it), each
     with and without seeds, and the two baselines."""
     includes = {i for i in range(len(review.labels)) if review.labels[i]}
@@ -256,12 +300,12 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
             label = f"{kind}+seeds" if seeded else kind
             step(f"{review.name}: {label}")
             slug = _slug(f"{review.name}-{label}")
-            frame, output, seconds = run_project(cli_main, server, work, slug, text,
-                                                 seeds_csv if seeded else None)
+            frame, output, seconds, backgrounds = run_project(cli_main, server, work, slug, text,
+                                                              seeds_csv if seeded else None, background_min_records)
             members = _export_members(frame, pool, review.name)
             figures = _figures(members, rest if seeded else includes, n, len(frame))
             entry["runs"][label] = {**figures, **({"source": source} if kind == "abstract" else {}),
-                                    "seconds": seconds,
+                                    "seconds": seconds, **backgrounds,
                                     "summary": next((line for line in output.splitlines()
                                                      if "have a current score" in line), "")}
     step(f"{review.name}: or-of-words")
@@ -310,11 +354,12 @@ def summarise(reviews: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str] | None = None, seed: int = 0,
                   seeds: int = SEEDS, progress: bool = True, checkpoint: Callable[[dict], None] | None = None,
-                  written_abstracts: Path | None = None) -> dict[str, Any]:
+                  written_abstracts: Path | None = None, pool_as_database: bool = False) -> dict[str, Any]:
     """Every review under ``roots`` (or those named) against the pool of all of them (see the module docstring).
     ``cli_main``: the ``agentr`` root command (passed in: this module does not import the CLI that mounts it).
     ``seeds=0`` leaves out the seeded runs (each costs another `agentr run`). ``written_abstracts``: a file of
-    abstracts written for the bench; a review without a published abstract is also run from its written one."""
+    abstracts written for the bench; a review without a published abstract is also run from its written one.
+    ``pool_as_database``: the pool stands for a general database (its sources are a background of many topics)."""
     from tqdm import tqdm
 
     folders = [f for root in roots for f in discover_reviews(Path(root))]
@@ -330,6 +375,8 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
     written = load_written_abstracts(written_abstracts) if written_abstracts is not None else None
     started = time.perf_counter()
     pool = pool_of(list(loaded.values()))
+    # the server reports its papers as the records it holds: the bar at that count lets the pool be a background
+    min_records = len(pool.papers) if pool_as_database else None
     reviews: list[dict[str, Any]] = []
 
     def result(complete: bool) -> dict[str, Any]:
@@ -338,6 +385,8 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
             "cap_per_query": get_settings().sources.max_results,
             "cap_boolean_query": get_settings().sources.boolean_max_results, "sources": sorted(POOL_SOURCES),
             "written_abstracts": str(written_abstracts) if written_abstracts is not None else None,
+            "pool_as_database": pool_as_database,
+            "source_background_min_records": min_records if pool_as_database else DEFAULT_BACKGROUND_MIN_RECORDS,
             "complete": complete, "reviews": reviews, "summary": summarise(reviews),
             "seconds": round(time.perf_counter() - started, 1)}
 
@@ -356,7 +405,8 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
 
         for folder in chosen:
             reviews.append(bench_review(folder, loaded[folder], pool, server, Path(tmp), cli_main=cli_main,
-                                        seed=seed, step=step, seeds=seeds, written=written))
+                                        seed=seed, step=step, seeds=seeds, written=written,
+                                        background_min_records=min_records))
             if checkpoint is not None:
                 checkpoint(result(False))
         bar.update(1)
@@ -374,12 +424,31 @@ def _effort(run: dict[str, Any], level: float) -> str:
     return _f(value) if value is not None else "never"
 
 
+def _background_line(result: dict[str, Any]) -> str:
+    bar = result.get("source_background_min_records")
+    if result.get("pool_as_database") and isinstance(bar, int) and bar < MIN_BACKGROUND_RECORDS:
+        return (f"pool as a general database (--pool-as-database), but its {bar} papers are under the "
+                f"{MIN_BACKGROUND_RECORDS} any background needs: no source hit counts")
+    if result.get("pool_as_database"):
+        return (f"pool as a general database (--pool-as-database): AGENTR_SOURCE_BACKGROUND_MIN_RECORDS={bar}, so "
+                "a source's hit counts are a background of many topics (the intent's; the feedback's)")
+    return (f"AGENTR_SOURCE_BACKGROUND_MIN_RECORDS={bar} (the product's default): the pool is no background of "
+            "many topics (no source hit counts, no pseudo-relevance feedback)")
+
+
+def _prf_text(prf: dict[str, Any]) -> str:
+    if not prf.get("ran"):
+        return f"not run: {prf.get('reason')}"
+    added = "; ".join(f"{block}: {', '.join(terms)}" for block, terms in prf["added_terms"].items())
+    return f"{added or 'no term added'} ({prf.get('background')})"
+
+
 def format_e2e(result: dict[str, Any]) -> str:
     """Per review and method: recall, retrieved/N, effort to 90 % and 95 % over N; then the means per group/kind."""
     lines = [f"pool: {result['pool']['records']} records of {result['pool']['reviews']} reviews as "
              f"{result['pool']['papers']} papers on {', '.join(result['sources'])}; per source, the Boolean query (and "
              f"the or-of-words in its place) capped at {result.get('cap_boolean_query', result['cap_per_query'])}, "
-             f"each search string at {result['cap_per_query']}", "",
+             f"each search string at {result['cap_per_query']}", _background_line(result), "",
              "| review | group | method | recall | retrieved/N | effort@90 | effort@95 |",
              "|---|---|---|---:|---:|---:|---:|"]
     for r in result["reviews"]:
@@ -388,6 +457,12 @@ def format_e2e(result: dict[str, Any]) -> str:
         for label, run in methods:
             lines.append(f"| {r['name']} | {r['group']} | {label} | {_f(run['recall'])} | "
                          f"{_f(run['retrieved_vs_n'])} | {_effort(run, 0.9)} | {_effort(run, 0.95)} |")
+    lines += ["", "| review | run | the intent's background | pseudo-relevance feedback |", "|---|---|---|---|"]
+    for r in result["reviews"]:
+        for label, run in r["runs"].items():
+            if "prf" in run:
+                lines.append(f"| {r['name']} | {run_label(label, run)} | {run.get('intent_background') or '-'} | "
+                             f"{_prf_text(run['prf'])} |")
     summary = result["summary"]
     lines += ["", "| means | method | n | recall | retrieved/N | effort@90 (reached) | effort@95 (reached) |",
               "|---|---|---:|---:|---:|---:|---:|"]

@@ -27,7 +27,7 @@ from agentr_dagster.domain.boolean_query import (
     to_query,
 )
 from agentr_dagster.domain.text import is_stopword, tokenize
-from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.truncation import sent_as_written, truncation
 from agentr_dagster.domain.word_class import word_classes
 
 #: Recall on the seeds below which the query is flagged (asset check WARN).
@@ -289,6 +289,13 @@ def mined_terms(seeds: Sequence[SeedStudy], background: Background, limit: int =
     return [t for *_, t in sorted(scored, reverse=True)[:limit]]
 
 
+def _proposable(candidates: list[str]) -> list[str]:
+    """The mined terms the concept query sends as they are counted (:func:`~agentr_dagster.domain.truncation.
+    sent_as_written`): ``all-caus*`` would go as the bare stem ``all-caus``, which the local count matches in
+    "all-cause" and no source does, so it would pass the growth bound and bring nothing."""
+    return [c for c in candidates if sent_as_written(c)]
+
+
 @dataclass
 class MinedBlocks:
     """The blocks' terms after mining the seeds, the terms each block gained, the blocks left out of the query
@@ -382,7 +389,7 @@ def improve_blocks(blocks: Sequence[tuple[str, Sequence[str]]], seeds: Sequence[
     search = _Search(seeds, render, count, max_growth * max(1, count(parse_boolean_query(render(terms)))),
                      off_topic, max_off_topic)
     before = _recall(search.found(terms), seeds)
-    candidates = mined_terms(seeds, background) if seeds else []
+    candidates = _proposable(mined_terms(seeds, background)) if seeds else []
     if generic is not None:
         candidates = [c for c in candidates if generic(c) < generic_share]
     home = _home_blocks(candidates, terms, seeds, relatedness)
@@ -633,7 +640,7 @@ def refine_with_pseudo_seeds(blocks: Sequence[tuple[str, Sequence[str]]], pseudo
 
     # a term too few pseudo-seeds use is never weighed (nor looked up in the background): 1.0 ranks it last
     candidates = mined_terms(pseudo, lambda t: background(t) if supported(t) else 1.0) if pseudo else []
-    candidates = [c for c in candidates if supported(c)]
+    candidates = [c for c in _proposable(candidates) if supported(c)]
     if generic is not None:
         candidates = [c for c in candidates if generic(c) < generic_share]
     home = _pseudo_homes(candidates, terms, relatedness, open_blocks)

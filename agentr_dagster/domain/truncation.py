@@ -3,6 +3,8 @@ offline query builder and the seed-study check (which proposes widening terms)."
 
 from __future__ import annotations
 
+import re
+
 from agentr_dagster.domain.specificity import general_completions, general_zipf
 
 _TRUNC_SUFFIXES = (
@@ -50,3 +52,18 @@ def _opens_onto_other_words(word: str) -> bool:
 def is_acronym(word: str) -> bool:
     core = word.strip("-")
     return len(core) >= 2 and sum(c.isupper() for c in core) >= 2 and not core.isdigit()
+
+
+#: A truncated word the concept query sends with its wildcard: four letters or more of a plain word
+#: (``concepts._sendable`` strips the wildcard from any other).
+_SENDABLE_STEM = re.compile(r"\w{4,}\*")
+
+
+def sent_as_written(term: str) -> bool:
+    """Whether the concept query sends ``term`` with the meaning it is counted with here. It keeps a wildcard only
+    after four letters or more of a plain word (``concepts._sendable``): ``all-caus*`` goes as ``all-caus`` and
+    ``kid*`` as ``kid``. A source matches those as whole words, so ``all-caus`` finds nothing, while the
+    in-process matcher (:func:`agentr_dagster.domain.boolean_query.matches`, the lake, the bench's pool) still
+    finds "all-cause" in it: such a term grows the local count and brings nothing. The seeds' and the
+    pseudo-seeds' term proposals (:mod:`agentr_dagster.domain.seed_check`) leave it out."""
+    return all(_SENDABLE_STEM.fullmatch(word.strip('"')) for word in term.split() if "*" in word)

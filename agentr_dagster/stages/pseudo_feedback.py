@@ -13,7 +13,6 @@ by the query, the text and the papers it read: a re-run with the same ones asks 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -111,17 +110,6 @@ def found_by_feedback_alone(labels: Sequence[str]) -> bool:
     """A paper that only the widened query's own search found: never read as a pseudo-seed (it would change the
     fingerprint on every re-run)."""
     return bool(labels) and all(label.split(":", 1)[-1] == PRF_QUERY_NAME for label in labels)
-
-
-_SENDABLE_STEM = re.compile(r"\w{4,}\*")
-
-
-def sent_as_written(term: str) -> bool:
-    """Whether the query sends ``term`` with the meaning it was weighed with. The concept query keeps a
-    truncation only after four letters or more of a plain word (``concepts._sendable``): ``all-caus*`` goes as
-    ``all-caus``, a stem no source matches as a word, though the in-process matcher still finds "all-cause" in
-    it. Such a term would grow the counts and find nothing."""
-    return all(_SENDABLE_STEM.fullmatch(word.strip('"')) for word in term.split() if "*" in word)
 
 
 def feedback_fingerprint(query: str, text: str, paper_hashes: Sequence[str], lake: bool) -> str:
@@ -280,9 +268,8 @@ def _refine(intent: Any, query: str, text: str, matched: Sequence[PaperRow], wei
     chosen = [by_id[i] for i in top_ranked(rank_papers(text, matched), PSEUDO_SEEDS)]
     pseudo = [SeedStudy(p.title, p.abstract or "", p.doi or "") for p in chosen]
 
-    def render(terms: list[list[str]]) -> str:  # a proposed term the query cannot send as weighed adds nothing
-        return concept_boolean_query([c.model_copy(update={"terms": [x for x in t if x in c.terms or
-                                                                      sent_as_written(x)]})
+    def render(terms: list[list[str]]) -> str:  # a term the query cannot send as weighed is never proposed
+        return concept_boolean_query([c.model_copy(update={"terms": t})
                                       for c, t in zip(intent.concepts, terms, strict=True)])
 
     refined = refine_with_pseudo_seeds(

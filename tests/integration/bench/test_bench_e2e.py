@@ -107,3 +107,59 @@ def test_the_e2e_bench_runs_every_review_against_the_pool_and_reports_consistent
     assert means["n"] == 2 and means["question"]["n"] == 2 and means["abstract (published)"]["n"] == 1
     recalls = [by_name[n]["runs"]["question"]["recall"] for n in TOPICS]
     assert means["question"]["recall"] == round(sum(recalls) / 2, 4)
+
+
+# a third review of many invented topics, so that the pool (with the two above) holds the 1,000 records any
+# background needs; it is never benched, only served
+_WORDS = ("glacier", "violin", "orchard", "turbine", "lichen", "comet", "basalt", "tariff", "sonnet", "falcon",
+          "harbour", "quartz", "meadow", "ledger", "cactus", "trumpet", "canyon", "pottery", "monsoon", "walnut")
+
+
+def _write_many_topics(root, records=1000):
+    folder = root / "Synthetic_ManyTopics"
+    folder.mkdir(parents=True)
+    rows = [(f"m{i}", f"{_WORDS[i % 20].title()} and {_WORDS[(i // 20) % 20]} survey {i}",
+             f"A survey of {_WORDS[i % 20]} and {_WORDS[(i * 7) % 20]} in region {i}.", int(i < 10))
+            for i in range(records)]
+    frame = pd.DataFrame(rows, columns=["record_id", "title", "abstract", "label_included"]).assign(year="2020",
+                                                                                                    doi="")
+    frame.to_csv(folder / "papers.csv", index=False)
+    frame.drop(columns="label_included").to_csv(folder / "papers_unlabeled.csv", index=False)
+    (folder / "review.json").write_text(json.dumps({"name": "Synthetic_ManyTopics",
+                                                    "question": "Which glaciers retreat fastest?"}), encoding="utf-8")
+
+
+def test_the_pool_stands_for_a_general_database_only_with_the_option(tmp_path):
+    root = write_reviews(tmp_path / "reviews")
+    _write_many_topics(root)
+    data = {}
+    for flag in ("", "--pool-as-database"):
+        out = tmp_path / f"e2e{flag}.json"
+        args = ["bench", "e2e", str(root), "--review", "Synthetic_Rivers", "--seeds", "0", "--no-progress",
+                "--out", str(out)]
+        result = agentr(*args, *([flag] if flag else []))
+        assert result.exit_code == 0, result.output
+        data[flag] = json.loads(out.read_text())
+        data[flag]["output"] = result.output
+    off, on = data[""], data["--pool-as-database"]
+    papers = on["pool"]["papers"]
+    assert papers == off["pool"]["papers"] == 1024
+    # without the option: the product's bar, far above the pool; no source background, no feedback
+    assert off["pool_as_database"] is False and off["source_background_min_records"] == 1_000_000
+    assert "AGENTR_SOURCE_BACKGROUND_MIN_RECORDS=1000000 (the product's default)" in off["output"]
+    off_runs = off["reviews"][0]["runs"]
+    assert set(off_runs) == {"question", "abstract"}
+    assert all(run["intent_background"].startswith("none") for run in off_runs.values())
+    assert off_runs["abstract"]["prf"]["ran"] is False
+    assert off_runs["abstract"]["prf"]["reason"].startswith("no background of many topics")
+    # with it: each run's bar is the pool's paper count, the intent is judged by the source's hit counts, and the
+    # feedback weighs the abstract's terms by them (a question is skipped, as the product skips it)
+    assert on["pool_as_database"] is True and on["source_background_min_records"] == papers
+    assert f"AGENTR_SOURCE_BACKGROUND_MIN_RECORDS={papers}, so" in on["output"]
+    on_runs = on["reviews"][0]["runs"]
+    hit_counts = f"openalex hit counts ({papers} records)"
+    assert all(run["intent_background"] == hit_counts for run in on_runs.values())
+    assert all(run["boolean_query"] for run in [*on_runs.values(), *off_runs.values()])
+    assert on_runs["question"]["prf"] == {"ran": False, "reason": "the project's text is a review question"}
+    assert on_runs["abstract"]["prf"]["ran"] is True and on_runs["abstract"]["prf"]["background"] == hit_counts
+    assert f"| Synthetic_Rivers | abstract (published) | {hit_counts} |" in on["output"]

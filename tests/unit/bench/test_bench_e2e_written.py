@@ -63,12 +63,13 @@ def stand_ins(monkeypatch):
     """Each project "finds" its review's records in order; the texts it was given are recorded by slug."""
     texts: dict[str, str] = {}
 
-    def run_project(cli_main, server, work, slug, text, seeds_csv=None):
+    def run_project(cli_main, server, work, slug, text, seeds_csv=None, background_min_records=None):
         texts[slug] = text
         name = next(n for n in REVIEWS if e2e._slug(n) in slug)
         words = name.split("_")[1].lower()
         frame = pd.DataFrame({"title": [f"{words} study {i}" for i in range(4)], "doi": [""] * 4})
-        return frame, "4 papers have a current score", 0.0
+        backgrounds = {"intent_background": "none", "prf": {"ran": False, "reason": "stand-in"}}
+        return frame, "4 papers have a current score", 0.0, backgrounds
 
     def baseline(*args, **kwargs):
         return e2e._figures([], {0, 1}, 4, 0)

@@ -9,7 +9,6 @@ from agentr_dagster.stages.pseudo_feedback import (
     added_text,
     feedback_fingerprint,
     found_by_feedback_alone,
-    sent_as_written,
     skip_reason,
 )
 from agentr_dagster.stages.search import PRF_QUERY_NAME, SearchCaps, SearchReport, SearchSummary
@@ -73,10 +72,3 @@ def test_the_metadata_says_why_it_did_not_run_or_what_it_added():
     assert ran.metadata()["prf_added_terms"] == "exposure: hedges: margin*, field margins"
     assert ran.metadata()["prf_query"] == "q" and "prf_skipped" not in ran.metadata()
     assert added_text({}) == "none" and "no term added" in FeedbackResult(background="lake").line()
-
-
-def test_a_truncation_the_query_cannot_send_is_never_proposed():
-    assert sent_as_written("twitter*") and sent_as_written('"social media"') and sent_as_written("infodemic")
-    assert sent_as_written('"pain manag*"')  # each truncated word a plain stem of four letters or more
-    assert not sent_as_written("all-caus*") and not sent_as_written("beta-blockad*")  # sent as a bare stem
-    assert not sent_as_written("kid*") and not sent_as_written('"long act*"')
