@@ -32,6 +32,10 @@ def truncation(word: str) -> str:
         return word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # "NSAIDs" -> "NSAID"
     if low.endswith("ren") and low[:-3] in ("child",):
         return low[:-3] + "*"
+    if "-" in low.strip("-"):
+        # a source takes no wildcard inside a hyphenated word and matches whole words: "anti-inflammator" would
+        # find nothing there ("anti-inflammatory" does), though a substring match here finds it
+        return low
     for suffix in _TRUNC_SUFFIXES:
         # never the whole part after a hyphen ("carbon-ion" is no "carbon-*")
         if low.endswith(suffix) and len(low) - len(suffix) >= 5 and low[-len(suffix) - 1] != "-":

@@ -87,7 +87,7 @@ def test_a_list_s_bare_modifier_takes_the_head_of_a_block_s_phrase_listed_after_
 
 def test_a_non_qualifier_before_a_hyphenated_compound_leaves_the_compound_alone():
     # "non-drug self-management": studies of self-management without the qualifier say the compound alone
-    assert "self-managem*" in _variants("non-drug self-management", {})
+    assert "self-management" in _variants("non-drug self-management", {})
     # a plain word left is every field's ("non-cancer pain" gives no pain alone)
     assert "pain" not in _variants("non-cancer pain", {}) and "pain*" not in _variants("non-cancer pain", {})
 

@@ -64,8 +64,10 @@ def _share(term: str) -> float:
     return _local(parse_boolean_query(term)) / len(POOL)
 
 
-def test_the_hyphenated_stem_is_what_the_seeds_share_and_what_the_local_count_would_take():
-    assert "plink-reduct*" in mined_terms(SEEDS, _share)
+def test_the_hyphenated_word_is_mined_whole_and_a_stem_of_it_is_what_the_local_count_would_take():
+    # truncation leaves a hyphenated word whole: what the seeds share is a word a source finds
+    mined = mined_terms(SEEDS, _share)
+    assert "plink-reduction" in mined and all(sent_as_written(t) for t in mined)
     with_stem = parse_boolean_query(_render([["vorlixamab"], ["glimmer syndrome", "plink-reduct*"]]))
     # the gap: the local matcher counts the bare stem's 12 records, a source none of them
     assert _local(with_stem) == 20 and _source(with_stem) == 8
@@ -85,7 +87,7 @@ def test_the_pseudo_seeds_feedback_never_proposes_it_and_its_count_is_what_a_sou
     # the query's own best matches: they match it by construction, and say "plink-reduction" too
     pseudo = [SeedStudy(f"Vorlixamab in glimmer syndrome: plink-reduction in {who}", "Plink-reduction rose.")
               for who in ("farmers", "sailors", "miners")]
-    assert "plink-reduct*" in mined_terms(pseudo, _share)
+    assert all(sent_as_written(t) for t in mined_terms(pseudo, _share))
     refined = refine_with_pseudo_seeds(blocks, pseudo, _render, _share, _local, max_growth=3.0, open_blocks=[1])
     added = [t for ts in refined.added.values() for t in ts]
     assert all(sent_as_written(t) for t in added) and "plink-reduct*" not in added
