@@ -229,6 +229,16 @@ def _organism_block(block: ConceptBlock) -> bool:
         h.startswith(k) for h in heads for k in POPULATION_VARIANTS)
 
 
+def _mark_organisms(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """The animals the question or title (``text``) names filter the query (:func:`_as_organisms`), unless it
+    names people too ("animal and human studies", "in humans and animals"): then the studies are not animal
+    studies alone."""
+    if not _PEOPLE_RE.search(text):
+        for block in blocks:
+            if _organism_block(block):
+                _as_organisms(block, acronyms)
+
+
 def _as_organisms(block: ConceptBlock, acronyms: dict[str, str]) -> None:
     """The block becomes the query's animal filter: its own phrase and the species its studies name (rodents:
     rats, mice), nothing a later sentence's chunk brought in by naming them too."""
@@ -1772,19 +1782,13 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
-    # the animals the question or title names filter the query, unless it names people too ("animal and human
-    # studies", "in humans and animals"): then the studies are not animal studies alone
-    if not _PEOPLE_RE.search(title or " ".join(topic)):
-        for block in blocks[1:]:
-            if _organism_block(block):
-                _as_organisms(block, acronyms)
+    _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
-    design = None
-    if design_terms:
-        design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
+    design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
+        else None
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
 
 
