@@ -411,8 +411,8 @@ class ConceptPlan:
 
 def _grouped(query: str) -> str:
     """``query`` as one operand of an AND: in brackets unless it is one term or one bracketed group already."""
-    if " " not in query.strip('"') or query.startswith('"') and query.count('"') == 2:
-        return query
+    if " " not in query or query.startswith('"') and query.endswith('"') and query.count('"') == 2:
+        return query  # one term, or one phrase
     depth = 0
     for i, ch in enumerate(query):
         depth += (ch == "(") - (ch == ")")

@@ -210,3 +210,13 @@ def test_a_count_of_common_things_is_no_term():
 
 def test_multiple_sclerosis_is_no_count():
     assert any("multiple sclerosis" in t for t in _terms("Does vitamin D reduce relapses in multiple sclerosis?"))
+
+
+@pytest.mark.parametrize(("query", "grouped"), [
+    ("zorvanol*", "zorvanol*"), ('"glimmer syndrome"', '"glimmer syndrome"'), ("(a OR b)", "(a OR b)"),
+    ('"glimmer syndrome" OR zorvanol*', '("glimmer syndrome" OR zorvanol*)'), ("(a) OR (b)", "((a) OR (b))"),
+])
+def test_the_query_before_the_animal_filter_is_one_operand(query, grouped):
+    from agentr_dagster.llm.offline.concepts import _grouped
+
+    assert _grouped(query) == grouped
