@@ -37,8 +37,7 @@ def truncation(word: str) -> str:
         # find nothing there ("anti-inflammatory" does), though a substring match here finds it
         return low
     for suffix in _TRUNC_SUFFIXES:
-        # never the whole part after a hyphen ("carbon-ion" is no "carbon-*")
-        if low.endswith(suffix) and len(low) - len(suffix) >= 5 and low[-len(suffix) - 1] != "-":
+        if low.endswith(suffix) and len(low) - len(suffix) >= 5:
             return low[: -len(suffix)] + "*"
     return low if _opens_onto_other_words(low) else low + "*"
 

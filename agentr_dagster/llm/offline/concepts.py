@@ -200,13 +200,12 @@ ORGANISM_WORDS = frozenset(
 
 
 #: Organisms a study is done on, as a modifier before what it studies ("human trials", "rat liver").
-_ORGANISM_MODIFIERS = frozenset(w for w in ORGANISM_WORDS | {"human", "humans"} if w not in (
-    "species", "strain", "strains", "wild-type", "transgenic", "knockout", "guinea"))
+#: Words of organisms that are a species (not "strain", "knockout" or "human").
+_SPECIES_WORDS = frozenset(ORGANISM_WORDS - {"species", "strain", "strains", "wild-type", "transgenic", "knockout"})
+_ORGANISM_MODIFIERS = (_SPECIES_WORDS - {"guinea"}) | {"human", "humans"}
 
 
 _PEOPLE_RE = re.compile(r"\b(?:humans?|people|persons?|patients?|participants|clinical)\b", re.I)
-#: Words of organisms that are a species (not "strain", "knockout" or "human").
-_SPECIES_WORDS = frozenset(ORGANISM_WORDS - {"species", "strain", "strains", "wild-type", "transgenic", "knockout"})
 
 
 def names_animals(item: str) -> bool:
@@ -1159,13 +1158,8 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     for m in _clause_boundaries(sentence, verbs):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
-            # "Which tests are used to assess X": the kind of answer asked for, an aspect of X as "the
-            # prevalence of X" is
-            asked = cue.casefold().split()[:1] in (["which"], ["what"])
-            # "What are the risk factors for Y", "What are the indications for Y": what is asked about Y
-            answer_kind = asked and (cue.casefold() in ("which", "what") and bool(_USED_RE.match(sentence, m.start()))
-                                     or m.group(0).casefold() in ("for", "to"))
-            out.append(_Chunk(piece, cue, _split_items(piece), aspect=m.group(0).casefold() == "of" or answer_kind))
+            aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m)
+            out.append(_Chunk(piece, cue, _split_items(piece), aspect=aspect))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()
@@ -1173,6 +1167,17 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     if piece.strip(" ,;:?.-"):
         out.append(_Chunk(piece, cue, _split_items(piece)))
     return out
+
+
+def _asked_about_next(cue: str, sentence: str, boundary: re.Match) -> bool:
+    """The chunk right after "Which" / "What" asks for a kind of answer about what follows, an aspect of it as "the
+    prevalence of X" is: "Which tests are used to assess X", "What are the risk factors for X", "What are the
+    barriers to implementing X"."""
+    low = cue.casefold()
+    if low.split()[:1] not in (["which"], ["what"]):
+        return False
+    used = low in ("which", "what") and bool(_USED_RE.match(sentence, boundary.start()))
+    return used or boundary.group(0).casefold() in ("for", "to")
 
 
 def _plural(word: str) -> bool:
@@ -1664,8 +1669,8 @@ def _names_a_class(block: ConceptBlock) -> bool:
     """The block's phrase names a class in the plural ("beta blockers", "oral medications"), whose members a
     list can name; a mass or process noun ("sleep", "microdialysis") has no members."""
     words = [w for i in [block.label, *block.items] for w in _content_words(i)]
-    return any(low.endswith("s") and not low.endswith(("ss", "us", "is")) and len(low) > 3
-               and word_classes(_singular_tail(low)) <= {"NOUN", "VERB"} for low in (w.casefold() for w in words))
+    return any(_plural(low) and len(low) > 3 and word_classes(_singular_tail(low)) <= {"NOUN", "VERB"}
+               for low in (w.casefold() for w in words))
 
 
 def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
