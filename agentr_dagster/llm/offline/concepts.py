@@ -2492,19 +2492,34 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
+    if required and all((_who_block(b) or b.aspect) and not b.organism for b in required) and (
+            background is None or _shares_product(required, background) > rest_share):
+        # a rest branch of who the studies are about ("smartphone addiction among adolescents") or of an aspect
+        # asked about ("the prevalence of X among students") names no subject: it would be an alternative of every
+        # study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), unless a background shows it narrow;
+        # the animals named are a filter instead
+        for b in required + optional:
+            if not b.organism:
+                b.required = b.in_query = False
+        return
     if required:
         if background is None:
             return
-        share = 1.0
-        for b in required:
-            share *= any_share(b.terms[:MAX_TERMS_PER_BLOCK], background)
-        if share <= rest_share:
+        if _shares_product(required, background) <= rest_share:
             for b in optional:
                 b.in_query = False
         return
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _shares_product(blocks: list[ConceptBlock], background: Background | None) -> float:
+    """The share of a background's records expected to name every one of the blocks (their shares multiplied)."""
+    share = 1.0
+    for b in blocks:
+        share *= any_share(b.terms[:MAX_TERMS_PER_BLOCK], background)
+    return share
 
 
 def _modifier_only(label: str) -> bool:
