@@ -273,7 +273,7 @@ _BOUNDARY_RE = re.compile(
     # surgery"); "as" does not: "X as monotherapy" is a role, "X and Y as soft traits" their umbrella
     r"during|after|before|across|via|through|against|"
     # "to" before a verb's "-ing" form is a preposition ("barriers to implementing X"), not an infinitive's
-    r"to(?=\s+[a-z]+ing\b)|"
+    r"(?:to|at)(?=\s+[a-z]+ing\b)|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
     r"for the treatment of|in the treatment of|benefit|benefits|affect|affects|predict|predicting|"
     r"been|be|is|are|was|were|have|has|do|does)(?![\w-]))",
@@ -1145,7 +1145,10 @@ def _acronym_inside(match: re.Match) -> str:
     return f"{long} {tail} ({acro} {tail})"
 
 
-_USED_RE = re.compile(r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b", re.I)
+#: "Which X are used to / for Y": X a kind of answer about Y; "used in Y" says where X is used, X stays the subject.
+_USED_RE = re.compile(
+    r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b(?!\s+(?:in|within|at)\b)",
+    re.I)
 
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
@@ -2129,7 +2132,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
         # than X", "versus X") is not the subject either
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
-                                   b.aspect or b.facet == "comparator", -b.n_items))
+                                   b.aspect or b.facet == "comparator" or b.setting, -b.n_items))
         return
     sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
     title_low = title.casefold().replace(_JOIN, " ")
