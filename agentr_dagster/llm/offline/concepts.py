@@ -1152,7 +1152,8 @@ _USED_RE = re.compile(
 
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
-    verbs = verbs | _verbs_before_possessive(sentence)
+    verbs = verbs | _verbs_before_possessive(sentence) | _verb_after_do_subject(sentence)
+    sentence = _BETWEEN_RE.sub(r"between \1 related to ", sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
@@ -1201,6 +1202,35 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
         if agrees and can_be_verb(word) and "NOUN" in word_classes(before) and "ADJ" not in word_classes(before):
             out.add(word.casefold())
     return frozenset(out)
+
+
+#: "Do X ...?", "How do X ...?": a question whose verb comes after its plural subject.
+_DO_QUESTION_RE = re.compile(r"^\s*(?:(?:how|why|when|where|to what extent)\s+)?do\s+(.+)$", re.I)
+#: "the association between X and Y": two concepts, the second what the first is related to.
+_BETWEEN_RE = re.compile(r"\bbetween\s+((?:(?!\b(?:and|between)\b)[^,;:?])+?)\s+and\s+", re.I)
+
+
+def _verb_after_do_subject(sentence: str) -> frozenset[str]:
+    """The verb of a "Do X ...?" question: after "do" the subject is plural, so the first word in a verb's plain
+    form right after a plural noun ("Do nudges increase uptake", "How do teachers use assessment") is the verb,
+    even one the lexicon also knows as a noun; not a noun of a compound ("do school nurses": "school" follows no
+    plural)."""
+    m = _DO_QUESTION_RE.match(sentence)
+    if not m:
+        return frozenset()
+    words = _WORD_RE.findall(m.group(1))
+    for before, word in zip(words, words[1:], strict=False):
+        low = word.casefold()
+        if (_plural(before) and "NOUN" in word_classes(before) and low.isalpha() and "VERB" in word_classes(low)
+                and low in _verb_lemmas(low)):
+            return frozenset({low})
+    return frozenset()
+
+
+def _verb_lemmas(word: str) -> tuple[str, ...]:
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas(word).get("VERB", ())
 
 
 _WORD_RE = re.compile(_WORD)
