@@ -170,6 +170,13 @@ DEMOGRAPHIC_WORDS = frozenset(
     "adult adults patient patients people person persons individual individuals human humans subject subjects "
     "participant participants men women man woman user users".split()
 )
+#: People by what they do or are to others (a general vocabulary of roles, not a field's): a block of them says
+#: who the studies are about ("among emergency physicians", "how do developers use X").
+_ROLES = ("physician doctor clinician practitioner pharmacist dentist surgeon psychiatrist psychologist therapist "
+          "midwife midwive resident trainee worker employee manager caregiver carer parent mother father family "
+          "citizen consumer smoker athlete survivor professional provider prisoner inmate migrant immigrant refugee "
+          "client customer developer engineer programmer tester volunteer").split()
+ROLE_WORDS = frozenset([*_ROLES, *(w + "s" for w in _ROLES), "families", "staff", "personnel"])
 #: Close terms for common populations (a general vocabulary, not a field's).
 POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "adolescen": ("adolescen*", "teen*", "youth*", '"young people"', "juvenile*", '"high school*"'),
@@ -258,7 +265,8 @@ def _who_block(block: ConceptBlock) -> bool:
     of each of its phrases ("university students", "older adults", "rats") is one."""
     words = [_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)]
     return bool(words) and all(
-        w in DEMOGRAPHIC_WORDS or w in ORGANISM_WORDS or any(w.startswith(k) for k in POPULATION_VARIANTS)
+        w in DEMOGRAPHIC_WORDS or w in ROLE_WORDS or w in ORGANISM_WORDS
+        or any(w.startswith(k) for k in POPULATION_VARIANTS)
         for w in words)
 
 
@@ -2161,8 +2169,12 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         # question names nothing else: a population is every study of it, whatever the topic
         # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
         # than X", "versus X") is not the subject either
+        # nor, beside what is done or what the studies are exposed to, what it is done for ("the effect of X on
+        # A, B and C": the outcomes listed are every study of them)
+        doing = any(b.required and b.facet in ("intervention", "exposure") for b in blocks)
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
-                                   b.aspect or b.facet == "comparator" or b.setting, -b.n_items))
+                                   b.aspect or b.facet == "comparator" or b.setting,
+                                   doing and b.facet == "outcome", -b.n_items))
         return
     sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
     title_low = title.casefold().replace(_JOIN, " ")
