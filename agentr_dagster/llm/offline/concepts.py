@@ -1153,6 +1153,9 @@ def _acronym_inside(match: re.Match) -> str:
     return f"{long} {tail} ({acro} {tail})"
 
 
+#: Cues that relate what a "Which X ..." question asks for to what it is about.
+_ASKED_RELATION_RE = re.compile(r"(?:(?:are|is|were|was)\s+)?(?:predicts?|associated with|related to|linked to|affects?|"
+                          r"influences?|determines?)\b", re.I)
 #: "Which X are used to / for Y": X a kind of answer about Y; "used in Y" says where X is used, X stays the subject.
 _USED_RE = re.compile(
     r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b(?!\s+(?:in|within|at)\b)",
@@ -1189,7 +1192,9 @@ def _asked_about_next(cue: str, sentence: str, boundary: re.Match) -> bool:
     if low.split()[:1] not in (["which"], ["what"]):
         return False
     used = low in ("which", "what") and bool(_USED_RE.match(sentence, boundary.start()))
-    return used or boundary.group(0).casefold() in ("for", "to")
+    # "Which risk factors predict X", "What genetic variants are associated with X": the answer's kind, about X
+    relation = low in ("which", "what") and bool(_ASKED_RELATION_RE.match(sentence, boundary.start()))
+    return used or relation or boundary.group(0).casefold() in ("for", "to")
 
 
 def _plural(word: str) -> bool:
