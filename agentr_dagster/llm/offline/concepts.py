@@ -2174,9 +2174,9 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         # question names nothing else: a population is every study of it, whatever the topic
         # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
         # than X", "versus X") is not the subject either
-        # nor, beside what is done or what the studies are exposed to, what it is done for ("the effect of X on
-        # A, B and C": the outcomes listed are every study of them)
-        doing = any(b.required and b.facet in ("intervention", "exposure") for b in blocks)
+        # nor, beside what is done, what it is done for ("the effect of X on A, B and C": the outcomes listed are
+        # every study of them)
+        doing = any(b.required and b.facet == "intervention" for b in blocks)
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
                                    b.aspect or b.facet == "comparator" or b.setting,
                                    doing and b.facet == "outcome", -b.n_items))

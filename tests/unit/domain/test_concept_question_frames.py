@@ -1,0 +1,85 @@
+"""Concept blocks of review questions by their frames (invented texts from fields the shared reviews do not cover):
+who the studies are about and an aspect asked about are no alternative of their own, a setting or an outcome list
+is not the main block, "Which X predict Y" asks about Y, the verb of "Do X ...?", "between X and Y"."""
+
+import pytest
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
+from agentr_dagster.llm.offline.concepts import extract_concepts
+
+
+def _hits(text: str, record: str, background=None) -> bool:
+    query = extract_concepts(text, background=background).boolean_query()
+    return matches(parse_boolean_query(query), record)
+
+
+def _main_label(text: str) -> str:
+    main = extract_concepts(text).main()
+    assert main is not None
+    return main.label.casefold()
+
+
+def test_who_the_studies_are_about_is_no_alternative_of_its_own():
+    question = "What interventions reduce gaming disorder among adolescents?"
+    assert _hits(question, "A family intervention for gaming disorder: a randomised trial")
+    assert not _hits(question, "Sleep duration and school performance in adolescents")
+
+
+def test_a_background_that_shows_who_narrow_keeps_them_as_an_alternative():
+    question = "What interventions reduce gaming disorder among adolescents?"
+    assert _hits(question, "Sleep duration and school performance in adolescents", background=lambda term: 0.001)
+    assert not _hits(question, "Sleep duration and school performance in adolescents", background=lambda term: 0.2)
+
+
+def test_an_aspect_and_a_role_are_no_alternative_of_their_own():
+    question = "What is the prevalence of burnout among emergency physicians?"
+    assert _hits(question, "Burnout in emergency medicine residents: a national survey")
+    assert not _hits(question, "Prevalence of hypertension among emergency physicians")
+
+
+def test_a_setting_is_not_the_main_block():
+    assert "pay" in _main_label("What is the evidence on performance-related pay in the public sector and staff "
+                                "retention?")
+
+
+def test_what_is_used_in_a_setting_stays_the_subject():
+    assert "selection" in _main_label(
+        "Which regression test selection techniques are used in continuous deployment pipelines?")
+
+
+def test_at_before_an_ing_form_ends_the_subject():
+    assert _main_label("How effective is code review at detecting security vulnerabilities?") == "code review"
+
+
+@pytest.mark.parametrize("question, subject, other", [
+    ("Do nudges increase organ donor registration?", "nudges", "organ donor registration"),
+    ("How do nurses use early warning scores in general wards?", "early warning scores", "general wards"),
+])
+def test_the_verb_of_a_do_question_is_no_term(question, subject, other):
+    plan = extract_concepts(question)
+    labels = [b.label.casefold() for b in plan.blocks]
+    assert subject in labels and other in labels
+    verb = question.split()[2 if question.startswith("Do") else 3]
+    assert not any(verb in t.casefold() for b in plan.blocks for t in b.terms)
+
+
+def test_between_x_and_y_is_two_concepts():
+    plan = extract_concepts("What is the association between caffeine intake and migraine in children?")
+    blocks = {b.label.casefold(): b for b in plan.blocks}
+    assert "caffeine intake" in blocks and "migraine" in blocks
+    assert not any("migraine" in t for t in blocks["caffeine intake"].terms)
+
+
+def test_an_outcome_list_is_not_the_main_block():
+    question = "What is the effect of tai chi on balance, gait speed and fear of falling in older adults?"
+    assert _main_label(question) == "tai chi"
+    assert not _hits(question, "Gait speed as a predictor of mortality in heart failure")
+
+
+@pytest.mark.parametrize("question", [
+    "Which risk factors predict delirium after cardiac surgery?",
+    "Which patient characteristics are associated with delirium after cardiac surgery?",
+])
+def test_which_x_predict_y_asks_about_y(question):
+    assert "delirium" in _main_label(question)
+    assert not _hits(question, "Risk factors for stroke in atrial fibrillation")
