@@ -1174,13 +1174,34 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
             aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m)
-            out.append(_Chunk(piece, cue, _split_items(piece), aspect=aspect))
+            out.append(_Chunk(piece, cue, _items_without_change(piece), aspect=aspect))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()
     piece = sentence[pos:]
     if piece.strip(" ,;:?.-"):
-        out.append(_Chunk(piece, cue, _split_items(piece)))
+        out.append(_Chunk(piece, cue, _items_without_change(piece)))
+    return out
+
+
+#: Verbs that say which way something changes ("reducing stress", "improving adherence"): their "-ing" form before
+#: a concept is the direction of an effect, not a word the studies share (a general vocabulary, not a field's).
+_CHANGE_VERBS = frozenset(
+    "reduce improve prevent increase decrease promote enhance lower raise treat manage support facilitate encourage "
+    "mitigate address tackle combat limit curb boost strengthen foster alleviate relieve minimise minimize optimise "
+    "optimize maximise maximize maintain sustain".split())
+
+
+def _items_without_change(piece: str) -> list[str]:
+    """The piece's list items, each without a leading change verb's "-ing" form ("for reducing stress": stress)."""
+    out = []
+    for item in _split_items(piece):
+        first, _, rest = item.partition(" ")
+        low = first.casefold()
+        if rest and low.endswith("ing") and word_classes(low) <= {"VERB", "ADJ"} and any(
+                v in _CHANGE_VERBS for v in _verb_lemmas(low)):
+            item = rest
+        out.append(item)
     return out
 
 

@@ -83,3 +83,16 @@ def test_an_outcome_list_is_not_the_main_block():
 def test_which_x_predict_y_asks_about_y(question):
     assert "delirium" in _main_label(question)
     assert not _hits(question, "Risk factors for stroke in atrial fibrillation")
+
+
+@pytest.mark.parametrize("question, concept, record", [
+    ("What interventions are effective for improving hand hygiene compliance in hospital staff?",
+     "hand hygiene compliance", "Hand hygiene compliance after a multimodal campaign"),
+    ("Is yoga effective in reducing anxiety in pregnant women?", "anxiety", "Yoga and anxiety in pregnancy"),
+])
+def test_a_change_verb_before_a_concept_is_no_word_of_it(question, concept, record):
+    plan = extract_concepts(question)
+    assert concept in [b.label.casefold() for b in plan.blocks]
+    assert not any(t.casefold().startswith(("improv", "reduc", '"improv', '"reduc')) for b in plan.blocks
+                   for t in b.terms)
+    assert matches(parse_boolean_query(plan.boolean_query()), record)
