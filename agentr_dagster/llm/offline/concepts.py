@@ -1154,8 +1154,8 @@ def _acronym_inside(match: re.Match) -> str:
 
 
 #: Cues that relate what a "Which X ..." question asks for to what it is about.
-_ASKED_RELATION_RE = re.compile(r"(?:(?:are|is|were|was)\s+)?(?:predicts?|associated with|related to|linked to|affects?|"
-                          r"influences?|determines?)\b", re.I)
+_ASKED_RELATION_RE = re.compile(r"(?:(?:are|is|were|was)\s+)?(?:predicts?|associated with|related to|linked to|"
+                                r"affects?|influences?|determines?)\b", re.I)
 #: "Which X are used to / for Y": X a kind of answer about Y; "used in Y" says where X is used, X stays the subject.
 _USED_RE = re.compile(
     r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b(?!\s+(?:in|within|at)\b)",
@@ -1798,7 +1798,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
-        topic[0] = _without_own_method(_without_own_kind(topic[0]), text)
+        topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
     blocks: list[ConceptBlock] = []
@@ -2380,6 +2380,38 @@ _OWN_KIND_RE = re.compile(
     r"(?:review|study|meta-analysis|overview|synthesis)"
     r"(?:\s+(?:and|with)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|study|meta-analysis|meta-regression|synthesis))?"
     r"\s*[.]?\s*$", re.I)
+
+
+#: A title's "X and Y" before its subtitle or setting ("Vitamin D supplementation and respiratory infections in
+#: children: a meta-analysis"): X, Y and what follows.
+_TITLE_PAIR_RE = re.compile(
+    r"^([^,;:]+?)\s+and\s+([^,;:]+?)(\s+(?:in|among|of|during|after|for)\s+[^:]*)?(:.*)?$", re.I)
+#: Words that relate two concepts in a sentence ("X for the prevention of Y", "X during Y", "X improved Y").
+_RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|improv\w*|reduc\w*|increas\w*|"
+                          r"decreas\w*|prevent\w*|affect\w*|predict\w*|promot\w*|impair\w*)\b", re.I)
+
+
+def _related_pair(title: str, text: str) -> str:
+    """A title's "X and Y" as two concepts ("X related to Y") when another sentence of the abstract relates them:
+    names both with a preposition or a verb of effect between ("trials of vitamin D supplementation for the
+    prevention of respiratory infections", "microdialysis during sleep"), not as a list ("anxiety and
+    depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
+    m = _TITLE_PAIR_RE.match(title)
+    if not m or m.group(4):  # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is
+        return title
+    first, second = (_content_words(g) for g in m.group(1, 2))
+    if not first or not second:
+        return title
+    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
+    if a == b:
+        return title
+    for sentence in _sentences(text)[1:]:
+        low = sentence.casefold()
+        for x, y in ((a, b), (b, a)):
+            gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
+            if gap and not re.search(r"[,;]", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
+                return f"{m.group(1)} related to {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+    return title
 
 
 def _without_own_kind(title: str) -> str:

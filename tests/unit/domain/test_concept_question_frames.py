@@ -96,3 +96,20 @@ def test_a_change_verb_before_a_concept_is_no_word_of_it(question, concept, reco
     assert not any(t.casefold().startswith(("improv", "reduc", '"improv', '"reduc')) for b in plan.blocks
                    for t in b.terms)
     assert matches(parse_boolean_query(plan.boolean_query()), record)
+
+
+_ENRICHMENT = ("Tai chi and balance in older adults: a meta-analysis. Tai chi is a mind-body exercise. We pooled "
+               "randomised trials of tai chi on balance in adults over 60. Twenty trials were included.")
+_LIST = ("Anxiety and depression in family caregivers: a meta-analysis. Caregivers report anxiety and depression "
+         "more often than non-caregivers. We pooled prevalence studies of anxiety and depression in caregivers.")
+
+
+def test_a_title_pair_the_abstract_relates_is_two_concepts_and_ed():
+    query = parse_boolean_query(extract_concepts(_ENRICHMENT).boolean_query())
+    assert matches(query, "Effects of tai chi on balance and falls in community-dwelling elders")
+    assert not matches(query, "Balance training with a wobble board in older adults")
+
+
+def test_a_title_pair_the_abstract_lists_stays_one_concept():
+    query = parse_boolean_query(extract_concepts(_LIST).boolean_query())
+    assert matches(query, "Depression in caregivers of people with dementia")
