@@ -1187,7 +1187,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
 #: Verbs that say which way something changes ("reducing stress", "improving adherence"): their "-ing" form before
 #: a concept is the direction of an effect, not a word the studies share (a general vocabulary, not a field's).
 _CHANGE_VERBS = frozenset(
-    "reduce improve prevent increase decrease promote enhance lower raise treat manage support facilitate encourage "
+    "reduce improve prevent increase decrease promote enhance raise treat manage facilitate encourage "
     "mitigate address tackle combat limit curb boost strengthen foster alleviate relieve minimise minimize optimise "
     "optimize maximise maximize maintain sustain".split())
 
@@ -1330,6 +1330,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # or right after "studies" / "trials" ("studies investigating X": a clause, not a phrase "investigating X")
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
                         and (nxt.casefold() == "to" or words[k - 1].group(0).casefold() in _STUDY_NOUNS))
+        # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
+        verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())

@@ -113,3 +113,15 @@ def test_a_title_pair_the_abstract_relates_is_two_concepts_and_ed():
 def test_a_title_pair_the_abstract_lists_stays_one_concept():
     query = parse_boolean_query(extract_concepts(_LIST).boolean_query())
     assert matches(query, "Depression in caregivers of people with dementia")
+
+
+def test_a_change_verb_after_to_starts_the_purpose():
+    plan = extract_concepts("What programmes are used to increase organ donor registration?")
+    assert "organ donor registration" in [b.label.casefold() for b in plan.blocks]
+    assert not any("increase" in t.casefold() for b in plan.blocks for t in b.terms)
+
+
+def test_a_noun_after_to_stays_in_its_phrase():
+    labels = [b.label.casefold() for b in extract_concepts("Is exposure to support groups linked to recovery after "
+                                                            "injury to lower limbs?").blocks]
+    assert "support groups" in " ".join(labels) and "lower limbs" in " ".join(labels)
