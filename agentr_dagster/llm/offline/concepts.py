@@ -140,7 +140,7 @@ META_WORDS = frozenset(
     synthesize synthesise quantify estimate estimates describe describes characterize characterise establish
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
-    combining challenging accurate novel paper
+    combining challenging accurate novel paper views perspectives
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).
@@ -2598,11 +2598,12 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
     if required and all((_who_block(b) or b.aspect) and not b.organism for b in required) and (
-            background is None or _shares_product(required, background) > rest_share):
+            all(b.aspect and not _who_block(b) for b in required) or background is None
+            or _shares_product(required, background) > rest_share):
         # a rest branch of who the studies are about ("smartphone addiction among adolescents") or of an aspect
         # asked about ("the prevalence of X among students") names no subject: it would be an alternative of every
-        # study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), unless a background shows it narrow;
-        # the animals named are a filter instead
+        # study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``); only a background that shows the
+        # people narrow keeps them (an aspect alone, ``A OR variant*``, never); the animals named are a filter
         for b in required + optional:
             if not b.organism:
                 b.required = b.in_query = False

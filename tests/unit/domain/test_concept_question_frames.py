@@ -125,3 +125,15 @@ def test_a_noun_after_to_stays_in_its_phrase():
     labels = [b.label.casefold() for b in extract_concepts("Is exposure to support groups linked to recovery after "
                                                             "injury to lower limbs?").blocks]
     assert "support groups" in " ".join(labels) and "lower limbs" in " ".join(labels)
+
+
+def test_views_on_a_topic_ask_about_the_topic():
+    query = parse_boolean_query(extract_concepts("What are carers' views on respite care?").boolean_query())
+    assert matches(query, "Respite care for people with dementia: a qualitative study")
+    assert not matches(query, "Carers' views of hospital discharge")
+
+
+def test_an_aspect_alone_is_no_alternative_even_where_a_background_shows_it_narrow():
+    question = "Which genetic variants are associated with clopidogrel resistance?"
+    assert not _hits(question, "Rare variants in cardiomyopathy genes", background=lambda term: 0.001)
+    assert _hits(question, "Clopidogrel resistance after coronary stenting", background=lambda term: 0.001)
