@@ -1164,7 +1164,7 @@ _USED_RE = re.compile(
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence) | _verb_after_do_subject(sentence)
-    sentence = _BETWEEN_RE.sub(r"between \1 related to ", sentence)
+    sentence = _BETWEEN_RE.sub(r"between \1 on ", sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
@@ -2394,10 +2394,10 @@ _RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|impro
 
 
 def _related_pair(title: str, text: str) -> str:
-    """A title's "X and Y" as two concepts ("X related to Y") when another sentence of the abstract relates them:
-    names both with a preposition or a verb of effect between ("trials of vitamin D supplementation for the
-    prevention of respiratory infections", "microdialysis during sleep"), not as a list ("anxiety and
-    depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
+    """A title's "X and Y" as two concepts ("X on Y", as "the effect of X on Y" reads) when another sentence of
+    the abstract relates them: names both with a preposition or a verb of effect between ("trials of vitamin D
+    supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
+    ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
     m = _TITLE_PAIR_RE.match(title)
     if not m or m.group(4):  # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is
         return title
@@ -2412,7 +2412,7 @@ def _related_pair(title: str, text: str) -> str:
         for x, y in ((a, b), (b, a)):
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
             if gap and not re.search(r"[,;]", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
-                return f"{m.group(1)} related to {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+                return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
 
 

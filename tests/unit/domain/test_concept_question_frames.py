@@ -137,3 +137,9 @@ def test_an_aspect_alone_is_no_alternative_even_where_a_background_shows_it_narr
     question = "Which genetic variants are associated with clopidogrel resistance?"
     assert not _hits(question, "Rare variants in cardiomyopathy genes", background=lambda term: 0.001)
     assert _hits(question, "Clopidogrel resistance after coronary stenting", background=lambda term: 0.001)
+
+
+def test_between_keeps_a_first_concept_whose_head_can_be_a_verb():
+    labels = [b.label.casefold() for b in extract_concepts(
+        "What is the association between adverse childhood experiences and adult asthma?").blocks]
+    assert "adverse childhood experiences" in labels
