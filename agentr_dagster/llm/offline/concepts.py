@@ -670,9 +670,18 @@ def _run_terms(words: list[str]) -> list[str]:
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1])):
         terms.append(_render(truncation(words[0])))
+    # an activity before a generic head ("nudging interventions", "coaching programmes"): the activity names it
+    # by its verb, when that is no common word ("nudge"; not "screen")
+    lemma = next(iter(_verb_lemmas(words[0].casefold())), "") if words[0].casefold().endswith("ing") else ""
+    if (len(words) == 2 and words[1].casefold() in GENERIC_HEADS and len(lemma) >= 4 and words[0].isalpha()
+            and general_zipf(lemma) < HEAD_ALONE_ZIPF):
+        stem = truncation(lemma).rstrip("*")
+        # the verb's stem that its "-ing" form shares ("nudge" -> nudg*, which finds "nudging" too)
+        terms.append(_render((stem if words[0].casefold().startswith(stem) else lemma[:-1]) + "*"))
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
-    if (len(words) == 2 and words[0].casefold().endswith("s") and len(words[0]) >= 8 and len(words[1]) >= 6
-            and not _modifier_like(words[0]) and not _modifier_like(words[1])):
+    if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
+            and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
+            and not _modifier_like(words[1])):
         terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
     for a, b in zip(words, words[1:], strict=False):

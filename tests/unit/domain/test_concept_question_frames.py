@@ -143,3 +143,15 @@ def test_between_keeps_a_first_concept_whose_head_can_be_a_verb():
     labels = [b.label.casefold() for b in extract_concepts(
         "What is the association between adverse childhood experiences and adult asthma?").blocks]
     assert "adverse childhood experiences" in labels
+
+
+def test_a_generic_head_is_never_a_term_alone():
+    terms = [t for b in extract_concepts("Do mindfulness interventions reduce fatigue in cancer survivors?").blocks
+             for t in b.terms]
+    assert "mindful*" in terms and "intervent*" not in terms
+
+
+def test_an_activity_before_a_generic_head_names_the_concept_by_its_verb():
+    plan = extract_concepts("Do nudging interventions increase organ donor registration?")
+    block = next(b for b in plan.blocks if "nudging" in b.label.casefold())
+    assert matches(parse_boolean_query(block.query(40)), "Nudges in the school cafeteria")
