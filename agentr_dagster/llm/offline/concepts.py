@@ -2411,8 +2411,9 @@ def _related_pair(title: str, text: str) -> str:
     if not m or m.group(4):  # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is
         return title
     first, second = (_content_words(g) for g in m.group(1, 2))
-    if not first or not second:
-        return title
+    if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
+                                            m.group(1), re.I):
+        return title  # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects
     a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
     if a == b:
         return title
@@ -2420,7 +2421,7 @@ def _related_pair(title: str, text: str) -> str:
         low = sentence.casefold()
         for x, y in ((a, b), (b, a)):
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
-            if gap and not re.search(r"[,;]", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
+            if gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
 
