@@ -556,11 +556,17 @@ def _runs(item: str) -> list[list[str]]:
         return not (inner and all(words[j].casefold() not in META_WORDS | _FUNCTION for j in (i - 1, i + 1)))
 
     runs: list[list[str]] = [[]]
+    relation_runs: set[int] = set()
     for i, w in enumerate(words):
         if breaks(i):
             runs.append([])
         else:
             runs[-1].append(w)
+            # "(early-life) exposure to X": what the studies are exposed to is the concept; the exposure itself,
+            # and when it happened, are every exposure study's words
+            if w.casefold() in ("exposure", "exposures") and i + 2 < len(words) and words[i + 1].casefold() == "to":
+                relation_runs.add(len(runs) - 1)
+    runs = [[] if n in relation_runs else run for n, run in enumerate(runs)]
     for n, run in enumerate(runs):
         # after a noun, a verb's "-ed" form starts what is done to it ("therapy delivered online", "behaviour
         # measured"); before one it modifies it ("learned helplessness") and stays

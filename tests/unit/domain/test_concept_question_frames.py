@@ -155,3 +155,10 @@ def test_an_activity_before_a_generic_head_names_the_concept_by_its_verb():
     plan = extract_concepts("Do nudging interventions increase organ donor registration?")
     block = next(b for b in plan.blocks if "nudging" in b.label.casefold())
     assert matches(parse_boolean_query(block.query(40)), "Nudges in the school cafeteria")
+
+
+def test_exposure_to_x_is_searched_as_x():
+    question = "Does early-life exposure to arsenic impair cognitive development in children?"
+    terms = [t.casefold() for b in extract_concepts(question).blocks for t in b.terms]
+    assert not any("exposure" in t for t in terms)
+    assert _hits(question, "Arsenic in drinking water and intellectual function in children")
