@@ -639,7 +639,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
     if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
         words = words[:-1]
-    if not words:
+    if not words or all(re.fullmatch(r"[\d.,%]+", w) for w in words):  # a year alone ("published to 2020")
         return []
     eponym = _eponym_terms(words)
     if eponym:
@@ -904,7 +904,7 @@ def _dedupe(terms: Iterable[str]) -> list[str]:
 _FUNCTION = frozenset(
     "a an the and or of in on for to with by from at as into onto via per than then their its his her our your "
     "a' any all some no not nor both either neither this that these those such which who whose whom if so yet "
-    "whether when while because since unless until none more less most least than".split()
+    "whether when while because since unless until none more less most least than but".split()
 )
 
 
@@ -1145,6 +1145,7 @@ def _undefined_acronyms(text: str, defined: dict[str, str]) -> dict[str, str]:
 
 
 def _split_items(text: str) -> list[str]:
+    text = re.split(r",?\s*\bbut\b", text, maxsplit=1, flags=re.I)[0]  # "X, but Y are needed": a clause, no item
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
     # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
@@ -1343,8 +1344,19 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
         # or right after "studies" / "trials" ("studies investigating X": a clause, not a phrase "investigating X")
+        # or after a plural noun before what it acts on ("interventions targeting X", "patients receiving X")
+        prev = words[k - 1].group(0) if k > 0 else ""
+        plural_noun_before = (_plural(prev) and "NOUN" in word_classes(prev) and prev.casefold() not in META_WORDS
+                              and sentence[words[k - 1].end(): m.start()].strip() == "")
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
-                        and (nxt.casefold() == "to" or words[k - 1].group(0).casefold() in _STUDY_NOUNS))
+                        and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
+                             or (bool(nxt) and plural_noun_before)))
+        # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
+        # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
+        low = m.group(0).casefold()
+        verb = verb or (plural_noun_before and low.isalpha() and len(low) >= 3 and "VERB" in word_classes(low)
+                        and low in _verb_lemmas(low) and nxt.isalpha() and nxt.casefold() not in _FUNCTION
+                        and not _eponym(prev))
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
         if not inside and verb:

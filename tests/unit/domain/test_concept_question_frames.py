@@ -163,3 +163,17 @@ def test_exposure_to_x_is_searched_as_x():
     terms = [t.casefold() for b in extract_concepts(question).blocks for t in b.terms]
     assert not any("exposure" in t for t in terms)
     assert _hits(question, "Arsenic in drinking water and intellectual function in children")
+
+
+_PSU = ("Psychological treatments for compulsive gaming: a systematic review. This review aimed to synthesise "
+        "evidence on psychological treatments targeting compulsive gaming in young adults. Studies were published "
+        "up to 2021. Conclusions: Psychological treatments show promise in reducing compulsive gaming, but "
+        "high-quality trials are needed.")
+
+
+def test_an_abstracts_clauses_give_no_terms():
+    terms = [t.casefold() for b in extract_concepts(_PSU).blocks for t in b.terms]
+    # "treatments targeting X" and "treatments show promise" are clauses; "but ..." is no list item; a year no term
+    assert not any(w in t for t in terms for w in ("targeting", "show", "promise", "high-quality", "high quality"))
+    assert "2021" not in terms
+    assert any("compulsive gaming" in t for t in terms)
