@@ -140,7 +140,7 @@ META_WORDS = frozenset(
     synthesize synthesise quantify estimate estimates describe describes characterize characterise establish
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
-    combining challenging accurate novel paper views perspectives
+    combining challenging accurate novel paper views perspectives umbrella overview overviews
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).
@@ -1886,11 +1886,53 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
+    if _studies_reviews(" ".join(topic)) and blocks:
+        blocks = _reviews_first(blocks, acronyms)
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+
+
+#: A review whose studies are reviews says so where it states its topic: an umbrella review, an overview or a review
+#: of reviews, a tertiary study, or reviews in the plural as its subject ("the methodological quality of systematic
+#: reviews in X", "Systematic literature reviews in X"; its own kind is singular: "a systematic review of X").
+_REVIEWS_STUDIED_RE = re.compile(
+    r"\b(?:umbrella reviews?|overviews? of (?:systematic )?reviews|reviews? of (?:systematic |literature )?reviews|"
+    r"reviews? of meta-analyses|tertiary stud(?:y|ies)|systematic (?:literature )?reviews|meta-analyses|SLRs)\b",
+    re.I)
+#: The kinds of evidence synthesis a review of reviews gathers (a general vocabulary of research synthesis).
+REVIEW_KIND_TERMS = ('"systematic review"', '"systematic reviews"', '"systematic literature review*"',
+                     '"literature review*"', "meta-analysis", "meta-analyses", '"meta analys*"', "metaanalys*",
+                     '"scoping review*"',
+                     '"mapping stud*"', '"umbrella review*"', '"evidence synthes*"')
+
+
+def _studies_reviews(topic: str) -> bool:
+    """The topic sentences say the review's studies are reviews (:data:`_REVIEWS_STUDIED_RE`), not that it updates
+    or follows earlier ones ("to update previous systematic reviews of X")."""
+    return any(not re.search(r"\b(?:previous|prior|earlier|existing|recent|updat\w*|several|many|other)\W+(?:\w+\W+)?$",
+                             topic[max(0, m.start() - 40): m.start()], re.I)
+               for m in _REVIEWS_STUDIED_RE.finditer(topic))
+
+
+def _reviews_first(blocks: list[ConceptBlock], acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """The studies of a review of reviews are reviews: the kinds of synthesis, and the acronym the text gives one
+    ("SLRs"), are its main block (a block that already names one takes them), the subject the rest: a record with a
+    title only names one or the other ("A systematic review of cost estimation studies"). Their words are meta words
+    everywhere else, so no other block holds them."""
+    own = [f for a, long in acronyms.items() if re.search(r"\breview", long, re.I)
+           for f in ([a[:-1], a] if a.endswith("s") else [a, a + "s"])]
+    kinds = {t.casefold().strip('"*') for t in [*own, *REVIEW_KIND_TERMS]}
+    named = next((b for b in blocks if any(t.casefold().strip('"*') in kinds for t in b.terms)), None)
+    block = named or ConceptBlock("population", "systematic reviews", [])
+    block.terms = _dedupe([*block.terms, *own, *REVIEW_KIND_TERMS])
+    block.required, block.independent, block.generic = True, False, False
+    rest = [b for b in blocks if b is not block]
+    for b in rest:
+        b.independent = False
+    return [block, *rest]
 
 
 def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: str, verbs: frozenset[str],

@@ -177,3 +177,20 @@ def test_an_abstracts_clauses_give_no_terms():
     assert not any(w in t for t in terms for w in ("targeting", "show", "promise", "high-quality", "high quality"))
     assert "2021" not in terms
     assert any("compulsive gaming" in t for t in terms)
+
+
+@pytest.mark.parametrize("text", [
+    "What is the methodological quality of systematic reviews in occupational health?",
+    "Systematic reviews in veterinary anaesthesia: a tertiary study. We performed a review of systematic reviews on "
+    "anaesthesia in companion animals.",
+])
+def test_a_review_of_reviews_searches_for_reviews(text):
+    query = parse_boolean_query(extract_concepts(text).boolean_query())
+    assert matches(query, "Noise exposure and hearing loss in miners: a systematic review and meta-analysis")
+
+
+def test_a_reviews_own_kind_or_earlier_reviews_are_no_subject():
+    for text in ("Statins for stroke prevention: a systematic review and meta-analysis. We pooled randomised trials.",
+                 "What is the effect of statins on stroke? This review updates previous systematic reviews."):
+        query = parse_boolean_query(extract_concepts(text).boolean_query())
+        assert not matches(query, "Noise exposure and hearing loss in miners: a systematic review and meta-analysis")
