@@ -194,3 +194,13 @@ def test_a_reviews_own_kind_or_earlier_reviews_are_no_subject():
                  "What is the effect of statins on stroke? This review updates previous systematic reviews."):
         query = parse_boolean_query(extract_concepts(text).boolean_query())
         assert not matches(query, "Noise exposure and hearing loss in miners: a systematic review and meta-analysis")
+
+
+def test_a_block_the_query_leaves_out_is_no_search_string_alone():
+    from agentr_dagster.llm.offline.backend import OfflineBackend
+
+    backend = OfflineBackend()
+    queries = backend.generate_queries(backend.decompose_intent(
+        "Which risk factors predict pressure ulcers in nursing home residents?", None))
+    assert len(queries.search_strings) == 10
+    assert all("ulcer" in s.casefold() for s in queries.search_strings)
