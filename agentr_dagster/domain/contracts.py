@@ -64,6 +64,7 @@ class ConceptFacet(Strict):
     terms_cut: int = Field(default=0, ge=0)
     in_query: bool = True  # False: an optional block the ``main_or_specific_rest`` query shape leaves out
     organism: bool = False  # the laboratory animals studied: AND-ed with the whole query when required, else left out
+    subject: bool = True  # False: who the studies are about or an aspect asked about, never a search string alone
 
 
 class ResearchIntent(Strict):

@@ -226,6 +226,12 @@ def names_animals(item: str) -> bool:
     return words[-1] in _SPECIES_WORDS
 
 
+def is_subject(block: ConceptBlock) -> bool:
+    """The block names what the studies are about: not only who they are about (:func:`_who_block`; the animals
+    studied are marked apart) nor an aspect asked about ("the prevalence of", "Which risk factors ...")."""
+    return block.organism or not (_who_block(block) or block.aspect)
+
+
 def _organism_block(block: ConceptBlock) -> bool:
     """The block's own phrase names laboratory animals (:func:`names_animals`), and none of its phrases names
     people ("in animals and humans": the studies are not animal studies alone)."""

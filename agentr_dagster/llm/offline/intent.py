@@ -40,6 +40,7 @@ from agentr_dagster.llm.offline.concepts import (
     classify_sentences,
     extract_concepts,
     is_review_question,
+    is_subject,
 )
 
 # ConceptFacet's facet names: every block of a ConceptPlan is named by one (concepts._facet_for)
@@ -54,7 +55,7 @@ def _facet(block: ConceptBlock) -> ConceptFacet:
     terms = [t for t in block.terms if len(t) <= 200]
     return ConceptFacet(facet=cast(_FacetName, block.facet), label=block.label[:200], terms=terms[:MAX_FACET_TERMS],
                         required=block.required, independent=block.independent, in_query=block.in_query,
-                        organism=block.organism,
+                        organism=block.organism, subject=is_subject(block),
                         terms_cut=max(0, len(terms) - MAX_FACET_TERMS),
                         variants=list(dict.fromkeys(v[:200] for v in block.items if v.strip()))[:20])
 

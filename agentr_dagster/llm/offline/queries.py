@@ -339,9 +339,9 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
     # the animals studied are a filter, never a string alone ("rats", "animal models"): only with the main concept
     alone = [c for c in others if not c.organism]
     where = [c.label for c in alone if c.facet in ("population", "setting")] or [c.label for c in alone]
-    # a block the query leaves out (who the studies are about, an aspect asked about: "risk factors") is never a
-    # string alone, only beside the main concept
-    queried = [c for c in alone if c.required or c.in_query]
+    # who the studies are about or an aspect asked about ("risk factors"), when the query leaves them out, is never
+    # a string alone, only beside the main concept
+    queried = [c for c in alone if c.required or c.in_query or c.subject]
     where_alone = [c.label for c in queried if c.facet in ("population", "setting")] or [c.label for c in queried]
     problem = [c.label for c in alone if c.facet in ("outcome", "exposure", "comparator")] or [c.label for c in alone]
 
