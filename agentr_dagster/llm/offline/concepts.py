@@ -2673,13 +2673,15 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
-    if required and all((_who_block(b) or b.aspect) and not b.organism for b in required) and (
+    subjects = [b for b in optional if b.in_query and is_subject(b) and not (b.organism or b.setting)]
+    if required and not subjects and all((_who_block(b) or b.aspect) and not b.organism for b in required) and (
             all(b.aspect and not _who_block(b) for b in required) or background is None
             or _shares_product(required, background) > rest_share):
         # a rest branch of who the studies are about ("smartphone addiction among adolescents") or of an aspect
-        # asked about ("the prevalence of X among students") names no subject: it would be an alternative of every
-        # study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``); only a background that shows the
-        # people narrow keeps them (an aspect alone, ``A OR variant*``, never); the animals named are a filter
+        # asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in
+        # "Is insufficient sleep associated with X in adolescents?"), names no subject: it would be an alternative
+        # of every study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``); only a background that shows
+        # the people narrow keeps them (an aspect alone, ``A OR variant*``, never); the animals named are a filter
         for b in required + optional:
             if not b.organism:
                 b.required = b.in_query = False
