@@ -682,14 +682,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1])):
         terms.append(_render(truncation(words[0])))
-    # an activity before a generic head ("nudging interventions", "coaching programmes"): the activity names it
-    # by its verb, when that is no common word ("nudge"; not "screen")
-    lemma = next(iter(_verb_lemmas(words[0].casefold())), "") if words[0].casefold().endswith("ing") else ""
-    if (len(words) == 2 and words[1].casefold() in GENERIC_HEADS and len(lemma) >= 4 and words[0].isalpha()
-            and general_zipf(lemma) < HEAD_ALONE_ZIPF):
-        stem = truncation(lemma).rstrip("*")
-        # the verb's stem that its "-ing" form shares ("nudge" -> nudg*, which finds "nudging" too)
-        terms.append(_render((stem if words[0].casefold().startswith(stem) else lemma[:-1]) + "*"))
+    terms.extend(_activity_stem(words))
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
     if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
             and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
@@ -716,6 +709,17 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+def _activity_stem(words: list[str]) -> list[str]:
+    """An activity before a generic head ("nudging interventions", "tapering interventions") names the concept by
+    its verb's stem, when that verb is no common word (nudg*, which finds "nudging" too; not "screen")."""
+    lemma = next(iter(_verb_lemmas(words[0].casefold())), "") if words[0].casefold().endswith("ing") else ""
+    if not (len(words) == 2 and words[1].casefold() in GENERIC_HEADS and len(lemma) >= 4 and words[0].isalpha()
+            and general_zipf(lemma) < HEAD_ALONE_ZIPF):
+        return []
+    stem = truncation(lemma).rstrip("*")
+    return [_render((stem if words[0].casefold().startswith(stem) else lemma[:-1]) + "*")]
 
 
 def _phrase_parts(words: list[str]) -> list[str]:
@@ -1817,6 +1821,11 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
 _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
 
 
+def _normalised(text: str) -> str:
+    """One space between words, every hyphen and dash as a plain hyphen."""
+    return " ".join(text.translate(_HYPHENS).split())
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None,
                      broad_share: float | None = None) -> ConceptPlan:
@@ -1827,8 +1836,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
-    text = " ".join(text.translate(_HYPHENS).split())
-    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(text)))
+    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
@@ -1892,8 +1900,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
-    if _studies_reviews(" ".join(topic)) and blocks:
-        blocks = _reviews_first(blocks, acronyms)
+    blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
