@@ -140,7 +140,7 @@ META_WORDS = frozenset(
     synthesize synthesise quantify estimate estimates describe describes characterize characterise establish
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
-    combining challenging accurate novel paper views perspectives umbrella overview overviews
+    combining challenging accurate novel paper views perspectives attitude attitudes umbrella overview overviews
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).
@@ -1179,6 +1179,11 @@ def _acronym_inside(match: re.Match) -> str:
     return f"{long} {tail} ({acro} {tail})"
 
 
+#: Heads of the kinds of answer a "Which X predict Y" question asks for (a general vocabulary of study findings).
+_ANSWER_KINDS = frozenset(
+    "factor factors predictor predictors determinant determinants correlate correlates variant variants polymorphism "
+    "polymorphisms biomarker biomarkers marker markers characteristic characteristics feature features gene genes "
+    "variable variables indicator indicators".split())
 #: Cues that relate what a "Which X ..." question asks for to what it is about.
 _ASKED_RELATION_RE = re.compile(r"(?:(?:are|is|were|was)\s+)?(?:predicts?|associated with|related to|linked to|"
                                 r"affects?|influences?|determines?)\b", re.I)
@@ -1199,7 +1204,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     for m in _clause_boundaries(sentence, verbs):
         piece = sentence[pos: m.start()]
         if piece.strip(" ,;:?.-"):
-            aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m)
+            aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m, piece)
             out.append(_Chunk(piece, cue, _items_without_change(piece), aspect=aspect))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
@@ -1231,7 +1236,7 @@ def _items_without_change(piece: str) -> list[str]:
     return out
 
 
-def _asked_about_next(cue: str, sentence: str, boundary: re.Match) -> bool:
+def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = "") -> bool:
     """The chunk right after "Which" / "What" asks for a kind of answer about what follows, an aspect of it as "the
     prevalence of X" is: "Which tests are used to assess X", "What are the risk factors for X", "What are the
     barriers to implementing X"."""
@@ -1240,7 +1245,10 @@ def _asked_about_next(cue: str, sentence: str, boundary: re.Match) -> bool:
         return False
     used = low in ("which", "what") and bool(_USED_RE.match(sentence, boundary.start()))
     # "Which risk factors predict X", "What genetic variants are associated with X": the answer's kind, about X
-    relation = low in ("which", "what") and bool(_ASKED_RELATION_RE.match(sentence, boundary.start()))
+    # ("Which code smells are associated with X" asks about code smells: no kind of answer)
+    head = (re.findall(_WORD, piece) or [""])[-1].casefold()
+    relation = (low in ("which", "what") and head in _ANSWER_KINDS
+                and bool(_ASKED_RELATION_RE.match(sentence, boundary.start())))
     return used or relation or boundary.group(0).casefold() in ("for", "to")
 
 

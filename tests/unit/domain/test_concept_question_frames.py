@@ -211,3 +211,17 @@ def test_who_beside_an_optional_subject_stays_in_the_rest_branch():
     question = "Is insufficient sleep associated with anxiety in adolescents?"
     assert _hits(question, "Short sleep duration in teenagers: a cohort study")
     assert not _hits(question, "Smartphone use among adolescents")
+
+
+def test_a_specific_subject_before_a_relation_stays_the_subject():
+    # only a kind of finding ("risk factors", "genetic variants") is the answer asked for; "code smells" is a subject
+    query = parse_boolean_query(extract_concepts("Which code smells are associated with software defects?")
+                                .boolean_query())
+    assert matches(query, "Detecting code smells in Java projects")
+
+
+def test_attitudes_toward_a_topic_ask_about_the_topic():
+    query = parse_boolean_query(extract_concepts("How do parents' attitudes influence childhood vaccination "
+                                                 "decisions?").boolean_query())
+    assert not matches(query, "Attitudes towards climate policy")
+    assert matches(query, "Childhood vaccination decisions in rural districts")
