@@ -1194,7 +1194,7 @@ _USED_RE = re.compile(
 
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
-    verbs = verbs | _verbs_before_possessive(sentence) | _verb_after_do_subject(sentence)
+    verbs = verbs | _verbs_before_possessive(sentence)
     sentence = _BETWEEN_RE.sub(r"between \1 on ", sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
@@ -1272,27 +1272,8 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
-#: "Do X ...?", "How do X ...?": a question whose verb comes after its plural subject.
-_DO_QUESTION_RE = re.compile(r"^\s*(?:(?:how|why|when|where|to what extent)\s+)?do\s+(.+)$", re.I)
 #: "the association between X and Y": two concepts, the second what the first is related to.
 _BETWEEN_RE = re.compile(r"\bbetween\s+((?:(?!\b(?:and|between)\b)[^,;:?])+?)\s+and\s+", re.I)
-
-
-def _verb_after_do_subject(sentence: str) -> frozenset[str]:
-    """The verb of a "Do X ...?" question: after "do" the subject is plural, so the first word in a verb's plain
-    form right after a plural noun ("Do nudges increase uptake", "How do teachers use assessment") is the verb,
-    even one the lexicon also knows as a noun; not a noun of a compound ("do school nurses": "school" follows no
-    plural)."""
-    m = _DO_QUESTION_RE.match(sentence)
-    if not m:
-        return frozenset()
-    words = _WORD_RE.findall(m.group(1))
-    for before, word in zip(words, words[1:], strict=False):
-        low = word.casefold()
-        if (_plural(before) and "NOUN" in word_classes(before) and low.isalpha() and "VERB" in word_classes(low)
-                and low in _verb_lemmas(low)):
-            return frozenset({low})
-    return frozenset()
 
 
 def _verb_lemmas(word: str) -> tuple[str, ...]:
@@ -1364,7 +1345,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # or right after "studies" / "trials" ("studies investigating X": a clause, not a phrase "investigating X")
         # or after a plural noun before what it acts on ("interventions targeting X", "patients receiving X")
         prev = words[k - 1].group(0) if k > 0 else ""
-        plural_noun_before = (_plural(prev) and "NOUN" in word_classes(prev) and prev.casefold() not in META_WORDS
+        plural_noun_before = (_plural(prev) and "NOUN" in word_classes(prev) and "AUX" not in word_classes(prev)
                               and sentence[words[k - 1].end(): m.start()].strip() == "")
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
