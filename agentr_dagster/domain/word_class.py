@@ -53,6 +53,20 @@ def can_be_verb(word: str) -> bool:
     return len(low) >= 4 and not low.endswith(("ing", "ed")) and "VERB" in word_classes(word)
 
 
+@lru_cache(maxsize=65536)
+def verb_lemmas(word: str) -> tuple[str, ...]:
+    """The plain forms of the verbs ``word`` can be a form of ("nudging" -> ("nudge",)); empty for no verb."""
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word.casefold()).get("VERB", ()))
+
+
+def is_plain_verb(word: str) -> bool:
+    """``word`` is a verb in its plain form ("increase", "use"), whatever else it can be (a noun too)."""
+    low = word.casefold()
+    return low.isalpha() and low in verb_lemmas(low)
+
+
 def is_graded_adjective(word: str) -> bool:
     """``word`` is an adjective's comparative or superlative ("fewer", "higher", "largest"): never a noun (the
     lexicon files "number" as the comparative of "numb"). A phrase it leads says how much of something a result

@@ -45,6 +45,8 @@ from agentr_dagster.domain.word_class import (
     is_finite_verb,
     is_graded_adjective,
     is_past_participle,
+    is_plain_verb,
+    verb_lemmas,
     word_classes,
 )
 
@@ -714,7 +716,7 @@ def _run_terms(words: list[str]) -> list[str]:
 def _activity_stem(words: list[str]) -> list[str]:
     """An activity before a generic head ("nudging interventions", "tapering interventions") names the concept by
     its verb's stem, when that verb is no common word (nudg*, which finds "nudging" too; not "screen")."""
-    lemma = next(iter(_verb_lemmas(words[0].casefold())), "") if words[0].casefold().endswith("ing") else ""
+    lemma = next(iter(verb_lemmas(words[0])), "") if words[0].casefold().endswith("ing") else ""
     if not (len(words) == 2 and words[1].casefold() in GENERIC_HEADS and len(lemma) >= 4 and words[0].isalpha()
             and general_zipf(lemma) < HEAD_ALONE_ZIPF):
         return []
@@ -1230,7 +1232,7 @@ def _items_without_change(piece: str) -> list[str]:
         first, _, rest = item.partition(" ")
         low = first.casefold()
         if rest and low.endswith("ing") and word_classes(low) <= {"VERB", "ADJ"} and any(
-                v in _CHANGE_VERBS for v in _verb_lemmas(low)):
+                v in _CHANGE_VERBS for v in verb_lemmas(low)):
             item = rest
         out.append(item)
     return out
@@ -1274,12 +1276,6 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
 
 #: "the association between X and Y": two concepts, the second what the first is related to.
 _BETWEEN_RE = re.compile(r"\bbetween\s+((?:(?!\b(?:and|between)\b)[^,;:?])+?)\s+and\s+", re.I)
-
-
-def _verb_lemmas(word: str) -> tuple[str, ...]:
-    from lemminflect import getAllLemmas
-
-    return getAllLemmas(word).get("VERB", ())
 
 
 _WORD_RE = re.compile(_WORD)
@@ -1353,9 +1349,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
-        verb = verb or (plural_noun_before and low.isalpha() and len(low) >= 3 and "VERB" in word_classes(low)
-                        and low in _verb_lemmas(low) and nxt.isalpha() and nxt.casefold() not in _FUNCTION
-                        and not _eponym(prev))
+        verb = verb or (plural_noun_before and len(low) >= 3 and is_plain_verb(low) and nxt.isalpha()
+                        and nxt.casefold() not in _FUNCTION and not _eponym(prev))
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
         if not inside and verb:
@@ -2669,15 +2664,7 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
-    subjects = [b for b in optional if b.in_query and is_subject(b) and not (b.organism or b.setting)]
-    if required and not subjects and all((_who_block(b) or b.aspect) and not b.organism for b in required) and (
-            all(b.aspect and not _who_block(b) for b in required) or background is None
-            or _shares_product(required, background) > rest_share):
-        # a rest branch of who the studies are about ("smartphone addiction among adolescents") or of an aspect
-        # asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in
-        # "Is insufficient sleep associated with X in adolescents?"), names no subject: it would be an alternative
-        # of every study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``); only a background that shows
-        # the people narrow keeps them (an aspect alone, ``A OR variant*``, never); the animals named are a filter
+    if _rest_names_no_subject(required, optional, background, rest_share):
         for b in required + optional:
             if not b.organism:
                 b.required = b.in_query = False
@@ -2692,6 +2679,21 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptBlock],
+                           background: Background | None, rest_share: float) -> bool:
+    """The rest branch holds only who the studies are about ("smartphone addiction among adolescents") or an aspect
+    asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in "Is
+    insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
+    study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), so it leaves, unless a background shows the
+    people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
+    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
+        return False
+    if not all((_who_block(b) or b.aspect) and not b.organism for b in required):
+        return False
+    only_aspects = all(b.aspect and not _who_block(b) for b in required)
+    return only_aspects or background is None or _shares_product(required, background) > rest_share
 
 
 def _shares_product(blocks: list[ConceptBlock], background: Background | None) -> float:

@@ -341,8 +341,9 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
     where = [c.label for c in alone if c.facet in ("population", "setting")] or [c.label for c in alone]
     # who the studies are about or an aspect asked about ("risk factors"), when the query leaves them out, is never
     # a string alone, only beside the main concept
-    queried = [c for c in alone if c.required or c.in_query or c.subject]
-    where_alone = [c.label for c in queried if c.facet in ("population", "setting")] or [c.label for c in queried]
+    may_stand_alone = [c for c in alone if c.required or c.in_query or c.subject]
+    where_alone = ([c.label for c in may_stand_alone if c.facet in ("population", "setting")]
+                   or [c.label for c in may_stand_alone])
     problem = [c.label for c in alone if c.facet in ("outcome", "exposure", "comparator")] or [c.label for c in alone]
 
     def at(items: list[str], i: int, default: str = "") -> str:
@@ -361,17 +362,17 @@ def concept_search_strings(intent: ResearchIntent) -> list[str]:
         at(where_alone, 0, f"{at(where, 0)} {at(main_words, 1, main.label)}".strip()),
         f"{at(where, 0)} {at(main_words, 2, main.label)}",
     ]
-    readable = [plain_term(t) for c in [main, *queried] for t in c.terms if _readable(t)]
+    readable = [plain_term(t) for c in [main, *may_stand_alone] for t in c.terms if _readable(t)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
-    named = {w for c in [main, *queried] for p in [c.label, *c.variants] for w in p.casefold().split()}
+    named = {w for c in [main, *may_stand_alone] for p in [c.label, *c.variants] for w in p.casefold().split()}
     keywords = [k for k in on_topic_phrases(intent.seed_keywords) if not names_animals(k)
-                and (len(queried) == len(alone) or set(k.casefold().split()) & named)]
+                and (len(may_stand_alone) == len(alone) or set(k.casefold().split()) & named)]
     # the main concept with each term of the other concepts ("falls elderly"), before numbered fillers
     beside = [f"{main.label} {plain_term(t)}" for c in alone for t in c.terms if _readable(t)]
     species = [f"{w} {plain_term(t)}" for w in main_words[:2] for c in others if c.organism for t in c.terms
                if _readable(t) and " " not in plain_term(t)]  # "anxiety rats", "anxiety mice"
     pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants] + species
-            + keywords + readable + [v for c in queried for v in [c.label, *c.variants]] + beside)
+            + keywords + readable + [v for c in may_stand_alone for v in [c.label, *c.variants]] + beside)
     out: list[str] = []
     for i in range(10):  # each slot keeps its kind; a duplicate takes the next unused candidate
         for candidate in [drafts[i], *pool]:
