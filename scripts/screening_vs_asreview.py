@@ -18,7 +18,7 @@ import json
 import math
 from pathlib import Path
 
-DRUG_PREFIX = "Cohen_2006_"
+from agentr_dagster.bench.queries import is_drug_review
 
 
 def _mean(values: list[float]) -> float:
@@ -34,8 +34,8 @@ def _wss(review: dict, mode: str) -> float:
 def groups(result: dict) -> dict[str, list[dict]]:
     """The reviews of ``result`` as ``{"all N": [...], "drug N": [...], "other N": [...]}`` (drug: Cohen 2006)."""
     reviews = result["reviews"]
-    drug = [r for r in reviews if r["name"].startswith(DRUG_PREFIX)]
-    other = [r for r in reviews if not r["name"].startswith(DRUG_PREFIX)]
+    drug = [r for r in reviews if is_drug_review(r["name"])]
+    other = [r for r in reviews if not is_drug_review(r["name"])]
     return {f"all ({len(reviews)})": reviews, f"drug ({len(drug)})": drug, f"other ({len(other)})": other}
 
 

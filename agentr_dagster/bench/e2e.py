@@ -52,7 +52,7 @@ import numpy as np
 import pandas as pd
 
 from agentr_dagster.bench.pipeline import UNLABELLED, _Cli, _review_env, _screen_order, _slug
-from agentr_dagster.bench.queries import load_written_abstracts, question_kind, review_abstract
+from agentr_dagster.bench.queries import is_drug_review, load_written_abstracts, question_kind, review_abstract
 from agentr_dagster.bench.screening import Review, discover_reviews, load_review
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.specificity import MIN_BACKGROUND_RECORDS
@@ -70,11 +70,10 @@ SEEDS = 5
 #: The product's bar for a source to be a background of many topics; the bench's runs get it unless the pool
 #: stands for a general database (``pool_as_database``).
 DEFAULT_BACKGROUND_MIN_RECORDS: int = SourcesConfig.model_fields["background_min_records"].default
-DRUG_PREFIX = "Cohen_2006_"  # Cohen et al.'s drug-class reviews: reported apart (the rules must not fit them only)
 
 
 def review_group(name: str) -> str:
-    return "drug" if name.startswith(DRUG_PREFIX) else "non-drug"
+    return "drug" if is_drug_review(name) else "non-drug"
 
 
 # -- figures --------------------------------------------------------------------------------------------------
