@@ -36,6 +36,10 @@ def truncation(word: str) -> str:
         # a source takes no wildcard inside a hyphenated word and matches whole words: "anti-inflammator" would
         # find nothing there ("anti-inflammatory" does), though a substring match here finds it
         return low
+    if low.endswith(("us", "um")) and not low.endswith("ous") and len(low) >= 8 and general_zipf(low[:-2]) == 0:
+        # a Latin noun's stem, which its plural and adjective share ("hippocampus", "hippocampi", "hippocampal";
+        # "cerebellum", "cerebellar"): not when the stem is a word of its own ("continuum": continu*)
+        return low[:-2] + "*"
     for suffix in _TRUNC_SUFFIXES:
         if low.endswith(suffix) and len(low) - len(suffix) >= 5:
             return low[: -len(suffix)] + "*"

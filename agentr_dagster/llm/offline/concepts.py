@@ -287,7 +287,9 @@ _BOUNDARY_RE = re.compile(
     r"in|among|amongst|for|on|of|with|without|about|within|throughout|towards?|versus|vs\.?|than|that|which|whether|how|what|"
     # a preposition of time or route starts another concept ("depression during pregnancy", "delirium after
     # surgery"); "as" does not: "X as monotherapy" is a role, "X and Y as soft traits" their umbrella
-    r"during|after|before|across|via|through|against|"
+    r"during|after|before|across|via|through|against|(?<!the )following|"
+    # other prepositions that end a noun phrase ("prediction of X beyond clinical factors", "insight into X")
+    r"beyond|despite|into|under|upon|amid|amidst|unlike|alongside|besides|"
     # "to" before a verb's "-ing" form is a preposition ("barriers to implementing X"), not an infinitive's
     r"(?:to|at)(?=\s+[a-z]+ing\b)|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
@@ -545,6 +547,11 @@ GENERIC_HEADS = frozenset(
 )
 
 
+#: Nouns whose concept is what they are "to" ("exposure to X", "susceptibility to X"); not "resistance to X" or
+#: "adherence to X", whose phrase names its own concept ("antibiotic resistance", "medication adherence").
+_TOWARD_NOUNS = frozenset("exposure exposures susceptibility vulnerability predisposition".split())
+
+
 def _runs(item: str) -> list[list[str]]:
     """The item's runs of content words between meta and function words. A meta word between two content words
     is part of the phrase ("alcohol use disorder", not alcohol* and disorder*); a verb's "-ed" form closing a
@@ -572,7 +579,8 @@ def _runs(item: str) -> list[list[str]]:
             runs[-1].append(w)
             # "(early-life) exposure to X": what the studies are exposed to is the concept; the exposure itself,
             # and when it happened, are every exposure study's words
-            if w.casefold() in ("exposure", "exposures") and i + 2 < len(words) and words[i + 1].casefold() == "to":
+            # and so is what one is susceptible to ("genetic susceptibility to X": every susceptibility study's words)
+            if w.casefold() in _TOWARD_NOUNS and i + 2 < len(words) and words[i + 1].casefold() == "to":
                 relation_runs.add(len(runs) - 1)
     runs = [[] if n in relation_runs else run for n, run in enumerate(runs)]
     for n, run in enumerate(runs):
@@ -657,7 +665,7 @@ def _run_terms(words: list[str]) -> list[str]:
         if _is_acronym(acro) and len(acro) >= 3 and tail.isalpha() and len(tail) >= 4:
             # an acronym compound ("HIV-stigma"): its studies write the two apart ("stigma among people with HIV")
             return [_render(truncation(words[0])), f"({acro} AND {_sendable(truncation(tail.casefold()))})"]
-        return [_render(t) for t in _stems(words[0])]
+        return _activity_stem(words) or [_render(t) for t in _stems(words[0])]
     if len(words) > 4:
         words = words[-4:]
     terms = _phrase_terms(" ".join(words)) + (_phrase_parts(words) if len(words) >= 3 else [])
@@ -714,14 +722,16 @@ def _run_terms(words: list[str]) -> list[str]:
 
 
 def _activity_stem(words: list[str]) -> list[str]:
-    """An activity before a generic head ("nudging interventions", "tapering interventions") names the concept by
-    its verb's stem, when that verb is no common word (nudg*, which finds "nudging" too; not "screen")."""
+    """An activity alone or before a generic head ("nudging", "nudging interventions", "tapering interventions")
+    names the concept by its verb's stem, when that verb is no common word (nudg*, which finds "nudges" too; not
+    "screen")."""
     lemma = next(iter(verb_lemmas(words[0])), "") if words[0].casefold().endswith("ing") else ""
-    if not (len(words) == 2 and words[1].casefold() in GENERIC_HEADS and len(lemma) >= 4 and words[0].isalpha()
-            and general_zipf(lemma) < HEAD_ALONE_ZIPF):
+    alone = len(words) == 1 or (len(words) == 2 and words[1].casefold() in GENERIC_HEADS)
+    if not (alone and len(lemma) >= 4 and words[0].isalpha() and general_zipf(lemma) < HEAD_ALONE_ZIPF):
         return []
     stem = truncation(lemma).rstrip("*")
-    return [_render((stem if words[0].casefold().startswith(stem) else lemma[:-1]) + "*")]
+    stem = stem if words[0].casefold().startswith(stem) else lemma[:-1]
+    return [_render(stem + "*")] if len(stem) >= 4 else []  # "vap*" would open onto every "vapour"
 
 
 def _phrase_parts(words: list[str]) -> list[str]:
@@ -1198,6 +1208,7 @@ _USED_RE = re.compile(
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence)
     sentence = _BETWEEN_RE.sub(r"between \1 on ", sentence)
+    sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
     out: list[_Chunk] = []
@@ -1274,6 +1285,25 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: "oral versus intravenous levetiracetam": two modifiers compared, the noun after the second shared by both.
+_COMPARED_MODIFIERS_RE = re.compile(
+    r"\b([A-Za-z][\w-]*)\s+(versus|vs\.?|compared (?:with|to))\s+([A-Za-z][\w-]*)\s+([A-Za-z][\w-]*)", re.I)
+
+
+def _compared_modifiers(m: re.Match) -> str:
+    """"oral versus intravenous X" as "oral X versus intravenous X": the first modifier alone ("oral") names no
+    concept. Only where both compared words modify (an adjective or a modifier's ending) and a noun follows."""
+    first, cue, second, noun = m.groups()
+
+    def modifies(w: str) -> bool:
+        return "ADJ" in word_classes(w) or (_modifier_like(w) and not word_classes(w) - {"ADJ"})
+
+    if (modifies(first) and modifies(second) and noun.casefold() not in _FUNCTION
+            and word_classes(noun) != {"ADJ"} and "ADV" not in word_classes(noun)):
+        return f"{first} {noun} {cue} {second} {noun}"
+    return m.group(0)
+
+
 #: "the association between X and Y": two concepts, the second what the first is related to.
 _BETWEEN_RE = re.compile(r"\bbetween\s+((?:(?!\b(?:and|between)\b)[^,;:?])+?)\s+and\s+", re.I)
 
@@ -1293,7 +1323,7 @@ _STUDY_NOUNS = frozenset("studies study trials trial articles papers reports res
 #: A finite verb never follows one of these directly ("patients without urge urinary incontinence": a noun).
 _PREPOSITIONS = frozenset(
     "with without of for in on from by among between versus vs than into about after before during under over via "
-    "per across against".split())
+    "per across against beyond despite upon amid unlike alongside following".split())
 
 
 def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
@@ -1316,6 +1346,17 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A question whose verb follows its subject in the plain form: "Does X ...", "How do X ...".
+_AUX_OPENING_RE = re.compile(
+    r"^\s*(?:(?:how|why|when|to what extent|in what ways?)\s+)?(?:do|does|did|can|could|will|would|may|might|should)\b",
+    re.I)
+#: Verbs of effect a question asks about ("Does X reduce Y", "How does X influence Y"); nouns too, so only read as
+#: the verb right after the subject of such a question. Not "limit", "address", "treat": compounds' heads too.
+_EFFECT_VERBS = frozenset(
+    "reduce improve prevent increase decrease promote enhance raise mitigate alleviate relieve affect influence "
+    "impact alter modify moderate mediate predict cause explain".split())
+
+
 def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> list[re.Match]:
     """Where a sentence is cut into concept chunks: the boundary words (prepositions, clause words), and every
     word that can only be a verb (:func:`~agentr_dagster.domain.word_class.is_finite_verb`: "chronic stress
@@ -1323,6 +1364,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
     that the text uses as a verb elsewhere (``verbs``: :func:`_verbs_in_text`)."""
     # a colon before a capital starts a subtitle ("Arthritis: Lessons for ..."): a new chunk, not a list item
     cuts = list(_BOUNDARY_RE.finditer(sentence)) + list(_SUBTITLE_RE.finditer(sentence))
+    aux_question = bool(_AUX_OPENING_RE.match(sentence))
     spans = [(m.start(), m.end()) for m in cuts]
     words = list(_WORD_RE.finditer(sentence))
     for k, m in enumerate(words):
@@ -1353,6 +1395,10 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and nxt.casefold() not in _FUNCTION and not _eponym(prev))
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
+        # after "Does X" / "How do X" the verb is in its plain form whatever X's number: a verb of effect right after
+        # a noun is it ("How does teacher feedback influence students' writing?"), though it is a noun too
+        verb = verb or (aux_question and low in _EFFECT_VERBS and k > 1 and word_classes(prev) == {"NOUN"}
+                        and sentence[words[k - 1].end(): m.start()].strip() == "" and nxt.isalpha())
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
@@ -1400,7 +1446,10 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     low = item.casefold()
     words = _content_words(item)
     for key, extra in POPULATION_VARIANTS.items():
-        if re.search(r"\b" + re.escape(key), low) and len(words) <= 2:
+        # the population is the phrase's head ("young adolescents"), not a modifier ("adolescent smoking": a
+        # behaviour, whose studies of teenagers still name it)
+        head = words[-1].casefold().startswith(key.split()[-1]) if words else False
+        if re.search(r"\b" + re.escape(key), low) and len(words) <= 2 and head:
             # a narrowed population keeps the word itself (paired with its modifier where it is common English)
             terms.extend(extra[:1] if _narrowed(words, key) else extra)
     paired: list[str] = []
@@ -1444,6 +1493,13 @@ def _narrowed(words: list[str], key: str) -> bool:
 
 #: American -> British spellings (and back), as (pattern, replacement) on lower-case text.
 _EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac])"
+#: "fiber" / "fibre", "center" / "centre", "liter" / "litre"; "prioritisation" / "prioritization" (British "-is-"
+#: back to "-iz-"): checked word by word against general English, since "water" or "promise" have no other form.
+_AMERICAN_ER_RULE = r"(?<=[a-z]{2}[bt])er(?=s?\b|s?\*)"
+_BRITISH_RE_RULE = r"(?<=[a-z]{2}[bt])re(?=s?\b|s?\*)"
+_BRITISH_IS_RULE = r"(?<=[a-z]{3})is(?=e|es|ed|ing|ation|ations|\*)"
+#: The respelled word must be this common in general English (Zipf): "fibre" 3.6, "centre" 4.9; not "watre".
+RESPELLING_KNOWN_ZIPF = 2.5
 #: An American "-emia" / "-emic" word whose general-English Zipf is at least this, and whose British form English
 #: does not know, is another word ("systemic", "academic", "epidemic", "chemical"), not a blood word ("anemia").
 EMIA_KNOWN_ZIPF = 2.5
@@ -1452,12 +1508,22 @@ _SPELLING_RULES = (
     (r"\bedema", "oedema"), (r"\bpediatr", "paediatr"), (r"\banesth", "anaesth"), (r"\bhem(?=[ao])", "haem"),
     (r"\bhemorrh", "haemorrh"), (r"(?<=[a-z])or\b", "our"), (r"(?<=behavi)or", "our"), (r"(?<=tum)or", "our"),
     (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"), (r"\bsulf", "sulph"),
+    (r"\bestr(?=ogen|adiol|iol|ous)", "oestr"), (r"\bfet(?=al\b|us\b|uses\b|al\*|us\*)", "foet"),
+    (r"(?<=rrh)ea\b", "oea"), (r"(?<=pn)ea\b", "oea"), (r"\bgynec", "gynaec"), (r"\borthoped", "orthopaed"),
+    (r"\bceliac", "coeliac"), (r"\betiolog", "aetiolog"), (r"\bcesarean", "caesarean"),
+    (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"),
 )  # fmt: skip
 _BRITISH_BACK = (
     (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
     (r"\bpaediatr", "pediatr"), (r"\banaesth", "anesth"), (r"\bhaem", "hem"), (r"(?<=behavi)our", "or"),
     (r"(?<=tum)our", "or"), (r"(?<=random)is", "iz"), (r"\bsulph", "sulf"),
+    (r"\boestr", "estr"), (r"\bfoet", "fet"), (r"(?<=rrh)oea\b", "ea"), (r"(?<=pn)oea\b", "ea"),
+    (r"\bgynaec", "gynec"), (r"\borthopaed", "orthoped"), (r"\bcoeliac", "celiac"), (r"\baetiolog", "etiolog"),
+    (r"\bcaesarean", "cesarean"), (_BRITISH_RE_RULE, "er"), (_BRITISH_IS_RULE, "iz"), (r"\bageing", "aging"),
+    (r"\bprogramme(?=s?\b|s?\*)", "program"),
 )  # fmt: skip
+#: The rules applied word by word, only where English knows the other form (:func:`_known_respelling`).
+_CHECKED_RULES = frozenset({_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE})
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
 
@@ -1478,10 +1544,24 @@ def _spelling_variants(core: str) -> list[str]:
             if pattern == _EMIA_RULE:
                 variant = " ".join(re.sub(pattern, repl, w) if _blood_word(w) else w for w in variant.split(" "))
                 continue
+            if pattern in _CHECKED_RULES:
+                variant = " ".join(_known_respelling(w, pattern, repl) for w in variant.split(" "))
+                continue
             variant = re.sub(pattern, repl, variant)
         if variant != low:
             out.append(variant)
     return out
+
+
+def _known_respelling(word: str, pattern: str, repl: str) -> str:
+    """``word`` respelled by one rule where general English knows the result (a stem: one of its usual endings),
+    else as written."""
+    other = re.sub(pattern, repl, word)
+    if other == word:
+        return word
+    core = other.rstrip("*")
+    forms = [core + e for e in ("", "e", "s", "ation", "ing", "ed")] if other.endswith("*") else [core]
+    return other if max(general_zipf(f) for f in forms) >= RESPELLING_KNOWN_ZIPF else word
 
 
 def _blood_word(word: str) -> bool:
@@ -1810,6 +1890,24 @@ def _normalised(text: str) -> str:
     return " ".join(text.translate(_HYPHENS).split())
 
 
+#: Nouns of the part one thing plays in another ("hippocampal involvement in memory", "the role of X in Y").
+_ROLE_HEADS = frozenset("involvement role roles contribution contributions participation implication".split())
+
+
+#: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
+#: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
+ROLE_MODIFIER_ZIPF = 3.0
+
+
+def _without_role_head(item: str) -> str:
+    """"hippocampal involvement" (in Y) as "hippocampal": the part a structure plays is no word its studies share."""
+    words = item.split()
+    if (len(words) == 2 and words[1].casefold() in _ROLE_HEADS and words[0].isalpha()
+            and general_zipf(words[0]) < ROLE_MODIFIER_ZIPF):
+        return words[0]
+    return item
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None,
                      broad_share: float | None = None) -> ConceptPlan:
@@ -1830,7 +1928,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     acronyms.update(_undefined_acronyms(text, acronyms))
     blocks: list[ConceptBlock] = []
 
-    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False) -> None:
+    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False, after_role: bool = False) -> None:
         items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
         if not items:
             return
@@ -1847,7 +1945,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         for block in blocks:
             block_words = {w.casefold() for w in _content_words(block.label)} | {
                 t.strip('"*').casefold() for t in block.terms}
-            if words & block_words:
+            # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*)
+            if words & block_words or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
                 block.terms = _dedupe(block.terms + terms)
                 block.n_items += len(items)
                 block.items += [i for i in items if i not in block.items]
@@ -1861,16 +1960,21 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                                    # an abstract's aspect: one phrase right before "of" ("theories of X"),
                                    # not a list ending in one ("X and the risk of Y")
                                    required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
-                                   setting=bool(_SETTING_CUE_RE.match(chunk.cue))))
+                                   setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
 
     verbs = _verbs_in_text(_sentences(text))
     for k, sentence in enumerate(topic):
         main_part, side_part = _side_clause(sentence, k, question)
         for part, side in ((main_part, False), (side_part, True)):
-            for chunk in _chunks(part, verbs) if part else ():
+            chunks = _chunks(part, verbs) if part else []
+            for k, chunk in enumerate(chunks):
                 if _SPAN_CUE_RE.search(chunk.cue):
                     continue  # "across the lifespan", "across settings": the span, no concept
-                add_chunk(chunk, new_blocks=True, side=side)
+                # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
+                after_role = k > 0 and (re.findall(_WORD, chunks[k - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
+                if k + 1 < len(chunks) and chunks[k + 1].cue.casefold() == "in":
+                    chunk.items = [_without_role_head(i) for i in chunk.items]
+                add_chunk(chunk, new_blocks=True, side=side, after_role=after_role)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)

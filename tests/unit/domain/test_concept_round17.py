@@ -1,0 +1,97 @@
+"""Concept blocks, round 17 (invented texts from animal research, pharmacology, genetics, nutrition, education and
+public administration): Latin stems, British and American spellings, more prepositions as boundaries, "susceptibility
+to X", compared modifiers, the verb after "Does X", a population word as a modifier, an activity's stem, and a
+structure's "involvement in" a function."""
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
+from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.llm.offline.concepts import _spellings, extract_concepts
+
+
+def _query(text: str) -> str:
+    return extract_concepts(text).boolean_query()
+
+
+def _hits(text: str, record: str) -> bool:
+    return matches(parse_boolean_query(_query(text)), record)
+
+
+def _top_level_terms(text: str) -> list[str]:
+    """The terms a record can match on their own (not inside an AND)."""
+    tree = parse_boolean_query(_query(text))
+    alone: list[str] = []
+
+    def walk(node) -> None:
+        kind = type(node).__name__
+        if kind == "Term":
+            alone.append(node.text.casefold())
+        elif kind == "Or":
+            for child in node.children:
+                walk(child)
+
+    walk(tree)
+    return alone
+
+
+def test_a_latin_noun_is_cut_where_its_adjective_and_plural_meet():
+    assert truncation("hippocampus") == "hippocamp*"  # hippocampal, hippocampi
+    assert truncation("cerebellum") == "cerebell*"  # cerebellar
+    assert truncation("continuum") == "continuum*"  # "continu" is a word of its own: not cut there
+    assert truncation("previous") == "previou*"  # an adjective in -ous is no Latin noun
+
+
+def test_british_spellings_have_their_american_forms_where_english_knows_them():
+    assert '"dietary fiber"' in _spellings('"dietary fibre"')
+    assert '"dietary fibre"' in _spellings('"dietary fiber"')
+    assert '"test case prioritization"' in _spellings('"test case prioritisation"')
+    assert "oestrogen*" in _spellings("estrogen*")
+    assert '"exercise program"' in _spellings('"exercise programme"')
+    assert _spellings('"water intake"') == ['"water intake"']  # no "watre"
+    assert _spellings('"promise"') == ['"promise"']  # no "promize"
+
+
+def test_beyond_ends_a_noun_phrase():
+    question = "Does a frailty index improve prediction of hip fracture beyond bone density?"
+    assert not any("beyond" in t for t in query_terms(parse_boolean_query(_query(question))))
+    assert '"hip fracture"' in _query(question)
+
+
+def test_susceptibility_to_a_condition_is_searched_as_the_condition():
+    question = "Which genetic variants are associated with susceptibility to psoriasis?"
+    assert "susceptib" not in _query(question)
+    assert _hits(question, "HLA-C*06:02 and psoriasis: a case-control study")
+
+
+def test_compared_modifiers_share_their_noun():
+    question = "What is the bioavailability of oral versus intravenous zolmitriptan?"
+    assert "oral" not in _top_level_terms(question)
+    assert '"oral zolmitriptan"' in _query(question)
+    assert not _hits(question, "Oral health of nursing home residents")
+
+
+def test_the_verb_after_does_x_is_a_verb_though_it_is_a_noun_too():
+    question = "How does teacher feedback influence students' writing skills?"
+    assert _hits(question, "Teacher feedback in secondary school classrooms: an observational study")
+    assert "influence" not in _query(question)
+
+
+def test_a_population_word_modifying_a_behaviour_adds_no_population_alone():
+    question = "Does parental monitoring predict adolescent drinking?"
+    assert not _hits(question, "Sleep and mood in adolescents")
+    assert _hits(question, "Parental monitoring and alcohol use: a cohort study")
+
+
+def test_an_activity_alone_is_searched_by_its_verb_stem():
+    abstract = ("Nudging in hospital canteens: a systematic review. We reviewed field experiments of nudges that "
+                "changed food choices of staff and visitors in hospital canteens.")
+    assert _hits(abstract, "Can a nudge change what visitors eat? A field experiment in a hospital canteen")
+
+
+def test_a_structure_involved_in_a_function_is_and_ed_with_the_function():
+    abstract = ("Cerebellar involvement in eyeblink conditioning in rabbits: a systematic review. We reviewed lesion "
+                "studies examining whether the cerebellum is required for eyeblink conditioning in rabbits.")
+    query = _query(abstract)
+    assert "involvement" not in query
+    assert _hits(abstract, "Cerebellar cortex lesions abolish conditioned eyeblink responses? Eyeblink conditioning "
+                           "after lesions of the cerebellum in the rabbit")
+    assert not _hits(abstract, "Eyeblink conditioning in rabbits after hippocampal lesions")
