@@ -290,6 +290,8 @@ _BOUNDARY_RE = re.compile(
     r"during|after|before|across|via|through|against|(?<!the )following|"
     # other prepositions that end a noun phrase ("prediction of X beyond clinical factors", "insight into X")
     r"beyond|despite|into|under|upon|amid|amidst|unlike|alongside|besides|"
+    # "by" says who does it or how it is split ("adoption of X by citizens", "X stratified by age")
+    r"by|"
     # "to" before a verb's "-ing" form is a preposition ("barriers to implementing X"), not an infinitive's
     r"(?:to|at)(?=\s+[a-z]+ing\b)|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
@@ -322,7 +324,10 @@ _SETTING_CUE_RE = re.compile(r"^(?:in|among|amongst|within)$", re.I)
 #: A cue whose chunk says the span the studies cover ("across the lifespan"), never a concept of its own.
 _SPAN_CUE_RE = re.compile(r"\bacross$", re.I)
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
-_OUTCOME_CUE_RE = re.compile(r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting)\s*$", re.I)
+_OUTCOME_CUE_RE = re.compile(
+    r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting|reduce|reduces|improve|improves|"
+    r"prevent|prevents|increase|increases|decrease|decreases|lower|lowers|influence|influences|impact|impacts)\s*$",
+    re.I)
 _INTERVENTION_CUE_RE = re.compile(
     r"\b(?:of|treated with|to treat|for the treatment of|in the treatment of|used in|use of|using)\s*$", re.I
 )
@@ -586,7 +591,9 @@ def _runs(item: str) -> list[list[str]]:
     for n, run in enumerate(runs):
         # after a noun, a verb's "-ed" form starts what is done to it ("therapy delivered online", "behaviour
         # measured"); before one it modifies it ("learned helplessness") and stays
-        cut = next((i for i in range(1, len(run)) if "-" not in run[i] and is_past_participle(run[i])), len(run))
+        # (not after an adverb, which grades the modifier: "artificially sweetened beverages", "newly diagnosed")
+        cut = next((i for i in range(1, len(run)) if "-" not in run[i] and is_past_participle(run[i])
+                    and not (run[i - 1].casefold().endswith("ly") and "ADV" in word_classes(run[i - 1]))), len(run))
         runs[n] = run[:cut]
         if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
             runs[n] = []
@@ -1001,6 +1008,44 @@ _TITLE_DESIGN_TAIL_RE = re.compile(
     r"survey|protocol|update)\b.*$", re.I)
 
 
+#: What a review's kind in a title is of ("...: a systematic review of the X paradigm"): the subject, kept.
+_KIND_OF_RE = re.compile(r"\b(?:review|meta-?analy\w+|overview|survey)\s+(?:of|on|into)\s+(?:the\s+)?(.+?)[.]?$", re.I)
+_SYNTHESES_RE = re.compile(r"^(?:\w+\s+)?(?:reviews|meta-?analyses|overviews|literature)\b", re.I)
+
+
+def _title_without_design(title: str) -> str:
+    """A title without its closing "...: a systematic review" (its own kind), but with what a "review of X" names
+    ("Animal models of depression: a systematic review of the chronic mild stress paradigm": the paradigm is the
+    subject); not "of reviews" (a review of reviews) nor "of the literature"."""
+    m = _TITLE_DESIGN_TAIL_RE.search(title)
+    if m is None:
+        return title
+    of = _KIND_OF_RE.search(m.group(0))
+    head = title[: m.start()].rstrip()
+    if of and not _SYNTHESES_RE.match(of.group(1)) and head and _names_a_topic(of.group(1)):
+        return f"{head}: {of.group(1)}"
+    return head or title
+
+
+#: What a review gathers rather than what it is about ("a review of barriers and facilitators", "of techniques").
+_EVIDENCE_KINDS = frozenset(
+    "barriers facilitators determinants measures instruments tools techniques applications methods approaches "
+    "interventions strategies prospective retrospective experimental evidence".split())
+#: A subject names a topic by a word at most this common in general English (Zipf): "paradigm" 3.6.
+TOPIC_WORD_ZIPF = 4.0
+
+
+def _names_a_topic(phrase: str) -> bool:
+    """The phrase names a topic, not the kind of studies or evidence reviewed ("candidate gene studies",
+    "prospective cohort studies", "techniques and applications"): a word rarer than :data:`TOPIC_WORD_ZIPF` that
+    is no design, meta or evidence-kind word."""
+    words = [w.casefold() for w in re.findall(_WORD, phrase)]
+    topical = [w for w in words if w not in META_WORDS and w not in _DESIGN_WORDS and w not in _EVIDENCE_KINDS
+               and w not in _ANSWER_KINDS and w not in _STUDY_NOUNS and w not in GENERIC_HEADS
+               and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)]
+    return any(general_zipf(w) < TOPIC_WORD_ZIPF for w in topical)
+
+
 def _restore_headings(text: str) -> str:
     """Structured-abstract headings as sentences of their own ("ObjectiveThis paper" -> "Objective. This
     paper"; "Methods: We ..." -> "Methods. We ..."), and a sentence glued to the next ("dementia.We")."""
@@ -1042,7 +1087,7 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
             continue
         if not question:
             if n == 0:
-                sentence = _TITLE_DESIGN_TAIL_RE.sub("", sentence) or sentence
+                sentence = _title_without_design(sentence)
             method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
             # the first aim sentence only
             # (under an aim heading only when the text has no title: a title already names the subject)
@@ -1354,7 +1399,8 @@ _AUX_OPENING_RE = re.compile(
 #: the verb right after the subject of such a question. Not "limit", "address", "treat": compounds' heads too.
 _EFFECT_VERBS = frozenset(
     "reduce improve prevent increase decrease promote enhance raise mitigate alleviate relieve affect influence "
-    "impact alter modify moderate mediate predict cause explain".split())
+    "impact alter modify moderate mediate predict cause explain lower slow delay worsen shorten prolong protect"
+    .split())
 
 
 def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> list[re.Match]:
@@ -1928,7 +1974,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     acronyms.update(_undefined_acronyms(text, acronyms))
     blocks: list[ConceptBlock] = []
 
-    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False, after_role: bool = False) -> None:
+    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False, after_role: bool = False,
+                  doer: bool = False) -> None:
         items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
         if not items:
             return
@@ -1954,7 +2001,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         if not new_blocks:
             return
         label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
-        blocks.append(ConceptBlock(_facet_for(chunk.cue, items), label[:200], terms, n_items=len(items),
+        facet = _facet_for(chunk.cue, items)
+        # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
+        facet = "intervention" if doer and facet == "exposure" else facet
+        blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
                                    items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
                                           for i in items],
                                    # an abstract's aspect: one phrase right before "of" ("theories of X"),
@@ -1974,7 +2024,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                 after_role = k > 0 and (re.findall(_WORD, chunks[k - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
                 if k + 1 < len(chunks) and chunks[k + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
-                add_chunk(chunk, new_blocks=True, side=side, after_role=after_role)
+                doer = k + 1 < len(chunks) and bool(_OUTCOME_CUE_RE.search(chunks[k + 1].cue))
+                add_chunk(chunk, new_blocks=True, side=side, after_role=after_role, doer=doer)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
@@ -1985,6 +2036,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
+    if not title:
+        blocks = _common_subject_first(blocks)
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -2369,7 +2422,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         # than X", "versus X") is not the subject either
         # nor, beside what is done, what it is done for ("the effect of X on A, B and C": the outcomes listed are
         # every study of them)
-        doing = any(b.required and b.facet == "intervention" for b in blocks)
+        doing = any(b.required and b.facet == "intervention" and not b.aspect for b in blocks)
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
                                    b.aspect or b.facet == "comparator" or b.setting,
                                    doing and b.facet == "outcome", -b.n_items))
@@ -2378,10 +2431,44 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     title_low = title.casefold().replace(_JOIN, " ")
     # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
     # after what the studies are about, and so does a concept of common words alone
+    # "Effects of X on Y": what is done comes before what it is done to, however often the abstract says Y
+    doing = bool(_EFFECT_OF_ON_RE.search(title_low)) and any(
+        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, title_low) for b in blocks)
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
                                _who_block(b) or _organism_block(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
+                               doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+def _names_subject(block: ConceptBlock) -> bool:
+    """The block names what the studies are about: not who they are about, an aspect asked about, a setting or a
+    comparator."""
+    return not (block.aspect or block.setting or block.facet == "comparator" or _who_block(block)
+                or _organism_block(block))
+
+
+def _common_subject_first(blocks: list[ConceptBlock]) -> list[ConceptBlock]:
+    """A question whose subject is a common word and whose other blocks only say who, where or which aspect ("the
+    prevalence of depression among medical students", where a background holds much depression): the subject is
+    still the main block, AND-ed with who or where (never "prevalence OR medical students"), the aspect left out."""
+    required = [b for b in blocks if b.required]
+    if not required or any(_names_subject(b) for b in required):
+        return blocks
+    subject = next((b for b in blocks if b.generic and _names_subject(b) and not _generic_label(b.label)), None)
+    if subject is None:
+        return blocks
+    subject.required, subject.generic = True, False
+    for b in required:
+        if b.aspect:
+            b.required = b.in_query = False
+        else:
+            b.independent = True
+    return [subject, *(b for b in blocks if b is not subject)]
+
+
+#: A title "Effects of X on Y" (also impact, influence): X is done, Y what it is done to.
+_EFFECT_OF_ON_RE = re.compile(r"\b(?:effects?|impacts?|influences?)\s+of\b.+?\bon\b")
 
 
 def _named_in(block: ConceptBlock, sentence: str) -> bool:
@@ -2413,7 +2500,7 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
         subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
-                   and not block.aspect and not block.setting)
+                   and not block.aspect and not block.setting and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
         if _named_in(block, low):
@@ -2432,6 +2519,17 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         if block.organism:
             block.required = True
     return kept
+
+
+def _umbrella_outcome(block: ConceptBlock) -> bool:
+    """An outcome named by a common head ("effects of X on cardiometabolic health", "on mental health"): its studies
+    name the particular outcomes (obesity, diabetes), seldom the umbrella, so it is no subject to AND."""
+    words = _content_words(block.label)
+    return block.facet == "outcome" and bool(words) and words[-1].casefold() in _UMBRELLA_HEADS
+
+
+#: Heads that gather many outcomes under one name (a general vocabulary, not a field's).
+_UMBRELLA_HEADS = frozenset("health outcome outcomes wellbeing well-being functioning development".split())
 
 
 def _stem_in_title(block: ConceptBlock, title: str, main: ConceptBlock) -> bool:

@@ -95,3 +95,46 @@ def test_a_structure_involved_in_a_function_is_and_ed_with_the_function():
     assert _hits(abstract, "Cerebellar cortex lesions abolish conditioned eyeblink responses? Eyeblink conditioning "
                            "after lesions of the cerebellum in the rabbit")
     assert not _hits(abstract, "Eyeblink conditioning in rabbits after hippocampal lesions")
+
+
+def test_by_starts_who_does_it():
+    question = "Which factors influence the adoption of e-government services by citizens?"
+    assert "factor" not in _query(question)
+    assert _hits(question, "Trust and the use of e-government services in rural municipalities")
+
+
+def test_a_common_subject_stays_the_main_block_beside_who_and_an_aspect():
+    # a background where anxiety is everywhere: the subject is still anxiety, AND-ed with who it is about
+    def background(term: str) -> float:
+        return 0.2 if term.strip('"').casefold().startswith("anxiet") else 0.0001
+
+    question = "What is the prevalence of anxiety among dental students?"
+    query = extract_concepts(question, background=background).boolean_query()
+    tree = parse_boolean_query(query)
+    assert matches(tree, "Anxiety and stress in dental students: a survey")
+    assert not matches(tree, "Prevalence of hypertension in older adults")
+    assert not matches(tree, "Curriculum reform for dental students")
+
+
+def test_what_does_something_is_the_main_block():
+    question = "Does caffeine restriction lower heart rate in athletes?"
+    assert extract_concepts(question).main().label.casefold() == "caffeine restriction"
+
+
+def test_a_review_of_a_named_paradigm_keeps_the_paradigm():
+    abstract = ("Rodent models of anxiety: a systematic review of the elevated plus maze paradigm. Anxiety disorders "
+                "are common. We searched two databases for studies using the elevated plus maze in rats or mice.")
+    assert _hits(abstract, "Open arm entries in the elevated plus maze after diazepam in rats")
+
+
+def test_a_review_of_a_kind_of_study_adds_no_term():
+    abstract = ("Genetic determinants of statin response: a systematic review of candidate gene studies. We reviewed "
+                "studies of polymorphisms and lipid lowering by statins.")
+    assert "candidat" not in _query(abstract)
+
+
+def test_effects_on_an_umbrella_outcome_are_not_and_ed_with_it():
+    abstract = ("Effects of artificially sweetened beverage consumption on cardiometabolic health: a systematic "
+                "review. We reviewed cohort studies of artificially sweetened beverages and incident obesity, "
+                "diabetes and hypertension in adults.")
+    assert _hits(abstract, "Artificially sweetened beverage consumption and incident type 2 diabetes: a cohort study")
