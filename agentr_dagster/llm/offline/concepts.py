@@ -535,9 +535,20 @@ def _paired_form(word: str) -> str:
     return ""
 
 
+#: A word without a wildcard gets its plural said only when it is this rare in general English (Zipf): a technical
+#: noun ("statin" 2.6, "aspirin" 3.4), not a common word the generic check would drop ("seven", "trust").
+PLURAL_ADDED_ZIPF = 4.0
+
+
 def _stems(word: str) -> list[str]:
     """A word's search stem, and its paired form's (:func:`_paired_form`) when that stem does not cover it."""
     stems = [truncation(word)]
+    low = word.casefold()
+    classes = word_classes(low)
+    if (stems[0] == low and low.isalpha() and len(low) >= 5 and not low.endswith(("s", "x", "ch", "sh", "y"))
+            and (not classes or "NOUN" in classes) and "ADJ" not in classes and general_zipf(low) < PLURAL_ADDED_ZIPF):
+        # no wildcard ("statin*" would open onto "stating"): the plural said as well ("statins")
+        stems.append(low + "s")
     other = _paired_form(word)
     if other and not other.startswith(stems[0].rstrip("*")):
         stems.append(truncation(other))
@@ -692,13 +703,14 @@ def _run_terms(words: list[str]) -> list[str]:
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
     if (words[-1].casefold() in GENERIC_HEADS and len(before) >= 6 and not before.endswith(("ive", "ed", "ing"))
-            and (_modifier_like(words[-2]) or before.endswith(("ant", "ent", "ion")))):
+            and (_modifier_like(words[-2]) or before.endswith(("ant", "ent", "ion")))
+            and not before.endswith("ment")):  # a process noun ("replacement therapy") is every field's
         terms.append(_render(truncation(words[-2])))
     # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
-            and not _meta_closes_compound(words[0], words[1])):
-        terms.append(_render(truncation(words[0])))
+            and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
+        terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
     terms.extend(_activity_stem(words))
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
     if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
@@ -893,7 +905,8 @@ HEAD_ALONE_ZIPF = 4.25
 #: Words that grade a concept ("poor sleep", "reduced mobility"): the concept alone is a term too.
 DEGREE_MODIFIERS = frozenset(
     "insufficient sufficient inadequate adequate poor short long low high reduced increased decreased excessive "
-    "chronic acute severe mild moderate early late delayed total partial lack limited impaired".split()
+    "chronic acute severe mild moderate early late delayed total partial lack limited impaired incident prevalent "
+    "new-onset".split()
 )
 _MODIFIER_ENDINGS = ("ing", "ed", "al", "ic", "ive", "ous", "ary", "able", "ible", "ar")
 
@@ -1439,6 +1452,9 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         low = m.group(0).casefold()
         verb = verb or (plural_noun_before and len(low) >= 3 and is_plain_verb(low) and nxt.isalpha()
                         and nxt.casefold() not in _FUNCTION and not _eponym(prev))
+        # a verb's "-ed" form right after "studies" / "trials" is their verb ("Which rodent studies tested X")
+        verb = verb or (prev.casefold() in _STUDY_NOUNS and is_past_participle(low) and nxt[:1].isalpha()
+                        and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
         # after "Does X" / "How do X" the verb is in its plain form whatever X's number: a verb of effect right after
@@ -2003,7 +2019,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
         facet = _facet_for(chunk.cue, items)
         # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
-        facet = "intervention" if doer and facet == "exposure" else facet
+        # (a population word modifying it is no population: "teacher feedback")
+        head = (_content_words(items[0]) or [""])[-1].casefold()
+        who = head in ROLE_WORDS or head in DEMOGRAPHIC_WORDS or any(head.startswith(k) for k in POPULATION_VARIANTS)
+        facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not who) else facet
         blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
                                    items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
                                           for i in items],
@@ -2425,7 +2444,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
         doing = any(b.required and b.facet == "intervention" and not b.aspect for b in blocks)
         blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
                                    b.aspect or b.facet == "comparator" or b.setting,
-                                   doing and b.facet == "outcome", -b.n_items))
+                                   doing and b.facet in ("outcome", "population"), -b.n_items))
         return
     sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
     title_low = title.casefold().replace(_JOIN, " ")

@@ -138,3 +138,28 @@ def test_effects_on_an_umbrella_outcome_are_not_and_ed_with_it():
                 "review. We reviewed cohort studies of artificially sweetened beverages and incident obesity, "
                 "diabetes and hypertension in adults.")
     assert _hits(abstract, "Artificially sweetened beverage consumption and incident type 2 diabetes: a cohort study")
+
+
+def test_a_verb_after_studies_starts_what_they_studied():
+    question = "Which rodent studies tested place-object association memory?"
+    assert _hits(question, "Place-object association memory after hippocampal lesions in rats")
+    assert not _hits(question, "Spatial working memory in aged mice")
+
+
+def test_a_process_noun_before_a_generic_head_is_no_term_alone():
+    query = _query("Does nicotine replacement therapy help pregnant smokers quit?")
+    assert "replacem*" not in [t.casefold() for t in _top_level_terms("Does nicotine replacement therapy help "
+                                                                       "pregnant smokers quit?")]
+    assert '"nicotine replacement therapy"' in query
+
+
+def test_a_technical_noun_without_a_wildcard_has_its_plural():
+    # "statin*" would open onto "stating": the plural is said instead
+    abstract = ("Background: Statins are widely prescribed. Objective: To assess the association between statin use "
+                "and incident glaucoma. Methods: We searched MEDLINE.")
+    assert _hits(abstract, "Statins and the risk of glaucoma: a cohort study")
+
+
+def test_the_doer_named_with_a_population_word_is_what_is_done():
+    question = "How does peer feedback influence nurses' clinical reasoning?"
+    assert extract_concepts(question).main().label.casefold() == "peer feedback"
