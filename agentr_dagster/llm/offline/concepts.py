@@ -34,6 +34,7 @@ from agentr_dagster.domain.specificity import (
     GENERIC_SHARE,
     Background,
     any_share,
+    general_completions,
     general_zipf,
     is_generic,
     opens_onto_zipf,
@@ -291,7 +292,7 @@ _BOUNDARY_RE = re.compile(
     # other prepositions that end a noun phrase ("prediction of X beyond clinical factors", "insight into X")
     r"beyond|despite|into|under|upon|amid|amidst|unlike|alongside|besides|"
     # "by" says who does it or how it is split ("adoption of X by citizens", "X stratified by age")
-    r"by|"
+    r"by|between|"
     # "to" before a verb's "-ing" form is a preposition ("barriers to implementing X"), not an infinitive's
     r"(?:to|at)(?=\s+[a-z]+ing\b)|"
     r"compared (?:with|to)|associated with|related to|used (?:in|to|for)|to treat|treated with|"
@@ -540,10 +541,25 @@ def _paired_form(word: str) -> str:
 PLURAL_ADDED_ZIPF = 4.0
 
 
+def _closed_stem(stem: str, word: str) -> bool:
+    """``stem*`` finds only ``word``'s own forms: the stem is no word of its own ("laps") and opens onto no other
+    word about as common ("prob*": problem, probably)."""
+    floor = general_zipf(word) - 1.5
+    return general_zipf(stem) == 0 and not any(
+        general_zipf(other) >= floor for other in general_completions(stem)
+        if not other.startswith(word) and other[len(stem):] not in ("ing", "ed", "er", "ers"))
+
+
 def _stems(word: str) -> list[str]:
     """A word's search stem, and its paired form's (:func:`_paired_form`) when that stem does not cover it."""
     stems = [truncation(word)]
     low = word.casefold()
+    core = stems[0].rstrip("*")
+    if (stems[0].endswith("*") and core.endswith("e") and len(core) >= 5 and core[-2] not in "aeiou"
+            and general_zipf(core[:-1] + "ing") > 0 and general_zipf(core) < HEAD_ALONE_ZIPF
+            and _closed_stem(core[:-1], core)):
+        # a rare verb's noun ("nudges"): its stem also finds the activity ("nudg*": nudging, nudged)
+        stems[0] = core[:-1] + "*"
     classes = word_classes(low)
     if (stems[0] == low and low.isalpha() and len(low) >= 5 and not low.endswith(("s", "x", "ch", "sh", "y"))
             and (not classes or "NOUN" in classes) and "ADJ" not in classes and general_zipf(low) < PLURAL_ADDED_ZIPF):
@@ -712,6 +728,9 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
     terms.extend(_activity_stem(words))
+    # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
+    if len(words) == 2 and _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
+        terms.append(words[0])
     # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
     if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
             and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
@@ -738,6 +757,12 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+#: What a study says of a gene after its symbol (a general vocabulary of genetics).
+_GENE_HEADS = frozenset(
+    "gene genes polymorphism polymorphisms variant variants mutation mutations genotype genotypes allele alleles "
+    "expression".split())
 
 
 def _activity_stem(words: list[str]) -> list[str]:
@@ -1257,6 +1282,10 @@ _ANSWER_KINDS = frozenset(
 #: Cues that relate what a "Which X ..." question asks for to what it is about.
 _ASKED_RELATION_RE = re.compile(r"(?:(?:are|is|were|was)\s+)?(?:predicts?|associated with|related to|linked to|"
                                 r"affects?|influences?|determines?)\b", re.I)
+#: "Which variants in the X gene are associated with Y": the relation after where the answer is sought.
+_PLACE_THEN_RELATION_RE = re.compile(
+    r"(?:in|of|on|among|within)\s+[^,;:?]{1,60}?\s+(?:are|is|were|was)\s+(?:predictive of|associated with|related to|"
+    r"linked to)\b", re.I)
 #: "Which X are used to / for Y": X a kind of answer about Y; "used in Y" says where X is used, X stays the subject.
 _USED_RE = re.compile(
     r"(?:are|is|were|was|have been|has been|can be|could be)\s+(?:used|applied|employed)\b(?!\s+(?:in|within|at)\b)",
@@ -1265,7 +1294,7 @@ _USED_RE = re.compile(
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence)
-    sentence = _BETWEEN_RE.sub(r"between \1 on ", sentence)
+    sentence = _BETWEEN_RE.sub(_between, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
@@ -1273,17 +1302,28 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     pos = 0
     cue = ""
     for m in _clause_boundaries(sentence, verbs):
-        piece = sentence[pos: m.start()]
+        piece = _without_purpose_verb(sentence[pos: m.start()], cue)
         if piece.strip(" ,;:?.-"):
             aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m, piece)
             out.append(_Chunk(piece, cue, _items_without_change(piece), aspect=aspect))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()
-    piece = sentence[pos:]
+    piece = _without_purpose_verb(sentence[pos:], cue)
     if piece.strip(" ,;:?.-"):
         out.append(_Chunk(piece, cue, _items_without_change(piece)))
     return out
+
+
+_USED_TO_RE = re.compile(r"\b(?:used|applied|employed)\s+to$", re.I)
+
+
+def _without_purpose_verb(piece: str, cue: str) -> str:
+    """After "used to" the next word is the purpose's verb ("paradigms used to test X"), no word of X."""
+    first = piece.split()[:1]
+    if first and _USED_TO_RE.search(cue) and can_be_verb(first[0]) and is_plain_verb(first[0].casefold()):
+        return piece.replace(first[0], "", 1)
+    return piece
 
 
 #: Verbs that say which way something changes ("reducing stress", "improving adherence"): their "-ing" form before
@@ -1319,7 +1359,8 @@ def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = 
     # ("Which code smells are associated with X" asks about code smells: no kind of answer)
     head = (re.findall(_WORD, piece) or [""])[-1].casefold()
     relation = (low in ("which", "what") and head in _ANSWER_KINDS
-                and bool(_ASKED_RELATION_RE.match(sentence, boundary.start())))
+                and bool(_ASKED_RELATION_RE.match(sentence, boundary.start())
+                         or _PLACE_THEN_RELATION_RE.match(sentence, boundary.start())))
     return used or relation or boundary.group(0).casefold() in ("for", "to")
 
 
@@ -1341,6 +1382,15 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
         if agrees and can_be_verb(word) and "NOUN" in word_classes(before) and "ADJ" not in word_classes(before):
             out.add(word.casefold())
     return frozenset(out)
+
+
+def _between(m: re.Match) -> str:
+    """"the association between X and Y" as "X on Y": two concepts, the second what the first is related to; but
+    "switching between X and Y" or "choosing between X and Y" names alternatives of one concept, a list."""
+    before = sentence_words[-1].casefold() if (sentence_words := re.findall(_WORD, m.string[: m.start()])) else ""
+    if before.endswith("ing") or before in ("switch", "switches", "transition", "transitions", "choice", "choices"):
+        return f"between {m.group(1)} and "
+    return f"between {m.group(1)} on "
 
 
 #: "oral versus intravenous levetiracetam": two modifiers compared, the noun after the second shared by both.
@@ -1404,6 +1454,9 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: Words after which the next one starts a subject, never a verb ("How effective are nudges applied by X").
+_AUXILIARIES = frozenset(
+    "are is was were be been being do does did have has had can could will would may might should shall".split())
 #: A question whose verb follows its subject in the plain form: "Does X ...", "How do X ...".
 _AUX_OPENING_RE = re.compile(
     r"^\s*(?:(?:how|why|when|to what extent|in what ways?)\s+)?(?:do|does|did|can|could|will|would|may|might|should)\b",
@@ -1435,7 +1488,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
-                and words[k - 1].group(0).casefold() not in _PREPOSITIONS | {"and", "or", "nor"}
+                and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")

@@ -163,3 +163,30 @@ def test_a_technical_noun_without_a_wildcard_has_its_plural():
 def test_the_doer_named_with_a_population_word_is_what_is_done():
     question = "How does peer feedback influence nurses' clinical reasoning?"
     assert extract_concepts(question).main().label.casefold() == "peer feedback"
+
+
+def test_a_subject_after_how_effective_are_is_no_verb():
+    question = "How effective are reminders sent by tax authorities to increase compliance?"
+    assert _hits(question, "Reminder letters and tax compliance: a field experiment")
+    assert "effect*" not in _top_level_terms(question)
+
+
+def test_a_rare_verbs_noun_is_cut_before_its_e():
+    assert "nudg*" in _query("Do nudges increase vegetable choice in school canteens?")
+    assert "prob*" not in _query("Do ultrasound probes shorten examination time?")
+
+
+def test_switching_between_two_names_alternatives_of_one_concept():
+    question = "Is switching between an originator insulin and a biosimilar insulin safe?"
+    assert _hits(question, "Biosimilar insulin glargine in type 1 diabetes: a randomised trial")
+
+
+def test_which_variants_in_a_gene_are_associated_with_asks_about_the_condition():
+    question = "Which polymorphisms in the HFE gene are associated with iron overload?"
+    assert "polymorphism*" not in _top_level_terms(question)
+    assert _hits(question, "The HFE C282Y polymorphism and serum ferritin in blood donors")
+
+
+def test_the_verb_after_used_to_is_no_word_of_the_concept():
+    question = "Which tasks are used to assess episodic memory in mice?"
+    assert not any(t.startswith('"assess') for t in query_terms(parse_boolean_query(_query(question))))
