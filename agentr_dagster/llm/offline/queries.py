@@ -6,6 +6,7 @@ import re
 from collections.abc import Sequence, Set
 from typing import TYPE_CHECKING
 
+from agentr_dagster.domain import lexicon as lx
 from agentr_dagster.domain.boolean_query import parse_boolean_query
 from agentr_dagster.domain.contracts import (
     ConceptFacet,
@@ -396,6 +397,9 @@ def is_function_word(word: str) -> bool:
     return word.casefold() in FUNCTION_WORDS
 
 
+#: The general vocabulary's concepts (mostly computer science), lower-cased.
+_VOCABULARY = frozenset(c.casefold() for c in lx.CONCEPTS)
+
 #: A phrase that counts what a review found ("twelve cohort studies", "ninety-four trials", "45 tools").
 _COUNT_RE = re.compile(
     r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|thirty|forty|fifty|sixty|"
@@ -418,8 +422,11 @@ def stands_alone(text: str, concept_words: Set[str] = frozenset()) -> bool:
     word = words[0]
     if is_function_word(word):
         return False
-    if _acronym_like(word) or re.search(r"[^\W\d_]-[^\W\d_]", word):  # a compound reads as its words: "self-harm"
+    if _acronym_like(word):
         return True
+    if re.search(r"[^\W\d_]-[^\W\d_]", word):  # a compound names a thing ("self-harm"), unless it only qualifies
+        classes = word_classes(word)  # one ("school-based", "anxiety-related": read by its last part)
+        return not classes or "NOUN" in classes
     if word.casefold() not in concept_words:
         return False
     classes = word_classes(word)
@@ -508,8 +515,13 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
     named = {w for c in [main, *may_stand_alone] for p in [c.label, *c.variants] for w in p.casefold().split()}
     # an abstract's key phrases name its topic only where they share a word with its concepts: never where it was
     # searched or how ("ACM digital library", "following Petersen guidelines", "publication bias")
-    keywords = [k for k in keywords_of(intent.seed_keywords)
-                if len(may_stand_alone) == len(alone) or set(k.casefold().split()) & named]
+    # a short text's key phrases may be the general vocabulary's concepts ("word embeddings" for "What is
+    # burnout?"): only those with a word of the text itself name its topic
+    text_stems = {stem(t) for t in tokenize(intent.problem_statement)} | {
+        stem(t) for c in intent.concepts for v in [c.label, *c.variants] for t in tokenize(v)}
+    own_keywords = [k for k in keywords_of(intent.seed_keywords)
+                    if k.casefold() not in _VOCABULARY or {stem(t) for t in tokenize(k)} & text_stems]
+    keywords = [k for k in own_keywords if len(may_stand_alone) == len(alone) or set(k.casefold().split()) & named]
     # the main concept with each term of the other concepts ("falls elderly")
     beside = [f"{w} {plain_term(t)}" for w in main_words[:2] for c in alone for t in c.terms if _whole_words(t, own)]
     species = [f"{w} {plain_term(t)}" for w in main_words[:2] for c in others if c.organism for t in c.terms
@@ -522,7 +534,7 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
              for b in [*_rare_words([c.label, *c.variants]), c.label]]
     # the text's other key phrases (no review method, no provenance) and its rarer words, beside the main concept
     main_stems = {stem(t) for w in main_words for t in tokenize(w)}
-    beside_keywords = [f"{main.label} {k}" for k in keywords_of(intent.seed_keywords) if stands_alone(k, concept_words)]
+    beside_keywords = [f"{main.label} {k}" for k in own_keywords if stands_alone(k, concept_words)]
     own_words = [f"{main.label} {w}" for w in _content_words(intent.problem_statement, main_stems)]
     # the main concept's own rarer words two by two ("servants wrongdoing" of "public servants wrongdoing")
     label_words = [w for w in main.label.split() if not is_stopword(w)]
