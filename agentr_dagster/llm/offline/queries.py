@@ -99,7 +99,12 @@ class QueriesMixin:
                     break
                 _distinct_append(expanded, concept, 15)
 
-        search_strings = self._search_strings(methods, domains, constraints, seeds, problems, neighbours)
+        # a question with no concept blocks ("How is trust measured?") takes this path too: no filler suffix on it
+        # ("trust evaluation", "trust problem formulation") before the phrases two by two
+        question = intent.problem_statement.rstrip().endswith("?") and len(split_sentences(
+            intent.problem_statement) or [""]) == 1
+        search_strings = self._search_strings(methods, domains, constraints, seeds, problems, neighbours,
+                                              fillers=not question)
         return SearchQueries(boolean_query=boolean_query, expanded_keywords=expanded, search_strings=search_strings)
 
     def _concept_queries(self, intent: ResearchIntent) -> SearchQueries:
@@ -192,7 +197,10 @@ class QueriesMixin:
         seeds: list[str],
         problems: list[str],
         neighbours: list[tuple[str, float]],
+        fillers: bool = True,
     ) -> list[str]:
+        """Ten strings, two per kind, of a paper's own phrases; ``fillers`` False (a question): a kind's suffixed
+        views ("X evaluation", "X applications") only as the very last resort, after the phrases two by two."""
         near = [c for c, _ in neighbours]
         named = {p.casefold() for p in seeds + methods + domains + problems + constraints}
 
@@ -224,15 +232,18 @@ class QueriesMixin:
         out: list[str] = []
         every: list[str] = []
         for _kind, parts, suffixes in drafts:
-            text = _trim_words(_compose(parts), 150)
-            candidates = [text] + [_compose([text, s]) for s in suffixes]
-            every += candidates
+            text = _trim_words(_compose(parts if fillers else [p for p in parts if p != "applications"]), 150)
+            suffixed = [_compose([text, s]) for s in suffixes]
+            every += [text, *suffixed]
+            candidates = [text, *suffixed] if fillers else [text]
             for candidate in candidates:
                 if candidate and stands_alone(candidate, named) and _distinct_append(out, candidate, 10):
                     break
         # still short: the abstract's phrases two by two, never a numbered copy ("X evaluation 2")
         phrases = list(dict.fromkeys(p for p in seeds + methods + domains + problems + near if p))
         pairs = [_compose([a, b]) for i, a in enumerate(phrases) for b in phrases[i + 1:]]
+        if not fillers:  # a question: the pairs the other way round before any suffixed view
+            pairs += [_compose([b, a]) for i, a in enumerate(phrases) for b in phrases[i + 1:]]
         for candidate in phrases + pairs:
             if len(out) >= 10:
                 break
@@ -417,8 +428,9 @@ def stands_alone(text: str, concept_words: Set[str] = frozenset()) -> bool:
     or a term, never one word cut from a longer one, "polymorphisms" of "CYP2C19 polymorphisms") that is a noun
     (an adjective alone, "skeletal", "maternal", names nothing) and rarer than :data:`SINGLE_WORD_ZIPF`."""
     words = text.split()
-    if len(words) != 1:  # a phrase, unless cut at a function word ("disease beyond", "beyond clinical factor")
-        return not (is_function_word(words[0]) or is_function_word(words[-1]))
+    if len(words) != 1:  # a phrase, unless cut at a function word ("disease beyond", "beyond clinical factor") or
+        # led by a bare number ("19 COVID")
+        return not (is_function_word(words[0]) or is_function_word(words[-1]) or words[0].isdigit())
     word = words[0]
     if is_function_word(word):
         return False
@@ -433,6 +445,16 @@ def stands_alone(text: str, concept_words: Set[str] = frozenset()) -> bool:
     if "ADJ" in classes and "NOUN" not in classes:
         return False
     return general_zipf(word) < SINGLE_WORD_ZIPF
+
+
+def _may_join(phrase: str) -> bool:
+    """A key phrase that may narrow the main concept beside it: a phrase that stands alone, or one word that is a
+    noun, an acronym or a term the lexicon does not know ("sleep", "PTSD"; not "systematic")."""
+    words = phrase.split()
+    if len(words) != 1:
+        return stands_alone(phrase)
+    classes = word_classes(words[0])
+    return not is_function_word(words[0]) and (_acronym_like(words[0]) or not classes or "NOUN" in classes)
 
 
 def _word_set(text: str) -> frozenset[str]:
@@ -513,11 +535,10 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
     readable = [plain_term(t) for c in [main, *may_stand_alone] for t in c.terms if _whole_words(t, own)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
     named = {w for c in [main, *may_stand_alone] for p in [c.label, *c.variants] for w in p.casefold().split()}
-    # an abstract's key phrases name its topic only where they share a word with its concepts: never where it was
-    # searched or how ("ACM digital library", "following Petersen guidelines", "publication bias")
-    # a short text's key phrases may be the general vocabulary's concepts ("word embeddings" for "What is
-    # burnout?"): only those with a word of the text itself name its topic
-    text_stems = {stem(t) for t in tokenize(intent.problem_statement)} | {
+    # a text's key phrases never say where it was searched or how (keywords_of: "ACM digital library", "following
+    # Petersen guidelines", "publication bias"); a short text's may be the general vocabulary's concepts ("word
+    # embeddings" for "What is burnout?"), and only those with a word of the text itself name its topic
+    text_stems = {stem(t) for t in tokenize(intent.problem_statement) if not is_stopword(t)} | {
         stem(t) for c in intent.concepts for v in [c.label, *c.variants] for t in tokenize(v)}
     own_keywords = [k for k in keywords_of(intent.seed_keywords)
                     if k.casefold() not in _VOCABULARY or {stem(t) for t in tokenize(k)} & text_stems]
@@ -534,7 +555,7 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
              for b in [*_rare_words([c.label, *c.variants]), c.label]]
     # the text's other key phrases (no review method, no provenance) and its rarer words, beside the main concept
     main_stems = {stem(t) for w in main_words for t in tokenize(w)}
-    beside_keywords = [f"{main.label} {k}" for k in own_keywords if stands_alone(k, concept_words)]
+    beside_keywords = [f"{main.label} {k}" for k in own_keywords if _may_join(k)]
     own_words = [f"{main.label} {w}" for w in _content_words(intent.problem_statement, main_stems)]
     # the main concept's own rarer words two by two ("servants wrongdoing" of "public servants wrongdoing")
     label_words = [w for w in main.label.split() if not is_stopword(w)]
@@ -578,4 +599,6 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
         if len(out) >= 10:
             break
         add(f"{main.label} {concept}", 10)
+    for concept in neighbours:  # the contract's ten, whatever the bars above left
+        _distinct_append(out, f"{main.label} {concept}", 10)
     return out

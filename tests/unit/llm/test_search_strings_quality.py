@@ -159,3 +159,11 @@ def test_the_boolean_query_does_not_depend_on_the_strings(backend):
     queries = backend.generate_queries(intent)
     assert "burnout" in queries.boolean_query and "mindful" in queries.boolean_query
     assert concept_search_strings(intent) == queries.search_strings
+
+
+def test_a_question_without_concept_blocks_gets_no_filler_suffix(backend):
+    intent = backend.decompose_intent("How is trust measured?", None)
+    strings = backend.generate_queries(intent).search_strings
+    assert len(strings) == 10
+    assert not [s for s in strings if re.search(r"\b(?:evaluation|applications|challenges|problem formulation|"
+                                                r"overview|method|approach)$", s)], strings
