@@ -1622,7 +1622,9 @@ _SPELLING_RULES = (
     (_EMIA_RULE, "aemi"), (r"\besophag", "oesophag"), (r"(?<=gastro)esophag", "-oesophag"),
     (r"\bedema", "oedema"), (r"\bpediatr", "paediatr"), (r"\banesth", "anaesth"), (r"\bhem(?=[ao])", "haem"),
     (r"\bhemorrh", "haemorrh"), (r"(?<=[a-z])or\b", "our"), (r"(?<=behavi)or", "our"), (r"(?<=tum)or", "our"),
-    (r"(?<=[a-z]{3})iz(?=e|ation|ing)", "is"), (r"(?<=random)iz", "is"), (r"\bsulf", "sulph"),
+    # "-ize" words only ("organization", "randomized"; not "citizen")
+    (r"(?<=[a-z]{3})iz(?=(?:e|es|ed|ing|ation|ations|ational|er|ers)\b|(?:e|ation)?\*)", "is"),
+    (r"(?<=random)iz", "is"), (r"\bsulf", "sulph"),
     (r"\bestr(?=ogen|adiol|iol|ous)", "oestr"), (r"\bfet(?=al\b|us\b|uses\b|al\*|us\*)", "foet"),
     (r"(?<=rrh)ea\b", "oea"), (r"(?<=pn)ea\b", "oea"), (r"\bgynec", "gynaec"), (r"\borthoped", "orthopaed"),
     (r"\bceliac", "coeliac"), (r"\betiolog", "aetiolog"), (r"\bcesarean", "caesarean"),

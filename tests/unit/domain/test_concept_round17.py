@@ -48,6 +48,8 @@ def test_british_spellings_have_their_american_forms_where_english_knows_them():
     assert '"exercise program"' in _spellings('"exercise programme"')
     assert _spellings('"water intake"') == ['"water intake"']  # no "watre"
     assert _spellings('"promise"') == ['"promise"']  # no "promize"
+    assert _spellings('"citizen trust"') == ['"citizen trust"']  # no "citisen": not an "-ize" word
+    assert '"organisational culture"' in _spellings('"organizational culture"')
 
 
 def test_beyond_ends_a_noun_phrase():
