@@ -673,10 +673,15 @@ def item_terms(item: str) -> list[str]:
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
     out: list[str] = []
     for run in _runs(item):
-        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS or (len(run[0]) < 3 and not _is_acronym(run[0]))):
-            continue  # "drugs" alone is no concept, nor a two-letter word
+        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS or (len(run[0]) < 3 and not _is_acronym(run[0]))
+                              or _adverb(run[0])):
+            continue  # "drugs" alone is no concept, nor a two-letter word, nor an adverb ("evaluated empirically")
         out.extend(_run_terms(run))
     return out
+
+
+def _adverb(word: str) -> bool:
+    return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
 
 
 def _run_terms(words: list[str]) -> list[str]:
@@ -1331,7 +1336,7 @@ def _without_purpose_verb(piece: str, cue: str) -> str:
 _CHANGE_VERBS = frozenset(
     "reduce improve prevent increase decrease promote enhance raise treat manage facilitate encourage "
     "mitigate address tackle combat limit curb boost strengthen foster alleviate relieve minimise minimize optimise "
-    "optimize maximise maximize maintain sustain".split())
+    "optimize maximise maximize maintain sustain change alter modify shape influence".split())
 
 
 def _items_without_change(piece: str) -> list[str]:
