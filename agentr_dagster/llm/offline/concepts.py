@@ -144,6 +144,7 @@ META_WORDS = frozenset(
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
     combining challenging accurate novel paper views perspectives attitude attitudes umbrella overview overviews
+    known
     """.split()
 )
 #: Phrases that are boilerplate as a whole (a topic can still contain one of their words).
@@ -310,7 +311,14 @@ def _possessive(match: re.Match) -> str:
     word = match.group(1)
     if _eponym(word):
         return match.group(0)
-    return match.group(1) + " of "
+    # one noun after it is a compound ("teachers' expectations": teacher expectations), whose head alone would
+    # name nothing; a phrase after it ("teachers' soft skills") is its own concept, the possessor who has it
+    after = re.match(r"([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?", match.string[match.end():])
+    if after and (after.group(2) is None or after.group(2).casefold() in _FUNCTION | _PREPOSITIONS
+                  or after.group(2).casefold() in ("and", "or")) and "NOUN" in word_classes(after.group(1)) \
+            and "ADJ" not in word_classes(after.group(1)) and not after.group(1).endswith("ing"):
+        return word + " "
+    return word + " of "
 
 
 def _eponym(word: str) -> bool:
@@ -672,12 +680,27 @@ def item_terms(item: str) -> list[str]:
     """Search terms for one concept item: each run of content words; a single word truncated, a phrase quoted
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
     out: list[str] = []
+    words = [w.casefold() for w in re.findall(_WORD, item)]
     for run in _runs(item):
         if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS or (len(run[0]) < 3 and not _is_acronym(run[0]))
-                              or _adverb(run[0])):
+                              or _adverb(run[0]) or _lone_modifier(run[0], words)):
             continue  # "drugs" alone is no concept, nor a two-letter word, nor an adverb ("evaluated empirically")
         out.extend(_run_terms(run))
     return out
+
+
+#: A modifier left alone by its meta head ("hepatic outcomes") is a term only when this rare (Zipf):
+#: "transgenerational" 1.7 ("transgenerational effects"); not "dichotomous" 2.3, "hepatic" 3.1.
+LONE_MODIFIER_ZIPF = 2.0
+
+
+def _lone_modifier(word: str, words: list[str]) -> bool:
+    """A modifier whose head is a meta word ("hepatic outcomes", "a dichotomous outcome"): alone it is every
+    field's, unless it is rare ("transgenerational effects")."""
+    low = word.casefold()
+    at = words.index(low) if low in words else -1
+    return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS
+            and ("ADJ" in word_classes(low) or _modifier_like(low)) and general_zipf(low) >= LONE_MODIFIER_ZIPF)
 
 
 def _adverb(word: str) -> bool:
@@ -851,8 +874,12 @@ def _distribute_head(items: list[str]) -> list[str]:
     ("acute and chronic pain" -> "acute pain"; "atypical or second-generation antipsychotic drugs" -> "atypical
     antipsychotic drugs"): a modifier alone (``atypic*``) is every field's."""
     out = list(items)
+    tail = [w.casefold() for w in re.findall(_WORD, items[-1])] if items else []
     for k, item in enumerate(items):
         if not _bare_modifier(item):
+            continue
+        if len(tail) >= 2 and tail[-1] in META_WORDS and k < len(items) - 1:
+            out[k] = f"{item.strip()} {tail[-1]}"  # "hepatic and neurological outcomes": hepatic outcomes
             continue
         # the phrase as its runs say it: no meta word, no predicate adjective closing it ("... agents effective")
         phrase = next((w for i in items[k + 1:] if len(w := [x for r in _runs(i) for x in r]) >= 2), None)
@@ -1309,7 +1336,8 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     for m in _clause_boundaries(sentence, verbs):
         piece = _without_purpose_verb(sentence[pos: m.start()], cue)
         if piece.strip(" ,;:?.-"):
-            aspect = m.group(0).casefold() == "of" or _asked_about_next(cue, sentence, m, piece)
+            aspect = (m.group(0).casefold() == "of" and not _rare_kind_of(piece)
+                      or _asked_about_next(cue, sentence, m, piece))
             out.append(_Chunk(piece, cue, _items_without_change(piece), aspect=aspect))
             cue = ""
         cue = (cue + " " + m.group(0)).strip()
@@ -1317,7 +1345,27 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     piece = _without_purpose_verb(sentence[pos:], cue)
     if piece.strip(" ,;:?.-"):
         out.append(_Chunk(piece, cue, _items_without_change(piece)))
+    for k in range(len(out) - 1):
+        # "X of students", "X of nurses": who has X, not what X is an aspect of
+        named = [w for i in out[k].items for w in _content_words(i)]
+        if (out[k].aspect and out[k + 1].cue.casefold().split()[-1:] == ["of"] and _names_who(out[k + 1].items)
+                and (len(named) >= 2 or any(general_zipf(w) < TOPIC_WORD_ZIPF for w in named))):
+            out[k].aspect = False
     return out
+
+
+def _names_who(items: list[str]) -> bool:
+    heads = [_content_words(i)[-1].casefold() for i in items if _content_words(i)]
+    return bool(heads) and all(h in DEMOGRAPHIC_WORDS or h in ROLE_WORDS or any(h.startswith(k) for k in
+                                                                             POPULATION_VARIANTS) for h in heads)
+
+
+def _rare_kind_of(piece: str) -> bool:
+    """"the transgenerational effects (of X)": a rare modifier names the concept, the meta head only its kind; no
+    aspect of X as "the prevalence of X" is."""
+    words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
+    return (len(words) == 2 and words[1].casefold() in META_WORDS and words[0].isalpha()
+            and general_zipf(words[0]) < RARE_MODIFIER_ZIPF)
 
 
 _USED_TO_RE = re.compile(r"\b(?:used|applied|employed)\s+to$", re.I)
@@ -1470,8 +1518,28 @@ _AUX_OPENING_RE = re.compile(
 #: the verb right after the subject of such a question. Not "limit", "address", "treat": compounds' heads too.
 _EFFECT_VERBS = frozenset(
     "reduce improve prevent increase decrease promote enhance raise mitigate alleviate relieve affect influence "
-    "impact alter modify moderate mediate predict cause explain lower slow delay worsen shorten prolong protect"
-    .split())
+    "impact alter modify moderate mediate predict cause explain lower slow delay worsen shorten prolong protect "
+    "change".split())
+
+
+#: "Which X change Y" (no auxiliary after "Which"): the verb follows its plural subject in the plain form.
+_WHICH_SUBJECT_RE = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|have|has|can)\b)", re.I)
+
+
+def _effect_verb_at(sentence: str, words: list[re.Match]) -> int:
+    """The position of a question's verb of effect when it is a noun too: after "Does X" / "How do X" (or "Which
+    X") the verb is in its plain form whatever X's number, right after a noun ("How does teacher feedback
+    influence students' writing?"); of several, the last ("Does climate change affect X": affect), -1 when none."""
+    if not (_AUX_OPENING_RE.match(sentence) or _WHICH_SUBJECT_RE.match(sentence)):
+        return -1
+    at = -1
+    for k in range(2, len(words) - 1):
+        low, prev = words[k].group(0).casefold(), words[k - 1].group(0)
+        if (low in _EFFECT_VERBS and "NOUN" in word_classes(prev) and "ADJ" not in word_classes(prev)
+                and sentence[words[k - 1].end(): words[k].start()].strip() == ""
+                and words[k + 1].group(0)[:1].isalpha()):
+            at = k
+    return at
 
 
 def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> list[re.Match]:
@@ -1481,9 +1549,9 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
     that the text uses as a verb elsewhere (``verbs``: :func:`_verbs_in_text`)."""
     # a colon before a capital starts a subtitle ("Arthritis: Lessons for ..."): a new chunk, not a list item
     cuts = list(_BOUNDARY_RE.finditer(sentence)) + list(_SUBTITLE_RE.finditer(sentence))
-    aux_question = bool(_AUX_OPENING_RE.match(sentence))
     spans = [(m.start(), m.end()) for m in cuts]
     words = list(_WORD_RE.finditer(sentence))
+    effect_verb = _effect_verb_at(sentence, words)
     for k, m in enumerate(words):
         inside = any(a <= m.start() < b for a, b in spans)
         # a word that can be a verb is one right before a determiner ("does X change the pharmacokinetics"), or
@@ -1505,6 +1573,10 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
                              or (bool(nxt) and plural_noun_before)))
+        # an "-ing" form between a plural noun and a preposition is that noun's verb, though a noun too ("adults
+        # living in nursing homes", "patients presenting with X")
+        verb = verb or (m.group(0).casefold().endswith("ing") and "VERB" in word_classes(m.group(0))
+                        and plural_noun_before and nxt.casefold() in ("in", "with", "at", "under", "on"))
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
@@ -1515,10 +1587,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
-        # after "Does X" / "How do X" the verb is in its plain form whatever X's number: a verb of effect right after
-        # a noun is it ("How does teacher feedback influence students' writing?"), though it is a noun too
-        verb = verb or (aux_question and low in _EFFECT_VERBS and k > 1 and word_classes(prev) == {"NOUN"}
-                        and sentence[words[k - 1].end(): m.start()].strip() == "" and nxt.isalpha())
+        verb = verb or k == effect_verb
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
