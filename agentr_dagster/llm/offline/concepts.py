@@ -315,7 +315,8 @@ def _possessive(match: re.Match) -> str:
     # name nothing; a phrase after it ("teachers' soft skills") is its own concept, the possessor who has it
     after = re.match(r"([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?", match.string[match.end():])
     if after and (after.group(2) is None or after.group(2).casefold() in _FUNCTION | _PREPOSITIONS
-                  or after.group(2).casefold() in ("and", "or")) and "NOUN" in word_classes(after.group(1)) \
+                  or after.group(2).casefold() in ("and", "or") or after.group(2).casefold() in _EFFECT_VERBS
+                  or is_finite_verb(after.group(2))) and "NOUN" in word_classes(after.group(1)) \
             and "ADJ" not in word_classes(after.group(1)) and not after.group(1).endswith("ing"):
         return word + " "
     return word + " of "
@@ -690,8 +691,8 @@ def item_terms(item: str) -> list[str]:
 
 
 #: A modifier left alone by its meta head ("hepatic outcomes") is a term only when this rare (Zipf):
-#: "transgenerational" 1.7 ("transgenerational effects"); not "dichotomous" 2.3, "hepatic" 3.1.
-LONE_MODIFIER_ZIPF = 2.0
+#: "transgenerational" 1.7, "neuroprotective" 2.0 ("neuroprotective effects"); not "hepatic" 3.1, "renal" 3.4.
+LONE_MODIFIER_ZIPF = 2.5
 
 
 def _lone_modifier(word: str, words: list[str]) -> bool:
@@ -1365,7 +1366,12 @@ def _rare_kind_of(piece: str) -> bool:
     aspect of X as "the prevalence of X" is."""
     words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
     return (len(words) == 2 and words[1].casefold() in META_WORDS and words[0].isalpha()
-            and general_zipf(words[0]) < RARE_MODIFIER_ZIPF)
+            and general_zipf(words[0]) < KIND_MODIFIER_ZIPF)
+
+
+#: How rare a modifier must be (Zipf) to name the concept before "effects of X": "transgenerational" 1.7; not
+#: "neuroprotective" 2.0 ("the neuroprotective effect of erythropoietin" is about erythropoietin).
+KIND_MODIFIER_ZIPF = 2.0
 
 
 _USED_TO_RE = re.compile(r"\b(?:used|applied|employed)\s+to$", re.I)

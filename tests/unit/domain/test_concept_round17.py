@@ -192,3 +192,29 @@ def test_which_variants_in_a_gene_are_associated_with_asks_about_the_condition()
 def test_the_verb_after_used_to_is_no_word_of_the_concept():
     question = "Which tasks are used to assess episodic memory in mice?"
     assert not any(t.startswith('"assess') for t in query_terms(parse_boolean_query(_query(question))))
+
+
+def test_a_modifier_of_a_meta_head_is_no_term_alone_unless_rare():
+    question = "What is the comparative effectiveness of chelators for haemochromatosis on hepatic and cardiac outcomes?"
+    assert not {"hepatic", "cardiac*", "cardiac"} & set(_top_level_terms(question))
+    assert "transgeneration*" in _query("What evidence exists on the transgenerational effects of parental smoking?")
+
+
+def test_of_two_effect_verbs_the_last_is_the_verb():
+    assert '"climate change"' in _query("How does climate change affect the sleep of shift workers?")
+
+
+def test_which_x_change_y_reads_change_as_the_verb():
+    query = _query("Which manipulations of litter size change maternal behaviour in rats?")
+    assert '"litter size"' in query
+    assert not any("change" in t for t in query_terms(parse_boolean_query(query)))
+
+
+def test_a_possessive_before_one_noun_is_a_compound():
+    query = _query("Do parents' expectations predict children's school achievement?")
+    assert '"parent expectation"' in query
+
+
+def test_an_ing_form_between_people_and_a_preposition_is_their_verb():
+    query = _query("What is the effect of exercise on falls in adults living in care homes?")
+    assert '"adults living"' not in query
