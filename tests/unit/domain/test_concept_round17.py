@@ -195,7 +195,8 @@ def test_the_verb_after_used_to_is_no_word_of_the_concept():
 
 
 def test_a_modifier_of_a_meta_head_is_no_term_alone_unless_rare():
-    question = "What is the comparative effectiveness of chelators for haemochromatosis on hepatic and cardiac outcomes?"
+    question = ("What is the comparative effectiveness of chelators for haemochromatosis on hepatic and cardiac "
+                "outcomes?")
     assert not {"hepatic", "cardiac*", "cardiac"} & set(_top_level_terms(question))
     assert "transgeneration*" in _query("What evidence exists on the transgenerational effects of parental smoking?")
 
