@@ -2096,6 +2096,16 @@ _ROLE_HEADS = frozenset("involvement role roles contribution contributions parti
 ROLE_MODIFIER_ZIPF = 3.0
 
 
+def _item_repeats(item: str, block: ConceptBlock) -> bool:
+    words = {w.casefold() for w in _content_words(item)}
+    block_words = {w.casefold() for w in _content_words(block.label)} | {t.strip('"*').casefold() for t in block.terms}
+    return bool(words & block_words)
+
+
+def _starts_noun_phrase(item: str) -> bool:
+    return item.split()[:1] != [] and item.split()[0].casefold() in ("the", "a", "an")
+
+
 def _without_role_head(item: str) -> str:
     """"hippocampal involvement" (in Y) as "hippocampal": the part a structure plays is no word its studies share."""
     words = item.split()
@@ -2139,6 +2149,18 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         if not terms:
             return
         words = {w.casefold() for i in items for w in _content_words(i)}
+        if (not question and len(items) >= 3
+                and not any(i.split()[:1] and i.split()[0].casefold() in ("its", "their") for i in chunk.items)):
+            # an abstract's list that names a concept found before beside others ("studies of X and A, B, C in Y"):
+            # only the repeated item joins that concept; the others are a concept of their own (not "X and its
+            # dimensions A, B, C", which name X)
+            seen = [i for i in items if any(_item_repeats(i, b) for b in blocks)]
+            if seen and len(seen) < len(items):
+                for i in seen:
+                    add_chunk(_Chunk(i, chunk.cue, [i]), new_blocks=False)
+                rest = [i for i in items if i not in seen]
+                add_chunk(_Chunk(", ".join(rest), chunk.cue, rest), new_blocks=new_blocks, side=side)
+                return
         # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
         for block in blocks:
             block_words = {w.casefold() for w in _content_words(block.label)} | {
@@ -2178,6 +2200,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
                 after_role = k > 0 and (re.findall(_WORD, chunks[k - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
                 if k + 1 < len(chunks) and chunks[k + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
+                if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
+                        and not _starts_noun_phrase(chunk.items[0]):
+                    # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
+                    chunk.items, chunk.aspect = chunk.items[:-1], False
                 doer = k + 1 < len(chunks) and bool(_OUTCOME_CUE_RE.search(chunks[k + 1].cue))
                 add_chunk(chunk, new_blocks=True, side=side, after_role=after_role, doer=doer)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
@@ -2255,7 +2281,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
     if studied is None:
-        blocks = _purpose_not_anded(blocks, title, text, verbs)
+        blocks = _purpose_not_anded(blocks, title, text, verbs, background)
     _and_only_when_broad(blocks, background)
     return blocks
 
@@ -2299,8 +2325,8 @@ def _compared_within(block: ConceptBlock, text: str) -> bool:
     return any(_RECIPROCAL_RE.search(s) and any(t in s.casefold() for t in stems) for s in _sentences(text))
 
 
-def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
-                       verbs: frozenset[str]) -> list[ConceptBlock]:
+def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str, verbs: frozenset[str],
+                       background: Background | None = None) -> list[ConceptBlock]:
     """In a title "X for Y" X is what the review is about, Y what X is for: when the abstract reviews X as a
     class (it names X's members: a list of names or examples joined X; or it compares them "with each other"),
     X is the main block, however often the abstract names Y, and Y is not AND-ed with it (optional, out of the
@@ -2309,6 +2335,10 @@ def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
     Y", no members) keeps its AND (round 12, docs/search-strategies.md)."""
     x, purpose = _title_purpose(blocks, title, verbs)
     if x is None or not purpose or not (x.members or _compared_within(x, text)):
+        return blocks
+    if background is not None and any_share(x.terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
+        # a class a background shows broad ("specialised psychotherapies" for one disorder): its studies are of
+        # every use, the title's purpose is what narrows them (a drug class with its members sits far below)
         return blocks
     for b in purpose:
         b.independent = b.required = b.in_query = False
@@ -2589,10 +2619,22 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     doing = bool(_EFFECT_OF_ON_RE.search(title_low)) and any(
         b.required and b.facet == "intervention" and not b.aspect and _named_in(b, title_low) for b in blocks)
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
-                               _who_block(b) or _organism_block(b),
+                               _who_block(b) or _organism_block(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+#: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
+_MEASURE_HEADS = frozenset(
+    "prevalence incidence frequency epidemiology burden occurrence rate rates trends trend".split())
+
+
+def _measure_aspect(block: ConceptBlock) -> bool:
+    """An aspect block that names a measure or a kind of finding of what follows ("The prevalence of X", "risk
+    factors of X"): never an abstract's main block; other aspects ("Mitochondrial inheritance of X") may be."""
+    words = _content_words(block.label)
+    return block.aspect and bool(words) and words[-1].casefold() in _MEASURE_HEADS | _ANSWER_KINDS
 
 
 def _names_subject(block: ConceptBlock) -> bool:
