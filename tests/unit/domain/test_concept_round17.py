@@ -223,7 +223,8 @@ def test_an_ing_form_between_people_and_a_preposition_is_their_verb():
 
 def test_a_broad_class_keeps_its_purpose_and_ed():
     abstract = ("Specialised psychotherapies for adults with panic disorder: a systematic review. We reviewed "
-                "randomised trials of psychotherapies such as cognitive therapy and exposure therapy for panic disorder.")
+                "randomised trials of psychotherapies such as cognitive therapy and exposure therapy for panic "
+                "disorder.")
 
     def background(term: str) -> float:  # psychotherapy is everywhere in this lake, the rest is rare
         return 0.02 if "psychotherap" in term else 0.0001
