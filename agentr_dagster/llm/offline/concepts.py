@@ -2096,12 +2096,6 @@ _ROLE_HEADS = frozenset("involvement role roles contribution contributions parti
 ROLE_MODIFIER_ZIPF = 3.0
 
 
-def _item_repeats(item: str, block: ConceptBlock) -> bool:
-    words = {w.casefold() for w in _content_words(item)}
-    block_words = {w.casefold() for w in _content_words(block.label)} | {t.strip('"*').casefold() for t in block.terms}
-    return bool(words & block_words)
-
-
 def _starts_noun_phrase(item: str) -> bool:
     return item.split()[:1] != [] and item.split()[0].casefold() in ("the", "a", "an")
 
@@ -2149,18 +2143,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         if not terms:
             return
         words = {w.casefold() for i in items for w in _content_words(i)}
-        if (not question and len(items) >= 3
-                and not any(i.split()[:1] and i.split()[0].casefold() in ("its", "their") for i in chunk.items)):
-            # an abstract's list that names a concept found before beside others ("studies of X and A, B, C in Y"):
-            # only the repeated item joins that concept; the others are a concept of their own (not "X and its
-            # dimensions A, B, C", which name X)
-            seen = [i for i in items if any(_item_repeats(i, b) for b in blocks)]
-            if seen and len(seen) < len(items):
-                for i in seen:
-                    add_chunk(_Chunk(i, chunk.cue, [i]), new_blocks=False)
-                rest = [i for i in items if i not in seen]
-                add_chunk(_Chunk(", ".join(rest), chunk.cue, rest), new_blocks=new_blocks, side=side)
-                return
         # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
         for block in blocks:
             block_words = {w.casefold() for w in _content_words(block.label)} | {
@@ -2335,10 +2317,6 @@ def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str, verbs:
     Y", no members) keeps its AND (round 12, docs/search-strategies.md)."""
     x, purpose = _title_purpose(blocks, title, verbs)
     if x is None or not purpose or not (x.members or _compared_within(x, text)):
-        return blocks
-    if background is not None and any_share(x.terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
-        # a class a background shows broad ("specialised psychotherapies" for one disorder): its studies are of
-        # every use, the title's purpose is what narrows them (a drug class with its members sits far below)
         return blocks
     for b in purpose:
         b.independent = b.required = b.in_query = False
