@@ -2109,6 +2109,72 @@ def _without_role_head(item: str) -> str:
     return item
 
 
+def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
+               side: bool = False, after_role: bool = False, doer: bool = False) -> None:
+    """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
+    items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
+    if not items:
+        return
+    terms: list[str] = []
+    for item in items:
+        shared = _shared_modifiers(item, items)
+        terms.extend((_head_alone([*shared, _content_words(item)[0]]) if shared else [])
+                     or _variants(item, acronyms))
+    terms = _dedupe(terms)
+    if not terms:
+        return
+    words = {w.casefold() for i in items for w in _content_words(i)}
+    # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
+    for block in blocks:
+        block_words = {w.casefold() for w in _content_words(block.label)} | {
+            t.strip('"*').casefold() for t in block.terms}
+        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*)
+        if words & block_words or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+            block.terms = _dedupe(block.terms + terms)
+            block.n_items += len(items)
+            block.items += [i for i in items if i not in block.items]
+            return
+    label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
+    facet = _facet_for(chunk.cue, items)
+    # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
+    # (a population word modifying it is no population: "teacher feedback")
+    head = (_content_words(items[0]) or [""])[-1].casefold()
+    who = head in ROLE_WORDS or head in DEMOGRAPHIC_WORDS or any(head.startswith(k) for k in POPULATION_VARIANTS)
+    facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not who) else facet
+    blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
+                               items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
+                                      for i in items],
+                               # an abstract's aspect: one phrase right before "of" ("theories of X"),
+                               # not a list ending in one ("X and the risk of Y")
+                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
+                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
+
+
+def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
+                  acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """The blocks the topic sentences name, chunk by chunk (:func:`_chunks`), each chunk read beside its
+    neighbours (what it follows, what follows it)."""
+    blocks: list[ConceptBlock] = []
+    for k, sentence in enumerate(topic):
+        main_part, side_part = _side_clause(sentence, k, question)
+        for part, side in ((main_part, False), (side_part, True)):
+            chunks = _chunks(part, verbs) if part else []
+            for j, chunk in enumerate(chunks):
+                if _SPAN_CUE_RE.search(chunk.cue):
+                    continue  # "across the lifespan", "across settings": the span, no concept
+                # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
+                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
+                if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
+                    chunk.items = [_without_role_head(i) for i in chunk.items]
+                if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
+                        and not _starts_noun_phrase(chunk.items[0]):
+                    # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
+                    chunk.items, chunk.aspect = chunk.items[:-1], False
+                doer = j + 1 < len(chunks) and bool(_OUTCOME_CUE_RE.search(chunks[j + 1].cue))
+                _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
+    return blocks
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None,
                      broad_share: float | None = None) -> ConceptPlan:
@@ -2127,67 +2193,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
-    blocks: list[ConceptBlock] = []
-
-    def add_chunk(chunk: _Chunk, *, new_blocks: bool, side: bool = False, after_role: bool = False,
-                  doer: bool = False) -> None:
-        items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
-        if not items:
-            return
-        terms: list[str] = []
-        for item in items:
-            shared = _shared_modifiers(item, items)
-            terms.extend((_head_alone([*shared, _content_words(item)[0]]) if shared else [])
-                         or _variants(item, acronyms))
-        terms = _dedupe(terms)
-        if not terms:
-            return
-        words = {w.casefold() for i in items for w in _content_words(i)}
-        # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
-        for block in blocks:
-            block_words = {w.casefold() for w in _content_words(block.label)} | {
-                t.strip('"*').casefold() for t in block.terms}
-            # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*)
-            if words & block_words or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
-                block.terms = _dedupe(block.terms + terms)
-                block.n_items += len(items)
-                block.items += [i for i in items if i not in block.items]
-                return
-        if not new_blocks:
-            return
-        label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
-        facet = _facet_for(chunk.cue, items)
-        # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
-        # (a population word modifying it is no population: "teacher feedback")
-        head = (_content_words(items[0]) or [""])[-1].casefold()
-        who = head in ROLE_WORDS or head in DEMOGRAPHIC_WORDS or any(head.startswith(k) for k in POPULATION_VARIANTS)
-        facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not who) else facet
-        blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
-                                   items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
-                                          for i in items],
-                                   # an abstract's aspect: one phrase right before "of" ("theories of X"),
-                                   # not a list ending in one ("X and the risk of Y")
-                                   required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
-                                   setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
-
     verbs = _verbs_in_text(_sentences(text))
-    for k, sentence in enumerate(topic):
-        main_part, side_part = _side_clause(sentence, k, question)
-        for part, side in ((main_part, False), (side_part, True)):
-            chunks = _chunks(part, verbs) if part else []
-            for k, chunk in enumerate(chunks):
-                if _SPAN_CUE_RE.search(chunk.cue):
-                    continue  # "across the lifespan", "across settings": the span, no concept
-                # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
-                after_role = k > 0 and (re.findall(_WORD, chunks[k - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
-                if k + 1 < len(chunks) and chunks[k + 1].cue.casefold() == "in":
-                    chunk.items = [_without_role_head(i) for i in chunk.items]
-                if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
-                        and not _starts_noun_phrase(chunk.items[0]):
-                    # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
-                    chunk.items, chunk.aspect = chunk.items[:-1], False
-                doer = k + 1 < len(chunks) and bool(_OUTCOME_CUE_RE.search(chunks[k + 1].cue))
-                add_chunk(chunk, new_blocks=True, side=side, after_role=after_role, doer=doer)
+    blocks = _topic_blocks(topic, question, verbs, acronyms)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)

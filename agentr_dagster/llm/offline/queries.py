@@ -487,16 +487,9 @@ def _rare_words(phrases: Sequence[str]) -> list[str]:
     return out
 
 
-def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = ()) -> list[str]:
-    """Ten short strings of the question's own words (a source ANDs a string's words, so each names one or two
-    concepts only), two of each kind: broad (the main concept; with the next), narrow (a variant with the next
-    concept; the main concept with the study design), method (variants of the main concept), problem (the other
-    concepts), domain (the population or setting, alone and with the main concept).
-
-    Every string names a topic (:func:`stands_alone`: no everyday word alone) and reads differently to a source
-    (not the same words in another order); when fewer than ten such strings exist, the main concept's words are
-    combined with each other concept's terms, the study design and the text's own rarer words, then written in
-    another order, and only then with ``neighbours`` (the general vocabulary's nearest concepts) - never numbered."""
+def _string_candidates(intent: ResearchIntent) -> tuple[list[str], list[str], set[str]]:
+    """The ten slots' first choices (by kind, see :func:`concept_search_strings`), the candidates that fill a slot
+    whose choice is taken or reads as no topic, and the concepts' own words (:func:`stands_alone`)."""
     blocks = list(intent.concepts)
     main = blocks[0]
     main_words = list(dict.fromkeys([main.label, *main.variants]))
@@ -532,6 +525,18 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
     ]
     concept_words = {p.casefold() for c in intent.concepts for p in [c.label, *c.variants]}
     concept_words |= {plain_term(t).casefold() for c in intent.concepts for t in c.terms if _whole_words(t, own)}
+    other_variants = [v for c in others for v in [c.label, *c.variants]]
+    pool = drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants]
+    pool += _more_candidates(intent, main_words, others, alone, may_stand_alone, own)
+    return drafts, pool, concept_words
+
+
+def _more_candidates(intent: ResearchIntent, main_words: list[str], others: list[ConceptFacet],
+                     alone: list[ConceptFacet], may_stand_alone: list[ConceptFacet], own: set[str]) -> list[str]:
+    """Candidates past the drafts: the animals with the main concept, the text's key phrases, the concepts' readable
+    terms, the main concept beside each other concept's terms, crossed with their variants and the study design,
+    the rarer words two by two, and the text's own words beside the main concept."""
+    main = intent.concepts[0]
     readable = [plain_term(t) for c in [main, *may_stand_alone] for t in c.terms if _whole_words(t, own)]
     other_variants = [v for c in others for v in [c.label, *c.variants]]
     named = {w for c in [main, *may_stand_alone] for p in [c.label, *c.variants] for w in p.casefold().split()}
@@ -565,9 +570,22 @@ def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = (
     named_stems = main_stems | {stem(t) for c in intent.concepts for v in [c.label, *c.variants] for t in tokenize(v)}
     own_words += [f"{main.label} {w}" for w in _content_words(intent.problem_statement, named_stems, 5.0)
                   if word_classes(w) & {"NOUN", "ADJ"} == {"NOUN"}]
-    pool = (drafts + main_words[3:] + [f"{w} {o}" for w in main_words for o in other_variants] + species
-            + keywords + readable + [v for c in may_stand_alone for v in [c.label, *c.variants]] + beside
+    return (species + keywords + readable + [v for c in may_stand_alone for v in [c.label, *c.variants]] + beside
             + crossed + designs + cores + beside_keywords + own_pairs + own_words)
+
+
+def concept_search_strings(intent: ResearchIntent, neighbours: Sequence[str] = ()) -> list[str]:
+    """Ten short strings of the question's own words (a source ANDs a string's words, so each names one or two
+    concepts only), two of each kind: broad (the main concept; with the next), narrow (a variant with the next
+    concept; the main concept with the study design), method (variants of the main concept), problem (the other
+    concepts), domain (the population or setting, alone and with the main concept).
+
+    Every string names a topic (:func:`stands_alone`: no everyday word alone) and reads differently to a source
+    (not the same words in another order); when fewer than ten such strings exist, the main concept's words are
+    combined with each other concept's terms, the study design and the text's own rarer words, then written in
+    another order, and only then with ``neighbours`` (the general vocabulary's nearest concepts) - never numbered."""
+    main = intent.concepts[0]
+    drafts, pool, concept_words = _string_candidates(intent)
     out: list[str] = []
     seen: set[frozenset[str]] = set()
 
