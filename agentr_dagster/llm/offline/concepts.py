@@ -2270,7 +2270,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
     if studied is None:
-        blocks = _purpose_not_anded(blocks, title, text, verbs, background)
+        blocks = _purpose_not_anded(blocks, title, text, verbs)
     _and_only_when_broad(blocks, background)
     return blocks
 
@@ -2314,8 +2314,8 @@ def _compared_within(block: ConceptBlock, text: str) -> bool:
     return any(_RECIPROCAL_RE.search(s) and any(t in s.casefold() for t in stems) for s in _sentences(text))
 
 
-def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str, verbs: frozenset[str],
-                       background: Background | None = None) -> list[ConceptBlock]:
+def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
+                       verbs: frozenset[str]) -> list[ConceptBlock]:
     """In a title "X for Y" X is what the review is about, Y what X is for: when the abstract reviews X as a
     class (it names X's members: a list of names or examples joined X; or it compares them "with each other"),
     X is the main block, however often the abstract names Y, and Y is not AND-ed with it (optional, out of the
