@@ -351,9 +351,20 @@ def keywords_of(phrases: Sequence[str]) -> list[str]:
     """The key phrases that may join a search string: on the topic (:func:`on_topic_phrases`), naming no laboratory
     animal (a filter, never a string's topic), no database or provenance ("ACM digital library", "following
     Petersen guidelines"), no count of what a review found ("twelve cohort") and no predicate ("neuropathic pain
-    respond", "motivates public servants")."""
+    respond", "motivates public servants", "risking viral rebound": a verb's "-ing" form that is no noun)."""
     return [p for p in on_topic_phrases(phrases) if not names_animals(p) and not _PROVENANCE_RE.search(p)
-            and not _COUNT_RE.match(p) and not any(is_finite_verb(w) for w in p.split())]
+            and not _COUNT_RE.match(p) and not any(is_finite_verb(w) for w in p.split())
+            and not _starts_with_a_clause(p)]
+
+
+def _starts_with_a_clause(phrase: str) -> bool:
+    """A key phrase cut from a clause: a verb's "-ing" form that is no noun ("risking viral rebound"), or a verb's
+    "-ed" form before no noun ("reviewed randomised field"; "targeted therapy" names a topic)."""
+    words = phrase.split()
+    first = words[0].casefold()
+    if word_classes(first) != {"VERB"}:
+        return False
+    return first.endswith("ing") or (first.endswith("ed") and len(words) > 1 and word_classes(words[1]) != {"NOUN"})
 
 
 def on_topic_phrases(phrases: Sequence[str]) -> list[str]:

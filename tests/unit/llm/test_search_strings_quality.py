@@ -20,6 +20,7 @@ from agentr_dagster.llm.offline.queries import (
     SINGLE_WORD_ZIPF,
     _fields_from_concepts,
     concept_search_strings,
+    keywords_of,
     stands_alone,
 )
 from tests.unit.domain.test_offline import HashingEmbedder
@@ -167,3 +168,8 @@ def test_a_question_without_concept_blocks_gets_no_filler_suffix(backend):
     assert len(strings) == 10
     assert not [s for s in strings if re.search(r"\b(?:evaluation|applications|challenges|problem formulation|"
                                                 r"overview|method|approach)$", s)], strings
+
+
+def test_a_key_phrase_cut_from_a_clause_joins_no_string():
+    phrases = ["risking viral rebound", "reviewed randomised field", "targeted therapy", "vertical transmission"]
+    assert keywords_of(phrases) == ["targeted therapy", "vertical transmission"]
