@@ -667,13 +667,14 @@ def _adjective(word: str) -> bool:
 
 
 def _meta_closes_compound(before: str, meta: str) -> bool:
-    """A meta noun after a word that cannot stand alone is part of a compound ("screen time"): the word before is a
-    common word that is a verb too ("screen", general Zipf at least :data:`HEAD_ALONE_ZIPF`), whose stem alone
-    would be every field's ("screen*": screening); "cannabis use" (a rare noun) still gives ``cannabi*``."""
+    """A meta noun after a word that cannot stand alone is part of a compound ("screen time", "software quality"):
+    the word before is a common word (general Zipf at least :data:`HEAD_ALONE_ZIPF`), whose stem alone would be every
+    field's ("screen*": screening; softwar*); "cannabis use" (a rare noun) still gives ``cannabi*``, and before
+    "use" only a verb closes one ("alcohol use" gives ``alcohol*``, which its studies' "drinking" shares)."""
     low, before_low = meta.casefold(), before.casefold()
     return (low in META_WORDS and "NOUN" in word_classes(low) and not low.endswith(("ing", "ed", "ly"))
             and before_low not in META_WORDS and before_low not in _FUNCTION and before.isalpha()
-            and can_be_verb(before) and "NOUN" in word_classes(before_low)
+            and (can_be_verb(before) or low not in ("use", "usage")) and "NOUN" in word_classes(before_low)
             and general_zipf(before_low) >= HEAD_ALONE_ZIPF)
 
 

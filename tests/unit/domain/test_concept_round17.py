@@ -231,3 +231,10 @@ def test_the_prevalence_of_x_in_a_title_is_no_required_block():
     abstract = ("The prevalence of gaming disorder: a systematic review and meta-analysis. We pooled studies that "
                 "estimated how common gaming disorder is among adolescents.")
     assert _hits(abstract, "Gaming disorder and sleep among adolescents")
+
+
+def test_a_common_noun_before_a_meta_head_keeps_its_compound():
+    from agentr_dagster.llm.offline.concepts import item_terms
+
+    assert item_terms("software quality") == ['"software quality"']  # not softwar*, every software paper
+    assert item_terms("cannabis use") == ["cannabi*"]  # a rare noun still names the concept alone
