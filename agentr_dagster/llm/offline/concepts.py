@@ -274,10 +274,12 @@ def _who_block(block: ConceptBlock) -> bool:
     """The block only says who or what the studies are about (people, an age group, a species): the head noun
     of each of its phrases ("university students", "older adults", "rats") is one."""
     words = [_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)]
-    return bool(words) and all(
-        w in DEMOGRAPHIC_WORDS or w in ROLE_WORDS or w in ORGANISM_WORDS
-        or any(w.startswith(k) for k in POPULATION_VARIANTS)
-        for w in words)
+    return bool(words) and all(_person_word(w) or w in ORGANISM_WORDS for w in words)
+
+
+def _person_word(word: str) -> bool:
+    """A lower-case head noun that names people: by age, role or sex ("adults", "nurses", "adolescents")."""
+    return word in DEMOGRAPHIC_WORDS or word in ROLE_WORDS or any(word.startswith(k) for k in POPULATION_VARIANTS)
 
 
 #: Words after which a list of items are examples of the concept before them.
@@ -1358,8 +1360,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
 
 def _names_who(items: list[str]) -> bool:
     heads = [_content_words(i)[-1].casefold() for i in items if _content_words(i)]
-    return bool(heads) and all(h in DEMOGRAPHIC_WORDS or h in ROLE_WORDS or any(h.startswith(k) for k in
-                                                                             POPULATION_VARIANTS) for h in heads)
+    return bool(heads) and all(_person_word(h) for h in heads)
 
 
 def _rare_kind_of(piece: str) -> bool:
@@ -2140,8 +2141,8 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
     # (a population word modifying it is no population: "teacher feedback")
     head = (_content_words(items[0]) or [""])[-1].casefold()
-    who = head in ROLE_WORDS or head in DEMOGRAPHIC_WORDS or any(head.startswith(k) for k in POPULATION_VARIANTS)
-    facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not who) else facet
+    facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not _person_word(head)) \
+        else facet
     blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
                                items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
                                       for i in items],
