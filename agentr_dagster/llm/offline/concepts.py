@@ -817,10 +817,18 @@ def _phrase_parts(words: list[str]) -> list[str]:
     for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
         if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
             terms.extend(_phrase_terms(" ".join(part)))
+    # the phrase's rarest word, when it leads: the pairs after it leave out what makes the phrase specific
+    # ("colorectal cancer risk": "cancer risk"; "omega-3 fatty acids": "fatty acids"), unless it only says how
+    # much ("acute low back pain": "back pain")
+    first = words[0].casefold()
+    rare_lead = first not in DEGREE_MODIFIERS and all(
+        general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
+        if i > 0 and rare_lead:
+            continue
         if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
@@ -2208,7 +2216,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
     if not title:
-        blocks = _common_subject_first(blocks)
+        blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -2650,6 +2658,70 @@ def _common_subject_first(blocks: list[ConceptBlock]) -> list[ConceptBlock]:
     return [subject, *(b for b in blocks if b is not subject)]
 
 
+#: A question that asks how two concepts go together: "the relationship / association / link between X and Y",
+#: "Is X associated / related / linked with Y", "How does X relate to Y", "Is X a risk factor / predictor for Y",
+#: "Does X predict Y".
+_RELATION_RES = tuple(re.compile(p, re.I) for p in (
+    r"\b(?:relationships?|associations?|links?|correlations?|relations?)\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)",
+    r"\b(?:is|are|was|were)\s+(?P<x>.+?)\s+(?:(?:positively|negatively|independently)\s+)?"
+    r"(?:associated|related|linked|correlated)\s+(?:with|to)\s+(?P<y>.+)",
+    r"\bhow\s+(?:does|do)\s+(?P<x>.+?)\s+(?:relate|correlate)\s+(?:to|with)\s+(?P<y>.+)",
+    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?(?:risk\s+factors?|predictors?)\s+(?:for|of)\s+"
+    r"(?P<y>.+)",
+    r"\b(?:does|do)\s+(?P<x>.+?)\s+predict\s+(?P<y>.+)",
+))
+#: The words of such a frame, which name no concept of their own ("relationship*", "risk factor").
+_RELATION_WORDS = frozenset("relationship relationships association associations link links correlation "
+                            "correlations relation relations risk factor factors predictor predictors".split())
+
+
+def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]:
+    """A question relating two subjects (:data:`_RELATION_RES`) keeps its shape (the first subject, or the second
+    alone with what else it names: a relation's studies name its constructs many ways, so neither is required
+    of the other), but the frame names no concept: its words leave the blocks ("relationship*", "risk factor"),
+    a gene is its symbol, not what is studied of it ("variants in the APOE gene": never ``variant*`` alone), and
+    an outcome is not graded ("associated with lower stress": any study of stress)."""
+    sentence = topic.replace(_JOIN, " ")
+    match = next((m for r in _RELATION_RES for m in [r.search(sentence)] if m), None)
+    if match is None or not blocks:
+        return blocks
+    for b in blocks:
+        frame = [t for t in b.terms if {w.casefold() for w in re.findall(_WORD, t)} <= _RELATION_WORDS]
+        if frame and len(frame) < len(b.terms):
+            b.terms = [t for t in b.terms if t not in frame]
+        elif frame:
+            b.required = b.in_query = False
+    y = match.group("y").casefold()
+    for b in blocks:
+        words = _content_words(b.label)
+        if len(words) >= 2 and words[0].casefold() in _COMPARED_DEGREES and _named_in(b, y):
+            b.terms = _dedupe(v for t in _run_terms(words[1:]) for v in _spellings(t)) or b.terms
+    main = next((b for b in blocks if b.required), blocks[0])
+    gene = next((b for b in blocks if _gene_block(b)), None)
+    if gene is None or not _only_gene_heads(main):
+        return blocks
+    main.required = main.in_query = False
+    gene.required, gene.setting = True, False
+    return [gene, *(b for b in blocks if b is not gene)]
+
+
+#: Degree words a relation's outcome is named with ("associated with lower stress", "with reduced risk of"): its
+#: studies report the outcome whichever way it went.
+_COMPARED_DEGREES = DEGREE_MODIFIERS | frozenset("lower higher greater better worse poorer fewer more less".split())
+
+
+def _only_gene_heads(block: ConceptBlock) -> bool:
+    """The block names only what is studied of a gene ("variants", "polymorphisms"), not the gene."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and all(w in _GENE_HEADS for w in words)
+
+
+def _gene_block(block: ConceptBlock) -> bool:
+    """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms")."""
+    words = _content_words(block.label)
+    return len(words) >= 2 and _is_acronym(words[0]) and words[-1].casefold() in _GENE_HEADS
+
+
 #: A title "Effects of X on Y" (also impact, influence): X is done, Y what it is done to.
 _EFFECT_OF_ON_RE = re.compile(r"\b(?:effects?|impacts?|influences?)\s+of\b.+?\bon\b")
 
@@ -2971,7 +3043,8 @@ def _broad_alone(term: str, background: Background | None, share_floor: float) -
         return background(term) >= share_floor
     if "-" in core:  # a compound ("help-seek*") is no plain verb, whatever its last part is
         return False
-    if core.endswith("*") and opens_onto_zipf(core) >= BROAD_STEM_ZIPF:
+    # a stem is as broad as its commonest spelling ("behaviour*" as "behavior*": general English is mostly American)
+    if core.endswith("*") and max(opens_onto_zipf(s) for s in _spellings(core)) >= BROAD_STEM_ZIPF:
         return True
     stem = core.rstrip("*").casefold()
     forms = [stem + e for e in ("", "s", "e", "es", "ed", "ing")] if core.endswith("*") else [stem]

@@ -1,0 +1,66 @@
+"""Concept blocks, round 18 (invented questions from psychology, nutrition, genetics, nursing and software
+engineering): the frame of a question relating two subjects names no concept, a British stem is as broad as its
+American spelling, and a phrase's parts keep its rarest leading word."""
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
+from agentr_dagster.llm.offline.concepts import extract_concepts
+
+
+def _query(text: str) -> str:
+    return extract_concepts(text).boolean_query()
+
+
+def _hits(text: str, record: str) -> bool:
+    return matches(parse_boolean_query(_query(text)), record)
+
+
+def _terms(text: str) -> list[str]:
+    return [t.casefold() for t in query_terms(parse_boolean_query(_query(text)))]
+
+
+def test_the_frame_of_a_relation_names_no_concept():
+    question = "What is the relationship between sleep duration and working memory in adolescents?"
+    assert not any("relationship" in t for t in _terms(question))
+    # the frame's word was AND-ed into the second subject's branch, which then missed its studies
+    assert _hits(question, "Working memory capacity in adolescents: a longitudinal study")
+
+
+def test_a_risk_factor_frame_names_no_concept():
+    question = "Is loneliness a risk factor for cognitive decline in older adults?"
+    assert "risk factor" not in " ".join(_terms(question))
+    assert _hits(question, "Loneliness and cognitive decline in a population-based cohort of older people")
+    assert not _hits(question, "Risk factors for hip fracture in younger women")
+
+
+def test_a_gene_is_named_by_its_symbol_not_by_its_variants():
+    question = "Are variants in the APOE gene associated with the rate of cognitive decline after stroke?"
+    assert "apoe" in _terms(question)
+    assert "variant*" not in _terms(question)
+    assert not _hits(question, "Genetic variants of the MTHFR gene and neural tube defects")
+
+
+def test_a_degree_word_of_the_related_outcome_is_not_required():
+    question = "Is mindfulness training associated with lower stress in health care workers?"
+    assert _hits(question, "Occupational stress and burnout among health care workers: a survey")
+    assert '"lower stress"' not in _terms(question)
+
+
+def test_a_british_stem_is_as_broad_as_its_american_spelling():
+    question = "How effective is cognitive behavioural therapy for insomnia in patients with chronic pain?"
+    assert not _hits(question, "Behaviour problems of preschool children in day care")
+    assert _hits(question, "Cognitive behavioural therapy for insomnia delivered online: a randomised trial")
+    # a rare class adjective still stands alone ("antipsychotic drugs" -> antipsychotic*)
+    assert _hits("What are the harms of antipsychotic drugs in older people with dementia?",
+                 "Antipsychotics and mortality in nursing home residents")
+
+
+def test_a_phrase_part_keeps_its_rarest_leading_word():
+    question = "What is the association between dietary fibre intake and colorectal cancer risk?"
+    assert '"cancer risk"' not in _terms(question)
+    assert _hits(question, "Dietary fiber intake and colorectal cancer: a prospective cohort")
+    assert not _hits(question, "Alcohol consumption and breast cancer risk")
+    icu = extract_concepts("What are the experiences of nurses caring for dying patients in intensive care units?")
+    assert not any(t.strip('"').startswith("care unit") for b in icu.blocks for t in b.terms)
+    # a degree word in front leaves the rest a concept ("acute low back pain": "back pain")
+    assert _hits("Are muscle relaxants effective for acute low back pain compared with placebo?",
+                 "Muscle relaxants for back pain: a randomised trial")
