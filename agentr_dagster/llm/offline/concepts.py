@@ -153,7 +153,7 @@ META_PHRASES = (
     "comparative effectiveness", "class head", "head to head", "drug class", "quality of life",
     "main results", "over time", "title/abstract stage", "primary research", "original research",
     "empirical research", "empirical studies", "original empirical research", "literature search",
-    "literature searches",
+    "literature searches", "individual participant data", "individual patient data", "aggregate data",
 )  # fmt: skip
 #: Study-design vocabulary: these terms make the optional design block and never a topic block.
 DESIGN_TERMS = (
@@ -817,9 +817,9 @@ def _phrase_parts(words: list[str]) -> list[str]:
     for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
         if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
             terms.extend(_phrase_terms(" ".join(part)))
-    # the phrase's rarest word, when it leads: the pairs after it leave out what makes the phrase specific
-    # ("colorectal cancer risk": "cancer risk"; "omega-3 fatty acids": "fatty acids"), unless it only says how
-    # much ("acute low back pain": "back pain")
+    # the phrase's rarest word, when it leads: a pair after it that is common English leaves out what makes the
+    # phrase specific ("colorectal cancer risk": "cancer risk"; "intensive care units": "care units"), unless the
+    # lead only says how much ("acute low back pain": "back pain"); a rare pair stays ("recurrent genital herpes")
     first = words[0].casefold()
     rare_lead = first not in DEGREE_MODIFIERS and all(
         general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
@@ -827,7 +827,7 @@ def _phrase_parts(words: list[str]) -> list[str]:
         a, b = words[i], words[i + 1]
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
-        if i > 0 and rare_lead:
+        if i > 0 and rare_lead and general_zipf(f"{a} {b}") >= COMMON_PAIR_ZIPF:
             continue
         if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
@@ -836,6 +836,12 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (a[0].isdigit() or b[0].isdigit()):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+#: A two-word part of a phrase this common in general English (wordfreq's estimate for the pair: "cancer risk"
+#: 4.7, "care units" 4.7, "dose reduction" 4.0; not "genital herpes" 3.2) names nothing without the phrase's rare
+#: leading word.
+COMMON_PAIR_ZIPF = 3.9
 
 
 def _modifier_end(word: str) -> bool:
@@ -1909,7 +1915,10 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         if any(w.casefold() in _FUNCTION or w.casefold() in META_WORDS for w in words):
             continue
         phrase = m.group(0).casefold()
-        if any(phrase in n for n in named) or low.count(phrase) >= 2:
+        # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
+        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
+        twice = low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+        if any(phrase in n for n in named) or twice:
             found.add(phrase)
     for phrase in sorted(found, key=len, reverse=True):
         first, conj, rest = phrase.split(" ", 2)
@@ -2694,7 +2703,7 @@ def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]
     y = match.group("y").casefold()
     for b in blocks:
         words = _content_words(b.label)
-        if len(words) >= 2 and words[0].casefold() in _COMPARED_DEGREES and _named_in(b, y):
+        if len(words) >= 2 and words[0].casefold() in _COMPARED_DEGREES and not b.aspect and _named_in(b, y):
             b.terms = _dedupe(v for t in _run_terms(words[1:]) for v in _spellings(t)) or b.terms
     main = next((b for b in blocks if b.required), blocks[0])
     gene = next((b for b in blocks if _gene_block(b)), None)
