@@ -64,3 +64,20 @@ def test_a_phrase_part_keeps_its_rarest_leading_word():
     # a degree word in front leaves the rest a concept ("acute low back pain": "back pain")
     assert _hits("Are muscle relaxants effective for acute low back pain compared with placebo?",
                  "Muscle relaxants for back pain: a randomised trial")
+
+
+def test_a_title_pair_repeated_by_the_aim_is_two_concepts_when_an_adjective_opens_the_second():
+    text = ("Ketogenic diet and cognitive decline: a systematic review. We reviewed prospective studies of a "
+            "ketogenic diet and cognitive decline in adults.")
+    assert not any(" and " in t for t in _terms(text))
+    assert _hits(text, "A ketogenic diet in adults with epilepsy: cognitive outcomes")
+    # a name said twice stays one phrase ("acceptance and commitment therapy")
+    named = ("Acceptance and commitment therapy for chronic pain: a meta-analysis. We reviewed trials of "
+             "acceptance and commitment therapy.")
+    assert "acceptance and commitment therapy" in _terms(named)
+
+
+def test_individual_participant_data_is_the_review_s_method():
+    text = ("Vitamin K supplementation to prevent fractures: a meta-analysis of individual participant data. We "
+            "included randomised placebo-controlled trials of vitamin K supplementation.")
+    assert not any("participant" in t for t in _terms(text))
