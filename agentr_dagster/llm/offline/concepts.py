@@ -686,11 +686,17 @@ def item_terms(item: str) -> list[str]:
     out: list[str] = []
     words = [w.casefold() for w in re.findall(_WORD, item)]
     for run in _runs(item):
-        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS or (len(run[0]) < 3 and not _is_acronym(run[0]))
+        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS | _EVIDENCE_KINDS
+                              or (len(run[0]) < 3 and not _is_acronym(run[0]))
                               or _adverb(run[0]) or _lone_modifier(run[0], words)):
-            continue  # "drugs" alone is no concept, nor a two-letter word, nor an adverb ("evaluated empirically")
+            continue  # "drugs" or "techniques" alone is no concept, nor a two-letter word, nor an adverb
         out.extend(_run_terms(run))
     return out
+
+
+def _design_only(term: str) -> bool:
+    words = [w.casefold() for w in re.findall(_WORD, term)]
+    return bool(words) and all(w.rstrip("s") in _DESIGN_WORDS or w in _DESIGN_WORDS for w in words)
 
 
 #: A modifier left alone by its meta head ("hepatic outcomes") is a term only when this rare (Zipf):
@@ -722,6 +728,12 @@ def _run_terms(words: list[str]) -> list[str]:
     if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
         words = words[:-1]
     if not words or all(re.fullmatch(r"[\d.,%]+", w) for w in words):  # a year alone ("published to 2020")
+        return []
+    # an age or a duration is eligibility, not a concept ("children aged 6 to 12 years": children; "12 years")
+    at = next((k for k, w in enumerate(words[:-1]) if w.casefold() in ("aged", "age") and words[k + 1][:1].isdigit()),
+              None)
+    words = words if at is None else words[:at]
+    if not words or words[0][:1].isdigit() and words[-1].casefold().rstrip("s") in _TIME_UNITS:
         return []
     eponym = _eponym_terms(words)
     if eponym:
@@ -760,6 +772,10 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
     terms.extend(_activity_stem(words))
+    # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
+    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
+    terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if len(words) == 2 and _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -789,6 +805,16 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+#: The part before a hyphenated participle is a term alone below this general-English frequency (Zipf):
+#: "psilocybin" 2.5, "ketamine" 2.9; not "mindfulness" 3.4, "school" 5.7 ("school-based"), "exercise" 4.7.
+RARE_PART_ZIPF = 3.0
+#: Participles that join a means to what it serves ("X-assisted therapy", "X-based intervention", "X-guided").
+_MEANS_PARTICIPLES = frozenset("assisted based guided delivered led facilitated supported enhanced augmented".split())
+
+
+_TIME_UNITS = frozenset("year month week day hour minute".split())
 
 
 #: What a study says of a gene after its symbol (a general vocabulary of genetics).
@@ -1441,7 +1467,11 @@ def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = 
 
 def _plural(word: str) -> bool:
     low = word.casefold()
-    return low.endswith("s") and not low.endswith(("ss", "us", "is"))
+    return low in _IRREGULAR_PLURALS or low.endswith("s") and not low.endswith(("ss", "us", "is"))
+
+
+#: Plurals without an "-s" (English grammar): "women living with HIV" is a plural noun and its verb.
+_IRREGULAR_PLURALS = frozenset("women men children people mice geese feet teeth".split())
 
 
 def _verbs_before_possessive(sentence: str) -> frozenset[str]:
@@ -1653,7 +1683,9 @@ def _facet_for(cue: str, items: list[str]) -> str:
 
 
 def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
-    terms = list(item_terms(item))
+    # a part that only names a study design ("randomised trials" of "randomised trials reporting X") is the
+    # design block's, never a concept's term
+    terms = [t for t in item_terms(item) if not _design_only(t)]
     low = item.casefold()
     words = _content_words(item)
     for key, extra in POPULATION_VARIANTS.items():
@@ -2626,7 +2658,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                _who_block(b) or _organism_block(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
-                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+                               -sum(_named_in(b, s, core=True) for s in sentences), -len(_content_words(b.label))))
 
 
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
@@ -2735,10 +2767,13 @@ def _gene_block(block: ConceptBlock) -> bool:
 _EFFECT_OF_ON_RE = re.compile(r"\b(?:effects?|impacts?|influences?)\s+of\b.+?\bon\b")
 
 
-def _named_in(block: ConceptBlock, sentence: str) -> bool:
+def _named_in(block: ConceptBlock, sentence: str, core: bool = False) -> bool:
     """The lower-case ``sentence`` names the block's concept: every word of its label (by its first five
-    letters), or one of its acronyms."""
+    letters), or one of its acronyms; with ``core``, every word but a generic head ("psilocybin-assisted therapy"
+    is named by "psilocybin given with support": an abstract seldom repeats the head)."""
     words = [w.casefold() for w in _content_words(block.label)]
+    if core:
+        words = [w for w in words if w not in GENERIC_HEADS] or words
     return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
         _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
 

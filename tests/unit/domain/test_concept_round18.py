@@ -81,3 +81,36 @@ def test_individual_participant_data_is_the_review_s_method():
     text = ("Vitamin K supplementation to prevent fractures: a meta-analysis of individual participant data. We "
             "included randomised placebo-controlled trials of vitamin K supplementation.")
     assert not any("participant" in t for t in _terms(text))
+
+
+def test_a_rare_word_joined_to_a_participle_of_means_names_the_concept():
+    text = ("Ketamine-assisted psychotherapy for alcohol use disorder: a systematic review. We reviewed trials of "
+            "ketamine given with psychological support to adults with alcohol use disorder.")
+    assert _hits(text, "Ketamine and motivational enhancement therapy for alcohol use disorder: a pilot trial")
+    # a participle of cause leaves the concept with its head ("NSAID-associated ulcers" are ulcers)
+    assert "nsaid*" not in _terms("What is the efficacy of proton pump inhibitors for NSAID-associated ulcers?")
+
+
+def test_a_study_design_is_no_term_of_a_concept():
+    question = ("Do acute doses of psilocybin reduce anxiety in patients with life-threatening cancer? Include "
+                "randomised trials reporting anxiety scores.")
+    assert not any("trial" in t for t in _terms(question))
+
+
+def test_which_techniques_names_no_concept_alone():
+    question = ("Which techniques have been proposed for the automated generation of unit tests for Java programs, "
+                "and how were they evaluated?")
+    assert not any(t.startswith("techniqu") for t in _terms(question))
+    assert not _hits(question, "A machine learning technique for detecting pneumonia in chest radiographs")
+
+
+def test_women_living_with_a_condition_are_women():
+    question = ("How do protease inhibitors alter the pharmacokinetics of hormonal contraceptives in women living "
+                "with HIV?")
+    assert '"women living"' not in _terms(question)
+
+
+def test_an_age_range_is_no_term():
+    question = ("What is the effect of school-based nutrition education on fruit intake among children aged 6 to 12 "
+                "years?")
+    assert not any(any(ch.isdigit() for ch in t) for t in _terms(question))
