@@ -38,6 +38,7 @@ from agentr_dagster.domain.specificity import (
     general_zipf,
     is_generic,
     opens_onto_zipf,
+    phrase_zipf,
 )
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
@@ -2130,8 +2131,13 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     for block in blocks:
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}
-        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*)
-        if words & block_words or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*);
+        # a word of everyday English shared is no repeat ("end-of-life care in intensive care units": two concepts)
+        # unless one's phrase holds the other's whole ("sleep", "sleep duration"; "social media" twice)
+        repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
+        whole = words <= block_words or any(
+            p <= words for p in ({w.casefold() for w in _content_words(i)} for i in [block.label, *block.items]) if p)
+        if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
             block.terms = _dedupe(block.terms + terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]
@@ -3105,7 +3111,14 @@ def _generic_block(block: ConceptBlock) -> bool:
 def _generic_label(label: str) -> bool:
     """A concept named only by generic words: its label without generic heads ("therapies") is common English."""
     words = [w for w in _content_words(label) if w.casefold() not in GENERIC_HEADS]
-    return not words or general_zipf(" ".join(words)) >= GENERIC_ZIPF
+    return not words or phrase_zipf(" ".join(words)) >= GENERIC_ZIPF
+
+
+def _phrase_key(phrase: str) -> tuple[str, ...]:
+    """A phrase's words as a term and its item share them: lower-cased, split on spaces and hyphens, without a
+    plural "s" or a wildcard ("End-of-life care", '"end of life care"'; "nurse experiences", '"nurse experience"')."""
+    words = re.split(r"[\s\-]+", phrase.replace(_JOIN, " ").strip().strip('"').casefold().replace("*", ""))
+    return tuple(w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if w)
 
 
 def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, background: Background | None = None,
@@ -3116,8 +3129,10 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
     for block in blocks:
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
+        wholes = {_phrase_key(i) for i in [block.label, *block.items]}
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
+            _is_acronym(t.strip('"*'))
+            or not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
         if specific and set(specific) <= _POPULATION_TERMS and _generic_label(block.label):
             # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
             # is common English, and those terms alone would miss the studies that name it
