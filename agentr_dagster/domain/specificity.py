@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term
+from agentr_dagster.domain.text import FUNCTION_WORDS
 
 #: A term's document frequency in a background corpus: the share of its records that contain it.
 Background = Callable[[str], float]
@@ -50,23 +51,25 @@ def general_zipf(term: str) -> float:
     return _zipf(core.replace("*", ""))
 
 
-#: A longer phrase is rarer than its words: ``wordfreq`` combines a phrase's words' frequencies (1/f = sum of 1/f_i,
-#: about its rarest word's) whatever its length ("end-of-life care" 5.21, "quality of life" 5.04, as common as
-#: "effect"). The generic bar (:data:`GENERIC_ZIPF` of the concepts) was tuned with two-word phrases judged by that
-#: combination; each word beyond two takes this much off (:func:`phrase_zipf`). Measured on the shared pool's
-#: records, phrases seen 20 times or more against the same combination of their words' counts there: two content
-#: words 1.02 Zipf rarer at the median, "X of/to/in/for Y" 1.57, a gap of 0.55 per word (0.50 to 0.59 leaving out
-#: each review's records).
+#: A phrase around a function word is rarer than its words: ``wordfreq`` combines a phrase's words' frequencies
+#: (1/f = sum of 1/f_i, about its rarest word's) whatever it holds ("end-of-life care" 5.21, "quality of life" 5.04,
+#: as common as "effect"). The generic bar (:data:`GENERIC_ZIPF` of the concepts) was tuned with phrases judged by
+#: that combination; each function word inside a phrase takes this much off (:func:`phrase_zipf`). Measured on the
+#: shared pool's records (``scripts/measure_phrase_rarity.py``: phrases seen 20 times or more against the same
+#: combination of their words' counts there): two content words side by side 1.02 Zipf rarer at the median, three
+#: 0.99 (no more), "X of/to/in/for Y" 1.57: 0.55 more (0.50 to 0.59 leaving out each review's records).
 PHRASE_WORD_PENALTY = 0.55
 _PHRASE_SPLIT_RE = re.compile(r"[\s\-/]+")
 
 
 def phrase_zipf(term: str) -> float:
-    """A term's frequency in general English with a long phrase's own rarity: :func:`general_zipf` less
-    :data:`PHRASE_WORD_PENALTY` per word beyond two, a hyphenated compound's parts counted as words, function
-    words too ("end-of-life care" 4.11, "quality of life" 4.49; "health problems", "well-being" as before)."""
-    words = [w for w in _PHRASE_SPLIT_RE.split(term.strip().strip('"').replace("*", "")) if w]
-    return general_zipf(term) - PHRASE_WORD_PENALTY * max(0, len(words) - 2)
+    """A term's frequency in general English with a phrase's own rarity: :func:`general_zipf` less
+    :data:`PHRASE_WORD_PENALTY` per function word (``FUNCTION_WORDS``) between its first and last words, a
+    hyphenated compound's parts counted as words ("end-of-life care" 4.66, "quality of life" 4.49; "health
+    problems", "well-being", "follow-up" as before)."""
+    words = [w for w in _PHRASE_SPLIT_RE.split(term.strip().strip('"').replace("*", "").casefold()) if w]
+    inside = sum(w in FUNCTION_WORDS for w in words[1:-1])
+    return general_zipf(term) - PHRASE_WORD_PENALTY * inside
 
 
 @lru_cache(maxsize=1)

@@ -15,7 +15,7 @@ def _block_with(plan, term):
 def test_a_long_phrase_of_common_words_is_rarer_than_its_words():
     assert general_zipf('"end-of-life care"') >= GENERIC_ZIPF > phrase_zipf('"end-of-life care"')
     assert phrase_zipf('"quality of life"') < GENERIC_ZIPF
-    # two words: wordfreq's combination, as the generic bar was tuned with
+    # no function word inside: wordfreq's combination, as the generic bar was tuned with
     for term in ('"health problems"', "well-being", "follow-up", '"test case"'):
         assert phrase_zipf(term) == general_zipf(term) >= GENERIC_ZIPF
 
