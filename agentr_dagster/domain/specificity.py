@@ -16,6 +16,7 @@ from functools import lru_cache
 from typing import TypeVar
 
 from agentr_dagster.domain.boolean_query import And, Node, Not, Term
+from agentr_dagster.domain.text import FUNCTION_WORDS
 
 #: A term's document frequency in a background corpus: the share of its records that contain it.
 Background = Callable[[str], float]
@@ -48,6 +49,27 @@ def general_zipf(term: str) -> float:
         stem = core[:-1]
         return max(_zipf(stem + ending) for ending in _STEM_ENDINGS)
     return _zipf(core.replace("*", ""))
+
+
+#: A phrase around a function word is rarer than its words: ``wordfreq`` combines a phrase's words' frequencies
+#: (1/f = sum of 1/f_i, about its rarest word's) whatever it holds ("end-of-life care" 5.21, "quality of life" 5.04,
+#: as common as "effect"). The generic bar (:data:`GENERIC_ZIPF` of the concepts) was tuned with phrases judged by
+#: that combination; each function word inside a phrase takes this much off (:func:`phrase_zipf`). Measured on the
+#: shared pool's records (``scripts/measure_phrase_rarity.py``: phrases seen 20 times or more against the same
+#: combination of their words' counts there): two content words side by side 1.02 Zipf rarer at the median, three
+#: 0.99 (no more), "X of/to/in/for Y" 1.57: 0.55 more (0.50 to 0.59 leaving out each review's records).
+PHRASE_WORD_PENALTY = 0.55
+_PHRASE_SPLIT_RE = re.compile(r"[\s\-/]+")
+
+
+def phrase_zipf(term: str) -> float:
+    """A term's frequency in general English with a phrase's own rarity: :func:`general_zipf` less
+    :data:`PHRASE_WORD_PENALTY` per function word (``FUNCTION_WORDS``) between its first and last words, a
+    hyphenated compound's parts counted as words ("end-of-life care" 4.66, "quality of life" 4.49; "health
+    problems", "well-being", "follow-up" as before)."""
+    words = [w for w in _PHRASE_SPLIT_RE.split(term.strip().strip('"').replace("*", "").casefold()) if w]
+    inside = sum(w in FUNCTION_WORDS for w in words[1:-1])
+    return general_zipf(term) - PHRASE_WORD_PENALTY * inside
 
 
 @lru_cache(maxsize=1)
@@ -151,21 +173,24 @@ BACKGROUND_ZIPF_BELOW = 1.0
 
 
 def is_generic(term: str, zipf_floor: float, background: Background | None = None,
-               share_floor: float | None = None) -> bool:
+               share_floor: float | None = None, whole_phrase: bool = False) -> bool:
     """A term too common to name a topic. Without a background (or ``share_floor``): its general-English Zipf
     frequency is ``zipf_floor`` or more. With one, the background decides: a term of everyday English (down to
     :data:`BACKGROUND_ZIPF_BELOW` under the floor) in ``share_floor`` of its records or more is generic
     ("patient*" in scientific abstracts); one that is rare there is not, even where general English uses it
     often ("social media"), unless it is common anywhere (``zipf_floor`` + :data:`BACKGROUND_ZIPF_MARGIN`). An
-    acronym written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not)."""
+    acronym written in capitals is judged by its letters as a word ("ADHD" is rare, "ACE" is not). A
+    ``whole_phrase`` (a concept's own phrase, not a part cut from a longer one: "mental health problems", not
+    "health problems") is judged with its own rarity (:func:`phrase_zipf`): "end-of-life care" names a concept."""
     zipf = general_zipf(term)
+    whole = phrase_zipf(term) if whole_phrase else zipf
     if background is not None and share_floor is not None:
-        if zipf >= zipf_floor + BACKGROUND_ZIPF_MARGIN:
+        if whole >= zipf_floor + BACKGROUND_ZIPF_MARGIN:
             return True
         if " " in term.strip().strip('"'):
             return False
         return zipf >= zipf_floor - BACKGROUND_ZIPF_BELOW and background(term) >= share_floor
-    return zipf >= zipf_floor
+    return whole >= zipf_floor
 
 
 # -- a background read from a search source's hit counts --------------------------------------------------------

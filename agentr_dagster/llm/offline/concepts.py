@@ -38,6 +38,7 @@ from agentr_dagster.domain.specificity import (
     general_zipf,
     is_generic,
     opens_onto_zipf,
+    phrase_zipf,
 )
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
@@ -1837,6 +1838,11 @@ def _spellings(term: str) -> list[str]:
         # "nonstimulant", not "betaadrenergic": a prefix closes up with its own word only ("nonsuicidal
         # self-injury", not "nonsuicidal selfinjury")
         parts = core.split(" ")
+        # a compound around a function word is spaced on its own ("health-related quality of life")
+        spaced = [w.replace("-", " ") if any(p.casefold() in _FUNCTION for p in w.split("-")[1:-1]) else w
+                  for w in parts]
+        if spaced != parts and any("-" in w for w in spaced):
+            forms.append(" ".join(spaced).rstrip("*"))
         prefixed = [i for i, w in enumerate(parts) if w.partition("-")[0].casefold() in _JOINING_PREFIXES]
         for i in prefixed:
             forms.append(" ".join([*parts[:i], parts[i].replace("-", "", 1), *parts[i + 1:]]))
@@ -1957,6 +1963,33 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         text = re.sub(r"\b" + re.escape(f"{first} {conj} ") + r"(?=" + re.escape(rest) + r"\b)",
                       lambda m: m.group(0).replace(" ", _JOIN), text, flags=re.I)
     return text
+
+
+#: "N of N": a word, "of", a word, and what follows (a content word goes on the phrase: no compound).
+_OF_COMPOUND_RE = re.compile(r"\b([A-Za-z]+) of ([a-z]+)\b(?![-'])(\W+[A-Za-z][\w-]*)?")
+
+
+def _join_of_compounds(text: str) -> str:
+    """A meta noun "of" a noun too common to name anything alone is one compound, written with hyphens ("quality
+    of life" -> "quality-of-life", as "end-of-life" is): alone the meta noun says nothing and neither does the
+    noun ("life"), so the phrase is the concept and is judged as one (:func:`phrase_zipf`). The meta noun is one
+    the lexicon knows only as a noun, singular (an attribute: "quality", "safety"; not a relation that is a verb
+    too, "effect of X on Y", "use of X", nor a quantity, "number of", "level of"), not a role head ("the role of
+    X"); the noun after "of" is a noun of every field (general Zipf :data:`GENERIC_ZIPF` or more), no person
+    word ("the quality of life of children") and no phrase's first word ("quality of care homes")."""
+    def join(m: re.Match) -> str:
+        meta, noun, after = m.group(1), m.group(2), m.group(3) or ""
+        low = meta.casefold()
+        nxt = after.strip(" \t").casefold()
+        if (low in META_WORDS and low not in _FUNCTION and low not in _ROLE_HEADS and not low.endswith("s")
+                and word_classes(low) == {"NOUN"} and noun not in META_WORDS and noun not in _FUNCTION
+                and "NOUN" in word_classes(noun) and general_zipf(noun) >= GENERIC_ZIPF and not _person_word(noun)
+                and not (nxt and nxt[0].isalpha() and after[:1].isspace() and nxt not in _FUNCTION
+                         and nxt not in META_WORDS)):
+            return f"{meta}-of-{noun}{after}"
+        return m.group(0)
+
+    return _OF_COMPOUND_RE.sub(join, text)
 
 
 #: A suspended hyphen: "carbon-, helium- or other heavy-ion" says "carbon-ion", "helium-ion" (the word after the
@@ -2179,8 +2212,13 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     for block in blocks:
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}
-        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*)
-        if words & block_words or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*);
+        # a word of everyday English shared is no repeat ("end-of-life care in intensive care units": two concepts)
+        # unless one's phrase holds the other's whole ("sleep", "sleep duration"; "social media" twice)
+        repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
+        label_words = {w.casefold() for w in _content_words(block.label)}
+        whole = words <= block_words or bool(label_words) and label_words <= words
+        if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
             block.terms = _dedupe(block.terms + terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]
@@ -2238,6 +2276,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
+    text = _join_of_compounds(text)
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -3222,7 +3261,14 @@ def _generic_block(block: ConceptBlock) -> bool:
 def _generic_label(label: str) -> bool:
     """A concept named only by generic words: its label without generic heads ("therapies") is common English."""
     words = [w for w in _content_words(label) if w.casefold() not in GENERIC_HEADS]
-    return not words or general_zipf(" ".join(words)) >= GENERIC_ZIPF
+    return not words or phrase_zipf(" ".join(words)) >= GENERIC_ZIPF
+
+
+def _phrase_key(phrase: str) -> tuple[str, ...]:
+    """A phrase's words as a term and its item share them: lower-cased, split on spaces and hyphens, without a
+    plural "s" or a wildcard ("End-of-life care", '"end of life care"'; "nurse experiences", '"nurse experience"')."""
+    words = re.split(r"[\s\-]+", phrase.replace(_JOIN, " ").strip().strip('"').casefold().replace("*", ""))
+    return tuple(w[:-1] if w.endswith("s") and len(w) > 3 else w for w in words if w)
 
 
 def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, background: Background | None = None,
@@ -3233,8 +3279,10 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
     for block in blocks:
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
+        wholes = {_phrase_key(i) for i in [block.label, *block.items]}
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*')) or not is_generic(t, zipf_floor, background, share_floor))]
+            _is_acronym(t.strip('"*'))
+            or not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
         if specific and set(specific) <= _POPULATION_TERMS and _generic_label(block.label):
             # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
             # is common English, and those terms alone would miss the studies that name it
