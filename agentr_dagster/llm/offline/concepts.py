@@ -2697,7 +2697,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                _who_block(b) or _organism_block(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
-                               -sum(_named_in(b, s, core=True) for s in sentences), -len(_content_words(b.label))))
+                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
 
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
@@ -2806,13 +2806,10 @@ def _gene_block(block: ConceptBlock) -> bool:
 _EFFECT_OF_ON_RE = re.compile(r"\b(?:effects?|impacts?|influences?)\s+of\b.+?\bon\b")
 
 
-def _named_in(block: ConceptBlock, sentence: str, core: bool = False) -> bool:
+def _named_in(block: ConceptBlock, sentence: str) -> bool:
     """The lower-case ``sentence`` names the block's concept: every word of its label (by its first five
-    letters), or one of its acronyms; with ``core``, every word but a generic head ("psilocybin-assisted therapy"
-    is named by "psilocybin given with support": an abstract seldom repeats the head)."""
+    letters), or one of its acronyms."""
     words = [w.casefold() for w in _content_words(block.label)]
-    if core:
-        words = [w for w in words if w not in GENERIC_HEADS] or words
     return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
         _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
 
