@@ -687,7 +687,7 @@ def item_terms(item: str) -> list[str]:
     out: list[str] = []
     words = [w.casefold() for w in re.findall(_WORD, item)]
     for run in _runs(item):
-        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS | _EVIDENCE_KINDS
+        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS | _EVIDENCE_KINDS | _CLOSING_MEASURES
                               or (len(run[0]) < 3 and not _is_acronym(run[0]))
                               or _adverb(run[0]) or _lone_modifier(run[0], words)):
             continue  # "drugs" or "techniques" alone is no concept, nor a two-letter word, nor an adverb
@@ -724,6 +724,9 @@ def _run_terms(words: list[str]) -> list[str]:
         words = words[1:]
     while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION) and not (
             len(words) >= 2 and _meta_closes_compound(words[-2], words[-1])):
+        words = words[:-1]
+    # "gaming disorder prevalence" is the prevalence of gaming disorder: the measure closing a phrase is an aspect
+    if len(words) >= 2 and words[-1].casefold() in _CLOSING_MEASURES:
         words = words[:-1]
     # "ketamine trials" are trials of ketamine: the design word closing a phrase is the design block's
     if len(words) >= 2 and words[-1].casefold() in ("trial", "trials") and words[-2].casefold() not in _DESIGN_WORDS:
@@ -879,7 +882,7 @@ def _modifier_end(word: str) -> bool:
 
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
 #: "prediction", "assess" -> "assessment").
-_PROCESS_ENDINGS = ("ance", "ence", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
+_PROCESS_ENDINGS = ("ance", "ence", "ation", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
 
 
 def _process_noun(word: str, conversion: bool = True) -> bool:
@@ -2259,7 +2262,9 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                         and not _starts_noun_phrase(chunk.items[0]):
                     # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
                     chunk.items, chunk.aspect = chunk.items[:-1], False
-                doer = j + 1 < len(chunks) and bool(_OUTCOME_CUE_RE.search(chunks[j + 1].cue))
+                # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
+                after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
+                doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
                 _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
 
@@ -2700,6 +2705,8 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
 
 
+#: Measures that close a phrase of their subject ("gaming disorder prevalence"; not "rate": "heart rate").
+_CLOSING_MEASURES = frozenset("prevalence incidence epidemiology occurrence".split())
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
 _MEASURE_HEADS = frozenset(
     "prevalence incidence frequency epidemiology burden occurrence rate rates trends trend".split())

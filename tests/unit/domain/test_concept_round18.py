@@ -114,3 +114,23 @@ def test_an_age_range_is_no_term():
     question = ("What is the effect of school-based nutrition education on fruit intake among children aged 6 to 12 "
                 "years?")
     assert not any(any(ch.isdigit() for ch in t) for t in _terms(question))
+
+
+def test_the_doer_of_an_effect_verb_is_the_main_block_past_its_comparator():
+    question = ("In adults with chronic low back pain, does yoga compared with usual care reduce pain and "
+                "disability?")
+    assert _hits(question, "Yoga for chronic low back pain: a randomised trial")
+    assert not _hits(question, "Work disability after spinal fusion surgery")
+
+
+def test_a_measure_closing_a_phrase_is_no_part_of_its_subject():
+    text = ("Gaming disorder prevalence in adolescents: a systematic review and meta-analysis. We aimed to "
+            "estimate its prevalence among adolescents.")
+    assert not any(t.startswith("preval") or "prevalence" in t for t in _terms(text))
+    assert not _hits(text, "Prevalence of hypertension in rural adolescents")
+
+
+def test_a_supplementation_is_what_is_supplemented():
+    question = "Does dietary nitrate supplementation improve exercise performance?"
+    assert "supplement*" not in _terms(question)
+    assert not _hits(question, "Calcium supplements and fracture risk in older women")
