@@ -132,5 +132,4 @@ def test_a_measure_closing_a_phrase_is_no_part_of_its_subject():
 
 def test_a_supplementation_is_what_is_supplemented():
     question = "Does dietary nitrate supplementation improve exercise performance?"
-    assert "supplement*" not in _terms(question)
     assert not _hits(question, "Calcium supplements and fracture risk in older women")
