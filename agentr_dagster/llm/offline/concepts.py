@@ -696,8 +696,10 @@ def item_terms(item: str) -> list[str]:
 
 
 def _design_only(term: str) -> bool:
+    """The term names a study design and nothing else ("randomised trials", "trial design")."""
     words = [w.casefold() for w in re.findall(_WORD, term)]
-    return bool(words) and all(w.rstrip("s") in _DESIGN_WORDS or w in _DESIGN_WORDS for w in words)
+    design = [w for w in words if w.rstrip("s") in _DESIGN_WORDS or w in _DESIGN_WORDS]
+    return bool(design) and all(w in design or w in ("design", "designs") for w in words)
 
 
 #: A modifier left alone by its meta head ("hepatic outcomes") is a term only when this rare (Zipf):
