@@ -884,7 +884,7 @@ def _modifier_end(word: str) -> bool:
 
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
 #: "prediction", "assess" -> "assessment").
-_PROCESS_ENDINGS = ("ance", "ence", "ation", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
+_PROCESS_ENDINGS = ("ance", "ence", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
 
 
 def _process_noun(word: str, conversion: bool = True) -> bool:
