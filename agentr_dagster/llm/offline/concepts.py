@@ -1620,6 +1620,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
+                # after an adjective it is that adjective's noun ("are serious games used in X")
+                and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
@@ -3237,7 +3239,9 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
     if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
         return False
-    if not all((_who_block(b) or b.aspect) and not b.organism for b in required):
+    # where the studies are ("chatbots in mental health care", "X in radiology") is no subject either: alone
+    # it is every study there
+    if not all((_who_block(b) or b.aspect or b.setting and not _gene_block(b)) and not b.organism for b in required):
         return False
     only_aspects = all(b.aspect and not _who_block(b) for b in required)
     return only_aspects or background is None or _shares_product(required, background) > rest_share

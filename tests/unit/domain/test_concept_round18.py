@@ -135,3 +135,17 @@ def test_a_design_phrase_of_the_aim_is_no_variant_of_the_condition():
             "review. This paper describes a systematic review of ketoprofen for osteoarthritis, comparing trial "
             "design between 40 animal and 90 human studies.")
     assert not any("design" in t for t in _terms(text))
+
+
+def test_a_noun_after_an_adjective_is_no_verb():
+    question = "How are serious games used in nursing education?"
+    assert _hits(question, "Serious games for teaching clinical reasoning: a pilot study")
+
+
+def test_where_the_studies_are_is_no_alternative_of_its_own():
+    question = "What is known about the use of chatbots in mental health care?"
+    assert _hits(question, "A chatbot for depression in young adults: a randomised trial")
+    assert not _hits(question, "Waiting times in mental health care services")
+    # a gene named "in the X gene" is no place: it stays beside the condition
+    assert _hits("Which polymorphisms in the HFE gene are associated with iron overload?",
+                 "The HFE C282Y polymorphism and serum ferritin in blood donors")
