@@ -3239,9 +3239,11 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
     if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
         return False
-    # where the studies are ("chatbots in mental health care", "X in radiology") is no subject either: alone
-    # it is every study there
-    if not all((_who_block(b) or b.aspect or b.setting and not _gene_block(b)) and not b.organism for b in required):
+    # where the studies are ("chatbots in mental health care", "X in radiology"), all the rest names, is no
+    # subject either: alone it is every study there (beside an aspect it may be the subject: "are X predictive
+    # of response to Y in breast cancer")
+    places = all(b.setting and not _gene_block(b) and not b.organism for b in required)
+    if not places and not all((_who_block(b) or b.aspect) and not b.organism for b in required):
         return False
     only_aspects = all(b.aspect and not _who_block(b) for b in required)
     return only_aspects or background is None or _shares_product(required, background) > rest_share
