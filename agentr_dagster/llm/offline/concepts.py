@@ -720,7 +720,9 @@ def _adverb(word: str) -> bool:
     return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
 
 
-def _run_terms(words: list[str]) -> list[str]:
+def _concept_words(words: list[str]) -> list[str]:
+    """A run's words without what names no concept around them: meta and function words at either end, a
+    closing measure or design word, an age or a duration; [] when nothing is left."""
     # drop leading/trailing meta and function words ("a recent myocardial infarction" -> "myocardial infarction")
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
@@ -740,6 +742,13 @@ def _run_terms(words: list[str]) -> list[str]:
               None)
     words = words if at is None else words[:at]
     if not words or words[0][:1].isdigit() and words[-1].casefold().rstrip("s") in _TIME_UNITS:
+        return []
+    return words
+
+
+def _run_terms(words: list[str]) -> list[str]:
+    words = _concept_words(words)
+    if not words:
         return []
     eponym = _eponym_terms(words)
     if eponym:
