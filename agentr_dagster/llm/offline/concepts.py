@@ -3222,7 +3222,7 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
-    if _rest_names_no_subject(required, optional, background, rest_share):
+    if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main)):
         for b in required + optional:
             if not b.organism:
                 b.required = b.in_query = False
@@ -3239,8 +3239,13 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
 
 
+def _holds_review_kinds(block: ConceptBlock) -> bool:
+    """The block is a review of reviews' main block: the kinds of evidence synthesis (:func:`_reviews_first`)."""
+    return any(t in REVIEW_KIND_TERMS for t in block.terms)
+
+
 def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptBlock],
-                           background: Background | None, rest_share: float) -> bool:
+                           background: Background | None, rest_share: float, reviews: bool = False) -> bool:
     """The rest branch holds only who the studies are about ("smartphone addiction among adolescents") or an aspect
     asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in "Is
     insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
@@ -3250,8 +3255,8 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
         return False
     # where the studies are ("chatbots in mental health care", "X in radiology"), all the rest names, is no
     # subject either: alone it is every study there (beside an aspect it may be the subject: "are X predictive
-    # of response to Y in breast cancer")
-    places = all(b.setting and not _gene_block(b) and not b.organism for b in required)
+    # of response to Y in breast cancer"; and where the studies are reviews, the field is what they review)
+    places = not reviews and all(b.setting and not _gene_block(b) and not b.organism for b in required)
     if not places and not all((_who_block(b) or b.aspect) and not b.organism for b in required):
         return False
     only_aspects = all(b.aspect and not _who_block(b) for b in required)
