@@ -149,3 +149,9 @@ def test_where_the_studies_are_is_no_alternative_of_its_own():
     # a gene named "in the X gene" is no place: it stays beside the condition
     assert _hits("Which polymorphisms in the HFE gene are associated with iron overload?",
                  "The HFE C282Y polymorphism and serum ferritin in blood donors")
+
+
+def test_the_field_of_a_review_of_reviews_stays_an_alternative():
+    text = ("Systematic literature reviews in nursing education: a tertiary study. We collected the systematic "
+            "reviews published on nursing education and mapped their topics.")
+    assert _hits(text, "Simulation-based learning in nursing education: an overview of the evidence")
