@@ -772,8 +772,10 @@ def _run_terms(words: list[str]) -> list[str]:
         # plain word left ("non-cancer pain" -> pain) is every field's
         terms.extend(_run_terms(plain))
     head = words[-1].casefold()
+    # ... not the noun of a verb done to the words before it ("vitamin D supplementation": supplement* alone is
+    # every supplement)
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
-            and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF):
+            and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)):
         terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -894,6 +896,12 @@ def _modifier_end(word: str) -> bool:
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
 #: "prediction", "assess" -> "assessment").
 _PROCESS_ENDINGS = ("ance", "ence", "ion", "ment", "ing")  # "-ing": a verb's noun as "-ion" ("prescribing")
+
+
+def _done_noun(word: str) -> bool:
+    """A noun in "-ation" of a verb ("supplementation" of "supplement", "stimulation" of "stimulate")."""
+    low = word.casefold()
+    return low.endswith("ation") and any("VERB" in word_classes(b) for b in (low[:-5], low[:-5] + "e", low[:-3] + "e"))
 
 
 def _process_noun(word: str, conversion: bool = True) -> bool:

@@ -155,3 +155,10 @@ def test_the_field_of_a_review_of_reviews_stays_an_alternative():
     text = ("Systematic literature reviews in nursing education: a tertiary study. We collected the systematic "
             "reviews published on nursing education and mapped their topics.")
     assert _hits(text, "Simulation-based learning in nursing education: an overview of the evidence")
+
+
+def test_a_supplementation_is_no_supplement_alone():
+    question = "Is vitamin D supplementation associated with reduced risk of respiratory infections?"
+    assert "supplement*" not in _terms(question)
+    assert not _hits(question, "Calcium supplements and fracture risk in older women")
+    assert _hits(question, "Vitamin D and influenza in schoolchildren: a randomised trial")
