@@ -687,7 +687,7 @@ def item_terms(item: str) -> list[str]:
     out: list[str] = []
     words = [w.casefold() for w in re.findall(_WORD, item)]
     for run in _runs(item):
-        if len(run) == 1 and (run[0].casefold() in GENERIC_HEADS | _EVIDENCE_KINDS | _CLOSING_MEASURES
+        if len(run) == 1 and (run[0].casefold() in _NO_CONCEPT_ALONE
                               or (len(run[0]) < 3 and not _is_acronym(run[0]))
                               or _adverb(run[0]) or _lone_modifier(run[0], words)):
             continue  # "drugs" or "techniques" alone is no concept, nor a two-letter word, nor an adverb
@@ -2728,6 +2728,8 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
 
 #: Measures that close a phrase of their subject ("gaming disorder prevalence"; not "rate": "heart rate").
 _CLOSING_MEASURES = frozenset("prevalence incidence epidemiology occurrence".split())
+#: Words that name no concept standing alone in a run ("drugs", "techniques", "prevalence"): :func:`item_terms`.
+_NO_CONCEPT_ALONE = GENERIC_HEADS | _EVIDENCE_KINDS | _CLOSING_MEASURES
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
 _MEASURE_HEADS = frozenset(
     "prevalence incidence frequency epidemiology burden occurrence rate rates trends trend".split())
