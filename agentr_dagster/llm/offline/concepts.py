@@ -167,7 +167,8 @@ DESIGN_TERMS = (
 _DESIGN_WORDS = frozenset(
     "randomized randomised controlled trial trials cohort case-control observational cross-sectional meta-analysis "
     "meta-analyses quantitative qualitative mixed-methods survey surveys experiment experiments empirical "
-    "clinical control".split()
+    "clinical control placebo-controlled double-blind double-blinded single-blind open-label crossover "
+    "quasi-experimental".split()
 )
 #: Who a study is about, when that is all a chunk says ("in adults", "patients"): too generic to require
 #: when a more specific chunk (a condition) exists.
@@ -802,7 +803,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _modifier_like(words[1])):
         terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
-    for a, b in zip(words, words[1:], strict=False):
+    for a, b in zip(words, words[1:], strict=False) if not _kind_of_everyday_thing(words) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
                 and _process_noun(b, conversion=False)):
             terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
@@ -811,7 +812,8 @@ def _run_terms(words: list[str]) -> list[str]:
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)):
+            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
+            and not _kind_of_everyday_thing(words)):
         rest = words[1:]
         terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
@@ -858,20 +860,18 @@ def _phrase_parts(words: list[str]) -> list[str]:
     of its word pairs, leaving out the parts that name nothing alone."""
     terms: list[str] = []
     for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
-        if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])):
+        if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])
+                or _common_without_lead(words, part)):
             terms.extend(_phrase_terms(" ".join(part)))
-    # the phrase's rarest word, when it leads: a pair after it that is common English leaves out what makes the
-    # phrase specific ("colorectal cancer risk": "cancer risk"; "intensive care units": "care units"), unless the
-    # lead only says how much ("acute low back pain": "back pain"); a rare pair stays ("recurrent genital herpes")
-    first = words[0].casefold()
-    rare_lead = first not in DEGREE_MODIFIERS and all(
-        general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
+    rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
-        if i > 0 and rare_lead and general_zipf(f"{a} {b}") >= COMMON_PAIR_ZIPF:
+        if _common_without_lead(words, [a, b]):
             continue
+        if rare_head and i + 2 == len(words) - 1:
+            continue  # the pair before a rare head names another thing ("skeletal muscle" of "... relaxants")
         if i > 0 and _process_noun(a, conversion=False) and "NOUN" in word_classes(words[i - 1]):
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
@@ -879,6 +879,27 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (a[0].isdigit() or b[0].isdigit()):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+def _common_without_lead(words: list[str], part: list[str]) -> bool:
+    """``part`` of the phrase ``words`` leaves out the phrase's rarest word, which leads it, and is common English
+    alone: it names nothing the phrase does ("colorectal cancer risk": "cancer risk"; "intensive care units": "care
+    units"; "dialectical behaviour therapy": "behaviour therapy"), unless the lead only says how much ("acute low
+    back pain": "back pain"); a rare part stays ("recurrent genital herpes": "genital herpes")."""
+    first = words[0].casefold()
+    if part[0] == words[0] or first in DEGREE_MODIFIERS:
+        return False
+    rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
+    return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
+
+
+def _rare_plural_head(words: list[str]) -> bool:
+    """The phrase's head is a rare plural noun (below :data:`RARE_PART_ZIPF`), rarer than every word before it
+    ("skeletal muscle relaxants", "relaxants" 2.0; not "software testing tools", "tools" 4.6): the head is what
+    makes it the concept, and the words before it name something else without it ("skeletal muscle")."""
+    head = words[-1].casefold()
+    return (len(words) >= 3 and _plural(head) and head.isalpha() and general_zipf(head) < RARE_PART_ZIPF
+            and all(general_zipf(head) < general_zipf(w.casefold()) for w in words[:-1]))
 
 
 #: A two-word part of a phrase this common in general English (wordfreq's estimate for the pair: "cancer risk"
@@ -1026,6 +1047,21 @@ def _eponym_terms(words: list[str]) -> list[str]:
 #: A phrase's head stands alone as a term only below this general-English frequency ("morphine" 3.4,
 #: "rhinitis" 2.4 stand; "disorder" 4.3 does not: "gambling disorder" would become every disorder).
 HEAD_ALONE_ZIPF = 4.25
+#: A head this common in general English (Zipf) after a participle that makes a kind of it is an everyday thing,
+#: not the concept: "classroom" 4.15 ("flipped classroom"); not "imagery" 3.83 ("guided imagery"), "corticosteroids"
+#: 2.67 ("inhaled corticosteroids").
+KIND_HEAD_ZIPF = 4.0
+
+
+def _kind_of_everyday_thing(words: list[str]) -> bool:
+    """A phrase led by a word that is only a verb's past participle ("flipped", "blended", "supervised"; not
+    "allergic", "infected", which the lexicon reads as adjectives too), the rest everyday words: the participle
+    makes the kind the study is about ("flipped classroom teaching"), the rest alone is every classroom."""
+    first = words[0].casefold()
+    return (word_classes(first) == {"VERB"} and is_past_participle(first)
+            and all(general_zipf(w.casefold()) >= KIND_HEAD_ZIPF for w in words[1:]))
+
+
 #: Words that grade a concept ("poor sleep", "reduced mobility"): the concept alone is a term too.
 DEGREE_MODIFIERS = frozenset(
     "insufficient sufficient inadequate adequate poor short long low high reduced increased decreased excessive "
@@ -1738,7 +1774,10 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
                 terms.extend(_phrase_terms(" ".join(long_words)))
                 if len(long_words) >= 3:  # its two-word parts and its first and last word
                     pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
-                    terms.extend(t for x, y in pairs for t in _phrase_terms(f"{x} {y}"))
+                    if _rare_plural_head(long_words):
+                        pairs = [p for p in pairs if p != (long_words[-3], long_words[-2])]
+                    terms.extend(t for x, y in pairs if not _common_without_lead(long_words, [x, y])
+                                 for t in _phrase_terms(f"{x} {y}"))
             # alone only when it is long enough not to sit inside other words ("ACE" in "surface"), or stands alone
             if len(a) >= 4 or item.strip().rstrip("s") == a:
                 terms.append(a)
