@@ -790,6 +790,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
     terms.extend(_activity_stem(words))
+    terms.extend(_compound_of_a_role(words))
     # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
     # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
@@ -824,6 +825,20 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+def _compound_of_a_role(words: list[str]) -> list[str]:
+    """A compound of who and what ("teacher burnout", "caregiver burden"): its studies write the two apart
+    ("burnout among secondary school teachers"), so the two AND-ed are a term too."""
+    if len(words) != 2:
+        return []
+    who, what = words[0].casefold(), words[1].casefold()
+    role = who in ROLE_WORDS or any(who == key for key in POPULATION_VARIANTS if " " not in key)
+    if not (role and not _plural(who) and what.isalpha() and len(what) >= 5 and what not in GENERIC_HEADS
+            and what not in ROLE_WORDS and "NOUN" in word_classes(what) and not _process_noun(what, conversion=False)):
+        return []  # a process done by them ("citizen adoption") is AND-ed with them already (:func:`_head_alone`)
+    people = POPULATION_VARIANTS[who][0] if who in POPULATION_VARIANTS else who + "*"  # teachers, parents
+    return [f"({_sendable(truncation(what))} AND {people})"]
 
 
 #: The part before a hyphenated participle is a term alone below this general-English frequency (Zipf):

@@ -52,3 +52,10 @@ def test_trial_design_words_are_no_terms_of_a_concept():
     terms = _terms(text)
     assert not any("placebo" in t or "double-blind" in t for t in terms)
     assert not _hits(text, "A randomized placebo-controlled trial of a statin in functional dyspepsia")
+
+
+def test_a_compound_of_who_and_what_finds_the_two_written_apart():
+    text = ("Yoga for nurse burnout: a systematic review and meta-analysis. We pooled controlled trials of yoga "
+            "programmes for burnout in hospital nurses.")
+    assert _hits(text, "A yoga programme for burnout among intensive care nurses: a randomised trial")
+    assert not _hits(text, "Yoga for burnout in physicians: a pilot study")
