@@ -910,11 +910,14 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
 
 def _rare_plural_head(words: list[str]) -> bool:
     """The phrase's head is a rare plural noun (below :data:`RARE_PART_ZIPF`), rarer than every word before it
-    ("skeletal muscle relaxants", "relaxants" 2.0; not "software testing tools", "tools" 4.6): the head is what
-    makes it the concept, and the words before it name something else without it ("skeletal muscle")."""
+    ("skeletal muscle relaxants", "relaxants" 2.0; not "software testing tools", "tools" 4.6), after an everyday
+    word: the head is what makes it the concept, and the words before it name something else without it
+    ("skeletal muscle", "white matter" of "white matter hyperintensities"; not "long-acting opioid" of "...
+    analgesics", a class of them)."""
     head = words[-1].casefold()
     return (len(words) >= 3 and _plural(head) and head.isalpha() and general_zipf(head) < RARE_PART_ZIPF
-            and all(general_zipf(head) < general_zipf(w.casefold()) for w in words[:-1]))
+            and all(general_zipf(head) < general_zipf(w.casefold()) for w in words[:-1])
+            and general_zipf(words[-2].casefold()) >= EVERYDAY_WORD_ZIPF)
 
 
 #: A two-word part of a phrase this common in general English (wordfreq's estimate for the pair: "cancer risk"
@@ -1062,10 +1065,11 @@ def _eponym_terms(words: list[str]) -> list[str]:
 #: A phrase's head stands alone as a term only below this general-English frequency ("morphine" 3.4,
 #: "rhinitis" 2.4 stand; "disorder" 4.3 does not: "gambling disorder" would become every disorder).
 HEAD_ALONE_ZIPF = 4.25
-#: A head this common in general English (Zipf) after a participle that makes a kind of it is an everyday thing,
-#: not the concept: "classroom" 4.15 ("flipped classroom"); not "imagery" 3.83 ("guided imagery"), "corticosteroids"
-#: 2.67 ("inhaled corticosteroids").
-KIND_HEAD_ZIPF = 4.0
+#: A word this common in general English (Zipf) is an everyday thing: a head after a participle that makes a kind
+#: of it is not the concept alone ("classroom" 4.15 of "flipped classroom"; not "imagery" 3.83 of "guided imagery",
+#: "corticosteroids" 2.67 of "inhaled corticosteroids"), and before a rare head it names another thing ("muscle"
+#: 4.4 of "skeletal muscle relaxants"; not "opioid" 3.3 of "long-acting opioid analgesics").
+EVERYDAY_WORD_ZIPF = 4.0
 
 
 def _kind_of_everyday_thing(words: list[str]) -> bool:
@@ -1074,7 +1078,7 @@ def _kind_of_everyday_thing(words: list[str]) -> bool:
     makes the kind the study is about ("flipped classroom teaching"), the rest alone is every classroom."""
     first = words[0].casefold()
     return (word_classes(first) == {"VERB"} and is_past_participle(first)
-            and all(general_zipf(w.casefold()) >= KIND_HEAD_ZIPF for w in words[1:]))
+            and all(general_zipf(w.casefold()) >= EVERYDAY_WORD_ZIPF for w in words[1:]))
 
 
 #: Words that grade a concept ("poor sleep", "reduced mobility"): the concept alone is a term too.

@@ -34,6 +34,9 @@ def test_the_words_before_a_rare_plural_head_name_another_thing():
     assert '"skeletal muscle"' not in _terms(text)
     assert not _hits(text, "Skeletal muscle mass and neck pain in older adults")
     assert _hits(text, "Muscle relaxants for acute neck pain: a placebo-controlled trial")
+    # before a class word the pair is the concept itself ("long-acting opioid" of "... opioid analgesics")
+    question = "What are the harms of long-acting opioid analgesics in older adults with chronic pain?"
+    assert '"long-acting opioid"' in _terms(question)
 
 
 def test_a_common_head_is_no_term_without_the_participle_that_makes_its_kind():
