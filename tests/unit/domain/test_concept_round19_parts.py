@@ -23,7 +23,7 @@ def test_an_acronyms_long_form_keeps_its_rare_leading_word_in_its_parts():
     text = ("Dialectical behaviour therapy for adolescents who self-harm: a meta-analysis. We pooled trials of "
             "dialectical behaviour therapy (DBT) against usual care for repeated self-harm in adolescents.")
     terms = _terms(text)
-    assert '"behaviour therapy"' not in terms and '"behavior therapy"' not in terms
+    assert 'behaviour therapy' not in terms and 'behavior therapy' not in terms
     assert not _hits(text, "Cognitive behavior therapy for self-harm in adolescents: a randomised trial")
     assert _hits(text, "Dialectical behavior therapy for adolescents with repeated self-harm: a randomized trial")
 
@@ -31,12 +31,12 @@ def test_an_acronyms_long_form_keeps_its_rare_leading_word_in_its_parts():
 def test_the_words_before_a_rare_plural_head_name_another_thing():
     text = ("Skeletal muscle relaxants for acute neck pain: a systematic review. We reviewed trials of skeletal "
             "muscle relaxants (SMRs) for acute neck pain in adults.")
-    assert '"skeletal muscle"' not in _terms(text)
+    assert 'skeletal muscle' not in _terms(text)
     assert not _hits(text, "Skeletal muscle mass and neck pain in older adults")
     assert _hits(text, "Muscle relaxants for acute neck pain: a placebo-controlled trial")
     # before a class word the pair is the concept itself ("long-acting opioid" of "... opioid analgesics")
     question = "What are the harms of long-acting opioid analgesics in older adults with chronic pain?"
-    assert '"long-acting opioid"' in _terms(question)
+    assert 'long-acting opioid' in _terms(question)
 
 
 def test_a_common_head_is_no_term_without_the_participle_that_makes_its_kind():
