@@ -42,7 +42,7 @@ def test_a_gene_is_named_by_its_symbol_not_by_its_variants():
 def test_a_degree_word_of_the_related_outcome_is_not_required():
     question = "Is mindfulness training associated with lower stress in health care workers?"
     assert _hits(question, "Occupational stress and burnout among health care workers: a survey")
-    assert '"lower stress"' not in _terms(question)
+    assert 'lower stress' not in _terms(question)
 
 
 def test_a_british_stem_is_as_broad_as_its_american_spelling():
@@ -56,7 +56,7 @@ def test_a_british_stem_is_as_broad_as_its_american_spelling():
 
 def test_a_phrase_part_keeps_its_rarest_leading_word():
     question = "What is the association between dietary fibre intake and colorectal cancer risk?"
-    assert '"cancer risk"' not in _terms(question)
+    assert 'cancer risk' not in _terms(question)
     assert _hits(question, "Dietary fiber intake and colorectal cancer: a prospective cohort")
     assert not _hits(question, "Alcohol consumption and breast cancer risk")
     icu = extract_concepts("What are the experiences of nurses caring for dying patients in intensive care units?")
@@ -107,7 +107,7 @@ def test_which_techniques_names_no_concept_alone():
 def test_women_living_with_a_condition_are_women():
     question = ("How do protease inhibitors alter the pharmacokinetics of hormonal contraceptives in women living "
                 "with HIV?")
-    assert '"women living"' not in _terms(question)
+    assert 'women living' not in _terms(question)
 
 
 def test_an_age_range_is_no_term():
