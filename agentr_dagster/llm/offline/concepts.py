@@ -168,7 +168,7 @@ _DESIGN_WORDS = frozenset(
     "randomized randomised controlled trial trials cohort case-control observational cross-sectional meta-analysis "
     "meta-analyses quantitative qualitative mixed-methods survey surveys experiment experiments empirical "
     "clinical control placebo-controlled double-blind double-blinded single-blind open-label crossover "
-    "quasi-experimental".split()
+    "quasi-experimental prospective retrospective longitudinal".split()
 )
 #: Who a study is about, when that is all a chunk says ("in adults", "patients"): too generic to require
 #: when a more specific chunk (a condition) exists.

@@ -62,3 +62,8 @@ def test_a_compound_of_who_and_what_finds_the_two_written_apart():
             "programmes for burnout in hospital nurses.")
     assert _hits(text, "A yoga programme for burnout among intensive care nurses: a randomised trial")
     assert not _hits(text, "Yoga for burnout in physicians: a pilot study")
+
+
+def test_a_cohorts_design_words_are_no_concept_either():
+    question = "Is a higher intake of green tea associated with lower stroke incidence in prospective cohorts?"
+    assert not any("prospective" in t or "cohort" in t for t in _terms(question))
