@@ -2392,6 +2392,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
+    if question:
+        _effective_frame(blocks, topic)
     _order_blocks(blocks, text, title)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
@@ -2636,8 +2638,19 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
-            block.terms = _dedupe(block.terms + _variants(item, acronyms))
+            if not _holds_name(item, block):
+                block.terms = _dedupe(block.terms + _variants(item, acronyms))
             return
+
+
+def _holds_name(item: str, block: ConceptBlock) -> bool:
+    """The item holds the block's whole name, words in a row ("using a validated smartphone addiction scale" for
+    "smartphone addiction"): the name already finds every record its phrase does, and its parts ("validated
+    smartphone") are the sentence's words, no name of the concept."""
+    name = tuple(w for w in _phrase_key(" ".join(_content_words(block.label))) if w)
+    words = _phrase_key(" ".join(_content_words(item)))
+    n = len(name)
+    return bool(name) and len(words) > n and any(words[k: k + n] == name for k in range(len(words) - n + 1))
 
 
 #: A modifier the lexicon knows only as an adjective or adverb, this common in English or more, grades or
@@ -2765,6 +2778,26 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                      if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
+
+
+#: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
+_EFFECTIVE_FRAME_RE = re.compile(
+    r"^\s*(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+
+
+def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question "Are X effective for Y in patients with Z" asks what X does: X's block is what is done (an
+    intervention), so it comes before what it is for and who it is given to (:func:`_order_blocks`), however many
+    conditions the question lists for them."""
+    m = _EFFECTIVE_FRAME_RE.match(topic[0]) if topic else None
+    if m is None:
+        return
+    named = m.group(1).casefold().replace(_JOIN, " ")
+    for block in blocks:
+        if block.required and block.facet == "exposure" and not block.aspect and _named_in(block, named):
+            block.facet = "intervention"
+            return
 
 
 def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
@@ -3342,7 +3375,10 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     if not places and not all((_who_block(b) or b.aspect) and not b.organism for b in required):
         return False
     only_aspects = all(b.aspect and not _who_block(b) for b in required)
-    return only_aspects or background is None or _shares_product(required, background) > rest_share
+    # a place alone is every study there however narrow a background shows it ("... in low-income countries"
+    # left alone once the optional blocks are out): only who the studies are about may stay where narrow
+    only_places = places and not any(_who_block(b) for b in required)
+    return only_aspects or only_places or background is None or _shares_product(required, background) > rest_share
 
 
 def _shares_product(blocks: list[ConceptBlock], background: Background | None) -> float:

@@ -46,3 +46,32 @@ def test_exposure_to_a_hyphenated_kind_is_that_kind():
     question = "How does exposure to pro-diet content on image platforms relate to body dissatisfaction in adolescents?"
     assert not any(t.startswith("exposur") for t in _terms(question))
     assert not _hits(question, "Occupational exposure to solvents and kidney disease")
+
+
+def test_are_x_effective_for_y_in_patients_with_z_names_x_first():
+    question = ("Are anticonvulsants effective for tinnitus in adults with hearing loss or Meniere disease "
+                "compared with placebo?")
+    plan = extract_concepts(question)
+    assert plan.blocks[0].label == "anticonvulsants"
+    # the listed conditions alone are no alternative: every study of hearing loss
+    assert not _hits(question, "Cochlear implants for adults with hearing loss: a cohort study")
+    assert _hits(question, "Gabapentin and other anticonvulsants for chronic tinnitus")
+
+
+def test_an_eligibility_phrase_holding_the_concept_adds_none_of_its_words():
+    question = ("What is the prevalence of compulsive buying among young adults? Include surveys using a "
+                "validated compulsive buying questionnaire.")
+    terms = " ".join(_terms(question))
+    assert "validated" not in terms
+
+
+def test_a_place_left_alone_in_the_rest_is_no_alternative_even_where_narrow():
+    question = "Which barriers affect the adoption of telemedicine in rural clinics in sub-Saharan Africa?"
+
+    def background(term: str) -> float:  # the place narrow, the frame's words common
+        return 0.001 if "africa" in term.casefold() or "telemedicine" in term.casefold() else 0.2
+
+    plan = extract_concepts(question, background=background)
+    tree = parse_boolean_query(plan.boolean_query())
+    assert matches(tree, "Telemedicine uptake in primary care: a survey")
+    assert not matches(tree, "Staffing of rural clinics in sub-Saharan Africa")
