@@ -1497,11 +1497,12 @@ _MEANS_HEADS = frozenset(
 def _generic_means(cue: str, piece: str, boundary: re.Match) -> bool:
     """"Which teaching strategies improve X": a kind of means asked for, named by a means head and common English
     before it (each word at least :data:`TOPIC_WORD_ZIPF`), as the subject of a verb; the question is about X, what
-    the means act on. A rarer modifier names the concept ("Which dietary interventions ...")."""
+    the means act on. A rarer modifier names the concept ("Which dietary interventions ..."), and so does a
+    compound ("Which search-based techniques ...": general English counts its parts, not the compound)."""
     words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
     verb = boundary.group(0)
     return (cue in ("which", "what") and bool(words) and words[-1].casefold() in _MEANS_HEADS
-            and all(general_zipf(w) >= TOPIC_WORD_ZIPF for w in words[:-1])
+            and all(w.isalpha() and general_zipf(w) >= TOPIC_WORD_ZIPF for w in words[:-1])
             and (is_finite_verb(verb) or can_be_verb(verb)) and verb.casefold() not in _FUNCTION)
 
 

@@ -38,6 +38,8 @@ def test_which_common_means_names_no_concept():
     assert not any("teaching" in t for t in _terms(question))
     assert _hits(question, "Computational thinking in secondary education: a quasi-experimental study")
     assert not _hits(question, "Teaching strategies for nursing students in clinical placements")
+    # a compound modifier names the concept: general English counts its parts, not the compound
+    assert "model-based" in " ".join(_terms("Which model-based techniques generate test cases for embedded software?"))
 
 
 def test_exposure_to_a_hyphenated_kind_is_that_kind():
