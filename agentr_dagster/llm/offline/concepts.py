@@ -1447,7 +1447,7 @@ _USED_RE = re.compile(
 
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
-    verbs = verbs | _verbs_before_possessive(sentence)
+    verbs = verbs | _verbs_before_possessive(sentence) | _do_question_verb(sentence)
     sentence = _BETWEEN_RE.sub(_between, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
@@ -1540,7 +1540,25 @@ def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = 
     relation = (low in ("which", "what") and head in _ANSWER_KINDS
                 and bool(_ASKED_RELATION_RE.match(sentence, boundary.start())
                          or _PLACE_THEN_RELATION_RE.match(sentence, boundary.start())))
-    return used or relation or boundary.group(0).casefold() in ("for", "to")
+    return used or relation or _generic_means(low, piece, boundary) or boundary.group(0).casefold() in ("for", "to")
+
+
+#: Heads of the means a "Which X improve Y" question asks for (a general vocabulary of what is done, not a field's).
+_MEANS_HEADS = frozenset(
+    "strategies interventions approaches practices programmes programs methods techniques tools activities policies "
+    "measures".split())
+
+
+def _generic_means(cue: str, piece: str, boundary: re.Match) -> bool:
+    """"Which teaching strategies improve X": a kind of means asked for, named by a means head and common English
+    before it (each word at least :data:`TOPIC_WORD_ZIPF`), as the subject of a verb; the question is about X, what
+    the means act on. A rarer modifier names the concept ("Which dietary interventions ..."), and so does a
+    compound ("Which search-based techniques ...": general English counts its parts, not the compound)."""
+    words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
+    verb = boundary.group(0)
+    return (cue in ("which", "what") and bool(words) and words[-1].casefold() in _MEANS_HEADS
+            and all(w.isalpha() and general_zipf(w) >= TOPIC_WORD_ZIPF for w in words[:-1])
+            and (is_finite_verb(verb) or can_be_verb(verb)) and verb.casefold() not in _FUNCTION)
 
 
 def _plural(word: str) -> bool:
@@ -1672,6 +1690,59 @@ def _effect_verb_at(sentence: str, words: list[re.Match]) -> int:
     return at
 
 
+#: A yes/no question opened by "Do" / "Does" / "Did": its verb follows the subject in the plain form.
+_DO_OPENING_RE = re.compile(r"^\s*(?:do|does|did)\s", re.I)
+
+
+def _past_form_zipf(word: str) -> float:
+    """How common a verb's past form is in general English ("showed" 4.9, "disordered" 3.0): of two words in a row
+    that can both be a plain verb, the one English uses more as a verb."""
+    from lemminflect import getInflection
+
+    return max((general_zipf(f) for f in getInflection(word.casefold(), "VBD")), default=0.0)
+
+
+def _do_question_verb(sentence: str) -> frozenset[str]:
+    """The verb of a "Do / Does / Did X ..." question (:func:`_do_question_verb_at`), read before its possessives
+    become "of" phrases ("boost graduates' employment": "graduates'" is a noun, never the verb)."""
+    words = list(_WORD_RE.finditer(sentence))
+    k = _do_question_verb_at(sentence, words) if _effect_verb_at(sentence, words) < 0 else -1
+    return frozenset({words[k].group(0).casefold()}) if k >= 0 else frozenset()
+
+
+def _do_question_verb_at(sentence: str, words: list[re.Match]) -> int:
+    """The position of a "Do / Does / Did X ..." question's verb when no verb of effect or word that can only be a
+    verb tells it: the first word after the subject's noun that can be a verb in its plain form ("Do rodent
+    models of PTSD show deficits", "Does participatory budgeting increase trust"); not after an adjective
+    ("post-traumatic stress": a noun's modifier), and of two such words in a row the one English uses more as a
+    verb ("stress disorder show": show). -1 when none, or when another word says where the verb is."""
+    if not _DO_OPENING_RE.match(sentence) or any(is_finite_verb(m.group(0)) for m in words[2:]):
+        return -1
+
+    def candidate(k: int) -> bool:
+        if k < 2 or k + 1 >= len(words):
+            return False
+        low, prev = words[k].group(0).casefold(), words[k - 1].group(0)
+        before = sentence[: words[k].start()]
+        if before.count("(") > before.count(")"):  # inside a gloss: "(proton beam, carbon-ion therapy)"
+            return False
+        prev_classes = word_classes(prev)
+        nominal = ("NOUN" in prev_classes or prev.casefold().endswith("ing") or not prev_classes) and (
+            prev_classes != {"ADJ"})
+        return (can_be_verb(low) and is_plain_verb(low) and low not in _FUNCTION and nominal
+                and prev.casefold() not in _FUNCTION | _PREPOSITIONS | _DETERMINERS | _AUXILIARIES
+                and sentence[words[k - 1].end(): words[k].start()].strip() == ""
+                and words[k + 1].group(0)[:1].isalpha())
+
+    for k in range(2, len(words)):
+        if candidate(k):
+            run = [k]
+            while candidate(run[-1] + 1):
+                run.append(run[-1] + 1)
+            return max(run, key=lambda j: _past_form_zipf(words[j].group(0)))
+    return -1
+
+
 def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> list[re.Match]:
     """Where a sentence is cut into concept chunks: the boundary words (prepositions, clause words), and every
     word that can only be a verb (:func:`~agentr_dagster.domain.word_class.is_finite_verb`: "chronic stress
@@ -1691,6 +1762,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+                # a compound is read by its last part ("pro-eating-disorder content"): a modifier there, no verb
+                and "-" not in m.group(0)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
                 # after an adjective it is that adjective's noun ("are serious games used in X")
                 and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
@@ -2378,6 +2451,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
+    if question:
+        _effective_frame(blocks, topic)
     _order_blocks(blocks, text, title)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
@@ -2622,8 +2697,19 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
-            block.terms = _dedupe(block.terms + _variants(item, acronyms))
+            if not _holds_name(item, block):
+                block.terms = _dedupe(block.terms + _variants(item, acronyms))
             return
+
+
+def _holds_name(item: str, block: ConceptBlock) -> bool:
+    """The item holds the block's whole name, words in a row ("using a validated smartphone addiction scale" for
+    "smartphone addiction"): the name already finds every record its phrase does, and its parts ("validated
+    smartphone") are the sentence's words, no name of the concept."""
+    name = tuple(w for w in _phrase_key(" ".join(_content_words(block.label))) if w)
+    words = _phrase_key(" ".join(_content_words(item)))
+    n = len(name)
+    return bool(name) and len(words) > n and any(words[k: k + n] == name for k in range(len(words) - n + 1))
 
 
 #: A modifier the lexicon knows only as an adjective or adverb, this common in English or more, grades or
@@ -2751,6 +2837,26 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                      if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
+
+
+#: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
+_EFFECTIVE_FRAME_RE = re.compile(
+    r"^\s*(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+
+
+def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question "Are X effective for Y in patients with Z" asks what X does: X's block is what is done (an
+    intervention), so it comes before what it is for and who it is given to (:func:`_order_blocks`), however many
+    conditions the question lists for them."""
+    m = _EFFECTIVE_FRAME_RE.match(topic[0]) if topic else None
+    if m is None:
+        return
+    named = m.group(1).casefold().replace(_JOIN, " ")
+    for block in blocks:
+        if block.required and block.facet == "exposure" and not block.aspect and _named_in(block, named):
+            block.facet = "intervention"
+            return
 
 
 def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
@@ -3328,7 +3434,10 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     if not places and not all((_who_block(b) or b.aspect) and not b.organism for b in required):
         return False
     only_aspects = all(b.aspect and not _who_block(b) for b in required)
-    return only_aspects or background is None or _shares_product(required, background) > rest_share
+    # a place alone is every study there however narrow a background shows it ("... in low-income countries"
+    # left alone once the optional blocks are out): only who the studies are about may stay where narrow
+    only_places = places and not any(_who_block(b) for b in required)
+    return only_aspects or only_places or background is None or _shares_product(required, background) > rest_share
 
 
 def _shares_product(blocks: list[ConceptBlock], background: Background | None) -> float:
