@@ -1179,7 +1179,8 @@ def _names_a_topic(phrase: str) -> bool:
     words = [w.casefold() for w in re.findall(_WORD, phrase)]
     topical = [w for w in words if w not in META_WORDS and w not in _DESIGN_WORDS and w not in _EVIDENCE_KINDS
                and w not in _ANSWER_KINDS and w not in _STUDY_NOUNS and w not in GENERIC_HEADS
-               and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)]
+               and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)
+               and w not in _GENETIC_FRAME_WORDS]  # "genome-wide association and candidate gene studies"
     return any(general_zipf(w) < TOPIC_WORD_ZIPF for w in topical)
 
 
@@ -2321,6 +2322,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
+    blocks = _genetic_frame(blocks, question)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
@@ -2830,6 +2832,52 @@ def _gene_block(block: ConceptBlock) -> bool:
     """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms")."""
     words = _content_words(block.label)
     return len(words) >= 2 and _is_acronym(words[0]) and words[-1].casefold() in _GENE_HEADS
+
+
+#: What a genetic study examines of a gene or a genome, or its kind ("genetic variants", "susceptibility loci",
+#: "candidate gene studies", "genome-wide association studies"): a general vocabulary of genetics that names no
+#: concept alone beside the gene or the condition it is studied for (round 19).
+_GENETIC_FRAME_WORDS = _GENE_HEADS | frozenset(
+    "genetic genomic loci locus candidate genome-wide gwas snp snps single-nucleotide nucleotide germline "
+    "susceptibility".split())
+
+
+def _genetic_frame_only(block: ConceptBlock) -> bool:
+    """The block names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility loci"): no gene,
+    no condition."""
+    words = [w.casefold() for w in _content_words(block.label)]  # "gene expression" is a concept of its own
+    return bool(words) and "expression" not in words and all(w in _GENETIC_FRAME_WORDS for w in words) and any(
+        w != "susceptibility" for w in words)
+
+
+#: What genetic studies of a condition say they examine ("MTHFR C677T polymorphism and migraine", "susceptibility
+#: loci for X", "HLA-B*58:01 allele"): the terms an abstract's frame block holds, AND-ed with the condition.
+GENETIC_FINDING_TERMS = ("polymorphism*", "variant*", "allel*", "genotyp*", "locus", "loci", "mutation*", "SNP*",
+                         "haplotyp*", "GWAS")
+
+
+def _genetic_frame(blocks: list[ConceptBlock], question: bool) -> list[ConceptBlock]:
+    """A text that names a gene by its symbol or the condition its variants are studied for ("Which polymorphisms
+    in the SLCO1B1 gene predict X", "Genetic variants associated with migraine") searches those, never the frame
+    alone (:func:`_genetic_frame_only`: ``polymorphism*``, ``variant*``, every genetics study's words): with a gene
+    the frame leaves the query and the gene is the main block; with a condition a question's frame leaves (its
+    studies name the condition, not always the frame: "HLA-C*06:02 and psoriasis"), an abstract's follows the
+    condition, holding what genetic studies say they examine (:data:`GENETIC_FINDING_TERMS`; AND-ed where its
+    title names it: the condition alone is every study of it). A frame with nothing else named stays."""
+    frame = [b for b in blocks if b.required and _genetic_frame_only(b)]
+    gene = next((b for b in blocks if _gene_block(b)), None)
+    subjects = [b for b in blocks if b.required and b not in frame and not b.generic and _names_subject(b)]
+    if not frame or gene is None and not subjects:
+        return blocks
+    if gene is not None or question:
+        for b in frame:
+            b.required = b.in_query = b.independent = False
+    else:
+        frame[0].terms = _dedupe(frame[0].terms + list(GENETIC_FINDING_TERMS))
+    if gene is None:
+        return [*subjects[:1], *(b for b in blocks if b not in frame and b not in subjects[:1]), *frame]
+    gene.required, gene.setting = True, False
+    return [gene, *(b for b in blocks if b is not gene and b not in frame), *frame]
 
 
 #: A title "Effects of X on Y" (also impact, influence): X is done, Y what it is done to.

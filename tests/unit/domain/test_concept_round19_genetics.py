@@ -1,0 +1,51 @@
+"""Concept blocks, round 19 (helper h19g; invented texts): the genetic frame ("polymorphisms", "genetic variants",
+"candidate gene studies") is never a term alone beside the gene or the condition it is studied for."""
+
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
+from agentr_dagster.llm.offline.concepts import extract_concepts
+
+
+def _query(text: str, background=None) -> str:
+    return extract_concepts(text, background=background).boolean_query()
+
+
+def _hits(text: str, record: str, background=None) -> bool:
+    return matches(parse_boolean_query(_query(text, background)), record)
+
+
+def _top_level_terms(text: str) -> list[str]:
+    """The terms a record can match on their own (not inside an AND)."""
+    alone: list[str] = []
+
+    def walk(node) -> None:
+        kind = type(node).__name__
+        if kind == "Term":
+            alone.append(node.text.casefold())
+        elif kind == "Or":
+            for child in node.children:
+                walk(child)
+
+    walk(parse_boolean_query(_query(text)))
+    return alone
+
+
+# 1. the genetic frame
+
+
+def test_polymorphisms_in_a_named_gene_that_predict_a_condition_search_the_gene():
+    question = "Which polymorphisms in the TPMT gene predict thiopurine toxicity?"
+    assert "polymorphism*" not in _top_level_terms(question)
+    assert _hits(question, "TPMT genotyping before azathioprine in inflammatory bowel disease")
+    assert not _hits(question, "Polymorphisms of the vitamin D receptor and bone density")
+
+
+def test_a_title_of_genetic_variants_of_a_condition_searches_the_condition():
+    abstract = ("Genetic variants associated with restless legs syndrome: a systematic review of genome-wide "
+                "association and candidate gene studies. Restless legs syndrome is a common sensorimotor disorder. "
+                "We aimed to identify genetic loci associated with restless legs syndrome susceptibility.")
+    query = _query(abstract)
+    assert "candidate gene" not in query and "gene studies" not in query
+    assert _hits(abstract, "A BTBD9 polymorphism and restless legs syndrome in a Nordic cohort")
+    # the condition alone is every study of it: the frame stays AND-ed with it
+    assert not _hits(abstract, "Dopamine agonists for restless legs syndrome: a randomised trial")
+    assert not _hits(abstract, "Genetic variants of the MTHFR gene and neural tube defects")
