@@ -2287,8 +2287,56 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
+                if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
+                        blocks, chunk, acronyms, question, side):
+                    continue
                 _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+#: What "the X of" a list measures: the list is of outcomes ("the risk of A, B and C"; a general vocabulary).
+_RISK_HEADS = frozenset("risk risks odds incidence occurrence rate rates".split())
+
+
+def _outcome_list(chunk: _Chunk, before: _Chunk | None) -> bool:
+    """The chunk lists what an effect is on or what a risk is of ("the effect of X on A, B and C", "the risk of A,
+    B and C")."""
+    head = (re.findall(_WORD, before.text) or [""])[-1].casefold() if before is not None else ""
+    return bool(_OUTCOME_CUE_RE.search(chunk.cue)) or chunk.cue.casefold() == "of" and head in _RISK_HEADS
+
+
+def _repeated_block(blocks: list[ConceptBlock], item: str) -> ConceptBlock | None:
+    """The block the item names again (as :func:`_add_chunk` judges a repeat: a word under the Zipf bar in common,
+    or one's words all the other's)."""
+    words = {w.casefold() for w in _content_words(item)}
+    for block in blocks:
+        block_words = {w.casefold() for w in _content_words(block.label)} | {
+            t.strip('"*').casefold() for t in block.terms}
+        label_words = {w.casefold() for w in _content_words(block.label)}
+        if {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF} or words and (
+                words <= block_words or label_words and label_words <= words):
+            return block
+    return None
+
+
+def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool,
+                        side: bool) -> bool:
+    """An outcome list (:func:`_outcome_list`) one item of which names a block found before, beside items that name
+    none ("DBT for self-harm ... the effect of DBT on self-harm, suicidal ideation and symptom severity"; "Vitamin D
+    and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): the repeat
+    joins its block, the other outcomes are a block of their own, optional; they are no variants of the subject
+    (an admission to intensive care is no COVID-19). False (nothing added) for any other list."""
+    items = [i for i in chunk.items if not _is_meta_item(i)]
+    repeats = [_repeated_block(blocks, i) is not None for i in items]
+    if len(items) < 2 or sum(repeats) != 1:
+        return False
+    k = repeats.index(True)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [items[k]]), acronyms, question, side=side)
+    n = len(blocks)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, items[:k] + items[k + 1:]), acronyms, question, side=True)
+    if len(blocks) > n:
+        blocks[-1].facet = "outcome"
+    return True
 
 
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,

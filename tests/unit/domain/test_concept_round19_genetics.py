@@ -49,3 +49,22 @@ def test_a_title_of_genetic_variants_of_a_condition_searches_the_condition():
     # the condition alone is every study of it: the frame stays AND-ed with it
     assert not _hits(abstract, "Dopamine agonists for restless legs syndrome: a randomised trial")
     assert not _hits(abstract, "Genetic variants of the MTHFR gene and neural tube defects")
+
+
+# 2. a list of outcomes beside the subject it repeats
+
+
+def test_outcomes_listed_after_the_risk_of_the_subject_are_no_variants_of_it():
+    abstract = ("Zinc status and severity of influenza: a systematic review and meta-analysis. Objective: To examine "
+                "the association between serum zinc concentrations and the risk of severe influenza, hospital "
+                "admission and mortality. Methods: We searched three databases.")
+    assert _hits(abstract, "Low serum zinc in adults hospitalised with severe influenza")
+    assert not _hits(abstract, "Serum zinc concentrations and mortality in nursing home residents")
+
+
+def test_outcomes_an_effect_is_on_beside_the_subject_are_no_variants_of_it():
+    abstract = ("Acupuncture for insomnia in cancer survivors: a meta-analysis of randomised trials. Aims: To "
+                "estimate the effect of acupuncture compared with sham on insomnia, daytime fatigue and hot flushes. "
+                "Methods: We searched four databases.")
+    assert _hits(abstract, "Acupuncture versus sham for chronic insomnia: a randomised trial")
+    assert not _hits(abstract, "Acupuncture for hot flushes in women with breast cancer")
