@@ -2287,11 +2287,39 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
+                acted = None if question else _gerund_and_object(chunk)
+                if acted:
+                    _add_chunk(blocks, acted[0], acronyms, question, side=side)
+                    blocks[-1].facet = "intervention"
+                    chunk = acted[1]
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
                 _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
+    """An abstract's chunk that opens with a rare verb's "-ing" form acting on a noun phrase ("Nudging COVID-19 and
+    influenza vaccination uptake", "Tapering benzodiazepines in older adults"): the activity (searched by its verb's
+    stem, :func:`_activity_stem`) and what it acts on (the rest of the list), two chunks; what follows the verb is
+    its object, no synonym of it (``COVID-19`` alone was an alternative of the nudging). The lexicon knows the word
+    only as a verb ("training", "screening" are nouns too: "training programmes"), and the next word is no generic
+    head ("nudging interventions" names the activity alone). None for any other chunk, and a question's are left
+    whole: its main-or-rest query would make the activity alone an alternative (``taper*``)."""
+    if not chunk.items:
+        return None
+    words = chunk.items[0].split()
+    if len(words) < 2 or words[1].casefold() in _NO_CONCEPT_ALONE or words[1].casefold() in _FUNCTION \
+            or words[1].casefold() in META_WORDS:
+        return None
+    gerund = words[0]
+    if not (gerund.casefold().endswith("ing") and word_classes(gerund.casefold()) == {"VERB"}
+            and _activity_stem([gerund])):
+        return None
+    rest = chunk.text.split(gerund, 1)[-1]
+    return (_Chunk(gerund, chunk.cue, [gerund]),
+            _Chunk(rest, chunk.cue, [" ".join(words[1:]), *chunk.items[1:]], aspect=chunk.aspect))
 
 
 #: What "the X of" a list measures: the list is of outcomes ("the risk of A, B and C"; a general vocabulary).

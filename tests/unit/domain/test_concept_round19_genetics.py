@@ -68,3 +68,20 @@ def test_outcomes_an_effect_is_on_beside_the_subject_are_no_variants_of_it():
                 "Methods: We searched four databases.")
     assert _hits(abstract, "Acupuncture versus sham for chronic insomnia: a randomised trial")
     assert not _hits(abstract, "Acupuncture for hot flushes in women with breast cancer")
+
+
+# 3. a rare verb's "-ing" form acting on a noun phrase
+
+
+def test_a_gerund_acting_on_a_noun_phrase_is_the_intervention_and_the_phrase_its_object():
+    abstract = ("Nudging hand hygiene compliance in hospital staff: a systematic review of field experiments. Nudges "
+                "such as reminders and defaults are cheap. We reviewed randomised field experiments testing nudges.")
+    assert _hits(abstract, "Nudges to improve hand hygiene compliance: a stepped-wedge trial")
+    assert not _hits(abstract, "Alcohol-based hand rub and hand hygiene compliance on surgical wards")
+
+
+def test_tapering_a_drug_class_is_no_study_of_the_class_alone():
+    abstract = ("Tapering benzodiazepines in older adults: a systematic review. We reviewed trials of tapering "
+                "schedules in people aged 65 years or older.")
+    assert _hits(abstract, "Gradual benzodiazepine tapering in primary care: a randomised trial")
+    assert not _hits(abstract, "Benzodiazepine use and falls in older adults: a cohort study")
