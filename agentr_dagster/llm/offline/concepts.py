@@ -2200,6 +2200,13 @@ def _normalised(text: str) -> str:
 _ROLE_HEADS = frozenset("involvement role roles contribution contributions participation implication".split())
 
 
+#: Nouns whose "in" says what they are about: a comparison ("sex differences in fear extinction", "ethnic
+#: disparities in X") or an interest ("girls' interest in STEM careers"); what follows is a subject, not where the
+#: studies are (round 19).
+_DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap gaps inequality inequalities "
+                              "inequity inequities variation variations interest interests engagement".split())
+
+
 #: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
 #: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
 ROLE_MODIFIER_ZIPF = 3.0
@@ -2277,7 +2284,9 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _SPAN_CUE_RE.search(chunk.cue):
                     continue  # "across the lifespan", "across settings": the span, no concept
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
-                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
+                # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
+                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
+                    _ROLE_HEADS | _DIFFERENCE_HEADS)
                 if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
                 if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \

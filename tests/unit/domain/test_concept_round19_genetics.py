@@ -85,3 +85,19 @@ def test_tapering_a_drug_class_is_no_study_of_the_class_alone():
                 "schedules in people aged 65 years or older.")
     assert _hits(abstract, "Gradual benzodiazepine tapering in primary care: a randomised trial")
     assert not _hits(abstract, "Benzodiazepine use and falls in older adults: a cohort study")
+
+
+# 4. what differences are in is a subject, not a setting
+
+
+def test_what_sex_differences_are_in_is_a_subject_of_the_title():
+    abstract = ("Sex differences in spatial memory in rodents: a systematic review and meta-analysis. We reviewed "
+                "studies of the Morris water maze that included males and females.")
+    assert _hits(abstract, "Sex differences in spatial memory in the water maze in adult rats")
+    assert not _hits(abstract, "Sex differences in voluntary alcohol intake in mice")
+
+
+def test_what_disparities_are_in_is_a_subject_of_the_title():
+    abstract = "Ethnic disparities in access to kidney transplantation in the United States: a systematic review."
+    assert _hits(abstract, "Racial and ethnic disparities in kidney transplantation waitlisting")
+    assert not _hits(abstract, "Ethnic disparities in breast cancer screening uptake")
