@@ -2204,7 +2204,9 @@ _ROLE_HEADS = frozenset("involvement role roles contribution contributions parti
 #: disparities in X") or an interest ("girls' interest in STEM careers"); what follows is a subject, not where the
 #: studies are (round 19).
 _DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap gaps inequality inequalities "
-                              "inequity inequities variation variations interest interests engagement".split())
+                              "inequity inequities variation variations interest interests engagement".split()) | (
+    # and what variants are in ("genetic variants in drug-metabolising enzymes", "mutations in BRCA1")
+    frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
 
 
 #: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
@@ -2407,7 +2409,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
     _order_blocks(blocks, text, title)
-    blocks = _genetic_frame(blocks, question)
+    blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
@@ -2927,12 +2929,32 @@ _GENETIC_FRAME_WORDS = _GENE_HEADS | frozenset(
     "susceptibility".split())
 
 
-def _genetic_frame_only(block: ConceptBlock) -> bool:
-    """The block names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility loci"): no gene,
-    no condition."""
-    words = [w.casefold() for w in _content_words(block.label)]  # "gene expression" is a concept of its own
+def _genetic_frame_only(block: ConceptBlock | str) -> bool:
+    """The block (or phrase) names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility
+    loci"): no gene, no condition."""
+    label = block if isinstance(block, str) else block.label
+    # "gene expression" is a concept of its own; an adverb is no word of a concept ("genetic loci consistently")
+    words = [w.casefold() for w in _content_words(label) if not _adverb(w)]
     return bool(words) and "expression" not in words and all(w in _GENETIC_FRAME_WORDS for w in words) and any(
         w != "susceptibility" for w in words)
+
+
+def _split_genetic_frame(block: ConceptBlock, acronyms: dict[str, str]) -> ConceptBlock | None:
+    """A frame block that a list joined to the condition ("Genetic polymorphisms and susceptibility to
+    tuberculosis": ``polymorphism* OR tuberculosi*``): the condition's items and their own terms as a block of
+    their own, out of the frame's; None when the block holds nothing but the frame."""
+    other = [i for i in block.items if not _genetic_frame_only(i)]
+    if not other or len(other) == len(block.items) or not _genetic_frame_only(block):
+        return None
+    frame_terms = {t for i in block.items if i not in other for t in _variants(i, acronyms)}
+    own = {t for i in other for t in _variants(i, acronyms)} - frame_terms
+    moved = [t for t in block.terms if t in own]
+    if not moved:
+        return None
+    block.terms = [t for t in block.terms if t not in moved]
+    block.items = [i for i in block.items if i not in other]
+    block.n_items = len(block.items)
+    return ConceptBlock(block.facet, other[0], moved, n_items=len(other), items=other)
 
 
 #: What genetic studies of a condition say they examine ("MTHFR C677T polymorphism and migraine", "susceptibility
@@ -2941,14 +2963,19 @@ GENETIC_FINDING_TERMS = ("polymorphism*", "variant*", "allel*", "genotyp*", "loc
                          "haplotyp*", "GWAS")
 
 
-def _genetic_frame(blocks: list[ConceptBlock], question: bool) -> list[ConceptBlock]:
+def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[str, str]) -> list[ConceptBlock]:
     """A text that names a gene by its symbol or the condition its variants are studied for ("Which polymorphisms
     in the SLCO1B1 gene predict X", "Genetic variants associated with migraine") searches those, never the frame
     alone (:func:`_genetic_frame_only`: ``polymorphism*``, ``variant*``, every genetics study's words): with a gene
     the frame leaves the query and the gene is the main block; with a condition a question's frame leaves (its
     studies name the condition, not always the frame: "HLA-C*06:02 and psoriasis"), an abstract's follows the
     condition, holding what genetic studies say they examine (:data:`GENETIC_FINDING_TERMS`; AND-ed where its
-    title names it: the condition alone is every study of it). A frame with nothing else named stays."""
+    title names it: the condition alone is every study of it). A frame with nothing else named stays; a condition
+    listed with it leaves its block first (:func:`_split_genetic_frame`)."""
+    for b in [b for b in blocks if b.required]:
+        split = _split_genetic_frame(b, acronyms)
+        if split is not None:
+            blocks = [*blocks[: blocks.index(b) + 1], split, *blocks[blocks.index(b) + 1:]]
     frame = [b for b in blocks if b.required and _genetic_frame_only(b)]
     gene = next((b for b in blocks if _gene_block(b)), None)
     subjects = [b for b in blocks if b.required and b not in frame and not b.generic and _names_subject(b)]

@@ -51,6 +51,19 @@ def test_a_title_of_genetic_variants_of_a_condition_searches_the_condition():
     assert not _hits(abstract, "Genetic variants of the MTHFR gene and neural tube defects")
 
 
+def test_a_condition_listed_with_the_genetic_frame_is_a_block_of_its_own():
+    abstract = ("Genetic polymorphisms and susceptibility to leprosy: a meta-analysis. We pooled case-control "
+                "studies of candidate gene polymorphisms and leprosy.")
+    assert _hits(abstract, "TLR1 variants and leprosy in Nepal")
+    assert not _hits(abstract, "Polymorphisms of the vitamin D receptor and bone density")
+
+
+def test_what_variants_are_in_is_a_subject_not_a_place():
+    abstract = "Genetic variants in drug transporters: a systematic review of pharmacogenomic studies."
+    assert _hits(abstract, "ABCB1 polymorphisms in drug transporters and digoxin levels")
+    assert not _hits(abstract, "Rare variants in cardiomyopathy genes")
+
+
 # 2. a list of outcomes beside the subject it repeats
 
 
