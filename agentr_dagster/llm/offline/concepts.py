@@ -2346,33 +2346,36 @@ def _outcome_list(chunk: _Chunk, before: _Chunk | None) -> bool:
 
 def _repeated_block(blocks: list[ConceptBlock], item: str) -> ConceptBlock | None:
     """The block the item names again (as :func:`_add_chunk` judges a repeat: a word under the Zipf bar in common,
-    or one's words all the other's)."""
+    or one's words all the other's; or a word the block's stem opens onto: "depressive symptoms" of ``depress*``)."""
     words = {w.casefold() for w in _content_words(item)}
     for block in blocks:
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}
         label_words = {w.casefold() for w in _content_words(block.label)}
+        stems = [t.rstrip("*").casefold() for t in block.terms if t.endswith("*") and " " not in t and len(t) > 4]
         if {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF} or words and (
-                words <= block_words or label_words and label_words <= words):
+                words <= block_words or label_words and label_words <= words) or any(
+                w.startswith(s) for w in words for s in stems):
             return block
     return None
 
 
 def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool,
                         side: bool) -> bool:
-    """An outcome list (:func:`_outcome_list`) one item of which names a block found before, beside items that name
+    """An outcome list (:func:`_outcome_list`) some items of which name a block found before, beside items that name
     none ("DBT for self-harm ... the effect of DBT on self-harm, suicidal ideation and symptom severity"; "Vitamin D
-    and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): the repeat
+    and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): each repeat
     joins its block, the other outcomes are a block of their own, optional; they are no variants of the subject
     (an admission to intensive care is no COVID-19). False (nothing added) for any other list."""
     items = [i for i in chunk.items if not _is_meta_item(i)]
-    repeats = [_repeated_block(blocks, i) is not None for i in items]
-    if len(items) < 2 or sum(repeats) != 1:
+    repeats = [i for i in items if _repeated_block(blocks, i) is not None]
+    if not repeats or len(repeats) == len(items):
         return False
-    k = repeats.index(True)
-    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [items[k]]), acronyms, question, side=side)
+    for item in repeats:
+        _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [item]), acronyms, question, side=side)
     n = len(blocks)
-    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, items[:k] + items[k + 1:]), acronyms, question, side=True)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [i for i in items if i not in repeats]), acronyms, question,
+               side=True)
     if len(blocks) > n:
         blocks[-1].facet = "outcome"
     return True

@@ -83,6 +83,13 @@ def test_outcomes_an_effect_is_on_beside_the_subject_are_no_variants_of_it():
     assert not _hits(abstract, "Acupuncture for hot flushes in women with breast cancer")
 
 
+def test_outcomes_beside_two_repeats_of_the_subject_are_no_variants_of_it():
+    abstract = ("Yoga for anxiety in older adults: a meta-analysis. Aims: To estimate the effect of yoga on anxiety, "
+                "anxious symptoms and quality of life. Methods: We searched three databases.")
+    assert _hits(abstract, "Yoga and anxiety in community-dwelling older adults: a randomised trial")
+    assert not _hits(abstract, "Yoga and quality of life after breast cancer")
+
+
 # 3. a rare verb's "-ing" form acting on a noun phrase
 
 
