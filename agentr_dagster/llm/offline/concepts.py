@@ -2360,22 +2360,38 @@ def _repeated_block(blocks: list[ConceptBlock], item: str) -> ConceptBlock | Non
     return None
 
 
+#: Heads of what measures an outcome of any condition, never a kind of one (a general vocabulary of outcomes).
+_OUTCOME_MEASURE_HEADS = frozenset(
+    "mortality death deaths survival admission admissions hospitalisation hospitalization hospitalisations "
+    "hospitalizations readmission readmissions severity event events cost costs satisfaction quality-of-life "
+    "control utilisation utilization stay".split())
+
+
+def _outcome_measure(item: str) -> bool:
+    words = _content_words(item.replace(_JOIN, " "))
+    return bool(words) and words[-1].casefold() in _OUTCOME_MEASURE_HEADS
+
+
 def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool,
                         side: bool) -> bool:
     """An outcome list (:func:`_outcome_list`) some items of which name a block found before, beside items that name
     none ("DBT for self-harm ... the effect of DBT on self-harm, suicidal ideation and symptom severity"; "Vitamin D
     and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): each repeat
     joins its block, the other outcomes are a block of their own, optional; they are no variants of the subject
-    (an admission to intensive care is no COVID-19). False (nothing added) for any other list."""
+    (an admission to intensive care is no COVID-19). Only what measures an outcome leaves
+    (:data:`_OUTCOME_MEASURE_HEADS`: mortality, admission, severity, quality of life): another item may be a kind of
+    the subject and stays with it ("the risk of dementia, Alzheimer's disease and mild cognitive impairment"). False
+    (nothing added) for any other list."""
     items = [i for i in chunk.items if not _is_meta_item(i)]
     repeats = [i for i in items if _repeated_block(blocks, i) is not None]
-    if not repeats or len(repeats) == len(items):
+    apart = [i for i in items if i not in repeats and _outcome_measure(i)]
+    if not repeats or not apart:
         return False
     for item in repeats:
-        _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [item]), acronyms, question, side=side)
+        _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [item, *(i for i in items if i not in repeats + apart)]),
+                   acronyms, question, side=side)
     n = len(blocks)
-    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [i for i in items if i not in repeats]), acronyms, question,
-               side=True)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, apart), acronyms, question, side=True)
     if len(blocks) > n:
         blocks[-1].facet = "outcome"
     return True

@@ -77,10 +77,18 @@ def test_outcomes_listed_after_the_risk_of_the_subject_are_no_variants_of_it():
 
 def test_outcomes_an_effect_is_on_beside_the_subject_are_no_variants_of_it():
     abstract = ("Acupuncture for insomnia in cancer survivors: a meta-analysis of randomised trials. Aims: To "
-                "estimate the effect of acupuncture compared with sham on insomnia, daytime fatigue and hot flushes. "
-                "Methods: We searched four databases.")
+                "estimate the effect of acupuncture compared with sham on insomnia, treatment satisfaction and adverse "
+                "events. Methods: We searched four databases.")
     assert _hits(abstract, "Acupuncture versus sham for chronic insomnia: a randomised trial")
-    assert not _hits(abstract, "Acupuncture for hot flushes in women with breast cancer")
+    assert not _hits(abstract, "Adverse events of acupuncture: a prospective survey")
+
+
+def test_kinds_of_the_subject_listed_after_it_stay_its_alternatives():
+    # a list may name kinds of the subject (Alzheimer's disease is a dementia): only outcome measures leave it
+    abstract = ("Hearing loss and the risk of dementia: a meta-analysis. Objective: To examine the association "
+                "between hearing loss and the risk of dementia, Alzheimer's disease and mortality.")
+    assert _hits(abstract, "Hearing loss and incident Alzheimer's disease: a cohort study")
+    assert not _hits(abstract, "Hearing loss and mortality in older adults")
 
 
 def test_outcomes_beside_two_repeats_of_the_subject_are_no_variants_of_it():
