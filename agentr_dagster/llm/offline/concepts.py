@@ -1234,7 +1234,8 @@ def _names_a_topic(phrase: str) -> bool:
     words = [w.casefold() for w in re.findall(_WORD, phrase)]
     topical = [w for w in words if w not in META_WORDS and w not in _DESIGN_WORDS and w not in _EVIDENCE_KINDS
                and w not in _ANSWER_KINDS and w not in _STUDY_NOUNS and w not in GENERIC_HEADS
-               and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)]
+               and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)
+               and w not in _GENETIC_FRAME_WORDS]  # "genome-wide association and candidate gene studies"
     return any(general_zipf(w) < TOPIC_WORD_ZIPF for w in topical)
 
 
@@ -2330,6 +2331,15 @@ def _normalised(text: str) -> str:
 _ROLE_HEADS = frozenset("involvement role roles contribution contributions participation implication".split())
 
 
+#: Nouns whose "in" says what they are about: a comparison ("sex differences in fear extinction", "ethnic
+#: disparities in X") or an interest ("girls' interest in STEM careers"); what follows is a subject, not where the
+#: studies are (round 19).
+_DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap gaps inequality inequalities "
+                              "inequity inequities variation variations interest interests engagement".split()) | (
+    # and what variants are in ("genetic variants in drug-metabolising enzymes", "mutations in BRCA1")
+    frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
+
+
 #: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
 #: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
 ROLE_MODIFIER_ZIPF = 3.0
@@ -2407,7 +2417,9 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _SPAN_CUE_RE.search(chunk.cue):
                     continue  # "across the lifespan", "across settings": the span, no concept
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
-                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in _ROLE_HEADS
+                # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
+                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
+                    _ROLE_HEADS | _DIFFERENCE_HEADS)
                 if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
                 if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
@@ -2417,8 +2429,103 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
+                acted = None if question else _gerund_and_object(chunk)
+                if acted:
+                    _add_chunk(blocks, acted[0], acronyms, question, side=side)
+                    blocks[-1].facet = "intervention"
+                    chunk = acted[1]
+                if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
+                        blocks, chunk, acronyms, question, side):
+                    continue
                 _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
+    """An abstract's chunk that opens with a rare verb's "-ing" form acting on a noun phrase ("Nudging COVID-19 and
+    influenza vaccination uptake", "Tapering benzodiazepines in older adults"): the activity (searched by its verb's
+    stem, :func:`_activity_stem`) and what it acts on (the rest of the list), two chunks; what follows the verb is
+    its object, no synonym of it (``COVID-19`` alone was an alternative of the nudging). The lexicon knows the word
+    only as a verb ("training", "screening" are nouns too: "training programmes"), and the next word is no generic
+    head ("nudging interventions" names the activity alone). None for any other chunk, and a question's are left
+    whole: its main-or-rest query would make the activity alone an alternative (``taper*``)."""
+    if not chunk.items:
+        return None
+    words = chunk.items[0].split()
+    if len(words) < 2 or words[1].casefold() in _NO_CONCEPT_ALONE or words[1].casefold() in _FUNCTION \
+            or words[1].casefold() in META_WORDS:
+        return None
+    gerund = words[0]
+    if not (gerund.casefold().endswith("ing") and word_classes(gerund.casefold()) == {"VERB"}
+            and _activity_stem([gerund])):
+        return None
+    rest = chunk.text.split(gerund, 1)[-1]
+    return (_Chunk(gerund, chunk.cue, [gerund]),
+            _Chunk(rest, chunk.cue, [" ".join(words[1:]), *chunk.items[1:]], aspect=chunk.aspect))
+
+
+#: What "the X of" a list measures: the list is of outcomes ("the risk of A, B and C"; a general vocabulary).
+_RISK_HEADS = frozenset("risk risks odds incidence occurrence rate rates".split())
+
+
+def _outcome_list(chunk: _Chunk, before: _Chunk | None) -> bool:
+    """The chunk lists what an effect is on or what a risk is of ("the effect of X on A, B and C", "the risk of A,
+    B and C")."""
+    head = (re.findall(_WORD, before.text) or [""])[-1].casefold() if before is not None else ""
+    return bool(_OUTCOME_CUE_RE.search(chunk.cue)) or chunk.cue.casefold() == "of" and head in _RISK_HEADS
+
+
+def _repeated_block(blocks: list[ConceptBlock], item: str) -> ConceptBlock | None:
+    """The block the item names again (as :func:`_add_chunk` judges a repeat: a word under the Zipf bar in common,
+    or one's words all the other's; or a word the block's stem opens onto: "depressive symptoms" of ``depress*``)."""
+    words = {w.casefold() for w in _content_words(item)}
+    for block in blocks:
+        block_words = {w.casefold() for w in _content_words(block.label)} | {
+            t.strip('"*').casefold() for t in block.terms}
+        label_words = {w.casefold() for w in _content_words(block.label)}
+        stems = [t.rstrip("*").casefold() for t in block.terms if t.endswith("*") and " " not in t and len(t) > 4]
+        if {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF} or words and (
+                words <= block_words or label_words and label_words <= words) or any(
+                w.startswith(s) for w in words for s in stems):
+            return block
+    return None
+
+
+#: Heads of what measures an outcome of any condition, never a kind of one (a general vocabulary of outcomes).
+_OUTCOME_MEASURE_HEADS = frozenset(
+    "mortality death deaths survival admission admissions hospitalisation hospitalization hospitalisations "
+    "hospitalizations readmission readmissions severity event events cost costs satisfaction quality-of-life "
+    "control utilisation utilization stay".split())
+
+
+def _outcome_measure(item: str) -> bool:
+    words = _content_words(item.replace(_JOIN, " "))
+    return bool(words) and words[-1].casefold() in _OUTCOME_MEASURE_HEADS
+
+
+def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool,
+                        side: bool) -> bool:
+    """An outcome list (:func:`_outcome_list`) some items of which name a block found before, beside items that name
+    none ("DBT for self-harm ... the effect of DBT on self-harm, suicidal ideation and symptom severity"; "Vitamin D
+    and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): each repeat
+    joins its block, the other outcomes are a block of their own, optional; they are no variants of the subject
+    (an admission to intensive care is no COVID-19). Only what measures an outcome leaves
+    (:data:`_OUTCOME_MEASURE_HEADS`: mortality, admission, severity, quality of life): another item may be a kind of
+    the subject and stays with it ("the risk of dementia, Alzheimer's disease and mild cognitive impairment"). False
+    (nothing added) for any other list."""
+    items = [i for i in chunk.items if not _is_meta_item(i)]
+    repeats = [i for i in items if _repeated_block(blocks, i) is not None]
+    apart = [i for i in items if i not in repeats and _outcome_measure(i)]
+    if not repeats or not apart:
+        return False
+    for item in repeats:
+        _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [item, *(i for i in items if i not in repeats + apart)]),
+                   acronyms, question, side=side)
+    n = len(blocks)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, apart), acronyms, question, side=True)
+    if len(blocks) > n:
+        blocks[-1].facet = "outcome"
+    return True
 
 
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
@@ -2454,6 +2561,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question:
         _effective_frame(blocks, topic)
     _order_blocks(blocks, text, title)
+    blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
@@ -2994,6 +3102,77 @@ def _gene_block(block: ConceptBlock) -> bool:
     """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms")."""
     words = _content_words(block.label)
     return len(words) >= 2 and _is_acronym(words[0]) and words[-1].casefold() in _GENE_HEADS
+
+
+#: What a genetic study examines of a gene or a genome, or its kind ("genetic variants", "susceptibility loci",
+#: "candidate gene studies", "genome-wide association studies"): a general vocabulary of genetics that names no
+#: concept alone beside the gene or the condition it is studied for (round 19).
+_GENETIC_FRAME_WORDS = _GENE_HEADS | frozenset(
+    "genetic genomic loci locus candidate genome-wide gwas snp snps single-nucleotide nucleotide germline "
+    "susceptibility".split())
+
+
+def _genetic_frame_only(block: ConceptBlock | str) -> bool:
+    """The block (or phrase) names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility
+    loci"): no gene, no condition."""
+    label = block if isinstance(block, str) else block.label
+    # "gene expression" is a concept of its own; an adverb is no word of a concept ("genetic loci consistently")
+    words = [w.casefold() for w in _content_words(label) if not _adverb(w)]
+    return bool(words) and "expression" not in words and all(w in _GENETIC_FRAME_WORDS for w in words) and any(
+        w != "susceptibility" for w in words)
+
+
+def _split_genetic_frame(block: ConceptBlock, acronyms: dict[str, str]) -> ConceptBlock | None:
+    """A frame block that a list joined to the condition ("Genetic polymorphisms and susceptibility to
+    tuberculosis": ``polymorphism* OR tuberculosi*``): the condition's items and their own terms as a block of
+    their own, out of the frame's; None when the block holds nothing but the frame."""
+    other = [i for i in block.items if not _genetic_frame_only(i)]
+    if not other or len(other) == len(block.items) or not _genetic_frame_only(block):
+        return None
+    frame_terms = {t for i in block.items if i not in other for t in _variants(i, acronyms)}
+    own = {t for i in other for t in _variants(i, acronyms)} - frame_terms
+    moved = [t for t in block.terms if t in own]
+    if not moved:
+        return None
+    block.terms = [t for t in block.terms if t not in moved]
+    block.items = [i for i in block.items if i not in other]
+    block.n_items = len(block.items)
+    return ConceptBlock(block.facet, other[0], moved, n_items=len(other), items=other)
+
+
+#: What genetic studies of a condition say they examine ("MTHFR C677T polymorphism and migraine", "susceptibility
+#: loci for X", "HLA-B*58:01 allele"): the terms an abstract's frame block holds, AND-ed with the condition.
+GENETIC_FINDING_TERMS = ("polymorphism*", "variant*", "allel*", "genotyp*", "locus", "loci", "mutation*", "SNP*",
+                         "haplotyp*", "GWAS")
+
+
+def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """A text that names a gene by its symbol or the condition its variants are studied for ("Which polymorphisms
+    in the SLCO1B1 gene predict X", "Genetic variants associated with migraine") searches those, never the frame
+    alone (:func:`_genetic_frame_only`: ``polymorphism*``, ``variant*``, every genetics study's words): with a gene
+    the frame leaves the query and the gene is the main block; with a condition a question's frame leaves (its
+    studies name the condition, not always the frame: "HLA-C*06:02 and psoriasis"), an abstract's follows the
+    condition, holding what genetic studies say they examine (:data:`GENETIC_FINDING_TERMS`; AND-ed where its
+    title names it: the condition alone is every study of it). A frame with nothing else named stays; a condition
+    listed with it leaves its block first (:func:`_split_genetic_frame`)."""
+    for b in [b for b in blocks if b.required]:
+        split = _split_genetic_frame(b, acronyms)
+        if split is not None:
+            blocks = [*blocks[: blocks.index(b) + 1], split, *blocks[blocks.index(b) + 1:]]
+    frame = [b for b in blocks if b.required and _genetic_frame_only(b)]
+    gene = next((b for b in blocks if _gene_block(b)), None)
+    subjects = [b for b in blocks if b.required and b not in frame and not b.generic and _names_subject(b)]
+    if not frame or gene is None and not subjects:
+        return blocks
+    if gene is not None or question:
+        for b in frame:
+            b.required = b.in_query = b.independent = False
+    else:
+        frame[0].terms = _dedupe(frame[0].terms + list(GENETIC_FINDING_TERMS))
+    if gene is None:
+        return [*subjects[:1], *(b for b in blocks if b not in frame and b not in subjects[:1]), *frame]
+    gene.required, gene.setting = True, False
+    return [gene, *(b for b in blocks if b is not gene and b not in frame), *frame]
 
 
 #: A title "Effects of X on Y" (also impact, influence): X is done, Y what it is done to.
