@@ -2549,6 +2549,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
                 generic_share: float) -> list[ConceptBlock]:
     """An abstract's blocks as its title orders them (:func:`_title_subjects`), what its aim says the studies
     investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
+    _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
     blocks = _title_subjects(blocks, title)
     if studied is not None:
@@ -2977,13 +2978,31 @@ _RELATION_RES = tuple(re.compile(p, re.I) for p in (
     r"\b(?:is|are|was|were)\s+(?P<x>.+?)\s+(?:(?:positively|negatively|independently)\s+)?"
     r"(?:associated|related|linked|correlated)\s+(?:with|to)\s+(?P<y>.+)",
     r"\bhow\s+(?:does|do)\s+(?P<x>.+?)\s+(?:relate|correlate)\s+(?:to|with)\s+(?P<y>.+)",
-    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?(?:risk\s+factors?|predictors?)\s+(?:for|of)\s+"
-    r"(?P<y>.+)",
+    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?)\s+(?:for|of)\s+(?P<y>.+)",
     r"\b(?:does|do)\s+(?P<x>.+?)\s+predict\s+(?P<y>.+)",
 ))
 #: The words of such a frame, which name no concept of their own ("relationship*", "risk factor").
 _RELATION_WORDS = frozenset("relationship relationships association associations link links correlation "
-                            "correlations relation relations risk factor factors predictor predictors".split())
+                            "correlations relation relations risk factor factors predictor predictors prognostic "
+                            "predictive marker markers independent possible potential novel modifiable".split())
+#: A title's "X as a risk / prognostic factor for Y" ("Frailty as a prognostic factor for postoperative delirium"):
+#: the frame between X and Y.
+_FACTOR_FRAME_RE = re.compile(
+    r"\bas\s+an?\s+(?:(?:independent|possible|potential|novel|modifiable)\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factor|marker)|predictor)\s+(?:for|of)\b", re.I)
+
+
+def _drop_factor_frame(blocks: list[ConceptBlock], title: str) -> None:
+    """A title "X as a prognostic factor for Y" names no concept by its frame: the frame's terms leave the
+    blocks (``"prognostic factor"`` was an alternative of X's block), as :func:`_read_relation` does for a
+    question's."""
+    if not _FACTOR_FRAME_RE.search(title.replace(_JOIN, " ")):
+        return
+    for b in blocks:
+        frame = [t for t in b.terms if {w.casefold() for w in re.findall(_WORD, t)} <= _RELATION_WORDS]
+        if frame and len(frame) < len(b.terms):
+            b.terms = [t for t in b.terms if t not in frame]
 
 
 def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]:

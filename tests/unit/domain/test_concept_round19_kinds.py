@@ -63,3 +63,17 @@ def test_an_everyday_class_noun_before_a_rare_name_is_no_term_alone():
 def test_a_rare_head_after_its_modifiers_still_stands_alone():
     # guard: "urge urinary incontinence" keeps incontinen* (the head is no everyday word)
     assert any(t.startswith("incontin") for t in _terms("Is mirabegron effective for urge urinary incontinence?"))
+
+
+def test_a_titles_x_as_a_prognostic_factor_for_y_names_no_factor():
+    text = ("Sarcopenia as a prognostic factor for anastomotic leak after oesophagectomy: a systematic review. "
+            "Cohort studies reporting adjusted associations were eligible.")
+    terms = " ".join(_terms(text))
+    assert "prognostic" not in terms
+    assert not _hits(text, "Prognostic factors for anastomotic leak after oesophagectomy: a cohort study")
+    assert _hits(text, "Low skeletal muscle mass (sarcopenia) predicts anastomotic leak after oesophagectomy")
+
+
+def test_a_questions_modifiable_risk_factor_frame_names_no_concept():
+    question = "Is periodontitis a modifiable risk factor for preterm birth?"
+    assert not any("risk" in t for t in _terms(question))
