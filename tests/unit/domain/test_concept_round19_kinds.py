@@ -77,3 +77,9 @@ def test_a_titles_x_as_a_prognostic_factor_for_y_names_no_factor():
 def test_a_questions_modifiable_risk_factor_frame_names_no_concept():
     question = "Is periodontitis a modifiable risk factor for preterm birth?"
     assert not any("risk" in t for t in _terms(question))
+
+
+def test_a_compound_closed_by_an_irregular_participle_is_a_modifier():
+    # "-worn" was read as a verb: "body-worn" cut the sentence and the cameras stood alone (camera*)
+    question = "Do body-worn sensors detect freezing of gait in Parkinson's disease?"
+    assert any("body-worn sensor" in t for t in _terms(question))
