@@ -155,6 +155,8 @@ META_PHRASES = (
     "main results", "over time", "title/abstract stage", "primary research", "original research",
     "empirical research", "empirical studies", "original empirical research", "literature search",
     "literature searches", "individual participant data", "individual patient data", "aggregate data",
+    "evidence synthesis", "evidence syntheses", "thematic synthesis", "narrative synthesis", "qualitative synthesis",
+    "meta-synthesis", "meta-regression", "meta-regression analysis",
 )  # fmt: skip
 #: Study-design vocabulary: these terms make the optional design block and never a topic block.
 DESIGN_TERMS = (

@@ -83,3 +83,10 @@ def test_a_compound_closed_by_an_irregular_participle_is_a_modifier():
     # "-worn" was read as a verb: "body-worn" cut the sentence and the cameras stood alone (camera*)
     question = "Do body-worn sensors detect freezing of gait in Parkinson's disease?"
     assert any("body-worn sensor" in t for t in _terms(question))
+
+
+def test_a_questions_closing_evidence_synthesis_sentence_names_no_concept():
+    # "A qualitative evidence synthesis." after the question added `synthesi*` as a required word of a branch
+    question = ("What are the experiences of adult children caring for parents receiving home oxygen therapy? "
+                "A qualitative evidence synthesis.")
+    assert not any(t.startswith("synthes") for t in _terms(question))
