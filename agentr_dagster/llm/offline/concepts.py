@@ -493,9 +493,17 @@ def _singular_tail(phrase: str) -> str:
         stemmed = low[:-1]
     else:
         stemmed = low
-    if stemmed != low and general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP:
+    if stemmed != low and (general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP or _own_noun_lemma(low)):
         stemmed = low
     return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed])
+
+
+def _own_noun_lemma(word: str) -> bool:
+    """A noun in "-s" that is its own lemma ("caries", "scabies", "series"): no plural of another word ("dentine
+    caries" was searched as ``"dentine cary"`` too, "cary" being as common as "caries" in general English)."""
+    from lemminflect import getAllLemmas
+
+    return getAllLemmas(word).get("NOUN", ()) == (word,)  # not "expectations", also a lemma of "expectation"
 
 
 def _phrase_terms(phrase: str) -> list[str]:

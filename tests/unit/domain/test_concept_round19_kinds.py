@@ -90,3 +90,9 @@ def test_a_questions_closing_evidence_synthesis_sentence_names_no_concept():
     question = ("What are the experiences of adult children caring for parents receiving home oxygen therapy? "
                 "A qualitative evidence synthesis.")
     assert not any(t.startswith("synthes") for t in _terms(question))
+
+
+def test_a_noun_in_s_that_is_its_own_lemma_has_no_singular():
+    question = "Does fluoride varnish prevent root caries in older adults living in care homes?"
+    assert not any("cary" in t for t in _terms(question))
+    assert _hits(question, "Fluoride varnish for root caries in nursing home residents: a randomised trial")
