@@ -493,17 +493,20 @@ def _singular_tail(phrase: str) -> str:
         stemmed = low[:-1]
     else:
         stemmed = low
-    if stemmed != low and (general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP or _own_noun_lemma(low)):
+    if stemmed != low and (general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP
+                           or _own_noun_lemma(low, stemmed)):
         stemmed = low
     return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed])
 
 
-def _own_noun_lemma(word: str) -> bool:
-    """A noun in "-s" that is its own lemma ("caries", "scabies", "series"): no plural of another word ("dentine
-    caries" was searched as ``"dentine cary"`` too, "cary" being as common as "caries" in general English)."""
+def _own_noun_lemma(word: str, stemmed: str) -> bool:
+    """A noun in "-s" that is its own lemma and whose form without the "-s" is no word of the lexicon ("caries",
+    "scabies", "series"): no plural of another word ("dentine caries" was searched as ``"dentine cary"`` too,
+    "cary" being as common as "caries" in general English; "savings" keeps "saving")."""
     from lemminflect import getAllLemmas
 
-    return getAllLemmas(word).get("NOUN", ()) == (word,)  # not "expectations", also a lemma of "expectation"
+    # not "expectations", also a lemma of "expectation"
+    return getAllLemmas(word).get("NOUN", ()) == (word,) and not word_classes(stemmed)
 
 
 def _phrase_terms(phrase: str) -> list[str]:
