@@ -37,7 +37,18 @@ def is_finite_verb(word: str) -> bool:
     if len(low) < 4 or low.endswith(("ing", "ed")) or word[:1].isupper() and word.isupper():
         return False
     classes = word_classes(word)
-    return bool(classes) and "VERB" in classes and not classes & _NOMINAL
+    return bool(classes) and "VERB" in classes and not classes & _NOMINAL and not _participle_compound(low)
+
+
+def _participle_compound(low: str) -> bool:
+    """A compound closed by a verb's irregular past participle ("body-worn", "hand-held", "home-made"): it
+    modifies a noun, as "-ed" compounds do, though its last part is read as a verb."""
+    if "-" not in low:
+        return False
+    from lemminflect import getInflection
+
+    last = low.rsplit("-", 1)[1]
+    return any(last != lemma and last in getInflection(lemma, "VBN") for lemma in verb_lemmas(last))
 
 
 def is_past_participle(word: str) -> bool:

@@ -155,6 +155,8 @@ META_PHRASES = (
     "main results", "over time", "title/abstract stage", "primary research", "original research",
     "empirical research", "empirical studies", "original empirical research", "literature search",
     "literature searches", "individual participant data", "individual patient data", "aggregate data",
+    "evidence synthesis", "evidence syntheses", "thematic synthesis", "narrative synthesis", "qualitative synthesis",
+    "meta-synthesis", "meta-regression", "meta-regression analysis",
 )  # fmt: skip
 #: Study-design vocabulary: these terms make the optional design block and never a topic block.
 DESIGN_TERMS = (
@@ -491,9 +493,20 @@ def _singular_tail(phrase: str) -> str:
         stemmed = low[:-1]
     else:
         stemmed = low
-    if stemmed != low and general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP:
+    if stemmed != low and (general_zipf(low) - general_zipf(stemmed) >= PLURAL_ONLY_GAP
+                           or _own_noun_lemma(low, stemmed)):
         stemmed = low
     return " ".join([w.casefold() if not _is_acronym(w) else w for w in words[:-1]] + [stemmed])
+
+
+def _own_noun_lemma(word: str, stemmed: str) -> bool:
+    """A noun in "-s" that is its own lemma and whose form without the "-s" is no word of the lexicon ("caries",
+    "scabies", "series"): no plural of another word ("dentine caries" was searched as ``"dentine cary"`` too,
+    "cary" being as common as "caries" in general English; "savings" keeps "saving")."""
+    from lemminflect import getAllLemmas
+
+    # not "expectations", also a lemma of "expectation"
+    return getAllLemmas(word).get("NOUN", ()) == (word,) and not word_classes(stemmed)
 
 
 def _phrase_terms(phrase: str) -> list[str]:
@@ -776,7 +789,8 @@ def _run_terms(words: list[str]) -> list[str]:
     # ... not the noun of a verb done to the words before it ("vitamin D supplementation": supplement* alone is
     # every supplement)
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
-            and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)):
+            and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)
+            and not _everyday_noun(head)):
         terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -802,7 +816,8 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
             and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
             and not _modifier_like(words[1])):
-        terms.extend([_render(truncation(words[0])), _render(truncation(words[1]))])
+        # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
+        terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
     for a, b in zip(words, words[1:], strict=False) if not _kind_of_everyday_thing(words) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
@@ -825,6 +840,16 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+def _everyday_noun(word: str) -> bool:
+    """A noun that, in its singular or its plural, is an everyday word of English (:data:`EVERYDAY_WORD_ZIPF`):
+    alone it is every field's ("compliance" 4.2 of "hand hygiene compliance", "algorithm" 4.0 of "deep learning
+    algorithms", "requirements" 4.6 of "requirements traceability"; not "incontinence" of "urge urinary
+    incontinence", nor "antimuscarinics")."""
+    low = word.casefold()
+    forms = {low, low[:-1] if low.endswith("s") and not low.endswith("ss") else low + "s"}
+    return max(general_zipf(f) for f in forms) >= EVERYDAY_WORD_ZIPF
 
 
 def _compound_of_a_role(words: list[str]) -> list[str]:
@@ -2125,6 +2150,31 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
 _OF_COMPOUND_RE = re.compile(r"\b([A-Za-z]+) of ([a-z]+)\b(?![-'])(\W+[A-Za-z][\w-]*)?")
 
 
+#: "the impact of X on Y", "the influence of X on Y": a noun of effect framing what X does to Y (a frame of
+#: English, as "the effect of X on Y"), up to the "on" in the same sentence.
+_EFFECT_FRAME_RE = re.compile(
+    r"\b((?:the|an?|its|their|any)\s+(?:\w+\s+)?)(?:impacts?|influences?)(\s+of\s+[^.;:?!]*?\s+on\s)", re.I)
+
+
+#: "to map the evidence", "we map how ...": the verb "map" of a review's aim (a scoping review's word), before
+#: what is mapped.
+_MAP_AIM_RE = re.compile(r"\b(to|we|and)\s+map\b(?=\s+(?:the|all|what|how|which|where|current|existing|available|"
+                         r"published|research|evidence|literature|studies)\b)", re.I)
+
+
+def _map_as_aim(text: str) -> str:
+    """A review's aim "to map the X" read as "to identify the X": the verb is the review's act, not a topic word
+    ("Objective: To map the evidence on peer mentoring" required ``map``)."""
+    return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
+
+
+def _effect_frame_nouns(text: str) -> str:
+    """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
+    what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on
+    school enrolment?" required ``impact*``)."""
+    return _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text)
+
+
 def _join_of_compounds(text: str) -> str:
     """A meta noun "of" a noun too common to name anything alone is one compound, written with hyphens ("quality
     of life" -> "quality-of-life", as "end-of-life" is): alone the meta noun says nothing and neither does the
@@ -2540,7 +2590,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _join_of_compounds(text)
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(text)))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -2620,6 +2670,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
                 generic_share: float) -> list[ConceptBlock]:
     """An abstract's blocks as its title orders them (:func:`_title_subjects`), what its aim says the studies
     investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
+    _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
     blocks = _title_subjects(blocks, title)
     if studied is not None:
@@ -3048,13 +3099,31 @@ _RELATION_RES = tuple(re.compile(p, re.I) for p in (
     r"\b(?:is|are|was|were)\s+(?P<x>.+?)\s+(?:(?:positively|negatively|independently)\s+)?"
     r"(?:associated|related|linked|correlated)\s+(?:with|to)\s+(?P<y>.+)",
     r"\bhow\s+(?:does|do)\s+(?P<x>.+?)\s+(?:relate|correlate)\s+(?:to|with)\s+(?P<y>.+)",
-    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?(?:risk\s+factors?|predictors?)\s+(?:for|of)\s+"
-    r"(?P<y>.+)",
+    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?)\s+(?:for|of)\s+(?P<y>.+)",
     r"\b(?:does|do)\s+(?P<x>.+?)\s+predict\s+(?P<y>.+)",
 ))
 #: The words of such a frame, which name no concept of their own ("relationship*", "risk factor").
 _RELATION_WORDS = frozenset("relationship relationships association associations link links correlation "
-                            "correlations relation relations risk factor factors predictor predictors".split())
+                            "correlations relation relations risk factor factors predictor predictors prognostic "
+                            "predictive marker markers independent possible potential novel modifiable".split())
+#: A title's "X as a risk / prognostic factor for Y" ("Frailty as a prognostic factor for postoperative delirium"):
+#: the frame between X and Y.
+_FACTOR_FRAME_RE = re.compile(
+    r"\bas\s+an?\s+(?:(?:independent|possible|potential|novel|modifiable)\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factor|marker)|predictor)\s+(?:for|of)\b", re.I)
+
+
+def _drop_factor_frame(blocks: list[ConceptBlock], title: str) -> None:
+    """A title "X as a prognostic factor for Y" names no concept by its frame: the frame's terms leave the
+    blocks (``"prognostic factor"`` was an alternative of X's block), as :func:`_read_relation` does for a
+    question's."""
+    if not _FACTOR_FRAME_RE.search(title.replace(_JOIN, " ")):
+        return
+    for b in blocks:
+        frame = [t for t in b.terms if {w.casefold() for w in re.findall(_WORD, t)} <= _RELATION_WORDS]
+        if frame and len(frame) < len(b.terms):
+            b.terms = [t for t in b.terms if t not in frame]
 
 
 def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]:
@@ -3355,7 +3424,7 @@ _WE_CLAUSE_RE = re.compile(r"\bwe\b[^.;:?!]*", re.I)
 #: in a paper kind's noun.
 _OWN_KIND_RE = re.compile(
     r"\s*:\s+(?:an?\s+)?(?:(?!(?:of|for|in|on|to|with|from|among|between)\s)[\w-]+\s+){0,3}"
-    r"(?:review|study|meta-analysis|overview|synthesis)"
+    r"(?:review|study|meta-analysis|meta-regression(?:\s+analysis)?|overview|synthesis)"
     r"(?:\s+(?:and|with)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|study|meta-analysis|meta-regression|synthesis))?"
     r"\s*[.]?\s*$", re.I)
 
