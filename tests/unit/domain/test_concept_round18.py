@@ -2,20 +2,9 @@
 engineering): the frame of a question relating two subjects names no concept, a British stem is as broad as its
 American spelling, and a phrase's parts keep its rarest leading word."""
 
-from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
 from agentr_dagster.llm.offline.concepts import extract_concepts
-
-
-def _query(text: str) -> str:
-    return extract_concepts(text).boolean_query()
-
-
-def _hits(text: str, record: str) -> bool:
-    return matches(parse_boolean_query(_query(text)), record)
-
-
-def _terms(text: str) -> list[str]:
-    return [t.casefold() for t in query_terms(parse_boolean_query(_query(text)))]
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import terms as _terms
 
 
 def test_the_frame_of_a_relation_names_no_concept():

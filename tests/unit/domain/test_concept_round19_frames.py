@@ -2,20 +2,10 @@
 pharmacology): a "Do / Does X ..." question's verb after its subject, a "which <generic head>" frame, a frame
 noun before what it is about, and "Are X effective for Y in patients with Z" naming X first."""
 
-from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.llm.offline.concepts import extract_concepts
-
-
-def _query(text: str) -> str:
-    return extract_concepts(text).boolean_query()
-
-
-def _hits(text: str, record: str) -> bool:
-    return matches(parse_boolean_query(_query(text)), record)
-
-
-def _terms(text: str) -> list[str]:
-    return [t.casefold() for t in query_terms(parse_boolean_query(_query(text)))]
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import terms as _terms
 
 
 def test_the_plain_verb_after_a_do_question_subject_is_its_verb():

@@ -1,16 +1,9 @@
 """Concept blocks, round 19 (helper h19g; invented texts): the genetic frame ("polymorphisms", "genetic variants",
 "candidate gene studies") is never a term alone beside the gene or the condition it is studied for."""
 
-from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
-from agentr_dagster.llm.offline.concepts import extract_concepts
-
-
-def _query(text: str, background=None) -> str:
-    return extract_concepts(text, background=background).boolean_query()
-
-
-def _hits(text: str, record: str, background=None) -> bool:
-    return matches(parse_boolean_query(_query(text, background)), record)
+from agentr_dagster.domain.boolean_query import parse_boolean_query
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import query as _query
 
 
 def _top_level_terms(text: str) -> list[str]:

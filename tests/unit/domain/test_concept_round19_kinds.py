@@ -3,20 +3,8 @@ meta-regressions in economics, diagnostic accuracy of machine learning, requirem
 own "meta-regression analysis", "the impact / influence of X on Y" as a frame, a scoping review's aim "to map the
 X", and an everyday noun that is no term alone inside a phrase."""
 
-from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
-from agentr_dagster.llm.offline.concepts import extract_concepts
-
-
-def _query(text: str) -> str:
-    return extract_concepts(text).boolean_query()
-
-
-def _hits(text: str, record: str) -> bool:
-    return matches(parse_boolean_query(_query(text)), record)
-
-
-def _terms(text: str) -> list[str]:
-    return [t.casefold() for t in query_terms(parse_boolean_query(_query(text)))]
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import terms as _terms
 
 
 def test_a_meta_regression_analysis_is_the_papers_own_kind():

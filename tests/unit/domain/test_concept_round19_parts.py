@@ -3,20 +3,8 @@ gastroenterology): a phrase's parts that name another, broader thing are no term
 left when its rare leading word goes (also inside an acronym's long form), the words before a rare plural head,
 an everyday head without the participle that makes its kind — and trial-design words are no concept's terms."""
 
-from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
-from agentr_dagster.llm.offline.concepts import extract_concepts
-
-
-def _query(text: str) -> str:
-    return extract_concepts(text).boolean_query()
-
-
-def _hits(text: str, record: str) -> bool:
-    return matches(parse_boolean_query(_query(text)), record)
-
-
-def _terms(text: str) -> list[str]:
-    return [t.casefold() for t in query_terms(parse_boolean_query(_query(text)))]
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import terms as _terms
 
 
 def test_an_acronyms_long_form_keeps_its_rare_leading_word_in_its_parts():
