@@ -16,3 +16,19 @@ def hits(text: str, record: str, background: Background | None = None) -> bool:
 
 def terms(text: str) -> list[str]:
     return [t.casefold() for t in query_terms(parse_boolean_query(query(text)))]
+
+
+def top_level_terms(text: str) -> list[str]:
+    """The terms a record can match on their own (not inside an AND)."""
+    alone: list[str] = []
+
+    def walk(node) -> None:
+        kind = type(node).__name__
+        if kind == "Term":
+            alone.append(node.text.casefold())
+        elif kind == "Or":
+            for child in node.children:
+                walk(child)
+
+    walk(parse_boolean_query(query(text)))
+    return alone

@@ -6,6 +6,7 @@ structure's "involvement in" a function."""
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.llm.offline.concepts import _spellings, extract_concepts
+from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
 
 
 def _query(text: str) -> str:
@@ -14,23 +15,6 @@ def _query(text: str) -> str:
 
 def _hits(text: str, record: str) -> bool:
     return matches(parse_boolean_query(_query(text)), record)
-
-
-def _top_level_terms(text: str) -> list[str]:
-    """The terms a record can match on their own (not inside an AND)."""
-    tree = parse_boolean_query(_query(text))
-    alone: list[str] = []
-
-    def walk(node) -> None:
-        kind = type(node).__name__
-        if kind == "Term":
-            alone.append(node.text.casefold())
-        elif kind == "Or":
-            for child in node.children:
-                walk(child)
-
-    walk(tree)
-    return alone
 
 
 def test_a_latin_noun_is_cut_where_its_adjective_and_plural_meet():

@@ -1,26 +1,9 @@
 """Concept blocks, round 19 (helper h19g; invented texts): the genetic frame ("polymorphisms", "genetic variants",
 "candidate gene studies") is never a term alone beside the gene or the condition it is studied for."""
 
-from agentr_dagster.domain.boolean_query import parse_boolean_query
 from tests.unit.domain.concept_queries import hits as _hits
 from tests.unit.domain.concept_queries import query as _query
-
-
-def _top_level_terms(text: str) -> list[str]:
-    """The terms a record can match on their own (not inside an AND)."""
-    alone: list[str] = []
-
-    def walk(node) -> None:
-        kind = type(node).__name__
-        if kind == "Term":
-            alone.append(node.text.casefold())
-        elif kind == "Or":
-            for child in node.children:
-                walk(child)
-
-    walk(parse_boolean_query(_query(text)))
-    return alone
-
+from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
 
 # 1. the genetic frame
 
