@@ -72,6 +72,21 @@ def verb_lemmas(word: str) -> tuple[str, ...]:
     return tuple(getAllLemmas(word.casefold()).get("VERB", ()))
 
 
+def past_forms(word: str) -> tuple[str, ...]:
+    """The past forms of ``word`` read as a verb ("show" -> ("showed",))."""
+    from lemminflect import getInflection
+
+    return tuple(getInflection(word.casefold(), "VBD"))
+
+
+@lru_cache(maxsize=65536)
+def noun_lemmas(word: str) -> tuple[str, ...]:
+    """The singular forms of the nouns ``word`` can be a form of ("caries" -> ("caries",)); empty for no noun."""
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word.casefold()).get("NOUN", ()))
+
+
 def is_plain_verb(word: str) -> bool:
     """``word`` is a verb in its plain form ("increase", "use"), whatever else it can be (a noun too)."""
     low = word.casefold()

@@ -48,6 +48,8 @@ from agentr_dagster.domain.word_class import (
     is_graded_adjective,
     is_past_participle,
     is_plain_verb,
+    noun_lemmas,
+    past_forms,
     verb_lemmas,
     word_classes,
 )
@@ -503,10 +505,8 @@ def _own_noun_lemma(word: str, stemmed: str) -> bool:
     """A noun in "-s" that is its own lemma and whose form without the "-s" is no word of the lexicon ("caries",
     "scabies", "series"): no plural of another word ("dentine caries" was searched as ``"dentine cary"`` too,
     "cary" being as common as "caries" in general English; "savings" keeps "saving")."""
-    from lemminflect import getAllLemmas
-
     # not "expectations", also a lemma of "expectation"
-    return getAllLemmas(word).get("NOUN", ()) == (word,) and not word_classes(stemmed)
+    return noun_lemmas(word) == (word,) and not word_classes(stemmed)
 
 
 def _phrase_terms(phrase: str) -> list[str]:
@@ -1723,9 +1723,7 @@ _DO_OPENING_RE = re.compile(r"^\s*(?:do|does|did)\s", re.I)
 def _past_form_zipf(word: str) -> float:
     """How common a verb's past form is in general English ("showed" 4.9, "disordered" 3.0): of two words in a row
     that can both be a plain verb, the one English uses more as a verb."""
-    from lemminflect import getInflection
-
-    return max((general_zipf(f) for f in getInflection(word.casefold(), "VBD")), default=0.0)
+    return max((general_zipf(f) for f in past_forms(word)), default=0.0)
 
 
 def _do_question_verb(sentence: str) -> frozenset[str]:
