@@ -641,6 +641,7 @@ def _runs(item: str) -> list[list[str]]:
             if w.casefold() in _TOWARD_NOUNS and i + 2 < len(words) and words[i + 1].casefold() == "to":
                 relation_runs.add(len(runs) - 1)
     runs = [[] if n in relation_runs else run for n, run in enumerate(runs)]
+    as_written: dict[int, list[str]] = {}
     for n, run in enumerate(runs):
         # after a noun, a verb's "-ed" form starts what is done to it ("therapy delivered online", "behaviour
         # measured"); before one it modifies it ("learned helplessness") and stays
@@ -655,10 +656,14 @@ def _runs(item: str) -> list[list[str]]:
             runs[n].pop()
         # an organism before a named thing ("human methotrexate studies", "rat hippocampus"): who the study was
         # done on, not part of the thing's name; "mouse models" keeps it (the head alone is no concept)
+        # (before an everyday word the run as written stays too, an alternative: the organism may say what the
+        # thing is of or from, "fish oil"; not "human ketamine", where "ketamine" alone names it)
         if (len(runs[n]) >= 2 and runs[n][0].casefold() in _ORGANISM_MODIFIERS
                 and runs[n][-1].casefold() not in GENERIC_HEADS):
+            if not _plural(runs[n][0]) and general_zipf(runs[n][1].casefold()) >= EVERYDAY_WORD_ZIPF:
+                as_written[n] = runs[n]
             runs[n] = runs[n][1:]
-    return [r for r in runs if r]
+    return [r for n, run in enumerate(runs) for r in (as_written.get(n, []), run) if r]
 
 
 def _without_coordinated_predicate(items: list[str]) -> list[str]:
@@ -681,6 +686,49 @@ def _adjective(word: str) -> bool:
         return classes <= {"ADJ", "ADV"}
     low = word.casefold()
     return low.isalpha() and len(low) >= 8 and low.endswith(("able", "ible"))
+
+
+#: A word with both readings whose plural is at least this much rarer (Zipf) than it is an adjective in use: its
+#: noun reading is seldom written ("safe" 5.1 / "safes" 2.8, "inferior" 3.8 / 2.2, "common" 5.2 / 4.1); not "acid"
+#: 4.5 / 3.9, "chemical" 4.6 / 4.2 or "human" 5.4 / 4.6, which name things.
+ADJECTIVE_PLURAL_GAP = 1.0
+
+
+def _mostly_adjective(word: str) -> bool:
+    """The lexicon reads ``word`` as an adjective, and as a noun at most seldom (:data:`ADJECTIVE_PLURAL_GAP`)."""
+    low = word.casefold()
+    classes = word_classes(low)
+    if "ADJ" not in classes or not low.isalpha():
+        return False
+    if "NOUN" not in classes:
+        return True
+    from lemminflect import getInflection
+
+    plurals = [p for p in getInflection(low, "NNS") if p != low] or [low + "s"]
+    return max(general_zipf(p) for p in plurals) <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
+
+
+#: A question that opens with its verb "to be" ("Are X safe for Y?", "Is X common among Y?").
+_COPULA_QUESTION_RE = re.compile(r"^\W*(?:is|are|was|were)\b", re.I)
+
+
+def _without_predicate_adjective(piece: str) -> tuple[str, bool]:
+    """A copular question's subject closed by its predicate ("non-opioid analgesics safe", "X safe and
+    effective"): the piece without the adjectives (:func:`_mostly_adjective`), and whether one was there; a
+    one-word piece is kept."""
+    words = piece.rstrip(" ,;:?.").split()
+
+    def predicate(word: str) -> bool:
+        return _adjective(word) or _mostly_adjective(word)
+
+    kept = list(words)
+    while len([w for w in kept if w.casefold() not in _FUNCTION]) >= 2 and predicate(kept[-1]):
+        kept.pop()
+        if len(kept) >= 2 and kept[-1].casefold() in ("and", "or") and predicate(kept[-2]):
+            kept.pop()
+    if len(kept) == len(words):
+        return piece, False
+    return " ".join(kept), True
 
 
 def _meta_closes_compound(before: str, meta: str) -> bool:
@@ -809,6 +857,10 @@ def _run_terms(words: list[str]) -> list[str]:
     # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
                  if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
+    # a rare word before a verb's "-ation" done with it ("probiotic supplementation", "melatonin administration"):
+    # the word names the concept; its studies also write "probiotics given to ..."
+    if len(words) == 2 and _done_noun(words[1]) and words[0].isalpha() and general_zipf(words[0]) < RARE_PART_ZIPF:
+        terms.append(_render(truncation(words[0])))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if len(words) == 2 and _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -827,9 +879,13 @@ def _run_terms(words: list[str]) -> list[str]:
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
+    # ... nor a verb's "-ation" ("probiotic supplementation": supplement* alone is every supplement), nor an
+    # everyday thing after a name with a number ("omega-3 supplements"; "noble-gas lasers" keeps laser*)
+    named = any(c.isdigit() for c in words[0]) and "-" in words[0]
+    kind_of_common = len(words) == 2 and not degree and (_done_noun(head) or named and _everyday_noun(head))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
-            and not _kind_of_everyday_thing(words)):
+            and not _kind_of_everyday_thing(words) and not kind_of_common):
         rest = words[1:]
         terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
@@ -952,9 +1008,10 @@ COMMON_PAIR_ZIPF = 3.9
 
 
 def _modifier_end(word: str) -> bool:
-    """A word the lexicon reads as an adjective ("small", "silent", "oral"): inside a phrase it modifies the words
-    after it, so a part of the phrase it closes names nothing ("cerebral small", "clinically silent")."""
-    return "-" not in word and "ADJ" in word_classes(word)
+    """A word the lexicon reads as an adjective ("small", "silent", "oral"), and as a noun at most seldom
+    (:func:`_mostly_adjective`: not "acid", "fatty acid"): inside a phrase it modifies the words after it, so a part
+    of the phrase it closes names nothing ("cerebral small", "clinically silent")."""
+    return "-" not in word and _mostly_adjective(word)
 
 
 #: Endings that make a noun of a verb ("inherit" -> "inheritance", "recur" -> "recurrence", "predict" ->
@@ -1481,8 +1538,12 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     out: list[_Chunk] = []
     pos = 0
     cue = ""
+    predicate_ahead = bool(_COPULA_QUESTION_RE.match(sentence))
     for m in _clause_boundaries(sentence, verbs):
         piece = _without_purpose_verb(sentence[pos: m.start()], cue)
+        if predicate_ahead and piece.strip(" ,;:?.-"):
+            piece, found = _without_predicate_adjective(piece)
+            predicate_ahead = not found
         if piece.strip(" ,;:?.-"):
             aspect = (m.group(0).casefold() == "of" and not _rare_kind_of(piece)
                       or _asked_about_next(cue, sentence, m, piece))
@@ -1491,6 +1552,8 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
         cue = (cue + " " + m.group(0)).strip()
         pos = m.end()
     piece = _without_purpose_verb(sentence[pos:], cue)
+    if predicate_ahead and piece.strip(" ,;:?.-"):
+        piece = _without_predicate_adjective(piece)[0]
     if piece.strip(" ,;:?.-"):
         out.append(_Chunk(piece, cue, _items_without_change(piece)))
     for k in range(len(out) - 1):
