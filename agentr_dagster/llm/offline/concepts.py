@@ -879,10 +879,13 @@ def _run_terms(words: list[str]) -> list[str]:
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
-    # ... nor a verb's "-ation" ("probiotic supplementation": supplement* alone is every supplement), nor an
-    # everyday thing after a name with a number ("omega-3 supplements"; "noble-gas lasers" keeps laser*)
+    # ... nor a verb's "-ation" whose stem is an everyday word ("probiotic supplementation": supplement* alone is
+    # every supplement; "COVID-19 misinformation" keeps misinform*), nor an everyday noun that is a verb too after
+    # a name with a number ("omega-3 supplements"; "noble-gas lasers" keeps laser*)
     named = any(c.isdigit() for c in words[0]) and "-" in words[0]
-    kind_of_common = len(words) == 2 and not degree and (_done_noun(head) or named and _everyday_noun(head))
+    everyday_stem = general_zipf(truncation(head)) >= EVERYDAY_WORD_ZIPF
+    kind_of_common = len(words) == 2 and not degree and (
+        _done_noun(head) and everyday_stem or named and _everyday_noun(head) and can_be_verb(head))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common):
@@ -1840,6 +1843,9 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
     spans = [(m.start(), m.end()) for m in cuts]
     words = list(_WORD_RE.finditer(sentence))
     effect_verb = _effect_verb_at(sentence, words)
+    # in a question opened by "to be" that is its verb: a noun before an adjective is the subject's head, the
+    # adjective its predicate ("are herbal remedies safe"), no verb and its object's modifier
+    copular = bool(_COPULA_QUESTION_RE.match(sentence))
     for k, m in enumerate(words):
         inside = any(a <= m.start() < b for a, b in spans)
         # a word that can be a verb is one right before a determiner ("does X change the pharmacokinetics"), or
@@ -1848,7 +1854,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         nxt = words[k + 1].group(0) if k + 1 < len(words) else ""
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
-            or (k > 0 and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+            or (k > 0 and not copular and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
                 # a compound is read by its last part ("pro-eating-disorder content"): a modifier there, no verb
                 and "-" not in m.group(0)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}

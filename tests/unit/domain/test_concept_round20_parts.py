@@ -42,3 +42,10 @@ def test_a_noun_the_lexicon_also_reads_as_an_adjective_closes_a_part():
     text = "What is the effect of omega-3 fatty acid supplementation on depressive symptoms in adults?"
     assert "fatty acid" in terms(text)
     assert hits(text, "Omega-3 fatty acids for mood in older people: a randomised trial")
+
+
+def test_a_noun_before_the_predicate_adjective_is_no_verb():
+    # "Are herbal remedies safe ...": "remedies" before an adjective was read as a verb ("herbal" alone was left)
+    text = "Are herbal remedies safe during breastfeeding?"
+    assert "herbal remedies" in terms(text), terms(text)
+    assert "herbal" not in terms(text)
