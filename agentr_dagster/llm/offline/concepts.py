@@ -630,8 +630,11 @@ def _runs(item: str) -> list[list[str]]:
 
     runs: list[list[str]] = [[]]
     relation_runs: set[int] = set()
+    before_to: set[int] = set()  # the runs a "to" or "than" closes ("superior to X", "safer than X")
     for i, w in enumerate(words):
         if breaks(i):
+            if w.casefold() in ("to", "than"):
+                before_to.add(len(runs) - 1)
             runs.append([])
         else:
             runs[-1].append(w)
@@ -652,7 +655,8 @@ def _runs(item: str) -> list[list[str]]:
         if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
             runs[n] = []
         # an adjective after its noun is a predicate ("are mindfulness interventions effective"): not the concept
-        while len(runs[n]) >= 2 and _adjective(runs[n][-1]):
+        # and so is one seldom a noun before "to" or "than" ("is ketamine superior to ECT")
+        while len(runs[n]) >= 2 and (_adjective(runs[n][-1]) or n in before_to and _mostly_adjective(runs[n][-1])):
             runs[n].pop()
         # an organism before a named thing ("human methotrexate studies", "rat hippocampus"): who the study was
         # done on, not part of the thing's name; "mouse models" keeps it (the head alone is no concept)
