@@ -1539,6 +1539,7 @@ _USED_RE = re.compile(
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence) | _do_question_verb(sentence)
     sentence = _BETWEEN_RE.sub(_between, sentence)
+    sentence = _REPEATED_PREPOSITION_RE.sub(_repeated_preposition, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
@@ -1711,6 +1712,14 @@ def _compared_modifiers(m: re.Match) -> str:
 
 #: "the association between X and Y": two concepts, the second what the first is related to.
 _BETWEEN_RE = re.compile(r"\bbetween\s+((?:(?!\b(?:and|between)\b)[^,;:?])+?)\s+and\s+", re.I)
+#: A preposition said again after "and" / "or" ("the effects of X and of Y", "in children or in adults").
+_REPEATED_PREPOSITION_RE = re.compile(r"\b(of|in|among|for|on)\s+([^,;:?]{1,80}?)\s+(and|or)\s+\1\s+", re.I)
+
+
+def _repeated_preposition(m: re.Match) -> str:
+    """"the effects of X and of Y" as "the effects of X and Y": one list of the preposition's objects, not a
+    second chunk that leaves Y a concept apart from what X is listed with."""
+    return f"{m.group(1)} {m.group(2)} {m.group(3)} "
 
 
 _WORD_RE = re.compile(_WORD)

@@ -2,7 +2,7 @@
 and other "kinds of" everyday things, and nouns the lexicon also files as adjectives. Invented texts; each test
 failed before the round."""
 
-from tests.unit.domain.concept_queries import hits, terms, top_level_terms
+from tests.unit.domain.concept_queries import hits, query, terms, top_level_terms
 
 
 def test_a_copular_questions_predicate_is_no_part_of_its_subject():
@@ -56,3 +56,10 @@ def test_an_adjective_before_to_or_than_is_a_predicate():
     text = "Is ketamine superior to electroconvulsive therapy for treatment-resistant depression?"
     assert not any("superior" in t for t in terms(text)), terms(text)
     assert hits(text, "Intravenous ketamine for suicidal ideation: a randomised trial")
+
+
+def test_a_preposition_said_again_after_and_joins_one_list():
+    # "the effects of X and of Y on Z": Y was a block of its own, the main one, and X only inside the AND branch
+    text = "What are the effects of tai chi and of qigong on balance in older adults? Include controlled trials."
+    assert {"tai chi", "qigong*"} <= set(top_level_terms(text)), query(text)
+    assert hits(text, "Tai chi and fear of falling in older women: a randomised trial")
