@@ -851,7 +851,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not before.endswith("ment")):  # a process noun ("replacement therapy") is every field's
         terms.append(_render(truncation(words[-2])))
     # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
-    if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6
+    if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
@@ -894,7 +894,10 @@ def _run_terms(words: list[str]) -> list[str]:
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common):
         rest = words[1:]
-        terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
+        if len(rest) == 1:
+            terms.extend(_head_alone(words, degree))
+        elif not _common_without_lead(words, rest):  # "ultra-processed food intake": "food intake" is anyone's
+            terms.extend(_phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
         while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
@@ -979,9 +982,16 @@ def _phrase_parts(words: list[str]) -> list[str]:
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
             continue
-        if not (a[0].isdigit() or b[0].isdigit()):
+        if not (a[0].isdigit() or b[0].isdigit() or _index_word(a)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+def _index_word(word: str) -> bool:
+    """A capital letter, alone or with a number, that tells which one of the word before it ("vitamin D", "hepatitis
+    B", "factor V", "vitamin B12"): the pair it leads ("D supplementation") names nothing, and the word before it
+    alone (vitamin*) is every one of them."""
+    return word[:1].isupper() and word[:1].isalpha() and (len(word) == 1 or word[1:].isdigit() and len(word) <= 3)
 
 
 def _common_without_lead(words: list[str], part: list[str]) -> bool:

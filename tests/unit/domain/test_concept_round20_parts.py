@@ -63,3 +63,18 @@ def test_a_preposition_said_again_after_and_joins_one_list():
     text = "What are the effects of tai chi and of qigong on balance in older adults? Include controlled trials."
     assert {"tai chi", "qigong*"} <= set(top_level_terms(text)), query(text)
     assert hits(text, "Tai chi and fear of falling in older women: a randomised trial")
+
+
+def test_a_letter_that_tells_which_one_belongs_to_the_word_before_it():
+    # "vitamin D": vitamin* alone was every vitamin, "D supplementation" named nothing
+    text = "What is the effect of vitamin D supplementation on the risk of falls in community-dwelling older adults?"
+    found = terms(text)
+    assert "vitamin*" not in found and "d supplementation" not in found, found
+    assert not hits(text, "Vitamin C and the common cold: a meta-analysis")
+    assert hits(text, "Monthly high-dose vitamin D and falls in older women")
+
+
+def test_the_rest_of_a_phrase_after_a_rare_compound_lead_is_no_term_when_it_is_common_english():
+    # "ultra-processed food intake": "food intake" alone is every food intake study
+    text = "What is the association between ultra-processed food intake and obesity in adolescents?"
+    assert "food intake" not in terms(text), terms(text)
