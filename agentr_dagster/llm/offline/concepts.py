@@ -896,7 +896,8 @@ def _run_terms(words: list[str]) -> list[str]:
         rest = words[1:]
         if len(rest) == 1:
             terms.extend(_head_alone(words, degree))
-        elif not _common_without_lead(words, rest):  # "ultra-processed food intake": "food intake" is anyone's
+        elif "-" not in words[0] or not _common_without_lead(words, rest):
+            # after a rare compound lead ("ultra-processed food intake") the rest may be anyone's ("food intake")
             terms.extend(_phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
