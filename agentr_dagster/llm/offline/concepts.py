@@ -649,7 +649,10 @@ def _runs(item: str) -> list[list[str]]:
         # after a noun, a verb's "-ed" form starts what is done to it ("therapy delivered online", "behaviour
         # measured"); before one it modifies it ("learned helplessness") and stays
         # (not after an adverb, which grades the modifier: "artificially sweetened beverages", "newly diagnosed")
-        cut = next((i for i in range(1, len(run)) if "-" not in run[i] and is_past_participle(run[i])
+        # (an irregular one too, after a noun: "antidepressants given in pregnancy", "drugs taken for pain")
+        cut = next((i for i in range(1, len(run)) if "-" not in run[i] and (
+                    is_past_participle(run[i])
+                    or _irregular_participle(run[i]) and word_classes(run[i - 1]) == {"NOUN"})
                     and not (run[i - 1].casefold().endswith("ly") and "ADV" in word_classes(run[i - 1]))), len(run))
         runs[n] = run[:cut]
         if len(runs[n]) == 1 and is_past_participle(runs[n][0]):
@@ -668,6 +671,19 @@ def _runs(item: str) -> list[list[str]]:
                 as_written[n] = runs[n]
             runs[n] = runs[n][1:]
     return [r for n, run in enumerate(runs) for r in (as_written.get(n, []), run) if r]
+
+
+def _irregular_participle(word: str) -> bool:
+    """A verb's past participle not in "-ed" ("given", "taken", "worn"; not "cut", "set", the verb's own form),
+    which the lexicon reads as a noun at most seldom (:data:`ADJECTIVE_PLURAL_GAP`: "givens", "knowns")."""
+    from lemminflect import getInflection
+
+    low = word.casefold()
+    if not low.isalpha() or low.endswith("ed") or len(low) < 4:
+        return False
+    if not any(low != lemma and low in getInflection(lemma, "VBN") for lemma in verb_lemmas(low)):
+        return False
+    return "NOUN" not in word_classes(low) or general_zipf(low + "s") <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
 
 
 def _without_coordinated_predicate(items: list[str]) -> list[str]:

@@ -78,3 +78,10 @@ def test_the_rest_of_a_phrase_after_a_rare_compound_lead_is_no_term_when_it_is_c
     # "ultra-processed food intake": "food intake" alone is every food intake study
     text = "What is the association between ultra-processed food intake and obesity in adolescents?"
     assert "food intake" not in terms(text), terms(text)
+
+
+def test_an_irregular_participle_after_a_noun_says_what_is_done_to_it():
+    # "antidepressants given in pregnancy": "given" is no part of the drug class ("antidepressants given")
+    text = "Do antidepressants given in pregnancy increase the risk of autism spectrum disorder in offspring?"
+    assert not any("given" in t for t in terms(text)), terms(text)
+    assert hits(text, "Prenatal SSRI exposure and autism: antidepressant use in a national cohort")
