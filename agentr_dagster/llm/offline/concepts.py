@@ -905,7 +905,9 @@ def _run_terms(words: list[str]) -> list[str]:
     named = any(c.isdigit() for c in words[0]) and "-" in words[0]
     everyday_stem = general_zipf(truncation(head)) >= EVERYDAY_WORD_ZIPF
     kind_of_common = len(words) == 2 and not degree and (
-        _done_noun(head) and everyday_stem or named and _everyday_noun(head) and can_be_verb(head))
+        _done_noun(head) and everyday_stem or named and _everyday_noun(head) and can_be_verb(head)
+        # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
+        or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common):
