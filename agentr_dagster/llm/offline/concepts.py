@@ -2450,6 +2450,11 @@ _DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap 
     frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
 
 
+#: Nouns of an attitude whose "in" says what it is held about ("belief in health misinformation", "trust in
+#: local government", "confidence in vaccines"): what follows is the subject, not where the studies are.
+_ATTITUDE_HEADS = frozenset("belief beliefs trust confidence faith".split())
+
+
 #: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
 #: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
 ROLE_MODIFIER_ZIPF = 3.0
@@ -2529,7 +2534,7 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
                 # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
                 after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
-                    _ROLE_HEADS | _DIFFERENCE_HEADS)
+                    _ROLE_HEADS | _DIFFERENCE_HEADS | _ATTITUDE_HEADS)
                 if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
                 if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \

@@ -99,3 +99,13 @@ def test_a_verb_and_its_object_pronoun_are_no_required_block():
     )
     assert not [t for t in terms(text) if t.endswith(" them")]
     assert hits(text, "Root causes of drift in cloud deployments: an interview study")
+
+
+# -- what a belief is "in" is a subject, not a place --------------------------------------------------------------
+
+
+def test_what_a_belief_is_in_is_the_subject_a_generic_doer_pairs_with():
+    # `correct*` was paired with `belief*` (the next block), so every branch required the word "belief"
+    text = "Do corrections reduce belief in false nutrition claims on video platforms?"
+    assert hits(text, "Correcting false nutrition claims: a randomised online experiment")
+    assert not hits(text, "Correct beliefs about vaccines among nurses")
