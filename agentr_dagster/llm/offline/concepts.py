@@ -2913,7 +2913,7 @@ def _shared_words(words: list[str]) -> set[str]:
 def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
     """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
     with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
-    if _is_meta_item(item):
+    if _is_meta_item(item) or _measured_of(item):
         return
     words = _shared_words(_content_words(item))
     if not words:
@@ -2925,6 +2925,19 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
                 new = [t for t in _variants(item, acronyms) if not _word_of_another_run(t, item, block_words)]
                 block.terms = _dedupe(block.terms + new)
             return
+
+
+#: Heads that close an eligibility item naming what is measured of a thing ("learning outcomes", "consumption
+#: outcomes", "performance outcome"): the item is a measure of its modifier, no kind of a concept that shares it.
+_MEASURED_HEADS = frozenset("outcome outcomes result results".split())
+
+
+def _measured_of(item: str) -> bool:
+    """The item is a word and an outcome head ("reporting engagement, satisfaction or learning outcomes": "learning
+    outcomes" shares "learning" with "online learning" but names what is measured); a longer one ("organisational
+    performance outcome") still holds a variant ("organisational performance")."""
+    words = re.findall(_WORD, item)
+    return len(words) == 2 and words[-1].casefold() in _MEASURED_HEADS and words[0].casefold() not in _FUNCTION
 
 
 def _word_of_another_run(term: str, item: str, block_words: set[str]) -> bool:

@@ -109,3 +109,16 @@ def test_what_a_belief_is_in_is_the_subject_a_generic_doer_pairs_with():
     text = "Do corrections reduce belief in false nutrition claims on video platforms?"
     assert hits(text, "Correcting false nutrition claims: a randomised online experiment")
     assert not hits(text, "Correct beliefs about vaccines among nurses")
+
+
+# -- "X outcomes" in an eligibility sentence is what is measured, no variant ----------------------------------------
+
+
+def test_an_outcome_of_a_shared_word_joins_no_block():
+    text = (
+        "Does flipped classroom teaching improve exam pass rates in undergraduate chemistry? Include controlled "
+        "studies of flipped classroom courses reporting attendance, satisfaction or classroom outcomes."
+    )
+    top = top_level_terms(text)
+    assert "flipped classroom" in top
+    assert not [t for t in top if t.startswith("classroom")]
