@@ -1882,6 +1882,25 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
     return sorted(cuts, key=lambda m: m.start())
 
 
+_GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
+
+
+def _gerunds_after_plurals(sentence: str) -> frozenset[str]:
+    """An eligibility sentence's "-ing" forms that are nouns too ("reporting", "training") after a plural noun and
+    before the words they act on ("courses reporting attendance or satisfaction", "programmes training
+    volunteers"): the noun's verb, as "studies reporting X" is. A plural has a singular English uses ("course";
+    not "physic" of "physics": :data:`PLURAL_ONLY_GAP`). Eligibility sentences only: a question's "sports
+    training programmes" is a compound."""
+    out: set[str] = set()
+    for m in _GERUND_AFTER_PLURAL_RE.finditer(sentence):
+        before, low, nxt = m.group(1), m.group(2), m.group(3).casefold()
+        singulars = [w for w in noun_lemmas(before) if w != before
+                     and general_zipf(before) - general_zipf(w) < PLURAL_ONLY_GAP]
+        if singulars and "VERB" in word_classes(low) and nxt not in _FUNCTION:
+            out.add(low)
+    return frozenset(out)
+
+
 def _content_words(item: str) -> list[str]:
     return [w for w in re.findall(_WORD, item) if w.casefold() not in META_WORDS and w.casefold() not in _FUNCTION]
 
@@ -2839,7 +2858,7 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
         for term in DESIGN_TERMS:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
-        for chunk in _chunks(sentence, verbs):
+        for chunk in _chunks(sentence, verbs | _gerunds_after_plurals(sentence)):
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}

@@ -122,3 +122,22 @@ def test_an_outcome_of_a_shared_word_joins_no_block():
     top = top_level_terms(text)
     assert "flipped classroom" in top
     assert not [t for t in top if t.startswith("classroom")]
+
+
+# -- an eligibility sentence's "-ing" verb after a plural noun ----------------------------------------------------
+
+
+def test_what_a_plural_nouns_gerund_reports_is_no_variant():
+    # "courses reporting attendance": "reporting" is a noun too, so the phrase ran on and `attendanc*` joined
+    text = (
+        "Does flipped classroom teaching improve exam pass rates in undergraduate chemistry? Include controlled "
+        "studies of flipped classroom courses reporting attendance or satisfaction."
+    )
+    top = top_level_terms(text)
+    assert "flipped classroom" in top
+    assert not [t for t in top if t.startswith("attend")]
+
+
+def test_a_questions_plural_modifier_before_a_gerund_stays_a_compound():
+    text = "Do sports training programmes reduce injuries in adolescent athletes?"
+    assert "sports training" in top_level_terms(text)
