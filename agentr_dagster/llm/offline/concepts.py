@@ -2000,6 +2000,10 @@ _EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac])"
 _AMERICAN_ER_RULE = r"(?<=[a-z]{2}[bt])er(?=s?\b|s?\*)"
 _BRITISH_RE_RULE = r"(?<=[a-z]{2}[bt])re(?=s?\b|s?\*)"
 _BRITISH_IS_RULE = r"(?<=[a-z]{3})is(?=e|es|ed|ing|ation|ations|\*)"
+#: "enrollment" / "enrolment", "installment" / "instalment", "fulfillment" / "fulfilment": American doubles the "l"
+#: before "-ment" (checked word by word too: "element", "almond" have no other form).
+_AMERICAN_LLMENT_RULE = r"(?<=[aeiou])llm(?=ent|\*)"
+_BRITISH_LMENT_RULE = r"(?<=[aeiou])lm(?=ent|\*)"
 #: The respelled word must be this common in general English (Zipf): "fibre" 3.6, "centre" 4.9; not "watre".
 RESPELLING_KNOWN_ZIPF = 2.5
 #: An American "-emia" / "-emic" word whose general-English Zipf is at least this, and whose British form English
@@ -2015,7 +2019,7 @@ _SPELLING_RULES = (
     (r"\bestr(?=ogen|adiol|iol|ous)", "oestr"), (r"\bfet(?=al\b|us\b|uses\b|al\*|us\*)", "foet"),
     (r"(?<=rrh)ea\b", "oea"), (r"(?<=pn)ea\b", "oea"), (r"\bgynec", "gynaec"), (r"\borthoped", "orthopaed"),
     (r"\bceliac", "coeliac"), (r"\betiolog", "aetiolog"), (r"\bcesarean", "caesarean"),
-    (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"),
+    (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"), (_AMERICAN_LLMENT_RULE, "lm"),
 )  # fmt: skip
 _BRITISH_BACK = (
     (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
@@ -2024,10 +2028,11 @@ _BRITISH_BACK = (
     (r"\boestr", "estr"), (r"\bfoet", "fet"), (r"(?<=rrh)oea\b", "ea"), (r"(?<=pn)oea\b", "ea"),
     (r"\bgynaec", "gynec"), (r"\borthopaed", "orthoped"), (r"\bcoeliac", "celiac"), (r"\baetiolog", "etiolog"),
     (r"\bcaesarean", "cesarean"), (_BRITISH_RE_RULE, "er"), (_BRITISH_IS_RULE, "iz"), (r"\bageing", "aging"),
-    (r"\bprogramme(?=s?\b|s?\*)", "program"),
+    (r"\bprogramme(?=s?\b|s?\*)", "program"), (_BRITISH_LMENT_RULE, "llm"),
 )  # fmt: skip
 #: The rules applied word by word, only where English knows the other form (:func:`_known_respelling`).
-_CHECKED_RULES = frozenset({_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE})
+_CHECKED_RULES = frozenset(
+    {_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE, _AMERICAN_LLMENT_RULE, _BRITISH_LMENT_RULE})
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
 
@@ -2064,7 +2069,7 @@ def _known_respelling(word: str, pattern: str, repl: str) -> str:
     if other == word:
         return word
     core = other.rstrip("*")
-    forms = [core + e for e in ("", "e", "s", "ation", "ing", "ed")] if other.endswith("*") else [core]
+    forms = [core + e for e in ("", "e", "s", "ation", "ing", "ed", "ent")] if other.endswith("*") else [core]
     return other if max(general_zipf(f) for f in forms) >= RESPELLING_KNOWN_ZIPF else word
 
 

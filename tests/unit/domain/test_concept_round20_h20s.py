@@ -141,3 +141,12 @@ def test_what_a_plural_nouns_gerund_reports_is_no_variant():
 def test_a_questions_plural_modifier_before_a_gerund_stays_a_compound():
     text = "Do sports training programmes reduce injuries in adolescent athletes?"
     assert "sports training" in top_level_terms(text)
+
+
+# -- American "-llment" and British "-lment" -------------------------------------------------------------------------
+
+
+def test_a_british_lment_word_is_also_searched_in_american_spelling():
+    text = "Does automatic enrolment raise participation in occupational savings plans among low-wage workers?"
+    assert hits(text, "Automatic enrollment and savings plan participation among low-wage workers")
+    assert "ellement" not in " ".join(terms("Which design elements of enrolment forms reduce errors?"))
