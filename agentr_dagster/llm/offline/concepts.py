@@ -2004,6 +2004,11 @@ _BRITISH_IS_RULE = r"(?<=[a-z]{3})is(?=e|es|ed|ing|ation|ations|\*)"
 #: before "-ment" (checked word by word too: "element", "almond" have no other form).
 _AMERICAN_LLMENT_RULE = r"(?<=[aeiou])llm(?=ent|\*)"
 _BRITISH_LMENT_RULE = r"(?<=[aeiou])lm(?=ent|\*)"
+#: "modelling" / "modeling", "counselling" / "counseling", "labelled" / "labeled": British doubles a closing "l"
+#: after an unstressed vowel (a vowel, consonants and a vowel before it) before "-ing", "-ed", "-er"; checked word by
+#: word ("filled" is no "filed": one vowel before it; "controlled" has no English "controled").
+_BRITISH_LL_RULE = r"([aeiou][^aeiou\W\d]{1,3}[aeiou])ll(?=(?:ing|ed|er|ers)\b)"
+_AMERICAN_L_RULE = r"([aeiou][^aeiou\W\d]{1,3}[aeiou])l(?=(?:ing|ed|er|ers)\b)"
 #: The respelled word must be this common in general English (Zipf): "fibre" 3.6, "centre" 4.9; not "watre".
 RESPELLING_KNOWN_ZIPF = 2.5
 #: An American "-emia" / "-emic" word whose general-English Zipf is at least this, and whose British form English
@@ -2020,6 +2025,7 @@ _SPELLING_RULES = (
     (r"(?<=rrh)ea\b", "oea"), (r"(?<=pn)ea\b", "oea"), (r"\bgynec", "gynaec"), (r"\borthoped", "orthopaed"),
     (r"\bceliac", "coeliac"), (r"\betiolog", "aetiolog"), (r"\bcesarean", "caesarean"),
     (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"), (_AMERICAN_LLMENT_RULE, "lm"),
+    (_AMERICAN_L_RULE, r"\1ll"),
 )  # fmt: skip
 _BRITISH_BACK = (
     (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
@@ -2029,10 +2035,12 @@ _BRITISH_BACK = (
     (r"\bgynaec", "gynec"), (r"\borthopaed", "orthoped"), (r"\bcoeliac", "celiac"), (r"\baetiolog", "etiolog"),
     (r"\bcaesarean", "cesarean"), (_BRITISH_RE_RULE, "er"), (_BRITISH_IS_RULE, "iz"), (r"\bageing", "aging"),
     (r"\bprogramme(?=s?\b|s?\*)", "program"), (_BRITISH_LMENT_RULE, "llm"),
+    (_BRITISH_LL_RULE, r"\1l"),
 )  # fmt: skip
 #: The rules applied word by word, only where English knows the other form (:func:`_known_respelling`).
 _CHECKED_RULES = frozenset(
-    {_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE, _AMERICAN_LLMENT_RULE, _BRITISH_LMENT_RULE})
+    {_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE, _AMERICAN_LLMENT_RULE, _BRITISH_LMENT_RULE,
+     _BRITISH_LL_RULE, _AMERICAN_L_RULE})
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
 

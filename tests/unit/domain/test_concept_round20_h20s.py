@@ -150,3 +150,21 @@ def test_a_british_lment_word_is_also_searched_in_american_spelling():
     text = "Does automatic enrolment raise participation in occupational savings plans among low-wage workers?"
     assert hits(text, "Automatic enrollment and savings plan participation among low-wage workers")
     assert "ellement" not in " ".join(terms("Which design elements of enrolment forms reduce errors?"))
+
+
+# -- British "-lling" / American "-ling" --------------------------------------------------------------------------
+
+
+def test_a_british_doubled_l_is_also_searched_single():
+    text = "Does school-based counselling reduce truancy among secondary pupils?"
+    assert hits(text, "School-based counseling: a randomised trial in secondary schools")
+    assert hits(
+        "How has multilevel modelling been applied to classroom observation data?",
+        "Multilevel modeling of teacher effects",
+    )
+
+
+def test_a_doubled_l_after_one_vowel_is_no_british_spelling():
+    # "filled" is no "filed", "controlled" has no English "controled"
+    text = "Are pre-filled syringes safer than vials in controlled trials of home injection?"
+    assert not [t for t in terms(text) if "filed" in t or "controled" in t]
