@@ -802,9 +802,16 @@ def _adverb(word: str) -> bool:
     return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
 
 
+#: A run that closes with an object pronoun is a verb and its object ("... to detect or fix them"): the pronoun
+#: stands for a concept named before, so the run names none (lower case only: "IT" is information technology).
+_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us"})
+
+
 def _concept_words(words: list[str]) -> list[str]:
     """A run's words without what names no concept around them: meta and function words at either end, a
     closing measure or design word, an age or a duration; [] when nothing is left."""
+    if words and words[-1] in _OBJECT_PRONOUNS:  # "fix them", "measure it": a verb and what it stands for
+        return []
     # drop leading/trailing meta and function words ("a recent myocardial infarction" -> "myocardial infarction")
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
@@ -871,6 +878,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
+    terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
@@ -925,6 +933,22 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+_LETTER_COMPOUND_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
+#: A compound opened by a single letter anywhere in a term ("e-learning platform", "m-health").
+_LETTER_OPENED_RE = re.compile(r"(?<![\w-])[A-Za-z]-[A-Za-z]")
+
+
+def _letter_compound_alone(words: list[str]) -> list[str]:
+    """A compound opened by a single letter ("e-government", "m-health", "e-learning": the electronic or mobile
+    form of a thing) before an everyday noun ("services", "apps", "platforms"): the compound alone names the
+    concept, as its studies write it without the head ("e-government adoption"), and the head adds nothing.
+    As a stem, never spaced: a term is matched as a substring, and "e-learning" sits inside "machine-learning",
+    "e learning" inside "the learning"; a stem starts at a word's start."""
+    if len(words) != 2 or not _LETTER_COMPOUND_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
+        return []
+    return [words[0].casefold() + "*"]
 
 
 def _everyday_noun(word: str) -> bool:
@@ -1722,20 +1746,33 @@ def _between(m: re.Match) -> str:
 
 #: "oral versus intravenous levetiracetam": two modifiers compared, the noun after the second shared by both.
 _COMPARED_MODIFIERS_RE = re.compile(
-    r"\b([A-Za-z][\w-]*)\s+(versus|vs\.?|compared (?:with|to))\s+([A-Za-z][\w-]*)\s+([A-Za-z][\w-]*)", re.I)
+    r"\b([A-Za-z][\w-]*)\s+(versus|vs\.?|compared (?:with|to))\s+([A-Za-z][\w-]*)((?:\s+[A-Za-z][\w-]*){1,3})",
+    re.I)
 
 
 def _compared_modifiers(m: re.Match) -> str:
     """"oral versus intravenous X" as "oral X versus intravenous X": the first modifier alone ("oral") names no
-    concept. Only where both compared words modify (an adjective or a modifier's ending) and a noun follows."""
-    first, cue, second, noun = m.groups()
+    concept. Only where both compared words modify (an adjective or a modifier's ending) and a noun follows,
+    after other modifiers of it ("synchronous versus asynchronous online learning": "synchronous online
+    learning versus asynchronous online learning"; "online" is no noun)."""
+    first, cue, second, rest = m.groups()
 
     def modifies(w: str) -> bool:
         return "ADJ" in word_classes(w) or (_modifier_like(w) and not word_classes(w) - {"ADJ"})
 
-    if (modifies(first) and modifies(second) and noun.casefold() not in _FUNCTION
-            and word_classes(noun) != {"ADJ"} and "ADV" not in word_classes(noun)):
-        return f"{first} {noun} {cue} {second} {noun}"
+    def noun_like(w: str) -> bool:
+        return w.casefold() not in _FUNCTION and word_classes(w) != {"ADJ"} and "ADV" not in word_classes(w)
+
+    if not (modifies(first) and modifies(second)):
+        return m.group(0)
+    words = rest.split()
+    for j, w in enumerate(words):
+        if noun_like(w):
+            head = " ".join(words[: j + 1])
+            after = "".join(" " + x for x in words[j + 1:])
+            return f"{first} {head} {cue} {second} {head}{after}"
+        if w.casefold() in _FUNCTION or not modifies(w):
+            break
     return m.group(0)
 
 
@@ -1786,6 +1823,29 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
                     and "ADJ" in word_classes(adj) and not word_classes(adj) & {"VERB"} and not is_graded_adjective(adj)
                     and word_classes(noun) == {"NOUN"}):
                 out.add(w.casefold())
+    return frozenset(out)
+
+
+#: A plural noun, a relative pronoun, then a word in its plain form before another word ("studies that measure
+#: transparency", "trials that give households feedback", "papers that train defect models"), past a gloss in
+#: brackets ("studies (surveys, panel data) that measure X").
+_RELATIVE_CLAUSE_RE = re.compile(
+    r"\b([A-Za-z][\w-]*)(?:\s*\([^()]*\))?\s+(that|who|which)\s+([a-z]{3,})\s+(?=[A-Za-z0-9])")
+
+
+def _relative_clause_verbs(sentences: list[str]) -> frozenset[str]:
+    """Words a text uses as a relative clause's verb: a verb's plain form right after "that" / "who" / "which"
+    following a plural noun ("Include studies that measure trust", "trials that expose participants to X"), though
+    a noun too ("measure", "expose", "give", "train"): a plural noun's relative pronoun is followed by its verb, and
+    the text uses the word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb
+    cuts, never opening a concept's phrase ("measure transparency", "give households")."""
+    out: set[str] = set()
+    for sentence in sentences:
+        for m in _RELATIVE_CLAUSE_RE.finditer(sentence):
+            noun, verb = m.group(1), m.group(3).casefold()
+            if (_plural(noun) and "NOUN" in word_classes(noun) and noun.casefold() not in _FUNCTION
+                    and is_plain_verb(verb) and verb not in _FUNCTION and verb not in _AUXILIARIES):
+                out.add(verb)
     return frozenset(out)
 
 
@@ -1933,6 +1993,25 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
     return sorted(cuts, key=lambda m: m.start())
 
 
+_GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
+
+
+def _gerunds_after_plurals(sentence: str) -> frozenset[str]:
+    """An eligibility sentence's "-ing" forms that are nouns too ("reporting", "training") after a plural noun and
+    before the words they act on ("courses reporting attendance or satisfaction", "programmes training
+    volunteers"): the noun's verb, as "studies reporting X" is. A plural has a singular English uses ("course";
+    not "physic" of "physics": :data:`PLURAL_ONLY_GAP`). Eligibility sentences only: a question's "sports
+    training programmes" is a compound."""
+    out: set[str] = set()
+    for m in _GERUND_AFTER_PLURAL_RE.finditer(sentence):
+        before, low, nxt = m.group(1), m.group(2), m.group(3).casefold()
+        singulars = [w for w in noun_lemmas(before) if w != before
+                     and general_zipf(before) - general_zipf(w) < PLURAL_ONLY_GAP]
+        if singulars and "VERB" in word_classes(low) and nxt not in _FUNCTION:
+            out.add(low)
+    return frozenset(out)
+
+
 def _content_words(item: str) -> list[str]:
     return [w for w in re.findall(_WORD, item) if w.casefold() not in META_WORDS and w.casefold() not in _FUNCTION]
 
@@ -2032,6 +2111,15 @@ _EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac])"
 _AMERICAN_ER_RULE = r"(?<=[a-z]{2}[bt])er(?=s?\b|s?\*)"
 _BRITISH_RE_RULE = r"(?<=[a-z]{2}[bt])re(?=s?\b|s?\*)"
 _BRITISH_IS_RULE = r"(?<=[a-z]{3})is(?=e|es|ed|ing|ation|ations|\*)"
+#: "enrollment" / "enrolment", "installment" / "instalment", "fulfillment" / "fulfilment": American doubles the "l"
+#: before "-ment" (checked word by word too: "element", "almond" have no other form).
+_AMERICAN_LLMENT_RULE = r"(?<=[aeiou])llm(?=ent|\*)"
+_BRITISH_LMENT_RULE = r"(?<=[aeiou])lm(?=ent|\*)"
+#: "modelling" / "modeling", "counselling" / "counseling", "labelled" / "labeled": British doubles a closing "l"
+#: after an unstressed vowel (a vowel, consonants and a vowel before it) before "-ing", "-ed", "-er"; checked word by
+#: word ("filled" is no "filed": one vowel before it; "controlled" has no English "controled").
+_BRITISH_LL_RULE = r"([aeiou][^aeiou\W\d]{1,3}[aeiou])ll(?=(?:ing|ed|er|ers)\b)"
+_AMERICAN_L_RULE = r"([aeiou][^aeiou\W\d]{1,3}[aeiou])l(?=(?:ing|ed|er|ers)\b)"
 #: The respelled word must be this common in general English (Zipf): "fibre" 3.6, "centre" 4.9; not "watre".
 RESPELLING_KNOWN_ZIPF = 2.5
 #: An American "-emia" / "-emic" word whose general-English Zipf is at least this, and whose British form English
@@ -2047,7 +2135,8 @@ _SPELLING_RULES = (
     (r"\bestr(?=ogen|adiol|iol|ous)", "oestr"), (r"\bfet(?=al\b|us\b|uses\b|al\*|us\*)", "foet"),
     (r"(?<=rrh)ea\b", "oea"), (r"(?<=pn)ea\b", "oea"), (r"\bgynec", "gynaec"), (r"\borthoped", "orthopaed"),
     (r"\bceliac", "coeliac"), (r"\betiolog", "aetiolog"), (r"\bcesarean", "caesarean"),
-    (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"),
+    (_AMERICAN_ER_RULE, "re"), (r"\baging", "ageing"), (_AMERICAN_LLMENT_RULE, "lm"),
+    (_AMERICAN_L_RULE, r"\1ll"),
 )  # fmt: skip
 _BRITISH_BACK = (
     (r"aemi", "emi"), (r"\boesophag", "esophag"), (r"-oesophag", "esophag"), (r"\boedema", "edema"),
@@ -2056,10 +2145,13 @@ _BRITISH_BACK = (
     (r"\boestr", "estr"), (r"\bfoet", "fet"), (r"(?<=rrh)oea\b", "ea"), (r"(?<=pn)oea\b", "ea"),
     (r"\bgynaec", "gynec"), (r"\borthopaed", "orthoped"), (r"\bcoeliac", "celiac"), (r"\baetiolog", "etiolog"),
     (r"\bcaesarean", "cesarean"), (_BRITISH_RE_RULE, "er"), (_BRITISH_IS_RULE, "iz"), (r"\bageing", "aging"),
-    (r"\bprogramme(?=s?\b|s?\*)", "program"),
+    (r"\bprogramme(?=s?\b|s?\*)", "program"), (_BRITISH_LMENT_RULE, "llm"),
+    (_BRITISH_LL_RULE, r"\1l"),
 )  # fmt: skip
 #: The rules applied word by word, only where English knows the other form (:func:`_known_respelling`).
-_CHECKED_RULES = frozenset({_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE})
+_CHECKED_RULES = frozenset(
+    {_AMERICAN_ER_RULE, _BRITISH_RE_RULE, _BRITISH_IS_RULE, _AMERICAN_LLMENT_RULE, _BRITISH_LMENT_RULE,
+     _BRITISH_LL_RULE, _AMERICAN_L_RULE})
 _SPELLING_SAFE_OR = frozenset("behavior tumor color colour humor labor labour favor neighbor".split())
 
 
@@ -2096,7 +2188,7 @@ def _known_respelling(word: str, pattern: str, repl: str) -> str:
     if other == word:
         return word
     core = other.rstrip("*")
-    forms = [core + e for e in ("", "e", "s", "ation", "ing", "ed")] if other.endswith("*") else [core]
+    forms = [core + e for e in ("", "e", "s", "ation", "ing", "ed", "ent")] if other.endswith("*") else [core]
     return other if max(general_zipf(f) for f in forms) >= RESPELLING_KNOWN_ZIPF else word
 
 
@@ -2120,8 +2212,10 @@ def _spellings(term: str) -> list[str]:
         return [term]
     forms = [core]
     if "-" in core.strip("-*"):
-        # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural)
-        forms.append(" ".join(core.replace("-", " ").split()).rstrip("*"))
+        # the spaced form is a phrase: no wildcard inside quotes ("non stimulant" still matches its plural); not
+        # after a single letter ("e-learning": "e learning" sits inside "the learning" for a substring matcher)
+        if not _LETTER_OPENED_RE.search(core):
+            forms.append(" ".join(core.replace("-", " ").split()).rstrip("*"))
         left, _, right = core.partition("-")
         if right[:1].isdigit():  # "COX2"
             forms.append(core.replace("-", ""))
@@ -2499,6 +2593,11 @@ _DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap 
     frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
 
 
+#: Nouns of an attitude whose "in" says what it is held about ("belief in health misinformation", "trust in
+#: local government", "confidence in vaccines"): what follows is the subject, not where the studies are.
+_ATTITUDE_HEADS = frozenset("belief beliefs trust confidence faith".split())
+
+
 #: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
 #: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
 ROLE_MODIFIER_ZIPF = 3.0
@@ -2578,7 +2677,7 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
                 # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
                 after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
-                    _ROLE_HEADS | _DIFFERENCE_HEADS)
+                    _ROLE_HEADS | _DIFFERENCE_HEADS | _ATTITUDE_HEADS)
                 if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
                     chunk.items = [_without_role_head(i) for i in chunk.items]
                 if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
@@ -2706,7 +2805,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
-    verbs = _verbs_in_text(_sentences(text))
+    verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text))
     blocks = _topic_blocks(topic, question, verbs, acronyms)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)
@@ -2883,7 +2982,7 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
         for term in DESIGN_TERMS:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
-        for chunk in _chunks(sentence, verbs):
+        for chunk in _chunks(sentence, verbs | _gerunds_after_plurals(sentence)):
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
@@ -2957,7 +3056,7 @@ def _shared_words(words: list[str]) -> set[str]:
 def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
     """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
     with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
-    if _is_meta_item(item):
+    if _is_meta_item(item) or _measured_of(item):
         return
     words = _shared_words(_content_words(item))
     if not words:
@@ -2966,8 +3065,41 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
             if not _holds_name(item, block):
-                block.terms = _dedupe(block.terms + _variants(item, acronyms))
+                new = [t for t in _variants(item, acronyms) if not _word_of_another_run(t, item, block_words)]
+                block.terms = _dedupe(block.terms + new)
             return
+
+
+#: Heads that close an eligibility item naming what is measured of a thing ("learning outcomes", "consumption
+#: outcomes", "performance outcome"): the item is a measure of its modifier, no kind of a concept that shares it.
+_MEASURED_HEADS = frozenset("outcome outcomes result results".split())
+
+
+def _measured_of(item: str) -> bool:
+    """The item is a word and an outcome head ("reporting engagement, satisfaction or learning outcomes": "learning
+    outcomes" shares "learning" with "online learning" but names what is measured); a longer one ("organisational
+    performance outcome") still holds a variant ("organisational performance")."""
+    words = re.findall(_WORD, item)
+    return len(words) == 2 and words[-1].casefold() in _MEASURED_HEADS and words[0].casefold() not in _FUNCTION
+
+
+def _word_of_another_run(term: str, item: str, block_words: set[str]) -> bool:
+    """A single word of an eligibility item that shares nothing with the block it joins: the word of another run
+    of the item ("participants" of "participants to an inoculation", joined for "inoculation"), no variant of
+    the concept; alone it would be an alternative of every study of it (``participant*``). A run is the item's
+    words between function words; a word of the run that shares with the block ("self-injury" of "non-suicidal
+    self-injury") and a variant the item does not write (a population's synonyms) stay."""
+    core = term.strip('"').rstrip("*").casefold()
+    if " " in core or core.startswith("(") or _is_acronym(term.strip('"*')) or len(core) < 3:
+        return False
+    runs: list[list[str]] = [[]]
+    for w in re.findall(_WORD, item):
+        if w.casefold() in _FUNCTION:
+            runs.append([])
+        else:
+            runs[-1].append(w)
+    holding = [r for r in runs if any(w.casefold().startswith(core) for w in r)]
+    return bool(holding) and not any(_shared_words(_content_words(" ".join(r))) & block_words for r in holding)
 
 
 def _holds_name(item: str, block: ConceptBlock) -> bool:
