@@ -1540,9 +1540,12 @@ _CHANGE_VERBS = frozenset(
 
 
 def _items_without_change(piece: str) -> list[str]:
-    """The piece's list items, each without a leading change verb's "-ing" form ("for reducing stress": stress)."""
+    """The piece's list items, each without a leading change verb's "-ing" form ("for reducing stress": stress),
+    and none that "its" opens (:func:`_refers_back`)."""
     out = []
     for item in _split_items(piece):
+        if _refers_back(item):
+            continue
         first, _, rest = item.partition(" ")
         low = first.casefold()
         if rest and low.endswith("ing") and word_classes(low) <= {"VERB", "ADJ"} and any(
@@ -1550,6 +1553,12 @@ def _items_without_change(piece: str) -> list[str]:
             item = rest
         out.append(item)
     return out
+
+
+def _refers_back(item: str) -> bool:
+    """An item opened by "its" names what belongs to the thing listed before it ("bisphenol A and its analogues",
+    "the drug and its metabolites"): the noun alone ("analogues") is every such thing's, no concept of its own."""
+    return item.split(" ", 1)[0].casefold() == "its"
 
 
 def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = "") -> bool:
@@ -1816,10 +1825,40 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
-        verb = verb or k == effect_verb
+        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+_RELATIVE_PRONOUNS = frozenset("that which who".split())
+
+
+def _relative_clause_verb(sentence: str, words: list[re.Match], k: int) -> bool:
+    """The word right after "that" / "which" / "who" following a noun is the relative clause's verb when it can be
+    one ("studies that measured loneliness", "trials of CBT-I that measure depression", "a study that reports
+    X"), before the word it acts on: not a modifier of the phrase after it ("measured loneliness" is
+    no concept). After a verb "that" opens a clause whose first word may be a modifier ("found that reduced
+    intake ..."), so the word before "that" is a noun, never a verb's "-ed" form."""
+    if k < 2 or k + 1 >= len(words) or not words[k + 1].group(0)[:1].isalpha():
+        return False
+    word, rel, noun = (words[j].group(0) for j in (k, k - 1, k - 2))
+    if (rel.casefold() not in _RELATIVE_PRONOUNS or not word.islower()
+            or sentence[words[k - 1].end(): words[k].start()].strip()
+            or sentence[words[k - 2].end(): words[k - 1].start()].strip(" ,")):
+        return False
+    low = word.casefold()
+    # a noun, or a name the lexicon does not know ("studies of pregabalin that report X")
+    if (word_classes(noun) and "NOUN" not in word_classes(noun) or noun.casefold().endswith("ed")
+            or noun.casefold() in _FUNCTION or not noun.replace("-", "").isalnum()
+            or low in _FUNCTION or low in _AUXILIARIES):
+        return False
+    if is_past_participle(low):
+        return True
+    if "ADJ" in word_classes(low) or not can_be_verb(low):
+        return False
+    # the clause may belong to a noun further back ("trials of CBT-I that measure X"): a plain form is its verb
+    return is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low))
 
 
 def _content_words(item: str) -> list[str]:
@@ -2485,8 +2524,25 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
-                _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
+                for each in _co_occurring(chunk):
+                    _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+#: Adjectives of English that say two conditions occur together ("comorbid insomnia and depression").
+_CO_OCCURRENCE = frozenset("comorbid co-morbid co-occurring cooccurring coexisting co-existing concurrent".split())
+
+
+def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
+    """A list opened by a word of co-occurrence ("with comorbid insomnia and depression") names conditions that go
+    together, each a concept of its own (AND-ed), not variants of one (an OR of them is every study of either);
+    the modifier is no part of their names ("comorbid fibromyalgia" is how few records say it). Other chunks
+    are read whole."""
+    first = (chunk.items[0].split() or [""])[0].casefold() if chunk.items else ""
+    if first not in _CO_OCCURRENCE or len(chunk.items) < 2 or len(chunk.items[0].split()) < 2:
+        return [chunk]
+    items = [chunk.items[0].split(" ", 1)[1], *chunk.items[1:]]
+    return [_Chunk(item, chunk.cue, [item], aspect=chunk.aspect) for item in items]
 
 
 def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
@@ -2773,12 +2829,50 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
         for chunk in _chunks(sentence, verbs):
+            _join_class_members(blocks, chunk.items, acronyms)
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
             for item in _distributed_heads(chunk.items, heads):
                 _join_phrase(blocks, item)
     return design_terms
+
+
+#: A class word and a member's name share a stem this long or longer ("gabapentin" in "gabapentinoids", "statin"
+#: in "atorvastatin"; not "ine" of "amine" and "lysine").
+MEMBER_STEM_LEN = 6
+
+
+def _member_of(name: str, word: str) -> bool:
+    """``name`` (a rare word the lexicon does not know) and a block's rare ``word`` hold one stem, one inside the
+    other: the class named after its first member ("gabapentinoids": gabapentin, and so pregabalin beside it) or
+    by the stem its members end in ("statins": atorvastatin)."""
+    n, w = name.casefold(), _singular_tail(word.casefold())
+    if n == w or min(len(n), len(w)) < MEMBER_STEM_LEN or general_zipf(w) >= NAME_ZIPF:
+        return False
+    return n in w or w in n
+
+
+def _join_class_members(blocks: list[ConceptBlock], items: list[str], acronyms: dict[str, str]) -> None:
+    """An eligibility list of names ("studies of gabapentin or pregabalin") one of which shares its stem with the
+    word of a required block (:func:`_member_of`) names that class's members, the way its studies name them (a
+    trial names its drug, seldom the class): every name of the list joins the block as a kind. The other names
+    hold no stem of the class ("pregabalin"), so the list, not each word, is what joins."""
+    # items closed by a name the lexicon does not know ("pregabalin", "intranasal esketamine"; "postmenopausal
+    # women" and "venous thromboembolism" are no names)
+    named = {i.strip(): w[-1] for i in items if (w := _content_words(i)) and len(w) <= 2 and w[-1].isalpha()
+             and _is_name(w[-1]) and not word_classes(w[-1])}
+    if not named:
+        return
+    for block in blocks:
+        if not block.required or _who_block(block) or block.setting:
+            continue
+        words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+        if any(_member_of(n, w) for n in named.values() for w in words):
+            terms = [t for i in named for t in _variants(i, acronyms)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
 
 
 def _join_phrase(blocks: list[ConceptBlock], phrase: str) -> None:

@@ -1,0 +1,62 @@
+"""Concept blocks, round 20 (helper h20q: invented questions in the judge's style from medicine, preclinical animal
+research, pharmacology and psychiatry): a relative clause's verb is no modifier of what it acts on, and "its X"
+names nothing of its own."""
+
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import terms as _terms
+from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
+
+
+def test_a_past_verb_after_that_is_no_modifier_of_its_object():
+    # "studies that measured perfectionism" made the phrase "measured perfectionism" a variant of the subject
+    question = (
+        "Is perfectionism associated with burnout in medical students? Include cross-sectional studies that "
+        "measured perfectionism with a validated scale."
+    )
+    assert not any("measured" in t for t in _terms(question))
+    assert _hits(question, "Perfectionism and burnout among medical students: a cross-sectional survey")
+
+
+def test_a_plain_verb_after_that_is_no_modifier_of_its_object():
+    # "trials of yoga programmes that measure depression": "measure depression" and (depress* AND measur*) were
+    # alternatives of a required block
+    question = (
+        "Does yoga improve sleep quality in adults with comorbid fibromyalgia and depression? Include "
+        "randomised trials of yoga programmes that measure depression with a validated scale."
+    )
+    assert not any("measur" in t for t in _terms(question))
+
+
+def test_its_noun_after_a_named_thing_is_no_term_alone():
+    # "triclosan and its derivatives": derivativ* was an alternative of the main block (every derivative)
+    question = (
+        "What are the effects of prenatal exposure to triclosan and its derivatives on thyroid hormone "
+        "levels in rodent offspring?"
+    )
+    assert not any(t.startswith("derivativ") for t in _top_level_terms(question))
+    assert not _hits(question, "Synthesis of quinoline derivatives with antimalarial activity")
+    assert _hits(question, "Prenatal triclosan exposure lowers thyroxine in rat offspring")
+
+
+def test_names_listed_with_a_member_of_the_class_join_it():
+    # "studies of tramadolix or zelpadone" beside "tramadolixoids": the trials name the drug, not the class
+    question = (
+        "What are the harms of tramadolixoids for acute pain after surgery? Include randomised trials of "
+        "tramadolix or zelpadone that report adverse events."
+    )
+    assert _hits(question, "Zelpadone for acute postoperative pain: a randomised trial")
+    assert _hits(question, "Oral tramadolix after knee surgery")
+    # an item repeating a block, or a phrase of lexicon words, is no member ("postmenopausal women")
+    question = (
+        "Is menopausal hormone therapy associated with venous thromboembolism? Include cohorts of peri- or "
+        "postmenopausal women that report venous thromboembolism or pulmonary embolism."
+    )
+    assert "postmenopausal women" not in _top_level_terms(question)
+
+
+def test_conditions_that_co_occur_are_each_a_concept():
+    # "with comorbid psoriasis and anxiety" was one block: "comorbid psoriasis" OR anxiety (every anxiety study)
+    question = "Does mindfulness training improve quality of life in adults with comorbid psoriasis and anxiety?"
+    assert not _hits(question, "Generalised anxiety disorder and quality of life in adults: a cohort study")
+    assert _hits(question, "Mindfulness training for psoriasis: effects on quality of life")
+    assert _hits(question, "Quality of life in adults with psoriasis and anxiety: a randomised trial of training")
