@@ -790,7 +790,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # every supplement)
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)
-            and not _everyday_noun(head)):
+            and not _everyday_noun(head) and not _everyday_modifiers(words)):
         terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -823,13 +823,17 @@ def _run_terms(words: list[str]) -> list[str]:
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
                 and _process_noun(b, conversion=False)):
             terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
+    # a phrase made one word before its head ("object-in-place paradigms"): the compound alone names the kind,
+    # whatever the head the studies use ("object-in-place task")
+    if len(words) == 2 and _phrase_compound(words[0]):
+        terms.extend(_run_terms(words[:1]))
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
-            and not _kind_of_everyday_thing(words)):
+            and not _kind_of_everyday_thing(words) and not _phrase_compound(words[0])):
         rest = words[1:]
         terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
@@ -840,6 +844,30 @@ def _run_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             terms.extend(_head_alone(words))
     return terms
+
+
+def _everyday_modifiers(words: list[str]) -> bool:
+    """Every word before the head is an everyday word of English (:data:`EVERYDAY_WORD_ZIPF`, alphabetic) and the
+    head, singular, is no rare word (:data:`RARE_PART_ZIPF`) nor a process (whose term is AND-ed with what it
+    happens to): the phrase names its kind in ordinary words ("object location paradigms"), so the head alone
+    (``paradigm*``) is every kind's. A rare head names the concept ("direct oral anticoagulants", "white matter
+    hyperintensities"), and so does the head after a rarer modifier ("urge urinary incontinence")."""
+    head = words[-1].casefold()
+    singular = (noun_lemmas(head) or (head,))[0]
+    return (all(w.isalpha() and general_zipf(w.casefold()) >= EVERYDAY_WORD_ZIPF for w in words[:-1])
+            and general_zipf(singular) >= RARE_PART_ZIPF and not _process_noun(head))
+
+
+_COMPOUND_FUNCTION_PARTS = frozenset("in of on to at for by".split())
+
+
+def _phrase_compound(word: str) -> bool:
+    """A hyphenated phrase with a preposition inside ("object-in-place", "point-of-care"): a noun phrase made one
+    word, naming which kind of the noun after it is meant ("object-in-place paradigms"); the noun alone
+    (``paradigm*``) is every kind's, where after an adjective's compound ("chemotherapy-induced neuropathy") it is
+    the concept."""
+    parts = word.casefold().split("-")
+    return len(parts) >= 3 and any(p in _COMPOUND_FUNCTION_PARTS for p in parts[1:-1])
 
 
 def _everyday_noun(word: str) -> bool:
@@ -1744,12 +1772,15 @@ def _do_question_verb(sentence: str) -> frozenset[str]:
 
 
 def _do_question_verb_at(sentence: str, words: list[re.Match]) -> int:
-    """The position of a "Do / Does / Did X ..." question's verb when no verb of effect or word that can only be a
-    verb tells it: the first word after the subject's noun that can be a verb in its plain form ("Do rodent
-    models of PTSD show deficits", "Does participatory budgeting increase trust"); not after an adjective
+    """The position of a "Do / Does / Did X ..." (or "Which X ...") question's verb when no verb of effect or word
+    that can only be a verb tells it: the first word after the subject's noun that can be a verb in its plain form
+    ("Do rodent models of PTSD show deficits", "Does participatory budgeting increase trust"); not after an adjective
     ("post-traumatic stress": a noun's modifier), and of two such words in a row the one English uses more as a
     verb ("stress disorder show": show). -1 when none, or when another word says where the verb is."""
-    if not _DO_OPENING_RE.match(sentence) or any(is_finite_verb(m.group(0)) for m in words[2:]):
+    # "Which animal models of X show Y": so with no auxiliary anywhere ("Which regression test selection techniques
+    # are used ...": "are" is the verb, "test" a noun)
+    which = bool(_WHICH_SUBJECT_RE.match(sentence)) and not any(m.group(0).casefold() in _AUXILIARIES for m in words)
+    if not (_DO_OPENING_RE.match(sentence) or which) or any(is_finite_verb(m.group(0)) for m in words[2:]):
         return -1
 
     def candidate(k: int) -> bool:
@@ -2665,6 +2696,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question:
         _effective_frame(blocks, topic)
     _order_blocks(blocks, text, title)
+    if question:
+        _drug_of_property_first(blocks, " ".join(topic))
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
@@ -3139,6 +3172,27 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+#: A property only a drug (or another substance given) has: "the pharmacokinetics of X" names X as what the studies
+#: give and measure, whatever state changes the property ("How does pregnancy affect the pharmacokinetics of X").
+_DRUG_PROPERTY_RE = re.compile(
+    r"\b(?:pharmacokinetics?|pharmacodynamics?|bioavailability|bioequivalence|plasma (?:levels?|concentrations?))\s+"
+    r"of\s+((?:(?!\b(?:in|among|during|with|for|after|before|by|on|and|or)\b)[^,;:?.])+)", re.I)
+
+
+def _drug_of_property_first(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question about a drug's pharmacokinetics (:data:`_DRUG_PROPERTY_RE`) is about that drug: its block is the
+    main one, before the state that the question says changes it (pregnancy, obesity: every study of them, most
+    of which give no drug). The state stays a required block of the rest."""
+    m = _DRUG_PROPERTY_RE.search(topic)
+    if not m:
+        return
+    drug = next((b for b in blocks if b.required and not b.aspect and not _who_block(b) and not _organism_block(b)
+                 and _named_in(b, m.group(1).casefold())), None)
+    if drug is not None and blocks and drug is not blocks[0]:
+        blocks.remove(drug)
+        blocks.insert(0, drug)
 
 
 #: Measures that close a phrase of their subject ("gaming disorder prevalence"; not "rate": "heart rate").
