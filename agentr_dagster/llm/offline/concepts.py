@@ -835,7 +835,10 @@ def _run_terms(words: list[str]) -> list[str]:
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not _phrase_compound(words[0])):
         rest = words[1:]
-        terms.extend(_head_alone(words, degree) if len(rest) == 1 else _phrase_terms(" ".join(rest)))
+        # the rest without a rare leading modifier, common English alone, names nothing the phrase does
+        # ("posttraumatic stress symptoms": "stress symptoms"), as round 18's phrase parts
+        terms.extend(_head_alone(words, degree) if len(rest) == 1 else
+                     [] if _rare_lead_makes_it(words) else _phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
         while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
@@ -959,6 +962,16 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
         return False
     rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
+
+
+def _rare_lead_makes_it(words: list[str]) -> bool:
+    """The phrase's leading modifier is rare in English (under :data:`RARE_MODIFIER_ZIPF`, a hyphenated one as one
+    word: "post-traumatic" as "posttraumatic" 2.4) and the rest is common English alone
+    (:func:`_common_without_lead`): "posttraumatic stress symptoms", whose "stress symptoms" are every stress
+    study's. A commoner lead leaves its rest a name ("cerebral small vessel disease": "small vessel disease")."""
+    first = words[0].casefold()
+    lead = min(general_zipf(first), general_zipf(first.replace("-", "")) if "-" in first else 9.0)
+    return lead < RARE_MODIFIER_ZIPF and _common_without_lead(words, words[1:])
 
 
 def _rare_plural_head(words: list[str]) -> bool:
@@ -2982,8 +2995,24 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
             if not _holds_name(item, block):
-                block.terms = _dedupe(block.terms + _variants(item, acronyms))
+                parts = _shared_runs(item, block_words)
+                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)])
             return
+
+
+def _shared_runs(item: str, block_words: set[str]) -> list[str]:
+    """The runs of an item (:func:`_runs`) that share a word with the block it joins: "participants to an
+    inoculation" joins the inoculation block by "inoculation", and "participants" is another thing (every study's
+    people), no variant; a run of names stays ("from reference infliximab to CT-P13": what is switched to). An
+    item of one run is whole."""
+    runs = [r for r in _runs(item) if r]
+    if len(runs) <= 1:
+        return [item]
+
+    def names(run: list[str]) -> bool:
+        return all(not word_classes(w) or general_zipf(w.casefold()) < NAME_ZIPF for w in run)
+
+    return [" ".join(r) for r in runs if _shared_words(r) & block_words or names(r)] or [item]
 
 
 def _holds_name(item: str, block: ConceptBlock) -> bool:

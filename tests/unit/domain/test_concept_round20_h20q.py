@@ -94,3 +94,20 @@ def test_the_head_after_everyday_modifiers_is_no_term_alone():
     )
     assert not any(t.startswith("paradigm") for t in _terms(question))
     assert _hits(question, "Object location memory after social isolation in mice")
+
+
+def test_the_rest_of_a_phrase_after_a_rare_modifier_is_no_term_when_common():
+    # "peritraumatic stress reactions": "stress reactions" (every stress study) was an alternative of the subject
+    question = "Do peritraumatic stress reactions predict later depression in firefighters?"
+    assert "stress reactions" not in _terms(question) and "stress reaction" not in _terms(question)
+    assert _hits(question, "Peritraumatic stress reactions and depression in firefighters: a cohort study")
+
+
+def test_only_the_part_of_an_eligibility_item_that_names_the_concept_joins_it():
+    # "apps in adult education reporting motivation": the item "adult education reporting motivation" joined the
+    # motivation block whole, with "adult education" (every study of it) as an alternative
+    question = (
+        "How does gamified feedback affect learner motivation in language courses? Include comparative studies of "
+        "mobile or desktop apps in adult education reporting motivation, persistence or test scores."
+    )
+    assert not any("adult education" in t for t in _terms(question))
