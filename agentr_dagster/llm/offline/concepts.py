@@ -1516,6 +1516,7 @@ _USED_RE = re.compile(
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence) | _do_question_verb(sentence)
     sentence = _BETWEEN_RE.sub(_between, sentence)
+    sentence = _AS_AS_RE.sub(_as_as, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
@@ -1668,6 +1669,20 @@ def _between(m: re.Match) -> str:
     if before.endswith("ing") or before in ("switch", "switches", "transition", "transitions", "choice", "choices"):
         return f"between {m.group(1)} and "
     return f"between {m.group(1)} on "
+
+
+#: "X as safe and effective as Y": an equality comparison, Y what X is compared with.
+_AS_AS_RE = re.compile(r"\bas\s+((?:[a-z-]+\s+(?:and|or)\s+)?[a-z-]+)\s+as\s+", re.I)
+
+
+def _as_as(m: re.Match) -> str:
+    """"Is X as effective as Y", "as safe and effective as Y" read as "X compared with Y": what follows is the
+    comparator, not another variant of X (``X OR Y`` is every study of Y). Only where the words between are
+    adjectives and never adverbs ("as well as", "as long as", "as early as" are no comparison of X with Y)."""
+    words = [w for w in m.group(1).split() if w.casefold() not in ("and", "or")]
+    if all("ADJ" in word_classes(w) and "ADV" not in word_classes(w) for w in words):
+        return " compared with "
+    return m.group(0)
 
 
 #: "oral versus intravenous levetiracetam": two modifiers compared, the noun after the second shared by both.

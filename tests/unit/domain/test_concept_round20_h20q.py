@@ -111,3 +111,10 @@ def test_only_the_part_of_an_eligibility_item_that_names_the_concept_joins_it():
         "mobile or desktop apps in adult education reporting motivation, persistence or test scores."
     )
     assert not any("adult education" in t for t in _terms(question))
+
+
+def test_as_effective_as_names_a_comparator():
+    # "X as effective as the reference product": the reference product was a variant of X's main block
+    question = "Are biosimilar etanercept products as effective as the reference product in ankylosing spondylitis?"
+    assert not any(t.startswith("reference") for t in _top_level_terms(question))
+    assert _hits(question, "Biosimilar etanercept in ankylosing spondylitis: a randomised equivalence trial")
