@@ -2527,6 +2527,10 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         # a word of everyday English shared is no repeat ("end-of-life care in intensive care units": two concepts)
         # unless one's phrase holds the other's whole ("sleep", "sleep duration"; "social media" twice)
         repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
+        if _COMPARATOR_CUE_RE.search(chunk.cue):
+            # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
+            # therapy": another therapy, not a variant of CBT)
+            repeated -= GENERIC_HEADS
         label_words = {w.casefold() for w in _content_words(block.label)}
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):

@@ -118,3 +118,10 @@ def test_as_effective_as_names_a_comparator():
     question = "Are biosimilar etanercept products as effective as the reference product in ankylosing spondylitis?"
     assert not any(t.startswith("reference") for t in _top_level_terms(question))
     assert _hits(question, "Biosimilar etanercept in ankylosing spondylitis: a randomised equivalence trial")
+
+
+def test_a_comparator_sharing_only_a_generic_head_is_no_variant():
+    # "as effective as face-to-face therapy": the face-to-face therapy joined the video CBT block by "therapy"
+    question = "Is video-delivered cognitive behavioural therapy as effective as face-to-face therapy for tinnitus?"
+    assert not any("face" in t for t in _top_level_terms(question))
+    assert not _hits(question, "Face-to-face therapy for panic disorder: a randomised trial")
