@@ -833,7 +833,8 @@ def _run_terms(words: list[str]) -> list[str]:
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
-            and not _kind_of_everyday_thing(words) and not _phrase_compound(words[0])):
+            and not _kind_of_everyday_thing(words) and not _phrase_compound(words[0])
+            and not (_means_compound(words[0]) and not _process_noun(head))):
         rest = words[1:]
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"), as round 18's phrase parts
@@ -871,6 +872,14 @@ def _phrase_compound(word: str) -> bool:
     the concept."""
     parts = word.casefold().split("-")
     return len(parts) >= 3 and any(p in _COMPOUND_FUNCTION_PARTS for p in parts[1:-1])
+
+
+def _means_compound(word: str) -> bool:
+    """A compound closed by a participle of means ("dolutegravir-based", "school-based", "ultrasound-guided"): it
+    names which kind of the noun after it is meant, and the noun alone (``regimen*``) is every kind's; a process
+    after it keeps its pair ("ultrasound-guided injection": ``(inject* AND ultrasound-guided)``)."""
+    left, _, right = word.casefold().rpartition("-")
+    return bool(left) and right in _MEANS_PARTICIPLES
 
 
 def _everyday_noun(word: str) -> bool:

@@ -125,3 +125,10 @@ def test_a_comparator_sharing_only_a_generic_head_is_no_variant():
     question = "Is video-delivered cognitive behavioural therapy as effective as face-to-face therapy for tinnitus?"
     assert not any("face" in t for t in _top_level_terms(question))
     assert not _hits(question, "Face-to-face therapy for panic disorder: a randomised trial")
+
+
+def test_the_head_after_a_means_compound_is_no_term_alone():
+    # "rilpivirine-based regimens" gave regimen* (every regimen) as an alternative of the main block
+    question = "How do rilpivirine-based regimens compare with darunavir-based regimens for viral suppression?"
+    assert not any(t.startswith("regimen") for t in _top_level_terms(question))
+    assert _hits(question, "Switching to rilpivirine in virologically suppressed adults")
