@@ -865,7 +865,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # every supplement)
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)
-            and not _everyday_noun(head)):
+            and not _everyday_noun(head) and not _everyday_modifiers(words)):
         terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -903,6 +903,10 @@ def _run_terms(words: list[str]) -> list[str]:
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
                 and _process_noun(b, conversion=False)):
             terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
+    # a phrase made one word before its head ("object-in-place paradigms"): the compound alone names the kind,
+    # whatever the head the studies use ("object-in-place task")
+    if len(words) == 2 and _phrase_compound(words[0]):
+        terms.extend(_run_terms(words[:1]))
     # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
@@ -918,12 +922,15 @@ def _run_terms(words: list[str]) -> list[str]:
         or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
-            and not _kind_of_everyday_thing(words) and not kind_of_common):
+            and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
+            and not (_means_compound(words[0]) and not _process_noun(head))):
         rest = words[1:]
+        # the rest without a rare leading modifier, common English alone, names nothing the phrase does
+        # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
+        # intake": "food intake"), as the phrase parts of :func:`_phrase_parts`
         if len(rest) == 1:
             terms.extend(_head_alone(words, degree))
-        elif "-" not in words[0] or not _common_without_lead(words, rest):
-            # after a rare compound lead ("ultra-processed food intake") the rest may be anyone's ("food intake")
+        elif not (_rare_lead_makes_it(words) or "-" in words[0] and _common_without_lead(words, rest)):
             terms.extend(_phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
@@ -949,6 +956,38 @@ def _letter_compound_alone(words: list[str]) -> list[str]:
     if len(words) != 2 or not _LETTER_COMPOUND_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
         return []
     return [words[0].casefold() + "*"]
+
+
+def _everyday_modifiers(words: list[str]) -> bool:
+    """Every word before the head is an everyday word of English (:data:`EVERYDAY_WORD_ZIPF`, alphabetic) and the
+    head, singular, is no rare word (:data:`RARE_PART_ZIPF`) nor a process (whose term is AND-ed with what it
+    happens to): the phrase names its kind in ordinary words ("object location paradigms"), so the head alone
+    (``paradigm*``) is every kind's. A rare head names the concept ("direct oral anticoagulants", "white matter
+    hyperintensities"), and so does the head after a rarer modifier ("urge urinary incontinence")."""
+    head = words[-1].casefold()
+    singular = (noun_lemmas(head) or (head,))[0]
+    return (all(w.isalpha() and general_zipf(w.casefold()) >= EVERYDAY_WORD_ZIPF for w in words[:-1])
+            and general_zipf(singular) >= RARE_PART_ZIPF and not _process_noun(head))
+
+
+_COMPOUND_FUNCTION_PARTS = frozenset("in of on to at for by".split())
+
+
+def _phrase_compound(word: str) -> bool:
+    """A hyphenated phrase with a preposition inside ("object-in-place", "point-of-care"): a noun phrase made one
+    word, naming which kind of the noun after it is meant ("object-in-place paradigms"); the noun alone
+    (``paradigm*``) is every kind's, where after an adjective's compound ("chemotherapy-induced neuropathy") it is
+    the concept."""
+    parts = word.casefold().split("-")
+    return len(parts) >= 3 and any(p in _COMPOUND_FUNCTION_PARTS for p in parts[1:-1])
+
+
+def _means_compound(word: str) -> bool:
+    """A compound closed by a participle of means ("dolutegravir-based", "school-based", "ultrasound-guided"): it
+    names which kind of the noun after it is meant, and the noun alone (``regimen*``) is every kind's; a process
+    after it keeps its pair ("ultrasound-guided injection": ``(inject* AND ultrasound-guided)``)."""
+    left, _, right = word.casefold().rpartition("-")
+    return bool(left) and right in _MEANS_PARTICIPLES
 
 
 def _everyday_noun(word: str) -> bool:
@@ -1047,6 +1086,16 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
         return False
     rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
+
+
+def _rare_lead_makes_it(words: list[str]) -> bool:
+    """The phrase's leading modifier is rare in English (under :data:`RARE_MODIFIER_ZIPF`, a hyphenated one as one
+    word: "post-traumatic" as "posttraumatic" 2.4) and the rest is common English alone
+    (:func:`_common_without_lead`): "posttraumatic stress symptoms", whose "stress symptoms" are every stress
+    study's. A commoner lead leaves its rest a name ("cerebral small vessel disease": "small vessel disease")."""
+    first = words[0].casefold()
+    lead = min(general_zipf(first), general_zipf(first.replace("-", "")) if "-" in first else 9.0)
+    return lead < RARE_MODIFIER_ZIPF and _common_without_lead(words, words[1:])
 
 
 def _rare_plural_head(words: list[str]) -> bool:
@@ -1593,6 +1642,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence) | _do_question_verb(sentence)
     sentence = _BETWEEN_RE.sub(_between, sentence)
     sentence = _REPEATED_PREPOSITION_RE.sub(_repeated_preposition, sentence)
+    sentence = _AS_AS_RE.sub(_as_as, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
     sentence = _POSSESSIVE_RE.sub(_possessive, sentence)  # "teachers' soft skills" -> "teachers of soft skills"
     sentence = _ACRONYM_INSIDE_RE.sub(_acronym_inside, sentence)
@@ -1664,9 +1714,12 @@ _CHANGE_VERBS = frozenset(
 
 
 def _items_without_change(piece: str) -> list[str]:
-    """The piece's list items, each without a leading change verb's "-ing" form ("for reducing stress": stress)."""
+    """The piece's list items, each without a leading change verb's "-ing" form ("for reducing stress": stress),
+    and none that "its" opens (:func:`_refers_back`)."""
     out = []
     for item in _split_items(piece):
+        if _refers_back(item):
+            continue
         first, _, rest = item.partition(" ")
         low = first.casefold()
         if rest and low.endswith("ing") and word_classes(low) <= {"VERB", "ADJ"} and any(
@@ -1674,6 +1727,12 @@ def _items_without_change(piece: str) -> list[str]:
             item = rest
         out.append(item)
     return out
+
+
+def _refers_back(item: str) -> bool:
+    """An item opened by "its" names what belongs to the thing listed before it ("bisphenol A and its analogues",
+    "the drug and its metabolites"): the noun alone ("analogues") is every such thing's, no concept of its own."""
+    return item.split(" ", 1)[0].casefold() == "its"
 
 
 def _asked_about_next(cue: str, sentence: str, boundary: re.Match, piece: str = "") -> bool:
@@ -1742,6 +1801,20 @@ def _between(m: re.Match) -> str:
     if before.endswith("ing") or before in ("switch", "switches", "transition", "transitions", "choice", "choices"):
         return f"between {m.group(1)} and "
     return f"between {m.group(1)} on "
+
+
+#: "X as safe and effective as Y": an equality comparison, Y what X is compared with.
+_AS_AS_RE = re.compile(r"\bas\s+((?:[a-z-]+\s+(?:and|or)\s+)?[a-z-]+)\s+as\s+", re.I)
+
+
+def _as_as(m: re.Match) -> str:
+    """"Is X as effective as Y", "as safe and effective as Y" read as "X compared with Y": what follows is the
+    comparator, not another variant of X (``X OR Y`` is every study of Y). Only where the words between are
+    adjectives and never adverbs ("as well as", "as long as", "as early as" are no comparison of X with Y)."""
+    words = [w for w in m.group(1).split() if w.casefold() not in ("and", "or")]
+    if all("ADJ" in word_classes(w) and "ADV" not in word_classes(w) for w in words):
+        return " compared with "
+    return m.group(0)
 
 
 #: "oral versus intravenous levetiracetam": two modifiers compared, the noun after the second shared by both.
@@ -1903,12 +1976,15 @@ def _do_question_verb(sentence: str) -> frozenset[str]:
 
 
 def _do_question_verb_at(sentence: str, words: list[re.Match]) -> int:
-    """The position of a "Do / Does / Did X ..." question's verb when no verb of effect or word that can only be a
-    verb tells it: the first word after the subject's noun that can be a verb in its plain form ("Do rodent
-    models of PTSD show deficits", "Does participatory budgeting increase trust"); not after an adjective
+    """The position of a "Do / Does / Did X ..." (or "Which X ...") question's verb when no verb of effect or word
+    that can only be a verb tells it: the first word after the subject's noun that can be a verb in its plain form
+    ("Do rodent models of PTSD show deficits", "Does participatory budgeting increase trust"); not after an adjective
     ("post-traumatic stress": a noun's modifier), and of two such words in a row the one English uses more as a
     verb ("stress disorder show": show). -1 when none, or when another word says where the verb is."""
-    if not _DO_OPENING_RE.match(sentence) or any(is_finite_verb(m.group(0)) for m in words[2:]):
+    # "Which animal models of X show Y": so with no auxiliary anywhere ("Which regression test selection techniques
+    # are used ...": "are" is the verb, "test" a noun)
+    which = bool(_WHICH_SUBJECT_RE.match(sentence)) and not any(m.group(0).casefold() in _AUXILIARIES for m in words)
+    if not (_DO_OPENING_RE.match(sentence) or which) or any(is_finite_verb(m.group(0)) for m in words[2:]):
         return -1
 
     def candidate(k: int) -> bool:
@@ -1987,7 +2063,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
-        verb = verb or k == effect_verb
+        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
@@ -2010,6 +2086,36 @@ def _gerunds_after_plurals(sentence: str) -> frozenset[str]:
         if singulars and "VERB" in word_classes(low) and nxt not in _FUNCTION:
             out.add(low)
     return frozenset(out)
+
+
+_RELATIVE_PRONOUNS = frozenset("that which who".split())
+
+
+def _relative_clause_verb(sentence: str, words: list[re.Match], k: int) -> bool:
+    """The word right after "that" / "which" / "who" following a noun is the relative clause's verb when it can be
+    one ("studies that measured loneliness", "trials of CBT-I that measure depression", "a study that reports
+    X"), before the word it acts on: not a modifier of the phrase after it ("measured loneliness" is
+    no concept). After a verb "that" opens a clause whose first word may be a modifier ("found that reduced
+    intake ..."), so the word before "that" is a noun, never a verb's "-ed" form."""
+    if k < 2 or k + 1 >= len(words) or not words[k + 1].group(0)[:1].isalpha():
+        return False
+    word, rel, noun = (words[j].group(0) for j in (k, k - 1, k - 2))
+    if (rel.casefold() not in _RELATIVE_PRONOUNS or not word.islower()
+            or sentence[words[k - 1].end(): words[k].start()].strip()
+            or sentence[words[k - 2].end(): words[k - 1].start()].strip(" ,")):
+        return False
+    low = word.casefold()
+    # a noun, or a name the lexicon does not know ("studies of pregabalin that report X")
+    if (word_classes(noun) and "NOUN" not in word_classes(noun) or noun.casefold().endswith("ed")
+            or noun.casefold() in _FUNCTION or not noun.replace("-", "").isalnum()
+            or low in _FUNCTION or low in _AUXILIARIES):
+        return False
+    if is_past_participle(low):
+        return True
+    if "ADJ" in word_classes(low) or not can_be_verb(low):
+        return False
+    # the clause may belong to a noun further back ("trials of CBT-I that measure X"): a plain form is its verb
+    return is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low))
 
 
 def _content_words(item: str) -> list[str]:
@@ -2639,6 +2745,10 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         # a word of everyday English shared is no repeat ("end-of-life care in intensive care units": two concepts)
         # unless one's phrase holds the other's whole ("sleep", "sleep duration"; "social media" twice)
         repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
+        if _COMPARATOR_CUE_RE.search(chunk.cue):
+            # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
+            # therapy": another therapy, not a variant of CBT)
+            repeated -= GENERIC_HEADS
         label_words = {w.casefold() for w in _content_words(block.label)}
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
@@ -2695,8 +2805,25 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
-                _add_chunk(blocks, chunk, acronyms, question, side=side, after_role=after_role, doer=doer)
+                for each in _co_occurring(chunk):
+                    _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+#: Adjectives of English that say two conditions occur together ("comorbid insomnia and depression").
+_CO_OCCURRENCE = frozenset("comorbid co-morbid co-occurring cooccurring coexisting co-existing concurrent".split())
+
+
+def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
+    """A list opened by a word of co-occurrence ("with comorbid insomnia and depression") names conditions that go
+    together, each a concept of its own (AND-ed), not variants of one (an OR of them is every study of either);
+    the modifier is no part of their names ("comorbid fibromyalgia" is how few records say it). Other chunks
+    are read whole."""
+    first = (chunk.items[0].split() or [""])[0].casefold() if chunk.items else ""
+    if first not in _CO_OCCURRENCE or len(chunk.items) < 2 or len(chunk.items[0].split()) < 2:
+        return [chunk]
+    items = [chunk.items[0].split(" ", 1)[1], *chunk.items[1:]]
+    return [_Chunk(item, chunk.cue, [item], aspect=chunk.aspect) for item in items]
 
 
 def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
@@ -2819,6 +2946,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question:
         _effective_frame(blocks, topic)
     _order_blocks(blocks, text, title)
+    if question:
+        _drug_of_property_first(blocks, " ".join(topic))
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
@@ -2983,12 +3112,50 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
         for chunk in _chunks(sentence, verbs | _gerunds_after_plurals(sentence)):
+            _join_class_members(blocks, chunk.items, acronyms)
             for item in chunk.items:
                 _join_variant(blocks, item, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
             for item in _distributed_heads(chunk.items, heads):
                 _join_phrase(blocks, item)
     return design_terms
+
+
+#: A class word and a member's name share a stem this long or longer ("gabapentin" in "gabapentinoids", "statin"
+#: in "atorvastatin"; not "ine" of "amine" and "lysine").
+MEMBER_STEM_LEN = 6
+
+
+def _member_of(name: str, word: str) -> bool:
+    """``name`` (a rare word the lexicon does not know) and a block's rare ``word`` hold one stem, one inside the
+    other: the class named after its first member ("gabapentinoids": gabapentin, and so pregabalin beside it) or
+    by the stem its members end in ("statins": atorvastatin)."""
+    n, w = name.casefold(), _singular_tail(word.casefold())
+    if n == w or min(len(n), len(w)) < MEMBER_STEM_LEN or general_zipf(w) >= NAME_ZIPF:
+        return False
+    return n in w or w in n
+
+
+def _join_class_members(blocks: list[ConceptBlock], items: list[str], acronyms: dict[str, str]) -> None:
+    """An eligibility list of names ("studies of gabapentin or pregabalin") one of which shares its stem with the
+    word of a required block (:func:`_member_of`) names that class's members, the way its studies name them (a
+    trial names its drug, seldom the class): every name of the list joins the block as a kind. The other names
+    hold no stem of the class ("pregabalin"), so the list, not each word, is what joins."""
+    # items closed by a name the lexicon does not know ("pregabalin", "intranasal esketamine"; "postmenopausal
+    # women" and "venous thromboembolism" are no names)
+    named = {i.strip(): w[-1] for i in items if (w := _content_words(i)) and len(w) <= 2 and w[-1].isalpha()
+             and _is_name(w[-1]) and not word_classes(w[-1])}
+    if not named:
+        return
+    for block in blocks:
+        if not block.required or _who_block(block) or block.setting:
+            continue
+        words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+        if any(_member_of(n, w) for n in named.values() for w in words):
+            terms = [t for i in named for t in _variants(i, acronyms)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
 
 
 def _join_phrase(blocks: list[ConceptBlock], phrase: str) -> None:
@@ -3065,8 +3232,8 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
             if not _holds_name(item, block):
-                new = [t for t in _variants(item, acronyms) if not _word_of_another_run(t, item, block_words)]
-                block.terms = _dedupe(block.terms + new)
+                parts = _shared_runs(item, block_words)
+                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)])
             return
 
 
@@ -3083,23 +3250,19 @@ def _measured_of(item: str) -> bool:
     return len(words) == 2 and words[-1].casefold() in _MEASURED_HEADS and words[0].casefold() not in _FUNCTION
 
 
-def _word_of_another_run(term: str, item: str, block_words: set[str]) -> bool:
-    """A single word of an eligibility item that shares nothing with the block it joins: the word of another run
-    of the item ("participants" of "participants to an inoculation", joined for "inoculation"), no variant of
-    the concept; alone it would be an alternative of every study of it (``participant*``). A run is the item's
-    words between function words; a word of the run that shares with the block ("self-injury" of "non-suicidal
-    self-injury") and a variant the item does not write (a population's synonyms) stay."""
-    core = term.strip('"').rstrip("*").casefold()
-    if " " in core or core.startswith("(") or _is_acronym(term.strip('"*')) or len(core) < 3:
-        return False
-    runs: list[list[str]] = [[]]
-    for w in re.findall(_WORD, item):
-        if w.casefold() in _FUNCTION:
-            runs.append([])
-        else:
-            runs[-1].append(w)
-    holding = [r for r in runs if any(w.casefold().startswith(core) for w in r)]
-    return bool(holding) and not any(_shared_words(_content_words(" ".join(r))) & block_words for r in holding)
+def _shared_runs(item: str, block_words: set[str]) -> list[str]:
+    """The runs of an item (:func:`_runs`) that share a word with the block it joins: "participants to an
+    inoculation" joins the inoculation block by "inoculation", and "participants" is another thing (every study's
+    people), no variant; a run of names stays ("from reference infliximab to CT-P13": what is switched to). An
+    item of one run is whole."""
+    runs = [r for r in _runs(item) if r]
+    if len(runs) <= 1:
+        return [item]
+
+    def names(run: list[str]) -> bool:
+        return all(not word_classes(w) or general_zipf(w.casefold()) < NAME_ZIPF for w in run)
+
+    return [" ".join(r) for r in runs if _shared_words(r) & block_words or names(r)] or [item]
 
 
 def _holds_name(item: str, block: ConceptBlock) -> bool:
@@ -3288,6 +3451,27 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+#: A property only a drug (or another substance given) has: "the pharmacokinetics of X" names X as what the studies
+#: give and measure, whatever state changes the property ("How does pregnancy affect the pharmacokinetics of X").
+_DRUG_PROPERTY_RE = re.compile(
+    r"\b(?:pharmacokinetics?|pharmacodynamics?|bioavailability|bioequivalence|plasma (?:levels?|concentrations?))\s+"
+    r"of\s+((?:(?!\b(?:in|among|during|with|for|after|before|by|on|and|or)\b)[^,;:?.])+)", re.I)
+
+
+def _drug_of_property_first(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question about a drug's pharmacokinetics (:data:`_DRUG_PROPERTY_RE`) is about that drug: its block is the
+    main one, before the state that the question says changes it (pregnancy, obesity: every study of them, most
+    of which give no drug). The state stays a required block of the rest."""
+    m = _DRUG_PROPERTY_RE.search(topic)
+    if not m:
+        return
+    drug = next((b for b in blocks if b.required and not b.aspect and not _who_block(b) and not _organism_block(b)
+                 and _named_in(b, m.group(1).casefold())), None)
+    if drug is not None and blocks and drug is not blocks[0]:
+        blocks.remove(drug)
+        blocks.insert(0, drug)
 
 
 #: Measures that close a phrase of their subject ("gaming disorder prevalence"; not "rate": "heart rate").
