@@ -57,6 +57,24 @@ def is_past_participle(word: str) -> bool:
     return low.endswith("ed") and len(low) > 4 and "VERB" in word_classes(word)
 
 
+def is_irregular_past_participle(word: str) -> bool:
+    """``word`` is a verb's past participle not in "-ed" ("given", "taken", "worn"), not the verb's own form ("cut",
+    "set")."""
+    from lemminflect import getInflection
+
+    low = word.casefold()
+    if not low.isalpha() or low.endswith("ed") or len(low) < 4:
+        return False
+    return any(low != lemma and low in getInflection(lemma, "VBN") for lemma in verb_lemmas(low))
+
+
+def plural_forms(word: str) -> tuple[str, ...]:
+    """The plural forms of ``word`` read as a noun ("safe" -> ("safes",))."""
+    from lemminflect import getInflection
+
+    return tuple(getInflection(word.casefold(), "NNS"))
+
+
 def can_be_verb(word: str) -> bool:
     """``word`` has a verb reading in a plain or third-person form ("change", "favours"), whatever else it can be;
     only its context tells (before a determiner it is a verb: "change the dose")."""

@@ -46,10 +46,12 @@ from agentr_dagster.domain.word_class import (
     can_be_verb,
     is_finite_verb,
     is_graded_adjective,
+    is_irregular_past_participle,
     is_past_participle,
     is_plain_verb,
     noun_lemmas,
     past_forms,
+    plural_forms,
     verb_lemmas,
     word_classes,
 )
@@ -674,16 +676,9 @@ def _runs(item: str) -> list[list[str]]:
 
 
 def _irregular_participle(word: str) -> bool:
-    """A verb's past participle not in "-ed" ("given", "taken", "worn"; not "cut", "set", the verb's own form),
-    which the lexicon reads as a noun at most seldom (:data:`ADJECTIVE_PLURAL_GAP`: "givens", "knowns")."""
-    from lemminflect import getInflection
-
-    low = word.casefold()
-    if not low.isalpha() or low.endswith("ed") or len(low) < 4:
-        return False
-    if not any(low != lemma and low in getInflection(lemma, "VBN") for lemma in verb_lemmas(low)):
-        return False
-    return "NOUN" not in word_classes(low) or general_zipf(low + "s") <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
+    """A verb's past participle not in "-ed" ("given", "taken", "worn"; not "cut", "set", the verb's own form) that
+    is seldom a noun (:func:`_seldom_a_noun`: "givens", "knowns")."""
+    return is_irregular_past_participle(word) and _seldom_a_noun(word.casefold())
 
 
 def _without_coordinated_predicate(items: list[str]) -> list[str]:
@@ -715,16 +710,17 @@ ADJECTIVE_PLURAL_GAP = 1.0
 
 
 def _mostly_adjective(word: str) -> bool:
-    """The lexicon reads ``word`` as an adjective, and as a noun at most seldom (:data:`ADJECTIVE_PLURAL_GAP`)."""
+    """The lexicon reads ``word`` as an adjective, and as a noun at most seldom (:func:`_seldom_a_noun`)."""
     low = word.casefold()
-    classes = word_classes(low)
-    if "ADJ" not in classes or not low.isalpha():
-        return False
-    if "NOUN" not in classes:
-        return True
-    from lemminflect import getInflection
+    return low.isalpha() and "ADJ" in word_classes(low) and _seldom_a_noun(low)
 
-    plurals = [p for p in getInflection(low, "NNS") if p != low] or [low + "s"]
+
+def _seldom_a_noun(low: str) -> bool:
+    """The lexicon has no noun reading of ``low``, or English seldom uses it: its plural is at least
+    :data:`ADJECTIVE_PLURAL_GAP` rarer than the word ("safes", "givens")."""
+    if "NOUN" not in word_classes(low):
+        return True
+    plurals = [p for p in plural_forms(low) if p != low] or [low + "s"]
     return max(general_zipf(p) for p in plurals) <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
 
 
