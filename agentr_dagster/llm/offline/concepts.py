@@ -1145,6 +1145,9 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
         past = max(general_zipf(low + "d" if low.endswith("e") else low + "ed"), 0.0)
         plural = general_zipf(low + "es" if low.endswith(("s", "x", "ch", "sh")) else low + "s")
         return past > 0 and past >= plural
+    # a plural's singular ("injections": injection; a generic head's plural, "medications", names kinds of things)
+    if low.endswith(tuple(e + "s" for e in _PROCESS_ENDINGS)) and low not in GENERIC_HEADS:
+        low = low[:-1]
     for ending in _PROCESS_ENDINGS:
         base = low[: -len(ending)]
         if low.endswith(ending) and len(base) >= 4:

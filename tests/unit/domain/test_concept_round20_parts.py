@@ -86,3 +86,10 @@ def test_an_irregular_participle_after_a_noun_says_what_is_done_to_it():
     assert not any("given" in t for t in terms(text)), terms(text)
     assert hits(text, "Prenatal SSRI exposure and autism: antidepressant use in a national cohort")
 
+
+
+def test_a_plural_process_noun_is_a_process_too():
+    # "mesenchymal stem cell injections": inject* alone was every injection ("injections" read as no process)
+    text = "What is the efficacy of mesenchymal stem cell injections for knee osteoarthritis?"
+    assert "inject*" not in top_level_terms(text), query(text)
+    assert not hits(text, "Botulinum toxin injections for cervical dystonia")
