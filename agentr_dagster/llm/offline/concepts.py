@@ -903,7 +903,14 @@ def _run_terms(words: list[str]) -> list[str]:
     # whatever the head the studies use ("object-in-place task")
     if len(words) == 2 and _phrase_compound(words[0]):
         terms.extend(_run_terms(words[:1]))
-    # a modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too
+    terms.extend(_modifier_in_front_terms(words))
+    return terms
+
+
+def _modifier_in_front_terms(words: list[str]) -> list[str]:
+    """A modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too,
+    or the rest of the phrase after the modifier."""
+    out: list[str] = []
     head = words[-1].casefold()
     degree = words[0].casefold() in DEGREE_MODIFIERS  # "insufficient sleep": the degree of a concept
     # ... unless the head alone is a word of every field ("gambling disorder" is no disorder*)
@@ -925,17 +932,17 @@ def _run_terms(words: list[str]) -> list[str]:
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
         # intake": "food intake"), as the phrase parts of :func:`_phrase_parts`
         if len(rest) == 1:
-            terms.extend(_head_alone(words, degree))
+            out.extend(_head_alone(words, degree))
         elif not (_rare_lead_makes_it(words) or "-" in words[0] and _common_without_lead(words, rest)):
-            terms.extend(_phrase_terms(" ".join(rest)))
+            out.extend(_phrase_terms(" ".join(rest)))
         # modifiers all the way to the head ("long-acting oral opioids"): the head alone too, when it is rare;
         # after a degree word the rest is the concept's own phrase ("chronic stable angina": "stable angina")
         while not degree and len(rest) > 1 and (_modifier_like(rest[0]) or rest[0].casefold().endswith(("al", "ic"))
                                  and "ADJ" in word_classes(rest[0])):  # "oral" is too short for the endings
             rest = rest[1:]
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
-            terms.extend(_head_alone(words))
-    return terms
+            out.extend(_head_alone(words))
+    return out
 
 
 _LETTER_COMPOUND_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
