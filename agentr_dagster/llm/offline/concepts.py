@@ -790,7 +790,8 @@ def _lone_modifier(word: str, words: list[str]) -> bool:
     field's, unless it is rare ("transgenerational effects")."""
     low = word.casefold()
     at = words.index(low) if low in words else -1
-    return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS
+    # a function word next is no head ("self-compassion as a mediator": "as" is a meta word of "such as")
+    return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS and words[at + 1] not in _FUNCTION
             and ("ADJ" in word_classes(low) or _modifier_like(low)) and general_zipf(low) >= LONE_MODIFIER_ZIPF)
 
 
@@ -1067,9 +1068,16 @@ def _phrase_parts(words: list[str]) -> list[str]:
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
             continue
-        if not (a[0].isdigit() or b[0].isdigit() or _index_word(a)):
+        if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+def _numbered_next(words: list[str], k: int) -> bool:
+    """A number follows the word: the word and the number name one thing ("type 2", "stage 3", "grade II"), so a
+    pair ending in the word ("incident type" of "incident type 2 diabetes") is cut inside a name."""
+    return k + 1 < len(words) and (words[k + 1][:1].isdigit() or re.fullmatch(r"I{1,3}|IV|VI{0,3}", words[k + 1])
+                                   is not None)
 
 
 def _index_word(word: str) -> bool:
@@ -1412,7 +1420,10 @@ def _title_without_design(title: str) -> str:
     of = _KIND_OF_RE.search(m.group(0))
     head = title[: m.start()].rstrip()
     if of and not _SYNTHESES_RE.match(of.group(1)) and head and _names_a_topic(of.group(1)):
-        return f"{head}: {of.group(1)}"
+        # the animals studied ("...: a meta-analysis of rodent studies") are a subtitle still, a chunk of their own
+        # (:data:`_SUBTITLE_RE`), no variant of the head's last concept
+        kept = of.group(1)
+        return f"{head}: {kept[:1].upper()}{kept[1:]}" if names_animals(kept) else f"{head}: {kept}"
     return head or title
 
 
@@ -2062,6 +2073,10 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
+        # after plural study nouns an "-ing" form that is a noun too is their verb before what it acts on
+        # ("studies testing rumination as a mediator", "trials reporting remission"), never a compound's head
+        verb = verb or (low.endswith("ing") and "VERB" in word_classes(low) and prev.casefold() in _STUDY_NOUNS
+                        and _plural(prev) and nxt[:1].isalpha() and nxt.casefold() not in _FUNCTION)
         verb = verb or (plural_noun_before and len(low) >= 3 and is_plain_verb(low) and nxt.isalpha()
                         and nxt.casefold() not in _FUNCTION and not _eponym(prev))
         # a verb's "-ed" form right after "studies" / "trials" is their verb ("Which rodent studies tested X")
@@ -2069,10 +2084,28 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
-        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k)
+        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k) or _modal_and_verb(words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+#: English modal auxiliaries: the plain form after one (past "not" or an adverb) is a verb.
+_MODALS = frozenset("can cannot could may might must should would will shall".split())
+
+
+def _modal_and_verb(words: list[re.Match], k: int) -> bool:
+    """A modal auxiliary before a verb's plain form, or that verb ("game-based learning can increase motivation",
+    "X may benefit relatives"): the two are the sentence's predicate, though the verb is a noun too, and no part
+    of a concept's phrase ("learning can increase motivation", "increase motivation" were terms). Lower case
+    only ("May", the month)."""
+    low = [w.group(0) for w in words[max(0, k - 2): k + 3]]
+    at = k - max(0, k - 2)
+    if low[at] in _MODALS:
+        rest = [w for w in low[at + 1:] if w != "not" and not w.endswith("ly")][:1]
+        return bool(rest) and is_plain_verb(rest[0]) and rest[0].islower()
+    before = [w for w in low[:at] if w != "not" and not w.endswith("ly")][-1:]
+    return bool(before) and before[0] in _MODALS and low[at].islower() and is_plain_verb(low[at])
 
 
 _GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
@@ -2451,7 +2484,8 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         phrase = m.group(0).casefold()
         # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
         # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
-        twice = low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+        twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+                 and not _said_apart(low, m))
         if any(phrase in n for n in named) or twice:
             found.add(phrase)
     for phrase in sorted(found, key=len, reverse=True):
@@ -2459,6 +2493,15 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         text = re.sub(r"\b" + re.escape(f"{first} {conj} ") + r"(?=" + re.escape(rest) + r"\b)",
                       lambda m: m.group(0).replace(" ", _JOIN), text, flags=re.I)
     return text
+
+
+def _said_apart(low: str, m: re.Match) -> bool:
+    """The words after a coordination's "and" are said as a phrase of their own elsewhere in the lower-case text
+    ("medication adherence and blood pressure" beside "systolic blood pressure"): two concepts, each named alone,
+    not a fixed name ("commitment therapy" is never said without "acceptance and")."""
+    rest = re.escape(f"{m.group(3)} {m.group(4)}".casefold())
+    # after "and" or "or" it is the coordination again ("fruit or vegetable intake")
+    return len(re.findall(rf"\b{rest}\b", low)) > len(re.findall(rf"\b(?:and|or|&) {rest}\b", low))
 
 
 #: "N of N": a word, "of", a word, and what follows (a content word goes on the phrase: no compound).
@@ -2743,8 +2786,12 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     if not terms:
         return
     words = {w.casefold() for i in items for w in _content_words(i)}
+    # the animals studied ("of adult rodents", "rodent studies") are no variant of another concept's block
+    animals = all(names_animals(i) for i in items)
     # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
     for block in blocks:
+        if animals and not names_animals(block.label):
+            continue
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}
         # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*);
@@ -2811,7 +2858,7 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
-                for each in _co_occurring(chunk):
+                for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
 
@@ -2830,6 +2877,23 @@ def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
         return [chunk]
     items = [chunk.items[0].split(" ", 1)[1], *chunk.items[1:]]
     return [_Chunk(item, chunk.cue, [item], aspect=chunk.aspect) for item in items]
+
+
+#: "A and B, C and D": an "and" before the commas of a list joins A to the whole list (two levels), as a plain list
+#: is "A, B and C".
+_PAIR_THEN_LIST_RE = re.compile(r"^\s*([^,;]+?)\s+and\s+([^,;]+,[^;]*\b(?:and|or)\b[^;]+)$", re.I)
+
+
+def _pair_then_list(chunk: _Chunk, question: bool) -> list[_Chunk]:
+    """An abstract's chunk "A and B, C and D" ("evidence on residential greenness and depression, anxiety and
+    psychological distress") names A and a list of another concept, not four variants of one (``"residential
+    greenness" OR depress*``): two chunks. Other chunks, and a question's, go to :func:`_co_occurring`."""
+    m = None if question else _PAIR_THEN_LIST_RE.match(re.sub(r"\([^()]*\)", "", chunk.text))
+    if (m is None or len(chunk.items) < 4 or not _content_words(m.group(1))
+            or chunk.items[0] != " ".join(m.group(1).split())):
+        return _co_occurring(chunk)
+    first = _Chunk(m.group(1), chunk.cue, chunk.items[:1])
+    return [first, _Chunk(m.group(2), chunk.cue, chunk.items[1:], aspect=chunk.aspect)]
 
 
 def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
@@ -3875,7 +3939,8 @@ def _related_pair(title: str, text: str) -> str:
     supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
     ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
     m = _TITLE_PAIR_RE.match(title)
-    if not m or m.group(4):  # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is
+    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied
+    if not m or m.group(4) and not names_animals(m.group(4).lstrip(": ")):
         return title
     first, second = (_content_words(g) for g in m.group(1, 2))
     if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
@@ -4162,9 +4227,11 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
         wholes = {_phrase_key(i) for i in [block.label, *block.items]}
+        # an acronym that spells a common word ("NEWS", "CARE") finds that word in any field: the matcher ignores
+        # case, so general English judges it, whatever the background
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*'))
-            or not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
+            general_zipf(t.strip('"*').casefold()) < zipf_floor if _is_acronym(t.strip('"*'))
+            else not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
         if specific and set(specific) <= _POPULATION_TERMS and _generic_label(block.label):
             # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
             # is common English, and those terms alone would miss the studies that name it
