@@ -1435,11 +1435,19 @@ _EVIDENCE_KINDS = frozenset(
 TOPIC_WORD_ZIPF = 4.0
 
 
+#: What a review appraises of its subject, never a topic ("...: a systematic review of predictive performance").
+_APPRAISED_PROPERTIES = frozenset(
+    "performance accuracy validity reliability utility feasibility acceptability properties".split())
+
+
 def _names_a_topic(phrase: str) -> bool:
     """The phrase names a topic, not the kind of studies or evidence reviewed ("candidate gene studies",
-    "prospective cohort studies", "techniques and applications"): a word rarer than :data:`TOPIC_WORD_ZIPF` that
-    is no design, meta or evidence-kind word."""
+    "prospective cohort studies", "techniques and applications") nor a property appraised ("prognostic
+    performance", "diagnostic accuracy": :data:`_APPRAISED_PROPERTIES`): a word rarer than
+    :data:`TOPIC_WORD_ZIPF` that is no design, meta or evidence-kind word."""
     words = [w.casefold() for w in re.findall(_WORD, phrase)]
+    if words[-1:] and words[-1] in _APPRAISED_PROPERTIES:
+        return False
     topical = [w for w in words if w not in META_WORDS and w not in _DESIGN_WORDS and w not in _EVIDENCE_KINDS
                and w not in _ANSWER_KINDS and w not in _STUDY_NOUNS and w not in GENERIC_HEADS
                and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)
@@ -1612,8 +1620,15 @@ def _undefined_acronyms(text: str, defined: dict[str, str]) -> dict[str, str]:
     return out
 
 
+#: "X as a mediator", "scales as predictors": the part a concept plays, named by a role noun (a general vocabulary
+#: of study findings), is no variant of it.
+_AS_ROLE_RE = re.compile(r"\bas\s+(?:an?\s+)?(?:(?:potential|possible|independent|early)\s+)?"
+                         r"(?:predictors?|mediators?|moderators?|markers?|biomarkers?|indicators?)\b", re.I)
+
+
 def _split_items(text: str) -> list[str]:
     text = re.split(r",?\s*\bbut\b", text, maxsplit=1, flags=re.I)[0]  # "X, but Y are needed": a clause, no item
+    text = _AS_ROLE_RE.sub(" ", text)
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
     # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"

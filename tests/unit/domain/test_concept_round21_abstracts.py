@@ -159,3 +159,22 @@ def test_a_subject_before_as_a_role_keeps_its_terms():
     title = "Self-compassion as a mediator between perfectionism and burnout: a meta-analysis."
     assert "self-compassion" in terms(title)
 
+
+# -- the role a concept plays ("as predictors") and the property appraised ("prognostic performance") ---------------
+
+FRAILTY_ABSTRACT = (
+    "Frailty scales in patients undergoing cardiac surgery: a systematic review of prognostic performance. "
+    "Objective: To assess frailty scales as predictors of mortality after cardiac surgery. Methods: MEDLINE and "
+    "Embase were searched to 2022. Results: Twenty studies were included; C statistics ranged from 0.60 to 0.75. "
+    "Conclusions: Frailty scales modestly predict mortality after cardiac surgery."
+)
+
+
+def test_a_role_after_as_is_no_variant():
+    assert "predictor*" not in terms(FRAILTY_ABSTRACT)
+    assert "mediator*" not in terms(COMPASSION_ABSTRACT)
+
+
+def test_the_property_a_review_appraises_is_no_subject():
+    assert not [t for t in terms(FRAILTY_ABSTRACT) if "performance" in t]
+    assert hits(FRAILTY_ABSTRACT, "The Clinical Frailty Scale and one-year mortality after cardiac surgery")
