@@ -3964,9 +3964,12 @@ def _related_pair(title: str, text: str) -> str:
     a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
     if a == b:
         return title
+    # from one's head to the other's head, or to its first word: a coordination inside the other ("fruit and
+    # vegetable intake") is no list between the two
+    pairs = ((a, b), (b, a), (a, second[0].casefold()[:5]), (b, first[0].casefold()[:5]))
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
-        for x, y in ((a, b), (b, a)):
+        for x, y in pairs:
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
             if gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"

@@ -178,3 +178,19 @@ def test_a_role_after_as_is_no_variant():
 def test_the_property_a_review_appraises_is_no_subject():
     assert not [t for t in terms(FRAILTY_ABSTRACT) if "performance" in t]
     assert hits(FRAILTY_ABSTRACT, "The Clinical Frailty Scale and one-year mortality after cardiac surgery")
+
+
+# -- a title's "X and Y" related by the aim, past a coordination inside Y --------------------------------------------
+
+DESK_ABSTRACT = (
+    "Sit-stand desks and sitting and standing time in office workers: a systematic review. Objective: To evaluate "
+    "the effectiveness of sit-stand desks in reducing sitting time among office workers. Methods: MEDLINE and "
+    "SPORTDiscus were searched to 2022. Eligibility criteria: Controlled trials of sit-stand desks with a measure of "
+    "workers' sitting or standing time. Results: Fifteen trials were included; desks reduced sitting time by 80 "
+    "minutes per day. Conclusions: Sit-stand desks reduce sitting time at work."
+)
+
+
+def test_a_title_pair_is_two_subjects_when_its_second_holds_a_coordination():
+    assert not hits(DESK_ABSTRACT, "Prolonged standing time and varicose veins in retail staff")
+    assert hits(DESK_ABSTRACT, "Sit-stand desks and sitting time in call-centre staff: a cluster trial")
