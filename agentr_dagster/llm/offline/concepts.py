@@ -2094,6 +2094,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and _plural(prev) and nxt[:1].isalpha() and nxt.casefold() not in _FUNCTION)
         verb = verb or (plural_noun_before and len(low) >= 3 and is_plain_verb(low) and nxt.isalpha()
                         and nxt.casefold() not in _FUNCTION and not _eponym(prev))
+        verb = verb or _effect_verb_after_subject(low, prev, nxt, plural_noun_before, sentence[
+            words[k - 1].end(): m.start()] if k else "x")
         # a verb's "-ed" form right after "studies" / "trials" is their verb ("Which rodent studies tested X")
         verb = verb or (prev.casefold() in _STUDY_NOUNS and is_past_participle(low) and nxt[:1].isalpha()
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
@@ -2121,6 +2123,19 @@ def _modal_and_verb(words: list[re.Match], k: int) -> bool:
         return bool(rest) and is_plain_verb(rest[0]) and rest[0].islower()
     before = [w for w in low[:at] if w != "not" and not w.endswith("ly")][-1:]
     return bool(before) and before[0] in _MODALS and low[at].islower() and is_plain_verb(low[at])
+
+
+def _effect_verb_after_subject(low: str, prev: str, nxt: str, plural_before: bool, between: str) -> bool:
+    """An effect verb right after its subject noun: its past form after a plural ("heat waves increased
+    admissions", "images increased body dissatisfaction"), its "-s" form after a singular ("wildfire smoke
+    increases admissions"); no modifier of what follows ("increased body dissatisfaction" was a term)."""
+    if not (nxt[:1].isalpha() and nxt.casefold() not in _FUNCTION and set(verb_lemmas(low)) & _EFFECT_VERBS):
+        return False
+    if low.endswith("ed"):
+        return plural_before
+    singular = (not between.strip() and prev.islower() and not _plural(prev) and "NOUN" in word_classes(prev)
+                and prev.casefold() not in _FUNCTION)
+    return low.endswith("s") and singular
 
 
 _GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
@@ -3418,6 +3433,11 @@ def _stem_parts(words: list[str]) -> list[str]:
             and p not in _FUNCTION and p not in ("related", "induced") and not is_graded_adjective(p)]
 
 
+#: A sentence that says where the review searched (its sources are named there, never a kind of a concept).
+_SEARCH_SENTENCE_RE = re.compile(r"\b(?:searched|search(?:es)? (?:of|in|was|were)|specialised register|"
+                                 r"specialized register|search methods)\b", re.I)
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -3447,6 +3467,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue  # a kind the text leaves out is not one to search for
+        if _SEARCH_SENTENCE_RE.search(sentence):
+            continue  # where the review searched ("the Cochrane Incontinence Specialised Register"): no kind
         for chunk in _chunks(sentence, verbs):
             for item in chunk.items:
                 if _is_meta_item(item):
@@ -3948,6 +3970,10 @@ _RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|impro
                           r"decreas\w*|prevent\w*|affect\w*|predict\w*|promot\w*|impair\w*)\b", re.I)
 
 
+#: "the relationship between X and Y": a frame that relates its two terms (X's head, then Y's first words).
+_BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){{0,2}}{y}"
+
+
 def _related_pair(title: str, text: str) -> str:
     """A title's "X and Y" as two concepts ("X on Y", as "the effect of X on Y" reads) when another sentence of
     the abstract relates them: names both with a preposition or a verb of effect between ("trials of vitamin D
@@ -3971,7 +3997,9 @@ def _related_pair(title: str, text: str) -> str:
         low = sentence.casefold()
         for x, y in pairs:
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
-            if gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
+            related = gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(
+                gap.group(1))
+            if related or re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
 

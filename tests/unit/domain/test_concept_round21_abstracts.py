@@ -194,3 +194,41 @@ DESK_ABSTRACT = (
 def test_a_title_pair_is_two_subjects_when_its_second_holds_a_coordination():
     assert not hits(DESK_ABSTRACT, "Prolonged standing time and varicose veins in retail staff")
     assert hits(DESK_ABSTRACT, "Sit-stand desks and sitting time in call-centre staff: a cluster trial")
+
+
+# -- an effect verb after its subject; the review's sources; "the relationship between X and Y" ----------------------
+
+SMOKE_ABSTRACT = (
+    "Wildfire smoke and emergency hospital admissions in older adults: a systematic review. Objectives: To quantify "
+    "the effect of wildfire smoke on emergency hospital admissions among adults aged 65 years and older. Methods: "
+    "MEDLINE and GreenFILE were searched to 2022. Results: Twenty studies were included. Smoke episodes increased "
+    "all-cause emergency admissions (RR 1.05). Conclusions: Wildfire smoke increases emergency hospital admissions "
+    "in older adults."
+)
+BLADDER_ABSTRACT = (
+    "Bladder training for urinary incontinence in women: a Cochrane review. Objectives: To determine the effects of "
+    "bladder training for urinary incontinence in adult women. Search methods: We searched the Cochrane Incontinence "
+    "Specialised Register to 2022. Selection criteria: Randomised trials of bladder training in women with urinary "
+    "incontinence. Main results: We included 14 trials. Authors' conclusions: Bladder training may improve urinary "
+    "incontinence."
+)
+PAIR_PROGRAMMING_ABSTRACT = (
+    "Pair programming and defect rates in student projects: a systematic review. Objective: To synthesise studies on "
+    "the relationship between pair programming and defects in student code. Methods: We searched Scopus and the ACM "
+    "Digital Library to 2022. Results: Twenty studies were included. Conclusions: Pair programming is linked to "
+    "fewer defects."
+)
+
+
+def test_an_effect_verb_after_its_subject_opens_no_phrase():
+    assert not [t for t in terms(SMOKE_ABSTRACT) if t.startswith(("increase", "increased"))]
+    assert "wildfire smoke" in terms(SMOKE_ABSTRACT)
+
+
+def test_a_register_searched_names_no_kind():
+    assert not [t for t in terms(BLADDER_ABSTRACT) if "cochrane" in t]
+
+
+def test_the_relationship_between_x_and_y_relates_a_title_pair():
+    assert not hits(PAIR_PROGRAMMING_ABSTRACT, "Defect rates of student projects in a capstone course")
+    assert hits(PAIR_PROGRAMMING_ABSTRACT, "Pair programming and defect rates in an introductory course")
