@@ -1430,7 +1430,7 @@ def _title_without_design(title: str) -> str:
 #: What a review gathers rather than what it is about ("a review of barriers and facilitators", "of techniques").
 _EVIDENCE_KINDS = frozenset(
     "barriers facilitators determinants measures instruments tools techniques applications methods approaches "
-    "interventions strategies prospective retrospective experimental evidence".split())
+    "interventions strategies prospective retrospective experimental evidence benchmarks datasets".split())
 #: A subject names a topic by a word at most this common in general English (Zipf): "paradigm" 3.6.
 TOPIC_WORD_ZIPF = 4.0
 
@@ -1739,6 +1739,18 @@ def _without_purpose_verb(piece: str, cue: str) -> str:
 
 #: Verbs that say which way something changes ("reducing stress", "improving adherence"): their "-ing" form before
 #: a concept is the direction of an effect, not a word the studies share (a general vocabulary, not a field's).
+#: Words after which "to" opens an infinitive of purpose ("aim to fix", "designed to detect").
+_PURPOSE_WORDS = frozenset("aim aims aimed seek seeks sought designed intended developed used attempt attempts".split())
+def _purpose_infinitive(words: list[re.Match], k: int) -> bool:
+    """The word is a purpose word before "to" and a verb ("tools aim to detect faults"), or that verb."""
+    def low(j: int) -> str:
+        return words[j].group(0).casefold() if 0 <= j < len(words) else ""
+
+    if low(k) in _PURPOSE_WORDS and low(k + 1) == "to" and is_plain_verb(low(k + 2)):
+        return True
+    return low(k - 1) == "to" and low(k - 2) in _PURPOSE_WORDS and is_plain_verb(low(k))
+
+
 _CHANGE_VERBS = frozenset(
     "reduce improve prevent increase decrease promote enhance raise treat manage facilitate encourage "
     "mitigate address tackle combat limit curb boost strengthen foster alleviate relieve minimise minimize optimise "
@@ -2101,6 +2113,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
+        # "aim to", "designed to" and any verb after ("techniques aim to fix software bugs"): a purpose, no phrase
+        verb = verb or _purpose_infinitive(words, k)
         verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k) or _modal_and_verb(words, k)
         if not inside and verb:
             cuts.append(m)
