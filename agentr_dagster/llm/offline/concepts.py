@@ -790,7 +790,8 @@ def _lone_modifier(word: str, words: list[str]) -> bool:
     field's, unless it is rare ("transgenerational effects")."""
     low = word.casefold()
     at = words.index(low) if low in words else -1
-    return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS
+    # a function word next is no head ("self-compassion as a mediator": "as" is a meta word of "such as")
+    return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS and words[at + 1] not in _FUNCTION
             and ("ADJ" in word_classes(low) or _modifier_like(low)) and general_zipf(low) >= LONE_MODIFIER_ZIPF)
 
 
@@ -1067,9 +1068,16 @@ def _phrase_parts(words: list[str]) -> list[str]:
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
             continue
-        if not (a[0].isdigit() or b[0].isdigit() or _index_word(a)):
+        if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+def _numbered_next(words: list[str], k: int) -> bool:
+    """A number follows the word: the word and the number name one thing ("type 2", "stage 3", "grade II"), so a
+    pair ending in the word ("incident type" of "incident type 2 diabetes") is cut inside a name."""
+    return k + 1 < len(words) and (words[k + 1][:1].isdigit() or re.fullmatch(r"I{1,3}|IV|VI{0,3}", words[k + 1])
+                                   is not None)
 
 
 def _index_word(word: str) -> bool:
@@ -1412,23 +1420,34 @@ def _title_without_design(title: str) -> str:
     of = _KIND_OF_RE.search(m.group(0))
     head = title[: m.start()].rstrip()
     if of and not _SYNTHESES_RE.match(of.group(1)) and head and _names_a_topic(of.group(1)):
-        return f"{head}: {of.group(1)}"
+        # the animals studied ("...: a meta-analysis of rodent studies") are a subtitle still, a chunk of their own
+        # (:data:`_SUBTITLE_RE`), no variant of the head's last concept
+        kept = of.group(1)
+        return f"{head}: {kept[:1].upper()}{kept[1:]}" if names_animals(kept) else f"{head}: {kept}"
     return head or title
 
 
 #: What a review gathers rather than what it is about ("a review of barriers and facilitators", "of techniques").
 _EVIDENCE_KINDS = frozenset(
     "barriers facilitators determinants measures instruments tools techniques applications methods approaches "
-    "interventions strategies prospective retrospective experimental evidence".split())
+    "interventions strategies prospective retrospective experimental evidence benchmarks datasets".split())
 #: A subject names a topic by a word at most this common in general English (Zipf): "paradigm" 3.6.
 TOPIC_WORD_ZIPF = 4.0
 
 
+#: What a review appraises of its subject, never a topic ("...: a systematic review of predictive performance").
+_APPRAISED_PROPERTIES = frozenset(
+    "performance accuracy validity reliability utility feasibility acceptability properties".split())
+
+
 def _names_a_topic(phrase: str) -> bool:
     """The phrase names a topic, not the kind of studies or evidence reviewed ("candidate gene studies",
-    "prospective cohort studies", "techniques and applications"): a word rarer than :data:`TOPIC_WORD_ZIPF` that
-    is no design, meta or evidence-kind word."""
+    "prospective cohort studies", "techniques and applications") nor a property appraised ("prognostic
+    performance", "diagnostic accuracy": :data:`_APPRAISED_PROPERTIES`): a word rarer than
+    :data:`TOPIC_WORD_ZIPF` that is no design, meta or evidence-kind word."""
     words = [w.casefold() for w in re.findall(_WORD, phrase)]
+    if words[-1:] and words[-1] in _APPRAISED_PROPERTIES:
+        return False
     topical = [w for w in words if w not in META_WORDS and w not in _DESIGN_WORDS and w not in _EVIDENCE_KINDS
                and w not in _ANSWER_KINDS and w not in _STUDY_NOUNS and w not in GENERIC_HEADS
                and w not in _FUNCTION and not any(w in t.split() for t in DESIGN_TERMS)
@@ -1601,8 +1620,15 @@ def _undefined_acronyms(text: str, defined: dict[str, str]) -> dict[str, str]:
     return out
 
 
+#: "X as a mediator", "scales as predictors": the part a concept plays, named by a role noun (a general vocabulary
+#: of study findings), is no variant of it.
+_AS_ROLE_RE = re.compile(r"\bas\s+(?:an?\s+)?(?:(?:potential|possible|independent|early)\s+)?"
+                         r"(?:predictors?|mediators?|moderators?|markers?|biomarkers?|indicators?)\b", re.I)
+
+
 def _split_items(text: str) -> list[str]:
     text = re.split(r",?\s*\bbut\b", text, maxsplit=1, flags=re.I)[0]  # "X, but Y are needed": a clause, no item
+    text = _AS_ROLE_RE.sub(" ", text)
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
     # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
@@ -1713,6 +1739,18 @@ def _without_purpose_verb(piece: str, cue: str) -> str:
 
 #: Verbs that say which way something changes ("reducing stress", "improving adherence"): their "-ing" form before
 #: a concept is the direction of an effect, not a word the studies share (a general vocabulary, not a field's).
+#: Words after which "to" opens an infinitive of purpose ("aim to fix", "designed to detect").
+_PURPOSE_WORDS = frozenset("aim aims aimed seek seeks sought designed intended developed used attempt attempts".split())
+def _purpose_infinitive(words: list[re.Match], k: int) -> bool:
+    """The word is a purpose word before "to" and a verb ("tools aim to detect faults"), or that verb."""
+    def low(j: int) -> str:
+        return words[j].group(0).casefold() if 0 <= j < len(words) else ""
+
+    if low(k) in _PURPOSE_WORDS and low(k + 1) == "to" and is_plain_verb(low(k + 2)):
+        return True
+    return low(k - 1) == "to" and low(k - 2) in _PURPOSE_WORDS and is_plain_verb(low(k))
+
+
 _CHANGE_VERBS = frozenset(
     "reduce improve prevent increase decrease promote enhance raise treat manage facilitate encourage "
     "mitigate address tackle combat limit curb boost strengthen foster alleviate relieve minimise minimize optimise "
@@ -2062,17 +2100,56 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
+        # after plural study nouns an "-ing" form that is a noun too is their verb before what it acts on
+        # ("studies testing rumination as a mediator", "trials reporting remission"), never a compound's head
+        verb = verb or (low.endswith("ing") and "VERB" in word_classes(low) and prev.casefold() in _STUDY_NOUNS
+                        and _plural(prev) and nxt[:1].isalpha() and nxt.casefold() not in _FUNCTION)
         verb = verb or (plural_noun_before and len(low) >= 3 and is_plain_verb(low) and nxt.isalpha()
                         and nxt.casefold() not in _FUNCTION and not _eponym(prev))
+        verb = verb or _effect_verb_after_subject(low, prev, nxt, plural_noun_before, sentence[
+            words[k - 1].end(): m.start()] if k else "x")
         # a verb's "-ed" form right after "studies" / "trials" is their verb ("Which rodent studies tested X")
         verb = verb or (prev.casefold() in _STUDY_NOUNS and is_past_participle(low) and nxt[:1].isalpha()
                         and sentence[words[k - 1].end(): m.start()].strip() == "")
         # a change verb after "to" is the purpose's verb ("interventions to increase X"), even one that is a noun too
         verb = verb or (m.group(0).casefold() in _CHANGE_VERBS and k > 0 and words[k - 1].group(0).casefold() == "to")
-        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k)
+        # "aim to", "designed to" and any verb after ("techniques aim to fix software bugs"): a purpose, no phrase
+        verb = verb or _purpose_infinitive(words, k)
+        verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k) or _modal_and_verb(words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+#: English modal auxiliaries: the plain form after one (past "not" or an adverb) is a verb.
+_MODALS = frozenset("can cannot could may might must should would will shall".split())
+
+
+def _modal_and_verb(words: list[re.Match], k: int) -> bool:
+    """A modal auxiliary before a verb's plain form, or that verb ("game-based learning can increase motivation",
+    "X may benefit relatives"): the two are the sentence's predicate, though the verb is a noun too, and no part
+    of a concept's phrase ("learning can increase motivation", "increase motivation" were terms). Lower case
+    only ("May", the month)."""
+    low = [w.group(0) for w in words[max(0, k - 2): k + 3]]
+    at = k - max(0, k - 2)
+    if low[at] in _MODALS:
+        rest = [w for w in low[at + 1:] if w != "not" and not w.endswith("ly")][:1]
+        return bool(rest) and is_plain_verb(rest[0]) and rest[0].islower()
+    before = [w for w in low[:at] if w != "not" and not w.endswith("ly")][-1:]
+    return bool(before) and before[0] in _MODALS and low[at].islower() and is_plain_verb(low[at])
+
+
+def _effect_verb_after_subject(low: str, prev: str, nxt: str, plural_before: bool, between: str) -> bool:
+    """An effect verb right after its subject noun: its past form after a plural ("heat waves increased
+    admissions", "images increased body dissatisfaction"), its "-s" form after a singular ("wildfire smoke
+    increases admissions"); no modifier of what follows ("increased body dissatisfaction" was a term)."""
+    if not (nxt[:1].isalpha() and nxt.casefold() not in _FUNCTION and set(verb_lemmas(low)) & _EFFECT_VERBS):
+        return False
+    if low.endswith("ed"):
+        return plural_before
+    singular = (not between.strip() and prev.islower() and not _plural(prev) and "NOUN" in word_classes(prev)
+                and prev.casefold() not in _FUNCTION)
+    return low.endswith("s") and singular
 
 
 _GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
@@ -2451,7 +2528,8 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         phrase = m.group(0).casefold()
         # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
         # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
-        twice = low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+        twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+                 and not _said_apart(low, m))
         if any(phrase in n for n in named) or twice:
             found.add(phrase)
     for phrase in sorted(found, key=len, reverse=True):
@@ -2459,6 +2537,15 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         text = re.sub(r"\b" + re.escape(f"{first} {conj} ") + r"(?=" + re.escape(rest) + r"\b)",
                       lambda m: m.group(0).replace(" ", _JOIN), text, flags=re.I)
     return text
+
+
+def _said_apart(low: str, m: re.Match) -> bool:
+    """The words after a coordination's "and" are said as a phrase of their own elsewhere in the lower-case text
+    ("medication adherence and blood pressure" beside "systolic blood pressure"): two concepts, each named alone,
+    not a fixed name ("commitment therapy" is never said without "acceptance and")."""
+    rest = re.escape(f"{m.group(3)} {m.group(4)}".casefold())
+    # after "and" or "or" it is the coordination again ("fruit or vegetable intake")
+    return len(re.findall(rf"\b{rest}\b", low)) > len(re.findall(rf"\b(?:and|or|&) {rest}\b", low))
 
 
 #: "N of N": a word, "of", a word, and what follows (a content word goes on the phrase: no compound).
@@ -2743,8 +2830,12 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     if not terms:
         return
     words = {w.casefold() for i in items for w in _content_words(i)}
+    # the animals studied ("of adult rodents", "rodent studies") are no variant of another concept's block
+    animals = all(names_animals(i) for i in items)
     # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
     for block in blocks:
+        if animals and not names_animals(block.label):
+            continue
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}
         # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*);
@@ -2811,7 +2902,7 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
-                for each in _co_occurring(chunk):
+                for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
 
@@ -2830,6 +2921,23 @@ def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
         return [chunk]
     items = [chunk.items[0].split(" ", 1)[1], *chunk.items[1:]]
     return [_Chunk(item, chunk.cue, [item], aspect=chunk.aspect) for item in items]
+
+
+#: "A and B, C and D": an "and" before the commas of a list joins A to the whole list (two levels), as a plain list
+#: is "A, B and C".
+_PAIR_THEN_LIST_RE = re.compile(r"^\s*([^,;]+?)\s+and\s+([^,;]+,[^;]*\b(?:and|or)\b[^;]+)$", re.I)
+
+
+def _pair_then_list(chunk: _Chunk, question: bool) -> list[_Chunk]:
+    """An abstract's chunk "A and B, C and D" ("evidence on residential greenness and depression, anxiety and
+    psychological distress") names A and a list of another concept, not four variants of one (``"residential
+    greenness" OR depress*``): two chunks. Other chunks, and a question's, go to :func:`_co_occurring`."""
+    m = None if question else _PAIR_THEN_LIST_RE.match(re.sub(r"\([^()]*\)", "", chunk.text))
+    if (m is None or len(chunk.items) < 4 or not _content_words(m.group(1))
+            or chunk.items[0] != " ".join(m.group(1).split())):
+        return _co_occurring(chunk)
+    first = _Chunk(m.group(1), chunk.cue, chunk.items[:1])
+    return [first, _Chunk(m.group(2), chunk.cue, chunk.items[1:], aspect=chunk.aspect)]
 
 
 def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
@@ -3339,6 +3447,11 @@ def _stem_parts(words: list[str]) -> list[str]:
             and p not in _FUNCTION and p not in ("related", "induced") and not is_graded_adjective(p)]
 
 
+#: A sentence that says where the review searched (its sources are named there, never a kind of a concept).
+_SEARCH_SENTENCE_RE = re.compile(r"\b(?:searched|search(?:es)? (?:of|in|was|were)|specialised register|"
+                                 r"specialized register|search methods)\b", re.I)
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -3368,6 +3481,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue  # a kind the text leaves out is not one to search for
+        if _SEARCH_SENTENCE_RE.search(sentence):
+            continue  # where the review searched ("the Cochrane Incontinence Specialised Register"): no kind
         for chunk in _chunks(sentence, verbs):
             for item in chunk.items:
                 if _is_meta_item(item):
@@ -3869,13 +3984,18 @@ _RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|impro
                           r"decreas\w*|prevent\w*|affect\w*|predict\w*|promot\w*|impair\w*)\b", re.I)
 
 
+#: "the relationship between X and Y": a frame that relates its two terms (X's head, then Y's first words).
+_BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){{0,2}}{y}"
+
+
 def _related_pair(title: str, text: str) -> str:
     """A title's "X and Y" as two concepts ("X on Y", as "the effect of X on Y" reads) when another sentence of
     the abstract relates them: names both with a preposition or a verb of effect between ("trials of vitamin D
     supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
     ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
     m = _TITLE_PAIR_RE.match(title)
-    if not m or m.group(4):  # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is
+    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied
+    if not m or m.group(4) and not names_animals(m.group(4).lstrip(": ")):
         return title
     first, second = (_content_words(g) for g in m.group(1, 2))
     if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
@@ -3884,11 +4004,16 @@ def _related_pair(title: str, text: str) -> str:
     a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
     if a == b:
         return title
+    # from one's head to the other's head, or to its first word: a coordination inside the other ("fruit and
+    # vegetable intake") is no list between the two
+    pairs = ((a, b), (b, a), (a, second[0].casefold()[:5]), (b, first[0].casefold()[:5]))
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
-        for x, y in ((a, b), (b, a)):
+        for x, y in pairs:
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
-            if gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(gap.group(1)):
+            related = gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(
+                gap.group(1))
+            if related or re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
 
@@ -4162,9 +4287,11 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
         # a term of one or two letters ("FI") sits inside most words: a substring matcher finds it everywhere
         block.terms = [t for t in block.terms if len(t.strip('"*')) >= 3] or block.terms
         wholes = {_phrase_key(i) for i in [block.label, *block.items]}
+        # an acronym that spells a common word ("NEWS", "CARE") finds that word in any field: the matcher ignores
+        # case, so general English judges it, whatever the background
         specific = [t for t in block.terms if len(t.strip('"*')) >= 3 and (
-            _is_acronym(t.strip('"*'))
-            or not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
+            general_zipf(t.strip('"*').casefold()) < zipf_floor if _is_acronym(t.strip('"*'))
+            else not is_generic(t, zipf_floor, background, share_floor, whole_phrase=_phrase_key(t) in wholes))]
         if specific and set(specific) <= _POPULATION_TERMS and _generic_label(block.label):
             # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
             # is common English, and those terms alone would miss the studies that name it
