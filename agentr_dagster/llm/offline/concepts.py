@@ -873,7 +873,8 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
-        terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
+        # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
+        terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
     terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
@@ -905,6 +906,29 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.extend(_run_terms(words[:1]))
     terms.extend(_modifier_in_front_terms(words))
     return terms
+
+
+#: A noun whose plural is at most this much rarer in general English (Zipf) names things one counts ("protons"
+#: 0.4, "schemas" 0.7, "mirrors" 0.7, "hormones" 0.1): not a practice ("massages" 0.9, "meditations" 1.0,
+#: "mindfulness", "hypnosis" have none in use).
+COUNT_NOUN_GAP = 0.8
+
+
+def _means_of_treatment(words: list[str]) -> str:
+    """A thing one counts, of everyday English, before a generic head of treatment ("proton therapy", "schema
+    therapy", "mirror therapy"), or a word of every field (:data:`HEAD_ALONE_ZIPF`: "exposure therapy"): the
+    treatment uses the thing, which alone is every study of it ("proton pump inhibitors", "database schemas"), so
+    the two AND-ed, ``(proton AND therap*)``; "" for a practice named by its noun ("mindfulness interventions":
+    ``mindful*``, "massage therapy") or a rare word ("psilocybin therapy")."""
+    low, head = words[0].casefold(), words[1].casefold()
+    if head not in GENERIC_HEADS or not low.isalpha() or "NOUN" not in word_classes(low):
+        return ""
+    plurals = [p for p in plural_forms(low) if p != low]
+    counted = bool(plurals) and max(general_zipf(p) for p in plurals) >= general_zipf(low) - COUNT_NOUN_GAP
+    # a word of every field is no practice's name either ("exposure therapy", "oxygen therapy")
+    if general_zipf(low) < RARE_PART_ZIPF or not (counted or general_zipf(low) >= HEAD_ALONE_ZIPF):
+        return ""
+    return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
 
 
 def _modifier_in_front_terms(words: list[str]) -> list[str]:
@@ -4075,6 +4099,8 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
+    if _field_of_an_aspect(main, required):
+        return
     if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main)):
         for b in required + optional:
             if not b.organism:
@@ -4090,6 +4116,18 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
+    """A main block that is an aspect asked of studies ("the statistical fragility of randomised trials in spine
+    surgery", "the replicability of experiments in software engineering") with only where the studies are beside
+    it: the place is what the aspect is measured in, so it is AND-ed with it (``fragil* AND "spine surgery"``);
+    the aspect alone is every field's, the place alone (``A OR "spine surgery"``) every study there."""
+    if not (main.aspect and required and all(b.setting and not b.organism and not _gene_block(b) for b in required)):
+        return False
+    for b in required:
+        b.independent = True
+    return True
 
 
 def _holds_review_kinds(block: ConceptBlock) -> bool:

@@ -1,0 +1,39 @@
+"""Concept blocks, round 21 (helper h21b: questions in the judge's style on what round 20 left): a thing a treatment
+uses is no name of the treatment alone, the field an aspect of studies is measured in is AND-ed with it, ..."""
+
+from tests.unit.domain.concept_queries import hits as _hits
+from tests.unit.domain.concept_queries import query as _query
+from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
+
+
+def test_a_counted_thing_before_therapy_is_no_term_alone():
+    # "neutron therapy" searched neutron alone (every neutron star, neutron scattering study)
+    question = "Is neutron therapy safe for adults with salivary gland tumours?"
+    assert "neutron" not in _top_level_terms(question)
+    assert not _hits(question, "Neutron scattering reveals the structure of lipid membranes")
+    assert _hits(question, "Fast neutron therapy for salivary gland carcinoma: late effects")
+    # "mirror therapy": mirror* alone is every mirror study; a practice named by its noun stays alone
+    assert not _hits("Is mirror therapy effective for pain after stroke?", "Mirror neurons and empathy")
+    assert "mindful*" in _top_level_terms("Are mindfulness interventions effective for anxiety in pilots?")
+
+
+def test_a_word_of_every_field_before_therapy_is_no_term_alone():
+    # "exposure therapy": exposur* alone is every exposure study (air pollution, radiation, drugs)
+    question = "Is exposure therapy effective for spider phobia in children?"
+    assert not _hits(question, "Exposure to air pollution and asthma in children")
+    assert _hits(question, "One-session exposure therapy for specific phobia")
+
+
+def test_the_field_an_aspect_of_studies_is_measured_in_is_anded_with_it():
+    # "What is the robustness of trials in X": the field was optional and left out (the aspect alone: every field)
+    question = (
+        "What is the statistical fragility of randomised trials in shoulder arthroplasty? Include randomised "
+        "trials with a dichotomous primary outcome. Exclude pilot trials."
+    )
+    assert not _hits(question, "The fragility index of randomised trials in critical care medicine")
+    assert not _hits(question, "Shoulder arthroplasty outcomes in a national registry")
+    assert _hits(question, "Statistical fragility of randomised controlled trials in shoulder arthroplasty")
+    question = "What is the replicability of experiments in computational linguistics?"
+    assert "replicabil*" not in _top_level_terms(question)
+    assert _query(question).count(" AND ") >= 1
+
