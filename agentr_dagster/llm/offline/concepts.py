@@ -3261,10 +3261,37 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
-            if not _holds_name(item, block):
+            if not _holds_name(item, block) and not _head_of_block(words, block):
                 parts = _shared_runs(item, block_words)
-                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)])
+                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)
+                                                     if _variant_of_block(t, part, block_words)])
             return
+
+
+def _head_of_block(words: set[str], block: ConceptBlock) -> bool:
+    """An item that is the head of a block's phrase alone ("children" of "anaemic children"): the class the
+    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child)."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
+    return len(words) == 1 and words <= heads
+
+
+def _variant_of_block(term: str, part: str, block_words: set[str]) -> bool:
+    """A term an eligibility item's part gives that still names the block's concept: it holds a word the block
+    shares ("resistance exercise" of "resistance training"), a name ("crohn*" of "Crohn's disease", "CT-P13"; not
+    "periarticular*" of "periarticular dextrose injections") or a hyphenated word of the part, or the part shares
+    none (a run of names, :func:`_shared_runs`). The part's other pieces are other things ("exercise programmes"
+    of "resistance exercise programmes": every exercise study; a pair's first word is what it names)."""
+    if not _shared_words(_content_words(part)) & block_words:
+        return True
+    words = [w.strip("*").casefold() for w in re.findall(_WORD, term.replace(_JOIN, " "))]
+    # a pair names what its first word does ("(inject* AND (intra-articular OR ozone))" is every injection there)
+    words = sorted(_shared_words(words[:1] if term.startswith("(") else words))  # "non-violent": "violent"
+    # a name is written with a capital or a digit ("Crohn's", "CT-P13"; not "periarticular")
+    names = [n.casefold() for n in re.findall(_WORD, part) if n[:1].isupper() or any(c.isdigit() for c in n)]
+    # a hyphenated word of the part, however spelled, is one word of it ("self injury" of "non-suicidal self-injury")
+    compounds = {w.casefold().replace("-", "") for w in re.findall(_WORD, part) if "-" in w.strip("-")}
+    return any(b[:5] in w for w in words for b in block_words) or all(
+        any(n.startswith(w) for n in names) for w in words) or re.sub(r"[\s\"*-]", "", term.casefold()) in compounds
 
 
 #: Heads that close an eligibility item naming what is measured of a thing ("learning outcomes", "consumption
@@ -3434,7 +3461,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
 
 #: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
 _EFFECTIVE_FRAME_RE = re.compile(
-    r"^\s*(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    # who or where may come first ("In adults with X, is Y safe ...?")
+    r"^\s*(?:(?:in|among|for)\s[^,;:?]+,\s*)?(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
     r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
 
 

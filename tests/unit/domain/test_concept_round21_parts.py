@@ -3,6 +3,7 @@ uses is no name of the treatment alone, the field an aspect of studies is measur
 
 from tests.unit.domain.concept_queries import hits as _hits
 from tests.unit.domain.concept_queries import query as _query
+from tests.unit.domain.concept_queries import terms as _terms
 from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
 
 
@@ -36,4 +37,43 @@ def test_the_field_an_aspect_of_studies_is_measured_in_is_anded_with_it():
     question = "What is the replicability of experiments in computational linguistics?"
     assert "replicabil*" not in _top_level_terms(question)
     assert _query(question).count(" AND ") >= 1
+
+
+def test_an_eligibility_item_broader_than_its_block_adds_no_variant():
+    # "Include trials in children ..." joined "stunted children" and brought pediatric*, infant* (every child)
+    question = (
+        "Does zinc supplementation improve growth in stunted children? Include randomised trials in children "
+        "under five that report height-for-age."
+    )
+    assert not any(t.startswith(("pediatric", "paediatric", "infant")) for t in _terms(question))
+
+
+def test_an_eligibility_items_part_without_the_blocks_word_is_no_variant():
+    # "... or combined strength and balance exercise programmes" joined "balance training" with "exercise
+    # programme" (every exercise programme)
+    question = (
+        "Does balance training prevent falls in older adults? Include randomised trials of group balance or "
+        "combined strength and balance exercise programmes that report falls."
+    )
+    assert not any(t.startswith("exercise program") for t in _top_level_terms(question))
+    assert not _hits(question, "A home exercise programme for adults after knee replacement")
+    assert _hits(question, "Balance exercise programmes for older women: a randomised trial")
+    # "periarticular dextrose injections" joined "dextrose prolotherapy" with periarticular* alone
+    question = (
+        "Does dextrose prolotherapy reduce pain in adults with hip osteoarthritis? Include randomised trials of "
+        "periarticular dextrose injections that report pain."
+    )
+    assert not _hits(question, "Periarticular infiltration analgesia after hip arthroplasty")
+    assert _hits(question, "Dextrose injections for hip osteoarthritis pain: a randomised trial")
+
+
+def test_a_population_put_first_leaves_the_effect_frames_subject_main():
+    # "In patients with X, is switching from A to B safe?": X was the main block, switch* a top-level term
+    question = (
+        "In patients with rheumatoid arthritis, is switching from an originator biologic to its biosimilar "
+        "safe and effective?"
+    )
+    assert not _hits(question, "Methotrexate dose escalation in rheumatoid arthritis: a cohort study")
+    assert _hits(question, "Switching to a biosimilar: outcomes in a registry")
+
 
