@@ -2985,9 +2985,9 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
-    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     if question and background is None and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
         _lone_condition_anded(blocks)
+    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None
@@ -4153,13 +4153,16 @@ def _lone_condition_anded(blocks: list[ConceptBlock]) -> None:
     effective for Y?"; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
     one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
     ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
-    independent concepts are. Without a background only: a background that shows the block narrow keeps it as
-    the rest branch (:func:`_mark_rest`)."""
+    independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
+    inflammatory bowel disease?", which left the query as X alone). Without a background only: a background that
+    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`)."""
     main = next((b for b in blocks if b.required), None)
     if main is None or main.facet != "intervention" or main.aspect:
         return
     rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
-    if len(rest) == 1 and rest[0].required and rest[0].facet in ("population", "exposure"):
+    # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
+    if (len(rest) == 1 and rest[0].required and rest[0].facet in ("population", "exposure")
+            and not _who_block(rest[0])):
         rest[0].independent = True
 
 

@@ -87,3 +87,10 @@ def test_a_lone_condition_is_anded_with_a_treatment():
     question = "Is art therapy effective for schizophrenia?"
     assert not _hits(question, "Clozapine dosing in treatment-resistant schizophrenia")
     assert _hits(question, "Group art therapy for people with schizophrenia: a randomised trial")
+
+
+def test_a_condition_after_in_is_no_place_in_an_effect_question():
+    # "Is X safe in <condition>?": the condition read as where the studies are was left out (X alone)
+    question = "Is hydroxyurea safe and effective in sickle cell disease?"
+    assert not _hits(question, "Hydroxyurea for polycythaemia vera: a cohort study")
+    assert _hits(question, "Hydroxyurea in children with sickle cell disease: a randomised trial")
