@@ -950,7 +950,7 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
-            and not (_means_compound(words[0]) and not _process_noun(head))):
+            and not ((_means_compound(words[0]) or _content_compound(words[0])) and not _process_noun(head))):
         rest = words[1:]
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
@@ -1015,6 +1015,18 @@ def _means_compound(word: str) -> bool:
     after it keeps its pair ("ultrasound-guided injection": ``(inject* AND ultrasound-guided)``)."""
     left, _, right = word.casefold().rpartition("-")
     return bool(left) and right in _MEANS_PARTICIPLES
+
+
+#: Adjectives that close a compound saying what a thing holds or lacks ("platelet-rich", "gluten-free").
+_CONTENT_ADJECTIVES = frozenset("rich poor free enriched depleted fortified".split())
+
+
+def _content_compound(word: str) -> bool:
+    """A compound closed by an adjective of content (:data:`_CONTENT_ADJECTIVES`: "platelet-rich plasma",
+    "platelet-rich fibrin"): it names the kind of the noun after it by what it holds, and the noun alone
+    (``plasma*``: every plasma level and plasma cell) is every kind's."""
+    left, _, right = word.casefold().rpartition("-")
+    return bool(left) and right in _CONTENT_ADJECTIVES
 
 
 def _everyday_noun(word: str) -> bool:

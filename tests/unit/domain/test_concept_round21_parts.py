@@ -94,3 +94,11 @@ def test_a_condition_after_in_is_no_place_in_an_effect_question():
     question = "Is hydroxyurea safe and effective in sickle cell disease?"
     assert not _hits(question, "Hydroxyurea for polycythaemia vera: a cohort study")
     assert _hits(question, "Hydroxyurea in children with sickle cell disease: a randomised trial")
+
+
+def test_the_noun_after_a_compound_of_content_is_no_term_alone():
+    # "platelet-rich plasma": plasma* alone was every plasma level and plasma cell study
+    question = "Is platelet-rich plasma effective for plantar fasciitis?"
+    assert "plasma*" not in _terms(question)
+    assert not _hits(question, "Plasma levels of vitamin D in plantar fasciitis and heel pain")
+    assert _hits(question, "Platelet-rich plasma injection versus steroid for plantar fasciitis")
