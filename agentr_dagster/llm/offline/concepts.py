@@ -969,7 +969,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
     return out
 
 
-_LETTER_COMPOUND_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
+#: One letter, a hyphen and a word of four letters or more, the whole word ("e-government", "m-health").
+_LETTER_HYPHEN_WORD_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
 #: A compound opened by a single letter anywhere in a term ("e-learning platform", "m-health").
 _LETTER_OPENED_RE = re.compile(r"(?<![\w-])[A-Za-z]-[A-Za-z]")
 
@@ -980,7 +981,7 @@ def _letter_compound_alone(words: list[str]) -> list[str]:
     concept, as its studies write it without the head ("e-government adoption"), and the head adds nothing.
     As a stem, never spaced: a term is matched as a substring, and "e-learning" sits inside "machine-learning",
     "e learning" inside "the learning"; a stem starts at a word's start."""
-    if len(words) != 2 or not _LETTER_COMPOUND_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
+    if len(words) != 2 or not _LETTER_HYPHEN_WORD_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
         return []
     return [words[0].casefold() + "*"]
 
@@ -1949,19 +1950,36 @@ _RELATIVE_CLAUSE_RE = re.compile(
 
 
 def _relative_clause_verbs(sentences: list[str]) -> frozenset[str]:
-    """Words a text uses as a relative clause's verb: a verb's plain form right after "that" / "who" / "which"
-    following a plural noun ("Include studies that measure trust", "trials that expose participants to X"), though
-    a noun too ("measure", "expose", "give", "train"): a plural noun's relative pronoun is followed by its verb, and
-    the text uses the word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb
-    cuts, never opening a concept's phrase ("measure transparency", "give households")."""
-    out: set[str] = set()
-    for sentence in sentences:
-        for m in _RELATIVE_CLAUSE_RE.finditer(sentence):
-            noun, verb = m.group(1), m.group(3).casefold()
-            if (_plural(noun) and "NOUN" in word_classes(noun) and noun.casefold() not in _FUNCTION
-                    and is_plain_verb(verb) and verb not in _FUNCTION and verb not in _AUXILIARIES):
-                out.add(verb)
-    return frozenset(out)
+    """Words a text uses as a relative clause's verb everywhere (:func:`_relative_verb` says "text"): after a
+    plural noun, or past a gloss in brackets after it, "that" / "who" / "which" and a verb's plain form ("Include
+    studies that measure trust", "trials that expose participants to X"), though a noun too: the text uses the
+    word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb cuts, never
+    opening a concept's phrase ("measure transparency", "give households")."""
+    return frozenset(m.group(3).casefold() for sentence in sentences for m in _RELATIVE_CLAUSE_RE.finditer(sentence)
+                     if _relative_verb(m.group(1), m.group(3)) == "text")
+
+
+def _relative_verb(noun: str, word: str) -> str:
+    """How ``word``, right after "that" / "which" / "who" following ``noun``, reads: "text" for a verb's plain form
+    after a plural noun (a verb wherever the text uses it: :func:`_relative_clause_verbs`); "here" for a verb's
+    form after another noun or a name the lexicon does not know, there only (:func:`_relative_clause_verb`): a past
+    form ("studies that measured loneliness"), a plain form (the clause may belong to a noun further back: "trials
+    of CBT-I that measure X") or an "-s" form after a singular ("a study that reports X"); "" for no verb. After a
+    verb "that" opens a clause whose first word may be a modifier ("found that reduced intake ..."), so the word
+    before "that" is a noun, never a verb's "-ed" form."""
+    low, before = word.casefold(), noun.casefold()
+    if not word.islower() or before in _FUNCTION or low in _FUNCTION or low in _AUXILIARIES:
+        return ""
+    if _plural(noun) and "NOUN" in word_classes(noun) and is_plain_verb(low):
+        return "text"
+    if (word_classes(noun) and "NOUN" not in word_classes(noun) or before.endswith("ed")
+            or not noun.replace("-", "").isalnum()):
+        return ""
+    if is_past_participle(low):
+        return "here"
+    if "ADJ" in word_classes(low) or not can_be_verb(low):
+        return ""
+    return "here" if is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low)) else ""
 
 
 #: Words after which the next one starts a subject, never a verb ("How effective are nudges applied by X").
@@ -2134,30 +2152,16 @@ _RELATIVE_PRONOUNS = frozenset("that which who".split())
 
 
 def _relative_clause_verb(sentence: str, words: list[re.Match], k: int) -> bool:
-    """The word right after "that" / "which" / "who" following a noun is the relative clause's verb when it can be
-    one ("studies that measured loneliness", "trials of CBT-I that measure depression", "a study that reports
-    X"), before the word it acts on: not a modifier of the phrase after it ("measured loneliness" is
-    no concept). After a verb "that" opens a clause whose first word may be a modifier ("found that reduced
-    intake ..."), so the word before "that" is a noun, never a verb's "-ed" form."""
+    """The word at ``k``, right after "that" / "which" / "who" right after a noun and before another word, is the
+    relative clause's verb (:func:`_relative_verb`), before the word it acts on: not a modifier of the phrase after
+    it ("measured loneliness" is no concept)."""
     if k < 2 or k + 1 >= len(words) or not words[k + 1].group(0)[:1].isalpha():
         return False
     word, rel, noun = (words[j].group(0) for j in (k, k - 1, k - 2))
-    if (rel.casefold() not in _RELATIVE_PRONOUNS or not word.islower()
-            or sentence[words[k - 1].end(): words[k].start()].strip()
+    if (rel.casefold() not in _RELATIVE_PRONOUNS or sentence[words[k - 1].end(): words[k].start()].strip()
             or sentence[words[k - 2].end(): words[k - 1].start()].strip(" ,")):
         return False
-    low = word.casefold()
-    # a noun, or a name the lexicon does not know ("studies of pregabalin that report X")
-    if (word_classes(noun) and "NOUN" not in word_classes(noun) or noun.casefold().endswith("ed")
-            or noun.casefold() in _FUNCTION or not noun.replace("-", "").isalnum()
-            or low in _FUNCTION or low in _AUXILIARIES):
-        return False
-    if is_past_participle(low):
-        return True
-    if "ADJ" in word_classes(low) or not can_be_verb(low):
-        return False
-    # the clause may belong to a noun further back ("trials of CBT-I that measure X"): a plain form is its verb
-    return is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low))
+    return _relative_verb(noun, word) != ""
 
 
 def _content_words(item: str) -> list[str]:
