@@ -2201,10 +2201,29 @@ def _facet_for(cue: str, items: list[str]) -> str:
     return "exposure"
 
 
+#: "switching from X to Y", "transition from X to Y": what is left is named after "from".
+_SWITCH_FROM_RE = re.compile(r"\b(switch|transition)(?:ing|ed|es|s)?\s+from\s+(.+?)\s+to\s+\S", re.I)
+
+
+def _switched_from(terms: list[str], item: str) -> list[str]:
+    """An item "switching from X to Y": X's own terms are no alternatives of the concept (``warfarin*`` alone is
+    every warfarin study; the switch is the subject), only AND-ed with the switch, ``(switch* AND warfarin*)``;
+    Y's terms stay (what is switched to is what the studies give)."""
+    m = _SWITCH_FROM_RE.search(item)
+    if m is None:
+        return terms
+    target = set(item_terms(item[m.end(2):]))
+    origin = [t for t in item_terms(m.group(2)) if t in terms and t not in target and not t.startswith("(")]
+    if not origin:
+        return terms
+    group = _sendable(origin[0]) if len(origin) == 1 else "(" + " OR ".join(_sendable(t) for t in origin) + ")"
+    return [t for t in terms if t not in origin] + [f"({m.group(1).casefold()}* AND {group})"]
+
+
 def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     # a part that only names a study design ("randomised trials" of "randomised trials reporting X") is the
     # design block's, never a concept's term
-    terms = [t for t in item_terms(item) if not _design_only(t)]
+    terms = _switched_from([t for t in item_terms(item) if not _design_only(t)], item)
     low = item.casefold()
     words = _content_words(item)
     for key, extra in POPULATION_VARIANTS.items():

@@ -102,3 +102,11 @@ def test_the_noun_after_a_compound_of_content_is_no_term_alone():
     assert "plasma*" not in _terms(question)
     assert not _hits(question, "Plasma levels of vitamin D in plantar fasciitis and heel pain")
     assert _hits(question, "Platelet-rich plasma injection versus steroid for plantar fasciitis")
+
+
+def test_what_is_switched_from_is_no_term_alone():
+    # "switching from X to Y": X alone (every study of X) was an alternative of the switching block
+    question = "What are the outcomes of switching from clopidogrel to ticagrelor after coronary stenting?"
+    assert "clopidogrel*" not in _top_level_terms(question)
+    assert not _hits(question, "Clopidogrel resistance and CYP2C19 genotype in stroke patients")
+    assert _hits(question, "Switching from clopidogrel to ticagrelor: platelet reactivity in stented patients")
