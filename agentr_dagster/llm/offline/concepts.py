@@ -2110,9 +2110,11 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
                              or (bool(nxt) and plural_noun_before)))
         # an "-ing" form between a plural noun and a preposition is that noun's verb, though a noun too ("adults
-        # living in nursing homes", "patients presenting with X")
+        # living in nursing homes", "patients presenting with X"), also past what they have ("people with
+        # dementia living in care homes")
         verb = verb or (m.group(0).casefold().endswith("ing") and "VERB" in word_classes(m.group(0))
-                        and plural_noun_before and nxt.casefold() in ("in", "with", "at", "under", "on"))
+                        and (plural_noun_before or _plural_with_before(sentence, words, k))
+                        and nxt.casefold() in ("in", "with", "at", "under", "on"))
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
@@ -2127,6 +2129,19 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+def _plural_with_before(sentence: str, words: list[re.Match], k: int) -> bool:
+    """Before the word at ``k``: a plural noun, "with" and one to three words of what they have, no other
+    preposition nor punctuation between ("people with dementia", "adults with type 2 diabetes"): an "-ing" form
+    there is the people's verb, not a noun of the condition's phrase ("dementia living")."""
+    for j in range(k - 2, max(k - 5, 0), -1):
+        if words[j].group(0).casefold() == "with":
+            between = [w.group(0).casefold() for w in words[j + 1: k]]
+            before = words[j - 1].group(0)
+            return (not any(w in _FUNCTION for w in between) and not re.search(r"[,;:()]", sentence[
+                words[j - 1].start(): words[k].start()]) and _plural(before) and "NOUN" in word_classes(before))
+    return False
 
 
 _GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")

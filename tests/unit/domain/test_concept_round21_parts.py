@@ -110,3 +110,10 @@ def test_what_is_switched_from_is_no_term_alone():
     assert "clopidogrel*" not in _top_level_terms(question)
     assert not _hits(question, "Clopidogrel resistance and CYP2C19 genotype in stroke patients")
     assert _hits(question, "Switching from clopidogrel to ticagrelor: platelet reactivity in stented patients")
+
+
+def test_an_ing_verb_after_people_with_a_condition_is_theirs():
+    # "people with dementia living in care homes": the phrase "dementia living" was a required block
+    question = "Does aromatherapy reduce agitation in people with dementia living in nursing homes?"
+    assert not any("living" in t for t in _terms(question))
+    assert _hits(question, "Lavender oil for agitation in people with dementia in nursing homes")
