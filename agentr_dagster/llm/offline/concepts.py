@@ -2096,6 +2096,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 # a compound is read by its last part ("pro-eating-disorder content"): a modifier there, no verb
                 and "-" not in m.group(0)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
+                # after the verb it opens the verb's object ("preserve muscle mass": "mass" may be an adjective)
+                and words[k - 1].group(0).casefold() not in verbs
                 # after an adjective it is that adjective's noun ("are serious games used in X")
                 and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]

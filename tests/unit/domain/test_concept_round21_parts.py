@@ -117,3 +117,10 @@ def test_an_ing_verb_after_people_with_a_condition_is_theirs():
     question = "Does aromatherapy reduce agitation in people with dementia living in nursing homes?"
     assert not any("living" in t for t in _terms(question))
     assert _hits(question, "Lavender oil for agitation in people with dementia in nursing homes")
+
+
+def test_the_word_after_a_questions_verb_opens_its_object():
+    # "Does X preserve muscle mass": "muscle" (a verb too, before "mass", an adjective too) was cut as a verb
+    question = "Does whey protein preserve muscle mass in women after menopause?"
+    assert "mass" not in _terms(question)
+    assert not _hits(question, "Body mass index and hot flushes in women after menopause")
