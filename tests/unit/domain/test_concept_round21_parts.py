@@ -124,3 +124,10 @@ def test_the_word_after_a_questions_verb_opens_its_object():
     question = "Does whey protein preserve muscle mass in women after menopause?"
     assert "mass" not in _terms(question)
     assert not _hits(question, "Body mass index and hot flushes in women after menopause")
+
+
+def test_a_verbs_own_form_in_eed_closes_no_phrase():
+    # "walking speed": "speed" read as an "-ed" participle was cut off, and walking* alone was the block
+    question = "Does treadmill training improve gait speed after hip fracture?"
+    assert "gait speed" in _terms(question)
+    assert not _hits(question, "Gait analysis in children with cerebral palsy after hip surgery")
