@@ -3038,7 +3038,9 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
     if question and background is None and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
-        _lone_condition_anded(blocks)
+        _lone_condition_anded(blocks, ("population", "exposure"))
+    elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+        _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
@@ -3518,6 +3520,13 @@ _EFFECTIVE_FRAME_RE = re.compile(
     # who or where may come first ("In adults with X, is Y safe ...?")
     r"^\s*(?:(?:in|among|for)\s[^,;:?]+,\s*)?(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
     r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+
+
+#: "What are the (long-term) outcomes of X for Y", "What is the safety of X in Y": what a treatment does, asked
+#: by its outcomes' noun.
+_OUTCOMES_FRAME_RE = re.compile(
+    r"^\s*what\s+(?:are|is|were|was)\s+the\s+(?:[\w-]+\s+){0,2}?(?:outcomes|effects?|effectiveness|efficacy|"
+    r"safety|harms|benefits)\s+of\s", re.I)
 
 
 def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
@@ -4200,9 +4209,10 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
 
 
-def _lone_condition_anded(blocks: list[ConceptBlock]) -> None:
+def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...]) -> None:
     """A question of what a treatment does (:data:`_EFFECTIVE_FRAME_RE`: "Are X safe during pregnancy?", "Is X
-    effective for Y?"; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
+    effective for Y?", and :data:`_OUTCOMES_FRAME_RE`, "What are the outcomes of X for Y?", there ``facets``
+    population only; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
     one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
     ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
     independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
@@ -4213,7 +4223,7 @@ def _lone_condition_anded(blocks: list[ConceptBlock]) -> None:
         return
     rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
     # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
-    if (len(rest) == 1 and rest[0].required and rest[0].facet in ("population", "exposure")
+    if (len(rest) == 1 and rest[0].required and rest[0].facet in facets
             and not _who_block(rest[0])):
         rest[0].independent = True
 

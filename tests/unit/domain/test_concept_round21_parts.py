@@ -131,3 +131,10 @@ def test_a_verbs_own_form_in_eed_closes_no_phrase():
     question = "Does treadmill training improve gait speed after hip fracture?"
     assert "gait speed" in _terms(question)
     assert not _hits(question, "Gait analysis in children with cerebral palsy after hip surgery")
+
+
+def test_a_lone_condition_is_anded_in_an_outcomes_of_question():
+    # "What are the outcomes of X for Y?": X OR Y was every study of Y
+    question = "What are the long-term outcomes of deep brain stimulation for Tourette syndrome?"
+    assert not _hits(question, "Tic severity and quality of life in adults with Tourette syndrome")
+    assert _hits(question, "Deep brain stimulation of the thalamus in Tourette syndrome: ten-year follow-up")
