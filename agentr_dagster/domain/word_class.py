@@ -52,9 +52,10 @@ def _participle_compound(low: str) -> bool:
 
 
 def is_past_participle(word: str) -> bool:
-    """``word`` is a verb's "-ed" form ("measured", "assessed", "reported"): after a noun it is a predicate."""
+    """``word`` is a verb's "-ed" form ("measured", "assessed", "reported"): after a noun it is a predicate. A verb's
+    own plain form in "-eed" is none ("speed", "breed", "exceed": "walking speed" is one phrase)."""
     low = word.casefold()
-    return low.endswith("ed") and len(low) > 4 and "VERB" in word_classes(word)
+    return low.endswith("ed") and len(low) > 4 and "VERB" in word_classes(word) and low not in verb_lemmas(low)
 
 
 def is_irregular_past_participle(word: str) -> bool:

@@ -874,7 +874,8 @@ def _run_terms(words: list[str]) -> list[str]:
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
-        terms.append(_render(truncation(words[0])))  # not a process ("management interventions": managem*)
+        # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
+        terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
     terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
@@ -908,6 +909,29 @@ def _run_terms(words: list[str]) -> list[str]:
     return terms
 
 
+#: A noun whose plural is at most this much rarer in general English (Zipf) names things one counts ("protons"
+#: 0.4, "schemas" 0.7, "mirrors" 0.7, "hormones" 0.1): not a practice ("massages" 0.9, "meditations" 1.0,
+#: "mindfulness", "hypnosis" have none in use).
+COUNT_NOUN_GAP = 0.8
+
+
+def _means_of_treatment(words: list[str]) -> str:
+    """A thing one counts, of everyday English, before a generic head of treatment ("proton therapy", "schema
+    therapy", "mirror therapy"), or a word of every field (:data:`HEAD_ALONE_ZIPF`: "exposure therapy"): the
+    treatment uses the thing, which alone is every study of it ("proton pump inhibitors", "database schemas"), so
+    the two AND-ed, ``(proton AND therap*)``; "" for a practice named by its noun ("mindfulness interventions":
+    ``mindful*``, "massage therapy") or a rare word ("psilocybin therapy")."""
+    low, head = words[0].casefold(), words[1].casefold()
+    if head not in GENERIC_HEADS or not low.isalpha() or "NOUN" not in word_classes(low):
+        return ""
+    plurals = [p for p in plural_forms(low) if p != low]
+    counted = bool(plurals) and max(general_zipf(p) for p in plurals) >= general_zipf(low) - COUNT_NOUN_GAP
+    # a word of every field is no practice's name either ("exposure therapy", "oxygen therapy")
+    if general_zipf(low) < RARE_PART_ZIPF or not (counted or general_zipf(low) >= HEAD_ALONE_ZIPF):
+        return ""
+    return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
+
+
 def _modifier_in_front_terms(words: list[str]) -> list[str]:
     """A modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too,
     or the rest of the phrase after the modifier."""
@@ -927,7 +951,7 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
-            and not (_means_compound(words[0]) and not _process_noun(head))):
+            and not ((_means_compound(words[0]) or _content_compound(words[0])) and not _process_noun(head))):
         rest = words[1:]
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
@@ -946,7 +970,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
     return out
 
 
-_LETTER_COMPOUND_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
+#: One letter, a hyphen and a word of four letters or more, the whole word ("e-government", "m-health").
+_LETTER_HYPHEN_WORD_RE = re.compile(r"[A-Za-z]-[A-Za-z]{4,}")
 #: A compound opened by a single letter anywhere in a term ("e-learning platform", "m-health").
 _LETTER_OPENED_RE = re.compile(r"(?<![\w-])[A-Za-z]-[A-Za-z]")
 
@@ -957,7 +982,7 @@ def _letter_compound_alone(words: list[str]) -> list[str]:
     concept, as its studies write it without the head ("e-government adoption"), and the head adds nothing.
     As a stem, never spaced: a term is matched as a substring, and "e-learning" sits inside "machine-learning",
     "e learning" inside "the learning"; a stem starts at a word's start."""
-    if len(words) != 2 or not _LETTER_COMPOUND_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
+    if len(words) != 2 or not _LETTER_HYPHEN_WORD_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
         return []
     return [words[0].casefold() + "*"]
 
@@ -992,6 +1017,18 @@ def _means_compound(word: str) -> bool:
     after it keeps its pair ("ultrasound-guided injection": ``(inject* AND ultrasound-guided)``)."""
     left, _, right = word.casefold().rpartition("-")
     return bool(left) and right in _MEANS_PARTICIPLES
+
+
+#: Adjectives that close a compound saying what a thing holds or lacks ("platelet-rich", "gluten-free").
+_CONTENT_ADJECTIVES = frozenset("rich poor free enriched depleted fortified".split())
+
+
+def _content_compound(word: str) -> bool:
+    """A compound closed by an adjective of content (:data:`_CONTENT_ADJECTIVES`: "platelet-rich plasma",
+    "platelet-rich fibrin"): it names the kind of the noun after it by what it holds, and the noun alone
+    (``plasma*``: every plasma level and plasma cell) is every kind's."""
+    left, _, right = word.casefold().rpartition("-")
+    return bool(left) and right in _CONTENT_ADJECTIVES
 
 
 def _everyday_noun(word: str) -> bool:
@@ -1951,19 +1988,36 @@ _RELATIVE_CLAUSE_RE = re.compile(
 
 
 def _relative_clause_verbs(sentences: list[str]) -> frozenset[str]:
-    """Words a text uses as a relative clause's verb: a verb's plain form right after "that" / "who" / "which"
-    following a plural noun ("Include studies that measure trust", "trials that expose participants to X"), though
-    a noun too ("measure", "expose", "give", "train"): a plural noun's relative pronoun is followed by its verb, and
-    the text uses the word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb
-    cuts, never opening a concept's phrase ("measure transparency", "give households")."""
-    out: set[str] = set()
-    for sentence in sentences:
-        for m in _RELATIVE_CLAUSE_RE.finditer(sentence):
-            noun, verb = m.group(1), m.group(3).casefold()
-            if (_plural(noun) and "NOUN" in word_classes(noun) and noun.casefold() not in _FUNCTION
-                    and is_plain_verb(verb) and verb not in _FUNCTION and verb not in _AUXILIARIES):
-                out.add(verb)
-    return frozenset(out)
+    """Words a text uses as a relative clause's verb everywhere (:func:`_relative_verb` says "text"): after a
+    plural noun, or past a gloss in brackets after it, "that" / "who" / "which" and a verb's plain form ("Include
+    studies that measure trust", "trials that expose participants to X"), though a noun too: the text uses the
+    word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb cuts, never
+    opening a concept's phrase ("measure transparency", "give households")."""
+    return frozenset(m.group(3).casefold() for sentence in sentences for m in _RELATIVE_CLAUSE_RE.finditer(sentence)
+                     if _relative_verb(m.group(1), m.group(3)) == "text")
+
+
+def _relative_verb(noun: str, word: str) -> str:
+    """How ``word``, right after "that" / "which" / "who" following ``noun``, reads: "text" for a verb's plain form
+    after a plural noun (a verb wherever the text uses it: :func:`_relative_clause_verbs`); "here" for a verb's
+    form after another noun or a name the lexicon does not know, there only (:func:`_relative_clause_verb`): a past
+    form ("studies that measured loneliness"), a plain form (the clause may belong to a noun further back: "trials
+    of CBT-I that measure X") or an "-s" form after a singular ("a study that reports X"); "" for no verb. After a
+    verb "that" opens a clause whose first word may be a modifier ("found that reduced intake ..."), so the word
+    before "that" is a noun, never a verb's "-ed" form."""
+    low, before = word.casefold(), noun.casefold()
+    if not word.islower() or before in _FUNCTION or low in _FUNCTION or low in _AUXILIARIES:
+        return ""
+    if _plural(noun) and "NOUN" in word_classes(noun) and is_plain_verb(low):
+        return "text"
+    if (word_classes(noun) and "NOUN" not in word_classes(noun) or before.endswith("ed")
+            or not noun.replace("-", "").isalnum()):
+        return ""
+    if is_past_participle(low):
+        return "here"
+    if "ADJ" in word_classes(low) or not can_be_verb(low):
+        return ""
+    return "here" if is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low)) else ""
 
 
 #: Words after which the next one starts a subject, never a verb ("How effective are nudges applied by X").
@@ -2080,6 +2134,8 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 # a compound is read by its last part ("pro-eating-disorder content"): a modifier there, no verb
                 and "-" not in m.group(0)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
+                # after the verb it opens the verb's object ("preserve muscle mass": "mass" may be an adjective)
+                and words[k - 1].group(0).casefold() not in verbs
                 # after an adjective it is that adjective's noun ("are serious games used in X")
                 and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
@@ -2094,9 +2150,11 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
                              or (bool(nxt) and plural_noun_before)))
         # an "-ing" form between a plural noun and a preposition is that noun's verb, though a noun too ("adults
-        # living in nursing homes", "patients presenting with X")
+        # living in nursing homes", "patients presenting with X"), also past what they have ("people with
+        # dementia living in care homes")
         verb = verb or (m.group(0).casefold().endswith("ing") and "VERB" in word_classes(m.group(0))
-                        and plural_noun_before and nxt.casefold() in ("in", "with", "at", "under", "on"))
+                        and (plural_noun_before or _plural_with_before(sentence, words, k))
+                        and nxt.casefold() in ("in", "with", "at", "under", "on"))
         # a verb's plain form right after a plural noun, before another word ("interventions show promise"): a
         # compound's modifier is singular ("patient care"), so the plural noun is the subject and the word its verb
         low = m.group(0).casefold()
@@ -2152,6 +2210,19 @@ def _effect_verb_after_subject(low: str, prev: str, nxt: str, plural_before: boo
     return low.endswith("s") and singular
 
 
+def _plural_with_before(sentence: str, words: list[re.Match], k: int) -> bool:
+    """Before the word at ``k``: a plural noun, "with" and one to three words of what they have, no other
+    preposition nor punctuation between ("people with dementia", "adults with type 2 diabetes"): an "-ing" form
+    there is the people's verb, not a noun of the condition's phrase ("dementia living")."""
+    for j in range(k - 2, max(k - 5, 0), -1):
+        if words[j].group(0).casefold() == "with":
+            between = [w.group(0).casefold() for w in words[j + 1: k]]
+            before = words[j - 1].group(0)
+            return (not any(w in _FUNCTION for w in between) and not re.search(r"[,;:()]", sentence[
+                words[j - 1].start(): words[k].start()]) and _plural(before) and "NOUN" in word_classes(before))
+    return False
+
+
 _GERUND_AFTER_PLURAL_RE = re.compile(r"\b([a-z][a-z-]*s)\s+([a-z]+ing)\s+(?=([A-Za-z][\w-]*))")
 
 
@@ -2175,30 +2246,16 @@ _RELATIVE_PRONOUNS = frozenset("that which who".split())
 
 
 def _relative_clause_verb(sentence: str, words: list[re.Match], k: int) -> bool:
-    """The word right after "that" / "which" / "who" following a noun is the relative clause's verb when it can be
-    one ("studies that measured loneliness", "trials of CBT-I that measure depression", "a study that reports
-    X"), before the word it acts on: not a modifier of the phrase after it ("measured loneliness" is
-    no concept). After a verb "that" opens a clause whose first word may be a modifier ("found that reduced
-    intake ..."), so the word before "that" is a noun, never a verb's "-ed" form."""
+    """The word at ``k``, right after "that" / "which" / "who" right after a noun and before another word, is the
+    relative clause's verb (:func:`_relative_verb`), before the word it acts on: not a modifier of the phrase after
+    it ("measured loneliness" is no concept)."""
     if k < 2 or k + 1 >= len(words) or not words[k + 1].group(0)[:1].isalpha():
         return False
     word, rel, noun = (words[j].group(0) for j in (k, k - 1, k - 2))
-    if (rel.casefold() not in _RELATIVE_PRONOUNS or not word.islower()
-            or sentence[words[k - 1].end(): words[k].start()].strip()
+    if (rel.casefold() not in _RELATIVE_PRONOUNS or sentence[words[k - 1].end(): words[k].start()].strip()
             or sentence[words[k - 2].end(): words[k - 1].start()].strip(" ,")):
         return False
-    low = word.casefold()
-    # a noun, or a name the lexicon does not know ("studies of pregabalin that report X")
-    if (word_classes(noun) and "NOUN" not in word_classes(noun) or noun.casefold().endswith("ed")
-            or noun.casefold() in _FUNCTION or not noun.replace("-", "").isalnum()
-            or low in _FUNCTION or low in _AUXILIARIES):
-        return False
-    if is_past_participle(low):
-        return True
-    if "ADJ" in word_classes(low) or not can_be_verb(low):
-        return False
-    # the clause may belong to a noun further back ("trials of CBT-I that measure X"): a plain form is its verb
-    return is_plain_verb(low) or not _plural(noun) and low.endswith("s") and bool(verb_lemmas(low))
+    return _relative_verb(noun, word) != ""
 
 
 def _content_words(item: str) -> list[str]:
@@ -2238,10 +2295,29 @@ def _facet_for(cue: str, items: list[str]) -> str:
     return "exposure"
 
 
+#: "switching from X to Y", "transition from X to Y": what is left is named after "from".
+_SWITCH_FROM_RE = re.compile(r"\b(switch|transition)(?:ing|ed|es|s)?\s+from\s+(.+?)\s+to\s+\S", re.I)
+
+
+def _switched_from(terms: list[str], item: str) -> list[str]:
+    """An item "switching from X to Y": X's own terms are no alternatives of the concept (``warfarin*`` alone is
+    every warfarin study; the switch is the subject), only AND-ed with the switch, ``(switch* AND warfarin*)``;
+    Y's terms stay (what is switched to is what the studies give)."""
+    m = _SWITCH_FROM_RE.search(item)
+    if m is None:
+        return terms
+    target = set(item_terms(item[m.end(2):]))
+    origin = [t for t in item_terms(m.group(2)) if t in terms and t not in target and not t.startswith("(")]
+    if not origin:
+        return terms
+    group = _sendable(origin[0]) if len(origin) == 1 else "(" + " OR ".join(_sendable(t) for t in origin) + ")"
+    return [t for t in terms if t not in origin] + [f"({m.group(1).casefold()}* AND {group})"]
+
+
 def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
     # a part that only names a study design ("randomised trials" of "randomised trials reporting X") is the
     # design block's, never a concept's term
-    terms = [t for t in item_terms(item) if not _design_only(t)]
+    terms = _switched_from([t for t in item_terms(item) if not _design_only(t)], item)
     low = item.casefold()
     words = _content_words(item)
     for key, extra in POPULATION_VARIANTS.items():
@@ -3069,6 +3145,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
+    if question and background is None and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
+        _lone_condition_anded(blocks, ("population", "exposure"))
+    elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+        _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
@@ -3345,10 +3425,37 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
         if words & block_words:
-            if not _holds_name(item, block):
+            if not _holds_name(item, block) and not _head_of_block(words, block):
                 parts = _shared_runs(item, block_words)
-                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)])
+                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)
+                                                     if _variant_of_block(t, part, block_words)])
             return
+
+
+def _head_of_block(words: set[str], block: ConceptBlock) -> bool:
+    """An item that is the head of a block's phrase alone ("children" of "anaemic children"): the class the
+    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child)."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
+    return len(words) == 1 and words <= heads
+
+
+def _variant_of_block(term: str, part: str, block_words: set[str]) -> bool:
+    """A term an eligibility item's part gives that still names the block's concept: it holds a word the block
+    shares ("resistance exercise" of "resistance training"), a name ("crohn*" of "Crohn's disease", "CT-P13"; not
+    "periarticular*" of "periarticular dextrose injections") or a hyphenated word of the part, or the part shares
+    none (a run of names, :func:`_shared_runs`). The part's other pieces are other things ("exercise programmes"
+    of "resistance exercise programmes": every exercise study; a pair's first word is what it names)."""
+    if not _shared_words(_content_words(part)) & block_words:
+        return True
+    words = [w.strip("*").casefold() for w in re.findall(_WORD, term.replace(_JOIN, " "))]
+    # a pair names what its first word does ("(inject* AND (intra-articular OR ozone))" is every injection there)
+    words = sorted(_shared_words(words[:1] if term.startswith("(") else words))  # "non-violent": "violent"
+    # a name is written with a capital or a digit ("Crohn's", "CT-P13"; not "periarticular")
+    names = [n.casefold() for n in re.findall(_WORD, part) if n[:1].isupper() or any(c.isdigit() for c in n)]
+    # a hyphenated word of the part, however spelled, is one word of it ("self injury" of "non-suicidal self-injury")
+    compounds = {w.casefold().replace("-", "") for w in re.findall(_WORD, part) if "-" in w.strip("-")}
+    return any(b[:5] in w for w in words for b in block_words) or all(
+        any(n.startswith(w) for n in names) for w in words) or re.sub(r"[\s\"*-]", "", term.casefold()) in compounds
 
 
 #: Heads that close an eligibility item naming what is measured of a thing ("learning outcomes", "consumption
@@ -3525,8 +3632,16 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
 
 #: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
 _EFFECTIVE_FRAME_RE = re.compile(
-    r"^\s*(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    # who or where may come first ("In adults with X, is Y safe ...?")
+    r"^\s*(?:(?:in|among|for)\s[^,;:?]+,\s*)?(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
     r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+
+
+#: "What are the (long-term) outcomes of X for Y", "What is the safety of X in Y": what a treatment does, asked
+#: by its outcomes' noun.
+_OUTCOMES_FRAME_RE = re.compile(
+    r"^\s*what\s+(?:are|is|were|was)\s+the\s+(?:[\w-]+\s+){0,2}?(?:outcomes|effects?|effectiveness|efficacy|"
+    r"safety|harms|benefits)\s+of\s", re.I)
 
 
 def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
@@ -4200,6 +4315,8 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
     optional = [b for b in rest if not b.required]
+    if _field_of_an_aspect(main, required):
+        return
     if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main)):
         for b in required + optional:
             if not b.organism:
@@ -4215,6 +4332,37 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...]) -> None:
+    """A question of what a treatment does (:data:`_EFFECTIVE_FRAME_RE`: "Are X safe during pregnancy?", "Is X
+    effective for Y?", and :data:`_OUTCOMES_FRAME_RE`, "What are the outcomes of X for Y?", there ``facets``
+    population only; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
+    one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
+    ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
+    independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
+    inflammatory bowel disease?", which left the query as X alone). Without a background only: a background that
+    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`)."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet != "intervention" or main.aspect:
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
+    if (len(rest) == 1 and rest[0].required and rest[0].facet in facets
+            and not _who_block(rest[0])):
+        rest[0].independent = True
+
+
+def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
+    """A main block that is an aspect asked of studies ("the statistical fragility of randomised trials in spine
+    surgery", "the replicability of experiments in software engineering") with only where the studies are beside
+    it: the place is what the aspect is measured in, so it is AND-ed with it (``fragil* AND "spine surgery"``);
+    the aspect alone is every field's, the place alone (``A OR "spine surgery"``) every study there."""
+    if not (main.aspect and required and all(b.setting and not b.organism and not _gene_block(b) for b in required)):
+        return False
+    for b in required:
+        b.independent = True
+    return True
 
 
 def _holds_review_kinds(block: ConceptBlock) -> bool:
