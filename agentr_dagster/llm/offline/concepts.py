@@ -2131,6 +2131,11 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = is_finite_verb(m.group(0)) or m.group(0).casefold() in verbs or can_be_verb(m.group(0)) and (
             bool(_DETERMINER_NEXT_RE.match(sentence, m.end()))
             or (k > 0 and not copular and "ADJ" not in word_classes(m.group(0)) and "ADJ" in word_classes(nxt)
+                # a preposition the lexicon also calls an adjective ("after", "under", "over") opens what follows:
+                # "postpartum haemorrhage after vaginal birth" names the haemorrhage, no verb "haemorrhage" (a
+                # verb's plain form is no finite verb after a singular noun; "behaviour rose after X" stays one)
+                and (nxt.casefold() not in _PREPOSITIONS or verb_lemmas(m.group(0).casefold()) != (
+                    m.group(0).casefold(),))
                 # a compound is read by its last part ("pro-eating-disorder content"): a modifier there, no verb
                 and "-" not in m.group(0)
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
@@ -3210,8 +3215,92 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _join_named_list(blocks, text, acronyms)
     if studied is None:
         blocks = _purpose_not_anded(blocks, title, text, verbs)
+    blocks = _factors_of_first(blocks, title)
+    _accuracy_acts_off(blocks, title, text)
+    _compared_never_said(blocks, title, text)
     _and_only_when_broad(blocks, background)
     return blocks
+
+
+#: A title that appraises a test's accuracy ("Diagnostic accuracy of X for Y", "Accuracy of X for screening for
+#: Y", "X for distinguishing A from B: a diagnostic test accuracy meta-analysis").
+_ACCURACY_TITLE_RE = re.compile(r"\b(?:accuracy|sensitivity and specificity)\b", re.I)
+#: An abstract that says it appraises a test's accuracy (its design subtitle is not in the title read).
+_ACCURACY_TEXT_RE = re.compile(r"\b(?:diagnostic (?:test )?accuracy|sensitivity and specificity)\b", re.I)
+#: What a test is used to do, which its accuracy studies seldom all say (a general vocabulary of test use).
+_TEST_ACT_STEMS = ("diagnos", "screen", "distinguish", "detect", "discriminat", "differentiat", "identif")
+
+
+def _accuracy_acts_off(blocks: list[ConceptBlock], title: str, text: str) -> None:
+    """In a review of a test's accuracy, a block named only by what the test is used for ("diagnosis",
+    "screening", "distinguishing") names no concept: the accuracy studies name the test and the condition, not
+    always the act (``distinguish*`` was required of every calprotectin study). It leaves the query, as a
+    property the title appraises does (:data:`_APPRAISED_PROPERTIES`)."""
+    if not (_ACCURACY_TITLE_RE.search(title) or _ACCURACY_TEXT_RE.search(text)) or len(blocks) < 2:
+        return
+    acts = [b for b in blocks if b.terms and all(
+        all(w.casefold().startswith(_TEST_ACT_STEMS) for w in re.findall(_WORD, t)) for t in b.terms)]
+    if not acts or len(acts) == len(blocks):
+        return
+    for b in acts:
+        b.required = b.in_query = b.independent = False
+    if acts[0] is blocks[0]:
+        rest = [b for b in blocks if b not in acts]
+        rest[0].independent = False
+        blocks[:] = [*rest, *acts]
+
+
+def _compared_never_said(blocks: list[ConceptBlock], title: str, text: str) -> None:
+    """A title "A versus B H" is read "A H versus B H" (:func:`_compared_modifiers`), and "A H" names the main
+    block; when the abstract never says "A H" (it says "A with B H", "A and B H", "As"), that phrase finds none of
+    the studies, which compare the two: the block also takes A with the compared "B H" (``(narrat* AND
+    "statistical evidence")``), never A alone (every narrative review)."""
+    head_part = re.split(r"(?<=\w):\s", title, maxsplit=1)[0]
+    m = _COMPARED_MODIFIERS_RE.search(head_part)
+    if m is None:
+        return
+    read = _compared_modifiers(m)
+    cue = m.group(2)
+    if read == m.group(0) or f" {cue} " not in read:
+        return
+    first_phrase, rest = read.split(f" {cue} ", 1)
+    head = first_phrase.split(" ", 1)[1]
+    second_phrase = f"{m.group(3)} {head}".casefold()
+    body = text.replace(title, " ", 1) if title in text else text
+    if re.search(r"\b" + re.escape(first_phrase) + r"\b", body, re.I) or not re.search(
+            r"\b" + re.escape(second_phrase) + r"\b", body, re.I):
+        return
+    quoted = f'"{first_phrase.casefold()}"'
+    block = next((b for b in blocks if quoted in (t.casefold() for t in b.terms)), None)
+    if block is None or any(second_phrase in t.casefold() for t in block.terms):
+        return
+    first = (item_terms(m.group(1)) or [m.group(1).casefold()])[0]
+    block.terms = _dedupe([*block.terms, f'({first} AND "{second_phrase}")'])
+
+
+#: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
+#: "Predictors of relapse after ...", "Determinants of X"): the frame names no concept of its own.
+_FACTORS_OF_TITLE_RE = re.compile(
+    r"^\W*(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
+    r"\s+(?:for|of)\b", re.I)
+
+
+def _factors_of_first(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """A title "Risk factors for Y" gathers whatever is found to raise the risk of Y: Y is the main block, and a
+    block named only by the frame's words (``"risk factor(s)"``) leaves the query, as a question's frame does
+    (:func:`_read_relation`): a cohort study of one factor names the factor and Y, seldom "risk factor"."""
+    if not _FACTORS_OF_TITLE_RE.match(title.replace(_JOIN, " ")):
+        return blocks
+    words = _RELATION_WORDS | {"determinant", "determinants", "correlate", "correlates"}
+    frame = [b for b in blocks if b.terms and all(
+        {w.casefold() for w in re.findall(_WORD, t)} <= words for t in b.terms)]
+    if not frame or len(frame) == len(blocks):
+        return blocks
+    for b in frame:
+        b.required = b.in_query = b.independent = False
+    rest = [b for b in blocks if b not in frame]
+    rest[0].independent = False
+    return [*rest, *frame]
 
 
 def _title_purpose(blocks: list[ConceptBlock], title: str, verbs: frozenset[str]) -> tuple[
