@@ -603,8 +603,7 @@ def _stems(word: str) -> list[str]:
 GENERIC_HEADS = frozenset(
     "drug drugs agent agents medication medications medicine medicines therapy therapies treatment treatments "
     "condition conditions model models approach approaches intervention interventions inhibitor inhibitors "
-    "blocker blockers enzyme enzymes antagonist antagonists agonist agonists receptor receptors remedy remedies"
-    .split()
+    "blocker blockers enzyme enzymes antagonist antagonists agonist agonists receptor receptors".split()
 )
 
 
@@ -833,6 +832,10 @@ def _concept_words(words: list[str]) -> list[str]:
     return words
 
 
+#: Heads that name a kind of the noun before them ("insulin type", "lens type"): the pair is one of its kinds.
+_KIND_HEADS = frozenset("type types kind kinds sort sorts".split())
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -873,8 +876,10 @@ def _run_terms(words: list[str]) -> list[str]:
             # nor a stem that is a word of every field ("cognitive behavioural therapy": behaviour*)
             and general_zipf(truncation(before).rstrip("*")) < HEAD_ALONE_ZIPF):
         terms.append(_render(truncation(words[-2])))
-    # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
+    # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept; not a
+    # head that names a kind of the noun ("insulin type": insulin* alone is every insulin study)
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
+            and words[1].casefold() not in _KIND_HEADS
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
@@ -935,6 +940,11 @@ def _means_of_treatment(words: list[str]) -> str:
     return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
 
 
+#: Everyday nouns for any treatment ("herbal remedies", "home remedies"): the head alone (``remed*``) is every
+#: remedy and every remediation, never the concept its modifier names.
+_REMEDY_HEADS = frozenset("remedy remedies".split())
+
+
 def _modifier_in_front_terms(words: list[str]) -> list[str]:
     """A modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too,
     or the rest of the phrase after the modifier."""
@@ -952,7 +962,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
+            and head not in GENERIC_HEADS | _REMEDY_HEADS
+            and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
             and not ((_means_compound(words[0]) or _content_compound(words[0])) and not _process_noun(head))):
         rest = words[1:]

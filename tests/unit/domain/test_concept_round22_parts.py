@@ -46,10 +46,20 @@ def test_a_class_adjective_of_every_field_is_no_term_alone():
     assert "antipsychotic*" in _top_level_terms("Are antipsychotic drugs effective for delirium in older adults?")
 
 
-def test_remedies_are_a_generic_head_of_treatment():
-    # "homeopathic remedies": remed* alone is every remedy (and every remediation); the kind names the concept
+def test_remedies_alone_are_no_term():
+    # "homeopathic remedies": remed* alone is every remedy (and every remediation)
     question = "Are homeopathic remedies effective for eczema in children?"
     assert "remed*" not in _top_level_terms(question)
     assert not _hits(question, "Soil remediation of heavy metals in urban gardens")
-    assert _hits(question, "Homeopathic treatment of atopic eczema: a randomised trial")
+    assert _hits(question, "Homeopathic remedies for atopic eczema: a randomised trial")
 
+
+def test_a_kind_head_brings_no_noun_back_alone():
+    # "switched insulin type" in an eligibility sentence brought insulin* back beside the switch (every insulin study)
+    question = (
+        "What are the outcomes of switching from bovine heparin to porcine heparin in haemodialysis? Include cohort "
+        "studies of adults who switched heparin type that report clotting or bleeding. Exclude studies of children."
+    )
+    assert "heparin*" not in _top_level_terms(question)
+    assert not _hits(question, "Low-dose heparin for anticoagulation during haemodialysis")
+    assert _hits(question, "Switching from bovine to porcine heparin in haemodialysis units")
