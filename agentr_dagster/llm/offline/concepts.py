@@ -832,6 +832,10 @@ def _concept_words(words: list[str]) -> list[str]:
     return words
 
 
+#: Heads that name a kind of the noun before them ("insulin type", "lens type"): the pair is one of its kinds.
+_KIND_HEADS = frozenset("type types kind kinds sort sorts".split())
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -868,10 +872,14 @@ def _run_terms(words: list[str]) -> list[str]:
     before = words[-2].casefold() if len(words) >= 2 else ""
     if (words[-1].casefold() in GENERIC_HEADS and len(before) >= 6 and not before.endswith(("ive", "ed", "ing"))
             and (_modifier_like(words[-2]) or before.endswith(("ant", "ent", "ion")))
-            and not before.endswith("ment")):  # a process noun ("replacement therapy") is every field's
+            and not before.endswith("ment")  # a process noun ("replacement therapy") is every field's
+            # nor a stem that is a word of every field ("cognitive behavioural therapy": behaviour*)
+            and general_zipf(truncation(before).rstrip("*")) < HEAD_ALONE_ZIPF):
         terms.append(_render(truncation(words[-2])))
-    # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept
+    # a short or generic head after a distinctive noun ("proton beam"): the noun alone names the concept; not a
+    # head that names a kind of the noun ("insulin type": insulin* alone is every insulin study)
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
+            and words[1].casefold() not in _KIND_HEADS
             and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
@@ -932,6 +940,11 @@ def _means_of_treatment(words: list[str]) -> str:
     return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
 
 
+#: Everyday nouns for any treatment ("herbal remedies", "home remedies"): the head alone (``remed*``) is every
+#: remedy and every remediation, never the concept its modifier names.
+_REMEDY_HEADS = frozenset("remedy remedies".split())
+
+
 def _modifier_in_front_terms(words: list[str]) -> list[str]:
     """A modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too,
     or the rest of the phrase after the modifier."""
@@ -949,7 +962,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
+            and head not in GENERIC_HEADS | _REMEDY_HEADS
+            and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
             and not ((_means_compound(words[0]) or _content_compound(words[0])) and not _process_noun(head))):
         rest = words[1:]
@@ -3150,7 +3164,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
-    if question and background is None and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
+    if question and topic and (frame := _EFFECTIVE_FRAME_RE.match(topic[0])) and (
+            background is None or _AFTER_STATE_RE.match(topic[0][frame.end():])):
         _lone_condition_anded(blocks, ("population", "exposure"))
     elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
         _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
@@ -3724,6 +3739,11 @@ _EFFECTIVE_FRAME_RE = re.compile(
     # who or where may come first ("In adults with X, is Y safe ...?")
     r"^\s*(?:(?:in|among|for)\s[^,;:?]+,\s*)?(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
     r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+
+
+#: "Is X effective after / following Y?": Y is a state the treatment is given in (after surgery, a stent, a
+#: stroke); every study of X there says Y, and ``X OR Y`` is every study of Y, whatever a background shows of Y.
+_AFTER_STATE_RE = re.compile(r"\s*(?:after|following)\s", re.I)
 
 
 #: "What are the (long-term) outcomes of X for Y", "What is the safety of X in Y": what a treatment does, asked
@@ -4371,9 +4391,14 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
             # a partner may be broad itself (the pair is narrow), not common English, nor a word a term of the
             # block already finds alone (``relaps*`` makes ``(recurr* AND relaps*)`` redundant)
             alone = [t.strip('"').rstrip("*").casefold() for t in kept if " " not in t.strip('"')]
+            # nor a generic head whose class the block names alone ("generic antiepileptic drugs" with
+            # ``antiepileptic*``: ``(switch* AND drug)`` is every study that changed any drug)
+            named_heads = {ws[-1] for p in phrases if len(ws := p.strip('"').casefold().split()) >= 2
+                           and ws[-1] in GENERIC_HEADS and _render(truncation(ws[-2])) in kept}
             partners = _dedupe(_sendable(truncation(w)) for w in words if not w.startswith(stem[:4])
                                and len(w) >= 4 and w.isalpha() and w not in META_WORDS and w not in _FUNCTION
-                               and general_zipf(w) < GENERIC_ZIPF and not any(w.startswith(a) for a in alone))
+                               and general_zipf(w) < GENERIC_ZIPF and not any(w.startswith(a) for a in alone)
+                               and w not in named_heads)
             if not partners and nxt is not None:
                 if nxt.required and nxt is blocks_main:  # A OR (b AND A) is A: the term goes
                     continue
@@ -4431,7 +4456,8 @@ def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...]) -
     ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
     independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
     inflammatory bowel disease?", which left the query as X alone). Without a background only: a background that
-    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`)."""
+    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`); but a state the treatment follows
+    (:data:`_AFTER_STATE_RE`, "Is X effective after coronary stenting?") is AND-ed whatever the background."""
     main = next((b for b in blocks if b.required), None)
     if main is None or main.facet != "intervention" or main.aspect:
         return
