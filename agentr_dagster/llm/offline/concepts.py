@@ -2665,6 +2665,24 @@ def _map_as_aim(text: str) -> str:
     return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
 
 
+#: "How effective are X for Y?": the effect frame's adjective asked first; X runs to the first word that opens
+#: what it is for, where or when (or to the question mark).
+_HOW_ADJECTIVE_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))((?:(?:in|among|for)\s[^,;:?]+,\s*)?)how\s+((?:more\s+|less\s+)?(?:effective|efficacious|safe|beneficial|useful|helpful))\s+"
+    r"(are|is|were|was)\s+(.+?)(?=\s+(?:for|in|at|among|during|after|following|when|compared|versus|vs|than|to|on|"
+    r"with)\b|\s*\?)", re.I)
+
+
+def _how_adjective_last(text: str) -> str:
+    """"How effective are X for Y?" said as "Are X effective for Y?": the same question, which the effect frame
+    reads (:data:`_EFFECTIVE_FRAME_RE`: X what is done, Y what it is for), where the adjective asked first was
+    read as a concept of its own (``X OR (bully* AND effect*)``)."""
+    def reordered(m: re.Match) -> str:
+        be = m.group(3).casefold() if m.group(1) else m.group(3).capitalize()  # who may come first ("Among X, ...")
+        return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
+    return _HOW_ADJECTIVE_RE.sub(reordered, text)
+
+
 def _effect_frame_nouns(text: str) -> str:
     """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
     what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on
@@ -3134,7 +3152,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(text)))
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_how_adjective_last(text))))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
