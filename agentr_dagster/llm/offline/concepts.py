@@ -2665,10 +2665,15 @@ def _map_as_aim(text: str) -> str:
     return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
 
 
+#: Who or where may come first in a question ("In adults with X, is Y safe ...?").
+_WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
+#: What a question of a treatment's effect asks of it ("Are X effective ...", "How safe is X ...").
+_EFFECT_ADJECTIVES = r"effective|efficacious|safe|beneficial|useful|helpful"
+
 #: "How effective are X for Y?": the effect frame's adjective asked first; X runs to the first word that opens
 #: what it is for, where or when (or to the question mark).
 _HOW_ADJECTIVE_RE = re.compile(
-    r"(?:^|(?<=[.?!]\s))((?:(?:in|among|for)\s[^,;:?]+,\s*)?)how\s+((?:more\s+|less\s+)?(?:effective|efficacious|safe|beneficial|useful|helpful))\s+"
+    rf"(?:^|(?<=[.?!]\s))({_WHO_FIRST})how\s+((?:more\s+|less\s+)?(?:{_EFFECT_ADJECTIVES}))\s+"
     r"(are|is|were|was)\s+(.+?)(?=\s+(?:for|in|at|among|during|after|following|when|compared|versus|vs|than|to|on|"
     r"with)\b|\s*\?)", re.I)
 
@@ -3754,9 +3759,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
 
 #: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
 _EFFECTIVE_FRAME_RE = re.compile(
-    # who or where may come first ("In adults with X, is Y safe ...?")
-    r"^\s*(?:(?:in|among|for)\s[^,;:?]+,\s*)?(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
-    r"(?:effective|efficacious|safe|beneficial|useful|helpful|superior|inferior|non-inferior)\b", re.I)
+    rf"^\s*{_WHO_FIRST}(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    rf"(?:{_EFFECT_ADJECTIVES}|superior|inferior|non-inferior)\b", re.I)
 
 
 #: "Is X effective after / following Y?": Y is a state the treatment is given in (after surgery, a stent, a
