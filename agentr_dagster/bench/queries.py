@@ -42,9 +42,9 @@ from agentr_dagster.domain.seed_check import (
     SeedStudy,
     improve_blocks,
 )
+from agentr_dagster.domain.specificity import GENERIC_SHARE
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
-    GENERIC_SHARE,
     GENERIC_ZIPF,
     QUERY_SHAPE,
     QUERY_SHAPES,

@@ -5,7 +5,9 @@ word by word, and an eligibility item that shares a hyphenated word's part with 
 from __future__ import annotations
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
-from agentr_dagster.llm.offline.concepts import _paired_form, _variants, extract_concepts
+from agentr_dagster.llm.offline.concepts import extract_concepts
+from agentr_dagster.llm.offline.concepts.terms import _paired_form
+from agentr_dagster.llm.offline.concepts.variants import _variants
 
 
 def _terms(text: str) -> list[str]:

@@ -11,13 +11,9 @@ import pytest
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.llm.offline.concepts import (
-    _complete_suspended_hyphens,
-    _distribute_head,
-    _unfold_glosses,
-    extract_concepts,
-    item_terms,
-)
+from agentr_dagster.llm.offline.concepts import extract_concepts, item_terms
+from agentr_dagster.llm.offline.concepts.blocks import _complete_suspended_hyphens, _unfold_glosses
+from agentr_dagster.llm.offline.concepts.terms import _distribute_head
 
 
 def _terms(text: str) -> list[str]:

@@ -5,7 +5,8 @@ structure's "involvement in" a function."""
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.llm.offline.concepts import _spellings, extract_concepts
+from agentr_dagster.llm.offline.concepts import extract_concepts
+from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from tests.unit.domain.concept_queries import top_level_terms as _top_level_terms
 
 

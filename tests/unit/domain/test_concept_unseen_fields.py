@@ -4,7 +4,9 @@ lists that span fields, verbs before a possessive, population words narrowed by 
 import pytest
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
-from agentr_dagster.llm.offline.concepts import _spelling_variants, _without_own_kind, extract_concepts
+from agentr_dagster.llm.offline.concepts import extract_concepts
+from agentr_dagster.llm.offline.concepts.frames import _without_own_kind
+from agentr_dagster.llm.offline.concepts.spelling import _spelling_variants
 
 
 def _terms(text: str) -> list[str]:
@@ -217,6 +219,6 @@ def test_multiple_sclerosis_is_no_count():
     ('"glimmer syndrome" OR zorvanol*', '("glimmer syndrome" OR zorvanol*)'), ("(a) OR (b)", "((a) OR (b))"),
 ])
 def test_the_query_before_the_animal_filter_is_one_operand(query, grouped):
-    from agentr_dagster.llm.offline.concepts import _grouped
+    from agentr_dagster.llm.offline.concepts.model import _grouped
 
     assert _grouped(query) == grouped

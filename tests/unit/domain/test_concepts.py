@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query, query_terms
+from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.llm.offline import OfflineBackend
 from agentr_dagster.llm.offline.concepts import (
     QUERY_SHAPES,
@@ -13,7 +14,6 @@ from agentr_dagster.llm.offline.concepts import (
     extract_concepts,
     is_review_question,
     item_terms,
-    truncation,
 )
 from agentr_dagster.sources.translate import or_shards, query_tree, to_arxiv, to_europepmc, to_openalex, to_pubmed
 from agentr_dagster.testing.dialects import parse
@@ -337,7 +337,8 @@ def test_a_long_phrase_gives_its_leading_and_trailing_parts():
 
 
 def test_a_generic_word_of_a_concept_phrase_stays_paired_with_its_neighbours():
-    from agentr_dagster.llm.offline.concepts import ConceptBlock, ConceptPlan, _drop_generic_terms
+    from agentr_dagster.llm.offline.concepts import ConceptBlock, ConceptPlan
+    from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms
 
     block = ConceptBlock("exposure", "fault prediction metrics",
                          ['"fault prediction metrics"', '"fault prediction"', "predict*"])

@@ -12,7 +12,7 @@ import pytest
 from agentr_dagster.domain.boolean_query import Node, Term, matches, parse_boolean_query
 from agentr_dagster.domain.seed_check import SeedStudy, improve_blocks, mined_terms, refine_with_pseudo_seeds
 from agentr_dagster.domain.truncation import sent_as_written
-from agentr_dagster.llm.offline.concepts import _sendable
+from agentr_dagster.llm.offline.concepts.model import _sendable
 
 
 @pytest.mark.parametrize(("term", "sent"), [

@@ -1,0 +1,645 @@
+"""Chunks made into concept blocks: coordinations, lists and compounds joined, a block per concept."""
+
+from __future__ import annotations
+
+import re
+
+from agentr_dagster.domain.specificity import general_zipf
+from agentr_dagster.domain.truncation import is_acronym as _is_acronym
+from agentr_dagster.domain.word_class import is_graded_adjective, word_classes
+from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
+from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
+from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
+from agentr_dagster.llm.offline.concepts.terms import (
+    _activity_stem,
+    _distribute_head,
+    _head_alone,
+    _modifier_like,
+    _runs,
+    _shared_modifiers,
+    _singular_tail,
+    _without_coordinated_predicate,
+)
+from agentr_dagster.llm.offline.concepts.variants import _variants
+from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _BOUNDARY_RE,
+    _COMPARATOR_CUE_RE,
+    _EXAMPLE_RE,
+    _EXCLUSION_ANY_RE,
+    _EXCLUSION_START_RE,
+    _FUNCTION,
+    _JOIN,
+    _NO_CONCEPT_ALONE,
+    _OUTCOME_CUE_RE,
+    _SETTING_CUE_RE,
+    _SPAN_CUE_RE,
+    _WORD,
+    DEMOGRAPHIC_WORDS,
+    GENERIC_HEADS,
+    GENERIC_ZIPF,
+    META_WORDS,
+    _content_words,
+    _person_word,
+    _plural,
+    _sentences,
+)
+from agentr_dagster.llm.offline.concepts.who import _who_block, names_animals
+
+
+def _optional_by_wording(blocks: list[ConceptBlock], dropped: list[str]) -> None:
+    """Blocks the wording makes optional: demographic-only ones ("adults", "patients") when a more specific block
+    exists, and a concept the question says not to require ("regardless of whether CAIM is mentioned")."""
+    for block in blocks:
+        words = {w.casefold() for w in _content_words(block.label)}
+        if words <= DEMOGRAPHIC_WORDS:
+            block.required = False
+    if not any(b.required for b in blocks) and blocks:
+        blocks[0].required = True
+    for clause in dropped:
+        if re.match(r"(?i)(regardless|irrespective)\b", clause):
+            low = clause.casefold()
+            for block in blocks:
+                named = [w for i in [block.label, *block.items] for w in _content_words(i) if len(w) > 2]
+                if any(re.search(r"\b" + re.escape(w.casefold()) + r"\b", low) for w in named):
+                    block.required = False
+
+
+def _first_person(sentence: str) -> bool:
+    """An abstract's first sentence that says "we" or "our" is its aim or its method, not a title: its concepts are
+    not the title's subjects to AND together."""
+    return re.search(r"\b(?:we|our|us)\b", sentence, re.I) is not None
+
+
+def _result_phrase(label: str) -> bool:
+    """A phrase led by a graded adjective ("fewer abstracts", "higher accuracy"): an abstract's result, which its
+    subject's studies need not name."""
+    words = label.split()
+    return bool(words) and is_graded_adjective(words[0])
+
+
+_COORDINATION_RE = re.compile(r"\b([A-Za-z][\w-]+) (and|&) ([A-Za-z][\w-]+) ([A-Za-z][\w-]+)\b")
+
+
+def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
+    """A coordination inside a multi-word name ("acceptance and commitment therapy", "research and development
+    spending") stays one phrase: it is one where the text defines an acronym for it or says it verbatim twice or
+    more (then it is a fixed name, not two concepts sharing a head). Other coordinations are left to the list
+    split ("anxiety and depression" are two concepts)."""
+    low = text.casefold()
+    named = {long.casefold() for long in acronyms.values()}
+    found: set[str] = set()
+    for m in _COORDINATION_RE.finditer(text):
+        words = [m.group(1), m.group(3), m.group(4)]
+        if any(w.casefold() in _FUNCTION or w.casefold() in META_WORDS for w in words):
+            continue
+        phrase = m.group(0).casefold()
+        # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
+        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
+        twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+                 and not _said_apart(low, m))
+        if any(phrase in n for n in named) or twice:
+            found.add(phrase)
+    for phrase in sorted(found, key=len, reverse=True):
+        first, conj, rest = phrase.split(" ", 2)
+        text = re.sub(r"\b" + re.escape(f"{first} {conj} ") + r"(?=" + re.escape(rest) + r"\b)",
+                      lambda m: m.group(0).replace(" ", _JOIN), text, flags=re.I)
+    return text
+
+
+def _said_apart(low: str, m: re.Match) -> bool:
+    """The words after a coordination's "and" are said as a phrase of their own elsewhere in the lower-case text
+    ("medication adherence and blood pressure" beside "systolic blood pressure"): two concepts, each named alone,
+    not a fixed name ("commitment therapy" is never said without "acceptance and")."""
+    rest = re.escape(f"{m.group(3)} {m.group(4)}".casefold())
+    # after "and" or "or" it is the coordination again ("fruit or vegetable intake")
+    return len(re.findall(rf"\b{rest}\b", low)) > len(re.findall(rf"\b(?:and|or|&) {rest}\b", low))
+
+
+#: "N of N": a word, "of", a word, and what follows (a content word goes on the phrase: no compound).
+_OF_COMPOUND_RE = re.compile(r"\b([A-Za-z]+) of ([a-z]+)\b(?![-'])(\W+[A-Za-z][\w-]*)?")
+
+
+#: "the impact of X on Y", "the influence of X on Y": a noun of effect framing what X does to Y (a frame of
+#: English, as "the effect of X on Y"), up to the "on" in the same sentence.
+_EFFECT_FRAME_RE = re.compile(
+    r"\b((?:the|an?|its|their|any)\s+(?:\w+\s+)?)(?:impacts?|influences?)(\s+of\s+[^.;:?!]*?\s+on\s)", re.I)
+
+
+#: "to map the evidence", "we map how ...": the verb "map" of a review's aim (a scoping review's word), before
+#: what is mapped.
+_MAP_AIM_RE = re.compile(r"\b(to|we|and)\s+map\b(?=\s+(?:the|all|what|how|which|where|current|existing|available|"
+                         r"published|research|evidence|literature|studies)\b)", re.I)
+
+
+def _map_as_aim(text: str) -> str:
+    """A review's aim "to map the X" read as "to identify the X": the verb is the review's act, not a topic word
+    ("Objective: To map the evidence on peer mentoring" required ``map``)."""
+    return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
+
+
+#: Who or where may come first in a question ("In adults with X, is Y safe ...?").
+_WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
+
+
+#: What a question of a treatment's effect asks of it ("Are X effective ...", "How safe is X ...").
+_EFFECT_ADJECTIVES = r"effective|efficacious|safe|beneficial|useful|helpful"
+
+
+#: "How effective are X for Y?": the effect frame's adjective asked first; X runs to the first word that opens
+#: what it is for, where or when (or to the question mark).
+_HOW_ADJECTIVE_RE = re.compile(
+    rf"(?:^|(?<=[.?!]\s))({_WHO_FIRST})how\s+((?:more\s+|less\s+)?(?:{_EFFECT_ADJECTIVES}))\s+"
+    r"(are|is|were|was)\s+(.+?)(?=\s+(?:for|in|at|among|during|after|following|when|compared|versus|vs|than|to|on|"
+    r"with)\b|\s*\?)", re.I)
+
+
+def _how_adjective_last(text: str) -> str:
+    """"How effective are X for Y?" said as "Are X effective for Y?": the same question, which the effect frame
+    reads (:data:`_EFFECTIVE_FRAME_RE`: X what is done, Y what it is for), where the adjective asked first was
+    read as a concept of its own (``X OR (bully* AND effect*)``)."""
+    def reordered(m: re.Match) -> str:
+        be = m.group(3).casefold() if m.group(1) else m.group(3).capitalize()  # who may come first ("Among X, ...")
+        return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
+    return _HOW_ADJECTIVE_RE.sub(reordered, text)
+
+
+def _effect_frame_nouns(text: str) -> str:
+    """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
+    what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on
+    school enrolment?" required ``impact*``)."""
+    return _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text)
+
+
+def _join_of_compounds(text: str) -> str:
+    """A meta noun "of" a noun too common to name anything alone is one compound, written with hyphens ("quality
+    of life" -> "quality-of-life", as "end-of-life" is): alone the meta noun says nothing and neither does the
+    noun ("life"), so the phrase is the concept and is judged as one (:func:`phrase_zipf`). The meta noun is one
+    the lexicon knows only as a noun, singular (an attribute: "quality", "safety"; not a relation that is a verb
+    too, "effect of X on Y", "use of X", nor a quantity, "number of", "level of"), not a role head ("the role of
+    X"); the noun after "of" is a noun of every field (general Zipf :data:`GENERIC_ZIPF` or more), no person
+    word ("the quality of life of children") and no phrase's first word ("quality of care homes")."""
+    def join(m: re.Match) -> str:
+        meta, noun, after = m.group(1), m.group(2), m.group(3) or ""
+        low = meta.casefold()
+        nxt = after.strip(" \t").casefold()
+        if (low in META_WORDS and low not in _FUNCTION and low not in _ROLE_HEADS and not low.endswith("s")
+                and word_classes(low) == {"NOUN"} and noun not in META_WORDS and noun not in _FUNCTION
+                and "NOUN" in word_classes(noun) and general_zipf(noun) >= GENERIC_ZIPF and not _person_word(noun)
+                and not (nxt and nxt[0].isalpha() and after[:1].isspace() and nxt not in _FUNCTION
+                         and nxt not in META_WORDS)):
+            return f"{meta}-of-{noun}{after}"
+        return m.group(0)
+
+    return _OF_COMPOUND_RE.sub(join, text)
+
+
+#: A suspended hyphen: "carbon-, helium- or other heavy-ion" says "carbon-ion", "helium-ion" (the word after the
+#: last hyphen, shared by every word left hanging before the "and" / "or").
+_SUSPENDED_HYPHEN_RE = re.compile(
+    r"\b([A-Za-z]{2,})-(?=(?:,\s*[A-Za-z]{2,}-)*,?\s+(?:and|or)\s+(?:other\s+)?[A-Za-z]{2,}(?:/[A-Za-z]{2,})?-([A-Za-z]{2,}))")
+
+
+#: Two words before one hyphenated tail ("heavy/light-ion"): each with the tail when the first is an adjective
+#: (not "fault location/fault-proneness", two nouns' phrases).
+_SLASHED_HYPHEN_RE = re.compile(r"\b([A-Za-z]{2,})/([A-Za-z]{2,})-([A-Za-z]{2,})\b")
+
+
+#: An adjective glossed in brackets before the rest of its phrase: "atypical (second-generation) antipsychotic
+#: drugs" (the gloss one or two lower-case words, the rest up to three words).
+_GLOSS_RE = re.compile(r"\b([a-z]+) \(([a-z][a-z-]*(?: [a-z][a-z-]*)?)\) ([A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,2})")
+
+
+def _unfold_glosses(text: str) -> str:
+    """A glossed adjective's phrase said twice, once with each ("atypical antipsychotic drugs (second-generation
+    antipsychotic drugs)"), so the gloss is no concept alone. The rest stops at a function or meta word."""
+    def unfold(m: re.Match) -> str:
+        rest = []
+        for word in m.group(3).split():
+            if word.casefold() in _FUNCTION or word.casefold() in META_WORDS:
+                break
+            rest.append(word)
+        if not rest or "ADJ" not in word_classes(m.group(1)):
+            return m.group(0)
+        tail = m.group(3)[len(" ".join(rest)):]
+        phrase = " ".join(rest)
+        return f"{m.group(1)} {phrase} ({m.group(2)} {phrase}){tail}"
+    return _GLOSS_RE.sub(unfold, text)
+
+
+def _complete_suspended_hyphens(text: str) -> str:
+    """Each word of a suspended-hyphen list with its shared tail ("carbon-, helium- or neon-ion" -> "carbon-ion,
+    helium-ion or neon-ion"; "heavy/light-ion" -> "heavy-ion/light-ion"), so no hanging word becomes a term."""
+    text = _SUSPENDED_HYPHEN_RE.sub(lambda m: f"{m.group(1)}-{m.group(2)}", text)
+    return _SLASHED_HYPHEN_RE.sub(lambda m: f"{m.group(1)}-{m.group(3)}/{m.group(2)}-{m.group(3)}"
+                                  if "ADJ" in word_classes(m.group(1)) else m.group(0), text)
+
+
+#: "X and non-X H", "X or non-X H": both kinds of H, so all of H ("selective and non-selective inhibitors").
+_OWN_NEGATION_RE = re.compile(r"\b([A-Za-z][\w-]{2,}) (?:and|or|&) non-?\1 (?=([A-Za-z][\w-]*))", re.I)
+
+
+def _without_own_negation(text: str) -> str:
+    """A modifier coordinated with its own negation leaves the phrase ("dihydropyridine and non-dihydropyridine
+    channel blockers" -> "channel blockers"): the two together are every kind of the head, so the head's phrase
+    is the concept, not the modifier alone AND-ed with it. Only before a content word (not "smokers and
+    non-smokers were ...")."""
+
+    def cut(m: re.Match) -> str:
+        after = m.group(2).casefold()
+        return m.group(0) if after in _FUNCTION or _BOUNDARY_RE.fullmatch(after) else ""
+
+    return _OWN_NEGATION_RE.sub(cut, text)
+
+
+def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
+    """Examples an abstract gives of a required block's concept in any sentence ("radiotherapy with charged
+    particles such as protons and carbon ions", said in its background) join that block as variants: the phrase
+    right before "such as" / "including" / "e.g." names the concept (each of its words begins a word of the
+    block's label or terms), the list right after it its kinds. A question's examples are read with its topic."""
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        for m in _EXAMPLE_RE.finditer(sentence):
+            before = _chunks(sentence[: m.start()], verbs)
+            after = _chunks(sentence[m.end():], verbs)
+            if not before or not after or not before[-1].items or after[0].cue:
+                continue
+            words = [w.casefold() for w in _content_words(before[-1].items[-1])]
+            block = next((b for b in blocks if b.required and words and all(
+                any(v.startswith(w[:5]) for v in _block_words(b)) for w in words)), None)
+            items = [i for i in after[0].items if not _is_meta_item(i) and len(_content_words(i)) <= 3]
+            if block is None or not items:
+                continue
+            # a kind of several words is its phrase, not its parts ("carbon ions": not carbon* alone)
+            terms = [t for i in items for t in _variants(i, acronyms)
+                     if len(_content_words(i)) == 1 or " " in t.strip('"')]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            block.members = block.members or bool(terms)
+
+
+def _block_words(block: ConceptBlock) -> set[str]:
+    """The words of a block's label and terms, lower case."""
+    return {w.casefold() for t in [block.label, *block.terms] for w in re.findall(r"[A-Za-z][\w-]*", t)}
+
+
+#: A name of a specific thing: a word the lexicon does not know and general English hardly uses (a drug, a
+#: compound, a gene: "atenolol", "glycine"), below this Zipf frequency.
+NAME_ZIPF = 3.0
+
+
+#: So many names in one list (commas, "and", "or", brackets) make it a list of named kinds.
+MIN_NAMES_IN_LIST = 3
+
+
+def _is_name(w: str) -> bool:
+    """A rare word that names one thing: general Zipf below :data:`NAME_ZIPF`, unknown to the lexicon or a noun
+    only there ("ibuprofen"), not shaped like a modifier ("atrial", "paroxysmal"), not an acronym or a number."""
+    if _is_acronym(w) or not w[0].isalpha() or len(w) < 5 or "-" in w or w.casefold() in _FUNCTION:
+        return False
+    return word_classes(w) <= {"NOUN"} and not _modifier_like(w) and general_zipf(w.casefold()) < NAME_ZIPF
+
+
+def _name_word(item: str, first: bool = False) -> str:
+    """The item's name: its first word when that is a name (:func:`_is_name`) and the next word is not a noun
+    it modifies ("atrial fibrillation"); for the ``first`` item of a list, also its last word ("trials of
+    almotriptan, eletriptan, ..."). Else ""."""
+    words = re.findall(_WORD, item)
+    if not words:
+        return ""
+    nxt = words[1] if len(words) > 1 else ""
+    if _is_name(words[0]) and not (nxt and "NOUN" in word_classes(nxt)):
+        return words[0]
+    last, before = words[-1], words[-2].casefold() if len(words) > 1 else ""
+    # the head of a noun phrase is no name ("in atrial fibrillation", "supraventricular tachycardia"); after a
+    # preposition or a verb it may be ("trials of almotriptan", "comparing amlodipine")
+    modified = "ADJ" in word_classes(before) or _modifier_like(before) and "VERB" not in word_classes(before)
+    # a list after "across" spans fields or settings ("patients across rheumatology, dermatology and oncology"),
+    # not kinds of what the studies test
+    spans = bool(_SPAN_CUE_RE.search(before))
+    return last if first and before and not modified and not spans and _is_name(last) and not word_classes(last) \
+        else ""
+
+
+def _names_a_class(block: ConceptBlock) -> bool:
+    """The block's phrase names a class in the plural ("beta blockers", "oral medications"), whose members a
+    list can name; a mass or process noun ("sleep", "microdialysis") has no members."""
+    words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+    return any(_plural(low) and len(low) > 3 and word_classes(_singular_tail(low)) <= {"NOUN", "VERB"}
+               for low in (w.casefold() for w in words))
+
+
+def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A list of named things anywhere in an abstract (:data:`MIN_NAMES_IN_LIST` or more names in a row: "trials
+    of atenolol, bisoprolol and carvedilol", "sulfonylureas (glyburide, glipizide)") names kinds of what the
+    review is about, the way its studies name it (a trial names its drug, seldom the drug's class): the names
+    join the first required block that is what the studies do or are exposed to (not who, where, or a comparator)
+    and names a class in the plural (:func:`_names_a_class`), as variants. Not from a sentence that excludes."""
+    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
+               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
+    if not targets:
+        return
+    names: list[str] = []
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue
+        run: list[str] = []
+        runs: list[list[str]] = []
+        for item in [*_split_items(sentence), ""]:
+            name = _name_word(item) or (_name_word(item, first=True) if not run else "")
+            if name:
+                run.append(name)
+                continue
+            runs.append(run)
+            # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
+            run = [n for n in [_name_word(item, first=True)] if n]
+        # a list of names is one list however a class phrase interrupts it ("metformin, glinides (zorvanol,
+        # quelmitase, draxofungin), or glucosidase inhibitors (acarbose, miglitol)"): once a sentence has a run
+        # of MIN_NAMES_IN_LIST names, its runs of two join too
+        if any(len(r) >= MIN_NAMES_IN_LIST for r in runs):
+            names += [n for r in runs if len(r) >= 2 for n in r if n.casefold() not in {x.casefold() for x in names}]
+    if not names:
+        return
+    terms = [t for n in names for t in _variants(n, acronyms)]
+    block = targets[0]
+    block.kinds += [t for t in terms if t not in block.terms]
+    block.terms = _dedupe(block.terms + terms)
+    block.members = True
+
+
+#: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.
+_HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
+
+
+def _normalised(text: str) -> str:
+    """One space between words, every hyphen and dash as a plain hyphen."""
+    return " ".join(text.translate(_HYPHENS).split())
+
+
+#: Nouns of the part one thing plays in another ("hippocampal involvement in memory", "the role of X in Y").
+_ROLE_HEADS = frozenset("involvement role roles contribution contributions participation implication".split())
+
+
+#: Nouns whose "in" says what they are about: a comparison ("sex differences in fear extinction", "ethnic
+#: disparities in X") or an interest ("girls' interest in STEM careers"); what follows is a subject, not where the
+#: studies are (round 19).
+_DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap gaps inequality inequalities "
+                              "inequity inequities variation variations interest interests engagement".split()) | (
+    # and what variants are in ("genetic variants in drug-metabolising enzymes", "mutations in BRCA1")
+    frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
+
+
+#: Nouns of an attitude whose "in" says what it is held about ("belief in health misinformation", "trust in
+#: local government", "confidence in vaccines"): what follows is the subject, not where the studies are.
+_ATTITUDE_HEADS = frozenset("belief beliefs trust confidence faith".split())
+
+
+#: A modifier this rare in general English (Zipf) names its concept alone once a role head is off
+#: ("hippocampal" 2.5, "dopaminergic" 2.3); not "parental" 3.8 ("parental involvement" is a concept's name).
+ROLE_MODIFIER_ZIPF = 3.0
+
+
+def _starts_noun_phrase(item: str) -> bool:
+    return item.split()[:1] != [] and item.split()[0].casefold() in ("the", "a", "an")
+
+
+def _without_role_head(item: str) -> str:
+    """"hippocampal involvement" (in Y) as "hippocampal": the part a structure plays is no word its studies share."""
+    words = item.split()
+    if (len(words) == 2 and words[1].casefold() in _ROLE_HEADS and words[0].isalpha()
+            and general_zipf(words[0]) < ROLE_MODIFIER_ZIPF):
+        return words[0]
+    return item
+
+
+def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
+               side: bool = False, after_role: bool = False, doer: bool = False) -> None:
+    """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
+    items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
+    if not items:
+        return
+    terms: list[str] = []
+    for item in items:
+        shared = _shared_modifiers(item, items)
+        terms.extend((_head_alone([*shared, _content_words(item)[0]]) if shared else [])
+                     or _variants(item, acronyms))
+    terms = _dedupe(terms)
+    if not terms:
+        return
+    words = {w.casefold() for i in items for w in _content_words(i)}
+    # the animals studied ("of adult rodents", "rodent studies") are no variant of another concept's block
+    animals = all(names_animals(i) for i in items)
+    # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
+    for block in blocks:
+        if animals and not names_animals(block.label):
+            continue
+        block_words = {w.casefold() for w in _content_words(block.label)} | {
+            t.strip('"*').casefold() for t in block.terms}
+        # or is one word of the same stem ("hippocampal" (involvement) and "the hippocampus": hippocamp*);
+        # a word of everyday English shared is no repeat ("end-of-life care in intensive care units": two concepts)
+        # unless one's phrase holds the other's whole ("sleep", "sleep duration"; "social media" twice)
+        repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
+        if _COMPARATOR_CUE_RE.search(chunk.cue):
+            # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
+            # therapy": another therapy, not a variant of CBT)
+            repeated -= GENERIC_HEADS
+        label_words = {w.casefold() for w in _content_words(block.label)}
+        whole = words <= block_words or bool(label_words) and label_words <= words
+        if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+            block.terms = _dedupe(block.terms + terms)
+            block.n_items += len(items)
+            block.items += [i for i in items if i not in block.items]
+            return
+    label = (" ".join(w for r in _runs(items[0]) for w in r) or items[0]).replace(_JOIN, " ")
+    facet = _facet_for(chunk.cue, items)
+    # what "does" something to what follows ("Does salt reduction lower blood pressure"): what is done
+    # (a population word modifying it is no population: "teacher feedback")
+    head = (_content_words(items[0]) or [""])[-1].casefold()
+    facet = "intervention" if doer and (facet == "exposure" or facet == "population" and not _person_word(head)) \
+        else facet
+    blocks.append(ConceptBlock(facet, label[:200], terms, n_items=len(items),
+                               items=[(" ".join(w for r in _runs(i) for w in r) or i).replace(_JOIN, " ")
+                                      for i in items],
+                               # an abstract's aspect: one phrase right before "of" ("theories of X"),
+                               # not a list ending in one ("X and the risk of Y")
+                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
+                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
+
+
+def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
+                  acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """The blocks the topic sentences name, chunk by chunk (:func:`_chunks`), each chunk read beside its
+    neighbours (what it follows, what follows it)."""
+    blocks: list[ConceptBlock] = []
+    for k, sentence in enumerate(topic):
+        main_part, side_part = _side_clause(sentence, k, question)
+        for part, side in ((main_part, False), (side_part, True)):
+            chunks = _chunks(part, verbs) if part else []
+            for j, chunk in enumerate(chunks):
+                if _SPAN_CUE_RE.search(chunk.cue):
+                    continue  # "across the lifespan", "across settings": the span, no concept
+                # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
+                # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
+                after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
+                    _ROLE_HEADS | _DIFFERENCE_HEADS | _ATTITUDE_HEADS)
+                if j + 1 < len(chunks) and chunks[j + 1].cue.casefold() == "in":
+                    chunk.items = [_without_role_head(i) for i in chunk.items]
+                if chunk.aspect and len(chunk.items) >= 2 and _starts_noun_phrase(chunk.items[-1]) \
+                        and not _starts_noun_phrase(chunk.items[0]):
+                    # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
+                    chunk.items, chunk.aspect = chunk.items[:-1], False
+                # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
+                after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
+                doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
+                acted = None if question else _gerund_and_object(chunk)
+                if acted:
+                    _add_chunk(blocks, acted[0], acronyms, question, side=side)
+                    blocks[-1].facet = "intervention"
+                    chunk = acted[1]
+                if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
+                        blocks, chunk, acronyms, question, side):
+                    continue
+                for each in _pair_then_list(chunk, question):
+                    _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
+    return blocks
+
+
+#: Adjectives of English that say two conditions occur together ("comorbid insomnia and depression").
+_CO_OCCURRENCE = frozenset("comorbid co-morbid co-occurring cooccurring coexisting co-existing concurrent".split())
+
+
+def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
+    """A list opened by a word of co-occurrence ("with comorbid insomnia and depression") names conditions that go
+    together, each a concept of its own (AND-ed), not variants of one (an OR of them is every study of either);
+    the modifier is no part of their names ("comorbid fibromyalgia" is how few records say it). Other chunks
+    are read whole."""
+    first = (chunk.items[0].split() or [""])[0].casefold() if chunk.items else ""
+    if first not in _CO_OCCURRENCE or len(chunk.items) < 2 or len(chunk.items[0].split()) < 2:
+        return [chunk]
+    items = [chunk.items[0].split(" ", 1)[1], *chunk.items[1:]]
+    return [_Chunk(item, chunk.cue, [item], aspect=chunk.aspect) for item in items]
+
+
+#: "A and B, C and D": an "and" before the commas of a list joins A to the whole list (two levels), as a plain list
+#: is "A, B and C".
+_PAIR_THEN_LIST_RE = re.compile(r"^\s*([^,;]+?)\s+and\s+([^,;]+,[^;]*\b(?:and|or)\b[^;]+)$", re.I)
+
+
+def _pair_then_list(chunk: _Chunk, question: bool) -> list[_Chunk]:
+    """An abstract's chunk "A and B, C and D" ("evidence on residential greenness and depression, anxiety and
+    psychological distress") names A and a list of another concept, not four variants of one (``"residential
+    greenness" OR depress*``): two chunks. Other chunks, and a question's, go to :func:`_co_occurring`."""
+    m = None if question else _PAIR_THEN_LIST_RE.match(re.sub(r"\([^()]*\)", "", chunk.text))
+    if (m is None or len(chunk.items) < 4 or not _content_words(m.group(1))
+            or chunk.items[0] != " ".join(m.group(1).split())):
+        return _co_occurring(chunk)
+    first = _Chunk(m.group(1), chunk.cue, chunk.items[:1])
+    return [first, _Chunk(m.group(2), chunk.cue, chunk.items[1:], aspect=chunk.aspect)]
+
+
+def _gerund_and_object(chunk: _Chunk) -> tuple[_Chunk, _Chunk] | None:
+    """An abstract's chunk that opens with a rare verb's "-ing" form acting on a noun phrase ("Nudging COVID-19 and
+    influenza vaccination uptake", "Tapering benzodiazepines in older adults"): the activity (searched by its verb's
+    stem, :func:`_activity_stem`) and what it acts on (the rest of the list), two chunks; what follows the verb is
+    its object, no synonym of it (``COVID-19`` alone was an alternative of the nudging). The lexicon knows the word
+    only as a verb ("training", "screening" are nouns too: "training programmes"), and the next word is no generic
+    head ("nudging interventions" names the activity alone). None for any other chunk, and a question's are left
+    whole: its main-or-rest query would make the activity alone an alternative (``taper*``)."""
+    if not chunk.items:
+        return None
+    words = chunk.items[0].split()
+    if len(words) < 2 or words[1].casefold() in _NO_CONCEPT_ALONE or words[1].casefold() in _FUNCTION \
+            or words[1].casefold() in META_WORDS:
+        return None
+    gerund = words[0]
+    if not (gerund.casefold().endswith("ing") and word_classes(gerund.casefold()) == {"VERB"}
+            and _activity_stem([gerund])):
+        return None
+    rest = chunk.text.split(gerund, 1)[-1]
+    return (_Chunk(gerund, chunk.cue, [gerund]),
+            _Chunk(rest, chunk.cue, [" ".join(words[1:]), *chunk.items[1:]], aspect=chunk.aspect))
+
+
+#: What "the X of" a list measures: the list is of outcomes ("the risk of A, B and C"; a general vocabulary).
+_RISK_HEADS = frozenset("risk risks odds incidence occurrence rate rates".split())
+
+
+def _outcome_list(chunk: _Chunk, before: _Chunk | None) -> bool:
+    """The chunk lists what an effect is on or what a risk is of ("the effect of X on A, B and C", "the risk of A,
+    B and C")."""
+    head = (re.findall(_WORD, before.text) or [""])[-1].casefold() if before is not None else ""
+    return bool(_OUTCOME_CUE_RE.search(chunk.cue)) or chunk.cue.casefold() == "of" and head in _RISK_HEADS
+
+
+def _repeated_block(blocks: list[ConceptBlock], item: str) -> ConceptBlock | None:
+    """The block the item names again (as :func:`_add_chunk` judges a repeat: a word under the Zipf bar in common,
+    or one's words all the other's; or a word the block's stem opens onto: "depressive symptoms" of ``depress*``)."""
+    words = {w.casefold() for w in _content_words(item)}
+    for block in blocks:
+        block_words = {w.casefold() for w in _content_words(block.label)} | {
+            t.strip('"*').casefold() for t in block.terms}
+        label_words = {w.casefold() for w in _content_words(block.label)}
+        stems = [t.rstrip("*").casefold() for t in block.terms if t.endswith("*") and " " not in t and len(t) > 4]
+        if {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF} or words and (
+                words <= block_words or label_words and label_words <= words) or any(
+                w.startswith(s) for w in words for s in stems):
+            return block
+    return None
+
+
+#: Heads of what measures an outcome of any condition, never a kind of one (a general vocabulary of outcomes).
+_OUTCOME_MEASURE_HEADS = frozenset(
+    "mortality death deaths survival admission admissions hospitalisation hospitalization hospitalisations "
+    "hospitalizations readmission readmissions severity event events cost costs satisfaction quality-of-life "
+    "control utilisation utilization stay".split())
+
+
+def _outcome_measure(item: str) -> bool:
+    words = _content_words(item.replace(_JOIN, " "))
+    return bool(words) and words[-1].casefold() in _OUTCOME_MEASURE_HEADS
+
+
+def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool,
+                        side: bool) -> bool:
+    """An outcome list (:func:`_outcome_list`) some items of which name a block found before, beside items that name
+    none ("DBT for self-harm ... the effect of DBT on self-harm, suicidal ideation and symptom severity"; "Vitamin D
+    and severity of COVID-19 ... the risk of severe COVID-19, intensive care admission and mortality"): each repeat
+    joins its block, the other outcomes are a block of their own, optional; they are no variants of the subject
+    (an admission to intensive care is no COVID-19). Only what measures an outcome leaves
+    (:data:`_OUTCOME_MEASURE_HEADS`: mortality, admission, severity, quality of life): another item may be a kind of
+    the subject and stays with it ("the risk of dementia, Alzheimer's disease and mild cognitive impairment"). False
+    (nothing added) for any other list."""
+    items = [i for i in chunk.items if not _is_meta_item(i)]
+    repeats = [i for i in items if _repeated_block(blocks, i) is not None]
+    apart = [i for i in items if i not in repeats and _outcome_measure(i)]
+    if not repeats or not apart:
+        return False
+    for item in repeats:
+        _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, [item, *(i for i in items if i not in repeats + apart)]),
+                   acronyms, question, side=side)
+    n = len(blocks)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, apart), acronyms, question, side=True)
+    if len(blocks) > n:
+        blocks[-1].facet = "outcome"
+    return True
+
+
+#: A question's side clause: a second question coordinated with the first ("..., and how is this behaviour
+#: measured?", "...; which outcomes are reported?"). It asks about the main subject, it does not narrow it.
+_SIDE_CLAUSE_RE = re.compile(
+    r"(?:;\s*(?:and\s+|or\s+|but\s+)?|,\s*(?:and|or|but)\s+)"
+    r"(?:how|what|which|whether|who|whom|where|when|why|to what extent)\b", re.I)
+
+
+def _side_clause(sentence: str, index: int, question: bool) -> tuple[str, str]:
+    """(main clause, side clause) of a question's topic sentence: a later sentence is all side (it adds variants
+    to the concepts, never a required one), the first is cut at a coordinated second question. An abstract's
+    sentences are all main."""
+    if not question:
+        return sentence, ""
+    if index > 0:  # a later sentence (another question, context, eligibility not caught as such) adds variants
+        return "", sentence
+    cut = _SIDE_CLAUSE_RE.search(sentence)
+    if cut is None or not _content_words(sentence[: cut.start()]):
+        return sentence, ""
+    return sentence[: cut.start()], sentence[cut.start():].lstrip(",; ")

@@ -1,0 +1,136 @@
+"""The reader's entry point: a question or abstract to its concept plan."""
+
+from __future__ import annotations
+
+from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
+from agentr_dagster.llm.offline.concepts.blocks import (
+    _complete_suspended_hyphens,
+    _effect_frame_nouns,
+    _first_person,
+    _how_adjective_last,
+    _join_examples,
+    _join_named_coordinations,
+    _join_of_compounds,
+    _map_as_aim,
+    _normalised,
+    _optional_by_wording,
+    _result_phrase,
+    _topic_blocks,
+    _unfold_glosses,
+    _without_own_negation,
+)
+from agentr_dagster.llm.offline.concepts.clauses import (
+    _acronym_pairs,
+    _relative_clause_verbs,
+    _undefined_acronyms,
+    _verbs_in_text,
+)
+from agentr_dagster.llm.offline.concepts.frames import (
+    _AFTER_STATE_RE,
+    _EFFECTIVE_FRAME_RE,
+    _OUTCOMES_FRAME_RE,
+    _built_from_literature,
+    _common_subject_first,
+    _drug_of_property_first,
+    _effective_frame,
+    _genetic_frame,
+    _join_kinds,
+    _named_in,
+    _order_blocks,
+    _own_measure,
+    _read_eligibility,
+    _read_relation,
+    _read_title,
+    _related_pair,
+    _related_stems,
+    _reviews_first,
+    _studies_reviews,
+    _without_own_kind,
+    _without_own_method,
+)
+from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms, _modifier_only
+from agentr_dagster.llm.offline.concepts.model import ConceptBlock, ConceptPlan, _dedupe
+from agentr_dagster.llm.offline.concepts.sentences import classify_sentences, is_review_question
+from agentr_dagster.llm.offline.concepts.shape import (
+    BROAD_TERM_SHARE,
+    _lone_condition_anded,
+    _mark_rest,
+    _pair_broad_alone,
+)
+from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, GENERIC_ZIPF, REST_SHARE, _sentences
+from agentr_dagster.llm.offline.concepts.who import _mark_organisms
+
+
+def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acronyms: dict[str, str]) -> None:
+    """Blocks that name no subject of the studies: a modifier whose noun is elsewhere ("statistical"), and (for an
+    abstract, which has a ``title``) what the review computed itself ("FI was calculated for each trial") and, past
+    the first block, a result phrase ("so reviewers read fewer abstracts")."""
+    for block in blocks:
+        if _modifier_only(block.label):
+            block.generic, block.required = True, False
+    if not any(b.required for b in blocks) and blocks:
+        min(blocks, key=lambda b: general_zipf(b.label)).required = True
+    if title:
+        built = _built_from_literature(title)
+        for block in blocks:
+            if built and _named_in(block, built.casefold().replace(_JOIN, " ")):
+                block.generic, block.required = True, False
+                continue
+            if _own_measure(block, text, acronyms):
+                block.generic, block.required = True, False
+            elif block is not blocks[0] and _result_phrase(block.label):
+                block.required = False
+
+
+def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
+                     generic_share: float | None = None, rest_share: float | None = None,
+                     broad_share: float | None = None) -> ConceptPlan:
+    """The concept blocks of a review question or an abstract (see the module docstring); a term of
+    ``generic_zipf`` or more in general English (default :data:`GENERIC_ZIPF`) is too common to be one, or with a
+    ``background`` (a term's share of its records: the lake, other records), a term in ``generic_share`` of them
+    or more (default :data:`GENERIC_SHARE`); ``broad_share`` (default :data:`BROAD_TERM_SHARE`): from which
+    background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
+    generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
+    generic_share = GENERIC_SHARE if generic_share is None else generic_share
+    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
+    text = _join_named_coordinations(text, _acronym_pairs(text))
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_how_adjective_last(text))))
+    topic, eligibility, dropped = classify_sentences(text)
+    question = is_review_question(text)
+    if topic and not question and not _first_person(topic[0]):
+        topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
+    acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
+    acronyms.update(_undefined_acronyms(text, acronyms))
+    verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text))
+    blocks = _topic_blocks(topic, question, verbs, acronyms)
+    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
+    _optional_by_wording(blocks, dropped)
+    _join_kinds(blocks, text, verbs, acronyms)
+    if not question:
+        _join_examples(blocks, text, verbs, acronyms)
+    _related_stems(blocks)
+    _drop_generic_terms(blocks, generic_zipf, background, generic_share)
+    title = "" if question or not topic or _first_person(topic[0]) else topic[0]
+    _demote_non_subjects(blocks, text, title, acronyms)
+    if question:
+        _effective_frame(blocks, topic)
+    _order_blocks(blocks, text, title)
+    if question:
+        _drug_of_property_first(blocks, " ".join(topic))
+    blocks = _genetic_frame(blocks, question, acronyms)
+    if not title:
+        blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
+    _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
+    if title:
+        blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
+    blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
+    if question and topic and (frame := _EFFECTIVE_FRAME_RE.match(topic[0])) and (
+            background is None or _AFTER_STATE_RE.match(topic[0][frame.end():])):
+        _lone_condition_anded(blocks, ("population", "exposure"))
+    elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+        _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
+    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
+    _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
+    design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
+        else None
+    return ConceptPlan(blocks=blocks, design=design, dropped=dropped)

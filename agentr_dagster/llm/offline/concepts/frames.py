@@ -1,0 +1,1160 @@
+"""What a title, an eligibility sentence or a question's frame says about the blocks: which subject is the
+main one, which blocks are AND-ed, which frame words are no concept."""
+
+from __future__ import annotations
+
+import re
+
+from agentr_dagster.domain.specificity import Background, any_share, general_zipf
+from agentr_dagster.domain.truncation import is_acronym as _is_acronym
+from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.word_class import is_graded_adjective, word_classes
+from agentr_dagster.llm.offline.concepts.blocks import (
+    _EFFECT_ADJECTIVES,
+    _WHO_FIRST,
+    NAME_ZIPF,
+    _is_name,
+    _join_named_list,
+)
+from agentr_dagster.llm.offline.concepts.clauses import (
+    _COMPARED_MODIFIERS_RE,
+    _chunks,
+    _compared_modifiers,
+    _gerunds_after_plurals,
+    _is_meta_item,
+)
+from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms, _generic_block, _generic_label, _phrase_key
+from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render
+from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_METHOD_RE, _restore_headings
+from agentr_dagster.llm.offline.concepts.spelling import _spellings
+from agentr_dagster.llm.offline.concepts.terms import (
+    DEGREE_MODIFIERS,
+    HEAD_ALONE_ZIPF,
+    _adverb,
+    _phrase_terms,
+    _run_terms,
+    _runs,
+    _singular_tail,
+    item_terms,
+)
+from agentr_dagster.llm.offline.concepts.variants import _variants
+from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _ANSWER_KINDS,
+    _BOUNDARY_RE,
+    _COMPARATOR_CUE_RE,
+    _DESIGN_WORDS,
+    _EXCLUSION_ANY_RE,
+    _EXCLUSION_START_RE,
+    _FUNCTION,
+    _GENE_HEADS,
+    _GENETIC_FRAME_WORDS,
+    _JOIN,
+    _JOINING_PREFIXES,
+    _SETTING_CUE_RE,
+    _WORD,
+    DEMOGRAPHIC_WORDS,
+    DESIGN_TERMS,
+    GENERIC_HEADS,
+    GENERIC_ZIPF,
+    MAX_INDEPENDENT_BLOCKS,
+    MAX_TERMS_PER_BLOCK,
+    META_PHRASES,
+    META_WORDS,
+    REVIEW_KIND_TERMS,
+    _content_words,
+    _sentences,
+)
+from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
+
+#: A review whose studies are reviews says so where it states its topic: an umbrella review, an overview or a review
+#: of reviews, a tertiary study, or reviews in the plural as its subject ("the methodological quality of systematic
+#: reviews in X", "Systematic literature reviews in X"; its own kind is singular: "a systematic review of X").
+_REVIEWS_STUDIED_RE = re.compile(
+    r"\b(?:umbrella reviews?|overviews? of (?:systematic )?reviews|reviews? of (?:systematic |literature )?reviews|"
+    r"reviews? of meta-analyses|tertiary stud(?:y|ies)|systematic (?:literature )?reviews|meta-analyses|SLRs)\b",
+    re.I)
+
+
+def _studies_reviews(topic: str) -> bool:
+    """The topic sentences say the review's studies are reviews (:data:`_REVIEWS_STUDIED_RE`), not that it updates
+    or follows earlier ones ("to update previous systematic reviews of X")."""
+    return any(not re.search(r"\b(?:previous|prior|earlier|existing|recent|updat\w*|several|many|other)\W+(?:\w+\W+)?$",
+                             topic[max(0, m.start() - 40): m.start()], re.I)
+               for m in _REVIEWS_STUDIED_RE.finditer(topic))
+
+
+def _reviews_first(blocks: list[ConceptBlock], acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """The studies of a review of reviews are reviews: the kinds of synthesis, and the acronym the text gives one
+    ("SLRs"), are its main block (a block that already names one takes them), the subject the rest: a record with a
+    title only names one or the other ("A systematic review of cost estimation studies"). Their words are meta words
+    everywhere else, so no other block holds them."""
+    own = [f for a, long in acronyms.items() if re.search(r"\breview", long, re.I)
+           for f in ([a[:-1], a] if a.endswith("s") else [a, a + "s"])]
+    kinds = {t.casefold().strip('"*') for t in [*own, *REVIEW_KIND_TERMS]}
+    named = next((b for b in blocks if any(t.casefold().strip('"*') in kinds for t in b.terms)), None)
+    block = named or ConceptBlock("population", "systematic reviews", [])
+    block.terms = _dedupe([*block.terms, *own, *REVIEW_KIND_TERMS])
+    block.required, block.independent, block.generic = True, False, False
+    rest = [b for b in blocks if b is not block]
+    for b in rest:
+        b.independent = False
+    return [block, *rest]
+
+
+def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: str, verbs: frozenset[str],
+                acronyms: dict[str, str], generic_zipf: float, background: Background | None,
+                generic_share: float) -> list[ConceptBlock]:
+    """An abstract's blocks as its title orders them (:func:`_title_subjects`), what its aim says the studies
+    investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
+    _drop_factor_frame(blocks, title)
+    studied = _studied_subject(blocks, aims, verbs)
+    blocks = _title_subjects(blocks, title)
+    if studied is not None:
+        blocks = _studies_subject_first(blocks, studied)
+    _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
+    _join_named_list(blocks, text, acronyms)
+    if studied is None:
+        blocks = _purpose_not_anded(blocks, title, text, verbs)
+    blocks = _factors_of_first(blocks, title)
+    _accuracy_acts_off(blocks, title, text)
+    _compared_never_said(blocks, title, text)
+    _and_only_when_broad(blocks, background)
+    return blocks
+
+
+#: A title that appraises a test's accuracy ("Diagnostic accuracy of X for Y", "Accuracy of X for screening for
+#: Y", "X for distinguishing A from B: a diagnostic test accuracy meta-analysis").
+_ACCURACY_TITLE_RE = re.compile(r"\b(?:accuracy|sensitivity and specificity)\b", re.I)
+
+
+#: An abstract that says it appraises a test's accuracy (its design subtitle is not in the title read).
+_ACCURACY_TEXT_RE = re.compile(r"\b(?:diagnostic (?:test )?accuracy|sensitivity and specificity)\b", re.I)
+
+
+#: What a test is used to do, which its accuracy studies seldom all say (a general vocabulary of test use).
+_TEST_ACT_STEMS = ("diagnos", "screen", "distinguish", "detect", "discriminat", "differentiat", "identif")
+
+
+def _accuracy_acts_off(blocks: list[ConceptBlock], title: str, text: str) -> None:
+    """In a review of a test's accuracy, a block named only by what the test is used for ("diagnosis",
+    "screening", "distinguishing") names no concept: the accuracy studies name the test and the condition, not
+    always the act (``distinguish*`` was required of every calprotectin study). It leaves the query, as a
+    property the title appraises does (:data:`_APPRAISED_PROPERTIES`)."""
+    if not (_ACCURACY_TITLE_RE.search(title) or _ACCURACY_TEXT_RE.search(text)) or len(blocks) < 2:
+        return
+    acts = [b for b in blocks if b.terms and all(
+        all(w.casefold().startswith(_TEST_ACT_STEMS) for w in re.findall(_WORD, t)) for t in b.terms)]
+    if not acts or len(acts) == len(blocks):
+        return
+    for b in acts:
+        b.required = b.in_query = b.independent = False
+    if acts[0] is blocks[0]:
+        rest = [b for b in blocks if b not in acts]
+        rest[0].independent = False
+        blocks[:] = [*rest, *acts]
+
+
+def _compared_never_said(blocks: list[ConceptBlock], title: str, text: str) -> None:
+    """A title "A versus B H" is read "A H versus B H" (:func:`_compared_modifiers`), and "A H" names the main
+    block; when the abstract never says "A H" (it says "A with B H", "A and B H", "As"), that phrase finds none of
+    the studies, which compare the two: the block also takes A with the compared "B H" (``(narrat* AND
+    "statistical evidence")``), never A alone (every narrative review)."""
+    head_part = re.split(r"(?<=\w):\s", title, maxsplit=1)[0]
+    m = _COMPARED_MODIFIERS_RE.search(head_part)
+    if m is None:
+        return
+    read = _compared_modifiers(m)
+    cue = m.group(2)
+    if read == m.group(0) or f" {cue} " not in read:
+        return
+    first_phrase, rest = read.split(f" {cue} ", 1)
+    head = first_phrase.split(" ", 1)[1]
+    second_phrase = f"{m.group(3)} {head}".casefold()
+    body = text.replace(title, " ", 1) if title in text else text
+    if re.search(r"\b" + re.escape(first_phrase) + r"\b", body, re.I) or not re.search(
+            r"\b" + re.escape(second_phrase) + r"\b", body, re.I):
+        return
+    quoted = f'"{first_phrase.casefold()}"'
+    block = next((b for b in blocks if quoted in (t.casefold() for t in b.terms)), None)
+    if block is None or any(second_phrase in t.casefold() for t in block.terms):
+        return
+    first = (item_terms(m.group(1)) or [m.group(1).casefold()])[0]
+    block.terms = _dedupe([*block.terms, f'({first} AND "{second_phrase}")'])
+
+
+#: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
+#: "Predictors of relapse after ...", "Determinants of X"): the frame names no concept of its own.
+_FACTORS_OF_TITLE_RE = re.compile(
+    r"^\W*(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
+    r"\s+(?:for|of)\b", re.I)
+
+
+def _factors_of_first(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """A title "Risk factors for Y" gathers whatever is found to raise the risk of Y: Y is the main block, and a
+    block named only by the frame's words (``"risk factor(s)"``) leaves the query, as a question's frame does
+    (:func:`_read_relation`): a cohort study of one factor names the factor and Y, seldom "risk factor"."""
+    if not _FACTORS_OF_TITLE_RE.match(title.replace(_JOIN, " ")):
+        return blocks
+    words = _RELATION_WORDS | {"determinant", "determinants", "correlate", "correlates"}
+    frame = [b for b in blocks if b.terms and all(
+        {w.casefold() for w in re.findall(_WORD, t)} <= words for t in b.terms)]
+    if not frame or len(frame) == len(blocks):
+        return blocks
+    for b in frame:
+        b.required = b.in_query = b.independent = False
+    rest = [b for b in blocks if b not in frame]
+    rest[0].independent = False
+    return [*rest, *frame]
+
+
+def _title_purpose(blocks: list[ConceptBlock], title: str, verbs: frozenset[str]) -> tuple[
+        ConceptBlock | None, list[ConceptBlock]]:
+    """A title "X for Y" (before any subtitle): the block X names (the head phrase right before "for", past a
+    comparison that names no block: "X compared with each other for Y") and the blocks the purpose "for Y ..."
+    names (up to the next "in" / "among" or the end). (None, []) when the title has no such head."""
+    head = re.split(r"(?<=\w):\s", title, maxsplit=1)[0]
+    chunks = _chunks(head, verbs)
+    at = next((k for k, c in enumerate(chunks) if k and c.cue.casefold().split()[-1:] == ["for"]), None)
+    if at is None:
+        return None, []
+    named = [b for b in blocks if b.required and not b.generic and b.facet != "comparator"]
+    x = None
+    for chunk in reversed(chunks[:at]):
+        x = next((b for b in named if _named_in(b, chunk.text.casefold().replace(_JOIN, " "))), None)
+        # "X compared with each other for Y": a comparison within X (common words only) is passed over; one
+        # with another concept ("X versus Z for Y") is no head of Y
+        within = _COMPARATOR_CUE_RE.search(chunk.cue) and all(
+            general_zipf(w) >= GENERIC_ZIPF for w in _content_words(chunk.text))
+        if x is not None or not within:
+            break
+    purpose = []
+    for chunk in chunks[at:]:
+        if chunk is not chunks[at] and (_SETTING_CUE_RE.match(chunk.cue) or chunk.cue.startswith(":")):
+            break
+        low = chunk.text.casefold().replace(_JOIN, " ")
+        purpose += [b for b in named if b is not x and b not in purpose and _named_in(b, low)]
+    return x, purpose
+
+
+_RECIPROCAL_RE = re.compile(r"\b(?:each other|one another)\b", re.I)
+
+
+def _compared_within(block: ConceptBlock, text: str) -> bool:
+    """The abstract compares the members of the block's class with each other: a sentence that names the block
+    (one of its terms) says "each other" / "one another" ("individual X compared to each other")."""
+    stems = [t.strip('"*').casefold() for t in block.terms if len(t.strip('"*')) > 3]
+    return any(_RECIPROCAL_RE.search(s) and any(t in s.casefold() for t in stems) for s in _sentences(text))
+
+
+def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
+                       verbs: frozenset[str]) -> list[ConceptBlock]:
+    """In a title "X for Y" X is what the review is about, Y what X is for: when the abstract reviews X as a
+    class (it names X's members: a list of names or examples joined X; or it compares them "with each other"),
+    X is the main block, however often the abstract names Y, and Y is not AND-ed with it (optional, out of the
+    query): a study of one member names the member, not always the use the title names (the trials of a drug
+    class cover other indications, healthy volunteers, pharmacokinetics). One intervention for one use ("X for
+    Y", no members) keeps its AND (round 12, docs/search-strategies.md)."""
+    x, purpose = _title_purpose(blocks, title, verbs)
+    if x is None or not purpose or not (x.members or _compared_within(x, text)):
+        return blocks
+    for b in purpose:
+        b.independent = b.required = b.in_query = False
+    x.independent = False
+    return [x, *(b for b in blocks if b is not x)]
+
+
+#: An abstract's title subjects are AND-ed only when its main block alone is broader than this share of the
+#: background's records (:func:`_and_only_when_broad`): "X for Y", where X alone is narrow, keeps Y optional (the
+#: includes of a drug-class review cover any indication). Chosen leave-one-review-out on the written abstracts
+#: among the values under which no real abstract of ``review_abstracts.json`` loses its AND (every fold picks
+#: 0.0005; docs/search-strategies.md, round 11): those main blocks sit from 0.0024 of the pool up, the drug
+#: classes named with their members at 0.0002-0.0003. The share alone does not tell the two apart above that.
+TITLE_AND_SHARE = 0.0005
+
+
+def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None) -> None:
+    """The title's other subjects (and the animals it names) are AND-ed with the main block only when the main
+    block alone is not specific enough: its share of the background's records above :data:`TITLE_AND_SHARE`.
+    Else they leave the query
+    (optional, out of the rest branch): ``X AND Y`` would lose the studies of X that never name Y, and X alone is
+    already narrow. Without a background the AND stays: general English calls any technical word rare
+    ("spatio-temporal"), and no threshold of it gained anything held out (round 11)."""
+    if background is None or not blocks or not any(b.independent or b.organism for b in blocks[1:]):
+        return
+    if any_share(blocks[0].terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
+        return
+    for b in blocks[1:]:
+        if b.independent or b.organism:  # the animals a title names are no filter either
+            b.independent = b.required = b.in_query = b.organism = False
+
+
+def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
+                      acronyms: dict[str, str]) -> list[str]:
+    """The study designs the eligibility sentences name (for the optional design block); their other phrases
+    only add variants to blocks already found, never a block of their own (screening decides eligibility)."""
+    design_terms: list[str] = []
+    for sentence in eligibility:
+        low = sentence.casefold()
+        for term in DESIGN_TERMS:
+            if re.search(r"\b" + re.escape(term), low):
+                design_terms.extend(item_terms(term))
+        for chunk in _chunks(sentence, verbs | _gerunds_after_plurals(sentence)):
+            _join_class_members(blocks, chunk.items, acronyms)
+            for item in chunk.items:
+                _join_variant(blocks, item, acronyms)
+            heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
+            for item in _distributed_heads(chunk.items, heads):
+                _join_phrase(blocks, item)
+    return design_terms
+
+
+#: A class word and a member's name share a stem this long or longer ("gabapentin" in "gabapentinoids", "statin"
+#: in "atorvastatin"; not "ine" of "amine" and "lysine").
+MEMBER_STEM_LEN = 6
+
+
+def _member_of(name: str, word: str) -> bool:
+    """``name`` (a rare word the lexicon does not know) and a block's rare ``word`` hold one stem, one inside the
+    other: the class named after its first member ("gabapentinoids": gabapentin, and so pregabalin beside it) or
+    by the stem its members end in ("statins": atorvastatin)."""
+    n, w = name.casefold(), _singular_tail(word.casefold())
+    if n == w or min(len(n), len(w)) < MEMBER_STEM_LEN or general_zipf(w) >= NAME_ZIPF:
+        return False
+    return n in w or w in n
+
+
+def _join_class_members(blocks: list[ConceptBlock], items: list[str], acronyms: dict[str, str]) -> None:
+    """An eligibility list of names ("studies of gabapentin or pregabalin") one of which shares its stem with the
+    word of a required block (:func:`_member_of`) names that class's members, the way its studies name them (a
+    trial names its drug, seldom the class): every name of the list joins the block as a kind. The other names
+    hold no stem of the class ("pregabalin"), so the list, not each word, is what joins."""
+    # items closed by a name the lexicon does not know ("pregabalin", "intranasal esketamine"; "postmenopausal
+    # women" and "venous thromboembolism" are no names)
+    named = {i.strip(): w[-1] for i in items if (w := _content_words(i)) and len(w) <= 2 and w[-1].isalpha()
+             and _is_name(w[-1]) and not word_classes(w[-1])}
+    if not named:
+        return
+    for block in blocks:
+        if not block.required or _who_block(block) or block.setting:
+            continue
+        words = [w for i in [block.label, *block.items] for w in _content_words(i)]
+        if any(_member_of(n, w) for n in named.values() for w in words):
+            terms = [t for i in named for t in _variants(i, acronyms)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
+
+
+def _join_phrase(blocks: list[ConceptBlock], phrase: str) -> None:
+    """A phrase that shares a word with a block joins it as a kind (:func:`_join_kinds`): the phrase and its
+    spellings only, not its parts or its head alone, and its words are no partner of a broad word."""
+    words = _shared_words(_content_words(phrase))
+    for block in blocks:
+        if words & _shared_words([w for i in block.items for w in _content_words(i)]):
+            terms = [v for t in _phrase_terms(phrase) for v in _spellings(t)]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+            return
+
+
+def _distributed_heads(items: list[str], heads: set[str]) -> list[str]:
+    """A list's bare modifiers with the head of a phrase listed after them when that head is the head of a
+    block's phrase ("software metrics (e.g. object-oriented, size or process metrics)": "object-oriented
+    metrics"); the first such phrase after the modifier, not the list's last item (a list runs on into the
+    sentence's next phrase: "... to extract findings from clinical notes"). The head is a noun of the lexicon,
+    not a generic or meta word; the modifier is no name ("Chidamber-Kemerer": capitalised)."""
+    out = []
+    for k, item in enumerate(items):
+        words = _content_words(item)
+        if len(words) != 1 or not words[0].replace("-", "").isalpha() or not words[0].islower():
+            continue
+        later = [_content_words(i)[-1].casefold() for i in items[k + 1:] if len(_content_words(i)) >= 2]
+        head = next((h for h in later if h in heads), "")
+        if head and "NOUN" in word_classes(head) and head not in GENERIC_HEADS and head not in META_WORDS:
+            out.append(f"{words[0]} {head}")
+    return out
+
+
+_NOT_SHARED = GENERIC_HEADS | DEMOGRAPHIC_WORDS | _DESIGN_WORDS | frozenset("study studies".split())
+
+
+def _shared_words(words: list[str]) -> set[str]:
+    """The words an item can share with a block: each word, and a hyphenated word's parts but a joining prefix
+    ("non-suicidal" shares "suicidal" with "suicidal thoughts"; "self-" or "non-" alone shares nothing)."""
+    out = {w.casefold() for w in words}
+    out |= {p for w in out if "-" in w for p in w.split("-") if len(p) >= 4 and p not in _JOINING_PREFIXES}
+    return out - _NOT_SHARED
+
+
+def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
+    """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
+    with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
+    if _is_meta_item(item) or _measured_of(item):
+        return
+    words = _shared_words(_content_words(item))
+    if not words:
+        return
+    for block in blocks:
+        block_words = _shared_words([w for i in block.items for w in _content_words(i)])
+        if words & block_words:
+            if not _holds_name(item, block) and not _head_of_block(words, block):
+                parts = _shared_runs(item, block_words)
+                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)
+                                                     if _variant_of_block(t, part, block_words)])
+            return
+
+
+def _head_of_block(words: set[str], block: ConceptBlock) -> bool:
+    """An item that is the head of a block's phrase alone ("children" of "anaemic children"): the class the
+    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child)."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
+    return len(words) == 1 and words <= heads
+
+
+def _variant_of_block(term: str, part: str, block_words: set[str]) -> bool:
+    """A term an eligibility item's part gives that still names the block's concept: it holds a word the block
+    shares ("resistance exercise" of "resistance training"), a name ("crohn*" of "Crohn's disease", "CT-P13"; not
+    "periarticular*" of "periarticular dextrose injections") or a hyphenated word of the part, or the part shares
+    none (a run of names, :func:`_shared_runs`). The part's other pieces are other things ("exercise programmes"
+    of "resistance exercise programmes": every exercise study; a pair's first word is what it names)."""
+    if not _shared_words(_content_words(part)) & block_words:
+        return True
+    words = [w.strip("*").casefold() for w in re.findall(_WORD, term.replace(_JOIN, " "))]
+    # a pair names what its first word does ("(inject* AND (intra-articular OR ozone))" is every injection there)
+    words = sorted(_shared_words(words[:1] if term.startswith("(") else words))  # "non-violent": "violent"
+    # a name is written with a capital or a digit ("Crohn's", "CT-P13"; not "periarticular")
+    names = [n.casefold() for n in re.findall(_WORD, part) if n[:1].isupper() or any(c.isdigit() for c in n)]
+    # a hyphenated word of the part, however spelled, is one word of it ("self injury" of "non-suicidal self-injury")
+    compounds = {w.casefold().replace("-", "") for w in re.findall(_WORD, part) if "-" in w.strip("-")}
+    return any(b[:5] in w for w in words for b in block_words) or all(
+        any(n.startswith(w) for n in names) for w in words) or re.sub(r"[\s\"*-]", "", term.casefold()) in compounds
+
+
+#: Heads that close an eligibility item naming what is measured of a thing ("learning outcomes", "consumption
+#: outcomes", "performance outcome"): the item is a measure of its modifier, no kind of a concept that shares it.
+_MEASURED_HEADS = frozenset("outcome outcomes result results".split())
+
+
+def _measured_of(item: str) -> bool:
+    """The item is a word and an outcome head ("reporting engagement, satisfaction or learning outcomes": "learning
+    outcomes" shares "learning" with "online learning" but names what is measured); a longer one ("organisational
+    performance outcome") still holds a variant ("organisational performance")."""
+    words = re.findall(_WORD, item)
+    return len(words) == 2 and words[-1].casefold() in _MEASURED_HEADS and words[0].casefold() not in _FUNCTION
+
+
+def _shared_runs(item: str, block_words: set[str]) -> list[str]:
+    """The runs of an item (:func:`_runs`) that share a word with the block it joins: "participants to an
+    inoculation" joins the inoculation block by "inoculation", and "participants" is another thing (every study's
+    people), no variant; a run of names stays ("from reference infliximab to CT-P13": what is switched to). An
+    item of one run is whole."""
+    runs = [r for r in _runs(item) if r]
+    if len(runs) <= 1:
+        return [item]
+
+    def names(run: list[str]) -> bool:
+        return all(not word_classes(w) or general_zipf(w.casefold()) < NAME_ZIPF for w in run)
+
+    return [" ".join(r) for r in runs if _shared_words(r) & block_words or names(r)] or [item]
+
+
+def _holds_name(item: str, block: ConceptBlock) -> bool:
+    """The item holds the block's whole name, words in a row ("using a validated smartphone addiction scale" for
+    "smartphone addiction"): the name already finds every record its phrase does, and its parts ("validated
+    smartphone") are the sentence's words, no name of the concept."""
+    name = tuple(w for w in _phrase_key(" ".join(_content_words(block.label))) if w)
+    words = _phrase_key(" ".join(_content_words(item)))
+    n = len(name)
+    return bool(name) and len(words) > n and any(words[k: k + n] == name for k in range(len(words) - n + 1))
+
+
+#: A modifier the lexicon knows only as an adjective or adverb, this common in English or more, grades or
+#: judges its noun ("significant differences", "relevant metrics"): it names no kind of it.
+EVALUATIVE_ZIPF = 4.0
+
+
+#: At most this many kinds of a block's head join it (the ones the text names most).
+MAX_KIND_PHRASES = 4
+
+
+def _kind_modifiers(run: list[str]) -> list[str]:
+    """The run's modifiers without the leading evaluative ones ("traditional source code metrics" -> source,
+    code); a hyphenated compound ("object-oriented") or a word that can be a noun stays. None when a modifier
+    is no noun, adjective or name ("before relapse", "termed X", "during sleep"): not a kind's name."""
+    mods = run[:-1]
+    while mods and "-" not in mods[0] and (c := word_classes(mods[0])) and c <= {"ADJ", "ADV"} and (
+            general_zipf(mods[0].casefold()) >= EVALUATIVE_ZIPF):
+        mods = mods[1:]
+    def named(m: str) -> bool:  # a word the lexicon does not know is a name when it is rare ("zebrafish")
+        c = word_classes(m)
+        return "-" in m or bool(c & {"NOUN", "ADJ", "PROPN"}) or not c and general_zipf(m.casefold()) < EVALUATIVE_ZIPF
+
+    if not all(named(m) for m in mods):
+        return []
+    return mods
+
+
+#: "X-related disorders", "X-associated symptoms", "X-induced problems": a modifier that names the concept X.
+_RELATION_RE = re.compile(r"([A-Za-z][A-Za-z']{2,})-(?:related|associated|induced)", re.I)
+
+
+def _generic_head(word: str) -> bool:
+    """A head of every field ("disorders", "outcomes", "problems"): what its modifier names is the concept."""
+    low = word.casefold()
+    return low in GENERIC_HEADS or low in META_WORDS or general_zipf(truncation(low)) >= HEAD_ALONE_ZIPF
+
+
+def _related_stems(blocks: list[ConceptBlock]) -> None:
+    """A block whose own phrase is "X-related H" with a generic head ("anxiety-related disorders") is the
+    concept X: its studies name X's kinds ("panic disorder", "social anxiety"), hardly ever the umbrella
+    phrase, so X's stem joins the block (then it passes the usual generic and broad checks). Only the block's
+    label: a later item of a list ("A and obesity-related outcomes") is not the block's concept; and not before
+    a specific head ("NSAID-associated ulcers" are ulcers, "noise-induced hearing loss" a hearing loss)."""
+    for block in blocks:
+        for run in _runs(block.label):
+            for i, word in enumerate(run):
+                m = _RELATION_RE.fullmatch(word)
+                # the head right after it, or none left (a meta head, "outcomes", closed the run)
+                if m and (i == len(run) - 1 or i == len(run) - 2 and _generic_head(run[-1])):
+                    stem = _render(truncation(m.group(1).casefold()))
+                    block.terms = _dedupe(block.terms + _spellings(stem))
+
+
+def _stem_parts(words: list[str]) -> list[str]:
+    """The parts of a phrase's modifiers that can name its concept: hyphenated parts split, without degree,
+    graded, meta or function words and the relation words of :data:`_RELATION_RE` ("high-risk" -> risk)."""
+    parts = [p.casefold() for w in words for p in w.split("-")]
+    return [p for p in parts if len(p) >= 4 and p not in DEGREE_MODIFIERS and p not in META_WORDS
+            and p not in _FUNCTION and p not in ("related", "induced") and not is_graded_adjective(p)]
+
+
+#: A sentence that says where the review searched (its sources are named there, never a kind of a concept).
+_SEARCH_SENTENCE_RE = re.compile(r"\b(?:searched|search(?:es)? (?:of|in|was|were)|specialised register|"
+                                 r"specialized register|search methods)\b", re.I)
+
+
+def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
+    """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
+    that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
+    as a variant, when its modifiers are specific (no evaluative adjective, not common English alone). Under a
+    generic head ("behaviours", "disorders") only a phrase whose modifier shares a stem with the block's own
+    modifier ("risk-taking behaviour", "risky behaviours" beside "high-risk behaviours"): the same concept,
+    written as its studies write it."""
+    heads: dict[str, ConceptBlock] = {}
+    stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
+    for block in blocks:
+        if not block.required:
+            continue
+        for item in block.items:
+            words = _content_words(item)
+            if not words or _is_acronym(words[-1]) or words[-1].casefold() in _NOT_SHARED:
+                continue
+            # a head of every field ("disease", "performance") groups unrelated things; a rare one ("metrics")
+            # names one class of them, as a head alone names the concept (:data:`HEAD_ALONE_ZIPF`)
+            if general_zipf(truncation(words[-1].casefold())) < HEAD_ALONE_ZIPF:
+                heads.setdefault(_singular_tail(words[-1]), block)
+            elif (parts := _stem_parts(words[:-1])) and _singular_tail(words[-1]) not in heads:
+                heads[_singular_tail(words[-1])] = block
+                stems[_singular_tail(words[-1])] = parts
+    if not heads:
+        return
+    found: dict[int, dict[str, int]] = {}
+    for sentence in _sentences(_restore_headings(text)):
+        if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
+            continue  # a kind the text leaves out is not one to search for
+        if _SEARCH_SENTENCE_RE.search(sentence):
+            continue  # where the review searched ("the Cochrane Incontinence Specialised Register"): no kind
+        for chunk in _chunks(sentence, verbs):
+            for item in chunk.items:
+                if _is_meta_item(item):
+                    continue
+                for run in _runs(item):
+                    head = _singular_tail(run[-1]) if len(run) >= 2 else ""
+                    owner = heads.get(head)
+                    mods = _kind_modifiers(run) if owner is not None else []
+                    if owner is None or not mods or any(m[0].isdigit() or m.casefold() in _NOT_SHARED for m in mods):
+                        continue
+                    if head in stems:
+                        # a generic head's other kinds ("animal behaviour") are other concepts; the kind starts at
+                        # its modifier that shares the stem ("undertaking risky behaviours" -> "risky behaviours")
+                        shared = [j for j, m in enumerate(mods) if any(p.startswith(s) or s.startswith(p)
+                                                                       for p in _stem_parts([m]) for s in stems[head])]
+                        if not shared:
+                            continue
+                        mods = mods[shared[0]:]
+                        low = " ".join([*mods, run[-1]]).casefold()
+                        if any(" " in t.strip('"') and t.strip('"').casefold() in low for t in owner.terms):
+                            continue  # "refractory chronic pain" adds nothing to "chronic pain"
+                    phrase = " ".join([*mods, run[-1]])
+                    if _generic_label(" ".join(mods)) or {t.casefold() for t in _phrase_terms(phrase)} <= {
+                            t.casefold() for t in owner.terms}:
+                        continue  # common words, or a phrase the block has already
+                    kinds = found.setdefault(id(owner), {})
+                    kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
+    for block in blocks:
+        kinds = found.get(id(block), {})
+        ranked = sorted(kinds, key=lambda k: -kinds[k])[:MAX_KIND_PHRASES]  # stable: text order among ties
+        for phrase in ranked:
+            # only the kind's own phrase: its parts without the head ("source code") are other concepts
+            # (its other spellings too: "risky behaviour" and "risky behavior")
+            heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
+            terms = [t for t in _variants(phrase, acronyms)
+                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled]
+            block.kinds += [t for t in terms if t not in block.terms]
+            block.terms = _dedupe(block.terms + terms)
+
+
+#: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
+_EFFECTIVE_FRAME_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:are|is|were|was)\s+(.+?)\s+(?:(?:more|less|as|equally|still)\s+)?"
+    rf"(?:{_EFFECT_ADJECTIVES}|superior|inferior|non-inferior)\b", re.I)
+
+
+#: "Is X effective after / following Y?": Y is a state the treatment is given in (after surgery, a stent, a
+#: stroke); every study of X there says Y, and ``X OR Y`` is every study of Y, whatever a background shows of Y.
+_AFTER_STATE_RE = re.compile(r"\s*(?:after|following)\s", re.I)
+
+
+#: "What are the (long-term) outcomes of X for Y", "What is the safety of X in Y": what a treatment does, asked
+#: by its outcomes' noun.
+_OUTCOMES_FRAME_RE = re.compile(
+    r"^\s*what\s+(?:are|is|were|was)\s+the\s+(?:[\w-]+\s+){0,2}?(?:outcomes|effects?|effectiveness|efficacy|"
+    r"safety|harms|benefits)\s+of\s", re.I)
+
+
+def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question "Are X effective for Y in patients with Z" asks what X does: X's block is what is done (an
+    intervention), so it comes before what it is for and who it is given to (:func:`_order_blocks`), however many
+    conditions the question lists for them."""
+    m = _EFFECTIVE_FRAME_RE.match(topic[0]) if topic else None
+    if m is None:
+        return
+    named = m.group(1).casefold().replace(_JOIN, " ")
+    for block in blocks:
+        if block.required and block.facet == "exposure" and not block.aspect and _named_in(block, named):
+            block.facet = "intervention"
+            return
+
+
+def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
+    """Required blocks first, never a generic one (every term common English) as the main block. In a
+    question the main block is the concept it spells out most (the most listed variants): the one a relevant
+    study is likeliest to name in some form. In an abstract (``title``: its first sentence) it is the concept of
+    the title that the most sentences name (an abstract names its subject again and again)."""
+    if not title:
+        # who the studies are about ("in rats and mice", "in adolescents") is the main block only when the
+        # question names nothing else: a population is every study of it, whatever the topic
+        # an aspect asked about ("the prevalence of", "the pharmacokinetics of") or a comparator ("more effective
+        # than X", "versus X") is not the subject either
+        # nor, beside what is done, what it is done for ("the effect of X on A, B and C": the outcomes listed are
+        # every study of them)
+        doing = any(b.required and b.facet == "intervention" and not b.aspect for b in blocks)
+        blocks.sort(key=lambda b: (not b.required, b.generic, _who_block(b) or _organism_block(b),
+                                   b.aspect or b.facet == "comparator" or b.setting,
+                                   doing and b.facet in ("outcome", "population"), -b.n_items))
+        return
+    sentences = [s.casefold().replace(_JOIN, " ") for s in _sentences(text)]
+    title_low = title.casefold().replace(_JOIN, " ")
+    # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
+    # after what the studies are about, and so does a concept of common words alone
+    # "Effects of X on Y": what is done comes before what it is done to, however often the abstract says Y
+    doing = bool(_EFFECT_OF_ON_RE.search(title_low)) and any(
+        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, title_low) for b in blocks)
+    blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
+                               _who_block(b) or _organism_block(b), _measure_aspect(b),
+                               _generic_block(b), b.setting or b.facet == "comparator",
+                               doing and b.facet == "outcome",
+                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+
+
+#: A property only a drug (or another substance given) has: "the pharmacokinetics of X" names X as what the studies
+#: give and measure, whatever state changes the property ("How does pregnancy affect the pharmacokinetics of X").
+_DRUG_PROPERTY_RE = re.compile(
+    r"\b(?:pharmacokinetics?|pharmacodynamics?|bioavailability|bioequivalence|plasma (?:levels?|concentrations?))\s+"
+    r"of\s+((?:(?!\b(?:in|among|during|with|for|after|before|by|on|and|or)\b)[^,;:?.])+)", re.I)
+
+
+def _drug_of_property_first(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question about a drug's pharmacokinetics (:data:`_DRUG_PROPERTY_RE`) is about that drug: its block is the
+    main one, before the state that the question says changes it (pregnancy, obesity: every study of them, most
+    of which give no drug). The state stays a required block of the rest."""
+    m = _DRUG_PROPERTY_RE.search(topic)
+    if not m:
+        return
+    drug = next((b for b in blocks if b.required and not b.aspect and not _who_block(b) and not _organism_block(b)
+                 and _named_in(b, m.group(1).casefold())), None)
+    if drug is not None and blocks and drug is not blocks[0]:
+        blocks.remove(drug)
+        blocks.insert(0, drug)
+
+
+#: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
+_MEASURE_HEADS = frozenset(
+    "prevalence incidence frequency epidemiology burden occurrence rate rates trends trend".split())
+
+
+def _measure_aspect(block: ConceptBlock) -> bool:
+    """An aspect block that names a measure or a kind of finding of what follows ("The prevalence of X", "risk
+    factors of X"): never an abstract's main block; other aspects ("Mitochondrial inheritance of X") may be."""
+    words = _content_words(block.label)
+    return block.aspect and bool(words) and words[-1].casefold() in _MEASURE_HEADS | _ANSWER_KINDS
+
+
+def _names_subject(block: ConceptBlock) -> bool:
+    """The block names what the studies are about: not who they are about, an aspect asked about, a setting or a
+    comparator."""
+    return not (block.aspect or block.setting or block.facet == "comparator" or _who_block(block)
+                or _organism_block(block))
+
+
+def _common_subject_first(blocks: list[ConceptBlock]) -> list[ConceptBlock]:
+    """A question whose subject is a common word and whose other blocks only say who, where or which aspect ("the
+    prevalence of depression among medical students", where a background holds much depression): the subject is
+    still the main block, AND-ed with who or where (never "prevalence OR medical students"), the aspect left out."""
+    required = [b for b in blocks if b.required]
+    if not required or any(_names_subject(b) for b in required):
+        return blocks
+    subject = next((b for b in blocks if b.generic and _names_subject(b) and not _generic_label(b.label)), None)
+    if subject is None:
+        return blocks
+    subject.required, subject.generic = True, False
+    for b in required:
+        if b.aspect:
+            b.required = b.in_query = False
+        else:
+            b.independent = True
+    return [subject, *(b for b in blocks if b is not subject)]
+
+
+#: A question that asks how two concepts go together: "the relationship / association / link between X and Y",
+#: "Is X associated / related / linked with Y", "How does X relate to Y", "Is X a risk factor / predictor for Y",
+#: "Does X predict Y".
+_RELATION_RES = tuple(re.compile(p, re.I) for p in (
+    r"\b(?:relationships?|associations?|links?|correlations?|relations?)\s+between\s+(?P<x>.+?)\s+and\s+(?P<y>.+)",
+    r"\b(?:is|are|was|were)\s+(?P<x>.+?)\s+(?:(?:positively|negatively|independently)\s+)?"
+    r"(?:associated|related|linked|correlated)\s+(?:with|to)\s+(?P<y>.+)",
+    r"\bhow\s+(?:does|do)\s+(?P<x>.+?)\s+(?:relate|correlate)\s+(?:to|with)\s+(?P<y>.+)",
+    r"\b(?:is|are)\s+(?P<x>.+?)\s+(?:an?\s+)?(?:independent\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?)\s+(?:for|of)\s+(?P<y>.+)",
+    r"\b(?:does|do)\s+(?P<x>.+?)\s+predict\s+(?P<y>.+)",
+))
+
+
+#: The words of such a frame, which name no concept of their own ("relationship*", "risk factor").
+_RELATION_WORDS = frozenset("relationship relationships association associations link links correlation "
+                            "correlations relation relations risk factor factors predictor predictors prognostic "
+                            "predictive marker markers independent possible potential novel modifiable".split())
+
+
+#: A title's "X as a risk / prognostic factor for Y" ("Frailty as a prognostic factor for postoperative delirium"):
+#: the frame between X and Y.
+_FACTOR_FRAME_RE = re.compile(
+    r"\bas\s+an?\s+(?:(?:independent|possible|potential|novel|modifiable)\s+)?"
+    r"(?:(?:risk|prognostic|predictive)\s+(?:factor|marker)|predictor)\s+(?:for|of)\b", re.I)
+
+
+def _drop_factor_frame(blocks: list[ConceptBlock], title: str) -> None:
+    """A title "X as a prognostic factor for Y" names no concept by its frame: the frame's terms leave the
+    blocks (``"prognostic factor"`` was an alternative of X's block), as :func:`_read_relation` does for a
+    question's."""
+    if not _FACTOR_FRAME_RE.search(title.replace(_JOIN, " ")):
+        return
+    for b in blocks:
+        frame = [t for t in b.terms if {w.casefold() for w in re.findall(_WORD, t)} <= _RELATION_WORDS]
+        if frame and len(frame) < len(b.terms):
+            b.terms = [t for t in b.terms if t not in frame]
+
+
+def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]:
+    """A question relating two subjects (:data:`_RELATION_RES`) keeps its shape (the first subject, or the second
+    alone with what else it names: a relation's studies name its constructs many ways, so neither is required
+    of the other), but the frame names no concept: its words leave the blocks ("relationship*", "risk factor"),
+    a gene is its symbol, not what is studied of it ("variants in the APOE gene": never ``variant*`` alone), and
+    an outcome is not graded ("associated with lower stress": any study of stress)."""
+    sentence = topic.replace(_JOIN, " ")
+    match = next((m for r in _RELATION_RES for m in [r.search(sentence)] if m), None)
+    if match is None or not blocks:
+        return blocks
+    for b in blocks:
+        frame = [t for t in b.terms if {w.casefold() for w in re.findall(_WORD, t)} <= _RELATION_WORDS]
+        if frame and len(frame) < len(b.terms):
+            b.terms = [t for t in b.terms if t not in frame]
+        elif frame:
+            b.required = b.in_query = False
+    y = match.group("y").casefold()
+    for b in blocks:
+        words = _content_words(b.label)
+        if len(words) >= 2 and words[0].casefold() in _COMPARED_DEGREES and not b.aspect and _named_in(b, y):
+            b.terms = _dedupe(v for t in _run_terms(words[1:]) for v in _spellings(t)) or b.terms
+    main = next((b for b in blocks if b.required), blocks[0])
+    gene = next((b for b in blocks if _gene_block(b)), None)
+    if gene is None or not _only_gene_heads(main):
+        return blocks
+    main.required = main.in_query = False
+    gene.required, gene.setting = True, False
+    return [gene, *(b for b in blocks if b is not gene)]
+
+
+#: Degree words a relation's outcome is named with ("associated with lower stress", "with reduced risk of"): its
+#: studies report the outcome whichever way it went.
+_COMPARED_DEGREES = DEGREE_MODIFIERS | frozenset("lower higher greater better worse poorer fewer more less".split())
+
+
+def _only_gene_heads(block: ConceptBlock) -> bool:
+    """The block names only what is studied of a gene ("variants", "polymorphisms"), not the gene."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and all(w in _GENE_HEADS for w in words)
+
+
+def _gene_block(block: ConceptBlock) -> bool:
+    """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms")."""
+    words = _content_words(block.label)
+    return len(words) >= 2 and _is_acronym(words[0]) and words[-1].casefold() in _GENE_HEADS
+
+
+def _genetic_frame_only(block: ConceptBlock | str) -> bool:
+    """The block (or phrase) names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility
+    loci"): no gene, no condition."""
+    label = block if isinstance(block, str) else block.label
+    # "gene expression" is a concept of its own; an adverb is no word of a concept ("genetic loci consistently")
+    words = [w.casefold() for w in _content_words(label) if not _adverb(w)]
+    return bool(words) and "expression" not in words and all(w in _GENETIC_FRAME_WORDS for w in words) and any(
+        w != "susceptibility" for w in words)
+
+
+def _split_genetic_frame(block: ConceptBlock, acronyms: dict[str, str]) -> ConceptBlock | None:
+    """A frame block that a list joined to the condition ("Genetic polymorphisms and susceptibility to
+    tuberculosis": ``polymorphism* OR tuberculosi*``): the condition's items and their own terms as a block of
+    their own, out of the frame's; None when the block holds nothing but the frame."""
+    other = [i for i in block.items if not _genetic_frame_only(i)]
+    if not other or len(other) == len(block.items) or not _genetic_frame_only(block):
+        return None
+    frame_terms = {t for i in block.items if i not in other for t in _variants(i, acronyms)}
+    own = {t for i in other for t in _variants(i, acronyms)} - frame_terms
+    moved = [t for t in block.terms if t in own]
+    if not moved:
+        return None
+    block.terms = [t for t in block.terms if t not in moved]
+    block.items = [i for i in block.items if i not in other]
+    block.n_items = len(block.items)
+    return ConceptBlock(block.facet, other[0], moved, n_items=len(other), items=other)
+
+
+#: What genetic studies of a condition say they examine ("MTHFR C677T polymorphism and migraine", "susceptibility
+#: loci for X", "HLA-B*58:01 allele"): the terms an abstract's frame block holds, AND-ed with the condition.
+GENETIC_FINDING_TERMS = ("polymorphism*", "variant*", "allel*", "genotyp*", "locus", "loci", "mutation*", "SNP*",
+                         "haplotyp*", "GWAS")
+
+
+def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[str, str]) -> list[ConceptBlock]:
+    """A text that names a gene by its symbol or the condition its variants are studied for ("Which polymorphisms
+    in the SLCO1B1 gene predict X", "Genetic variants associated with migraine") searches those, never the frame
+    alone (:func:`_genetic_frame_only`: ``polymorphism*``, ``variant*``, every genetics study's words): with a gene
+    the frame leaves the query and the gene is the main block; with a condition a question's frame leaves (its
+    studies name the condition, not always the frame: "HLA-C*06:02 and psoriasis"), an abstract's follows the
+    condition, holding what genetic studies say they examine (:data:`GENETIC_FINDING_TERMS`; AND-ed where its
+    title names it: the condition alone is every study of it). A frame with nothing else named stays; a condition
+    listed with it leaves its block first (:func:`_split_genetic_frame`)."""
+    for b in [b for b in blocks if b.required]:
+        split = _split_genetic_frame(b, acronyms)
+        if split is not None:
+            blocks = [*blocks[: blocks.index(b) + 1], split, *blocks[blocks.index(b) + 1:]]
+    frame = [b for b in blocks if b.required and _genetic_frame_only(b)]
+    gene = next((b for b in blocks if _gene_block(b)), None)
+    subjects = [b for b in blocks if b.required and b not in frame and not b.generic and _names_subject(b)]
+    if not frame or gene is None and not subjects:
+        return blocks
+    if gene is not None or question:
+        for b in frame:
+            b.required = b.in_query = b.independent = False
+    else:
+        frame[0].terms = _dedupe(frame[0].terms + list(GENETIC_FINDING_TERMS))
+    if gene is None:
+        return [*subjects[:1], *(b for b in blocks if b not in frame and b not in subjects[:1]), *frame]
+    gene.required, gene.setting = True, False
+    return [gene, *(b for b in blocks if b is not gene and b not in frame), *frame]
+
+
+#: A title "Effects of X on Y" (also impact, influence): X is done, Y what it is done to.
+_EFFECT_OF_ON_RE = re.compile(r"\b(?:effects?|impacts?|influences?)\s+of\b.+?\bon\b")
+
+
+def _named_in(block: ConceptBlock, sentence: str) -> bool:
+    """The lower-case ``sentence`` names the block's concept: every word of its label (by its first five
+    letters), or one of its acronyms."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and all(re.search(r"\b" + re.escape(w[:5]), sentence) for w in words) or any(
+        _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
+
+
+def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """An abstract's blocks are its title's subjects, AND-ed: the main block and each other required concept the
+    title names (up to :data:`MAX_INDEPENDENT_BLOCKS` in all) are independent concepts, each an OR-group of its
+    variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only the
+    aim sentence names, or one past the cap, is left out: it would add an alternative or a narrowing the title
+    does not ask for."""
+    if not blocks:
+        return blocks
+    low = whole = title.casefold().replace(_JOIN, " ")
+    # a subtitle ("...: lessons for translation") says what the review concludes or why; the subjects to AND are
+    # those before it, where the main one is named there
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    if _named_in(blocks[0], head):
+        low = head
+    kept = [blocks[0]]
+    for block in blocks[1:]:
+        # a comparator ("versus X") or a concept of generic words alone ("common therapies", "health") is no subject;
+        # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
+        # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
+        # where ("X in software engineering": its studies name X, seldom the field)
+        subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
+                   and not block.aspect and not block.setting and not _umbrella_outcome(block))
+        if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
+            continue
+        if _named_in(block, low):
+            block.independent = True
+            kept.append(block)
+        elif _stem_in_title(block, low, kept[0]):
+            # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
+            # alternative when specific, never AND-ed (the label's words are the aim's, not the title's)
+            block.required = block.in_query = False
+            block.side = True
+            kept.append(block)
+    # the animals a title names, wherever in it ("Animal models of X", "...: X in stressed rodents"): a filter on
+    # the whole query, beyond the cap
+    kept += [b for b in blocks[1:] if b.organism and b not in kept and _named_in(b, whole)]
+    for block in kept[1:]:
+        if block.organism:
+            block.required = True
+    return kept
+
+
+def _umbrella_outcome(block: ConceptBlock) -> bool:
+    """An outcome named by a common head ("effects of X on cardiometabolic health", "on mental health"): its studies
+    name the particular outcomes (obesity, diabetes), seldom the umbrella, so it is no subject to AND."""
+    words = _content_words(block.label)
+    return block.facet == "outcome" and bool(words) and words[-1].casefold() in _UMBRELLA_HEADS
+
+
+#: Heads that gather many outcomes under one name (a general vocabulary, not a field's).
+_UMBRELLA_HEADS = frozenset("health outcome outcomes wellbeing well-being functioning development".split())
+
+
+def _stem_in_title(block: ConceptBlock, title: str, main: ConceptBlock) -> bool:
+    """The title names the block by one of its word stems, outside the main block's label: the aim says "in
+    relation to self-injury and suicidality", the title "X and suicide-related outcomes". A stem of four letters
+    or more that the block kept (its common words were dropped before) and the main block does not hold."""
+    main_words = {w.casefold()[:5] for w in _content_words(main.label)}
+    main_terms = {t.casefold() for t in main.terms}
+    stems = [t.rstrip("*").casefold() for t in block.terms if t.endswith("*") and t[:1].isalpha()
+             and " " not in t and len(t.rstrip("*")) >= 4 and t.casefold() not in main_terms]
+    return any(w.casefold()[:5] not in main_words and any(w.casefold().startswith(s) for s in stems)
+               for w in re.findall(_WORD, title))
+
+
+#: "(to identify) studies investigating X": what the included studies are about, in an abstract's aim sentence.
+_STUDIES_OF_RE = re.compile(
+    r"\b(?:studies|trials|articles|papers|research)\s+(?:that\s+(?:have\s+)?)?"
+    r"(?:investigat|examin|explor|analy[sz]|studied|studying)\w*\s+(.+)$", re.I)
+
+
+def _studied_subject(blocks: list[ConceptBlock], aims: list[str], verbs: frozenset[str]) -> ConceptBlock | None:
+    """The block of what an abstract's aim sentence says its studies investigate ("to identify studies
+    investigating X on Y and to count those that mention Z": X), when a block names it; else None."""
+    for sentence in aims:
+        m = _STUDIES_OF_RE.search(sentence)
+        chunks = _chunks(m.group(1), verbs) if m else []
+        if not chunks or chunks[0].cue:
+            continue
+        words = {w.casefold() for i in chunks[0].items for w in _content_words(i)}
+        scored = [(len(words & {w.casefold() for w in _content_words(b.label)}), k) for k, b in enumerate(blocks)]
+        best = max(scored, default=(0, 0))
+        if best[0]:
+            return blocks[best[1]]
+    return None
+
+
+def _studies_subject_first(blocks: list[ConceptBlock], studied: ConceptBlock) -> list[ConceptBlock]:
+    """What the studies investigate is the main block (required, even where the title names it as a setting:
+    "Z in X on Y"); the title's other subjects are what the review looks for within those studies, so they are
+    no longer AND-ed with it (they stay in the rest of the query)."""
+    if studied.generic:
+        return blocks
+    rest = [b for b in blocks if b is not studied]
+    for b in rest:
+        b.independent = False
+    studied.required, studied.independent, studied.setting, studied.aspect = True, False, False, False
+    return [studied, *rest]
+
+
+#: "associations of A, B and C with (the risk of) D": what is associated with what (an exposure and an outcome).
+_ASSOCIATION_RE = re.compile(r"\bassociations? of\s+(.+?)\s+with\s+(.+)$", re.I)
+
+
+def _join_associated(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str],
+                     zipf_floor: float, background: Background | None, share_floor: float | None) -> None:
+    """An abstract whose title ANDs two subjects ("X and the risk of Y") and whose aim or method says "associations
+    of A, B and C with Y": A, B, C are what its studies name for X (an umbrella, "small vessel disease", whose
+    studies name its markers), so they join X's block as variants, through the usual generic checks. Not from a
+    results sentence (its figures and "was associated" say what was found), and only with two subjects: Y
+    names one, the list is the other's."""
+    if len(blocks) != 2 or not blocks[1].independent:
+        return
+    for sentence in _sentences(_restore_headings(text)):
+        m = _ASSOCIATION_RE.search(sentence)
+        if m is None or _RESULT_RE.search(sentence):
+            continue
+        listed, other = m.group(1), m.group(2).casefold().replace(_JOIN, " ")
+        named = [b for b in blocks if _named_in(b, other) or any(
+            " " not in t.strip('"') and t.endswith("*") and re.search(r"\b" + re.escape(t.rstrip("*").casefold()),
+                                                                      other) for t in b.terms)]
+        if len(named) != 1:
+            continue
+        target = blocks[1] if named[0] is blocks[0] else blocks[0]
+        items = [i for c in _chunks(listed, verbs) for i in c.items if not _is_meta_item(i)]
+        new = _dedupe(t for i in items for t in _variants(i, acronyms))
+        if len(items) < 2 or not new:
+            continue  # one phrase is a restatement, a list names the kinds
+        extra = ConceptBlock(target.facet, target.label, [t for t in new if t not in target.terms])
+        _drop_generic_terms([extra], zipf_floor, background, share_floor)
+        if not extra.generic:
+            target.kinds += extra.terms
+            target.terms = _dedupe(target.terms + extra.terms)
+
+
+_COMPUTED_AFTER_RE = r"\s+(?:was|were|is|are)\s+(?:calculated|computed|derived|recalculated)\b"
+
+
+_COMPUTED_BEFORE_RE = r"\b(?:calculated|computed|calculating|computing|derived|deriving)\s+(?:the\s+|a\s+|an\s+)?"
+
+
+_WE_CLAUSE_RE = re.compile(r"\bwe\b[^.;:?!]*", re.I)
+
+
+#: A title's closing part after a colon that says what kind of paper it is ("...: a systematic mapping study",
+#: "...: an umbrella review", "...: a systematic review and meta-analysis"): a few words, no preposition, ending
+#: in a paper kind's noun.
+_OWN_KIND_RE = re.compile(
+    r"\s*:\s+(?:an?\s+)?(?:(?!(?:of|for|in|on|to|with|from|among|between)\s)[\w-]+\s+){0,3}"
+    r"(?:review|study|meta-analysis|meta-regression(?:\s+analysis)?|overview|synthesis)"
+    r"(?:\s+(?:and|with)\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|study|meta-analysis|meta-regression|synthesis))?"
+    r"\s*[.]?\s*$", re.I)
+
+
+#: A title's "X and Y" before its subtitle or setting ("Vitamin D supplementation and respiratory infections in
+#: children: a meta-analysis"): X, Y and what follows.
+_TITLE_PAIR_RE = re.compile(
+    r"^([^,;:]+?)\s+and\s+([^,;:]+?)(\s+(?:in|among|of|during|after|for)\s+[^:]*)?(:.*)?$", re.I)
+
+
+#: Words that relate two concepts in a sentence ("X for the prevention of Y", "X during Y", "X improved Y").
+_RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|improv\w*|reduc\w*|increas\w*|"
+                          r"decreas\w*|prevent\w*|affect\w*|predict\w*|promot\w*|impair\w*)\b", re.I)
+
+
+#: "the relationship between X and Y": a frame that relates its two terms (X's head, then Y's first words).
+_BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){{0,2}}{y}"
+
+
+def _related_pair(title: str, text: str) -> str:
+    """A title's "X and Y" as two concepts ("X on Y", as "the effect of X on Y" reads) when another sentence of
+    the abstract relates them: names both with a preposition or a verb of effect between ("trials of vitamin D
+    supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
+    ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
+    m = _TITLE_PAIR_RE.match(title)
+    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied
+    if not m or m.group(4) and not names_animals(m.group(4).lstrip(": ")):
+        return title
+    first, second = (_content_words(g) for g in m.group(1, 2))
+    if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
+                                            m.group(1), re.I):
+        return title  # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects
+    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
+    if a == b:
+        return title
+    # from one's head to the other's head, or to its first word: a coordination inside the other ("fruit and
+    # vegetable intake") is no list between the two
+    pairs = ((a, b), (b, a), (a, second[0].casefold()[:5]), (b, first[0].casefold()[:5]))
+    for sentence in _sentences(text)[1:]:
+        low = sentence.casefold()
+        for x, y in pairs:
+            gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
+            related = gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(
+                gap.group(1))
+            if related or re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
+                return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+    return title
+
+
+def _without_own_kind(title: str) -> str:
+    """A title without its closing "...: a <kind of> review / study": the paper's own kind is no topic
+    ("Object-oriented mutation testing: a systematic mapping study" gave the term ``mapping*``)."""
+    return _OWN_KIND_RE.sub("", title) or title
+
+
+def _without_own_method(title: str, text: str) -> str:
+    """A title without the words that name what the paper itself did, by what its abstract says in the first
+    person: a phrase's closing noun that is the noun of a verb "we" did ("... Trajectory Analysis" where "we ...
+    analyze trajectories": the analysis is the paper's, the trajectories the studies'), and a modifier leading a
+    phrase that "we" name as what we used ("using the Bayesian framework": "Bayesian ..."). A word kept when it is
+    all its phrase says."""
+    words = re.findall(r"\S+", title)
+    # the title's nouns that only name an activity or its product ("analysis", not "sleep")
+    nouns = {w.strip(".,:;()").casefold()[:5] for w in words if word_classes(w.strip(".,:;()")) == {"NOUN"}}
+    done: set[str] = set()
+    used: set[str] = set()
+    for clause in _WE_CLAUSE_RE.findall(text):
+        # right after "we" a word is a verb; after "and" only one the lexicon has as nothing else
+        pairs = re.findall(r"\b(we|and)\s+(?:\w+ly\s+)?([a-z]+)", clause, re.I)
+        verbs = {verb.casefold()[:5] for conj, verb in pairs if len(verb) >= 5 and "VERB" in (c := word_classes(verb))
+                 and (conj.casefold() == "we" or c == {"VERB"})}
+        done |= verbs & nouns
+        if verbs & nouns:  # what the paper's own activity used ("we ... analyze X using the Bayesian framework"),
+            # not what its studies used ("we included trials using mindfulness apps")
+            used.update(w.casefold() for w in re.findall(r"\busing\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]+)", clause))
+    if not done:
+        return title
+    keep = [True] * len(words)
+    for i, w in enumerate(words):
+        core = w.strip(".,:;()").casefold()
+        prev_content = i > 0 and words[i - 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        next_content = i + 1 < len(words) and words[i + 1].strip(".,:;()").casefold() not in _FUNCTION | META_WORDS
+        if (core[:5] in done and word_classes(core) == {"NOUN"} and prev_content
+                and (i + 1 == len(words) or not next_content)):
+            keep[i] = False  # the phrase's closing noun: "trajectory analysis" -> "trajectory"
+        elif core in used and next_content and (i == 0 or not prev_content):
+            keep[i] = False  # the phrase's leading modifier: "Bayesian trajectory" -> "trajectory"
+    return " ".join(w for w, k in zip(words, keep, strict=True) if k)
+
+
+_BASED_ON_RE = re.compile(r"\bbased (?:on|upon)\b", re.I)
+
+
+def _built_from_literature(title: str) -> str:
+    """What a title says the paper built from the literature and its own method ("X with Informed Priors Based on
+    a Systematic Literature Search and Expert Elicitation"): the phrase right before "based on" and what follows
+    it, when what follows names a review method; that is the paper's product and its sources, not what its
+    studies are about. Empty otherwise ("interventions based on exercise" are about exercise)."""
+    m = _BASED_ON_RE.search(title)
+    if m is None:
+        return ""
+    basis = title[m.end():]
+    if not (_REVIEW_METHOD_RE.search(basis) or any(p in basis.casefold() for p in META_PHRASES)):
+        return ""
+    before = title[: m.start()]
+    cuts = [c.end() for c in _BOUNDARY_RE.finditer(before)]
+    return before[max(cuts, default=0):] + " " + basis
+
+
+def _own_measure(block: ConceptBlock, text: str, acronyms: dict[str, str]) -> bool:
+    """An abstract says the review computed this concept itself ("the Fragility Index (FI) ... FI was calculated
+    for each RCT"): it is the review's own statistic, which its studies do not name."""
+    names = [block.label, *block.items]
+    names += [a for a, long in acronyms.items() if any(long.casefold() in n.casefold() or n.casefold() in
+                                                        long.casefold() for n in names if n.strip())]
+    for name in {n.strip() for n in names if len(n.strip()) >= 2}:
+        esc = re.escape(name)
+        if re.search(r"\b" + esc + _COMPUTED_AFTER_RE, text, re.I) or re.search(
+                _COMPUTED_BEFORE_RE + esc + r"\b", text, re.I):
+            return True
+    return False

@@ -1,0 +1,161 @@
+"""The concept blocks and the plan that combines them into a Boolean query, and how a term is written."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from agentr_dagster.domain.specificity import any_share
+from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _JOIN,
+    BROAD_SHARE,
+    MAX_TERMS_PER_BLOCK,
+    QUERY_SHAPE,
+    QUERY_SHAPES,
+)
+
+
+@dataclass
+class ConceptBlock:
+    """One facet: its name, a label (the concept as the question says it) and its search terms."""
+
+    facet: str
+    label: str
+    terms: list[str] = field(default_factory=list)
+    required: bool = True
+    n_items: int = 1  # how many variants the question itself lists
+    generic: bool = False  # every term common English: never the main block, never required
+    items: list[str] = field(default_factory=list)  # those variants, as the question writes them
+    independent: bool = False  # a second subject of an abstract's title: AND-ed with the main block
+    side: bool = False  # named only by a question's side clause ("..., and how is it measured?"): optional
+    aspect: bool = False  # "the prevalence of X", "the pharmacokinetics of X": never the main block before X
+    in_query: bool = True  # an optional block the ``main_or_specific_rest`` shape leaves out (:func:`_mark_rest`)
+    setting: bool = False  # after "in" / "among" ("... in small samples", "... in rodents"): where, not what
+    kinds: list[str] = field(default_factory=list)  # terms of kinds the text names elsewhere (:func:`_join_kinds`)
+    # an abstract names the class's members: a list of names or examples ("X such as A, B") joined the block
+    members: bool = False
+    # the animals the studies are done on ("in rodents", "animal models of X"): AND-ed with the whole query, as an
+    # animal-study filter is; a study of the topic in people is not one of them
+    organism: bool = False
+
+    def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
+        terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
+        return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
+
+
+@dataclass
+class ConceptPlan:
+    blocks: list[ConceptBlock]
+    design: ConceptBlock | None = None
+    dropped: list[str] = field(default_factory=list)  # sentences or clauses left out, for the record
+
+    def main(self) -> ConceptBlock | None:
+        return next((b for b in self.blocks if b.required), self.blocks[0] if self.blocks else None)
+
+    def boolean_query(self, shape: str = QUERY_SHAPE, max_chars: int = 2000, broad_share: float | None = None) -> str:
+        """The blocks combined as ``shape`` (see :data:`QUERY_SHAPES`), within ``max_chars`` (the contract's
+        bound: fewer terms per block)."""
+        if shape not in QUERY_SHAPES:
+            raise ValueError(f"unknown query shape {shape!r}; one of {QUERY_SHAPES}")
+        for max_terms in (MAX_TERMS_PER_BLOCK, 25, 15, 8, 4, 2, 1):
+            query = self._query(shape, max_terms, BROAD_SHARE if broad_share is None else broad_share)
+            if len(query) <= max_chars:
+                return query
+        return query[:0]
+
+    def _query(self, shape: str, max_terms: int, broad_share: float = BROAD_SHARE) -> str:
+        main = self.main()
+        if main is None:
+            return ""
+        organisms = [b for b in self.blocks if b.organism and b is not main]
+        if organisms:  # a filter when required, else no part of the query (never "X OR rats")
+            inner = ConceptPlan([b for b in self.blocks if b not in organisms], self.design, self.dropped)
+            organisms = [b for b in organisms if b.required]
+            query = inner._query(shape, max_terms, broad_share)
+            animals = ConceptBlock("population", "organisms", _dedupe(t for b in organisms for t in b.terms))
+            return f"{_grouped(query)} AND {animals.query(max_terms)}" if query and organisms else query
+        rest = [b for b in self.blocks if b is not main]
+        a = main.query(max_terms)
+        independent = [b for b in rest if b.independent]
+        if independent:  # the title's subjects, each an OR-group of its variants, AND-ed
+            return " AND ".join([a, *(b.query(max_terms) for b in independent)])
+        if shape == "main_or_required_rest":
+            rest = [b for b in rest if b.required]
+        if shape == "main_or_specific_rest":
+            rest = [b for b in rest if b.required or b.in_query]
+        if shape == "main" or not rest:
+            return a
+        parts = [b.query(max_terms) for b in rest]
+
+        def all_of(qs: list[str]) -> str:
+            return qs[0] if len(qs) == 1 else "(" + " AND ".join(qs) + ")"
+
+        if shape in ("main_or_rest", "main_or_required_rest", "main_or_specific_rest"):
+            return f"{a} OR {all_of(parts)}" if parts else a
+        if shape == "two_of":
+            everyone = [a, *parts]
+            return " OR ".join(f"({x} AND {y})" for i, x in enumerate(everyone) for y in everyone[i + 1:])
+        if shape == "main_unless_broad" and any_share(main.terms[:max_terms]) <= broad_share:
+            return a
+        if shape in ("main_and_any", "main_unless_broad"):
+            others = _dedupe(t for b in rest for t in b.terms)
+            return a + " AND " + ConceptBlock("other", "other concepts", others).query(max_terms * len(rest))
+        if shape == "any":
+            return " OR ".join([a, *parts])
+        # main_or_two_of_rest
+        if len(parts) < 2:
+            return " OR ".join([a, *parts])
+        return a + " OR " + " OR ".join(f"({x} AND {y})" for i, x in enumerate(parts) for y in parts[i + 1:])
+
+
+def _grouped(query: str) -> str:
+    """``query`` as one operand of an AND: in brackets unless it is one term or one bracketed group already."""
+    if " " not in query or query.startswith('"') and query.endswith('"') and query.count('"') == 2:
+        return query  # one term, or one phrase
+    depth = 0
+    for i, ch in enumerate(query):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0 and i < len(query) - 1:
+            return f"({query})"
+    return query if query.startswith("(") else f"({query})"
+
+
+def _sendable(term: str) -> str:
+    """``term`` with a wildcard only where every source's engine takes one: after 4 letters or more of a plain
+    word. The translation leaves a stem it cannot send unconstrained, which drops the whole OR it sits in (in
+    ``A OR (B AND C)``: the whole query); so ``kid*`` goes as ``kid`` and ``non-stimulant*`` as ``non-stimulant``.
+    A bare phrase (a seed study's mined "allergic rhinitis") goes quoted: unquoted, its words would be AND-ed."""
+    if " " in term and not term.startswith(('"', "(")):
+        term = '"' + term.replace('"', " ").strip() + '"'
+    if "*" not in term or term.startswith("("):  # a term of words AND-ed: its stems are long ones already
+        return term
+    words = [w if re.fullmatch(r"\w{4,}\*", w.strip('"')) else w.replace("*", "") for w in term.split(" ")]
+    return " ".join(words)
+
+
+def _render(term: str) -> str:
+    if _JOIN in term and "*" in term:  # a stem cut inside a name of several words ("acceptance and commitm*")
+        return ""
+    term = term.replace('"', "").replace(_JOIN, " ").strip()
+    if not term:
+        return ""
+    return f'"{term}"' if " " in term else term
+
+
+def _dedupe(terms: Iterable[str]) -> list[str]:
+    out: list[str] = []
+    for t in terms:
+        if t and t.casefold() not in {o.casefold() for o in out}:
+            out.append(t)
+    # a term whose wildcard prefix covers another makes that one redundant ("teacher*" covers "teachers")
+    def prefix(t: str) -> str:
+        return t.strip('"').rstrip("*").casefold()
+
+    kept = []
+    for t in out:
+        covered = any(o is not t and o.strip('"').endswith("*") and prefix(t).startswith(prefix(o))
+                      and (" " in prefix(o)) == (" " in prefix(t)) for o in out)
+        if not covered:
+            kept.append(t)
+    return kept

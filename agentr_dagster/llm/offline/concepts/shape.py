@@ -1,0 +1,231 @@
+"""The query's shape over the blocks: broad blocks, the rest branch, and the mechanical baseline."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf
+from agentr_dagster.domain.truncation import is_acronym as _is_acronym
+from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.word_class import word_classes
+from agentr_dagster.llm.offline.concepts.frames import _gene_block
+from agentr_dagster.llm.offline.concepts.generic import _shares_product
+from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
+from agentr_dagster.llm.offline.concepts.spelling import _spellings
+from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _FUNCTION,
+    _JOIN,
+    _WORD,
+    GENERIC_HEADS,
+    GENERIC_ZIPF,
+    MAX_TERMS_PER_BLOCK,
+    META_WORDS,
+    REVIEW_KIND_TERMS,
+)
+from agentr_dagster.llm.offline.concepts.who import _who_block, is_subject
+
+#: A single word standing as a top-level alternative of the query is broad from this share of a background's
+#: records ("recurr*", "predict*" in papers of many topics): it stays only AND-ed with its concept's other words,
+#: or with the next subject (:func:`_pair_broad_alone`). Judged leave-one-review-out (docs/search-strategies.md,
+#: round 5).
+BROAD_TERM_SHARE = 0.03
+
+
+#: ... and without a background, from this general-English frequency of a word the lexicon reads only as a verb
+#: ("predict*": its commonest form "predicted", 4.1): a verb of general use is said by papers of every topic;
+#: general English cannot tell a broad noun ("cancer" 4.9) from a topic ("suicide" 4.6).
+BROAD_VERB_ZIPF = 4.0
+
+
+#: ... and without a background, a truncated stem that opens onto this much of general English (the summed
+#: Zipf frequency of every word it begins: :func:`~agentr_dagster.domain.specificity.opens_onto_zipf`;
+#: "alternat*" 4.95, "communic*" 5.07, "empath*" 3.9), whatever its word class. Leave-one-review-out on the
+#: questions and written abstracts without a background (16 of 18 folds pick it; docs/search-strategies.md,
+#: round 11).
+BROAD_STEM_ZIPF = 4.8
+
+
+def _broad_alone(term: str, background: Background | None, share_floor: float) -> bool:
+    """A single word (no phrase, no AND-ed pair, no acronym) too broad to stand alone as a top-level alternative:
+    in ``share_floor`` of the background's records or more, or without a background a truncated stem that opens
+    onto much of general English (:data:`BROAD_STEM_ZIPF`) or a common word that is only a verb in its commonest
+    form."""
+    core = term.strip('"')
+    if " " in core or core.startswith("(") or _is_acronym(core.rstrip("*")):
+        return False
+    if background is not None:
+        return background(term) >= share_floor
+    if "-" in core:  # a compound ("help-seek*") is no plain verb, whatever its last part is
+        return False
+    # a stem is as broad as its commonest spelling ("behaviour*" as "behavior*": general English is mostly American)
+    if core.endswith("*") and max(opens_onto_zipf(s) for s in _spellings(core)) >= BROAD_STEM_ZIPF:
+        return True
+    stem = core.rstrip("*").casefold()
+    forms = [stem + e for e in ("", "s", "e", "es", "ed", "ing")] if core.endswith("*") else [stem]
+    commonest = max(forms, key=general_zipf)
+    return general_zipf(core) >= BROAD_VERB_ZIPF and word_classes(commonest) == {"VERB"}
+
+
+def _top_level(blocks: list[ConceptBlock]) -> list[tuple[ConceptBlock, ConceptBlock | None]]:
+    """The blocks whose terms are top-level alternatives of the shipped query, each with the next subject (the
+    block a broad term of it is AND-ed with): the main block when nothing is AND-ed with it (its next subject:
+    the next required block), and a lone block of the rest branch (``A OR B``: its next subject is A)."""
+    if not blocks:
+        return []
+    main = next((b for b in blocks if b.required), blocks[0])
+    rest = [b for b in blocks if b is not main]
+    if any(b.independent for b in rest):
+        return []
+    in_rest = [b for b in rest if b.required or b.in_query]
+    nxt = next((b for b in rest if b.required and not b.generic), None)
+    out: list[tuple[ConceptBlock, ConceptBlock | None]] = [(main, nxt)]
+    if len(in_rest) == 1:
+        out.append((in_rest[0], main))
+    return out
+
+
+def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None, share_floor: float) -> None:
+    """No broad single word stands alone as a top-level alternative (:func:`_broad_alone`): it is AND-ed with the
+    other words of its concept's phrases ("depressive relapse and recurrence": ``(recurr* AND depress*)``), else
+    with the next subject's terms; with neither it stays."""
+    blocks_main = next((b for b in blocks if b.required), blocks[0]) if blocks else None
+    for block, nxt in _top_level(blocks):
+        broad = [t for t in block.terms if _broad_alone(t, background, share_floor)]
+        if not broad:
+            continue
+        kept = [t for t in block.terms if t not in broad]
+        for term in broad:
+            stem = term.strip('"').rstrip("*").casefold()
+            # a kind named elsewhere in the text ("static code metrics") is no word of the concept's own phrase
+            phrases = [p for p in [*block.terms, block.label, *block.items] if " " in p.strip('"')
+                       and p not in block.kinds and not p.startswith("(")]
+            words = [w.casefold() for p in phrases for w in re.findall(_WORD, p.replace(_JOIN, " "))]
+            # a partner may be broad itself (the pair is narrow), not common English, nor a word a term of the
+            # block already finds alone (``relaps*`` makes ``(recurr* AND relaps*)`` redundant)
+            alone = [t.strip('"').rstrip("*").casefold() for t in kept if " " not in t.strip('"')]
+            # nor a generic head whose class the block names alone ("generic antiepileptic drugs" with
+            # ``antiepileptic*``: ``(switch* AND drug)`` is every study that changed any drug)
+            named_heads = {ws[-1] for p in phrases if len(ws := p.strip('"').casefold().split()) >= 2
+                           and ws[-1] in GENERIC_HEADS and _render(truncation(ws[-2])) in kept}
+            partners = _dedupe(_sendable(truncation(w)) for w in words if not w.startswith(stem[:4])
+                               and len(w) >= 4 and w.isalpha() and w not in META_WORDS and w not in _FUNCTION
+                               and general_zipf(w) < GENERIC_ZIPF and not any(w.startswith(a) for a in alone)
+                               and w not in named_heads)
+            if not partners and nxt is not None:
+                if nxt.required and nxt is blocks_main:  # A OR (b AND A) is A: the term goes
+                    continue
+                partners = _dedupe(_sendable(t) for t in nxt.terms if not t.startswith("("))[:MAX_TERMS_PER_BLOCK // 4]
+            if not partners:
+                kept.append(term)
+                continue
+            group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
+            kept.append(f"({_sendable(term)} AND {group})")
+        if kept:
+            block.terms = _dedupe(kept)
+        else:  # a lone rest block of broad words alone: ``A OR b`` is no narrower than b; the rest branch drops it
+            block.required = block.in_query = False
+
+
+def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_share: float) -> None:
+    """Which optional blocks ``main_or_specific_rest`` leaves out of the rest branch (``in_query=False``). With
+    required blocks besides the main one: all optional ones when the required ones AND-ed are expected in at most
+    ``rest_share`` of the ``background``'s records (their shares multiplied: "type 2 diabetes" alone is narrow,
+    "hypertension" alone is not and keeps "adults" AND-ed with it); without a background, none (general English
+    cannot tell a broad condition from a narrow one). With none, only a side clause's specific concept stays
+    ("..., and how applicable are they for predicting fault location?": A OR fault location); a block that says
+    who the studies are about, a generic one, one the question says not to require ("regardless of whether X")
+    leave: never ``A OR adult*``."""
+    if not blocks:
+        return
+    main = next((b for b in blocks if b.required), blocks[0])
+    rest = [b for b in blocks if b is not main]
+    required = [b for b in rest if b.required]
+    optional = [b for b in rest if not b.required]
+    if _field_of_an_aspect(main, required):
+        return
+    if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main)):
+        for b in required + optional:
+            if not b.organism:
+                b.required = b.in_query = False
+        return
+    if required:
+        if background is None:
+            return
+        if _shares_product(required, background) <= rest_share:
+            for b in optional:
+                b.in_query = False
+        return
+    for b in optional:
+        b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
+            b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...]) -> None:
+    """A question of what a treatment does (:data:`_EFFECTIVE_FRAME_RE`: "Are X safe during pregnancy?", "Is X
+    effective for Y?", and :data:`_OUTCOMES_FRAME_RE`, "What are the outcomes of X for Y?", there ``facets``
+    population only; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
+    one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
+    ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
+    independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
+    inflammatory bowel disease?", which left the query as X alone). Without a background only: a background that
+    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`); but a state the treatment follows
+    (:data:`_AFTER_STATE_RE`, "Is X effective after coronary stenting?") is AND-ed whatever the background."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet != "intervention" or main.aspect:
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
+    if (len(rest) == 1 and rest[0].required and rest[0].facet in facets
+            and not _who_block(rest[0])):
+        rest[0].independent = True
+
+
+def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
+    """A main block that is an aspect asked of studies ("the statistical fragility of randomised trials in spine
+    surgery", "the replicability of experiments in software engineering") with only where the studies are beside
+    it: the place is what the aspect is measured in, so it is AND-ed with it (``fragil* AND "spine surgery"``);
+    the aspect alone is every field's, the place alone (``A OR "spine surgery"``) every study there."""
+    if not (main.aspect and required and all(b.setting and not b.organism and not _gene_block(b) for b in required)):
+        return False
+    for b in required:
+        b.independent = True
+    return True
+
+
+def _holds_review_kinds(block: ConceptBlock) -> bool:
+    """The block is a review of reviews' main block: the kinds of evidence synthesis (:func:`_reviews_first`)."""
+    return any(t in REVIEW_KIND_TERMS for t in block.terms)
+
+
+def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptBlock],
+                           background: Background | None, rest_share: float, reviews: bool = False) -> bool:
+    """The rest branch holds only who the studies are about ("smartphone addiction among adolescents") or an aspect
+    asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in "Is
+    insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
+    study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), so it leaves, unless a background shows the
+    people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
+    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
+        return False
+    # where the studies are ("chatbots in mental health care", "X in radiology"), all the rest names, is no
+    # subject either: alone it is every study there (beside an aspect it may be the subject: "are X predictive
+    # of response to Y in breast cancer"; and where the studies are reviews, the field is what they review)
+    places = not reviews and all(b.setting and not _gene_block(b) and not b.organism for b in required)
+    if not places and not all((_who_block(b) or b.aspect) and not b.organism for b in required):
+        return False
+    only_aspects = all(b.aspect and not _who_block(b) for b in required)
+    # a place alone is every study there however narrow a background shows it ("... in low-income countries"
+    # left alone once the optional blocks are out): only who the studies are about may stay where narrow
+    only_places = places and not any(_who_block(b) for b in required)
+    return only_aspects or only_places or background is None or _shares_product(required, background) > rest_share
+
+
+def content_words_baseline(text: str, stopwords: Sequence[str] = ()) -> str:
+    """The mechanical baseline: an OR of the question's content words (for the bench)."""
+    from agentr_dagster.domain.text import is_stopword, tokenize
+
+    words: list[str] = []
+    for tok in tokenize(text):
+        if len(tok) > 2 and not is_stopword(tok) and tok not in stopwords and tok not in words:
+            words.append(tok)
+    return " OR ".join(f'"{w}"' if "-" in w or "'" in w else w for w in words) or '"research"'

@@ -1,0 +1,74 @@
+"""An item's variants: its terms, the long form of an acronym and close terms of common populations."""
+
+from __future__ import annotations
+
+import re
+
+from agentr_dagster.domain.specificity import general_zipf
+from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.llm.offline.concepts.clauses import _switched_from
+from agentr_dagster.llm.offline.concepts.model import _sendable
+from agentr_dagster.llm.offline.concepts.spelling import _spellings
+from agentr_dagster.llm.offline.concepts.terms import (
+    _common_without_lead,
+    _design_only,
+    _phrase_terms,
+    _rare_plural_head,
+    item_terms,
+)
+from agentr_dagster.llm.offline.concepts.vocabulary import _WORD, POPULATION_VARIANTS, _content_words
+
+
+def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
+    # a part that only names a study design ("randomised trials" of "randomised trials reporting X") is the
+    # design block's, never a concept's term
+    terms = _switched_from([t for t in item_terms(item) if not _design_only(t)], item)
+    low = item.casefold()
+    words = _content_words(item)
+    for key, extra in POPULATION_VARIANTS.items():
+        # the population is the phrase's head ("young adolescents"), not a modifier ("adolescent smoking": a
+        # behaviour, whose studies of teenagers still name it)
+        head = words[-1].casefold().startswith(key.split()[-1]) if words else False
+        if re.search(r"\b" + re.escape(key), low) and len(words) <= 2 and head:
+            # a narrowed population keeps the word itself (paired with its modifier where it is common English)
+            terms.extend(extra[:1] if _narrowed(words, key) else extra)
+    paired: list[str] = []
+    for acro, long in acronyms.items():
+        a = acro.rstrip("s")
+        compound = re.search(r"\b" + re.escape(a) + r"-([A-Za-z]{4,})\b", item)
+        if compound and not re.search(r"\b" + re.escape(a) + r"s?\b(?!-)", item):
+            # only inside a compound ("PTSD-trajectory"): the long form goes AND-ed with the compound's other
+            # part, as the acronym does (:func:`_run_terms`), not alone (every study of the acronym's concept)
+            tail = _sendable(truncation(compound.group(1).casefold()))
+            long_terms = [v for t in _phrase_terms(" ".join(re.findall(_WORD, long))) for v in _spellings(t)]
+            paired += [f"({_sendable(t)} AND {tail})" for t in long_terms if t]
+            continue
+        if re.search(r"\b" + re.escape(a) + r"s?\b", item) or long.casefold() in low:
+            # the long form is kept whole even when its words are meta words ("systematic literature reviews")
+            long_words = re.findall(_WORD, long)
+            if long_words:
+                terms.extend(_phrase_terms(" ".join(long_words)))
+                if len(long_words) >= 3:  # its two-word parts and its first and last word
+                    pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
+                    if _rare_plural_head(long_words):
+                        pairs = [p for p in pairs if p != (long_words[-3], long_words[-2])]
+                    terms.extend(t for x, y in pairs if not _common_without_lead(long_words, [x, y])
+                                 for t in _phrase_terms(f"{x} {y}"))
+            # alone only when it is long enough not to sit inside other words ("ACE" in "surface"), or stands alone
+            if len(a) >= 4 or item.strip().rstrip("s") == a:
+                terms.append(a)
+    return [v for t in terms if t for v in _spellings(t)] + paired
+
+
+#: A modifier this common in general English (Zipf, ``wordfreq``: "young" 5.4, "school" 5.7, "pregnant" 4.6) leaves
+#: a population word's close terms apt ("school children": pediatric*); a rarer one narrows the population to what
+#: they do not say ("postmenopausal women" is not ``maternal``, "immigrant children" not ``infant*``).
+POPULATION_MODIFIER_ZIPF = 4.5
+
+
+def _narrowed(words: list[str], key: str) -> bool:
+    """A word of the phrase outside the population ``key`` that is rarer than :data:`POPULATION_MODIFIER_ZIPF`:
+    the phrase keeps the population's own word, not its close terms."""
+    # a compound modifier by its commonest part: "community-dwelling" older adults are still the elderly
+    return any(not w.casefold().startswith(key.split()[0]) and key not in w.casefold()
+               and max(general_zipf(p) for p in w.split("-") if p) < POPULATION_MODIFIER_ZIPF for w in words)
