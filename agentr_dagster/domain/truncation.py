@@ -62,13 +62,13 @@ def is_acronym(word: str) -> bool:
 
 
 #: A truncated word the concept query sends with its wildcard: four letters or more of a plain word
-#: (``concepts._sendable`` strips the wildcard from any other).
+#: (``concepts.model._sendable`` strips the wildcard from any other).
 _SENDABLE_STEM = re.compile(r"\w{4,}\*")
 
 
 def sent_as_written(term: str) -> bool:
     """Whether the concept query sends ``term`` with the meaning it is counted with here. It keeps a wildcard only
-    after four letters or more of a plain word (``concepts._sendable``): ``all-caus*`` goes as ``all-caus`` and
+    after four letters or more of a plain word (``concepts.model._sendable``): ``all-caus*`` goes as ``all-caus`` and
     ``kid*`` as ``kid``. A source matches those as whole words, so ``all-caus`` finds nothing, while the
     in-process matcher (:func:`agentr_dagster.domain.boolean_query.matches`, the lake, the bench's pool) still
     finds "all-cause" in it: such a term grows the local count and brings nothing. The seeds' and the

@@ -43,7 +43,7 @@ from agentr_dagster.llm.offline.concepts import (
     is_subject,
 )
 
-# ConceptFacet's facet names: every block of a ConceptPlan is named by one (concepts._facet_for)
+# ConceptFacet's facet names: every block of a ConceptPlan is named by one (concepts.clauses._facet_for)
 _FacetName = Literal["population", "intervention", "exposure", "comparator", "outcome", "setting"]
 
 
