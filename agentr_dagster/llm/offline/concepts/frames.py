@@ -108,6 +108,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
     _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
+    _everyday_first_subject(blocks, title)
     blocks = _title_subjects(blocks, title)
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
@@ -907,7 +908,8 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
-        subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
+        subject = (block.facet != "comparator" and not _who_block(block)
+                   and (not _generic_label(block.label) or _first_of_title_pair(block, head))
                    and not block.aspect and not block.setting and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
@@ -927,6 +929,41 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         if block.organism:
             block.required = True
     return kept
+
+
+#: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
+#: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
+_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on)\s+\w")
+
+
+def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
+    """The block is the first of a title's two subjects ("Video game play and aggressive behaviour", "Social
+    support and postpartum depression"), a phrase of two or more content words that names a thing (no who, no
+    aspect, no setting): ``head`` (the title before its subtitle, lower case) opens with its label and goes on
+    with "and" / "on"."""
+    label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
+    words = _content_words(label)
+    return (len(words) >= 2 and head.startswith(label) and bool(_PAIR_NEXT_RE.match(head[len(label):]))
+            and block.facet != "comparator" and not (block.aspect or block.setting or block.organism)
+            and not _who_block(block))
+
+
+def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
+    """A title's first subject named by everyday words ("video game play", "social support", "social media use")
+    is a subject all the same: general English gives such a phrase its words' frequency (``wordfreq`` combines
+    them: "social support" 5.17, as common as "effect"), while two content words side by side are about one Zipf
+    rarer as a phrase (measured on the pool, :data:`~agentr_dagster.domain.specificity.PHRASE_WORD_PENALTY`'s
+    note). Its block was left generic (out of the query) or kept only a longer phrase ("received social
+    support"); it takes the label's own phrase back, quoted, never a word of it alone, and is required."""
+    head = re.split(r"(?<=\w):\s", title.casefold().replace(_JOIN, " "), maxsplit=1)[0]
+    head = " ".join(head.split())
+    for block in blocks:
+        if not (block.generic or _generic_label(block.label)) or not _first_of_title_pair(block, head):
+            continue
+        phrases = [t for t in block.terms if t.startswith('"')]
+        block.terms = _dedupe([*_phrase_terms(" ".join(_content_words(block.label))), *phrases])
+        block.generic, block.required, block.in_query = False, True, True
+        return
 
 
 def _umbrella_outcome(block: ConceptBlock) -> bool:
