@@ -60,3 +60,43 @@ def test_a_first_title_subject_of_everyday_words_stays_required():
 def test_a_first_title_subject_keeps_its_own_phrase():
     assert "social support" in terms(FRIENDS_ABSTRACT)
     assert hits(FRIENDS_ABSTRACT, "Social support from colleagues and burnout in hospital midwives")
+
+
+# -- a title's "X and Y" related by another sentence: by an acronym, by first words, past a preposition ----------
+
+MEALS_ABSTRACT = (
+    "School feeding programmes and class attendance in East Africa: a meta-analysis of impact evaluations. School "
+    "feeding programmes (SFPs) give free meals to pupils. We synthesised evaluations of the effect of SFPs on class "
+    "attendance among primary pupils. EconLit and Scopus were searched to 2023. Twenty evaluations were included. "
+    "SFPs increased class attendance by 6 percentage points (95% CI 4-8). Free school meals raise attendance."
+)
+WORK_ABSTRACT = (
+    "Transitional Employment and competitive employment among people with psychosis: a systematic review. "
+    "Background: Transitional Employment places people in temporary jobs before they seek their own. Methods: "
+    "PsycINFO and MEDLINE were searched to 2024 for controlled studies. Results: Nine studies were included; "
+    "Transitional Employment increased rates of competitive employment (RR 1.52, 95% CI 1.20-1.93). Conclusions: "
+    "Temporary placements help people with psychosis into regular work."
+)
+MOULD_ABSTRACT = (
+    "Indoor mould from water damage and childhood asthma in Europe: a systematic review. Background: Damp homes "
+    "are common in northern Europe. Objective: To assess the association between household water damage and "
+    "childhood asthma. Methods: MEDLINE and Embase were searched to 2023 for cohort studies. Results: Fifteen "
+    "cohorts were included; visible mould raised the odds of childhood asthma (OR 1.49). Conclusions: Damp homes harm "
+    "children's lungs."
+)
+
+
+def test_a_title_pair_related_through_an_acronym_is_two_blocks():
+    assert not hits(MEALS_ABSTRACT, "School feeding programmes and child growth in Kenya: a cluster trial")
+    assert not hits(MEALS_ABSTRACT, "Class attendance and examination results among university students")
+    assert hits(MEALS_ABSTRACT, "Free school feeding programmes raised class attendance in rural Uganda")
+
+
+def test_a_title_pair_sharing_a_head_is_two_blocks_when_related():
+    assert not hits(WORK_ABSTRACT, "Competitive employment after a first episode of psychosis: a cohort study")
+    assert hits(WORK_ABSTRACT, "Transitional Employment and competitive employment in psychosis: a trial")
+
+
+def test_a_title_pair_after_a_preposition_is_two_blocks_in_a_between_frame():
+    assert not hits(MOULD_ABSTRACT, "Traffic pollution and childhood asthma in European cities: a cohort study")
+    assert hits(MOULD_ABSTRACT, "Indoor mould and childhood asthma in Finland: a birth cohort")

@@ -443,6 +443,12 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
             # therapy": another therapy, not a variant of CBT)
             repeated -= GENERIC_HEADS
+        if _OUTCOME_CUE_RE.search(chunk.cue) and not any(
+                {w.casefold() for w in _content_words(i)} <= block_words for i in items):
+            # what X acts on shares no concept with X by a word of both ("Supported Employment on competitive
+            # employment", "exercise training on exercise capacity"): the outcome, unless an item repeats X's
+            # words ("relapse prevention" ... "on relapse")
+            repeated = set()
         label_words = {w.casefold() for w in _content_words(block.label)}
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
@@ -462,7 +468,10 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                                       for i in items],
                                # an abstract's aspect: one phrase right before "of" ("theories of X"),
                                # not a list ending in one ("X and the risk of Y")
-                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
+                               # nor, after what acts on it, a named thing's phrase ("X on basal cell carcinoma of
+                               # the skin": where it is, not an aspect)
+                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1)
+                               and not (_OUTCOME_CUE_RE.search(chunk.cue) and len(_content_words(items[0])) >= 2),
                                setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
 
 

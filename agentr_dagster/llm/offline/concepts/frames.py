@@ -18,6 +18,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
     _COMPARED_MODIFIERS_RE,
+    _acronym_pairs,
     _chunks,
     _compared_modifiers,
     _gerunds_after_plurals,
@@ -637,6 +638,10 @@ def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
             return
 
 
+#: A title that opens "X on Y" (a related pair, :func:`_related_pair`): X, before the "on".
+_PAIR_ON_RE = re.compile(r"^([^:]+?)\s+on\s+\w")
+
+
 def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
     """Required blocks first, never a generic one (every term common English) as the main block. In a
     question the main block is the concept it spells out most (the most listed variants): the one a relevant
@@ -659,8 +664,11 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
     # after what the studies are about, and so does a concept of common words alone
     # "Effects of X on Y": what is done comes before what it is done to, however often the abstract says Y
-    doing = bool(_EFFECT_OF_ON_RE.search(title_low)) and any(
-        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, title_low) for b in blocks)
+    # and so in "X on Y", as :func:`_related_pair` reads a title's "X and Y" that another sentence relates
+    pair = _PAIR_ON_RE.match(title_low)
+    done_in = title_low if _EFFECT_OF_ON_RE.search(title_low) else pair.group(1) if pair else ""
+    doing = bool(done_in) and any(
+        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, done_in) for b in blocks)
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
                                _who_block(b) or _organism_block(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
@@ -963,6 +971,9 @@ def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
         phrases = [t for t in block.terms if t.startswith('"')]
         block.terms = _dedupe([*_phrase_terms(" ".join(_content_words(block.label))), *phrases])
         block.generic, block.required, block.in_query = False, True, True
+        if blocks.index(block) > 1:  # a title subject before what only the abstract names (the cap counts)
+            blocks.remove(block)
+            blocks.insert(1, block)
         return
 
 
@@ -1078,6 +1089,14 @@ _OWN_KIND_RE = re.compile(
     r"\s*[.]?\s*$", re.I)
 
 
+#: A subtitle that says the paper's kind and the kind of studies it gathers ("...: a meta-analysis of prospective
+#: cohort studies", "...: a systematic review of impact evaluations", or the studies alone once the paper's kind
+#: is cut: "...: impact evaluations"): no concept of the title's.
+_OWN_KIND_OF_STUDIES_RE = re.compile(
+    r"\s*:\s+(?:(?:an?\s+)?(?:[\w-]+\s+){0,3}(?:review|meta-analysis|overview|synthesis)"
+    r"(?:\s+and\s+(?:[\w-]+\s+){0,2}(?:review|meta-analysis))?\s+of\s+)?"
+    r"(?:[\w-]+\s+){0,3}(?:studies|trials|cohorts|evaluations|experiments|surveys)\s*[.]?\s*$", re.I)
+
 #: A title's "X and Y" before its subtitle or setting ("Vitamin D supplementation and respiratory infections in
 #: children: a meta-analysis"): X, Y and what follows.
 _TITLE_PAIR_RE = re.compile(
@@ -1099,28 +1118,50 @@ def _related_pair(title: str, text: str) -> str:
     supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
     ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
     m = _TITLE_PAIR_RE.match(title)
-    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied
-    if not m or m.group(4) and not names_animals(m.group(4).lstrip(": ")):
+    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied,
+    # nor the kind of studies gathered
+    if not m or m.group(4) and not (names_animals(m.group(4).lstrip(": "))
+                                    or _OWN_KIND_OF_STUDIES_RE.match(m.group(4))):
         return title
     first, second = (_content_words(g) for g in m.group(1, 2))
-    if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
-                                            m.group(1), re.I):
-        return title  # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects
-    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
-    if a == b:
-        return title
-    # from one's head to the other's head, or to its first word: a coordination inside the other ("fruit and
-    # vegetable intake") is no list between the two
-    pairs = ((a, b), (b, a), (a, second[0].casefold()[:5]), (b, first[0].casefold()[:5]))
+    if not first or not second or len(first) == 1 and _is_acronym(first[0]) and _is_acronym(second[0]):
+        return title  # "GSTM1 and GSTT1 null genotypes": two names sharing the second's head
+    last = re.findall(r"[A-Za-z][\w-]*", m.group(1))[-1].casefold()[:5]
+    pairs = _pair_anchors(first, second, _acronym_pairs(text))
+    # a head the content words leave out ("solid fuel use"), in the "between X and Y" frame only
+    between_pairs = [*pairs, (last, second[0].casefold()[:5]), (last, second[-1].casefold()[:5])]
+    # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects, unless another sentence
+    # relates them as the title's two ("the association between household solid fuel use and infections")
+    inside = re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", m.group(1), re.I)
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
+        for x, y in between_pairs:
+            if re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
+                return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
         for x, y in pairs:
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
             related = gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(
                 gap.group(1))
-            if related or re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
+            if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
+
+
+def _pair_anchors(first: list[str], second: list[str], acronyms: dict[str, str]) -> list[tuple[str, str]]:
+    """The word starts a sentence must join, in order, to relate a title's X (``first``) and Y (``second``): from
+    one's head to the other's head, or to its first word (a coordination inside the other, "fruit and vegetable
+    intake", is no list between the two); an acronym the abstract gives X or Y stands for it ("CCTs increased
+    school enrolment"); two that share a head ("Supported Employment and competitive employment") by their first
+    words."""
+    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
+    a0, b0 = first[0].casefold()[:5], second[0].casefold()[:5]
+    pairs = [(a0, b0), (b0, a0)] if a == b else [(a, b), (b, a), (a, b0), (b, a0)]
+    for acro, long in acronyms.items():
+        words = [w.casefold()[:5] for w in _content_words(long)]
+        for own, other in ((first, b), (second, a)):
+            if words and [w.casefold()[:5] for w in own[-len(words):]] == words:
+                pairs += [(acro.casefold(), other), (other, acro.casefold())]
+    return [(x, y) for x, y in pairs if x != y]
 
 
 def _without_own_kind(title: str) -> str:
