@@ -2,7 +2,7 @@
 abstracts (a head alone after an everyday noun, a title subject of everyday words, title pairs, gene-environment
 frames, who takes part). Invented texts only."""
 
-from tests.unit.domain.concept_queries import hits, terms
+from tests.unit.domain.concept_queries import hits, query, terms, top_level_terms
 
 # -- the head after an everyday noun is a kind of the pair: no head alone, no pair of gene heads ------------------
 
@@ -100,3 +100,56 @@ def test_a_title_pair_sharing_a_head_is_two_blocks_when_related():
 def test_a_title_pair_after_a_preposition_is_two_blocks_in_a_between_frame():
     assert not hits(MOULD_ABSTRACT, "Traffic pollution and childhood asthma in European cities: a cohort study")
     assert hits(MOULD_ABSTRACT, "Indoor mould and childhood asthma in Finland: a birth cohort")
+
+
+# -- "Gene-environment interaction between X and Y in Z": the frame is no concept, Z is the outcome ---------------
+
+GXE_ABSTRACT = (
+    "Gene-environment interaction between NR3C1 and early life stress in bipolar disorder: a systematic review. "
+    "Background: Variants of the glucocorticoid receptor gene NR3C1 may moderate the effect of early life stress. "
+    "Methods: PubMed and PsycINFO were searched to 2023 for studies testing an interaction between NR3C1 variants "
+    "and early life stress on bipolar disorder. Results: Eleven studies were included; three reported a significant "
+    "interaction (pooled OR 1.10, 95% CI 0.90-1.34). Conclusions: The evidence for an interaction is weak."
+)
+
+
+def test_a_gene_environment_frame_leaves_and_the_outcome_stays():
+    found = terms(GXE_ABSTRACT)
+    assert "gene-environment interaction" not in found
+    assert not hits(GXE_ABSTRACT, "NR3C1 methylation and early life stress in major depression: a cohort study")
+    assert hits(GXE_ABSTRACT, "NR3C1 rs41423247, childhood abuse and early life stress in bipolar disorder patients")
+
+
+# -- who takes part is not the subject before what they take part in; "A in B and C in D" ------------------------
+
+ACTIVISM_ABSTRACT = (
+    "Student participation in campus divestment campaigns: a scoping review. Background: Student participation "
+    "in protest has a long history. Objective: To map research on student participation in campus divestment "
+    "campaigns, its drivers and outcomes. Methods: Scopus and ERIC were searched to 2023. Results: Thirty studies "
+    "were included; student participation was driven by peer networks and moral concern. Conclusions: Student "
+    "participation in divestment campaigns is growing."
+)
+BUDGET_ABSTRACT = (
+    "Citizen participation in participatory budgeting and trust in local councils: a systematic review. "
+    "Municipalities invite citizens to decide how part of the budget is spent. We reviewed studies of whether "
+    "taking part in participatory budgeting changes citizens' trust in local councils. Scopus was searched to "
+    "2023; 21 studies were included. Participation was associated with higher trust in 12 studies."
+)
+CHILDREN_ABSTRACT = (
+    "Anxiety in children and adolescents in refugee camps: a systematic review. Background: Displacement exposes "
+    "young people to trauma. Methods: PsycINFO was searched to 2023. Results: Twenty studies were included; "
+    "anxiety was common in children and adolescents in camps. Conclusions: Screening for anxiety is needed."
+)
+
+
+def test_who_takes_part_comes_after_what_they_take_part_in():
+    from agentr_dagster.llm.offline.concepts import extract_concepts
+
+    plan = extract_concepts(ACTIVISM_ABSTRACT)
+    assert "divestment" in plan.blocks[0].label.casefold()
+
+
+def test_a_in_b_and_c_in_d_shares_no_modifier():
+    assert "(trust AND participator*)" not in query(BUDGET_ABSTRACT)
+    assert "trust" not in top_level_terms(BUDGET_ABSTRACT)
+    assert hits(CHILDREN_ABSTRACT, "Anxiety among adolescents living in refugee camps in Jordan")

@@ -33,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.terms import (
     HEAD_ALONE_ZIPF,
     _adverb,
     _phrase_terms,
+    _process_noun,
     _run_terms,
     _runs,
     _singular_tail,
@@ -61,8 +62,10 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     MAX_TERMS_PER_BLOCK,
     META_PHRASES,
     META_WORDS,
+    POPULATION_VARIANTS,
     REVIEW_KIND_TERMS,
     _content_words,
+    _person_word,
     _sentences,
 )
 from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
@@ -109,6 +112,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
     _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
+    _interaction_frame_off(blocks, title)
     _everyday_first_subject(blocks, title)
     blocks = _title_subjects(blocks, title)
     if studied is not None:
@@ -638,6 +642,18 @@ def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
             return
 
 
+def _taking_part(block: ConceptBlock) -> bool:
+    """The block names who takes part and the taking part, no thing ("youth participation", "volunteer
+    involvement", "student engagement": a word for people before a process noun): in "Youth participation in
+    climate activism" what they take part in is the subject, the more specific one, and comes first."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    if len(words) != 2 or not _process_noun(words[1], conversion=False):
+        return False
+    who = words[0].removesuffix("'s").removesuffix("'")
+    return _person_word(who) or any(who.startswith(t.strip('"*')) for variants in POPULATION_VARIANTS.values()
+                                    for t in variants if " " not in t and len(t.strip('"*')) >= 4)
+
+
 #: A title that opens "X on Y" (a related pair, :func:`_related_pair`): X, before the "on".
 _PAIR_ON_RE = re.compile(r"^([^:]+?)\s+on\s+\w")
 
@@ -670,7 +686,7 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     doing = bool(done_in) and any(
         b.required and b.facet == "intervention" and not b.aspect and _named_in(b, done_in) for b in blocks)
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
-                               _who_block(b) or _organism_block(b), _measure_aspect(b),
+                               _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
@@ -939,6 +955,33 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     return kept
 
 
+#: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y
+#: in Z", "Gene-by-environment interactions of X and Y"): a general vocabulary of genetic epidemiology.
+_INTERACTION_TITLE_RE = re.compile(
+    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e)\s+interactions?\s+(?:between|of)\s", re.I)
+#: The words of that frame: a block of these alone names the relation, no concept.
+_INTERACTION_FRAME_WORDS = frozenset(
+    "gene genes environment environments environmental interaction interactions gene-environment "
+    "gene-by-environment gxe".split())
+
+
+def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
+    """A title "Gene-environment interaction between X and Y in Z" relates a gene X and an exposure Y in an outcome
+    Z: the frame names the relation, as "risk factors for" does (:func:`_factors_of_first`), and its block leaves
+    the query (a study of the interaction seldom names the frame; it took a subject's place, and Z was lost); Z
+    after "in" is what the interaction is studied for, no setting."""
+    low = title.casefold().replace(_JOIN, " ")
+    if not _INTERACTION_TITLE_RE.match(low):
+        return
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    for block in blocks:
+        words = {w.casefold() for w in re.findall(r"[\w-]+", block.label.replace(_JOIN, " "))}
+        if words and words <= _INTERACTION_FRAME_WORDS:
+            block.required = block.in_query = block.independent = False
+        elif block.setting and not (_who_block(block) or block.organism) and _named_in(block, head):
+            block.setting = False
+
+
 #: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
 #: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
 _PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on)\s+\w")
@@ -1132,7 +1175,12 @@ def _related_pair(title: str, text: str) -> str:
     between_pairs = [*pairs, (last, second[0].casefold()[:5]), (last, second[-1].casefold()[:5])]
     # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects, unless another sentence
     # relates them as the title's two ("the association between household solid fuel use and infections")
-    inside = re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", m.group(1), re.I)
+    inside = re.findall(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", m.group(1), re.I)
+    if (inside and m.group(3) and m.group(3).split()[0].casefold() == inside[-1].casefold()
+            and not (_person_word(first[-1].casefold()) or _person_word(second[-1].casefold()))):
+        # "A in B and C in D": the same preposition after each side, so the "and" joins "A in B" and "C in D"
+        # (not people listed: "depression in children and adolescents in ...")
+        return f"{m.group(1)} on {m.group(2)}{m.group(3)}{m.group(4) or ''}"
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
         for x, y in between_pairs:
