@@ -153,3 +153,34 @@ def test_a_in_b_and_c_in_d_shares_no_modifier():
     assert "(trust AND participator*)" not in query(BUDGET_ABSTRACT)
     assert "trust" not in top_level_terms(BUDGET_ABSTRACT)
     assert hits(CHILDREN_ABSTRACT, "Anxiety among adolescents living in refugee camps in Jordan")
+
+
+# -- "studies that gave X to rats or mice and measured Y": the second past form is the clause's second verb ------
+
+BURYING_ABSTRACT = (
+    "Fluoxetine and marble burying: a meta-analysis of rodent studies. We systematically reviewed studies that gave "
+    "fluoxetine to rats or mice and recorded marble burying in a standard cage, to estimate the size of the effect "
+    "and its dependence on dose. MEDLINE and Embase were searched to 2024. Sixty experiments were included. "
+    "Fluoxetine reduced marble burying (SMD -1.1). The test detects fluoxetine reliably."
+)
+
+
+def test_a_second_past_predicate_adds_no_variant():
+    assert "recorded marble" not in terms(BURYING_ABSTRACT)
+    assert not hits(BURYING_ABSTRACT, "Marble burying in mice lacking the serotonin transporter")
+    assert hits(BURYING_ABSTRACT, "Fluoxetine and marble burying in mice: a dose-response study")
+
+
+# -- a kind of unit of care after "in" is a subject: its studies name it ----------------------------------------
+
+WARD_ABSTRACT = (
+    "Nurses' experiences of compassion fatigue in the paediatric oncology day unit: a qualitative evidence synthesis. "
+    "Background: Burns care exposes nurses to suffering. Aim: To synthesise qualitative research on compassion "
+    "fatigue among nurses working in paediatric oncology day units. Methods: CINAHL and MEDLINE were searched to 2024. "
+    "Results: Fourteen studies were included; four themes were developed. Conclusions: Peer support may help."
+)
+
+
+def test_a_unit_of_care_after_in_is_anded():
+    assert not hits(WARD_ABSTRACT, "Compassion fatigue among hospice nurses: a cross-sectional survey")
+    assert hits(WARD_ABSTRACT, "Compassion fatigue in nurses of a paediatric oncology day unit: interviews")

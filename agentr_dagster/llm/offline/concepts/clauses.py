@@ -658,9 +658,35 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # "aim to", "designed to" and any verb after ("techniques aim to fix software bugs"): a purpose, no phrase
         verb = verb or _purpose_infinitive(words, k)
         verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k) or _modal_and_verb(words, k)
+        verb = verb or _second_past_predicate(words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+#: Words a clause's subject is said by before its verb ("studies that gave", "we reviewed").
+_CLAUSE_SUBJECTS = frozenset("that which who we".split())
+
+
+def _past_verb(word: str) -> bool:
+    """A verb's past form, lower case: not its own lemma ("gave" of "give", "measured" of "measure")."""
+    low = word.casefold()
+    return word.islower() and "VERB" in word_classes(low) and bool(lemmas := verb_lemmas(low)) and low not in lemmas \
+        and not low.endswith("ing")
+
+
+def _second_past_predicate(words: list[re.Match], k: int) -> bool:
+    """A verb's past form after "and" in a clause whose own verb was a past form after its subject ("studies that
+    gave ketamine to rats or mice and measured immobility time", "we searched X and screened Y"): a second
+    predicate of the clause, never a modifier in a list of what the first one took ("measured immobility" was
+    a variant of the ketamine)."""
+    if k < 3 or words[k - 1].group(0) != "and" or not _past_verb(words[k].group(0)):
+        return False
+    nxt = words[k + 1].group(0) if k + 1 < len(words) else ""
+    if not nxt[:1].isalpha() or nxt.casefold() in _FUNCTION:
+        return False
+    return any(words[j - 1].group(0).casefold() in _CLAUSE_SUBJECTS and _past_verb(words[j].group(0))
+               for j in range(max(1, k - 15), k - 1))
 
 
 #: English modal auxiliaries: the plain form after one (past "not" or an adverb) is a verb.

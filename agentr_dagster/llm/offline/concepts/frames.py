@@ -934,11 +934,13 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # where ("X in software engineering": its studies name X, seldom the field)
         subject = (block.facet != "comparator" and not _who_block(block)
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
-                   and not block.aspect and not block.setting and not _umbrella_outcome(block))
+                   and not block.aspect and (not block.setting or _unit_of_care(block))
+                   and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
         if _named_in(block, low):
             block.independent = True
+            block.setting = False  # a unit of care kept is a subject (:func:`_unit_of_care`)
             kept.append(block)
         elif _stem_in_title(block, low, kept[0]):
             # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
@@ -1018,6 +1020,19 @@ def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
             blocks.remove(block)
             blocks.insert(1, block)
         return
+
+
+#: The heads of a hospital's parts (a general vocabulary of places of care): a kind of one ("the paediatric intensive
+#: care unit", "the emergency department") is where its studies are done, and they name it.
+_CARE_UNIT_HEADS = frozenset("unit units ward wards department departments".split())
+
+
+def _unit_of_care(block: ConceptBlock) -> bool:
+    """A setting that names a kind of unit, ward or department of care by a phrase of its own ("Nurses' moral
+    distress in the paediatric intensive care unit"): a subject to AND, as its studies name it, where a field
+    ("X in software engineering") or a place of every study ("in hospitals") is not."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
 
 
 def _umbrella_outcome(block: ConceptBlock) -> bool:
