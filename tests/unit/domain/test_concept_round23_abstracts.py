@@ -184,3 +184,21 @@ WARD_ABSTRACT = (
 def test_a_unit_of_care_after_in_is_anded():
     assert not hits(WARD_ABSTRACT, "Compassion fatigue among hospice nurses: a cross-sectional survey")
     assert hits(WARD_ABSTRACT, "Compassion fatigue in nurses of a paediatric oncology day unit: interviews")
+
+
+# -- a definition is no variant ------------------------------------------------------------------------------------
+
+SLUDGE_ABSTRACT = (
+    "Administrative sludge and caseworkers' work engagement: a meta-analysis. Administrative sludge, defined as "
+    "excessive paperwork and procedures that defeat their stated purpose, is a central concept in public "
+    "administration research. Many studies have linked perceived administrative sludge to lower work motivation "
+    "among public servants, but estimates vary widely. This meta-analysis synthesised the correlation between "
+    "perceived administrative sludge and work engagement among public sector employees. We searched Scopus to 2023 "
+    "and coded 40 samples. The pooled correlation was r = -0.18. Cutting sludge may help."
+)
+
+
+def test_a_definition_adds_no_variant():
+    found = terms(SLUDGE_ABSTRACT)
+    assert "procedur*" not in found and "paperwork*" not in found
+    assert not hits(SLUDGE_ABSTRACT, "Surgical procedures and benefit take-up among veterans")

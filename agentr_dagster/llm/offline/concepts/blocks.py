@@ -412,10 +412,25 @@ def _without_role_head(item: str) -> str:
     return item
 
 
+#: What opens a definition of the concept before it ("red tape, defined as burdensome rules and procedures").
+_DEFINITION_RE = re.compile(r"^\s*(?:defined|conceptuali[sz]ed|operationali[sz]ed)\s+as\b", re.I)
+
+
+def _before_definition(items: list[str]) -> list[str]:
+    """The items before a definition: what defines a concept ("burdensome rules and procedures that do not serve
+    their purpose") describes it in every field's words, no name of it (``procedur*`` was a variant of the red
+    tape); a synonym ("also known as X") is not cut."""
+    for k, item in enumerate(items):
+        if _DEFINITION_RE.match(item):
+            return items[:k]
+    return items
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
-    items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
+    items = _distribute_head([i for i in _without_coordinated_predicate(_before_definition(chunk.items))
+                              if not _is_meta_item(i)])
     if not items:
         return
     terms: list[str] = []
