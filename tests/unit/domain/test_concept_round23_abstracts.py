@@ -202,3 +202,19 @@ def test_a_definition_adds_no_variant():
     found = terms(SLUDGE_ABSTRACT)
     assert "procedur*" not in found and "paperwork*" not in found
     assert not hits(SLUDGE_ABSTRACT, "Surgical procedures and benefit take-up among veterans")
+
+
+# -- "their involvement" points back: no term of its own ---------------------------------------------------------
+
+MENTOR_ABSTRACT = (
+    "Peer mentor involvement in stroke rehabilitation: a scoping review. Background: Stroke survivors trained as "
+    "peer mentors support people after a stroke. Objective: To map the roles of peer mentors in stroke "
+    "rehabilitation, how they are trained, and what outcomes of their involvement have been reported. Methods: "
+    "MEDLINE and CINAHL were searched to 2023. Results: Forty studies were included. Conclusions: Peer mentors "
+    "contribute in many ways, but their impact is rarely evaluated."
+)
+
+
+def test_a_possessive_item_adds_no_bare_noun():
+    assert "involvem*" not in top_level_terms(MENTOR_ABSTRACT)
+    assert not hits(MENTOR_ABSTRACT, "Family involvement in stroke rehabilitation: a qualitative study")

@@ -412,6 +412,9 @@ def _without_role_head(item: str) -> str:
     return item
 
 
+#: A possessive determiner and one noun ("their involvement", "its uptake"): the noun of something named before,
+#: which the item only points back to; alone (``involvem*``) it is every field's.
+_ANAPHORIC_ITEM_RE = re.compile(r"^\s*(?:their|its|his|her|our)\s+[\w-]+\s*$", re.I)
 #: What opens a definition of the concept before it ("red tape, defined as burdensome rules and procedures").
 _DEFINITION_RE = re.compile(r"^\s*(?:defined|conceptuali[sz]ed|operationali[sz]ed)\s+as\b", re.I)
 
@@ -430,7 +433,7 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
     items = _distribute_head([i for i in _without_coordinated_predicate(_before_definition(chunk.items))
-                              if not _is_meta_item(i)])
+                              if not _is_meta_item(i) and not _ANAPHORIC_ITEM_RE.match(i)])
     if not items:
         return
     terms: list[str] = []
