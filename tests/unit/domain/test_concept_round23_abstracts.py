@@ -218,3 +218,21 @@ MENTOR_ABSTRACT = (
 def test_a_possessive_item_adds_no_bare_noun():
     assert "involvem*" not in top_level_terms(MENTOR_ABSTRACT)
     assert not hits(MENTOR_ABSTRACT, "Family involvement in stroke rehabilitation: a qualitative study")
+
+
+# -- "between the A, B and C of G and D": D apart; no AND-ed block holds another's terms ----------------------------------------------
+
+SEPSIS_ABSTRACT = (
+    "Mannose-binding lectin gene polymorphisms and susceptibility to pulmonary sarcoidosis: an updated "
+    "meta-analysis. Background: Mannose-binding lectin modulates macrophage responses to Propionibacterium acnes, "
+    "and variants of the mannose-binding lectin (MBL2) gene have been studied as markers of sarcoidosis risk. "
+    "Objective: To assess the association between the codon 54, codon 57 and promoter polymorphisms of the MBL2 "
+    "gene and pulmonary sarcoidosis. Methods: PubMed and Embase were searched to 2023 for case-control studies. "
+    "Results: Twenty studies were included; the codon 54 variant raised the risk (OR 1.41). Conclusion: MBL2 "
+    "variants modestly increase susceptibility to pulmonary sarcoidosis."
+)
+
+
+def test_a_list_inside_between_keeps_the_condition_apart():
+    assert not hits(SEPSIS_ABSTRACT, "Serum ACE levels for the diagnosis of pulmonary sarcoidosis: a cohort study")
+    assert hits(SEPSIS_ABSTRACT, "MBL2 codon 54 polymorphism in pulmonary sarcoidosis: a case-control study")
