@@ -220,7 +220,7 @@ def test_a_possessive_item_adds_no_bare_noun():
     assert not hits(MENTOR_ABSTRACT, "Family involvement in stroke rehabilitation: a qualitative study")
 
 
-# -- "between the A, B and C of G and D": D apart; no AND-ed block holds another's terms ----------------------------------------------
+# -- "between the A, B and C of G and D": D apart; no AND-ed block holds another's terms -------------------------------
 
 SEPSIS_ABSTRACT = (
     "Mannose-binding lectin gene polymorphisms and susceptibility to pulmonary sarcoidosis: an updated "
