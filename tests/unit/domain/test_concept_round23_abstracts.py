@@ -236,3 +236,20 @@ SEPSIS_ABSTRACT = (
 def test_a_list_inside_between_keeps_the_condition_apart():
     assert not hits(SEPSIS_ABSTRACT, "Serum ACE levels for the diagnosis of pulmonary sarcoidosis: a cohort study")
     assert hits(SEPSIS_ABSTRACT, "MBL2 codon 54 polymorphism in pulmonary sarcoidosis: a case-control study")
+
+
+# -- "A H versus B H": the shared head alone and the other kind are no variants of the first -------------------
+
+DEPOT_ABSTRACT = (
+    "Injectable hormonal contraceptives versus oral contraceptives for bone health in adolescents: a meta-analysis. "
+    "Background: Injectable hormonal contraceptives may lower bone mineral density. Objective: To compare "
+    "injectable and oral contraceptives on bone mineral density in adolescent girls. Methods: MEDLINE and Embase "
+    "were searched to 2023. Results: Twelve studies were included; bone density fell more with injections (SMD "
+    "-0.41). Conclusions: Bone health should be monitored in adolescents using injectable contraception."
+)
+
+
+def test_a_compared_kind_and_the_shared_head_are_no_variants():
+    found = terms(DEPOT_ABSTRACT)
+    assert "contraceptive*" not in found and "oral contraceptive" not in found
+    assert not hits(DEPOT_ABSTRACT, "Oral contraceptives and bone mineral density in adolescent girls: a cohort")

@@ -66,6 +66,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     REVIEW_KIND_TERMS,
     _content_words,
     _person_word,
+    _plural,
     _sentences,
 )
 from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
@@ -124,6 +125,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     blocks = _factors_of_first(blocks, title)
     _accuracy_acts_off(blocks, title, text)
     _compared_never_said(blocks, title, text)
+    _compared_kind_apart(blocks, title)
     _and_only_when_broad(blocks, background)
     return blocks
 
@@ -186,6 +188,32 @@ def _compared_never_said(blocks: list[ConceptBlock], title: str, text: str) -> N
         return
     first = (item_terms(m.group(1)) or [m.group(1).casefold()])[0]
     block.terms = _dedupe([*block.terms, f'({first} AND "{second_phrase}")'])
+
+
+#: A title "A H versus B H ..." (up to the next preposition of what for, where or whom, or the subtitle).
+_VERSUS_TITLE_RE = re.compile(
+    r"^\W*(.+?)\s+(?:versus|vs\.?|compared (?:with|to))\s+(.+?)(?=\s+(?:for|in|among|on|during|after)\s|:|$)", re.I)
+
+
+def _compared_kind_apart(blocks: list[ConceptBlock], title: str) -> None:
+    """"Long-acting injectable antipsychotics versus oral antipsychotics": two kinds of one head compared, so the
+    head alone (``antipsychotic*``) and the other kind (``"oral antipsychotic"``) are every study of either, no
+    variant of the first: the main block keeps the first kind's own terms (its studies name the comparison)."""
+    m = _VERSUS_TITLE_RE.match(title.replace(_JOIN, " "))
+    if m is None or not blocks:
+        return
+    first, second = (_content_words(g) for g in m.group(1, 2))
+    # a class counted in the plural ("antipsychotics"); a drug's own name ("naltrexone") stays the concept
+    if (len(first) < 2 or len(second) < 2 or not _plural(first[-1])
+            or _singular_tail(first[-1]) != _singular_tail(second[-1])):
+        return
+    block = blocks[0]
+    if not _named_in(block, m.group(1).casefold()):
+        return
+    other = {t.casefold() for t in _phrase_terms(" ".join(second))} | {_render(truncation(first[-1].casefold()))}
+    own = [t for t in block.terms if t.casefold() not in other]
+    if own and len(own) < len(block.terms):
+        block.terms = own
 
 
 #: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
