@@ -412,10 +412,28 @@ def _without_role_head(item: str) -> str:
     return item
 
 
+#: A possessive determiner and one noun ("their involvement", "its uptake"): the noun of something named before,
+#: which the item only points back to; alone (``involvem*``) it is every field's.
+_ANAPHORIC_ITEM_RE = re.compile(r"^\s*(?:their|its|his|her|our)\s+[\w-]+\s*$", re.I)
+#: What opens a definition of the concept before it ("red tape, defined as burdensome rules and procedures").
+_DEFINITION_RE = re.compile(r"^\s*(?:defined|conceptuali[sz]ed|operationali[sz]ed)\s+as\b", re.I)
+
+
+def _before_definition(items: list[str]) -> list[str]:
+    """The items before a definition: what defines a concept ("burdensome rules and procedures that do not serve
+    their purpose") describes it in every field's words, no name of it (``procedur*`` was a variant of the red
+    tape); a synonym ("also known as X") is not cut."""
+    for k, item in enumerate(items):
+        if _DEFINITION_RE.match(item):
+            return items[:k]
+    return items
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
-    items = _distribute_head([i for i in _without_coordinated_predicate(chunk.items) if not _is_meta_item(i)])
+    items = _distribute_head([i for i in _without_coordinated_predicate(_before_definition(chunk.items))
+                              if not _is_meta_item(i) and not _ANAPHORIC_ITEM_RE.match(i)])
     if not items:
         return
     terms: list[str] = []
@@ -443,6 +461,12 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
             # therapy": another therapy, not a variant of CBT)
             repeated -= GENERIC_HEADS
+        if _OUTCOME_CUE_RE.search(chunk.cue) and not any(
+                {w.casefold() for w in _content_words(i)} <= block_words for i in items):
+            # what X acts on shares no concept with X by a word of both ("Supported Employment on competitive
+            # employment", "exercise training on exercise capacity"): the outcome, unless an item repeats X's
+            # words ("relapse prevention" ... "on relapse")
+            repeated = set()
         label_words = {w.casefold() for w in _content_words(block.label)}
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
@@ -462,7 +486,10 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                                       for i in items],
                                # an abstract's aspect: one phrase right before "of" ("theories of X"),
                                # not a list ending in one ("X and the risk of Y")
-                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1),
+                               # nor, after what acts on it, a named thing's phrase ("X on basal cell carcinoma of
+                               # the skin": where it is, not an aspect)
+                               required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1)
+                               and not (_OUTCOME_CUE_RE.search(chunk.cue) and len(_content_words(items[0])) >= 2),
                                setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
 
 

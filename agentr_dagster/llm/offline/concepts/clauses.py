@@ -197,7 +197,7 @@ _USED_RE = re.compile(
 
 def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
     verbs = verbs | _verbs_before_possessive(sentence) | _do_question_verb(sentence)
-    sentence = _BETWEEN_RE.sub(_between, sentence)
+    sentence = _BETWEEN_RE.sub(_between, _between_a_list(sentence))
     sentence = _REPEATED_PREPOSITION_RE.sub(_repeated_preposition, sentence)
     sentence = _AS_AS_RE.sub(_as_as, sentence)
     sentence = _COMPARED_MODIFIERS_RE.sub(_compared_modifiers, sentence)
@@ -356,13 +356,39 @@ def _verbs_before_possessive(sentence: str) -> frozenset[str]:
     return frozenset(out)
 
 
+#: "between" and what follows it up to the clause's end: where a list inside X hides the "and" of Y.
+_BETWEEN_SPAN_RE = re.compile(r"\bbetween\s+([^;:?.()]+)", re.I)
+
+
+def _between_a_list(sentence: str) -> str:
+    """"the association between the A, B and C polymorphisms of the G gene and D": X holds a list, so its commas
+    hide the "and" that names Y from :data:`_BETWEEN_RE`; the last "and" of the span, with no comma after it, is
+    Y's ("... of the G gene on D"), the list's own "and" stays."""
+    def last_and(m: re.Match) -> str:
+        span = m.group(1)
+        head, _, tail = span.partition(",")
+        ands = [a for a in re.finditer(r"\s+and\s+", span)]
+        if not tail or " and " in f" {head} " or len(ands) < 2 or "," in span[ands[-1].end():]:
+            return m.group(0)
+        if _alternatives_before(m.string[: m.start()]):
+            return m.group(0)  # "switching between A, B and C": alternatives, a list
+        cut = ands[-1]
+        return m.group(0)[: m.start(1) - m.start()] + span[: cut.start()] + " on " + span[cut.end():]
+    return _BETWEEN_SPAN_RE.sub(last_and, sentence)
+
+
 def _between(m: re.Match) -> str:
     """"the association between X and Y" as "X on Y": two concepts, the second what the first is related to; but
     "switching between X and Y" or "choosing between X and Y" names alternatives of one concept, a list."""
-    before = sentence_words[-1].casefold() if (sentence_words := re.findall(_WORD, m.string[: m.start()])) else ""
-    if before.endswith("ing") or before in ("switch", "switches", "transition", "transitions", "choice", "choices"):
+    if _alternatives_before(m.string[: m.start()]):
         return f"between {m.group(1)} and "
     return f"between {m.group(1)} on "
+
+
+def _alternatives_before(text: str) -> bool:
+    """The word before "between" makes what follows alternatives of one concept ("switching", "choice")."""
+    before = words[-1].casefold() if (words := re.findall(_WORD, text)) else ""
+    return before.endswith("ing") or before in ("switch", "switches", "transition", "transitions", "choice", "choices")
 
 
 #: "X as safe and effective as Y": an equality comparison, Y what X is compared with.
@@ -658,9 +684,35 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # "aim to", "designed to" and any verb after ("techniques aim to fix software bugs"): a purpose, no phrase
         verb = verb or _purpose_infinitive(words, k)
         verb = verb or k == effect_verb or _relative_clause_verb(sentence, words, k) or _modal_and_verb(words, k)
+        verb = verb or _second_past_predicate(words, k)
         if not inside and verb:
             cuts.append(m)
     return sorted(cuts, key=lambda m: m.start())
+
+
+#: Words a clause's subject is said by before its verb ("studies that gave", "we reviewed").
+_CLAUSE_SUBJECTS = frozenset("that which who we".split())
+
+
+def _past_verb(word: str) -> bool:
+    """A verb's past form, lower case: not its own lemma ("gave" of "give", "measured" of "measure")."""
+    low = word.casefold()
+    return word.islower() and "VERB" in word_classes(low) and bool(lemmas := verb_lemmas(low)) and low not in lemmas \
+        and not low.endswith("ing")
+
+
+def _second_past_predicate(words: list[re.Match], k: int) -> bool:
+    """A verb's past form after "and" in a clause whose own verb was a past form after its subject ("studies that
+    gave ketamine to rats or mice and measured immobility time", "we searched X and screened Y"): a second
+    predicate of the clause, never a modifier in a list of what the first one took ("measured immobility" was
+    a variant of the ketamine)."""
+    if k < 3 or words[k - 1].group(0) != "and" or not _past_verb(words[k].group(0)):
+        return False
+    nxt = words[k + 1].group(0) if k + 1 < len(words) else ""
+    if not nxt[:1].isalpha() or nxt.casefold() in _FUNCTION:
+        return False
+    return any(words[j - 1].group(0).casefold() in _CLAUSE_SUBJECTS and _past_verb(words[j].group(0))
+               for j in range(max(1, k - 15), k - 1))
 
 
 #: English modal auxiliaries: the plain form after one (past "not" or an adverb) is a verb.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
 from agentr_dagster.llm.offline.concepts.blocks import (
     _complete_suspended_hyphens,
@@ -82,6 +83,26 @@ def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acro
                 block.required = False
 
 
+def _no_block_inside_another(blocks: list[ConceptBlock]) -> None:
+    """An abstract's subjects are AND-ed, so a block that holds another AND-ed block's terms ("MBL2 polymorphisms"
+    holding ``sarcoidosi*`` from a list read as one) is met by the other's records alone: ``(MBL2 OR sarcoidosi*)
+    AND sarcoidosi*`` is every sarcoidosis study. Where the other's own terms joined it, it keeps only what the
+    other's query does not find ("mycobacterium tuberculosis" is found by ``tuberculosi*``)."""
+    anded = [b for b in blocks if b.required and b.in_query]
+    for block in anded:
+        for other in anded:
+            if other is block or not (other.independent or block.independent):
+                continue
+            try:
+                theirs = parse_boolean_query(other.query())
+            except ValueError:
+                continue
+            inside = [t for t in block.terms if matches(theirs, t.strip('"').replace("*", ""))]
+            own = [t for t in block.terms if t not in inside]
+            if own and set(other.terms) & set(inside):  # the other's own terms joined it: a list read as one
+                block.terms = own
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None,
                      broad_share: float | None = None) -> ConceptPlan:
@@ -123,6 +144,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
+        _no_block_inside_another(blocks)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
     if question and topic and (frame := _EFFECTIVE_FRAME_RE.match(topic[0])) and (
             background is None or _AFTER_STATE_RE.match(topic[0][frame.end():])):

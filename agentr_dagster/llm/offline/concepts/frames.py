@@ -18,6 +18,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
     _COMPARED_MODIFIERS_RE,
+    _acronym_pairs,
     _chunks,
     _compared_modifiers,
     _gerunds_after_plurals,
@@ -32,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.terms import (
     HEAD_ALONE_ZIPF,
     _adverb,
     _phrase_terms,
+    _process_noun,
     _run_terms,
     _runs,
     _singular_tail,
@@ -60,8 +62,11 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     MAX_TERMS_PER_BLOCK,
     META_PHRASES,
     META_WORDS,
+    POPULATION_VARIANTS,
     REVIEW_KIND_TERMS,
     _content_words,
+    _person_word,
+    _plural,
     _sentences,
 )
 from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
@@ -108,6 +113,8 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     investigate first, with what the title's subjects are associated with and the lists of named kinds joined."""
     _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
+    _interaction_frame_off(blocks, title)
+    _everyday_first_subject(blocks, title)
     blocks = _title_subjects(blocks, title)
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
@@ -118,6 +125,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     blocks = _factors_of_first(blocks, title)
     _accuracy_acts_off(blocks, title, text)
     _compared_never_said(blocks, title, text)
+    _compared_kind_apart(blocks, title)
     _and_only_when_broad(blocks, background)
     return blocks
 
@@ -180,6 +188,32 @@ def _compared_never_said(blocks: list[ConceptBlock], title: str, text: str) -> N
         return
     first = (item_terms(m.group(1)) or [m.group(1).casefold()])[0]
     block.terms = _dedupe([*block.terms, f'({first} AND "{second_phrase}")'])
+
+
+#: A title "A H versus B H ..." (up to the next preposition of what for, where or whom, or the subtitle).
+_VERSUS_TITLE_RE = re.compile(
+    r"^\W*(.+?)\s+(?:versus|vs\.?|compared (?:with|to))\s+(.+?)(?=\s+(?:for|in|among|on|during|after)\s|:|$)", re.I)
+
+
+def _compared_kind_apart(blocks: list[ConceptBlock], title: str) -> None:
+    """"Long-acting injectable antipsychotics versus oral antipsychotics": two kinds of one head compared, so the
+    head alone (``antipsychotic*``) and the other kind (``"oral antipsychotic"``) are every study of either, no
+    variant of the first: the main block keeps the first kind's own terms (its studies name the comparison)."""
+    m = _VERSUS_TITLE_RE.match(title.replace(_JOIN, " "))
+    if m is None or not blocks:
+        return
+    first, second = (_content_words(g) for g in m.group(1, 2))
+    # a class counted in the plural ("antipsychotics"); a drug's own name ("naltrexone") stays the concept
+    if (len(first) < 2 or len(second) < 2 or not _plural(first[-1])
+            or _singular_tail(first[-1]) != _singular_tail(second[-1])):
+        return
+    block = blocks[0]
+    if not _named_in(block, m.group(1).casefold()):
+        return
+    other = {t.casefold() for t in _phrase_terms(" ".join(second))} | {_render(truncation(first[-1].casefold()))}
+    own = [t for t in block.terms if t.casefold() not in other]
+    if own and len(own) < len(block.terms):
+        block.terms = own
 
 
 #: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
@@ -636,6 +670,22 @@ def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
             return
 
 
+def _taking_part(block: ConceptBlock) -> bool:
+    """The block names who takes part and the taking part, no thing ("youth participation", "volunteer
+    involvement", "student engagement": a word for people before a process noun): in "Youth participation in
+    climate activism" what they take part in is the subject, the more specific one, and comes first."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    if len(words) != 2 or not _process_noun(words[1], conversion=False):
+        return False
+    who = words[0].removesuffix("'s").removesuffix("'")
+    return _person_word(who) or any(who.startswith(t.strip('"*')) for variants in POPULATION_VARIANTS.values()
+                                    for t in variants if " " not in t and len(t.strip('"*')) >= 4)
+
+
+#: A title that opens "X on Y" (a related pair, :func:`_related_pair`): X, before the "on".
+_PAIR_ON_RE = re.compile(r"^([^:]+?)\s+on\s+\w")
+
+
 def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -> None:
     """Required blocks first, never a generic one (every term common English) as the main block. In a
     question the main block is the concept it spells out most (the most listed variants): the one a relevant
@@ -658,10 +708,13 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     # who the studies are about ("in rodents"), where ("in small samples") and a comparator ("versus X") come
     # after what the studies are about, and so does a concept of common words alone
     # "Effects of X on Y": what is done comes before what it is done to, however often the abstract says Y
-    doing = bool(_EFFECT_OF_ON_RE.search(title_low)) and any(
-        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, title_low) for b in blocks)
+    # and so in "X on Y", as :func:`_related_pair` reads a title's "X and Y" that another sentence relates
+    pair = _PAIR_ON_RE.match(title_low)
+    done_in = title_low if _EFFECT_OF_ON_RE.search(title_low) else pair.group(1) if pair else ""
+    doing = bool(done_in) and any(
+        b.required and b.facet == "intervention" and not b.aspect and _named_in(b, done_in) for b in blocks)
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
-                               _who_block(b) or _organism_block(b), _measure_aspect(b),
+                               _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
                                doing and b.facet == "outcome",
                                -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
@@ -907,12 +960,15 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
-        subject = (block.facet != "comparator" and not _generic_label(block.label) and not _who_block(block)
-                   and not block.aspect and not block.setting and not _umbrella_outcome(block))
+        subject = (block.facet != "comparator" and not _who_block(block)
+                   and (not _generic_label(block.label) or _first_of_title_pair(block, head))
+                   and not block.aspect and (not block.setting or _unit_of_care(block))
+                   and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
         if _named_in(block, low):
             block.independent = True
+            block.setting = False  # a unit of care kept is a subject (:func:`_unit_of_care`)
             kept.append(block)
         elif _stem_in_title(block, low, kept[0]):
             # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
@@ -927,6 +983,84 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         if block.organism:
             block.required = True
     return kept
+
+
+#: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y
+#: in Z", "Gene-by-environment interactions of X and Y"): a general vocabulary of genetic epidemiology.
+_INTERACTION_TITLE_RE = re.compile(
+    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e)\s+interactions?\s+(?:between|of)\s", re.I)
+#: The words of that frame: a block of these alone names the relation, no concept.
+_INTERACTION_FRAME_WORDS = frozenset(
+    "gene genes environment environments environmental interaction interactions gene-environment "
+    "gene-by-environment gxe".split())
+
+
+def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
+    """A title "Gene-environment interaction between X and Y in Z" relates a gene X and an exposure Y in an outcome
+    Z: the frame names the relation, as "risk factors for" does (:func:`_factors_of_first`), and its block leaves
+    the query (a study of the interaction seldom names the frame; it took a subject's place, and Z was lost); Z
+    after "in" is what the interaction is studied for, no setting."""
+    low = title.casefold().replace(_JOIN, " ")
+    if not _INTERACTION_TITLE_RE.match(low):
+        return
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    for block in blocks:
+        words = {w.casefold() for w in re.findall(r"[\w-]+", block.label.replace(_JOIN, " "))}
+        if words and words <= _INTERACTION_FRAME_WORDS:
+            block.required = block.in_query = block.independent = False
+        elif block.setting and not (_who_block(block) or block.organism) and _named_in(block, head):
+            block.setting = False
+
+
+#: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
+#: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
+_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on)\s+\w")
+
+
+def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
+    """The block is the first of a title's two subjects ("Video game play and aggressive behaviour", "Social
+    support and postpartum depression"), a phrase of two or more content words that names a thing (no who, no
+    aspect, no setting): ``head`` (the title before its subtitle, lower case) opens with its label and goes on
+    with "and" / "on"."""
+    label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
+    words = _content_words(label)
+    return (len(words) >= 2 and head.startswith(label) and bool(_PAIR_NEXT_RE.match(head[len(label):]))
+            and block.facet != "comparator" and not (block.aspect or block.setting or block.organism)
+            and not _who_block(block))
+
+
+def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
+    """A title's first subject named by everyday words ("video game play", "social support", "social media use")
+    is a subject all the same: general English gives such a phrase its words' frequency (``wordfreq`` combines
+    them: "social support" 5.17, as common as "effect"), while two content words side by side are about one Zipf
+    rarer as a phrase (measured on the pool, :data:`~agentr_dagster.domain.specificity.PHRASE_WORD_PENALTY`'s
+    note). Its block was left generic (out of the query) or kept only a longer phrase ("received social
+    support"); it takes the label's own phrase back, quoted, never a word of it alone, and is required."""
+    head = re.split(r"(?<=\w):\s", title.casefold().replace(_JOIN, " "), maxsplit=1)[0]
+    head = " ".join(head.split())
+    for block in blocks:
+        if not (block.generic or _generic_label(block.label)) or not _first_of_title_pair(block, head):
+            continue
+        phrases = [t for t in block.terms if t.startswith('"')]
+        block.terms = _dedupe([*_phrase_terms(" ".join(_content_words(block.label))), *phrases])
+        block.generic, block.required, block.in_query = False, True, True
+        if blocks.index(block) > 1:  # a title subject before what only the abstract names (the cap counts)
+            blocks.remove(block)
+            blocks.insert(1, block)
+        return
+
+
+#: The heads of a hospital's parts (a general vocabulary of places of care): a kind of one ("the paediatric intensive
+#: care unit", "the emergency department") is where its studies are done, and they name it.
+_CARE_UNIT_HEADS = frozenset("unit units ward wards department departments".split())
+
+
+def _unit_of_care(block: ConceptBlock) -> bool:
+    """A setting that names a kind of unit, ward or department of care by a phrase of its own ("Nurses' moral
+    distress in the paediatric intensive care unit"): a subject to AND, as its studies name it, where a field
+    ("X in software engineering") or a place of every study ("in hospitals") is not."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
 
 
 def _umbrella_outcome(block: ConceptBlock) -> bool:
@@ -1041,6 +1175,14 @@ _OWN_KIND_RE = re.compile(
     r"\s*[.]?\s*$", re.I)
 
 
+#: A subtitle that says the paper's kind and the kind of studies it gathers ("...: a meta-analysis of prospective
+#: cohort studies", "...: a systematic review of impact evaluations", or the studies alone once the paper's kind
+#: is cut: "...: impact evaluations"): no concept of the title's.
+_OWN_KIND_OF_STUDIES_RE = re.compile(
+    r"\s*:\s+(?:(?:an?\s+)?(?:[\w-]+\s+){0,3}(?:review|meta-analysis|overview|synthesis)"
+    r"(?:\s+and\s+(?:[\w-]+\s+){0,2}(?:review|meta-analysis))?\s+of\s+)?"
+    r"(?:[\w-]+\s+){0,3}(?:studies|trials|cohorts|evaluations|experiments|surveys)\s*[.]?\s*$", re.I)
+
 #: A title's "X and Y" before its subtitle or setting ("Vitamin D supplementation and respiratory infections in
 #: children: a meta-analysis"): X, Y and what follows.
 _TITLE_PAIR_RE = re.compile(
@@ -1062,28 +1204,55 @@ def _related_pair(title: str, text: str) -> str:
     supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
     ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
     m = _TITLE_PAIR_RE.match(title)
-    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied
-    if not m or m.group(4) and not names_animals(m.group(4).lstrip(": ")):
+    # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied,
+    # nor the kind of studies gathered
+    if not m or m.group(4) and not (names_animals(m.group(4).lstrip(": "))
+                                    or _OWN_KIND_OF_STUDIES_RE.match(m.group(4))):
         return title
     first, second = (_content_words(g) for g in m.group(1, 2))
-    if not first or not second or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b",
-                                            m.group(1), re.I):
-        return title  # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects
-    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
-    if a == b:
-        return title
-    # from one's head to the other's head, or to its first word: a coordination inside the other ("fruit and
-    # vegetable intake") is no list between the two
-    pairs = ((a, b), (b, a), (a, second[0].casefold()[:5]), (b, first[0].casefold()[:5]))
+    if not first or not second or len(first) == 1 and _is_acronym(first[0]) and _is_acronym(second[0]):
+        return title  # "GSTM1 and GSTT1 null genotypes": two names sharing the second's head
+    last = re.findall(r"[A-Za-z][\w-]*", m.group(1))[-1].casefold()[:5]
+    pairs = _pair_anchors(first, second, _acronym_pairs(text))
+    # a head the content words leave out ("solid fuel use"), in the "between X and Y" frame only
+    between_pairs = [*pairs, (last, second[0].casefold()[:5]), (last, second[-1].casefold()[:5])]
+    # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects, unless another sentence
+    # relates them as the title's two ("the association between household solid fuel use and infections")
+    inside = re.findall(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", m.group(1), re.I)
+    if (inside and m.group(3) and m.group(3).split()[0].casefold() == inside[-1].casefold()
+            and not (_person_word(first[-1].casefold()) or _person_word(second[-1].casefold()))):
+        # "A in B and C in D": the same preposition after each side, so the "and" joins "A in B" and "C in D"
+        # (not people listed: "depression in children and adolescents in ...")
+        return f"{m.group(1)} on {m.group(2)}{m.group(3)}{m.group(4) or ''}"
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
+        for x, y in between_pairs:
+            if re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
+                return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
         for x, y in pairs:
             gap = re.search(r"\b" + re.escape(x) + r"\w*\s+(.{1,80}?)\s*\b" + re.escape(y), low)
             related = gap and not re.search(r"[,;]|\b(?:and|or|nor)\b", gap.group(1)) and _RELATING_RE.search(
                 gap.group(1))
-            if related or re.search(_BETWEEN_FRAME.format(x=re.escape(x), y=re.escape(y)), low):
+            if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     return title
+
+
+def _pair_anchors(first: list[str], second: list[str], acronyms: dict[str, str]) -> list[tuple[str, str]]:
+    """The word starts a sentence must join, in order, to relate a title's X (``first``) and Y (``second``): from
+    one's head to the other's head, or to its first word (a coordination inside the other, "fruit and vegetable
+    intake", is no list between the two); an acronym the abstract gives X or Y stands for it ("CCTs increased
+    school enrolment"); two that share a head ("Supported Employment and competitive employment") by their first
+    words."""
+    a, b = first[-1].casefold()[:5], second[-1].casefold()[:5]
+    a0, b0 = first[0].casefold()[:5], second[0].casefold()[:5]
+    pairs = [(a0, b0), (b0, a0)] if a == b else [(a, b), (b, a), (a, b0), (b, a0)]
+    for acro, long in acronyms.items():
+        words = [w.casefold()[:5] for w in _content_words(long)]
+        for own, other in ((first, b), (second, a)):
+            if words and [w.casefold()[:5] for w in own[-len(words):]] == words:
+                pairs += [(acro.casefold(), other), (other, acro.casefold())]
+    return [(x, y) for x, y in pairs if x != y]
 
 
 def _without_own_kind(title: str) -> str:

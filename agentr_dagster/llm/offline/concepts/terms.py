@@ -426,7 +426,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # every supplement)
     if (len(words) >= 3 and len(head) >= 9 and head not in GENERIC_HEADS and not _is_acronym(words[-1])
             and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF and not _done_noun(head)
-            and not _everyday_noun(head) and not _everyday_modifiers(words)):
+            and not _everyday_noun(head) and not _everyday_modifiers(words) and not _kind_by_everyday_noun(words)):
         terms.extend(_head_alone(words))  # "urge urinary incontinence" -> incontinen*
     # a class adjective before a generic head ("antipsychotic drugs" -> antipsychotic*; not "channel blockers")
     before = words[-2].casefold() if len(words) >= 2 else ""
@@ -571,6 +571,15 @@ def _everyday_modifiers(words: list[str]) -> bool:
             and general_zipf(singular) >= RARE_PART_ZIPF and not _process_noun(head))
 
 
+def _kind_by_everyday_noun(words: list[str]) -> bool:
+    """The word before the head is a noun of everyday English, and only a noun to the lexicon ("renal cell
+    carcinoma", "receptor gene polymorphisms"): the two name a kind of the head together ("cell carcinoma", "gene
+    polymorphism"), so the head alone (``carcinoma*``, ``polymorphism*``) is every kind's, whatever the words
+    before; after an adjective the head stays the concept ("urge urinary incontinence": ``incontinen*``)."""
+    before = words[-2].casefold() if len(words) >= 2 else ""
+    return before.isalpha() and word_classes(before) == {"NOUN"} and general_zipf(before) >= EVERYDAY_WORD_ZIPF
+
+
 _COMPOUND_FUNCTION_PARTS = frozenset("in of on to at for by".split())
 
 
@@ -673,6 +682,8 @@ def _phrase_parts(words: list[str]) -> list[str]:
             # the noun before a verb's noun is what it acts on ("fault prediction performance"): the pair without
             # it ("prediction performance") is every field's prediction
             continue
+        if {a.casefold(), b.casefold()} <= _GENE_HEADS:
+            continue  # what is studied of a gene, without the gene ("gene polymorphisms" of "VDR gene ...")
         if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
