@@ -33,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _OUTCOME_CUE_RE,
     _SETTING_CUE_RE,
     _SPAN_CUE_RE,
+    _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
     GENERIC_HEADS,
@@ -135,10 +136,6 @@ def _map_as_aim(text: str) -> str:
     """A review's aim "to map the X" read as "to identify the X": the verb is the review's act, not a topic word
     ("Objective: To map the evidence on peer mentoring" required ``map``)."""
     return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
-
-
-#: Who or where may come first in a question ("In adults with X, is Y safe ...?").
-_WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
 
 
 #: What a question of a treatment's effect asks of it ("Are X effective ...", "How safe is X ...").

@@ -26,6 +26,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _GENE_HEADS,
     _NO_CONCEPT_ALONE,
     _ORGANISM_MODIFIERS,
+    _WHO_FIRST,
     _WORD,
     GENERIC_HEADS,
     GENERIC_ZIPF,
@@ -284,8 +285,9 @@ def _seldom_a_noun(low: str) -> bool:
     return max(general_zipf(p) for p in plurals) <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
 
 
-#: A question that opens with its verb "to be" ("Are X safe for Y?", "Is X common among Y?").
-_COPULA_QUESTION_RE = re.compile(r"^\W*(?:is|are|was|were)\b", re.I)
+#: A question that opens with its verb "to be" ("Are X safe for Y?", "Is X common among Y?"), also after who or
+#: where it is about ("Among pregnant women, are X effective ...?", the effect frame's who first).
+_COPULA_QUESTION_RE = re.compile(rf"^\W*{_WHO_FIRST}(?:is|are|was|were)\b", re.I)
 
 
 def _without_predicate_adjective(piece: str) -> tuple[str, bool]:
