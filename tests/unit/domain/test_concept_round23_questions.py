@@ -1,6 +1,6 @@
 """Round 23 (h23q): review questions in unseen fields, on invented text (docs/search-strategies.md, round 23)."""
 
-from tests.unit.domain.concept_queries import hits, terms
+from tests.unit.domain.concept_queries import hits, terms, top_level_terms
 
 
 def test_who_put_first_leaves_the_effect_adjective_out():
@@ -8,3 +8,28 @@ def test_who_put_first_leaves_the_effect_adjective_out():
     question = "Among nursing home residents, are music programmes effective for reducing agitation?"
     assert "effect*" not in terms(question)
     assert hits(question, "Group music programmes and agitation in dementia care: a trial")
+
+
+def _narrow(term: str) -> float:
+    """A background (a pool of other reviews' records) that shows every term narrow."""
+    return 0.001
+
+
+def test_is_x_effective_for_y_in_whom_requires_x():
+    # "Is X effective for Y in Z?" was X OR (Y AND Z): every study of Y in Z, X not required
+    question = "Is melatonin effective for sleep onset problems in school-age children?"
+    assert not hits(question, "Sleep onset problems in school-age children: a cohort study")
+    assert hits(question, "Melatonin for sleep onset problems: a randomised trial")
+    assert "child*" not in terms(question)  # who the studies are about is no filter either
+    # with who put first: X OR (Y AND who), now X AND Y
+    question = "In older adults, are yoga classes effective for improving balance?"
+    assert not hits(question, "Balance training in older adults: a systematic review")
+    assert hits(question, "Yoga classes and balance: a randomised trial")
+
+
+def test_a_lone_condition_is_anded_whatever_the_background():
+    # "Is X effective for chronic pain?": with a pool that shows the pain narrow, X OR "chronic neck pain" stayed
+    question = "Is tai chi effective for chronic neck pain?"
+    assert not hits(question, "Manual therapy for chronic neck pain: a randomised trial", background=_narrow)
+    assert hits(question, "Tai chi for people with chronic neck pain: a randomised trial", background=_narrow)
+    assert "chronic neck pain" not in top_level_terms(question)

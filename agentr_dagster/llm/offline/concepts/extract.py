@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
 from agentr_dagster.llm.offline.concepts.blocks import (
     _complete_suspended_hyphens,
@@ -26,7 +28,6 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _verbs_in_text,
 )
 from agentr_dagster.llm.offline.concepts.frames import (
-    _AFTER_STATE_RE,
     _EFFECTIVE_FRAME_RE,
     _OUTCOMES_FRAME_RE,
     _built_from_literature,
@@ -57,7 +58,7 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _mark_rest,
     _pair_broad_alone,
 )
-from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, GENERIC_ZIPF, REST_SHARE, _sentences
+from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, _WHO_FIRST, GENERIC_ZIPF, REST_SHARE, _sentences
 from agentr_dagster.llm.offline.concepts.who import _mark_organisms
 
 
@@ -124,9 +125,11 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
-    if question and topic and (frame := _EFFECTIVE_FRAME_RE.match(topic[0])) and (
-            background is None or _AFTER_STATE_RE.match(topic[0][frame.end():])):
-        _lone_condition_anded(blocks, ("population", "exposure"))
+    if question and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
+        # whatever the background: ``X OR "chronic pain"`` is every chronic pain study however narrow a pool
+        # shows it ("Is X effective for chronic pain?"), and X is what the question asks of
+        who_first = re.match(_WHO_FIRST, topic[0], re.I)
+        _lone_condition_anded(blocks, ("population", "exposure"), who_first.group(0).casefold() if who_first else "")
     elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
         _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
