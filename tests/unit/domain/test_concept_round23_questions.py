@@ -33,3 +33,18 @@ def test_a_lone_condition_is_anded_whatever_the_background():
     assert not hits(question, "Manual therapy for chronic neck pain: a randomised trial", background=_narrow)
     assert hits(question, "Tai chi for people with chronic neck pain: a randomised trial", background=_narrow)
     assert "chronic neck pain" not in top_level_terms(question)
+
+
+def test_what_an_eligibility_item_says_is_switched_from_is_no_term_alone():
+    # "Include patients switched from originator X to CT-P17": the origin, a run of its own, joined the switching
+    # block alone ("originator tocilizumab": every study of the originator)
+    question = ("Is switching from originator tocilizumab to a biosimilar safe in giant cell arteritis? Include "
+                "patients switched from originator tocilizumab to CT-P47 or another biosimilar.")
+    assert not hits(question, "Originator tocilizumab dosing in giant cell arteritis: a cohort")
+    assert hits(question, "Switching to CT-P47 in giant cell arteritis: a registry study")
+    # what both sides name stays the same: "from brand-name X to generic X" brought X alone back
+    question = ("Does switching from brand-name tacrolimus to a generic formulation change trough levels? Include "
+                "transplant recipients switched from a brand-name tacrolimus product to a generic tacrolimus.")
+    assert "tacrolimus*" not in top_level_terms(question)
+    assert not hits(question, "Tacrolimus and rejection after kidney transplantation: a cohort")
+    assert hits(question, "Switching from brand-name tacrolimus to generic: a cohort")

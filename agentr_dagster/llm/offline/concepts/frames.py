@@ -22,6 +22,7 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _compared_modifiers,
     _gerunds_after_plurals,
     _is_meta_item,
+    _switched_from,
 )
 from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms, _generic_block, _generic_label, _phrase_key
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render
@@ -399,8 +400,11 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         if words & block_words:
             if not _holds_name(item, block) and not _head_of_block(words, block):
                 parts = _shared_runs(item, block_words)
-                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)
-                                                     if _variant_of_block(t, part, block_words)])
+                joined = [t for part in parts for t in _variants(part, acronyms)
+                          if _variant_of_block(t, part, block_words)]
+                # what the item says is switched from ("patients switched from originator X to CT-P10", a run of
+                # its own) goes AND-ed with the switch, as in the question
+                block.terms = _dedupe(block.terms + _switched_from(joined, item))
             return
 
 
