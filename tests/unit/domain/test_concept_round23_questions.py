@@ -48,3 +48,31 @@ def test_what_an_eligibility_item_says_is_switched_from_is_no_term_alone():
     assert "tacrolimus*" not in top_level_terms(question)
     assert not hits(question, "Tacrolimus and rejection after kidney transplantation: a cohort")
     assert hits(question, "Switching from brand-name tacrolimus to generic: a cohort")
+
+
+def test_an_eligibility_item_sharing_only_an_everyday_word_is_no_variant():
+    # "test" of "test prioritisation" brought "test suite(s)" (every testing study) into the block
+    question = ("How reliable are test prioritisation techniques? Include studies that evaluate prioritisation on "
+                "automated test suites of open-source programs.")
+    assert not hits(question, "Test suite minimisation for regression testing: an empirical study")
+    assert hits(question, "Test case prioritisation with genetic algorithms: an evaluation")
+    # "risk" of "polygenic risk scores": "a clinical risk model" is another thing
+    question = ("Do polygenic risk scores improve the prediction of atrial fibrillation? Include cohorts that report "
+                "discrimination when a polygenic risk score is added to a clinical risk model.")
+    assert "clinical risk" not in terms(question)
+
+
+def test_an_eligibility_item_naming_another_block_adds_no_term_of_it():
+    # "... models of Parkinson's disease given forced treadmill running": parkinson* joined the exercise block alone
+    question = ("Does treadmill exercise improve motor function in rodent models of Parkinson's disease? Include "
+                "studies of toxin-induced models of Parkinson's disease given forced treadmill running.")
+    assert not hits(question, "Dopamine neuron loss in a rat model of Parkinson's disease")
+    assert hits(question, "Treadmill exercise in 6-OHDA rats: a randomised study")
+
+
+def test_an_act_alone_in_an_eligibility_list_is_no_variant():
+    # "adopting or rejecting property-based testing": "adopting" took the head, "adopting testing"
+    question = ("What motivates developers to adopt property-based testing? Include surveys of practitioners that "
+                "report reasons for adopting or rejecting property-based testing.")
+    assert not any(t.startswith("adopting") for t in terms(question))
+    assert hits(question, "Property-based testing in industry: an interview study")
