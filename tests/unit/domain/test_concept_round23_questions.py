@@ -96,3 +96,11 @@ def test_an_adjective_asked_of_the_findings_is_no_concept():
     assert hits(question, "Social isolation impairs spatial memory in adolescent rats")
     question = "How consistent are the associations between sleep duration and childhood obesity?"
     assert not any(t.startswith("consist") for t in terms(question))
+
+
+def test_an_everyday_head_after_a_name_is_no_term_alone():
+    # "synbiotic supplements": supplem* alone was every supplement study; the name alone is the concept
+    question = "Are synbiotic supplements effective for preventing necrotising enterocolitis in preterm infants?"
+    assert "supplem*" not in terms(question)
+    assert not hits(question, "Iron supplements and necrotising enterocolitis in preterm infants")
+    assert hits(question, "Synbiotics to prevent necrotising enterocolitis: a randomised trial")
