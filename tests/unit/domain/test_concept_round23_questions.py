@@ -60,6 +60,10 @@ def test_an_eligibility_item_sharing_only_an_everyday_word_is_no_variant():
     question = ("Do polygenic risk scores improve the prediction of atrial fibrillation? Include cohorts that report "
                 "discrimination when a polygenic risk score is added to a clinical risk model.")
     assert "clinical risk" not in terms(question)
+    # an adjective both say makes them kinds of one class: "social networks" still joins "social media"
+    question = ("What is known about vaccine misinformation on social media? Include studies of misinformation "
+                "shared on social networks or messaging apps.")
+    assert "social network" in terms(question)
 
 
 def test_an_eligibility_item_naming_another_block_adds_no_term_of_it():

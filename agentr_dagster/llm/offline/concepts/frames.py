@@ -423,11 +423,13 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
 
 
 def _everyday_share(shared: set[str], block: ConceptBlock) -> bool:
-    """The item shares with the block only words of every field (:data:`GENERIC_ZIPF`: "test" of "flaky test
+    """The item shares with the block only nouns of every field (:data:`GENERIC_ZIPF`: "test" of "flaky test
     detection", "risk" of "polygenic risk scores"), none the head of the block's phrases: "automated test suites",
     "a clinical risk model" are other things, no variants (``"test suite"`` is every testing study)."""
     heads = {_content_words(i)[-1].casefold() for i in block.items if _content_words(i)}
-    return bool(shared) and not shared & heads and all(general_zipf(w) >= GENERIC_ZIPF for w in shared)
+    # an adjective both say makes them kinds of one class ("social networks" of "social media")
+    return bool(shared) and not shared & heads and all(
+        general_zipf(w) >= GENERIC_ZIPF and "ADJ" not in word_classes(w) for w in shared)
 
 
 def _names_other(term: str, others: set[str], block_words: set[str]) -> bool:
