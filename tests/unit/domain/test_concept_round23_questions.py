@@ -108,3 +108,12 @@ def test_an_everyday_head_after_a_name_is_no_term_alone():
     assert "supplem*" not in terms(question)
     assert not hits(question, "Iron supplements and necrotising enterocolitis in preterm infants")
     assert hits(question, "Synbiotics to prevent necrotising enterocolitis: a randomised trial")
+
+
+def test_a_coordination_whose_initials_the_text_uses_is_one_name():
+    # "acceptance and commitment therapy ... compare ACT with ...": acceptanc* alone (every acceptance study)
+    question = ("Is compassion and mindfulness therapy effective for burnout in nurses? Include randomised trials "
+                "that compare CMT with a waitlist.")
+    assert "compassion*" not in terms(question)
+    assert not hits(question, "Self-compassion and burnout in nurses: a cross-sectional survey")
+    assert hits(question, "Compassion and mindfulness therapy for burnout: a randomised trial")

@@ -83,9 +83,9 @@ _COORDINATION_RE = re.compile(r"\b([A-Za-z][\w-]+) (and|&) ([A-Za-z][\w-]+) ([A-
 
 def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
     """A coordination inside a multi-word name ("acceptance and commitment therapy", "research and development
-    spending") stays one phrase: it is one where the text defines an acronym for it or says it verbatim twice or
-    more (then it is a fixed name, not two concepts sharing a head). Other coordinations are left to the list
-    split ("anxiety and depression" are two concepts)."""
+    spending") stays one phrase: it is one where the text defines an acronym for it, uses its initials as one
+    ("ACT"), or says it verbatim twice or more (then it is a fixed name, not two concepts sharing a head). Other
+    coordinations are left to the list split ("anxiety and depression" are two concepts)."""
     low = text.casefold()
     named = {long.casefold() for long in acronyms.values()}
     found: set[str] = set()
@@ -98,7 +98,9 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
         twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
                  and not _said_apart(low, m))
-        if any(phrase in n for n in named) or twice:
+        # an acronym of its three words' initials said anywhere (undefined: "compare ACT with a waitlist")
+        initials = "".join(w[0] for w in words).upper()
+        if any(phrase in n for n in named) or twice or re.search(rf"\b{initials}s?\b", text):
             found.add(phrase)
     for phrase in sorted(found, key=len, reverse=True):
         first, conj, rest = phrase.split(" ", 2)
