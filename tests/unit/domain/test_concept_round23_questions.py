@@ -117,3 +117,11 @@ def test_a_coordination_whose_initials_the_text_uses_is_one_name():
     assert "compassion*" not in terms(question)
     assert not hits(question, "Self-compassion and burnout in nurses: a cross-sectional survey")
     assert hits(question, "Compassion and mindfulness therapy for burnout: a randomised trial")
+
+
+def test_what_the_outcomes_frame_asks_the_effect_on_is_anded():
+    # "What are the effects of X on Y in rodents?": (X OR Y) AND rodents was every rodent study of Y
+    question = "What are the effects of social defeat stress on sucrose preference in mice?"
+    for background in (None, _narrow):
+        assert not hits(question, "The sucrose preference test in mice: a methods study", background=background)
+        assert hits(question, "Social defeat stress reduces sucrose preference in mice", background=background)

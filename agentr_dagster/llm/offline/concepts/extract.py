@@ -133,8 +133,10 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         # shows it ("Is X effective for chronic pain?"), and X is what the question asks of
         who_first = re.match(_WHO_FIRST, topic[0], re.I)
         _lone_condition_anded(blocks, ("population", "exposure"), who_first.group(0).casefold() if who_first else "")
-    elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
-        _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
+    elif question and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+        # what X is asked of, whatever the background ("the effects of X on Y in rodents": Y alone in rodents was
+        # every rodent study of Y); not a state after it ("after coronary stenting")
+        _lone_condition_anded(blocks, ("population", "outcome"))
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \

@@ -164,7 +164,8 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
 def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], who_first: str | None = None) -> None:
     """A question of what a treatment does (:data:`_EFFECTIVE_FRAME_RE`: "Are X safe during pregnancy?", "Is X
     effective for Y?", and :data:`_OUTCOMES_FRAME_RE`, "What are the outcomes of X for Y?", there ``facets``
-    population only; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
+    a population or what the effects are on, "the effects of X on Y"; not "Does X predict Y", whose Y is an outcome
+    however it reads) whose rest branch would be
     one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
     ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
     independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
