@@ -125,3 +125,10 @@ def test_what_the_outcomes_frame_asks_the_effect_on_is_anded():
     for background in (None, _narrow):
         assert not hits(question, "The sucrose preference test in mice: a methods study", background=background)
         assert hits(question, "Social defeat stress reduces sucrose preference in mice", background=background)
+
+
+def test_a_broad_word_of_an_anded_main_block_is_paired_with_its_phrase():
+    # AND-ed with the condition, switch* stood alone in the main block: every switch in type 2 diabetes
+    question = "Is switching from human insulin to insulin analogues safe in type 2 diabetes?"
+    assert not hits(question, "Switching from metformin to sulfonylureas in type 2 diabetes: a cohort")
+    assert hits(question, "Switching from human insulin to insulin glargine in type 2 diabetes")

@@ -76,7 +76,9 @@ def _top_level(blocks: list[ConceptBlock]) -> list[tuple[ConceptBlock, ConceptBl
     main = next((b for b in blocks if b.required), blocks[0])
     rest = [b for b in blocks if b is not main]
     if any(b.independent for b in rest):
-        return []
+        # AND-ed, its broad words still stand alone inside it (``switch* AND "rheumatoid arthritis"``: every
+        # switch there): paired with its own phrases' words only
+        return [(main, None)]
     in_rest = [b for b in rest if b.required or b.in_query]
     nxt = next((b for b in rest if b.required and not b.generic), None)
     out: list[tuple[ConceptBlock, ConceptBlock | None]] = [(main, nxt)]
