@@ -132,3 +132,10 @@ def test_a_broad_word_of_an_anded_main_block_is_paired_with_its_phrase():
     question = "Is switching from human insulin to insulin analogues safe in type 2 diabetes?"
     assert not hits(question, "Switching from metformin to sulfonylureas in type 2 diabetes: a cohort")
     assert hits(question, "Switching from human insulin to insulin glargine in type 2 diabetes")
+
+
+def test_the_condition_of_who_is_put_first_is_anded_before_what_x_is_for():
+    # "In adults with X, is Y effective for Z?": Y AND Z lost the condition (Z alone is any disease's)
+    question = "In adults with migraine, is aerobic exercise effective for reducing attack frequency?"
+    assert not hits(question, "Aerobic exercise and attack frequency in cluster headache")
+    assert hits(question, "Aerobic exercise for migraine prophylaxis: a randomised trial")

@@ -176,7 +176,8 @@ def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], w
     In the effect frame (``who_first``: the question's leading "In/Among/For <who>, ", or ""), who the studies
     are about leaves first, and where they are beside what X is for: "Is X effective for Y in adolescents?" was
     ``X OR (Y AND adolesc*)`` (X not required) and is ``X AND Y``; the who put first ("In older adults, are X
-    effective for Y?") is who, whatever it names ("For children with autism, ..."), and so leaves too."""
+    effective for Y?") leaves too, but the condition it names ("For children with autism, ...") is AND-ed
+    instead of Y."""
     main = next((b for b in blocks if b.required), None)
     if main is None or main.facet != "intervention" or main.aspect:
         return
@@ -187,7 +188,13 @@ def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], w
                 and not _who_block(rest[0])):
             rest[0].independent = True
         return
-    others = [b for b in rest if not (_who_block(b) or who_first and _named_in(b, who_first))]
+    # the condition of the who put first ("In children with asthma, is X effective for preventing
+    # exacerbations?") is who the studies are about: beside what X is for it is the one AND-ed (every study of
+    # X there names it; "exacerbations" alone are any disease's)
+    first = [b for b in rest if who_first and _named_in(b, who_first) and not _who_block(b)]
+    others = [b for b in rest if not (_who_block(b) or b in first)]
+    if len(first) == 1 and others:
+        others = first
     if len(others) > 1:  # "for code quality in professional teams": a place alone is every study there
         others = [b for b in others if not b.setting]
     if len(others) == 1 and others[0].required and others[0].facet in facets:
