@@ -91,6 +91,14 @@ def verb_lemmas(word: str) -> tuple[str, ...]:
     return tuple(getAllLemmas(word.casefold()).get("VERB", ()))
 
 
+def gerund(word: str) -> str:
+    """The "-ing" form of the verb ``word`` ("outsource" -> "outsourcing", "quit" -> "quitting")."""
+    from lemminflect import getInflection
+
+    low = word.casefold()
+    return next(iter(getInflection(low, "VBG")), low + "ing")
+
+
 def past_forms(word: str) -> tuple[str, ...]:
     """The past forms of ``word`` read as a verb ("show" -> ("showed",))."""
     from lemminflect import getInflection

@@ -6,7 +6,7 @@ import re
 
 from agentr_dagster.domain.specificity import general_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
-from agentr_dagster.domain.word_class import is_graded_adjective, word_classes
+from agentr_dagster.domain.word_class import gerund, is_graded_adjective, is_plain_verb, verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
@@ -33,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _OUTCOME_CUE_RE,
     _SETTING_CUE_RE,
     _SPAN_CUE_RE,
+    _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
     GENERIC_HEADS,
@@ -82,9 +83,9 @@ _COORDINATION_RE = re.compile(r"\b([A-Za-z][\w-]+) (and|&) ([A-Za-z][\w-]+) ([A-
 
 def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
     """A coordination inside a multi-word name ("acceptance and commitment therapy", "research and development
-    spending") stays one phrase: it is one where the text defines an acronym for it or says it verbatim twice or
-    more (then it is a fixed name, not two concepts sharing a head). Other coordinations are left to the list
-    split ("anxiety and depression" are two concepts)."""
+    spending") stays one phrase: it is one where the text defines an acronym for it, uses its initials as one
+    ("ACT"), or says it verbatim twice or more (then it is a fixed name, not two concepts sharing a head). Other
+    coordinations are left to the list split ("anxiety and depression" are two concepts)."""
     low = text.casefold()
     named = {long.casefold() for long in acronyms.values()}
     found: set[str] = set()
@@ -97,7 +98,9 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
         # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
         twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
                  and not _said_apart(low, m))
-        if any(phrase in n for n in named) or twice:
+        # an acronym of its three words' initials said anywhere (undefined: "compare ACT with a waitlist")
+        initials = "".join(w[0] for w in words).upper()
+        if any(phrase in n for n in named) or twice or re.search(rf"\b{initials}s?\b", text):
             found.add(phrase)
     for phrase in sorted(found, key=len, reverse=True):
         first, conj, rest = phrase.split(" ", 2)
@@ -137,10 +140,6 @@ def _map_as_aim(text: str) -> str:
     return _MAP_AIM_RE.sub(lambda m: m.group(1) + " identify", text)
 
 
-#: Who or where may come first in a question ("In adults with X, is Y safe ...?").
-_WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
-
-
 #: What a question of a treatment's effect asks of it ("Are X effective ...", "How safe is X ...").
 _EFFECT_ADJECTIVES = r"effective|efficacious|safe|beneficial|useful|helpful"
 
@@ -161,6 +160,46 @@ def _how_adjective_last(text: str) -> str:
         be = m.group(3).casefold() if m.group(1) else m.group(3).capitalize()  # who may come first ("Among X, ...")
         return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
     return _HOW_ADJECTIVE_RE.sub(reordered, text)
+
+
+#: "How robust are the findings of X?", "How consistent are the associations between X and Y?": an adjective asked
+#: of what studies found (a general vocabulary of research results), no concept the studies name.
+_APPRAISED_RESULTS_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))how\s+([a-z-]+)\s+(?:is|are|were|was)\s+(?:the\s+(?:[\w-]+\s+)?(?:findings|results|evidence|"
+    r"conclusions|estimates)\s+(?:of|from|on|in)\b|(the\s+(?:[\w-]+\s+)?(?:associations|relationships|"
+    r"correlations)\b))", re.I)
+
+
+def _appraised_results_known(text: str) -> str:
+    """"How robust are the findings of X?" said as "What is the evidence on X?" ("... the associations between A
+    and B?" as "What are the associations between A and B?"): the adjective asked first is what the review
+    appraises of the results (``robust*``, ``consist*`` were main terms), and the results' noun (``finding*``) is
+    no more a concept than "studies" is; only an adjective (the lexicon's) asked of a noun of results."""
+    def known(m: re.Match) -> str:
+        if "ADJ" not in word_classes(m.group(1).casefold()):
+            return m.group(0)
+        return f"What are {m.group(2)}" if m.group(2) else "What is the evidence on"
+    return _APPRAISED_RESULTS_RE.sub(known, text)
+
+
+#: "What drives / motivates / leads X to V Y?": a verb asked of what makes people do something, its object (X)
+#: who does it, and "V Y" the act the studies are about.
+_CAUSATIVE_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))what\s+([a-z]+s)\s+((?:[\w'-]+\s+){0,4}?[\w'-]+)\s+to\s+([a-z]+)\b([^?.]*)\?", re.I)
+
+
+def _causative_known(text: str) -> str:
+    """"What drives university students to cheat on online examinations?" said as "What is the evidence on
+    cheating on online examinations among university students?": the verb's "-s" form (a noun too: "drives",
+    "leads") was read as a noun of the phrase ("drives university students") and the act, a verb after "to", was
+    lost; the act (its "-ing" form) is the subject, the people who do it who the studies are about."""
+    def known(m: re.Match) -> str:
+        verb, act = m.group(1).casefold(), m.group(3).casefold()
+        if not verb_lemmas(verb) or verb in verb_lemmas(verb) or not is_plain_verb(act) \
+                or m.group(2).split()[0].casefold() in _FUNCTION:
+            return m.group(0)
+        return f"What is the evidence on {gerund(act)}{m.group(4)} among {m.group(2)}?"
+    return _CAUSATIVE_RE.sub(known, text)
 
 
 def _effect_frame_nouns(text: str) -> str:

@@ -17,14 +17,13 @@ from agentr_dagster.domain.word_class import (
     verb_lemmas,
     word_classes,
 )
-from agentr_dagster.llm.offline.concepts.model import _sendable
+from agentr_dagster.llm.offline.concepts.model import _dedupe, _sendable
 from agentr_dagster.llm.offline.concepts.terms import (
     _COPULA_QUESTION_RE,
     PLURAL_ONLY_GAP,
     _eponym,
     _modifier_like,
     _without_predicate_adjective,
-    item_terms,
 )
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _ACRONYM_PAREN_RE,
@@ -831,15 +830,24 @@ def _facet_for(cue: str, items: list[str]) -> str:
 _SWITCH_FROM_RE = re.compile(r"\b(switch|transition)(?:ing|ed|es|s)?\s+from\s+(.+?)\s+to\s+\S", re.I)
 
 
+def _said_in(term: str, text: str) -> bool:
+    """Every word of ``term`` (a stem by its letters, hyphens read as spaces) opens a word of ``text``."""
+    said = re.findall(_WORD, text.casefold().replace("-", " "))
+    words = re.findall(_WORD, term.casefold().replace("-", " "))
+    return bool(words) and all(any(s.startswith(w) for s in said) for w in words)
+
+
 def _switched_from(terms: list[str], item: str) -> list[str]:
     """An item "switching from X to Y": X's own terms are no alternatives of the concept (``warfarin*`` alone is
     every warfarin study; the switch is the subject), only AND-ed with the switch, ``(switch* AND warfarin*)``;
-    Y's terms stay (what is switched to is what the studies give)."""
+    Y's terms stay (what is switched to is what the studies give). A term of X in any spelling ("brand name
+    levothyroxine" of "brand-name levothyroxine") is X's, and so is one Y says again: what both sides name stays
+    the same, no switch ("from brand-name levothyroxine to generic levothyroxine": ``levothyroxin*`` alone is every
+    levothyroxine study)."""
     m = _SWITCH_FROM_RE.search(item)
     if m is None:
         return terms
-    target = set(item_terms(item[m.end(2):]))
-    origin = [t for t in item_terms(m.group(2)) if t in terms and t not in target and not t.startswith("(")]
+    origin = _dedupe(t for t in terms if not t.startswith("(") and _said_in(t, m.group(2)))
     if not origin:
         return terms
     group = _sendable(origin[0]) if len(origin) == 1 else "(" + " OR ".join(_sendable(t) for t in origin) + ")"

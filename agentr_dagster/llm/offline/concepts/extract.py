@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
 from agentr_dagster.llm.offline.concepts.blocks import (
+    _appraised_results_known,
+    _causative_known,
     _complete_suspended_hyphens,
     _effect_frame_nouns,
     _first_person,
@@ -27,7 +31,6 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _verbs_in_text,
 )
 from agentr_dagster.llm.offline.concepts.frames import (
-    _AFTER_STATE_RE,
     _EFFECTIVE_FRAME_RE,
     _OUTCOMES_FRAME_RE,
     _built_from_literature,
@@ -58,7 +61,7 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _mark_rest,
     _pair_broad_alone,
 )
-from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, GENERIC_ZIPF, REST_SHARE, _sentences
+from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, _WHO_FIRST, GENERIC_ZIPF, REST_SHARE, _sentences
 from agentr_dagster.llm.offline.concepts.who import _mark_organisms
 
 
@@ -115,7 +118,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_how_adjective_last(text))))
+    text = _causative_known(_appraised_results_known(_how_adjective_last(text)))
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(text)))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -146,11 +150,15 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
         _no_block_inside_another(blocks)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
-    if question and topic and (frame := _EFFECTIVE_FRAME_RE.match(topic[0])) and (
-            background is None or _AFTER_STATE_RE.match(topic[0][frame.end():])):
-        _lone_condition_anded(blocks, ("population", "exposure"))
-    elif question and background is None and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
-        _lone_condition_anded(blocks, ("population",))  # not a state after it ("after coronary stenting")
+    if question and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
+        # whatever the background: ``X OR "chronic pain"`` is every chronic pain study however narrow a pool
+        # shows it ("Is X effective for chronic pain?"), and X is what the question asks of
+        who_first = re.match(_WHO_FIRST, topic[0], re.I)
+        _lone_condition_anded(blocks, ("population", "exposure"), who_first.group(0).casefold() if who_first else "")
+    elif question and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+        # what X is asked of, whatever the background ("the effects of X on Y in rodents": Y alone in rodents was
+        # every rodent study of Y); not a state after it ("after coronary stenting")
+        _lone_condition_anded(blocks, ("population", "outcome"))
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \

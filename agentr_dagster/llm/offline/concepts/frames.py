@@ -23,6 +23,7 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _compared_modifiers,
     _gerunds_after_plurals,
     _is_meta_item,
+    _switched_from,
 )
 from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms, _generic_block, _generic_label, _phrase_key
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render
@@ -333,13 +334,22 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             if re.search(r"\b" + re.escape(term), low):
                 design_terms.extend(item_terms(term))
         for chunk in _chunks(sentence, verbs | _gerunds_after_plurals(sentence)):
-            _join_class_members(blocks, chunk.items, acronyms)
-            for item in chunk.items:
+            # a verb's form alone is an act without its object ("adopting or rejecting mutation testing":
+            # "adopting"), no variant, nor a modifier of the next item's head ("adopting testing")
+            items = [i for i in chunk.items if not _bare_verb_form(i)]
+            _join_class_members(blocks, items, acronyms)
+            for item in items:
                 _join_variant(blocks, item, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
-            for item in _distributed_heads(chunk.items, heads):
+            for item in _distributed_heads(items, heads):
                 _join_phrase(blocks, item)
     return design_terms
+
+
+def _bare_verb_form(item: str) -> bool:
+    """The item is one word the lexicon knows only as a verb's "-ing" or "-ed" form ("adopting", "rejected")."""
+    words = re.findall(_WORD, item)
+    return len(words) == 1 and words[0].casefold().endswith(("ing", "ed")) and word_classes(words[0]) == {"VERB"}
 
 
 #: A class word and a member's name share a stem this long or longer ("gabapentin" in "gabapentinoids", "statin"
@@ -430,12 +440,42 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         return
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
+        if _everyday_share(words & block_words, block):
+            continue
         if words & block_words:
             if not _holds_name(item, block) and not _head_of_block(words, block):
                 parts = _shared_runs(item, block_words)
-                block.terms = _dedupe(block.terms + [t for part in parts for t in _variants(part, acronyms)
-                                                     if _variant_of_block(t, part, block_words)])
+                # a part that names another block's concept is that concept, no variant of this one
+                others = {w for b in blocks if b is not block for i in b.items
+                          for w in _shared_words(_content_words(i))}
+                joined = [t for part in parts for t in _variants(part, acronyms)
+                          if _variant_of_block(t, part, block_words) and not _names_other(t, others, block_words)]
+                # what the item says is switched from ("patients switched from originator X to CT-P10", a run of
+                # its own) goes AND-ed with the switch, as in the question
+                block.terms = _dedupe(block.terms + _switched_from(joined, item))
             return
+
+
+def _everyday_share(shared: set[str], block: ConceptBlock) -> bool:
+    """The item shares with the block only nouns of every field (:data:`GENERIC_ZIPF`: "test" of "flaky test
+    detection", "risk" of "polygenic risk scores"), none the head of the block's phrases: "automated test suites",
+    "a clinical risk model" are other things, no variants (``"test suite"`` is every testing study)."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if _content_words(i)}
+    # an adjective both say makes them kinds of one class ("social networks" of "social media")
+    return bool(shared) and not shared & heads and all(
+        general_zipf(w) >= GENERIC_ZIPF and "ADJ" not in word_classes(w) for w in shared)
+
+
+def _names_other(term: str, others: set[str], block_words: set[str]) -> bool:
+    """The term holds a word of another block and none of this block's: it names that other concept
+    (``alzheimer*``, which "Alzheimer's disease given alternate-day fasting" joined to the fasting block)."""
+    def stem(w: str) -> str:
+        return w.removesuffix("'s").removesuffix("\u2019s")
+
+    words = {stem(w) for w in re.findall(_WORD, term.casefold().replace(_JOIN, " "))}
+    theirs = {stem(o) for o in others}
+    return bool(words) and not any(w[:5] == stem(b)[:5] for w in words for b in block_words) and any(
+        o.startswith(w) or w.startswith(o) for w in words for o in theirs if len(w) >= 4 and len(o) >= 4)
 
 
 def _head_of_block(words: set[str], block: ConceptBlock) -> bool:

@@ -9,7 +9,7 @@ from agentr_dagster.domain.specificity import Background, any_share, general_zip
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import word_classes
-from agentr_dagster.llm.offline.concepts.frames import _gene_block
+from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
@@ -76,7 +76,9 @@ def _top_level(blocks: list[ConceptBlock]) -> list[tuple[ConceptBlock, ConceptBl
     main = next((b for b in blocks if b.required), blocks[0])
     rest = [b for b in blocks if b is not main]
     if any(b.independent for b in rest):
-        return []
+        # AND-ed, its broad words still stand alone inside it (``switch* AND "rheumatoid arthritis"``: every
+        # switch there): paired with its own phrases' words only
+        return [(main, None)]
     in_rest = [b for b in rest if b.required or b.in_query]
     nxt = next((b for b in rest if b.required and not b.generic), None)
     out: list[tuple[ConceptBlock, ConceptBlock | None]] = [(main, nxt)]
@@ -161,24 +163,45 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
 
 
-def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...]) -> None:
+def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], who_first: str | None = None) -> None:
     """A question of what a treatment does (:data:`_EFFECTIVE_FRAME_RE`: "Are X safe during pregnancy?", "Is X
     effective for Y?", and :data:`_OUTCOMES_FRAME_RE`, "What are the outcomes of X for Y?", there ``facets``
-    population only; not "Does X predict Y", whose Y is an outcome however it reads) whose rest branch would be
+    a population or what the effects are on, "the effects of X on Y"; not "Does X predict Y", whose Y is an outcome
+    however it reads) whose rest branch would be
     one block, of whom, when or what for it is given (a population or a state), with no other concept beside it:
     ``X OR pregnanc*`` is every pregnancy study, so the block is AND-ed with X (``X AND pregnanc*``), as
     independent concepts are; so is a condition after "in", read as where the studies are ("Is X safe in
-    inflammatory bowel disease?", which left the query as X alone). Without a background only: a background that
-    shows the block narrow keeps it as the rest branch (:func:`_mark_rest`); but a state the treatment follows
-    (:data:`_AFTER_STATE_RE`, "Is X effective after coronary stenting?") is AND-ed whatever the background."""
+    inflammatory bowel disease?", which left the query as X alone).
+
+    In the effect frame (``who_first``: the question's leading "In/Among/For <who>, ", or ""), who the studies
+    are about leaves first, and where they are beside what X is for: "Is X effective for Y in adolescents?" was
+    ``X OR (Y AND adolesc*)`` (X not required) and is ``X AND Y``; the who put first ("In older adults, are X
+    effective for Y?") leaves too, but the condition it names ("For children with autism, ...") is AND-ed
+    instead of Y."""
     main = next((b for b in blocks if b.required), None)
     if main is None or main.facet != "intervention" or main.aspect:
         return
     rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
-    # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
-    if (len(rest) == 1 and rest[0].required and rest[0].facet in facets
-            and not _who_block(rest[0])):
-        rest[0].independent = True
+    if who_first is None:
+        # who the studies are about alone leaves instead (:func:`_rest_names_no_subject`: never ``X OR adult*``)
+        if (len(rest) == 1 and rest[0].required and rest[0].facet in facets
+                and not _who_block(rest[0])):
+            rest[0].independent = True
+        return
+    # the condition of the who put first ("In children with asthma, is X effective for preventing
+    # exacerbations?") is who the studies are about: beside what X is for it is the one AND-ed (every study of
+    # X there names it; "exacerbations" alone are any disease's)
+    first = [b for b in rest if who_first and _named_in(b, who_first) and not _who_block(b)]
+    others = [b for b in rest if not (_who_block(b) or b in first)]
+    if len(first) == 1 and others:
+        others = first
+    if len(others) > 1:  # "for code quality in professional teams": a place alone is every study there
+        others = [b for b in others if not b.setting]
+    if len(others) == 1 and others[0].required and others[0].facet in facets:
+        others[0].independent = True
+        for b in rest:
+            if b is not others[0]:  # never ``X AND adult*``
+                b.required = b.in_query = False
 
 
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:

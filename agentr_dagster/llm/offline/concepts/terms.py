@@ -26,6 +26,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _GENE_HEADS,
     _NO_CONCEPT_ALONE,
     _ORGANISM_MODIFIERS,
+    _WHO_FIRST,
     _WORD,
     GENERIC_HEADS,
     GENERIC_ZIPF,
@@ -284,8 +285,9 @@ def _seldom_a_noun(low: str) -> bool:
     return max(general_zipf(p) for p in plurals) <= general_zipf(low) - ADJECTIVE_PLURAL_GAP
 
 
-#: A question that opens with its verb "to be" ("Are X safe for Y?", "Is X common among Y?").
-_COPULA_QUESTION_RE = re.compile(r"^\W*(?:is|are|was|were)\b", re.I)
+#: A question that opens with its verb "to be" ("Are X safe for Y?", "Is X common among Y?"), also after who or
+#: where it is about ("Among pregnant women, are X effective ...?", the effect frame's who first).
+_COPULA_QUESTION_RE = re.compile(rf"^\W*{_WHO_FIRST}(?:is|are|was|were)\b", re.I)
 
 
 def _without_predicate_adjective(piece: str) -> tuple[str, bool]:
@@ -453,7 +455,10 @@ def _run_terms(words: list[str]) -> list[str]:
                  if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
     # a rare word before a verb's "-ation" done with it ("probiotic supplementation", "melatonin administration"):
     # the word names the concept; its studies also write "probiotics given to ..."
-    if len(words) == 2 and _done_noun(words[1]) and words[0].isalpha() and general_zipf(words[0]) < RARE_PART_ZIPF:
+    # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
+    # (:func:`_modifier_in_front_terms`)
+    if len(words) == 2 and (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
+            and general_zipf(words[0]) < RARE_PART_ZIPF:
         terms.append(_render(truncation(words[0])))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if len(words) == 2 and _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
@@ -505,6 +510,17 @@ def _means_of_treatment(words: list[str]) -> str:
 _REMEDY_HEADS = frozenset("remedy remedies".split())
 
 
+def _named_everyday_head(words: list[str]) -> bool:
+    """A name before an everyday noun that is a verb too ("omega-3 supplements", "probiotic supplements",
+    "anticholinergic burden"): the name, with a number or a word the lexicon does not know, is the concept; the
+    head alone is every field's."""
+    first = words[0]
+    named = any(c.isdigit() for c in first) and "-" in first or (
+        first.isalpha() and not word_classes(first) and not _is_acronym(first))
+    # (not a head that names a kind of it: "heparin type" is any heparin, :data:`_KIND_HEADS`)
+    return named and _everyday_noun(words[-1]) and can_be_verb(words[-1]) and words[-1].casefold() not in _KIND_HEADS
+
+
 def _modifier_in_front_terms(words: list[str]) -> list[str]:
     """A modifier in front ("sustained-release morphine", "allergic rhinitis"): the head alone is the concept too,
     or the rest of the phrase after the modifier."""
@@ -515,10 +531,9 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
     # ... nor a verb's "-ation" whose stem is an everyday word ("probiotic supplementation": supplement* alone is
     # every supplement; "COVID-19 misinformation" keeps misinform*), nor an everyday noun that is a verb too after
     # a name with a number ("omega-3 supplements"; "noble-gas lasers" keeps laser*)
-    named = any(c.isdigit() for c in words[0]) and "-" in words[0]
     everyday_stem = general_zipf(truncation(head)) >= EVERYDAY_WORD_ZIPF
     kind_of_common = len(words) == 2 and not degree and (
-        _done_noun(head) and everyday_stem or named and _everyday_noun(head) and can_be_verb(head)
+        _done_noun(head) and everyday_stem or _named_everyday_head(words)
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)

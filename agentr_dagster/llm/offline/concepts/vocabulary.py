@@ -63,6 +63,8 @@ MAX_INDEPENDENT_BLOCKS = 3
 BROAD_SHARE = 0.02
 
 
+#: Who or where may come first in a question ("In adults with X, is Y safe ...?").
+_WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
 _WORD = r"[A-Za-z0-9][\w'\u2019-]*"
 
 
