@@ -127,7 +127,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _accuracy_acts_off(blocks, title, text)
     _compared_never_said(blocks, title, text)
     _compared_kind_apart(blocks, title)
-    _and_only_when_broad(blocks, background)
+    _and_only_when_broad(blocks, background, title)
     return blocks
 
 
@@ -307,7 +307,7 @@ def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
 TITLE_AND_SHARE = 0.0005
 
 
-def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None) -> None:
+def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None, title: str) -> None:
     """The title's other subjects (and the animals it names) are AND-ed with the main block only when the main
     block alone is not specific enough: its share of the background's records above :data:`TITLE_AND_SHARE`.
     Else they leave the query
@@ -319,8 +319,37 @@ def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | No
     if any_share(blocks[0].terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
         return
     for b in blocks[1:]:
-        if b.independent or b.organism:  # the animals a title names are no filter either
+        if b.organism or (b.independent and not _coequal_subject(blocks[0], b, title)):
+            # the animals a title names are no filter either
             b.independent = b.required = b.in_query = b.organism = False
+
+
+def _label_at(block: ConceptBlock, low: str) -> int | None:
+    """Where the lower-case title first names the block's label (its first content word, by five letters)."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    found = re.search(r"\b" + re.escape(words[0][:5]), low) if words else None
+    return found.start() if found else None
+
+
+def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> bool:
+    """The title names ``other`` as a subject of its own beside the main block: before it ("Psilocybin therapy
+    for depression", where the condition became the main block) or joined to it by "and" ("X and Y: a review",
+    an exposure and what it is associated with). Only "X for Y" with X first is a class reviewed for any
+    indication (:func:`_and_only_when_broad`); here Y is what the review is about as much as X is."""
+    low = title.casefold().replace(_JOIN, " ")
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    at_main, at_other = _label_at(main, head), _label_at(other, head)
+    if at_main is None or at_other is None:
+        return False
+    if at_other < at_main:
+        return True
+    # from the end of the main block's label ("A and B blockers for Y" joins two modifiers, not two subjects)
+    last = [w.casefold() for w in _content_words(main.label)][-1]
+    end = re.search(r"\b" + re.escape(last[:5]) + r"\w*", head[at_main:])
+    start = at_main + (end.end() if end else 0)
+    link = head[start:at_other]
+    # "A, B and C for Y" lists the members of what is reviewed for Y: the "for" links, not the "and"
+    return re.search(r"\b(?:and|on)\b", link) is not None and re.search(r"\bfor\b", link) is None
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],

@@ -1,0 +1,36 @@
+"""Round 24 (h24a): published-style abstracts in unseen fields, and the weak spots round 23 left."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def _narrow(term: str) -> float:
+    """A stand-in background in which every term is rare (each block alone is narrow)."""
+    return 0.000001
+
+
+# -- with a background, a narrow main block does not stand alone when the title names two subjects -------------
+
+GENE_ABSTRACT = (
+    "PAI-1 4G/5G polymorphism and risk of placental abruption: a meta-analysis of case-control studies. "
+    "Background: The 4G allele of the plasminogen activator inhibitor-1 gene raises PAI-1 levels. Objective: To "
+    "assess the association between the PAI-1 4G/5G polymorphism and placental abruption. Methods: PubMed and "
+    "Embase were searched to 2024. Results: Fourteen studies were included; the 4G/4G genotype raised the risk "
+    "(OR 1.62). Conclusions: The variant is a modest risk factor for placental abruption."
+)
+COUNCIL_ABSTRACT = (
+    "Neighbourhood councils and satisfaction with street lighting: a systematic review. Background: Neighbourhood "
+    "councils let residents advise city officials. Objective: To review studies of neighbourhood councils and "
+    "residents' satisfaction with street lighting. Methods: Scopus was searched to 2024. Results: Nine studies were "
+    "included; six found higher satisfaction. Conclusions: Councils may raise satisfaction with lighting."
+)
+
+
+def test_a_variant_and_the_risk_of_a_condition_stay_anded_with_a_background():
+    q = query(GENE_ABSTRACT, _narrow)
+    assert "pai-1 4g" in q.casefold() and "placental abruption" in q.casefold()
+    assert not hits(GENE_ABSTRACT, "Placental abruption after trauma in pregnancy: a cohort study", _narrow)
+
+
+def test_two_title_subjects_joined_by_and_stay_anded_with_a_background():
+    assert not hits(COUNCIL_ABSTRACT, "Neighbourhood councils and the politics of zoning: a case study", _narrow)
+    assert hits(COUNCIL_ABSTRACT, "Neighbourhood councils and satisfaction with street lighting: a survey", _narrow)
