@@ -1,6 +1,6 @@
 """Round 24 (h24a): published-style abstracts in unseen fields, and the weak spots round 23 left."""
 
-from tests.unit.domain.concept_queries import hits, query
+from tests.unit.domain.concept_queries import hits, query, terms
 
 
 def _narrow(term: str) -> float:
@@ -34,3 +34,24 @@ def test_a_variant_and_the_risk_of_a_condition_stay_anded_with_a_background():
 def test_two_title_subjects_joined_by_and_stay_anded_with_a_background():
     assert not hits(COUNCIL_ABSTRACT, "Neighbourhood councils and the politics of zoning: a case study", _narrow)
     assert hits(COUNCIL_ABSTRACT, "Neighbourhood councils and satisfaction with street lighting: a survey", _narrow)
+
+
+# -- "X and recovery from Y": two subjects, and the everyday head alone is no term ------------------------------
+
+RECOVERY_ABSTRACT = (
+    "Peer mentoring and recovery from cannabis use disorder: a systematic review. Background: Peer mentors support "
+    "people after treatment. Methods: PsycINFO was searched to 2024. Results: Twelve studies were included; "
+    "mentoring was associated with abstinence (OR 1.6). Conclusions: Peer mentoring may support recovery."
+)
+
+
+def test_a_title_pair_whose_second_holds_a_from_phrase_is_two_subjects():
+    assert not hits(RECOVERY_ABSTRACT, "Cannabis use disorder in adolescents: prevalence in a national survey")
+    assert not hits(RECOVERY_ABSTRACT, "Peer mentoring of novice nurses: a qualitative study")
+    assert hits(RECOVERY_ABSTRACT, "A peer mentoring programme for young adults with cannabis use disorder")
+
+
+def test_an_everyday_head_of_a_from_phrase_is_no_term_alone():
+    found = terms(RECOVERY_ABSTRACT)
+    assert "recover*" not in found
+    assert not hits(RECOVERY_ABSTRACT, "Peer mentoring and recovery after hip fracture surgery")

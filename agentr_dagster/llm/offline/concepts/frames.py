@@ -1293,6 +1293,9 @@ def _related_pair(title: str, text: str) -> str:
         # "A in B and C in D": the same preposition after each side, so the "and" joins "A in B" and "C in D"
         # (not people listed: "depression in children and adolescents in ...")
         return f"{m.group(1)} on {m.group(2)}{m.group(3)}{m.group(4) or ''}"
+    if not inside and re.match(r"[\w-]+\s+from\s+\w", m.group(2)):
+        # "X and recovery from Y": a list of variants never holds a "from" phrase; Y's own head binds it
+        return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
         for x, y in between_pairs:

@@ -329,7 +329,8 @@ def item_terms(item: str) -> list[str]:
     for run in _runs(item):
         if len(run) == 1 and (run[0].casefold() in _NO_CONCEPT_ALONE
                               or (len(run[0]) < 3 and not _is_acronym(run[0]))
-                              or _adverb(run[0]) or _lone_modifier(run[0], words)):
+                              or _adverb(run[0]) or _lone_modifier(run[0], words)
+                              or _everyday_head_from(run[0], words)):
             continue  # "drugs" or "techniques" alone is no concept, nor a two-letter word, nor an adverb
         out.extend(_run_terms(run))
     return out
@@ -355,6 +356,15 @@ def _lone_modifier(word: str, words: list[str]) -> bool:
     # a function word next is no head ("self-compassion as a mediator": "as" is a meta word of "such as")
     return (0 <= at < len(words) - 1 and words[at + 1] in META_WORDS and words[at + 1] not in _FUNCTION
             and ("ADJ" in word_classes(low) or _modifier_like(low)) and general_zipf(low) >= LONE_MODIFIER_ZIPF)
+
+
+def _everyday_head_from(word: str, words: list[str]) -> bool:
+    """An everyday noun whose "from" phrase says what it is away from ("recovery from opioid use disorder",
+    "withdrawal from X", "exit from homelessness"): the concept is the whole phrase; the head alone is every
+    field's (``recover*``), the rest names what it is of."""
+    low = word.casefold()
+    at = words.index(low) if low in words else -1
+    return 0 <= at < len(words) - 2 and words[at + 1] == "from" and general_zipf(low) >= EVERYDAY_WORD_ZIPF
 
 
 def _adverb(word: str) -> bool:
