@@ -55,3 +55,19 @@ def test_an_everyday_head_of_a_from_phrase_is_no_term_alone():
     found = terms(RECOVERY_ABSTRACT)
     assert "recover*" not in found
     assert not hits(RECOVERY_ABSTRACT, "Peer mentoring and recovery after hip fracture surgery")
+
+
+# -- "X and achievement in <field>": the field after an everyday outcome is a subject ---------------------------
+
+FIELD_ABSTRACT = (
+    "Worked examples and achievement in undergraduate statistics: a meta-analysis. Background: Worked examples "
+    "show each step of a solution. Objective: To estimate the effect of worked examples on achievement in "
+    "undergraduate statistics courses. Methods: ERIC was searched to 2024. Results: Twenty studies were included "
+    "(g = 0.41). Conclusions: Worked examples help students learn statistics."
+)
+
+
+def test_the_field_of_an_everyday_outcome_is_anded_and_the_outcome_word_is_no_block():
+    assert "achievem*" not in terms(FIELD_ABSTRACT)
+    assert not hits(FIELD_ABSTRACT, "Worked examples in secondary school geometry: a randomised trial")
+    assert hits(FIELD_ABSTRACT, "Learning statistics from worked examples: exam scores of psychology undergraduates")

@@ -31,6 +31,7 @@ from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_ME
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
     DEGREE_MODIFIERS,
+    EVERYDAY_WORD_ZIPF,
     HEAD_ALONE_ZIPF,
     _adverb,
     _phrase_terms,
@@ -1029,15 +1030,22 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
+        field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
         subject = (block.facet != "comparator" and not _who_block(block)
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
-                   and not block.aspect and (not block.setting or _unit_of_care(block))
+                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
                    and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
         if _named_in(block, low):
             block.independent = True
             block.setting = False  # a unit of care kept is a subject (:func:`_unit_of_care`)
+            if field is not None:
+                # its studies name the field by its head ("chemistry achievement of grade 10 students"), and the
+                # everyday outcome by a measure of its own ("test scores"): the field carries it, never ``achievem*``
+                block.terms = _dedupe([*block.terms, _render(truncation(_content_words(block.label)[-1].casefold()))])
+                field.required = field.independent = field.in_query = False
+                kept = [b for b in kept if b is not field]
             kept.append(block)
         elif _stem_in_title(block, low, kept[0]):
             # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
@@ -1130,6 +1138,24 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _field_of_everyday_outcome(block: ConceptBlock, blocks: list[ConceptBlock], low: str) -> ConceptBlock | None:
+    """A setting after "in" that follows an outcome named by one everyday word ("achievement in secondary school
+    chemistry", "engagement in undergraduate statistics"): the outcome alone is every field's, so the field is
+    what it is measured in, a subject to AND (a field after the intervention, "X in software engineering", is
+    where X is studied and stays a setting). The outcome's block, or None."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    if not words or _generic_label(block.label):
+        return None
+    for other in blocks:
+        head = [w.casefold() for w in _content_words(other.label)]
+        if other is block or other.facet != "outcome" or len(head) != 1 or general_zipf(head[0]) < EVERYDAY_WORD_ZIPF:
+            continue
+        pattern = r"\b" + re.escape(head[0]) + r"\s+in\s+(?:[\w-]+\s+){0,3}?" + re.escape(words[0][:5])
+        if re.search(pattern, low):
+            return other
+    return None
 
 
 def _umbrella_outcome(block: ConceptBlock) -> bool:
