@@ -71,3 +71,20 @@ def test_the_field_of_an_everyday_outcome_is_anded_and_the_outcome_word_is_no_bl
     assert "achievem*" not in terms(FIELD_ABSTRACT)
     assert not hits(FIELD_ABSTRACT, "Worked examples in secondary school geometry: a randomised trial")
     assert hits(FIELD_ABSTRACT, "Learning statistics from worked examples: exam scores of psychology undergraduates")
+
+
+# -- "How <people> V and V with X": the words after the people are verbs, the people a subject ------------------
+
+HOW_ABSTRACT = (
+    "How paramedics experience and cope with the sudden death of a child: a qualitative evidence synthesis. Aim: To "
+    "synthesise qualitative studies of how paramedics experience and cope with the sudden death of a child, and "
+    "the support they receive afterwards. Methods: CINAHL was searched to 2024. Findings: Twelve studies were "
+    "included; paramedics described guilt and sleeplessness. Conclusions: Structured debriefing is needed."
+)
+
+
+def test_a_how_people_title_reads_its_verbs_as_verbs_and_keeps_the_people():
+    found = terms(HOW_ABSTRACT)
+    assert not any("experience" in t or "cope" in t or "they" in t for t in found)
+    assert any(t.startswith("paramedic") for t in found)
+    assert not hits(HOW_ABSTRACT, "Sudden death of a child: parents' accounts of the first week")

@@ -1031,7 +1031,7 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
-        subject = (block.facet != "comparator" and not _who_block(block)
+        subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head))
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
                    and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
                    and not _umbrella_outcome(block))
@@ -1138,6 +1138,14 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _how_people(block: ConceptBlock, head: str) -> bool:
+    """The people a title "How <people> V ..." opens with ("How midwives experience and cope with stillbirth"):
+    the review is of their experience, so they are a subject to AND, not who the studies happen to be about."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*how\s+(?:(?:do|did)\s+)?(?:[\w'-]+\s+){0,3}?" + re.escape(words[0][:5]),
+                                    head) is not None
 
 
 def _field_of_everyday_outcome(block: ConceptBlock, blocks: list[ConceptBlock], low: str) -> ConceptBlock | None:

@@ -373,7 +373,9 @@ def _adverb(word: str) -> bool:
 
 #: A run that closes with an object pronoun is a verb and its object ("... to detect or fix them"): the pronoun
 #: stands for a concept named before, so the run names none (lower case only: "IT" is information technology).
-_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us"})
+#: A subject pronoun closing it opens a relative clause ("the support they receive"): the noun is what the clause
+#: is about, an aspect of a concept named before, no concept of its own ("support they" was a term).
+_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us", "they", "we"})
 
 
 def _concept_words(words: list[str]) -> list[str]:
