@@ -88,3 +88,19 @@ def test_a_how_people_title_reads_its_verbs_as_verbs_and_keeps_the_people():
     assert not any("experience" in t or "cope" in t or "they" in t for t in found)
     assert any(t.startswith("paramedic") for t in found)
     assert not hits(HOW_ABSTRACT, "Sudden death of a child: parents' accounts of the first week")
+
+
+# -- an adjective's everyday pair opening a longer phrase is no term alone -------------------------------------
+
+POLICE_ABSTRACT = (
+    "Mental health literacy training for police officers: a scoping review. Background: Officers are often the "
+    "first to meet people in crisis. Objective: To map evaluations of mental health literacy training for police "
+    "officers. Methods: Scopus was searched to 2024. Results: Thirty studies were charted. Conclusions: "
+    "Evaluations are short."
+)
+
+
+def test_an_everyday_adjective_pair_before_the_rarest_word_is_no_term_alone():
+    assert "mental health" not in terms(POLICE_ABSTRACT)
+    assert not hits(POLICE_ABSTRACT, "Mental health of police officers after shootings: a cohort study")
+    assert hits(POLICE_ABSTRACT, "Mental health literacy training for police officers in Leeds: a pilot")

@@ -701,7 +701,7 @@ def _phrase_parts(words: list[str]) -> list[str]:
         a, b = words[i], words[i + 1]
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
-        if _common_without_lead(words, [a, b]):
+        if _common_without_lead(words, [a, b]) or _everyday_pair_before_rarest(words, i):
             continue
         if rare_head and i + 2 == len(words) - 1:
             continue  # the pair before a rare head names another thing ("skeletal muscle" of "... relaxants")
@@ -714,6 +714,22 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+#: A leading pair of a longer phrase this common in general English (wordfreq: "mental health" 4.73, "public
+#: health" 5.0; not "attention deficit" 4.02, "liver disease" 4.1) is a field of its own, not the phrase's concept.
+EVERYDAY_PAIR_ZIPF = 4.5
+
+
+def _everyday_pair_before_rarest(words: list[str], i: int) -> bool:
+    """The pair at ``i`` opens the phrase, leaves out its rarest word, which follows it, and is an everyday pair
+    of English ("mental health" of "mental health literacy programmes"): alone it is every study of the field
+    (``"mental health"`` was a top-level alternative of a literacy programme), not the thing the phrase names."""
+    # an adjective's field ("mental health"), not a thing ("fish oil supplementation", "sports training")
+    if i != 0 or len(words) < 3 or word_classes(words[0].casefold()) != {"ADJ"}:
+        return False
+    rarest = min(range(len(words)), key=lambda k: general_zipf(words[k].casefold()))
+    return rarest > 1 and general_zipf(f"{words[0]} {words[1]}".casefold()) >= EVERYDAY_PAIR_ZIPF
 
 
 def _numbered_next(words: list[str], k: int) -> bool:
