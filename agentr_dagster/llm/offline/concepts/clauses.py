@@ -488,6 +488,25 @@ def _verbs_in_text(sentences: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+#: A sentence that opens "How <people> V (and V) ...": the title of a review of experiences ("How midwives
+#: experience and cope with stillbirth"), its words after the plural subject its verbs.
+_HOW_PEOPLE_VERB_RE = re.compile(
+    r"^\W*how\s+(?:(?:do|does|did)\s+)?(?:[\w'\u2019-]+\s+){0,3}?[a-z][\w'-]*s\s+([a-z]+)"
+    r"(?:\s+(?:and|or)\s+([a-z]+))?\b", re.I)
+
+
+def _how_people_verbs(sentences: list[str]) -> frozenset[str]:
+    """The verbs of a title "How <people> V and V with X" (:data:`_HOW_PEOPLE_VERB_RE`): words that can be verbs
+    in their plain form ("experience", "cope"), though nouns too; read as nouns they named a concept of their own
+    ("midwives experience", ``cope AND midwiv*``)."""
+    # a question ("How does peer feedback influence ...?") has its own frames
+    m = _HOW_PEOPLE_VERB_RE.match(sentences[0]) if sentences and "?" not in sentences[0] else None
+    if m is None:
+        return frozenset()
+    found = [w for w in m.groups() if w and can_be_verb(w) and not w.endswith(("s", "ed", "ing"))]
+    return frozenset(w.casefold() for w in found) if len(found) == len([w for w in m.groups() if w]) else frozenset()
+
+
 #: A plural noun, a relative pronoun, then a word in its plain form before another word ("studies that measure
 #: transparency", "trials that give households feedback", "papers that train defect models"), past a gloss in
 #: brackets ("studies (surveys, panel data) that measure X").

@@ -26,6 +26,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
     _acronym_pairs,
+    _how_people_verbs,
     _relative_clause_verbs,
     _undefined_acronyms,
     _verbs_in_text,
@@ -126,7 +127,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
-    verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text))
+    verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text)) | _how_people_verbs(
+        _sentences(text))
     blocks = _topic_blocks(topic, question, verbs, acronyms)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
     _optional_by_wording(blocks, dropped)

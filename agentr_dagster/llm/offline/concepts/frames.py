@@ -31,6 +31,7 @@ from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_ME
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
     DEGREE_MODIFIERS,
+    EVERYDAY_WORD_ZIPF,
     HEAD_ALONE_ZIPF,
     _adverb,
     _phrase_terms,
@@ -127,7 +128,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _accuracy_acts_off(blocks, title, text)
     _compared_never_said(blocks, title, text)
     _compared_kind_apart(blocks, title)
-    _and_only_when_broad(blocks, background)
+    _and_only_when_broad(blocks, background, title)
     return blocks
 
 
@@ -307,7 +308,7 @@ def _purpose_not_anded(blocks: list[ConceptBlock], title: str, text: str,
 TITLE_AND_SHARE = 0.0005
 
 
-def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None) -> None:
+def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | None, title: str) -> None:
     """The title's other subjects (and the animals it names) are AND-ed with the main block only when the main
     block alone is not specific enough: its share of the background's records above :data:`TITLE_AND_SHARE`.
     Else they leave the query
@@ -319,8 +320,37 @@ def _and_only_when_broad(blocks: list[ConceptBlock], background: Background | No
     if any_share(blocks[0].terms[:MAX_TERMS_PER_BLOCK], background) > TITLE_AND_SHARE:
         return
     for b in blocks[1:]:
-        if b.independent or b.organism:  # the animals a title names are no filter either
+        if b.organism or (b.independent and not _coequal_subject(blocks[0], b, title)):
+            # the animals a title names are no filter either
             b.independent = b.required = b.in_query = b.organism = False
+
+
+def _label_at(block: ConceptBlock, low: str) -> int | None:
+    """Where the lower-case title first names the block's label (its first content word, by five letters)."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    found = re.search(r"\b" + re.escape(words[0][:5]), low) if words else None
+    return found.start() if found else None
+
+
+def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> bool:
+    """The title names ``other`` as a subject of its own beside the main block: before it ("Psilocybin therapy
+    for depression", where the condition became the main block) or joined to it by "and" ("X and Y: a review",
+    an exposure and what it is associated with). Only "X for Y" with X first is a class reviewed for any
+    indication (:func:`_and_only_when_broad`); here Y is what the review is about as much as X is."""
+    low = title.casefold().replace(_JOIN, " ")
+    head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
+    at_main, at_other = _label_at(main, head), _label_at(other, head)
+    if at_main is None or at_other is None:
+        return False
+    if at_other < at_main:
+        return True
+    # from the end of the main block's label ("A and B blockers for Y" joins two modifiers, not two subjects)
+    last = [w.casefold() for w in _content_words(main.label)][-1]
+    end = re.search(r"\b" + re.escape(last[:5]) + r"\w*", head[at_main:])
+    start = at_main + (end.end() if end else 0)
+    link = head[start:at_other]
+    # "A, B and C for Y" lists the members of what is reviewed for Y: the "for" links, not the "and"
+    return re.search(r"\b(?:and|on)\b", link) is not None and re.search(r"\bfor\b", link) is None
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
@@ -1000,15 +1030,22 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # nor who the studies are about ("in rodents": its studies say "rats" or "mice"), nor an aspect of a
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
-        subject = (block.facet != "comparator" and not _who_block(block)
+        field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
+        subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head))
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
-                   and not block.aspect and (not block.setting or _unit_of_care(block))
+                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
                    and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
         if _named_in(block, low):
             block.independent = True
             block.setting = False  # a unit of care kept is a subject (:func:`_unit_of_care`)
+            if field is not None:
+                # its studies name the field by its head ("chemistry achievement of grade 10 students"), and the
+                # everyday outcome by a measure of its own ("test scores"): the field carries it, never ``achievem*``
+                block.terms = _dedupe([*block.terms, _render(truncation(_content_words(block.label)[-1].casefold()))])
+                field.required = field.independent = field.in_query = False
+                kept = [b for b in kept if b is not field]
             kept.append(block)
         elif _stem_in_title(block, low, kept[0]):
             # named by a word of its own ("suicide-related" for "self-harm, suicidality"), not by its label: an
@@ -1101,6 +1138,32 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _how_people(block: ConceptBlock, head: str) -> bool:
+    """The people a title "How <people> V ..." opens with ("How midwives experience and cope with stillbirth"):
+    the review is of their experience, so they are a subject to AND, not who the studies happen to be about."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*how\s+(?:(?:do|did)\s+)?(?:[\w'-]+\s+){0,3}?" + re.escape(words[0][:5]),
+                                    head) is not None
+
+
+def _field_of_everyday_outcome(block: ConceptBlock, blocks: list[ConceptBlock], low: str) -> ConceptBlock | None:
+    """A setting after "in" that follows an outcome named by one everyday word ("achievement in secondary school
+    chemistry", "engagement in undergraduate statistics"): the outcome alone is every field's, so the field is
+    what it is measured in, a subject to AND (a field after the intervention, "X in software engineering", is
+    where X is studied and stays a setting). The outcome's block, or None."""
+    words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
+    if not words or _generic_label(block.label):
+        return None
+    for other in blocks:
+        head = [w.casefold() for w in _content_words(other.label)]
+        if other is block or other.facet != "outcome" or len(head) != 1 or general_zipf(head[0]) < EVERYDAY_WORD_ZIPF:
+            continue
+        pattern = r"\b" + re.escape(head[0]) + r"\s+in\s+(?:[\w-]+\s+){0,3}?" + re.escape(words[0][:5])
+        if re.search(pattern, low):
+            return other
+    return None
 
 
 def _umbrella_outcome(block: ConceptBlock) -> bool:
@@ -1264,6 +1327,9 @@ def _related_pair(title: str, text: str) -> str:
         # "A in B and C in D": the same preposition after each side, so the "and" joins "A in B" and "C in D"
         # (not people listed: "depression in children and adolescents in ...")
         return f"{m.group(1)} on {m.group(2)}{m.group(3)}{m.group(4) or ''}"
+    if not inside and re.match(r"[\w-]+\s+from\s+\w", m.group(2)):
+        # "X and recovery from Y": a list of variants never holds a "from" phrase; Y's own head binds it
+        return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     for sentence in _sentences(text)[1:]:
         low = sentence.casefold()
         for x, y in between_pairs:

@@ -329,7 +329,8 @@ def item_terms(item: str) -> list[str]:
     for run in _runs(item):
         if len(run) == 1 and (run[0].casefold() in _NO_CONCEPT_ALONE
                               or (len(run[0]) < 3 and not _is_acronym(run[0]))
-                              or _adverb(run[0]) or _lone_modifier(run[0], words)):
+                              or _adverb(run[0]) or _lone_modifier(run[0], words)
+                              or _everyday_head_from(run[0], words)):
             continue  # "drugs" or "techniques" alone is no concept, nor a two-letter word, nor an adverb
         out.extend(_run_terms(run))
     return out
@@ -357,13 +358,24 @@ def _lone_modifier(word: str, words: list[str]) -> bool:
             and ("ADJ" in word_classes(low) or _modifier_like(low)) and general_zipf(low) >= LONE_MODIFIER_ZIPF)
 
 
+def _everyday_head_from(word: str, words: list[str]) -> bool:
+    """An everyday noun whose "from" phrase says what it is away from ("recovery from opioid use disorder",
+    "withdrawal from X", "exit from homelessness"): the concept is the whole phrase; the head alone is every
+    field's (``recover*``), the rest names what it is of."""
+    low = word.casefold()
+    at = words.index(low) if low in words else -1
+    return 0 <= at < len(words) - 2 and words[at + 1] == "from" and general_zipf(low) >= EVERYDAY_WORD_ZIPF
+
+
 def _adverb(word: str) -> bool:
     return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
 
 
 #: A run that closes with an object pronoun is a verb and its object ("... to detect or fix them"): the pronoun
 #: stands for a concept named before, so the run names none (lower case only: "IT" is information technology).
-_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us"})
+#: A subject pronoun closing it opens a relative clause ("the support they receive"): the noun is what the clause
+#: is about, an aspect of a concept named before, no concept of its own ("support they" was a term).
+_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us", "they", "we"})
 
 
 def _concept_words(words: list[str]) -> list[str]:
@@ -689,7 +701,7 @@ def _phrase_parts(words: list[str]) -> list[str]:
         a, b = words[i], words[i + 1]
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
-        if _common_without_lead(words, [a, b]):
+        if _common_without_lead(words, [a, b]) or _everyday_pair_before_rarest(words, i):
             continue
         if rare_head and i + 2 == len(words) - 1:
             continue  # the pair before a rare head names another thing ("skeletal muscle" of "... relaxants")
@@ -702,6 +714,22 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+#: A leading pair of a longer phrase this common in general English (wordfreq: "mental health" 4.73, "public
+#: health" 5.0; not "attention deficit" 4.02, "liver disease" 4.1) is a field of its own, not the phrase's concept.
+EVERYDAY_PAIR_ZIPF = 4.5
+
+
+def _everyday_pair_before_rarest(words: list[str], i: int) -> bool:
+    """The pair at ``i`` opens the phrase, leaves out its rarest word, which follows it, and is an everyday pair
+    of English ("mental health" of "mental health literacy programmes"): alone it is every study of the field
+    (``"mental health"`` was a top-level alternative of a literacy programme), not the thing the phrase names."""
+    # an adjective's field ("mental health"), not a thing ("fish oil supplementation", "sports training")
+    if i != 0 or len(words) < 3 or word_classes(words[0].casefold()) != {"ADJ"}:
+        return False
+    rarest = min(range(len(words)), key=lambda k: general_zipf(words[k].casefold()))
+    return rarest > 1 and general_zipf(f"{words[0]} {words[1]}".casefold()) >= EVERYDAY_PAIR_ZIPF
 
 
 def _numbered_next(words: list[str], k: int) -> bool:
