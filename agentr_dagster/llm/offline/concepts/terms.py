@@ -375,13 +375,13 @@ def _adverb(word: str) -> bool:
 #: stands for a concept named before, so the run names none (lower case only: "IT" is information technology).
 #: A subject pronoun closing it opens a relative clause ("the support they receive"): the noun is what the clause
 #: is about, an aspect of a concept named before, no concept of its own ("support they" was a term).
-_OBJECT_PRONOUNS = frozenset({"them", "it", "him", "us", "they", "we"})
+_CLOSING_PRONOUNS = frozenset({"them", "it", "him", "us", "they", "we"})
 
 
 def _concept_words(words: list[str]) -> list[str]:
     """A run's words without what names no concept around them: meta and function words at either end, a
     closing measure or design word, an age or a duration; [] when nothing is left."""
-    if words and words[-1] in _OBJECT_PRONOUNS:  # "fix them", "measure it": a verb and what it stands for
+    if words and words[-1] in _CLOSING_PRONOUNS:  # "fix them", "measure it": a verb and what it stands for
         return []
     # drop leading/trailing meta and function words ("a recent myocardial infarction" -> "myocardial infarction")
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
