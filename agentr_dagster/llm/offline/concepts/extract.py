@@ -33,12 +33,14 @@ from agentr_dagster.llm.offline.concepts.clauses import (
 from agentr_dagster.llm.offline.concepts.frames import (
     _EFFECTIVE_FRAME_RE,
     _OUTCOMES_FRAME_RE,
+    _beyond_comparator_off,
     _built_from_literature,
     _common_subject_first,
     _drug_of_property_first,
     _effective_frame,
     _genetic_frame,
     _join_kinds,
+    _named_comparator_anded,
     _named_in,
     _order_blocks,
     _own_measure,
@@ -49,6 +51,7 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _related_stems,
     _reviews_first,
     _studies_reviews,
+    _trait_of_genetic_studies,
     _without_own_kind,
     _without_own_method,
 )
@@ -139,12 +142,16 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _demote_non_subjects(blocks, text, title, acronyms)
     if question:
         _effective_frame(blocks, topic)
+        _named_comparator_anded(blocks, topic)
+        _beyond_comparator_off(blocks, topic)
     _order_blocks(blocks, text, title)
     if question:
         _drug_of_property_first(blocks, " ".join(topic))
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
+    if question:
+        blocks = _trait_of_genetic_studies(blocks)
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)

@@ -1,0 +1,43 @@
+"""Round 24 (h24q): questions in the judge's style, what round 23 left (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query, top_level_terms
+
+
+def test_a_gene_block_searches_no_gene_head_alone():
+    # "the ZNF804A Arg12Trp polymorphism": polymorphism* (every genetics study) was an alternative of the gene block
+    question = "Is the ZNF804A Arg12Trp polymorphism associated with response to lurasidone in schizophrenia?"
+    assert "polymorphism*" not in top_level_terms(question)
+    assert not hits(question, "Polymorphisms of the vitamin D receptor and bone density")
+
+
+def test_the_trait_of_a_gene_question_is_searched_in_genetic_studies():
+    # "Is the G variant associated with Y?" was ``G OR Y``: every study of Y, whatever it treated
+    question = "Is the KCNQ9 R231C variant associated with recurrent febrile seizures?"
+    assert not hits(question, "Intranasal midazolam for recurrent febrile seizures: a randomised trial")
+    assert hits(question, "KCNQ9 R231C in a Finnish family")
+    assert hits(question, "A common KCNQ9 allele and recurrent febrile seizures in children")
+    # "Which polymorphisms in the G gene predict Y?" likewise: the gene alone is still found
+    question = "Which polymorphisms in the SLC9Z gene predict tacrolimus nephrotoxicity?"
+    assert not hits(question, "Tacrolimus nephrotoxicity after kidney transplantation: a cohort study")
+    assert hits(question, "SLC9Z genotype and tacrolimus nephrotoxicity")
+    assert hits(question, "The SLC9Z gene in renal tubular cells")
+
+
+def test_a_rarely_named_comparator_is_anded_with_what_it_is_compared_with():
+    # "Is X more effective than Y for Z?" was ``X OR (Y AND ...)``: every study of X
+    question = "Is carbamazepine more effective than oxcarbazepine for preventing seizures in focal epilepsy?"
+    assert not hits(question, "Carbamazepine pharmacokinetics in pregnancy")
+    assert hits(question, "Oxcarbazepine versus carbamazepine monotherapy: a randomised trial")
+    # an everyday comparator stays out of the AND ("as effective as usual care")
+    question = "Is group singing as effective as usual care for chronic obstructive pulmonary disease?"
+    assert hits(question, "Group singing for people with COPD and chronic obstructive pulmonary disease")
+
+
+def test_what_a_prediction_is_measured_beyond_is_no_concept():
+    # "beyond conventional risk factors" was a required block of the rest branch (``X OR (Y AND "risk factor*")``)
+    question = ("Does carotid plaque imaging improve the prediction of ischaemic stroke beyond conventional risk "
+                "factors?")
+    assert "risk factor" not in query(question)
+    # and what is predicted is AND-ed with X: ``X OR "ischaemic stroke"`` would be every stroke study
+    assert not hits(question, "Thrombolysis for acute ischaemic stroke: a randomised trial")
+    assert hits(question, "Carotid plaque imaging and incident ischaemic stroke in a population cohort")
