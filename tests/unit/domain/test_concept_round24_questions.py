@@ -41,3 +41,21 @@ def test_what_a_prediction_is_measured_beyond_is_no_concept():
     # and what is predicted is AND-ed with X: ``X OR "ischaemic stroke"`` would be every stroke study
     assert not hits(question, "Thrombolysis for acute ischaemic stroke: a randomised trial")
     assert hits(question, "Carotid plaque imaging and incident ischaemic stroke in a population cohort")
+
+
+def test_a_lone_outcome_of_a_benefit_question_is_anded():
+    # "Does X improve Y?" with Y alone in the rest branch (or who the studies are about left it): ``X OR Y`` was
+    # every study of Y
+    question = "Does beetroot juice improve walking distance?"
+    assert not hits(question, "Supervised treadmill training and walking distance: a trial")
+    assert hits(question, "Beetroot juice and walking distance in claudication")
+    # where the animals named filter the query, a study of Y in them is kept
+    question = "Does taurine improve spatial memory in rats and mice?"
+    assert hits(question, "Spatial memory after hypoxia in the rat")
+
+
+def test_where_x_is_done_is_no_variant_of_x_by_a_shared_modifier():
+    # "pair programming in undergraduate programming courses": the place joined X's block by "programming"
+    question = "Does mob testing improve defect detection in industrial testing teams?"
+    assert not any("industrial" in t for t in top_level_terms(question))
+    assert not hits(question, "Industrial testing of wind turbines")
