@@ -1,6 +1,6 @@
 """Round 24 (h24q): questions in the judge's style, what round 23 left (invented texts)."""
 
-from tests.unit.domain.concept_queries import hits, query, top_level_terms
+from tests.unit.domain.concept_queries import hits, query, terms, top_level_terms
 
 
 def test_a_gene_block_searches_no_gene_head_alone():
@@ -59,3 +59,11 @@ def test_where_x_is_done_is_no_variant_of_x_by_a_shared_modifier():
     question = "Does mob testing improve defect detection in industrial testing teams?"
     assert not any("industrial" in t for t in top_level_terms(question))
     assert not hits(question, "Industrial testing of wind turbines")
+
+
+def test_an_everyday_noun_in_use_as_a_verb_is_no_head_alone_after_an_adjective():
+    # "herbal supplements" gave supplem* (every supplement: vitamin, iron, protein) beside the phrase
+    question = "Are botanical supplements effective for reducing menstrual cramps?"
+    assert not any(t.startswith("supplem") for t in terms(question))
+    assert not hits(question, "Iron supplements for menstrual cramps in adolescents")
+    assert hits(question, "Botanical supplements and menstrual cramps: a randomised trial")
