@@ -507,10 +507,11 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             # words ("relapse prevention" ... "on relapse")
             repeated = set()
         label_words = {w.casefold() for w in _content_words(block.label)}
-        if _SETTING_CUE_RE.match(chunk.cue.strip()) and not any(
-                (_content_words(i) or [""])[-1].casefold() in repeated for i in items):
-            # where X is done that shares only a modifier with X ("pair programming in undergraduate programming
-            # courses"): the place, no variant of X; a repeat shares the item's head ("adults with ADHD")
+        if question and len(items) == 1 and _SETTING_CUE_RE.match(chunk.cue.strip()) and \
+                (_content_words(items[0]) or [""])[-1].casefold() not in repeated:
+            # where a question's X is done that shares only a modifier with X ("pair programming in undergraduate
+            # programming courses"): the place, no variant of X; a repeat shares the item's head ("adults with
+            # ADHD"); (an abstract's chunk may list what else it names: "in spine surgery using the FI")
             repeated = set()
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
