@@ -67,3 +67,12 @@ def test_an_everyday_noun_in_use_as_a_verb_is_no_head_alone_after_an_adjective()
     assert not any(t.startswith("supplem") for t in terms(question))
     assert not hits(question, "Iron supplements for menstrual cramps in adolescents")
     assert hits(question, "Botanical supplements and menstrual cramps: a randomised trial")
+
+
+def test_what_a_test_is_accurate_for_is_the_condition_not_a_variant_of_the_test():
+    # "How accurate is X for detecting Y?": "detecting Y" was a term, and Y, sharing a word with the test's name,
+    # joined the test's block (``"major depression"`` an alternative: every study of it)
+    question = "How accurate is the Zurich Tinnitus Distress Questionnaire for detecting severe tinnitus in musicians?"
+    assert not any("detecting" in t for t in terms(question))
+    assert not hits(question, "Sound therapy for severe tinnitus: a randomised trial")
+    assert hits(question, "Validity of the Zurich Tinnitus Distress Questionnaire against severe tinnitus")
