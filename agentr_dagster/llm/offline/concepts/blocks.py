@@ -515,9 +515,10 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             # words ("relapse prevention" ... "on relapse")
             repeated = set()
         label_words = {w.casefold() for w in _content_words(block.label)}
-        heads = {(_content_words(items[0]) or [""])[-1].casefold(), (_content_words(block.label) or [""])[-1].casefold()}
-        if question and len(items) == 1 and (_SETTING_CUE_RE.match(chunk.cue.strip()) or chunk.cue.strip().casefold()
-                                             == "for") and not heads <= repeated:
+        heads = {(_content_words(i) or [""])[-1].casefold() for i in (items[0], block.label)}
+        cue = chunk.cue.strip()
+        if question and len(items) == 1 and (_SETTING_CUE_RE.match(cue) or cue.casefold() == "for") \
+                and not heads <= repeated:
             # where a question's X is done, or what it is for, that shares only a modifier of one with X ("pair
             # programming in undergraduate programming courses", "the Postnatal Depression Scale for major
             # depression"): another concept, no variant of X; a repeat shares both heads ("adults with ADHD");
