@@ -76,3 +76,11 @@ def test_what_a_test_is_accurate_for_is_the_condition_not_a_variant_of_the_test(
     assert not any("detecting" in t for t in terms(question))
     assert not hits(question, "Sound therapy for severe tinnitus: a randomised trial")
     assert hits(question, "Validity of the Zurich Tinnitus Distress Questionnaire against severe tinnitus")
+
+
+def test_a_population_of_two_words_is_none_of_its_heads_alone():
+    # "in older adults" gave adult* (every study of adults) beside "older adult*", elderly, geriatric*
+    question = "Does whole-body vibration improve bone density in older adults?"
+    assert "adult*" not in terms(question)
+    assert not hits(question, "Bone density in young adults with anorexia nervosa")
+    assert hits(question, "Whole-body vibration and bone density in elderly women")
