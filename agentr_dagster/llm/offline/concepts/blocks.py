@@ -141,7 +141,7 @@ def _map_as_aim(text: str) -> str:
 
 
 #: What a question of a treatment's effect asks of it ("Are X effective ...", "How safe is X ...").
-_EFFECT_ADJECTIVES = r"effective|efficacious|safe|beneficial|useful|helpful"
+_EFFECT_ADJECTIVES = r"effective|efficacious|safe|beneficial|useful|helpful|accurate"
 
 
 #: "How effective are X for Y?": the effect frame's adjective asked first; X runs to the first word that opens
@@ -152,6 +152,12 @@ _HOW_ADJECTIVE_RE = re.compile(
     r"with)\b|\s*\?)", re.I)
 
 
+#: "accurate for detecting Y": the act a test is accurate for (round 22's ``_TEST_ACT_STEMS`` of an abstract).
+_ACCURATE_FOR_ACT_RE = re.compile(
+    r"\b(accurate\s+(?:for|in|at))\s+(?:detecting|diagnosing|identifying|screening\s+for|distinguishing|"
+    r"discriminating|differentiating)\s+", re.I)
+
+
 def _how_adjective_last(text: str) -> str:
     """"How effective are X for Y?" said as "Are X effective for Y?": the same question, which the effect frame
     reads (:data:`_EFFECTIVE_FRAME_RE`: X what is done, Y what it is for), where the adjective asked first was
@@ -159,7 +165,9 @@ def _how_adjective_last(text: str) -> str:
     def reordered(m: re.Match) -> str:
         be = m.group(3).casefold() if m.group(1) else m.group(3).capitalize()  # who may come first ("Among X, ...")
         return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
-    return _HOW_ADJECTIVE_RE.sub(reordered, text)
+    # what a test is accurate for is the condition, not the act of testing ("accurate for detecting major
+    # depression": ``"detecting major depression"`` was a term)
+    return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, text))
 
 
 #: "How robust are the findings of X?", "How consistent are the associations between X and Y?": an adjective asked
@@ -507,6 +515,15 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             # words ("relapse prevention" ... "on relapse")
             repeated = set()
         label_words = {w.casefold() for w in _content_words(block.label)}
+        heads = {(_content_words(i) or [""])[-1].casefold() for i in (items[0], block.label)}
+        cue = chunk.cue.strip()
+        if question and len(items) == 1 and (_SETTING_CUE_RE.match(cue) or cue.casefold() == "for") \
+                and not heads <= repeated:
+            # where a question's X is done, or what it is for, that shares only a modifier of one with X ("pair
+            # programming in undergraduate programming courses", "the Postnatal Depression Scale for major
+            # depression"): another concept, no variant of X; a repeat shares both heads ("adults with ADHD");
+            # (an abstract's chunk may list what else it names: "in spine surgery using the FI")
+            repeated = set()
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
             block.terms = _dedupe(block.terms + terms)

@@ -34,12 +34,14 @@ from agentr_dagster.llm.offline.concepts.clauses import (
 from agentr_dagster.llm.offline.concepts.frames import (
     _EFFECTIVE_FRAME_RE,
     _OUTCOMES_FRAME_RE,
+    _beyond_comparator_off,
     _built_from_literature,
     _common_subject_first,
     _drug_of_property_first,
     _effective_frame,
     _genetic_frame,
     _join_kinds,
+    _named_comparator_anded,
     _named_in,
     _order_blocks,
     _own_measure,
@@ -50,6 +52,7 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _related_stems,
     _reviews_first,
     _studies_reviews,
+    _trait_of_genetic_studies,
     _without_own_kind,
     _without_own_method,
 )
@@ -58,6 +61,7 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, ConceptPlan,
 from agentr_dagster.llm.offline.concepts.sentences import classify_sentences, is_review_question
 from agentr_dagster.llm.offline.concepts.shape import (
     BROAD_TERM_SHARE,
+    _lone_benefit_anded,
     _lone_condition_anded,
     _mark_rest,
     _pair_broad_alone,
@@ -141,12 +145,16 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _demote_non_subjects(blocks, text, title, acronyms)
     if question:
         _effective_frame(blocks, topic)
+        _named_comparator_anded(blocks, topic)
+        _beyond_comparator_off(blocks, topic)
     _order_blocks(blocks, text, title)
     if question:
         _drug_of_property_first(blocks, " ".join(topic))
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
+    if question:
+        blocks = _trait_of_genetic_studies(blocks)
     _mark_organisms(blocks[1:], title or " ".join(topic), acronyms)
     if title:
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -162,6 +170,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         # every rodent study of Y); not a state after it ("after coronary stenting")
         _lone_condition_anded(blocks, ("population", "outcome"))
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
+    if question and topic:
+        _lone_benefit_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None

@@ -33,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.terms import (
     DEGREE_MODIFIERS,
     EVERYDAY_WORD_ZIPF,
     HEAD_ALONE_ZIPF,
+    RARE_PART_ZIPF,
     _adverb,
     _phrase_terms,
     _process_noun,
@@ -740,6 +741,55 @@ def _effective_frame(blocks: list[ConceptBlock], topic: list[str]) -> None:
             return
 
 
+#: "Is X more / less effective than Y", "Is X as safe as Y": the frame names what X is compared with.
+_COMPARED_FRAME_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:are|is|were|was)\s+.+?\s+(?:more|less|as|equally)\s+(?:{_EFFECT_ADJECTIVES})\s+"
+    r"(?:than|as)\s", re.I)
+
+
+def _named_comparator_anded(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """"Is X more effective than Y for Z?" asks of trials of X against Y: each names both, so a comparator named
+    by a word rare in general English (a drug: "than valproate") is AND-ed with X (``lithium* OR (... valproat*
+    ...)`` was every study of lithium); an everyday comparator ("the reference product", "usual care",
+    "face-to-face therapy") is named many ways and stays out of the AND."""
+    if not topic or not _COMPARED_FRAME_RE.match(topic[0]):
+        return
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet != "intervention":
+        return
+    for b in blocks:
+        if (b.required and b.facet == "comparator" and not b.generic
+                and any(general_zipf(w) < RARE_PART_ZIPF for w in _content_words(b.label))):
+            b.independent = True
+            return
+
+
+#: "... improve the prediction of Y beyond Z": what X is measured against, to the end of its clause.
+_BEYOND_RE = re.compile(r"\bbeyond\s+(?:that\s+of\s+|those\s+of\s+)?([^?.;:,]+)", re.I)
+
+
+def _beyond_comparator_off(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question's "beyond Z" ("Does X improve the prediction of Y beyond traditional risk factors?") names
+    what X's added value is measured against, which its studies take as given and name many ways ("standard
+    risk models", "the Framingham score"): Z is a comparator, no concept of the query (``X OR (Y AND "risk
+    factor*")`` required every record of its branch to say it). Not a block also named before the "beyond".
+    What is predicted is then the one subject beside X, and every study of X's added value names it: AND-ed
+    (``X OR "coronary artery disease"`` was every study of the disease)."""
+    m = _BEYOND_RE.search(topic[0].replace(_JOIN, " ")) if topic else None
+    if m is None:
+        return
+    before, after = topic[0][: m.start()].casefold().replace(_JOIN, " "), m.group(1).casefold()
+    main = next((b for b in blocks if b.required), None)
+    dropped = False
+    for b in blocks:
+        if b is not main and _named_in(b, after) and not _named_in(b, before):
+            b.facet, b.required, b.in_query, b.independent = "comparator", False, False, False
+            dropped = True
+    subjects = [b for b in blocks if b is not main and b.required and not b.generic and _names_subject(b)]
+    if dropped and len(subjects) == 1:
+        subjects[0].independent = True
+
+
 def _taking_part(block: ConceptBlock) -> bool:
     """The block names who takes part and the taking part, no thing ("youth participation", "volunteer
     involvement", "student engagement": a word for people before a process noun): in "Youth participation in
@@ -911,11 +961,34 @@ def _read_relation(blocks: list[ConceptBlock], topic: str) -> list[ConceptBlock]
             b.terms = _dedupe(v for t in _run_terms(words[1:]) for v in _spellings(t)) or b.terms
     main = next((b for b in blocks if b.required), blocks[0])
     gene = next((b for b in blocks if _gene_block(b)), None)
-    if gene is None or not _only_gene_heads(main):
+    if gene is None:
         return blocks
-    main.required = main.in_query = False
-    gene.required, gene.setting = True, False
-    return [gene, *(b for b in blocks if b is not gene)]
+    if _only_gene_heads(main):
+        main.required = main.in_query = False
+        gene.required, gene.setting = True, False
+        blocks = [gene, *(b for b in blocks if b is not gene)]
+    return blocks
+
+
+def _trait_of_genetic_studies(blocks: list[ConceptBlock]) -> list[ConceptBlock]:
+    """A question relating a gene (the main block) to a trait ("Is the G C677T variant associated with Y?",
+    "Which polymorphisms in the G gene predict Y?") keeps its shape, the gene or the trait with what else it
+    names, but the trait's branch is its genetic studies (:data:`GENETIC_FINDING_TERMS` AND-ed): ``G OR Y`` was
+    every study of Y, whatever it treated; a study of the gene without the trait's words is still found by the
+    gene."""
+    gene = next((b for b in blocks if b.required), None)
+    if gene is None or not _gene_block(gene):
+        return blocks
+    rest = [b for b in blocks if b is not gene and (b.required or b.in_query) and not b.organism]
+    if not rest or any(_genetic_frame_only(b) for b in rest) or any(b.independent for b in rest):
+        return blocks
+    frame = next((b for b in blocks if _genetic_frame_only(b)), None)
+    if frame is None:
+        frame = ConceptBlock("exposure", "genetic variants", [])
+        blocks = [*blocks, frame]
+    frame.terms = _dedupe([*frame.terms, *GENETIC_FINDING_TERMS])
+    frame.required = frame.in_query = True
+    return blocks
 
 
 #: Degree words a relation's outcome is named with ("associated with lower stress", "with reduced risk of"): its
@@ -977,7 +1050,13 @@ def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[st
     studies name the condition, not always the frame: "HLA-C*06:02 and psoriasis"), an abstract's follows the
     condition, holding what genetic studies say they examine (:data:`GENETIC_FINDING_TERMS`; AND-ed where its
     title names it: the condition alone is every study of it). A frame with nothing else named stays; a condition
-    listed with it leaves its block first (:func:`_split_genetic_frame`)."""
+    listed with it leaves its block first (:func:`_split_genetic_frame`). A gene's block searches the gene, never
+    what is studied of every gene alone ("BDNF Val66Met polymorphism": ``polymorphism*`` was an alternative)."""
+    for b in blocks:
+        if _gene_block(b):
+            own = [t for t in b.terms if t.strip('"*').casefold() not in _GENE_HEADS
+                   and t.strip('"*').casefold() + "s" not in _GENE_HEADS]
+            b.terms = own or b.terms
     for b in [b for b in blocks if b.required]:
         split = _split_genetic_frame(b, acronyms)
         if split is not None:

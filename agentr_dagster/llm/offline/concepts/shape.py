@@ -16,6 +16,7 @@ from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _FUNCTION,
     _JOIN,
+    _WHO_FIRST,
     _WORD,
     GENERIC_HEADS,
     GENERIC_ZIPF,
@@ -202,6 +203,28 @@ def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], w
         for b in rest:
             if b is not others[0]:  # never ``X AND adult*``
                 b.required = b.in_query = False
+
+
+#: "Does X improve / reduce / prevent Y ...": what X is done for, asked by a verb of benefit (not a relation's
+#: "affect", "influence", "predict", whose Y is any study's).
+_DOES_BENEFIT_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:does|do|did|can|could)\s+.+?\s+(?:improve|reduce|prevent|enhance|alleviate|relieve|"
+    r"lower|mitigate|promote|increase|decrease|slow|delay|protect)\b", re.I)
+
+
+def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Does X improve Y in Z?" keeps ``X OR (Y AND Z)`` (a study of a form of X not named X is still found), but
+    when the rest branch is Y alone (who the studies are about left it, :func:`_mark_rest`) ``X OR Y`` is every
+    study of Y: Y is AND-ed with X, as in the effect frame ("Is X effective for Y?"). Not where the animals named
+    filter the query (``(X OR Y) AND rats`` is narrow: a study of Y in rats under another name of X is kept)."""
+    if not _DOES_BENEFIT_RE.match(topic) or any(b.organism and b.required for b in blocks):
+        return
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet != "intervention" or main.aspect or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if len(rest) == 1 and rest[0].required and not (rest[0].aspect or rest[0].setting or _who_block(rest[0])):
+        rest[0].independent = True
 
 
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:

@@ -32,6 +32,8 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
         if re.search(r"\b" + re.escape(key), low) and len(words) <= 2 and head:
             # a narrowed population keeps the word itself (paired with its modifier where it is common English)
             terms.extend(extra[:1] if _narrowed(words, key) else extra)
+            if " " in key:  # a population named by two words ("older adults") is none of its head's alone
+                terms = [t for t in terms if t.rstrip("*") != key.split()[-1]]
     paired: list[str] = []
     for acro, long in acronyms.items():
         a = acro.rstrip("s")
