@@ -17,3 +17,17 @@ def test_specific_act_keeps_its_people_out():
     # a specific act is wanted whoever does it (round 23's reading unchanged)
     text = "What drives parents to refuse meningococcal vaccination?"
     assert hits(text, "Refusal of meningococcal vaccination among adolescents")
+
+
+def test_why_do_people_act_reads_the_act_with_its_people():
+    # "Why do X V Y?" as "What leads X to V Y?": ``profess*`` alone was every study of any profession
+    text = "Why do midwives leave the profession?"
+    q = query(text)
+    assert "profess*" not in top_level_terms(text), q
+    assert hits(text, "Midwives leaving the profession: an interview study")
+    assert not hits(text, "Professional identity of engineers")
+
+
+def test_why_do_keeps_a_question_about_things():
+    # no person noun before the verb: not this reading
+    assert hits("Why do bridges fail under load?", "bridges fail under load in a field survey")
