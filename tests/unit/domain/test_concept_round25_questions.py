@@ -31,3 +31,9 @@ def test_why_do_people_act_reads_the_act_with_its_people():
 def test_why_do_keeps_a_question_about_things():
     # no person noun before the verb: not this reading
     assert hits("Why do bridges fail under load?", "bridges fail under load in a field survey")
+
+
+def test_act_with_its_own_object_block_keeps_the_object():
+    # the object ("take-home examinations") narrows an everyday act; the people do not replace it
+    text = "What drives college students to cheat on take-home examinations?"
+    assert hits(text, "Cheating on take-home examinations in a nursing course")

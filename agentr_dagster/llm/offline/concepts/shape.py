@@ -288,7 +288,7 @@ def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
     everyday word (``jobs``, ``profess*``: general Zipf :data:`EVERYDAY_WORD_ZIPF` or more) that word alone is
     every study of any job, and the review is about these people's act: the people are AND-ed with it
     (``(quitt* OR jobs) AND (nurse* OR nursing)``). A specific act ("refusing childhood vaccination") keeps the
-    people out: every study of it is wanted, whoever does it."""
+    people out: every study of it is wanted, whoever does it; so does an act whose object is a block of its own."""
     if not _CAUSATIVE_READ_RE.match(topic):
         return
     main = next((b for b in blocks if b.required), None)
@@ -298,6 +298,6 @@ def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if not any(general_zipf(t) >= EVERYDAY_WORD_ZIPF for t in bare):
         return
     people = [b for b in blocks if b is not main and _who_block(b) and not b.organism and b.terms]
-    if len(people) != 1:
-        return
+    if len(people) != 1 or any(b.required and b is not main and b is not people[0] for b in blocks):
+        return  # the act's object a block of its own ("cheat on online examinations"): the object narrows it
     people[0].required = people[0].in_query = people[0].independent = True
