@@ -207,7 +207,27 @@ def _causative_known(text: str) -> str:
                 or m.group(2).split()[0].casefold() in _FUNCTION:
             return m.group(0)
         return f"What is the evidence on {gerund(act)}{m.group(4)} among {m.group(2)}?"
-    return _CAUSATIVE_RE.sub(known, text)
+    return _why_people_act_known(_CAUSATIVE_RE.sub(known, text))
+
+
+#: "Why do X V Y?": people (one to four words, the last a plural) and their act, a plain verb and what follows.
+_WHY_DO_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))why\s+do\s+((?:[\w'-]+\s+){0,3}?[\w'-]+s)\s+([a-z]+)\b([^?.]*)\?", re.I)
+
+
+def _why_people_act_known(text: str) -> str:
+    """"Why do teachers leave the profession?" said as "What is the evidence on leaving the profession among
+    teachers?", the reading of "What leads X to V Y?" (:func:`_causative_known`): the act is the subject and the
+    people who do it who the studies are about; read as it stood, the people and the verb made one phrase and the
+    act was lost (``profess*`` alone). Only where the people's last word is a person noun and the act a plain
+    verb."""
+    def known(m: re.Match) -> str:
+        people, act = m.group(1), m.group(2).casefold()
+        if not is_plain_verb(act) or not _person_word(people.split()[-1].casefold()) \
+                or people.split()[0].casefold() in _FUNCTION:
+            return m.group(0)
+        return f"What is the evidence on {gerund(act)}{m.group(3)} among {people}?"
+    return _WHY_DO_RE.sub(known, text)
 
 
 def _effect_frame_nouns(text: str) -> str:

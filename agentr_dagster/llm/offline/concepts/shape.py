@@ -13,6 +13,7 @@ from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
+from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _FUNCTION,
     _JOIN,
@@ -275,3 +276,28 @@ def content_words_baseline(text: str, stopwords: Sequence[str] = ()) -> str:
         if len(tok) > 2 and not is_stopword(tok) and tok not in stopwords and tok not in words:
             words.append(tok)
     return " OR ".join(f'"{w}"' if "-" in w or "'" in w else w for w in words) or '"research"'
+
+
+#: What :func:`_causative_known` makes of "What leads X to V Y?": the act (a gerund and what follows) among X.
+_CAUSATIVE_READ_RE = re.compile(r"^what is the evidence on \w+ing\b.*\samong\s", re.I)
+
+
+def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What leads nurses to quit their jobs?" (read "... on quitting their jobs among nurses"): the people who
+    do the act are who the studies are about, so they left the query, but where the act's block holds a bare
+    everyday word (``jobs``, ``profess*``: general Zipf :data:`EVERYDAY_WORD_ZIPF` or more) that word alone is
+    every study of any job, and the review is about these people's act: the people are AND-ed with it
+    (``(quitt* OR jobs) AND (nurse* OR nursing)``). A specific act ("refusing childhood vaccination") keeps the
+    people out: every study of it is wanted, whoever does it; so does an act whose object is a block of its own."""
+    if not _CAUSATIVE_READ_RE.match(topic):
+        return
+    main = next((b for b in blocks if b.required), None)
+    if main is None or any(b.independent for b in blocks):
+        return
+    bare = [t for t in main.terms if " " not in t and "(" not in t and not t.startswith('"')]
+    if not any(general_zipf(t) >= EVERYDAY_WORD_ZIPF for t in bare):
+        return
+    people = [b for b in blocks if b is not main and _who_block(b) and not b.organism and b.terms]
+    if len(people) != 1 or any(b.required and b is not main and b is not people[0] for b in blocks):
+        return  # the act's object a block of its own ("cheat on online examinations"): the object narrows it
+    people[0].required = people[0].in_query = people[0].independent = True
