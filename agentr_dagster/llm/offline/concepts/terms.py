@@ -465,22 +465,8 @@ def _run_terms(words: list[str]) -> list[str]:
     # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
                  if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
-    # a rare word before a verb's "-ation" done with it ("probiotic supplementation", "melatonin administration"):
-    # the word names the concept; its studies also write "probiotics given to ..."
-    # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
-    # (:func:`_modifier_in_front_terms`)
-    if len(words) == 2 and (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
-            and general_zipf(words[0]) < RARE_PART_ZIPF:
-        terms.append(_render(truncation(words[0])))
-    # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
-    if len(words) == 2 and _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
-        terms.append(words[0])
-    # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
-    if (len(words) == 2 and _plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
-            and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
-            and not _modifier_like(words[1])):
-        # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
-        terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
+    if len(words) == 2:
+        terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
     for a, b in zip(words, words[1:], strict=False) if not _kind_of_everyday_thing(words) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
@@ -491,6 +477,28 @@ def _run_terms(words: list[str]) -> list[str]:
     if len(words) == 2 and _phrase_compound(words[0]):
         terms.extend(_run_terms(words[:1]))
     terms.extend(_modifier_in_front_terms(words))
+    return terms
+
+
+def _pair_naming_words(words: list[str]) -> list[str]:
+    """The words of a two-word run that name its concept alone."""
+    terms: list[str] = []
+    # a rare word before a verb's "-ation" done with it ("probiotic supplementation", "melatonin administration"):
+    # the word names the concept; its studies also write "probiotics given to ..."
+    # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
+    # (:func:`_modifier_in_front_terms`)
+    if (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
+            and general_zipf(words[0]) < RARE_PART_ZIPF:
+        terms.append(_render(truncation(words[0])))
+    # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
+    if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
+        terms.append(words[0])
+    # a class noun before a name ("antimuscarinics oxybutynin"): each word names the concept
+    if (_plural(words[0]) and len(words[0]) >= 8 and len(words[1]) >= 6
+            and words[1].casefold() not in GENERIC_HEADS and not _modifier_like(words[0])
+            and not _modifier_like(words[1])):
+        # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
+        terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
     return terms
 
 
