@@ -715,11 +715,6 @@ _EFFECTIVE_FRAME_RE = re.compile(
     rf"(?:{_EFFECT_ADJECTIVES}|superior|inferior|non-inferior)\b", re.I)
 
 
-#: "Is X effective after / following Y?": Y is a state the treatment is given in (after surgery, a stent, a
-#: stroke); every study of X there says Y, and ``X OR Y`` is every study of Y, whatever a background shows of Y.
-_AFTER_STATE_RE = re.compile(r"\s*(?:after|following)\s", re.I)
-
-
 #: "What are the (long-term) outcomes of X for Y", "What is the safety of X in Y": what a treatment does, asked
 #: by its outcomes' noun.
 _OUTCOMES_FRAME_RE = re.compile(
