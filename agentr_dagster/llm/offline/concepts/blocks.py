@@ -193,7 +193,7 @@ def _appraised_results_known(text: str) -> str:
 #: "What drives / motivates / leads X to V Y?": a verb asked of what makes people do something, its object (X)
 #: who does it, and "V Y" the act the studies are about.
 _CAUSATIVE_RE = re.compile(
-    r"(?:^|(?<=[.?!]\s))what\s+([a-z]+s)\s+((?:[\w'-]+\s+){0,4}?[\w'-]+)\s+to\s+([a-z]+)\b([^?.]*)\?", re.I)
+    r"(?:^|(?<=[.?!]\s))what\s+([a-z]+s)\s+((?:[\w'-]+\s+){0,6}?[\w'-]+)\s+to\s+([a-z]+)\b([^?.]*)\?", re.I)
 
 
 def _causative_known(text: str) -> str:
@@ -207,7 +207,29 @@ def _causative_known(text: str) -> str:
                 or m.group(2).split()[0].casefold() in _FUNCTION:
             return m.group(0)
         return f"What is the evidence on {gerund(act)}{m.group(4)} among {m.group(2)}?"
-    return _why_people_act_known(_CAUSATIVE_RE.sub(known, text))
+    return _prevented_act_known(_why_people_act_known(_CAUSATIVE_RE.sub(known, text)))
+
+
+#: "What prevents X from V-ing Y?", "What factors deter X from V-ing Y?": what keeps people from an act.
+_PREVENTED_RE, _PREVENTED_PLAIN_RE = (re.compile(
+    r"(?:^|(?<=[.?!]\s))what\s+" + noun + r"([a-z]+)\s+((?:[\w'-]+\s+){0,6}?[\w'-]+)\s+from\s+([a-z]+ing)\b"
+    r"([^?.]*)\?", re.I) for noun in (r"([a-z]+)\s+", "()"))
+
+
+def _prevented_act_known(text: str) -> str:
+    """"What prevents men from seeking help for depression?" said as "What is the evidence on seeking help for
+    depression among men?", the reading of "What leads X to V Y?" (:func:`_causative_known`): the act kept from
+    is the subject and the people who is kept from it; read as it stood, "seeking" went with the people
+    (``(seeking* AND men)``) and the act's object stood alone (``depress*``). Only where the verb is a verb's
+    form (the lexicon's; after a noun, "What factors deter ...", its plain form) and the word after "from" a
+    gerund."""
+    def known(m: re.Match) -> str:
+        noun, verb, act = (m.group(1) or "").casefold(), m.group(2).casefold(), m.group(4).casefold()
+        if noun and "NOUN" not in word_classes(noun) or not verb_lemmas(verb) or not verb_lemmas(act) \
+                or (verb in verb_lemmas(verb)) != bool(noun) or m.group(3).split()[0].casefold() in _FUNCTION:
+            return m.group(0)
+        return f"What is the evidence on {act}{m.group(5)} among {m.group(3)}?"
+    return _PREVENTED_PLAIN_RE.sub(known, _PREVENTED_RE.sub(known, text))
 
 
 #: "Why do X V Y?": people (one to four words, the last a plural) and their act, a plain verb and what follows.

@@ -61,6 +61,7 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, ConceptPlan,
 from agentr_dagster.llm.offline.concepts.sentences import classify_sentences, is_review_question
 from agentr_dagster.llm.offline.concepts.shape import (
     BROAD_TERM_SHARE,
+    _act_with_object,
     _everyday_act_people_anded,
     _lone_benefit_anded,
     _lone_condition_anded,
@@ -175,6 +176,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         _lone_benefit_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
+    if question and topic:
+        _act_with_object(blocks, topic[0])
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import word_classes
+from agentr_dagster.domain.word_class import verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
@@ -124,7 +124,8 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
                 kept.append(term)
                 continue
             group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
-            kept.append(f"({_sendable(term)} AND {group})")
+            if f"({group} AND {_sendable(term)})" not in kept:  # two broad words of one phrase: one pair
+                kept.append(f"({_sendable(term)} AND {group})")
         if kept:
             block.terms = _dedupe(kept)
         else:  # a lone rest block of broad words alone: ``A OR b`` is no narrower than b; the rest branch drops it
@@ -301,3 +302,75 @@ def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if len(people) != 1 or any(b.required and b is not main and b is not people[0] for b in blocks):
         return  # the act's object a block of its own ("cheat on online examinations"): the object narrows it
     people[0].required = people[0].in_query = people[0].independent = True
+
+
+
+#: The act :func:`_causative_known` reads ("What is the evidence on leaving the profession among ..."): its gerund.
+_WORD_RE = re.compile(_WORD)
+_CAUSATIVE_GERUND_RE = re.compile(r"^what is the evidence on (\w+ing)\b", re.I)
+
+
+def _act_group(gerund: str) -> tuple[str, str]:
+    """The gerund's search stem and the act's term: the stem, with the lexicon's other forms of the verb where
+    the stem does not open onto the verb's plain form (``leaving*`` misses "leave" and "left", ``quitt*`` "quit"),
+    each a whole word (``quit``, not ``quit*``: "quite"): ``(leaving* OR left OR leaves OR leave)``."""
+    from lemminflect import getAllInflections
+
+    lemma = next(iter(verb_lemmas(gerund)), "")
+    stem = truncation(gerund.casefold())
+    if not lemma or not stem.endswith("*") or lemma.startswith(stem.rstrip("*")):
+        return stem, stem
+    forms = _dedupe(f for fs in getAllInflections(lemma, upos="VERB").values() for f in fs
+                    if f.isalpha() and not f.startswith(stem.rstrip("*")))
+    return stem, "(" + " OR ".join([stem, *forms]) + ")" if forms else stem
+
+
+def _act_terms(block: ConceptBlock, gerund: str, stem: str, act: str) -> list[str] | None:
+    """The act's block with the act in every term: its stem as the verb's forms (:func:`_act_group`), its object
+    AND-ed with it (``"childhood vaccination"`` alone was every study of the vaccination, the refusal lost), the
+    phrase of the act and its object ("seeking help") as the act AND-ed with the object's words, which also
+    finds "help-seeking" and "sought help"; None for no block of this act."""
+    token = re.compile(r"(?<![\w*-])" + re.escape(stem) + r"(?![\w*-])")
+    label = block.label.casefold().split()
+    said = '"' + " ".join(label) + '"'
+    with_act = [token.sub(act, t) if t.startswith("(") else act for t in block.terms if token.search(t)]
+    whole = [t for t in block.terms if t.casefold() == said and len(label) > 1 and label[0] == gerund]
+    if not with_act and not whole:
+        return None
+    objects = [t for t in block.terms if not token.search(t) and not t.casefold().startswith(f'"{gerund}')]
+    if objects:
+        group = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(o) for o in objects) + ")"
+        # the act alone is no term beside its object ("quit" of "quit their jobs" is every quitter of anything)
+        with_act = [t for t in with_act if t != act] + [f"({act} AND {_sendable(group)})"]
+    elif whole:
+        rest = " ".join(label[1:])
+        with_act.append(f"({act} AND {rest if len(label) == 2 else _sendable(rest)})")
+    return _dedupe(with_act)
+
+
+def _act_with_object(blocks: list[ConceptBlock], topic: str) -> None:
+    """The act of a causative question ("What leads X to V Y?", "What prevents X from V-ing Y?") is required
+    with what it is done to: its block keeps the act in every term (:func:`_act_terms`), and a subject of its
+    own that the act is about ("seeking help for hearing loss": the hearing loss) is AND-ed with it; the
+    people stay as :func:`_everyday_act_people_anded` left them, and another act ("before completing ...")
+    is no object."""
+    m = _CAUSATIVE_GERUND_RE.match(topic)
+    if not m:
+        return
+    gerund = m.group(1).casefold()
+    stem, act = _act_group(gerund)
+    found = [(b, ts) for b in blocks if not b.generic and (ts := _act_terms(b, gerund, stem, act))]
+    if len(found) != 1:
+        return
+    block = found[0][0]
+    block.terms = found[0][1]
+    block.required = block.in_query = True
+    blocks.remove(block)
+    blocks.insert(0, block)
+    people = set(_WORD_RE.findall(topic.casefold().rsplit(" among ", 1)[-1])) if " among " in topic else set()
+    objects = [b for b in blocks[1:] if b.required and b.in_query and not _who_block(b) and not b.organism
+               and not set(_WORD_RE.findall(b.label.casefold())) <= people
+               and not (b.label.casefold().split()[0].endswith("ing") and word_classes(b.label.split()[0]) == {"VERB"})
+               and not all(t in " ".join(block.terms) for t in b.terms)]
+    if len(objects) == 1:
+        objects[0].independent = True

@@ -1,0 +1,44 @@
+"""Round 26 (h26q): causative and "What prevents X from V-ing Y?" questions, acts said as nouns (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_causative_act_is_searched_in_each_verb_form():
+    # the gerund's stem (``leaving*``) missed "left" and "leave"; the pair was written twice
+    text = "Why do social workers leave the profession?"
+    q = query(text)
+    assert hits(text, "Social workers who left the profession: a national survey"), q
+    assert hits(text, "Intention to leave the profession among social workers"), q
+    assert q.count("profess*") == 1, q
+
+
+def test_quit_is_searched_as_a_whole_word():
+    # ``quitt*`` missed "quit" (``quit*`` would find "quite"); the act is AND-ed with its object, not ``jobs`` alone
+    text = "What leads pharmacists to quit their jobs?"
+    assert hits(text, "Hospital pharmacists who quit their jobs: a survey")
+    assert not hits(text, "Pharmacists' satisfaction with their jobs")
+
+
+def test_act_is_anded_with_its_object():
+    # ``"rotavirus vaccination"`` alone was every study of the vaccination: the refusal was lost
+    text = "What drives parents to refuse rotavirus vaccination?"
+    assert hits(text, "Parental refusal of rotavirus vaccination: a qualitative study")
+    assert not hits(text, "Rotavirus vaccination coverage in infants of three countries")
+
+
+def test_prevents_from_is_read_as_the_act_among_the_people():
+    # "What prevents X from V-ing Y?": the act went with the people and the act's concern stood alone
+    text = "What prevents farmers from seeking help for anxiety?"
+    q = query(text)
+    assert hits(text, "Help-seeking for anxiety among farmers: an interview study"), q
+    assert hits(text, "Farmers who sought help for anxiety"), q
+    assert not hits(text, "Anxiety and depression in a cohort of dairy farmers"), q
+
+
+
+def test_barriers_prevent_from_is_read_too():
+    # "What barriers prevent X from V-ing Y?": a noun before the verb
+    text = "What barriers prevent fishermen from seeking help for back pain?"
+    q = query(text)
+    assert hits(text, "Help seeking for back pain among fishermen"), q
+    assert not hits(text, "Back pain in fishermen: a cross-sectional study"), q
