@@ -42,3 +42,28 @@ def test_barriers_prevent_from_is_read_too():
     q = query(text)
     assert hits(text, "Help seeking for back pain among fishermen"), q
     assert not hits(text, "Back pain in fishermen: a cross-sectional study"), q
+
+
+def test_act_noun_of_its_object_keeps_the_act():
+    # "discontinuation of X": ``X`` alone was the main block, the discontinuation a rest-branch term
+    text = "What factors are associated with discontinuation of biologic therapy in adults with psoriasis?"
+    q = query(text)
+    assert hits(text, "Discontinuation of biologic therapy among psoriasis patients: a registry study"), q
+    assert not hits(text, "Biologic therapy for psoriasis: efficacy in a cohort of adults"), q
+
+
+def test_refusal_of_a_vaccination_is_not_the_vaccination_alone():
+    # the refusal was an optional block: every study of the vaccination matched
+    text = "What are the reasons for refusal of pertussis vaccination among pregnant women?"
+    q = query(text)
+    assert hits(text, "Why pregnant women refuse pertussis vaccination: a refusal survey"), q
+    assert not hits(text, "Pertussis vaccination in pregnancy: immunogenicity in infants"), q
+
+
+def test_non_adherence_to_a_drug_is_searched_as_adherence_to_it():
+    # ``non-adherence OR ... OR corticosteroid*``: every study of either; "poor adherence" is how it is said
+    text = "What are the determinants of non-adherence to inhaled corticosteroids?"
+    q = query(text)
+    assert hits(text, "Poor adherence to inhaled corticosteroids in adults with asthma"), q
+    assert not hits(text, "Inhaled corticosteroids and the risk of pneumonia"), q
+    assert not hits(text, "Non-adherence to physiotherapy after knee surgery"), q

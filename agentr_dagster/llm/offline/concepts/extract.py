@@ -61,6 +61,7 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, ConceptPlan,
 from agentr_dagster.llm.offline.concepts.sentences import classify_sentences, is_review_question
 from agentr_dagster.llm.offline.concepts.shape import (
     BROAD_TERM_SHARE,
+    _act_noun_anded,
     _act_with_object,
     _everyday_act_people_anded,
     _lone_benefit_anded,
@@ -175,6 +176,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question and topic:
         _lone_benefit_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])
+        _act_noun_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     if question and topic:
         _act_with_object(blocks, topic[0])

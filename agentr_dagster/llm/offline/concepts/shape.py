@@ -13,7 +13,7 @@ from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
-from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF
+from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _process_noun
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _FUNCTION,
     _JOIN,
@@ -374,3 +374,72 @@ def _act_with_object(blocks: list[ConceptBlock], topic: str) -> None:
                and not all(t in " ".join(block.terms) for t in b.terms)]
     if len(objects) == 1:
         objects[0].independent = True
+
+
+#: "discontinuation of X", "non-adherence to X", "withdrawal from X": a noun of an act and what it is done to.
+_ACT_OF_RE = re.compile(
+    r"(?=\b((?:non-?)?[a-z]{5,})\s+(?:of|to|from)\s+(?:the\s+|their\s+|his\s+|her\s+)?([\w-]+))", re.I)
+
+
+#: A noun of an act at least this common in general English (Zipf: "treatment" 5.0, "prevention" 4.3,
+#: "evaluation" 4.2) names a field of study or an aspect, not the act a review asks about ("withdrawal" 4.05,
+#: "refusal" 3.8, "discontinuation" 2.6).
+ACT_NOUN_ZIPF = 4.1
+
+
+def _act_noun(word: str) -> bool:
+    """``word`` is a noun of a verb's act by its ending ("discontinuation", "adherence", "non-adherence"; "refusal",
+    "withdrawal": a verb's "-al" noun), the lexicon's: what someone does to a thing, not a thing."""
+    low = re.sub(r"^non-?", "", word.casefold())
+    if "NOUN" not in word_classes(low) or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
+            or low.endswith("ing"):  # a gerund ("freezing of gait") names a state as often
+        return False  # an everyday noun ("treatment", "management", "education") names a field, not an act
+    ending = next((e for e in ("ation", "ion", "ance", "ence", "al") if low.endswith(e)), "")
+    base = low[: -len(ending)] if ending else ""
+    return _process_noun(low, conversion=False) or len(base) >= 4 and any(
+        "VERB" in word_classes(b) for b in (base, base + "e", base[:-1] + "y"))
+
+
+def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question's act said as a noun keeps its object: "discontinuation of antiepileptic drugs" was
+    ``antiepileptic*`` OR a rest branch that held the discontinuation, "refusal of HPV vaccination" the vaccination
+    alone (the refusal left as optional), "non-adherence to X medication" ``non-adherence OR antihypertens*`` (every
+    study of either). Where the act's noun and its object are blocks of their own and the object is the main one,
+    the act is AND-ed with it; where they are one block, its object's terms are AND-ed with the act's
+    (:func:`_act_in_every_term`)."""
+    for m in _ACT_OF_RE.finditer(topic):
+        noun, first = m.group(1).casefold(), m.group(2).casefold()
+        if not _act_noun(noun):
+            continue
+        words = [b.label.casefold().split() for b in blocks]
+        act = next((b for b, w in zip(blocks, words, strict=True) if w and w[-1] == noun and not b.generic), None)
+        obj = next((b for b, w in zip(blocks, words, strict=True) if w and w[0] == first and b is not act), None)
+        main = next((b for b in blocks if b.required), None)
+        if act is not None and obj is not None and obj is main and not obj.organism and not _who_block(obj) \
+                and not any(b.independent for b in blocks):
+            root = re.sub(r"^non-?", "", noun)
+            act.terms = [truncation(root)] if root != noun else [t for t in act.terms if root[:5] in t.casefold()] \
+                or act.terms
+            act.required = act.in_query = act.independent = True
+            return
+        same = next((b for b, w in zip(blocks, words, strict=True) if w[:1] == [noun] and first in w[1:2]), None)
+        if same is not None and same.required:
+            _act_in_every_term(same, noun)
+            return
+
+
+def _act_in_every_term(block: ConceptBlock, noun: str) -> None:
+    """The block of an act and its object ("non-adherence antihypertensive medication") with the act in every
+    term: its phrases that hold both stay, and the object's terms go AND-ed with the act's."""
+    stem = re.sub(r"^non-?", "", noun)[:5]
+    acts = [t for t in block.terms if " " not in t.strip('"').replace("non ", "non-") and stem in t.casefold()]
+    objects = [t for t in block.terms if stem not in t.casefold()]
+    if not acts or not objects:
+        return
+    root = re.sub(r"^non-?", "", noun)
+    # not doing it is said as doing it too little ("poor adherence", "low adherence"): the act's stem
+    group = truncation(root) if root != noun else acts[0] if len(acts) == 1 else \
+        "(" + " OR ".join(_sendable(t) for t in acts) + ")"
+    either = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(t) for t in objects) + ")"
+    both = [t for t in block.terms if t not in acts and t not in objects]
+    block.terms = _dedupe([*both, f"({group} AND {_sendable(either)})"])
