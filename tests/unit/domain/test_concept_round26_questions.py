@@ -67,3 +67,28 @@ def test_non_adherence_to_a_drug_is_searched_as_adherence_to_it():
     assert hits(text, "Poor adherence to inhaled corticosteroids in adults with asthma"), q
     assert not hits(text, "Inhaled corticosteroids and the risk of pneumonia"), q
     assert not hits(text, "Non-adherence to physiotherapy after knee surgery"), q
+
+
+def _teachers_broad(term: str) -> float:
+    """A background (a pool of education reviews) where the teachers' word is in a third of the records."""
+    return 0.3 if term.strip('"').casefold().startswith("teacher") else 0.0
+
+
+def test_anded_people_get_back_the_word_a_background_dropped():
+    # with the pool ``teacher*`` left the people block (broad there): ``educator* OR faculty OR instructor*`` alone
+    text = "Why do secondary school teachers leave the profession?"
+    q = query(text, background=_teachers_broad)
+    assert hits(text, "Teachers who left the profession: interviews in secondary education",
+                background=_teachers_broad), q
+
+
+def _profession_broad(term: str) -> float:
+    """A background where "profession" is in a third of the records."""
+    return 0.3 if term.strip('"').casefold().startswith("profess") else 0.0
+
+
+def test_act_keeps_the_object_a_background_dropped():
+    # with the pool ``profess*`` left the act's block: ``leaving* AND midwives`` was every midwife leaving anything
+    text = "Why do midwives leave the profession?"
+    assert hits(text, "Midwives who left the profession: a survey", background=_profession_broad)
+    assert not hits(text, "Leaving the hospital early after birth: midwives' views", background=_profession_broad)

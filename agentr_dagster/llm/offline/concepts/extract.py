@@ -63,6 +63,7 @@ from agentr_dagster.llm.offline.concepts.shape import (
     BROAD_TERM_SHARE,
     _act_noun_anded,
     _act_with_object,
+    _anded_people_broad_back,
     _everyday_act_people_anded,
     _lone_benefit_anded,
     _lone_condition_anded,
@@ -180,6 +181,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
     if question and topic:
         _act_with_object(blocks, topic[0])
+        _anded_people_broad_back(blocks)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)

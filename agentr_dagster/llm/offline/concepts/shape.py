@@ -337,7 +337,9 @@ def _act_terms(block: ConceptBlock, gerund: str, stem: str, act: str) -> list[st
     whole = [t for t in block.terms if t.casefold() == said and len(label) > 1 and label[0] == gerund]
     if not with_act and not whole:
         return None
-    objects = [t for t in block.terms if not token.search(t) and not t.casefold().startswith(f'"{gerund}')]
+    # an object the background dropped as broad in its records is narrow AND-ed with the act ("the profession")
+    objects = [t for t in _dedupe([*block.terms, *block.background_broad])
+               if not token.search(t) and not t.casefold().startswith(f'"{gerund}')]
     if objects:
         group = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(o) for o in objects) + ")"
         # the act alone is no term beside its object ("quit" of "quit their jobs" is every quitter of anything)
@@ -443,3 +445,14 @@ def _act_in_every_term(block: ConceptBlock, noun: str) -> None:
     either = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(t) for t in objects) + ")"
     both = [t for t in block.terms if t not in acts and t not in objects]
     block.terms = _dedupe([*both, f"({group} AND {_sendable(either)})"])
+
+
+def _anded_people_broad_back(blocks: list[ConceptBlock]) -> None:
+    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) get back the terms a
+    background dropped as broad in its records (``teacher*`` of "secondary school teachers" in a pool of education
+    reviews, leaving ``educator* OR faculty OR instructor*``): AND-ed with the act, the word is narrow again, and
+    it is the word their studies say."""
+    main = next((b for b in blocks if b.required), None)
+    for block in blocks:
+        if block is not main and block.independent and block.required and _who_block(block):
+            block.terms = _dedupe([*block.terms, *block.background_broad])
