@@ -92,3 +92,43 @@ def test_act_keeps_the_object_a_background_dropped():
     text = "Why do midwives leave the profession?"
     assert hits(text, "Midwives who left the profession: a survey", background=_profession_broad)
     assert not hits(text, "Leaving the hospital early after birth: midwives' views", background=_profession_broad)
+
+
+def test_adverb_before_a_verb_is_no_part_of_the_subject():
+    # "X best reproduce Y": ``"spinal cord injury best"`` was a term and the verb no verb
+    text = "Which animal models of spinal cord injury best reproduce chronic neuropathic pain?"
+    q = query(text)
+    assert "best" not in q.casefold(), q
+    assert not hits(text, "Chronic neuropathic pain after spinal cord injury in veterans: a cohort study"), q
+    assert hits(text, "Spinal cord injury in rats: a model of chronic neuropathic pain"), q
+
+
+def test_people_where_something_is_seen_do_not_lift_the_animal_filter():
+    # "... seen in patients": the animal models were no filter (people named), so every human study of X matched
+    text = "Which rodent models of sepsis reproduce the organ failure seen in patients?"
+    assert not hits(text, "Sepsis in intensive care patients: mortality in a national cohort")
+    assert hits(text, "Caecal ligation and puncture sepsis in mice")
+
+
+def test_what_a_method_was_evaluated_on_is_where_not_what():
+    # "evaluated on open-source projects": the projects were a top-level alternative (every study of them)
+    text = "Which techniques for detecting memory leaks have been evaluated on open-source projects?"
+    assert not hits(text, "Onboarding newcomers in open-source projects: a survey")
+    assert hits(text, "Detecting memory leaks in C programs with static analysis")
+
+
+def test_diagnostic_accuracy_of_x_for_detecting_y_is_x_and_y():
+    # "What is the diagnostic accuracy of X for detecting Y?": ``X OR (Y AND "diagnostic accuracy")``
+    text = "What is the diagnostic accuracy of procalcitonin for detecting bacterial meningitis in children?"
+    q = query(text)
+    assert "detecting" not in q and "accura" not in q, q
+    assert hits(text, "Procalcitonin and bacterial meningitis: sensitivity and specificity in febrile children"), q
+    assert not hits(text, "Procalcitonin-guided antibiotic duration in adults with pneumonia"), q
+
+
+def test_how_does_x_compare_with_y_ands_a_named_comparator():
+    # "How does X compare with Y for Z?": ``X OR (Y AND Z)`` was every study of Y for Z
+    text = "How does the efficacy of clozapine compare with that of olanzapine for treatment-resistant schizophrenia?"
+    q = query(text)
+    assert hits(text, "Clozapine versus olanzapine in resistant schizophrenia: a randomised trial"), q
+    assert not hits(text, "Olanzapine for treatment-resistant schizophrenia: an open-label study"), q

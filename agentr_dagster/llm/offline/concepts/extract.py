@@ -7,6 +7,7 @@ import re
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
 from agentr_dagster.llm.offline.concepts.blocks import (
+    _adverb_before_verb_dropped,
     _appraised_results_known,
     _causative_known,
     _complete_suspended_hyphens,
@@ -21,6 +22,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _optional_by_wording,
     _result_phrase,
     _topic_blocks,
+    _tried_on_as_in,
     _unfold_glosses,
     _without_own_negation,
 )
@@ -127,8 +129,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _causative_known(_appraised_results_known(_how_adjective_last(text)))
-    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(text)))
+    text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_tried_on_as_in(text))))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
