@@ -132,3 +132,12 @@ def test_how_does_x_compare_with_y_ands_a_named_comparator():
     q = query(text)
     assert hits(text, "Clozapine versus olanzapine in resistant schizophrenia: a randomised trial"), q
     assert not hits(text, "Olanzapine for treatment-resistant schizophrenia: an open-label study"), q
+
+
+def test_a_gene_named_then_given_its_symbol_is_the_gene():
+    # "the X gene SYMBOL": no gene block, so the trait alone was a top-level alternative (every study of the drug)
+    text = "Are variants in the dopamine transporter gene SLC6A3 associated with response to methylphenidate?"
+    q = query(text)
+    assert hits(text, "SLC6A3 genotype and methylphenidate response in children with ADHD"), q
+    assert not hits(text, "Methylphenidate for adults with ADHD: a randomised trial"), q
+    assert not hits(text, "Dopamine transporter imaging in early Parkinson's disease"), q
