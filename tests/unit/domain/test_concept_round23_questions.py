@@ -78,8 +78,10 @@ def test_an_act_alone_in_an_eligibility_list_is_no_variant():
     # "adopting or rejecting property-based testing": "adopting" took the head, "adopting testing"
     question = ("What motivates developers to adopt property-based testing? Include surveys of practitioners that "
                 "report reasons for adopting or rejecting property-based testing.")
-    assert "adopting testing" not in terms(question) and "adopt*" not in terms(question)
-    assert hits(question, "Property-based testing in industry: an interview study")
+    # round 26: the act is AND-ed with its object (every study of the technique was an alternative), so
+    # ``adopt*`` is a term, never a top-level one
+    assert "adopting testing" not in terms(question) and "adopt*" not in top_level_terms(question)
+    assert hits(question, "Adoption of property-based testing in industry: an interview study")
 
 
 def test_what_drives_people_to_do_something_searches_the_act():

@@ -6,7 +6,14 @@ import re
 
 from agentr_dagster.domain.specificity import general_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
-from agentr_dagster.domain.word_class import gerund, is_graded_adjective, is_plain_verb, verb_lemmas, word_classes
+from agentr_dagster.domain.word_class import (
+    gerund,
+    is_finite_verb,
+    is_graded_adjective,
+    is_plain_verb,
+    verb_lemmas,
+    word_classes,
+)
 from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
@@ -158,6 +165,37 @@ _ACCURATE_FOR_ACT_RE = re.compile(
     r"discriminating|differentiating)\s+", re.I)
 
 
+#: "What is the diagnostic accuracy of X for detecting Y?": the accuracy asked as a noun, of X, for an act.
+_ACCURACY_OF_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))what\s+(is|are|was|were)\s+the\s+(?:(?:diagnostic|discriminative|screening)\s+)?"
+    r"accuracy\s+of\s+(.+?)\s+((?:for|in|at)\s+(?:detecting|diagnosing|identifying|screening\s+for|distinguishing|"
+    r"discriminating|differentiating)\b)", re.I)
+
+
+def _accuracy_of_as_how_accurate(text: str) -> str:
+    """"What is the diagnostic accuracy of X for detecting Y?" said as "How accurate is X for detecting Y?", which
+    the effect frame reads (``X AND Y``, :func:`_how_adjective_last`): read as it stood, "diagnostic accuracy" was
+    a required block of the rest branch (``X OR (Y AND accurac*)``; accuracy studies say "sensitivity") and the
+    act a term (``"distinguishing inflammatory bowel disease"``)."""
+    return _ACCURACY_OF_RE.sub(lambda m: f"How accurate {m.group(1).casefold()} {m.group(2)} {m.group(3)}", text)
+
+
+#: "How does the efficacy of X compare with (that of) Y for Z?": X's effect asked against a named Y (not "How do X
+#: compare with Y?", which may ask of X's studies alone: round 20's rilpivirine regimens).
+_HOW_COMPARE_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))how\s+(?:does|do|did)\s+the\s+(?:efficacy|effectiveness|safety)\s+of\s+(.+?)\s+"
+    r"compare\s+(?:with|to|against)\s+(?:that\s+of\s+|those\s+of\s+)?(.+?)(?=\s+(?:for|in|among|at|on)\b|\s*\?)",
+    re.I)
+
+
+def _how_compare_as_than(text: str) -> str:
+    """"How does the efficacy of X compare with that of Y for Z?" said as "Is X more effective than Y for Z?", the
+    compared frame (:func:`~agentr_dagster.llm.offline.concepts.frames._named_comparator_anded`: a rarely named Y
+    is AND-ed with X): read as it stood, Y was a subject of the rest branch (``X OR (Y AND Z)``, every study of Y
+    for Z)."""
+    return _HOW_COMPARE_RE.sub(lambda m: f"Is {m.group(1)} more effective than {m.group(2)}", text)
+
+
 def _how_adjective_last(text: str) -> str:
     """"How effective are X for Y?" said as "Are X effective for Y?": the same question, which the effect frame
     reads (:data:`_EFFECTIVE_FRAME_RE`: X what is done, Y what it is for), where the adjective asked first was
@@ -167,7 +205,8 @@ def _how_adjective_last(text: str) -> str:
         return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
     # what a test is accurate for is the condition, not the act of testing ("accurate for detecting major
     # depression": ``"detecting major depression"`` was a term)
-    return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, text))
+    return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, _accuracy_of_as_how_accurate(
+        _how_compare_as_than(text))))
 
 
 #: "How robust are the findings of X?", "How consistent are the associations between X and Y?": an adjective asked
@@ -190,10 +229,42 @@ def _appraised_results_known(text: str) -> str:
     return _APPRAISED_RESULTS_RE.sub(known, text)
 
 
+#: A word and the word after it (looked ahead: every pair of neighbours).
+_WORD_PAIR_RE = re.compile(r"\b([A-Za-z]+)\s+(?=([A-Za-z]+)\b)")
+
+
+def _adverb_before_verb_dropped(text: str) -> str:
+    """An adverb before a word that can only be a verb ("Which animal models of X best reproduce Y?", "... most
+    improve", "... consistently predict") says how the verb holds, no concept: read with the subject it made a
+    phrase of it (``"traumatic brain injury best"``) and the verb was no verb. Only a word the lexicon reads as an
+    adverb and no noun, or as a graded form ("best", "better": a noun too, but not an adverb's plain form)."""
+    from lemminflect import getAllLemmas
+
+    def dropped(m: re.Match) -> str:
+        low = m.group(1).casefold()
+        adverbs = getAllLemmas(low).get("ADV", ()) if len(low) > 3 and low not in _FUNCTION else ()
+        if not adverbs or not is_finite_verb(m.group(2)) or "NOUN" in word_classes(low) and low in adverbs:
+            return m.group(0)
+        return ""
+    return _WORD_PAIR_RE.sub(dropped, text)
+
+
+#: Participles of trying a method out: what it was tried "on" is the material of the studies, not their topic
+#: ("techniques evaluated on open-source projects", "models trained on hospital data").
+_TRIED_ON_RE = re.compile(r"\b((?:evaluated|tested|validated|benchmarked|trained|assessed)\s+)on\b", re.I)
+
+
+def _tried_on_as_in(text: str) -> str:
+    """"... have been evaluated on open-source projects" said as "... evaluated in open-source projects": read as
+    "on" (what X acts on: an outcome) the projects were a required block and, the rest branch's one block, a
+    top-level alternative (every study of open-source projects); in "in" they are where the studies are."""
+    return _TRIED_ON_RE.sub(r"\1in", text)
+
+
 #: "What drives / motivates / leads X to V Y?": a verb asked of what makes people do something, its object (X)
 #: who does it, and "V Y" the act the studies are about.
 _CAUSATIVE_RE = re.compile(
-    r"(?:^|(?<=[.?!]\s))what\s+([a-z]+s)\s+((?:[\w'-]+\s+){0,4}?[\w'-]+)\s+to\s+([a-z]+)\b([^?.]*)\?", re.I)
+    r"(?:^|(?<=[.?!]\s))what\s+([a-z]+s)\s+((?:[\w'-]+\s+){0,6}?[\w'-]+)\s+to\s+([a-z]+)\b([^?.]*)\?", re.I)
 
 
 def _causative_known(text: str) -> str:
@@ -207,7 +278,29 @@ def _causative_known(text: str) -> str:
                 or m.group(2).split()[0].casefold() in _FUNCTION:
             return m.group(0)
         return f"What is the evidence on {gerund(act)}{m.group(4)} among {m.group(2)}?"
-    return _why_people_act_known(_CAUSATIVE_RE.sub(known, text))
+    return _prevented_act_known(_why_people_act_known(_CAUSATIVE_RE.sub(known, text)))
+
+
+#: "What prevents X from V-ing Y?", "What factors deter X from V-ing Y?": what keeps people from an act.
+_PREVENTED_RE, _PREVENTED_PLAIN_RE = (re.compile(
+    r"(?:^|(?<=[.?!]\s))what\s+" + noun + r"([a-z]+)\s+((?:[\w'-]+\s+){0,6}?[\w'-]+)\s+from\s+([a-z]+ing)\b"
+    r"([^?.]*)\?", re.I) for noun in (r"([a-z]+)\s+", "()"))
+
+
+def _prevented_act_known(text: str) -> str:
+    """"What prevents men from seeking help for depression?" said as "What is the evidence on seeking help for
+    depression among men?", the reading of "What leads X to V Y?" (:func:`_causative_known`): the act kept from
+    is the subject and the people who is kept from it; read as it stood, "seeking" went with the people
+    (``(seeking* AND men)``) and the act's object stood alone (``depress*``). Only where the verb is a verb's
+    form (the lexicon's; after a noun, "What factors deter ...", its plain form) and the word after "from" a
+    gerund."""
+    def known(m: re.Match) -> str:
+        noun, verb, act = (m.group(1) or "").casefold(), m.group(2).casefold(), m.group(4).casefold()
+        if noun and "NOUN" not in word_classes(noun) or not verb_lemmas(verb) or not verb_lemmas(act) \
+                or (verb in verb_lemmas(verb)) != bool(noun) or m.group(3).split()[0].casefold() in _FUNCTION:
+            return m.group(0)
+        return f"What is the evidence on {act}{m.group(5)} among {m.group(3)}?"
+    return _PREVENTED_PLAIN_RE.sub(known, _PREVENTED_RE.sub(known, text))
 
 
 #: "Why do X V Y?": people (one to four words, the last a plural) and their act, a plain verb and what follows.

@@ -7,6 +7,7 @@ import re
 from agentr_dagster.domain.boolean_query import matches, parse_boolean_query
 from agentr_dagster.domain.specificity import GENERIC_SHARE, Background, general_zipf
 from agentr_dagster.llm.offline.concepts.blocks import (
+    _adverb_before_verb_dropped,
     _appraised_results_known,
     _causative_known,
     _complete_suspended_hyphens,
@@ -21,6 +22,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _optional_by_wording,
     _result_phrase,
     _topic_blocks,
+    _tried_on_as_in,
     _unfold_glosses,
     _without_own_negation,
 )
@@ -61,6 +63,9 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, ConceptPlan,
 from agentr_dagster.llm.offline.concepts.sentences import classify_sentences, is_review_question
 from agentr_dagster.llm.offline.concepts.shape import (
     BROAD_TERM_SHARE,
+    _act_noun_anded,
+    _act_with_object,
+    _anded_people_broad_back,
     _everyday_act_people_anded,
     _lone_benefit_anded,
     _lone_condition_anded,
@@ -124,8 +129,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _causative_known(_appraised_results_known(_how_adjective_last(text)))
-    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(text)))
+    text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
+    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_tried_on_as_in(text))))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -174,7 +179,11 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question and topic:
         _lone_benefit_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])
+        _act_noun_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)
+    if question and topic:
+        _act_with_object(blocks, topic[0])
+        _anded_people_broad_back(blocks)
     design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
         else None
     return ConceptPlan(blocks=blocks, design=design, dropped=dropped)

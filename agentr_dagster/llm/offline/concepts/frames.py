@@ -998,9 +998,24 @@ def _only_gene_heads(block: ConceptBlock) -> bool:
 
 
 def _gene_block(block: ConceptBlock) -> bool:
-    """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms")."""
+    """A gene by its symbol and a gene head ("the APOE gene", "CYP2C19 polymorphisms"), or its name and symbol
+    after "gene" ("the serotonin transporter gene SLC6A4")."""
     words = _content_words(block.label)
+    if len(words) >= 3 and _is_acronym(words[-1]) and words[-2].casefold() == "gene":
+        return True
     return len(words) >= 2 and _is_acronym(words[0]) and words[-1].casefold() in _GENE_HEADS
+
+
+def _named_gene_terms(block: ConceptBlock) -> list[str]:
+    """A gene named and then given its symbol ("the serotonin transporter gene SLC6A4"): its symbol alone, which
+    its studies all say, and its name as a gene's (``"serotonin transporter gene"``); not the parts of the phrase,
+    each a concept of every field (``"transporter gene"``, ``"serotonin transporter"``: the protein); [] for
+    another gene block."""
+    words = _content_words(block.label)
+    if len(words) < 3 or not _is_acronym(words[-1]) or words[-2].casefold() != "gene":
+        return []
+    name = '"' + " ".join(w.casefold() for w in words[:-1]) + '"'
+    return _dedupe([words[-1], *(t for t in block.terms if t.casefold() == name)])
 
 
 def _genetic_frame_only(block: ConceptBlock | str) -> bool:
@@ -1051,7 +1066,7 @@ def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[st
         if _gene_block(b):
             own = [t for t in b.terms if t.strip('"*').casefold() not in _GENE_HEADS
                    and t.strip('"*').casefold() + "s" not in _GENE_HEADS]
-            b.terms = own or b.terms
+            b.terms = _named_gene_terms(b) or own or b.terms
     for b in [b for b in blocks if b.required]:
         split = _split_genetic_frame(b, acronyms)
         if split is not None:

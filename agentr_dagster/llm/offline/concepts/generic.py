@@ -92,6 +92,9 @@ def _drop_generic_terms(blocks: list[ConceptBlock], zipf_floor: float, backgroun
             # only the close terms a population word brings (pediatric*, kid for "children"): the concept itself
             # is common English, and those terms alone would miss the studies that name it
             specific = []
+        if background is not None:
+            block.background_broad = [t for t in block.terms if t not in specific and not _is_acronym(t.strip('"*'))
+                                      and not is_generic(t, zipf_floor, whole_phrase=_phrase_key(t) in wholes)]
         if specific:
             # a generic word of the concept's own phrase stays, AND-ed with each of its neighbours there:
             # "predict*" of "software fault prediction" -> (fault* AND predict*), which finds "predicting faults"

@@ -38,6 +38,8 @@ class ConceptBlock:
     # the animals the studies are done on ("in rodents", "animal models of X"): AND-ed with the whole query, as an
     # animal-study filter is; a study of the topic in people is not one of them
     organism: bool = False
+    # terms the background alone judged broad (common in its records, not in English): an AND narrows them again
+    background_broad: list[str] = field(default_factory=list)
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]

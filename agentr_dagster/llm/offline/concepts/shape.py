@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import word_classes
+from agentr_dagster.domain.word_class import verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
-from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF
+from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _process_noun
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _FUNCTION,
     _JOIN,
@@ -124,7 +124,8 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
                 kept.append(term)
                 continue
             group = partners[0] if len(partners) == 1 else "(" + " OR ".join(partners) + ")"
-            kept.append(f"({_sendable(term)} AND {group})")
+            if f"({group} AND {_sendable(term)})" not in kept:  # two broad words of one phrase: one pair
+                kept.append(f"({_sendable(term)} AND {group})")
         if kept:
             block.terms = _dedupe(kept)
         else:  # a lone rest block of broad words alone: ``A OR b`` is no narrower than b; the rest branch drops it
@@ -301,3 +302,157 @@ def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if len(people) != 1 or any(b.required and b is not main and b is not people[0] for b in blocks):
         return  # the act's object a block of its own ("cheat on online examinations"): the object narrows it
     people[0].required = people[0].in_query = people[0].independent = True
+
+
+
+#: The act :func:`_causative_known` reads ("What is the evidence on leaving the profession among ..."): its gerund.
+_WORD_RE = re.compile(_WORD)
+_CAUSATIVE_GERUND_RE = re.compile(r"^what is the evidence on (\w+ing)\b", re.I)
+
+
+def _act_group(gerund: str) -> tuple[str, str]:
+    """The gerund's search stem and the act's term: the stem, with the lexicon's other forms of the verb where
+    the stem does not open onto the verb's plain form (``leaving*`` misses "leave" and "left", ``quitt*`` "quit"),
+    each a whole word (``quit``, not ``quit*``: "quite"): ``(leaving* OR left OR leaves OR leave)``."""
+    from lemminflect import getAllInflections
+
+    lemma = next(iter(verb_lemmas(gerund)), "")
+    stem = truncation(gerund.casefold())
+    if not lemma or not stem.endswith("*") or lemma.startswith(stem.rstrip("*")):
+        return stem, stem
+    forms = _dedupe(f for fs in getAllInflections(lemma, upos="VERB").values() for f in fs
+                    if f.isalpha() and not f.startswith(stem.rstrip("*")))
+    return stem, "(" + " OR ".join([stem, *forms]) + ")" if forms else stem
+
+
+def _act_terms(block: ConceptBlock, gerund: str, stem: str, act: str) -> list[str] | None:
+    """The act's block with the act in every term: its stem as the verb's forms (:func:`_act_group`), its object
+    AND-ed with it (``"childhood vaccination"`` alone was every study of the vaccination, the refusal lost), the
+    phrase of the act and its object ("seeking help") as the act AND-ed with the object's words, which also
+    finds "help-seeking" and "sought help"; None for no block of this act."""
+    token = re.compile(r"(?<![\w*-])" + re.escape(stem) + r"(?![\w*-])")
+    label = block.label.casefold().split()
+    said = '"' + " ".join(label) + '"'
+    with_act = [token.sub(act, t) if t.startswith("(") else act for t in block.terms if token.search(t)]
+    whole = [t for t in block.terms if t.casefold() == said and len(label) > 1 and label[0] == gerund]
+    if not with_act and not whole:
+        return None
+    # an object the background dropped as broad in its records is narrow AND-ed with the act ("the profession")
+    objects = [t for t in _dedupe([*block.terms, *block.background_broad])
+               if not token.search(t) and not t.casefold().startswith(f'"{gerund}')]
+    if objects:
+        group = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(o) for o in objects) + ")"
+        # the act alone is no term beside its object ("quit" of "quit their jobs" is every quitter of anything)
+        with_act = [t for t in with_act if t != act] + [f"({act} AND {_sendable(group)})"]
+    elif whole:
+        rest = " ".join(label[1:])
+        with_act.append(f"({act} AND {rest if len(label) == 2 else _sendable(rest)})")
+    return _dedupe(with_act)
+
+
+def _act_with_object(blocks: list[ConceptBlock], topic: str) -> None:
+    """The act of a causative question ("What leads X to V Y?", "What prevents X from V-ing Y?") is required
+    with what it is done to: its block keeps the act in every term (:func:`_act_terms`), and a subject of its
+    own that the act is about ("seeking help for hearing loss": the hearing loss) is AND-ed with it; the
+    people stay as :func:`_everyday_act_people_anded` left them, and another act ("before completing ...")
+    is no object."""
+    m = _CAUSATIVE_GERUND_RE.match(topic)
+    if not m:
+        return
+    gerund = m.group(1).casefold()
+    stem, act = _act_group(gerund)
+    found = [(b, ts) for b in blocks if not b.generic and (ts := _act_terms(b, gerund, stem, act))]
+    if len(found) != 1:
+        return
+    block = found[0][0]
+    block.terms = found[0][1]
+    block.required = block.in_query = True
+    blocks.remove(block)
+    blocks.insert(0, block)
+    people = set(_WORD_RE.findall(topic.casefold().rsplit(" among ", 1)[-1])) if " among " in topic else set()
+    objects = [b for b in blocks[1:] if b.required and b.in_query and not _who_block(b) and not b.organism
+               and not set(_WORD_RE.findall(b.label.casefold())) <= people
+               and not (b.label.casefold().split()[0].endswith("ing") and word_classes(b.label.split()[0]) == {"VERB"})
+               and not all(t in " ".join(block.terms) for t in b.terms)]
+    if len(objects) == 1:
+        objects[0].independent = True
+
+
+#: "discontinuation of X", "non-adherence to X", "withdrawal from X": a noun of an act and what it is done to.
+_ACT_OF_RE = re.compile(
+    r"(?=\b((?:non-?)?[a-z]{5,})\s+(?:of|to|from)\s+(?:the\s+|their\s+|his\s+|her\s+)?([\w-]+))", re.I)
+
+
+#: A noun of an act at least this common in general English (Zipf: "treatment" 5.0, "prevention" 4.3,
+#: "evaluation" 4.2) names a field of study or an aspect, not the act a review asks about ("withdrawal" 4.05,
+#: "refusal" 3.8, "discontinuation" 2.6).
+ACT_NOUN_ZIPF = 4.1
+
+
+def _act_noun(word: str) -> bool:
+    """``word`` is a noun of a verb's act by its ending ("discontinuation", "adherence", "non-adherence"; "refusal",
+    "withdrawal": a verb's "-al" noun), the lexicon's: what someone does to a thing, not a thing."""
+    low = re.sub(r"^non-?", "", word.casefold())
+    if "NOUN" not in word_classes(low) or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
+            or low.endswith("ing"):  # a gerund ("freezing of gait") names a state as often
+        return False  # an everyday noun ("treatment", "management", "education") names a field, not an act
+    ending = next((e for e in ("ation", "ion", "ance", "ence", "al") if low.endswith(e)), "")
+    base = low[: -len(ending)] if ending else ""
+    return _process_noun(low, conversion=False) or len(base) >= 4 and any(
+        "VERB" in word_classes(b) for b in (base, base + "e", base[:-1] + "y"))
+
+
+def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question's act said as a noun keeps its object: "discontinuation of antiepileptic drugs" was
+    ``antiepileptic*`` OR a rest branch that held the discontinuation, "refusal of HPV vaccination" the vaccination
+    alone (the refusal left as optional), "non-adherence to X medication" ``non-adherence OR antihypertens*`` (every
+    study of either). Where the act's noun and its object are blocks of their own and the object is the main one,
+    the act is AND-ed with it; where they are one block, its object's terms are AND-ed with the act's
+    (:func:`_act_in_every_term`)."""
+    for m in _ACT_OF_RE.finditer(topic):
+        noun, first = m.group(1).casefold(), m.group(2).casefold()
+        if not _act_noun(noun):
+            continue
+        words = [b.label.casefold().split() for b in blocks]
+        act = next((b for b, w in zip(blocks, words, strict=True) if w and w[-1] == noun and not b.generic), None)
+        obj = next((b for b, w in zip(blocks, words, strict=True) if w and w[0] == first and b is not act), None)
+        main = next((b for b in blocks if b.required), None)
+        if act is not None and obj is not None and obj is main and not obj.organism and not _who_block(obj) \
+                and not any(b.independent for b in blocks):
+            root = re.sub(r"^non-?", "", noun)
+            act.terms = [truncation(root)] if root != noun else [t for t in act.terms if root[:5] in t.casefold()] \
+                or act.terms
+            act.required = act.in_query = act.independent = True
+            return
+        same = next((b for b, w in zip(blocks, words, strict=True) if w[:1] == [noun] and first in w[1:2]), None)
+        if same is not None and same.required:
+            _act_in_every_term(same, noun)
+            return
+
+
+def _act_in_every_term(block: ConceptBlock, noun: str) -> None:
+    """The block of an act and its object ("non-adherence antihypertensive medication") with the act in every
+    term: its phrases that hold both stay, and the object's terms go AND-ed with the act's."""
+    stem = re.sub(r"^non-?", "", noun)[:5]
+    acts = [t for t in block.terms if " " not in t.strip('"').replace("non ", "non-") and stem in t.casefold()]
+    objects = [t for t in block.terms if stem not in t.casefold()]
+    if not acts or not objects:
+        return
+    root = re.sub(r"^non-?", "", noun)
+    # not doing it is said as doing it too little ("poor adherence", "low adherence"): the act's stem
+    group = truncation(root) if root != noun else acts[0] if len(acts) == 1 else \
+        "(" + " OR ".join(_sendable(t) for t in acts) + ")"
+    either = objects[0] if len(objects) == 1 else "(" + " OR ".join(_sendable(t) for t in objects) + ")"
+    both = [t for t in block.terms if t not in acts and t not in objects]
+    block.terms = _dedupe([*both, f"({group} AND {_sendable(either)})"])
+
+
+def _anded_people_broad_back(blocks: list[ConceptBlock]) -> None:
+    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) get back the terms a
+    background dropped as broad in its records (``teacher*`` of "secondary school teachers" in a pool of education
+    reviews, leaving ``educator* OR faculty OR instructor*``): AND-ed with the act, the word is narrow again, and
+    it is the word their studies say."""
+    main = next((b for b in blocks if b.required), None)
+    for block in blocks:
+        if block is not main and block.independent and block.required and _who_block(block):
+            block.terms = _dedupe([*block.terms, *block.background_broad])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from agentr_dagster.domain.word_class import is_irregular_past_participle, is_past_participle
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.variants import _variants
 from agentr_dagster.llm.offline.concepts.vocabulary import (
@@ -49,10 +50,21 @@ def _mark_organisms(blocks: list[ConceptBlock], text: str, acronyms: dict[str, s
     """The animals the question or title (``text``) names filter the query (:func:`_as_organisms`), unless it
     names people too ("animal and human studies", "in humans and animals"): then the studies are not animal
     studies alone."""
-    if not _PEOPLE_RE.search(text):
+    if not any(not _seen_in(text[:m.start()]) for m in _PEOPLE_RE.finditer(text)):
         for block in blocks:
             if _organism_block(block):
                 _as_organisms(block, acronyms)
+
+
+#: What comes before a mention of people: a participle and "in" or "among" ("the deficits seen in patients").
+_PARTICIPLE_IN_RE = re.compile(r"\b([a-z]+)\s+(?:in|among)\s+(?:the\s+)?$", re.I)
+
+
+def _seen_in(before: str) -> bool:
+    """The people are where something the text names is seen ("the cognitive deficits seen in patients", "the
+    symptoms observed in humans"): a past participle before "in" (the lexicon's), not studies of people."""
+    m = _PARTICIPLE_IN_RE.search(before)
+    return m is not None and (is_past_participle(m.group(1)) or is_irregular_past_participle(m.group(1)))
 
 
 def _as_organisms(block: ConceptBlock, acronyms: dict[str, str]) -> None:
