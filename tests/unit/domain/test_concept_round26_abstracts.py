@@ -1,0 +1,63 @@
+"""Round 26 (h26a): published-style abstracts in unseen fields."""
+
+from tests.unit.domain.concept_queries import hits, terms, top_level_terms
+
+# -- a title that is only "X and Y" (and its own kind) names two subjects, not one concept's variants ----------
+
+PAIR_ABSTRACT = (
+    "Cocoa flavanols and arterial stiffness: a systematic review. Background: Cocoa is rich in flavanols. "
+    "Objective: We reviewed trials that gave adults cocoa products and measured pulse wave velocity. Methods: "
+    "MEDLINE and Embase were searched to 2024. Results: Twelve trials were included; stiffness fell in eight. "
+    "Conclusions: Cocoa may help."
+)
+
+
+def test_a_title_of_two_phrases_joined_by_and_requires_both():
+    # on be7946d the two were one OR block: every study of arterial stiffness was found
+    assert not hits(PAIR_ABSTRACT, "Arterial stiffness in hypertensive adults: a cohort study")
+    assert not hits(PAIR_ABSTRACT, "Cocoa flavanols and insulin sensitivity in adults")
+    assert hits(PAIR_ABSTRACT, "Effect of cocoa flavanols on arterial stiffness: a randomised trial")
+
+
+def test_a_list_of_one_concept_stays_one_block():
+    # one word before the "and", or one head: a list of variants, as before
+    text = ("Anxiety and depression: a systematic review. Background: Both are common. Methods: MEDLINE was "
+            "searched. Results: Ten studies were included.")
+    assert hits(text, "Depression in primary care")
+    text = ("Vascular dementia and frontotemporal dementia: a systematic review. Methods: MEDLINE was searched. "
+            "Results: Ten studies were included.")
+    assert hits(text, "Frontotemporal dementia in a memory clinic")
+
+
+# -- the kind of studies a subtitle gathers is no variant of the title's last concept ----------------------------
+
+KIND_ABSTRACT = (
+    "Liquorice intake and hypokalaemia: a systematic review of pharmacokinetic studies. Background: Liquorice "
+    "contains glycyrrhizin. Methods: PubMed was searched to 2024. Results: Twenty studies were included; "
+    "potassium fell in most. Conclusions: Liquorice can cause hypokalaemia."
+)
+
+
+def test_the_kind_of_studies_gathered_is_no_alternative():
+    # on be7946d ``hypokal* OR pharmacokinetic*``: every pharmacokinetic study of liquorice was found
+    assert not any(t.startswith("pharmacokinetic") for t in terms(KIND_ABSTRACT))
+    assert hits(KIND_ABSTRACT, "Liquorice and hypokalaemia: a case series")
+    assert "pharmacokinetic*" not in top_level_terms(KIND_ABSTRACT)
+
+
+# -- an acronym's long form with a coordination inside gives no two-word parts -------------------------------------
+
+GENE_ABSTRACT = (
+    "Association of the GLUR rs4455 polymorphism with gout in adults: a meta-analysis. Background: The glucose "
+    "uptake and urate-regulating (GLUR) gene is a locus for serum urate. Methods: PubMed was searched to 2024. "
+    "Results: Nine studies were included."
+)
+
+
+def test_a_coordinated_long_form_gives_no_parts():
+    # on be7946d "glucose uptake", "uptake and", "and urate-regulating" were alternatives for the gene
+    found = terms(GENE_ABSTRACT)
+    assert not any(t.startswith("and") or t.endswith(" and") for t in found)
+    assert "glucose uptake" not in found
+    assert hits(GENE_ABSTRACT, "The glucose uptake and urate-regulating gene in gout")
+    assert not hits(GENE_ABSTRACT, "Glucose uptake in gout flares")
