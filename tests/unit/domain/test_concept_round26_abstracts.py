@@ -27,6 +27,11 @@ def test_a_list_of_one_concept_stays_one_block():
     text = ("Vascular dementia and frontotemporal dementia: a systematic review. Methods: MEDLINE was searched. "
             "Results: Ten studies were included.")
     assert hits(text, "Frontotemporal dementia in a memory clinic")
+    # a word of both: one kind of thing listed ("hepatitis B and hepatitis C infection")
+    text = ("Hepatitis B and hepatitis C infection in prisons: a systematic review. Methods: MEDLINE was searched.")
+    assert hits(text, "Hepatitis C infection among prisoners")
+    text = ("Hepatitis B and hepatitis C infection: a systematic review. Methods: MEDLINE was searched.")
+    assert hits(text, "Hepatitis C infection among blood donors")
 
 
 # -- the kind of studies a subtitle gathers is no variant of the title's last concept ----------------------------
@@ -61,3 +66,13 @@ def test_a_coordinated_long_form_gives_no_parts():
     assert "glucose uptake" not in found
     assert hits(GENE_ABSTRACT, "The glucose uptake and urate-regulating gene in gout")
     assert not hits(GENE_ABSTRACT, "Glucose uptake in gout flares")
+
+
+# -- the pair before a rare noun of a property names another thing ------------------------------------------------
+
+def test_the_pair_before_a_rare_property_noun_is_no_term():
+    text = ("Oral drug bioavailability of levothyroxine taken with coffee: a systematic review. Methods: MEDLINE "
+            "was searched. Results: Eight studies were included.")
+    # on be7946d ``"oral drug"`` was an alternative: every drug taken by mouth
+    assert "oral drug" not in terms(text)
+    assert hits(text, "Coffee reduces the bioavailability of levothyroxine")

@@ -1424,12 +1424,13 @@ def _two_named_subjects(first: str, second: str, after: str | None) -> bool:
     """A title that is only "X and Y" (and its own kind: "Garlic supplements and blood pressure: a systematic
     review"), each side a phrase of two content words or more with its own head, no preposition inside and nothing
     after: two subjects, not a list of one concept's variants ("anxiety and depression", "fruit and vegetable
-    intake": one word before the "and"; "vascular dementia and Alzheimer's dementia": one head)."""
+    intake": one word before the "and"; "vascular dementia and Alzheimer's dementia", "hepatitis B and hepatitis C
+    infection": a word of both, one kind of thing or a head shared)."""
     if after or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second,
                           re.I):
         return False
     x, y = _content_words(first), _content_words(second)
-    return len(x) >= 2 and len(y) >= 2 and x[-1].casefold()[:5] != y[-1].casefold()[:5]
+    return len(x) >= 2 and len(y) >= 2 and not {w.casefold()[:5] for w in x} & {w.casefold()[:5] for w in y}
 
 
 def _pair_anchors(first: list[str], second: list[str], acronyms: dict[str, str]) -> list[tuple[str, str]]:
