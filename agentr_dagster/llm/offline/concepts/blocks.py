@@ -496,12 +496,29 @@ def _before_definition(items: list[str]) -> list[str]:
     return items
 
 
+#: The closing item of a list of kinds: "A, B or other C" ("aminoglycosides, cisplatin or other ototoxic agents").
+_OTHER_CLASS_RE = re.compile(r"^\s*(?:any\s+)?other\s+(?:[\w-]+\s+){0,3}([\w-]+)\s*$", re.I)
+
+
+def _kinds_of_unnamed_class(items: list[str], blocks: list[ConceptBlock]) -> bool:
+    """A list closed by "or other C" names kinds of C; when no block so far holds C's head ("agents" of "other
+    ototoxic agents"), the review names them only as examples of something it does not search for: they are no
+    variants of a block they share another word with (``cisplatin*`` joined a zebrafish model's block through
+    "zebrafish larvae to aminoglycosides", the list's first item), nor a concept of their own."""
+    m = _OTHER_CLASS_RE.match(items[-1]) if len(items) >= 2 else None
+    if m is None:
+        return False
+    head = _singular_tail(m.group(1))
+    return not any(_singular_tail(w) == head for b in blocks for i in [b.label, *b.items]
+                   for w in re.findall(r"[A-Za-z][\w-]*", i))
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
     items = _distribute_head([i for i in _without_coordinated_predicate(_before_definition(chunk.items))
                               if not _is_meta_item(i) and not _ANAPHORIC_ITEM_RE.match(i)])
-    if not items:
+    if not items or _kinds_of_unnamed_class(items, blocks):
         return
     terms: list[str] = []
     for item in items:
