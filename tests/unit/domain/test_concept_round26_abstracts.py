@@ -96,3 +96,26 @@ def test_examples_of_an_unnamed_class_are_no_variants_of_the_model():
     text = ("Beta-blockers for heart failure: a review. This review assessed atenolol, bisoprolol or other "
             "beta-blockers in adults.")
     assert hits(text, "Bisoprolol in heart failure: a randomised trial")
+
+
+# -- a noun that only ends like an adjective is no modifier ---------------------------------------------------------
+
+def test_a_counted_noun_ending_in_able_leaves_no_head_alone():
+    # on be7946d ``intak*`` stood alone: every intake study ("vegetable" read as an adjective by its ending)
+    question = "Does vegetable intake lower the risk of hip fracture in older women?"
+    assert "intak*" not in top_level_terms(question)
+    assert not hits(question, "Protein intake in adolescents")
+    assert hits(question, "Vegetable intake and bone health")
+    text = ("Fruit and vegetable intake for hip fracture prevention: a meta-analysis. Methods: PubMed was searched "
+            "to 2024. Results: Twelve cohorts were included.")
+    assert "intak*" not in terms(text)
+    assert not hits(text, "Calcium intake and hip fracture in older women")
+
+
+def test_a_list_of_kinds_of_an_unnamed_class_is_still_a_concept():
+    # what the fix above must leave: a list sharing no block's word is a concept of its own (the patients; the
+    # first version of the fix, 102b471, dropped it)
+    question = ("What are the harms of antiepileptic drugs, such as valproate and lamotrigine, in adults with "
+                "migraine, cluster headache or other primary headache disorders?")
+    assert hits(question, "Cluster headache in adults treated with valproate: harms")
+    assert "cluster headache" in terms(question)

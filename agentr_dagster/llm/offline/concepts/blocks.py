@@ -502,9 +502,10 @@ _OTHER_CLASS_RE = re.compile(r"^\s*(?:any\s+)?other\s+(?:[\w-]+\s+){0,3}([\w-]+)
 
 def _kinds_of_unnamed_class(items: list[str], blocks: list[ConceptBlock]) -> bool:
     """A list closed by "or other C" names kinds of C; when no block so far holds C's head ("agents" of "other
-    ototoxic agents"), the review names them only as examples of something it does not search for: they are no
-    variants of a block they share another word with (``cisplatin*`` joined a zebrafish model's block through
-    "zebrafish larvae to aminoglycosides", the list's first item), nor a concept of their own."""
+    ototoxic agents"), they are no variants of a block they share another word with (``cisplatin*`` joined a
+    zebrafish model's block through "zebrafish larvae to aminoglycosides", the list's first item): the review
+    names them only as examples (a list that shares no block's word is a concept of its own, as before: "chronic
+    pain, osteoarthritis or other musculoskeletal conditions")."""
     m = _OTHER_CLASS_RE.match(items[-1]) if len(items) >= 2 else None
     if m is None:
         return False
@@ -518,7 +519,7 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
     items = _distribute_head([i for i in _without_coordinated_predicate(_before_definition(chunk.items))
                               if not _is_meta_item(i) and not _ANAPHORIC_ITEM_RE.match(i)])
-    if not items or _kinds_of_unnamed_class(items, blocks):
+    if not items:
         return
     terms: list[str] = []
     for item in items:
@@ -563,6 +564,8 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             repeated = set()
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+            if _kinds_of_unnamed_class(items, blocks):
+                return
             block.terms = _dedupe(block.terms + terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]
