@@ -989,4 +989,9 @@ _MODIFIER_ENDINGS = ("ing", "ed", "al", "ic", "ive", "ous", "ary", "able", "ible
 
 def _modifier_like(word: str) -> bool:
     low = word.casefold()
+    if low.endswith(("able", "ible")) and general_zipf(low + "s") >= general_zipf(low) > 0:
+        # a noun one counts that only ends like an adjective, its plural the commoner ("vegetables" 4.2,
+        # "vegetable" 3.9; not "edible", "wearable", "variable"): "vegetable intake" is no kind of intake, whose
+        # head alone (``intak*``) was every intake study
+        return False
     return "-" in low.strip("-") or (low.endswith(_MODIFIER_ENDINGS) and len(low) > 4 and not _is_acronym(word))
