@@ -119,3 +119,18 @@ def test_a_list_of_kinds_of_an_unnamed_class_is_still_a_concept():
                 "migraine, cluster headache or other primary headache disorders?")
     assert hits(question, "Cluster headache in adults treated with valproate: harms")
     assert "cluster headache" in terms(question)
+
+
+# -- "X models of Y": what a model models stays AND-ed with a background ------------------------------------------
+
+def _narrow(term: str) -> float:
+    """A stand-in background in which every term is rare (each block alone is narrow)."""
+    return 0.000001
+
+
+def test_what_a_model_models_stays_anded_with_a_background():
+    text = ("Tadpole tail models of drug-induced neurotoxicity: a systematic review. Methods: PubMed was searched to "
+            "2024. Results: Forty studies were included.")
+    # on be7946d the neurotoxicity left the query with a background: every study of tadpole tails
+    assert not hits(text, "Tadpole tail regeneration after amputation", _narrow)
+    assert hits(text, "Drug-induced neurotoxicity in a tadpole tail model", _narrow)

@@ -350,6 +350,10 @@ def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> boo
     end = re.search(r"\b" + re.escape(last[:5]) + r"\w*", head[at_main:])
     start = at_main + (end.end() if end else 0)
     link = head[start:at_other]
+    if last.startswith("model") and link.strip() == "of":
+        # "X models of Y": a model is of what it models ("zebrafish lateral line models of drug-induced
+        # ototoxicity": the lateral line alone is all of its sensory biology)
+        return True
     # "A, B and C for Y" lists the members of what is reviewed for Y: the "for" links, not the "and"
     return re.search(r"\b(?:and|on)\b", link) is not None and re.search(r"\bfor\b", link) is None
 
