@@ -134,3 +134,13 @@ def test_what_a_model_models_stays_anded_with_a_background():
     # on be7946d the neurotoxicity left the query with a background: every study of tadpole tails
     assert not hits(text, "Tadpole tail regeneration after amputation", _narrow)
     assert hits(text, "Drug-induced neurotoxicity in a tadpole tail model", _narrow)
+
+
+def test_a_title_of_a_listed_x_and_y_requires_both():
+    # "A and B H and Y": the first "and" is a list inside X, the last one joins the two subjects
+    text = ("Fruit and vegetable intake and hip fracture: a meta-analysis of cohort studies. Background: Diets rich "
+            "in fruit and vegetables may protect bone. Methods: PubMed was searched to 2024. Results: Twelve "
+            "cohorts were included.")
+    # on be7946d one OR list of the three: every hip fracture study
+    assert not hits(text, "Surgery for hip fracture in older adults: a randomised trial")
+    assert hits(text, "Fruit intake and the risk of hip fracture in women")

@@ -1421,7 +1421,15 @@ def _related_pair(title: str, text: str) -> str:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     if _two_named_subjects(m.group(1), m.group(2), m.group(3)):
         return f"{m.group(1)} on {m.group(2)}{m.group(4) or ''}"
+    last = _LAST_PAIR_RE.match(title)
+    if last and _two_named_subjects(last.group(1), last.group(2), None):
+        # "Fruit and vegetable intake and hip fracture": the last "and" joins the two, the first a list in X
+        return f"{last.group(1)} on {last.group(2)}{last.group(3) or ''}"
     return title
+
+
+#: A title "A and B H and Y" (and its own kind): a coordination inside X, then the "and" of the pair.
+_LAST_PAIR_RE = re.compile(r"^([^,;:]+?\s+and\s+[^,;:]+)\s+and\s+([^,;:]+?)(:.*)?$", re.I)
 
 
 def _two_named_subjects(first: str, second: str, after: str | None) -> bool:
