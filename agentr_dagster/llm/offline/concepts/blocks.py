@@ -589,6 +589,24 @@ def _before_definition(items: list[str]) -> list[str]:
     return items
 
 
+#: The closing item of a list of kinds: "A, B or other C" ("aminoglycosides, cisplatin or other ototoxic agents").
+_OTHER_CLASS_RE = re.compile(r"^\s*(?:any\s+)?other\s+(?:[\w-]+\s+){0,3}([\w-]+)\s*$", re.I)
+
+
+def _kinds_of_unnamed_class(items: list[str], blocks: list[ConceptBlock]) -> bool:
+    """A list closed by "or other C" names kinds of C; when no block so far holds C's head ("agents" of "other
+    ototoxic agents"), they are no variants of a block they share another word with (``cisplatin*`` joined a
+    zebrafish model's block through "zebrafish larvae to aminoglycosides", the list's first item): the review
+    names them only as examples (a list that shares no block's word is a concept of its own, as before: "chronic
+    pain, osteoarthritis or other musculoskeletal conditions")."""
+    m = _OTHER_CLASS_RE.match(items[-1]) if len(items) >= 2 else None
+    if m is None:
+        return False
+    head = _singular_tail(m.group(1))
+    return not any(_singular_tail(w) == head for b in blocks for i in [b.label, *b.items]
+                   for w in re.findall(r"[A-Za-z][\w-]*", i))
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
@@ -639,6 +657,8 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
             repeated = set()
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
+            if _kinds_of_unnamed_class(items, blocks):
+                return
             block.terms = _dedupe(block.terms + terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]

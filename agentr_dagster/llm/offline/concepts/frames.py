@@ -350,6 +350,10 @@ def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> boo
     end = re.search(r"\b" + re.escape(last[:5]) + r"\w*", head[at_main:])
     start = at_main + (end.end() if end else 0)
     link = head[start:at_other]
+    if last.startswith("model") and link.strip() == "of":
+        # "X models of Y": a model is of what it models ("zebrafish lateral line models of drug-induced
+        # ototoxicity": the lateral line alone is all of its sensory biology)
+        return True
     # "A, B and C for Y" lists the members of what is reviewed for Y: the "for" links, not the "and"
     return re.search(r"\b(?:and|on)\b", link) is not None and re.search(r"\bfor\b", link) is None
 
@@ -1430,7 +1434,30 @@ def _related_pair(title: str, text: str) -> str:
                 gap.group(1))
             if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+    if _two_named_subjects(m.group(1), m.group(2), m.group(3)):
+        return f"{m.group(1)} on {m.group(2)}{m.group(4) or ''}"
+    last = _LAST_PAIR_RE.match(title)
+    if last and _two_named_subjects(last.group(1), last.group(2), None):
+        # "Fruit and vegetable intake and hip fracture": the last "and" joins the two, the first a list in X
+        return f"{last.group(1)} on {last.group(2)}{last.group(3) or ''}"
     return title
+
+
+#: A title "A and B H and Y" (and its own kind): a coordination inside X, then the "and" of the pair.
+_LAST_PAIR_RE = re.compile(r"^([^,;:]+?\s+and\s+[^,;:]+)\s+and\s+([^,;:]+?)(:.*)?$", re.I)
+
+
+def _two_named_subjects(first: str, second: str, after: str | None) -> bool:
+    """A title that is only "X and Y" (and its own kind: "Garlic supplements and blood pressure: a systematic
+    review"), each side a phrase of two content words or more with its own head, no preposition inside and nothing
+    after: two subjects, not a list of one concept's variants ("anxiety and depression", "fruit and vegetable
+    intake": one word before the "and"; "vascular dementia and Alzheimer's dementia", "hepatitis B and hepatitis C
+    infection": a word of both, one kind of thing or a head shared)."""
+    if after or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second,
+                          re.I):
+        return False
+    x, y = _content_words(first), _content_words(second)
+    return len(x) >= 2 and len(y) >= 2 and not {w.casefold()[:5] for w in x} & {w.casefold()[:5] for w in y}
 
 
 def _pair_anchors(first: list[str], second: list[str], acronyms: dict[str, str]) -> list[tuple[str, str]]:

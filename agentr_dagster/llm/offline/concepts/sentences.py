@@ -128,7 +128,12 @@ def _title_without_design(title: str) -> str:
         # the animals studied ("...: a meta-analysis of rodent studies") are a subtitle still, a chunk of their own
         # (:data:`_SUBTITLE_RE`), no variant of the head's last concept
         kept = of.group(1)
-        return f"{head}: {kept[:1].upper()}{kept[1:]}" if names_animals(kept) else f"{head}: {kept}"
+        if names_animals(kept):
+            return f"{head}: {kept[:1].upper()}{kept[1:]}"
+        if re.findall(_WORD, kept)[-1].casefold() not in _STUDY_NOUNS:
+            return f"{head}: {kept}"
+        # the kind of studies gathered ("...: a systematic review of pharmacokinetic interaction studies"): how the
+        # studies were done, no variant of the head's last concept (``hypertens* OR pharmacokinetic*``)
     return head or title
 
 

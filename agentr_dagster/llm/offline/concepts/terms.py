@@ -789,6 +789,10 @@ def _rare_lead_makes_it(words: list[str]) -> bool:
     return lead < RARE_MODIFIER_ZIPF and _common_without_lead(words, words[1:])
 
 
+#: The endings of a noun that names a property of its modifier ("bioavailability", "permeability", "tolerance").
+_PROPERTY_ENDINGS = ("ity", "ness", "ance", "ence")
+
+
 def _rare_plural_head(words: list[str]) -> bool:
     """The phrase's head is a rare plural noun (below :data:`RARE_PART_ZIPF`), rarer than every word before it
     ("skeletal muscle relaxants", "relaxants" 2.0; not "software testing tools", "tools" 4.6), after an everyday
@@ -796,7 +800,9 @@ def _rare_plural_head(words: list[str]) -> bool:
     ("skeletal muscle", "white matter" of "white matter hyperintensities"; not "long-acting opioid" of "...
     analgesics", a class of them)."""
     head = words[-1].casefold()
-    return (len(words) >= 3 and _plural(head) and head.isalpha() and general_zipf(head) < RARE_PART_ZIPF
+    # or a rare noun of a property ("oral drug bioavailability": "oral drug" is any drug taken by mouth)
+    counted = _plural(head) or head.endswith(_PROPERTY_ENDINGS)
+    return (len(words) >= 3 and counted and head.isalpha() and general_zipf(head) < RARE_PART_ZIPF
             and all(general_zipf(head) < general_zipf(w.casefold()) for w in words[:-1])
             and general_zipf(words[-2].casefold()) >= EVERYDAY_WORD_ZIPF)
 
@@ -983,4 +989,9 @@ _MODIFIER_ENDINGS = ("ing", "ed", "al", "ic", "ive", "ous", "ary", "able", "ible
 
 def _modifier_like(word: str) -> bool:
     low = word.casefold()
+    if low.endswith(("able", "ible")) and general_zipf(low + "s") >= general_zipf(low) > 0:
+        # a noun one counts that only ends like an adjective, its plural the commoner ("vegetables" 4.2,
+        # "vegetable" 3.9; not "edible", "wearable", "variable"): "vegetable intake" is no kind of intake, whose
+        # head alone (``intak*``) was every intake study
+        return False
     return "-" in low.strip("-") or (low.endswith(_MODIFIER_ENDINGS) and len(low) > 4 and not _is_acronym(word))

@@ -50,7 +50,9 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
             long_words = re.findall(_WORD, long)
             if long_words:
                 terms.extend(_phrase_terms(" ".join(long_words)))
-                if len(long_words) >= 3:  # its two-word parts and its first and last word
+                # its two-word parts and its first and last word; none of a name coordinated inside ("fat mass and
+                # obesity-associated": "mass and", "fat mass" name other things or nothing)
+                if len(long_words) >= 3 and not {w.casefold() for w in long_words} & {"and", "or"}:
                     pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
                     if _rare_plural_head(long_words):
                         pairs = [p for p in pairs if p != (long_words[-3], long_words[-2])]
