@@ -308,6 +308,25 @@ _WHY_DO_RE = re.compile(
     r"(?:^|(?<=[.?!]\s))why\s+do\s+((?:[\w'-]+\s+){0,3}?[\w'-]+s)\s+([a-z]+)\b([^?.]*)\?", re.I)
 
 
+#: Endings of a noun of who does something ("firefighter", "officer", "pharmacist", "librarian", "paramedic",
+#: "trainee"): English's agent suffixes.
+_AGENT_ENDINGS = ("er", "or", "ist", "ian", "ic", "ee")
+
+
+def _agent_noun(plural: str) -> bool:
+    """``plural`` is a plural noun of an agent by its ending (:data:`_AGENT_ENDINGS`), the lexicon's noun: in "Why
+    do X V Y?" with an object Y, who does the act ("Why do firefighters decline influenza vaccination?"), whatever
+    list of roles knows them."""
+    singular = plural[:-1] if plural.endswith("s") and not plural.endswith("ss") else ""
+    ending = next((e for e in _AGENT_ENDINGS if singular.endswith(e)), "")
+    if len(singular) < 5 or not ending or not word_classes(singular) <= {"NOUN"} or singular.startswith("anti"):
+        return False  # "anti-" names what acts against something ("antibiotics", "antagonists"): a thing
+    # a verb's "-er" or "-or" noun names a thing as often as a person ("blocker", "inhibitor", "stabilizer"): the
+    # agent's base is a noun ("office", "library", "pharmacy") or a compound's ("firefight")
+    base = singular[: -len(ending)]
+    return not any("VERB" in word_classes(b) for b in (base, base + "e", base + "y", base[:-1]))
+
+
 def _why_people_act_known(text: str) -> str:
     """"Why do teachers leave the profession?" said as "What is the evidence on leaving the profession among
     teachers?", the reading of "What leads X to V Y?" (:func:`_causative_known`): the act is the subject and the
@@ -316,7 +335,8 @@ def _why_people_act_known(text: str) -> str:
     verb."""
     def known(m: re.Match) -> str:
         people, act = m.group(1), m.group(2).casefold()
-        if not is_plain_verb(act) or not _person_word(people.split()[-1].casefold()) \
+        head = people.split()[-1].casefold()
+        if not is_plain_verb(act) or not (_person_word(head) or _agent_noun(head) and m.group(3).strip()) \
                 or people.split()[0].casefold() in _FUNCTION:
             return m.group(0)
         return f"What is the evidence on {gerund(act)}{m.group(3)} among {people}?"
@@ -326,8 +346,17 @@ def _why_people_act_known(text: str) -> str:
 def _effect_frame_nouns(text: str) -> str:
     """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
     what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on
-    school enrolment?" required ``impact*``)."""
-    return _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text)
+    school enrolment?" required ``impact*``); and "Does exposure to X V Y?" as "Does X V Y?"
+    (:data:`_EXPOSURE_FRAME_RE`: "exposure to smoking ..." split at "to" before a gerund made ``exposur*`` a block
+    of its own, and the main one)."""
+    return _EXPOSURE_FRAME_RE.sub(r"\1", _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text))
+
+
+#: "Does exposure to X increase Y?", "the effect of exposure to X on Y": "exposure to" with no modifier of its
+#: own ("prenatal exposure to X" keeps it) only says X is what the studies expose people to.
+_EXPOSURE_FRAME_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))((?:does|do|did|is|are|was|were|can|could|how\s+does|how\s+do)\s+)exposure\s+to\s+(?=\w)|"
+    r"(?<=\bof\s)()exposure\s+to\s+(?=\w)", re.I)
 
 
 def _join_of_compounds(text: str) -> str:

@@ -166,16 +166,23 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         blocks = _read_title(blocks, title, topic[1:], text, verbs, acronyms, generic_zipf, background, generic_share)
         _no_block_inside_another(blocks)
     blocks = _reviews_first(blocks, acronyms) if blocks and _studies_reviews(" ".join(topic)) else blocks
+    outcomes_frame = bool(question and topic and not _EFFECTIVE_FRAME_RE.match(topic[0])
+                          and _OUTCOMES_FRAME_RE.match(topic[0]))
     if question and topic and _EFFECTIVE_FRAME_RE.match(topic[0]):
         # whatever the background: ``X OR "chronic pain"`` is every chronic pain study however narrow a pool
         # shows it ("Is X effective for chronic pain?"), and X is what the question asks of
         who_first = re.match(_WHO_FIRST, topic[0], re.I)
         _lone_condition_anded(blocks, ("population", "exposure"), who_first.group(0).casefold() if who_first else "")
-    elif question and topic and _OUTCOMES_FRAME_RE.match(topic[0]):
+    elif outcomes_frame:
         # what X is asked of, whatever the background ("the effects of X on Y in rodents": Y alone in rodents was
         # every rodent study of Y); not a state after it ("after coronary stenting")
         _lone_condition_anded(blocks, ("population", "outcome"))
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
+    if outcomes_frame and not any(b.independent for b in blocks):
+        # and so where a background left what X acts on alone in the rest branch ("on cognitive decline in older
+        # adults": the older adults left as optional, Y stood alone); not a population a background shows narrow
+        # ("X in adults with obesity": ``X OR obesity``)
+        _lone_condition_anded(blocks, ("outcome",))
     if question and topic:
         _lone_benefit_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])

@@ -15,6 +15,7 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _re
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _process_noun
 from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _BOUNDARY_RE,
     _FUNCTION,
     _JOIN,
     _WHO_FIRST,
@@ -298,7 +299,12 @@ def _everyday_act_people_anded(blocks: list[ConceptBlock], topic: str) -> None:
     bare = [t for t in main.terms if " " not in t and "(" not in t and not t.startswith('"')]
     if not any(general_zipf(t) >= EVERYDAY_WORD_ZIPF for t in bare):
         return
-    people = [b for b in blocks if b is not main and _who_block(b) and not b.organism and b.terms]
+    # the reading names who does the act after "among", whether or not a list of roles knows them ("probation
+    # officers")
+    among = set(_WORD_RE.findall(topic.casefold().rsplit(" among ", 1)[-1]))
+    people = [b for b in blocks if b is not main and _who_block(b) and not b.organism and b.terms] or [
+        b for b in blocks if b is not main and not b.organism and b.terms
+        and set(_WORD_RE.findall(b.label.casefold())) <= among]
     if len(people) != 1 or any(b.required and b is not main and b is not people[0] for b in blocks):
         return  # the act's object a block of its own ("cheat on online examinations"): the object narrows it
     people[0].required = people[0].in_query = people[0].independent = True
@@ -362,6 +368,8 @@ def _act_with_object(blocks: list[ConceptBlock], topic: str) -> None:
     gerund = m.group(1).casefold()
     stem, act = _act_group(gerund)
     found = [(b, ts) for b in blocks if not b.generic and (ts := _act_terms(b, gerund, stem, act))]
+    if not found and gerund in META_WORDS:
+        found = _meta_act_on_object(blocks, gerund, topic[m.end():])
     if len(found) != 1:
         return
     block = found[0][0]
@@ -378,9 +386,25 @@ def _act_with_object(blocks: list[ConceptBlock], topic: str) -> None:
         objects[0].independent = True
 
 
+def _meta_act_on_object(blocks: list[ConceptBlock], gerund: str,
+                        after: str) -> list[tuple[ConceptBlock, list[str]]]:
+    """The act of a causative question is a word that elsewhere says how a review reports ("What prevents X from
+    reporting Y?": the reporting left as a review's word and Y stood alone, every study of Y): the block of its
+    object (the words right after it) takes the act AND-ed, as the gerund itself (``report*`` is every paper that
+    reports anything)."""
+    obj_words = [w.casefold() for w in _WORD_RE.findall(after.split(" among ", 1)[0])]
+    obj = next((b for b in blocks if not b.generic and not _who_block(b) and b.terms
+                and (ws := b.label.casefold().split()) and ws[0] in obj_words[:3]), None)
+    if obj is None:
+        return []
+    group = obj.terms[0] if len(obj.terms) == 1 else "(" + " OR ".join(_sendable(t) for t in obj.terms) + ")"
+    return [(obj, [f"({gerund} AND {_sendable(group)})"])]
+
+
 #: "discontinuation of X", "non-adherence to X", "withdrawal from X": a noun of an act and what it is done to.
 _ACT_OF_RE = re.compile(
-    r"(?=\b((?:non-?)?[a-z]{5,})\s+(?:of|to|from)\s+(?:the\s+|their\s+|his\s+|her\s+)?([\w-]+))", re.I)
+    r"(?=\b((?:non-?)?[a-z]{5,})\s+(?:of|to|from)\s+(?:the\s+|their\s+|his\s+|her\s+)?([\w-]+)((?:\s+[\w-]+){0,3}))",
+    re.I)
 
 
 #: A noun of an act at least this common in general English (Zipf: "treatment" 5.0, "prevention" 4.3,
@@ -389,17 +413,38 @@ _ACT_OF_RE = re.compile(
 ACT_NOUN_ZIPF = 4.1
 
 
-def _act_noun(word: str) -> bool:
+def _act_noun(word: str, on_activity: bool = False) -> bool:
     """``word`` is a noun of a verb's act by its ending ("discontinuation", "adherence", "non-adherence"; "refusal",
-    "withdrawal": a verb's "-al" noun), the lexicon's: what someone does to a thing, not a thing."""
+    "withdrawal": a verb's "-al" noun), the lexicon's: what someone does to a thing, not a thing. With
+    ``on_activity`` (what it is done to is itself an activity: "of smoking", "of cannabis use") a noun of an act's
+    ending whose verb the lexicon does not link ("cessation": "cease") is one too."""
     low = re.sub(r"^non-?", "", word.casefold())
     if "NOUN" not in word_classes(low) or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
             or low.endswith("ing"):  # a gerund ("freezing of gait") names a state as often
         return False  # an everyday noun ("treatment", "management", "education") names a field, not an act
     ending = next((e for e in ("ation", "ion", "ance", "ence", "al") if low.endswith(e)), "")
     base = low[: -len(ending)] if ending else ""
+    if on_activity and ending and ending != "al" and len(base) >= 3:
+        return True
     return _process_noun(low, conversion=False) or len(base) >= 4 and any(
         "VERB" in word_classes(b) for b in (base, base + "e", base[:-1] + "y"))
+
+
+def _names_activity(first: str, rest: str) -> bool:
+    """The noun phrase that opens with ``first`` (``rest``: up to three words after it) names an activity: its
+    head, the last word before a function word, is a gerund ("smoking", "vaping") or a noun of a verb in use
+    ("cannabis use")."""
+    words = [first]
+    for w in rest.split():
+        if w.casefold() in _FUNCTION or _BOUNDARY_RE.fullmatch(w):  # "among", "during": the phrase ends
+            break
+        words.append(w)
+    head = words[-1].casefold()
+    if head.endswith("ing") and len(head) > 5:
+        return word_classes(head) <= {"VERB", "NOUN"} and (not word_classes(head) or "VERB" in word_classes(head))
+    # a noun that is a verb in use as it stands ("use", "abuse"): its past form commoner than its plural
+    past = general_zipf(head + "d" if head.endswith("e") else head + "ed")
+    return {"NOUN", "VERB"} <= word_classes(head) and past > 0 and past >= general_zipf(head + "s")
 
 
 def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
@@ -411,7 +456,7 @@ def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
     (:func:`_act_in_every_term`)."""
     for m in _ACT_OF_RE.finditer(topic):
         noun, first = m.group(1).casefold(), m.group(2).casefold()
-        if not _act_noun(noun):
+        if not _act_noun(noun, on_activity=_names_activity(first, m.group(3))):
             continue
         words = [b.label.casefold().split() for b in blocks]
         act = next((b for b, w in zip(blocks, words, strict=True) if w and w[-1] == noun and not b.generic), None)

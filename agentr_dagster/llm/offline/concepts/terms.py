@@ -468,7 +468,9 @@ def _run_terms(words: list[str]) -> list[str]:
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
-    for a, b in zip(words, words[1:], strict=False) if not _kind_of_everyday_thing(words) else ():
+    # (not after a lead that makes the kind: "inquiry-based mathematics instruction" is no mathematics taught)
+    for a, b in zip(words, words[1:], strict=False) if not (_kind_of_everyday_thing(words) or _kind_lead(words)
+                                                            or _field_before_head(words)) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
                 and _process_noun(b, conversion=False)):
             terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
@@ -478,6 +480,10 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.extend(_run_terms(words[:1]))
     terms.extend(_modifier_in_front_terms(words))
     return terms
+
+
+#: Nouns of taking a food or a substance in (a general vocabulary of nutrition's phrasing, not a field's).
+_INTAKE_HEADS = frozenset("consumption intake".split())
 
 
 def _pair_naming_words(words: list[str]) -> list[str]:
@@ -490,6 +496,15 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     if (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
             and general_zipf(words[0]) < RARE_PART_ZIPF:
         terms.append(_render(truncation(words[0])))
+    # a food one counts before a noun of taking it in ("almond consumption", "walnut intake"): its studies also
+    # write the food alone ("almonds and glycaemic control"): the word and its plural, whole (``almond*``
+    # would open onto other words); not an everyday one ("fish intake", "coffee consumption")
+    food = words[0].casefold()
+    plurals = [p for p in plural_forms(food) if p != food]
+    if words[1].casefold() in _INTAKE_HEADS and food.isalpha() and "NOUN" in word_classes(food) and plurals \
+            and general_zipf(food) < EVERYDAY_WORD_ZIPF \
+            and max(general_zipf(p) for p in plurals) >= general_zipf(food) - COUNT_NOUN_GAP:
+        terms.extend(_dedupe([food, *plurals]))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -570,10 +585,12 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
     if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
-            and head not in GENERIC_HEADS | _REMEDY_HEADS
+            and head not in GENERIC_HEADS | _REMEDY_HEADS | _INTAKE_HEADS  # ``intak*`` is every food's
             and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
-            and not _kind_of_everyday_thing(words) and not kind_of_common and not _phrase_compound(words[0])
-            and not ((_means_compound(words[0]) or _content_compound(words[0])) and not _process_noun(head))):
+            and not _kind_of_everyday_thing(words) and not _kind_lead(words) and not kind_of_common
+            and not _phrase_compound(words[0])
+            and not ((_means_compound(words[0]) or _content_compound(words[0]))
+                     and (not _process_noun(head) or len(words) >= 3))):
         rest = words[1:]
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
@@ -713,13 +730,16 @@ def _phrase_parts(words: list[str]) -> list[str]:
     """The terms of a phrase's leading and trailing parts ("type 2 diabetes mellitus" -> "type 2 diabetes"), then
     of its word pairs, leaving out the parts that name nothing alone."""
     terms: list[str] = []
+    kind_lead, field_of_head = _kind_lead(words), _field_before_head(words)
     for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
         if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])
-                or _common_without_lead(words, part)):
+                or _common_without_lead(words, part) or kind_lead and part[0] != words[0]):
             terms.extend(_phrase_terms(" ".join(part)))
     rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
+        if kind_lead and i > 0 or field_of_head and i == 0:
+            continue
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
         if _common_without_lead(words, [a, b]) or _everyday_pair_before_rarest(words, i):
@@ -735,6 +755,28 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (a[0].isdigit() or b[0].isdigit() or _index_word(a) or _numbered_next(words, i + 1)):
             terms.extend(_phrase_terms(f"{a} {b}"))
     return terms
+
+
+def _kind_lead(words: list[str]) -> bool:
+    """The phrase's lead makes the kind it names: a compound of means or content ("project-based science
+    instruction", "platelet-rich fibrin matrix"), or a name with its number ("omega-3"): a part without it
+    (``"science instruction"``, ``"fatty acid"``) is every kind's.
+    (Not a past participle: "flipped classroom instruction" is a kind, "perceived social norms" are the norms.)"""
+    first = words[0].casefold()
+    # a name with its number ("omega-3 fatty acid supplementation"): ``"fatty acid"`` is every fatty acid
+    numbered = bool(re.fullmatch(r"[a-z]{2,}-\d{1,2}", first))
+    return len(words) >= 3 and (_means_compound(first) or _content_compound(first) or numbered)
+
+
+def _field_before_head(words: list[str]) -> bool:
+    """A three-word phrase whose middle word is a noun of a process done to the first ("suicide prevention
+    messages", "smoking cessation apps"), before a head that is no generic one: the leading pair is the field the
+    head is about, and alone (``"suicide prevention"``) every study of the field, not of the thing named."""
+    # (the first a noun: "public management reforms" name a field's reforms, "New Public Management" its doctrine)
+    return (len(words) == 3 and _process_noun(words[1], conversion=False) and not words[1].casefold().endswith("ing")
+            and "ADJ" not in word_classes(words[0].casefold())
+            and words[2].casefold() not in GENERIC_HEADS and words[2].isalpha()
+            and "NOUN" in word_classes(words[2].casefold()) and not _process_noun(words[2]))
 
 
 #: A leading pair of a longer phrase this common in general English (wordfreq: "mental health" 4.73, "public
