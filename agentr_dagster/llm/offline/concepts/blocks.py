@@ -323,6 +323,17 @@ def _why_people_act_known(text: str) -> str:
     return _WHY_DO_RE.sub(known, text)
 
 
+#: "The concept of X", "concepts of X", "the notion of X": what a review of the idea says of X (a scoping review
+#: of a concept); never "concept maps", "a new concept for X".
+_CONCEPT_OF_RE = re.compile(r"\b(?:the\s+)?(?:concepts?|notions?)\s+of\s+(?=\w)", re.I)
+
+
+def _concept_of_dropped(text: str) -> str:
+    """"The concept of public value in X" is about public value: the frame's noun names no concept its studies
+    share, and left alone it was the whole query (``concept``, every record that says the word)."""
+    return _CONCEPT_OF_RE.sub("", text)
+
+
 def _effect_frame_nouns(text: str) -> str:
     """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
     what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on

@@ -129,7 +129,7 @@ META_WORDS = frozenset(
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
     combining challenging accurate novel paper views perspectives attitude attitudes umbrella overview overviews
-    known
+    known conceptualisation conceptualisations conceptualization conceptualizations
     """.split()
 )
 

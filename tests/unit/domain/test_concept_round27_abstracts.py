@@ -1,0 +1,53 @@
+"""Round 27 (h27a): published-style abstracts of new kinds (mapping studies, scoping reviews of a concept)."""
+
+from tests.unit.domain.concept_queries import hits, terms, top_level_terms
+
+# -- "Named testing of X": a technique applied to X, a subject of its own, not an aspect of X -------------------
+
+TECHNIQUE_TITLE = "Combinatorial testing of configurable software systems: a systematic mapping study"
+
+
+def test_a_rarely_named_technique_before_of_is_a_subject():
+    # on 06c0354 "combinatorial testing" was an aspect of the systems and left the title's subjects: every study
+    # of configurable software
+    assert not hits(TECHNIQUE_TITLE, "Performance prediction for configurable software systems")
+    assert hits(TECHNIQUE_TITLE, "Pairwise combinatorial testing of highly configurable software systems")
+
+
+def test_a_common_aspect_before_of_stays_an_aspect():
+    # "the pharmacokinetics of X", "the prevalence of X": no technique, X alone as before
+    title = "The pharmacokinetics of vancomycin in neonates: a systematic review"
+    assert top_level_terms(title) == top_level_terms("Pharmacokinetics of vancomycin in neonates")
+    assert hits(title, "Population pharmacokinetics of vancomycin in preterm neonates")
+
+
+TECHNIQUE_ABSTRACT = (
+    "Metamorphic testing of machine learning classifiers: a systematic mapping study. Context: Classifiers lack "
+    "test oracles. Objective: To map the research on metamorphic testing applied to machine learning and deep "
+    "learning classifiers. Method: We searched IEEE Xplore and Scopus to 2024. Results: Ninety studies were "
+    "selected."
+)
+
+
+def test_a_term_two_blocks_share_stays_with_the_block_its_label_names():
+    # the aim's "metamorphic testing applied to machine learning and deep learning classifiers" joined the
+    # classifiers' terms to the technique's block: the technique must not be a mere alternative of them
+    assert "metamorphic testing" in " ".join(terms(TECHNIQUE_ABSTRACT))
+    assert not hits(TECHNIQUE_ABSTRACT, "Deep learning classifiers for skin lesion images")
+    assert not hits(TECHNIQUE_ABSTRACT, "Machine learning classifiers for fraud detection")
+    assert hits(TECHNIQUE_ABSTRACT, "Metamorphic testing of machine learning classifiers for image recognition")
+
+
+# -- "The concept of X": the concept is what the review says of X, never a block ------------------------------
+
+def test_the_word_concept_is_no_block():
+    # on 06c0354 "The concept of X in Y" with an everyday X gave the query `concept` (every record saying it)
+    for title in ("The concept of public trust in policing research: a scoping review",
+                  "The concept of good work in occupational health research: a scoping review"):
+        assert "concept" not in top_level_terms(title)
+        assert not hits(title, "A new concept for wound dressing in burns")
+    assert hits("The concept of public trust in policing research: a scoping review",
+                "Public trust in the police after a high-profile shooting")
+    title = "Conceptualisations of grit in music education: a scoping review"
+    assert not any("conceptuali" in t for t in top_level_terms(title))
+    assert hits(title, "Grit and practice time among conservatory music students in music education")
