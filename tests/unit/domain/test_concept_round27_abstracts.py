@@ -51,3 +51,24 @@ def test_the_word_concept_is_no_block():
     title = "Conceptualisations of grit in music education: a scoping review"
     assert not any("conceptuali" in t for t in top_level_terms(title))
     assert hits(title, "Grit and practice time among conservatory music students in music education")
+
+
+# -- "P's experiences of X": X as its people live it, never the people and the meta noun as one phrase -----------
+
+def test_peoples_experiences_of_x_are_about_x():
+    # on 06c0354 "midwives' experiences" was the main block (`(experi* AND midwi*)`, "midwife experience"): a study
+    # of moral distress among midwives that never says "experience" was missed; with a background the distress
+    # itself could leave the query
+    title = "Midwives' experiences of moral distress: a qualitative evidence synthesis"
+    assert hits(title, "Moral distress and coping among hospital midwives: an interview study")
+    assert not any(t.startswith("experi") for t in top_level_terms(title))
+    assert not hits(title, "Midwives' experiences of continuity of care models")
+
+
+def test_only_people_before_the_possessive_are_moved():
+    from agentr_dagster.llm.offline.concepts.blocks import _peoples_experiences_of
+
+    # no people before the possessive: unchanged ("Moore's views of value"); a verb before them stays
+    assert _peoples_experiences_of("Moore's views of public value") == "Moore's views of public value"
+    assert _peoples_experiences_of("We asked the nurses' views of triage, and more") == \
+        "We asked the views of triage among nurses, and more"

@@ -334,6 +334,31 @@ def _concept_of_dropped(text: str) -> str:
     return _CONCEPT_OF_RE.sub("", text)
 
 
+#: "Teachers' experiences of X", "service users' views of X": people's experiences (perceptions, views) of X.
+_PEOPLES_EXPERIENCES_RE = re.compile(
+    r"\b((?:[A-Za-z-]+\s+){0,2}[A-Za-z-]+?)(?:'s|s'|\u2019s|s\u2019)\s+((?:lived\s+)?(?:experiences?|perceptions?|"
+    r"perspectives?|views?|accounts?)\s+of\s+)([^:;.?!,()]+)")
+
+
+def _peoples_experiences_of(text: str) -> str:
+    """"Teachers' experiences of burnout" said as "experiences of burnout among teachers": a qualitative
+    synthesis is about X as its people live it; read as one phrase ("teacher experiences") the people and the meta
+    noun were the main block and X, once a background judged the first narrow, left the query (``"teacher
+    experience(s)"`` alone)."""
+    def among(m: re.Match[str]) -> str:
+        people = m.group(1) + ("s" if m.group(0)[len(m.group(1)):].startswith("s'") else "")
+        words = people.split()
+        cut = max((k + 1 for k, w in enumerate(words) if w.casefold() in _FUNCTION), default=0)
+        if cut == len(words) or not _person_word(words[-1].casefold()):
+            return m.group(0)
+        lead = " ".join(words[:cut]) + " " if cut else ""
+        people = " ".join(words[cut:])
+        people = people[0].lower() + people[1:] if people[1:2].islower() else people
+        said = f"{m.group(2)}{m.group(3).rstrip()} among {people}{m.group(3)[len(m.group(3).rstrip()):]}"
+        return lead + (said[0].upper() + said[1:] if m.group(0)[:1].isupper() else said)
+    return _PEOPLES_EXPERIENCES_RE.sub(among, text)
+
+
 def _effect_frame_nouns(text: str) -> str:
     """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
     what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on
