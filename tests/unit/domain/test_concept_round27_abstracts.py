@@ -72,3 +72,15 @@ def test_only_people_before_the_possessive_are_moved():
     assert _peoples_experiences_of("Moore's views of public value") == "Moore's views of public value"
     assert _peoples_experiences_of("We asked the nurses' views of triage, and more") == \
         "We asked the views of triage among nurses, and more"
+
+
+# -- "Drug dosing": the drug alone is the concept, as before "dose" or "therapy" --------------------------------
+
+def test_a_drug_before_a_noun_of_how_it_is_given_stands_alone():
+    # on 06c0354 the drug's only terms were the phrase (`"tobramycin dosing"`): "once-daily tobramycin" was missed
+    title = "Tobramycin dosing in cystic fibrosis: a systematic review"
+    assert hits(title, "Once-daily versus thrice-daily tobramycin in cystic fibrosis exacerbations")
+    title = "Tinzaparin prophylaxis in pregnancy: a systematic review"
+    assert hits(title, "Tinzaparin for the prevention of venous thromboembolism in pregnancy")
+    # an everyday word before the noun is no drug: not alone
+    assert "oxygen*" not in top_level_terms("Oxygen administration in preterm infants: a systematic review")

@@ -454,7 +454,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # head that names a kind of the noun ("insulin type": insulin* alone is every insulin study)
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
             and words[1].casefold() not in _KIND_HEADS
-            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
+            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS or _given_as(words))
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
@@ -523,6 +523,20 @@ def _means_of_treatment(words: list[str]) -> str:
     if general_zipf(low) < RARE_PART_ZIPF or not (counted or general_zipf(low) >= HEAD_ALONE_ZIPF):
         return ""
     return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
+
+
+#: Nouns of how a treatment is given ("enoxaparin dosing", "gentamicin regimens"): after a rare name the name
+#: alone is the concept, as before "dose" or "therapy" (a general vocabulary of pharmacology).
+_GIVEN_AS_HEADS = frozenset(
+    "dosing dosage dosages doses regimen regimens prophylaxis administration monotherapy infusion infusions".split())
+
+
+def _given_as(words: list[str]) -> bool:
+    """"Enoxaparin dosing": a rare name (a drug's) before a noun of how it is given; its studies say "dose of
+    enoxaparin", "weight-based enoxaparin", never always the phrase (``"enoxaparin dosing"`` was the drug's only
+    term). Not an everyday word before it ("oxygen administration": every oxygen study)."""
+    return (words[1].casefold() in _GIVEN_AS_HEADS and words[0].isalpha()
+            and general_zipf(words[0]) < RARE_PART_ZIPF)
 
 
 #: Everyday nouns for any treatment ("herbal remedies", "home remedies"): the head alone (``remed*``) is every
