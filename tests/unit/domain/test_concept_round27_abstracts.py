@@ -84,3 +84,22 @@ def test_a_drug_before_a_noun_of_how_it_is_given_stands_alone():
     assert hits(title, "Tinzaparin for the prevention of venous thromboembolism in pregnancy")
     # an everyday word before the noun is no drug: not alone
     assert "oxygen*" not in top_level_terms("Oxygen administration in preterm infants: a systematic review")
+
+
+# -- a realist review's question: "How does X work, for whom and in what circumstances? A realist review" -------
+
+REALIST_ABSTRACT = (
+    "How does social prescribing work, for whom and in what circumstances? A realist review. Background: Link "
+    "workers refer patients to community activities. Methods: We searched MEDLINE and Scopus to 2024 and built "
+    "context-mechanism-outcome configurations. Results: Sixty documents were included."
+)
+
+
+def test_a_realist_question_asks_for_x_alone():
+    # on 06c0354: `("social prescribing work" OR ... OR "prescribing work") AND circumstanc*`, or `realist` a
+    # top-level alternative (every realist paper); the studies name social prescribing
+    assert hits(REALIST_ABSTRACT, "Social prescribing and loneliness in older adults: a cohort study")
+    assert not any("circumstanc" in t or "realist" in t or t.endswith(" work") for t in terms(REALIST_ABSTRACT))
+    title = "How do peer support programmes work, for whom and in what circumstances? A realist review"
+    assert not any("realist" in t or t.endswith(" work") for t in terms(title))
+    assert not hits(title, "A realist evaluation of hospital discharge planning")

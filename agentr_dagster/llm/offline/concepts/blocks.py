@@ -334,6 +334,33 @@ def _concept_of_dropped(text: str) -> str:
     return _CONCEPT_OF_RE.sub("", text)
 
 
+#: A realist review's question: "How does X work (, for whom and in what circumstances)?", "X: what works, for whom
+#: and in what circumstances?", then often its own kind as a sentence ("? A realist review"): a general vocabulary
+#: of realist synthesis (RAMESES), whose words name no concept of the studies.
+_HOW_X_WORKS_RE = re.compile(
+    r"\b(how)\s+(?:do|does|did|can|could|might)\s+((?:(?!\bworks?\b)[^,;:?.!])+?)\s+work\b(?=\s*[,;:?]|\s+(?:for|in|and)\b)",
+    re.I)
+_FOR_WHOM_RE = re.compile(
+    r"(?::\s*what works)?,?\s*(?:and\s+)?\bfor whom\b,?\s*(?:and\s+)?(?:(?:in|under) what (?:circumstances|contexts?|"
+    r"conditions)\b)?(?:,?\s*(?:and\s+)?(?:how|why)\b(?=\s*[?.]))?", re.I)
+_OWN_KIND_SENTENCE_RE = re.compile(
+    r"(?<=\?)\s+An?\s+(?:[\w-]+\s+){0,3}(?:review|study|meta-analysis|overview|synthesis|evaluation)"
+    r"(?:\s+and\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|meta-analysis|synthesis))?\s*(?:\.|$)")
+
+
+def _realist_frame_dropped(text: str) -> str:
+    """"How does participatory budgeting work, for whom and in what circumstances? A realist review": the
+    studies are of participatory budgeting; "work" was read into its phrase (``"budgeting work"``), the
+    circumstances were a required block (``circumstanc*``) and the paper's own kind, a sentence after the
+    question, a concept (``realist``, every realist paper). "How does X work" is said "What is the evidence on X"
+    (as :func:`_prevented_act_known` says its reading), "for whom and in what circumstances" leaves, and so does
+    the kind."""
+    text = _OWN_KIND_SENTENCE_RE.sub(" ", text)
+    text = _FOR_WHOM_RE.sub("", text)
+    return _HOW_X_WORKS_RE.sub(lambda m: ("W" if m.group(1)[0].isupper() else "w") + f"hat is the evidence on "
+                               f"{m.group(2)}", text)
+
+
 #: "Teachers' experiences of X", "service users' views of X": people's experiences (perceptions, views) of X.
 _PEOPLES_EXPERIENCES_RE = re.compile(
     r"\b((?:[A-Za-z-]+\s+){0,2}[A-Za-z-]+?)(?:'s|s'|\u2019s|s\u2019)\s+((?:lived\s+)?(?:experiences?|perceptions?|"
