@@ -103,3 +103,15 @@ def test_a_realist_question_asks_for_x_alone():
     title = "How do peer support programmes work, for whom and in what circumstances? A realist review"
     assert not any("realist" in t or t.endswith(" work") for t in terms(title))
     assert not hits(title, "A realist evaluation of hospital discharge planning")
+
+
+# -- a "-sion" noun of an act is searched with its verb: "lifespan extension" finds "X extends lifespan" ---------
+
+def test_a_sion_noun_finds_its_verb():
+    # on 06c0354 `"lifespan extension"` was one required phrase: "spermidine extends lifespan" was missed
+    # (:func:`_process_noun` knows no "-sion" <- "-d"; "extens*" is no "extend")
+    title = "Lifespan extension by spermidine in fruit flies: a systematic review"
+    assert hits(title, "Dietary spermidine extends lifespan in Drosophila fruit flies")
+    assert not hits(title, "Temperature and the lifespan of fruit flies")
+    # a verb of every text is not searched beside its noun ("service provision": not provid*)
+    assert not any(t.startswith("provid") for t in terms("Primary care service provision in rural areas"))

@@ -470,8 +470,13 @@ def _run_terms(words: list[str]) -> list[str]:
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
     for a, b in zip(words, words[1:], strict=False) if not _kind_of_everyday_thing(words) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
-                and _process_noun(b, conversion=False)):
-            terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
+                and (_process_noun(b, conversion=False) or _sion_verb(b.casefold()))):
+            verb = _sion_verb(b.casefold())
+            if verb:  # "lifespan extension": "rapamycin extends lifespan" says the verb
+                terms.append(f"({_render(truncation(a.casefold()))} AND ({_render(truncation(b.casefold()))} OR "
+                             f"{_render(truncation(verb))}))")
+            else:
+                terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
     # a phrase made one word before its head ("object-in-place paradigms"): the compound alone names the kind,
     # whatever the head the studies use ("object-in-place task")
     if len(words) == 2 and _phrase_compound(words[0]):
@@ -871,6 +876,22 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
             if any("VERB" in word_classes(b) for b in bases):
                 return True
     return False
+
+
+def _sion_verb(noun: str) -> str:
+    """The verb of a "-sion" noun whose verb ends in "-d" or "-de" ("extension": extend, "expansion": expand,
+    "invasion": invade), which :func:`_process_noun`'s endings miss ("extens", "extense" are no verbs); not a verb
+    of every text ("provide", "include", "decide": Zipf :data:`SION_VERB_ZIPF` or more); "" for none."""
+    if not noun.endswith("sion") or len(noun) < 8:
+        return ""
+    base = noun[:-4]
+    return next((v for v in (base + "d", base + "de") if "VERB" in word_classes(v)
+                 and general_zipf(v) < SION_VERB_ZIPF), "")
+
+
+#: How common a "-sion" noun's verb may be in English (Zipf) to be searched beside it: "extend" 4.34, "expand"
+#: 4.35; not "decide" 4.78, "provide" 5.15.
+SION_VERB_ZIPF = 4.5
 
 
 def _bare_modifier(item: str) -> bool:
