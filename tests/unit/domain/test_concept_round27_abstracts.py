@@ -115,3 +115,13 @@ def test_a_sion_noun_finds_its_verb():
     assert not hits(title, "Temperature and the lifespan of fruit flies")
     # a verb of every text is not searched beside its noun ("service provision": not provid*)
     assert not any(t.startswith("provid") for t in terms("Primary care service provision in rural areas"))
+
+
+# -- "...: a review of correction experiments": the kind of studies gathered is no variant ---------------------
+
+def test_experiments_are_a_kind_of_studies():
+    # on 06c0354 "correction experiments" joined the misinformation's block (`"correction experiment(s)"`,
+    # `"correctional experiment(s)"`), an alternative as broad as any correction experiment
+    title = "Debunking climate misinformation: a systematic review of correction experiments"
+    assert not any("experiment" in t for t in terms(title))
+    assert hits(title, "Debunking climate misinformation with fact-checks: an online study")
