@@ -125,3 +125,14 @@ def test_experiments_are_a_kind_of_studies():
     title = "Debunking climate misinformation: a systematic review of correction experiments"
     assert not any("experiment" in t for t in terms(title))
     assert hits(title, "Debunking climate misinformation with fact-checks: an online study")
+
+
+# -- "X and Y in Z": who the studies are about after the pair leaves it two subjects ------------------------------
+
+def test_x_and_y_in_animals_or_people_names_two_subjects():
+    # on 06c0354 anything after Y kept the title one OR list: every study of bone density in rats was found
+    title = "Probiotic supplementation and bone density in ovariectomized rats: a meta-analysis"
+    assert not hits(title, "Bone density after ovariectomy in rats treated with zoledronic acid")
+    assert hits(title, "Lactobacillus probiotic supplementation preserves bone density in ovariectomized rats")
+    # a list of one kind stays a list ("anxiety and depression in adolescents")
+    assert hits("Anxiety and depression in adolescents: a meta-analysis", "Depression among adolescents in Kenya")
