@@ -39,7 +39,9 @@ def test_end_of_life_care_is_kept_from_an_abstracts_title():
     plan = extract_concepts("Nurses' experiences of end-of-life care in intensive care units: a qualitative evidence "
                             "synthesis. We aimed to synthesise qualitative studies.")
     query = plan.boolean_query()
-    assert '"end-of-life care"' in query and "nurse experience" in query
+    # round 27: "nurses' experiences of X" is X among nurses, so "nurse experience" is no block any more (it was
+    # required of every study; with a background X itself could leave the query)
+    assert '"end-of-life care"' in query and "experience" not in query
 
 
 def test_end_of_life_care_beside_dementia_in_an_abstract():

@@ -343,6 +343,69 @@ def _why_people_act_known(text: str) -> str:
     return _WHY_DO_RE.sub(known, text)
 
 
+#: "The concept of X", "concepts of X", "the notion of X": what a review of the idea says of X (a scoping review
+#: of a concept); never "concept maps", "a new concept for X".
+_CONCEPT_OF_RE = re.compile(r"\b(?:the\s+)?(?:concepts?|notions?)\s+of\s+(?=\w)", re.I)
+
+
+def _concept_of_dropped(text: str) -> str:
+    """"The concept of public value in X" is about public value: the frame's noun names no concept its studies
+    share, and left alone it was the whole query (``concept``, every record that says the word)."""
+    return _CONCEPT_OF_RE.sub("", text)
+
+
+#: A realist review's question: "How does X work (, for whom and in what circumstances)?", "X: what works, for whom
+#: and in what circumstances?", then often its own kind as a sentence ("? A realist review"): a general vocabulary
+#: of realist synthesis (RAMESES), whose words name no concept of the studies.
+_HOW_X_WORKS_RE = re.compile(
+    r"\b(how)\s+(?:do|does|did|can|could|might)\s+((?:(?!\bworks?\b)[^,;:?.!])+?)\s+work\b(?=\s*[,;:?]|\s+(?:for|in|and)\b)",
+    re.I)
+_FOR_WHOM_RE = re.compile(
+    r"(?::\s*what works)?,?\s*(?:and\s+)?\bfor whom\b,?\s*(?:and\s+)?(?:(?:in|under) what (?:circumstances|contexts?|"
+    r"conditions)\b)?(?:,?\s*(?:and\s+)?(?:how|why)\b(?=\s*[?.]))?", re.I)
+_OWN_KIND_SENTENCE_RE = re.compile(
+    r"(?<=\?)\s+An?\s+(?:[\w-]+\s+){0,3}(?:review|study|meta-analysis|overview|synthesis|evaluation)"
+    r"(?:\s+and\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|meta-analysis|synthesis))?\s*(?:\.|$)")
+
+
+def _realist_frame_dropped(text: str) -> str:
+    """"How does participatory budgeting work, for whom and in what circumstances? A realist review": the
+    studies are of participatory budgeting; "work" was read into its phrase (``"budgeting work"``), the
+    circumstances were a required block (``circumstanc*``) and the paper's own kind, a sentence after the
+    question, a concept (``realist``, every realist paper). "How does X work" is said "What is the evidence on X"
+    (as :func:`_prevented_act_known` says its reading), "for whom and in what circumstances" leaves, and so does
+    the kind."""
+    text = _OWN_KIND_SENTENCE_RE.sub(" ", text)
+    text = _FOR_WHOM_RE.sub("", text)
+    return _HOW_X_WORKS_RE.sub(lambda m: ("W" if m.group(1)[0].isupper() else "w") + f"hat is the evidence on "
+                               f"{m.group(2)}", text)
+
+
+#: "Teachers' experiences of X", "service users' views of X": people's experiences (perceptions, views) of X.
+_PEOPLES_EXPERIENCES_RE = re.compile(
+    r"\b((?:[A-Za-z-]+\s+){0,2}[A-Za-z-]+?)(?:'s|s'|\u2019s|s\u2019)\s+((?:lived\s+)?(?:experiences?|perceptions?|"
+    r"perspectives?|views?|accounts?)\s+of\s+)([^:;.?!,()]+)")
+
+
+def _peoples_experiences_of(text: str) -> str:
+    """"Teachers' experiences of burnout" said as "experiences of burnout among teachers": a qualitative
+    synthesis is about X as its people live it; read as one phrase ("teacher experiences") the people and the meta
+    noun were the main block and X, once a background judged the first narrow, left the query (``"teacher
+    experience(s)"`` alone)."""
+    def among(m: re.Match[str]) -> str:
+        people = m.group(1) + ("s" if m.group(0)[len(m.group(1)):].startswith("s'") else "")
+        words = people.split()
+        cut = max((k + 1 for k, w in enumerate(words) if w.casefold() in _FUNCTION), default=0)
+        if cut == len(words) or not _person_word(words[-1].casefold()):
+            return m.group(0)
+        lead = " ".join(words[:cut]) + " " if cut else ""
+        people = " ".join(words[cut:])
+        people = people[0].lower() + people[1:] if people[1:2].islower() else people
+        said = f"{m.group(2)}{m.group(3).rstrip()} among {people}{m.group(3)[len(m.group(3).rstrip()):]}"
+        return lead + (said[0].upper() + said[1:] if m.group(0)[:1].isupper() else said)
+    return _PEOPLES_EXPERIENCES_RE.sub(among, text)
+
+
 def _effect_frame_nouns(text: str) -> str:
     """"the impact of X on Y" and "the influence of X on Y" said as "the effect of X on Y": the frame's noun is
     what the review asks of X, no concept its studies name ("What is the impact of conditional cash transfers on

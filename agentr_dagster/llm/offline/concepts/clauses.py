@@ -212,7 +212,7 @@ def _chunks(sentence: str, verbs: frozenset[str] = frozenset()) -> list[_Chunk]:
             piece, found = _without_predicate_adjective(piece)
             predicate_ahead = not found
         if piece.strip(" ,;:?.-"):
-            aspect = (m.group(0).casefold() == "of" and not _rare_kind_of(piece)
+            aspect = (m.group(0).casefold() == "of" and not _rare_kind_of(piece) and not _named_technique(piece)
                       or _asked_about_next(cue, sentence, m, piece))
             out.append(_Chunk(piece, cue, _items_without_change(piece), aspect=aspect))
             cue = ""
@@ -243,6 +243,17 @@ def _rare_kind_of(piece: str) -> bool:
     words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
     return (len(words) == 2 and words[1].casefold() in META_WORDS and words[0].isalpha()
             and general_zipf(words[0]) < KIND_MODIFIER_ZIPF)
+
+
+def _named_technique(piece: str) -> bool:
+    """"Metamorphic testing (of X)", "mutation testing (of X)": a gerund named by a rare modifier is a technique
+    applied to X, a subject of its own, not an aspect of X as "the pharmacokinetics of X" is (the title lost the
+    technique and kept X alone: every study of X)."""
+    words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
+    head = words[-1].casefold() if words else ""
+    return (2 <= len(words) <= 3 and head.endswith("ing") and bool(verb_lemmas(head))
+            and head not in META_WORDS and all(w.isalpha() or "-" in w for w in words)
+            and any(general_zipf(w) < TOPIC_WORD_ZIPF for w in words[:-1]))
 
 
 #: How rare a modifier must be (Zipf) to name the concept before "effects of X": "transgenerational" 1.7; not

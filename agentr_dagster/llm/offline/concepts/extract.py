@@ -11,6 +11,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _appraised_results_known,
     _causative_known,
     _complete_suspended_hyphens,
+    _concept_of_dropped,
     _effect_frame_nouns,
     _first_person,
     _how_adjective_last,
@@ -20,6 +21,8 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _map_as_aim,
     _normalised,
     _optional_by_wording,
+    _peoples_experiences_of,
+    _realist_frame_dropped,
     _result_phrase,
     _topic_blocks,
     _tried_on_as_in,
@@ -97,12 +100,43 @@ def _demote_non_subjects(blocks: list[ConceptBlock], text: str, title: str, acro
                 block.required = False
 
 
+def _names_term(label: str, term: str) -> bool:
+    """The label says the term, its hyphens as spaces ("machine-learning" of "machine learning systems")."""
+    try:
+        return any(matches(parse_boolean_query(t), label) for t in {term, term.replace("-", " ")})
+    except ValueError:
+        return False
+
+
+def _shared_terms_to_their_label(anded: list[ConceptBlock]) -> None:
+    """A term two AND-ed blocks both hold belongs to the one whose label names it: "Metamorphic testing of
+    machine learning systems" whose aim read "metamorphic testing applied to machine learning" as one item gave
+    the technique's block ``"machine learning"`` too, and the check below then cut the machine learning block
+    down to ``"learning system"`` (the technique an alternative of machine learning, never required): the other
+    block keeps only what the naming block's query does not find, as a list read as one does below."""
+    for block in anded:
+        for other in anded:
+            if other is block:
+                continue
+            if not any(t in block.terms and _names_term(block.label, t) and not _names_term(other.label, t)
+                       for t in other.terms):
+                continue
+            try:
+                theirs = parse_boolean_query(block.query())
+            except ValueError:
+                continue
+            own = [t for t in other.terms if not matches(theirs, t.strip('"').replace("*", ""))]
+            if own:
+                other.terms = own
+
+
 def _no_block_inside_another(blocks: list[ConceptBlock]) -> None:
     """An abstract's subjects are AND-ed, so a block that holds another AND-ed block's terms ("MBL2 polymorphisms"
     holding ``sarcoidosi*`` from a list read as one) is met by the other's records alone: ``(MBL2 OR sarcoidosi*)
     AND sarcoidosi*`` is every sarcoidosis study. Where the other's own terms joined it, it keeps only what the
     other's query does not find ("mycobacterium tuberculosis" is found by ``tuberculosi*``)."""
     anded = [b for b in blocks if b.required and b.in_query]
+    _shared_terms_to_their_label(anded)
     for block in anded:
         for other in anded:
             if other is block or not (other.independent or block.independent):
@@ -130,7 +164,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
-    text = _join_of_compounds(_effect_frame_nouns(_map_as_aim(_tried_on_as_in(text))))
+    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
+    text = _join_of_compounds(_effect_frame_nouns(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):

@@ -1434,8 +1434,8 @@ def _related_pair(title: str, text: str) -> str:
                 gap.group(1))
             if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
-    if _two_named_subjects(m.group(1), m.group(2), m.group(3)):
-        return f"{m.group(1)} on {m.group(2)}{m.group(4) or ''}"
+    if _two_named_subjects(m.group(1), m.group(2), None if _who_after(m.group(3)) else m.group(3)):
+        return f"{m.group(1)} on {m.group(2)}{m.group(3) if _who_after(m.group(3)) else ''}{m.group(4) or ''}"
     last = _LAST_PAIR_RE.match(title)
     if last and _two_named_subjects(last.group(1), last.group(2), None):
         # "Fruit and vegetable intake and hip fracture": the last "and" joins the two, the first a list in X
@@ -1445,6 +1445,15 @@ def _related_pair(title: str, text: str) -> str:
 
 #: A title "A and B H and Y" (and its own kind): a coordination inside X, then the "and" of the pair.
 _LAST_PAIR_RE = re.compile(r"^([^,;:]+?\s+and\s+[^,;:]+)\s+and\s+([^,;:]+?)(:.*)?$", re.I)
+
+
+def _who_after(after: str | None) -> bool:
+    """" in rodents", " among primary school children": who the studies are about after a title's "X and Y", no
+    third concept ("Caloric restriction and lifespan extension in rodents" names two subjects, as without it)."""
+    if not after or not re.match(r"\s+(?:in|among)\s", after, re.I):
+        return False
+    words = _content_words(after)
+    return bool(words) and len(words) <= 4 and (names_animals(after) or _person_word(words[-1].casefold()))
 
 
 def _two_named_subjects(first: str, second: str, after: str | None) -> bool:

@@ -454,7 +454,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # head that names a kind of the noun ("insulin type": insulin* alone is every insulin study)
     if (len(words) == 2 and not _modifier_like(words[0]) and len(words[0]) >= 6 and not _index_word(words[1])
             and words[1].casefold() not in _KIND_HEADS
-            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS)
+            and (len(words[1]) <= 4 or words[1].casefold() in GENERIC_HEADS or _given_as(words))
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
@@ -472,8 +472,13 @@ def _run_terms(words: list[str]) -> list[str]:
     for a, b in zip(words, words[1:], strict=False) if not (_kind_of_everyday_thing(words) or _kind_lead(words)
                                                             or _field_before_head(words)) else ():
         if (not _modifier_like(a) and "NOUN" in word_classes(a.casefold()) and not _process_noun(a)
-                and _process_noun(b, conversion=False)):
-            terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
+                and (_process_noun(b, conversion=False) or _sion_verb(b.casefold()))):
+            verb = _sion_verb(b.casefold())
+            if verb:  # "lifespan extension": "rapamycin extends lifespan" says the verb
+                terms.append(f"({_render(truncation(a.casefold()))} AND ({_render(truncation(b.casefold()))} OR "
+                             f"{_render(truncation(verb))}))")
+            else:
+                terms.extend(t for t in _head_alone([a, b]) if t.startswith("("))
     # a phrase made one word before its head ("object-in-place paradigms"): the compound alone names the kind,
     # whatever the head the studies use ("object-in-place task")
     if len(words) == 2 and _phrase_compound(words[0]):
@@ -538,6 +543,20 @@ def _means_of_treatment(words: list[str]) -> str:
     if general_zipf(low) < RARE_PART_ZIPF or not (counted or general_zipf(low) >= HEAD_ALONE_ZIPF):
         return ""
     return f"({_sendable(truncation(low))} AND {_sendable(truncation(head))})"
+
+
+#: Nouns of how a treatment is given ("enoxaparin dosing", "gentamicin regimens"): after a rare name the name
+#: alone is the concept, as before "dose" or "therapy" (a general vocabulary of pharmacology).
+_GIVEN_AS_HEADS = frozenset(
+    "dosing dosage dosages doses regimen regimens prophylaxis administration monotherapy infusion infusions".split())
+
+
+def _given_as(words: list[str]) -> bool:
+    """"Enoxaparin dosing": a rare name (a drug's) before a noun of how it is given; its studies say "dose of
+    enoxaparin", "weight-based enoxaparin", never always the phrase (``"enoxaparin dosing"`` was the drug's only
+    term). Not an everyday word before it ("oxygen administration": every oxygen study)."""
+    return (words[1].casefold() in _GIVEN_AS_HEADS and words[0].isalpha()
+            and general_zipf(words[0]) < RARE_PART_ZIPF)
 
 
 #: Everyday nouns for any treatment ("herbal remedies", "home remedies"): the head alone (``remed*``) is every
@@ -899,6 +918,22 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
             if any("VERB" in word_classes(b) for b in bases):
                 return True
     return False
+
+
+def _sion_verb(noun: str) -> str:
+    """The verb of a "-sion" noun whose verb ends in "-d" or "-de" ("extension": extend, "expansion": expand,
+    "invasion": invade), which :func:`_process_noun`'s endings miss ("extens", "extense" are no verbs); not a verb
+    of every text ("provide", "include", "decide": Zipf :data:`SION_VERB_ZIPF` or more); "" for none."""
+    if not noun.endswith("sion") or len(noun) < 8:
+        return ""
+    base = noun[:-4]
+    return next((v for v in (base + "d", base + "de") if "VERB" in word_classes(v)
+                 and general_zipf(v) < SION_VERB_ZIPF), "")
+
+
+#: How common a "-sion" noun's verb may be in English (Zipf) to be searched beside it: "extend" 4.34, "expand"
+#: 4.35; not "decide" 4.78, "provide" 5.15.
+SION_VERB_ZIPF = 4.5
 
 
 def _bare_modifier(item: str) -> bool:

@@ -129,7 +129,7 @@ META_WORDS = frozenset(
     statistically significant significance insufficient sufficient available current potential possible
     we us propose proposes proposed present presents introduce introduces exhibit exhibits combine combines
     combining challenging accurate novel paper views perspectives attitude attitudes umbrella overview overviews
-    known
+    known conceptualisation conceptualisations conceptualization conceptualizations
     """.split()
 )
 
@@ -345,7 +345,7 @@ _IRREGULAR_PLURALS = frozenset("women men children people mice geese feet teeth"
 
 
 #: Nouns for the reports a review gathers: a verb's "-ing" form after one starts a clause ("studies examining X").
-_STUDY_NOUNS = frozenset("studies study trials trial articles papers reports research publications".split())
+_STUDY_NOUNS = frozenset("studies study trials trial articles papers reports research publications experiments".split())
 
 
 #: A finite verb never follows one of these directly ("patients without urge urinary incontinence": a noun).
