@@ -1,0 +1,26 @@
+"""Round 28 (h28q): what round 27 left on questions (invented texts)."""
+
+from agentr_dagster.domain.truncation import truncation
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_a_stem_opening_onto_another_verbs_gerund_takes_no_wildcard():
+    # "carnosine" -> "carnosin*" would be fine; "creatine" -> "creatin*" finds every record "creating" anything
+    text = "Does creatine improve repeated sprint ability in rugby players?"
+    q = query(text)
+    assert hits(text, "Creatine and repeated sprint ability in elite rugby players"), q
+    assert not hits(text, "Creating a shared scoring rubric for school essays"), q
+    assert truncation("creatine") == "creatine"
+    assert truncation("routines") == "routines"
+    # a verb keeps its stem ("examine": examined, examining), as does a stem opening onto no gerund
+    assert truncation("examine") == "examin*"
+    assert truncation("olanzapine") == "olanzapin*"
+
+
+def test_a_plural_without_wildcard_keeps_its_singular():
+    # "statins" -> "statin*" opened onto "stating"; without the wildcard the singular is said as well
+    text = "Do statins lower the risk of venous thromboembolism after knee replacement?"
+    q = query(text)
+    assert hits(text, "Statin use and venous thromboembolism after knee replacement"), q
+    # (a source matches "statin" as a whole word; the bench's substring matcher would still find "stating" in it)
+    assert "statin*" not in q and "statin" in q.replace("statins", ""), q
