@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from agentr_dagster.domain.specificity import general_completions, general_zipf
+from agentr_dagster.domain.word_class import word_classes
 
 _TRUNC_SUFFIXES = (
     "alities", "ality", "ities", "ity", "nesses", "ness", "ations", "ation", "ions", "ion", "ences", "ence",
@@ -42,8 +43,24 @@ def truncation(word: str) -> str:
         return low[:-2] + "*"
     for suffix in _TRUNC_SUFFIXES:
         if low.endswith(suffix) and len(low) - len(suffix) >= 5:
-            return low[: -len(suffix)] + "*"
+            stem = low[: -len(suffix)]
+            if suffix in _LETTER_ENDINGS and _opens_onto_gerund(stem, low):
+                return low
+            return stem + "*"
     return low if _opens_onto_other_words(low) else low + "*"
+
+
+#: The endings whose removal leaves the word's own letters ("creatine" -> "creatin", "statins" -> "statin").
+_LETTER_ENDINGS = frozenset(("e", "es", "s"))
+
+
+def _opens_onto_gerund(stem: str, word: str) -> bool:
+    """``stem*`` of a word that is no verb opens onto another verb's "-ing" form about as common as the word:
+    "creatin*" finds "creating", "statin*" "stating", "routin*" "routing", "raisin*" "raising" (the word's own
+    "-ing" form would be the stem and "ing"; the stem and "g" is always another verb's)."""
+    gerund = stem + "g"
+    return (stem.endswith("in") and "VERB" not in word_classes(word) and word_classes(gerund) == {"VERB"}
+            and general_zipf(gerund) >= general_zipf(word) - FOREIGN_COMPLETION_GAP)
 
 
 def _opens_onto_other_words(word: str) -> bool:

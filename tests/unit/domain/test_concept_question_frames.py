@@ -26,9 +26,13 @@ def test_who_the_studies_are_about_is_no_alternative_of_its_own():
 
 
 def test_a_background_that_shows_who_narrow_keeps_them_as_an_alternative():
-    question = "What interventions reduce gaming disorder among adolescents?"
+    # round 28: only people whose the subject is ("adolescents' gaming disorder"); the people the studies were
+    # done on ("among adolescents") alone were every study of them however narrow a pool shows them
+    question = "What interventions reduce adolescents' gaming disorder?"
     assert _hits(question, "Sleep duration and school performance in adolescents", background=lambda term: 0.001)
     assert not _hits(question, "Sleep duration and school performance in adolescents", background=lambda term: 0.2)
+    among = "What interventions reduce gaming disorder among adolescents?"
+    assert not _hits(among, "Sleep duration and school performance in adolescents", background=lambda term: 0.001)
 
 
 def test_an_aspect_and_a_role_are_no_alternative_of_their_own():

@@ -212,7 +212,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         # what X is asked of, whatever the background ("the effects of X on Y in rodents": Y alone in rodents was
         # every rodent study of Y); not a state after it ("after coronary stenting")
         _lone_condition_anded(blocks, ("population", "outcome"))
-    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share)
+    _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share,
+               " ".join(topic) if question else "")
     if outcomes_frame and not any(b.independent for b in blocks):
         # and so where a background left what X acts on alone in the rest branch ("on cognitive decline in older
         # adults": the older adults left as optional, Y stood alone); not a population a background shows narrow

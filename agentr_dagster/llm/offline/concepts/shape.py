@@ -25,6 +25,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     MAX_TERMS_PER_BLOCK,
     META_WORDS,
     REVIEW_KIND_TERMS,
+    _content_words,
 )
 from agentr_dagster.llm.offline.concepts.who import _who_block, is_subject
 
@@ -133,7 +134,8 @@ def _pair_broad_alone(blocks: list[ConceptBlock], background: Background | None,
             block.required = block.in_query = False
 
 
-def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_share: float) -> None:
+def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_share: float,
+               question: str = "") -> None:
     """Which optional blocks ``main_or_specific_rest`` leaves out of the rest branch (``in_query=False``). With
     required blocks besides the main one: all optional ones when the required ones AND-ed are expected in at most
     ``rest_share`` of the ``background``'s records (their shares multiplied: "type 2 diabetes" alone is narrow,
@@ -150,7 +152,8 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     optional = [b for b in rest if not b.required]
     if _field_of_an_aspect(main, required):
         return
-    if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main)):
+    if _rest_names_no_subject(required, optional, background, rest_share, reviews=_holds_review_kinds(main),
+                              question=question):
         for b in required + optional:
             if not b.organism:
                 b.required = b.in_query = False
@@ -248,7 +251,8 @@ def _holds_review_kinds(block: ConceptBlock) -> bool:
 
 
 def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptBlock],
-                           background: Background | None, rest_share: float, reviews: bool = False) -> bool:
+                           background: Background | None, rest_share: float, reviews: bool = False,
+                           question: str = "") -> bool:
     """The rest branch holds only who the studies are about ("smartphone addiction among adolescents") or an aspect
     asked about ("the prevalence of X among students"), with no optional subject beside them ("sleep" in "Is
     insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
@@ -266,7 +270,18 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     # a place alone is every study there however narrow a background shows it ("... in low-income countries"
     # left alone once the optional blocks are out): only who the studies are about may stay where narrow
     only_places = places and not any(_who_block(b) for b in required)
-    return only_aspects or only_places or background is None or _shares_product(required, background) > rest_share
+    # in a question, people a background shows narrow stay only as whose the subject is ("teachers' soft skills");
+    # "... in school-aged children", "... among nurses" say whom the studies were done on: alone they are every
+    # study of them however few the background holds
+    held = not question or all(_possessor_in(b, question) for b in required if _who_block(b))
+    return (only_aspects or only_places or background is None or not held
+            or _shares_product(required, background) > rest_share)
+
+
+def _possessor_in(block: ConceptBlock, question: str) -> bool:
+    """The question names the block's people as a possessor ("teachers' soft skills", "a nurse's workload")."""
+    heads = {w[-1].casefold() for w in (_content_words(i) for i in [block.label, *block.items]) if w}
+    return any(re.search(rf"\b{re.escape(h)}(?:s|es)?(?:'s|’s|'|’)(?=\s)", question, re.I) for h in heads)
 
 
 def content_words_baseline(text: str, stopwords: Sequence[str] = ()) -> str:

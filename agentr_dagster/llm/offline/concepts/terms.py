@@ -162,6 +162,12 @@ def _stems(word: str) -> list[str]:
             and (not classes or "NOUN" in classes) and "ADJ" not in classes and general_zipf(low) < PLURAL_ADDED_ZIPF):
         # no wildcard ("statin*" would open onto "stating"): the plural said as well ("statins")
         stems.append(low + "s")
+    elif stems[0] == low and len(low) >= 6 and low.endswith("s"):
+        # a plural whose stem would open onto another verb's "-ing" ("statins": stating): the singular as well
+        lemmas = [n for n in noun_lemmas(low) if n != low] or [low[:-1]] * (general_zipf(low[:-1]) > 0)
+        singular = next((n for n in lemmas if truncation(n) == n), "")
+        if singular:
+            stems.append(singular)
     other = _paired_form(word)
     if other and not other.startswith(stems[0].rstrip("*")):
         stems.append(truncation(other))
