@@ -141,10 +141,17 @@ def _decode_utf8_or_cp1252(data: bytes) -> tuple[str, str]:
 _LATIN1_TO_CP1252 = {b: _CP1252_TABLE[b] for b in range(0x80, 0xA0)}
 
 
+def looks_binary(text: str) -> bool:
+    """Mostly control characters (at least 16, over a tenth of the first 100,000 characters): no text export."""
+    sample = text[:100_000]
+    controls = len(_BINARY_CONTROLS.findall(sample))
+    return controls >= 16 and controls > 0.1 * len(sample)
+
+
 def _reject_binary_text(text: str) -> None:
     sample = text[:100_000]
     controls = len(_BINARY_CONTROLS.findall(sample))
-    if controls >= 16 and controls > 0.1 * len(sample):
+    if looks_binary(text):
         raise ImportFileError(
             f"The file is mostly control characters ({controls} in the first {len(sample):,}); it looks like "
             "a binary file, not a text export."
