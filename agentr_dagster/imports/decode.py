@@ -149,9 +149,9 @@ def looks_binary(text: str) -> bool:
 
 
 def _reject_binary_text(text: str) -> None:
-    sample = text[:100_000]
-    controls = len(_BINARY_CONTROLS.findall(sample))
     if looks_binary(text):
+        sample = text[:100_000]  # counted again only to say how many, on the way out
+        controls = len(_BINARY_CONTROLS.findall(sample))
         raise ImportFileError(
             f"The file is mostly control characters ({controls} in the first {len(sample):,}); it looks like "
             "a binary file, not a text export."
