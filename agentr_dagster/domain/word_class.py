@@ -91,6 +91,22 @@ def verb_lemmas(word: str) -> tuple[str, ...]:
     return tuple(getAllLemmas(word.casefold()).get("VERB", ()))
 
 
+@lru_cache(maxsize=65536)
+def adverb_lemmas(word: str) -> tuple[str, ...]:
+    """The plain forms of the adverbs ``word`` can be a form of ("best" -> ("well",)); empty for no adverb."""
+    from lemminflect import getAllLemmas
+
+    return tuple(getAllLemmas(word.casefold()).get("ADV", ()))
+
+
+def verb_forms(lemma: str) -> tuple[str, ...]:
+    """Every form the lexicon gives the verb ``lemma`` ("leave" -> "leaves", "left", "leaving", ...), each once."""
+    from lemminflect import getAllInflections
+
+    forms = (f for fs in getAllInflections(lemma.casefold(), upos="VERB").values() for f in fs)
+    return tuple(dict.fromkeys(forms))
+
+
 def gerund(word: str) -> str:
     """The "-ing" form of the verb ``word`` ("outsource" -> "outsourcing", "quit" -> "quitting")."""
     from lemminflect import getInflection

@@ -7,6 +7,7 @@ import re
 from agentr_dagster.domain.specificity import general_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.word_class import (
+    adverb_lemmas,
     gerund,
     is_finite_verb,
     is_graded_adjective,
@@ -238,11 +239,9 @@ def _adverb_before_verb_dropped(text: str) -> str:
     improve", "... consistently predict") says how the verb holds, no concept: read with the subject it made a
     phrase of it (``"traumatic brain injury best"``) and the verb was no verb. Only a word the lexicon reads as an
     adverb and no noun, or as a graded form ("best", "better": a noun too, but not an adverb's plain form)."""
-    from lemminflect import getAllLemmas
-
     def dropped(m: re.Match) -> str:
         low = m.group(1).casefold()
-        adverbs = getAllLemmas(low).get("ADV", ()) if len(low) > 3 and low not in _FUNCTION else ()
+        adverbs = adverb_lemmas(low) if len(low) > 3 and low not in _FUNCTION else ()
         if not adverbs or not is_finite_verb(m.group(2)) or "NOUN" in word_classes(low) and low in adverbs:
             return m.group(0)
         return ""

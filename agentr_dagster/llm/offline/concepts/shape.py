@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import verb_lemmas, word_classes
+from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
@@ -335,14 +335,11 @@ def _act_group(gerund: str) -> tuple[str, str]:
     """The gerund's search stem and the act's term: the stem, with the lexicon's other forms of the verb where
     the stem does not open onto the verb's plain form (``leaving*`` misses "leave" and "left", ``quitt*`` "quit"),
     each a whole word (``quit``, not ``quit*``: "quite"): ``(leaving* OR left OR leaves OR leave)``."""
-    from lemminflect import getAllInflections
-
     lemma = next(iter(verb_lemmas(gerund)), "")
     stem = truncation(gerund.casefold())
     if not lemma or not stem.endswith("*") or lemma.startswith(stem.rstrip("*")):
         return stem, stem
-    forms = _dedupe(f for fs in getAllInflections(lemma, upos="VERB").values() for f in fs
-                    if f.isalpha() and not f.startswith(stem.rstrip("*")))
+    forms = _dedupe(f for f in verb_forms(lemma) if f.isalpha() and not f.startswith(stem.rstrip("*")))
     return stem, "(" + " OR ".join([stem, *forms]) + ")" if forms else stem
 
 
