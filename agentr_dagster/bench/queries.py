@@ -90,12 +90,14 @@ def is_drug_review(name: str) -> bool:
 
 class Pool:
     """Every review folder's records under the roots, one corpus: which records a query matches, by the project's
-    own matcher's rule (a term is a case-insensitive substring; ``stem*`` a word starting with the stem), each
-    term's matches computed once."""
+    own matcher's rule (a term is a case-insensitive substring; ``stem*`` a word starting with the stem) or, with
+    ``whole_words``, as a source matches (a term written whole only as whole words: ``"software process"`` does
+    not find "software processes"), each term's matches computed once."""
 
     def __init__(self, texts: list[str], owners: list[str], titles: list[str] | None = None,
-                 abstracts: list[str] | None = None):
+                 abstracts: list[str] | None = None, whole_words: bool = False):
         self.low = [fold(t) for t in texts]
+        self.whole_words = whole_words
         # the records as a source returns them, for ranking what a query matches (pseudo-relevance feedback)
         self.titles = titles if titles is not None else list(texts)
         self.abstracts = abstracts if abstracts is not None else [""] * len(texts)
@@ -112,6 +114,9 @@ class Pool:
                 stem = key[:-1]
                 pattern = re.compile(r"\b" + re.escape(stem))
                 ids = [i for i, t in enumerate(self.low) if stem in t and pattern.search(t)]
+            elif self.whole_words:
+                pattern = re.compile(r"(?<!\w)" + re.escape(key) + r"(?!\w)")
+                ids = [i for i, t in enumerate(self.low) if key in t and pattern.search(t)]
             else:
                 ids = [i for i, t in enumerate(self.low) if key in t]
             self._terms[key] = frozenset(ids)
@@ -407,8 +412,8 @@ def review_abstract(folder: Path, name: str, written: dict[str, str] | None = No
     return (text, "written") if text else ("", "")
 
 
-def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:
-    """Every folder's records in one pool, and each review's positions in it."""
+def build_pool(folders: list[Path], whole_words: bool = False) -> tuple[Pool, dict[str, range]]:
+    """Every folder's records in one pool, and each review's positions in it (``whole_words``: see :class:`Pool`)."""
     texts: list[str] = []
     owners: list[str] = []
     titles: list[str] = []
@@ -422,7 +427,7 @@ def build_pool(folders: list[Path]) -> tuple[Pool, dict[str, range]]:
         titles += list(rv.titles)
         abstracts += [a if a and a != "nan" else "" for a in rv.abstracts]
         spans[rv.name] = range(start, len(texts))
-    return Pool(texts, owners, titles, abstracts), spans
+    return Pool(texts, owners, titles, abstracts, whole_words), spans
 
 
 def bench_unlabelled_abstracts(path: Path, pool: Pool, backend: OfflineBackend) -> list[dict[str, Any]]:
@@ -680,20 +685,23 @@ def _leave_one_out_value(folders: list[Path], pool: Pool, spans: dict[str, range
 
 def run_queries_bench(root: Path, seeds: int = 5, seed: int = 0, backend: OfflineBackend | None = None,
                       abstracts: Path | None = None, progress: bool = False,
-                      written_abstracts: Path | None = None, background: str = "pool", pseudo_seeds: int = 0) -> dict:
+                      written_abstracts: Path | None = None, background: str = "pool", pseudo_seeds: int = 0,
+                      whole_words: bool = False) -> dict:
     """Every review under ``root`` judged from its question (and abstract), the records of all pooled; with
     ``background`` "none" as a fresh project meets them (:func:`bench_text`), without the tuning grids that
-    judge terms by the pool."""
+    judge terms by the pool. ``whole_words``: terms match as a source matches them (:class:`Pool`)."""
     backend = backend or OfflineBackend()
     folders = discover_reviews(Path(root))
-    pool, spans = build_pool(folders)
+    pool, spans = build_pool(folders, whole_words)
     written = load_written_abstracts(written_abstracts) if written_abstracts is not None else None
     reviews = []
     for folder in tqdm(folders, desc="reviews", unit="review", disable=not progress):
         name = load_review(folder).name
         reviews.append(bench_review(folder, backend, pool, spans[name], seeds, seed, written, background,
                                     pseudo_seeds))
-    result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders)}, "background": background,
+    result: dict[str, Any] = {"pool": {"records": len(pool.low), "reviews": len(folders),
+                                       "matching": "whole words" if whole_words else "substring"},
+                              "background": background,
                               "reviews": reviews, "summary": summarise(reviews)}
     if pseudo_seeds:
         result["summary"]["pseudo_question"] = leave_one_out_pseudo(reviews)

@@ -129,8 +129,12 @@ def written_abstracts_path(written: str | None) -> Path | None:
               help="refine each query by its own top-ranked matches in the pool, up to K of them (pseudo-relevance "
                    "feedback; k and the growth bound over a grid, chosen leave-one-review-out); 0: off. With it the "
                    "concept-path leave-one-out grids are not run")
+@click.option("--whole-words", is_flag=True,
+              help="match a term written whole only as whole words, as the sources do (default: the project's "
+                   "matcher, a substring: \"software process\" also finds \"software processes\")")
 def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out: str | None,
-                          abstracts: Path | None, written: str | None, background: str, pseudo_seeds: int) -> None:
+                          abstracts: Path | None, written: str | None, background: str, pseudo_seeds: int,
+                          whole_words: bool) -> None:
     """The offline queries judged on labelled review folders, their records pooled: from each question (and
     published abstract, where review.json has one), recall of the includes, share of the other reviews' records
     matched and records matched relative to the review's own."""
@@ -138,7 +142,8 @@ def bench_queries_command(root: Path, seeds: int, seed: int, as_json: bool, out:
 
     written_path = written_abstracts_path(written)
     result = run_queries_bench(root, seeds=seeds, seed=seed, abstracts=abstracts, progress=not as_json,
-                               written_abstracts=written_path, background=background, pseudo_seeds=pseudo_seeds)
+                               written_abstracts=written_path, background=background, pseudo_seeds=pseudo_seeds,
+                               whole_words=whole_words)
     if out:
         Path(out).write_text(json.dumps(result, indent=2), encoding="utf-8")
     click.echo(json.dumps(result, indent=2) if as_json else format_table(result))

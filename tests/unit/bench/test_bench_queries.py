@@ -43,3 +43,15 @@ def test_a_value_run_at_one_point_of_its_grid_is_not_judged_leave_one_review_out
     full = [{"name": n, "seeded": {"by_majority_share": {str(g): point for g in MAJORITY_SHARE_GRID}}}
             for n in ("a", "b", "c")]
     assert leave_one_out_growth(full, "by_majority_share", MAJORITY_SHARE_GRID)["recall"] == 0.9
+
+
+def test_the_pool_matches_a_term_written_whole_as_whole_words_when_asked_as_a_source_does():
+    from agentr_dagster.bench.queries import Pool
+
+    texts = ["Tailoring software processes in small firms", "A software process audit", "Stating the obvious"]
+    substring = Pool(texts, ["a", "b", "c"])
+    words = Pool(texts, ["a", "b", "c"], whole_words=True)
+    assert substring.term_ids("software process") == {0, 1}
+    assert words.term_ids("software process") == {1}
+    assert substring.term_ids("statin") == {2} and words.term_ids("statin") == frozenset()
+    assert words.term_ids("process*") == {0, 1}  # a stem still opens onto its endings

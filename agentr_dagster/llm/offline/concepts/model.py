@@ -6,7 +6,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from agentr_dagster.domain.specificity import any_share
+from agentr_dagster.domain.specificity import any_share, general_zipf
+from agentr_dagster.domain.word_class import noun_lemmas, plural_forms, word_classes
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
     BROAD_SHARE,
@@ -42,7 +43,8 @@ class ConceptBlock:
     background_broad: list[str] = field(default_factory=list)
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
-        terms = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
+        chosen = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
+        terms = _dedupe(v for t in chosen for v in (t, *_plural_variant(t)))
         return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -121,6 +123,34 @@ def _grouped(query: str) -> str:
         if depth == 0 and i < len(query) - 1:
             return f"({query})"
     return query if query.startswith("(") else f"({query})"
+
+
+#: The plural is searched beside a term only where English uses it: at most this much rarer (Zipf) than the singular
+#: ("processes" 4.4 beside "process" 5.3, "exposures" 3.3 beside 4.4; not "anxieties" 3.1 beside 4.5, "researches").
+PLURAL_VARIANT_GAP = 1.2
+
+
+def _plural_variant(term: str) -> tuple[str, ...]:
+    """The plural of a term written whole whose last word is a singular noun ("software process", ``proton``): a
+    source matches whole words, so ``"charged particle"`` never finds "charged particles" (the bench's substring
+    matcher did). None for a stem, a group, an acronym or code, a word the lexicon reads as no singular noun, or a
+    plural English seldom uses."""
+    if "*" in term or term.startswith("(") or " AND " in term:
+        return ()
+    quoted = term.startswith('"')
+    words = term.strip('"').split(" ")
+    head, _, last = words[-1].rpartition("-")
+    if not last.isalpha() or not last.islower() or len(last) < 3 or "-" in head:  # "object-in-context": no
+        return ()
+    low = last.casefold()
+    if low not in noun_lemmas(low) and word_classes(low):  # a word the lexicon lacks: a technical noun
+        return ()
+    plural = next((f for f in plural_forms(low) if f != low and f.isalpha()), "")
+    said_zipf = general_zipf(plural)  # 0: a form English never writes ("vorlixamabs", "adherences")
+    if not plural or not said_zipf or said_zipf < general_zipf(low) - PLURAL_VARIANT_GAP:
+        return ()
+    said = " ".join([*words[:-1], f"{head}-{plural}" if head else plural])
+    return (f'"{said}"' if quoted else said,)
 
 
 def _sendable(term: str) -> str:
