@@ -161,7 +161,11 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     if required:
         if background is None:
             return
-        if _shares_product(required, background) <= rest_share:
+        # people a question says the studies were done on ("... anxiety in university students") are no subject
+        # alone, however narrow the background shows them: a subject it marked broad ("anxiety") stays AND-ed
+        # with them (``A OR (student* AND anxiet*)``, not ``A OR student*``, every study of students)
+        done_on = bool(question) and all(_who_block(b) and not _possessor_in(b, question) for b in required)
+        if _shares_product(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
         return
@@ -231,6 +235,63 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
     rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
     if len(rest) == 1 and rest[0].required and not (rest[0].aspect or rest[0].setting or _who_block(rest[0])):
         rest[0].independent = True
+
+
+#: "What interventions improve Y in Z?", "Which strategies reduce Y among Z?": interventions asked of by what they
+#: are for, none named (the frame's noun is no concept): Y is the main block.
+_WHAT_IMPROVES_RE = re.compile(
+    r"^\s*(?:what|which)\s+(?:\w+\s+)?(?:interventions?|strateg(?:y|ies)|approaches|programmes?|programs?|"
+    r"treatments?|therapies|measures|methods)\s+(?:\w+\s+)?(?:improve|reduce|prevent|enhance|increase|decrease|"
+    r"promote|support|lower|alleviate|relieve)s?\b", re.I)
+
+
+def _unnamed_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What interventions improve Y in people with Z?": no intervention is named, Y is the main block and Z,
+    the condition of the people, stood alone beside it (``"treatment adherence" OR schizophrenia*`` with a
+    pool: every study of the condition; ``... OR (schizophrenia* AND peopl*)`` without): the review asks for Y in
+    Z, so a lone condition beside Y is AND-ed with it and who the studies are about leaves (never ``Y AND
+    peopl*``). Plain people ("among kitchen staff") stay out as :func:`_mark_rest` left them."""
+    if not _WHAT_IMPROVES_RE.match(topic):
+        return
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet == "intervention" or any(b.independent or b.organism for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query)]
+    others = [b for b in rest if not _who_block(b)]
+    if len(others) != 1 or not others[0].required or others[0].aspect or others[0].generic:
+        return
+    others[0].independent = True
+    for b in rest:
+        if b is not others[0]:
+            b.required = b.in_query = False
+
+
+def _broad_exposure_anded(blocks: list[ConceptBlock]) -> None:
+    """A question's exposure the background alone marked broad ("Is exposure to alcohol associated with Y in
+    children?" in a pool where alcohol is common) left the query: Y became the main block and the rest the
+    whole query (``Y OR (children ...)``, every study of Y). AND-ed with Y the exposure is narrow again, and it is
+    what the review asks of Y: ``Y AND alcohol``; the rest leaves (never ``... AND children``)."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet in ("intervention", "exposure") or any(b.independent or b.organism for b in blocks):
+        return
+    gone = [b for b in blocks if b.generic and b.facet in ("intervention", "exposure") and b.terms
+            and not _who_block(b) and not b.aspect and set(b.terms) <= set(b.background_broad)]
+    if len(gone) != 1:
+        return
+    gone[0].required = gone[0].in_query = gone[0].independent = True
+    for b in blocks:
+        if b is not main and b is not gone[0]:
+            b.required = b.in_query = False
+
+
+def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> None:
+    """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
+    alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`) or, with a ``background``, where the
+    exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    _lone_benefit_anded(blocks, topic)
+    _unnamed_benefit_anded(blocks, topic)
+    if background:
+        _broad_exposure_anded(blocks)
 
 
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:

@@ -1,0 +1,59 @@
+"""Round 29 (h29q): what round 28 left on questions (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_when_the_exposure_happened_stays_with_what_it_was_to():
+    # "prenatal exposure to X" was X alone: every study of X, whoever was exposed and when
+    text = "Is prenatal exposure to betel nut associated with low birth weight?"
+    q = query(text)
+    assert hits(text, "Maternal betel nut chewing in pregnancy and prenatal growth: a cohort"), q
+    assert not hits(text, "Betel nut chewing and oral cancer among adult men in Taiwan"), q
+
+
+def test_a_compound_qualifier_of_the_exposure_is_said_with_a_space_too():
+    text = "Is early-life exposure to household mould associated with eczema?"
+    q = query(text)
+    assert hits(text, "Household mould in early life and the risk of eczema at school age"), q
+    assert not hits(text, "Household mould and wheeze in adult office workers"), q
+
+
+def test_what_interventions_improve_y_in_people_with_z_ands_the_condition():
+    # "... OR (Z AND peopl*)", and with a background "Y OR Z": every study of the condition
+    text = "What interventions improve oral hygiene in people with cerebral palsy?"
+    for background in (None, _narrow):
+        q = query(text, background=background)
+        assert hits(text, "Toothbrushing support and oral hygiene in adults with cerebral palsy",
+                    background=background), q
+        assert not hits(text, "Gait training for people with cerebral palsy", background=background), q
+
+
+def _narrow(term: str) -> float:
+    """A background (a pool of other reviews' records) that shows every term narrow."""
+    return 0.001
+
+
+def _broad_symptom(term: str) -> float:
+    """A background where the outcome's word is common (a pool of reviews of it) and all else narrow."""
+    return 0.2 if term.strip('"').startswith("stres") else 0.001
+
+
+def test_people_the_studies_were_done_on_stay_anded_with_a_subject_the_background_shows_broad():
+    # the pool marked "stress" broad: the rest branch was the people alone (every study of nursing students)
+    text = "Does yoga nidra lower stress in nursing students?"
+    q = query(text, background=_broad_symptom)
+    assert hits(text, "Yoga nidra for stress: a pilot trial", background=_broad_symptom), q
+    assert not hits(text, "Clinical placement experiences of nursing students", background=_broad_symptom), q
+
+
+def _broad_exposure(term: str) -> float:
+    return 0.2 if term.strip('"').startswith("coffe") else 0.001
+
+
+def test_an_exposure_the_background_shows_broad_stays_anded_with_the_outcome():
+    # "coffee" broad in the pool left the query: "Y OR (children ...)" was every study of Y
+    text = "Is exposure to coffee associated with migraine frequency in university students?"
+    q = query(text, background=_broad_exposure)
+    assert hits(text, "Coffee intake and migraine frequency: a cross-sectional study", background=_broad_exposure), q
+    assert not hits(text, "Migraine frequency and screen time", background=_broad_exposure), q
+    assert not hits(text, "Sleep of university students during exams", background=_broad_exposure), q
