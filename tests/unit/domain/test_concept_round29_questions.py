@@ -57,3 +57,21 @@ def test_an_exposure_the_background_shows_broad_stays_anded_with_the_outcome():
     assert hits(text, "Coffee intake and migraine frequency: a cross-sectional study", background=_broad_exposure), q
     assert not hits(text, "Migraine frequency and screen time", background=_broad_exposure), q
     assert not hits(text, "Sleep of university students during exams", background=_broad_exposure), q
+
+
+def test_an_agent_noun_after_among_names_people():
+    # "among orchestra conductors": a verb's "-or" noun no role list knows; read as a subject, a background that
+    # shows it narrow left it alone beside the subject (every study of conductors)
+    text = "How prevalent is hearing loss among orchestra conductors, and which rehearsal factors are linked to it?"
+    q = query(text, background=_narrow)
+    assert hits(text, "Hearing loss in professional musicians: a cohort", background=_narrow), q
+    assert not hits(text, "Gesture and tempo: how orchestra conductors lead", background=_narrow), q
+
+
+def test_what_people_use_to_do_something_is_a_concept_of_its_own():
+    # "use X to support struggling Y": read as one phrase whose last word names people, the tool was a block of
+    # people and left; the query was the setting alone (every study in care homes)
+    text = "How do nurses use tablet dashboards to support struggling residents in care homes?"
+    q = query(text)
+    assert hits(text, "Tablet dashboards for nurses in care homes: a feasibility study"), q
+    assert not hits(text, "Staffing levels and quality of care in care homes"), q

@@ -326,6 +326,15 @@ def _agent_noun(plural: str) -> bool:
     return not any("VERB" in word_classes(b) for b in (base, base + "e", base + "y", base[:-1]))
 
 
+def _agents_among(plural: str) -> bool:
+    """``plural``, the head of what follows "among", is a plural noun of an agent by its ending, the lexicon's noun
+    only ("controllers", "dispatchers", "inspectors"): after "among" it names people, though a verb's "-er" noun
+    names a thing as often elsewhere ("blockers"; :func:`_agent_noun` leaves those out where no place says so)."""
+    singular = plural[:-1] if plural.endswith("s") and not plural.endswith("ss") else ""
+    return len(singular) >= 5 and singular.endswith(_AGENT_ENDINGS) and bool(word_classes(singular)) \
+        and word_classes(singular) <= {"NOUN"} and not singular.startswith("anti")
+
+
 def _why_people_act_known(text: str) -> str:
     """"Why do teachers leave the profession?" said as "What is the evidence on leaving the profession among
     teachers?", the reading of "What leads X to V Y?" (:func:`_causative_known`): the act is the subject and the
@@ -770,7 +779,8 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                                # the skin": where it is, not an aspect)
                                required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1)
                                and not (_OUTCOME_CUE_RE.search(chunk.cue) and len(_content_words(items[0])) >= 2),
-                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
+                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role,
+                               agents=chunk.cue.casefold() in ("among", "amongst") and _agents_among(head)))
 
 
 def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],

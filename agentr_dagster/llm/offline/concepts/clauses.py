@@ -285,7 +285,14 @@ def _purpose_infinitive(words: list[re.Match], k: int) -> bool:
 
     if low(k) in _PURPOSE_WORDS and low(k + 1) == "to" and is_plain_verb(low(k + 2)):
         return True
-    return low(k - 1) == "to" and low(k - 2) in _PURPOSE_WORDS and is_plain_verb(low(k))
+    # "use X to V Y" ("How do teachers use learning analytics dashboards to support struggling students?"): what
+    # is used is a phrase of its own, the verb after "to" its purpose (read as a phrase the chunk's last noun,
+    # "students", made the tool a block of people)
+    used = any(low(j) in _USE_FORMS for j in range(max(0, k - 6), k - 2))
+    return low(k - 1) == "to" and (low(k - 2) in _PURPOSE_WORDS or used) and is_plain_verb(low(k))
+
+
+_USE_FORMS = frozenset("use uses using".split())
 
 
 _CHANGE_VERBS = frozenset(
