@@ -11,11 +11,12 @@ def test_when_the_exposure_happened_stays_with_what_it_was_to():
     assert not hits(text, "Betel nut chewing and oral cancer among adult men in Taiwan"), q
 
 
-def test_a_compound_qualifier_of_the_exposure_is_said_with_a_space_too():
+def test_an_everyday_qualifier_of_the_exposure_is_no_term():
+    # "early-life" is said many ways ("in infancy", "in children"): AND-ed it would lose those studies
+    # (guard: passes before and after)
     text = "Is early-life exposure to household mould associated with eczema?"
     q = query(text)
-    assert hits(text, "Household mould in early life and the risk of eczema at school age"), q
-    assert not hits(text, "Household mould and wheeze in adult office workers"), q
+    assert hits(text, "Household mould in infancy and the risk of eczema at school age"), q
 
 
 def test_what_interventions_improve_y_in_people_with_z_ands_the_condition():
