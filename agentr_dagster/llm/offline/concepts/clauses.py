@@ -10,6 +10,7 @@ from agentr_dagster.domain.word_class import (
     can_be_verb,
     is_finite_verb,
     is_graded_adjective,
+    is_participle_compound,
     is_past_participle,
     is_plain_verb,
     noun_lemmas,
@@ -682,8 +683,10 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
                 # after the verb it opens the verb's object ("preserve muscle mass": "mass" may be an adjective)
                 and words[k - 1].group(0).casefold() not in verbs
-                # after an adjective it is that adjective's noun ("are serious games used in X")
+                # after an adjective it is that adjective's noun ("are serious games used in X"), as after a
+                # participle's compound ("nurse-led telephone follow-up interventions")
                 and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
+                and not is_participle_compound(words[k - 1].group(0))
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")
