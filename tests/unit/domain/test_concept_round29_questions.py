@@ -88,3 +88,12 @@ def test_a_phrase_led_by_who_delivers_it_keeps_what_is_delivered():
     text = "Do nurse-led telephone follow-up interventions improve blood pressure control?"
     q = query(text)
     assert "telephone" in q, q
+
+
+def test_a_service_named_by_who_gives_it_is_the_subject_of_the_effect_frame():
+    # "Are X workers effective in reducing Y ...?": the workers were ordered as who the studies are about and the
+    # query was Y alone (every study of Y); "in reducing Y" was read as where the studies were done
+    text = "Are lay health workers effective in reducing emergency admissions among frail older adults?"
+    q = query(text)
+    assert hits(text, "Home visits by lay health workers and emergency admissions: a randomised trial"), q
+    assert not hits(text, "Emergency admissions of frail older adults after hip fracture"), q

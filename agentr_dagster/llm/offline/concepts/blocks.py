@@ -15,7 +15,14 @@ from agentr_dagster.domain.word_class import (
     verb_lemmas,
     word_classes,
 )
-from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
+from agentr_dagster.llm.offline.concepts.clauses import (
+    _CHANGE_VERBS,
+    _Chunk,
+    _chunks,
+    _facet_for,
+    _is_meta_item,
+    _split_items,
+)
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
 from agentr_dagster.llm.offline.concepts.terms import (
@@ -324,6 +331,13 @@ def _agent_noun(plural: str) -> bool:
     # agent's base is a noun ("office", "library", "pharmacy") or a compound's ("firefight")
     base = singular[: -len(ending)]
     return not any("VERB" in word_classes(b) for b in (base, base + "e", base + "y", base[:-1]))
+
+
+def _change_in(text: str) -> bool:
+    """The chunk after "in" opens with a change verb's "-ing" form ("effective in reducing readmissions"): what
+    the change is in is an outcome, no place the studies are done in."""
+    first = (re.findall(_WORD, text) or [""])[0].casefold()
+    return first.endswith("ing") and any(lemma in _CHANGE_VERBS for lemma in verb_lemmas(first))
 
 
 def _agents_among(plural: str) -> bool:
@@ -779,7 +793,8 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                                # the skin": where it is, not an aspect)
                                required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1)
                                and not (_OUTCOME_CUE_RE.search(chunk.cue) and len(_content_words(items[0])) >= 2),
-                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role,
+                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role
+                               and not _change_in(chunk.text),
                                agents=chunk.cue.casefold() in ("among", "amongst") and _agents_among(head)))
 
 

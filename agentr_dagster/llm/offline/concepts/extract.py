@@ -43,7 +43,6 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _beyond_comparator_off,
     _built_from_literature,
     _common_subject_first,
-    _drug_of_property_first,
     _effective_frame,
     _genetic_frame,
     _join_kinds,
@@ -51,6 +50,7 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _named_in,
     _order_blocks,
     _own_measure,
+    _question_subject_first,
     _read_eligibility,
     _read_relation,
     _read_title,
@@ -192,7 +192,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         _beyond_comparator_off(blocks, topic)
     _order_blocks(blocks, text, title)
     if question:
-        _drug_of_property_first(blocks, " ".join(topic))
+        _question_subject_first(blocks, topic)
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))

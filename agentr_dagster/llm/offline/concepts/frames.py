@@ -860,6 +860,33 @@ def _drug_of_property_first(blocks: list[ConceptBlock], topic: str) -> None:
         blocks.insert(0, drug)
 
 
+def _question_subject_first(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question's subject the ordering put behind another block: a drug whose property is asked
+    (:func:`_drug_of_property_first`), a service named by who gives it (:func:`_done_by_people_first`)."""
+    if topic:
+        _done_by_people_first(blocks, topic[0])
+    _drug_of_property_first(blocks, " ".join(topic))
+
+
+def _done_by_people_first(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Are peer support workers effective in reducing readmissions among ...?": the X the effect frame asks of
+    (:data:`_EFFECTIVE_FRAME_RE`) is what is done, though its head names people ("workers", "doulas", "nurse
+    practitioners": a service by who gives it); ordered as who the studies are about, it came after what it is
+    for, and the query was that alone (``readmiss* OR ...``: every readmission study). Its block, the one
+    phrase of people the frame names, is the main one. Not the animals studied."""
+    m = _EFFECTIVE_FRAME_RE.match(topic)
+    if m is None or not blocks:
+        return
+    named = m.group(1).casefold().replace(_JOIN, " ")
+    people = [b for b in blocks if b.required and _who_block(b) and not _organism_block(b) and not b.organism
+              and not b.setting and _named_in(b, named)]
+    if len(people) == 1 and people[0] is not blocks[0] and not any(
+            b.required and not _who_block(b) and _named_in(b, named) for b in blocks):
+        blocks.remove(people[0])
+        blocks.insert(0, people[0])
+        people[0].facet = "intervention"
+
+
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.
 _MEASURE_HEADS = frozenset(
     "prevalence incidence frequency epidemiology burden occurrence rate rates trends trend".split())
