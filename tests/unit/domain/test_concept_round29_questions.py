@@ -88,6 +88,11 @@ def test_a_phrase_led_by_who_delivers_it_keeps_what_is_delivered():
     text = "Do nurse-led telephone follow-up interventions improve blood pressure control?"
     q = query(text)
     assert "telephone" in q, q
+    # the rest branch (a study of the same care not called so) keeps who delivers it
+    text = "Do nurse-led telephone coaching sessions improve blood pressure control in adults with hypertension?"
+    q = query(text)
+    assert hits(text, "Practice nurse calls and blood pressure control in adults with hypertension: a cluster trial"), q
+    assert not hits(text, "Amlodipine and blood pressure control in adults with hypertension"), q
 
 
 def test_a_service_named_by_who_gives_it_is_the_subject_of_the_effect_frame():

@@ -13,7 +13,7 @@ from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
-from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _process_noun
+from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _means_compound, _plural_of, _process_noun
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _BOUNDARY_RE,
     _FUNCTION,
@@ -26,6 +26,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     REVIEW_KIND_TERMS,
     _content_words,
+    _person_word,
 )
 from agentr_dagster.llm.offline.concepts.who import _who_block, is_subject
 
@@ -146,6 +147,7 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     leave: never ``A OR adult*``."""
     if not blocks:
         return
+    _deliverer_in_rest(blocks)
     main = next((b for b in blocks if b.required), blocks[0])
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
@@ -172,6 +174,24 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _deliverer_in_rest(blocks: list[ConceptBlock]) -> None:
+    """The main block's phrase is led by who delivers it ("nurse-led telephone follow-up interventions"): the rest
+    branch, a study of the same care not called so, keeps the people AND-ed (``X OR ("blood pressure" AND
+    hypertens* AND nurse*)``; without them every trial of blood pressure in hypertension), where it already ANDs
+    two subjects or more (a lone one is AND-ed with X: :func:`_lone_benefit_anded`)."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or not main.label.split():
+        return
+    lead = main.label.split()[0].casefold()
+    left = lead.rpartition("-")[0]
+    if not (_means_compound(lead) and left.isalpha() and len(left) >= 4 and _person_word(_plural_of(left))):
+        return
+    rest = [b for b in blocks if b is not main and b.required and not _who_block(b) and not b.organism]
+    if len(rest) < 2 or any(_who_block(b) and left in b.label.casefold() for b in blocks if b is not main):
+        return
+    blocks.append(ConceptBlock("population", _plural_of(left), [f"{left}*"]))
 
 
 def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], who_first: str | None = None) -> None:
