@@ -102,12 +102,3 @@ def test_a_service_named_by_who_gives_it_is_the_subject_of_the_effect_frame():
     q = query(text)
     assert hits(text, "Home visits by lay health workers and emergency admissions: a randomised trial"), q
     assert not hits(text, "Emergency admissions of frail older adults after hip fracture"), q
-
-
-def test_an_everyday_word_keeps_no_people_in_the_rest_branch():
-    # "How common is X among nurses?": "common" (everyday English) was read as a subject beside the nurses, so
-    # they stayed: ``X OR (nurse* AND common)``, every study of nurses that says "common"
-    text = "How common is tinnitus among shift-working factory staff?"
-    q = query(text)
-    assert hits(text, "Tinnitus in noise-exposed workers"), q
-    assert not hits(text, "Common musculoskeletal complaints of shift-working factory staff"), q
