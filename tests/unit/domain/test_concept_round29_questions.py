@@ -102,3 +102,12 @@ def test_a_service_named_by_who_gives_it_is_the_subject_of_the_effect_frame():
     q = query(text)
     assert hits(text, "Home visits by lay health workers and emergency admissions: a randomised trial"), q
     assert not hits(text, "Emergency admissions of frail older adults after hip fracture"), q
+
+
+def test_how_common_asks_a_prevalence():
+    # "How common is X among Y?": "common" (everyday English) was read as a block of its own, beside which the
+    # people stayed: ``X OR (Y AND common)``, every study of Y that says "common"
+    text = "How common is tinnitus among shift-working factory staff?"
+    q = query(text)
+    assert hits(text, "Tinnitus in noise-exposed workers"), q
+    assert not hits(text, "Common musculoskeletal complaints of shift-working factory staff"), q

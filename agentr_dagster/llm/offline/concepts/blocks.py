@@ -214,7 +214,14 @@ def _how_adjective_last(text: str) -> str:
     # what a test is accurate for is the condition, not the act of testing ("accurate for detecting major
     # depression": ``"detecting major depression"`` was a term)
     return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, _accuracy_of_as_how_accurate(
-        _how_compare_as_than(text))))
+        _how_compare_as_than(_HOW_COMMON_RE.sub("What is the prevalence of ", text)))))
+
+
+#: "How common is X among Y?", "How prevalent are X in Y?": how often X occurs, asked by an adjective of frequency
+#: (a general vocabulary of epidemiology, as "prevalence" is); read as it stood, the adjective was a block of its
+#: own, everyday English ("common"), which kept the people in the rest branch (``X OR (nurse* AND common)``).
+_HOW_COMMON_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))how\s+(?:common|prevalent|frequent|widespread)\s+(?:is|are|was|were)\s+(?:the\s+)?", re.I)
 
 
 #: "How robust are the findings of X?", "How consistent are the associations between X and Y?": an adjective asked
