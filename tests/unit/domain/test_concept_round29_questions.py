@@ -111,3 +111,16 @@ def test_how_common_asks_a_prevalence():
     q = query(text)
     assert hits(text, "Tinnitus in noise-exposed workers"), q
     assert not hits(text, "Common musculoskeletal complaints of shift-working factory staff"), q
+
+
+def _broad_teacher(term: str) -> float:
+    return 0.2 if term.strip('"').startswith("teacher") else 0.001
+
+
+def test_people_anded_in_the_rest_branch_keep_the_word_a_background_shows_broad():
+    # with a pool of education reviews ``teacher*`` was dropped as broad, and the rest branch asked for
+    # "educator* OR faculty OR instructor*": AND-ed with the other subjects the word is narrow again
+    text = "Does video coaching improve classroom management of early-career teachers in rural schools?"
+    q = query(text, background=_broad_teacher)
+    assert hits(text, "Mentoring and classroom management of beginning teachers in rural schools",
+                background=_broad_teacher), q

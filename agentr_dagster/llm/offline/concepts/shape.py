@@ -586,11 +586,15 @@ def _act_in_every_term(block: ConceptBlock, noun: str) -> None:
 
 
 def _anded_people_broad_back(blocks: list[ConceptBlock]) -> None:
-    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) get back the terms a
-    background dropped as broad in its records (``teacher*`` of "secondary school teachers" in a pool of education
-    reviews, leaving ``educator* OR faculty OR instructor*``): AND-ed with the act, the word is narrow again, and
-    it is the word their studies say."""
+    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) or with other
+    subjects in the rest branch get back the terms a background dropped as broad in its records (``teacher*`` of
+    "secondary school teachers" in a pool of education reviews, leaving ``educator* OR faculty OR instructor*``):
+    AND-ed, the word is narrow again, and it is the word their studies say."""
     main = next((b for b in blocks if b.required), None)
+    # so do people AND-ed with other subjects in the rest branch ("teachers" beside "struggling students" and
+    # "online courses": ``teacher*`` dropped, the branch asked for "educator* OR faculty OR instructor*" only)
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query)]
+    anded = len(rest) >= 2 and not any(b.independent for b in blocks)
     for block in blocks:
-        if block is not main and block.independent and block.required and _who_block(block):
+        if block is not main and block.required and _who_block(block) and (block.independent or anded):
             block.terms = _dedupe([*block.terms, *block.background_broad])
