@@ -286,16 +286,20 @@ def _unnamed_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
             b.required = b.in_query = False
 
 
-def _broad_exposure_anded(blocks: list[ConceptBlock]) -> None:
+def _broad_exposure_anded(blocks: list[ConceptBlock], topic: str) -> None:
     """A question's exposure the background alone marked broad ("Is exposure to alcohol associated with Y in
     children?" in a pool where alcohol is common) left the query: Y became the main block and the rest the
     whole query (``Y OR (children ...)``, every study of Y). AND-ed with Y the exposure is narrow again, and it is
-    what the review asks of Y: ``Y AND alcohol``; the rest leaves (never ``... AND children``)."""
+    what the review asks of Y: ``Y AND alcohol``; the rest leaves (never ``... AND children``). Only a noun's
+    block the question names before Y (an exposure asked of; not "... and how often are the patches correct?")."""
     main = next((b for b in blocks if b.required), None)
     if main is None or main.facet in ("intervention", "exposure") or any(b.independent or b.organism for b in blocks):
         return
+    low = topic.casefold()
+    at = low.find(main.label.casefold())
     gone = [b for b in blocks if b.generic and b.facet in ("intervention", "exposure") and b.terms
-            and not _who_block(b) and not b.aspect and set(b.terms) <= set(b.background_broad)]
+            and not _who_block(b) and not b.aspect and set(b.terms) <= set(b.background_broad)
+            and "NOUN" in word_classes(b.label.split()[-1].casefold()) and 0 <= low.find(b.label.casefold()) < at]
     if len(gone) != 1:
         return
     gone[0].required = gone[0].in_query = gone[0].independent = True
@@ -311,7 +315,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _lone_benefit_anded(blocks, topic)
     _unnamed_benefit_anded(blocks, topic)
     if background:
-        _broad_exposure_anded(blocks)
+        _broad_exposure_anded(blocks, topic)
 
 
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
