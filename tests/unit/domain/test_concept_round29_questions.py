@@ -124,3 +124,12 @@ def test_people_anded_in_the_rest_branch_keep_the_word_a_background_shows_broad(
     q = query(text, background=_broad_teacher)
     assert hits(text, "Mentoring and classroom management of beginning teachers in rural schools",
                 background=_broad_teacher), q
+
+
+def test_who_uses_the_thing_in_a_how_do_question_is_no_main_block():
+    # "How do archivists use X ...?": no role list knows them; read as the subject they were the main block,
+    # every study of archivists
+    text = "How do archivists use handwriting recognition software to catalogue medieval letters?"
+    q = query(text)
+    assert hits(text, "Handwriting recognition software for historical documents: an evaluation"), q
+    assert not hits(text, "Career paths of archivists in national libraries"), q

@@ -13,6 +13,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _EFFECT_ADJECTIVES,
     _WHO_FIRST,
     NAME_ZIPF,
+    _agents_among,
     _is_name,
     _join_named_list,
 )
@@ -865,7 +866,30 @@ def _question_subject_first(blocks: list[ConceptBlock], topic: list[str]) -> Non
     (:func:`_drug_of_property_first`), a service named by who gives it (:func:`_done_by_people_first`)."""
     if topic:
         _done_by_people_first(blocks, topic[0])
+        _users_behind(blocks, topic[0])
     _drug_of_property_first(blocks, " ".join(topic))
+
+
+#: "How do librarians use X ...?": the subject of "use" in a "How do" question, up to three words.
+_HOW_USE_RE = re.compile(r"^\s*how\s+(?:do|does|did)\s+((?:[\w'-]+\s+){0,2}?[\w'-]+)\s+(?:use|make use of)\s", re.I)
+
+
+def _users_behind(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do librarians use reference chatbots to ...?": who uses the thing are people, though no role list knows
+    them (a plural noun of an agent's ending, :func:`_agents_among`); read as a subject they were the main block
+    (``librarian* OR ...``: every study of librarians). They are who the studies are about, after what they use."""
+    m = _HOW_USE_RE.match(topic)
+    if m is None or not blocks:
+        return
+    head = m.group(1).split()[-1].casefold()
+    users = blocks[0]
+    if not (_agents_among(head) and (users.label.split() or [""])[-1].casefold() == head and not _who_block(users)):
+        return
+    users.agents = True
+    nxt = next((i for i, b in enumerate(blocks) if b is not users and b.required and not _who_block(b)), None)
+    if nxt is not None:
+        blocks.remove(users)
+        blocks.insert(nxt, users)
 
 
 def _done_by_people_first(blocks: list[ConceptBlock], topic: str) -> None:
