@@ -51,6 +51,15 @@ def _participle_compound(low: str) -> bool:
     return any(last != lemma and last in getInflection(lemma, "VBN") for lemma in verb_lemmas(last))
 
 
+def is_participle_compound(word: str) -> bool:
+    """``word`` is a compound closed by a verb's past participle, regular or not ("nurse-led", "school-based",
+    "body-worn"): a modifier of the noun after it, never a noun whose verb that word could be."""
+    low = word.casefold()
+    if "-" not in low:
+        return False
+    return _participle_compound(low) or is_past_participle(low.rsplit("-", 1)[1])
+
+
 def is_past_participle(word: str) -> bool:
     """``word`` is a verb's "-ed" form ("measured", "assessed", "reported"): after a noun it is a predicate. A verb's
     own plain form in "-eed" is none ("speed", "breed", "exceed": "walking speed" is one phrase)."""

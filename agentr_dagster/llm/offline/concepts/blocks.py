@@ -15,7 +15,14 @@ from agentr_dagster.domain.word_class import (
     verb_lemmas,
     word_classes,
 )
-from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
+from agentr_dagster.llm.offline.concepts.clauses import (
+    _CHANGE_VERBS,
+    _Chunk,
+    _chunks,
+    _facet_for,
+    _is_meta_item,
+    _split_items,
+)
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
 from agentr_dagster.llm.offline.concepts.terms import (
@@ -207,7 +214,14 @@ def _how_adjective_last(text: str) -> str:
     # what a test is accurate for is the condition, not the act of testing ("accurate for detecting major
     # depression": ``"detecting major depression"`` was a term)
     return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, _accuracy_of_as_how_accurate(
-        _how_compare_as_than(text))))
+        _how_compare_as_than(_HOW_COMMON_RE.sub("What is the prevalence of ", text)))))
+
+
+#: "How common is X among Y?", "How prevalent are X in Y?": how often X occurs, asked by an adjective of frequency
+#: (a general vocabulary of epidemiology, as "prevalence" is); read as it stood, the adjective was a block of its
+#: own, everyday English ("common"), which kept the people in the rest branch (``X OR (nurse* AND common)``).
+_HOW_COMMON_RE = re.compile(
+    r"(?:^|(?<=[.?!]\s))how\s+(?:common|prevalent|frequent|widespread)\s+(?:is|are|was|were)\s+(?:the\s+)?", re.I)
 
 
 #: "How robust are the findings of X?", "How consistent are the associations between X and Y?": an adjective asked
@@ -324,6 +338,22 @@ def _agent_noun(plural: str) -> bool:
     # agent's base is a noun ("office", "library", "pharmacy") or a compound's ("firefight")
     base = singular[: -len(ending)]
     return not any("VERB" in word_classes(b) for b in (base, base + "e", base + "y", base[:-1]))
+
+
+def _change_in(text: str) -> bool:
+    """The chunk after "in" opens with a change verb's "-ing" form ("effective in reducing readmissions"): what
+    the change is in is an outcome, no place the studies are done in."""
+    first = (re.findall(_WORD, text) or [""])[0].casefold()
+    return first.endswith("ing") and any(lemma in _CHANGE_VERBS for lemma in verb_lemmas(first))
+
+
+def _agents_among(plural: str) -> bool:
+    """``plural``, the head of what follows "among", is a plural noun of an agent by its ending, the lexicon's noun
+    only ("controllers", "dispatchers", "inspectors"): after "among" it names people, though a verb's "-er" noun
+    names a thing as often elsewhere ("blockers"; :func:`_agent_noun` leaves those out where no place says so)."""
+    singular = plural[:-1] if plural.endswith("s") and not plural.endswith("ss") else ""
+    return len(singular) >= 5 and singular.endswith(_AGENT_ENDINGS) and bool(word_classes(singular)) \
+        and word_classes(singular) <= {"NOUN"} and not singular.startswith("anti")
 
 
 def _why_people_act_known(text: str) -> str:
@@ -770,7 +800,9 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
                                # the skin": where it is, not an aspect)
                                required=not side, side=side, aspect=chunk.aspect and (question or len(items) == 1)
                                and not (_OUTCOME_CUE_RE.search(chunk.cue) and len(_content_words(items[0])) >= 2),
-                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role))
+                               setting=bool(_SETTING_CUE_RE.match(chunk.cue)) and not after_role
+                               and not _change_in(chunk.text),
+                               agents=chunk.cue.casefold() in ("among", "amongst") and _agents_among(head)))
 
 
 def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],

@@ -10,6 +10,7 @@ from agentr_dagster.domain.word_class import (
     can_be_verb,
     is_finite_verb,
     is_graded_adjective,
+    is_participle_compound,
     is_past_participle,
     is_plain_verb,
     noun_lemmas,
@@ -285,7 +286,14 @@ def _purpose_infinitive(words: list[re.Match], k: int) -> bool:
 
     if low(k) in _PURPOSE_WORDS and low(k + 1) == "to" and is_plain_verb(low(k + 2)):
         return True
-    return low(k - 1) == "to" and low(k - 2) in _PURPOSE_WORDS and is_plain_verb(low(k))
+    # "use X to V Y" ("How do teachers use learning analytics dashboards to support struggling students?"): what
+    # is used is a phrase of its own, the verb after "to" its purpose (read as a phrase the chunk's last noun,
+    # "students", made the tool a block of people)
+    used = any(low(j) in _USE_FORMS for j in range(max(0, k - 6), k - 2))
+    return low(k - 1) == "to" and (low(k - 2) in _PURPOSE_WORDS or used) and is_plain_verb(low(k))
+
+
+_USE_FORMS = frozenset("use uses using".split())
 
 
 _CHANGE_VERBS = frozenset(
@@ -675,8 +683,10 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
                 and words[k - 1].group(0).casefold() not in _PREPOSITIONS | _AUXILIARIES | {"and", "or", "nor"}
                 # after the verb it opens the verb's object ("preserve muscle mass": "mass" may be an adjective)
                 and words[k - 1].group(0).casefold() not in verbs
-                # after an adjective it is that adjective's noun ("are serious games used in X")
+                # after an adjective it is that adjective's noun ("are serious games used in X"), as after a
+                # participle's compound ("nurse-led telephone follow-up interventions")
                 and word_classes(words[k - 1].group(0).casefold()) != {"ADJ"}
+                and not is_participle_compound(words[k - 1].group(0))
                 and sentence[words[k - 1].end(): m.start()].strip() == "" and sentence[m.end(): words[k + 1].start()]
                 .strip() == ""))
         # a verb's "-ing" form that the lexicon has no noun for, before "to" ("measurements relating to sleep")

@@ -36,13 +36,13 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _undefined_acronyms,
     _verbs_in_text,
 )
+from agentr_dagster.llm.offline.concepts.exposure import _exposure_qualifier_anded
 from agentr_dagster.llm.offline.concepts.frames import (
     _EFFECTIVE_FRAME_RE,
     _OUTCOMES_FRAME_RE,
     _beyond_comparator_off,
     _built_from_literature,
     _common_subject_first,
-    _drug_of_property_first,
     _effective_frame,
     _genetic_frame,
     _join_kinds,
@@ -50,6 +50,7 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _named_in,
     _order_blocks,
     _own_measure,
+    _question_subject_first,
     _read_eligibility,
     _read_relation,
     _read_title,
@@ -69,8 +70,8 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _act_noun_anded,
     _act_with_object,
     _anded_people_broad_back,
+    _benefit_anded,
     _everyday_act_people_anded,
-    _lone_benefit_anded,
     _lone_condition_anded,
     _mark_rest,
     _pair_broad_alone,
@@ -181,6 +182,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
     _related_stems(blocks)
+    _exposure_qualifier_anded(blocks, " ".join(topic))
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]
     _demote_non_subjects(blocks, text, title, acronyms)
@@ -190,7 +192,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         _beyond_comparator_off(blocks, topic)
     _order_blocks(blocks, text, title)
     if question:
-        _drug_of_property_first(blocks, " ".join(topic))
+        _question_subject_first(blocks, topic)
     blocks = _genetic_frame(blocks, question, acronyms)
     if not title:
         blocks = _read_relation(_common_subject_first(blocks), " ".join(topic))
@@ -220,7 +222,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         # ("X in adults with obesity": ``X OR obesity``)
         _lone_condition_anded(blocks, ("outcome",))
     if question and topic:
-        _lone_benefit_anded(blocks, topic[0])
+        _benefit_anded(blocks, topic[0], background is not None)
         _everyday_act_people_anded(blocks, topic[0])
         _act_noun_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)

@@ -13,6 +13,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _EFFECT_ADJECTIVES,
     _WHO_FIRST,
     NAME_ZIPF,
+    _agents_among,
     _is_name,
     _join_named_list,
 )
@@ -858,6 +859,56 @@ def _drug_of_property_first(blocks: list[ConceptBlock], topic: str) -> None:
     if drug is not None and blocks and drug is not blocks[0]:
         blocks.remove(drug)
         blocks.insert(0, drug)
+
+
+def _question_subject_first(blocks: list[ConceptBlock], topic: list[str]) -> None:
+    """A question's subject the ordering put behind another block: a drug whose property is asked
+    (:func:`_drug_of_property_first`), a service named by who gives it (:func:`_done_by_people_first`)."""
+    if topic:
+        _done_by_people_first(blocks, topic[0])
+        _users_behind(blocks, topic[0])
+    _drug_of_property_first(blocks, " ".join(topic))
+
+
+#: "How do librarians use X ...?": the subject of "use" in a "How do" question, up to three words.
+_HOW_USE_RE = re.compile(r"^\s*how\s+(?:do|does|did)\s+((?:[\w'-]+\s+){0,2}?[\w'-]+)\s+(?:use|make use of)\s", re.I)
+
+
+def _users_behind(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do librarians use reference chatbots to ...?": who uses the thing are people, though no role list knows
+    them (a plural noun of an agent's ending, :func:`_agents_among`); read as a subject they were the main block
+    (``librarian* OR ...``: every study of librarians). They are who the studies are about, after what they use."""
+    m = _HOW_USE_RE.match(topic)
+    if m is None or not blocks:
+        return
+    head = m.group(1).split()[-1].casefold()
+    users = blocks[0]
+    if not (_agents_among(head) and (users.label.split() or [""])[-1].casefold() == head and not _who_block(users)):
+        return
+    users.agents = True
+    nxt = next((i for i, b in enumerate(blocks) if b is not users and b.required and not _who_block(b)), None)
+    if nxt is not None:
+        blocks.remove(users)
+        blocks.insert(nxt, users)
+
+
+def _done_by_people_first(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Are peer support workers effective in reducing readmissions among ...?": the X the effect frame asks of
+    (:data:`_EFFECTIVE_FRAME_RE`) is what is done, though its head names people ("workers", "doulas", "nurse
+    practitioners": a service by who gives it); ordered as who the studies are about, it came after what it is
+    for, and the query was that alone (``readmiss* OR ...``: every readmission study). Its block, the one
+    phrase of people the frame names, is the main one. Not the animals studied."""
+    m = _EFFECTIVE_FRAME_RE.match(topic)
+    if m is None or not blocks:
+        return
+    named = m.group(1).casefold().replace(_JOIN, " ")
+    people = [b for b in blocks if b.required and _who_block(b) and not _organism_block(b) and not b.organism
+              and not b.setting and _named_in(b, named)]
+    if len(people) == 1 and people[0] is not blocks[0] and not any(
+            b.required and not _who_block(b) and _named_in(b, named) for b in blocks):
+        blocks.remove(people[0])
+        blocks.insert(0, people[0])
+        people[0].facet = "intervention"
 
 
 #: What a review measures of its subject ("The prevalence of X"): a general vocabulary of epidemiology.

@@ -41,6 +41,9 @@ class ConceptBlock:
     organism: bool = False
     # terms the background alone judged broad (common in its records, not in English): an AND narrows them again
     background_broad: list[str] = field(default_factory=list)
+    # people by where the text names them: an agent's noun after "among" ("among air traffic controllers",
+    # "among school inspectors"), whether its base is a verb or not (:func:`~.who._who_block`)
+    agents: bool = False
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         chosen = _dedupe(_sendable(t) for t in self.terms)[:max_terms]

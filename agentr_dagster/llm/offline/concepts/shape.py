@@ -13,7 +13,7 @@ from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
-from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _process_noun
+from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _means_compound, _plural_of, _process_noun
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _BOUNDARY_RE,
     _FUNCTION,
@@ -26,6 +26,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     REVIEW_KIND_TERMS,
     _content_words,
+    _person_word,
 )
 from agentr_dagster.llm.offline.concepts.who import _who_block, is_subject
 
@@ -146,6 +147,7 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     leave: never ``A OR adult*``."""
     if not blocks:
         return
+    _deliverer_in_rest(blocks)
     main = next((b for b in blocks if b.required), blocks[0])
     rest = [b for b in blocks if b is not main]
     required = [b for b in rest if b.required]
@@ -161,13 +163,35 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     if required:
         if background is None:
             return
-        if _shares_product(required, background) <= rest_share:
+        # people a question says the studies were done on ("... anxiety in university students") are no subject
+        # alone, however narrow the background shows them: a subject it marked broad ("anxiety") stays AND-ed
+        # with them (``A OR (student* AND anxiet*)``, not ``A OR student*``, every study of students)
+        done_on = bool(question) and all(_who_block(b) and not _possessor_in(b, question) for b in required)
+        if _shares_product(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
         return
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
             b.terms[:MAX_TERMS_PER_BLOCK], background) <= rest_share
+
+
+def _deliverer_in_rest(blocks: list[ConceptBlock]) -> None:
+    """The main block's phrase is led by who delivers it ("nurse-led telephone follow-up interventions"): the rest
+    branch, a study of the same care not called so, keeps the people AND-ed (``X OR ("blood pressure" AND
+    hypertens* AND nurse*)``; without them every trial of blood pressure in hypertension), where it already ANDs
+    two subjects or more (a lone one is AND-ed with X: :func:`_lone_benefit_anded`)."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or not main.label.split():
+        return
+    lead = main.label.split()[0].casefold()
+    left = lead.rpartition("-")[0]
+    if not (_means_compound(lead) and left.isalpha() and len(left) >= 4 and _person_word(_plural_of(left))):
+        return
+    rest = [b for b in blocks if b is not main and b.required and not _who_block(b) and not b.organism]
+    if len(rest) < 2 or any(_who_block(b) and left in b.label.casefold() for b in blocks if b is not main):
+        return
+    blocks.append(ConceptBlock("population", _plural_of(left), [f"{left}*"]))
 
 
 def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], who_first: str | None = None) -> None:
@@ -231,6 +255,67 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
     rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
     if len(rest) == 1 and rest[0].required and not (rest[0].aspect or rest[0].setting or _who_block(rest[0])):
         rest[0].independent = True
+
+
+#: "What interventions improve Y in Z?", "Which strategies reduce Y among Z?": interventions asked of by what they
+#: are for, none named (the frame's noun is no concept): Y is the main block.
+_WHAT_IMPROVES_RE = re.compile(
+    r"^\s*(?:what|which)\s+(?:\w+\s+)?(?:interventions?|strateg(?:y|ies)|approaches|programmes?|programs?|"
+    r"treatments?|therapies|measures|methods)\s+(?:\w+\s+)?(?:improve|reduce|prevent|enhance|increase|decrease|"
+    r"promote|support|lower|alleviate|relieve)s?\b", re.I)
+
+
+def _unnamed_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What interventions improve Y in people with Z?": no intervention is named, Y is the main block and Z,
+    the condition of the people, stood alone beside it (``"treatment adherence" OR schizophrenia*`` with a
+    pool: every study of the condition; ``... OR (schizophrenia* AND peopl*)`` without): the review asks for Y in
+    Z, so a lone condition beside Y is AND-ed with it and who the studies are about leaves (never ``Y AND
+    peopl*``). Plain people ("among kitchen staff") stay out as :func:`_mark_rest` left them."""
+    if not _WHAT_IMPROVES_RE.match(topic):
+        return
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet == "intervention" or any(b.independent or b.organism for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query)]
+    others = [b for b in rest if not _who_block(b)]
+    if len(others) != 1 or not others[0].required or others[0].aspect or others[0].generic:
+        return
+    others[0].independent = True
+    for b in rest:
+        if b is not others[0]:
+            b.required = b.in_query = False
+
+
+def _broad_exposure_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A question's exposure the background alone marked broad ("Is exposure to alcohol associated with Y in
+    children?" in a pool where alcohol is common) left the query: Y became the main block and the rest the
+    whole query (``Y OR (children ...)``, every study of Y). AND-ed with Y the exposure is narrow again, and it is
+    what the review asks of Y: ``Y AND alcohol``; the rest leaves (never ``... AND children``). Only a noun's
+    block the question names before Y (an exposure asked of; not "... and how often are the patches correct?")."""
+    main = next((b for b in blocks if b.required), None)
+    if main is None or main.facet in ("intervention", "exposure") or any(b.independent or b.organism for b in blocks):
+        return
+    low = topic.casefold()
+    at = low.find(main.label.casefold())
+    gone = [b for b in blocks if b.generic and b.facet in ("intervention", "exposure") and b.terms
+            and not _who_block(b) and not b.aspect and set(b.terms) <= set(b.background_broad)
+            and "NOUN" in word_classes(b.label.split()[-1].casefold()) and 0 <= low.find(b.label.casefold()) < at]
+    if len(gone) != 1:
+        return
+    gone[0].required = gone[0].in_query = gone[0].independent = True
+    for b in blocks:
+        if b is not main and b is not gone[0]:
+            b.required = b.in_query = False
+
+
+def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> None:
+    """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
+    alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`) or, with a ``background``, where the
+    exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    _lone_benefit_anded(blocks, topic)
+    _unnamed_benefit_anded(blocks, topic)
+    if background:
+        _broad_exposure_anded(blocks, topic)
 
 
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
@@ -505,11 +590,15 @@ def _act_in_every_term(block: ConceptBlock, noun: str) -> None:
 
 
 def _anded_people_broad_back(blocks: list[ConceptBlock]) -> None:
-    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) get back the terms a
-    background dropped as broad in its records (``teacher*`` of "secondary school teachers" in a pool of education
-    reviews, leaving ``educator* OR faculty OR instructor*``): AND-ed with the act, the word is narrow again, and
-    it is the word their studies say."""
+    """People AND-ed with the act (:func:`_everyday_act_people_anded`, :func:`_act_with_object`) or with other
+    subjects in the rest branch get back the terms a background dropped as broad in its records (``teacher*`` of
+    "secondary school teachers" in a pool of education reviews, leaving ``educator* OR faculty OR instructor*``):
+    AND-ed, the word is narrow again, and it is the word their studies say."""
     main = next((b for b in blocks if b.required), None)
+    # so do people AND-ed with other subjects in the rest branch ("teachers" beside "struggling students" and
+    # "online courses": ``teacher*`` dropped, the branch asked for "educator* OR faculty OR instructor*" only)
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query)]
+    anded = len(rest) >= 2 and not any(b.independent for b in blocks)
     for block in blocks:
-        if block is not main and block.independent and block.required and _who_block(block):
+        if block is not main and block.required and _who_block(block) and (block.independent or anded):
             block.terms = _dedupe([*block.terms, *block.background_broad])

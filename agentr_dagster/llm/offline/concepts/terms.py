@@ -34,6 +34,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     POPULATION_VARIANTS,
     ROLE_WORDS,
     _content_words,
+    _person_word,
     _plural,
 )
 
@@ -760,6 +761,7 @@ def _phrase_parts(words: list[str]) -> list[str]:
         if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])
                 or _common_without_lead(words, part) or kind_lead and part[0] != words[0]):
             terms.extend(_phrase_terms(" ".join(part)))
+    terms.extend(_deliverer_anded(words) if kind_lead else [])
     rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
@@ -791,6 +793,29 @@ def _kind_lead(words: list[str]) -> bool:
     # a name with its number ("omega-3 fatty acid supplementation"): ``"fatty acid"`` is every fatty acid
     numbered = bool(re.fullmatch(r"[a-z]{2,}-\d{1,2}", first))
     return len(words) >= 3 and (_means_compound(first) or _content_compound(first) or numbered)
+
+
+def _deliverer_anded(words: list[str]) -> list[str]:
+    """A phrase led by who delivers it ("nurse-led telephone follow-up interventions", "peer-delivered exercise
+    classes"): every part keeps the lead (:func:`_kind_lead`), but studies say who delivers it many ways ("follow-up
+    calls by nurses", "nurse-delivered"), so the rest of the phrase, without a generic head, is AND-ed with the
+    people's stem: ``(nurse* AND ("telephone follow-up" OR ...))`` (of four words or more, the rest without its head).
+    """
+    left, _, right = words[0].casefold().rpartition("-")
+    if not (_means_compound(words[0]) and left.isalpha() and _person_word(_plural_of(left))):
+        return []
+    rest = words[1:-1] if len(words) > 3 else words[1:]  # "telephone coaching" of "... coaching sessions"
+    parts = _phrase_terms(" ".join(rest)) if len(rest) > 1 else []
+    parts = _dedupe([*parts, *(p.replace("-", " ") for p in parts)])
+    if not parts or len(left) < 4:
+        return []
+    group = parts[0] if len(parts) == 1 else "(" + " OR ".join(_sendable(t) for t in parts) + ")"
+    return [f"({left}* AND {group})"]
+
+
+def _plural_of(noun: str) -> str:
+    """A person noun as role lists write it, plural ("nurse" -> "nurses"; "staff" stays)."""
+    return noun if noun.endswith("s") or noun in ROLE_WORDS else noun + "s"
 
 
 def _field_before_head(words: list[str]) -> bool:

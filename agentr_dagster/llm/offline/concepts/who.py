@@ -86,4 +86,4 @@ def _who_block(block: ConceptBlock) -> bool:
     """The block only says who or what the studies are about (people, an age group, a species): the head noun
     of each of its phrases ("university students", "older adults", "rats") is one."""
     words = [_content_words(i)[-1].casefold() for i in [block.label, *block.items] if _content_words(i)]
-    return bool(words) and all(_person_word(w) or w in ORGANISM_WORDS for w in words)
+    return bool(words) and (block.agents or all(_person_word(w) or w in ORGANISM_WORDS for w in words))
