@@ -248,6 +248,23 @@ def _adverb_before_verb_dropped(text: str) -> str:
     return _WORD_PAIR_RE.sub(dropped, text)
 
 
+#: A question's leading "In <animals> model(s) of Y, ...": who the studies are done on, put first.
+_MODELS_OF_FIRST_RE = re.compile(r"^(\s*(?:in|among|for)\s+((?:[\w-]+\s+){0,3}?models?))\s+of\s+(?=[^,;:?]+,)",
+                                 re.I)
+
+
+def _models_of_first_as_with(text: str) -> str:
+    """"In rodent models of neuropathic pain, are X effective for Y?" said as "In rodent models with neuropathic
+    pain, ...": Y is the animals' condition, as in "In rats with Y" (a population); read after "of" (the cue of
+    what is given) it was a second intervention, first in the query (``neuropathic* OR (gabapentinoid* AND ...)``:
+    every animal study of the condition). Only where the phrase names laboratory animals' models and a comma
+    closes it; "Which animal models of Y ..." asks of the models of Y, which stay the subject."""
+    m = _MODELS_OF_FIRST_RE.match(text)
+    if m is None or not names_animals(m.group(2)):
+        return text
+    return f"{m.group(1)} with {text[m.end():]}"
+
+
 #: Participles of trying a method out: what it was tried "on" is the material of the studies, not their topic
 #: ("techniques evaluated on open-source projects", "models trained on hospital data").
 _TRIED_ON_RE = re.compile(r"\b((?:evaluated|tested|validated|benchmarked|trained|assessed)\s+)on\b", re.I)

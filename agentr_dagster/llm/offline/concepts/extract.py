@@ -19,6 +19,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _join_named_coordinations,
     _join_of_compounds,
     _map_as_aim,
+    _models_of_first_as_with,
     _normalised,
     _optional_by_wording,
     _peoples_experiences_of,
@@ -164,7 +165,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
-    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
+    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(
+        _models_of_first_as_with(text))))))
     text = _join_of_compounds(_effect_frame_nouns(text))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)

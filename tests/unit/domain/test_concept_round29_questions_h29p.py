@@ -1,0 +1,23 @@
+"""Round 29 (h29p): questions of preclinical, pharmacology, genetics, nutrition and software fields (invented
+texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_the_condition_of_animal_models_put_first_is_who_the_studies_are_on():
+    # "In mouse models of colitis, ...": the colitis was read as a second intervention and led the query
+    # (every mouse study of colitis, whatever was given)
+    text = "In mouse models of colitis, is berberine effective at reducing intestinal inflammation?"
+    q = query(text)
+    assert hits(text, "Berberine attenuates dextran sulfate sodium-induced colitis in mice"), q
+    assert not hits(text, "Gut microbiota composition in mice with dextran sulfate sodium colitis"), q
+
+
+def test_the_verb_of_a_do_question_is_found_past_who_is_named_first():
+    # "In adults with X, does A lead to B than C?": "lead" was read as a noun ("intermittent fasting lead"), one
+    # block of A and B (either alone was enough)
+    text = "In office workers with neck pain, does ergonomic training lead to fewer sick days than usual care?"
+    q = query(text)
+    assert "training lead" not in q, q
+    assert not hits(text, "Ergonomic training versus usual care for office workers: effects on posture"), q
+    assert hits(text, "Ergonomic training and sick days of office workers compared with usual care"), q
