@@ -21,3 +21,13 @@ def test_the_verb_of_a_do_question_is_found_past_who_is_named_first():
     assert "training lead" not in q, q
     assert not hits(text, "Ergonomic training versus usual care for office workers: effects on posture"), q
     assert hits(text, "Ergonomic training and sick days of office workers compared with usual care"), q
+
+
+def test_a_graded_adjective_before_what_is_compared_is_no_part_of_its_name():
+    # "greater fat loss than Z": the degree asked for; studies say "fat loss" (the phrase was required as said)
+    text = "Does sprint interval training produce greater fat loss than moderate continuous training in adolescents?"
+    q = query(text)
+    assert '"greater fat' not in q, q
+    assert hits(text, "Interval exercise versus moderate continuous training: fat loss in adolescents"), q
+    # "older adults" (one content word left) keeps its adjective
+    assert '"older adult' in query("Does sprint interval training lead to greater fat loss in older adults?")

@@ -15,7 +15,14 @@ from agentr_dagster.domain.word_class import (
     verb_lemmas,
     word_classes,
 )
-from agentr_dagster.llm.offline.concepts.clauses import _Chunk, _chunks, _facet_for, _is_meta_item, _split_items
+from agentr_dagster.llm.offline.concepts.clauses import (
+    _AUXILIARIES,
+    _Chunk,
+    _chunks,
+    _facet_for,
+    _is_meta_item,
+    _split_items,
+)
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
 from agentr_dagster.llm.offline.concepts.terms import (
@@ -39,6 +46,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
     _NO_CONCEPT_ALONE,
     _OUTCOME_CUE_RE,
+    _PREPOSITIONS,
     _SETTING_CUE_RE,
     _SPAN_CUE_RE,
     _WHO_FIRST,
@@ -812,6 +820,8 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                         and not _starts_noun_phrase(chunk.items[0]):
                     # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
                     chunk.items, chunk.aspect = chunk.items[:-1], False
+                if question:
+                    chunk.items = _without_graded_lead(chunk, chunks[j + 1] if j + 1 < len(chunks) else None)
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
@@ -826,6 +836,27 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+def _without_graded_lead(chunk: _Chunk, nxt: _Chunk | None) -> list[str]:
+    """A question's comparison said by a graded adjective before what is compared ("does X lead to greater weight
+    loss than Z", "does X produce fewer sick days"): the degree is the answer asked for, no part of the outcome's
+    name (``"greater weight loss" OR "greater weight"`` was required of every study, which say "weight loss").
+    Only after a verb (not an auxiliary: "Do older adults ...") or before "than", and where two content words or
+    more are left ("older adults", "higher education" stay)."""
+    cue = (re.findall(_WORD, chunk.cue) or [""])[-1].casefold()
+    by_verb = bool(cue) and bool(verb_lemmas(cue)) and cue not in _AUXILIARIES | _FUNCTION | _PREPOSITIONS
+    if not (by_verb or nxt is not None and nxt.cue.strip().casefold() == "than"):
+        return chunk.items
+    out = []
+    for item in chunk.items:
+        words = item.split()
+        lead = 1 if words and words[0].casefold() == "to" else 0
+        if len(words) > lead + 2 and is_graded_adjective(words[lead]) and len(_content_words(
+                " ".join(words[lead + 1:]))) >= 2:
+            item = " ".join(words[lead + 1:])
+        out.append(item)
+    return out
 
 
 #: Adjectives of English that say two conditions occur together ("comorbid insomnia and depression").
