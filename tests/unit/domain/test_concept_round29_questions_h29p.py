@@ -31,3 +31,21 @@ def test_a_graded_adjective_before_what_is_compared_is_no_part_of_its_name():
     assert hits(text, "Interval exercise versus moderate continuous training: fat loss in adolescents"), q
     # "older adults" (one content word left) keeps its adjective
     assert '"older adult' in query("Does sprint interval training lead to greater fat loss in older adults?")
+
+
+def test_what_acts_on_a_drugs_levels_is_anded_with_the_drug():
+    # "concentrations" reads as an act's noun ("concentrate"); AND-ing it with the drug dropped the juice
+    # (``tacrolim* AND concentr*``: every study of the drug's levels)
+    text = ("What is the effect of St John's wort on the plasma concentrations of cyclosporine in heart transplant "
+            "recipients?")
+    q = query(text)
+    assert hits(text, "St John's wort lowers cyclosporine exposure: a case series"), q
+    assert not hits(text, "Cyclosporine plasma concentrations after heart transplantation"), q
+
+
+def test_a_short_route_adjective_before_a_rare_drug_name_leaves_the_name_alone_too():
+    # "oral ketamine" was one quoted phrase, the drug's only term
+    text = "Does oral ketamine reduce suicidal ideation in adults with treatment-resistant depression?"
+    q = query(text)
+    assert hits(text, "Ketamine for suicidal ideation: a randomised trial"), q
+    assert '"oral hygiene"' in query("Does oral hygiene education reduce dental plaque in adolescents?")

@@ -476,6 +476,10 @@ def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
         main = next((b for b in blocks if b.required), None)
         if act is not None and obj is not None and obj is main and not obj.organism and not _who_block(obj) \
                 and not any(b.independent for b in blocks):
+            doer = _doer_of_act(blocks, act, obj)
+            if doer is not None:  # "the effect of X on the <act> of Z": Z AND X, as the act would drop X
+                doer.required = doer.in_query = doer.independent = True
+                return
             root = re.sub(r"^non-?", "", noun)
             act.terms = [truncation(root)] if root != noun else [t for t in act.terms if root[:5] in t.casefold()] \
                 or act.terms
@@ -485,6 +489,17 @@ def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
         if same is not None and same.required:
             _act_in_every_term(same, noun)
             return
+
+
+def _doer_of_act(blocks: list[ConceptBlock], act: ConceptBlock, obj: ConceptBlock) -> ConceptBlock | None:
+    """What else the question says is done, besides the act's object: "What is the effect of grapefruit juice on
+    the plasma concentrations of tacrolimus?" (the act's noun by its ending: "concentration"). AND-ing the act with
+    its object left the query ``tacrolim* AND concentr*`` and dropped the juice (a query AND-ing blocks keeps no
+    rest branch): every study of the drug's levels. The doer is AND-ed instead: ``tacrolim* AND "grapefruit
+    juice"``. Not an aspect asked for ("What factors are associated with discontinuation of X"), nor who or
+    where."""
+    return next((b for b in blocks if b is not act and b is not obj and b.required and b.facet == "intervention"
+                 and not (b.aspect or b.generic or b.organism or b.setting or _who_block(b))), None)
 
 
 def _act_in_every_term(block: ConceptBlock, noun: str) -> None:

@@ -609,7 +609,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         or _modifier_like(words[0]) and _everyday_noun(head) and _verb_in_use(head) and head not in _KIND_HEADS
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
-    if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
+    if (len(words) >= 2 and (_modifier_like(words[0]) or degree or _short_adjective_before_name(words))
+            and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS | _REMEDY_HEADS | _INTAKE_HEADS  # ``intak*`` is every food's
             and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not _kind_lead(words) and not kind_of_common
@@ -632,6 +633,16 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             out.extend(_head_alone(words))
     return out
+
+
+def _short_adjective_before_name(words: list[str]) -> bool:
+    """A short adjective by its ending (the lexicon's: "oral", "dual"; :func:`_modifier_like` wants five letters
+    or more, "real", "ideal") before a name rarer than :data:`RARE_PART_ZIPF` ("oral tacrolimus", "oral
+    ketamine"): how the named thing is given, whose studies mostly name it alone (``"oral tacrolimus"`` was the
+    drug's one term, as "intravenous vancomycin" gave ``vancomycin*``)."""
+    low = words[0].casefold()
+    return (len(words) == 2 and len(low) <= 4 and low.endswith(_MODIFIER_ENDINGS) and "ADJ" in word_classes(low)
+            and general_zipf(words[1].casefold()) < RARE_PART_ZIPF)
 
 
 #: One letter, a hyphen and a word of four letters or more, the whole word ("e-government", "m-health").
