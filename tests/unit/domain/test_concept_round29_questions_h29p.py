@@ -49,3 +49,21 @@ def test_a_short_route_adjective_before_a_rare_drug_name_leaves_the_name_alone_t
     q = query(text)
     assert hits(text, "Ketamine for suicidal ideation: a randomised trial"), q
     assert '"oral hygiene"' in query("Does oral hygiene education reduce dental plaque in adolescents?")
+
+
+def test_who_a_kind_of_studies_was_done_on_is_no_main_block():
+    # "in genome-wide association studies of Asian populations": "of" read as what is given made the people the
+    # main block (every study of them)
+    text = ("Which genetic variants are associated with susceptibility to psoriasis in genome-wide association "
+            "studies of Asian populations?")
+    q = query(text)
+    assert hits(text, "HLA-C*06:02 and psoriasis: a case-control study"), q
+    assert not hits(text, "Vitamin D status in Asian populations: a cross-sectional survey"), q
+
+
+def test_what_techniques_were_proposed_for_is_anded_with_them():
+    # "What X have been proposed for Y?": ``X OR Y`` was every study of Y, whatever technique
+    text = "Which mutation testing tools have been proposed for Android apps?"
+    q = query(text)
+    assert hits(text, "muDroid: a mutation testing tool for Android apps"), q
+    assert not hits(text, "Energy consumption of Android apps: an empirical study"), q

@@ -49,6 +49,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _PREPOSITIONS,
     _SETTING_CUE_RE,
     _SPAN_CUE_RE,
+    _STUDY_NOUNS,
     _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
@@ -822,6 +823,8 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                     chunk.items, chunk.aspect = chunk.items[:-1], False
                 if question:
                     chunk.items = _without_graded_lead(chunk, chunks[j + 1] if j + 1 < len(chunks) else None)
+                if j > 0 and _people_of_studies(chunks[j - 1], chunk):
+                    chunk.cue = "in"
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
@@ -836,6 +839,19 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+def _people_of_studies(before: _Chunk, chunk: _Chunk) -> bool:
+    """"... in genome-wide association studies of European populations", "in cohort studies of migrant women":
+    after a kind of studies, "of" names who they were done on, as "in" would (a population, where the studies
+    are), not what is given (the cue's default: "European populations" was the main block, every study of them).
+    Only where the chunk's head names people (a person word, or "population(s)"); "trials of metformin" name
+    what is tried."""
+    if chunk.cue.strip().casefold() != "of" or not before.items:
+        return False
+    kind = (re.findall(_WORD, before.items[-1]) or [""])[-1].casefold()
+    head = (re.findall(_WORD, chunk.items[-1]) or [""])[-1].casefold() if chunk.items else ""
+    return kind in _STUDY_NOUNS and _plural(kind) and (_person_word(head) or head in ("population", "populations"))
 
 
 def _without_graded_lead(chunk: _Chunk, nxt: _Chunk | None) -> list[str]:

@@ -233,6 +233,27 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
         rest[0].independent = True
 
 
+#: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
+_PROPOSED_FOR_RE = re.compile(
+    r"^\s*(?:what|which)\s.+?\b(?:proposed|developed|designed|devised|introduced|suggested)\s+for\s+([^,;:?]+)",
+    re.I)
+
+
+def _proposed_for_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What X have been proposed for Y?" asks of X made for Y: where the rest branch would be Y alone, ``X OR Y``
+    is every study of Y ("continuous integration environments": every CI study, whatever technique), so Y is
+    AND-ed with X, as what a treatment is for is in the effect frame (:func:`_lone_condition_anded`). Not "used
+    in / for" (what something is used in may be named many ways)."""
+    m = _PROPOSED_FOR_RE.match(topic)
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if len(rest) == 1 and rest[0].required and _named_in(rest[0], m.group(1).casefold()) and not (
+            rest[0].aspect or _who_block(rest[0])):
+        rest[0].independent = True
+
+
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
     """A main block that is an aspect asked of studies ("the statistical fragility of randomised trials in spine
     surgery", "the replicability of experiments in software engineering") with only where the studies are beside
