@@ -67,3 +67,15 @@ def test_what_techniques_were_proposed_for_is_anded_with_them():
     q = query(text)
     assert hits(text, "muDroid: a mutation testing tool for Android apps"), q
     assert not hits(text, "Energy consumption of Android apps: an empirical study"), q
+
+
+def test_a_gene_symbol_before_plain_words_of_a_variant_kind_stands_alone():
+    # "DPYD reduced-function variants": the phrase was the gene's only term (studies say "DPYD genotype"), and
+    # its parts without the symbol were every gene's ("founder mutations")
+    text = "Do DPYD reduced-function variants predict severe toxicity of fluoropyrimidine chemotherapy?"
+    q = query(text)
+    assert hits(text, "DPYD genotype-guided dosing of capecitabine: a prospective study"), q
+    text = "Are BRCA2 founder mutations associated with prostate cancer mortality?"
+    q = query(text)
+    assert hits(text, "BRCA2 carriers among men with metastatic disease"), q
+    assert not hits(text, "Founder mutations of the MLH1 gene in Finnish families"), q
