@@ -79,3 +79,11 @@ def test_a_gene_symbol_before_plain_words_of_a_variant_kind_stands_alone():
     q = query(text)
     assert hits(text, "BRCA2 carriers among men with metastatic disease"), q
     assert not hits(text, "Founder mutations of the MLH1 gene in Finnish families"), q
+
+
+def test_a_rare_hyphenated_class_before_its_head_is_no_head_alone():
+    # "beta-lactam antibiotics": ``antibiotic*`` alone was every antibiotic; the class is the lead
+    text = "Does prolonged infusion of beta-lactam antibiotics reduce mortality in febrile neutropenia?"
+    q = query(text)
+    assert "antibiotic*" not in q, q
+    assert hits(text, "Prolonged infusion of beta-lactams in febrile neutropenia: a cohort study"), q

@@ -621,7 +621,9 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
         # intake": "food intake"), as the phrase parts of :func:`_phrase_parts`
-        if len(rest) == 1:
+        if len(rest) == 1 and _rare_compound_lead(words[0]):
+            out.append(_render(truncation(words[0])))  # "beta-lactam antibiotics": the class, not antibiotic*
+        elif len(rest) == 1:
             out.extend(_head_alone(words, degree))
         elif not (_rare_lead_makes_it(words) or "-" in words[0] and _common_without_lead(words, rest)):
             out.extend(_phrase_terms(" ".join(rest)))
@@ -633,6 +635,15 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             out.extend(_head_alone(words))
     return out
+
+
+def _rare_compound_lead(word: str) -> bool:
+    """A hyphenated lead with a part rarer than :data:`RARE_PART_ZIPF` ("beta-lactam", "anti-TNF"): it names
+    the kind of what its head names, which alone (``antibiotic*`` of "beta-lactam antibiotics") is every kind; the
+    lead alone names it ("beta-lactams", "beta-lactam agents")."""
+    parts = [p for p in word.casefold().split("-") if p]
+    return len(parts) >= 2 and all(p.isalpha() for p in parts) and any(
+        len(p) >= 3 and general_zipf(p) < RARE_PART_ZIPF for p in parts)
 
 
 def _short_adjective_before_name(words: list[str]) -> bool:
