@@ -640,10 +640,14 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
 def _rare_compound_lead(word: str) -> bool:
     """A hyphenated lead with a part rarer than :data:`RARE_PART_ZIPF` ("beta-lactam", "anti-TNF"): it names
     the kind of what its head names, which alone (``antibiotic*`` of "beta-lactam antibiotics") is every kind; the
-    lead alone names it ("beta-lactams", "beta-lactam agents")."""
+    lead alone names it ("beta-lactams", "beta-lactam agents"). Not a compound of a participle or a degree
+    ("less-sedating antihistamines", "NSAID-associated ulcers") or of an adjective ("beta-adrenergic blockers"): a
+    property of the head's things, no class."""
     parts = [p for p in word.casefold().split("-") if p]
-    return len(parts) >= 2 and all(p.isalpha() for p in parts) and any(
-        len(p) >= 3 and general_zipf(p) < RARE_PART_ZIPF for p in parts)
+    return (len(parts) >= 2 and all(p.isalpha() for p in parts) and "VERB" not in word_classes(parts[-1])
+            and not _modifier_like(parts[-1])  # "beta-adrenergic blockers": a property too
+            and not any(p in _FUNCTION for p in parts)
+            and any(len(p) >= 3 and general_zipf(p) < RARE_PART_ZIPF for p in parts))
 
 
 def _short_adjective_before_name(words: list[str]) -> bool:
