@@ -166,9 +166,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
-    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(
-        _models_of_first_as_with(text))))))
-    text = _join_of_compounds(_effect_frame_nouns(text))
+    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
+    text = _join_of_compounds(_effect_frame_nouns(_models_of_first_as_with(text)))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
