@@ -16,6 +16,7 @@ from agentr_dagster.domain.word_class import (
     word_classes,
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
+    _AUXILIARIES,
     _CHANGE_VERBS,
     _Chunk,
     _chunks,
@@ -46,8 +47,10 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
     _NO_CONCEPT_ALONE,
     _OUTCOME_CUE_RE,
+    _PREPOSITIONS,
     _SETTING_CUE_RE,
     _SPAN_CUE_RE,
+    _STUDY_NOUNS,
     _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
@@ -260,6 +263,23 @@ def _adverb_before_verb_dropped(text: str) -> str:
             return m.group(0)
         return ""
     return _WORD_PAIR_RE.sub(dropped, text)
+
+
+#: A question's leading "In <animals> model(s) of Y, ...": who the studies are done on, put first.
+_MODELS_OF_FIRST_RE = re.compile(r"^(\s*(?:in|among|for)\s+((?:[\w-]+\s+){0,3}?models?))\s+of\s+(?=[^,;:?]+,)",
+                                 re.I)
+
+
+def _models_of_first_as_with(text: str) -> str:
+    """"In rodent models of neuropathic pain, are X effective for Y?" said as "In rodent models with neuropathic
+    pain, ...": Y is the animals' condition, as in "In rats with Y" (a population); read after "of" (the cue of
+    what is given) it was a second intervention, first in the query (``neuropathic* OR (gabapentinoid* AND ...)``:
+    every animal study of the condition). Only where the phrase names laboratory animals' models and a comma
+    closes it; "Which animal models of Y ..." asks of the models of Y, which stay the subject."""
+    m = _MODELS_OF_FIRST_RE.match(text)
+    if m is None or not names_animals(m.group(2)):
+        return text
+    return f"{m.group(1)} with {text[m.end():]}"
 
 
 #: Participles of trying a method out: what it was tried "on" is the material of the studies, not their topic
@@ -827,6 +847,10 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                         and not _starts_noun_phrase(chunk.items[0]):
                     # "X and the primary prevention (of Y)": the last item is an aspect of what follows, no X
                     chunk.items, chunk.aspect = chunk.items[:-1], False
+                if question:
+                    chunk.items = _without_graded_lead(chunk, chunks[j + 1] if j + 1 < len(chunks) else None)
+                if j > 0 and _people_of_studies(chunks[j - 1], chunk):
+                    chunk.cue = "in"
                 # the doer of an effect verb, past what it is compared with ("does X compared with Z reduce Y")
                 after = next((c for c in chunks[j + 1:] if not _COMPARATOR_CUE_RE.search(c.cue)), None)
                 doer = after is not None and bool(_OUTCOME_CUE_RE.search(after.cue))
@@ -841,6 +865,40 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
+
+
+def _people_of_studies(before: _Chunk, chunk: _Chunk) -> bool:
+    """"... in genome-wide association studies of European populations", "in cohort studies of migrant women":
+    after a kind of studies, "of" names who they were done on, as "in" would (a population, where the studies
+    are), not what is given (the cue's default: "European populations" was the main block, every study of them).
+    Only where the chunk's head names people (a person word, or "population(s)"); "trials of metformin" name
+    what is tried."""
+    if chunk.cue.strip().casefold() != "of" or not before.items:
+        return False
+    kind = (re.findall(_WORD, before.items[-1]) or [""])[-1].casefold()
+    head = (re.findall(_WORD, chunk.items[-1]) or [""])[-1].casefold() if chunk.items else ""
+    return kind in _STUDY_NOUNS and _plural(kind) and (_person_word(head) or head in ("population", "populations"))
+
+
+def _without_graded_lead(chunk: _Chunk, nxt: _Chunk | None) -> list[str]:
+    """A question's comparison said by a graded adjective before what is compared ("does X lead to greater weight
+    loss than Z", "does X produce fewer sick days"): the degree is the answer asked for, no part of the outcome's
+    name (``"greater weight loss" OR "greater weight"`` was required of every study, which say "weight loss").
+    Only after a verb (not an auxiliary: "Do older adults ...") or before "than", and where two content words or
+    more are left ("older adults", "higher education" stay)."""
+    cue = (re.findall(_WORD, chunk.cue) or [""])[-1].casefold()
+    by_verb = bool(cue) and bool(verb_lemmas(cue)) and cue not in _AUXILIARIES | _FUNCTION | _PREPOSITIONS
+    if not (by_verb or nxt is not None and nxt.cue.strip().casefold() == "than"):
+        return chunk.items
+    out = []
+    for item in chunk.items:
+        words = item.split()
+        lead = 1 if words and words[0].casefold() == "to" else 0
+        if len(words) > lead + 2 and is_graded_adjective(words[lead]) and len(_content_words(
+                " ".join(words[lead + 1:]))) >= 2:
+            item = " ".join(words[lead + 1:])
+        out.append(item)
+    return out
 
 
 #: Adjectives of English that say two conditions occur together ("comorbid insomnia and depression").

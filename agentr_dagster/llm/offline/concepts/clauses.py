@@ -42,6 +42,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _POPULATION_CUE_RE,
     _PREPOSITIONS,
     _STUDY_NOUNS,
+    _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
     META_PHRASES,
@@ -581,14 +582,26 @@ _AUX_OPENING_RE = re.compile(
 _WHICH_SUBJECT_RE = re.compile(r"^\s*(?:which|what)\s+(?!(?:is|are|was|were|do|does|did|have|has|can)\b)", re.I)
 
 
+def _who_first_words(sentence: str, words: list[re.Match]) -> tuple[str, int]:
+    """A question past its leading "In / Among / For <who>, " (:data:`_WHO_FIRST`), and how many words that
+    phrase holds: "In adults with obesity, does X lead to Y?" is asked as "does X lead to Y?" (its verb after
+    "does X"), and no word of who the studies are about is the question's verb ("autism spectrum disorder")."""
+    m = re.match(_WHO_FIRST, sentence, re.I)
+    if m is None or not m.group(0):
+        return sentence, 0
+    return sentence[m.end():], sum(1 for w in words if w.start() < m.end())
+
+
 def _effect_verb_at(sentence: str, words: list[re.Match]) -> int:
     """The position of a question's verb of effect when it is a noun too: after "Does X" / "How do X" (or "Which
     X") the verb is in its plain form whatever X's number, right after a noun ("How does teacher feedback
-    influence students' writing?"); of several, the last ("Does climate change affect X": affect), -1 when none."""
-    if not (_AUX_OPENING_RE.match(sentence) or _WHICH_SUBJECT_RE.match(sentence)):
+    influence students' writing?"); of several, the last ("Does climate change affect X": affect), -1 when none.
+    Who is named first ("In older adults, does X ...") is passed over (:func:`_who_first_words`)."""
+    asked, first = _who_first_words(sentence, words)
+    if not (_AUX_OPENING_RE.match(asked) or _WHICH_SUBJECT_RE.match(asked)):
         return -1
     at = -1
-    for k in range(2, len(words) - 1):
+    for k in range(first + 2, len(words) - 1):
         low, prev = words[k].group(0).casefold(), words[k - 1].group(0)
         if (low in _EFFECT_VERBS and "NOUN" in word_classes(prev) and "ADJ" not in word_classes(prev)
                 and sentence[words[k - 1].end(): words[k].start()].strip() == ""
@@ -622,13 +635,15 @@ def _do_question_verb_at(sentence: str, words: list[re.Match]) -> int:
     ("post-traumatic stress": a noun's modifier), and of two such words in a row the one English uses more as a
     verb ("stress disorder show": show). -1 when none, or when another word says where the verb is."""
     # "Which animal models of X show Y": so with no auxiliary anywhere ("Which regression test selection techniques
-    # are used ...": "are" is the verb, "test" a noun)
-    which = bool(_WHICH_SUBJECT_RE.match(sentence)) and not any(m.group(0).casefold() in _AUXILIARIES for m in words)
-    if not (_DO_OPENING_RE.match(sentence) or which) or any(is_finite_verb(m.group(0)) for m in words[2:]):
+    # are used ...": "are" is the verb, "test" a noun); who is named first is passed over ("In adults with
+    # obesity, does X lead to Y": lead)
+    asked, first = _who_first_words(sentence, words)
+    which = bool(_WHICH_SUBJECT_RE.match(asked)) and not any(m.group(0).casefold() in _AUXILIARIES for m in words)
+    if not (_DO_OPENING_RE.match(asked) or which) or any(is_finite_verb(m.group(0)) for m in words[first + 2:]):
         return -1
 
     def candidate(k: int) -> bool:
-        if k < 2 or k + 1 >= len(words):
+        if k < first + 2 or k + 1 >= len(words):
             return False
         low, prev = words[k].group(0).casefold(), words[k - 1].group(0)
         before = sentence[: words[k].start()]

@@ -19,6 +19,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _join_named_coordinations,
     _join_of_compounds,
     _map_as_aim,
+    _models_of_first_as_with,
     _normalised,
     _optional_by_wording,
     _peoples_experiences_of,
@@ -75,6 +76,7 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _lone_condition_anded,
     _mark_rest,
     _pair_broad_alone,
+    _proposed_for_anded,
 )
 from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, _WHO_FIRST, GENERIC_ZIPF, REST_SHARE, _sentences
 from agentr_dagster.llm.offline.concepts.who import _mark_organisms
@@ -166,7 +168,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
     text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
-    text = _join_of_compounds(_effect_frame_nouns(text))
+    text = _join_of_compounds(_effect_frame_nouns(_models_of_first_as_with(text)))
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -223,6 +225,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         _lone_condition_anded(blocks, ("outcome",))
     if question and topic:
         _benefit_anded(blocks, topic[0], background is not None)
+        _proposed_for_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])
         _act_noun_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)

@@ -1073,6 +1073,19 @@ def _named_gene_terms(block: ConceptBlock) -> list[str]:
     return _dedupe([words[-1], *(t for t in block.terms if t.casefold() == name)])
 
 
+def _symbol_of_kind(block: ConceptBlock) -> list[str]:
+    """A gene's symbol before plain words that say which kind of its variants ("CYP2C19 loss-of-function alleles",
+    "BRCA1 founder mutations"): the symbol alone, which its studies say whatever they call the variants ("CYP2C19
+    genotype", "CYP2C19*2 carriers"; the phrase was the gene's only term); not before a named variant ("MTHFR
+    C677T polymorphism", "COMT Val158Met genotype": a code, which the phrase keeps)."""
+    words = _content_words(block.label)
+    middle = words[1:-1]
+    if len(words) < 3 or not _is_acronym(words[0]) or any(_is_acronym(w) or any(c.isdigit() for c in w)
+                                                          for w in middle):
+        return []
+    return [words[0]]
+
+
 def _genetic_frame_only(block: ConceptBlock | str) -> bool:
     """The block (or phrase) names only the genetic frame ("polymorphisms", "genetic variants", "susceptibility
     loci"): no gene, no condition."""
@@ -1121,7 +1134,10 @@ def _genetic_frame(blocks: list[ConceptBlock], question: bool, acronyms: dict[st
         if _gene_block(b):
             own = [t for t in b.terms if t.strip('"*').casefold() not in _GENE_HEADS
                    and t.strip('"*').casefold() + "s" not in _GENE_HEADS]
-            b.terms = _named_gene_terms(b) or own or b.terms
+            symbol = _symbol_of_kind(b)
+            # with its symbol alone, no part without it: "loss-of-function alleles" are every gene's
+            own = [t for t in own or b.terms if symbol[0].casefold() in t.casefold()] if symbol else own
+            b.terms = _named_gene_terms(b) or _dedupe([*(own or b.terms), *symbol])
     for b in [b for b in blocks if b.required]:
         split = _split_genetic_frame(b, acronyms)
         if split is not None:

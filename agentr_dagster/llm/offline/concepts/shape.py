@@ -318,6 +318,27 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
         _broad_exposure_anded(blocks, topic)
 
 
+#: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
+_PROPOSED_FOR_RE = re.compile(
+    r"^\s*(?:what|which)\s.+?\b(?:proposed|developed|designed|devised|introduced|suggested)\s+for\s+([^,;:?]+)",
+    re.I)
+
+
+def _proposed_for_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What X have been proposed for Y?" asks of X made for Y: where the rest branch would be Y alone, ``X OR Y``
+    is every study of Y ("continuous integration environments": every CI study, whatever technique), so Y is
+    AND-ed with X, as what a treatment is for is in the effect frame (:func:`_lone_condition_anded`). Not "used
+    in / for" (what something is used in may be named many ways)."""
+    m = _PROPOSED_FOR_RE.match(topic)
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if len(rest) == 1 and rest[0].required and _named_in(rest[0], m.group(1).casefold()) and not (
+            rest[0].aspect or _who_block(rest[0])):
+        rest[0].independent = True
+
+
 def _field_of_an_aspect(main: ConceptBlock, required: list[ConceptBlock]) -> bool:
     """A main block that is an aspect asked of studies ("the statistical fragility of randomised trials in spine
     surgery", "the replicability of experiments in software engineering") with only where the studies are beside
@@ -561,6 +582,10 @@ def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
         main = next((b for b in blocks if b.required), None)
         if act is not None and obj is not None and obj is main and not obj.organism and not _who_block(obj) \
                 and not any(b.independent for b in blocks):
+            doer = _doer_of_act(blocks, act, obj)
+            if doer is not None:  # "the effect of X on the <act> of Z": Z AND X, as the act would drop X
+                doer.required = doer.in_query = doer.independent = True
+                return
             root = re.sub(r"^non-?", "", noun)
             act.terms = [truncation(root)] if root != noun else [t for t in act.terms if root[:5] in t.casefold()] \
                 or act.terms
@@ -570,6 +595,17 @@ def _act_noun_anded(blocks: list[ConceptBlock], topic: str) -> None:
         if same is not None and same.required:
             _act_in_every_term(same, noun)
             return
+
+
+def _doer_of_act(blocks: list[ConceptBlock], act: ConceptBlock, obj: ConceptBlock) -> ConceptBlock | None:
+    """What else the question says is done, besides the act's object: "What is the effect of grapefruit juice on
+    the plasma concentrations of tacrolimus?" (the act's noun by its ending: "concentration"). AND-ing the act with
+    its object left the query ``tacrolim* AND concentr*`` and dropped the juice (a query AND-ing blocks keeps no
+    rest branch): every study of the drug's levels. The doer is AND-ed instead: ``tacrolim* AND "grapefruit
+    juice"``. Not an aspect asked for ("What factors are associated with discontinuation of X"), nor who or
+    where."""
+    return next((b for b in blocks if b is not act and b is not obj and b.required and b.facet == "intervention"
+                 and not (b.aspect or b.generic or b.organism or b.setting or _who_block(b))), None)
 
 
 def _act_in_every_term(block: ConceptBlock, noun: str) -> None:

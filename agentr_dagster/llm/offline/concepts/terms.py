@@ -610,7 +610,8 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         or _modifier_like(words[0]) and _everyday_noun(head) and _verb_in_use(head) and head not in _KIND_HEADS
         # a "non-X" modifier: the head alone holds the X it leaves out ("non-opioid analgesics": analgesic*)
         or words[0].casefold().startswith("non-"))
-    if (len(words) >= 2 and (_modifier_like(words[0]) or degree) and len(head) >= (4 if degree else 6)
+    if (len(words) >= 2 and (_modifier_like(words[0]) or degree or _short_adjective_before_name(words))
+            and len(head) >= (4 if degree else 6)
             and head not in GENERIC_HEADS | _REMEDY_HEADS | _INTAKE_HEADS  # ``intak*`` is every food's
             and (len(words) > 2 or general_zipf(truncation(head)) < HEAD_ALONE_ZIPF)
             and not _kind_of_everyday_thing(words) and not _kind_lead(words) and not kind_of_common
@@ -621,7 +622,9 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         # the rest without a rare leading modifier, common English alone, names nothing the phrase does
         # ("posttraumatic stress symptoms": "stress symptoms"; after a compound lead, "ultra-processed food
         # intake": "food intake"), as the phrase parts of :func:`_phrase_parts`
-        if len(rest) == 1:
+        if len(rest) == 1 and _rare_compound_lead(words[0]):
+            out.append(_render(truncation(words[0])))  # "beta-lactam antibiotics": the class, not antibiotic*
+        elif len(rest) == 1:
             out.extend(_head_alone(words, degree))
         elif not (_rare_lead_makes_it(words) or "-" in words[0] and _common_without_lead(words, rest)):
             out.extend(_phrase_terms(" ".join(rest)))
@@ -633,6 +636,29 @@ def _modifier_in_front_terms(words: list[str]) -> list[str]:
         if len(rest) == 1 and len(words) > 2 and general_zipf(truncation(head)) < HEAD_ALONE_ZIPF:
             out.extend(_head_alone(words))
     return out
+
+
+def _rare_compound_lead(word: str) -> bool:
+    """A hyphenated lead with a part rarer than :data:`RARE_PART_ZIPF` ("beta-lactam", "anti-TNF"): it names
+    the kind of what its head names, which alone (``antibiotic*`` of "beta-lactam antibiotics") is every kind; the
+    lead alone names it ("beta-lactams", "beta-lactam agents"). Not a compound of a participle or a degree
+    ("less-sedating antihistamines", "NSAID-associated ulcers") or of an adjective ("beta-adrenergic blockers"): a
+    property of the head's things, no class."""
+    parts = [p for p in word.casefold().split("-") if p]
+    return (len(parts) >= 2 and all(p.isalpha() for p in parts) and "VERB" not in word_classes(parts[-1])
+            and not _modifier_like(parts[-1])  # "beta-adrenergic blockers": a property too
+            and not any(p in _FUNCTION for p in parts)
+            and any(len(p) >= 3 and general_zipf(p) < RARE_PART_ZIPF for p in parts))
+
+
+def _short_adjective_before_name(words: list[str]) -> bool:
+    """A short adjective by its ending (the lexicon's: "oral", "dual"; :func:`_modifier_like` wants five letters
+    or more, "real", "ideal") before a name rarer than :data:`RARE_PART_ZIPF` ("oral tacrolimus", "oral
+    ketamine"): how the named thing is given, whose studies mostly name it alone (``"oral tacrolimus"`` was the
+    drug's one term, as "intravenous vancomycin" gave ``vancomycin*``)."""
+    low = words[0].casefold()
+    return (len(words) == 2 and len(low) <= 4 and low.endswith(_MODIFIER_ENDINGS) and "ADJ" in word_classes(low)
+            and general_zipf(words[1].casefold()) < RARE_PART_ZIPF)
 
 
 #: One letter, a hyphen and a word of four letters or more, the whole word ("e-government", "m-health").
