@@ -76,7 +76,6 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _lone_condition_anded,
     _mark_rest,
     _pair_broad_alone,
-    _proposed_for_anded,
 )
 from agentr_dagster.llm.offline.concepts.vocabulary import _JOIN, _WHO_FIRST, GENERIC_ZIPF, REST_SHARE, _sentences
 from agentr_dagster.llm.offline.concepts.who import _mark_organisms
@@ -225,7 +224,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         _lone_condition_anded(blocks, ("outcome",))
     if question and topic:
         _benefit_anded(blocks, topic[0], background is not None)
-        _proposed_for_anded(blocks, topic[0])
         _everyday_act_people_anded(blocks, topic[0])
         _act_noun_anded(blocks, topic[0])
     _pair_broad_alone(blocks, background, BROAD_TERM_SHARE if broad_share is None else broad_share)

@@ -310,12 +310,13 @@ def _broad_exposure_anded(blocks: list[ConceptBlock], topic: str) -> None:
 
 def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> None:
     """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
-    alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`) or, with a ``background``, where the
-    exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`, :func:`_proposed_for_anded`) or, with a
+    ``background``, where the exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
     _lone_benefit_anded(blocks, topic)
     _unnamed_benefit_anded(blocks, topic)
     if background:
         _broad_exposure_anded(blocks, topic)
+    _proposed_for_anded(blocks, topic)
 
 
 #: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
