@@ -103,8 +103,9 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
             continue
         phrase = m.group(0).casefold()
         # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
-        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
-        twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts),
+        # also one the lexicon knows as a noun too ("chronic", "social", "physical": "loneliness and chronic pain")
+        twice = (low.count(phrase) >= 2 and "ADJ" not in word_classes(m.group(3).casefold())
                  and not _said_apart(low, m))
         # an acronym of its three words' initials said anywhere (undefined: "compare ACT with a waitlist")
         initials = "".join(w[0] for w in words).upper()

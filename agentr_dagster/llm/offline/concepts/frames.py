@@ -8,7 +8,7 @@ import re
 from agentr_dagster.domain.specificity import Background, any_share, general_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import is_graded_adjective, word_classes
+from agentr_dagster.domain.word_class import is_graded_adjective, quality_nouns, word_classes
 from agentr_dagster.llm.offline.concepts.blocks import (
     _EFFECT_ADJECTIVES,
     _WHO_FIRST,
@@ -67,6 +67,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     POPULATION_VARIANTS,
     REVIEW_KIND_TERMS,
+    TOPIC_WORD_ZIPF,
     _content_words,
     _person_word,
     _plural,
@@ -475,6 +476,7 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         return
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
+        block_words |= _quality_forms(words, block_words)
         if _everyday_share(words & block_words, block):
             continue
         if words & block_words:
@@ -485,10 +487,21 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
                           for w in _shared_words(_content_words(i))}
                 joined = [t for part in parts for t in _variants(part, acronyms)
                           if _variant_of_block(t, part, block_words) and not _names_other(t, others, block_words)]
+                # a term's other spellings go with it ("fibre": fiber, which holds no word the block says)
+                joined = _dedupe([s for t in joined for s in [t, *_spellings(t)]])
                 # what the item says is switched from ("patients switched from originator X to CT-P10", a run of
                 # its own) goes AND-ed with the switch, as in the question
                 block.terms = _dedupe(block.terms + _switched_from(joined, item))
             return
+
+
+def _quality_forms(words: set[str], block_words: set[str]) -> set[str]:
+    """The item's rare adjectives whose noun of the quality is a block's word, and its nouns whose adjective is
+    ("suicidal ideation" of a block of "suicidality"): one concept in the two forms English derives."""
+    def related(adjective: str, noun: str) -> bool:
+        return general_zipf(adjective) < TOPIC_WORD_ZIPF and noun in quality_nouns(adjective)
+
+    return {w for w in words for b in block_words if related(w, b) or related(b, w)}
 
 
 def _everyday_share(shared: set[str], block: ConceptBlock) -> bool:
@@ -515,9 +528,15 @@ def _names_other(term: str, others: set[str], block_words: set[str]) -> bool:
 
 def _head_of_block(words: set[str], block: ConceptBlock) -> bool:
     """An item that is the head of a block's phrase alone ("children" of "anaemic children"): the class the
-    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child)."""
+    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child); and so a
+    modifier of everyday English alone ("narrative" of "narrative evidence", named by an abstract's "studies that
+    compared narrative with statistical evidence"): the field the phrase narrows (a rare one names the concept:
+    "inoculation" of "inoculation theory")."""
     heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
-    return len(words) == 1 and words <= heads
+    phrases = [re.findall(_WORD, i) for i in block.items]
+    everyday = {m.casefold() for w in phrases if len(w) >= 2 for m in w[:-1]
+                if general_zipf(m.casefold()) >= TOPIC_WORD_ZIPF}
+    return len(words) == 1 and words <= heads | everyday
 
 
 def _variant_of_block(term: str, part: str, block_words: set[str]) -> bool:

@@ -515,7 +515,8 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     if words[1].casefold() in _INTAKE_HEADS and food.isalpha() and "NOUN" in word_classes(food) and plurals \
             and general_zipf(food) < EVERYDAY_WORD_ZIPF \
             and max(general_zipf(p) for p in plurals) >= general_zipf(food) - COUNT_NOUN_GAP:
-        terms.extend(_dedupe([food, *plurals]))
+        # each in its other spellings ("fibre": fiber, fibres, fibers)
+        terms.extend(_dedupe([s for f in [food, *plurals] for s in _spellings(f)]))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])

@@ -1,0 +1,87 @@
+"""Round 29 (h29a): what costs an abstract's query recall — the variants its eligibility sentence lists, the
+spellings and word forms of one concept, a title's "X and Y" restated by the aim."""
+
+from agentr_dagster.domain.specificity import any_share
+from agentr_dagster.domain.word_class import quality_nouns
+from tests.unit.domain.concept_queries import hits, query
+
+# -- an abstract's sentence of which studies were taken lists the variants its studies write ------------------
+
+PHONE_ABSTRACT = (
+    "Smartphone addiction and sleep quality in university students: a systematic review and meta-analysis. "
+    "Background: Heavy smartphone use is common among students. Objective: To estimate the association between "
+    "smartphone addiction and sleep quality in university students. Methods: We searched PubMed, Embase and "
+    "PsycINFO to May 2024. Cross-sectional and cohort studies measuring problematic smartphone use or smartphone "
+    "dependence in undergraduate or postgraduate students were included; studies of school pupils were excluded. "
+    "Results: Forty studies (n = 28,410) were included. Conclusions: Students should be screened.")
+
+
+def test_an_abstracts_inclusion_sentence_gives_variants():
+    # on 1ee4a80 an abstract's inclusion sentence was dropped as the review's method: the query was
+    # "smartphone addiction" alone, and the studies that write "problematic smartphone use" were missed
+    assert hits(PHONE_ABSTRACT, "Problematic smartphone use and sleep quality among medical students")
+    assert hits(PHONE_ABSTRACT, "Smartphone dependence and poor sleep in college students")
+
+
+def test_an_inclusion_sentence_makes_no_block_and_its_exclusion_part_gives_nothing():
+    # what the review excluded ("studies of school pupils") and the language it read ("in English") are no
+    # variants; a count of what was found ("Forty studies were included") is a result
+    text = PHONE_ABSTRACT.replace("were included;", "in English were included;")
+    q = query(text).casefold()
+    assert "pupil" not in q and "english" not in q and "forty" not in q
+
+
+FIBRE_ABSTRACT = (
+    "Dietary fibre intake and risk of type 2 diabetes: a dose-response meta-analysis of cohort studies. "
+    "Higher fibre intake may lower the risk of diabetes. PubMed and Embase were searched to March 2024 for "
+    "prospective cohort studies reporting relative risks of type 2 diabetes by total fibre intake or by fibre "
+    "from cereals, fruit or vegetables. Twenty cohorts were included (RR 0.91, 95% CI 0.87-0.95).")
+
+
+def test_searched_for_studies_of_names_the_studies_taken_and_a_variant_keeps_its_spellings():
+    # "searched ... for studies reporting X by A or B" names the studies taken, as "were included" does; the
+    # variant `fibre` joined without `fiber` (it holds no word of the block as spelled there)
+    assert hits(FIBRE_ABSTRACT, "Cereal fiber and type 2 diabetes in US women")
+    assert hits(FIBRE_ABSTRACT, "Fruit fibre and type 2 diabetes in a Swedish cohort")
+
+
+# -- an adjective and the noun of its quality are one concept -------------------------------------------------
+
+def test_the_quality_noun_of_an_adjective():
+    assert quality_nouns("spastic") == ("spasticity",)
+    assert quality_nouns("adaptable") == ("adaptability",)
+    assert quality_nouns("porous") == ("porosity",)
+    assert quality_nouns("spasticity") == ()  # no adjective
+
+
+def test_an_inclusion_item_joins_a_block_by_the_adjective_of_its_noun():
+    # the block says "spasticity", the inclusion sentence "spastic cerebral palsy": on 1ee4a80 no word was shared
+    # (nor was the sentence read); so "non-suicidal self-injury" joins a block of suicidality, and with it the
+    # self-injury its studies write
+    text = ("Botulinum toxin for spasticity in children: a systematic review and meta-analysis. Objective: To "
+            "assess the effect of botulinum toxin injections on spasticity in children. Methods: We searched "
+            "MEDLINE and Embase to 2023. Randomised trials in children with spastic cerebral palsy were included. "
+            "Results: Twenty trials were included.")
+    assert '"spastic cerebral palsy"' in query(text)
+
+
+def test_spellings_of_one_term_count_once_in_a_blocks_breadth():
+    # "well-being", "well being", "wellbeing" find one set of records: counted three times, a block of one
+    # concept was read as three times as broad and left out of the query
+    assert any_share(["well-being", '"well being"', "wellbeing"]) == any_share(["well-being"])
+
+
+# -- a title's "X and Y" restated by the aim is two concepts, not a name ----------------------------------------
+
+def test_a_coordination_said_twice_before_an_adjective_is_no_name():
+    # on 1ee4a80 "loneliness and chronic pain", said by the title and again by the aim, was one phrase (a name
+    # like "acceptance and commitment therapy"), required twice: a study of chronic pain and loneliness that
+    # does not say the words in that order was missed
+    text = ("Loneliness and chronic pain in adolescents: a scoping review. Aims: To map the evidence on "
+            "loneliness and chronic pain in adolescents.")
+    assert "loneliness and chronic pain" not in query(text).casefold()
+    assert hits(text, "Chronic pain, loneliness and school absence in adolescents")
+    # a name whose words after "and" are nouns stays one ("acceptance and commitment therapy")
+    text = ("Acceptance and commitment therapy for tinnitus: a meta-analysis. Objective: To assess acceptance "
+            "and commitment therapy for tinnitus distress.")
+    assert "acceptance and commitment therapy" in query(text).casefold()
