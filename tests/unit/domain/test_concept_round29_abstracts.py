@@ -3,7 +3,7 @@ spellings and word forms of one concept, a title's "X and Y" restated by the aim
 
 from agentr_dagster.domain.specificity import any_share
 from agentr_dagster.domain.word_class import quality_nouns
-from tests.unit.domain.concept_queries import hits, query
+from tests.unit.domain.concept_queries import hits, query, terms
 
 # -- an abstract's sentence of which studies were taken lists the variants its studies write ------------------
 
@@ -85,3 +85,27 @@ def test_a_coordination_said_twice_before_an_adjective_is_no_name():
     text = ("Acceptance and commitment therapy for tinnitus: a meta-analysis. Objective: To assess acceptance "
             "and commitment therapy for tinnitus distress.")
     assert "acceptance and commitment therapy" in query(text).casefold()
+
+
+# -- who and a hyphenated compound: the compound's studies name the people apart --------------------------------
+
+def test_a_role_before_a_hyphenated_compound_is_searched_apart_too():
+    # on 1ee4a80 "teacher self-efficacy" was one phrase (no pair: the compound is no plain word of the lexicon);
+    # "self-efficacy of mathematics teachers" was missed; "citizen co-production" likewise
+    title = "Teacher self-efficacy and classroom management: a meta-analysis"
+    assert hits(title, "Self-efficacy of mathematics teachers and classroom management practices")
+    assert not hits(title, "Self-efficacy of patients and classroom management in nursing education")
+    title = "Citizen co-production of local services: a systematic review"
+    assert hits(title, "Co-production with citizens in municipal waste services")
+
+
+# -- a "-ment" process beside what it happens to is searched by its verb ------------------------------------------
+
+def test_a_ment_process_is_searched_by_its_verbs_stem():
+    # on 1ee4a80 "environmental enrichment" gave `(enrichm* AND environment*)`: the "enriched environment" its
+    # studies write was missed
+    title = "Environmental enrichment and spatial memory in aged rats: a systematic review"
+    assert hits(title, "An enriched environment improves spatial memory of aged rats")
+    # a verb whose stem would take no wildcard keeps the noun's ("development": developm*, never "develop")
+    found = terms("Leadership development in nursing homes: a review")
+    assert "develop" not in found and "developm*" in found

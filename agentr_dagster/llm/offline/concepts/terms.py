@@ -720,10 +720,16 @@ def _compound_of_a_role(words: list[str]) -> list[str]:
         return []
     who, what = words[0].casefold(), words[1].casefold()
     role = who in ROLE_WORDS or any(who == key for key in POPULATION_VARIANTS if " " not in key)
-    if not (role and not _plural(who) and what.isalpha() and len(what) >= 5 and what not in GENERIC_HEADS
-            and what not in ROLE_WORDS and "NOUN" in word_classes(what) and not _process_noun(what, conversion=False)):
+    # a hyphenated compound is one noun ("teacher self-efficacy", "citizen co-production"), read by its last part
+    compound = "-" in what.strip("-") and what.replace("-", "").isalpha()
+    if not (role and not _plural(who) and (what.isalpha() or compound) and len(what) >= 5
+            and what not in GENERIC_HEADS and what not in ROLE_WORDS and "NOUN" in word_classes(what)
+            and (compound or not _process_noun(what, conversion=False))):
         return []  # a process done by them ("citizen adoption") is AND-ed with them already (:func:`_head_alone`)
     people = POPULATION_VARIANTS[who][0] if who in POPULATION_VARIANTS else who + "*"  # teachers, parents
+    if compound:  # its spellings, whole ("co-production", "co production", coproduction)
+        forms = _spellings(what)
+        return [f"({forms[0] if len(forms) == 1 else '(' + ' OR '.join(forms) + ')'} AND {people})"]
     return [f"({_sendable(truncation(what))} AND {people})"]
 
 
@@ -1008,7 +1014,19 @@ def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     # "transgenerational inheritance"); a common one does not ("depressive" alone is any depression)
     rare = [_render(t) for m in mods if m.isalpha() and len(m) >= 6 and general_zipf(m) < RARE_MODIFIER_ZIPF
             for t in _stems(m)]
-    return rare or [f"({_sendable(truncation(head))} AND {group})"]
+    return rare or [f"({_sendable(_process_stem(head))} AND {group})"]
+
+
+def _process_stem(noun: str) -> str:
+    """The stem a process noun is searched by beside what it happens to: its verb's where the noun is the verb and
+    "-ment" ("enrichment": ``enrich*``, which finds "enriched environment"; ``enrichm*`` found the noun only),
+    else the noun's own (``predict*`` of "prediction")."""
+    low = noun.casefold()
+    base = low[:-1] if low.endswith("ments") else low
+    base = base[:-4] if base.endswith("ment") else ""
+    stem = truncation(base) if len(base) >= 4 and base in verb_lemmas(base) else ""
+    # only a stem that opens onto the verb's forms ("develop" stays whole, as it would open onto "developer")
+    return stem if stem.endswith("*") else truncation(noun)
 
 
 #: A modifier of a process noun this rare in general English (Zipf) names the concept alone: "transgenerational"
