@@ -109,3 +109,26 @@ def test_a_ment_process_is_searched_by_its_verbs_stem():
     # a verb whose stem would take no wildcard keeps the noun's ("development": developm*, never "develop")
     found = terms("Leadership development in nursing homes: a review")
     assert "develop" not in found and "developm*" in found
+
+
+# -- an unheaded abstract's closing sentence is its conclusion, never its aim -----------------------------------
+
+def test_a_closing_we_propose_is_no_aim():
+    # on 1ee4a80 the last sentence ("We propose ...", an aim's words) was read as the aim: its "co-delivered
+    # services" was required, and a study of co-delivery that does not say it was missed
+    text = ("Volunteer co-delivery of library services: a systematic literature review of antecedents and "
+            "outcomes. Volunteers increasingly help deliver public library services. This study reviews 96 "
+            "empirical articles published in English between 2000 and 2022, identified in Scopus and Web of "
+            "Science. Most studies were case studies of municipal libraries. Reported outcomes were mostly positive "
+            "for user satisfaction. We propose a research agenda emphasising comparative designs and the "
+            "unintended consequences of co-delivered services.")
+    assert "co-delivered" not in query(text).casefold()
+    assert hits(text, "Co-delivery of public library services by volunteers in rural England")
+
+
+def test_a_review_of_antecedents_and_consequences_gathers_no_topic():
+    # "...: a systematic review of antecedents and outcomes": what the review gathers of its subject, as
+    # "barriers and facilitators" is (on 1ee4a80 `anteced*` joined the subject's block: every antecedent study)
+    text = "Volunteer co-delivery of library services: a systematic literature review of antecedents and outcomes"
+    assert "anteced" not in query(text)
+    assert "anteced" not in query("Work engagement in nursing: a systematic review of antecedents and consequences")

@@ -170,6 +170,10 @@ def _heading(sentence: str) -> str | None:
     return word if any(re.fullmatch(h, word) for h in _HEADINGS) else None
 
 
+#: An abstract of this many sentences or more closes on its conclusion, never its aim (the last sentence index).
+CLOSING_NO_AIM_AFTER = 4
+
+
 def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     """(topic sentences, eligibility sentences, dropped sentences/clauses) of a question or an abstract.
 
@@ -187,7 +191,8 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     aim_heading = False  # under "Objective:" / "Aim:" the next sentence states the aim, whatever its words
     aims = 0
     criteria_heading = False  # under "Eligibility criteria:" the sentence says which studies were taken
-    for n, sentence in enumerate(_sentences(text)):
+    sentences = _sentences(text)
+    for n, sentence in enumerate(sentences):
         heading = _heading(sentence)
         if heading is not None:
             after_topic = bool(_AFTER_TOPIC_HEADING_RE.match(heading))
@@ -211,7 +216,9 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
             method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
             # the first aim sentence only
             # (under an aim heading only when the text has no title: a title already names the subject)
-            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)))
+            # (not an unheaded abstract's closing sentence, its conclusion: "We propose a research agenda ...")
+            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)) and not (
+                n == len(sentences) - 1 >= CLOSING_NO_AIM_AFTER))
             if after_topic or method or _RESULT_RE.search(sentence) or not (n == 0 or aim):
                 dropped.append(sentence)
                 continue
