@@ -10,6 +10,7 @@ from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
     can_be_verb,
+    gerund,
     is_irregular_past_participle,
     is_past_participle,
     noun_lemmas,
@@ -33,6 +34,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     POPULATION_VARIANTS,
     ROLE_WORDS,
+    TOPIC_WORD_ZIPF,
     _content_words,
     _plural,
 )
@@ -517,6 +519,7 @@ def _pair_naming_words(words: list[str]) -> list[str]:
             and max(general_zipf(p) for p in plurals) >= general_zipf(food) - COUNT_NOUN_GAP:
         # each in its other spellings ("fibre": fiber, fibres, fibers)
         terms.extend(_dedupe([s for f in [food, *plurals] for s in _spellings(f)]))
+    terms.extend(_rare_verb_before_gerund(words))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -527,6 +530,18 @@ def _pair_naming_words(words: list[str]) -> list[str]:
         # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
         terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
     return terms
+
+
+def _rare_verb_before_gerund(words: list[str]) -> list[str]:
+    """A rare verb before an activity's "-ing" head ("fuzz testing"): the verb's own "-ing" form names the same
+    activity ("fuzzing", Zipf 1.7) and its agent noun the tool ("fuzzers"), which its studies write far more
+    often than the phrase; not an everyday verb ("stress testing", "load testing": ``stressing`` is any stress)."""
+    verb, head = words[0].casefold(), words[1].casefold()
+    if not (head.endswith("ing") and "VERB" in word_classes(head) and verb.isalpha() and verb in verb_lemmas(verb)
+            and general_zipf(verb) < TOPIC_WORD_ZIPF):
+        return []
+    doing = gerund(verb)
+    return [doing, _render(doing[:-3] + "er*")] if general_zipf(doing) < RARE_PART_ZIPF else []
 
 
 #: A noun whose plural is at most this much rarer in general English (Zipf) names things one counts ("protons"
@@ -926,8 +941,10 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
     for ending in _PROCESS_ENDINGS:
         base = low[: -len(ending)]
         if low.endswith(ending) and len(base) >= 4:
-            # "inherit", "restrict"; "recurr" -> "recur"; "compet" -> "compete"
-            bases = [base, base + "e"] + ([base[:-1]] if base[-1] == base[-2] else [])
+            # "inherit", "restrict"; "recurr" -> "recur"; "compet" -> "compete"; "prioritizat" -> "prioritize"
+            # (an "-ization" noun the lexicon does not list: "prioritization", "localisation")
+            bases = [base, base + "e"] + ([base[:-1]] if base[-1] == base[-2] else []) + (
+                [base[:-2] + "e"] if base.endswith(("izat", "isat")) else [])
             if any("VERB" in word_classes(b) for b in bases):
                 return True
     return False
