@@ -149,3 +149,12 @@ def test_an_ization_noun_is_a_process_of_its_verb():
     # the lexicon lists no "localization": on 1ee4a80 it was no process noun, and "localizing faults" was missed
     title = "Fault localization in deep neural networks: a systematic mapping study"
     assert hits(title, "Localizing faults in deep neural networks with mutation analysis")
+
+
+def test_a_noun_before_its_head_is_searched_in_its_al_adjective_too():
+    # on 1ee4a80 "attention bias modification" found no "attentional bias modification" (the form its studies
+    # write as often); "emotion regulation" no "emotional regulation"
+    title = "Attention bias modification for specific phobia: a meta-analysis"
+    assert hits(title, "Attentional bias modification training in spider phobia: a randomised trial")
+    title = "Emotion regulation and binge eating in adolescents: a systematic review"
+    assert hits(title, "Emotional regulation difficulties and binge eating among adolescent girls")

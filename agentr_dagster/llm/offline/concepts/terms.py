@@ -96,7 +96,22 @@ def _phrase_terms(phrase: str) -> list[str]:
     adjective = _paired_form(words[-1]) if classifier and _is_noun_form(words[-1]) else ""
     if adjective:
         terms.append(_render(" ".join([*words[:-1], adjective])))
+    # a noun before its head with the "-al" adjective English makes of it ("attention bias": "attentional bias",
+    # "emotion regulation": "emotional regulation"): the two are said of one concept
+    lead = _adjective_of_noun(words[0]) if len(words) >= 2 else ""
+    if lead:
+        terms.extend(_render(" ".join([lead, *t.strip('"').split()[1:]])) for t in list(terms))
     return terms
+
+
+def _adjective_of_noun(word: str) -> str:
+    """The "-al" adjective of a noun ("attention": attentional, "behaviour": behavioural), "" for none."""
+    low = word.casefold()
+    if not low.isalpha() or len(low) < 5 or "NOUN" not in word_classes(low) or "ADJ" in word_classes(low):
+        return ""
+    form = low + "al"
+    # the lexicon's adjective only, or a form it does not list that English uses ("attentional" 2.6)
+    return form if word_classes(form) <= {"ADJ"} and general_zipf(form) >= PAIRED_FORM_ZIPF else ""
 
 
 _NOUN_FORM_ENDINGS = ("sis", "tis", "tes")
