@@ -158,3 +158,14 @@ def test_a_noun_before_its_head_is_searched_in_its_al_adjective_too():
     assert hits(title, "Attentional bias training in spider phobia: a randomised trial")
     title = "Attention training for chronic tinnitus: a systematic review"
     assert hits(title, "Attentional training reduces tinnitus distress")
+
+
+def test_what_others_aim_at_is_no_aim_of_the_review():
+    # on 1ee4a80 a background sentence ("..., the ability to ..., and several programmes now aim to train it")
+    # was read as the review's aim: its "the ability" joined the subject's block as `abilit*` (every study of
+    # any ability)
+    text = ("Gratitude interventions and subjective well-being: a meta-analysis of randomized trials. Background: "
+            "Gratitude, the ability to notice and appreciate the positive, is linked with happiness, and several "
+            "programmes now aim to train it, such as gratitude journals and gratitude letters. Objective: To "
+            "synthesise randomized trials of gratitude interventions. Results: Forty trials were included.")
+    assert "abilit" not in query(text)

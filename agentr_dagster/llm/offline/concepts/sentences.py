@@ -91,9 +91,14 @@ _REPORTED_NUMBERS_RE = re.compile(
     r"publications) (?:were|was|met|are)\b|\b(?:identified|included|selected) \d+\b")
 
 
-#: A sentence that says what the review or paper is about (its aim), in an abstract.
+#: A sentence that says what the review or paper is about (its aim), in an abstract. "aim" is the review's own
+#: ("We aimed", "This review aims", "The aim of"), not what others aim at ("programmes now aim to cultivate it",
+#: "interventions aimed at reducing X": a background sentence).
 _AIM_RE = re.compile(
-    r"\b(?:aims?|aimed|objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
+    r"(?:^|\b(?:the|our|its|main|primary|overall|specific|study|review|paper|article|analysis|work|research|"
+    r"synthesis|survey|authors|we|it)\s+)"
+    r"(?:aims?|aimed)\b|\baims? (?:of|was|were|is|are)\b|"
+    r"\b(?:objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
     r"(?:this|the present|our) (?:systematic |scoping |literature )?(?:review|meta-analysis|study|paper|article|"
     r"work)|to (?:determine|assess|evaluate|examine|investigate|identify|explore|compare|quantify|summari[sz]e|"
     r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:\w+ly )?(?:investigated|examined|"
