@@ -169,3 +169,12 @@ def test_what_others_aim_at_is_no_aim_of_the_review():
             "programmes now aim to train it, such as gratitude journals and gratitude letters. Objective: To "
             "synthesise randomized trials of gratitude interventions. Results: Forty trials were included.")
     assert "abilit" not in query(text)
+
+
+def test_kinds_listed_after_the_blocks_phrase_and_a_head_join_it():
+    # "X regimens, including A, B and C": on 1ee4a80 the head "regimens" was no word of the block, so only the
+    # kinds sharing its word joined (alternate-day fasting) and "time-restricted eating" was missed
+    text = ("Intermittent fasting and blood pressure: a meta-analysis. Intermittent fasting regimens, including "
+            "alternate-day fasting, the 5:2 diet and time-restricted eating, are popular. Objective: To compare "
+            "intermittent fasting with continuous energy restriction on blood pressure.")
+    assert hits(text, "Time-restricted eating lowers blood pressure in adults with prediabetes")

@@ -517,6 +517,9 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
             if not before or not after or not before[-1].items or after[0].cue:
                 continue
             words = [w.casefold() for w in _content_words(before[-1].items[-1])]
+            # the block's own phrase before a head of its kinds ("intermittent fasting regimens, including ..."):
+            # two words or more that name the block say which concept the list's kinds are of
+            words = words[:-1] if len(words) >= 3 else words
             block = next((b for b in blocks if b.required and words and all(
                 any(v.startswith(w[:5]) for v in _block_words(b)) for w in words)), None)
             items = [i for i in after[0].items if not _is_meta_item(i) and len(_content_words(i)) <= 3]
