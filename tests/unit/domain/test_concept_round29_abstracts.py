@@ -69,6 +69,8 @@ def test_spellings_of_one_term_count_once_in_a_blocks_breadth():
     # "well-being", "well being", "wellbeing" find one set of records: counted three times, a block of one
     # concept was read as three times as broad and left out of the query
     assert any_share(["well-being", '"well being"', "wellbeing"]) == any_share(["well-being"])
+    # and a phrase a wildcard of the group already finds adds nothing ("burnout syndrome" beside burnout*)
+    assert any_share(["burnout*", '"burnout syndrome"', '"nurse burnout"']) == any_share(["burnout*"])
 
 
 # -- a title's "X and Y" restated by the aim is two concepts, not a name ----------------------------------------
@@ -178,3 +180,14 @@ def test_kinds_listed_after_the_blocks_phrase_and_a_head_join_it():
             "alternate-day fasting, the 5:2 diet and time-restricted eating, are popular. Objective: To compare "
             "intermittent fasting with continuous energy restriction on blood pressure.")
     assert hits(text, "Time-restricted eating lowers blood pressure in adults with prediabetes")
+
+
+def test_an_inclusion_list_names_kinds_of_a_block_but_not_other_things_of_its_head():
+    # a guard (passes on 1ee4a80 too): "associations of A, B and C with Y" lists kinds of the block; an item
+    # that shares only the block's everyday head ("Parkinson's disease" beside "chronic kidney disease") is
+    # another thing of the class, and one naming the other block ("all-stroke risk") is that block's
+    text = ("Chronic kidney disease and the risk of stroke: a meta-analysis. Chronic kidney disease is linked to "
+            "stroke. We searched Medline and Embase for cohort studies addressing associations of albuminuria, "
+            "reduced glomerular filtration and kidney failure with risk of all-stroke or Parkinson's disease.")
+    assert hits(text, "Albuminuria and incident stroke in a Japanese cohort")
+    assert not hits(text, "Parkinson's disease and incident stroke in older adults")

@@ -175,11 +175,14 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text)) | _how_people_verbs(
         _sentences(text))
     blocks = _topic_blocks(topic, question, verbs, acronyms)
-    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
+    # an abstract's inclusion sentence is read after the kinds and examples its other sentences name (what it
+    # adds must not stand in for them: a kind already joined stops a list of its siblings joining)
+    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms) if question else []
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
+        design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms, siblings=True)
     _related_stems(blocks)
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]

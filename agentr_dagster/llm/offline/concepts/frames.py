@@ -360,9 +360,11 @@ def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> boo
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
-                      acronyms: dict[str, str]) -> list[str]:
+                      acronyms: dict[str, str], siblings: bool = False) -> list[str]:
     """The study designs the eligibility sentences name (for the optional design block); their other phrases
-    only add variants to blocks already found, never a block of their own (screening decides eligibility)."""
+    only add variants to blocks already found, never a block of their own (screening decides eligibility). With
+    ``siblings`` (an abstract's inclusion sentence), a list one of whose items joined a block names that block's
+    kinds: its other items join it too (:func:`_join_siblings`)."""
     design_terms: list[str] = []
     for sentence in eligibility:
         low = sentence.casefold()
@@ -374,12 +376,44 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             # "adopting"), no variant, nor a modifier of the next item's head ("adopting testing")
             items = [i for i in chunk.items if not _bare_verb_form(i)]
             _join_class_members(blocks, items, acronyms)
+            before = [list(b.terms) for b in blocks]
             for item in items:
                 _join_variant(blocks, item, acronyms)
+            if siblings:
+                _join_siblings(blocks, before, items, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
             for item in _distributed_heads(items, heads):
-                _join_phrase(blocks, item)
+                if not (siblings and _names_a_block(item, blocks)):
+                    _join_phrase(blocks, item)
     return design_terms
+
+
+def _names_a_block(item: str, blocks: list[ConceptBlock]) -> bool:
+    """A word of the item (or of its hyphenated words) is a block's whole one-word name ("all-dementia disease"
+    beside a block of dementia): the item is that block's concept, no kind of another's head."""
+    names = {i.casefold() for b in blocks for i in b.items if len(i.split()) == 1}
+    return bool({p for w in re.findall(_WORD, item.casefold()) for p in [w, *w.split("-")]} & names)
+
+
+def _join_siblings(blocks: list[ConceptBlock], before: list[list[str]], items: list[str],
+                   acronyms: dict[str, str]) -> None:
+    """An abstract's inclusion list one of whose items joined one block ("associations of white matter
+    hyperintensities, covert brain infarcts and cerebral microbleeds with ...": the microbleeds joined "cerebral
+    small vessel disease" by its word) lists kinds of that concept: the items that share no word with any block
+    join it too, a kind of several words as its phrase (as :func:`_join_examples` reads "such as" lists)."""
+    grown = [b for b, old in zip(blocks, before, strict=True) if b.terms != old]
+    if len(grown) != 1 or len(items) < 3:
+        return
+    block = grown[0]
+    # every word the blocks say, their heads too ("all-dementia disease" names the other block's concept)
+    words = {p for b in blocks for i in b.items for w in re.findall(_WORD, i.casefold()) for p in [w, *w.split("-")]}
+    for item in items:
+        own = _content_words(item)
+        parts = {p for w in re.findall(_WORD, item.casefold()) for p in [w, *w.split("-")]} - _FUNCTION
+        if not own or len(own) > 3 or _is_meta_item(item) or parts & words:
+            continue
+        terms = [t for t in _variants(item, acronyms) if len(own) == 1 or " " in t.strip('"')]
+        block.terms = _dedupe(block.terms + terms)
 
 
 def _bare_verb_form(item: str) -> bool:
@@ -480,7 +514,8 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         if _everyday_share(words & block_words, block):
             continue
         if words & block_words:
-            if not _holds_name(item, block) and not _head_of_block(words, block):
+            if not _holds_name(item, block) and not _head_of_block(words, block) and not _shares_only_head(
+                    words & block_words, block):
                 parts = _shared_runs(item, block_words)
                 # a part that names another block's concept is that concept, no variant of this one
                 others = {w for b in blocks if b is not block for i in b.items
@@ -493,6 +528,14 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
                 # its own) goes AND-ed with the switch, as in the question
                 block.terms = _dedupe(block.terms + _switched_from(joined, item))
             return
+
+
+def _shares_only_head(shared: set[str], block: ConceptBlock) -> bool:
+    """The item shares with the block only the head of its phrases, a word of everyday English
+    (:data:`TOPIC_WORD_ZIPF`): another thing of the class ("Alzheimer's disease" beside "cerebral small vessel
+    disease"), no variant; a rarer head names the field ("process metrics" of "software metrics")."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
+    return bool(shared) and shared <= heads and all(general_zipf(w) >= TOPIC_WORD_ZIPF for w in shared)
 
 
 def _quality_forms(words: set[str], block_words: set[str]) -> set[str]:
