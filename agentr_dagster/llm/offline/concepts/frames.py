@@ -399,8 +399,9 @@ def _join_siblings(blocks: list[ConceptBlock], before: list[list[str]], items: l
                    acronyms: dict[str, str]) -> None:
     """An abstract's inclusion list one of whose items joined one block ("associations of white matter
     hyperintensities, covert brain infarcts and cerebral microbleeds with ...": the microbleeds joined "cerebral
-    small vessel disease" by its word) lists kinds of that concept: the items that share no word with any block
-    join it too, a kind of several words as its phrase (as :func:`_join_examples` reads "such as" lists)."""
+    small vessel disease" by its word) lists kinds of that concept: the items of two or three words that share no
+    word with any block join it too, as their phrases (a lone word of a list, "fruit" of "fibre from cereals,
+    fruit or legumes", names a wider thing)."""
     grown = [b for b, old in zip(blocks, before, strict=True) if b.terms != old]
     if len(grown) != 1 or len(items) < 3:
         return
@@ -410,9 +411,10 @@ def _join_siblings(blocks: list[ConceptBlock], before: list[list[str]], items: l
     for item in items:
         own = _content_words(item)
         parts = {p for w in re.findall(_WORD, item.casefold()) for p in [w, *w.split("-")]} - _FUNCTION
-        if not own or len(own) > 3 or _is_meta_item(item) or parts & words:
+        # a kind of two words or more: a lone word of a list ("fruit", "colon") names a wider thing
+        if not 2 <= len(own) <= 3 or _is_meta_item(item) or parts & words:
             continue
-        terms = [t for t in _variants(item, acronyms) if len(own) == 1 or " " in t.strip('"')]
+        terms = [t for t in _variants(item, acronyms) if " " in t.strip('"')]
         block.terms = _dedupe(block.terms + terms)
 
 
