@@ -175,8 +175,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text)) | _how_people_verbs(
         _sentences(text))
     blocks = _topic_blocks(topic, question, verbs, acronyms)
-    # an abstract's inclusion sentence is read after the kinds and examples its other sentences name (what it
-    # adds must not stand in for them: a kind already joined stops a list of its siblings joining)
     design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms) if question else []
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)

@@ -363,8 +363,9 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
                       acronyms: dict[str, str], siblings: bool = False) -> list[str]:
     """The study designs the eligibility sentences name (for the optional design block); their other phrases
     only add variants to blocks already found, never a block of their own (screening decides eligibility). With
-    ``siblings`` (an abstract's inclusion sentence), a list one of whose items joined a block names that block's
-    kinds: its other items join it too (:func:`_join_siblings`)."""
+    ``siblings`` (an abstract's inclusion sentence, read after the kinds and examples its other sentences name, so
+    what it adds does not stand in for them), a list one of whose items joined a block names that block's kinds:
+    its other items join it too (:func:`_join_siblings`)."""
     design_terms: list[str] = []
     for sentence in eligibility:
         low = sentence.casefold()
