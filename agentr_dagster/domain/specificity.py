@@ -160,11 +160,30 @@ def term_share(term: str, background: Background | None = None) -> float:
 
 def any_share(terms: list[str], background: Background | None = None) -> float:
     """The share of records that contain at least one of ``terms`` (an OR-group), its terms taken as
-    independent: 1 - prod(1 - share)."""
+    independent: 1 - prod(1 - share). Spellings of one term count once ("self-harm", "self harm", "selfharm" find
+    one set of records: counted three times, a block of one concept read as three times as broad)."""
     miss = 1.0
+    seen: set[str] = set()
+    stems = [t.casefold()[:-1] for t in terms if re.fullmatch(r"[\w-]{4,}\*", t)]
     for term in terms:
+        key = _spelling_key(term)
+        if key in seen or _found_by_stem(term, stems):
+            continue
+        seen.add(key)
         miss *= 1 - min(1.0, term_share(term, background))
     return 1 - miss
+
+
+def _found_by_stem(term: str, stems: list[str]) -> bool:
+    """A phrase another term's wildcard already finds ("suicidal ideation" beside ``suicid*``): it adds no records
+    to the group's."""
+    low = term.strip('"').casefold()
+    return " " in low and any(re.search(r"\b" + re.escape(s), low) for s in stems)
+
+
+def _spelling_key(term: str) -> str:
+    """A term without its quotes, hyphens and spaces: the spellings of one phrase share it."""
+    return re.sub(r"[\s\-\"]+", "", term.casefold())
 
 
 #: With a background (the lake, or other records), a term in this share of its records or more is generic

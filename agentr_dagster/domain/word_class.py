@@ -157,3 +157,17 @@ def is_graded_adjective(word: str) -> bool:
     from lemminflect import getAllLemmas
 
     return word.casefold() not in getAllLemmas(word.casefold()).get("ADJ", ())
+
+
+def quality_nouns(adjective: str) -> tuple[str, ...]:
+    """The "-ity" nouns of the quality an adjective the lexicon knows names ("suicidal" -> "suicidality", "obese"
+    -> "obesity", "adaptable" -> "adaptability"): English's regular derivation, also where the lexicon does not
+    list the noun; empty for a word it does not know as an adjective."""
+    low = adjective.casefold()
+    if len(low) < 5 or not low.isalpha() or "ADJ" not in word_classes(low):
+        return ()
+    if low.endswith("ble"):
+        return (low[:-3] + "bility",)
+    if low.endswith("ous"):
+        return (low[:-3] + "osity",)
+    return (low[:-1] + "ity",) if low.endswith("e") else (low + "ity",)

@@ -113,8 +113,9 @@ def _join_named_coordinations(text: str, acronyms: dict[str, str]) -> str:
             continue
         phrase = m.group(0).casefold()
         # said twice, it is a name only when the word after "and" can be a noun of it: an adjective opens a
-        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts)
-        twice = (low.count(phrase) >= 2 and word_classes(m.group(3).casefold()) != {"ADJ"}
+        # phrase of its own ("Mediterranean diet and cognitive decline", a title repeated by the aim: two concepts),
+        # also one the lexicon knows as a noun too ("chronic", "social", "physical": "loneliness and chronic pain")
+        twice = (low.count(phrase) >= 2 and "ADJ" not in word_classes(m.group(3).casefold())
                  and not _said_apart(low, m))
         # an acronym of its three words' initials said anywhere (undefined: "compare ACT with a waitlist")
         initials = "".join(w[0] for w in words).upper()
@@ -566,6 +567,9 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
             if not before or not after or not before[-1].items or after[0].cue:
                 continue
             words = [w.casefold() for w in _content_words(before[-1].items[-1])]
+            # the block's own phrase before a head of its kinds ("intermittent fasting regimens, including ..."):
+            # two words or more that name the block say which concept the list's kinds are of
+            words = words[:-1] if len(words) >= 3 else words
             block = next((b for b in blocks if b.required and words and all(
                 any(v.startswith(w[:5]) for v in _block_words(b)) for w in words)), None)
             items = [i for i in after[0].items if not _is_meta_item(i) and len(_content_words(i)) <= 3]

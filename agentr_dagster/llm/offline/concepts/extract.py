@@ -177,11 +177,12 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text)) | _how_people_verbs(
         _sentences(text))
     blocks = _topic_blocks(topic, question, verbs, acronyms)
-    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms)
+    design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms) if question else []
     _optional_by_wording(blocks, dropped)
     _join_kinds(blocks, text, verbs, acronyms)
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
+        design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms, siblings=True)
     _related_stems(blocks)
     _exposure_qualifier_anded(blocks, " ".join(topic))
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)

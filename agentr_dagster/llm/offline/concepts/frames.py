@@ -8,7 +8,7 @@ import re
 from agentr_dagster.domain.specificity import Background, any_share, general_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import is_graded_adjective, word_classes
+from agentr_dagster.domain.word_class import is_graded_adjective, quality_nouns, word_classes
 from agentr_dagster.llm.offline.concepts.blocks import (
     _EFFECT_ADJECTIVES,
     _WHO_FIRST,
@@ -68,6 +68,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     POPULATION_VARIANTS,
     REVIEW_KIND_TERMS,
+    TOPIC_WORD_ZIPF,
     _content_words,
     _person_word,
     _plural,
@@ -360,9 +361,12 @@ def _coequal_subject(main: ConceptBlock, other: ConceptBlock, title: str) -> boo
 
 
 def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs: frozenset[str],
-                      acronyms: dict[str, str]) -> list[str]:
+                      acronyms: dict[str, str], siblings: bool = False) -> list[str]:
     """The study designs the eligibility sentences name (for the optional design block); their other phrases
-    only add variants to blocks already found, never a block of their own (screening decides eligibility)."""
+    only add variants to blocks already found, never a block of their own (screening decides eligibility). With
+    ``siblings`` (an abstract's inclusion sentence, read after the kinds and examples its other sentences name, so
+    what it adds does not stand in for them), a list one of whose items joined a block names that block's kinds:
+    its other items join it too (:func:`_join_siblings`)."""
     design_terms: list[str] = []
     for sentence in eligibility:
         low = sentence.casefold()
@@ -374,12 +378,46 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             # "adopting"), no variant, nor a modifier of the next item's head ("adopting testing")
             items = [i for i in chunk.items if not _bare_verb_form(i)]
             _join_class_members(blocks, items, acronyms)
+            before = [list(b.terms) for b in blocks]
             for item in items:
                 _join_variant(blocks, item, acronyms)
+            if siblings:
+                _join_siblings(blocks, before, items, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
             for item in _distributed_heads(items, heads):
-                _join_phrase(blocks, item)
+                if not (siblings and _names_a_block(item, blocks)):
+                    _join_phrase(blocks, item)
     return design_terms
+
+
+def _names_a_block(item: str, blocks: list[ConceptBlock]) -> bool:
+    """A word of the item (or of its hyphenated words) is a block's whole one-word name ("all-dementia disease"
+    beside a block of dementia): the item is that block's concept, no kind of another's head."""
+    names = {i.casefold() for b in blocks for i in b.items if len(i.split()) == 1}
+    return bool({p for w in re.findall(_WORD, item.casefold()) for p in [w, *w.split("-")]} & names)
+
+
+def _join_siblings(blocks: list[ConceptBlock], before: list[list[str]], items: list[str],
+                   acronyms: dict[str, str]) -> None:
+    """An abstract's inclusion list one of whose items joined one block ("associations of white matter
+    hyperintensities, covert brain infarcts and cerebral microbleeds with ...": the microbleeds joined "cerebral
+    small vessel disease" by its word) lists kinds of that concept: the items of two or three words that share no
+    word with any block join it too, as their phrases (a lone word of a list, "fruit" of "fibre from cereals,
+    fruit or legumes", names a wider thing)."""
+    grown = [b for b, old in zip(blocks, before, strict=True) if b.terms != old]
+    if len(grown) != 1 or len(items) < 3:
+        return
+    block = grown[0]
+    # every word the blocks say, their heads too ("all-dementia disease" names the other block's concept)
+    words = {p for b in blocks for i in b.items for w in re.findall(_WORD, i.casefold()) for p in [w, *w.split("-")]}
+    for item in items:
+        own = _content_words(item)
+        parts = {p for w in re.findall(_WORD, item.casefold()) for p in [w, *w.split("-")]} - _FUNCTION
+        # a kind of two words or more: a lone word of a list ("fruit", "colon") names a wider thing
+        if not 2 <= len(own) <= 3 or _is_meta_item(item) or parts & words:
+            continue
+        terms = [t for t in _variants(item, acronyms) if " " in t.strip('"')]
+        block.terms = _dedupe(block.terms + terms)
 
 
 def _bare_verb_form(item: str) -> bool:
@@ -476,20 +514,41 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         return
     for block in blocks:
         block_words = _shared_words([w for i in block.items for w in _content_words(i)])
+        block_words |= _quality_forms(words, block_words)
         if _everyday_share(words & block_words, block):
             continue
         if words & block_words:
-            if not _holds_name(item, block) and not _head_of_block(words, block):
+            if not _holds_name(item, block) and not _head_of_block(words, block) and not _shares_only_head(
+                    words & block_words, block):
                 parts = _shared_runs(item, block_words)
                 # a part that names another block's concept is that concept, no variant of this one
                 others = {w for b in blocks if b is not block for i in b.items
                           for w in _shared_words(_content_words(i))}
                 joined = [t for part in parts for t in _variants(part, acronyms)
                           if _variant_of_block(t, part, block_words) and not _names_other(t, others, block_words)]
+                # a term's other spellings go with it ("fibre": fiber, which holds no word the block says)
+                joined = _dedupe([s for t in joined for s in [t, *_spellings(t)]])
                 # what the item says is switched from ("patients switched from originator X to CT-P10", a run of
                 # its own) goes AND-ed with the switch, as in the question
                 block.terms = _dedupe(block.terms + _switched_from(joined, item))
             return
+
+
+def _shares_only_head(shared: set[str], block: ConceptBlock) -> bool:
+    """The item shares with the block only the head of its phrases, a word of everyday English
+    (:data:`TOPIC_WORD_ZIPF`): another thing of the class ("Alzheimer's disease" beside "cerebral small vessel
+    disease"), no variant; a rarer head names the field ("process metrics" of "software metrics")."""
+    heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
+    return bool(shared) and shared <= heads and all(general_zipf(w) >= TOPIC_WORD_ZIPF for w in shared)
+
+
+def _quality_forms(words: set[str], block_words: set[str]) -> set[str]:
+    """The item's rare adjectives whose noun of the quality is a block's word, and its nouns whose adjective is
+    ("suicidal ideation" of a block of "suicidality"): one concept in the two forms English derives."""
+    def related(adjective: str, noun: str) -> bool:
+        return general_zipf(adjective) < TOPIC_WORD_ZIPF and noun in quality_nouns(adjective)
+
+    return {w for w in words for b in block_words if related(w, b) or related(b, w)}
 
 
 def _everyday_share(shared: set[str], block: ConceptBlock) -> bool:
@@ -516,9 +575,15 @@ def _names_other(term: str, others: set[str], block_words: set[str]) -> bool:
 
 def _head_of_block(words: set[str], block: ConceptBlock) -> bool:
     """An item that is the head of a block's phrase alone ("children" of "anaemic children"): the class the
-    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child)."""
+    phrase narrows, no variant of it (its synonyms, ``pediatric*``, ``infant*``, are every child); and so a
+    modifier of everyday English alone ("narrative" of "narrative evidence", named by an abstract's "studies that
+    compared narrative with statistical evidence"): the field the phrase narrows (a rare one names the concept:
+    "inoculation" of "inoculation theory")."""
     heads = {_content_words(i)[-1].casefold() for i in block.items if len(_content_words(i)) >= 2}
-    return len(words) == 1 and words <= heads
+    phrases = [re.findall(_WORD, i) for i in block.items]
+    everyday = {m.casefold() for w in phrases if len(w) >= 2 for m in w[:-1]
+                if general_zipf(m.casefold()) >= TOPIC_WORD_ZIPF}
+    return len(words) == 1 and words <= heads | everyday
 
 
 def _variant_of_block(term: str, part: str, block_words: set[str]) -> bool:

@@ -91,9 +91,14 @@ _REPORTED_NUMBERS_RE = re.compile(
     r"publications) (?:were|was|met|are)\b|\b(?:identified|included|selected) \d+\b")
 
 
-#: A sentence that says what the review or paper is about (its aim), in an abstract.
+#: A sentence that says what the review or paper is about (its aim), in an abstract. "aim" is the review's own
+#: ("We aimed", "This review aims", "The aim of"), not what others aim at ("programmes now aim to cultivate it",
+#: "interventions aimed at reducing X": a background sentence).
 _AIM_RE = re.compile(
-    r"\b(?:aims?|aimed|objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
+    r"(?:^|\b(?:the|our|its|main|primary|overall|specific|study|review|paper|article|analysis|work|research|"
+    r"synthesis|survey|authors|we|it)\s+)"
+    r"(?:aims?|aimed)\b|\baims? (?:of|was|were|is|are)\b|"
+    r"\b(?:objectives?|purpose|goals?|we (?:sought|set out|wanted|asked)|research questions?|"
     r"(?:this|the present|our) (?:systematic |scoping |literature )?(?:review|meta-analysis|study|paper|article|"
     r"work)|to (?:determine|assess|evaluate|examine|investigate|identify|explore|compare|quantify|summari[sz]e|"
     r"review|synthesi[sz]e|estimate|describe|characteri[sz]e|establish|map)|we (?:\w+ly )?(?:investigated|examined|"
@@ -170,13 +175,18 @@ def _heading(sentence: str) -> str | None:
     return word if any(re.fullmatch(h, word) for h in _HEADINGS) else None
 
 
+#: An abstract of this many sentences or more closes on its conclusion, never its aim (the last sentence index).
+CLOSING_NO_AIM_AFTER = 4
+
+
 def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     """(topic sentences, eligibility sentences, dropped sentences/clauses) of a question or an abstract.
 
     What the review itself did (registration, databases searched, screening, statistics) is dropped in either.
     A question's topic is its question and other plain sentences; an abstract's topic is its first sentence
     (the title, or the opening) and the sentences that state its aim, never its methods, results or
-    conclusions."""
+    conclusions; the inclusion part of its sentences of which studies were taken is eligibility
+    (:func:`_abstract_criteria`)."""
     text = _restore_headings(" ".join(text.split()))
     question = is_review_question(text)
     topic: list[str] = []
@@ -185,12 +195,21 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     after_topic = False
     aim_heading = False  # under "Objective:" / "Aim:" the next sentence states the aim, whatever its words
     aims = 0
-    for n, sentence in enumerate(_sentences(text)):
+    criteria_heading = False  # under "Eligibility criteria:" the sentence says which studies were taken
+    sentences = _sentences(text)
+    for n, sentence in enumerate(sentences):
         heading = _heading(sentence)
         if heading is not None:
             after_topic = bool(_AFTER_TOPIC_HEADING_RE.match(heading))
             aim_heading = bool(_AIM_HEADING_RE.match(heading))
+            criteria_heading = heading in ("eligibility criteria", "study selection")
             continue
+        if not question and n > 0:
+            criteria = _abstract_criteria(sentence, criteria_heading)
+            if criteria:
+                eligibility.append(criteria)
+                dropped.append(sentence)
+                continue
         if _PROVENANCE_RE.search(sentence) or _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(
             sentence
         ) or _URL_RE.search(sentence):
@@ -202,7 +221,9 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
             method = _REVIEW_METHOD_RE.search(sentence) and not (n == 0 and not _RESULT_RE.search(sentence))
             # the first aim sentence only
             # (under an aim heading only when the text has no title: a title already names the subject)
-            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)))
+            # (not an unheaded abstract's closing sentence, its conclusion: "We propose a research agenda ...")
+            aim = n > 0 and not aims and ((aim_heading and not topic) or bool(_AIM_RE.search(sentence)) and not (
+                n == len(sentences) - 1 >= CLOSING_NO_AIM_AFTER))
             if after_topic or method or _RESULT_RE.search(sentence) or not (n == 0 or aim):
                 dropped.append(sentence)
                 continue
@@ -223,6 +244,48 @@ def classify_sentences(text: str) -> tuple[list[str], list[str], list[str]]:
     if not topic and eligibility:
         topic, eligibility = eligibility[:1], eligibility[1:]
     return topic, eligibility, dropped
+
+
+#: An abstract's sentence that says which studies were taken: its items are the variants studies write.
+_ABSTRACT_INCLUSION_RE = re.compile(
+    r"\b(?:were|was|are|being) (?:included|eligible|considered eligible|selected)\b|"
+    r"\beligible (?:if|when|for inclusion)\b|\bwe included\b", re.I)
+
+#: A sentence that counts what the review found ("Forty-two trials met the inclusion criteria.").
+_COUNT_START_RE = re.compile(
+    r"^\W*(?:results?\W+)?(?:\d[\d,]*|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\w+teen|twenty|"
+    r"thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|a total of)\b)", re.I)
+
+#: The language a review took its studies in ("articles in English"): no topic.
+_LANGUAGE_RE = re.compile(r"\s*\b(?:published |written )?in (?:the )?English(?: language)?\b", re.I)
+
+#: What such a sentence goes on to exclude ("...; reviews and editorials were excluded"): no variant.
+_EXCLUSION_PART_RE = re.compile(
+    r"\s*(?:;|, (?:and|but|while|whereas))\s.*?\b(?:excluded|not eligible|not included)\b.*$", re.I)
+
+
+def _abstract_criteria(sentence: str, under_heading: bool) -> str:
+    """The inclusion part of an abstract's sentence of which studies were taken ("Studies of A, B or C in D were
+    included; reviews were excluded.", or any sentence under an "Eligibility criteria:" heading), "" for any other
+    sentence and for a count of what was found ("Forty-two trials met the inclusion criteria"). Read as a
+    question's eligibility sentence is (:func:`~.frames._read_eligibility`: its items add variants to the blocks
+    they share a word with, never a block): a published abstract lists there the kinds and names its studies
+    write ("suicidal ideation, self-harm, non-suicidal self-injury"), which its title and aim do not."""
+    if _RESULT_RE.search(sentence) or _REPORTED_NUMBERS_RE.search(sentence) or _COUNT_START_RE.search(sentence):
+        return ""
+    kept = _LANGUAGE_RE.sub("", _EXCLUSION_PART_RE.sub("", sentence)).strip()
+    if _EXCLUSION_START_RE.search(kept) or _EXCLUSION_ANY_RE.search(kept):
+        return ""
+    if under_heading or _ABSTRACT_INCLUSION_RE.search(kept):
+        return kept
+    # where it searched, then for which studies ("MEDLINE was searched to 2022 for cohort studies of X"), or what
+    # it took after the search ("We searched A and B and included trials of X")
+    m = _SEARCHED_FOR_RE.search(kept)
+    return kept[m.end():].strip() if m else ""
+
+
+#: "... searched ... for" / "... and included": what follows names the studies taken.
+_SEARCHED_FOR_RE = re.compile(r"\bsearched\b.*?\bfor\b|\band (?:then )?included\b", re.I)
 
 
 _PAPER_VOICE_RE = re.compile(

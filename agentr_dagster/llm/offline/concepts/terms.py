@@ -10,6 +10,7 @@ from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
     can_be_verb,
+    gerund,
     is_irregular_past_participle,
     is_past_participle,
     noun_lemmas,
@@ -33,6 +34,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     META_WORDS,
     POPULATION_VARIANTS,
     ROLE_WORDS,
+    TOPIC_WORD_ZIPF,
     _content_words,
     _person_word,
     _plural,
@@ -95,7 +97,22 @@ def _phrase_terms(phrase: str) -> list[str]:
     adjective = _paired_form(words[-1]) if classifier and _is_noun_form(words[-1]) else ""
     if adjective:
         terms.append(_render(" ".join([*words[:-1], adjective])))
+    # a noun before its head with the "-al" adjective English makes of it ("attention bias": "attentional bias",
+    # "emotion regulation": "emotional regulation"): the two are said of one concept
+    lead = _adjective_of_noun(words[0]) if len(words) >= 2 else ""
+    if lead:
+        terms.extend(_render(" ".join([lead, *t.strip('"').split()[1:]])) for t in list(terms))
     return terms
+
+
+def _adjective_of_noun(word: str) -> str:
+    """The "-al" adjective of a noun ("attention": attentional, "behaviour": behavioural), "" for none."""
+    low = word.casefold()
+    if not low.isalpha() or len(low) < 5 or "NOUN" not in word_classes(low) or "ADJ" in word_classes(low):
+        return ""
+    form = low + "al"
+    # the lexicon's adjective only, or a form it does not list that English uses ("attentional" 2.6)
+    return form if word_classes(form) <= {"ADJ"} and general_zipf(form) >= PAIRED_FORM_ZIPF else ""
 
 
 _NOUN_FORM_ENDINGS = ("sis", "tis", "tes")
@@ -516,7 +533,9 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     if words[1].casefold() in _INTAKE_HEADS and food.isalpha() and "NOUN" in word_classes(food) and plurals \
             and general_zipf(food) < EVERYDAY_WORD_ZIPF \
             and max(general_zipf(p) for p in plurals) >= general_zipf(food) - COUNT_NOUN_GAP:
-        terms.extend(_dedupe([food, *plurals]))
+        # each in its other spellings ("fibre": fiber, fibres, fibers)
+        terms.extend(_dedupe([s for f in [food, *plurals] for s in _spellings(f)]))
+    terms.extend(_rare_verb_before_gerund(words))
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -527,6 +546,18 @@ def _pair_naming_words(words: list[str]) -> list[str]:
         # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
         terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
     return terms
+
+
+def _rare_verb_before_gerund(words: list[str]) -> list[str]:
+    """A rare verb before an activity's "-ing" head ("fuzz testing"): the verb's own "-ing" form names the same
+    activity ("fuzzing", Zipf 1.7) and its agent noun the tool ("fuzzers"), which its studies write far more
+    often than the phrase; not an everyday verb ("stress testing", "load testing": ``stressing`` is any stress)."""
+    verb, head = words[0].casefold(), words[1].casefold()
+    if not (head.endswith("ing") and "VERB" in word_classes(head) and verb.isalpha() and verb in verb_lemmas(verb)
+            and general_zipf(verb) < TOPIC_WORD_ZIPF):
+        return []
+    doing = gerund(verb)
+    return [doing, _render(doing[:-3] + "er*")] if general_zipf(doing) < RARE_PART_ZIPF else []
 
 
 #: A noun whose plural is at most this much rarer in general English (Zipf) names things one counts ("protons"
@@ -746,10 +777,16 @@ def _compound_of_a_role(words: list[str]) -> list[str]:
         return []
     who, what = words[0].casefold(), words[1].casefold()
     role = who in ROLE_WORDS or any(who == key for key in POPULATION_VARIANTS if " " not in key)
-    if not (role and not _plural(who) and what.isalpha() and len(what) >= 5 and what not in GENERIC_HEADS
-            and what not in ROLE_WORDS and "NOUN" in word_classes(what) and not _process_noun(what, conversion=False)):
+    # a hyphenated compound is one noun ("teacher self-efficacy", "citizen co-production"), read by its last part
+    compound = "-" in what.strip("-") and what.replace("-", "").isalpha()
+    if not (role and not _plural(who) and (what.isalpha() or compound) and len(what) >= 5
+            and what not in GENERIC_HEADS and what not in ROLE_WORDS and "NOUN" in word_classes(what)
+            and (compound or not _process_noun(what, conversion=False))):
         return []  # a process done by them ("citizen adoption") is AND-ed with them already (:func:`_head_alone`)
     people = POPULATION_VARIANTS[who][0] if who in POPULATION_VARIANTS else who + "*"  # teachers, parents
+    if compound:  # its spellings, whole ("co-production", "co production", coproduction)
+        forms = _spellings(what)
+        return [f"({forms[0] if len(forms) == 1 else '(' + ' OR '.join(forms) + ')'} AND {people})"]
     return [f"({_sendable(truncation(what))} AND {people})"]
 
 
@@ -970,8 +1007,10 @@ def _process_noun(word: str, conversion: bool = True) -> bool:
     for ending in _PROCESS_ENDINGS:
         base = low[: -len(ending)]
         if low.endswith(ending) and len(base) >= 4:
-            # "inherit", "restrict"; "recurr" -> "recur"; "compet" -> "compete"
-            bases = [base, base + "e"] + ([base[:-1]] if base[-1] == base[-2] else [])
+            # "inherit", "restrict"; "recurr" -> "recur"; "compet" -> "compete"; "prioritizat" -> "prioritize"
+            # (an "-ization" noun the lexicon does not list: "prioritization", "localisation")
+            bases = [base, base + "e"] + ([base[:-1]] if base[-1] == base[-2] else []) + (
+                [base[:-2] + "e"] if base.endswith(("izat", "isat")) else [])
             if any("VERB" in word_classes(b) for b in bases):
                 return True
     return False
@@ -1058,7 +1097,19 @@ def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     # "transgenerational inheritance"); a common one does not ("depressive" alone is any depression)
     rare = [_render(t) for m in mods if m.isalpha() and len(m) >= 6 and general_zipf(m) < RARE_MODIFIER_ZIPF
             for t in _stems(m)]
-    return rare or [f"({_sendable(truncation(head))} AND {group})"]
+    return rare or [f"({_sendable(_process_stem(head))} AND {group})"]
+
+
+def _process_stem(noun: str) -> str:
+    """The stem a process noun is searched by beside what it happens to: its verb's where the noun is the verb and
+    "-ment" ("enrichment": ``enrich*``, which finds "enriched environment"; ``enrichm*`` found the noun only),
+    else the noun's own (``predict*`` of "prediction")."""
+    low = noun.casefold()
+    base = low[:-1] if low.endswith("ments") else low
+    base = base[:-4] if base.endswith("ment") else ""
+    stem = truncation(base) if len(base) >= 4 and base in verb_lemmas(base) else ""
+    # only a stem that opens onto the verb's forms ("develop" stays whole, as it would open onto "developer")
+    return stem if stem.endswith("*") else truncation(noun)
 
 
 #: A modifier of a process noun this rare in general English (Zipf) names the concept alone: "transgenerational"

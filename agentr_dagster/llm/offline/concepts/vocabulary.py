@@ -321,7 +321,8 @@ def _sentences(text: str) -> list[str]:
 #: What a review gathers rather than what it is about ("a review of barriers and facilitators", "of techniques").
 _EVIDENCE_KINDS = frozenset(
     "barriers facilitators determinants measures instruments tools techniques applications methods approaches "
-    "interventions strategies prospective retrospective experimental evidence benchmarks datasets".split())
+    "interventions strategies prospective retrospective experimental evidence benchmarks datasets antecedents "
+    "consequences".split())
 
 
 #: A subject names a topic by a word at most this common in general English (Zipf): "paradigm" 3.6.
