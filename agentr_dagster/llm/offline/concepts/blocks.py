@@ -866,6 +866,8 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
                 if _outcome_list(chunk, chunks[j - 1] if j else None) and _split_outcome_list(
                         blocks, chunk, acronyms, question, side):
                     continue
+                if j and _split_what_it_is_for(blocks, chunks[j - 1], chunk, acronyms, question, side):
+                    continue
                 for each in _pair_then_list(chunk, question):
                     _add_chunk(blocks, each, acronyms, question, side=side, after_role=after_role, doer=doer)
     return blocks
@@ -1020,6 +1022,30 @@ def _split_outcome_list(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dic
                    acronyms, question, side=side)
     n = len(blocks)
     _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, apart), acronyms, question, side=True)
+    if len(blocks) > n:
+        blocks[-1].facet = "outcome"
+    return True
+
+
+def _split_what_it_is_for(blocks: list[ConceptBlock], before: _Chunk, chunk: _Chunk, acronyms: dict[str, str],
+                          question: bool, side: bool) -> bool:
+    """"X for A, B and C" one of whose items repeats X ("self-guided interventions for self-guidance, fatigue,
+    insomnia and mood"): the list is what X is for, measured by X's name too, not kinds of X; the repeat joins X's
+    block, the other items are a block of their own, optional (``fatigu* OR insomni*`` as alternatives of the
+    intervention were every study of them). X is the block the chunk before "for" named. False (nothing added) for
+    any other chunk."""
+    if chunk.cue.strip().casefold() != "for" or not before.items:
+        return False
+    last = before.items[-1].casefold()
+    named = next((b for b in blocks if last in {i.casefold() for i in b.items}), None)
+    items = [i for i in chunk.items if not _is_meta_item(i)]
+    repeats = [i for i in items if named is not None and _repeated_block(blocks, i) is named]
+    others = [i for i in items if i not in repeats]
+    if not repeats or not others:
+        return False
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, repeats), acronyms, question, side=side)
+    n = len(blocks)
+    _add_chunk(blocks, _Chunk(chunk.text, chunk.cue, others), acronyms, question, side=True)
     if len(blocks) > n:
         blocks[-1].facet = "outcome"
     return True

@@ -380,7 +380,7 @@ def _read_eligibility(eligibility: list[str], blocks: list[ConceptBlock], verbs:
             _join_class_members(blocks, items, acronyms)
             before = [list(b.terms) for b in blocks]
             for item in items:
-                _join_variant(blocks, item, acronyms)
+                _join_variant(blocks, item, acronyms, abstract=siblings)
             if siblings:
                 _join_siblings(blocks, before, items, acronyms)
             heads = {_content_words(i)[-1].casefold() for b in blocks for i in b.items if _content_words(i)}
@@ -504,9 +504,12 @@ def _shared_words(words: list[str]) -> set[str]:
     return out - _NOT_SHARED
 
 
-def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str]) -> None:
+def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str], abstract: bool = False) -> None:
     """An eligibility sentence's item that names a variant of a block's concept (shares a distinctive word
-    with its items: "process metrics" with "software metrics") joins that block; it never makes a new one."""
+    with its items: "process metrics" with "software metrics") joins that block; it never makes a new one. In an
+    ``abstract``'s inclusion sentence, an item sharing only the block's everyday head joins nothing
+    (:func:`_shares_only_head`); a question's eligibility names the kinds its author means ("requirements
+    engineering" beside "software engineering")."""
     if _is_meta_item(item) or _measured_of(item):
         return
     words = _shared_words(_content_words(item))
@@ -518,8 +521,8 @@ def _join_variant(blocks: list[ConceptBlock], item: str, acronyms: dict[str, str
         if _everyday_share(words & block_words, block):
             continue
         if words & block_words:
-            if not _holds_name(item, block) and not _head_of_block(words, block) and not _shares_only_head(
-                    words & block_words, block):
+            if not _holds_name(item, block) and not _head_of_block(words, block) and not (
+                    abstract and _shares_only_head(words & block_words, block)):
                 parts = _shared_runs(item, block_words)
                 # a part that names another block's concept is that concept, no variant of this one
                 others = {w for b in blocks if b is not block for i in b.items
