@@ -31,3 +31,8 @@ def test_no_plural_for_a_stem_an_acronym_a_mass_noun_or_a_form_english_never_wri
                                                              '"medication adherence"', "radiotherap*"])
     query = concept_boolean_query([block])
     assert query == '(vorlixamab OR SLR OR "software engineering" OR "medication adherence" OR radiotherap*)'
+
+
+def test_the_commonest_plural_of_a_word_with_several():
+    block = ConceptFacet(facet="exposure", label="risk locus", terms=['"risk locus"', "nucleus"])
+    assert concept_boolean_query([block]) == '("risk locus" OR "risk loci" OR nucleus OR nuclei)'

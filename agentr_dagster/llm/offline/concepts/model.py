@@ -148,7 +148,8 @@ def _plural_variant(term: str) -> tuple[str, ...]:
     low = last.casefold()
     if low not in noun_lemmas(low) and word_classes(low):  # a word the lexicon lacks: a technical noun
         return ()
-    plural = next((f for f in plural_forms(low) if f != low and f.isalpha()), "")
+    # the commonest of the lexicon's plurals ("locus": loci, not "loca", a word of another language)
+    plural = max((f for f in plural_forms(low) if f != low and f.isalpha()), key=general_zipf, default="")
     said_zipf = general_zipf(plural)  # 0: a form English never writes ("vorlixamabs", "adherences")
     if not plural or not said_zipf or said_zipf < general_zipf(low) - PLURAL_VARIANT_GAP:
         return ()
