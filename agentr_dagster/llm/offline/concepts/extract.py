@@ -231,6 +231,5 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if question and topic:
         _act_with_object(blocks, topic[0])
         _anded_people_broad_back(blocks)
-    design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False) if design_terms \
-        else None
-    return ConceptPlan(blocks=blocks, design=design, dropped=dropped)
+    design = ConceptBlock("study_design", "study design", _dedupe(design_terms), required=False)
+    return ConceptPlan(blocks=blocks, design=design if design_terms else None, dropped=dropped)
