@@ -48,6 +48,14 @@ def _shares_product(blocks: list[ConceptBlock], background: Background | None) -
     return share
 
 
+def _shares_bound(blocks: list[ConceptBlock], background: Background | None) -> float:
+    """The most of a background's records that can name every one of the blocks: the rarest block's share. A
+    background answers a share per term, never how often two terms meet; blocks of one topic ("blood pressure",
+    "hypertension") meet in most of their records, so their shares multiplied read the AND as narrow where it is
+    not (every trial of blood pressure in hypertension)."""
+    return min((any_share(b.terms[:MAX_TERMS_PER_BLOCK], background) for b in blocks), default=1.0)
+
+
 def _modifier_only(label: str) -> bool:
     """A label of words the lexicon knows only as adjectives or adverbs ("statistical", "statistically
     significant"): no noun, so no concept of its own."""

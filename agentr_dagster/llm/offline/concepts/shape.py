@@ -10,7 +10,7 @@ from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
-from agentr_dagster.llm.offline.concepts.generic import _shares_product
+from agentr_dagster.llm.offline.concepts.generic import _shares_bound, _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import EVERYDAY_WORD_ZIPF, _means_compound, _plural_of, _process_noun
@@ -139,7 +139,8 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
                question: str = "") -> None:
     """Which optional blocks ``main_or_specific_rest`` leaves out of the rest branch (``in_query=False``). With
     required blocks besides the main one: all optional ones when the required ones AND-ed are expected in at most
-    ``rest_share`` of the ``background``'s records (their shares multiplied: "type 2 diabetes" alone is narrow,
+    ``rest_share`` of the ``background``'s records (at most the rarest one's share: a background counts no
+    co-occurrence, and shares multiplied read two blocks of one topic as narrow; "type 2 diabetes" alone is narrow,
     "hypertension" alone is not and keeps "adults" AND-ed with it); without a background, none (general English
     cannot tell a broad condition from a narrow one). With none, only a side clause's specific concept stays
     ("..., and how applicable are they for predicting fault location?": A OR fault location); a block that says
@@ -167,7 +168,10 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
         # alone, however narrow the background shows them: a subject it marked broad ("anxiety") stays AND-ed
         # with them (``A OR (student* AND anxiet*)``, not ``A OR student*``, every study of students)
         done_on = bool(question) and all(_who_block(b) and not _possessor_in(b, question) for b in required)
-        if _shares_product(required, background) <= rest_share and not done_on:
+        # narrow only where the AND cannot be broad: the rarest block's share (correlated blocks, one topic's
+        # words, meet in most of their records; their shares multiplied read ``"blood pressure" AND hypertens*``
+        # as narrow in a pool of antihypertensive trials, where it is 7 % of the records)
+        if _shares_bound(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
         return
