@@ -65,7 +65,9 @@ def test_the_verb_after_does_x_is_a_verb_though_it_is_a_noun_too():
 def test_a_population_word_modifying_a_behaviour_adds_no_population_alone():
     question = "Does parental monitoring predict adolescent drinking?"
     assert not _hits(question, "Sleep and mood in adolescents")
-    assert _hits(question, "Parental monitoring and alcohol use: a cohort study")
+    # round 30 (h30r): Y alone beside X is AND-ed with it (``X OR Y`` was every study of adolescent drinking)
+    assert _hits(question, "Parental monitoring and drinking in adolescence: a cohort study")
+    assert not _hits(question, "Binge drinking among adolescents in rural schools")
 
 
 def test_an_activity_alone_is_searched_by_its_verb_stem():

@@ -7,7 +7,8 @@ def test_when_the_exposure_happened_stays_with_what_it_was_to():
     # "prenatal exposure to X" was X alone: every study of X, whoever was exposed and when
     text = "Is prenatal exposure to betel nut associated with low birth weight?"
     q = query(text)
-    assert hits(text, "Maternal betel nut chewing in pregnancy and prenatal growth: a cohort"), q
+    # round 30 (h30r): the lone outcome is AND-ed with the exposure (``... OR "birth weight"`` was every study of it)
+    assert hits(text, "Maternal betel nut chewing and birth weight: a prenatal cohort"), q
     assert not hits(text, "Betel nut chewing and oral cancer among adult men in Taiwan"), q
 
 

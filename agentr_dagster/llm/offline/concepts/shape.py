@@ -9,7 +9,7 @@ from agentr_dagster.domain.specificity import Background, any_share, general_zip
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
-from agentr_dagster.llm.offline.concepts.frames import _gene_block, _named_in
+from agentr_dagster.llm.offline.concepts.frames import _RELATION_RES, _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_bound, _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
@@ -321,6 +321,30 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     if background:
         _broad_exposure_anded(blocks, topic)
     _proposed_for_anded(blocks, topic)
+    _lone_relation_anded(blocks, topic)
+
+
+def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A relation question naming one X (:data:`_RELATION_RES`: "Is X associated with Y in Z?", "Does X predict
+    Y?", "the relationship between X and Y") keeps ``X OR (Y AND Z)`` (:func:`_read_relation`: a study of the
+    relation may name either construct another way), but where the rest branch would be Y alone, ``X OR Y`` is
+    every study of Y: Y is AND-ed with X, as what a treatment is for is in the effect frame
+    (:func:`_lone_condition_anded`). Only X named before Y (the frame's words may be in its label: "loneliness
+    risk factor") and Y as the relation's object; not who the
+    studies are about, a place or an aspect. Not "Which X are associated with Y?" / "What X predict Y?": the
+    question asks for the kinds of X, which its studies name by their own names (the shared SocialNorms question
+    fell from 0.946 to 0.066 recall with its Y AND-ed)."""
+    sentence = topic.replace(_JOIN, " ")
+    m = next((m for r in _RELATION_RES for m in [r.search(sentence)] if m), None)
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if len(rest) != 1 or not rest[0].required or rest[0].aspect or rest[0].setting or rest[0].generic:
+        return
+    if _named_in(main, sentence[m.start():m.start("y")].casefold()) and _named_in(rest[0], m.group("y").casefold()) \
+            and not _who_block(rest[0]):
+        rest[0].independent = True
 
 
 #: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
