@@ -20,10 +20,12 @@ def test_a_lone_two_word_phrase_block_also_finds_its_words_apart():
 def test_the_and_of_a_phrase_stays_specific():
     # two everyday words short of every field's: the AND is added; words of every field ("sleep quality"), a
     # meta head ("clinical outcomes"), a grading adjective ("soft skills"), a rarer word kept whole by earlier
-    # rounds ("herbal remedies"), an answer kind ("prognostic factor"), a participle ("flipped classroom") not;
-    # a run with its own non-phrase terms is left as it was
+    # rounds ("herbal remedies"), an answer kind ("prognostic factor"), a participle ("flipped classroom") or a
+    # stem reaching a commoner word ("formative" -> format*) not; a run with its own non-phrase terms is left as
+    # it was
     assert "(academic* AND achievem*)" in item_terms("academic achievement")
     for phrase in ("sleep quality", "clinical outcomes", "physical activity", "reading achievement", "soft skills",
-                   "herbal remedies", "prognostic factor", "flipped classroom"):
+                   "herbal remedies", "prognostic factor", "flipped classroom",
+                   "formative assessment", "emotional regulation"):
         assert all(t.startswith('"') for t in item_terms(phrase)), (phrase, item_terms(phrase))
     assert item_terms("renal impairment").count("(impair* AND renal)") == 1

@@ -514,6 +514,8 @@ def _run_terms(words: list[str]) -> list[str]:
 #: How common in general English both words of a two-word phrase may be for their AND to stay one concept's
 #: ("academic" 4.6, "achievement" 4.4; not "weight loss", "sleep quality": each word over 5 is every field's).
 PAIR_AND_ZIPF = 4.8
+#: How much commoner than its word a stem's commonest completion may be for the AND to keep to the word.
+STEM_REACH_ZIPF = 0.1
 
 
 def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str]:
@@ -534,8 +536,11 @@ def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str
            for w, o in zip(low, words, strict=True)):
         return terms
     stems = [truncation(w) for w in low]
-    zipfs = [max(general_zipf(w), general_zipf(s)) for w, s in zip(low, stems, strict=True)]
-    if max(zipfs) >= PAIR_AND_ZIPF or min(zipfs) < EVERYDAY_WORD_ZIPF or _gradable(low[0]):
+    zipfs = [general_zipf(w) for w in low]
+    # a stem that reaches a commoner word than its own ("formative" 3.3 -> format* 4.5, "regulation" -> regul*
+    # 4.5, "depressive" -> depress*) ANDs that word's studies
+    if (max(zipfs) >= PAIR_AND_ZIPF or min(zipfs) < EVERYDAY_WORD_ZIPF or _gradable(low[0])
+            or any(general_zipf(s) > z + STEM_REACH_ZIPF for s, z in zip(stems, zipfs, strict=True))):
         return terms
     return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
 
