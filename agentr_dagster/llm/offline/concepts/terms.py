@@ -21,6 +21,7 @@ from agentr_dagster.domain.word_class import (
 from agentr_dagster.llm.offline.concepts.model import _dedupe, _render, _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.vocabulary import (
+    _ANSWER_KINDS,
     _CLOSING_MEASURES,
     _DESIGN_WORDS,
     _FUNCTION,
@@ -507,8 +508,50 @@ def _run_terms(words: list[str]) -> list[str]:
     # whatever the head the studies use ("object-in-place task")
     if len(words) == 2 and _phrase_compound(words[0]):
         terms.extend(_run_terms(words[:1]))
-    terms.extend(_modifier_in_front_terms(words))
-    return terms
+    return _words_anded_of_phrase_alone(words, terms + _modifier_in_front_terms(words))
+
+
+#: How common in general English both words of a two-word phrase may be for their AND to stay one concept's
+#: ("academic" 4.6, "achievement" 4.4; not "weight loss", "sleep quality": each word over 5 is every field's).
+PAIR_AND_ZIPF = 4.8
+#: How much commoner than its word a stem's commonest completion may be for the AND to keep to the word.
+STEM_REACH_ZIPF = 0.1
+
+
+def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str]:
+    """A two-word run whose terms are only its exact phrase ("academic achievement") also gets the AND of its
+    words' stems (``(academic* AND achievem*)``): studies write the words apart ("achievement in academic
+    subjects", "academic performance and achievement"); only when both words are everyday but neither every
+    field's (:data:`EVERYDAY_WORD_ZIPF` to :data:`PAIR_AND_ZIPF`: a rarer word's phrase is kept whole by the
+    earlier rules, "herbal remedies", "oral contraceptives"), the first grades nothing (:func:`_gradable`),
+    none is a meta, generic, degree, design, role or answer-kind word ("prognostic factor": any factor of a
+    prognostic study) nor a participle that makes a kind ("flipped classroom": any classroom a study flipped),
+    so the AND names no more than the phrase's field."""
+    if len(words) != 2 or not terms or not all(t.startswith('"') for t in terms):
+        return terms
+    low = [w.casefold() for w in words]
+    if any(not w.isalpha() or len(w) < 4 or _is_acronym(o) or w in META_WORDS or w in GENERIC_HEADS
+           or w in DEGREE_MODIFIERS or w in _FUNCTION or w in _DESIGN_WORDS or w in ROLE_WORDS or _person_word(w)
+           or w in _ANSWER_KINDS or is_past_participle(w) or w.endswith("ing")
+           for w, o in zip(low, words, strict=True)):
+        return terms
+    stems = [truncation(w) for w in low]
+    zipfs = [general_zipf(w) for w in low]
+    # a stem that reaches a commoner word than its own ("formative" 3.3 -> format* 4.5, "regulation" -> regul*
+    # 4.5, "depressive" -> depress*) ANDs that word's studies
+    if (max(zipfs) >= PAIR_AND_ZIPF or min(zipfs) < EVERYDAY_WORD_ZIPF or _gradable(low[0])
+            or any(general_zipf(s) > z + STEM_REACH_ZIPF for s, z in zip(stems, zipfs, strict=True))):
+        return terms
+    return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
+
+
+def _gradable(word: str) -> bool:
+    """An adjective with a comparative in use ("soft" -> "softer"): it grades its noun ("soft skills"), and AND-ed
+    apart from it is any soft thing; a relational one ("academic", "renal") has none."""
+    if "ADJ" not in word_classes(word):
+        return False
+    forms = [word + "er", word[:-1] + "ier" if word.endswith("y") else "", word + "r" if word.endswith("e") else ""]
+    return max(general_zipf(f) for f in forms if f) >= RARE_MODIFIER_ZIPF
 
 
 #: Nouns of taking a food or a substance in (a general vocabulary of nutrition's phrasing, not a field's).
