@@ -94,11 +94,21 @@ def _acronym_pairs(text: str) -> dict[str, str]:
         # the long form is the last words whose count is near the acronym's letter count
         for k in range(min(len(words), n + 2), 0, -1):
             cand = words[-k:]
-            initials = "".join(w[0] for w in re.split(r"[\s\-]+", " ".join(cand)) if w).upper()
+            initials = "".join(w[0] for w in re.split(r"[\s\-/]+", " ".join(cand)) if w).upper()
             if initials.startswith(letters[:1].upper()) and (initials == letters.upper() or abs(k - n) <= 1):
                 pairs[acro] = " ".join(cand)
                 break
     return pairs
+
+
+def _slashed_names_joined(text: str) -> str:
+    """A name the text defines an acronym for whose words a slash joins ("attention-deficit/hyperactivity disorder
+    (ADHD)") is one phrase wherever the text says it, the slash a space: a slash elsewhere offers alternatives
+    ("pain/fatigue"), and read so the name fell apart into a half-name and the acronym was no variant of it."""
+    for long in _acronym_pairs(text).values():
+        if "/" in long:
+            text = re.sub(re.escape(long), lambda m: m.group(0).replace("/", " "), text, flags=re.I)
+    return text
 
 
 _CAPS_RE = re.compile(r"\b[A-Z]{3,6}\b")
