@@ -9,6 +9,7 @@ from agentr_dagster.domain.specificity import Background, any_share, general_zip
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
+from agentr_dagster.llm.offline.concepts.clauses import HOW_PEOPLE_DO_RE
 from agentr_dagster.llm.offline.concepts.frames import _RELATION_RES, _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_bound, _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
@@ -322,6 +323,29 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
         _broad_exposure_anded(blocks, topic)
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
+    _people_of_use_anded(blocks, topic)
+
+
+def _people_of_use_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do <people> use / experience X?" (:data:`HOW_PEOPLE_DO_RE`) asks of these people with X: read as who
+    the studies are about, the people were optional or a rest branch ("How do older adults use smartphones ...?"
+    was ``smartphon*``, every smartphone study; "How do nurses experience moral distress in intensive care units?"
+    ``"moral distress" OR (icu AND nurse*)``). Every block the question names wholly among the people (not generic,
+    not an organism) is AND-ed with X's, the first required block X names, which is the main one ("How do patients
+    with chronic kidney disease experience haemodialysis?": the haemodialysis, not the disease)."""
+    m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
+    if m is None or any(b.independent for b in blocks):
+        return
+    main = next((b for b in blocks if b.required and not b.generic and _named_in(b, m.group("x").casefold())), None)
+    if main is None:
+        return
+    blocks.remove(main)
+    blocks.insert(0, main)
+    who = set(_WORD_RE.findall(m.group("who").casefold()))
+    for b in blocks:
+        words = set(_WORD_RE.findall(b.label.casefold().replace(_JOIN, " ")))
+        if b is not main and words and words <= who and not (b.generic or b.organism or b.aspect):
+            b.required = b.in_query = b.independent = True
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
