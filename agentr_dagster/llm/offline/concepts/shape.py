@@ -326,12 +326,16 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _people_of_use_anded(blocks, topic)
 
 
+def _label_words(block: ConceptBlock) -> set[str]:
+    return set(_WORD_RE.findall(block.label.casefold().replace(_JOIN, " ")))
+
+
 def _people_of_use_anded(blocks: list[ConceptBlock], topic: str) -> None:
     """"How do <people> use / experience X?" (:data:`HOW_PEOPLE_DO_RE`) asks of these people with X: read as who
     the studies are about, the people were optional or a rest branch ("How do older adults use smartphones ...?"
     was ``smartphon*``, every smartphone study; "How do nurses experience moral distress in intensive care units?"
     ``"moral distress" OR (icu AND nurse*)``). Every block the question names wholly among the people (not generic,
-    not an organism) is AND-ed with X's, the first required block X names, which is the main one ("How do patients
+    not an organism; their condition alone where it has a block: "patients with X" are X's) is AND-ed with X's, the first required block X names, which is the main one ("How do patients
     with chronic kidney disease experience haemodialysis?": the haemodialysis, not the disease)."""
     m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
     if m is None or any(b.independent for b in blocks):
@@ -342,10 +346,12 @@ def _people_of_use_anded(blocks: list[ConceptBlock], topic: str) -> None:
     blocks.remove(main)
     blocks.insert(0, main)
     who = set(_WORD_RE.findall(m.group("who").casefold()))
-    for b in blocks:
-        words = set(_WORD_RE.findall(b.label.casefold().replace(_JOIN, " ")))
-        if b is not main and words and words <= who and not (b.generic or b.organism or b.aspect):
-            b.required = b.in_query = b.independent = True
+    named = [b for b in blocks if b is not main and not (b.generic or b.organism or b.aspect)
+             and _label_words(b) and _label_words(b) <= who]
+    # people named by their condition ("patients with chronic kidney disease"): the condition says who they are
+    conditions = [b for b in named if not _who_block(b)]
+    for b in conditions or named:
+        b.required = b.in_query = b.independent = True
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
