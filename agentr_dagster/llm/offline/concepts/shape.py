@@ -327,6 +327,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
 
 
 def _label_words(block: ConceptBlock) -> set[str]:
+    """The words of the block's label, as the question writes it."""
     return set(_WORD_RE.findall(block.label.casefold().replace(_JOIN, " ")))
 
 
@@ -334,9 +335,10 @@ def _people_of_use_anded(blocks: list[ConceptBlock], topic: str) -> None:
     """"How do <people> use / experience X?" (:data:`HOW_PEOPLE_DO_RE`) asks of these people with X: read as who
     the studies are about, the people were optional or a rest branch ("How do older adults use smartphones ...?"
     was ``smartphon*``, every smartphone study; "How do nurses experience moral distress in intensive care units?"
-    ``"moral distress" OR (icu AND nurse*)``). Every block the question names wholly among the people (not generic,
-    not an organism; their condition alone where it has a block: "patients with X" are X's) is AND-ed with X's, the first required block X names, which is the main one ("How do patients
-    with chronic kidney disease experience haemodialysis?": the haemodialysis, not the disease)."""
+    ``"moral distress" OR (icu AND nurse*)``). Every block the question names wholly among the people (not
+    generic, not an organism; their condition alone where it has a block: "patients with X" are X's) is AND-ed
+    with X's, the first required block X names, made the main one ("How do patients with chronic kidney disease
+    experience haemodialysis?": the haemodialysis, not the disease)."""
     m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
     if m is None or any(b.independent for b in blocks):
         return
