@@ -6,15 +6,18 @@ from tests.unit.domain.concept_queries import hits, query, terms
 
 
 def test_a_noun_stem_does_not_open_onto_a_commoner_adjective():
-    # "regulation" -> regul* found "regular" (an adjective commoner than the noun), "correction" -> correct* "correct"
+    # "regulation" -> regul* found "regular" (an adjective commoner than the noun), "generation" -> gener* "general"
     text = "Does regulation of sugar-sweetened beverages reduce obesity?"
     q = query(text)
     assert not hits(text, "Regular physical activity and obesity in adults"), q
     assert hits(text, "Government regulations on sugary drinks and obesity"), q
-    assert item_terms("regulation") == ["regulat*"] and item_terms("correction") == ["correcti*"]
-    # nouns of one family keep the short stem ("vaccine" is what a vaccination study says), as does an adjective
+    assert item_terms("regulation") == ["regulat*"] and item_terms("generation") == ["generat*"]
+    # nouns of one family keep the short stem ("vaccine" is what a vaccination study says), as do an adjective
+    # and a noun derived from the commoner adjective or verb ("adolescent" -> "adolescence", "correct" ->
+    # "correction")
     assert item_terms("vaccination") == ["vaccin*"] and item_terms("supplementation") == ["supplement*"]
-    assert item_terms("depressive") == ["depress*"]
+    assert item_terms("depressive") == ["depress*"] and item_terms("adolescence") == ["adolesc*"]
+    assert item_terms("awareness") == ["aware*"] and item_terms("correction") == ["correct*"]
 
 
 def test_a_defined_acronym_is_a_variant_of_its_block_when_its_letters_name_it():

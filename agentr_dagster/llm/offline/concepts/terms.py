@@ -15,6 +15,7 @@ from agentr_dagster.domain.word_class import (
     is_past_participle,
     noun_lemmas,
     plural_forms,
+    quality_nouns,
     verb_lemmas,
     word_classes,
 )
@@ -196,9 +197,10 @@ def _stems(word: str) -> list[str]:
 def _noun_stem_kept_from_adjective(word: str, stem: str) -> str:
     """A noun's stem lengthened until it opens onto no adjective commoner than the noun (by more than
     :data:`STEM_REACH_ZIPF`): "medication" -> medicat* (not medic*: "medical"), "regulation" -> regulat* (not regul*:
-    "regular"), "correction" -> correcti* (not correct*). Nouns of one family keep the short stem ("vaccination" ->
-    vaccin*: "vaccine"; "supplementation" -> supplement*), as does a word that is an adjective itself ("depressive"
-    -> depress*), whose kin the lexicon cannot tell from the adjective's word class."""
+    "regular"), "generation" -> generat* (not gener*: "general"), "severity" -> severi* ("several"). Nouns of one
+    family keep the short stem ("vaccination" -> vaccin*: "vaccine"; "supplementation" -> supplement*), as do a noun
+    derived from the adjective or verb reached (:func:`_derived_from`: "adolescence" -> adolesc*, "correction" ->
+    correct*) and a word that is an adjective itself ("depressive" -> depress*)."""
     low = word.casefold()
     classes = word_classes(low)
     if not stem.endswith("*") or "NOUN" not in classes or "ADJ" in classes or not low.startswith(stem[:-1]):
@@ -211,10 +213,21 @@ def _noun_stem_kept_from_adjective(word: str, stem: str) -> str:
 
 
 def _reaches_commoner_adjective(prefix: str, word: str) -> bool:
-    """A word of general English beginning with ``prefix``, not one of ``word``'s own forms, that can be an
-    adjective and is commoner than ``word`` by more than :data:`STEM_REACH_ZIPF`."""
-    return any(_stem_reaches_commoner(other, word) and "ADJ" in word_classes(other)
+    """A word of general English beginning with ``prefix``, not one of ``word``'s own forms nor its kin
+    (:func:`_derived_from`), that can be an adjective and is commoner than ``word`` by more than
+    :data:`STEM_REACH_ZIPF`."""
+    return any(_stem_reaches_commoner(other, word) and "ADJ" in word_classes(other) and not _derived_from(word, other)
                for other in general_completions(prefix) if not other.startswith(word))
+
+
+def _derived_from(noun: str, other: str) -> bool:
+    """``noun`` is English's regular derivation of ``other``: the quality an adjective names ("severe" ->
+    "severity", "aware" -> "awareness", "adolescent" -> "adolescence", :func:`quality_nouns`) or the act of a verb
+    ``other`` is a form of ("prefer" -> "preference", "progress" -> "progression")."""
+    if noun in quality_nouns(other) or noun == other + "ness" or (
+            other.endswith(("ent", "ant")) and noun == other[:-1] + "ce"):
+        return True
+    return any(noun.startswith(lemma.rstrip("e")) for lemma in verb_lemmas(other) if len(lemma) >= 4)
 
 
 def _stem_reaches_commoner(term: str, word: str) -> bool:
