@@ -323,7 +323,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
         _broad_exposure_anded(blocks, topic)
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
-    _people_of_use_anded(blocks, topic)
+    _people_of_experience_anded(blocks, topic)
 
 
 def _label_words(block: ConceptBlock) -> set[str]:
@@ -331,16 +331,17 @@ def _label_words(block: ConceptBlock) -> set[str]:
     return set(_WORD_RE.findall(block.label.casefold().replace(_JOIN, " ")))
 
 
-def _people_of_use_anded(blocks: list[ConceptBlock], topic: str) -> None:
-    """"How do <people> use / experience X?" (:data:`HOW_PEOPLE_DO_RE`) asks of these people with X: read as who
-    the studies are about, the people were optional or a rest branch ("How do older adults use smartphones ...?"
-    was ``smartphon*``, every smartphone study; "How do nurses experience moral distress in intensive care units?"
-    ``"moral distress" OR (icu AND nurse*)``). Every block the question names wholly among the people (not
-    generic, not an organism; their condition alone where it has a block: "patients with X" are X's) is AND-ed
-    with X's, the first required block X names, made the main one ("How do patients with chronic kidney disease
-    experience haemodialysis?": the haemodialysis, not the disease)."""
+def _people_of_experience_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do <people> experience / perceive X?" (:data:`HOW_PEOPLE_DO_RE`) asks how these people live X, a
+    qualitative synthesis whose studies are of those people (its sample) and X: read as who the studies are about,
+    the people were a rest branch with what else the question names ("How do nurses experience moral distress in
+    intensive care units?" was ``"moral distress" OR (icu AND nurse*)``: every study of nurses in intensive care).
+    Every block the question names wholly among the people (not generic, not an organism; their condition alone
+    where it has a block: "patients with X" are X's) is AND-ed with X's, the first required block X names, made the
+    main one ("How do patients with chronic kidney disease experience haemodialysis?": the haemodialysis, not the
+    disease). Not "How do <people> use X?": a study of X whoever uses it is wanted (round 29, :func:`_users_behind`)."""
     m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
-    if m is None or any(b.independent for b in blocks):
+    if m is None or m.group("verb").casefold() == "use" or any(b.independent for b in blocks):
         return
     main = next((b for b in blocks if b.required and not b.generic and _named_in(b, m.group("x").casefold())), None)
     if main is None:
