@@ -111,6 +111,17 @@ def opens_onto_zipf(term: str) -> float:
     return max(general_zipf(term), math.log10(total * 1e9)) if total > 0 else general_zipf(term)
 
 
+@lru_cache(maxsize=4096)
+def inside_other_words_zipf(letters: str) -> float:
+    """How often general English has ``letters`` inside a word other than itself or its plural, on the Zipf scale
+    (the summed frequency of those words: "ibs" in "ribs", "gibson" 4.31; "rct" in "arctic", "infarction" 4.30;
+    "cbt" 1.28), 0.0 for none: what a substring matcher finds for a short acronym besides the acronym."""
+    low = letters.casefold()
+    words, cumulative = _english_words()
+    freqs = [cumulative[i + 1] - cumulative[i] for i, w in enumerate(words) if low in w and w not in (low, low + "s")]
+    return math.log10(sum(freqs) * 1e9) if freqs else 0.0
+
+
 def general_completions(prefix: str) -> list[str]:
     """The words of general English (``wordfreq``'s list) that begin with ``prefix``: what a wildcard after
     ``prefix`` opens onto."""

@@ -94,11 +94,21 @@ def _acronym_pairs(text: str) -> dict[str, str]:
         # the long form is the last words whose count is near the acronym's letter count
         for k in range(min(len(words), n + 2), 0, -1):
             cand = words[-k:]
-            initials = "".join(w[0] for w in re.split(r"[\s\-]+", " ".join(cand)) if w).upper()
+            initials = "".join(w[0] for w in re.split(r"[\s\-/]+", " ".join(cand)) if w).upper()
             if initials.startswith(letters[:1].upper()) and (initials == letters.upper() or abs(k - n) <= 1):
                 pairs[acro] = " ".join(cand)
                 break
     return pairs
+
+
+def _slashed_names_joined(text: str) -> str:
+    """A name the text defines an acronym for whose words a slash joins ("attention-deficit/hyperactivity disorder
+    (ADHD)") is one phrase wherever the text says it, the slash a space: a slash elsewhere offers alternatives
+    ("pain/fatigue"), and read so the name fell apart into a half-name and the acronym was no variant of it."""
+    for long in _acronym_pairs(text).values():
+        if "/" in long:
+            text = re.sub(re.escape(long), lambda m: m.group(0).replace("/", " "), text, flags=re.I)
+    return text
 
 
 _CAPS_RE = re.compile(r"\b[A-Z]{3,6}\b")
@@ -515,10 +525,21 @@ _HOW_PEOPLE_VERB_RE = re.compile(
     r"(?:\s+(?:and|or)\s+([a-z]+))?\b", re.I)
 
 
+#: "How do <people> use / experience / perceive X?": a question of what people do with X or live through; the verb
+#: in its plain form after "do" and the people (up to seven words: "patients with chronic kidney disease").
+HOW_PEOPLE_DO_RE = re.compile(
+    r"^\W*how\s+(?:do|does|did)\s+(?P<who>(?:[\w'\u2019-]+\s+){1,7}?)(?P<verb>use|experience|perceive)\s+(?P<x>[^?]+)",
+    re.I)
+
+
 def _how_people_verbs(sentences: list[str]) -> frozenset[str]:
     """The verbs of a title "How <people> V and V with X" (:data:`_HOW_PEOPLE_VERB_RE`): words that can be verbs
     in their plain form ("experience", "cope"), though nouns too; read as nouns they named a concept of their own
-    ("midwives experience", ``cope AND midwiv*``)."""
+    ("midwives experience", ``cope AND midwiv*``). So is a question's "How do <people> experience X?"
+    (:data:`HOW_PEOPLE_DO_RE`: "chronic kidney disease experience haemodialysis" was one phrase)."""
+    asked = HOW_PEOPLE_DO_RE.match(sentences[0]) if sentences and "?" in sentences[0] else None
+    if asked is not None:
+        return frozenset({asked.group("verb").casefold()})
     # a question ("How does peer feedback influence ...?") has its own frames
     m = _HOW_PEOPLE_VERB_RE.match(sentences[0]) if sentences and "?" not in sentences[0] else None
     if m is None:

@@ -34,6 +34,7 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _acronym_pairs,
     _how_people_verbs,
     _relative_clause_verbs,
+    _slashed_names_joined,
     _undefined_acronyms,
     _verbs_in_text,
 )
@@ -163,7 +164,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
-    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
+    text = _slashed_names_joined(_without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text)))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
     text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))

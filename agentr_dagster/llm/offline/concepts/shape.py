@@ -9,6 +9,7 @@ from agentr_dagster.domain.specificity import Background, any_share, general_zip
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
+from agentr_dagster.llm.offline.concepts.clauses import HOW_PEOPLE_DO_RE
 from agentr_dagster.llm.offline.concepts.frames import _RELATION_RES, _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_bound, _shares_product
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _render, _sendable
@@ -322,6 +323,38 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
         _broad_exposure_anded(blocks, topic)
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
+    _people_of_experience_anded(blocks, topic)
+
+
+def _label_words(block: ConceptBlock) -> set[str]:
+    """The words of the block's label, as the question writes it."""
+    return set(_WORD_RE.findall(block.label.casefold().replace(_JOIN, " ")))
+
+
+def _people_of_experience_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do <people> experience / perceive X?" (:data:`HOW_PEOPLE_DO_RE`) asks how these people live X, a
+    qualitative synthesis whose studies are of those people (its sample) and X: read as who the studies are about,
+    the people were a rest branch with what else the question names ("How do nurses experience moral distress in
+    intensive care units?" was ``"moral distress" OR (icu AND nurse*)``: every study of nurses in intensive care).
+    Every block the question names wholly among the people (not generic, not an organism; their condition alone
+    where it has a block: "patients with X" are X's) is AND-ed with X's, the first required block X names, made the
+    main one ("How do patients with chronic kidney disease experience haemodialysis?": the haemodialysis, not the
+    disease). Not "How do <people> use X?": a study of X whoever uses it is wanted (round 29, :func:`_users_behind`)."""
+    m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
+    if m is None or m.group("verb").casefold() == "use" or any(b.independent for b in blocks):
+        return
+    main = next((b for b in blocks if b.required and not b.generic and _named_in(b, m.group("x").casefold())), None)
+    if main is None:
+        return
+    blocks.remove(main)
+    blocks.insert(0, main)
+    who = set(_WORD_RE.findall(m.group("who").casefold()))
+    named = [b for b in blocks if b is not main and not (b.generic or b.organism or b.aspect)
+             and _label_words(b) and _label_words(b) <= who]
+    # people named by their condition ("patients with chronic kidney disease"): the condition says who they are
+    conditions = [b for b in named if not _who_block(b)]
+    for b in conditions or named:
+        b.required = b.in_query = b.independent = True
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:

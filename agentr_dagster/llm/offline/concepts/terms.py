@@ -15,6 +15,7 @@ from agentr_dagster.domain.word_class import (
     is_past_participle,
     noun_lemmas,
     plural_forms,
+    quality_nouns,
     verb_lemmas,
     word_classes,
 )
@@ -168,7 +169,7 @@ def _closed_stem(stem: str, word: str) -> bool:
 
 def _stems(word: str) -> list[str]:
     """A word's search stem, and its paired form's (:func:`_paired_form`) when that stem does not cover it."""
-    stems = [truncation(word)]
+    stems = [_noun_stem_kept_from_adjective(word, truncation(word))]
     low = word.casefold()
     core = stems[0].rstrip("*")
     if (stems[0].endswith("*") and core.endswith("e") and len(core) >= 5 and core[-2] not in "aeiou"
@@ -191,6 +192,48 @@ def _stems(word: str) -> list[str]:
     if other and not other.startswith(stems[0].rstrip("*")):
         stems.append(truncation(other))
     return stems
+
+
+def _noun_stem_kept_from_adjective(word: str, stem: str) -> str:
+    """A noun's stem lengthened until it opens onto no adjective commoner than the noun (by more than
+    :data:`STEM_REACH_ZIPF`): "medication" -> medicat* (not medic*: "medical"), "regulation" -> regulat* (not regul*:
+    "regular"), "generation" -> generat* (not gener*: "general"), "severity" -> severi* ("several"). Nouns of one
+    family keep the short stem ("vaccination" -> vaccin*: "vaccine"; "supplementation" -> supplement*), as do a noun
+    derived from the adjective or verb reached (:func:`_derived_from`: "adolescence" -> adolesc*, "correction" ->
+    correct*) and a word that is an adjective itself ("depressive" -> depress*)."""
+    low = word.casefold()
+    classes = word_classes(low)
+    if not stem.endswith("*") or "NOUN" not in classes or "ADJ" in classes or not low.startswith(stem[:-1]):
+        return stem
+    singular = next((n for n in noun_lemmas(low) if low.startswith(n[:len(stem) - 1])), low)
+    core = stem[:-1]
+    while len(core) < len(low) and _reaches_commoner_adjective(core, singular):
+        core = low[:len(core) + 1]
+    return core + "*"
+
+
+def _reaches_commoner_adjective(prefix: str, word: str) -> bool:
+    """A word of general English beginning with ``prefix``, not one of ``word``'s own forms nor its kin
+    (:func:`_derived_from`), that can be an adjective and is commoner than ``word`` by more than
+    :data:`STEM_REACH_ZIPF`."""
+    return any(_stem_reaches_commoner(other, word) and "ADJ" in word_classes(other) and not _derived_from(word, other)
+               for other in general_completions(prefix) if not other.startswith(word))
+
+
+def _derived_from(noun: str, other: str) -> bool:
+    """``noun`` is English's regular derivation of ``other``: the quality an adjective names ("severe" ->
+    "severity", "aware" -> "awareness", "adolescent" -> "adolescence", :func:`quality_nouns`) or the act of a verb
+    ``other`` is a form of ("prefer" -> "preference", "progress" -> "progression")."""
+    if noun in quality_nouns(other) or noun == other + "ness" or (
+            other.endswith(("ent", "ant")) and noun == other[:-1] + "ce"):
+        return True
+    return any(noun.startswith(lemma.rstrip("e")) for lemma in verb_lemmas(other) if len(lemma) >= 4)
+
+
+def _stem_reaches_commoner(term: str, word: str) -> bool:
+    """``term`` (a word, or a stem by its commonest completion) is commoner in general English than ``word`` by more
+    than :data:`STEM_REACH_ZIPF`: a wildcard meant for ``word`` would mostly find that other word."""
+    return general_zipf(term) > general_zipf(word) + STEM_REACH_ZIPF
 
 
 #: Nouns whose concept is what they are "to" ("exposure to X", "susceptibility to X"); not "resistance to X" or
@@ -540,7 +583,7 @@ def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str
     # a stem that reaches a commoner word than its own ("formative" 3.3 -> format* 4.5, "regulation" -> regul*
     # 4.5, "depressive" -> depress*) ANDs that word's studies
     if (max(zipfs) >= PAIR_AND_ZIPF or min(zipfs) < EVERYDAY_WORD_ZIPF or _gradable(low[0])
-            or any(general_zipf(s) > z + STEM_REACH_ZIPF for s, z in zip(stems, zipfs, strict=True))):
+            or any(_stem_reaches_commoner(s, w) for s, w in zip(stems, low, strict=True))):
         return terms
     return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import re
 
-from agentr_dagster.domain.specificity import general_zipf
+from agentr_dagster.domain.specificity import general_zipf, inside_other_words_zipf
 from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.domain.word_class import word_classes
 from agentr_dagster.llm.offline.concepts.clauses import _switched_from
 from agentr_dagster.llm.offline.concepts.model import _sendable
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
+    EVERYDAY_WORD_ZIPF,
     _common_without_lead,
     _design_only,
     _phrase_terms,
@@ -58,10 +60,22 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
                         pairs = [p for p in pairs if p != (long_words[-3], long_words[-2])]
                     terms.extend(t for x, y in pairs if not _common_without_lead(long_words, [x, y])
                                  for t in _phrase_terms(f"{x} {y}"))
-            # alone only when it is long enough not to sit inside other words ("ACE" in "surface"), or stands alone
-            if len(a) >= 4 or item.strip().rstrip("s") == a:
+            # alone only when its letters name it (:func:`_acronym_alone`), or the item is the acronym itself
+            if _acronym_alone(a) or item.strip().rstrip("s") == a:
                 terms.append(a)
     return [v for t in terms if t for v in _spellings(t)] + paired
+
+
+def _acronym_alone(acronym: str) -> bool:
+    """A defined acronym is a term of its own when its letters say nothing else: never an everyday word of English
+    ("HOPE", "SAFE": Zipf :data:`EVERYDAY_WORD_ZIPF` or more, a word the lexicon knows), and one of three letters only
+    when general English has it more often as itself than inside other words, where a substring matcher would find
+    it ("CBT", "MDD"; not "ACE" in "surface", "IBS" in "ribs", "RCT" in "infarction"). Four letters or more seldom
+    sit inside a word ("ADHD", "NSSI", "COPD")."""
+    low = acronym.casefold()
+    if len(low) < 3 or word_classes(low) and general_zipf(low) >= EVERYDAY_WORD_ZIPF:
+        return False
+    return len(low) >= 4 or inside_other_words_zipf(low) < general_zipf(low)
 
 
 #: A modifier this common in general English (Zipf, ``wordfreq``: "young" 5.4, "school" 5.7, "pregnant" 4.6) leaves

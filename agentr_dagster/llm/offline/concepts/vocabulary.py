@@ -284,7 +284,7 @@ _INTERVENTION_CUE_RE = re.compile(
 )
 
 
-_ACRONYM_PAREN_RE = re.compile(r"([A-Za-z][\w\- ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9}s?)\)")
+_ACRONYM_PAREN_RE = re.compile(r"([A-Za-z][\w\-/ ]{2,80}?)\s*\(([A-Z][A-Za-z0-9\-]{1,9}s?)\)")
 
 
 #: Heads that say "a kind of treatment or thing" (the modifier before them is the concept).
