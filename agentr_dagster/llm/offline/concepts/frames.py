@@ -711,6 +711,32 @@ _SEARCH_SENTENCE_RE = re.compile(r"\b(?:searched|search(?:es)? (?:of|in|was|were
                                  r"specialized register|search methods)\b", re.I)
 
 
+#: "X, or (the) Y, is ..." / "X, also known as Y, ...": the text names its concept X a second way, Y (a sentence's
+#: subject restated between commas: "Retrieval practice, or the testing effect, improves retention").
+_RESTATED_RE = re.compile(r"^(?:[A-Z][a-z]+(?: [a-z]+)?:\s+)?([A-Za-z][\w'\- ]{2,60}?)(?:\s+\([A-Z][\w\-]{1,9}\))?,\s+"
+                          r"(?:or|also (?:known as|called|termed))\s+(?:the\s+|an?\s+)?([A-Za-z][\w\- ]{2,40}?),\s+\w")
+
+
+def _join_restatements(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A sentence that opens with a block's own name restated between commas ("Age-related hearing loss (ARHL), or
+    presbycusis, is heritable") gives that block the other name's terms: a synonym the text itself states, which
+    its studies may use alone. The other name is one to four content words, none a meta word."""
+    for sentence in _sentences(_restore_headings(text)):
+        m = _RESTATED_RE.match(sentence.strip())
+        if not m:
+            continue
+        named, other = m.group(1).casefold(), m.group(2)
+        words = _content_words(other)
+        if not 1 <= len(words) <= 4 or _is_meta_item(other) or any(w.casefold() in META_WORDS for w in words):
+            continue
+        for block in blocks:
+            if named in {block.label.casefold(), *(i.casefold() for i in block.items)}:
+                # the whole name at least: a meta head leaves no term of its own ("spacing effect")
+                whole = [v for t in _phrase_terms(" ".join(re.findall(_WORD, other))) for v in _spellings(t)]
+                block.terms = _dedupe(block.terms + (_variants(other, acronyms) or whole))
+                break
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -718,6 +744,7 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     generic head ("behaviours", "disorders") only a phrase whose modifier shares a stem with the block's own
     modifier ("risk-taking behaviour", "risky behaviours" beside "high-risk behaviours"): the same concept,
     written as its studies write it."""
+    _join_restatements(blocks, text, acronyms)
     heads: dict[str, ConceptBlock] = {}
     stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
     for block in blocks:

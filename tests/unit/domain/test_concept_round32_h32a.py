@@ -1,0 +1,29 @@
+"""Round 32 (h32a): published-style review abstracts from fields not tuned on (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+_SPACED = ("Spaced repetition in undergraduate medical education: a meta-analysis. Background: Spaced repetition, "
+           "or the spacing effect, improves long-term retention of learned material. Objectives: To estimate the "
+           "effect of spaced repetition on examination performance of medical students. Methods: ERIC and MEDLINE "
+           "were searched to 2024. Results: Twenty studies were included. Conclusions: Spacing helps.")
+
+
+def test_a_name_the_abstract_restates_between_commas_joins_its_block():
+    # "X, or the Y, improves ...": the text names its concept a second way; studies using only Y were missed
+    q = query(_SPACED)
+    assert '"spacing effect"' in q, q
+    assert hits(_SPACED, "The spacing effect in anatomy teaching: distributed study sessions and exam scores of "
+                         "medical students"), q
+    assert not hits(_SPACED, "Massed study sessions and exam scores of medical students"), q
+
+
+def test_a_restated_name_after_an_acronym_joins_its_block():
+    text = ("Genetic variants and tinnitus: a systematic review. Background: Chronic subjective tinnitus (CST), or "
+            "phantom auditory perception, is heritable. Objectives: To identify genetic variants associated with "
+            "chronic subjective tinnitus. Results: Twelve studies were included.")
+    q = query(text)
+    assert '"phantom auditory perception"' in q, q
+    # a list's "or" is no restatement: "A, B, or C" joins nothing to A
+    listed = ("Exercise and sleep in older adults: a systematic review. Background: Exercise, diet, or sleep "
+              "hygiene, are common advice. Objectives: To review the effect of exercise on sleep in older adults.")
+    assert "hygiene" not in query(listed), query(listed)
