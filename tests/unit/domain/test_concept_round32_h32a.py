@@ -1,5 +1,6 @@
 """Round 32 (h32a): published-style review abstracts from fields not tuned on (invented texts)."""
 
+from agentr_dagster.domain.truncation import truncation
 from tests.unit.domain.concept_queries import hits, query
 
 _SPACED = ("Spaced repetition in undergraduate medical education: a meta-analysis. Background: Spaced repetition, "
@@ -27,3 +28,14 @@ def test_a_restated_name_after_an_acronym_joins_its_block():
     listed = ("Exercise and sleep in older adults: a systematic review. Background: Exercise, diet, or sleep "
               "hygiene, are common advice. Objectives: To review the effect of exercise on sleep in older adults.")
     assert "hygiene" not in query(listed), query(listed)
+
+
+def test_a_state_in_ancy_is_truncated_to_reach_its_ant_word():
+    # "pregnancy" was pregnanc*: every trial "in pregnant women" was missed
+    assert truncation("pregnancy") == truncation("pregnancies") == "pregnan*"
+    assert truncation("malignancy") == "malignan*"
+    assert truncation("discrepancy") == "discrepanc*"  # "discrepant" is rarer than the noun: no reach
+    text = ("Iron supplementation during pregnancy and maternal anaemia: a systematic review. We reviewed "
+            "randomised trials of daily oral iron supplementation during pregnancy that reported maternal anaemia.")
+    q = query(text)
+    assert hits(text, "Daily oral iron supplements and maternal anaemia in pregnant women in Malawi"), q
