@@ -39,3 +39,17 @@ def test_a_state_in_ancy_is_truncated_to_reach_its_ant_word():
             "randomised trials of daily oral iron supplementation during pregnancy that reported maternal anaemia.")
     q = query(text)
     assert hits(text, "Daily oral iron supplements and maternal anaemia in pregnant women in Malawi"), q
+
+
+def test_an_adjective_condition_also_by_the_noun_the_abstract_uses():
+    # "major depressive disorder" was only its phrases: "adolescents with major depression" was missed
+    text = ("Transcranial magnetic stimulation for major depressive disorder in adolescents: a systematic review. "
+            "We reviewed sham-controlled trials of transcranial magnetic stimulation in adolescents with major "
+            "depressive disorder. Transcranial magnetic stimulation may benefit adolescents with depression.")
+    q = query(text)
+    assert '"major depression"' in q, q
+    assert hits(text, "Transcranial magnetic stimulation in adolescents with major depression: a sham-controlled "
+                      "trial"), q
+    # only a noun the text itself says
+    unsaid = text.replace(" with depression", " with this disorder")
+    assert '"major depression"' not in query(unsaid), query(unsaid)

@@ -183,7 +183,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
         design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms, siblings=True)
-    _related_stems(blocks)
+    _related_stems(blocks, text)
     _exposure_qualifier_anded(blocks, " ".join(topic))
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]

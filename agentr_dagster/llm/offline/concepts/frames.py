@@ -682,7 +682,7 @@ def _generic_head(word: str) -> bool:
     return low in GENERIC_HEADS or low in META_WORDS or general_zipf(truncation(low)) >= HEAD_ALONE_ZIPF
 
 
-def _related_stems(blocks: list[ConceptBlock]) -> None:
+def _related_stems(blocks: list[ConceptBlock], text: str = "") -> None:
     """A block whose own phrase is "X-related H" with a generic head ("anxiety-related disorders") is the
     concept X: its studies name X's kinds ("panic disorder", "social anxiety"), hardly ever the umbrella
     phrase, so X's stem joins the block (then it passes the usual generic and broad checks). Only the block's
@@ -696,6 +696,29 @@ def _related_stems(blocks: list[ConceptBlock]) -> None:
                 if m and (i == len(run) - 1 or i == len(run) - 2 and _generic_head(run[-1])):
                     stem = _render(truncation(m.group(1).casefold()))
                     block.terms = _dedupe(block.terms + _spellings(stem))
+    _condition_nouns(blocks, text)
+
+
+#: The endings of a noun that names a condition or state ("depression", "autism", "psychosis", "anaemia").
+_CONDITION_NOUN_ENDINGS = ("ion", "ism", "sis", "ia", "y")
+
+
+def _condition_nouns(blocks: list[ConceptBlock], text: str) -> None:
+    """A block named "M ADJ H" with a generic head ("major depressive disorder", "psychotic disorders") whose
+    adjective's stem the text also uses as a noun of a condition ("... in depression"): the noun with the same
+    modifiers joins the block ("major depression"), as its studies often name it. Only a noun the text itself
+    says, of the adjective's first letters but its last three (five at least)."""
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", text)}
+    for block in blocks:
+        run = [w.casefold() for w in _content_words(block.label)]
+        if len(run) < 2 or not _generic_head(run[-1]) or "ADJ" not in word_classes(run[-2]) or len(run[-2]) < 8:
+            continue
+        stem = run[-2][:-3]
+        nouns = sorted(w for w in words if w.startswith(stem) and w != run[-2] and w.endswith(_CONDITION_NOUN_ENDINGS)
+                       and word_classes(w) == {"NOUN"})
+        if nouns:
+            block.terms = _dedupe(block.terms + [v for t in _phrase_terms(" ".join([*run[:-2], nouns[0]]))
+                                                 for v in _spellings(t)])
 
 
 def _stem_parts(words: list[str]) -> list[str]:
