@@ -53,3 +53,12 @@ def test_an_adjective_condition_also_by_the_noun_the_abstract_uses():
     # only a noun the text itself says
     unsaid = text.replace(" with depression", " with this disorder")
     assert '"major depression"' not in query(unsaid), query(unsaid)
+
+
+def test_a_compound_of_the_blocks_words_in_another_order_joins_it():
+    # "performance-related pay" missed the studies of "pay-for-performance" the abstract itself names
+    text = ("Performance-related pay for hospital physicians and quality of care: a systematic review. We reviewed "
+            "studies of pay-for-performance schemes for hospital physicians that measured quality of care.")
+    q = query(text)
+    assert "pay-for-performance" in q, q
+    assert hits(text, "Pay for performance and quality of care among hospital physicians in England"), q

@@ -760,6 +760,27 @@ def _join_restatements(blocks: list[ConceptBlock], text: str, acronyms: dict[str
                 break
 
 
+#: The relation word of a compound modifier ("performance-related pay"): the same concept reads "pay for performance".
+_RELATION_PARTS = frozenset("related based associated linked oriented".split())
+
+
+def _join_reordered_compounds(blocks: list[ConceptBlock], text: str) -> None:
+    """A hyphenated compound of the text made of a block's own words in another order ("pay-for-performance"
+    beside "performance-related pay") names its concept: it joins
+    the block, hyphenated and spaced. Function words and a compound modifier's relation word ("related",
+    "based") do not count; two words at least."""
+    for block in blocks:
+        parts = [p for w in _content_words(block.label) for p in w.casefold().split("-")]
+        own = set(parts) - _RELATION_PARTS - _FUNCTION
+        if len(own) < 2:
+            continue
+        for compound in dict.fromkeys(re.findall(r"\b[A-Za-z]+(?:-[A-Za-z]+){2,}\b", text)):
+            words = [w.casefold() for w in compound.split("-")]
+            if set(words) - _RELATION_PARTS - _FUNCTION == own and words != parts:
+                spaced = compound.casefold().replace("-", " ")
+                block.terms = _dedupe(block.terms + [compound.casefold(), *_phrase_terms(spaced)])
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -768,6 +789,7 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     modifier ("risk-taking behaviour", "risky behaviours" beside "high-risk behaviours"): the same concept,
     written as its studies write it."""
     _join_restatements(blocks, text, acronyms)
+    _join_reordered_compounds(blocks, text)
     heads: dict[str, ConceptBlock] = {}
     stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
     for block in blocks:
