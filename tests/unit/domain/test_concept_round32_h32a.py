@@ -62,3 +62,16 @@ def test_a_compound_of_the_blocks_words_in_another_order_joins_it():
     q = query(text)
     assert "pay-for-performance" in q, q
     assert hits(text, "Pay for performance and quality of care among hospital physicians in England"), q
+
+
+def test_an_abstract_names_its_subject_by_its_short_acronym_too():
+    # the title's purpose ("for prediction of") became the main block, AND-ed with both subjects, because the
+    # sentences naming the subject by its three-letter acronym ("adding HRV") were not counted
+    text = ("Heart rate variability for prediction of sudden cardiac death: a systematic review. Heart rate "
+            "variability (HRV) reflects autonomic function and may improve arrhythmic risk prediction beyond "
+            "ejection fraction. We reviewed cohort studies that evaluated the addition of HRV to clinical models for "
+            "predicting sudden cardiac death in adults with heart failure. Adding HRV improved discrimination "
+            "modestly. The value of HRV in heart failure remains limited.")
+    q = query(text)
+    assert not q.startswith('("arrhythmic'), q
+    assert hits(text, "Heart rate variability and sudden cardiac death in chronic heart failure: a cohort study"), q

@@ -973,11 +973,21 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     done_in = title_low if _EFFECT_OF_ON_RE.search(title_low) else pair.group(1) if pair else ""
     doing = bool(done_in) and any(
         b.required and b.facet == "intervention" and not b.aspect and _named_in(b, done_in) for b in blocks)
+    # a sentence names a block by the acronym the text defines for it too ("Polygenic risk scores (PRS) ... adding
+    # a PRS"), which a short acronym's block does not carry as a term (it would sit inside other words)
+    acronyms = _acronym_pairs(text)
+    abbreviated = {id(b): [a.rstrip("s") for a, long in acronyms.items()
+                           if long.casefold() in {b.label.casefold(), *(i.casefold() for i in b.items)}]
+                   for b in blocks}
+
+    def times_named(b: ConceptBlock) -> int:
+        return sum(_named_in(b, s) or any(re.search(r"\b" + re.escape(a.casefold()) + r"s?\b", s)
+                                          for a in abbreviated[id(b)]) for s in sentences)
+
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
                                _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
-                               doing and b.facet == "outcome",
-                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+                               doing and b.facet == "outcome", -times_named(b), -len(_content_words(b.label))))
 
 
 #: A property only a drug (or another substance given) has: "the pharmacokinetics of X" names X as what the studies
