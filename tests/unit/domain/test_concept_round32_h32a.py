@@ -1,6 +1,7 @@
 """Round 32 (h32a): published-style review abstracts from fields not tuned on (invented texts)."""
 
 from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.llm.offline.concepts.terms import item_terms
 from tests.unit.domain.concept_queries import hits, query
 
 _SPACED = ("Spaced repetition in undergraduate medical education: a meta-analysis. Background: Spaced repetition, "
@@ -75,3 +76,25 @@ def test_an_abstract_names_its_subject_by_its_short_acronym_too():
     q = query(text)
     assert not q.startswith('("arrhythmic'), q
     assert hits(text, "Heart rate variability and sudden cardiac death in chronic heart failure: a cohort study"), q
+
+
+def test_a_rare_class_before_a_kind_head_is_a_term_though_effects_follow():
+    # "antiepileptic drug effects" was one compound: "antiepileptics" was missed
+    text = ("Antiepileptic drug effects on bone health in children with epilepsy: a systematic review. We reviewed "
+            "cohort studies of children with epilepsy treated with valproate, carbamazepine or levetiracetam that "
+            "measured bone mineral density.")
+    q = query(text)
+    assert "antiepileptic*" in q, q
+    assert hits(text, "Bone mineral density in children with epilepsy treated with antiepileptics"), q
+    # a common modifier keeps the whole compound ("adverse drug effects" is no "adverse drug")
+    assert '"adverse drug effects"' in item_terms("adverse drug effects")
+
+
+def test_the_animal_that_opens_a_title_setting_filters_the_query():
+    # "in the mouse tail suspension test" was a setting, dropped with its animal: every ketamine study matched
+    text = ("Ketamine effects in the mouse tail suspension test: a systematic review. The tail suspension test is "
+            "widely used to screen antidepressant compounds, but the consistency of effects has not been evaluated. "
+            "We reviewed studies that measured immobility after ketamine.")
+    q = query(text)
+    assert hits(text, "Ketamine reduces immobility of C57BL/6 mice in the tail suspension test"), q
+    assert not hits(text, "Ketamine and immobility in depressed patients: a randomised trial"), q

@@ -57,6 +57,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
     _JOINING_PREFIXES,
     _SETTING_CUE_RE,
+    _SPECIES_WORDS,
     _WORD,
     DEMOGRAPHIC_WORDS,
     DESIGN_TERMS,
@@ -74,7 +75,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _plural,
     _sentences,
 )
-from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
+from agentr_dagster.llm.offline.concepts.who import _as_organisms, _organism_block, _who_block, names_animals
 
 #: A review whose studies are reviews says so where it states its topic: an umbrella review, an overview or a review
 #: of reviews, a tertiary study, or reviews in the plural as its subject ("the methodological quality of systematic
@@ -1366,10 +1367,28 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     # the animals a title names, wherever in it ("Animal models of X", "...: X in stressed rodents"): a filter on
     # the whole query, beyond the cap
     kept += [b for b in blocks[1:] if b.organism and b not in kept and _named_in(b, whole)]
+    kept += _animals_of_settings([b for b in blocks[1:] if b not in kept], whole)
     for block in kept[1:]:
         if block.organism:
             block.required = True
     return kept
+
+
+def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """The animal that opens a setting the title names ("in the zebrafish novel tank test", "in the rat forced
+    swim test"): the test is where, no subject, but the studies are of that animal, which filters the query as
+    the animals a title names do (:func:`_title_subjects`)."""
+    out: list[ConceptBlock] = []
+    for block in dropped:
+        words = [w.casefold() for w in _content_words(block.label)]
+        if (not block.setting or len(words) < 2 or words[0] not in _SPECIES_WORDS
+                or any(b.label == words[0] for b in out)):
+            continue
+        if re.search(r"\b" + re.escape(words[0]) + r"\b", title):
+            animal = ConceptBlock("population", words[0], items=[words[0]])
+            _as_organisms(animal, {})
+            out.append(animal)
+    return out
 
 
 #: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y
