@@ -32,6 +32,7 @@ from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_ME
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
     DEGREE_MODIFIERS,
+    EPONYM_HEADS,
     EVERYDAY_WORD_ZIPF,
     HEAD_ALONE_ZIPF,
     RARE_PART_ZIPF,
@@ -705,14 +706,15 @@ _CONDITION_NOUN_ENDINGS = ("ion", "ism", "sis", "ia", "y")
 
 
 def _condition_nouns(blocks: list[ConceptBlock], text: str) -> None:
-    """A block named "M ADJ H" with a generic head ("major depressive disorder", "psychotic disorders") whose
+    """A block named "M ADJ H" with a condition's head ("major depressive disorder", "psychotic disorders") whose
     adjective's stem the text also uses as a noun of a condition ("... in depression"): the noun with the same
     modifiers joins the block ("major depression"), as its studies often name it. Only a noun the text itself
     says, of the adjective's first letters but its last three (five at least)."""
     words = {w.casefold() for w in re.findall(r"[A-Za-z]+", text)}
     for block in blocks:
         run = [w.casefold() for w in _content_words(block.label)]
-        if len(run) < 2 or not _generic_head(run[-1]) or "ADJ" not in word_classes(run[-2]) or len(run[-2]) < 8:
+        if (len(run) < 2 or _singular_tail(run[-1]) not in EPONYM_HEADS or "ADJ" not in word_classes(run[-2])
+                or len(run[-2]) < 8):
             continue
         stem = run[-2][:-3]
         nouns = sorted(w for w in words if w.startswith(stem) and w != run[-2] and w.endswith(_CONDITION_NOUN_ENDINGS)
