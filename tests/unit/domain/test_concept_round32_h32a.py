@@ -1,6 +1,7 @@
 """Round 32 (h32a): published-style review abstracts from fields not tuned on (invented texts)."""
 
 from agentr_dagster.domain.truncation import truncation
+from agentr_dagster.llm.offline.concepts.blocks import _means_compounds
 from agentr_dagster.llm.offline.concepts.terms import item_terms
 from tests.unit.domain.concept_queries import hits, query
 
@@ -102,3 +103,16 @@ def test_the_animal_that_opens_a_title_setting_filters_the_query():
     q = query(text)
     assert hits(text, "Ketamine reduces immobility of C57BL/6 mice in the tail suspension test"), q
     assert not hits(text, "Ketamine and immobility in depressed patients: a randomised trial"), q
+
+
+def test_a_noun_and_participle_of_means_written_apart_are_one_compound():
+    # "Web based interventions" read "based" as a verb and kept only "web": every web survey of insomnia matched
+    text = ("Web based interventions for insomnia in adults: a systematic review. We reviewed randomised trials of "
+            "web based interventions for insomnia in adults.")
+    q = query(text)
+    assert hits(text, "A web-based intervention for insomnia: a randomised controlled trial in adults"), q
+    assert not hits(text, "Insomnia in adults: prevalence from a web survey"), q
+    # a participle after a plural or before a function word stays a verb
+    assert _means_compounds("interventions based on CBT") == "interventions based on CBT"
+    assert _means_compounds("therapy based on exposure") == "therapy based on exposure"
+    assert _means_compounds("Nurse led clinics") == "Nurse-led clinics"

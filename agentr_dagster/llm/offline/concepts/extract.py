@@ -19,6 +19,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _join_named_coordinations,
     _join_of_compounds,
     _map_as_aim,
+    _means_compounds,
     _models_of_first_as_with,
     _normalised,
     _optional_by_wording,
@@ -163,7 +164,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
-    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text))))
+    text = _without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_means_compounds(_normalised(text)))))
     text = _join_named_coordinations(text, _acronym_pairs(text))
     text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
     text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
