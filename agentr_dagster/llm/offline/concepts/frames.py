@@ -784,6 +784,21 @@ def _join_reordered_compounds(blocks: list[ConceptBlock], text: str) -> None:
                 block.terms = _dedupe(block.terms + [compound.casefold(), *_phrase_terms(spaced)])
 
 
+def _join_gerund_nouns(blocks: list[ConceptBlock], text: str) -> None:
+    """A block named by a noun and a gerund ("video-calling technology", "text messaging interventions") whose
+    act the text also names by the noun of the verb ("video calls", "text messages"): that phrase joins the block,
+    as its studies name the thing done. Only a form the text itself says."""
+    for block in blocks:
+        words = [p for w in _content_words(block.label) for p in w.split("-")]
+        for a, b in zip(words, words[1:], strict=False):
+            if not b.casefold().endswith("ing") or len(b) < 6 or "NOUN" not in word_classes(a.casefold()):
+                continue
+            said = re.search(r"\b" + re.escape(a) + r"[\s-]" + re.escape(b[:-3]) + r"e?s?\b", text, re.I)
+            if said:
+                phrase = " ".join(said.group(0).casefold().replace("-", " ").split()).removesuffix("s")
+                block.terms = _dedupe(block.terms + [v for t in _phrase_terms(phrase) for v in _spellings(t)])
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -793,6 +808,7 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     written as its studies write it."""
     _join_restatements(blocks, text, acronyms)
     _join_reordered_compounds(blocks, text)
+    _join_gerund_nouns(blocks, text)
     heads: dict[str, ConceptBlock] = {}
     stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
     for block in blocks:
