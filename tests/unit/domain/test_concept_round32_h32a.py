@@ -127,3 +127,9 @@ def test_a_gerund_compound_also_by_the_noun_the_text_says():
     assert '"text message"' in q, q
     assert hits(text, "Daily text message reminders and medication adherence in adults with hypertension: a "
                       "randomised trial"), q
+
+
+def test_a_short_acronym_before_a_participle_of_means_is_no_term_alone():
+    # "AUC-guided dosing" gave a bare "auc": every area-under-the-curve record (and "sauce") matched
+    assert "auc" not in item_terms("AUC-guided dosing")
+    assert "psilocybin*" in item_terms("psilocybin-assisted therapy")  # a rare word still names the concept

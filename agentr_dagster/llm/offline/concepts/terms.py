@@ -495,9 +495,11 @@ def _run_terms(words: list[str]) -> list[str]:
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
-    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
+    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are), nor a
+    # short acronym ("AUC-guided": "auc" alone sits inside other words and names every AUC)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
-                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF
+                 and not (_is_acronym(w.partition("-")[0]) and len(left) < 4))
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
