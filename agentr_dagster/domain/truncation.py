@@ -41,6 +41,11 @@ def truncation(word: str) -> str:
         # a Latin noun's stem, which its plural and adjective share ("hippocampus", "hippocampi", "hippocampal";
         # "cerebellum", "cerebellar"): not when the stem is a word of its own ("continuum": continu*)
         return low[:-2] + "*"
+    stem = low.removesuffix("cy").removesuffix("cies") if low.endswith(("ancy", "ancies")) else ""
+    if len(stem) >= 5 and general_zipf(stem + "t") >= general_zipf(stem + "cy"):
+        # the state's "-ant" adjective or agent, as common as the noun, names the same thing and shares its stem
+        # ("pregnancy" -> pregnan*: "pregnant women"; "malignancy" -> "malignant"; "infancy" -> "infant")
+        return stem + "*"
     for suffix in _TRUNC_SUFFIXES:
         if low.endswith(suffix) and len(low) - len(suffix) >= 5:
             stem = low[: -len(suffix)]

@@ -65,7 +65,7 @@ def test_conditions_that_co_occur_are_each_a_concept():
 def test_the_drug_whose_pharmacokinetics_a_state_changes_is_the_main_block():
     # "How does pregnancy affect the pharmacokinetics of X" made pregnanc* the main block (every pregnancy study)
     question = "How does pregnancy affect the pharmacokinetics of levetiracetam in women with epilepsy?"
-    assert "pregnanc*" not in _top_level_terms(question)
+    assert not {"pregnanc*", "pregnan*"} & set(_top_level_terms(question))
     assert not _hits(question, "Gestational weight gain and pregnancy outcomes: a cohort study")
     assert _hits(question, "Levetiracetam clearance rises in pregnancy: a pharmacokinetic study in women with epilepsy")
 

@@ -83,7 +83,7 @@ def test_a_population_put_first_leaves_the_effect_frames_subject_main():
 def test_a_lone_condition_is_anded_with_a_treatment():
     # "Are X safe during pregnancy?": X OR pregnanc* was every pregnancy study
     question = "Are acupuncture treatments safe during pregnancy?"
-    assert "pregnanc*" not in _top_level_terms(question)
+    assert not {"pregnanc*", "pregnan*"} & set(_top_level_terms(question))
     assert not _hits(question, "Gestational diabetes and pregnancy outcomes in a national cohort")
     assert _hits(question, "Acupuncture for nausea in early pregnancy: a randomised trial")
     question = "Is art therapy effective for schizophrenia?"

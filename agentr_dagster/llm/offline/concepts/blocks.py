@@ -536,6 +536,29 @@ def _complete_suspended_hyphens(text: str) -> str:
                                   if "ADJ" in word_classes(m.group(1)) else m.group(0), text)
 
 
+#: "ultrasound guided nerve blocks", "computer assisted training": a noun and a participle of means written apart
+#: before what they qualify (the participles that make such compounds; "delivered", "supported" are mostly verbs).
+_MEANS_APART_RE = re.compile(r"\b([A-Za-z][\w-]*[A-Za-z]) (based|guided|assisted|led) (?=([A-Za-z][\w-]*))")
+
+
+def _means_compounds(text: str) -> str:
+    """A noun and a participle of means written apart before a word join as the compound they are ("Computer
+    assisted cognitive training" -> "Computer-assisted cognitive training"), so the participle is no verb that cuts
+    off what it qualifies (the training was lost). Not after a plural or before a function word or an adverb
+    ("interventions based on CBT", "sessions led weekly" are verbs)."""
+
+    def join(m: re.Match) -> str:
+        before, after = m.group(1), m.group(3).casefold()
+        last = before.casefold().rsplit("-", 1)[-1]
+        plural = last.endswith("s") and not last.endswith(("ss", "us", "is"))
+        noun = "NOUN" in word_classes(last) and last not in _FUNCTION
+        if plural or not noun or after in _FUNCTION or after.endswith("ly"):
+            return m.group(0)
+        return f"{before}-{m.group(2)} "
+
+    return _MEANS_APART_RE.sub(join, text)
+
+
 #: "X and non-X H", "X or non-X H": both kinds of H, so all of H ("selective and non-selective inhibitors").
 _OWN_NEGATION_RE = re.compile(r"\b([A-Za-z][\w-]{2,}) (?:and|or|&) non-?\1 (?=([A-Za-z][\w-]*))", re.I)
 

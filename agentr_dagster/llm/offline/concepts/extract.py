@@ -19,6 +19,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _join_named_coordinations,
     _join_of_compounds,
     _map_as_aim,
+    _means_compounds,
     _models_of_first_as_with,
     _normalised,
     _optional_by_wording,
@@ -154,6 +155,18 @@ def _no_block_inside_another(blocks: list[ConceptBlock]) -> None:
                 block.terms = own
 
 
+def _rewritten(text: str) -> str:
+    """The text in the wordings the blocks are read from: hyphens completed, glosses unfolded, named
+    coordinations joined, the review's own framings ("the concept of", "a realist review of") dropped."""
+    text = _complete_suspended_hyphens(_means_compounds(_normalised(text)))
+    text = _slashed_names_joined(_without_own_negation(_unfold_glosses(text)))
+    text = _join_named_coordinations(text, _acronym_pairs(text))
+    text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
+    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
+    text = _join_of_compounds(_effect_frame_nouns(_models_of_first_as_with(text)))
+    return text
+
+
 def extract_concepts(text: str, generic_zipf: float | None = None, background: Background | None = None,
                      generic_share: float | None = None, rest_share: float | None = None,
                      broad_share: float | None = None) -> ConceptPlan:
@@ -164,11 +177,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     background share a bare word is not a top-level alternative alone (:func:`_pair_broad_alone`)."""
     generic_zipf = GENERIC_ZIPF if generic_zipf is None else generic_zipf
     generic_share = GENERIC_SHARE if generic_share is None else generic_share
-    text = _slashed_names_joined(_without_own_negation(_unfold_glosses(_complete_suspended_hyphens(_normalised(text)))))
-    text = _join_named_coordinations(text, _acronym_pairs(text))
-    text = _causative_known(_appraised_results_known(_how_adjective_last(_adverb_before_verb_dropped(text))))
-    text = _concept_of_dropped(_peoples_experiences_of(_realist_frame_dropped(_map_as_aim(_tried_on_as_in(text)))))
-    text = _join_of_compounds(_effect_frame_nouns(_models_of_first_as_with(text)))
+    text = _rewritten(text)
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
@@ -184,7 +193,7 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     if not question:
         _join_examples(blocks, text, verbs, acronyms)
         design_terms = _read_eligibility(eligibility, blocks, verbs, acronyms, siblings=True)
-    _related_stems(blocks)
+    _related_stems(blocks, text)
     _exposure_qualifier_anded(blocks, " ".join(topic))
     _drop_generic_terms(blocks, generic_zipf, background, generic_share)
     title = "" if question or not topic or _first_person(topic[0]) else topic[0]

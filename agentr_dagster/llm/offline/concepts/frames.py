@@ -32,6 +32,7 @@ from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_ME
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
     DEGREE_MODIFIERS,
+    EPONYM_HEADS,
     EVERYDAY_WORD_ZIPF,
     HEAD_ALONE_ZIPF,
     RARE_PART_ZIPF,
@@ -57,6 +58,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
     _JOINING_PREFIXES,
     _SETTING_CUE_RE,
+    _SPECIES_WORDS,
     _WORD,
     DEMOGRAPHIC_WORDS,
     DESIGN_TERMS,
@@ -74,7 +76,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _plural,
     _sentences,
 )
-from agentr_dagster.llm.offline.concepts.who import _organism_block, _who_block, names_animals
+from agentr_dagster.llm.offline.concepts.who import _as_organisms, _organism_block, _who_block, names_animals
 
 #: A review whose studies are reviews says so where it states its topic: an umbrella review, an overview or a review
 #: of reviews, a tertiary study, or reviews in the plural as its subject ("the methodological quality of systematic
@@ -682,7 +684,7 @@ def _generic_head(word: str) -> bool:
     return low in GENERIC_HEADS or low in META_WORDS or general_zipf(truncation(low)) >= HEAD_ALONE_ZIPF
 
 
-def _related_stems(blocks: list[ConceptBlock]) -> None:
+def _related_stems(blocks: list[ConceptBlock], text: str = "") -> None:
     """A block whose own phrase is "X-related H" with a generic head ("anxiety-related disorders") is the
     concept X: its studies name X's kinds ("panic disorder", "social anxiety"), hardly ever the umbrella
     phrase, so X's stem joins the block (then it passes the usual generic and broad checks). Only the block's
@@ -696,6 +698,30 @@ def _related_stems(blocks: list[ConceptBlock]) -> None:
                 if m and (i == len(run) - 1 or i == len(run) - 2 and _generic_head(run[-1])):
                     stem = _render(truncation(m.group(1).casefold()))
                     block.terms = _dedupe(block.terms + _spellings(stem))
+    _condition_nouns(blocks, text)
+
+
+#: The endings of a noun that names a condition or state ("depression", "autism", "psychosis", "anaemia").
+_CONDITION_NOUN_ENDINGS = ("ion", "ism", "sis", "ia", "y")
+
+
+def _condition_nouns(blocks: list[ConceptBlock], text: str) -> None:
+    """A block named "M ADJ H" with a condition's head ("major depressive disorder", "psychotic disorders") whose
+    adjective's stem the text also uses as a noun of a condition ("... in depression"): the noun with the same
+    modifiers joins the block ("major depression"), as its studies often name it. Only a noun the text itself
+    says, of the adjective's first letters but its last three (five at least)."""
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]+", text)}
+    for block in blocks:
+        run = [w.casefold() for w in _content_words(block.label)]
+        if (len(run) < 2 or _singular_tail(run[-1]) not in EPONYM_HEADS or "ADJ" not in word_classes(run[-2])
+                or len(run[-2]) < 8):
+            continue
+        stem = run[-2][:-3]
+        nouns = sorted(w for w in words if w.startswith(stem) and w != run[-2] and w.endswith(_CONDITION_NOUN_ENDINGS)
+                       and word_classes(w) == {"NOUN"})
+        if nouns:
+            block.terms = _dedupe(block.terms + [v for t in _phrase_terms(" ".join([*run[:-2], nouns[0]]))
+                                                 for v in _spellings(t)])
 
 
 def _stem_parts(words: list[str]) -> list[str]:
@@ -711,6 +737,68 @@ _SEARCH_SENTENCE_RE = re.compile(r"\b(?:searched|search(?:es)? (?:of|in|was|were
                                  r"specialized register|search methods)\b", re.I)
 
 
+#: "X, or (the) Y, is ..." / "X, also known as Y, ...": the text names its concept X a second way, Y (a sentence's
+#: subject restated between commas: "Retrieval practice, or the testing effect, improves retention").
+_RESTATED_RE = re.compile(r"^(?:[A-Z][a-z]+(?: [a-z]+)?:\s+)?([A-Za-z][\w'\- ]{2,60}?)(?:\s+\([A-Z][\w\-]{1,9}\))?,\s+"
+                          r"(?:or|also (?:known as|called|termed))\s+(?:the\s+|an?\s+)?([A-Za-z][\w\- ]{2,40}?),\s+\w")
+
+
+def _join_restatements(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A sentence that opens with a block's own name restated between commas ("Age-related hearing loss (ARHL), or
+    presbycusis, is heritable") gives that block the other name's terms: a synonym the text itself states, which
+    its studies may use alone. The other name is one to four content words, none a meta word."""
+    for sentence in _sentences(_restore_headings(text)):
+        m = _RESTATED_RE.match(sentence.strip())
+        if not m:
+            continue
+        named, other = m.group(1).casefold(), m.group(2)
+        words = _content_words(other)
+        if not 1 <= len(words) <= 4 or _is_meta_item(other) or any(w.casefold() in META_WORDS for w in words):
+            continue
+        for block in blocks:
+            if named in {block.label.casefold(), *(i.casefold() for i in block.items)}:
+                # the whole name at least: a meta head leaves no term of its own ("spacing effect")
+                whole = [v for t in _phrase_terms(" ".join(re.findall(_WORD, other))) for v in _spellings(t)]
+                block.terms = _dedupe(block.terms + (_variants(other, acronyms) or whole))
+                break
+
+
+#: The relation word of a compound modifier ("performance-related pay"): the same concept reads "pay for performance".
+_RELATION_PARTS = frozenset("related based associated linked oriented".split())
+
+
+def _join_reordered_compounds(blocks: list[ConceptBlock], text: str) -> None:
+    """A hyphenated compound of the text made of a block's own words in another order ("pay-for-performance"
+    beside "performance-related pay") names its concept: it joins
+    the block, hyphenated and spaced. Function words and a compound modifier's relation word ("related",
+    "based") do not count; two words at least."""
+    for block in blocks:
+        parts = [p for w in _content_words(block.label) for p in w.casefold().split("-")]
+        own = set(parts) - _RELATION_PARTS - _FUNCTION
+        if len(own) < 2:
+            continue
+        for compound in dict.fromkeys(re.findall(r"\b[A-Za-z]+(?:-[A-Za-z]+){2,}\b", text)):
+            words = [w.casefold() for w in compound.split("-")]
+            if set(words) - _RELATION_PARTS - _FUNCTION == own and words != parts:
+                spaced = compound.casefold().replace("-", " ")
+                block.terms = _dedupe(block.terms + [compound.casefold(), *_phrase_terms(spaced)])
+
+
+def _join_gerund_nouns(blocks: list[ConceptBlock], text: str) -> None:
+    """A block named by a noun and a gerund ("video-calling technology", "text messaging interventions") whose
+    act the text also names by the noun of the verb ("video calls", "text messages"): that phrase joins the block,
+    as its studies name the thing done. Only a form the text itself says."""
+    for block in blocks:
+        words = [p for w in _content_words(block.label) for p in w.split("-")]
+        for a, b in zip(words, words[1:], strict=False):
+            if not b.casefold().endswith("ing") or len(b) < 6 or "NOUN" not in word_classes(a.casefold()):
+                continue
+            said = re.search(r"\b" + re.escape(a) + r"[\s-]" + re.escape(b[:-3]) + r"e?s?\b", text, re.I)
+            if said:
+                phrase = " ".join(said.group(0).casefold().replace("-", " ").split()).removesuffix("s")
+                block.terms = _dedupe(block.terms + [v for t in _phrase_terms(phrase) for v in _spellings(t)])
+
+
 def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], acronyms: dict[str, str]) -> None:
     """A phrase anywhere in the text whose head noun is the head of a required block's phrase names a kind of
     that concept ("oxidative stress assays" beside "toxicity assays", said in a results sentence): it joins the block
@@ -718,6 +806,9 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     generic head ("behaviours", "disorders") only a phrase whose modifier shares a stem with the block's own
     modifier ("risk-taking behaviour", "risky behaviours" beside "high-risk behaviours"): the same concept,
     written as its studies write it."""
+    _join_restatements(blocks, text, acronyms)
+    _join_reordered_compounds(blocks, text)
+    _join_gerund_nouns(blocks, text)
     heads: dict[str, ConceptBlock] = {}
     stems: dict[str, list[str]] = {}  # a generic head -> the block phrase's modifier parts a kind must share
     for block in blocks:
@@ -901,11 +992,21 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
     done_in = title_low if _EFFECT_OF_ON_RE.search(title_low) else pair.group(1) if pair else ""
     doing = bool(done_in) and any(
         b.required and b.facet == "intervention" and not b.aspect and _named_in(b, done_in) for b in blocks)
+    # a sentence names a block by the acronym the text defines for it too ("Polygenic risk scores (PRS) ... adding
+    # a PRS"), which a short acronym's block does not carry as a term (it would sit inside other words)
+    acronyms = _acronym_pairs(text)
+    abbreviated = {id(b): [a.rstrip("s") for a, long in acronyms.items()
+                           if long.casefold() in {b.label.casefold(), *(i.casefold() for i in b.items)}]
+                   for b in blocks}
+
+    def times_named(b: ConceptBlock) -> int:
+        return sum(_named_in(b, s) or any(re.search(r"\b" + re.escape(a.casefold()) + r"s?\b", s)
+                                          for a in abbreviated[id(b)]) for s in sentences)
+
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
                                _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
                                _generic_block(b), b.setting or b.facet == "comparator",
-                               doing and b.facet == "outcome",
-                               -sum(_named_in(b, s) for s in sentences), -len(_content_words(b.label))))
+                               doing and b.facet == "outcome", -times_named(b), -len(_content_words(b.label))))
 
 
 #: A property only a drug (or another substance given) has: "the pharmacokinetics of X" names X as what the studies
@@ -1284,10 +1385,28 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     # the animals a title names, wherever in it ("Animal models of X", "...: X in stressed rodents"): a filter on
     # the whole query, beyond the cap
     kept += [b for b in blocks[1:] if b.organism and b not in kept and _named_in(b, whole)]
+    kept += _animals_of_settings([b for b in blocks[1:] if b not in kept], whole)
     for block in kept[1:]:
         if block.organism:
             block.required = True
     return kept
+
+
+def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+    """The animal that opens a setting the title names ("in the zebrafish novel tank test", "in the rat forced
+    swim test"): the test is where, no subject, but the studies are of that animal, which filters the query as
+    the animals a title names do (:func:`_title_subjects`)."""
+    out: list[ConceptBlock] = []
+    for block in dropped:
+        words = [w.casefold() for w in _content_words(block.label)]
+        if (not block.setting or len(words) < 2 or words[0] not in _SPECIES_WORDS
+                or any(b.label == words[0] for b in out)):
+            continue
+        if re.search(r"\b" + re.escape(words[0]) + r"\b", title):
+            animal = ConceptBlock("population", words[0], items=[words[0]])
+            _as_organisms(animal, {})
+            out.append(animal)
+    return out
 
 
 #: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y

@@ -389,6 +389,14 @@ def _meta_closes_compound(before: str, meta: str) -> bool:
             and general_zipf(before_low) >= HEAD_ALONE_ZIPF)
 
 
+def _rare_class_kind(words: list[str]) -> bool:
+    """The words end in a head that says "a kind of treatment" after a rare class word ("anxiolytic drug",
+    "antiretroviral treatment": under :data:`RARE_PART_ZIPF`): a meta word after them ("effects", "outcomes") is
+    their aspect, no part of a compound, as after "side" or "screen"."""
+    return (len(words) >= 2 and words[-1].casefold() in GENERIC_HEADS
+            and general_zipf(words[-2].casefold()) < RARE_PART_ZIPF)
+
+
 def item_terms(item: str) -> list[str]:
     """Search terms for one concept item: each run of content words; a single word truncated, a phrase quoted
     with its tail truncated, and for a phrase of three words or more its two-word parts."""
@@ -455,7 +463,7 @@ def _concept_words(words: list[str]) -> list[str]:
     while words and (words[0].casefold() in META_WORDS or words[0].casefold() in _FUNCTION):
         words = words[1:]
     while words and (words[-1].casefold() in META_WORDS or words[-1].casefold() in _FUNCTION) and not (
-            len(words) >= 2 and _meta_closes_compound(words[-2], words[-1])):
+            len(words) >= 2 and _meta_closes_compound(words[-2], words[-1]) and not _rare_class_kind(words[:-1])):
         words = words[:-1]
     # "gaming disorder prevalence" is the prevalence of gaming disorder: the measure closing a phrase is an aspect
     if len(words) >= 2 and words[-1].casefold() in _CLOSING_MEASURES:
@@ -530,9 +538,11 @@ def _run_terms(words: list[str]) -> list[str]:
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
-    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
+    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are), nor a
+    # short acronym ("AUC-guided": "auc" alone sits inside other words and names every AUC)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
-                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF
+                 and not (_is_acronym(w.partition("-")[0]) and len(left) < 4))
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
