@@ -325,9 +325,15 @@ def _without_predicate_adjective(piece: str) -> tuple[str, bool]:
         return _adjective(word) or _mostly_adjective(word)
 
     kept = list(words)
-    while len([w for w in kept if w.casefold() not in _FUNCTION]) >= 2 and predicate(kept[-1]):
+    # right before a predicate only a word that is no noun at all is another ("clinically effective"): a mass noun
+    # the lexicon also calls an adjective is the subject's head ("point-of-care ultrasound accurate", "ultrasounds"
+    # being seldom written); one joined by "and" / "or" is ("safe and effective")
+    joined = True
+    while len([w for w in kept if w.casefold() not in _FUNCTION]) >= 2 and (
+            predicate(kept[-1]) if joined else _adjective(kept[-1])):
         kept.pop()
-        if len(kept) >= 2 and kept[-1].casefold() in ("and", "or") and predicate(kept[-2]):
+        joined = len(kept) >= 2 and kept[-1].casefold() in ("and", "or") and predicate(kept[-2])
+        if joined:
             kept.pop()
     if len(kept) == len(words):
         return piece, False

@@ -1,0 +1,15 @@
+"""Round 32 (h32q): review questions of fields not tuned on (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_a_mass_noun_before_the_predicate_adjective_stays_the_tests_name():
+    # "ultrasound" is an adjective too to the lexicon and seldom plural: read as a second predicate beside
+    # "accurate", the test was `point-of-care` alone (every point-of-care study of the condition)
+    text = "What is the diagnostic accuracy of point-of-care ultrasound for detecting gallstones in adults?"
+    q = query(text)
+    assert "ultrasound" in q, q
+    assert hits(text, "Bedside point-of-care ultrasound for gallstones in the emergency department"), q
+    assert not hits(text, "Point-of-care testing of bilirubin in adults with gallstones"), q
+    # two predicates joined by "and" both leave ("safe and effective")
+    assert "safe" not in query("Are herbal teas safe and effective for insomnia in adults?")
