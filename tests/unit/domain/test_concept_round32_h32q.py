@@ -13,3 +13,11 @@ def test_a_mass_noun_before_the_predicate_adjective_stays_the_tests_name():
     assert not hits(text, "Point-of-care testing of bilirubin in adults with gallstones"), q
     # two predicates joined by "and" both leave ("safe and effective")
     assert "safe" not in query("Are herbal teas safe and effective for insomnia in adults?")
+
+
+def test_a_block_of_common_words_is_no_part_of_the_rest_branch():
+    # "In people with X": `peopl*` was AND-ed into the rest branch, losing studies that never say "people"
+    text = "In people with bipolar disorder, does lithium reduce hospital readmission compared with valproate?"
+    q = query(text)
+    assert "peopl" not in q, q
+    assert hits(text, "Valproate and hospital readmission in bipolar disorder: a national cohort"), q

@@ -161,6 +161,10 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
             if not b.organism:
                 b.required = b.in_query = False
         return
+    for b in optional:
+        # a block of common words only ("people" of "In people with X", "experiences") names nothing the rest
+        # branch's studies must say: AND-ed there it only loses those that do not say it
+        b.in_query = b.in_query and not b.generic
     if required:
         if background is None:
             return
