@@ -1,5 +1,6 @@
 """Round 32 (h32q): review questions of fields not tuned on (invented texts)."""
 
+from agentr_dagster.llm.offline.concepts.terms import item_terms
 from tests.unit.domain.concept_queries import hits, query
 
 
@@ -21,3 +22,10 @@ def test_a_block_of_common_words_is_no_part_of_the_rest_branch():
     q = query(text)
     assert "peopl" not in q, q
     assert hits(text, "Valproate and hospital readmission in bipolar disorder: a national cohort"), q
+
+
+def test_a_process_and_what_it_happens_to_keep_both_spellings():
+    # "victimisation" AND-ed with what it happens to was `victimis*` alone: "victimization" was missed
+    assert "((victimis* OR victimiz*) AND bully*)" in item_terms("bullying victimisation")
+    text = "Is bullying victimisation associated with eating disorders in adolescents?"
+    assert hits(text, "Victimization through bullying and binge eating in adolescent girls"), query(text)

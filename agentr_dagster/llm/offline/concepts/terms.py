@@ -1146,7 +1146,10 @@ def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     # "transgenerational inheritance"); a common one does not ("depressive" alone is any depression)
     rare = [_render(t) for m in mods if m.isalpha() and len(m) >= 6 and general_zipf(m) < RARE_MODIFIER_ZIPF
             for t in _stems(m)]
-    return rare or [f"({_sendable(_process_stem(head))} AND {group})"]
+    # the process in its spellings too, as its partners are ("victimisation": victimis*, victimiz*)
+    process = _dedupe(_sendable(v) for v in _spellings(_process_stem(head)))
+    process_group = process[0] if len(process) == 1 else "(" + " OR ".join(process) + ")"
+    return rare or [f"({process_group} AND {group})"]
 
 
 def _process_stem(noun: str) -> str:
