@@ -161,9 +161,11 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
             if not b.organism:
                 b.required = b.in_query = False
         return
-    for b in optional:
-        # a block of common words only ("people" of "In people with X", "experiences") names nothing the rest
-        # branch's studies must say: AND-ed there it only loses those that do not say it
+    for b in optional if len(required) >= 2 else ():
+        # a block of common words only ("people" of "In people with X") beside two subjects or more names
+        # nothing the rest branch's studies must say: AND-ed there it only loses those that do not say it (beside
+        # one subject it keeps the branch from being every study of that subject: "student achievement" AND
+        # school*)
         b.in_query = b.in_query and not b.generic
     if required:
         if background is None:
