@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agentr_dagster.domain.specificity import general_completions, general_zipf
+from agentr_dagster.domain.specificity import general_completions, general_zipf, opens_onto_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
@@ -492,10 +492,13 @@ def _run_terms(words: list[str]) -> list[str]:
     terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
-    # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
-    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are)
+    # a topic word before a participle of means joined to it ("psilocybin-assisted therapy", "mindfulness-based
+    # stress reduction", "simulation-based training"): the word names the concept, which its studies name by it
+    # ("mindfulness training", "high-fidelity simulation"); not an everyday word of a setting or medium
+    # ("school-based", "web-based", "evidence-based"), nor one of cause ("NSAID-associated ulcers",
+    # "opioid-induced constipation": the ulcers are)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
-                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF)
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and _means_word_alone(left))
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
@@ -549,6 +552,14 @@ def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str
             or any(general_zipf(s) > z + STEM_REACH_ZIPF for s, z in zip(stems, zipfs, strict=True))):
         return terms
     return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
+
+
+def _means_word_alone(word: str) -> bool:
+    """A word before a participle of means names the concept alone: a rare word ("psilocybin"), or a topic word
+    whose stem opens onto no everyday word (``mindful*``; not ``simul*``: "simultaneously", nor "simulation"
+    whole, which names simulations of every field)."""
+    return general_zipf(word) < RARE_PART_ZIPF or (general_zipf(word) < TOPIC_WORD_ZIPF
+                                                   and opens_onto_zipf(truncation(word)) < TOPIC_WORD_ZIPF)
 
 
 def _gradable(word: str) -> bool:
