@@ -46,3 +46,15 @@ def test_a_topic_word_before_a_means_participle_names_the_concept_alone():
     assert item_terms("simulation-based training") == ['"simulation-based training"']
     assert not any(t.startswith("school") for t in item_terms("school-based vaccination programmes"))
     assert "psilocybin*" in item_terms("psilocybin-assisted therapy")
+
+
+def test_what_a_technique_is_effective_at_finding_is_the_concept():
+    # "effective at finding Y": the act was part of Y's phrase (`"finding concurrency bugs"`, which no study says)
+    text = "How effective is static analysis at finding concurrency bugs in Java programs?"
+    q = query(text)
+    assert "finding" not in q, q
+    assert hits(text, "Detecting concurrency bugs in multithreaded code with static analysis"), q
+    # "accurate at detecting Y": after "at" Y was an alternative of the test (every capnography study)
+    text = "Is capnography accurate at detecting oesophageal intubation in adults?"
+    assert not hits(text, "Capnography during cardiopulmonary resuscitation: a cohort study"), query(text)
+    assert hits(text, "Waveform capnography to detect oesophageal intubation in the emergency department"), query(text)
