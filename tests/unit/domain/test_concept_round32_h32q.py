@@ -1,5 +1,7 @@
 """Round 32 (h32q): review questions of fields not tuned on (invented texts)."""
 
+import re
+
 from agentr_dagster.llm.offline.concepts.terms import item_terms
 from tests.unit.domain.concept_queries import hits, query
 
@@ -58,3 +60,23 @@ def test_what_a_technique_is_effective_at_finding_is_the_concept():
     text = "Is capnography accurate at detecting oesophageal intubation in adults?"
     assert not hits(text, "Capnography during cardiopulmonary resuscitation: a cohort study"), query(text)
     assert hits(text, "Waveform capnography to detect oesophageal intubation in the emergency department"), query(text)
+
+
+#: An invented background of 200 records, three tenths of them about software faults.
+_RECORDS = ([f"Software faults and failures in release {i}" for i in range(60)]
+            + [f"Soil nitrogen and crop yield in field study {i}" for i in range(140)])
+
+
+def _share(term: str) -> float:
+    core = term.strip('"').casefold()
+    pattern = re.compile(r"\b" + re.escape(core.rstrip("*")) + (r"" if core.endswith("*") else r"\b"))
+    return sum(1 for r in _RECORDS if pattern.search(r.casefold())) / len(_RECORDS)
+
+
+def test_a_subject_a_background_marks_generic_keeps_no_place_alone_beside_it():
+    # "faults", generic in this background, counted as a subject beside "Python programs" (where the studies
+    # are), so the place was kept and then stood alone: ``X OR "python program(s)"``, every study of them
+    text = "How effective is random testing for faults in Python programs?"
+    q = query(text, _share)
+    assert not hits(text, "Type annotations in Python programs: an empirical study", _share), q
+    assert hits(text, "Random testing of Python libraries", _share), q

@@ -399,7 +399,9 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
     study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), so it leaves, unless a background shows the
     people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
-    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
+    # a subject of common words only ("faults" that a background marked generic) keeps nothing narrow beside them
+    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting or b.generic)
+                           for b in optional):
         return False
     # where the studies are ("chatbots in mental health care", "X in radiology"), all the rest names, is no
     # subject either: alone it is every study there (beside an aspect it may be the subject: "are X predictive
