@@ -80,3 +80,14 @@ def test_a_subject_a_background_marks_generic_keeps_no_place_alone_beside_it():
     q = query(text, _share)
     assert not hits(text, "Type annotations in Python programs: an empirical study", _share), q
     assert hits(text, "Random testing of Python libraries", _share), q
+
+
+def test_how_often_x_occurs_where_y_is_ands_a_lone_y():
+    # "the prevalence of X after Y" was ``X OR Y``: every study of depression and every study of the infarction
+    text = "What is the prevalence of depression after myocardial infarction?"
+    q = query(text)
+    assert not hits(text, "Depression in adolescents: a school cohort"), q
+    assert not hits(text, "Early reperfusion in myocardial infarction: a randomised trial"), q
+    assert hits(text, "Depressive symptoms in the year after myocardial infarction"), q
+    # who the studies are about still leaves ("among refugees" is no block AND-ed)
+    assert hits("What is the prevalence of insomnia among refugees?", "Insomnia in asylum seekers")

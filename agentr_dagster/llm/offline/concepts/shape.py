@@ -328,6 +328,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
         _broad_exposure_anded(blocks, topic)
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
+    _lone_occurrence_anded(blocks, topic)
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
@@ -350,6 +351,29 @@ def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
         return
     if _named_in(main, sentence[m.start():m.start("y")].casefold()) and _named_in(rest[0], m.group("y").casefold()) \
             and not _who_block(rest[0]):
+        rest[0].independent = True
+
+
+#: "What is the prevalence of X after Y?", "the incidence of X with Y": how often X occurs where Y is (a general
+#: vocabulary of epidemiology; "How common is X" is read as "What is the prevalence of X" before this).
+_OCCURRENCE_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}what\s+(?:is|are|was|were)\s+the\s+(?:\w+\s+)?(?:prevalence|incidence|frequency|rates?|"
+    r"occurrence)\s+of\s+(?P<x>.+?)\s+(?:after|following|with|during|in|among)\s+(?P<y>[^,;:?]+)", re.I)
+
+
+def _lone_occurrence_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What is the prevalence of X after Y?" asks how often X occurs where Y is: where the rest branch would be Y
+    alone, ``X OR Y`` is every study of X and every study of Y ("depress* OR strok*"), so Y is AND-ed with X, as
+    a relation's lone object is (:func:`_lone_relation_anded`). Not who the studies are about ("among refugees"
+    leaves as it did: :func:`_mark_rest`), a place or an aspect."""
+    m = _OCCURRENCE_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if (len(rest) == 1 and rest[0].required and _named_in(main, m.group("x").casefold())
+            and _named_in(rest[0], m.group("y").casefold())
+            and not (rest[0].aspect or rest[0].setting or rest[0].generic or _who_block(rest[0]))):
         rest[0].independent = True
 
 
