@@ -91,3 +91,11 @@ def test_how_often_x_occurs_where_y_is_ands_a_lone_y():
     assert hits(text, "Depressive symptoms in the year after myocardial infarction"), q
     # who the studies are about still leaves ("among refugees" is no block AND-ed)
     assert hits("What is the prevalence of insomnia among refugees?", "Insomnia in asylum seekers")
+
+
+def test_what_changes_a_drugs_absorption_is_anded_with_the_drug():
+    # "Do X reduce the absorption of Z?" was ``X OR (Z AND absorpt*)``: every study of X
+    text = "Do antacids reduce the absorption of dolutegravir?"
+    q = query(text)
+    assert not hits(text, "Antacid use in pregnancy: a cohort study"), q
+    assert hits(text, "Dolutegravir with aluminium and magnesium antacids: a pharmacokinetic study"), q

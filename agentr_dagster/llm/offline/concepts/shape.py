@@ -329,6 +329,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
     _lone_occurrence_anded(blocks, topic)
+    _interaction_anded(blocks, topic)
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
@@ -375,6 +376,39 @@ def _lone_occurrence_anded(blocks: list[ConceptBlock], topic: str) -> None:
             and _named_in(rest[0], m.group("y").casefold())
             and not (rest[0].aspect or rest[0].setting or rest[0].generic or _who_block(rest[0]))):
         rest[0].independent = True
+
+
+#: "Does X reduce the absorption of Z?", "Do X alter the plasma concentrations of Z?": X changes what the body does
+#: with the drug Z (a general vocabulary of pharmacokinetics, as :data:`_DRUG_PROPERTY_RE`'s).
+_INTERACTION_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:does|do|did|can|could)\s+(?P<x>.+?)\s+(?:reduce|increase|decrease|lower|raise|alter|"
+    r"affect|change|impair|inhibit|enhance)\s+the\s+(?:absorption|clearance|metabolism|bioavailability|elimination|"
+    r"(?:(?:plasma|serum|blood|trough)\s+)?(?:levels?|concentrations?)|pharmacokinetics)\s+of\s+(?P<z>[^,;:?]+)",
+    re.I)
+
+
+def _interaction_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Do X reduce the absorption of Z?" asks of X given with Z: ``X OR (Z AND absorpt*)`` was every study of X
+    ("proton pump inhibitors", 1.8 % of the pool) and every absorption study of Z. Z is AND-ed with X, as the
+    doer of an act is in "the effect of X on the plasma concentrations of Z" (:func:`_doer_of_act`); the property
+    leaves (its studies say "TSH rose", "dose requirement")."""
+    m = _INTERACTION_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    # the drug may lead ("the bioavailability of Z" makes Z the main block: :func:`_drug_of_property_first`)
+    named = [g for g in ("x", "z") if _named_in(main, m.group(g).casefold())]
+    if len(named) != 1:
+        return
+    other = m.group("z" if named[0] == "x" else "x").casefold()
+    partner = [b for b in blocks if b is not main and b.required and _named_in(b, other)
+               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
+    if len(partner) != 1:
+        return
+    for b in blocks:
+        if b is not main and b is not partner[0] and not b.organism:
+            b.required = b.in_query = False
+    partner[0].independent = True
 
 
 #: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
