@@ -75,7 +75,8 @@ def _share(term: str) -> float:
 
 def test_a_subject_a_background_marks_generic_keeps_no_place_alone_beside_it():
     # "faults", generic in this background, counted as a subject beside "Python programs" (where the studies
-    # are), so the place was kept and then stood alone: ``X OR "python program(s)"``, every study of them
+    # are), so the place was kept; the background then left the faults out and the place stood alone:
+    # ``X OR "python program(s)"``, every study of them
     text = "How effective is random testing for faults in Python programs?"
     q = query(text, _share)
     assert not hits(text, "Type annotations in Python programs: an empirical study", _share), q
@@ -99,3 +100,11 @@ def test_what_changes_a_drugs_absorption_is_anded_with_the_drug():
     q = query(text)
     assert not hits(text, "Antacid use in pregnancy: a cohort study"), q
     assert hits(text, "Dolutegravir with aluminium and magnesium antacids: a pharmacokinetic study"), q
+
+
+def test_whose_experiences_a_qualitative_question_asks_for_are_anded():
+    # "the experiences of carers of people with X" left the carers as who the studies are about: every study of X
+    text = "What are the experiences of carers of people with motor neurone disease?"
+    q = query(text)
+    assert not hits(text, "Riluzole in motor neurone disease: a randomised trial"), q
+    assert hits(text, "Caring for someone with motor neurone disease: interviews with family carers"), q

@@ -180,6 +180,11 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
         if _shares_bound(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
+            if all(b.setting and not b.organism and not _gene_block(b) for b in required):
+                # the optional subject beside them gone, a place alone is every study there however narrow a
+                # background shows it (``X OR "python program(s)"``: :func:`_rest_names_no_subject`)
+                for b in required:
+                    b.required = b.in_query = False
         return
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
@@ -330,6 +335,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _lone_relation_anded(blocks, topic)
     _lone_occurrence_anded(blocks, topic)
     _interaction_anded(blocks, topic)
+    _experiencers_anded(blocks, topic)
 
 
 def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
@@ -411,6 +417,30 @@ def _interaction_anded(blocks: list[ConceptBlock], topic: str) -> None:
     partner[0].independent = True
 
 
+#: "What are the experiences of P of / with / caring for X?", "... experiences of X among P" (a possessive said so
+#: by :func:`~agentr_dagster.llm.offline.concepts.blocks._peoples_experiences_of`): P are whose experiences the
+#: studies are.
+_EXPERIENCERS_RE = re.compile(
+    r"^\s*what\s+(?:are|is|were|was)\s+(?:the\s+)?(?:lived\s+)?(?:experiences?|perceptions?|perspectives?|views?)"
+    r"\s+of\s+(?:(?P<who>.+?)(?=\s+(?:of|with|caring|who|living|receiving|in|on|about|regarding)\b|\s*\?)"
+    r"|.+?\s+among\s+(?P<among>[^,;:?]+))", re.I)
+
+
+def _experiencers_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A qualitative question names whose experiences its studies are: "the experiences of family carers of
+    people with early-onset dementia" left the carers as who the studies are about (:func:`_mark_rest`) and was
+    every study of the dementia. The experiencers are AND-ed with the main block, as its studies say who they
+    asked ("carers", "caregivers" interviewed)."""
+    m = _EXPERIENCERS_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or _who_block(main) or any(b.independent for b in blocks):
+        return
+    said = (m.group("who") or m.group("among") or "").casefold()
+    who = [b for b in blocks if b is not main and _who_block(b) and not b.generic and _named_in(b, said)]
+    if len(who) == 1:
+        who[0].required = who[0].in_query = who[0].independent = True
+
+
 #: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.
 _PROPOSED_FOR_RE = re.compile(
     r"^\s*(?:what|which)\s.+?\b(?:proposed|developed|designed|devised|introduced|suggested)\s+for\s+([^,;:?]+)",
@@ -457,9 +487,7 @@ def _rest_names_no_subject(required: list[ConceptBlock], optional: list[ConceptB
     insufficient sleep associated with X in adolescents?"; a setting is none): it would be an alternative of every
     study of them (``A OR adolesc*``, ``A OR (preval* AND student*)``), so it leaves, unless a background shows the
     people narrow (an aspect alone, ``A OR variant*``, always leaves). The animals named are a filter, never this."""
-    # a subject of common words only ("faults" that a background marked generic) keeps nothing narrow beside them
-    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting or b.generic)
-                           for b in optional):
+    if not required or any(b.in_query and is_subject(b) and not (b.organism or b.setting) for b in optional):
         return False
     # where the studies are ("chatbots in mental health care", "X in radiology"), all the rest names, is no
     # subject either: alone it is every study there (beside an aspect it may be the subject: "are X predictive
