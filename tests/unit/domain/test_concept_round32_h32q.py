@@ -108,3 +108,12 @@ def test_whose_experiences_a_qualitative_question_asks_for_are_anded():
     q = query(text)
     assert not hits(text, "Riluzole in motor neurone disease: a randomised trial"), q
     assert hits(text, "Caring for someone with motor neurone disease: interviews with family carers"), q
+
+
+def test_a_rare_role_after_an_everyday_noun_is_a_term_alone():
+    # "family carers" was its phrase alone: "carers of people with X" was missed once the carers are AND-ed
+    assert "carer*" in item_terms("family carers")
+    assert "caregiver*" in item_terms("family caregivers")
+    assert not any(t.startswith("nurse") for t in item_terms("school nurses"))  # every nurse study
+    text = "What are the experiences of family carers of people with motor neurone disease?"
+    assert hits(text, "Carers of people with motor neurone disease: an interview study"), query(text)

@@ -492,6 +492,7 @@ def _run_terms(words: list[str]) -> list[str]:
     terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
+    terms.extend(_role_of_an_everyday_kind(words))
     # a topic word before a participle of means joined to it ("psilocybin-assisted therapy", "mindfulness-based
     # stress reduction", "simulation-based training"): the word names the concept, which its studies name by it
     # ("mindfulness training", "high-fidelity simulation"); not an everyday word of a setting or medium
@@ -828,6 +829,21 @@ def _everyday_noun(word: str) -> bool:
     low = word.casefold()
     forms = {low, low[:-1] if low.endswith("s") and not low.endswith("ss") else low + "s"}
     return max(general_zipf(f) for f in forms) >= EVERYDAY_WORD_ZIPF
+
+
+def _role_of_an_everyday_kind(words: list[str]) -> list[str]:
+    """A rare role word after an everyday noun that says which of them ("family carers", "family caregivers"):
+    its studies name the role alone ("carers of people with X"), and the role, rarer than a topic word, is no
+    field's every study (not "school nurses": ``nurse*`` is)."""
+    if len(words) != 2:
+        return []
+    kind, role = words[0].casefold(), words[1].casefold()
+    singular = role[:-1] if role.endswith("s") else role
+    if not (kind.isalpha() and role.isalpha() and singular in ROLE_WORDS and not _modifier_like(words[0])
+            and word_classes(kind) <= {"NOUN", "VERB"} and "NOUN" in word_classes(kind)
+            and general_zipf(kind) >= EVERYDAY_WORD_ZIPF and general_zipf(singular) < TOPIC_WORD_ZIPF):
+        return []
+    return [_render(truncation(role))]
 
 
 def _compound_of_a_role(words: list[str]) -> list[str]:
