@@ -117,3 +117,6 @@ def test_a_rare_role_after_an_everyday_noun_is_a_term_alone():
     assert not any(t.startswith("nurse") for t in item_terms("school nurses"))  # every nurse study
     text = "What are the experiences of family carers of people with motor neurone disease?"
     assert hits(text, "Carers of people with motor neurone disease: an interview study"), query(text)
+    # the role's British and American names are one ("family caregivers", "caregiving for a spouse")
+    assert hits(text, "Family caregivers of people with motor neurone disease: a qualitative study"), query(text)
+    assert hits(text, "Caregiving for a spouse with motor neurone disease"), query(text)
