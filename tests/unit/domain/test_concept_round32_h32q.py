@@ -48,6 +48,8 @@ def test_a_topic_word_before_a_means_participle_names_the_concept_alone():
     assert item_terms("simulation-based training") == ['"simulation-based training"']
     assert not any(t.startswith("school") for t in item_terms("school-based vaccination programmes"))
     assert "psilocybin*" in item_terms("psilocybin-assisted therapy")
+    # who delivers it is no concept alone ("pharmacist-led": every pharmacist study)
+    assert "pharmacist*" not in item_terms("pharmacist-led medication review")
 
 
 def test_what_a_technique_is_effective_at_finding_is_the_concept():

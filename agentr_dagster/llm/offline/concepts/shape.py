@@ -164,11 +164,12 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
     if required:
         if background is None:
             for b in optional if len(required) >= 2 else ():
-                # without a background, a block of common words only ("people" of "In people with X") beside two
+                # without a background, one common word alone ("people" of "In people with X") beside two
                 # subjects or more names nothing the rest branch's studies must say: AND-ed there it only loses
                 # those that do not say it (beside one subject it keeps the branch from being every study of that
-                # subject: "student achievement" AND school*; a background judges it by the blocks' shares)
-                b.in_query = b.in_query and not b.generic
+                # subject: "student achievement" AND school*; "young children" still say whom; a background
+                # judges the blocks by their shares)
+                b.in_query = b.in_query and not (b.generic and len(b.label.split()) == 1)
             return
         # people a question says the studies were done on ("... anxiety in university students") are no subject
         # alone, however narrow the background shows them: a subject it marked broad ("anxiety") stays AND-ed

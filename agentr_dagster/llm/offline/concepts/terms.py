@@ -499,7 +499,7 @@ def _run_terms(words: list[str]) -> list[str]:
     # ("school-based", "web-based", "evidence-based"), nor one of cause ("NSAID-associated ulcers",
     # "opioid-induced constipation": the ulcers are)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
-                 if right in _MEANS_PARTICIPLES and left.isalpha() and _means_word_alone(left))
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and _means_word_alone(left, right))
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
     # a noun acted on by a process ("fault prediction"): papers write the process of it ("predicting faults")
@@ -555,12 +555,19 @@ def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str
     return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
 
 
-def _means_word_alone(word: str) -> bool:
+#: Participles of who delivers a thing ("pharmacist-led", "peer-delivered"): the word before them names people.
+_DELIVERER_PARTICIPLES = frozenset("led delivered facilitated supported".split())
+
+
+def _means_word_alone(word: str, participle: str) -> bool:
     """A word before a participle of means names the concept alone: a rare word ("psilocybin"), or a topic word
     whose stem opens onto no everyday word (``mindful*``; not ``simul*``: "simultaneously", nor "simulation"
-    whole, which names simulations of every field)."""
-    return general_zipf(word) < RARE_PART_ZIPF or (general_zipf(word) < TOPIC_WORD_ZIPF
-                                                   and opens_onto_zipf(truncation(word)) < TOPIC_WORD_ZIPF)
+    whole, which names simulations of every field) and names no one who delivers it ("pharmacist-led
+    medication review": ``pharmacist*`` is every pharmacist study)."""
+    if general_zipf(word) < RARE_PART_ZIPF:
+        return True
+    return (general_zipf(word) < TOPIC_WORD_ZIPF and opens_onto_zipf(truncation(word)) < TOPIC_WORD_ZIPF
+            and participle not in _DELIVERER_PARTICIPLES and not _person_word(_plural_of(word)))
 
 
 def _gradable(word: str) -> bool:
