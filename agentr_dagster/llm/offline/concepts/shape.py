@@ -181,9 +181,12 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
         if _shares_bound(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
-            if all(b.setting and not b.organism and not _gene_block(b) for b in required):
+            if not _holds_review_kinds(main) and all(b.setting and not b.organism and not _gene_block(b)
+                                                     for b in required):
                 # the optional subject beside them gone, a place alone is every study there however narrow a
-                # background shows it (``X OR "python program(s)"``: :func:`_rest_names_no_subject`)
+                # background shows it (``X OR "python program(s)"``: :func:`_rest_names_no_subject`; where the
+                # studies are reviews, the field is what they review: "systematic reviews in software
+                # engineering")
                 for b in required:
                     b.required = b.in_query = False
         return
