@@ -171,10 +171,12 @@ _HOW_ADJECTIVE_RE = re.compile(
     r"with)\b|\s*\?)", re.I)
 
 
-#: "accurate for detecting Y": the act a test is accurate for (round 22's ``_TEST_ACT_STEMS`` of an abstract).
+#: "accurate for detecting Y", "effective at finding Y": the act a test or a technique is judged at (round 22's
+#: ``_TEST_ACT_STEMS`` of an abstract); what it finds is the concept, whatever verb its studies use ("real faults
+#: detected", "fault detection").
 _ACCURATE_FOR_ACT_RE = re.compile(
-    r"\b(accurate\s+(?:for|in|at))\s+(?:detecting|diagnosing|identifying|screening\s+for|distinguishing|"
-    r"discriminating|differentiating)\s+", re.I)
+    r"\b(accurate|effective|efficient|useful)\s+(?:for|in|at)\s+(?:detecting|diagnosing|identifying|finding|"
+    r"locating|screening\s+for|distinguishing|discriminating|differentiating)\s+", re.I)
 
 
 #: "What is the diagnostic accuracy of X for detecting Y?": the accuracy asked as a noun, of X, for an act.
@@ -216,8 +218,9 @@ def _how_adjective_last(text: str) -> str:
         be = m.group(3).casefold() if m.group(1) else m.group(3).capitalize()  # who may come first ("Among X, ...")
         return f"{m.group(1)}{be} {m.group(4)} {m.group(2).casefold()}"
     # what a test is accurate for is the condition, not the act of testing ("accurate for detecting major
-    # depression": ``"detecting major depression"`` was a term)
-    return _ACCURATE_FOR_ACT_RE.sub(r"\1 ", _HOW_ADJECTIVE_RE.sub(reordered, _accuracy_of_as_how_accurate(
+    # depression": ``"detecting major depression"`` was a term), said after "for" ("accurate at Y" made Y an
+    # alternative of the test)
+    return _ACCURATE_FOR_ACT_RE.sub(r"\1 for ", _HOW_ADJECTIVE_RE.sub(reordered, _accuracy_of_as_how_accurate(
         _how_compare_as_than(_HOW_COMMON_RE.sub("What is the prevalence of ", text)))))
 
 

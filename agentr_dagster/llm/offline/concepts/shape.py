@@ -164,6 +164,13 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
         return
     if required:
         if background is None:
+            for b in optional if len(required) >= 2 else ():
+                # without a background, one common word alone ("people" of "In people with X") beside two
+                # subjects or more names nothing the rest branch's studies must say: AND-ed there it only loses
+                # those that do not say it (beside one subject it keeps the branch from being every study of that
+                # subject: "student achievement" AND school*; "young children" still say whom; a background
+                # judges the blocks by their shares)
+                b.in_query = b.in_query and not (b.generic and len(b.label.split()) == 1)
             return
         # people a question says the studies were done on ("... anxiety in university students") are no subject
         # alone, however narrow the background shows them: a subject it marked broad ("anxiety") stays AND-ed
@@ -175,6 +182,14 @@ def _mark_rest(blocks: list[ConceptBlock], background: Background | None, rest_s
         if _shares_bound(required, background) <= rest_share and not done_on:
             for b in optional:
                 b.in_query = False
+            if not _holds_review_kinds(main) and all(b.setting and not b.organism and not _gene_block(b)
+                                                     for b in required):
+                # the optional subject beside them gone, a place alone is every study there however narrow a
+                # background shows it (``X OR "python program(s)"``: :func:`_rest_names_no_subject`; where the
+                # studies are reviews, the field is what they review: "systematic reviews in software
+                # engineering")
+                for b in required:
+                    b.required = b.in_query = False
         return
     for b in optional:
         b.in_query = b.side and not (b.generic or _who_block(b)) and any_share(
@@ -324,6 +339,9 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _proposed_for_anded(blocks, topic)
     _lone_relation_anded(blocks, topic)
     _people_of_experience_anded(blocks, topic)
+    _lone_occurrence_anded(blocks, topic)
+    _interaction_anded(blocks, topic)
+    _experiencers_anded(blocks, topic)
 
 
 def _label_words(block: ConceptBlock) -> set[str]:
@@ -378,6 +396,86 @@ def _lone_relation_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if _named_in(main, sentence[m.start():m.start("y")].casefold()) and _named_in(rest[0], m.group("y").casefold()) \
             and not _who_block(rest[0]):
         rest[0].independent = True
+
+
+#: "What is the prevalence of X after Y?", "the incidence of X with Y": how often X occurs where Y is (a general
+#: vocabulary of epidemiology; "How common is X" is read as "What is the prevalence of X" before this).
+_OCCURRENCE_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}what\s+(?:is|are|was|were)\s+the\s+(?:\w+\s+)?(?:prevalence|incidence|frequency|rates?|"
+    r"occurrence)\s+of\s+(?P<x>.+?)\s+(?:after|following|with|during|in|among)\s+(?P<y>[^,;:?]+)", re.I)
+
+
+def _lone_occurrence_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"What is the prevalence of X after Y?" asks how often X occurs where Y is: where the rest branch would be Y
+    alone, ``X OR Y`` is every study of X and every study of Y ("depress* OR strok*"), so Y is AND-ed with X, as
+    a relation's lone object is (:func:`_lone_relation_anded`). Not who the studies are about ("among refugees"
+    leaves as it did: :func:`_mark_rest`), a place or an aspect."""
+    m = _OCCURRENCE_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    rest = [b for b in blocks if b is not main and (b.required or b.in_query) and not b.organism]
+    if (len(rest) == 1 and rest[0].required and _named_in(main, m.group("x").casefold())
+            and _named_in(rest[0], m.group("y").casefold())
+            and not (rest[0].aspect or rest[0].setting or rest[0].generic or _who_block(rest[0]))):
+        rest[0].independent = True
+
+
+#: "Does X reduce the absorption of Z?", "Do X alter the plasma concentrations of Z?": X changes what the body does
+#: with the drug Z (a general vocabulary of pharmacokinetics, as :data:`_DRUG_PROPERTY_RE`'s).
+_INTERACTION_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:does|do|did|can|could)\s+(?P<x>.+?)\s+(?:reduce|increase|decrease|lower|raise|alter|"
+    r"affect|change|impair|inhibit|enhance)\s+the\s+(?:absorption|clearance|metabolism|bioavailability|elimination|"
+    r"(?:(?:plasma|serum|blood|trough)\s+)?(?:levels?|concentrations?)|pharmacokinetics)\s+of\s+(?P<z>[^,;:?]+)",
+    re.I)
+
+
+def _interaction_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Do X reduce the absorption of Z?" asks of X given with Z: ``X OR (Z AND absorpt*)`` was every study of X
+    ("proton pump inhibitors", 1.8 % of the pool) and every absorption study of Z. Z is AND-ed with X, as the
+    doer of an act is in "the effect of X on the plasma concentrations of Z" (:func:`_doer_of_act`); the property
+    leaves (its studies say "TSH rose", "dose requirement")."""
+    m = _INTERACTION_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or any(b.independent for b in blocks):
+        return
+    # the drug may lead ("the bioavailability of Z" makes Z the main block: :func:`_drug_of_property_first`)
+    named = [g for g in ("x", "z") if _named_in(main, m.group(g).casefold())]
+    if len(named) != 1:
+        return
+    other = m.group("z" if named[0] == "x" else "x").casefold()
+    partner = [b for b in blocks if b is not main and b.required and _named_in(b, other)
+               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
+    if len(partner) != 1:
+        return
+    for b in blocks:
+        if b is not main and b is not partner[0] and not b.organism:
+            b.required = b.in_query = False
+    partner[0].independent = True
+
+
+#: "What are the experiences of P of / with / caring for X?", "... experiences of X among P" (a possessive said so
+#: by :func:`~agentr_dagster.llm.offline.concepts.blocks._peoples_experiences_of`): P are whose experiences the
+#: studies are.
+_EXPERIENCERS_RE = re.compile(
+    r"^\s*what\s+(?:are|is|were|was)\s+(?:the\s+)?(?:lived\s+)?(?:experiences?|perceptions?|perspectives?|views?)"
+    r"\s+of\s+(?:(?P<who>.+?)(?=\s+(?:of|with|caring|who|living|receiving|in|on|about|regarding)\b|\s*\?)"
+    r"|.+?\s+among\s+(?P<among>[^,;:?]+))", re.I)
+
+
+def _experiencers_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """A qualitative question names whose experiences its studies are: "the experiences of family carers of
+    people with early-onset dementia" left the carers as who the studies are about (:func:`_mark_rest`) and was
+    every study of the dementia. The experiencers are AND-ed with the main block, as its studies say who they
+    asked ("carers", "caregivers" interviewed)."""
+    m = _EXPERIENCERS_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or _who_block(main) or any(b.independent for b in blocks):
+        return
+    said = (m.group("who") or m.group("among") or "").casefold()
+    who = [b for b in blocks if b is not main and _who_block(b) and not b.generic and _named_in(b, said)]
+    if len(who) == 1:
+        who[0].required = who[0].in_query = who[0].independent = True
 
 
 #: "What / Which X have been proposed for Y": what the techniques were made for, after "for" to the clause's end.

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from agentr_dagster.domain.specificity import general_completions, general_zipf
+from agentr_dagster.domain.specificity import general_completions, general_zipf, opens_onto_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
 from agentr_dagster.domain.word_class import (
@@ -368,9 +368,15 @@ def _without_predicate_adjective(piece: str) -> tuple[str, bool]:
         return _adjective(word) or _mostly_adjective(word)
 
     kept = list(words)
-    while len([w for w in kept if w.casefold() not in _FUNCTION]) >= 2 and predicate(kept[-1]):
+    # right before a predicate only a word that is no noun at all is another ("clinically effective"): a mass noun
+    # the lexicon also calls an adjective is the subject's head ("point-of-care ultrasound accurate", "ultrasounds"
+    # being seldom written); one joined by "and" / "or" is ("safe and effective")
+    joined = True
+    while len([w for w in kept if w.casefold() not in _FUNCTION]) >= 2 and (
+            predicate(kept[-1]) if joined else _adjective(kept[-1])):
         kept.pop()
-        if len(kept) >= 2 and kept[-1].casefold() in ("and", "or") and predicate(kept[-2]):
+        joined = len(kept) >= 2 and kept[-1].casefold() in ("and", "or") and predicate(kept[-2])
+        if joined:
             kept.pop()
     if len(kept) == len(words):
         return piece, False
@@ -537,11 +543,15 @@ def _run_terms(words: list[str]) -> list[str]:
     terms.extend(_letter_compound_alone(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
-    # a rare word before a participle of means joined to it ("psilocybin-assisted therapy"): the word names the
-    # concept; not one of cause ("NSAID-associated ulcers", "opioid-induced constipation": the ulcers are), nor a
-    # short acronym ("AUC-guided": "auc" alone sits inside other words and names every AUC)
+    terms.extend(_role_of_an_everyday_kind(words))
+    # a topic word before a participle of means joined to it ("psilocybin-assisted therapy", "mindfulness-based
+    # stress reduction", "simulation-based training"): the word names the concept, which its studies name by it
+    # ("mindfulness training", "high-fidelity simulation"); not an everyday word of a setting or medium
+    # ("school-based", "web-based", "evidence-based"), nor one of cause ("NSAID-associated ulcers",
+    # "opioid-induced constipation": the ulcers are), nor a short acronym ("AUC-guided": "auc" alone sits inside
+    # other words and names every AUC)
     terms.extend(_render(truncation(left)) for w in words for left, _, right in [w.casefold().partition("-")]
-                 if right in _MEANS_PARTICIPLES and left.isalpha() and general_zipf(left) < RARE_PART_ZIPF
+                 if right in _MEANS_PARTICIPLES and left.isalpha() and _means_word_alone(left, right)
                  and not (_is_acronym(w.partition("-")[0]) and len(left) < 4))
     if len(words) == 2:
         terms.extend(_pair_naming_words(words))
@@ -596,6 +606,21 @@ def _words_anded_of_phrase_alone(words: list[str], terms: list[str]) -> list[str
             or any(_stem_reaches_commoner(s, w) for s, w in zip(stems, low, strict=True))):
         return terms
     return [*terms, f"({' AND '.join(_sendable(s) for s in sorted(stems))})"]
+
+
+#: Participles of who delivers a thing ("pharmacist-led", "peer-delivered"): the word before them names people.
+_DELIVERER_PARTICIPLES = frozenset("led delivered facilitated supported".split())
+
+
+def _means_word_alone(word: str, participle: str) -> bool:
+    """A word before a participle of means names the concept alone: a rare word ("psilocybin"), or a topic word
+    whose stem opens onto no everyday word (``mindful*``; not ``simul*``: "simultaneously", nor "simulation"
+    whole, which names simulations of every field) and names no one who delivers it ("pharmacist-led
+    medication review": ``pharmacist*`` is every pharmacist study)."""
+    if general_zipf(word) < RARE_PART_ZIPF:
+        return True
+    return (general_zipf(word) < TOPIC_WORD_ZIPF and opens_onto_zipf(truncation(word)) < TOPIC_WORD_ZIPF
+            and participle not in _DELIVERER_PARTICIPLES and not _person_word(_plural_of(word)))
 
 
 def _gradable(word: str) -> bool:
@@ -864,6 +889,21 @@ def _everyday_noun(word: str) -> bool:
     low = word.casefold()
     forms = {low, low[:-1] if low.endswith("s") and not low.endswith("ss") else low + "s"}
     return max(general_zipf(f) for f in forms) >= EVERYDAY_WORD_ZIPF
+
+
+def _role_of_an_everyday_kind(words: list[str]) -> list[str]:
+    """A rare role word after an everyday noun that says which of them ("family carers", "family caregivers"):
+    its studies name the role alone ("carers of people with X"), and the role, rarer than a topic word, is no
+    field's every study (not "school nurses": ``nurse*`` is)."""
+    if len(words) != 2:
+        return []
+    kind, role = words[0].casefold(), words[1].casefold()
+    singular = role[:-1] if role.endswith("s") else role
+    if not (kind.isalpha() and role.isalpha() and singular in ROLE_WORDS and not _modifier_like(words[0])
+            and word_classes(kind) <= {"NOUN", "VERB"} and "NOUN" in word_classes(kind)
+            and general_zipf(kind) >= EVERYDAY_WORD_ZIPF and general_zipf(singular) < TOPIC_WORD_ZIPF):
+        return []
+    return [_render(truncation(role))]
 
 
 def _compound_of_a_role(words: list[str]) -> list[str]:
@@ -1193,7 +1233,10 @@ def _head_alone(words: list[str], degree: bool = False) -> list[str]:
     # "transgenerational inheritance"); a common one does not ("depressive" alone is any depression)
     rare = [_render(t) for m in mods if m.isalpha() and len(m) >= 6 and general_zipf(m) < RARE_MODIFIER_ZIPF
             for t in _stems(m)]
-    return rare or [f"({_sendable(_process_stem(head))} AND {group})"]
+    # the process in its spellings too, as its partners are ("victimisation": victimis*, victimiz*)
+    process = _dedupe(_sendable(v) for v in _spellings(_process_stem(head)))
+    process_group = process[0] if len(process) == 1 else "(" + " OR ".join(process) + ")"
+    return rare or [f"({process_group} AND {group})"]
 
 
 def _process_stem(noun: str) -> str:

@@ -192,6 +192,9 @@ POPULATION_VARIANTS: dict[str, tuple[str, ...]] = {
     "older adult": ('"older adult*"', "elderly", '"older people"', "aged", "geriatric*"),
     "elderly": ("elderly", '"older adult*"', '"older people"', "geriatric*"),
     "nurse": ("nurse*", "nursing"),
+    # one role by its British and American names (and its activity: "caregiving for a spouse")
+    "carer": ("carer*", "caregiv*"),
+    "caregiver": ("caregiv*", "carer*"),
     "women": ("women", "woman", "female*", "maternal"),
     "veteran": ("veteran*", "military"),
 }
