@@ -222,10 +222,11 @@ def _reaches_commoner_adjective(prefix: str, word: str) -> bool:
 
 def _derived_from(noun: str, other: str) -> bool:
     """``noun`` is English's regular derivation of ``other``: the quality an adjective names ("severe" ->
-    "severity", "aware" -> "awareness", "adolescent" -> "adolescence", :func:`quality_nouns`) or the act of a verb
-    ``other`` is a form of ("prefer" -> "preference", "progress" -> "progression")."""
+    "severity", "aware" -> "awareness", "adolescent" -> "adolescence", "pregnant" -> "pregnancy",
+    :func:`quality_nouns`) or the act of a verb ``other`` is a form of ("prefer" -> "preference", "progress" ->
+    "progression")."""
     if noun in quality_nouns(other) or noun == other + "ness" or (
-            other.endswith(("ent", "ant")) and noun == other[:-1] + "ce"):
+            other.endswith(("ent", "ant")) and noun in (other[:-1] + "ce", other[:-1] + "cy")):
         return True
     return any(noun.startswith(lemma.rstrip("e")) for lemma in verb_lemmas(other) if len(lemma) >= 4)
 
