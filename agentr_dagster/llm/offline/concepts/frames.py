@@ -1438,7 +1438,7 @@ def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
 
 #: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
 #: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
-_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on)\s+\w")
+_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|for)\s+\w")
 
 
 def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:

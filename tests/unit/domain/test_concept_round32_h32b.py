@@ -1,0 +1,26 @@
+"""Round 32 (h32b): what an intervention is for is its own block in an abstract, and a title's first subject
+before "for" is a subject (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_what_an_abstracts_intervention_is_for_is_another_block_though_they_share_a_modifier():
+    # "memory training for memory complaints": the shared "memory" made the complaints a variant of the training
+    # (``X OR "memory complaints"``: every study of the complaints)
+    text = ("Online memory training for memory complaints in older adults: a meta-analysis. We pooled randomised "
+            "trials of online memory training in older adults with subjective memory complaints. Nine trials were "
+            "included. Training improved memory performance.")
+    q = query(text)
+    assert not hits(text, "Prevalence of memory complaints in older adults: a population survey"), q
+    assert hits(text, "Online memory training for older adults with memory complaints: a randomised trial"), q
+
+
+def test_a_titles_first_subject_named_by_everyday_words_before_for_is_kept():
+    # "Music therapy" (its words everyday English: a generic label) was dropped as no subject of the title, and
+    # the query was the condition alone
+    text = ("Music therapy for autism spectrum disorder: a systematic review. We reviewed randomised trials of music "
+            "therapy for autism spectrum disorder in children. Twelve trials were included. Music therapy improved "
+            "social interaction.")
+    q = query(text)
+    assert not hits(text, "Risperidone in children with autism spectrum disorder"), q
+    assert hits(text, "Improvisational music therapy for children with autism spectrum disorder"), q
