@@ -24,3 +24,11 @@ def test_a_titles_first_subject_named_by_everyday_words_before_for_is_kept():
     q = query(text)
     assert not hits(text, "Risperidone in children with autism spectrum disorder"), q
     assert hits(text, "Improvisational music therapy for children with autism spectrum disorder"), q
+
+
+def test_a_gerund_after_a_hyphenated_adjective_compound_is_the_concepts_head():
+    # "high-stakes" read as a plural subject and "questioning" as its verb: the query kept ``high-stakes`` alone
+    text = "Does high-stakes questioning in lectures improve retention of course content in undergraduates?"
+    q = query(text)
+    assert not hits(text, "High-stakes testing and teacher turnover in public schools"), q
+    assert hits(text, "High-stakes questioning during lectures: a classroom experiment"), q

@@ -730,6 +730,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # or after a plural noun before what it acts on ("interventions targeting X", "patients receiving X")
         prev = words[k - 1].group(0) if k > 0 else ""
         plural_noun_before = (_plural(prev) and "NOUN" in word_classes(prev) and "AUX" not in word_classes(prev)
+                              and not _adjective_compound(prev)
                               and sentence[words[k - 1].end(): m.start()].strip() == "")
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
@@ -819,6 +820,13 @@ def _effect_verb_after_subject(low: str, prev: str, nxt: str, plural_before: boo
     singular = (not between.strip() and prev.islower() and not _plural(prev) and "NOUN" in word_classes(prev)
                 and prev.casefold() not in _FUNCTION)
     return low.endswith("s") and singular
+
+
+def _adjective_compound(word: str) -> bool:
+    """A hyphenated compound opened by an adjective ("low-stakes", "high-needs"): a modifier of the noun after it
+    ("low-stakes quizzing on X": the quizzing is the concept), no plural subject whose verb that noun would be."""
+    first, _, rest = word.casefold().partition("-")
+    return bool(rest) and "ADJ" in word_classes(first)
 
 
 def _plural_with_before(sentence: str, words: list[re.Match], k: int) -> bool:
