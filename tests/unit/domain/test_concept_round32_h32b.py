@@ -32,3 +32,15 @@ def test_a_gerund_after_a_hyphenated_adjective_compound_is_the_concepts_head():
     q = query(text)
     assert not hits(text, "High-stakes testing and teacher turnover in public schools"), q
     assert hits(text, "High-stakes questioning during lectures: a classroom experiment"), q
+
+
+def test_what_a_past_verbs_object_is_exposed_to_is_another_concept():
+    # "exposed pregnant rats to valproic acid" was one phrase, the drug a variant of the rats' block
+    # (``pregnant* OR "valproic acid"``: every study of pregnant women)
+    text = "We reviewed studies that exposed pregnant rats to valproic acid and measured social behaviour in offspring."
+    q = query(text)
+    assert not hits(text, "Smoking cessation support for pregnant women: a randomised trial"), q
+    assert hits(text, "Valproic acid exposure in utero alters social behaviour of rat offspring"), q
+    # and two animals closing the list are both kept ("to rats or mice and measured X" lost the rats)
+    assert hits("We reviewed studies that gave ketamine to rats or mice and measured immobility time.",
+                "Ketamine reduces immobility time in rats")

@@ -168,9 +168,10 @@ def _split_items(text: str) -> list[str]:
     text = _AS_ROLE_RE.sub(" ", text)
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
-    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
+    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"; not
+    # two organisms the list ends with ("to rats or mice and measured X")
     text = re.sub(r"\b(" + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?:and|or)\s+(?=(?:"
-                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+\w)", "", text, flags=re.I)
+                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?!(?:and|or)\b)\w)", "", text, flags=re.I)
     parts = re.split(r",|;|:|\?|\.(?=\s|$)|\band/or\b|\bor\b|\band\b|/", text)
     return [" ".join(p.split()) for p in parts if p and p.strip(" -")]
 
@@ -763,7 +764,22 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = verb or _second_past_predicate(words, k)
         if not inside and verb:
             cuts.append(m)
-    return sorted(cuts, key=lambda m: m.start())
+    return sorted(cuts + _recipient_to(words, cuts), key=lambda m: m.start())
+
+
+def _recipient_to(words: list[re.Match], cuts: list[re.Match]) -> list[re.Match]:
+    """The "to" after a past verb's object ("exposed larval zebrafish to fluoxetine", "gave ketamine to rats"):
+    a preposition that opens what the object met or went to, another concept (it was read inside one phrase,
+    "zebrafish to fluoxetine"); never an infinitive's "to" ("used X to predict")."""
+    out = []
+    for k in range(1, len(words) - 1):
+        if words[k].group(0) != "to" or is_plain_verb(words[k + 1].group(0).casefold()):
+            continue
+        before = [c for c in cuts if c.start() < words[k].start()]
+        last = max(before, key=lambda c: c.start()) if before else None
+        if last is not None and last.end() <= words[k - 1].start() and _past_verb(last.group(0)):
+            out.append(words[k])
+    return out
 
 
 #: Words a clause's subject is said by before its verb ("studies that gave", "we reviewed").
