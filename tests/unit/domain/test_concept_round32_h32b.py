@@ -44,3 +44,12 @@ def test_what_a_past_verbs_object_is_exposed_to_is_another_concept():
     # and two animals closing the list are both kept ("to rats or mice and measured X" lost the rats)
     assert hits("We reviewed studies that gave ketamine to rats or mice and measured immobility time.",
                 "Ketamine reduces immobility time in rats")
+
+
+def test_a_rare_gerund_before_of_is_the_act_done_not_an_aspect():
+    # "splinting of the wrist" read as an aspect of the wrist (as "the timing of X"): the splinting left the query
+    # and ``wrist`` stood alone (every wrist study)
+    text = "Does splinting of the wrist reduce pain in carpal tunnel syndrome?"
+    q = query(text)
+    assert not hits(text, "Distal radius fractures of the wrist in postmenopausal women"), q
+    assert hits(text, "Night splinting for carpal tunnel syndrome: a randomised trial"), q

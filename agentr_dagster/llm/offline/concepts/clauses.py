@@ -261,9 +261,12 @@ def _rare_kind_of(piece: str) -> bool:
 def _named_technique(piece: str) -> bool:
     """"Metamorphic testing (of X)", "mutation testing (of X)": a gerund named by a rare modifier is a technique
     applied to X, a subject of its own, not an aspect of X as "the pharmacokinetics of X" is (the title lost the
-    technique and kept X alone: every study of X)."""
+    technique and kept X alone: every study of X); so is one gerund rare in general English ("deprescribing",
+    "splinting of the wrist")."""
     words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
     head = words[-1].casefold() if words else ""
+    if len(words) == 1 and head.endswith("ing") and head.isalpha() and head not in META_WORDS:
+        return general_zipf(head) < TOPIC_WORD_ZIPF and (bool(verb_lemmas(head)) or not word_classes(head))
     return (2 <= len(words) <= 3 and head.endswith("ing") and bool(verb_lemmas(head))
             and head not in META_WORDS and all(w.isalpha() or "-" in w for w in words)
             and any(general_zipf(w) < TOPIC_WORD_ZIPF for w in words[:-1]))
