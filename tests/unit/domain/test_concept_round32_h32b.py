@@ -53,3 +53,14 @@ def test_a_rare_gerund_before_of_is_the_act_done_not_an_aspect():
     q = query(text)
     assert not hits(text, "Distal radius fractures of the wrist in postmenopausal women"), q
     assert hits(text, "Night splinting for carpal tunnel syndrome: a randomised trial"), q
+
+
+def test_people_named_first_of_a_titles_pair_are_a_subject():
+    # "Lay health workers and hypertension control": the workers (a block of people) were no title subject and
+    # vanished; the query was every study of hypertension control
+    text = ("Lay health workers and hypertension control: a systematic review. Background: Lay health workers deliver "
+            "care in many countries. Objective: To assess whether lay health workers improve blood pressure control. "
+            "Results: Sixteen studies were included.")
+    q = query(text)
+    assert not hits(text, "Hypertension control in primary care: a cohort study"), q
+    assert hits(text, "Lay health workers improve hypertension control in rural India"), q
