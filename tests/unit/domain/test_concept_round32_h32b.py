@@ -64,3 +64,12 @@ def test_people_named_first_of_a_titles_pair_are_a_subject():
     q = query(text)
     assert not hits(text, "Hypertension control in primary care: a cohort study"), q
     assert hits(text, "Lay health workers improve hypertension control in rural India"), q
+
+
+def test_how_people_experience_caring_keeps_the_condition_of_the_one_cared_for():
+    # the spouses AND-ed with the caring left no rest branch, and the condition after "with" was lost
+    # (``caring* AND spous*``: every study of spouses caring for anyone)
+    text = "How do spouses experience caring for a partner with multiple sclerosis?"
+    q = query(text)
+    assert not hits(text, "Spouses caring for a partner after stroke: a qualitative study"), q
+    assert hits(text, "Caring for a spouse with multiple sclerosis: a qualitative study"), q

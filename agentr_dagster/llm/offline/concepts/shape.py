@@ -353,7 +353,12 @@ def _people_of_experience_anded(blocks: list[ConceptBlock], topic: str) -> None:
              and _label_words(b) and _label_words(b) <= who]
     # people named by their condition ("patients with chronic kidney disease"): the condition says who they are
     conditions = [b for b in named if not _who_block(b)]
-    for b in conditions or named:
+    # and the condition X's clause names after "with" ("caring for a relative with dementia": the dementia, whose
+    # people are the ones cared for): a query AND-ing blocks keeps no rest branch, and it was lost
+    had = m.group("x").casefold().split(" with ", 1)[1:]
+    objects = [b for b in blocks if had and named and b is not main and b not in named and b.required and not (
+        b.generic or b.organism or b.aspect or b.setting or _who_block(b)) and _named_in(b, had[0])]
+    for b in [*(conditions or named), *objects]:
         b.required = b.in_query = b.independent = True
 
 
