@@ -73,3 +73,17 @@ def test_how_people_experience_caring_keeps_the_condition_of_the_one_cared_for()
     q = query(text)
     assert not hits(text, "Spouses caring for a partner after stroke: a qualitative study"), q
     assert hits(text, "Caring for a spouse with multiple sclerosis: a qualitative study"), q
+
+
+def test_how_people_use_an_everyday_thing_to_do_something_ands_the_thing_with_the_purpose():
+    # "video games" (everyday words) left the query and the question was ``loneli*``: every loneliness study;
+    # "mobile phones" stood alone or beside every study of the people's sexual health
+    text = "How do older adults use video games to cope with loneliness?"
+    q = query(text)
+    assert not hits(text, "Loneliness in older adults living alone: a cohort study"), q
+    assert hits(text, "Video games and loneliness in later life: a mixed-methods study"), q
+    text = "How do adolescents use mobile phones to seek sexual health information?"
+    q = query(text)
+    assert not hits(text, "Mobile phones and road traffic injuries"), q
+    assert not hits(text, "Sexual health of adolescents in rural schools"), q
+    assert hits(text, "Mobile phones as a source of sexual health information for young people"), q
