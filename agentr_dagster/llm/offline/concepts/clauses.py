@@ -780,7 +780,8 @@ def _recipient_to(words: list[re.Match], cuts: list[re.Match]) -> list[re.Match]
             continue
         before = [c for c in cuts if c.start() < words[k].start()]
         last = max(before, key=lambda c: c.start()) if before else None
-        if last is not None and last.end() <= words[k - 1].start() and _past_verb(last.group(0)):
+        if last is not None and last.end() <= words[k - 1].start() and _past_verb(last.group(0)) \
+                and "AUX" not in word_classes(last.group(0).casefold()):  # "is switching from A to B": no object
             out.append(words[k])
     return out
 

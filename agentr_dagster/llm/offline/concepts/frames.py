@@ -1439,7 +1439,7 @@ def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
 
 #: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
 #: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
-_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|for)\s+\w")
+_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|(?P<purpose>for))\s+\w")
 
 
 def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
@@ -1449,7 +1449,13 @@ def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
     with "and" / "on"."""
     label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
     words = _content_words(label)
-    return (len(words) >= 2 and head.startswith(label) and bool(_PAIR_NEXT_RE.match(head[len(label):]))
+    nxt = _PAIR_NEXT_RE.match(head[len(label):])
+    # "X for Y" (what X is for): X a kind named by nouns ("music therapy"), not an adjective's choice among all
+    # ("common therapies for gout": no concept of its own)
+    named_kind = nxt is not None and (not nxt.group("purpose") or all(
+        word_classes(w) == {"NOUN"} or word_classes(w) == {"NOUN", "VERB"} for w in words
+        if w.casefold() not in GENERIC_HEADS))
+    return (len(words) >= 2 and head.startswith(label) and named_kind
             and block.facet != "comparator" and not (block.aspect or block.setting or block.organism)
             and not _who_block(block))
 
