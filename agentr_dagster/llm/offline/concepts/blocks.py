@@ -819,12 +819,13 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         label_words = {w.casefold() for w in _content_words(block.label)}
         heads = {(_content_words(i) or [""])[-1].casefold() for i in (items[0], block.label)}
         cue = chunk.cue.strip()
-        if question and len(items) == 1 and (_SETTING_CUE_RE.match(cue) or cue.casefold() == "for") \
+        if len(items) == 1 and (question and _SETTING_CUE_RE.match(cue) or cue.casefold() == "for") \
                 and not heads <= repeated:
-            # where a question's X is done, or what it is for, that shares only a modifier of one with X ("pair
-            # programming in undergraduate programming courses", "the Postnatal Depression Scale for major
-            # depression"): another concept, no variant of X; a repeat shares both heads ("adults with ADHD");
-            # (an abstract's chunk may list what else it names: "in spine surgery using the FI")
+            # where a question's X is done, or what X is for in a question or an abstract, that shares only a
+            # modifier of one with X ("pair programming in undergraduate programming courses", "cognitive training
+            # for mild cognitive impairment"): another concept, no variant of X; a repeat shares both heads
+            # ("adults with ADHD"); (an abstract's chunk may list what else it names: "in spine surgery using the
+            # FI")
             repeated = set()
         whole = words <= block_words or bool(label_words) and label_words <= words
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):

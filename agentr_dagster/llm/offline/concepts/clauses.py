@@ -168,9 +168,10 @@ def _split_items(text: str) -> list[str]:
     text = _AS_ROLE_RE.sub(" ", text)
     text = re.sub(r"[()\[\]]", ",", text)
     text = _EXAMPLE_RE.sub(",", text)
-    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"
+    # "animal and human methotrexate studies": two organisms sharing what follows, not an item "animal"; not
+    # two organisms the list ends with ("to rats or mice and measured X")
     text = re.sub(r"\b(" + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?:and|or)\s+(?=(?:"
-                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+\w)", "", text, flags=re.I)
+                  + "|".join(sorted(_ORGANISM_MODIFIERS)) + r")\s+(?!(?:and|or)\b)\w)", "", text, flags=re.I)
     parts = re.split(r",|;|:|\?|\.(?=\s|$)|\band/or\b|\bor\b|\band\b|/", text)
     return [" ".join(p.split()) for p in parts if p and p.strip(" -")]
 
@@ -260,9 +261,12 @@ def _rare_kind_of(piece: str) -> bool:
 def _named_technique(piece: str) -> bool:
     """"Metamorphic testing (of X)", "mutation testing (of X)": a gerund named by a rare modifier is a technique
     applied to X, a subject of its own, not an aspect of X as "the pharmacokinetics of X" is (the title lost the
-    technique and kept X alone: every study of X)."""
+    technique and kept X alone: every study of X); so is one gerund rare in general English ("deprescribing",
+    "splinting of the wrist")."""
     words = [w for w in re.findall(_WORD, piece) if w.casefold() not in _DETERMINERS]
     head = words[-1].casefold() if words else ""
+    if len(words) == 1 and head.endswith("ing") and head.isalpha() and head not in META_WORDS:
+        return general_zipf(head) < TOPIC_WORD_ZIPF and (bool(verb_lemmas(head)) or not word_classes(head))
     return (2 <= len(words) <= 3 and head.endswith("ing") and bool(verb_lemmas(head))
             and head not in META_WORDS and all(w.isalpha() or "-" in w for w in words)
             and any(general_zipf(w) < TOPIC_WORD_ZIPF for w in words[:-1]))
@@ -730,6 +734,7 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         # or after a plural noun before what it acts on ("interventions targeting X", "patients receiving X")
         prev = words[k - 1].group(0) if k > 0 else ""
         plural_noun_before = (_plural(prev) and "NOUN" in word_classes(prev) and "AUX" not in word_classes(prev)
+                              and not _adjective_compound(prev)
                               and sentence[words[k - 1].end(): m.start()].strip() == "")
         verb = verb or (m.group(0).casefold().endswith("ing") and word_classes(m.group(0)) == {"VERB"} and k > 0
                         and (nxt.casefold() == "to" or prev.casefold() in _STUDY_NOUNS
@@ -762,7 +767,23 @@ def _clause_boundaries(sentence: str, verbs: frozenset[str] = frozenset()) -> li
         verb = verb or _second_past_predicate(words, k)
         if not inside and verb:
             cuts.append(m)
-    return sorted(cuts, key=lambda m: m.start())
+    return sorted(cuts + _recipient_to(words, cuts), key=lambda m: m.start())
+
+
+def _recipient_to(words: list[re.Match], cuts: list[re.Match]) -> list[re.Match]:
+    """The "to" after a past verb's object ("exposed larval zebrafish to fluoxetine", "gave ketamine to rats"):
+    a preposition that opens what the object met or went to, another concept (it was read inside one phrase,
+    "zebrafish to fluoxetine"); never an infinitive's "to" ("used X to predict")."""
+    out = []
+    for k in range(1, len(words) - 1):
+        if words[k].group(0) != "to" or is_plain_verb(words[k + 1].group(0).casefold()):
+            continue
+        before = [c for c in cuts if c.start() < words[k].start()]
+        last = max(before, key=lambda c: c.start()) if before else None
+        if last is not None and last.end() <= words[k - 1].start() and _past_verb(last.group(0)) \
+                and "AUX" not in word_classes(last.group(0).casefold()):  # "is switching from A to B": no object
+            out.append(words[k])
+    return out
 
 
 #: Words a clause's subject is said by before its verb ("studies that gave", "we reviewed").
@@ -819,6 +840,13 @@ def _effect_verb_after_subject(low: str, prev: str, nxt: str, plural_before: boo
     singular = (not between.strip() and prev.islower() and not _plural(prev) and "NOUN" in word_classes(prev)
                 and prev.casefold() not in _FUNCTION)
     return low.endswith("s") and singular
+
+
+def _adjective_compound(word: str) -> bool:
+    """A hyphenated compound opened by an adjective ("low-stakes", "high-needs"): a modifier of the noun after it
+    ("low-stakes quizzing on X": the quizzing is the concept), no plural subject whose verb that noun would be."""
+    first, _, rest = word.casefold().partition("-")
+    return bool(rest) and "ADJ" in word_classes(first)
 
 
 def _plural_with_before(sentence: str, words: list[re.Match], k: int) -> bool:

@@ -1360,7 +1360,8 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
-        subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head))
+        subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head)
+                                                     or _people_first_of_title_pair(block, head))
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
                    and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
                    and not _umbrella_outcome(block))
@@ -1438,7 +1439,7 @@ def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
 
 #: What follows a title's first subject when the title names two ("X and Y", read "X on Y" where another sentence
 #: relates them, :func:`_related_pair`), past a word its label left out ("social media use": "social media").
-_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on)\s+\w")
+_PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|(?P<purpose>for))\s+\w")
 
 
 def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
@@ -1448,7 +1449,13 @@ def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
     with "and" / "on"."""
     label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
     words = _content_words(label)
-    return (len(words) >= 2 and head.startswith(label) and bool(_PAIR_NEXT_RE.match(head[len(label):]))
+    nxt = _PAIR_NEXT_RE.match(head[len(label):])
+    # "X for Y" (what X is for): X a kind named by nouns ("music therapy"), not an adjective's choice among all
+    # ("common therapies for gout": no concept of its own)
+    named_kind = nxt is not None and (not nxt.group("purpose") or all(
+        word_classes(w) == {"NOUN"} or word_classes(w) == {"NOUN", "VERB"} for w in words
+        if w.casefold() not in GENERIC_HEADS))
+    return (len(words) >= 2 and head.startswith(label) and named_kind
             and block.facet != "comparator" and not (block.aspect or block.setting or block.organism)
             and not _who_block(block))
 
@@ -1485,6 +1492,14 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _people_first_of_title_pair(block: ConceptBlock, head: str) -> bool:
+    """People named first of a title's two subjects ("Community health workers and tuberculosis treatment
+    outcomes"): what the review is of (their work, their state), a subject to AND, not who the studies happen to
+    be about (the block vanished and the outcomes stood alone)."""
+    label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
+    return bool(label) and head.startswith(label) and bool(_PAIR_NEXT_RE.match(head[len(label):]))
 
 
 def _how_people(block: ConceptBlock, head: str) -> bool:

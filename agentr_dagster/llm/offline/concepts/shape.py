@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf
+from agentr_dagster.domain.specificity import Background, any_share, general_zipf, opens_onto_zipf, phrase_zipf
 from agentr_dagster.domain.truncation import is_acronym as _is_acronym
 from agentr_dagster.domain.truncation import truncation
-from agentr_dagster.domain.word_class import verb_forms, verb_lemmas, word_classes
+from agentr_dagster.domain.word_class import is_plain_verb, verb_forms, verb_lemmas, word_classes
 from agentr_dagster.llm.offline.concepts.clauses import HOW_PEOPLE_DO_RE
 from agentr_dagster.llm.offline.concepts.frames import _RELATION_RES, _gene_block, _named_in
 from agentr_dagster.llm.offline.concepts.generic import _shares_bound, _shares_product
@@ -342,6 +342,44 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     _lone_occurrence_anded(blocks, topic)
     _interaction_anded(blocks, topic)
     _experiencers_anded(blocks, topic)
+    _use_for_purpose_anded(blocks, topic)
+
+
+#: "X to V Y" after "How do <people> use": the thing used, the purpose's verb and what it is done to.
+_USED_FOR_PURPOSE_RE = re.compile(r"(?P<used>.+?)\s+to\s+(?P<verb>[a-z]+)\s+(?P<aim>.+)", re.I)
+
+
+def _use_for_purpose_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"How do <people> use X to V Y?" asks of X used for Y: read as a subject of its own, Y was the main block
+    and X went to the rest branch ("How do adolescents use social media to seek mental health support?" was
+    ``"mental health" OR (adolesc* AND "social media")``: every mental health study). Where X is named by
+    everyday words (general English's phrase frequency :data:`EVERYDAY_WORD_ZIPF` or more: "social media" 5.05,
+    "video games" 5.13), X alone is every study of it too: X is the main block, Y AND-ed with it. A specific X
+    stays alone (round 29: "handwriting recognition software" 3.49, wanted whatever documents it reads); the
+    users stay out (:func:`_users_behind`), as does a purpose that names people ("to support struggling
+    students")."""
+    m = HOW_PEOPLE_DO_RE.match(topic.replace(_JOIN, " "))
+    if m is None or m.group("verb").casefold() != "use" or any(b.independent for b in blocks):
+        return
+    p = _USED_FOR_PURPOSE_RE.match(m.group("x"))
+    if p is None or not is_plain_verb(p.group("verb").casefold()):
+        return
+
+    def named(part: str, generic: bool) -> ConceptBlock | None:
+        return next((b for b in blocks if not (b.organism or b.aspect or b.setting or _who_block(b))
+                     and (generic or not b.generic and b.in_query) and b.terms and _named_in(b, part.casefold())),
+                    None)
+
+    # the thing used may be everyday words left out ("social media"): AND-ed with the purpose, it never stands alone
+    used, aim = named(p.group("used"), generic=True), named(p.group("aim"), generic=False)
+    if used is None or aim is None or used is aim or not aim.required:
+        return
+    if not used.generic and phrase_zipf(used.label.replace(_JOIN, " ")) < EVERYDAY_WORD_ZIPF:
+        return  # a specific thing ("handwriting recognition software") is wanted alone, whatever it is used for
+    blocks.remove(used)
+    blocks.insert(0, used)
+    used.required = used.in_query = True
+    aim.independent = True
 
 
 def _label_words(block: ConceptBlock) -> set[str]:
@@ -371,7 +409,12 @@ def _people_of_experience_anded(blocks: list[ConceptBlock], topic: str) -> None:
              and _label_words(b) and _label_words(b) <= who]
     # people named by their condition ("patients with chronic kidney disease"): the condition says who they are
     conditions = [b for b in named if not _who_block(b)]
-    for b in conditions or named:
+    # and the condition X's clause names after "with" ("caring for a relative with dementia": the dementia, whose
+    # people are the ones cared for): a query AND-ing blocks keeps no rest branch, and it was lost
+    had = m.group("x").casefold().split(" with ", 1)[1:]
+    objects = [b for b in blocks if had and named and b is not main and b not in named and b.required and not (
+        b.generic or b.organism or b.aspect or b.setting or _who_block(b)) and _named_in(b, had[0])]
+    for b in [*(conditions or named), *objects]:
         b.required = b.in_query = b.independent = True
 
 
