@@ -92,6 +92,18 @@ class ActiveConfig:
     # at seed 0 on 16 reviews and lost NSAIDS -0.03 and Kitchenham -0.03; a C that grows with the labels and AUCs
     # pooled over the picks were measured there and taken out)
     C_pick_judge: str = "unlabelled"
+    # A second view ("" = off): a classifier on the dense sentence vectors (the transformer's when the features
+    # carry them, else the static model's), trained on the same records with the same sample weights as the
+    # TF-IDF SVM; its z-scored score gets ``dense_view_share`` of the classifier part beside the SVM's z-scored
+    # margin, and the sum is z-scored again (so the prior's weight keeps its scale). "svm": a LinearSVC at
+    # ``dense_svm_C`` (ASReview's ELAS h3, an SVM on sentence vectors); "logreg": a logistic regression at
+    # ``dense_logreg_C`` (sklearn's and ASReview's default). Unlike ``emb_weight`` (one SVM on the concatenated
+    # blocks) each view votes apart. The view votes once ``dense_view_from_includes`` includes are labelled.
+    dense_view: str = ""
+    dense_view_share: float = 0.5
+    dense_svm_C: float = 0.067
+    dense_logreg_C: float = 1.0
+    dense_view_from_includes: int = 0
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -125,6 +137,9 @@ class ActiveRanker:
         if cfg.emb_weight > 0 and dense.shape[0]:
             blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
+        if cfg.dense_view not in ("", "svm", "logreg"):
+            raise ValueError(f"unknown dense_view {cfg.dense_view!r}; one of '', 'svm', 'logreg'")
+        self.dense = dense.astype(np.float64) if cfg.dense_view and dense.shape[0] else None
         # The weight the last :meth:`scores` gave the z-scored prior beside its other part's 1 (the classifier's
         # z-scored margin; with includes only, the similarity to them): decay x trust. None before the
         # first call, and when the scores were the prior alone (no include labelled).
@@ -207,10 +222,10 @@ class ActiveRanker:
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
         C = self.picked_c(labeled, y, pseudo) if self.cfg.C_pick_every > 0 else self.cfg.C
         if len(pseudo) and w_neg > 0:
-            margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                                      np.r_[w, np.full(len(pseudo), w_neg)], C).decision_function(self.X))
+            margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                  np.r_[w, np.full(len(pseudo), w_neg)], C)
         else:
-            margin = zscore(self._fit(labeled, y, w, C).decision_function(self.X))
+            margin = self._margin(labeled, y, w, C)
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
@@ -224,8 +239,8 @@ class ActiveRanker:
         n_pos = len(labeled)
         w = np.ones(n_pos) if weights is None else np.asarray(weights, dtype=np.float64)
         w_neg = n_pos / (self.cfg.neg_ratio * len(pseudo)) * self.cfg.pseudo_exclude_weight
-        margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                                  np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
+        margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                              np.r_[w, np.full(len(pseudo), w_neg)])
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
@@ -238,6 +253,29 @@ class ActiveRanker:
         bottom = bottom[~np.isin(bottom, labeled)]
         take = min(self.cfg.pseudo_excludes, len(bottom))
         return bottom[np.linspace(0, len(bottom) - 1, take).astype(np.int64)] if take else bottom[:0]
+
+    def _margin(self, idx: np.ndarray, y: np.ndarray, w: np.ndarray, C: float | None = None) -> np.ndarray:
+        """The classifier part of the score for every record: the TF-IDF SVM's z-scored margin, with
+        ``cfg.dense_view`` blended with the dense view's z-scored score (trained on ``idx``, ``y``, ``w`` too)."""
+        margin = zscore(self._fit(idx, y, w, C).decision_function(self.X))
+        share = self.cfg.dense_view_share
+        if self.dense is None or share <= 0 or int(np.sum(y == 1)) < self.cfg.dense_view_from_includes:
+            return margin
+        dense = zscore(self._fit_dense(idx, y, w).decision_function(self.dense))
+        return zscore((1.0 - share) * margin + share * dense)
+
+    def _fit_dense(self, idx: np.ndarray, y: np.ndarray, w: np.ndarray):
+        from sklearn.linear_model import LogisticRegression
+        from sklearn.svm import LinearSVC
+
+        assert self.dense is not None
+        if self.cfg.normalise_weights and w.sum() > 0:
+            w = w * (len(w) / w.sum())
+        if self.cfg.dense_view == "logreg":
+            clf: LogisticRegression | LinearSVC = LogisticRegression(C=self.cfg.dense_logreg_C, max_iter=1000)
+        else:
+            clf = LinearSVC(C=self.cfg.dense_svm_C, loss="squared_hinge", max_iter=5000, random_state=0)
+        return clf.fit(self.dense[idx], y, sample_weight=w)
 
     def _fit(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, C: float | None = None):
         from sklearn.svm import LinearSVC
