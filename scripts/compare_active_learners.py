@@ -13,7 +13,8 @@ Zero-shot uses the static encoder only (cheap enough to iterate) unless ``--tran
 the cached ONNX transformer's vectors (``temb``) and zero-shot uses them, as the bench's feedback mode
 (``review_feedback_order``) does; its zero-shot scores are cached as ``<review>.transformer.prior.npy``. Each
 variant is an ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no
-pseudo-excludes) on our cleaned texts: within 0.01 WSS@95 of the real ASReview 3.0.8 on the 7 smallest shared reviews (identical on 4).
+pseudo-excludes) on our cleaned texts: within 0.01 WSS@95 of the real ASReview 3.0.8 on the 7 smallest shared
+reviews (identical on 4).
 Reviews run smallest first; every (review, seed, variant) result is written to the JSON file as soon as it exists
 and a re-run skips it. The summary: WSS@95 per review and variant (mean over the seeds), reviews ahead of
 ``elas``, means for the Cohen_2006 drug reviews and the others, and the variant chosen for each review on the
