@@ -69,6 +69,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "dsvm25": {"dense_view": "svm", "dense_view_share": 0.25},
     "dlr50": {"dense_view": "logreg"},
     "dsvm50i10": {"dense_view": "svm", "dense_view_from_includes": 10},
+    # the SVM's share picked on the labels every 25 (0 / 0.25 / 0.5, 0.25 before 3 includes and 3 excludes)
+    "dpick": {"dense_view": "svm", "dense_view_share": 0.25, "dense_view_pick_grid": (0.0, 0.25, 0.5)},
 }
 
 

@@ -208,3 +208,19 @@ def test_an_unknown_dense_view_is_refused():
     feats, prior, _, _ = _dense_view_case()
     with pytest.raises(ValueError, match="dense_view"):
         ActiveRanker(feats, prior, ActiveConfig(dense_view="forest"))
+
+
+def test_the_dense_views_share_picked_on_the_labels_follows_the_view_that_ranks_the_held_out_includes():
+    """``dense_view_pick_grid``: ``dense_view_share`` until three includes and three excludes are labelled; then
+    the share whose out-of-fold blend ranks the held-out includes highest, here (words useless, vectors telling)
+    the dense view's, kept for ``C_pick_every`` labels and used by the scores."""
+    feats, prior, labeled, y_all = _dense_view_case()
+    cfg = ActiveConfig(dense_view="svm", dense_view_share=0.25, dense_view_pick_grid=(0.0, 0.5), pseudo_excludes=10)
+    r = ActiveRanker(feats, prior, cfg)
+    few = np.arange(6)  # two includes (0, 4)
+    assert r.picked_share(few, y_all[few], r.pseudo_excludes(few), cfg.C) == 0.25
+    assert r.picked_share(labeled, y_all[labeled], r.pseudo_excludes(labeled), cfg.C) == 0.5
+    assert r._share_pick == (40, 0.5)
+    s = r.scores(labeled, y_all[labeled])
+    fixed = ActiveRanker(feats, prior, ActiveConfig(dense_view="svm", dense_view_share=0.5, pseudo_excludes=10))
+    assert np.allclose(s, fixed.scores(labeled, y_all[labeled]))
