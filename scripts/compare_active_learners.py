@@ -9,9 +9,12 @@ zero-shot: worst and count below -0.05 per variant); ``--reviews`` limits the ru
 stores ``stages:<seed>:<variant>`` in the JSON: recall@10/20 % and the share of the list screened to 50 / 80 / 95 %
 of the includes (where a variant gains or loses: early or in the tail).
 
-Zero-shot uses the static encoder only (no transformer: cheap enough to iterate). Each variant is an
-``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no pseudo-excludes) on our
-cleaned texts: within 0.01 WSS@95 of the real ASReview 3.0.8 on the 7 smallest shared reviews (identical on 4).
+Zero-shot uses the static encoder only (cheap enough to iterate) unless ``--transformer``: then the features carry
+the cached ONNX transformer's vectors (``temb``) and zero-shot uses them, as the bench's feedback mode
+(``review_feedback_order``) does; its zero-shot scores are cached as ``<review>.transformer.prior.npy``. Each
+variant is an ``ActiveConfig`` override (``VARIANTS``); ``elas`` is ASReview's ELAS u4 (no prior, no
+pseudo-excludes) on our cleaned texts: within 0.01 WSS@95 of the real ASReview 3.0.8 on the 7 smallest shared
+reviews (identical on 4).
 Reviews run smallest first; every (review, seed, variant) result is written to the JSON file as soon as it exists
 and a re-run skips it. The summary: WSS@95 per review and variant (mean over the seeds), reviews ahead of
 ``elas``, means for the Cohen_2006 drug reviews and the others, and the variant chosen for each review on the
@@ -30,6 +33,7 @@ import numpy as np
 
 from agentr_dagster.bench.screening import discover_reviews, load_review
 from agentr_dagster.domain.embeddings import get_embedder
+from agentr_dagster.domain.transformer import get_cached_transformer
 from agentr_dagster.screening.active import ActiveConfig, ActiveRanker
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import evaluate_order, wss_at
@@ -58,6 +62,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "Cpick25g": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_grid": (0.11, 0.3)},
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},
+    # round 7: a second classifier on the dense vectors (with --transformer: the transformer's), its z-scored score
+    # blended with the TF-IDF SVM's margin at share 0.5 / 0.25; an SVM (ELAS h3's C) or a logistic regression; or
+    # the SVM only once 10 includes are labelled (the prior has halved)
+    "dsvm50": {"dense_view": "svm"},
+    "dsvm25": {"dense_view": "svm", "dense_view_share": 0.25},
+    "dlr50": {"dense_view": "logreg"},
+    "dsvm50i10": {"dense_view": "svm", "dense_view_from_includes": 10},
+    # the SVM's share picked on the labels every 25 (0 / 0.25 / 0.5, 0.25 before 3 includes and 3 excludes)
+    "dpick": {"dense_view": "svm", "dense_view_share": 0.25, "dense_view_pick_grid": (0.0, 0.25, 0.5)},
 }
 
 
@@ -74,9 +87,12 @@ def stages(y_in_order: np.ndarray) -> dict[str, float]:
 
 
 def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out: Path, cache: Path | None,
-        top: bool, only: list[str] | None = None) -> dict:
+        top: bool, only: list[str] | None = None, transformer: bool = False) -> dict:
     res: dict = json.loads(out.read_text()) if out.is_file() else {}
     embedder = get_embedder()
+    encoder = get_cached_transformer() if transformer else None
+    if transformer and encoder is None:
+        raise SystemExit("the transformer encoder is not built: run `make models`")
     reviews = sorted((load_review(f) for f in discover_reviews(data)), key=lambda rv: len(rv.labels))
     for rv in (rv for rv in reviews if len(rv.labels) <= max_records and (not only or rv.name in only)):
         done = res.setdefault(rv.name, {})
@@ -84,8 +100,8 @@ def run(data: Path, variants: list[str], seeds: list[int], max_records: int, out
         todo_top = [v for v in variants if top and f"top:{v}" not in done]
         if not todo and not todo_top:
             continue
-        feats = build_features(rv.titles, rv.abstracts, embedder)
-        prior_file = cache / f"{rv.name}.prior.npy" if cache else None
+        feats = build_features(rv.titles, rv.abstracts, embedder, encoder)
+        prior_file = cache / f"{rv.name}{'.transformer' if transformer else ''}.prior.npy" if cache else None
         if prior_file is not None and prior_file.is_file():
             prior = np.load(prior_file)
         else:
@@ -179,11 +195,14 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="folder for the zero-shot scores (computed once)")
     ap.add_argument("--top", action="store_true", help="also labels from the top of the zero-shot list (10/25/50)")
     ap.add_argument("--reviews", nargs="+", default=None, help="only these reviews")
+    ap.add_argument("--transformer", action="store_true",
+                    help="features and zero-shot with the cached ONNX transformer, as the bench's feedback mode")
     ap.add_argument("--candidates", nargs="+", action="append", default=None,
                     help="one leave-one-review-out candidate set (repeatable; default: every variant but elas)")
     args = ap.parse_args()
     res = json.loads(args.json.read_text()) if args.summary_only else run(
-        args.data, args.variants, args.seeds, args.max_records, args.json, args.cache, args.top, args.reviews)
+        args.data, args.variants, args.seeds, args.max_records, args.json, args.cache, args.top, args.reviews,
+        args.transformer)
     print(summarise(res, args.variants, args.seeds, args.candidates))
     if args.top:
         print(summarise_top(res, args.variants))
