@@ -62,15 +62,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "Cpick25g": {"C_pick_every": 25, "C_pick_judge": "labels", "C_pick_grid": (0.11, 0.3)},
     # round 5: the prior's trust asks for a higher AUC over the labels (and pseudo-excludes) before full weight
     "trust85": {"prior_auc_expected": 0.85},
-    # round 7: a second classifier on the dense vectors (with --transformer: the transformer's), its z-scored score
-    # blended with the TF-IDF SVM's margin at share 0.5 / 0.25; an SVM (ELAS h3's C) or a logistic regression; or
-    # the SVM only once 10 includes are labelled (the prior has halved)
-    "dsvm50": {"dense_view": "svm"},
-    "dsvm25": {"dense_view": "svm", "dense_view_share": 0.25},
-    "dlr50": {"dense_view": "logreg"},
-    "dsvm50i10": {"dense_view": "svm", "dense_view_from_includes": 10},
-    # the SVM's share picked on the labels every 25 (0 / 0.25 / 0.5, 0.25 before 3 includes and 3 excludes)
-    "dpick": {"dense_view": "svm", "dense_view_share": 0.25, "dense_view_pick_grid": (0.0, 0.25, 0.5)},
+    # round 7's dense second view (dsvm50, dsvm25, dlr50, dsvm50i10, dpick) stands at commit 2026a31 (branch h33d)
 }
 
 

@@ -92,22 +92,6 @@ class ActiveConfig:
     # at seed 0 on 16 reviews and lost NSAIDS -0.03 and Kitchenham -0.03; a C that grows with the labels and AUCs
     # pooled over the picks were measured there and taken out)
     C_pick_judge: str = "unlabelled"
-    # A second view ("" = off): a classifier on the dense sentence vectors (the transformer's when the features
-    # carry them, else the static model's), trained on the same records with the same sample weights as the
-    # TF-IDF SVM; its z-scored score gets ``dense_view_share`` of the classifier part beside the SVM's z-scored
-    # margin, and the sum is z-scored again (so the prior's weight keeps its scale). "svm": a LinearSVC at
-    # ``dense_svm_C`` (ASReview's ELAS h3, an SVM on sentence vectors); "logreg": a logistic regression at
-    # ``dense_logreg_C`` (sklearn's and ASReview's default). Unlike ``emb_weight`` (one SVM on the concatenated
-    # blocks) each view votes apart. The view votes once ``dense_view_from_includes`` includes are labelled.
-    dense_view: str = ""
-    dense_view_share: float = 0.5
-    dense_svm_C: float = 0.067
-    dense_logreg_C: float = 1.0
-    dense_view_from_includes: int = 0
-    # The share picked on the labels instead (empty = off): every ``C_pick_every`` labels, the share of this grid
-    # whose blend (3 folds over the labels, the TF-IDF SVM at the C in use) ranks the held-out includes highest
-    # among the unlabelled records, as ``C_pick_judge`` "unlabelled" judges the C.
-    dense_view_pick_grid: tuple[float, ...] = ()
 
 
 def pair_auc(pos: np.ndarray, neg: np.ndarray) -> float:
@@ -141,16 +125,12 @@ class ActiveRanker:
         if cfg.emb_weight > 0 and dense.shape[0]:
             blocks.append(sparse.csr_matrix(dense.astype(np.float32) * cfg.emb_weight))
         self.X = sparse.hstack(blocks).tocsr() if len(blocks) > 1 else blocks[0].tocsr()
-        if cfg.dense_view not in ("", "svm", "logreg"):
-            raise ValueError(f"unknown dense_view {cfg.dense_view!r}; one of '', 'svm', 'logreg'")
-        self.dense = dense.astype(np.float64) if cfg.dense_view and dense.shape[0] else None
         # The weight the last :meth:`scores` gave the z-scored prior beside its other part's 1 (the classifier's
         # z-scored margin; with includes only, the similarity to them): decay x trust. None before the
         # first call, and when the scores were the prior alone (no include labelled).
         self.last_prior_weight: float | None = None
         # C picked on the labels (``C_pick_every``) and the label count it was picked at
         self._c_pick: tuple[int, float] | None = None
-        self._share_pick: tuple[int, float] | None = None  # the same for the dense view's share
 
     def prior_weight(self, n_included: int) -> float:
         return self.cfg.prior_weight * 0.5 ** (max(n_included - 1, 0) / max(self.cfg.prior_half_life, 1e-9))
@@ -163,14 +143,23 @@ class ActiveRanker:
             return self._c_pick[1]
         if min(int(y.sum()), int(len(y) - y.sum())) < 3:
             return cfg.C
-        fold = _three_folds(y)
+        rng = np.random.default_rng(0)
+        fold = np.zeros(n, dtype=np.int64)
+        for cls in (0, 1):  # stratified: each fold holds a third of the includes and of the excludes
+            idx = np.flatnonzero(y == cls)
+            fold[rng.permutation(idx)] = np.arange(len(idx)) % 3
         unlabelled = np.setdiff1d(np.arange(self.X.shape[0]), np.r_[labeled, pseudo])
         aucs = []
         for c in cfg.C_pick_grid:
             per_fold = []
             for f in range(3):
                 tr, te = fold != f, fold == f
-                clf = self._fit(*self._fold_training(labeled[tr], y[tr], pseudo), c)
+                yt = y[tr]
+                n_pos, n_neg = int(yt.sum()), int(len(yt) - yt.sum())
+                w_neg = n_pos / (cfg.neg_ratio * n_neg)
+                w = np.where(yt == 1, 1.0, w_neg)
+                clf = self._fit(np.r_[labeled[tr], pseudo], np.r_[yt, np.zeros(len(pseudo), dtype=np.int64)],
+                                np.r_[w, np.full(len(pseudo), w_neg * cfg.pseudo_exclude_weight)], c)
                 d = clf.decision_function(self.X[labeled[te]])
                 if cfg.C_pick_judge == "unlabelled" and len(unlabelled):
                     per_fold.append(pair_auc(d[y[te] == 1], clf.decision_function(self.X[unlabelled])))
@@ -180,41 +169,6 @@ class ActiveRanker:
         best = cfg.C_pick_grid[int(np.argmax(aucs))]
         self._c_pick = (n, best)
         return best
-
-    def picked_share(self, labeled: np.ndarray, y: np.ndarray, pseudo: np.ndarray, C: float) -> float:
-        """``dense_view_pick_grid``: the dense view's share whose blend ranks the held-out includes (3 folds, as
-        :meth:`picked_c`) highest among the unlabelled records, re-picked every ``C_pick_every`` labels;
-        ``dense_view_share`` until 3 includes and 3 excludes are labelled."""
-        cfg, n, grid = self.cfg, len(labeled), self.cfg.dense_view_pick_grid
-        if self._share_pick is not None and self._share_pick[0] <= n < self._share_pick[0] + cfg.C_pick_every:
-            return self._share_pick[1]
-        unlabelled = np.setdiff1d(np.arange(self.X.shape[0]), np.r_[labeled, pseudo])
-        if self.dense is None or min(int(y.sum()), int(len(y) - y.sum())) < 3 or not len(unlabelled):
-            return cfg.dense_view_share
-        fold = _three_folds(y)
-        aucs = np.zeros(len(grid))
-        for f in range(3):
-            tr, te = fold != f, fold == f
-            idx, yt, w = self._fold_training(labeled[tr], y[tr], pseudo)
-            words = zscore(self._fit(idx, yt, w, C).decision_function(self.X))
-            dense = zscore(self._fit_dense(idx, yt, w).decision_function(self.dense))
-            held_in = labeled[te][y[te] == 1]
-            for j, share in enumerate(grid):
-                blend = (1.0 - share) * words + share * dense
-                aucs[j] += pair_auc(blend[held_in], blend[unlabelled]) / 3
-        best = grid[int(np.argmax(aucs))]
-        self._share_pick = (n, best)
-        return best
-
-    def _fold_training(self, labeled: np.ndarray, y: np.ndarray,
-                       pseudo: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(records, labels, sample weights) of one fold's training: its labels plus the pseudo-excludes, weighed
-        as :meth:`scores` weighs them."""
-        n_pos, n_neg = int(y.sum()), int(len(y) - y.sum())
-        w_neg = n_pos / (self.cfg.neg_ratio * n_neg)
-        w = np.where(y == 1, 1.0, w_neg)
-        return (np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                np.r_[w, np.full(len(pseudo), w_neg * self.cfg.pseudo_exclude_weight)])
 
     def prior_trust(self, labeled: np.ndarray, y: np.ndarray, pseudo: np.ndarray | None = None) -> float:
         """0..1: how far the prior's shrunk AUC over the labelled (include, exclude) pairs is above chance; with
@@ -252,13 +206,11 @@ class ActiveRanker:
         pseudo = self.pseudo_excludes(labeled)
         w_neg = n_pos / (self.cfg.neg_ratio * n_neg) * self.cfg.pseudo_exclude_weight
         C = self.picked_c(labeled, y, pseudo) if self.cfg.C_pick_every > 0 else self.cfg.C
-        share = (self.picked_share(labeled, y, pseudo, C) if self.cfg.dense_view_pick_grid
-                 else self.cfg.dense_view_share)
         if len(pseudo) and w_neg > 0:
-            margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                                  np.r_[w, np.full(len(pseudo), w_neg)], C, share)
+            margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                      np.r_[w, np.full(len(pseudo), w_neg)], C).decision_function(self.X))
         else:
-            margin = self._margin(labeled, y, w, C, share)
+            margin = zscore(self._fit(labeled, y, w, C).decision_function(self.X))
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
@@ -272,8 +224,8 @@ class ActiveRanker:
         n_pos = len(labeled)
         w = np.ones(n_pos) if weights is None else np.asarray(weights, dtype=np.float64)
         w_neg = n_pos / (self.cfg.neg_ratio * len(pseudo)) * self.cfg.pseudo_exclude_weight
-        margin = self._margin(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
-                              np.r_[w, np.full(len(pseudo), w_neg)])
+        margin = zscore(self._fit(np.r_[labeled, pseudo], np.r_[y, np.zeros(len(pseudo), dtype=np.int64)],
+                                  np.r_[w, np.full(len(pseudo), w_neg)]).decision_function(self.X))
         self.last_prior_weight = self.prior_weight(n_pos) * self.prior_trust(labeled, y, pseudo)
         return margin + self.last_prior_weight * self.prior
 
@@ -287,31 +239,6 @@ class ActiveRanker:
         take = min(self.cfg.pseudo_excludes, len(bottom))
         return bottom[np.linspace(0, len(bottom) - 1, take).astype(np.int64)] if take else bottom[:0]
 
-    def _margin(self, idx: np.ndarray, y: np.ndarray, w: np.ndarray, C: float | None = None,
-                share: float | None = None) -> np.ndarray:
-        """The classifier part of the score for every record: the TF-IDF SVM's z-scored margin, with
-        ``cfg.dense_view`` blended with the dense view's z-scored score (trained on ``idx``, ``y``, ``w`` too) at
-        ``share`` (default ``cfg.dense_view_share``)."""
-        margin = zscore(self._fit(idx, y, w, C).decision_function(self.X))
-        share = self.cfg.dense_view_share if share is None else share
-        if self.dense is None or share <= 0 or int(np.sum(y == 1)) < self.cfg.dense_view_from_includes:
-            return margin
-        dense = zscore(self._fit_dense(idx, y, w).decision_function(self.dense))
-        return zscore((1.0 - share) * margin + share * dense)
-
-    def _fit_dense(self, idx: np.ndarray, y: np.ndarray, w: np.ndarray):
-        from sklearn.linear_model import LogisticRegression
-        from sklearn.svm import LinearSVC
-
-        assert self.dense is not None
-        if self.cfg.normalise_weights and w.sum() > 0:
-            w = w * (len(w) / w.sum())
-        if self.cfg.dense_view == "logreg":
-            clf: LogisticRegression | LinearSVC = LogisticRegression(C=self.cfg.dense_logreg_C, max_iter=1000)
-        else:
-            clf = LinearSVC(C=self.cfg.dense_svm_C, loss="squared_hinge", max_iter=5000, random_state=0)
-        return clf.fit(self.dense[idx], y, sample_weight=w)
-
     def _fit(self, labeled: np.ndarray, y: np.ndarray, w: np.ndarray, C: float | None = None):
         from sklearn.svm import LinearSVC
 
@@ -319,14 +246,3 @@ class ActiveRanker:
             w = w * (len(w) / w.sum())
         clf = LinearSVC(C=self.cfg.C if C is None else C, loss="squared_hinge", max_iter=5000, random_state=0)
         return clf.fit(self.X[labeled], y, sample_weight=w)
-
-
-def _three_folds(y: np.ndarray) -> np.ndarray:
-    """Fold 0/1/2 of each label, stratified (each fold holds a third of the includes and of the excludes), fixed
-    seed."""
-    rng = np.random.default_rng(0)
-    fold = np.zeros(len(y), dtype=np.int64)
-    for cls in (0, 1):
-        idx = np.flatnonzero(y == cls)
-        fold[rng.permutation(idx)] = np.arange(len(idx)) % 3
-    return fold

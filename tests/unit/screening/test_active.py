@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from agentr_dagster.screening.active import ActiveConfig, ActiveRanker, pair_auc
+from agentr_dagster.screening.active import ActiveConfig, ActiveRanker
 from agentr_dagster.screening.features import build_features
 from agentr_dagster.screening.metrics import wss_at
 from agentr_dagster.screening.rankers import zero_shot_scores
@@ -86,6 +85,8 @@ def test_pseudo_excludes_come_from_the_bottom_of_the_prior_and_keep_off_topic_re
 
 
 def test_pair_auc_counts_ordered_pairs_and_ties_half():
+    from agentr_dagster.screening.active import pair_auc
+
     assert pair_auc(np.array([3.0, 2.0]), np.array([1.0, 0.0])) == 1.0
     assert pair_auc(np.array([0.0]), np.array([1.0, 2.0])) == 0.0
     assert pair_auc(np.array([1.0, 3.0]), np.array([1.0, 2.0])) == 0.625  # (0.5 + 0 + 1 + 1) / 4
@@ -169,58 +170,3 @@ def test_by_default_c_is_picked_every_25_labels_by_the_held_out_includes_against
     c = picking._c_pick[1]
     fixed = ActiveRanker(feats, prior, ActiveConfig(C=c, C_pick_every=0)).scores(labeled, y)
     assert np.allclose(s, fixed)
-
-
-def _dense_view_case():
-    """80 records whose words do not tell the includes apart (random filler) but whose transformer vectors do
-    (includes near one direction, excludes near another); the first 40 labelled."""
-    rng = np.random.default_rng(0)
-    y_all = (np.arange(80) % 4 == 0).astype(np.int64)
-    titles = [" ".join(rng.choice([f"w{k}" for k in range(40)], 6)) for _ in range(80)]
-    feats = build_features(titles, [""] * 80, HashEmbedder())
-    temb = rng.normal(0, 0.3, (80, 8))
-    temb[:, 0] += y_all
-    temb[:, 1] += 1 - y_all
-    feats.temb = (temb / np.linalg.norm(temb, axis=1, keepdims=True)).astype(np.float32)
-    return feats, np.zeros(80), np.arange(40), y_all
-
-
-def test_the_dense_view_votes_beside_the_tfidf_svm_only_when_switched_on():
-    """``dense_view``: a second classifier on the transformer's vectors ("svm" or "logreg") lifts the unlabelled
-    includes the words miss; off (the default), at share 0 or before ``dense_view_from_includes`` includes are
-    labelled, the scores are the TF-IDF SVM's alone."""
-    feats, prior, labeled, y_all = _dense_view_case()
-    y, rest = y_all[labeled], np.arange(40, 80)
-    base = ActiveRanker(feats, prior).scores(labeled, y)
-    assert ActiveConfig().dense_view == ""
-    for off in (ActiveConfig(dense_view="svm", dense_view_share=0.0),
-                ActiveConfig(dense_view="svm", dense_view_from_includes=int(y.sum()) + 1)):
-        assert np.allclose(ActiveRanker(feats, prior, off).scores(labeled, y), base)
-    auc_base = pair_auc(base[rest][y_all[rest] == 1], base[rest][y_all[rest] == 0])
-    for view in ("svm", "logreg"):
-        s = ActiveRanker(feats, prior, ActiveConfig(dense_view=view)).scores(labeled, y)
-        auc = pair_auc(s[rest][y_all[rest] == 1], s[rest][y_all[rest] == 0])
-        assert auc > auc_base + 0.2 and auc > 0.9
-        assert abs(s.std() - 1.0) < 1e-9  # the blend is z-scored again: the prior's weight keeps its scale
-
-
-def test_an_unknown_dense_view_is_refused():
-    feats, prior, _, _ = _dense_view_case()
-    with pytest.raises(ValueError, match="dense_view"):
-        ActiveRanker(feats, prior, ActiveConfig(dense_view="forest"))
-
-
-def test_the_dense_views_share_picked_on_the_labels_follows_the_view_that_ranks_the_held_out_includes():
-    """``dense_view_pick_grid``: ``dense_view_share`` until three includes and three excludes are labelled; then
-    the share whose out-of-fold blend ranks the held-out includes highest, here (words useless, vectors telling)
-    the dense view's, kept for ``C_pick_every`` labels and used by the scores."""
-    feats, prior, labeled, y_all = _dense_view_case()
-    cfg = ActiveConfig(dense_view="svm", dense_view_share=0.25, dense_view_pick_grid=(0.0, 0.5), pseudo_excludes=10)
-    r = ActiveRanker(feats, prior, cfg)
-    few = np.arange(6)  # two includes (0, 4)
-    assert r.picked_share(few, y_all[few], r.pseudo_excludes(few), cfg.C) == 0.25
-    assert r.picked_share(labeled, y_all[labeled], r.pseudo_excludes(labeled), cfg.C) == 0.5
-    assert r._share_pick == (40, 0.5)
-    s = r.scores(labeled, y_all[labeled])
-    fixed = ActiveRanker(feats, prior, ActiveConfig(dense_view="svm", dense_view_share=0.5, pseudo_excludes=10))
-    assert np.allclose(s, fixed.scores(labeled, y_all[labeled]))
