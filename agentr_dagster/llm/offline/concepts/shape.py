@@ -277,6 +277,35 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
         rest[0].independent = True
 
 
+#: "Does X for Y reduce Z ...": X, what it is given for (Y) and the benefit asked of it (Z).
+_DOES_FOR_BENEFIT_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:does|do|did|can|could)\s+(?P<x>.+?)\s+for\s+(?P<y>.+?)\s+(?:improve|reduce|prevent|"
+    r"enhance|alleviate|relieve|lower|mitigate|promote|increase|decrease|slow|delay|protect)\b", re.I)
+
+
+def _treated_condition_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Does X for Y reduce Z?" asks of X given for Y: read as ``X OR (Y AND Z)`` it was every study of X for
+    anything ("massage therapy" OR ...). What X is for is AND-ed with X, as in the effect frame ("Is X effective
+    for Y?": :func:`_lone_condition_anded`), and the benefit leaves (studies of X for Y report their outcomes by
+    their own names). Not people after "for" ("for older adults": who the studies are about), a place, an
+    aspect or an organism; then the question keeps its shape."""
+    m = _DOES_FOR_BENEFIT_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or main.aspect or any(b.independent for b in blocks):
+        return
+    # the question's shape says which is the treatment (facets may read it as an exposure)
+    if not _named_in(main, m.group("x").casefold()):
+        return
+    treated = [b for b in blocks if b is not main and b.required and _named_in(b, m.group("y").casefold())
+               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
+    if len(treated) != 1:
+        return
+    for b in blocks:
+        if b is not main and b is not treated[0] and not b.organism:
+            b.required = b.in_query = False
+    treated[0].independent = True
+
+
 #: "What interventions improve Y in Z?", "Which strategies reduce Y among Z?": interventions asked of by what they
 #: are for, none named (the frame's noun is no concept): Y is the main block.
 _WHAT_IMPROVES_RE = re.compile(
@@ -332,6 +361,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
     alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`, :func:`_proposed_for_anded`) or, with a
     ``background``, where the exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    _treated_condition_anded(blocks, topic)
     _lone_benefit_anded(blocks, topic)
     _unnamed_benefit_anded(blocks, topic)
     if background:
