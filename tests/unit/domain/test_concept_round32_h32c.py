@@ -9,3 +9,17 @@ def test_what_a_treatment_is_given_for_is_anded_in_does_x_for_y_reduce_z():
     q = query(text)
     assert not hits(text, "Yoga for chronic low back pain: a randomised trial"), q
     assert hits(text, "Hatha yoga in people with multiple sclerosis: a pilot randomised trial"), q
+
+
+def _narrow(term: str) -> float:
+    """A background in which every term is rare."""
+    return 0.001
+
+
+def test_people_modifying_an_outcome_noun_name_the_outcome_not_who_the_studies_are_about():
+    # "student attainment" was read as people (a population word opens it), so the outcomes frame's lone outcome
+    # was not AND-ed: ``X OR "student attainment"``, every study of student attainment
+    text = "What is the effect of homework frequency on student attainment in secondary schools?"
+    q = query(text, _narrow)
+    assert not hits(text, "Teacher feedback and student attainment: a cohort study", _narrow), q
+    assert hits(text, "Homework frequency and student attainment in England", _narrow), q
