@@ -23,3 +23,12 @@ def test_people_modifying_an_outcome_noun_name_the_outcome_not_who_the_studies_a
     q = query(text, _narrow)
     assert not hits(text, "Teacher feedback and student attainment: a cohort study", _narrow), q
     assert hits(text, "Homework frequency and student attainment in England", _narrow), q
+
+
+def test_the_act_of_fortifying_a_food_is_anded_with_the_food():
+    # "fortification" (an "-ify" verb's act) was no act noun, so the food led alone: ``flour OR (...)``, every
+    # study of flour
+    text = "Does folic acid fortification of flour reduce neural tube defects?"
+    q = query(text)
+    assert not hits(text, "Milling quality of wheat flour from six cultivars"), q
+    assert hits(text, "Folic acid fortification of flour and neural tube defects in Canada"), q

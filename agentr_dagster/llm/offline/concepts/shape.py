@@ -770,15 +770,19 @@ def _act_noun(word: str, on_activity: bool = False) -> bool:
     ``on_activity`` (what it is done to is itself an activity: "of smoking", "of cannabis use") a noun of an act's
     ending whose verb the lexicon does not link ("cessation": "cease") is one too."""
     low = re.sub(r"^non-?", "", word.casefold())
-    if "NOUN" not in word_classes(low) or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
+    classes = word_classes(low)
+    # a rare noun the lexicon does not hold ("supplementation") is read by its ending alone
+    if classes and "NOUN" not in classes or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
             or low.endswith("ing"):  # a gerund ("freezing of gait") names a state as often
         return False  # an everyday noun ("treatment", "management", "education") names a field, not an act
     ending = next((e for e in ("ation", "ion", "ance", "ence", "al") if low.endswith(e)), "")
     base = low[: -len(ending)] if ending else ""
     if on_activity and ending and ending != "al" and len(base) >= 3:
         return True
-    return _process_noun(low, conversion=False) or len(base) >= 4 and any(
-        "VERB" in word_classes(b) for b in (base, base + "e", base[:-1] + "y"))
+    # "-ification" is the act of an "-ify" verb ("fortification": "fortify")
+    verbs = (base, base + "e", base[:-1] + "y", low[: -len("ication")] + "y" if low.endswith("ification") else "")
+    return bool(classes) and _process_noun(low, conversion=False) or len(base) >= 4 and any(
+        "VERB" in word_classes(b) for b in verbs if b)
 
 
 def _names_activity(first: str, rest: str) -> bool:
