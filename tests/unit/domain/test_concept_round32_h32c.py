@@ -32,3 +32,11 @@ def test_the_act_of_fortifying_a_food_is_anded_with_the_food():
     q = query(text)
     assert not hits(text, "Milling quality of wheat flour from six cultivars"), q
     assert hits(text, "Folic acid fortification of flour and neural tube defects in Canada"), q
+
+
+def test_a_degree_word_and_the_next_word_alone_are_no_term():
+    # "low health literacy" carried ``"low health"``, "low numeracy skills" ``"low numeracy"``: a fragment of
+    # the graded phrase that finds any record saying "low health status"
+    text = "Is low numeracy skill associated with medication errors in older adults?"
+    assert not hits(text, "Low numeracy and financial decisions in older adults")
+    assert hits(text, "Numeracy skill and medication errors among older adults"), query(text)
