@@ -40,3 +40,10 @@ def test_a_degree_word_and_the_next_word_alone_are_no_term():
     text = "Is low numeracy skill associated with medication errors in older adults?"
     assert not hits(text, "Low numeracy and financial decisions in older adults")
     assert hits(text, "Numeracy skill and medication errors among older adults"), query(text)
+
+
+def test_an_adjective_before_an_adjectives_compound_leaves_the_compound_a_term():
+    # "suburban green space" had no ``"green space"``: the rare lead's everyday rest was read as naming nothing
+    # ("intensive care units": "care units"), but two adjectives each qualify the head
+    text = "Is exposure to suburban green space associated with lower blood pressure in adults?"
+    assert hits(text, "Neighbourhood green space and blood pressure in a national cohort"), query(text)

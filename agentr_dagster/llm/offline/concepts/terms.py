@@ -1071,6 +1071,8 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
     first = words[0].casefold()
     if part[0] == words[0] or first in DEGREE_MODIFIERS:
         return False
+    if word_classes(first) == {"ADJ"} and "ADJ" in word_classes(part[0].casefold()):
+        return False  # two adjectives each qualify the head ("urban green space": a green space, urban)
     rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
 
