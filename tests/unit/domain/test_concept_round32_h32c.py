@@ -9,6 +9,11 @@ def test_what_a_treatment_is_given_for_is_anded_in_does_x_for_y_reduce_z():
     q = query(text)
     assert not hits(text, "Yoga for chronic low back pain: a randomised trial"), q
     assert hits(text, "Hatha yoga in people with multiple sclerosis: a pilot randomised trial"), q
+    # and said with a copula: "Is X for Y effective in reducing Z?"
+    text = "Are exercise programmes for knee osteoarthritis effective at improving physical function?"
+    q = query(text)
+    assert not hits(text, "Exercise programmes for older adults: a cluster randomised trial"), q
+    assert hits(text, "Home exercise programmes in knee osteoarthritis: a randomised trial"), q
 
 
 def _narrow(term: str) -> float:

@@ -277,10 +277,12 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
         rest[0].independent = True
 
 
-#: "Does X for Y reduce Z ...": X, what it is given for (Y) and the benefit asked of it (Z).
+#: "Does X for Y reduce Z ...", "Is X for Y effective in reducing Z": X, what it is given for (Y) and the benefit
+#: asked of it (Z).
 _DOES_FOR_BENEFIT_RE = re.compile(
-    rf"^\s*{_WHO_FIRST}(?:does|do|did|can|could)\s+(?P<x>.+?)\s+for\s+(?P<y>.+?)\s+(?:improve|reduce|prevent|"
-    r"enhance|alleviate|relieve|lower|mitigate|promote|increase|decrease|slow|delay|protect)\b", re.I)
+    rf"^\s*{_WHO_FIRST}(?:(?:does|do|did|can|could)\s+(?P<x>.+?)\s+for\s+(?P<y>.+?)|(?:is|are)\s+(?P<cx>.+?)\s+"
+    r"for\s+(?P<cy>.+?)\s+(?:effective|beneficial|helpful|useful)\s+(?:in|at|for)\s+)\s*(?:improv|reduc|prevent|"
+    r"enhanc|alleviat|reliev|lower|mitigat|promot|increas|decreas|slow|delay|protect)(?:e|es|ed|ing|s)?\b", re.I)
 
 
 def _treated_condition_anded(blocks: list[ConceptBlock], topic: str) -> None:
@@ -294,9 +296,10 @@ def _treated_condition_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if m is None or main is None or main.aspect or any(b.independent for b in blocks):
         return
     # the question's shape says which is the treatment (facets may read it as an exposure)
-    if not _named_in(main, m.group("x").casefold()):
+    x, y = (m.group("x") or m.group("cx")).casefold(), (m.group("y") or m.group("cy")).casefold()
+    if not _named_in(main, x):
         return
-    treated = [b for b in blocks if b is not main and b.required and _named_in(b, m.group("y").casefold())
+    treated = [b for b in blocks if b is not main and b.required and _named_in(b, y)
                and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
     if len(treated) != 1:
         return
