@@ -913,11 +913,27 @@ def _is_meta_item(item: str) -> bool:
 _NUMBER_WORDS = frozenset("two three four five six seven eight nine ten twelve several".split())
 
 
+def _names_people(item: str) -> bool:
+    """A word of the item names people (a population key opens it), not as the modifier of a noun that names no
+    people: "student achievement", "patient satisfaction" are outcomes, what the noun after the people names;
+    "older adults with diabetes", "student nurses" are people."""
+    said = re.findall(_WORD, item)
+    for j, word in enumerate(said):
+        low = word.casefold()
+        if not any(low.startswith(key) for key in POPULATION_VARIANTS):
+            continue
+        after = said[j + 1].casefold() if j + 1 < len(said) else ""
+        if after and after not in _FUNCTION and word_classes(after) == {"NOUN"} and not _person_word(after):
+            continue
+        return True
+    return False
+
+
 def _facet_for(cue: str, items: list[str]) -> str:
     words = {w.casefold() for i in items for w in _content_words(i)}
     if words and words <= DEMOGRAPHIC_WORDS | {"children", "adolescents", "child", "adolescent"}:
         return "population"
-    if any(w.startswith(key) for w in words for key in POPULATION_VARIANTS):  # "teachers", "older adults"
+    if any(_names_people(i) for i in items):  # "teachers", "older adults"
         return "population"
     if _COMPARATOR_CUE_RE.search(cue):
         return "comparator"

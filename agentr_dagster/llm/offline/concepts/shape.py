@@ -277,6 +277,38 @@ def _lone_benefit_anded(blocks: list[ConceptBlock], topic: str) -> None:
         rest[0].independent = True
 
 
+#: "Does X for Y reduce Z ...", "Is X for Y effective in reducing Z": X, what it is given for (Y) and the benefit
+#: asked of it (Z).
+_DOES_FOR_BENEFIT_RE = re.compile(
+    rf"^\s*{_WHO_FIRST}(?:(?:does|do|did|can|could)\s+(?P<x>.+?)\s+for\s+(?P<y>.+?)|(?:is|are)\s+(?P<cx>.+?)\s+"
+    r"for\s+(?P<cy>.+?)\s+(?:effective|beneficial|helpful|useful)\s+(?:in|at|for)\s+)\s*(?:improv|reduc|prevent|"
+    r"enhanc|alleviat|reliev|lower|mitigat|promot|increas|decreas|slow|delay|protect)(?:e|es|ed|ing|s)?\b", re.I)
+
+
+def _treated_condition_anded(blocks: list[ConceptBlock], topic: str) -> None:
+    """"Does X for Y reduce Z?" asks of X given for Y: read as ``X OR (Y AND Z)`` it was every study of X for
+    anything ("massage therapy" OR ...). What X is for is AND-ed with X, as in the effect frame ("Is X effective
+    for Y?": :func:`_lone_condition_anded`), and the benefit leaves (studies of X for Y report their outcomes by
+    their own names). Not people after "for" ("for older adults": who the studies are about), a place, an
+    aspect or an organism; then the question keeps its shape."""
+    m = _DOES_FOR_BENEFIT_RE.match(topic.replace(_JOIN, " "))
+    main = next((b for b in blocks if b.required), None)
+    if m is None or main is None or main.aspect or any(b.independent for b in blocks):
+        return
+    # the question's shape says which is the treatment (facets may read it as an exposure)
+    x, y = (m.group("x") or m.group("cx")).casefold(), (m.group("y") or m.group("cy")).casefold()
+    if not _named_in(main, x):
+        return
+    treated = [b for b in blocks if b is not main and b.required and _named_in(b, y)
+               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
+    if len(treated) != 1:
+        return
+    for b in blocks:
+        if b is not main and b is not treated[0] and not b.organism:
+            b.required = b.in_query = False
+    treated[0].independent = True
+
+
 #: "What interventions improve Y in Z?", "Which strategies reduce Y among Z?": interventions asked of by what they
 #: are for, none named (the frame's noun is no concept): Y is the main block.
 _WHAT_IMPROVES_RE = re.compile(
@@ -332,6 +364,7 @@ def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> 
     """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
     alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`, :func:`_proposed_for_anded`) or, with a
     ``background``, where the exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    _treated_condition_anded(blocks, topic)
     _lone_benefit_anded(blocks, topic)
     _unnamed_benefit_anded(blocks, topic)
     if background:
@@ -740,15 +773,19 @@ def _act_noun(word: str, on_activity: bool = False) -> bool:
     ``on_activity`` (what it is done to is itself an activity: "of smoking", "of cannabis use") a noun of an act's
     ending whose verb the lexicon does not link ("cessation": "cease") is one too."""
     low = re.sub(r"^non-?", "", word.casefold())
-    if "NOUN" not in word_classes(low) or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
+    classes = word_classes(low)
+    # a rare noun the lexicon does not hold ("supplementation") is read by its ending alone
+    if classes and "NOUN" not in classes or general_zipf(low) >= ACT_NOUN_ZIPF or low in META_WORDS | GENERIC_HEADS \
             or low.endswith("ing"):  # a gerund ("freezing of gait") names a state as often
         return False  # an everyday noun ("treatment", "management", "education") names a field, not an act
     ending = next((e for e in ("ation", "ion", "ance", "ence", "al") if low.endswith(e)), "")
     base = low[: -len(ending)] if ending else ""
     if on_activity and ending and ending != "al" and len(base) >= 3:
         return True
-    return _process_noun(low, conversion=False) or len(base) >= 4 and any(
-        "VERB" in word_classes(b) for b in (base, base + "e", base[:-1] + "y"))
+    # "-ification" is the act of an "-ify" verb ("fortification": "fortify")
+    verbs = (base, base + "e", base[:-1] + "y", low[: -len("ication")] + "y" if low.endswith("ification") else "")
+    return bool(classes) and _process_noun(low, conversion=False) or len(base) >= 4 and any(
+        "VERB" in word_classes(b) for b in verbs if b)
 
 
 def _names_activity(first: str, rest: str) -> bool:

@@ -957,6 +957,10 @@ def _phrase_parts(words: list[str]) -> list[str]:
     of its word pairs, leaving out the parts that name nothing alone."""
     terms: list[str] = []
     kind_lead, field_of_head = _kind_lead(words), _field_before_head(words)
+    # a degree word grades what follows it ("low [health literacy]", "high [blood pressure]"): its pair with the
+    # next word alone ("low health", "high blood") is a fragment, not a thing (a longer part may name one: "low
+    # birth weight" of "... infants")
+    graded = len(words) >= 3 and words[0].casefold() in DEGREE_MODIFIERS
     for part in (words[:-1], words[1:]) if len(words) >= 4 else ():
         if not (part[0][0].isdigit() or part[-1][0].isdigit() or _modifier_end(part[-1])
                 or _common_without_lead(words, part) or kind_lead and part[0] != words[0]):
@@ -965,7 +969,7 @@ def _phrase_parts(words: list[str]) -> list[str]:
     rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
-        if kind_lead and i > 0 or field_of_head and i == 0:
+        if kind_lead and i > 0 or field_of_head and i == 0 or graded and i == 0:
             continue
         if i + 1 < len(words) - 1 and _modifier_end(b):
             continue  # a pair closed by a modifier of the head ("cerebral small" of "... small vessel disease")
@@ -1067,6 +1071,8 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
     first = words[0].casefold()
     if part[0] == words[0] or first in DEGREE_MODIFIERS:
         return False
+    if word_classes(first) == {"ADJ"} and "ADJ" in word_classes(part[0].casefold()):
+        return False  # two adjectives each qualify the head ("urban green space": a green space, urban)
     rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
 
