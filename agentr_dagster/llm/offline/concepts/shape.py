@@ -299,14 +299,9 @@ def _treated_condition_anded(blocks: list[ConceptBlock], topic: str) -> None:
     x, y = (m.group("x") or m.group("cx")).casefold(), (m.group("y") or m.group("cy")).casefold()
     if not _named_in(main, x):
         return
-    treated = [b for b in blocks if b is not main and b.required and _named_in(b, y)
-               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
-    if len(treated) != 1:
-        return
-    for b in blocks:
-        if b is not main and b is not treated[0] and not b.organism:
-            b.required = b.in_query = False
-    treated[0].independent = True
+    treated = [b for b in blocks if b is not main and b.required and _named_in(b, y) and _own_concept(b)]
+    if len(treated) == 1:
+        _only_anded_with(blocks, main, treated[0])
 
 
 #: "What interventions improve Y in Z?", "Which strategies reduce Y among Z?": interventions asked of by what they
@@ -363,7 +358,9 @@ def _broad_exposure_anded(blocks: list[ConceptBlock], topic: str) -> None:
 def _benefit_anded(blocks: list[ConceptBlock], topic: str, background: bool) -> None:
     """What a question's treatment or exposure is asked of is AND-ed with it where the rest would be one block
     alone (:func:`_lone_benefit_anded`, :func:`_unnamed_benefit_anded`, :func:`_proposed_for_anded`) or, with a
-    ``background``, where the exposure itself left as broad there (:func:`_broad_exposure_anded`)."""
+    ``background``, where the exposure itself left as broad there (:func:`_broad_exposure_anded`); then the
+    question shapes whose two sides are both wanted: a relation, an experience, an occurrence, an interaction, a
+    thing used for a purpose (the ``_*_anded`` rules below, each a no-op on other shapes)."""
     _treated_condition_anded(blocks, topic)
     _lone_benefit_anded(blocks, topic)
     _unnamed_benefit_anded(blocks, topic)
@@ -520,14 +517,22 @@ def _interaction_anded(blocks: list[ConceptBlock], topic: str) -> None:
     if len(named) != 1:
         return
     other = m.group("z" if named[0] == "x" else "x").casefold()
-    partner = [b for b in blocks if b is not main and b.required and _named_in(b, other)
-               and not (b.aspect or b.setting or b.generic or b.organism or _who_block(b))]
-    if len(partner) != 1:
-        return
+    partner = [b for b in blocks if b is not main and b.required and _named_in(b, other) and _own_concept(b)]
+    if len(partner) == 1:
+        _only_anded_with(blocks, main, partner[0])
+
+
+def _own_concept(block: ConceptBlock) -> bool:
+    """A block naming a concept of its own: no aspect, setting, generic word, organism or people."""
+    return not (block.aspect or block.setting or block.generic or block.organism or _who_block(block))
+
+
+def _only_anded_with(blocks: list[ConceptBlock], main: ConceptBlock, partner: ConceptBlock) -> None:
+    """The query becomes ``main AND partner``: every other block leaves it but the organisms, which filter."""
     for b in blocks:
-        if b is not main and b is not partner[0] and not b.organism:
+        if b is not main and b is not partner and not b.organism:
             b.required = b.in_query = False
-    partner[0].independent = True
+    partner.independent = True
 
 
 #: "What are the experiences of P of / with / caring for X?", "... experiences of X among P" (a possessive said so
