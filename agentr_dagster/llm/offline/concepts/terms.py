@@ -617,7 +617,11 @@ def _means_word_alone(word: str, participle: str) -> bool:
     """A word before a participle of means names the concept alone: a rare word ("psilocybin"), or a topic word
     whose stem opens onto no everyday word (``mindful*``; not ``simul*``: "simultaneously", nor "simulation"
     whole, which names simulations of every field) and names no one who delivers it ("pharmacist-led
-    medication review": ``pharmacist*`` is every pharmacist study)."""
+    medication review": ``pharmacist*`` is every pharmacist study). Never what guides it: "ultrasound-guided nerve
+    block" and "trough-guided dosing" are studies of the block and the dosing, and ``ultrasound*`` or ``trough``
+    alone is every study of the guide."""
+    if participle == "guided":
+        return False
     if general_zipf(word) < RARE_PART_ZIPF:
         return True
     return (general_zipf(word) < TOPIC_WORD_ZIPF and opens_onto_zipf(truncation(word)) < TOPIC_WORD_ZIPF
