@@ -1,0 +1,19 @@
+"""Round 33 (h33p): the published review abstracts read as an expert searcher would (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query, terms
+
+
+def test_an_acronyms_first_and_last_word_are_no_term_when_the_last_is_a_gerund_after_its_object():
+    # the long form's first and last word were paired ("family problem solving (FPS)" -> "family solving",
+    # family-solving): no phrase of English, the gerund's object left out
+    text = "Family problem solving (FPS) for adolescents with traumatic brain injury: a systematic review"
+    q = query(text)
+    assert "family solving" not in terms(text) and "family-solving" not in terms(text), q
+    assert hits(text, "Online problem-solving therapy for families after traumatic brain injury in teens"), q
+    text = "Nurse decision making (NDM) in acute care wards: a systematic review"
+    q = query(text)
+    assert "nurse making" not in terms(text) and "nurse-making" not in terms(text), q
+    assert hits(text, "Nurse decision making on acute care wards: a think-aloud study"), q
+    # an adjective's lead qualifies the act itself: its pair stays ("functional imaging")
+    text = "Functional magnetic resonance imaging (fMRI) of working memory in schizophrenia"
+    assert "functional imaging" in terms(text), query(text)
