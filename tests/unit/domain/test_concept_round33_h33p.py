@@ -14,3 +14,17 @@ def test_an_acronyms_first_and_last_word_are_no_term_when_the_last_is_a_gerund_a
     q = query(text)
     assert "nurse making" not in terms(text) and "nurse-making" not in terms(text), q
     assert hits(text, "Nurse decision making on acute care wards: a think-aloud study"), q
+
+
+def test_a_name_after_the_classes_own_modifier_is_a_member_of_the_class():
+    # "extended-release versus immediate-release carbamazepine" names a member of the reviewed class
+    # ("extended-release antiepileptic drugs") by the class's own modifier: its trials name the drug, not the class;
+    # the query was the class alone
+    text = ("Comparative efficacy and tolerability of extended-release antiepileptic drugs for focal epilepsy: a "
+            "systematic review. Extended-release antiepileptic drugs are given once or twice daily. We reviewed "
+            "randomised trials comparing extended-release antiepileptic drugs with each other or with "
+            "immediate-release formulations. Fourteen trials were included. Four trials of extended-release versus "
+            "immediate-release carbamazepine found fewer adverse events with the extended-release formulation.")
+    q = query(text)
+    assert hits(text, "Controlled-release carbamazepine in adults with partial seizures: a randomised trial"), q
+    assert not hits(text, "Controlled-release nifedipine in adults with hypertension: a randomised trial"), q

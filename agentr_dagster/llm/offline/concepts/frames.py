@@ -16,6 +16,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _agents_among,
     _is_name,
     _join_named_list,
+    _join_names_sharing_a_modifier,
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
     _COMPARED_MODIFIERS_RE,
@@ -127,6 +128,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
+    _join_names_sharing_a_modifier(blocks, text, acronyms)
     if studied is None:
         blocks = _purpose_not_anded(blocks, title, text, verbs)
     blocks = _factors_of_first(blocks, title)
