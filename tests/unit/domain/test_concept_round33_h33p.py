@@ -28,3 +28,17 @@ def test_a_name_after_the_classes_own_modifier_is_a_member_of_the_class():
     q = query(text)
     assert hits(text, "Controlled-release carbamazepine in adults with partial seizures: a randomised trial"), q
     assert not hits(text, "Controlled-release nifedipine in adults with hypertension: a randomised trial"), q
+
+
+def test_kinds_listed_beside_an_umbrellas_own_kind_join_the_umbrella():
+    # "stress-related disorders" covers the disorders a results sentence lists beside "stress disorders"; under the
+    # generic head "disorders" only kinds sharing the word "stress" joined, so a trial of one listed disorder that
+    # never says "stress" was missed
+    text = ("Yoga for stress-related disorders in adults: a systematic review and meta-analysis. Yoga is increasingly "
+            "offered in mental health care. We pooled 21 randomized trials. Compared with usual care or waiting list, "
+            "yoga reduced symptoms for stress disorders, adjustment disorder (AjD), and somatic symptom disorder (SSD) "
+            "after treatment and at follow-up.")
+    q = query(text)
+    assert hits(text, "Hatha yoga for adjustment disorder in army recruits: a randomized trial"), q
+    assert hits(text, "Yoga for somatic symptom disorder in primary care: a pilot randomized trial"), q
+    assert not hits(text, "Yoga for chronic low back pain: a randomized trial"), q
