@@ -885,21 +885,25 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                     kinds = found.setdefault(id(owner), {})
                     kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
     for block in blocks:
-        kinds = found.get(id(block), {})
-        joined = 0
-        for phrase in sorted(kinds, key=lambda k: -kinds[k]):  # stable: text order among ties
-            # only the kind's own phrase: its parts without the head ("source code") are other concepts
-            # (its other spellings too: "risky behaviour" and "risky behavior")
-            heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
-            terms = [t for t in _variants(phrase, acronyms)
-                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled
-                     or phrase in listed and t in acronyms]  # a listed member's own acronym ("PTSD") names it too
-            new = [t for t in terms if t.casefold() not in {o.casefold() for o in block.terms}]
-            if not new or joined >= MAX_KIND_PHRASES and phrase not in listed:
-                continue  # the block's own phrase again ("anxiety disorders") takes no kind's place
-            block.kinds += new
-            block.terms = _dedupe(block.terms + terms)
-            joined += phrase not in listed
+        _join_ranked_kinds(block, found.get(id(block), {}), listed, acronyms)
+
+
+def _join_ranked_kinds(block: ConceptBlock, kinds: dict[str, int], listed: set[str], acronyms: dict[str, str]) -> None:
+    """The block's commonest :data:`MAX_KIND_PHRASES` new kinds (and every kind its umbrella's list names) join it."""
+    joined = 0
+    for phrase in sorted(kinds, key=lambda k: -kinds[k]):  # stable: text order among ties
+        # only the kind's own phrase: its parts without the head ("source code") are other concepts
+        # (its other spellings too: "risky behaviour" and "risky behavior")
+        heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
+        terms = [t for t in _variants(phrase, acronyms)
+                 if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled
+                 or phrase in listed and t in acronyms]  # a listed member's own acronym ("PTSD") names it too
+        new = [t for t in terms if t.casefold() not in {o.casefold() for o in block.terms}]
+        if not new or joined >= MAX_KIND_PHRASES and phrase not in listed:
+            continue  # the block's own phrase again ("anxiety disorders") takes no kind's place
+        block.kinds += new
+        block.terms = _dedupe(block.terms + terms)
+        joined += phrase not in listed
 
 
 #: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.
