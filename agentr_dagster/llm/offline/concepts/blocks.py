@@ -660,6 +660,36 @@ def _names_a_class(block: ConceptBlock) -> bool:
                for low in (w.casefold() for w in words))
 
 
+def _class_modifiers(block: ConceptBlock) -> list[str]:
+    """The hyphenated modifiers of a class's phrase ("long-acting oral opioids": long-acting), which say the kind
+    of the class; not a negation ("non-parenteral"), which only says what the kind is not."""
+    words = _content_words(block.label)[:-1]
+    return [w.casefold() for w in words if "-" in w.strip("-") and not w.casefold().startswith("non-")
+            and all(p.isalpha() for p in w.split("-"))]
+
+
+def _join_names_sharing_a_modifier(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """A name the abstract writes after the same kind-making modifier as the class the review is about ("long-acting
+    opioids" ... "long-acting versus short-acting oxycodone") is a member of that class, which its trials name,
+    not the class: it joins the first class block (:func:`_join_named_list`'s targets) as a variant. One name
+    suffices: the modifier, not a list, says whose member it is."""
+    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
+               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
+    modifiers = _class_modifiers(targets[0]) if targets else []
+    if not modifiers:
+        return
+    # the modifier right before the name, or before its compared opposite ("long-acting versus short-acting X")
+    either = "|".join(re.escape(m) for m in modifiers)
+    pattern = re.compile(rf"\b(?:{either})(?:\s+(?:versus|vs\.?|or|and|to)\s+[A-Za-z]+-[A-Za-z]+)?\s+([A-Za-z]+)\b",
+                         re.I)
+    names = {m.group(1) for m in pattern.finditer(text) if _is_name(m.group(1))}
+    terms = [t for n in sorted(names) for t in _variants(n, acronyms)]
+    block = targets[0]
+    block.kinds += [t for t in terms if t not in block.terms]
+    block.terms = _dedupe(block.terms + terms)
+    block.members = block.members or bool(terms)
+
+
 def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
     """A list of named things anywhere in an abstract (:data:`MIN_NAMES_IN_LIST` or more names in a row: "trials
     of atenolol, bisoprolol and carvedilol", "sulfonylureas (glyburide, glipizide)") names kinds of what the

@@ -16,6 +16,7 @@ from agentr_dagster.llm.offline.concepts.blocks import (
     _agents_among,
     _is_name,
     _join_named_list,
+    _join_names_sharing_a_modifier,
 )
 from agentr_dagster.llm.offline.concepts.clauses import (
     _COMPARED_MODIFIERS_RE,
@@ -127,6 +128,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
     _join_named_list(blocks, text, acronyms)
+    _join_names_sharing_a_modifier(blocks, text, acronyms)
     if studied is None:
         blocks = _purpose_not_anded(blocks, title, text, verbs)
     blocks = _factors_of_first(blocks, title)
@@ -724,6 +726,24 @@ def _condition_nouns(blocks: list[ConceptBlock], text: str) -> None:
                                                  for v in _spellings(t)])
 
 
+def _umbrella(block: ConceptBlock) -> bool:
+    """The block's phrase names the things related to its modifier ("anxiety-related disorders"): an umbrella
+    over kinds that need not carry the modifier's word."""
+    return any(w.casefold().endswith("-related") for i in block.items for w in _content_words(i)[:-1])
+
+
+def _listed_with_own_kind(items: list[str], head: str, stems: list[str]) -> bool:
+    """One of a list's items is a kind of the block by its own modifier ("anxiety disorders, posttraumatic stress
+    disorder, and obsessive-compulsive disorder"): the list's other kinds of the same head are those the umbrella
+    covers."""
+    for item in items:
+        words = _content_words(item)
+        if len(words) >= 2 and _singular_tail(words[-1]) == head and any(
+                p.startswith(s) or s.startswith(p) for p in _stem_parts(words[:-1]) for s in stems):
+            return True
+    return False
+
+
 def _stem_parts(words: list[str]) -> list[str]:
     """The parts of a phrase's modifiers that can name its concept: hyphenated parts split, without degree,
     graded, meta or function words and the relation words of :data:`_RELATION_RE` ("high-risk" -> risk)."""
@@ -828,6 +848,7 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
     if not heads:
         return
     found: dict[int, dict[str, int]] = {}
+    listed: set[str] = set()  # kinds an umbrella's list names: the umbrella's members, each of them searched
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue  # a kind the text leaves out is not one to search for
@@ -848,6 +869,9 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                         # its modifier that shares the stem ("undertaking risky behaviours" -> "risky behaviours")
                         shared = [j for j, m in enumerate(mods) if any(p.startswith(s) or s.startswith(p)
                                                                        for p in _stem_parts([m]) for s in stems[head])]
+                        if not shared and _umbrella(owner) and _listed_with_own_kind(chunk.items, head, stems[head]):
+                            shared = [0]
+                            listed.add(" ".join([*mods, run[-1]]).casefold())
                         if not shared:
                             continue
                         mods = mods[shared[0]:]
@@ -861,16 +885,25 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                     kinds = found.setdefault(id(owner), {})
                     kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
     for block in blocks:
-        kinds = found.get(id(block), {})
-        ranked = sorted(kinds, key=lambda k: -kinds[k])[:MAX_KIND_PHRASES]  # stable: text order among ties
-        for phrase in ranked:
-            # only the kind's own phrase: its parts without the head ("source code") are other concepts
-            # (its other spellings too: "risky behaviour" and "risky behavior")
-            heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
-            terms = [t for t in _variants(phrase, acronyms)
-                     if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled]
-            block.kinds += [t for t in terms if t not in block.terms]
-            block.terms = _dedupe(block.terms + terms)
+        _join_ranked_kinds(block, found.get(id(block), {}), listed, acronyms)
+
+
+def _join_ranked_kinds(block: ConceptBlock, kinds: dict[str, int], listed: set[str], acronyms: dict[str, str]) -> None:
+    """The block's commonest :data:`MAX_KIND_PHRASES` new kinds (and every kind its umbrella's list names) join it."""
+    joined = 0
+    for phrase in sorted(kinds, key=lambda k: -kinds[k]):  # stable: text order among ties
+        # only the kind's own phrase: its parts without the head ("source code") are other concepts
+        # (its other spellings too: "risky behaviour" and "risky behavior")
+        heads_spelled = {_singular_tail(h.strip('"')) for h in _spellings(_singular_tail(phrase.split()[-1]))}
+        terms = [t for t in _variants(phrase, acronyms)
+                 if " " in t.strip('"') and _singular_tail(t.strip('"*').split()[-1]) in heads_spelled
+                 or phrase in listed and t in acronyms]  # a listed member's own acronym ("PTSD") names it too
+        new = [t for t in terms if t.casefold() not in {o.casefold() for o in block.terms}]
+        if not new or joined >= MAX_KIND_PHRASES and phrase not in listed:
+            continue  # the block's own phrase again ("anxiety disorders") takes no kind's place
+        block.kinds += new
+        block.terms = _dedupe(block.terms + terms)
+        joined += phrase not in listed
 
 
 #: "Are X effective for Y", "Is X more effective than Z for Y", "Is X safe in Y": X is what is done.

@@ -14,6 +14,7 @@ from agentr_dagster.llm.offline.concepts.terms import (
     EVERYDAY_WORD_ZIPF,
     _common_without_lead,
     _design_only,
+    _modifier_like,
     _phrase_terms,
     _rare_plural_head,
     item_terms,
@@ -55,7 +56,9 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
                 # its two-word parts and its first and last word; none of a name coordinated inside ("fat mass and
                 # obesity-associated": "mass and", "fat mass" name other things or nothing)
                 if len(long_words) >= 3 and not {w.casefold() for w in long_words} & {"and", "or"}:
-                    pairs = list(zip(long_words, long_words[1:], strict=False)) + [(long_words[0], long_words[-1])]
+                    pairs = list(zip(long_words, long_words[1:], strict=False))
+                    if not _noun_before_gerund_compound(long_words):
+                        pairs.append((long_words[0], long_words[-1]))
                     if _rare_plural_head(long_words):
                         pairs = [p for p in pairs if p != (long_words[-3], long_words[-2])]
                     terms.extend(t for x, y in pairs if not _common_without_lead(long_words, [x, y])
@@ -64,6 +67,16 @@ def _variants(item: str, acronyms: dict[str, str]) -> list[str]:
             if _acronym_alone(a) or item.strip().rstrip("s") == a:
                 terms.append(a)
     return [v for t in terms if t for v in _spellings(t)] + paired
+
+
+def _noun_before_gerund_compound(words: list[str]) -> bool:
+    """The phrase closes on a gerund after its object ("decision making", "problem solving") and opens on a noun,
+    which names whose or what the act is ("treatment decision making", "family problem solving"): the first word
+    with the gerund alone ("treatment making", "family solving") is no phrase of English. (An adjective's lead
+    qualifies the act: "functional magnetic resonance imaging" -> "functional imaging".)"""
+    last, before, first = (w.casefold() for w in (words[-1], words[-2], words[0]))
+    return (last.endswith("ing") and "VERB" in word_classes(last) and "NOUN" in word_classes(before)
+            and not _modifier_like(before) and not _modifier_like(first) and "NOUN" in word_classes(first))
 
 
 def _acronym_alone(acronym: str) -> bool:
