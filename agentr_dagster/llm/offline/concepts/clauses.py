@@ -42,6 +42,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _POPULATION_CUE_RE,
     _PREPOSITIONS,
     _STUDY_NOUNS,
+    _UNDERGOING_CUE_RE,
     _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
@@ -941,7 +942,7 @@ def _facet_for(cue: str, items: list[str]) -> str:
         return "outcome"
     if _INTERVENTION_CUE_RE.search(cue):
         return "intervention"
-    if _POPULATION_CUE_RE.search(cue):
+    if _POPULATION_CUE_RE.search(cue) or _UNDERGOING_CUE_RE.match(cue.strip()):
         return "population"
     return "exposure"
 

@@ -451,7 +451,11 @@ def _everyday_head_from(word: str, words: list[str]) -> bool:
 
 
 def _adverb(word: str) -> bool:
-    return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
+    """An adverb in "-ly": the lexicon's, or a word it does not know made of a known adjective and "ly"
+    ("differentially" of "differential", which alone made a block of "differentially expressed")."""
+    low = word.casefold()
+    classes = word_classes(low)
+    return low.endswith("ly") and (classes == {"ADV"} or not classes and "ADJ" in word_classes(low[:-2]))
 
 
 #: A run that closes with an object pronoun is a verb and its object ("... to detect or fix them"): the pronoun
