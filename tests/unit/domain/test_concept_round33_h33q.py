@@ -45,3 +45,14 @@ def test_a_possessive_before_a_hyphenated_compound_is_who_has_it():
     assert hits(text, "Falls self-efficacy among elderly women after a balance class"), query(text)
     # one plain noun after a possessive stays a compound ("parent expectations")
     assert '"parent expectation"' in query("Do parents' expectations predict children's school achievement?")
+
+
+def test_an_everyday_adjective_joined_to_a_rare_word_may_be_left_out():
+    # "whole-exome sequencing" was its two spellings alone: "trio exome sequencing" was missed
+    text = "Does whole-exome sequencing shorten the diagnostic odyssey of infants in neonatal intensive care?"
+    assert hits(text, "Rapid trio exome sequencing in critically ill newborns"), query(text)
+    assert '"exome sequencing"' in item_terms("whole-exome sequencing")
+    # not a prefix English also writes solid ("antiepileptic"), an acronym after it, or a word of everyday use
+    assert '"epileptic drug"' not in item_terms("anti-epileptic drugs")
+    assert '"vegf therapy"' not in item_terms("anti-VEGF therapy")
+    assert item_terms("whole-genome sequencing") == ['"whole-genome sequencing"']
