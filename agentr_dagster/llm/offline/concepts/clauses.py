@@ -70,7 +70,8 @@ def _possessive(match: re.Match) -> str:
     # name nothing; a phrase after it ("teachers' soft skills") is its own concept, the possessor who has it, and
     # so is a hyphenated compound ("children's self-regulation": "children self-regulation" is never written)
     after = re.match(r"([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?", match.string[match.end():])
-    if after and "-" not in after.group(1).strip("-") and (after.group(2) is None or after.group(2).casefold() in _FUNCTION | _PREPOSITIONS
+    after = None if after is None or "-" in after.group(1).strip("-") else after
+    if after and (after.group(2) is None or after.group(2).casefold() in _FUNCTION | _PREPOSITIONS
                   or after.group(2).casefold() in ("and", "or") or after.group(2).casefold() in _EFFECT_VERBS
                   or is_finite_verb(after.group(2))) and "NOUN" in word_classes(after.group(1)) \
             and "ADJ" not in word_classes(after.group(1)) and not after.group(1).endswith("ing"):

@@ -545,8 +545,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
-    terms.extend(_letter_compound_alone(words))
-    terms.extend(_extent_lead_dropped(words))
+    terms.extend(_letter_compound_alone(words) + _extent_lead_dropped(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     terms.extend(_role_of_an_everyday_kind(words))
