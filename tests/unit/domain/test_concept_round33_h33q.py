@@ -55,4 +55,5 @@ def test_an_everyday_adjective_joined_to_a_rare_word_may_be_left_out():
     # not a prefix English also writes solid ("antiepileptic"), an acronym after it, or a word of everyday use
     assert '"epileptic drug"' not in item_terms("anti-epileptic drugs")
     assert '"vegf therapy"' not in item_terms("anti-VEGF therapy")
+    assert '"sedating antihistamine"' not in item_terms("less-sedating antihistamines")
     assert item_terms("whole-genome sequencing") == ['"whole-genome sequencing"']

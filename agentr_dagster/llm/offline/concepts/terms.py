@@ -842,9 +842,11 @@ def _extent_lead_dropped(words: list[str]) -> list[str]:
     at least :data:`GENERIC_ZIPF`, "exome" under :data:`RARE_PART_ZIPF`): the rare word names the thing, the
     adjective only its extent, which its studies often leave out ("exome sequencing", "trio exome sequencing").
     Not a prefix that changes the meaning ("anti-epileptic": English writes it solid too, "antiepileptic"), nor an
-    acronym after it ("anti-VEGF"), nor a rare word said often enough to be everyday's ("whole-genome", "high-dose")."""
+    acronym after it ("anti-VEGF"), nor a word of what is done ("less-sedating": the adjective grades the verb),
+    nor a rare word said often enough to be everyday's ("whole-genome", "high-dose")."""
     left, _, right = words[0].casefold().partition("-")
     if (len(words) < 2 or not left.isalpha() or not right.isalpha() or _is_acronym(words[0].partition("-")[2])
+            or not word_classes(right) <= {"NOUN"}
             or "ADJ" not in word_classes(left) or general_zipf(left) < GENERIC_ZIPF
             or general_zipf(right) >= RARE_PART_ZIPF or general_zipf(left + right) > 0):
         return []
