@@ -46,6 +46,9 @@ def truncation(word: str) -> str:
         # the state's "-ant" adjective or agent, as common as the noun, names the same thing and shares its stem
         # ("pregnancy" -> pregnan*: "pregnant women"; "malignancy" -> "malignant"; "infancy" -> "infant")
         return stem + "*"
+    short = _short_ity_stem(low)
+    if short:
+        return short + "*"
     for suffix in _TRUNC_SUFFIXES:
         if low.endswith(suffix) and len(low) - len(suffix) >= 5:
             stem = low[: -len(suffix)]
@@ -53,6 +56,25 @@ def truncation(word: str) -> str:
                 return low
             return stem + "*"
     return low if _opens_onto_other_words(low) else low + "*"
+
+
+def _short_ity_stem(low: str) -> str:
+    """The four-letter stem of a state in "-ity" whose "-e" adjective is about as common and names the same thing
+    ("obesity" -> obes*: "obese adults"; "density" -> dens*: "dense breasts"), "" otherwise: the stem would keep
+    fewer than five letters, so it is taken only where general English opens it onto no other word (the "-ity"
+    noun's "obesit*" missed every "obese" study)."""
+    stem = low[:-3] if low.endswith("ity") else ""
+    adjective = stem + "e"
+    if len(stem) != 4 or not stem.isalpha() or "ADJ" not in word_classes(adjective) \
+            or general_zipf(adjective) < general_zipf(low) - _ADJECTIVE_GAP:
+        return ""
+    floor = general_zipf(adjective) - FOREIGN_COMPLETION_GAP
+    others = [w for w in general_completions(stem) if not w.startswith((adjective, stem + "it"))]
+    return "" if any(general_zipf(w) >= floor for w in others) else stem
+
+
+#: How much rarer (Zipf points) a state's "-e" adjective may be than its "-ity" noun and still share its stem.
+_ADJECTIVE_GAP = 0.5
 
 
 #: The endings whose removal leaves the word's own letters ("creatine" -> "creatin", "statins" -> "statin").

@@ -121,7 +121,7 @@ def test_optional_blocks_leave_the_rest_branch_only_behind_a_narrow_required_one
 
     def share(narrow: bool):
         # a background (the lake): obesity in 1 % of its records or in 30 %; adults everywhere
-        return lambda term: {"obesit": 0.01 if narrow else 0.3}.get(term.strip('"*')[:6], 0.4)
+        return lambda term: {"obes": 0.01 if narrow else 0.3}.get(term.strip('"*')[:4], 0.4)
 
     narrow = extract_concepts(question, background=share(True))
     broad = extract_concepts(question, background=share(False))

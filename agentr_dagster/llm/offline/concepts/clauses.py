@@ -42,6 +42,7 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     _POPULATION_CUE_RE,
     _PREPOSITIONS,
     _STUDY_NOUNS,
+    _UNDERGOING_CUE_RE,
     _WHO_FIRST,
     _WORD,
     DEMOGRAPHIC_WORDS,
@@ -66,8 +67,10 @@ def _possessive(match: re.Match) -> str:
     if _eponym(word):
         return match.group(0)
     # one noun after it is a compound ("teachers' expectations": teacher expectations), whose head alone would
-    # name nothing; a phrase after it ("teachers' soft skills") is its own concept, the possessor who has it
+    # name nothing; a phrase after it ("teachers' soft skills") is its own concept, the possessor who has it, and
+    # so is a hyphenated compound ("children's self-regulation": "children self-regulation" is never written)
     after = re.match(r"([A-Za-z][\w-]*)(?:\s+([A-Za-z][\w-]*))?", match.string[match.end():])
+    after = None if after is None or "-" in after.group(1).strip("-") else after
     if after and (after.group(2) is None or after.group(2).casefold() in _FUNCTION | _PREPOSITIONS
                   or after.group(2).casefold() in ("and", "or") or after.group(2).casefold() in _EFFECT_VERBS
                   or is_finite_verb(after.group(2))) and "NOUN" in word_classes(after.group(1)) \
@@ -941,7 +944,7 @@ def _facet_for(cue: str, items: list[str]) -> str:
         return "outcome"
     if _INTERVENTION_CUE_RE.search(cue):
         return "intervention"
-    if _POPULATION_CUE_RE.search(cue):
+    if _POPULATION_CUE_RE.search(cue) or _UNDERGOING_CUE_RE.match(cue.strip()):
         return "population"
     return "exposure"
 

@@ -451,7 +451,11 @@ def _everyday_head_from(word: str, words: list[str]) -> bool:
 
 
 def _adverb(word: str) -> bool:
-    return word.casefold().endswith("ly") and word_classes(word) == {"ADV"}
+    """An adverb in "-ly": the lexicon's, or a word it does not know made of a known adjective and "ly"
+    ("differentially" of "differential", which alone made a block of "differentially expressed")."""
+    low = word.casefold()
+    classes = word_classes(low)
+    return low.endswith("ly") and (classes == {"ADV"} or not classes and "ADJ" in word_classes(low[:-2]))
 
 
 #: A run that closes with an object pronoun is a verb and its object ("... to detect or fix them"): the pronoun
@@ -541,7 +545,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
-    terms.extend(_letter_compound_alone(words))
+    terms.extend(_letter_compound_alone(words) + _extent_lead_dropped(words))
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     terms.extend(_role_of_an_everyday_kind(words))
@@ -831,6 +835,22 @@ def _letter_compound_alone(words: list[str]) -> list[str]:
     if len(words) != 2 or not _LETTER_HYPHEN_WORD_RE.fullmatch(words[0]) or not _everyday_noun(words[1]):
         return []
     return [words[0].casefold() + "*"]
+
+
+def _extent_lead_dropped(words: list[str]) -> list[str]:
+    """A phrase opened by a compound of an everyday adjective and a rare word ("whole-exome sequencing": "whole"
+    at least :data:`GENERIC_ZIPF`, "exome" under :data:`RARE_PART_ZIPF`): the rare word names the thing, the
+    adjective only its extent, which its studies often leave out ("exome sequencing", "trio exome sequencing").
+    Not a prefix that changes the meaning ("anti-epileptic": English writes it solid too, "antiepileptic"), nor an
+    acronym after it ("anti-VEGF"), nor a word of what is done ("less-sedating": the adjective grades the verb),
+    nor a rare word said often enough to be everyday's ("whole-genome", "high-dose")."""
+    left, _, right = words[0].casefold().partition("-")
+    if (len(words) < 2 or not left.isalpha() or not right.isalpha() or _is_acronym(words[0].partition("-")[2])
+            or not word_classes(right) <= {"NOUN"}
+            or "ADJ" not in word_classes(left) or general_zipf(left) < GENERIC_ZIPF
+            or general_zipf(right) >= RARE_PART_ZIPF or general_zipf(left + right) > 0):
+        return []
+    return _phrase_terms(" ".join([right, *words[1:]]))
 
 
 def _everyday_modifiers(words: list[str]) -> bool:

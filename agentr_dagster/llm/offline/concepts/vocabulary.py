@@ -275,6 +275,10 @@ _SPAN_CUE_RE = re.compile(r"\bacross$", re.I)
 
 _POPULATION_CUE_RE = re.compile(r"\b(?:in|among|amongst|for|of)\s*$|\bwith\s*$", re.I)
 
+#: A participle after people that says what they undergo ("patients undergoing PCI", "adults receiving dialysis"):
+#: who the studies are about, as "patients with X" says (a clause cut after a plural noun opens with it).
+_UNDERGOING_CUE_RE = re.compile(r"^(?:undergoing|receiving)$", re.I)
+
 
 _OUTCOME_CUE_RE = re.compile(
     r"\b(?:associated with|related to|affect|affects|benefit|on|predict|predicting|reduce|reduces|improve|improves|"
