@@ -224,10 +224,13 @@ def _compared_kind_apart(blocks: list[ConceptBlock], title: str) -> None:
 
 
 #: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
-#: "Predictors of relapse after ...", "Determinants of X"): the frame names no concept of its own.
+#: "Predictors of relapse after ...", "Determinants of X", "Factors associated with Y", "Factors influencing Y"),
+#: or an aim that says it identifies them ("To identify factors associated with Y", "The objective was to
+#: explore the determinants of Y"): the frame names no concept of its own.
 _FACTORS_OF_TITLE_RE = re.compile(
-    r"^\W*(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
-    r"\s+(?:for|of)\b", re.I)
+    r"^\W*(?:(?:[\w-]+\s+){0,8}?to\s+[a-z]+\s+(?:the\s+)?)?"
+    r"(?:(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
+    r"\s+(?:for|of)\b|factors?\s+(?:that\b|[a-z]+(?:ed|ing)\b))", re.I)
 
 
 def _factors_of_first(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:

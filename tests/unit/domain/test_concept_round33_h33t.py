@@ -1,0 +1,31 @@
+"""Round 33 (h33t): a review's title or one-sentence aim as the only input (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_factors_a_title_or_aim_identifies_name_no_concept_of_their_own():
+    # "factors associated with Y" required ``factor*`` of every study of Y: a cohort study of one factor names
+    # the factor and Y, seldom "factors"
+    for text in ("Factors associated with burnout among public sector social workers: a systematic review",
+                 "The objective of this review was to identify factors associated with burnout among public sector "
+                 "social workers.",
+                 "To identify the factors influencing medication adherence in heart failure."):
+        q = query(text)
+        assert "factor" not in q.casefold(), (text, q)
+    assert hits("Factors associated with burnout among public sector social workers: a systematic review",
+                "Burnout among child welfare workers: the role of caseload and supervisory support")
+    # a concept of its own that holds the word stays ("human factors" is a field, not the frame)
+    assert "human factor" in query("Human factors training for surgical teams: a systematic review").casefold()
+
+
+def test_an_ic_adjective_reaches_its_ia_noun_and_back():
+    # "ischaemic stroke" gave ischaemic*: the rat studies of "focal cerebral ischaemia" were missed
+    title = ("Neuroprotective effects of resveratrol in rodent models of ischaemic stroke: a systematic review and "
+             "meta-analysis")
+    assert hits(title, "Resveratrol pretreatment reduces infarct size after focal cerebral ischemia in mice")
+    assert hits("Erythropoietin in rodent models of ischemic stroke: a meta-analysis",
+                "Erythropoietin reduces infarct volume after transient cerebral ischaemia in rats")
+    # not an adjective of another sense ("academic achievement" is no "academia"), nor one the lexicon reads as a
+    # noun of its own ("oral hypoglycemic drugs" are no studies of hypoglycaemia)
+    assert "academia" not in query("Academic achievement of children with epilepsy: a systematic review")
+    assert "hypoglycemia" not in query("Oral hypoglycemic drugs in type 2 diabetes: a systematic review")
