@@ -29,3 +29,24 @@ def test_an_ic_adjective_reaches_its_ia_noun_and_back():
     # noun of its own ("oral hypoglycemic drugs" are no studies of hypoglycaemia)
     assert "academia" not in query("Academic achievement of children with epilepsy: a systematic review")
     assert "hypoglycemia" not in query("Oral hypoglycemic drugs in type 2 diabetes: a systematic review")
+
+
+def test_a_title_alone_ands_the_condition_it_names_after_in():
+    # "X in autism spectrum disorder" was X alone: every gene-environment (or exercise) study of any condition
+    title = "Gene-environment interactions in autism spectrum disorder: a scoping review protocol"
+    assert hits(title, "Maternal infection, MET genotype and autism spectrum disorder: a gene-environment "
+                       "interaction study")
+    assert not hits(title, "Gene-environment interactions in asthma: a birth cohort study")
+    # a subject named by everyday words before "in" is kept with it ("music therapy" had left the query)
+    music = "Music therapy in dementia: a systematic review"
+    assert hits(music, "Group music therapy for agitation in people with dementia: a randomised trial")
+    assert not hits(music, "Cholinesterase inhibitors for dementia: a network meta-analysis")
+    # a field, a place or who the studies are of stays a setting
+    for text, record in (
+            ("Machine learning in software engineering: a systematic mapping study",
+             "A machine learning approach to effort estimation"),
+            ("Mobile health interventions in sub-Saharan Africa: a scoping review",
+             "A mobile health intervention for antiretroviral adherence in Kenya"),
+            ("Probiotics for necrotising enterocolitis in preterm infants: a systematic review",
+             "Probiotics and necrotising enterocolitis in very low birth weight newborns")):
+        assert hits(text, record), (text, query(text))
