@@ -50,3 +50,13 @@ def test_a_title_alone_ands_the_condition_it_names_after_in():
             ("Probiotics for necrotising enterocolitis in preterm infants: a systematic review",
              "Probiotics and necrotising enterocolitis in very low birth weight newborns")):
         assert hits(text, record), (text, query(text))
+
+
+def test_a_rare_lead_names_its_concept_with_the_head_alone():
+    # "polygenic risk scores" kept the middle word: "genome-wide polygenic scores for coronary artery disease"
+    # was missed
+    title = "Polygenic risk scores and coronary artery disease: a scoping review"
+    assert hits(title, "Genome-wide polygenic scores for common diseases identify individuals at risk of coronary "
+                       "artery disease")
+    # the pair without the rare lead is still no term ("risk scores" of every field)
+    assert not hits(title, "Clinical risk scores for coronary artery disease in primary care")

@@ -1000,6 +1000,10 @@ def _phrase_parts(words: list[str]) -> list[str]:
                 or _common_without_lead(words, part) or kind_lead and part[0] != words[0]):
             terms.extend(_phrase_terms(" ".join(part)))
     terms.extend(_deliverer_anded(words) if kind_lead else [])
+    if len(words) == 3 and _rare_lead_makes_it(words):
+        # the rare lead with the head, the common word between left out ("polygenic risk scores": "polygenic
+        # scores"): the lead makes the concept, and its studies name it without that word
+        terms.extend(_phrase_terms(f"{words[0]} {words[2]}"))
     rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
