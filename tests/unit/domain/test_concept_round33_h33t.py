@@ -47,6 +47,8 @@ def test_a_title_alone_ands_the_condition_it_names_after_in():
              "A machine learning approach to effort estimation"),
             ("Mobile health interventions in sub-Saharan Africa: a scoping review",
              "A mobile health intervention for antiretroviral adherence in Kenya"),
+            ("Artificial intelligence in dentistry: a scoping review",
+             "Artificial intelligence for caries detection on dental bitewing radiographs"),
             ("Probiotics for necrotising enterocolitis in preterm infants: a systematic review",
              "Probiotics and necrotising enterocolitis in very low birth weight newborns")):
         assert hits(text, record), (text, query(text))

@@ -1497,12 +1497,16 @@ def _everyday_first_subject(blocks: list[ConceptBlock], title: str, alone: bool 
 _CARE_UNIT_HEADS = frozenset("unit units ward wards department departments".split())
 
 
+#: The endings of English names of disciplines ("radiology", "dentistry", "psychiatry", "orthodontics").
+_DISCIPLINE_ENDINGS = ("logy", "istry", "iatry", "ics")
+
+
 def _condition_setting(block: ConceptBlock) -> bool:
     """A setting after "in" that names a condition, not a field or a place ("Exercise interventions in autism
     spectrum disorder", "... in asthma"): a phrase with a condition's head (:data:`EPONYM_HEADS`), or of lower-case
     words with a singular head, one of them rarer than :data:`TOPIC_WORD_ZIPF` in every spelling. Its studies are
     of people with it and name it; without it the query is every study of the intervention ("X in software
-    engineering", "in secondary education", "in sub-Saharan Africa" stay settings)."""
+    engineering", "in secondary education", "in sub-Saharan Africa", "in dentistry" stay settings)."""
     words = _content_words(block.label.replace(_JOIN, " "))
     if not words or block.organism or _who_block(block) or _generic_label(block.label):
         return False
@@ -1510,9 +1514,10 @@ def _condition_setting(block: ConceptBlock) -> bool:
     if head in EPONYM_HEADS or head[:-1] in EPONYM_HEADS and _plural(head):  # "mood disorders"
         return True
     # a plural head names who or what the studies are of, said many ways ("preterm infants": "very low birth
-    # weight newborns"); a condition is a mass noun ("asthma", "heart failure")
-    return not _plural(head) and all(w.islower() for w in words) and any(
-        max(general_zipf(s) for s in _spellings(w)) < TOPIC_WORD_ZIPF for w in words)
+    # weight newborns"); a condition is a mass noun ("asthma", "heart failure"), no discipline's name
+    # ("dentistry", "radiology", "orthodontics": its studies say "dental", "radiographs")
+    return (not _plural(head) and not head.endswith(_DISCIPLINE_ENDINGS) and all(w.islower() for w in words)
+            and any(max(general_zipf(s) for s in _spellings(w)) < TOPIC_WORD_ZIPF for w in words))
 
 
 def _unit_of_care(block: ConceptBlock) -> bool:
