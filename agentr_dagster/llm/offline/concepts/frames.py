@@ -122,8 +122,9 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _drop_factor_frame(blocks, title)
     studied = _studied_subject(blocks, aims, verbs)
     _interaction_frame_off(blocks, title)
-    _everyday_first_subject(blocks, title)
-    blocks = _title_subjects(blocks, title)
+    alone = not aims and len(_sentences(text)) == 1  # the title is the whole text
+    _everyday_first_subject(blocks, title, alone)
+    blocks = _title_subjects(blocks, title, alone)
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -226,10 +227,13 @@ def _compared_kind_apart(blocks: list[ConceptBlock], title: str) -> None:
 
 
 #: A title that opens with the kind of finding it gathers about what follows ("Risk factors for suicide in ...",
-#: "Predictors of relapse after ...", "Determinants of X"): the frame names no concept of its own.
+#: "Predictors of relapse after ...", "Determinants of X", "Factors associated with Y", "Factors influencing Y"),
+#: or an aim that says it identifies them ("To identify factors associated with Y", "The objective was to
+#: explore the determinants of Y"): the frame names no concept of its own.
 _FACTORS_OF_TITLE_RE = re.compile(
-    r"^\W*(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
-    r"\s+(?:for|of)\b", re.I)
+    r"^\W*(?:(?:[\w-]+\s+){0,8}?to\s+[a-z]+\s+(?:the\s+)?)?"
+    r"(?:(?:(?:risk|prognostic|predictive)\s+(?:factors?|markers?)|predictors?|determinants?|correlates?)"
+    r"\s+(?:for|of)\b|factors?\s+(?:that\b|[a-z]+(?:ed|ing)\b))", re.I)
 
 
 def _factors_of_first(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
@@ -1372,12 +1376,13 @@ def _named_in(block: ConceptBlock, sentence: str) -> bool:
         _is_acronym(t) and re.search(r"\b" + re.escape(t.casefold()) + r"\b", sentence) for t in block.terms)
 
 
-def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock]:
+def _title_subjects(blocks: list[ConceptBlock], title: str, alone: bool = False) -> list[ConceptBlock]:
     """An abstract's blocks are its title's subjects, AND-ed: the main block and each other required concept the
     title names (up to :data:`MAX_INDEPENDENT_BLOCKS` in all) are independent concepts, each an OR-group of its
     variants ("Cerebral small vessel disease and the risk of dementia": SVD AND dementia). A concept only the
     aim sentence names, or one past the cap, is left out: it would add an alternative or a narrowing the title
-    does not ask for."""
+    does not ask for. A ``title`` that is the whole text (no abstract tells what its studies are of) keeps a
+    condition it names after "in" (:func:`_condition_setting`)."""
     if not blocks:
         return blocks
     low = whole = title.casefold().replace(_JOIN, " ")
@@ -1395,8 +1400,9 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
         subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head)
                                                      or _people_first_of_title_pair(block, head))
-                   and (not _generic_label(block.label) or _first_of_title_pair(block, head))
-                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
+                   and (not _generic_label(block.label) or _first_of_title_pair(block, head, alone))
+                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None
+                                             or alone and _condition_setting(block))
                    and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
@@ -1475,14 +1481,18 @@ def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
 _PAIR_NEXT_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|(?P<purpose>for))\s+\w")
 
 
-def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
+#: ... and in a title that is the whole text, "X in Y" too ("Music therapy in dementia"): X is what is reviewed.
+_PAIR_NEXT_ALONE_RE = re.compile(r"(?:\s+[\w-]+)?\s+(?:and|on|in|(?P<purpose>for))\s+\w")
+
+
+def _first_of_title_pair(block: ConceptBlock, head: str, alone: bool = False) -> bool:
     """The block is the first of a title's two subjects ("Video game play and aggressive behaviour", "Social
     support and postpartum depression"), a phrase of two or more content words that names a thing (no who, no
     aspect, no setting): ``head`` (the title before its subtitle, lower case) opens with its label and goes on
     with "and" / "on"."""
     label = " ".join(block.label.replace(_JOIN, " ").split()).casefold()
     words = _content_words(label)
-    nxt = _PAIR_NEXT_RE.match(head[len(label):])
+    nxt = (_PAIR_NEXT_ALONE_RE if alone else _PAIR_NEXT_RE).match(head[len(label):])
     # "X for Y" (what X is for): X a kind named by nouns ("music therapy"), not an adjective's choice among all
     # ("common therapies for gout": no concept of its own)
     named_kind = nxt is not None and (not nxt.group("purpose") or all(
@@ -1493,17 +1503,18 @@ def _first_of_title_pair(block: ConceptBlock, head: str) -> bool:
             and not _who_block(block))
 
 
-def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
+def _everyday_first_subject(blocks: list[ConceptBlock], title: str, alone: bool = False) -> None:
     """A title's first subject named by everyday words ("video game play", "social support", "social media use")
     is a subject all the same: general English gives such a phrase its words' frequency (``wordfreq`` combines
     them: "social support" 5.17, as common as "effect"), while two content words side by side are about one Zipf
     rarer as a phrase (measured on the pool, :data:`~agentr_dagster.domain.specificity.PHRASE_WORD_PENALTY`'s
     note). Its block was left generic (out of the query) or kept only a longer phrase ("received social
-    support"); it takes the label's own phrase back, quoted, never a word of it alone, and is required."""
+    support"); it takes the label's own phrase back, quoted, never a word of it alone, and is required. A title
+    that is the whole text (``alone``) names it before "in" too ("Music therapy in dementia")."""
     head = re.split(r"(?<=\w):\s", title.casefold().replace(_JOIN, " "), maxsplit=1)[0]
     head = " ".join(head.split())
     for block in blocks:
-        if not (block.generic or _generic_label(block.label)) or not _first_of_title_pair(block, head):
+        if not (block.generic or _generic_label(block.label)) or not _first_of_title_pair(block, head, alone):
             continue
         phrases = [t for t in block.terms if t.startswith('"')]
         block.terms = _dedupe([*_phrase_terms(" ".join(_content_words(block.label))), *phrases])
@@ -1517,6 +1528,29 @@ def _everyday_first_subject(blocks: list[ConceptBlock], title: str) -> None:
 #: The heads of a hospital's parts (a general vocabulary of places of care): a kind of one ("the paediatric intensive
 #: care unit", "the emergency department") is where its studies are done, and they name it.
 _CARE_UNIT_HEADS = frozenset("unit units ward wards department departments".split())
+
+
+#: The endings of English names of disciplines ("radiology", "dentistry", "psychiatry", "orthodontics").
+_DISCIPLINE_ENDINGS = ("logy", "istry", "iatry", "ics")
+
+
+def _condition_setting(block: ConceptBlock) -> bool:
+    """A setting after "in" that names a condition, not a field or a place ("Exercise interventions in autism
+    spectrum disorder", "... in asthma"): a phrase with a condition's head (:data:`EPONYM_HEADS`), or of lower-case
+    words with a singular head, one of them rarer than :data:`TOPIC_WORD_ZIPF` in every spelling. Its studies are
+    of people with it and name it; without it the query is every study of the intervention ("X in software
+    engineering", "in secondary education", "in sub-Saharan Africa", "in dentistry" stay settings)."""
+    words = _content_words(block.label.replace(_JOIN, " "))
+    if not words or block.organism or _who_block(block) or _generic_label(block.label):
+        return False
+    head = words[-1].casefold()
+    if head in EPONYM_HEADS or head[:-1] in EPONYM_HEADS and _plural(head):  # "mood disorders"
+        return True
+    # a plural head names who or what the studies are of, said many ways ("preterm infants": "very low birth
+    # weight newborns"); a condition is a mass noun ("asthma", "heart failure"), no discipline's name
+    # ("dentistry", "radiology", "orthodontics": its studies say "dental", "radiographs")
+    return (not _plural(head) and not head.endswith(_DISCIPLINE_ENDINGS) and all(w.islower() for w in words)
+            and any(max(general_zipf(s) for s in _spellings(w)) < TOPIC_WORD_ZIPF for w in words))
 
 
 def _unit_of_care(block: ConceptBlock) -> bool:

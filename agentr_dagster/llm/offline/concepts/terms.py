@@ -150,7 +150,32 @@ def _paired_form(word: str) -> str:
         classes = word_classes(adjective)
         ok = (not classes or "ADJ" in classes) and PAIRED_FORM_ZIPF <= z < general_zipf(low)
         return adjective if ok else ""
-    return ""
+    return _ia_form(low)
+
+
+#: An "-ic" adjective and its "-ia" noun are one family when the noun is at most this much rarer (Zipf):
+#: "ischaemic" 1.96 / "ischaemia" 1.59, not "academic" 4.57 / "academia" 3.54 (another sense).
+IA_FORM_GAP_ZIPF = 0.5
+
+
+def _ia_form(low: str) -> str:
+    """A condition's "-ic" adjective and its "-ia" noun, each to the other ("ischaemic" <-> "ischaemia",
+    "hypoxic" <-> "hypoxia"): a stem of one (``ischaemic*``) does not reach the other, and animal and clinical
+    studies name the state by the noun ("cerebral ischaemia") where a title says "ischaemic stroke". Not an
+    adjective the lexicon also reads as a noun: that names a person or agent of its own sense ("a hypoglycemic"
+    is a drug, no hypoglycaemia); '' when none."""
+    if low.endswith("ic") and not low.endswith("tic"):
+        adjective, noun = low, low[:-2] + "ia"
+    elif low.endswith("ia"):
+        adjective, noun = low[:-2] + "ic", low
+    else:
+        return ""
+    classes = word_classes(adjective)
+    if "NOUN" in classes or (classes and "ADJ" not in classes):
+        return ""
+    z_adj, z_noun = general_zipf(adjective), general_zipf(noun)
+    ok = min(z_adj, z_noun) >= PAIRED_FORM_ZIPF and z_noun >= z_adj - IA_FORM_GAP_ZIPF
+    return ("" if not ok else noun if low == adjective else adjective)
 
 
 #: A word without a wildcard gets its plural said only when it is this rare in general English (Zipf): a technical
@@ -188,10 +213,13 @@ def _stems(word: str) -> list[str]:
         singular = next((n for n in lemmas if truncation(n) == n), "")
         if singular:
             stems.append(singular)
+    return stems + _paired_stem(word, stems[0])
+
+
+def _paired_stem(word: str, stem: str) -> list[str]:
+    """The stem of ``word``'s paired form (:func:`_paired_form`) when ``stem`` does not reach it, else none."""
     other = _paired_form(word)
-    if other and not other.startswith(stems[0].rstrip("*")):
-        stems.append(truncation(other))
-    return stems
+    return [truncation(other)] if other and not other.startswith(stem.rstrip("*")) else []
 
 
 def _noun_stem_kept_from_adjective(word: str, stem: str) -> str:
@@ -654,7 +682,9 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     # (:func:`_modifier_in_front_terms`)
     if (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
             and general_zipf(words[0]) < RARE_PART_ZIPF:
-        terms.append(_render(truncation(words[0])))
+        # with its paired form ("ischaemic stroke": ischaemia* too, as "cerebral ischaemia" in rats)
+        stem = truncation(words[0])
+        terms.extend(_render(t) for t in [stem, *_paired_stem(words[0], stem)])
     # a food one counts before a noun of taking it in ("almond consumption", "walnut intake"): its studies also
     # write the food alone ("almonds and glycaemic control"): the word and its plural, whole (``almond*``
     # would open onto other words); not an everyday one ("fish intake", "coffee consumption")
@@ -990,6 +1020,10 @@ def _phrase_parts(words: list[str]) -> list[str]:
                 or _common_without_lead(words, part) or kind_lead and part[0] != words[0]):
             terms.extend(_phrase_terms(" ".join(part)))
     terms.extend(_deliverer_anded(words) if kind_lead else [])
+    if len(words) == 3 and _rare_lead_makes_it(words):
+        # the rare lead with the head, the common word between left out ("polygenic risk scores": "polygenic
+        # scores"): the lead makes the concept, and its studies name it without that word
+        terms.extend(_phrase_terms(f"{words[0]} {words[2]}"))
     rare_head = _rare_plural_head(words)
     for i in range(len(words) - 1):
         a, b = words[i], words[i + 1]
