@@ -1,0 +1,23 @@
+"""Round 33 (h33a): published-style review abstracts from fields nobody tuned on (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+
+def test_an_acronyms_long_form_is_the_words_its_initials_spell():
+    # "the prevalence of obsessive-compulsive disorder (OCD)" read the long form as "of obsessive-compulsive
+    # disorder" (its count near the letters', its first initial the acronym's), whose parts ``"of disorders"``
+    # found any record of any disorder
+    text = ("Prevalence of obsessive-compulsive disorder in university students: a systematic review and "
+            "meta-analysis. We aimed to estimate the prevalence of obsessive-compulsive disorder (OCD) among "
+            "university students worldwide. Pooled prevalence was 9%.")
+    assert not hits(text, "Sleep problems and the burden of disorders of sleep in primary care"), query(text)
+    assert hits(text, "OCD symptoms among first-year university students in Brazil"), query(text)
+
+
+def test_an_acronym_contracting_its_long_form_is_a_term():
+    # "apolipoprotein E (APOE)": the initials "AE" spell no APOE, so the acronym was not paired with its long form
+    # and its studies that say only APOE were missed
+    text = ("Apolipoprotein E epsilon4 and postoperative delirium: a systematic review. The apolipoprotein E (APOE) "
+            "epsilon4 allele is a genetic risk factor for Alzheimer's disease; we pooled cohort studies of surgical "
+            "patients.")
+    assert hits(text, "APOE genotype and delirium after hip fracture surgery: a cohort study"), query(text)
