@@ -21,3 +21,14 @@ def test_an_acronym_contracting_its_long_form_is_a_term():
             "epsilon4 allele is a genetic risk factor for Alzheimer's disease; we pooled cohort studies of surgical "
             "patients.")
     assert hits(text, "APOE genotype and delirium after hip fracture surgery: a cohort study"), query(text)
+
+
+def test_what_the_people_studied_do_not_have_is_no_required_block():
+    # "in older adults without dementia" AND-ed ``dementia*``: the studies of people who have it, never the
+    # trials whose participants simply have no dementia
+    text = ("Cognitive behavioural therapy for insomnia in older adults without dementia: a systematic review and "
+            "meta-analysis. We pooled randomised trials of cognitive behavioural therapy for insomnia in older people.")
+    q = query(text)
+    assert hits(text, "Cognitive behavioural therapy for insomnia in community-dwelling older adults: a randomised "
+                      "controlled trial"), q
+    assert not hits(text, "Cognitive behavioural therapy for depression in older adults: a randomised trial"), q
