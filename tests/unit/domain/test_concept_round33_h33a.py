@@ -32,3 +32,25 @@ def test_what_the_people_studied_do_not_have_is_no_required_block():
     assert hits(text, "Cognitive behavioural therapy for insomnia in community-dwelling older adults: a randomised "
                       "controlled trial"), q
     assert not hits(text, "Cognitive behavioural therapy for depression in older adults: a randomised trial"), q
+
+
+_INTERACTIONS = ("Drug-drug interactions between statins and macrolide antibiotics: a systematic review. We reviewed "
+                 "evidence on interactions between atorvastatin, simvastatin or lovastatin and macrolide antibiotics "
+                 "in adults.")
+
+
+def test_a_drug_interaction_title_frames_the_two_drugs_and_is_no_block():
+    # "Drug-drug interactions between X and Y" AND-ed ``interact*``: a pharmacokinetic study of X given with Y
+    # seldom says "interaction"
+    q = query(_INTERACTIONS)
+    assert hits(_INTERACTIONS, "Effect of macrolide antibiotics on the pharmacokinetics of statins in healthy "
+                               "volunteers"), q
+    assert not hits(_INTERACTIONS, "Macrolide antibiotics for community-acquired pneumonia: a randomised trial"), q
+
+
+def test_between_a_list_closed_by_or_and_y_the_and_is_ys():
+    # "between A, B or C and Y": the lone "and" after the "or" list was read as the list's, so A, B and C joined
+    # Y's block (the statins became macrolides) and the statin block lost its members
+    q = query(_INTERACTIONS)
+    assert hits(_INTERACTIONS, "Atorvastatin and macrolide antibiotics: a cohort study of myopathy"), q
+    assert not hits(_INTERACTIONS, "Simvastatin for secondary prevention: a randomised trial"), q

@@ -418,12 +418,14 @@ _BETWEEN_SPAN_RE = re.compile(r"\bbetween\s+([^;:?.()]+)", re.I)
 def _between_a_list(sentence: str) -> str:
     """"the association between the A, B and C polymorphisms of the G gene and D": X holds a list, so its commas
     hide the "and" that names Y from :data:`_BETWEEN_RE`; the last "and" of the span, with no comma after it, is
-    Y's ("... of the G gene on D"), the list's own "and" stays."""
+    Y's ("... of the G gene on D"), the list's own "and" stays; so is a lone "and" after a list that "or" closes
+    ("interactions between apixaban, rivaroxaban or dabigatran and antiepileptic drugs")."""
     def last_and(m: re.Match) -> str:
         span = m.group(1)
         head, _, tail = span.partition(",")
         ands = [a for a in re.finditer(r"\s+and\s+", span)]
-        if not tail or " and " in f" {head} " or len(ands) < 2 or "," in span[ands[-1].end():]:
+        own_conjunction = len(ands) >= 2 or bool(ands) and bool(re.search(r"\s+or\s+", span[: ands[0].start()]))
+        if not tail or " and " in f" {head} " or not own_conjunction or "," in span[ands[-1].end():]:
             return m.group(0)
         if _alternatives_before(m.string[: m.start()]):
             return m.group(0)  # "switching between A, B and C": alternatives, a list

@@ -1411,27 +1411,32 @@ def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[Concep
 
 
 #: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y
-#: in Z", "Gene-by-environment interactions of X and Y"): a general vocabulary of genetic epidemiology.
+#: in Z", "Gene-by-environment interactions of X and Y") or of a drug interaction study ("Drug-drug interactions
+#: between X and Y", "Pharmacokinetic interactions of X with Y"): general vocabularies of genetic epidemiology
+#: and of pharmacology.
 _INTERACTION_TITLE_RE = re.compile(
-    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e)\s+interactions?\s+(?:between|of)\s", re.I)
+    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e|(?:[a-z]+-)?drug|pharmaco(?:kinetic|dynamic))"
+    r"\s+interactions?\s+(?:between|of)\s", re.I)
 #: The words of that frame: a block of these alone names the relation, no concept.
 _INTERACTION_FRAME_WORDS = frozenset(
     "gene genes environment environments environmental interaction interactions gene-environment "
-    "gene-by-environment gxe".split())
+    "gene-by-environment gxe drug drugs drug-drug pharmacokinetic pharmacodynamic".split())
 
 
 def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
     """A title "Gene-environment interaction between X and Y in Z" relates a gene X and an exposure Y in an outcome
     Z: the frame names the relation, as "risk factors for" does (:func:`_factors_of_first`), and its block leaves
     the query (a study of the interaction seldom names the frame; it took a subject's place, and Z was lost); Z
-    after "in" is what the interaction is studied for, no setting."""
+    after "in" is what the interaction is studied for, no setting. So does "Drug-drug interactions between X and
+    Y": its studies give X with Y and measure X's levels or events ("Effect of carbamazepine on the
+    pharmacokinetics of apixaban"), seldom saying "interaction"."""
     low = title.casefold().replace(_JOIN, " ")
     if not _INTERACTION_TITLE_RE.match(low):
         return
     head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
     for block in blocks:
         words = {w.casefold() for w in re.findall(r"[\w-]+", block.label.replace(_JOIN, " "))}
-        if words and words <= _INTERACTION_FRAME_WORDS:
+        if words and {w for w in words if not w.endswith("-drug")} <= _INTERACTION_FRAME_WORDS:  # "herb-drug"
             block.required = block.in_query = block.independent = False
         elif block.setting and not (_who_block(block) or block.organism) and _named_in(block, head):
             block.setting = False
