@@ -54,3 +54,25 @@ def test_between_a_list_closed_by_or_and_y_the_and_is_ys():
     q = query(_INTERACTIONS)
     assert hits(_INTERACTIONS, "Atorvastatin and macrolide antibiotics: a cohort study of myopathy"), q
     assert not hits(_INTERACTIONS, "Simvastatin for secondary prevention: a randomised trial"), q
+
+
+def test_the_head_a_title_compares_two_kinds_of_is_no_term_alone():
+    # "Long-acting versus short-acting bronchodilators": the comparator joined X's block by the head both share,
+    # and the head alone, ``bronchodilator*``, found every study of either kind
+    text = ("Long-acting versus short-acting bronchodilators in chronic obstructive pulmonary disease: a systematic "
+            "review. We pooled randomised trials reporting exacerbations and lung function.")
+    q = query(text)
+    assert not hits(text, "Short-acting bronchodilators and lung function in chronic obstructive pulmonary disease: "
+                          "a randomised trial"), q
+    assert hits(text, "Long-acting bronchodilators and exacerbations in COPD: a randomised trial"), q
+
+
+def test_what_an_aim_compares_x_with_is_no_kind_of_x():
+    # "trials comparing long-acting and short-acting bronchodilators": the second is what X is compared with, not
+    # a variant of X (read as a list, and as a kind of X by its head)
+    text = ("Long-acting versus short-acting bronchodilators in chronic obstructive pulmonary disease: a systematic "
+            "review. Objectives: To compare randomised trials comparing long-acting and short-acting "
+            "bronchodilators on exacerbations and lung function.")
+    q = query(text)
+    assert not hits(text, "Short-acting bronchodilators and lung function in chronic obstructive pulmonary disease: "
+                          "a randomised trial"), q

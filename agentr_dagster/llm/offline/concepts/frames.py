@@ -827,6 +827,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                 stems[_singular_tail(words[-1])] = parts
     if not heads:
         return
+    # what X is compared with ("versus oral antipsychotics") is no kind of X, though it shares X's head
+    compared = {t.casefold() for b in blocks if b.facet == "comparator" for t in b.terms if " " in t}
     found: dict[int, dict[str, int]] = {}
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
@@ -855,9 +857,10 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                         if any(" " in t.strip('"') and t.strip('"').casefold() in low for t in owner.terms):
                             continue  # "refractory chronic pain" adds nothing to "chronic pain"
                     phrase = " ".join([*mods, run[-1]])
-                    if _generic_label(" ".join(mods)) or {t.casefold() for t in _phrase_terms(phrase)} <= {
-                            t.casefold() for t in owner.terms}:
-                        continue  # common words, or a phrase the block has already
+                    kind_terms = {t.casefold() for t in _phrase_terms(phrase)}
+                    if _generic_label(" ".join(mods)) or kind_terms <= {t.casefold() for t in owner.terms} \
+                            or kind_terms & compared:
+                        continue  # common words, a phrase the block has already, or the comparator
                     kinds = found.setdefault(id(owner), {})
                     kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
     for block in blocks:
