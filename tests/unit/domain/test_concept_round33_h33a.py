@@ -76,3 +76,13 @@ def test_what_an_aim_compares_x_with_is_no_kind_of_x():
     q = query(text)
     assert not hits(text, "Short-acting bronchodilators and lung function in chronic obstructive pulmonary disease: "
                           "a randomised trial"), q
+
+
+def test_an_animal_models_like_behaviour_is_also_searched_by_the_condition():
+    # "depressive-like behaviour" was its phrase alone: a rat study saying "stress-induced depression" was missed
+    text = ("Environmental enrichment and depressive-like behaviour in rodents: a systematic review and meta-analysis. "
+            "We pooled controlled studies in mice and rats housed in enriched environments and tested in the forced "
+            "swim test.")
+    q = query(text)
+    assert hits(text, "Environmental enrichment alleviates chronic stress-induced depression in rats"), q
+    assert not hits(text, "Environmental enrichment improves spatial memory in aged mice"), q

@@ -493,6 +493,22 @@ def _concept_words(words: list[str]) -> list[str]:
 _KIND_HEADS = frozenset("type types kind kinds sort sorts".split())
 
 
+#: Heads of what an animal shows as a model of a human condition ("anxiety-like behaviour").
+_PROXY_HEADS = frozenset("behaviour behaviours behavior behaviors phenotype phenotypes".split())
+
+
+def _condition_of_like_behaviour(words: list[str]) -> list[str]:
+    """"anxiety-like behaviour", "depressive-like phenotype": the behaviour an animal model shows in place of a
+    human condition, which its studies also name by the condition alone ("stress-induced anxiety in rats",
+    "reduced depressive behaviour"): the condition's stem is a term."""
+    if len(words) != 2 or words[1].casefold() not in _PROXY_HEADS:
+        return []
+    condition, _, like = words[0].casefold().rpartition("-")
+    if like != "like" or not condition.isalpha() or len(condition) < 4:
+        return []
+    return [_render(truncation(condition))]
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -518,6 +534,7 @@ def _run_terms(words: list[str]) -> list[str]:
         # one word left, a hyphenated compound: it names the concept ("non-X self-care" -> self-care*); a
         # plain word left ("non-cancer pain" -> pain) is every field's
         terms.extend(_run_terms(plain))
+    terms.extend(_condition_of_like_behaviour(words))
     head = words[-1].casefold()
     # ... not the noun of a verb done to the words before it ("vitamin D supplementation": supplement* alone is
     # every supplement)
