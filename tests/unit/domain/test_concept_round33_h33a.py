@@ -86,3 +86,27 @@ def test_an_animal_models_like_behaviour_is_also_searched_by_the_condition():
     q = query(text)
     assert hits(text, "Environmental enrichment alleviates chronic stress-induced depression in rats"), q
     assert not hits(text, "Environmental enrichment improves spatial memory in aged mice"), q
+
+
+def test_the_outcomes_an_aim_names_for_the_titles_one_join_it():
+    # "Aerobic exercise and cognitive function": the aim's "on memory and processing speed" restates the title's
+    # outcome in the words the trials measure, and was left out
+    text = ("Aerobic exercise and cognitive function in multiple sclerosis: a systematic review. Objectives: To "
+            "assess the effect of aerobic exercise on memory and processing speed in people with multiple sclerosis. "
+            "Results: Aerobic exercise improved cognitive function in 12 of 20 trials.")
+    q = query(text)
+    assert hits(text, "Aerobic exercise improves processing speed in people with multiple sclerosis: a randomised "
+                      "trial"), q
+    assert not hits(text, "Aerobic exercise and fatigue in multiple sclerosis: a randomised trial"), q
+
+
+def test_a_title_pair_whose_first_the_aim_says_acts_on_something_is_two_subjects():
+    # "Bilingualism and executive function": one word before the "and" read as a list of one concept,
+    # ``bilingualism* OR "executive function"``, every study of executive function; the aim's "the effect of
+    # bilingualism on ..." says bilingualism acts on something
+    text = ("Bilingualism and executive function in older adults: a systematic review and meta-analysis. Objectives: "
+            "To assess the effect of bilingualism on inhibitory control and task switching in healthy older adults. "
+            "We searched four databases and pooled 40 studies.")
+    q = query(text)
+    assert not hits(text, "Executive function and falls in older adults"), q
+    assert hits(text, "Bilingualism and inhibitory control in healthy elderly people"), q

@@ -122,7 +122,9 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     studied = _studied_subject(blocks, aims, verbs)
     _interaction_frame_off(blocks, title)
     _everyday_first_subject(blocks, title)
+    read = list(blocks)
     blocks = _title_subjects(blocks, title)
+    _outcome_restated_by_aim(blocks, [b for b in read if b not in blocks])
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -1396,6 +1398,20 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
     return kept
 
 
+def _outcome_restated_by_aim(kept: list[ConceptBlock], left: list[ConceptBlock]) -> None:
+    """The outcome the aim names in place of the title's one ("Intermittent fasting and cognitive function in ...":
+    "to assess the effect of intermittent fasting on learning and memory") restates it in the words its studies
+    measure: where the title names one outcome, the aim's outcomes the title does not name join it as variants
+    (they were left out, and the title's umbrella alone missed "improves spatial memory")."""
+    outcomes = [b for b in kept[1:] if b.facet == "outcome" and b.independent]
+    if len(outcomes) != 1:
+        return
+    for block in left:
+        if (block.facet == "outcome" and block.required and not block.generic and block.terms
+                and not (block.setting or block.aspect or block.side or block.organism)):
+            outcomes[0].terms = _dedupe([*outcomes[0].terms, *block.terms])
+
+
 def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[ConceptBlock]:
     """The animal that opens a setting the title names ("in the zebrafish novel tank test", "in the rat forced
     swim test"): the test is where, no subject, but the studies are of that animal, which filters the query as
@@ -1669,6 +1685,8 @@ _RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|impro
 
 #: "the relationship between X and Y": a frame that relates its two terms (X's head, then Y's first words).
 _BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){{0,2}}{y}"
+#: "the effect of X on ...": X acts on something, whatever the aim calls it (X's head).
+_EFFECT_OF_FRAME = r"\b(?:effects?|impacts?|influence)\s+of\s+(?:[\w-]+\s+){{0,2}}{x}\w*\s+on\s+\w"
 
 
 def _related_pair(title: str, text: str) -> str:
@@ -1711,6 +1729,11 @@ def _related_pair(title: str, text: str) -> str:
                 gap.group(1))
             if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+        # the aim says what the title's first subject acts on in its own words ("Bilingualism and executive
+        # function": "the effect of bilingualism on inhibitory control"): X is an exposure, and Y what it acts on,
+        # no variant of X (``bilingualism* OR "executive function"`` was every study of executive function)
+        if not inside and re.search(_EFFECT_OF_FRAME.format(x=re.escape(last)), low):
+            return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     if _two_named_subjects(m.group(1), m.group(2), None if _who_after(m.group(3)) else m.group(3)):
         return f"{m.group(1)} on {m.group(2)}{m.group(3) if _who_after(m.group(3)) else ''}{m.group(4) or ''}"
     last = _LAST_PAIR_RE.match(title)
