@@ -110,3 +110,14 @@ def test_a_title_pair_whose_first_the_aim_says_acts_on_something_is_two_subjects
     q = query(text)
     assert not hits(text, "Executive function and falls in older adults"), q
     assert hits(text, "Bilingualism and inhibitory control in healthy elderly people"), q
+
+
+def test_the_people_whose_experiences_a_title_names_are_a_subject():
+    # "Experiences of family caregivers of people with X": the caregivers were who the studies are about, never
+    # AND-ed, and X stood alone (every study of Parkinson's disease)
+    text = ("Experiences of family caregivers of people with Parkinson's disease: a qualitative evidence synthesis. "
+            "We synthesised qualitative studies on how informal caregivers experience caring for a relative with "
+            "Parkinson's disease at home.")
+    q = query(text)
+    assert not hits(text, "Deep brain stimulation in Parkinson's disease: a randomised trial"), q
+    assert hits(text, "Caring for a spouse with Parkinson's disease: an interview study of family carers"), q

@@ -1366,7 +1366,8 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # where ("X in software engineering": its studies name X, seldom the field)
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
         subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head)
-                                                     or _people_first_of_title_pair(block, head))
+                                                     or _people_first_of_title_pair(block, head)
+                                                     or _experiencing_people(block, head))
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
                    and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
                    and not _umbrella_outcome(block))
@@ -1516,6 +1517,15 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _experiencing_people(block: ConceptBlock, head: str) -> bool:
+    """The people a title "Experiences of <people> ..." opens with ("Experiences of family caregivers of people
+    living with dementia", "Perspectives of nurses on X"): the review is of their experience, a subject to AND, as
+    "How <people> V" is (:func:`_how_people`); the people left, X alone was every study of dementia."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*(?:the\s+)?(?:lived\s+)?(?:experiences?|perspectives?|perceptions?|views)"
+                                    r"\s+of\s+(?:[\w'-]+\s+){0,2}?" + re.escape(words[0][:5]), head) is not None
 
 
 def _people_first_of_title_pair(block: ConceptBlock, head: str) -> bool:
