@@ -121,3 +121,13 @@ def test_the_people_whose_experiences_a_title_names_are_a_subject():
     q = query(text)
     assert not hits(text, "Deep brain stimulation in Parkinson's disease: a randomised trial"), q
     assert hits(text, "Caring for a spouse with Parkinson's disease: an interview study of family carers"), q
+
+
+def test_the_people_a_prevalence_title_counts_in_are_a_subject():
+    # "Prevalence of X among <people>": the people were who the studies are about, never AND-ed: ``depress*``
+    # alone, every study of depression
+    text = ("Prevalence of depression among medical students: a systematic review and meta-analysis. We pooled "
+            "cross-sectional surveys that assessed depressive symptoms with validated questionnaires.")
+    q = query(text)
+    assert not hits(text, "Depression in primary care: a randomised trial of collaborative care"), q
+    assert hits(text, "Depressive symptoms among first-year medical students in Brazil: a cross-sectional survey"), q

@@ -1365,11 +1365,12 @@ def _title_subjects(blocks: list[ConceptBlock], title: str) -> list[ConceptBlock
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
+        counted = _people_of_prevalence(block, head)
         subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head)
                                                      or _people_first_of_title_pair(block, head)
-                                                     or _experiencing_people(block, head))
+                                                     or _experiencing_people(block, head) or counted)
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head))
-                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None)
+                   and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None or counted)
                    and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
@@ -1526,6 +1527,16 @@ def _experiencing_people(block: ConceptBlock, head: str) -> bool:
     words = [w.casefold() for w in _content_words(block.label)]
     return bool(words) and re.match(r"\W*(?:the\s+)?(?:lived\s+)?(?:experiences?|perspectives?|perceptions?|views)"
                                     r"\s+of\s+(?:[\w'-]+\s+){0,2}?" + re.escape(words[0][:5]), head) is not None
+
+
+def _people_of_prevalence(block: ConceptBlock, head: str) -> bool:
+    """The people a title "Prevalence of X among <people>" counts X in ("... among refugees resettled in
+    high-income countries"): a prevalence is of a population, and its surveys name whom they sampled; left out, X
+    alone was every study of X."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*(?:the\s+)?(?:[\w-]+\s+)?prevalence\s+of\s+(?:(?!\b(?:among|in)\b)[^:])+?"
+                                    r"\s(?:among|in)\s+"
+                                    r"(?:[\w'-]+\s+){0,2}?" + re.escape(words[0][:5]), head) is not None
 
 
 def _people_first_of_title_pair(block: ConceptBlock, head: str) -> bool:
