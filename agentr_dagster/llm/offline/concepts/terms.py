@@ -534,7 +534,6 @@ def _run_terms(words: list[str]) -> list[str]:
         # one word left, a hyphenated compound: it names the concept ("non-X self-care" -> self-care*); a
         # plain word left ("non-cancer pain" -> pain) is every field's
         terms.extend(_run_terms(plain))
-    terms.extend(_condition_of_like_behaviour(words))
     head = words[-1].casefold()
     # ... not the noun of a verb done to the words before it ("vitamin D supplementation": supplement* alone is
     # every supplement)
@@ -558,7 +557,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
-    terms.extend(_letter_compound_alone(words))
+    terms.extend([*_letter_compound_alone(words), *_condition_of_like_behaviour(words)])
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     terms.extend(_role_of_an_everyday_kind(words))
