@@ -989,8 +989,8 @@ def _pair_then_list(chunk: _Chunk, question: bool) -> list[_Chunk]:
     and oral antipsychotics": oral antipsychotics are no variant of LAI). Other chunks, and a question's, go to
     :func:`_co_occurring`."""
     if not question and _COMPARING_CUE_RE.search(chunk.cue) and len(chunk.items) == 2:
-        first, second = chunk.items
-        return [_Chunk(first, chunk.cue, [first]), _Chunk(second, "versus", [second], aspect=chunk.aspect)]
+        one, other = chunk.items
+        return [_Chunk(one, chunk.cue, [one]), _Chunk(other, "versus", [other], aspect=chunk.aspect)]
     m = None if question else _PAIR_THEN_LIST_RE.match(re.sub(r"\([^()]*\)", "", chunk.text))
     if (m is None or len(chunk.items) < 4 or not _content_words(m.group(1))
             or chunk.items[0] != " ".join(m.group(1).split())):
