@@ -887,9 +887,10 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
             for j, chunk in enumerate(chunks):
                 if _SPAN_CUE_RE.search(chunk.cue):
                     continue  # "across the lifespan", "across settings": the span, no concept
-                if chunk.cue.strip().casefold() == "without":
+                if chunk.cue.strip().casefold() == "without" and not (j and not chunks[j - 1].items):
                     # "adults with obesity without diabetes": what the people studied do not have, which their
-                    # studies seldom say; required, it found the studies of people who have it
+                    # studies seldom say; required, it found the studies of people who have it ("with or without
+                    # X", an empty "with" before it, is both)
                     continue
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
                 # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
