@@ -143,3 +143,14 @@ def test_what_the_review_extracted_from_its_studies_is_no_term():
     q = query(text)
     assert not hits(text, "Test adequacy criteria for deep learning systems: an empirical study"), q
     assert hits(text, "DeepMutation: mutation testing of deep learning systems"), q
+
+
+def test_a_people_compound_takes_no_bare_head_from_its_repeat():
+    # "nurse burnout" (``(burnout* AND nurse*)``) took ``burnout*`` from the aim's "burnout among ... nurses":
+    # every burnout study, whoever has it
+    text = ("Interventions to reduce nurse burnout: a scoping review. We conducted a scoping review to map the "
+            "interventions that have been evaluated to prevent or reduce burnout among hospital and community nurses, "
+            "the outcomes measured and the evidence gaps.")
+    q = query(text)
+    assert not hits(text, "Burnout among resident physicians: a national survey"), q
+    assert hits(text, "A mindfulness programme to reduce burnout in intensive care nurses: a pilot trial"), q

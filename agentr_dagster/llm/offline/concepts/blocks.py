@@ -793,6 +793,16 @@ def _without_head_alone(block: ConceptBlock, heads: set[str]) -> None:
     block.terms = kept or block.terms
 
 
+def _repeat_merged(block: ConceptBlock, terms: list[str]) -> list[str]:
+    """The block's terms with a repeat's: but a block named by people and what they have ("teacher burnout",
+    searched ``(burnout* AND teacher*)``) takes no bare head from a repeat ("to reduce burnout among school
+    teachers"): alone, ``burnout*`` is every study of burnout, whoever has it, and the AND meant nothing."""
+    label = _content_words(block.label)
+    anded = {t[1:].split(" AND ")[0] for t in block.terms if t.startswith("(") and " AND " in t} if len(
+        label) == 2 and _person_word(label[0].casefold()) else set()
+    return _dedupe(block.terms + [t for t in terms if t not in anded])
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
@@ -850,7 +860,7 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
             if _kinds_of_unnamed_class(items, blocks):
                 return
-            block.terms = _dedupe(block.terms + terms)
+            block.terms = _repeat_merged(block, terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]
             return
