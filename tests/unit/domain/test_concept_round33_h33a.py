@@ -138,8 +138,8 @@ def test_what_the_review_extracted_from_its_studies_is_no_term():
     # read as which studies were taken, its items joined the technique as alternatives (``"adequacy criteria"``)
     text = ("Mutation testing of deep learning systems: a systematic literature review. Objective: To identify "
             "research on applying mutation testing to deep learning models. Method: Studies were selected by two "
-            "researchers and data were extracted on the systems under test, the mutation operators used, the test adequacy "
-            "criteria and the tools.")
+            "researchers and data were extracted on the systems under test, the mutation operators used, the test "
+            "adequacy criteria and the tools.")
     q = query(text)
     assert not hits(text, "Test adequacy criteria for deep learning systems: an empirical study"), q
     assert hits(text, "DeepMutation: mutation testing of deep learning systems"), q
