@@ -808,6 +808,31 @@ def _kinds_of_unnamed_class(items: list[str], blocks: list[ConceptBlock]) -> boo
                    for w in re.findall(r"[A-Za-z][\w-]*", i))
 
 
+def _shared_head_of_kinds(block: ConceptBlock, items: list[str]) -> set[str]:
+    """The head a compared item shares with the block's label, each with a modifier of its own ("long-acting
+    injectable antipsychotics", "oral antipsychotics")."""
+    label = [w.casefold() for w in _content_words(block.label)]
+    return {w[-1].casefold() for i in items if len(w := _content_words(i)) >= 2 and len(label) >= 2
+            and w[-1].casefold() == label[-1] and w[0].casefold() not in label}
+
+
+def _without_head_alone(block: ConceptBlock, heads: set[str]) -> None:
+    """The block loses the stem of a head its compared kind shares (``antipsychotic*``): it names both kinds."""
+    kept = [t for t in block.terms if not (t.endswith("*") and t[:1].isalpha() and " " not in t
+                                           and any(h.startswith(t.rstrip("*")) for h in heads))]
+    block.terms = kept or block.terms
+
+
+def _repeat_merged(block: ConceptBlock, terms: list[str]) -> list[str]:
+    """The block's terms with a repeat's: but a block named by people and what they have ("teacher burnout",
+    searched ``(burnout* AND teacher*)``) takes no bare head from a repeat ("to reduce burnout among school
+    teachers"): alone, ``burnout*`` is every study of burnout, whoever has it, and the AND meant nothing."""
+    label = _content_words(block.label)
+    anded = {t[1:].split(" AND ")[0] for t in block.terms if t.startswith("(") and " AND " in t} if len(
+        label) == 2 and _person_word(label[0].casefold()) else set()
+    return _dedupe(block.terms + [t for t in terms if t not in anded])
+
+
 def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, str], question: bool, *,
                side: bool = False, after_role: bool = False, doer: bool = False) -> None:
     """A chunk's items as a new block, or as variants of the block whose concept it repeats."""
@@ -838,8 +863,12 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         repeated = {w for w in words & block_words if general_zipf(w) < GENERIC_ZIPF}
         if _COMPARATOR_CUE_RE.search(chunk.cue):
             # what X is compared with shares no concept with X by a generic head ("CBT compared with face-to-face
-            # therapy": another therapy, not a variant of CBT)
-            repeated -= GENERIC_HEADS
+            # therapy": another therapy, not a variant of CBT), nor by the head both kinds share ("long-acting
+            # injectable versus oral antipsychotics": the oral ones are the comparator, and the head alone,
+            # ``antipsychotic*``, every study of either kind)
+            shared_head = _shared_head_of_kinds(block, items)
+            _without_head_alone(block, shared_head)
+            repeated -= GENERIC_HEADS | shared_head
         if _OUTCOME_CUE_RE.search(chunk.cue) and not any(
                 {w.casefold() for w in _content_words(i)} <= block_words for i in items):
             # what X acts on shares no concept with X by a word of both ("Supported Employment on competitive
@@ -861,7 +890,7 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
         if repeated or whole or (len(terms) == 1 and terms[0].endswith("*") and terms[0] in block.terms):
             if _kinds_of_unnamed_class(items, blocks):
                 return
-            block.terms = _dedupe(block.terms + terms)
+            block.terms = _repeat_merged(block, terms)
             block.n_items += len(items)
             block.items += [i for i in items if i not in block.items]
             return
@@ -898,6 +927,11 @@ def _topic_blocks(topic: list[str], question: bool, verbs: frozenset[str],
             for j, chunk in enumerate(chunks):
                 if _SPAN_CUE_RE.search(chunk.cue):
                     continue  # "across the lifespan", "across settings": the span, no concept
+                if chunk.cue.strip().casefold() == "without" and not (j and not chunks[j - 1].items):
+                    # "adults with obesity without diabetes": what the people studied do not have, which their
+                    # studies seldom say; required, it found the studies of people who have it ("with or without
+                    # X", an empty "with" before it, is both)
+                    continue
                 # "X involvement in Y", "the role of X in Y": Y is what X's part is in, no setting
                 # so is what differences are in ("sex differences in fear extinction": what is compared, no setting)
                 after_role = j > 0 and (re.findall(_WORD, chunks[j - 1].text) or [""])[-1].casefold() in (
@@ -985,10 +1019,19 @@ def _co_occurring(chunk: _Chunk) -> list[_Chunk]:
 _PAIR_THEN_LIST_RE = re.compile(r"^\s*([^,;]+?)\s+and\s+([^,;]+,[^;]*\b(?:and|or)\b[^;]+)$", re.I)
 
 
+#: A verb of comparing whose object is the two things compared ("reviews comparing A and B").
+_COMPARING_CUE_RE = re.compile(r"\bcompar(?:ing|es?)\s*$", re.I)
+
+
 def _pair_then_list(chunk: _Chunk, question: bool) -> list[_Chunk]:
     """An abstract's chunk "A and B, C and D" ("evidence on residential greenness and depression, anxiety and
     psychological distress") names A and a list of another concept, not four variants of one (``"residential
-    greenness" OR depress*``): two chunks. Other chunks, and a question's, go to :func:`_co_occurring`."""
+    greenness" OR depress*``): two chunks; so does "comparing A and B", B what A is compared with ("comparing LAI
+    and oral antipsychotics": oral antipsychotics are no variant of LAI). Other chunks, and a question's, go to
+    :func:`_co_occurring`."""
+    if not question and _COMPARING_CUE_RE.search(chunk.cue) and len(chunk.items) == 2:
+        one, other = chunk.items
+        return [_Chunk(one, chunk.cue, [one]), _Chunk(other, "versus", [other], aspect=chunk.aspect)]
     m = None if question else _PAIR_THEN_LIST_RE.match(re.sub(r"\([^()]*\)", "", chunk.text))
     if (m is None or len(chunk.items) < 4 or not _content_words(m.group(1))
             or chunk.items[0] != " ".join(m.group(1).split())):

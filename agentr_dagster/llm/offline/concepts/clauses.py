@@ -88,20 +88,42 @@ class _Chunk:
 
 
 def _acronym_pairs(text: str) -> dict[str, str]:
-    """Acronym -> long form, from "long form (LF)"."""
+    """Acronym -> long form, from "long form (LF)": the last words whose initials spell it; else the last words
+    whose count is near its letter count and whose initials start with its first letter; else the shortest last
+    words that hold its letters in order, from the first word's start (a contraction: "apolipoprotein E (APOE)").
+    Initials that spell it win over a near count: "the prevalence of post-traumatic stress disorder (PTSD)" is
+    "post-traumatic stress disorder", not ``"prevalence of post-traumatic stress disorder"``."""
     pairs = {}
     for long, acro in _ACRONYM_PAREN_RE.findall(text):
         words = long.split()
-        letters = acro.rstrip("s").replace("-", "")
-        n = len(letters)
-        # the long form is the last words whose count is near the acronym's letter count
-        for k in range(min(len(words), n + 2), 0, -1):
-            cand = words[-k:]
-            initials = "".join(w[0] for w in re.split(r"[\s\-/]+", " ".join(cand)) if w).upper()
-            if initials.startswith(letters[:1].upper()) and (initials == letters.upper() or abs(k - n) <= 1):
-                pairs[acro] = " ".join(cand)
-                break
+        letters = acro.rstrip("s").replace("-", "").upper()
+        spans = [words[-k:] for k in range(min(len(words), len(letters) + 2), 0, -1)]
+        found = next((c for c in spans if _initials_of(c) == letters), None) or next(
+            (c for c in spans if _initials_of(c).startswith(letters[:1]) and abs(len(c) - len(letters)) <= 1),
+            None) or next((c for c in reversed(spans) if _contracts_to(c, letters)), None)
+        if found:
+            pairs[acro] = " ".join(found)
     return pairs
+
+
+def _initials_of(words: list[str]) -> str:
+    """The first letters of the words and of a hyphenated word's parts, in capitals."""
+    return "".join(w[0] for w in re.split(r"[\s\-/]+", " ".join(words)) if w).upper()
+
+
+def _contracts_to(words: list[str], letters: str) -> bool:
+    """The acronym's letters, in order, in the words, the first letter the first word's first and the last word
+    giving the last (``APOE`` in "apolipoprotein E", ``BMSC`` in "bone marrow stromal cells"), read from the end
+    as Schwartz and Hearst's abbreviation matcher does."""
+    joined = " ".join(words).upper()
+    if len(words) < 2:
+        return False
+    at = len(joined)
+    for i, letter in enumerate(reversed(letters)):
+        at = joined.rfind(letter, 0, at)
+        if at < 0 or (i == 0 and at < len(joined) - len(words[-1])):
+            return False
+    return at == 0
 
 
 def _slashed_names_joined(text: str) -> str:
@@ -399,12 +421,14 @@ _BETWEEN_SPAN_RE = re.compile(r"\bbetween\s+([^;:?.()]+)", re.I)
 def _between_a_list(sentence: str) -> str:
     """"the association between the A, B and C polymorphisms of the G gene and D": X holds a list, so its commas
     hide the "and" that names Y from :data:`_BETWEEN_RE`; the last "and" of the span, with no comma after it, is
-    Y's ("... of the G gene on D"), the list's own "and" stays."""
+    Y's ("... of the G gene on D"), the list's own "and" stays; so is a lone "and" after a list that "or" closes
+    ("interactions between apixaban, rivaroxaban or dabigatran and antiepileptic drugs")."""
     def last_and(m: re.Match) -> str:
         span = m.group(1)
         head, _, tail = span.partition(",")
         ands = [a for a in re.finditer(r"\s+and\s+", span)]
-        if not tail or " and " in f" {head} " or len(ands) < 2 or "," in span[ands[-1].end():]:
+        own_conjunction = len(ands) >= 2 or bool(ands) and bool(re.search(r"\s+or\s+", span[: ands[0].start()]))
+        if not tail or " and " in f" {head} " or not own_conjunction or "," in span[ands[-1].end():]:
             return m.group(0)
         if _alternatives_before(m.string[: m.start()]):
             return m.group(0)  # "switching between A, B and C": alternatives, a list

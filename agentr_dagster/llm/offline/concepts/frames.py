@@ -124,7 +124,9 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     _interaction_frame_off(blocks, title)
     alone = not aims and len(_sentences(text)) == 1  # the title is the whole text
     _everyday_first_subject(blocks, title, alone)
+    read = list(blocks)
     blocks = _title_subjects(blocks, title, alone)
+    _outcome_restated_by_aim(blocks, [b for b in read if b not in blocks])
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -851,6 +853,8 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                 stems[_singular_tail(words[-1])] = parts
     if not heads:
         return
+    # what X is compared with ("versus oral antipsychotics") is no kind of X, though it shares X's head
+    compared = {t.casefold() for b in blocks if b.facet == "comparator" for t in b.terms if " " in t}
     found: dict[int, dict[str, int]] = {}
     listed: set[str] = set()  # kinds an umbrella's list names: the umbrella's members, each of them searched
     for sentence in _sentences(_restore_headings(text)):
@@ -883,9 +887,10 @@ def _join_kinds(blocks: list[ConceptBlock], text: str, verbs: frozenset[str], ac
                         if any(" " in t.strip('"') and t.strip('"').casefold() in low for t in owner.terms):
                             continue  # "refractory chronic pain" adds nothing to "chronic pain"
                     phrase = " ".join([*mods, run[-1]])
-                    if _generic_label(" ".join(mods)) or {t.casefold() for t in _phrase_terms(phrase)} <= {
-                            t.casefold() for t in owner.terms}:
-                        continue  # common words, or a phrase the block has already
+                    kind_terms = {t.casefold() for t in _phrase_terms(phrase)}
+                    if _generic_label(" ".join(mods)) or kind_terms <= {t.casefold() for t in owner.terms} \
+                            or kind_terms & compared:
+                        continue  # common words, a phrase the block has already, or the comparator
                     kinds = found.setdefault(id(owner), {})
                     kinds[phrase.casefold()] = kinds.get(phrase.casefold(), 0) + 1
     for block in blocks:
@@ -1398,11 +1403,13 @@ def _title_subjects(blocks: list[ConceptBlock], title: str, alone: bool = False)
         # subject ("psychological theories of X": its studies test the theories' factors, never name them), nor
         # where ("X in software engineering": its studies name X, seldom the field)
         field = _field_of_everyday_outcome(block, blocks, low) if block.setting else None
+        counted = _people_of_prevalence(block, head)
         subject = (block.facet != "comparator" and (not _who_block(block) or _how_people(block, head)
-                                                     or _people_first_of_title_pair(block, head))
+                                                     or _people_first_of_title_pair(block, head)
+                                                     or _experiencing_people(block, head) or counted)
                    and (not _generic_label(block.label) or _first_of_title_pair(block, head, alone))
                    and not block.aspect and (not block.setting or _unit_of_care(block) or field is not None
-                                             or alone and _condition_setting(block))
+                                             or counted or alone and _condition_setting(block))
                    and not _umbrella_outcome(block))
         if not (subject and block.required and not block.generic and len(kept) < MAX_INDEPENDENT_BLOCKS):
             continue
@@ -1432,6 +1439,20 @@ def _title_subjects(blocks: list[ConceptBlock], title: str, alone: bool = False)
     return kept
 
 
+def _outcome_restated_by_aim(kept: list[ConceptBlock], left: list[ConceptBlock]) -> None:
+    """The outcome the aim names in place of the title's one ("Intermittent fasting and cognitive function in ...":
+    "to assess the effect of intermittent fasting on learning and memory") restates it in the words its studies
+    measure: where the title names one outcome, the aim's outcomes the title does not name join it as variants
+    (they were left out, and the title's umbrella alone missed "improves spatial memory")."""
+    outcomes = [b for b in kept[1:] if b.facet == "outcome" and b.independent]
+    if len(outcomes) != 1:
+        return
+    for block in left:
+        if (block.facet == "outcome" and block.required and not block.generic and block.terms
+                and not (block.setting or block.aspect or block.side or block.organism)):
+            outcomes[0].terms = _dedupe([*outcomes[0].terms, *block.terms])
+
+
 def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[ConceptBlock]:
     """The animal that opens a setting the title names ("in the zebrafish novel tank test", "in the rat forced
     swim test"): the test is where, no subject, but the studies are of that animal, which filters the query as
@@ -1450,27 +1471,32 @@ def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[Concep
 
 
 #: A title that opens with the frame of a gene-environment study ("Gene-environment interaction between X and Y
-#: in Z", "Gene-by-environment interactions of X and Y"): a general vocabulary of genetic epidemiology.
+#: in Z", "Gene-by-environment interactions of X and Y") or of a drug interaction study ("Drug-drug interactions
+#: between X and Y", "Pharmacokinetic interactions of X with Y"): general vocabularies of genetic epidemiology
+#: and of pharmacology.
 _INTERACTION_TITLE_RE = re.compile(
-    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e)\s+interactions?\s+(?:between|of)\s", re.I)
+    r"^\W*(?:gene[-\s](?:by[-\s])?environment(?:al)?|g\s*[x×]\s*e|(?:[a-z]+-)?drug|pharmaco(?:kinetic|dynamic))"
+    r"\s+interactions?\s+(?:between|of)\s", re.I)
 #: The words of that frame: a block of these alone names the relation, no concept.
 _INTERACTION_FRAME_WORDS = frozenset(
     "gene genes environment environments environmental interaction interactions gene-environment "
-    "gene-by-environment gxe".split())
+    "gene-by-environment gxe drug drugs drug-drug pharmacokinetic pharmacodynamic".split())
 
 
 def _interaction_frame_off(blocks: list[ConceptBlock], title: str) -> None:
     """A title "Gene-environment interaction between X and Y in Z" relates a gene X and an exposure Y in an outcome
     Z: the frame names the relation, as "risk factors for" does (:func:`_factors_of_first`), and its block leaves
     the query (a study of the interaction seldom names the frame; it took a subject's place, and Z was lost); Z
-    after "in" is what the interaction is studied for, no setting."""
+    after "in" is what the interaction is studied for, no setting. So does "Drug-drug interactions between X and
+    Y": its studies give X with Y and measure X's levels or events ("Effect of carbamazepine on the
+    pharmacokinetics of apixaban"), seldom saying "interaction"."""
     low = title.casefold().replace(_JOIN, " ")
     if not _INTERACTION_TITLE_RE.match(low):
         return
     head = re.split(r"(?<=\w):\s", low, maxsplit=1)[0]
     for block in blocks:
         words = {w.casefold() for w in re.findall(r"[\w-]+", block.label.replace(_JOIN, " "))}
-        if words and words <= _INTERACTION_FRAME_WORDS:
+        if words and {w for w in words if not w.endswith("-drug")} <= _INTERACTION_FRAME_WORDS:  # "herb-drug"
             block.required = block.in_query = block.independent = False
         elif block.setting and not (_who_block(block) or block.organism) and _named_in(block, head):
             block.setting = False
@@ -1559,6 +1585,25 @@ def _unit_of_care(block: ConceptBlock) -> bool:
     ("X in software engineering") or a place of every study ("in hospitals") is not."""
     words = [w.casefold() for w in _content_words(block.label.replace(_JOIN, " "))]
     return len(words) >= 3 and words[-1] in _CARE_UNIT_HEADS and not _generic_label(block.label)
+
+
+def _experiencing_people(block: ConceptBlock, head: str) -> bool:
+    """The people a title "Experiences of <people> ..." opens with ("Experiences of family caregivers of people
+    living with dementia", "Perspectives of nurses on X"): the review is of their experience, a subject to AND, as
+    "How <people> V" is (:func:`_how_people`); the people left, X alone was every study of dementia."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*(?:the\s+)?(?:lived\s+)?(?:experiences?|perspectives?|perceptions?|views)"
+                                    r"\s+of\s+(?:[\w'-]+\s+){0,2}?" + re.escape(words[0][:5]), head) is not None
+
+
+def _people_of_prevalence(block: ConceptBlock, head: str) -> bool:
+    """The people a title "Prevalence of X among <people>" counts X in ("... among refugees resettled in
+    high-income countries"): a prevalence is of a population, and its surveys name whom they sampled; left out, X
+    alone was every study of X."""
+    words = [w.casefold() for w in _content_words(block.label)]
+    return bool(words) and re.match(r"\W*(?:the\s+)?(?:[\w-]+\s+)?prevalence\s+of\s+(?:(?!\b(?:among|in)\b)[^:])+?"
+                                    r"\s(?:among|in)\s+"
+                                    r"(?:[\w'-]+\s+){0,2}?" + re.escape(words[0][:5]), head) is not None
 
 
 def _people_first_of_title_pair(block: ConceptBlock, head: str) -> bool:
@@ -1728,6 +1773,8 @@ _RELATING_RE = re.compile(r"\b(?:on|in|during|for|with|after|to|of|by|from|impro
 
 #: "the relationship between X and Y": a frame that relates its two terms (X's head, then Y's first words).
 _BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){{0,2}}{y}"
+#: "the effect of X on ...": X acts on something, whatever the aim calls it (X's head).
+_EFFECT_OF_FRAME = r"\b(?:effects?|impacts?|influence)\s+of\s+(?:[\w-]+\s+){{0,2}}{x}\w*\s+on\s+\w"
 
 
 def _related_pair(title: str, text: str) -> str:
@@ -1770,6 +1817,11 @@ def _related_pair(title: str, text: str) -> str:
                 gap.group(1))
             if related and not inside:
                 return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
+        # the aim says what the title's first subject acts on in its own words ("Bilingualism and executive
+        # function": "the effect of bilingualism on inhibitory control"): X is an exposure, and Y what it acts on,
+        # no variant of X (``bilingualism* OR "executive function"`` was every study of executive function)
+        if not inside and re.search(_EFFECT_OF_FRAME.format(x=re.escape(last)), low):
+            return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
     if _two_named_subjects(m.group(1), m.group(2), None if _who_after(m.group(3)) else m.group(3)):
         return f"{m.group(1)} on {m.group(2)}{m.group(3) if _who_after(m.group(3)) else ''}{m.group(4) or ''}"
     last = _LAST_PAIR_RE.match(title)

@@ -273,7 +273,7 @@ def _abstract_criteria(sentence: str, under_heading: bool) -> str:
     write ("suicidal ideation, self-harm, non-suicidal self-injury"), which its title and aim do not."""
     if _RESULT_RE.search(sentence) or _REPORTED_NUMBERS_RE.search(sentence) or _COUNT_START_RE.search(sentence):
         return ""
-    kept = _LANGUAGE_RE.sub("", _EXCLUSION_PART_RE.sub("", sentence)).strip()
+    kept = _LANGUAGE_RE.sub("", _EXCLUSION_PART_RE.sub("", _EXTRACTION_PART_RE.sub("", sentence))).strip()
     if _EXCLUSION_START_RE.search(kept) or _EXCLUSION_ANY_RE.search(kept):
         return ""
     if under_heading or _ABSTRACT_INCLUSION_RE.search(kept):
@@ -282,6 +282,13 @@ def _abstract_criteria(sentence: str, under_heading: bool) -> str:
     # it took after the search ("We searched A and B and included trials of X")
     m = _SEARCHED_FOR_RE.search(kept)
     return kept[m.end():].strip() if m else ""
+
+
+#: "... and data were extracted on X, Y and Z": what the review itself recorded of its studies (its method), no
+#: kind of what they are about ("the fault detection evaluation" of metamorphic testing studies).
+_EXTRACTION_PART_RE = re.compile(
+    r"[,;]?\s*(?:\band\s+)?\b(?:(?:data|information)\s+(?:were|was)\s+(?:independently\s+)?extracted|"
+    r"extract(?:ed|ing)\s+(?:the\s+)?(?:data|information))\b.*$", re.I)
 
 
 #: "... searched ... for" / "... and included": what follows names the studies taken.

@@ -525,6 +525,22 @@ def _concept_words(words: list[str]) -> list[str]:
 _KIND_HEADS = frozenset("type types kind kinds sort sorts".split())
 
 
+#: Heads of what an animal shows as a model of a human condition ("anxiety-like behaviour").
+_PROXY_HEADS = frozenset("behaviour behaviours behavior behaviors phenotype phenotypes".split())
+
+
+def _condition_of_like_behaviour(words: list[str]) -> list[str]:
+    """"anxiety-like behaviour", "depressive-like phenotype": the behaviour an animal model shows in place of a
+    human condition, which its studies also name by the condition alone ("stress-induced anxiety in rats",
+    "reduced depressive behaviour"): the condition's stem is a term."""
+    if len(words) != 2 or words[1].casefold() not in _PROXY_HEADS:
+        return []
+    condition, _, like = words[0].casefold().rpartition("-")
+    if like != "like" or not condition.isalpha() or len(condition) < 4:
+        return []
+    return [_render(truncation(condition))]
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -573,7 +589,7 @@ def _run_terms(words: list[str]) -> list[str]:
             and not _meta_closes_compound(words[0], words[1]) and not _process_noun(words[0], conversion=False)):
         # not a process ("management interventions": managem*); a thing the treatment uses, AND-ed with it
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
-    terms.extend(_letter_compound_alone(words) + _extent_lead_dropped(words))
+    terms.extend([*_letter_compound_alone(words), *_extent_lead_dropped(words), *_condition_of_like_behaviour(words)])
     terms.extend(_activity_stem(words))
     terms.extend(_compound_of_a_role(words))
     terms.extend(_role_of_an_everyday_kind(words))
