@@ -682,9 +682,13 @@ def _join_names_sharing_a_modifier(blocks: list[ConceptBlock], text: str, acrony
     either = "|".join(re.escape(m) for m in modifiers)
     pattern = re.compile(rf"\b(?:{either})(?:\s+(?:versus|vs\.?|or|and|to)\s+[A-Za-z]+-[A-Za-z]+)?\s+([A-Za-z]+)\b",
                          re.I)
-    names = {m.group(1) for m in pattern.finditer(text) if _is_name(m.group(1))}
-    terms = [t for n in sorted(names) for t in _variants(n, acronyms)]
     block = targets[0]
+    # the class's own head after the opposite modifier ("long-acting versus short-acting bronchodilators") is the
+    # comparator, no member
+    own = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", block.label)}
+    names = {m.group(1) for m in pattern.finditer(text)
+             if _is_name(m.group(1)) and m.group(1).casefold().rstrip("s") not in own}
+    terms = [t for n in sorted(names) for t in _variants(n, acronyms)]
     block.kinds += [t for t in terms if t not in block.terms]
     block.terms = _dedupe(block.terms + terms)
     block.members = block.members or bool(terms)
