@@ -364,6 +364,22 @@ def _agent_noun(plural: str) -> bool:
     return not any("VERB" in word_classes(b) for b in (base, base + "e", base + "y", base[:-1]))
 
 
+def _act_of_its_doers(items: list[str], label: str) -> bool:
+    """``items`` name the act that the people of ``label`` are named after, apart from them ("shift work" beside
+    "night shift workers", "cannabis use" beside "cannabis users"): what is studied among those who do it, another
+    concept than the people, not a variant of them. Only where the label's head is an agent noun in "-er"/"-or"
+    and the item's other words are the label's."""
+    words = [w.casefold() for w in _content_words(label)]
+    item = [w.casefold() for w in _content_words(items[0])] if len(items) == 1 else []
+    if len(words) < 2 or not item or not set(item[:-1]) <= set(words[:-1]):
+        return False
+    singular = words[-1][:-1] if words[-1].endswith("s") and not words[-1].endswith("ss") else ""
+    ending = next((e for e in ("er", "or") if singular.endswith(e)), "")
+    base = singular[: -len(ending)]
+    act = item[-1][:-3] if item[-1].endswith("ing") else item[-1]
+    return len(base) >= 3 and bool(ending) and act in (base, base + "e") and "NOUN" in word_classes(singular)
+
+
 def _change_in(text: str) -> bool:
     """The chunk after "in" opens with a change verb's "-ing" form ("effective in reducing readmissions"): what
     the change is in is an outcome, no place the studies are done in."""
@@ -857,7 +873,7 @@ def _add_chunk(blocks: list[ConceptBlock], chunk: _Chunk, acronyms: dict[str, st
     animals = all(names_animals(i) for i in items)
     # a chunk that repeats a concept already found adds its variants there ("adults with ADHD")
     for block in blocks:
-        if animals and not names_animals(block.label):
+        if animals and not names_animals(block.label) or _act_of_its_doers(items, block.label):
             continue
         block_words = {w.casefold() for w in _content_words(block.label)} | {
             t.strip('"*').casefold() for t in block.terms}

@@ -1078,7 +1078,37 @@ def _question_subject_first(blocks: list[ConceptBlock], topic: list[str]) -> Non
     if topic:
         _done_by_people_first(blocks, topic[0])
         _users_behind(blocks, topic[0])
+        _undergone_behind(blocks, topic[0])
     _drug_of_property_first(blocks, " ".join(topic))
+
+
+#: "patients receiving X", "adults undergoing X", "patients on X": what the people named before undergo.
+_UNDERGONE_RE = re.compile(r"\b([a-z]+)\s+(?:receiving|undergoing|on)\s+(?:the\s+)?([^,;:?.]+)", re.I)
+
+
+def _undergone_behind(blocks: list[ConceptBlock], topic: str) -> None:
+    """"In patients receiving CRRT, what beta-lactam doses ...?", "In patients on opioid therapy, does naloxegol
+    ...?": the treatment the people undergo says who the studies are about; ordered first (it is said first), it
+    was the main block and the query every study of it. The question's other concept, a required one that is no
+    population, aspect, setting or comparator, comes before it; the treatment stays a required block of the
+    rest, and who undergo it are optional."""
+    m = _UNDERGONE_RE.search(topic)
+    if m is None or not blocks or not _person_word(m.group(1).casefold()):
+        return
+    undergone = blocks[0]
+    if _who_block(undergone) or not _named_in(undergone, m.group(2).casefold().replace(_JOIN, " ")):
+        return
+    other = next((b for b in blocks[1:] if b.required and not (_who_block(b) or _organism_block(b) or b.aspect
+                                                              or b.setting or b.facet == "comparator")), None)
+    if other is None:
+        return
+    blocks.remove(other)
+    blocks.insert(0, other)
+    # the people who undergo it are named by it: a record on the treatment need not say who again ("septic ICU
+    # patients receiving CRRT" of "critically ill patients receiving CRRT")
+    for people in blocks:
+        if _who_block(people) and (people.label.split() or [""])[-1].casefold() == m.group(1).casefold():
+            people.required = people.in_query = False
 
 
 #: "How do librarians use X ...?": the subject of "use" in a "How do" question, up to three words.
