@@ -47,7 +47,9 @@ class ConceptBlock:
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         chosen = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
-        terms = _dedupe(v for t in chosen for v in (t, *_plural_variant(t)))
+        # a phrase that opens a longer term of the block is that compound's modifier part ("coronary heart" of
+        # "coronary heart disease"): English writes no plural of it ("coronary hearts", "traumatic brains")
+        terms = _dedupe(v for t in chosen for v in (t, *(() if _leading_part(t, chosen) else _plural_variant(t))))
         return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -155,6 +157,14 @@ def _plural_variant(term: str) -> tuple[str, ...]:
         return ()
     said = " ".join([*words[:-1], f"{head}-{plural}" if head else plural])
     return (f'"{said}"' if quoted else said,)
+
+
+def _leading_part(term: str, terms: list[str]) -> bool:
+    """``term`` is a phrase of two words or more that another of ``terms`` continues with a word of its own
+    ("traumatic brain" of "traumatic brain injury", "deep vein" of "deep vein thrombosis")."""
+    low = term.strip('"').casefold()
+    return " " in low and "*" not in low and any(
+        o.strip('"').casefold().startswith((low + " ", low + "-")) for o in terms)
 
 
 def _sendable(term: str) -> str:

@@ -1,0 +1,17 @@
+"""Round 33 (h33f): no term of a query is a phrase English does not write (invented texts)."""
+
+from tests.unit.domain.concept_queries import hits, query
+
+_TBI = "Long-term employment outcomes of adults after traumatic brain injury: a systematic review."
+_CHD = "Is periodontitis associated with coronary heart disease in adults?"
+
+
+def test_the_leading_part_of_a_compound_gets_no_plural():
+    # "traumatic brain" opens "traumatic brain injury": its plural "traumatic brains" is no phrase of English
+    q = query(_TBI)
+    assert '"traumatic brain injury"' in q and '"traumatic brain"' in q, q
+    assert "brains" not in q, q
+    assert hits(_TBI, "Return to work after traumatic brain injuries in adults: long-term employment outcomes"), q
+    q = query(_CHD)
+    assert '"coronary heart"' in q and "hearts" not in q, q
+    assert '"heart diseases"' in q, q  # the plural of the whole compound stays
