@@ -15,3 +15,6 @@ def test_the_leading_part_of_a_compound_gets_no_plural():
     q = query(_CHD)
     assert '"coronary heart"' in q and "hearts" not in q, q
     assert '"heart diseases"' in q, q  # the plural of the whole compound stays
+    # people stay many: "nurse practitioner" of "nurse practitioner care" keeps "nurse practitioners"
+    nurses = "Nurse practitioner care versus physician care for adults with type 2 diabetes in primary care."
+    assert '"nurse practitioners"' in query(nurses), query(nurses)

@@ -10,6 +10,7 @@ from agentr_dagster.domain.specificity import any_share, general_zipf
 from agentr_dagster.domain.word_class import noun_lemmas, plural_forms, word_classes
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
+    _person_word,
     BROAD_SHARE,
     MAX_TERMS_PER_BLOCK,
     QUERY_SHAPE,
@@ -161,10 +162,12 @@ def _plural_variant(term: str) -> tuple[str, ...]:
 
 def _leading_part(term: str, terms: list[str]) -> bool:
     """``term`` is a phrase of two words or more that another of ``terms`` continues with a word of its own
-    ("traumatic brain" of "traumatic brain injury", "deep vein" of "deep vein thrombosis")."""
+    ("traumatic brain" of "traumatic brain injury", "deep vein" of "deep vein thrombosis"). Not one closed by
+    people, who are many of themselves ("nurse practitioners" of "nurse practitioner care")."""
     low = term.strip('"').casefold()
-    return " " in low and "*" not in low and any(
-        o.strip('"').casefold().startswith((low + " ", low + "-")) for o in terms)
+    if " " not in low or "*" in low or _person_word(low.rsplit(" ", 1)[-1] + "s"):
+        return False
+    return any(o.strip('"').casefold().startswith(low + " ") for o in terms)
 
 
 def _sendable(term: str) -> str:
