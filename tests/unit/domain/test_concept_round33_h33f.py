@@ -18,3 +18,7 @@ def test_the_leading_part_of_a_compound_gets_no_plural():
     # people stay many: "nurse practitioner" of "nurse practitioner care" keeps "nurse practitioners"
     nurses = "Nurse practitioner care versus physician care for adults with type 2 diabetes in primary care."
     assert '"nurse practitioners"' in query(nurses), query(nurses)
+    # a part opened by a noun is a phrase of its own: studies write "software faults" (of "software fault
+    # prediction")
+    q = query("Software fault prediction models: a systematic review.")
+    assert '"software faults"' in q and '"software fault prediction models"' in q, q

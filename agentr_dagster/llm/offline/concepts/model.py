@@ -161,13 +161,17 @@ def _plural_variant(term: str) -> tuple[str, ...]:
 
 
 def _leading_part(term: str, terms: list[str]) -> bool:
-    """``term`` is a phrase of two words or more that another of ``terms`` continues with a word of its own
-    ("traumatic brain" of "traumatic brain injury", "deep vein" of "deep vein thrombosis"). Not one closed by
-    people, who are many of themselves ("nurse practitioners" of "nurse practitioner care")."""
+    """``term`` is a phrase of two words or more, opened by an adjective, that another of ``terms`` continues with
+    a word of its own ("traumatic brain" of "traumatic brain injury"): the adjective qualifies the compound that
+    follows it ("traumatic [brain injury]"), so the part is no phrase whose plural means anything. A part opened
+    by a noun is one ("software faults" of "software fault prediction", "treatment decisions" of "treatment
+    decision making"), and so is one closed by people ("older adults" of "older adult population")."""
     low = term.strip('"').casefold()
     if " " not in low or "*" in low or _person_word(low.rsplit(" ", 1)[-1] + "s"):
         return False
-    return any(o.strip('"').casefold().startswith(low + " ") for o in terms)
+    lead = word_classes(low.split(" ", 1)[0])
+    # a lead the lexicon lacks is a technical modifier ("mesenchymal", "polygenic")
+    return (not lead or "ADJ" in lead) and any(o.strip('"').casefold().startswith(low + " ") for o in terms)
 
 
 def _sendable(term: str) -> str:
