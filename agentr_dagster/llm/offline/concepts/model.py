@@ -10,11 +10,11 @@ from agentr_dagster.domain.specificity import any_share, general_zipf
 from agentr_dagster.domain.word_class import noun_lemmas, plural_forms, word_classes
 from agentr_dagster.llm.offline.concepts.vocabulary import (
     _JOIN,
-    _person_word,
     BROAD_SHARE,
     MAX_TERMS_PER_BLOCK,
     QUERY_SHAPE,
     QUERY_SHAPES,
+    _person_word,
 )
 
 
