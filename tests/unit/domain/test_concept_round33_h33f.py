@@ -15,10 +15,13 @@ def test_the_leading_part_of_a_compound_gets_no_plural():
     q = query(_CHD)
     assert '"coronary heart"' in q and "hearts" not in q, q
     assert '"heart diseases"' in q, q  # the plural of the whole compound stays
-    # people stay many: "nurse practitioner" of "nurse practitioner care" keeps "nurse practitioners"
+    # a count noun keeps its plural: "nurse practitioner" of "nurse practitioner care"
     nurses = "Nurse practitioner care versus physician care for adults with type 2 diabetes in primary care."
     assert '"nurse practitioners"' in query(nurses), query(nurses)
     # a part opened by a noun is a phrase of its own: studies write "software faults" (of "software fault
     # prediction")
     q = query("Software fault prediction models: a systematic review.")
     assert '"software faults"' in q and '"software fault prediction models"' in q, q
+    # and so does a count noun after an adjective: studies write "charged particles", "peptic ulcers"
+    q = query("Charged particle radiotherapy versus photon radiotherapy for skull base tumours: a systematic review.")
+    assert '"charged particles"' in q, q

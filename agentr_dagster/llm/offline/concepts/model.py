@@ -14,7 +14,6 @@ from agentr_dagster.llm.offline.concepts.vocabulary import (
     MAX_TERMS_PER_BLOCK,
     QUERY_SHAPE,
     QUERY_SHAPES,
-    _person_word,
 )
 
 
@@ -151,8 +150,7 @@ def _plural_variant(term: str) -> tuple[str, ...]:
     low = last.casefold()
     if low not in noun_lemmas(low) and word_classes(low):  # a word the lexicon lacks: a technical noun
         return ()
-    # the commonest of the lexicon's plurals ("locus": loci, not "loca", a word of another language)
-    plural = max((f for f in plural_forms(low) if f != low and f.isalpha()), key=general_zipf, default="")
+    plural = _said_plural(low)
     said_zipf = general_zipf(plural)  # 0: a form English never writes ("vorlixamabs", "adherences")
     if not plural or not said_zipf or said_zipf < general_zipf(low) - PLURAL_VARIANT_GAP:
         return ()
@@ -160,18 +158,34 @@ def _plural_variant(term: str) -> tuple[str, ...]:
     return (f'"{said}"' if quoted else said,)
 
 
+#: A leading part's plural is left out only when English writes its last noun this much rarer (Zipf) in the plural
+#: than in the singular: a noun mostly said uncounted ("heart" 5.3 / "hearts" 4.4, "brain" 4.9 / 4.1, "exposure"
+#: 4.4 / 3.3); a count noun keeps it ("particles", "opioids", "ulcers", "deficits" 4.1 / 3.5 keep theirs).
+LEADING_PART_PLURAL_GAP = 0.75
+
+
 def _leading_part(term: str, terms: list[str]) -> bool:
     """``term`` is a phrase of two words or more, opened by an adjective, that another of ``terms`` continues with
-    a word of its own ("traumatic brain" of "traumatic brain injury"): the adjective qualifies the compound that
-    follows it ("traumatic [brain injury]"), so the part is no phrase whose plural means anything. A part opened
-    by a noun is one ("software faults" of "software fault prediction", "treatment decisions" of "treatment
-    decision making"), and so is one closed by people ("older adults" of "older adult population")."""
+    a word of its own ("traumatic brain" of "traumatic brain injury"), and whose last noun English mostly says
+    uncounted (:data:`LEADING_PART_PLURAL_GAP`): the adjective qualifies the compound that follows it
+    ("traumatic [brain injury]"), so the plural of the part means nothing. A part opened by a noun is a phrase
+    of its own ("software faults" of "software fault prediction"), and so is one of a count noun ("charged
+    particles" of "charged particle radiotherapy", "peptic ulcers" of "peptic ulcer disease")."""
     low = term.strip('"').casefold()
-    if " " not in low or "*" in low or _person_word(low.rsplit(" ", 1)[-1] + "s"):
+    if " " not in low or "*" in low or "-" in low:
         return False
-    lead = word_classes(low.split(" ", 1)[0])
+    first, last = low.split(" ")[0], low.split(" ")[-1]
+    lead = word_classes(first)
     # a lead the lexicon lacks is a technical modifier ("mesenchymal", "polygenic")
-    return (not lead or "ADJ" in lead) and any(o.strip('"').casefold().startswith(low + " ") for o in terms)
+    if lead and "ADJ" not in lead or general_zipf(last) - general_zipf(_said_plural(last)) < LEADING_PART_PLURAL_GAP:
+        return False
+    return any(o.strip('"').casefold().startswith(low + " ") for o in terms)
+
+
+def _said_plural(noun: str) -> str:
+    """The commonest of the lexicon's plurals of ``noun`` ("locus": loci, not "loca", a word of another language),
+    "" for none."""
+    return max((f for f in plural_forms(noun) if f != noun and f.isalpha()), key=general_zipf, default="")
 
 
 def _sendable(term: str) -> str:
