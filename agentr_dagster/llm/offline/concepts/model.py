@@ -47,9 +47,7 @@ class ConceptBlock:
 
     def query(self, max_terms: int = MAX_TERMS_PER_BLOCK) -> str:
         chosen = _dedupe(_sendable(t) for t in self.terms)[:max_terms]
-        # a phrase that opens a longer term of the block is that compound's modifier part ("coronary heart" of
-        # "coronary heart disease"): English writes no plural of it ("coronary hearts", "traumatic brains")
-        terms = _dedupe(v for t in chosen for v in (t, *(() if _leading_part(t, chosen) else _plural_variant(t))))
+        terms = _dedupe(v for t in chosen for v in (t, *_plural_variant(t)))
         return terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")"
 
 
@@ -150,42 +148,13 @@ def _plural_variant(term: str) -> tuple[str, ...]:
     low = last.casefold()
     if low not in noun_lemmas(low) and word_classes(low):  # a word the lexicon lacks: a technical noun
         return ()
-    plural = _said_plural(low)
+    # the commonest of the lexicon's plurals ("locus": loci, not "loca", a word of another language)
+    plural = max((f for f in plural_forms(low) if f != low and f.isalpha()), key=general_zipf, default="")
     said_zipf = general_zipf(plural)  # 0: a form English never writes ("vorlixamabs", "adherences")
     if not plural or not said_zipf or said_zipf < general_zipf(low) - PLURAL_VARIANT_GAP:
         return ()
     said = " ".join([*words[:-1], f"{head}-{plural}" if head else plural])
     return (f'"{said}"' if quoted else said,)
-
-
-#: A leading part's plural is left out only when English writes its last noun this much rarer (Zipf) in the plural
-#: than in the singular: a noun mostly said uncounted ("heart" 5.3 / "hearts" 4.4, "brain" 4.9 / 4.1, "exposure"
-#: 4.4 / 3.3); a count noun keeps it ("particles", "opioids", "ulcers", "deficits" 4.1 / 3.5 keep theirs).
-LEADING_PART_PLURAL_GAP = 0.75
-
-
-def _leading_part(term: str, terms: list[str]) -> bool:
-    """``term`` is a phrase of two words or more, opened by an adjective, that another of ``terms`` continues with
-    a word of its own ("traumatic brain" of "traumatic brain injury"), and whose last noun English mostly says
-    uncounted (:data:`LEADING_PART_PLURAL_GAP`): the adjective qualifies the compound that follows it
-    ("traumatic [brain injury]"), so the plural of the part means nothing. A part opened by a noun is a phrase
-    of its own ("software faults" of "software fault prediction"), and so is one of a count noun ("charged
-    particles" of "charged particle radiotherapy", "peptic ulcers" of "peptic ulcer disease")."""
-    low = term.strip('"').casefold()
-    if " " not in low or "*" in low or "-" in low:
-        return False
-    first, last = low.split(" ")[0], low.split(" ")[-1]
-    lead = word_classes(first)
-    # a lead the lexicon lacks is a technical modifier ("mesenchymal", "polygenic")
-    if lead and "ADJ" not in lead or general_zipf(last) - general_zipf(_said_plural(last)) < LEADING_PART_PLURAL_GAP:
-        return False
-    return any(o.strip('"').casefold().startswith(low + " ") for o in terms)
-
-
-def _said_plural(noun: str) -> str:
-    """The commonest of the lexicon's plurals of ``noun`` ("locus": loci, not "loca", a word of another language),
-    "" for none."""
-    return max((f for f in plural_forms(noun) if f != noun and f.isalpha()), key=general_zipf, default="")
 
 
 def _sendable(term: str) -> str:
