@@ -24,3 +24,14 @@ def test_a_trial_label_glossed_by_its_drug_names_that_drug():
     q = query(text)
     assert hits(text, "Esomeprazole for the prevention of recurrent peptic ulcer bleeding in patients taking "
                       "low-dose aspirin"), q
+
+
+def test_what_animals_received_in_a_relative_clause_is_the_list_not_a_phrase_with_them():
+    # "experiments in which rats received resveratrol, quercetin or other polyphenols": "received" read as an
+    # adjective made the first item "rats received resveratrol", so the trials of resveratrol were missed
+    text = ("Polyphenols and spatial memory in aged rodents: a systematic review and meta-analysis. Objectives: To "
+            "quantify the effect of polyphenols on spatial memory in aged rodents. Methods: We included controlled "
+            "experiments in which rats received resveratrol, quercetin or other polyphenols and spatial memory was "
+            "tested in the Morris water maze.")
+    q = query(text)
+    assert hits(text, "Resveratrol improves spatial memory in aged rats"), q

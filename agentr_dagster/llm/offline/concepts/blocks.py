@@ -769,7 +769,8 @@ def _asides_as_items(sentence: str) -> str:
     item."""
     def read(m: re.Match) -> str:
         inner = m.group(3).strip()
-        return f"{m.group(1)} {inner}" if _is_name(inner) and not word_classes(inner) else f"{m.group(1)}{m.group(2)}"
+        named = bool(inner) and _is_name(inner) and not word_classes(inner)
+        return f"{m.group(1)} {inner}" if named else f"{m.group(1)}{m.group(2)}"
     return _ITEM_ASIDE_RE.sub(read, sentence)
 
 
