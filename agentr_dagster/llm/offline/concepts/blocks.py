@@ -724,21 +724,9 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue
-        run: list[str] = []
-        runs: list[list[str]] = []
-        for item in [*_split_items(sentence), ""]:
-            name = _name_word(item) or (_name_word(item, first=True) if not run else "")
-            if name:
-                run.append(name)
-                continue
-            runs.append(run)
-            # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
-            run = [n for n in [_name_word(item, first=True)] if n]
-        # a list of names is one list however a class phrase interrupts it ("metformin, glinides (zorvanol,
-        # quelmitase, draxofungin), or glucosidase inhibitors (acarbose, miglitol)"): once a sentence has a run
-        # of MIN_NAMES_IN_LIST names, its runs of two join too
-        if any(len(r) >= MIN_NAMES_IN_LIST for r in runs):
-            names += [n for r in runs if len(r) >= 2 for n in r if n.casefold() not in {x.casefold() for x in names}]
+        # read as written, and with each item's bracketed aside read as that item (:func:`_asides_as_items`)
+        for found in (_listed_names(sentence), _listed_names(_asides_as_items(sentence))):
+            names += [n for n in found if n.casefold() not in {x.casefold() for x in names}]
     if not names:
         return
     terms = [t for n in names for t in _variants(n, acronyms)]
@@ -746,6 +734,44 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
     block.kinds += [t for t in terms if t not in block.terms]
     block.terms = _dedupe(block.terms + terms)
     block.members = True
+
+
+def _listed_names(sentence: str) -> list[str]:
+    """The names of the sentence's list when it has a run of :data:`MIN_NAMES_IN_LIST` names; else none."""
+    run: list[str] = []
+    runs: list[list[str]] = []
+    for item in [*_split_items(sentence), ""]:
+        name = _name_word(item) or (_name_word(item, first=True) if not run else "")
+        if name:
+            run.append(name)
+            continue
+        runs.append(run)
+        # the item that ends a run may begin the next ("..., tachycardia) comparing amlodipine, felodipine")
+        run = [n for n in [_name_word(item, first=True)] if n]
+    # a list of names is one list however a class phrase interrupts it ("metformin, glinides (zorvanol,
+    # quelmitase, draxofungin), or glucosidase inhibitors (acarbose, miglitol)"): once a sentence has a run
+    # of MIN_NAMES_IN_LIST names, its runs of two join too
+    if not any(len(r) >= MIN_NAMES_IN_LIST for r in runs):
+        return []
+    return [n for r in runs if len(r) >= 2 for n in r]
+
+
+#: A list item closed by a bracketed aside: the item's words (back to the list's last comma, semicolon, colon,
+#: "and" or "or") and what the brackets hold.
+_ITEM_ASIDE_RE = re.compile(r"(^|[,;:]|\band\b|\bor\b)([^,;:()]*?)\s*\(([^()]*)\)", re.I)
+
+
+def _asides_as_items(sentence: str) -> str:
+    """The sentence with each list item's bracketed aside read as the item itself: a results list tells what
+    each name stands for or how much of it there was ("mepolizumab (4 trials), reslizumab (3) and benralizumab
+    (5)", "fluoxetine (FOCUS, AFFINITY), sertraline"), which is no item of the list, and a trial's own label is
+    glossed by the one name it tested ("ARISTOTLE (apixaban), ROCKET AF (rivaroxaban)"): that name is the
+    item."""
+    def read(m: re.Match) -> str:
+        inner = m.group(3).strip()
+        named = bool(inner) and _is_name(inner) and not word_classes(inner)
+        return f"{m.group(1)} {inner}" if named else f"{m.group(1)}{m.group(2)}"
+    return _ITEM_ASIDE_RE.sub(read, sentence)
 
 
 #: Unicode hyphens as the ASCII one ("high\u2010risk" is "high-risk"): a term must match how sources index it.

@@ -592,8 +592,25 @@ def _relative_clause_verbs(sentences: list[str]) -> frozenset[str]:
     studies that measure trust", "trials that expose participants to X"), though a noun too: the text uses the
     word in that sense throughout ("..., and measure heating costs"), so it cuts there as a verb cuts, never
     opening a concept's phrase ("measure transparency", "give households")."""
-    return frozenset(m.group(3).casefold() for sentence in sentences for m in _RELATIVE_CLAUSE_RE.finditer(sentence)
-                     if _relative_verb(m.group(1), m.group(3)) == "text")
+    plain = {m.group(3).casefold() for sentence in sentences for m in _RELATIVE_CLAUSE_RE.finditer(sentence)
+             if _relative_verb(m.group(1), m.group(3)) == "text"}
+    return frozenset(plain | _preposed_relative_verbs(sentences))
+
+
+#: "in which / to whom / where" and the clause's plural subject, then its next word ("experiments in which rodents
+#: received X", "trials where patients underwent X").
+_PREPOSED_RELATIVE_RE = re.compile(
+    r"\b(?:(?:in|to|for|with|by) (?:which|whom)|where)\s+(?:the\s+)?([a-z][\w-]*)\s+([a-z]{4,})\s+(?=[A-Za-z0-9])")
+
+
+def _preposed_relative_verbs(sentences: list[str]) -> set[str]:
+    """A past form right after the plural subject of a relative clause opened by "in which" or "where"
+    ("experiments in which rodents received Lactobacillus, Bifidobacterium or ..."): the clause's verb, though the
+    lexicon also knows it as an adjective ("received wisdom"); it cuts there, so what was received is the list,
+    not a phrase "rodents received Lactobacillus"."""
+    return {m.group(2) for sentence in sentences for m in _PREPOSED_RELATIVE_RE.finditer(sentence)
+            if _plural(m.group(1)) and "NOUN" in word_classes(m.group(1)) and m.group(2) not in _FUNCTION
+            and is_past_participle(m.group(2))}
 
 
 def _relative_verb(noun: str, word: str) -> str:
