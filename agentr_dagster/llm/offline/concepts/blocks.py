@@ -27,6 +27,7 @@ from agentr_dagster.llm.offline.concepts.clauses import (
 from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe
 from agentr_dagster.llm.offline.concepts.sentences import _restore_headings
 from agentr_dagster.llm.offline.concepts.terms import (
+    DEGREE_MODIFIERS,
     _activity_stem,
     _distribute_head,
     _head_alone,
@@ -779,8 +780,19 @@ _HYPHENS = str.maketrans({"\u2010": "-", "\u2011": "-", "\u00ad": ""})
 
 
 def _normalised(text: str) -> str:
-    """One space between words, every hyphen and dash as a plain hyphen."""
-    return " ".join(text.translate(_HYPHENS).split())
+    """One space between words, every hyphen and dash as a plain hyphen, a range of degrees as its upper end."""
+    return _degree_range_narrowed(" ".join(text.translate(_HYPHENS).split()))
+
+
+#: A range of two degree words ("mild to moderate", "moderate-to-severe"): split at "to", its lower end stood alone
+#: as a term (`moderat*` for "moderate to severe traumatic brain injury": 6.5 % of the pool); its upper end is a
+#: degree word before the concept, which the terms already read as one ("severe X": "X" too).
+_DEGREES = "|".join(map(re.escape, sorted(DEGREE_MODIFIERS)))
+_DEGREE_RANGE_RE = re.compile(rf"\b(?:{_DEGREES})(?:\s+to\s+|-to-)({_DEGREES})\b", re.I)
+
+
+def _degree_range_narrowed(text: str) -> str:
+    return _DEGREE_RANGE_RE.sub(r"\1", text)
 
 
 #: Nouns of the part one thing plays in another ("hippocampal involvement in memory", "the role of X in Y").
