@@ -279,7 +279,7 @@ def _runs(item: str) -> list[list[str]]:
     def breaks(i: int) -> bool:
         low = words[i].casefold()
         if low in _FUNCTION:
-            return True
+            return not _index_letter_a(words, i)
         if low not in META_WORDS:
             return False
         # only a noun ("use", "quality") joins a phrase: "surgery using fragility index" is two concepts
@@ -1142,6 +1142,14 @@ def _numbered_next(words: list[str], k: int) -> bool:
     pair ending in the word ("incident type" of "incident type 2 diabetes") is cut inside a name."""
     return k + 1 < len(words) and (words[k + 1][:1].isdigit() or re.fullmatch(r"I{1,3}|IV|VI{0,3}", words[k + 1])
                                    is not None)
+
+
+def _index_letter_a(words: list[str], i: int) -> bool:
+    """A capital "A" after a content word is the letter that tells which one ("bisphenol A", "vitamin A", "group A
+    streptococcus", "hepatitis A"), not the article, which English writes in lower case inside a sentence: read as
+    the article it cut the name ("urinary bisphenol" | "exposure": `exposur*` alone stood beside it)."""
+    before = words[i - 1].casefold() if i > 0 else ""
+    return words[i] == "A" and before.isalpha() and before not in _FUNCTION | META_WORDS
 
 
 def _index_word(word: str) -> bool:
