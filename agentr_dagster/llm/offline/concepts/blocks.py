@@ -690,22 +690,31 @@ def _join_names_sharing_a_modifier(blocks: list[ConceptBlock], text: str, acrony
     opioids" ... "long-acting versus short-acting oxycodone") is a member of that class, which its trials name,
     not the class: it joins the first class block (:func:`_join_named_list`'s targets) as a variant. One name
     suffices: the modifier, not a list, says whose member it is."""
-    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
-               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
-    modifiers = _class_modifiers(targets[0]) if targets else []
-    if not modifiers:
+    block = _class_block(blocks)
+    modifiers = _class_modifiers(block) if block is not None else []
+    if block is None or not modifiers:
         return
     # the modifier right before the name, or before its compared opposite ("long-acting versus short-acting X")
     either = "|".join(re.escape(m) for m in modifiers)
     pattern = re.compile(rf"\b(?:{either})(?:\s+(?:versus|vs\.?|or|and|to)\s+[A-Za-z]+-[A-Za-z]+)?\s+([A-Za-z]+)\b",
                          re.I)
-    block = targets[0]
     # the class's own head after the opposite modifier ("long-acting versus short-acting bronchodilators") is the
     # comparator, no member
     own = {w.casefold().rstrip("s") for w in re.findall(r"[A-Za-z]+", block.label)}
     names = {m.group(1) for m in pattern.finditer(text)
              if _is_name(m.group(1)) and m.group(1).casefold().rstrip("s") not in own}
-    terms = [t for n in sorted(names) for t in _variants(n, acronyms)]
+    _add_members(block, [t for n in sorted(names) for t in _variants(n, acronyms)])
+
+
+def _class_block(blocks: list[ConceptBlock]) -> ConceptBlock | None:
+    """The first required block that is what the studies do or are exposed to (not who, where, or a comparator)
+    and names a class in the plural (:func:`_names_a_class`): where the class's members join."""
+    return next((b for b in blocks if b.required and not _who_block(b) and not b.setting
+                 and b.facet in ("intervention", "exposure") and _names_a_class(b)), None)
+
+
+def _add_members(block: ConceptBlock, terms: list[str]) -> None:
+    """The terms of a class's members join its block as kinds of it."""
     block.kinds += [t for t in terms if t not in block.terms]
     block.terms = _dedupe(block.terms + terms)
     block.members = block.members or bool(terms)
@@ -717,9 +726,8 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
     review is about, the way its studies name it (a trial names its drug, seldom the drug's class): the names
     join the first required block that is what the studies do or are exposed to (not who, where, or a comparator)
     and names a class in the plural (:func:`_names_a_class`), as variants. Not from a sentence that excludes."""
-    targets = [b for b in blocks if b.required and not _who_block(b) and not b.setting
-               and b.facet in ("intervention", "exposure") and _names_a_class(b)]
-    if not targets:
+    block = _class_block(blocks)
+    if block is None:
         return
     names: list[str] = []
     for sentence in _sentences(_restore_headings(text)):
@@ -728,13 +736,7 @@ def _join_named_list(blocks: list[ConceptBlock], text: str, acronyms: dict[str, 
         # read as written, and with each item's bracketed aside read as that item (:func:`_asides_as_items`)
         for found in (_listed_names(sentence), _listed_names(_asides_as_items(sentence))):
             names += [n for n in found if n.casefold() not in {x.casefold() for x in names}]
-    if not names:
-        return
-    terms = [t for n in names for t in _variants(n, acronyms)]
-    block = targets[0]
-    block.kinds += [t for t in terms if t not in block.terms]
-    block.terms = _dedupe(block.terms + terms)
-    block.members = True
+    _add_members(block, [t for n in names for t in _variants(n, acronyms)])
 
 
 def _listed_names(sentence: str) -> list[str]:
