@@ -5,6 +5,7 @@ readers other stages use (:func:`below_cutoff_ids`, :func:`queue_scores`)."""
 from __future__ import annotations
 
 import contextlib
+import logging
 import queue
 import threading
 from collections.abc import Callable
@@ -13,8 +14,10 @@ from typing import TYPE_CHECKING
 from agentr_dagster.domain.failures import OrphanError, StageError
 from agentr_dagster.domain.hashing import sha256
 from agentr_dagster.domain.prompts import prompt_version
+from agentr_dagster.domain.retry import retrying
 from agentr_dagster.stages.scoring.plan import ScoringPlan
 from agentr_dagster.stages.scoring.summary import ScoringSummary
+from agentr_dagster.store.outage import first_line, infrastructure_error
 
 if TYPE_CHECKING:
     from agentr_dagster.llm.backends import StageBackend
@@ -73,22 +76,33 @@ def save_queue(store: DomainStore, slug: str, intent_hash: str, backend: StageBa
                                     input_hash=queue_input_hash(intent_hash, backend.model))
 
 
+log = logging.getLogger(__name__)
+
+
+def _note_retry(state) -> None:
+    log.warning("storing scored results failed (%s); retrying",
+                first_line(state.outcome.exception()) if state.outcome else "?")
+
+
 class ResultWriter:
     """Stores the scoring threads' results in batches, from a thread of its own.
 
     A worker hands its answer over and takes its next paper at once; the writer puts whatever queued up while it
     last wrote into one transaction. Under many threads this turns one commit per paper into a few per wave,
     which is what keeps a single-writer database (SQLite) off the critical path. A paper deleted while its call
-    was in flight is reported to ``on_orphan`` (charged, answer discarded); a database error is raised by
-    :meth:`close` (the answers are already in the response cache, so a retry makes no new call).
+    was in flight is reported to ``on_orphan`` (charged, answer discarded). A database that is away is waited
+    out with backoff (the write is idempotent, so a commit whose answer was lost is harmless to repeat), as a
+    settlement is; an error that outlasts the backoff is raised by :meth:`close` (the answers are already in the
+    response cache, so a retry of the stage makes no new call).
     """
 
     _STOP = object()
 
     def __init__(self, store: DomainStore, slug: str, *, version: str, model: str, backend: str, run_id: str | None,
                  on_stored: Callable[[int], None], on_orphan: Callable[[PaperRow, StageError], None],
-                 max_batch: int = 256):
+                 max_batch: int = 256, write_attempts: int = 6, write_backoff_s: float = 0.5):
         self._store, self._slug = store, slug
+        self._write_attempts, self._write_backoff_s = write_attempts, write_backoff_s
         self._meta = {"prompt_version": version, "model": model, "backend": backend, "run_id": run_id}
         self._on_stored, self._on_orphan = on_stored, on_orphan
         self._max_batch = max_batch
@@ -127,11 +141,15 @@ class ResultWriter:
                 self._write(batch)
 
     def _write(self, batch: list) -> None:
-        try:
-            stored = set(self._store.results.save_results_many(
+        def save() -> list[int]:
+            return self._store.results.save_results_many(
                 self._slug, [(paper.id, key, payload) for paper, key, payload in batch],
                 completes_stage="score", **self._meta,
-            ))
+            )
+
+        try:
+            stored = set(retrying(attempts=self._write_attempts, base=self._write_backoff_s, cap=5.0, jitter=False,
+                                  when=infrastructure_error, before_sleep=_note_retry)(save))
         except OrphanError:
             stored = set()
         except BaseException as exc:  # noqa: BLE001 - handed to the caller by close()

@@ -19,7 +19,7 @@ from agentr_dagster.llm.gateway import LLMSettings, OpenAICompatibleBackend
 from agentr_dagster.stages.intent import run_intent
 from agentr_dagster.stages.lifecycle import database_failures_recorded
 from agentr_dagster.stages.queries import run_queries
-from agentr_dagster.stages.scoring import score_project, summary_text
+from agentr_dagster.stages.scoring import ResultWriter, score_project, summary_text
 from agentr_dagster.store import DomainStore
 from agentr_dagster.store import schema as t
 from tests.support import dead_pid
@@ -75,6 +75,32 @@ def test_a_settle_cut_off_by_the_database_is_retried_and_leaves_nothing_open(
     assert_ledger_reconciles(pg_store)
     assert pg_store.ledger.verify_ledger().ok
     store.close()
+
+
+def test_answers_that_land_while_the_database_is_away_are_stored_once_it_is_back(pg_url, pg_store, tmp_path):
+    """The writer meets the cut, not the settlement (the call answered before the database went): it waits the
+    outage out instead of failing the stage with every answer already paid for."""
+    make_project(pg_store, tmp_path, "late", 2)
+    papers = pg_store.projects.list_papers("late")
+    relay = Relay(make_url(pg_url).port or 5432)
+    relay.start()
+    store = DomainStore(make_url(pg_url).set(port=relay.port).render_as_string(hide_password=False))
+    stored: list[int] = []
+    try:
+        store.projects.get_project("late")  # a pooled connection, dropped by the cut
+        relay.stop()
+        writer = ResultWriter(store, "late", version="v", model=MODEL, backend="llm", run_id="run-late",
+                              on_stored=stored.append, on_orphan=lambda paper, exc: None, write_backoff_s=0.2)
+        for paper in papers:
+            writer.put(paper, f"key-{paper.id}", {"score": paper.id})
+        threading.Timer(1.0, relay.start).start()
+        writer.close()
+    finally:
+        relay.close()
+        store.close()
+    assert sum(stored) == 2
+    keys = {p.id: f"key-{p.id}" for p in papers}
+    assert {r.paper_id for r in pg_store.results.results_for_project("late", cache_keys=keys)} == set(keys)
 
 
 def test_the_run_releases_its_leaked_reservations_and_verify_names_them(store, tmp_path, scripted_server):  # noqa: F811
