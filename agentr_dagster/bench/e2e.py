@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import random
+import shutil
 import statistics
 import tempfile
 import time
@@ -149,9 +150,10 @@ def _sources_env(server: PooledReplayServer, background_min_records: int | None 
 
 def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path, slug: str, text: str,
                 seeds_csv: Path | None = None, background_min_records: int | None = None,
-                ) -> tuple[pd.DataFrame, str, float, dict[str, Any]]:
+                keep_exports: Path | None = None) -> tuple[pd.DataFrame, str, float, dict[str, Any]]:
     """``text`` as a new project's abstract, run against the pooled sources, exported: (the export's rows best
-    first, `agentr run`'s output, seconds, what judged its terms: :func:`_backgrounds`)."""
+    first, `agentr run`'s output, seconds, what judged its terms: :func:`_backgrounds`). ``keep_exports``: a folder
+    the export's ``scores.csv`` is also copied to, as ``<slug>.csv`` (the work folder is deleted after the bench)."""
     from agentr_dagster.stages.seeds import save_seeds
     from agentr_dagster.store import DomainStore
 
@@ -168,6 +170,9 @@ def run_project(cli_main: click.Command, server: PooledReplayServer, work: Path,
     output = cli("run", slug, "--no-progress")
     cli("export", slug, "--format", "csv", "--out", str(home / "export"))
     frame = pd.read_csv(home / "export" / "scores.csv", dtype=str, keep_default_na=False)
+    if keep_exports is not None:
+        keep_exports.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(home / "export" / "scores.csv", keep_exports / f"{slug}.csv")
     return frame, output, round(time.perf_counter() - started, 2), _backgrounds(DomainStore(database_url), slug, text)
 
 
@@ -275,8 +280,8 @@ def _steps(folder: Path, review: Review, seed: int, seeds: int, written: dict[st
 
 def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayServer, work: Path, *,
                  cli_main: click.Command, seed: int, step: Callable[[str], None], seeds: int = SEEDS,
-                 written: dict[str, str] | None = None,
-                 background_min_records: int | None = None) -> dict[str, Any]:
+                 written: dict[str, str] | None = None, background_min_records: int | None = None,
+                 keep_exports: Path | None = None) -> dict[str, Any]:
     """One review's projects (its question; its published abstract, else the one ``written`` has for it), each
     with and without seeds, and the two baselines."""
     includes = {i for i in range(len(review.labels)) if review.labels[i]}
@@ -300,7 +305,8 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
             step(f"{review.name}: {label}")
             slug = _slug(f"{review.name}-{label}")
             frame, output, seconds, backgrounds = run_project(cli_main, server, work, slug, text,
-                                                              seeds_csv if seeded else None, background_min_records)
+                                                              seeds_csv if seeded else None, background_min_records,
+                                                              keep_exports)
             members = _export_members(frame, pool, review.name)
             figures = _figures(members, rest if seeded else includes, n, len(frame))
             entry["runs"][label] = {**figures, **({"source": source} if kind == "abstract" else {}),
@@ -353,12 +359,14 @@ def summarise(reviews: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str] | None = None, seed: int = 0,
                   seeds: int = SEEDS, progress: bool = True, checkpoint: Callable[[dict], None] | None = None,
-                  written_abstracts: Path | None = None, pool_as_database: bool = False) -> dict[str, Any]:
+                  written_abstracts: Path | None = None, pool_as_database: bool = False,
+                  keep_exports: Path | None = None) -> dict[str, Any]:
     """Every review under ``roots`` (or those named) against the pool of all of them (see the module docstring).
     ``cli_main``: the ``agentr`` root command (passed in: this module does not import the CLI that mounts it).
     ``seeds=0`` leaves out the seeded runs (each costs another `agentr run`). ``written_abstracts``: a file of
     abstracts written for the bench; a review without a published abstract is also run from its written one.
-    ``pool_as_database``: the pool stands for a general database (its sources are a background of many topics)."""
+    ``pool_as_database``: the pool stands for a general database (its sources are a background of many topics).
+    ``keep_exports``: each project's export is kept there as ``<slug>.csv`` (the slug names review and run)."""
     from tqdm import tqdm
 
     folders = [f for root in roots for f in discover_reviews(Path(root))]
@@ -405,7 +413,7 @@ def run_e2e_bench(roots: list[Path], *, cli_main: click.Command, names: list[str
         for folder in chosen:
             reviews.append(bench_review(folder, loaded[folder], pool, server, Path(tmp), cli_main=cli_main,
                                         seed=seed, step=step, seeds=seeds, written=written,
-                                        background_min_records=min_records))
+                                        background_min_records=min_records, keep_exports=keep_exports))
             if checkpoint is not None:
                 checkpoint(result(False))
         bar.update(1)

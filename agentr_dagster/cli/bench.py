@@ -118,8 +118,11 @@ def bench_pipeline_command(root: Path, names: tuple[str, ...], oracle: bool, sto
                    "topics (AGENTR_SOURCE_BACKGROUND_MIN_RECORDS at the pool's paper count in each run, instead of "
                    "the default million), so the intent's source background and the pseudo-relevance feedback run "
                    "as with the public OpenAlex. The pool holds each review's own records: its subject is common.")
+@click.option("--keep-exports", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Keep each project's export (scores.csv) in this folder as <slug>.csv, for a look at what was "
+                   "ranked where (scripts/e2e_found_by.py reads them).")
 def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int, seeds: int, no_progress: bool,
-                      out: Path, written: str | None, pool_as_database: bool) -> None:
+                      out: Path, written: str | None, pool_as_database: bool, keep_exports: Path | None) -> None:
     """From the question (and a published or written abstract) to the includes: every review's records pooled and
     served as OpenAlex, PubMed and Europe PMC; per review `agentr run` from the question alone, with 5 seed studies,
     an OR of the question's words, and `agentr screen` on the expert's list: recall, retrieved/N and effort to
@@ -132,7 +135,7 @@ def bench_e2e_command(roots: tuple[Path, ...], names: tuple[str, ...], seed: int
         result = run_e2e_bench(list(roots), cli_main=click.get_current_context().find_root().command,
                                names=list(names) or None, seed=seed, seeds=seeds, progress=not no_progress,
                                checkpoint=lambda partial: _write(partial, str(out)), written_abstracts=written_path,
-                               pool_as_database=pool_as_database)
+                               pool_as_database=pool_as_database, keep_exports=keep_exports)
     except (FileNotFoundError, RuntimeError) as exc:
         raise click.ClickException(str(exc)) from exc
     _write(result, str(out))

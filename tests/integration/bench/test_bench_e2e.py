@@ -69,10 +69,17 @@ def test_effort_is_rows_read_to_reach_each_level_over_n():
 def test_the_e2e_bench_runs_every_review_against_the_pool_and_reports_consistent_figures(tmp_path):
     root = write_reviews(tmp_path / "reviews")
     out = tmp_path / "e2e.json"
-    result = agentr("bench", "e2e", str(root), "--out", str(out), "--no-progress")
+    kept = tmp_path / "kept"
+    result = agentr("bench", "e2e", str(root), "--out", str(out), "--no-progress", "--keep-exports", str(kept))
     assert result.exit_code == 0, result.output
     data = json.loads(out.read_text())
     assert data["complete"] and data["pool"] == {"reviews": 2, "records": 24, "papers": 24}
+    # every project's export is kept, one file per run, its rows the papers the run counted
+    assert len(list(kept.glob("*.csv"))) == 6
+    schema_question = pd.read_csv(kept / "synthetic-schema-question.csv")
+    assert len(schema_question) == next(r for r in json.loads(out.read_text())["reviews"]
+                                        if r["name"] == "Synthetic_Schema")["runs"]["question"]["papers"]
+    assert "found_by" in schema_question.columns
     assert "| Synthetic_Schema | non-drug | question |" in result.output
     pool = {(name, i): (t, a) for name in TOPICS for i, (t, a) in enumerate(
         pd.read_csv(root / name / "papers.csv")[["title", "abstract"]].itertuples(index=False))}
