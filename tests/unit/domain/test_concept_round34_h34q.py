@@ -37,3 +37,10 @@ def test_an_ism_noun_reaches_its_istic_adjective():
     text = "How do parents of children with autism experience their child's diagnosis?"
     q = query(text)
     assert hits(text, "Mothers' experiences of the diagnosis of their autistic child: a qualitative study"), q
+
+
+def test_an_ion_condition_after_its_qualifier_also_as_its_ive_adjective():
+    # "major depression" kept its phrase alone; its studies write "major depressive disorder"
+    text = "Is major depression in midlife associated with later dementia?"
+    q = query(text)
+    assert hits(text, "Major depressive disorder in midlife and the risk of dementia: a 20-year cohort study"), q

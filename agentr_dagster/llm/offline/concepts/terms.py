@@ -726,6 +726,7 @@ def _pair_naming_words(words: list[str]) -> list[str]:
         terms.extend(_dedupe([s for f in [food, *plurals] for s in _spellings(f)]))
     terms.extend(_rare_verb_before_gerund(words))
     terms.extend(_other_intake_head(words))
+    terms.extend(_ive_head(words))
     # a symbol with a digit after a word that qualifies it ("germline BRCA1", "serum IL-6"): the symbol names
     # the thing, which its studies name without the qualifier ("BRCA1/2 pathogenic variants")
     if _is_acronym(words[1]) and any(c.isdigit() for c in words[1]) and words[0].isalpha() and words[0].islower():
@@ -749,6 +750,21 @@ def _other_intake_head(words: list[str]) -> list[str]:
         return []
     return [t for other in sorted(_INTAKE_HEADS - {words[1].casefold()})
             for t in _phrase_terms(f"{words[0]} {other}")]
+
+
+def _ive_head(words: list[str]) -> list[str]:
+    """A condition or act noun in "-ion" after its qualifier ("major depression", "suicide prevention"): its
+    studies also write the "-ive" adjective before another noun ("major depressive disorder", "suicide
+    preventive interventions"), so the phrase with the adjective too; only an adjective of the lexicon rarer than
+    the noun (a derived form: not "social cognitive", "disease progressive": a sense of their own)."""
+    first, head = words[0].casefold(), words[1].casefold()
+    if not head.endswith("ion") or not first.isalpha() or first in META_WORDS or first in _FUNCTION:
+        return []
+    adjective = head[:-3] + "ive"
+    z = general_zipf(adjective)
+    if "ADJ" not in word_classes(adjective) or not PAIRED_FORM_ZIPF <= z < general_zipf(head):
+        return []
+    return _phrase_terms(f"{words[0]} {adjective}")
 
 
 def _rare_verb_before_gerund(words: list[str]) -> list[str]:
