@@ -44,3 +44,15 @@ def test_an_ion_condition_after_its_qualifier_also_as_its_ive_adjective():
     text = "Is major depression in midlife associated with later dementia?"
     q = query(text)
     assert hits(text, "Major depressive disorder in midlife and the risk of dementia: a 20-year cohort study"), q
+
+
+_LASER = "Does low-level laser therapy reduce pain after placement of orthodontic bands or brackets?"
+
+
+def test_what_is_done_stays_beside_the_act_on_its_object():
+    # "X reduce pain after placement of Z": the act ("placement") was AND-ed with its object and the laser, an
+    # exposure by its facet, dropped: every study of placing bands, none of a laser study that does not say
+    # "placement"
+    q = query(_LASER)
+    assert hits(_LASER, "Low-level laser therapy for pain caused by orthodontic brackets: a randomized trial"), q
+    assert not hits(_LASER, "Pain and discomfort after placement of orthodontic bands in adolescents: a cohort"), q
