@@ -744,12 +744,12 @@ def _pair_naming_words(words: list[str]) -> list[str]:
 
 
 def _other_intake_head(words: list[str]) -> list[str]:
-    """A thing before a noun of taking it in ("coffee consumption"): its studies use either noun ("coffee
-    intake"), so the phrase with the other one too."""
-    if words[1].casefold() not in _INTAKE_HEADS or not words[0].isalpha():
+    """A thing before "consumption" ("coffee consumption"): its studies also write "intake" ("coffee intake"),
+    so that phrase too; not "intake" to "consumption", which has senses of its own ("energy consumption" of
+    machines)."""
+    if words[1].casefold() != "consumption" or not words[0].isalpha():
         return []
-    return [t for other in sorted(_INTAKE_HEADS - {words[1].casefold()})
-            for t in _phrase_terms(f"{words[0]} {other}")]
+    return _phrase_terms(f"{words[0]} intake")
 
 
 def _ive_head(words: list[str]) -> list[str]:
@@ -758,7 +758,9 @@ def _ive_head(words: list[str]) -> list[str]:
     preventive interventions"), so the phrase with the adjective too; only an adjective of the lexicon rarer than
     the noun (a derived form: not "social cognitive", "disease progressive": a sense of their own)."""
     first, head = words[0].casefold(), words[1].casefold()
-    if not head.endswith("ion") or not first.isalpha() or first in META_WORDS or first in _FUNCTION:
+    # not an "-ation" or "-ption" noun: its adjective has a sense of its own ("administrative", "consumptive")
+    if not head.endswith("ion") or head.endswith(("ation", "ption")) or not first.isalpha() or first in META_WORDS \
+            or first in _FUNCTION:
         return []
     adjective = head[:-3] + "ive"
     z = general_zipf(adjective)
