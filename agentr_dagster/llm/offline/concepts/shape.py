@@ -847,9 +847,12 @@ def _doer_of_act(blocks: list[ConceptBlock], act: ConceptBlock, obj: ConceptBloc
     the plasma concentrations of tacrolimus?" (the act's noun by its ending: "concentration"). AND-ing the act with
     its object left the query ``tacrolim* AND concentr*`` and dropped the juice (a query AND-ing blocks keeps no
     rest branch): every study of the drug's levels. The doer is AND-ed instead: ``tacrolim* AND "grapefruit
-    juice"``. Not an aspect asked for ("What factors are associated with discontinuation of X"), nor who or
+    juice"``. So for what the question says is tried, read as an exposure ("Does low-level laser therapy reduce
+    pain after placement of orthodontic separators?": the placement AND-ed with the separators dropped the laser).
+    Not an aspect asked for ("What factors are associated with discontinuation of X"), nor who or
     where."""
-    return next((b for b in blocks if b is not act and b is not obj and b.required and b.facet == "intervention"
+    return next((b for b in blocks if b is not act and b is not obj and b.required
+                 and b.facet in ("intervention", "exposure")
                  and not (b.aspect or b.generic or b.organism or b.setting or _who_block(b))), None)
 
 

@@ -134,6 +134,8 @@ def _paired_form(word: str) -> str:
     stem of one ("psoriat*") does not reach the other ("psoriasis"). Not "genetic" / "genesis" nor "synthetic" /
     "synthesis" (the adjective is the commoner word: another sense), nor "critic" (a noun only); '' when none."""
     low = word.casefold()
+    if low.endswith("ism") and low.isalpha():
+        return _ism_form(low)
     if len(low) < 7 or not low.isalpha():
         return ""
     if low.endswith("tic"):
@@ -151,6 +153,17 @@ def _paired_form(word: str) -> str:
         ok = (not classes or "ADJ" in classes) and PAIRED_FORM_ZIPF <= z < general_zipf(low)
         return adjective if ok else ""
     return _ia_form(low)
+
+
+def _ism_form(low: str) -> str:
+    """An "-ism" noun's "-istic" adjective ("autism" -> "autistic", "nationalism" -> "nationalistic"): a stem of
+    the noun (``autism*``) does not reach it, and studies name the people by it ("autistic children"); only an
+    adjective of the lexicon rarer than the noun (not "realistic", "optimistic": a sense of their own)."""
+    if not low.endswith("ism"):
+        return ""
+    adjective = low[:-3] + "istic"
+    z = general_zipf(adjective)
+    return adjective if "ADJ" in word_classes(adjective) and PAIRED_FORM_ZIPF <= z < general_zipf(low) else ""
 
 
 #: An "-ic" adjective and its "-ia" noun are one family when the noun is at most this much rarer (Zipf):
@@ -712,6 +725,12 @@ def _pair_naming_words(words: list[str]) -> list[str]:
         # each in its other spellings ("fibre": fiber, fibres, fibers)
         terms.extend(_dedupe([s for f in [food, *plurals] for s in _spellings(f)]))
     terms.extend(_rare_verb_before_gerund(words))
+    terms.extend(_other_intake_head(words))
+    terms.extend(_ive_head(words))
+    # a symbol with a digit after a word that qualifies it ("germline BRCA1", "serum IL-6"): the symbol names
+    # the thing, which its studies name without the qualifier ("BRCA1/2 pathogenic variants")
+    if _is_acronym(words[1]) and any(c.isdigit() for c in words[1]) and words[0].isalpha() and words[0].islower():
+        terms.append(words[1])
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -722,6 +741,32 @@ def _pair_naming_words(words: list[str]) -> list[str]:
         # an everyday class noun alone is every field's ("requirements traceability": traceabil*, not requirem*)
         terms.extend(_render(truncation(w)) for w in words if not _everyday_noun(w))
     return terms
+
+
+def _other_intake_head(words: list[str]) -> list[str]:
+    """A thing before "consumption" ("coffee consumption"): its studies also write "intake" ("coffee intake"),
+    so that phrase too; not "intake" to "consumption", which has senses of its own ("energy consumption" of
+    machines)."""
+    if words[1].casefold() != "consumption" or not words[0].isalpha():
+        return []
+    return _phrase_terms(f"{words[0]} intake")
+
+
+def _ive_head(words: list[str]) -> list[str]:
+    """A condition or act noun in "-ion" after its qualifier ("major depression", "suicide prevention"): its
+    studies also write the "-ive" adjective before another noun ("major depressive disorder", "suicide
+    preventive interventions"), so the phrase with the adjective too; only an adjective of the lexicon rarer than
+    the noun (a derived form: not "social cognitive", "disease progressive": a sense of their own)."""
+    first, head = words[0].casefold(), words[1].casefold()
+    # not an "-ation" or "-ption" noun: its adjective has a sense of its own ("administrative", "consumptive")
+    if not head.endswith("ion") or head.endswith(("ation", "ption")) or not first.isalpha() or first in META_WORDS \
+            or first in _FUNCTION:
+        return []
+    adjective = head[:-3] + "ive"
+    z = general_zipf(adjective)
+    if "ADJ" not in word_classes(adjective) or not PAIRED_FORM_ZIPF <= z < general_zipf(head):
+        return []
+    return _phrase_terms(f"{words[0]} {adjective}")
 
 
 def _rare_verb_before_gerund(words: list[str]) -> list[str]:

@@ -65,7 +65,7 @@ BROAD_SHARE = 0.02
 
 #: Who or where may come first in a question ("In adults with X, is Y safe ...?").
 _WHO_FIRST = r"(?:(?:in|among|for)\s[^,;:?]+,\s*)?"
-_WORD = r"[A-Za-z0-9][\w'\u2019-]*"
+_WORD = r"[A-Za-z0-9][\w'\u2019-]*(?:(?<=[A-Za-z]\d)\.\d+)?"
 
 
 #: Sentences that say where records come from, not what the question is.
@@ -211,6 +211,8 @@ _RODENTS = ("rodent*", "rat", "rats", "mouse", "mice", "murine")
 ORGANISM_VARIANTS: dict[str, tuple[str, ...]] = {
     "animal": ("animal*", *_RODENTS), "rodent": _RODENTS, "rat": ("rat", "rats"), "rats": ("rat", "rats"),
     "mouse": ("mouse", "mice", "murine"), "mice": ("mouse", "mice", "murine"),
+    # the adjective of the mouse: a "murine model" study says "mice" ("DSS colitis was induced in BALB/c mice")
+    "murine": ("mouse", "mice", "murine"),
 }
 
 
