@@ -2,7 +2,6 @@
 
 import re
 
-from agentr_dagster.llm.offline.concepts.frames import _head_never_shared
 from tests.unit.domain.concept_queries import hits, query, top_level_terms
 
 
@@ -60,6 +59,8 @@ def test_a_word_never_written_with_the_phrase_head_after_and_is_a_subject_of_its
     assert hits(title, "Loneliness and suicidal ideation in community-dwelling older adults in Hong Kong", background)
     # a word the records write with the head ("fruit intake") lists two kinds of it; and a narrow word finds its
     # studies alone ("procrastination": the AND of "academic performance" lost "exam performance", "grades")
+    from agentr_dagster.llm.offline.concepts.frames import _head_never_shared
+
     listed = _background(["Fruit intake in older adults."] * 50 + ["Vegetable intake in older adults."] * 50
                          + ["Metformin and glycaemic control in type 2 diabetes."] * 900)
     assert not _head_never_shared("Fruit", "vegetable intake", None, listed)
@@ -69,3 +70,15 @@ def test_a_word_never_written_with_the_phrase_head_after_and_is_a_subject_of_its
     assert not _head_never_shared("Procrastination", "academic performance", None, narrow)
     # without a background nothing tells: the list stays
     assert hits(title, "Loneliness and social isolation in nursing home residents")
+
+
+def test_a_place_after_in_is_no_main_block_beside_people_and_their_process():
+    # "nurse staffing" (people and a process noun) ranked after the setting, which became the main block:
+    # ``"acute care hospital*" AND "nurse staffing"``, and "Nurse staffing and inpatient hospital mortality" was
+    # missed
+    for text in ("To synthesise the evidence on nurse staffing levels and patient mortality in acute care hospitals.",
+                 "Nurse staffing levels and patient mortality in acute care hospitals: a systematic review"):
+        assert hits(text, "Nurse staffing and inpatient hospital mortality"), (text, query(text))
+        assert "care hospital" not in query(text), (text, query(text))
+    # what people take part in stays first ("climate activism" is no place)
+    assert query("Youth participation in climate activism: a scoping review").startswith('"climate activism"')

@@ -1046,8 +1046,8 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                           for a in abbreviated[id(b)]) for s in sentences)
 
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
-                               _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
-                               _generic_block(b), b.setting or b.facet == "comparator",
+                               _who_block(b) or _organism_block(b), b.setting, _taking_part(b), _measure_aspect(b),
+                               _generic_block(b), b.facet == "comparator",
                                doing and b.facet == "outcome", -times_named(b), -len(_content_words(b.label))))
 
 
