@@ -82,3 +82,12 @@ def test_a_place_after_in_is_no_main_block_beside_people_and_their_process():
         assert "care hospital" not in query(text), (text, query(text))
     # what people take part in stays first ("climate activism" is no place)
     assert query("Youth participation in climate activism: a scoping review").startswith('"climate activism"')
+
+
+def test_what_works_then_a_review_of_y_is_a_title_of_y_for_x():
+    # "X: what works? A rapid review of Y" was read as a question and a sentence: ``"rapid review"`` became a term
+    # and Y an alternative to X
+    text = "Fall prevention in hospitals: what works? A rapid review of nursing interventions"
+    assert "rapid review" not in query(text)
+    assert not hits(text, "Nursing interventions for pressure ulcer prevention: a rapid review")
+    assert hits(text, "Effect of nursing interventions on fall prevention in acute care hospitals")
