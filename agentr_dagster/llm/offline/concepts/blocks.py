@@ -438,6 +438,26 @@ _OWN_KIND_SENTENCE_RE = re.compile(
     r"(?:\s+and\s+(?:an?\s+)?(?:[\w-]+\s+){0,2}(?:review|meta-analysis|synthesis))?\s*(?:\.|$)")
 
 
+#: A title's question that names nothing ("X: what works?") and then the paper's own kind with what it gathers
+#: ("A rapid review of nursing interventions").
+_WHAT_WORKS_KIND_RE = re.compile(
+    r"^(?P<x>[^:?.]+?):\s*what works\?\s+An?\s+(?:[\w-]+\s+){0,3}(?:review|overview|synthesis|meta-analysis)\s+"
+    r"of\s+(?P<y>[^:?.]+?)\s*[.]?\s*$", re.I)
+
+
+def _what_works_for(text: str) -> str:
+    """"Fall prevention in hospitals: what works? A rapid review of nursing interventions" is a review of Y for X:
+    read as a question and a second sentence, the kind's words were a term (``"rapid review"``) and Y an
+    alternative to X (``"fall prevention" OR (nursing interventions AND "rapid review")``). Said as its title
+    would be ("Nursing interventions for fall prevention in hospitals: a review"), X and Y are its two concepts."""
+    m = _WHAT_WORKS_KIND_RE.match(text.strip())
+    if not m:
+        return text
+    x, y = m.group("x").strip(), m.group("y").strip()
+    x = x[0].lower() + x[1:] if x[1:2].islower() else x  # a capital only the title's ("Fall"), not a name's
+    return f"{y[0].upper()}{y[1:]} for {x}: a review"
+
+
 def _realist_frame_dropped(text: str) -> str:
     """"How does participatory budgeting work, for whom and in what circumstances? A realist review": the
     studies are of participatory budgeting; "work" was read into its phrase (``"budgeting work"``), the
@@ -445,7 +465,7 @@ def _realist_frame_dropped(text: str) -> str:
     question, a concept (``realist``, every realist paper). "How does X work" is said "What is the evidence on X"
     (as :func:`_prevented_act_known` says its reading), "for whom and in what circumstances" leaves, and so does
     the kind."""
-    text = _OWN_KIND_SENTENCE_RE.sub(" ", text)
+    text = _OWN_KIND_SENTENCE_RE.sub(" ", _what_works_for(text))
     text = _FOR_WHOM_RE.sub("", text)
     return _HOW_X_WORKS_RE.sub(lambda m: ("W" if m.group(1)[0].isupper() else "w") + f"hat is the evidence on "
                                f"{m.group(2)}", text)

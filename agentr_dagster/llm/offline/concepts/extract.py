@@ -62,6 +62,7 @@ from agentr_dagster.llm.offline.concepts.frames import (
     _reviews_first,
     _studies_reviews,
     _trait_of_genetic_studies,
+    _without_aspect_list,
     _without_own_kind,
     _without_own_method,
 )
@@ -181,7 +182,8 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
     topic, eligibility, dropped = classify_sentences(text)
     question = is_review_question(text)
     if topic and not question and not _first_person(topic[0]):
-        topic[0] = _related_pair(_without_own_method(_without_own_kind(topic[0]), text), text)
+        topic[0] = _related_pair(_without_own_method(_without_aspect_list(_without_own_kind(topic[0])), text), text,
+                                  background)
     acronyms = _acronym_pairs(text)  # an abstract defines its acronyms anywhere ("Wilson disease (WD) is ...")
     acronyms.update(_undefined_acronyms(text, acronyms))
     verbs = _verbs_in_text(_sentences(text)) | _relative_clause_verbs(_sentences(text)) | _how_people_verbs(

@@ -1046,8 +1046,8 @@ def _order_blocks(blocks: list[ConceptBlock], text: str = "", title: str = "") -
                                           for a in abbreviated[id(b)]) for s in sentences)
 
     blocks.sort(key=lambda b: (not b.required, b.generic, not _named_in(b, title_low),
-                               _who_block(b) or _organism_block(b), _taking_part(b), _measure_aspect(b),
-                               _generic_block(b), b.setting or b.facet == "comparator",
+                               _who_block(b) or _organism_block(b), b.setting, _taking_part(b), _measure_aspect(b),
+                               _generic_block(b), b.facet == "comparator",
                                doing and b.facet == "outcome", -times_named(b), -len(_content_words(b.label))))
 
 
@@ -1807,11 +1807,13 @@ _BETWEEN_FRAME = r"\bbetween\s+(?:[\w-]+\s+){{0,3}}{x}\w*\s+and\s+(?:[\w-]+\s+){
 _EFFECT_OF_FRAME = r"\b(?:effects?|impacts?|influence)\s+of\s+(?:[\w-]+\s+){{0,2}}{x}\w*\s+on\s+\w"
 
 
-def _related_pair(title: str, text: str) -> str:
+def _related_pair(title: str, text: str, background: Background | None = None) -> str:
     """A title's "X and Y" as two concepts ("X on Y", as "the effect of X on Y" reads) when another sentence of
     the abstract relates them: names both with a preposition or a verb of effect between ("trials of vitamin D
     supplementation for the prevention of respiratory infections", "microdialysis during sleep"), not as a list
-    ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required."""
+    ("anxiety and depression", "anxiety, stress and depression"). Its studies name both, so both are required.
+    With a ``background``, a word before "and" that the background never writes with the phrase after it's head
+    names a subject of its own (:func:`_head_never_shared`)."""
     m = _TITLE_PAIR_RE.match(title)
     # a subtitle names more concepts ("Sleep and X: a review of Y and Z"): left as it is; not the animals studied,
     # nor the kind of studies gathered
@@ -1852,7 +1854,9 @@ def _related_pair(title: str, text: str) -> str:
         # no variant of X (``bilingualism* OR "executive function"`` was every study of executive function)
         if not inside and re.search(_EFFECT_OF_FRAME.format(x=re.escape(last)), low):
             return f"{m.group(1)} on {m.group(2)}{m.group(3) or ''}{m.group(4) or ''}"
-    if _two_named_subjects(m.group(1), m.group(2), None if _who_after(m.group(3)) else m.group(3)):
+    after = None if _who_after(m.group(3)) else m.group(3)
+    if _two_named_subjects(m.group(1), m.group(2), after) or _head_never_shared(m.group(1), m.group(2), after,
+                                                                                background):
         return f"{m.group(1)} on {m.group(2)}{m.group(3) if _who_after(m.group(3)) else ''}{m.group(4) or ''}"
     last = _LAST_PAIR_RE.match(title)
     if last and _two_named_subjects(last.group(1), last.group(2), None):
@@ -1887,6 +1891,27 @@ def _two_named_subjects(first: str, second: str, after: str | None) -> bool:
     return len(x) >= 2 and len(y) >= 2 and not {w.casefold()[:5] for w in x} & {w.casefold()[:5] for w in y}
 
 
+def _head_never_shared(first: str, second: str, after: str | None, background: Background | None) -> bool:
+    """A title's "X and Y H" with one word before the "and" is a list of two kinds of H ("anxiety and depressive
+    symptoms", "fruit and vegetable intake") when X is written with H: the background's records say "X H"
+    ("anxiety symptoms", "fruit intake"). Where they name X and "Y H" but never "X H" ("Loneliness and suicidal
+    ideation": no record says "loneliness ideation"), X is no kind of H and the title names two subjects, as
+    :func:`_two_named_subjects` reads two phrases; ``loneli* OR "suicidal ideation"`` was every study of either.
+    Only where X alone is broad (over :data:`TITLE_AND_SHARE` of the records, as :func:`_and_only_when_broad`
+    judges a title's subjects): a narrow X ("procrastination") finds its studies alone, and the AND of Y's phrase
+    lost those that measure it in other words ("exam performance", "course grades"). Without a background
+    nothing tells, and the list stays."""
+    if background is None or after or re.search(
+            r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second, re.I):
+        return False
+    x, y = _content_words(first), _content_words(second)
+    if len(x) != 1 or len(y) < 2 or x[0].casefold()[:5] in {w.casefold()[:5] for w in y}:
+        return False
+    phrase = " ".join(y)
+    return (background(x[0]) > TITLE_AND_SHARE and background(f'"{phrase}"') > 0
+            and background(f'"{x[0]} {y[-1]}"') == 0)
+
+
 def _pair_anchors(first: list[str], second: list[str], acronyms: dict[str, str]) -> list[tuple[str, str]]:
     """The word starts a sentence must join, in order, to relate a title's X (``first``) and Y (``second``): from
     one's head to the other's head, or to its first word (a coordination inside the other, "fruit and vegetable
@@ -1908,6 +1933,25 @@ def _without_own_kind(title: str) -> str:
     """A title without its closing "...: a <kind of> review / study": the paper's own kind is no topic
     ("Object-oriented mutation testing: a systematic mapping study" gave the term ``mapping*``)."""
     return _OWN_KIND_RE.sub("", title) or title
+
+
+#: A subtitle that lists single words ("...: causes, detection and repair", "...: prevalence and risk").
+_LISTED_SUBTITLE_RE = re.compile(r"^(.*?\w)\s*:\s+((?:[A-Za-z]+,\s+)*[A-Za-z]+,?\s+and\s+[A-Za-z]+)\s*[.]?\s*$")
+
+
+def _without_aspect_list(title: str) -> str:
+    """A title without a subtitle that only lists everyday nouns ("Flaky tests: causes, detection and repair"):
+    the aspects of the subject the review covers, each a word of every field (at least
+    :data:`EVERYDAY_WORD_ZIPF`); read as alternatives they were ``"flaky test*" OR detectio* OR repair*``, every
+    study that detects or repairs anything. A subtitle of rarer words names concepts and stays."""
+    m = _LISTED_SUBTITLE_RE.match(title)
+    if not m:
+        return title
+    items = re.findall(r"[A-Za-z]+", m.group(2).replace(" and ", " , "))
+    if all(general_zipf(w.casefold()) >= EVERYDAY_WORD_ZIPF and "NOUN" in word_classes(w.casefold())
+           for w in items):
+        return m.group(1)
+    return title
 
 
 def _without_own_method(title: str, text: str) -> str:

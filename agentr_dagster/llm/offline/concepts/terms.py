@@ -731,6 +731,7 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     # the thing, which its studies name without the qualifier ("BRCA1/2 pathogenic variants")
     if _is_acronym(words[1]) and any(c.isdigit() for c in words[1]) and words[0].isalpha() and words[0].islower():
         terms.append(words[1])
+    terms.extend([*_rare_property_alone(words), *_stage_of_life_people(words)])
     # a gene's symbol before what is studied of it ("ATP7B gene", "CYP2C19 polymorphisms"): the symbol names it
     if _is_acronym(words[0]) and words[1].casefold() in _GENE_HEADS:
         terms.append(words[0])
@@ -767,6 +768,38 @@ def _ive_head(words: list[str]) -> list[str]:
     if "ADJ" not in word_classes(adjective) or not PAIRED_FORM_ZIPF <= z < general_zipf(head):
         return []
     return _phrase_terms(f"{words[0]} {adjective}")
+
+
+def _rare_property_alone(words: list[str]) -> list[str]:
+    """A rare noun of a property (:data:`_PROPERTY_ENDINGS`, under :data:`RARE_PART_ZIPF`) after an everyday word
+    that is only an adjective ("residential greenness", "greenness" 2.0, "residential" 4.3): the property names
+    the concept alone, and its studies write it of the thing in their own words ("greenness around the
+    residence", "neighbourhood greenness"). The word whole: its stem opens onto everyday words (``green*``). Not
+    after a noun ("gut permeability": the permeability of many things)."""
+    mod, head = (w.casefold() for w in words)
+    if (head.isalpha() and head.endswith(_PROPERTY_ENDINGS) and general_zipf(head) < RARE_PART_ZIPF
+            and word_classes(mod) == {"ADJ"} and general_zipf(mod) >= EVERYDAY_WORD_ZIPF):
+        return [head]
+    return []
+
+
+#: The ending of a noun of a stage of life ("childhood", "adulthood", "motherhood").
+_STAGE_ENDING = "hood"
+
+
+def _stage_of_life_people(words: list[str]) -> list[str]:
+    """A stage of life named by its people before a condition ("childhood asthma"): its studies write the
+    condition of the people ("asthma in children", "asthmatic children"), so the people's stem AND-ed with the
+    condition's (``(asthma* AND child*)``); the stage's root a word for people (:func:`_person_word`: "child",
+    "adult", "mother"; not "likelihood", "neighbourhood"), the condition a word of no field at large (under
+    :data:`PAIR_AND_ZIPF`) and no generic, meta or design word."""
+    lead, head = (w.casefold() for w in words)
+    root = lead[: -len(_STAGE_ENDING)]
+    if not (lead.endswith(_STAGE_ENDING) and len(root) >= 5 and _person_word(root) and head.isalpha()
+            and len(head) >= 4 and general_zipf(head) < PAIR_AND_ZIPF and head not in GENERIC_HEADS
+            and head not in META_WORDS and head not in _DESIGN_WORDS and not _person_word(head)):
+        return []
+    return [f"({_sendable(truncation(head))} AND {root}*)"]
 
 
 def _rare_verb_before_gerund(words: list[str]) -> list[str]:
