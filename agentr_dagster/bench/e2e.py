@@ -306,7 +306,7 @@ def bench_review(folder: Path, review: Review, pool: Pool, server: PooledReplayS
             slug = _slug(f"{review.name}-{label}")
             frame, output, seconds, backgrounds = run_project(cli_main, server, work, slug, text,
                                                               seeds_csv if seeded else None, background_min_records,
-                                                              keep_exports)
+                                                              keep_exports=keep_exports)
             members = _export_members(frame, pool, review.name)
             figures = _figures(members, rest if seeded else includes, n, len(frame))
             entry["runs"][label] = {**figures, **({"source": source} if kind == "abstract" else {}),

@@ -63,7 +63,7 @@ def stand_ins(monkeypatch):
     """Each project "finds" its review's records in order; the texts it was given are recorded by slug."""
     texts: dict[str, str] = {}
 
-    def run_project(cli_main, server, work, slug, text, seeds_csv=None, background_min_records=None):
+    def run_project(cli_main, server, work, slug, text, seeds_csv=None, background_min_records=None, keep_exports=None):
         texts[slug] = text
         name = next(n for n in REVIEWS if e2e._slug(n) in slug)
         words = name.split("_")[1].lower()
