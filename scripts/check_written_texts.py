@@ -3,12 +3,13 @@ Boolean query each text gives, whether it matches its own text, how many of its 
 "written recall"), and the share of the pooled labelled records it matches, without and with the pool as
 background (a fresh project, and a lake of many topics).
 
-Input: ``agentr_dagster/data/bench/written_texts_round33.json`` (default) or any file of that shape: ``{"sets":
-{NAME: {"texts": [ITEM, ...]}}}``, an ITEM ``{"name", "question"}`` or ``{"name", "title", "abstract"}`` with
-``"includes": [{"title", "abstract"}, ...]``; an item marked ``"published": true`` takes its title and abstract
-by name from ``--abstracts`` (the published abstracts are not copied into the repo).
+Input: every ``agentr_dagster/data/bench/written_texts_round*.json`` (default) or the files named, each of the
+shape ``{"sets": {NAME: {"texts": [ITEM, ...]}}}`` (a set's name in one file only), an ITEM ``{"name",
+"question"}`` or ``{"name", "title", "abstract"}`` with ``"includes": [{"title", "abstract"}, ...]``; an item
+marked ``"published": true`` takes its title and abstract by name from ``--abstracts`` (the published abstracts
+are not copied into the repo).
 
-Usage: PYTHONPATH=. python scripts/check_written_texts.py [--texts FILE] [--set NAME ...] [--root DIR]
+Usage: PYTHONPATH=. python scripts/check_written_texts.py [--texts FILE ...] [--set NAME ...] [--root DIR]
            [--abstracts FILE] [--json OUT] [--quiet]
        python scripts/check_written_texts.py --compare A.json B.json     (two --json outputs: what changed)
 """
@@ -21,7 +22,8 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-TEXTS = Path(__file__).resolve().parent.parent / "agentr_dagster" / "data" / "bench" / "written_texts_round33.json"
+BENCH_DATA = Path(__file__).resolve().parent.parent / "agentr_dagster" / "data" / "bench"
+TEXT_FILES = sorted(BENCH_DATA.glob("written_texts_round*.json"))
 MODES = ("none", "pool")
 
 
@@ -59,6 +61,17 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"{100 * statistics.mean(shares):.3f} % max {100 * max(shares):.2f} %")
 
 
+def load_sets(paths: list[Path]) -> dict[str, Any]:
+    """The sets of every file, by name; a name two files use is refused (their figures would mix)."""
+    sets: dict[str, Any] = {}
+    for path in paths:
+        for name, entry in json.loads(path.read_text(encoding="utf-8"))["sets"].items():
+            if name in sets:
+                raise SystemExit(f"set {name!r} is in two of the files ({path})")
+            sets[name] = entry
+    return sets
+
+
 def compare(a: dict[str, Any], b: dict[str, Any]) -> None:
     for name in a:
         for mode in MODES:
@@ -73,7 +86,7 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--texts", type=Path, default=TEXTS)
+    parser.add_argument("--texts", type=Path, nargs="+", default=TEXT_FILES)
     parser.add_argument("--set", dest="sets", action="append", help="only this set (repeatable)")
     parser.add_argument("--root", default="../shared/data/screening")
     parser.add_argument("--abstracts", default="../shared/data/review_abstracts.json")
@@ -88,7 +101,7 @@ def main() -> None:
     from agentr_dagster.bench.screening import discover_reviews
 
     pool, _ = build_pool(discover_reviews(Path(args.root)))
-    data = json.loads(args.texts.read_text(encoding="utf-8"))["sets"]
+    data = load_sets(args.texts)
     needs_published = any(i.get("published") for s in data.values() for i in s["texts"])
     published = ({a["name"]: a for a in json.loads(Path(args.abstracts).read_text(encoding="utf-8"))}
                  if needs_published else {})

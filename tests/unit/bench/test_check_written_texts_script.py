@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from agentr_dagster.bench.queries import Pool
 from tests.support.scripts import load_script
 
@@ -30,7 +32,17 @@ def test_written_includes_are_counted_by_the_query_and_a_published_item_reads_it
 
 
 def test_the_shipped_texts_have_includes_and_no_published_abstract_copied():
-    data = json.loads(load_script(_SCRIPT).TEXTS.read_text(encoding="utf-8"))["sets"]
-    items = [i for s in data.values() for i in s["texts"]]
-    assert len(items) == 173 and all(i["includes"] for i in items)
+    script = load_script(_SCRIPT)
+    by_file = {p.name: json.loads(p.read_text(encoding="utf-8"))["sets"] for p in script.TEXT_FILES}
+    assert len([i for s in by_file["written_texts_round33.json"].values() for i in s["texts"]]) == 173
+    items = [i for s in script.load_sets(script.TEXT_FILES).values() for i in s["texts"]]
+    assert len(items) > 173 and all(i["includes"] for i in items)  # every round's file is read by default
     assert all("abstract" not in i for i in items if i.get("published"))
+
+
+def test_a_set_named_in_two_files_is_refused(tmp_path):
+    script = load_script(_SCRIPT)
+    for name in ("a.json", "b.json"):
+        (tmp_path / name).write_text(json.dumps({"sets": {"same": {"texts": []}}}), encoding="utf-8")
+    with pytest.raises(SystemExit, match="same"):
+        script.load_sets([tmp_path / "a.json", tmp_path / "b.json"])
