@@ -77,3 +77,15 @@ def test_the_outcomes_listed_restate_the_titles_one_outcome():
     text2 = text.replace("Outcomes were", "Secondary outcomes were")
     assert not hits(text2, "Music therapy reduces anxiety in patients receiving chemotherapy for cancer: a "
                            "randomised trial"), query(text2)
+
+
+def test_kinds_in_brackets_after_a_block_are_its_examples():
+    # "aerobic exercise (walking, running, cycling, exergaming)": the trials of treadmill walking or exergames
+    # never say "aerobic exercise"; the bracket gives kinds as "such as" does, but names no class's members
+    text = ("Aerobic exercise for depressive symptoms in older adults: a meta-analysis. Selection criteria: randomised "
+            "trials comparing aerobic exercise (walking, cycling, swimming) with usual care in adults aged 65 or "
+            "older. Data sources: PubMed, Embase (to 2024).")
+    q = query(text)
+    assert hits(text, "A supervised walking exercise programme and depressive symptoms in nursing home residents"), q
+    assert hits(text, "Aquatic swimming sessions reduce depressive symptoms in community-dwelling older women"), q
+    assert not hits(text, "Walking speed and falls in older adults: a cohort study"), q

@@ -623,7 +623,10 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue
+        said = sentence
+        sentence = _BRACKETED_KINDS_RE.sub(r" such as \1,", sentence)
         for m in _EXAMPLE_RE.finditer(sentence):
+            bracketed = m.group(0) == "such as" and "such as" not in said
             before = _chunks(sentence[: m.start()], verbs)
             after = _chunks(sentence[m.end():], verbs)
             if not before or not after or not before[-1].items or after[0].cue:
@@ -642,7 +645,14 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
                      if len(_content_words(i)) == 1 or " " in t.strip('"')]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
-            block.members = block.members or bool(terms)
+            # kinds in brackets are examples only, not the class's named members (:func:`_join_class_members`)
+            block.members = block.members or bool(terms) and not bracketed
+
+
+#: A bracketed list of three or more kinds in lower-case words right after a phrase ("aerobic exercise (walking,
+#: running, cycling, exergaming)"): its examples, as "such as" gives them; not a list of names or figures
+#: ("(PubMed, Embase)", "(n = 12, 95% CI ...)").
+_BRACKETED_KINDS_RE = re.compile(r"\s\(([a-z][a-z -]*(?:,\s*(?:or\s+|and\s+)?[a-z][a-z -]*){2,})\)")
 
 
 def _block_words(block: ConceptBlock) -> set[str]:
