@@ -46,7 +46,7 @@ def truncation(word: str) -> str:
         # the state's "-ant" adjective or agent, as common as the noun, names the same thing and shares its stem
         # ("pregnancy" -> pregnan*: "pregnant women"; "malignancy" -> "malignant"; "infancy" -> "infant")
         return stem + "*"
-    short = _short_ity_stem(low)
+    short = _short_ity_stem(low) or _ia_stem(low) or _iness_stem(low)
     if short:
         return short + "*"
     for suffix in _TRUNC_SUFFIXES:
@@ -71,6 +71,32 @@ def _short_ity_stem(low: str) -> str:
     floor = general_zipf(adjective) - FOREIGN_COMPLETION_GAP
     others = [w for w in general_completions(stem) if not w.startswith((adjective, stem + "it"))]
     return "" if any(general_zipf(w) >= floor for w in others) else stem
+
+
+def _iness_stem(low: str) -> str:
+    """The stem a state in "-iness" shares with its "-y" adjective ("loneliness" -> lonel*: "feeling lonely";
+    "drowsiness" -> drows*), "" otherwise: ``loneli*`` missed every study that asked whether people felt lonely.
+    Only where general English has the adjective and the stem opens onto no other word nearly as common as the
+    noun ("sleepiness": "sleep" is another concept's word)."""
+    stem = low[:-5] if low.endswith("iness") else ""
+    if len(stem) < 5 or not stem.isalpha() or "ADJ" not in word_classes(stem + "y"):
+        return ""
+    floor = general_zipf(low) - FOREIGN_COMPLETION_GAP
+    others = [w for w in general_completions(stem) if not w.startswith((stem + "y", stem + "i"))]
+    return "" if general_zipf(stem) >= floor or any(general_zipf(w) >= floor for w in others) else stem
+
+
+def _ia_stem(low: str) -> str:
+    """The stem a condition in "-ia" shares with its "-ic" adjective, where general English has that adjective
+    ("ischaemia" -> ischaemi*: "ischaemic injury"; "hypothermia" -> hypothermi*: "hypothermic rats"), "" otherwise
+    ("dementia": no "dementic"). ``ischaemia*`` missed every study that named the injury by its adjective ("a rat
+    stroke model ... ischemic injury"). Not where the stem opens onto another word nearly as common as the noun."""
+    stem = low[:-2] if low.endswith("ia") else ""
+    if len(stem) < 5 or not stem.isalpha() or general_zipf(stem + "ic") == 0:
+        return ""
+    floor = general_zipf(low) - FOREIGN_COMPLETION_GAP
+    others = [w for w in general_completions(stem) if not w.startswith((low, stem + "ic"))]
+    return "" if any(general_zipf(w) >= floor for w in others) else stem + "i"
 
 
 #: How much rarer (Zipf points) a state's "-e" adjective may be than its "-ity" noun and still share its stem.

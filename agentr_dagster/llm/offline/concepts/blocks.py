@@ -502,7 +502,26 @@ def _effect_frame_nouns(text: str) -> str:
     school enrolment?" required ``impact*``); and "Does exposure to X V Y?" as "Does X V Y?"
     (:data:`_EXPOSURE_FRAME_RE`: "exposure to smoking ..." split at "to" before a gerund made ``exposur*`` a block
     of its own, and the main one)."""
-    return _EXPOSURE_FRAME_RE.sub(r"\1", _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text))
+    text = _EXPOSURE_FRAME_RE.sub(r"\1", _EFFECT_FRAME_RE.sub(lambda m: m.group(1) + "effect" + m.group(2), text))
+    return _property_after_drug(text)
+
+
+#: "lamotrigine pharmacokinetics": a drug's property named after the drug, as "the pharmacokinetics of X" names it.
+_PROPERTY_AFTER_RE = re.compile(r"\b([A-Za-z][a-z-]{3,})\s+(pharmacokinetics|pharmacodynamics|bioavailability)\b")
+
+
+def _property_after_drug(text: str) -> str:
+    """"Changes in lamotrigine pharmacokinetics during pregnancy" said as "the pharmacokinetics of lamotrigine":
+    the drug is what the studies give and measure (:data:`frames._DRUG_PROPERTY_RE`); read as one compound the
+    drug was no term of its own (``"lamotrigine pharmacokinetics"``, which no study of its clearance writes). Only
+    a word rare in general English (Zipf below :data:`NAME_ZIPF`: a drug's name, not "population" or "clinical")
+    that the lexicon knows as no adjective."""
+    def said(m: re.Match) -> str:
+        word = m.group(1)
+        if general_zipf(word.casefold()) >= NAME_ZIPF or "ADJ" in word_classes(word.casefold()):
+            return m.group(0)
+        return f"the {m.group(2)} of {word}"
+    return _PROPERTY_AFTER_RE.sub(said, text)
 
 
 #: "Does exposure to X increase Y?", "the effect of exposure to X on Y": "exposure to" with no modifier of its
@@ -624,7 +643,10 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
     for sentence in _sentences(_restore_headings(text)):
         if _EXCLUSION_START_RE.search(sentence) or _EXCLUSION_ANY_RE.search(sentence):
             continue
+        said = sentence
+        sentence = _BRACKETED_KINDS_RE.sub(r" such as \1,", sentence)
         for m in _EXAMPLE_RE.finditer(sentence):
+            bracketed = m.group(0) == "such as" and "such as" not in said
             before = _chunks(sentence[: m.start()], verbs)
             after = _chunks(sentence[m.end():], verbs)
             if not before or not after or not before[-1].items or after[0].cue:
@@ -643,7 +665,14 @@ def _join_examples(blocks: list[ConceptBlock], text: str, verbs: frozenset[str],
                      if len(_content_words(i)) == 1 or " " in t.strip('"')]
             block.kinds += [t for t in terms if t not in block.terms]
             block.terms = _dedupe(block.terms + terms)
-            block.members = block.members or bool(terms)
+            # kinds in brackets are examples only, not the class's named members (:func:`_join_class_members`)
+            block.members = block.members or bool(terms) and not bracketed
+
+
+#: A bracketed list of three or more kinds in lower-case words right after a phrase ("aerobic exercise (walking,
+#: running, cycling, exergaming)"): its examples, as "such as" gives them; not a list of names or figures
+#: ("(PubMed, Embase)", "(n = 12, 95% CI ...)").
+_BRACKETED_KINDS_RE = re.compile(r"\s\(([a-z][a-z -]*(?:,\s*(?:or\s+|and\s+)?[a-z][a-z -]*){2,})\)")
 
 
 def _block_words(block: ConceptBlock) -> set[str]:
@@ -826,6 +855,8 @@ _ROLE_HEADS = frozenset("involvement role roles contribution contributions parti
 #: studies are (round 19).
 _DIFFERENCE_HEADS = frozenset("difference differences disparity disparities gap gaps inequality inequalities "
                               "inequity inequities variation variations interest interests engagement".split()) | (
+    # what changes are in ("changes in lamotrigine pharmacokinetics during pregnancy": no place studies are done in)
+    frozenset("change changes".split())) | (
     # and what variants are in ("genetic variants in drug-metabolising enzymes", "mutations in BRCA1")
     frozenset("variant variants polymorphism polymorphisms mutation mutations allele alleles".split()))
 
@@ -855,7 +886,9 @@ def _without_role_head(item: str) -> str:
 
 #: A possessive determiner and one noun ("their involvement", "its uptake"): the noun of something named before,
 #: which the item only points back to; alone (``involvem*``) it is every field's.
-_ANAPHORIC_ITEM_RE = re.compile(r"^\s*(?:their|its|his|her|our)\s+[\w-]+\s*$", re.I)
+#: So does "related" / "similar" / "allied" before one noun ("schizophrenia or related disorders": ``"related
+#: disorder"`` was every record that says it, of any disorder).
+_ANAPHORIC_ITEM_RE = re.compile(r"^\s*(?:their|its|his|her|our|related|similar|allied)\s+[\w-]+\s*$", re.I)
 #: What opens a definition of the concept before it ("red tape, defined as burdensome rules and procedures").
 _DEFINITION_RE = re.compile(r"^\s*(?:defined|conceptuali[sz]ed|operationali[sz]ed)\s+as\b", re.I)
 

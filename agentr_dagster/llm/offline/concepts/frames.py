@@ -25,6 +25,7 @@ from agentr_dagster.llm.offline.concepts.clauses import (
     _compared_modifiers,
     _gerunds_after_plurals,
     _is_meta_item,
+    _split_items,
     _switched_from,
 )
 from agentr_dagster.llm.offline.concepts.generic import _drop_generic_terms, _generic_block, _generic_label, _phrase_key
@@ -127,6 +128,7 @@ def _read_title(blocks: list[ConceptBlock], title: str, aims: list[str], text: s
     read = list(blocks)
     blocks = _title_subjects(blocks, title, alone)
     _outcome_restated_by_aim(blocks, [b for b in read if b not in blocks])
+    _outcomes_listed(blocks, text, acronyms)
     if studied is not None:
         blocks = _studies_subject_first(blocks, studied)
     _join_associated(blocks, text, verbs, acronyms, generic_zipf, background, generic_share)
@@ -1473,14 +1475,63 @@ def _outcome_restated_by_aim(kept: list[ConceptBlock], left: list[ConceptBlock])
     """The outcome the aim names in place of the title's one ("Intermittent fasting and cognitive function in ...":
     "to assess the effect of intermittent fasting on learning and memory") restates it in the words its studies
     measure: where the title names one outcome, the aim's outcomes the title does not name join it as variants
-    (they were left out, and the title's umbrella alone missed "improves spatial memory")."""
+    (they were left out, and the title's umbrella alone missed "improves spatial memory"); where the title names
+    none, an outcome the aim names on a title block's own stem joins that block (:func:`_restated_block`)."""
     outcomes = [b for b in kept[1:] if b.facet == "outcome" and b.independent]
-    if len(outcomes) != 1:
+    # with none, an optional outcome kept beside the title's blocks restates one of them too
+    restating = left if outcomes else left + [b for b in kept[1:] if not b.required]
+    for block in restating:
+        kept_beside = block not in left  # optional, and maybe read from the aim's side clause
+        if (block.facet == "outcome" and (block.required or kept_beside) and not block.generic and block.terms
+                and not (block.setting or block.aspect or block.side and not kept_beside or block.organism)):
+            target = outcomes[0] if len(outcomes) == 1 else _restated_block(kept, block) if not outcomes else None
+            if target is not None and target is not block:
+                target.terms = _dedupe([*target.terms, *block.terms])
+
+
+#: "Outcomes were A, B and C", "The primary outcomes were ...", "Main outcome measures: ...": what the review
+#: measured its one outcome by (a secondary outcome is another concept).
+_OUTCOMES_LISTED_RE = re.compile(
+    r"(?:^|(?<=[.;:]\s))(?:(?:the\s+)?(?:primary|main)\s+)?outcomes?(?:\s+measures?)?(?:\s+(?:were|was|included)|:)"
+    r"\s+([^.;]+)", re.I)
+#: Where or when an outcome was measured, after its name ("at the longest follow-up", "in the forced swim test").
+_MEASURED_WHERE_RE = re.compile(r"\s+(?:at|in|on|during|after|over|measured|assessed|using|with)\b.*$", re.I)
+
+
+def _outcomes_listed(kept: list[ConceptBlock], text: str, acronyms: dict[str, str]) -> None:
+    """The outcomes a review lists as measured restate its title's one outcome in its studies' words ("Effects of
+    expressive writing on psychological distress ...": "Outcomes were depressive symptoms, anxiety and
+    post-traumatic stress symptoms"): each joins it as a variant (a trial reporting anxiety never says distress).
+    Only where the title names one outcome, what X acts "on" (not "X and insects": a subject, which a list of
+    "abundance, activity, development" measured in insects no more names), and no item of words of every field
+    alone (:data:`GENERIC_ZIPF`); the list ends where a clause of its own begins (", and effect sizes were ...")."""
+    outcomes = [b for b in kept[1:] if b.facet == "outcome" and b.independent]
+    said = _sentences(text)[0].casefold()  # the title as written, not as "X and Y" was read (:func:`_related_pair`)
+    if len(outcomes) != 1 or not re.search(r"\bon\s+(?:the\s+)?" + re.escape(outcomes[0].label.casefold()), said):
         return
-    for block in left:
-        if (block.facet == "outcome" and block.required and not block.generic and block.terms
-                and not (block.setting or block.aspect or block.side or block.organism)):
-            outcomes[0].terms = _dedupe([*outcomes[0].terms, *block.terms])
+    for m in _OUTCOMES_LISTED_RE.finditer(text):
+        listed = re.sub(r",?\s+and\s+[^,;]*?\b(?:were|was|are|is)\b.*$", "", m.group(1))
+        for item in _split_items(listed):
+            item = _MEASURED_WHERE_RE.sub("", item)
+            words = _content_words(item)
+            if not words or _is_meta_item(item) or all(general_zipf(w.casefold()) >= GENERIC_ZIPF for w in words):
+                continue
+            outcomes[0].terms = _dedupe([*outcomes[0].terms, *_variants(item, acronyms)])
+
+
+def _restated_block(kept: list[ConceptBlock], outcome: ConceptBlock) -> ConceptBlock | None:
+    """A title with no outcome of its own ("Aerobic exercise for cognitive impairment in people with
+    schizophrenia") whose aim names one on a stem of a title block's word ("on global cognition"): the aim says the
+    title's concept in the words its studies measure ("improved cognitive performance"), which join it. Only the
+    one title block, not who the studies are about, with such a rare shared stem (below :data:`GENERIC_ZIPF`), and
+    only where another required block is AND-ed with it."""
+    stems = {truncation(w.casefold()) for w in _content_words(outcome.label)}
+    stems = {s for s in stems if s.endswith("*") and general_zipf(s.rstrip("*")) < GENERIC_ZIPF}
+    sharing = [b for b in kept if b.required and not (_who_block(b) or b.organism or b.setting or b.aspect)
+               and stems & {truncation(w.casefold()) for w in _content_words(b.label)}]
+    # and AND-ed with another: a query of one block would be every study of the stem (``cognit*``)
+    anded = sum(b.required and b.in_query for b in kept) >= 2
+    return sharing[0] if len(sharing) == 1 and anded else None
 
 
 def _animals_of_settings(dropped: list[ConceptBlock], title: str) -> list[ConceptBlock]:

@@ -11,7 +11,7 @@ from agentr_dagster.llm.offline.concepts.model import _render
 from agentr_dagster.llm.offline.concepts.vocabulary import _FUNCTION, _JOIN, _JOINING_PREFIXES, _LETTER_OPENED_RE
 
 #: American -> British spellings (and back), as (pattern, replacement) on lower-case text.
-_EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac])"
+_EMIA_RULE = r"(?<=[^aeiou])emi(?=[ac]|\*)"  # and the stem the two share ("ischemi*": truncation._ia_stem)
 
 
 #: "fiber" / "fibre", "center" / "centre", "liter" / "litre"; "prioritisation" / "prioritization" (British "-is-"
@@ -121,7 +121,8 @@ def _known_respelling(word: str, pattern: str, repl: str) -> str:
 def _blood_word(word: str) -> bool:
     """``word`` spelled "-aemia" / "-aemic" in British English: English knows that form ("anaemia", "ischaemic"),
     or the American one is rare (a technical word: "hypoxemia"); not "systemic" or "academic"."""
-    core = word.strip('"*-')
+    core = word.strip('"-')
+    core = core[:-1] + "a" if core.endswith("emi*") else core.rstrip("*")  # the stem judged as its "-emia" noun
     british = re.sub(_EMIA_RULE, "aemi", core)
     return british != core and (general_zipf(british) > 0 or general_zipf(core) < EMIA_KNOWN_ZIPF)
 

@@ -263,10 +263,10 @@ def _reaches_commoner_adjective(prefix: str, word: str) -> bool:
 
 def _derived_from(noun: str, other: str) -> bool:
     """``noun`` is English's regular derivation of ``other``: the quality an adjective names ("severe" ->
-    "severity", "aware" -> "awareness", "adolescent" -> "adolescence", "pregnant" -> "pregnancy",
-    :func:`quality_nouns`) or the act of a verb ``other`` is a form of ("prefer" -> "preference", "progress" ->
-    "progression")."""
-    if noun in quality_nouns(other) or noun == other + "ness" or (
+    "severity", "aware" -> "awareness", "lonely" -> "loneliness", "adolescent" -> "adolescence", "pregnant" ->
+    "pregnancy", :func:`quality_nouns`) or the act of a verb ``other`` is a form of ("prefer" -> "preference",
+    "progress" -> "progression")."""
+    if noun in quality_nouns(other) or noun in (other + "ness", other[:-1] + "iness") or (
             other.endswith(("ent", "ant")) and noun in (other[:-1] + "ce", other[:-1] + "cy")):
         return True
     return any(noun.startswith(lemma.rstrip("e")) for lemma in verb_lemmas(other) if len(lemma) >= 4)
@@ -1247,7 +1247,10 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
         return False
     if word_classes(first) == {"ADJ"} and "ADJ" in word_classes(part[0].casefold()):
         return False  # two adjectives each qualify the head ("urban green space": a green space, urban)
-    rare_lead = all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
+    # an adjective of every field ("modern" 5.1: "modern code review") is no rare lead, however common the rest; a
+    # noun that common still names the kind ("treatment decision making": no "decision making" alone)
+    every_field = general_zipf(first) >= GENERIC_ZIPF and "ADJ" in word_classes(first)
+    rare_lead = not every_field and all(general_zipf(first) < general_zipf(w.casefold()) for w in words[1:])
     return rare_lead and general_zipf(" ".join(part)) >= COMMON_PAIR_ZIPF
 
 
