@@ -50,9 +50,11 @@ def test_a_subtitle_listing_everyday_nouns_names_no_alternative():
 def test_a_word_never_written_with_the_phrase_head_after_and_is_a_subject_of_its_own():
     # "Loneliness and suicidal ideation among older people" was ``loneli* OR "suicidal ideation"``: no record says
     # "loneliness ideation", so the "and" lists no kinds of ideation; the two are AND-ed where loneliness is broad
-    background = _background(["Loneliness in older adults living alone."] * 50
+    # loneliness broad (0.5 % of the records: over TITLE_AND_SHARE) but no generic word (under GENERIC_SHARE, where
+    # its stem, lonel* since round 34 h34a, would be judged too common to name a concept)
+    background = _background(["Loneliness in older adults living alone."] * 5
                              + ["Suicidal ideation among adolescents in school."] * 50
-                             + ["Metformin and glycaemic control in type 2 diabetes."] * 900)
+                             + ["Metformin and glycaemic control in type 2 diabetes."] * 945)
     title = "Loneliness and suicidal ideation among older people: a systematic review"
     assert not hits(title, "Suicidal ideation among adolescents in secondary schools", background)
     assert not hits(title, "Loneliness and social isolation in nursing home residents", background)
