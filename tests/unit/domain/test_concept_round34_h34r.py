@@ -11,3 +11,13 @@ def test_a_rule_in_acy_shares_its_stem_with_its_agent_in_at():
     assert truncation("advocacy") == "advocac*" and truncation("diplomacy") == "diplomac*"  # no agent / "diploma"
     text = "How do technocrats shape monetary policy in emerging economies?"
     assert hits(text, "Technocracy and central bank monetary policy in emerging economies"), query(text)
+
+
+def test_an_everyday_setting_before_a_participle_of_means_is_anded_with_the_rest():
+    # "school-based physical activity interventions" kept "school-based" in every variant: the studies that say
+    # where it was done apart ("a physical activity intervention in secondary schools") were missed
+    text = "Home-based cardiac rehabilitation for adults with heart failure: a systematic review"
+    q = query(text)
+    assert hits(text, "Cardiac rehabilitation delivered at home versus in hospital for adults with heart failure"), q
+    # a meta word is no setting: "evidence-based" keeps its phrase
+    assert "evidenc* AND" not in query("Evidence-based nursing practice and patient outcomes in acute care wards")

@@ -1172,7 +1172,8 @@ def _deliverer_anded(words: list[str]) -> list[str]:
     people's stem: ``(nurse* AND ("telephone follow-up" OR ...))`` (of four words or more, the rest without its head).
     """
     left, _, right = words[0].casefold().rpartition("-")
-    if not (_means_compound(words[0]) and left.isalpha() and _person_word(_plural_of(left))):
+    if not (_means_compound(words[0]) and left.isalpha()
+            and (_person_word(_plural_of(left)) or _setting_of_means(left, right))):
         return []
     rest = words[1:-1] if len(words) > 3 else words[1:]  # "telephone coaching" of "... coaching sessions"
     parts = _phrase_terms(" ".join(rest)) if len(rest) > 1 else []
@@ -1181,6 +1182,16 @@ def _deliverer_anded(words: list[str]) -> list[str]:
         return []
     group = parts[0] if len(parts) == 1 else "(" + " OR ".join(_sendable(t) for t in parts) + ")"
     return [f"({left}* AND {group})"]
+
+
+def _setting_of_means(left: str, participle: str) -> bool:
+    """An everyday word of a setting or medium before a participle of means ("school-based physical activity
+    interventions", "home-based cardiac rehabilitation", "web-based cognitive behavioural therapy"): alone it is
+    every field's (:func:`_means_word_alone`), but kept in every variant it lost the studies that say where the
+    thing was done apart ("a physical activity intervention in secondary schools"), so the rest is AND-ed with its
+    stem as with a deliverer. Not a meta word ("evidence-based"), nor what guides a thing ("ultrasound-guided")."""
+    return (participle != "guided" and general_zipf(left) >= EVERYDAY_WORD_ZIPF and left not in META_WORDS
+            and not _means_word_alone(left, participle))
 
 
 def _plural_of(noun: str) -> str:
