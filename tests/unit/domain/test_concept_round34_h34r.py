@@ -21,3 +21,17 @@ def test_an_everyday_setting_before_a_participle_of_means_is_anded_with_the_rest
     assert hits(text, "Cardiac rehabilitation delivered at home versus in hospital for adults with heart failure"), q
     # a meta word is no setting: "evidence-based" keeps its phrase
     assert "evidenc* AND" not in query("Evidence-based nursing practice and patient outcomes in acute care wards")
+
+
+def test_an_exposure_and_another_thing_are_two_subjects():
+    # "Lead and cadmium exposure and hypertension in adults" read as one list: ``"cadmium exposure" OR hypertens*``
+    # was every study of hypertension (10 % of the pool)
+    text = "Arsenic and manganese exposure and type 2 diabetes in adults: a systematic review"
+    q = query(text)
+    assert hits(text, "Arsenic exposure from drinking water and type 2 diabetes in Bangladeshi adults"), q
+    assert not hits(text, "Metformin and weight loss in adults with type 2 diabetes"), q
+    q = query("Cannabis use and psychosis in adolescents")
+    assert " AND " in q and not hits("Cannabis use and psychosis in adolescents",
+                                     "Antipsychotic dose and relapse of psychosis in adolescents"), q
+    # both sides a way of meeting a thing: a list
+    assert " AND " not in query("Smoking exposure and alcohol use in adolescents")
