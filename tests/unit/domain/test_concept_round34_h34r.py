@@ -35,3 +35,11 @@ def test_an_exposure_and_another_thing_are_two_subjects():
                                      "Antipsychotic dose and relapse of psychosis in adolescents"), q
     # both sides a way of meeting a thing: a list
     assert " AND " not in query("Smoking exposure and alcohol use in adolescents")
+
+
+def test_a_noun_of_every_field_listed_before_a_phrase_takes_its_head():
+    # "Lead and cadmium exposure": "lead" alone is generic and was dropped, and with it every lead study
+    text = "Water and milk intake and dental caries in preschool children"
+    q = query(text)
+    assert hits(text, "Daily water intake and caries experience in children aged 3 to 5 years"), q
+    assert not hits(text, "Fluoride varnish and dental caries in preschool children"), q

@@ -1370,6 +1370,14 @@ def _bare_modifier(item: str) -> bool:
     return len(words) == 1 and words[0].isalpha() and words[0][1:].islower() and "ADJ" in word_classes(words[0])
 
 
+def _bare_common_noun(item: str) -> bool:
+    """The item is one noun of every field (:data:`GENERIC_ZIPF`: "lead" 5.2, "water" 5.5), no adjective: alone
+    it is dropped as generic ("iron" 4.7, "fruit" 4.6 stand alone)."""
+    words = _content_words(item)
+    return (len(words) == 1 and words[0].isalpha() and words[0][1:].islower() and general_zipf(words[0]) >= GENERIC_ZIPF
+            and "NOUN" in word_classes(words[0]) and "ADJ" not in word_classes(words[0]))
+
+
 def _distribute_head(items: list[str]) -> list[str]:
     """A list's bare modifiers with the noun phrase listed after them, less that phrase's own first modifier
     ("acute and chronic pain" -> "acute pain"; "atypical or second-generation antipsychotic drugs" -> "atypical
@@ -1377,6 +1385,14 @@ def _distribute_head(items: list[str]) -> list[str]:
     out = list(items)
     tail = [w.casefold() for w in re.findall(_WORD, items[-1])] if items else []
     for k, item in enumerate(items):
+        if _bare_common_noun(item):
+            # "Lead and cadmium exposure": a noun of every field alone is dropped as generic, and its concept with
+            # it; the list's next phrase's head says which of its things is meant ("lead exposure")
+            later = next((w for i in items[k + 1:] if len(w := [x for r in _runs(i) for x in r]) >= 2), None)
+            head = later[-1].casefold() if later else ""
+            if head and "NOUN" in word_classes(head) and head not in GENERIC_HEADS | META_WORDS:
+                out[k] = f"{_content_words(item)[0]} {later[-1]}"
+            continue
         if not _bare_modifier(item):
             continue
         if len(tail) >= 2 and tail[-1] in META_WORDS and k < len(items) - 1:
