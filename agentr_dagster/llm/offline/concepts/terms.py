@@ -1390,7 +1390,7 @@ def _distribute_head(items: list[str]) -> list[str]:
             # it; the list's next phrase's head says which of its things is meant ("lead exposure")
             later = next((w for i in items[k + 1:] if len(w := [x for r in _runs(i) for x in r]) >= 2), None)
             head = later[-1].casefold() if later else ""
-            if head and "NOUN" in word_classes(head) and head not in GENERIC_HEADS | META_WORDS:
+            if later and "NOUN" in word_classes(head) and head not in GENERIC_HEADS | META_WORDS:
                 out[k] = f"{_content_words(item)[0]} {later[-1]}"
             continue
         if not _bare_modifier(item):
