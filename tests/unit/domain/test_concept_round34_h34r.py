@@ -43,3 +43,11 @@ def test_a_noun_of_every_field_listed_before_a_phrase_takes_its_head():
     q = query(text)
     assert hits(text, "Daily water intake and caries experience in children aged 3 to 5 years"), q
     assert not hits(text, "Fluoride varnish and dental caries in preschool children"), q
+
+
+def test_a_rare_word_before_exposure_names_it_alone():
+    # "cadmium exposure" kept the phrase alone: "urinary cadmium and blood pressure" was missed
+    text = "Benzene exposure and leukaemia in petrochemical workers: a systematic review"
+    q = query(text)
+    assert hits(text, "Urinary benzene metabolites and acute myeloid leukaemia among petrochemical workers"), q
+    assert "benzen*" in q and not hits(text, "Chemotherapy and leukaemia in petrochemical workers"), q

@@ -702,6 +702,10 @@ def _gradable(word: str) -> bool:
 _INTAKE_HEADS = frozenset("consumption intake".split())
 
 
+#: The noun of being exposed to a thing ("cadmium exposure").
+_EXPOSURE_NOUNS = frozenset("exposure exposures".split())
+
+
 def _pair_naming_words(words: list[str]) -> list[str]:
     """The words of a two-word run that name its concept alone."""
     terms: list[str] = []
@@ -709,8 +713,9 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     # the word names the concept; its studies also write "probiotics given to ..."
     # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
     # (:func:`_modifier_in_front_terms`)
-    if (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
-            and general_zipf(words[0]) < RARE_PART_ZIPF:
+    # and so before "exposure" ("cadmium exposure": its studies write "urinary cadmium", "blood cadmium levels")
+    if (_done_noun(words[1]) or _named_everyday_head(words) or words[1].casefold() in _EXPOSURE_NOUNS) \
+            and words[0].isalpha() and general_zipf(words[0]) < RARE_PART_ZIPF:
         # with its paired form ("ischaemic stroke": ischaemia* too, as "cerebral ischaemia" in rats)
         stem = truncation(words[0])
         terms.extend(_render(t) for t in [stem, *_paired_stem(words[0], stem)])
