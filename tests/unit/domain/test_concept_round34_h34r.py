@@ -51,12 +51,3 @@ def test_a_rare_word_before_exposure_names_it_alone():
     q = query(text)
     assert hits(text, "Urinary benzene metabolites and acute myeloid leukaemia among petrochemical workers"), q
     assert "benzen*" in q and not hits(text, "Chemotherapy and leukaemia in petrochemical workers"), q
-
-
-def test_an_association_question_ands_its_two_things_and_lets_the_people_go():
-    # "Is long-term exposure to road traffic noise associated with hypertension in adults?" read as
-    # ``X OR (hypertens* AND adult*)``: every study of hypertension in adults
-    text = "Is shift work associated with breast cancer in nurses?"
-    q = query(text)
-    assert hits(text, "Night shift work and breast cancer risk in a cohort of Danish nurses"), q
-    assert not hits(text, "Tamoxifen adherence among nurses treated for breast cancer"), q

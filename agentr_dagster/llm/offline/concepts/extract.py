@@ -74,7 +74,6 @@ from agentr_dagster.llm.offline.concepts.shape import (
     _act_noun_anded,
     _act_with_object,
     _anded_people_broad_back,
-    _associated_outcome_anded,
     _benefit_anded,
     _everyday_act_people_anded,
     _lone_condition_anded,
@@ -229,8 +228,6 @@ def extract_concepts(text: str, generic_zipf: float | None = None, background: B
         # what X is asked of, whatever the background ("the effects of X on Y in rodents": Y alone in rodents was
         # every rodent study of Y); not a state after it ("after coronary stenting")
         _lone_condition_anded(blocks, ("population", "outcome"))
-    elif question and topic:
-        _associated_outcome_anded(blocks, topic[0])
     _mark_rest(blocks, background, REST_SHARE if rest_share is None else rest_share,
                " ".join(topic) if question else "")
     if outcomes_frame and not any(b.independent for b in blocks):

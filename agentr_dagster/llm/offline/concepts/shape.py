@@ -255,31 +255,6 @@ def _lone_condition_anded(blocks: list[ConceptBlock], facets: tuple[str, ...], w
                 b.required = b.in_query = False
 
 
-#: "Is X associated with Y ...", "Are X linked to Y ...": a relation asked of two things.
-_ASSOCIATED_FRAME_RE = re.compile(
-    rf"^\s*{_WHO_FIRST}(?:is|are|was|were)\s+.+?\s+(?:associated|linked|related|correlated)\s+(?:with|to)\s", re.I)
-
-
-def _associated_outcome_anded(blocks: list[ConceptBlock], topic: str) -> None:
-    """"Is X associated with Y in Z?" asks how two things go together: read as ``X OR (Y AND Z)`` with Z who the
-    studies are about, it was every study of Y in such people ("Is long-term exposure to road traffic noise
-    associated with hypertension in adults?": ``... OR (hypertens* AND adult*)``). Y is AND-ed with X, and the
-    people leave (never ``X AND adult*``), as in the effect frame (:func:`_lone_condition_anded`). Only where Y is
-    the one other subject (no aspect, place or organism) and X none of these either."""
-    main = next((b for b in blocks if b.required), None)
-    if not _ASSOCIATED_FRAME_RE.match(topic) or main is None or main.aspect or _who_block(main) \
-            or any(b.independent or b.organism for b in blocks):
-        return
-    rest = [b for b in blocks if b is not main and (b.required or b.in_query)]
-    others = [b for b in rest if not _who_block(b)]
-    if len(others) != 1 or not others[0].required or others[0].aspect or others[0].setting or len(rest) == 1:
-        return
-    others[0].independent = True
-    for b in rest:
-        if b is not others[0]:
-            b.required = b.in_query = False
-
-
 #: "Does X improve / reduce / prevent Y ...": what X is done for, asked by a verb of benefit (not a relation's
 #: "affect", "influence", "predict", whose Y is any study's).
 _DOES_BENEFIT_RE = re.compile(
