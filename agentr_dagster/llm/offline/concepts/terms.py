@@ -702,8 +702,8 @@ def _gradable(word: str) -> bool:
 _INTAKE_HEADS = frozenset("consumption intake".split())
 
 
-#: The noun of being exposed to a thing ("cadmium exposure").
-_EXPOSURE_NOUNS = frozenset("exposure exposures".split())
+#: The nouns of being exposed to a thing or taking it in ("cadmium exposure", "liquorice intake").
+_EXPOSURE_NOUNS = frozenset("exposure exposures intake intakes consumption".split())
 
 
 def _pair_naming_words(words: list[str]) -> list[str]:
@@ -713,7 +713,8 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     # the word names the concept; its studies also write "probiotics given to ..."
     # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
     # (:func:`_modifier_in_front_terms`)
-    # and so before "exposure" ("cadmium exposure": its studies write "urinary cadmium", "blood cadmium levels")
+    # and so before "exposure" or "intake" ("cadmium exposure": its studies write "urinary cadmium", "blood cadmium
+    # levels"; "liquorice intake": "liquorice and hypokalaemia")
     if (_done_noun(words[1]) or _named_everyday_head(words) or words[1].casefold() in _EXPOSURE_NOUNS) \
             and words[0].isalpha() and general_zipf(words[0]) < RARE_PART_ZIPF:
         # with its paired form ("ischaemic stroke": ischaemia* too, as "cerebral ischaemia" in rats)
