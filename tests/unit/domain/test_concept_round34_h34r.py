@@ -51,3 +51,10 @@ def test_a_rare_word_before_exposure_names_it_alone():
     q = query(text)
     assert hits(text, "Urinary benzene metabolites and acute myeloid leukaemia among petrochemical workers"), q
     assert "benzen*" in q and not hits(text, "Chemotherapy and leukaemia in petrochemical workers"), q
+
+
+def test_an_x_related_phrase_is_also_said_as_the_plain_compound():
+    # "performance-related pay": its studies also write "performance pay schemes"
+    text = "Performance-related pay for teachers and student achievement: a systematic review"
+    q = query(text)
+    assert hits(text, "Teacher performance pay and student achievement: evidence from a randomized experiment"), q

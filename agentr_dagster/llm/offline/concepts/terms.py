@@ -554,6 +554,15 @@ def _condition_of_like_behaviour(words: list[str]) -> list[str]:
     return [_render(truncation(condition))]
 
 
+def _related_said_plain(words: list[str]) -> list[str]:
+    """A phrase led by "X-related" ("performance-related pay", "work-related stress"): the Y related to X, which
+    its studies also write as the plain compound ("performance pay", "work stress"): that phrase too."""
+    left, _, right = words[0].casefold().rpartition("-") if len(words) >= 2 else ("", "", "")
+    if right != "related" or not left.isalpha() or len(left) < 3:
+        return []
+    return _phrase_terms(" ".join([words[0].rpartition("-")[0], *words[1:]]))
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -604,7 +613,7 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
     terms.extend([*_letter_compound_alone(words), *_extent_lead_dropped(words), *_condition_of_like_behaviour(words)])
     terms.extend(_activity_stem(words))
-    terms.extend(_compound_of_a_role(words))
+    terms.extend([*_compound_of_a_role(words), *_related_said_plain(words)])
     terms.extend(_role_of_an_everyday_kind(words))
     # a topic word before a participle of means joined to it ("psilocybin-assisted therapy", "mindfulness-based
     # stress reduction", "simulation-based training"): the word names the concept, which its studies name by it
