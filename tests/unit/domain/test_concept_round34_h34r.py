@@ -58,3 +58,10 @@ def test_an_x_related_phrase_is_also_said_as_the_plain_compound():
     text = "Performance-related pay for teachers and student achievement: a systematic review"
     q = query(text)
     assert hits(text, "Teacher performance pay and student achievement: evidence from a randomized experiment"), q
+
+
+def test_an_adjective_before_what_is_taken_in_is_no_lead_that_makes_it():
+    # "dietary iron intake" kept "dietary" in every variant: "heme iron intake" was missed
+    text = "Dietary sugar intake and dental caries in children: a systematic review"
+    q = query(text)
+    assert hits(text, "Free sugar intake and dental caries in Finnish preschool children"), q

@@ -1273,6 +1273,8 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
         return False
     if word_classes(first) == {"ADJ"} and "ADJ" in word_classes(part[0].casefold()):
         return False  # two adjectives each qualify the head ("urban green space": a green space, urban)
+    if "ADJ" in word_classes(first) and words[-1].casefold() in _INTAKE_HEADS and len(part) >= 2:
+        return False  # an adjective before what is taken in says how ("dietary iron intake": "heme iron intake")
     # an adjective of every field ("modern" 5.1: "modern code review") is no rare lead, however common the rest; a
     # noun that common still names the kind ("treatment decision making": no "decision making" alone)
     every_field = general_zipf(first) >= GENERIC_ZIPF and "ADJ" in word_classes(first)
