@@ -46,7 +46,7 @@ def truncation(word: str) -> str:
         # the state's "-ant" adjective or agent, as common as the noun, names the same thing and shares its stem
         # ("pregnancy" -> pregnan*: "pregnant women"; "malignancy" -> "malignant"; "infancy" -> "infant")
         return stem + "*"
-    short = _short_ity_stem(low) or _ia_stem(low) or _iness_stem(low)
+    short = _short_ity_stem(low) or _ia_stem(low) or _iness_stem(low) or _acy_stem(low)
     if short:
         return short + "*"
     for suffix in _TRUNC_SUFFIXES:
@@ -97,6 +97,27 @@ def _ia_stem(low: str) -> str:
     floor = general_zipf(low) - FOREIGN_COMPLETION_GAP
     others = [w for w in general_completions(stem) if not w.startswith((low, stem + "ic"))]
     return "" if any(general_zipf(w) >= floor for w in others) else stem + "i"
+
+
+_ACY_ENDINGS = ("acies", "atic", "acy", "ats", "at")
+#: How common the "-at" agent must be to be a word of English ("bureaucrat" 2.8; not "advocat" 1.1, a foreign word).
+_AGENT_ZIPF = 2.0
+
+
+def _acy_stem(low: str) -> str:
+    """The stem a rule or system in "-acy" shares with its agent in "-at" ("bureaucracy", "bureaucrats",
+    "bureaucratic" -> bureaucra*; "democracy", "democrats" -> democra*), "" otherwise: ``bureaucrat*`` missed
+    every study of "public bureaucracies", ``bureaucrac*`` every one of "bureaucrats". Only where general English
+    has both the "-acy" noun and the "-at" agent ("piracy" has "pirate", "format" no "formacy") and the stem opens
+    onto no other word nearly as common ("diplomacy": diploma* opens onto "diploma")."""
+    ending = next((e for e in _ACY_ENDINGS if low.endswith(e)), "")
+    stem = low[: len(low) - len(ending) + 1] if ending else ""
+    if len(stem) < 6 or not stem.isalpha() or not general_zipf(stem + "cy") \
+            or general_zipf(stem + "t") < _AGENT_ZIPF:
+        return ""
+    floor = max(general_zipf(stem + "cy"), general_zipf(stem + "t")) - FOREIGN_COMPLETION_GAP
+    others = [w for w in general_completions(stem) if not w.startswith((stem + "c", stem + "t"))]
+    return "" if any(general_zipf(w) >= floor for w in others) else stem
 
 
 #: How much rarer (Zipf points) a state's "-e" adjective may be than its "-ity" noun and still share its stem.

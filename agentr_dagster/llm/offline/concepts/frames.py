@@ -1909,11 +1909,38 @@ def _related_pair(title: str, text: str, background: Background | None = None) -
     if _two_named_subjects(m.group(1), m.group(2), after) or _head_never_shared(m.group(1), m.group(2), after,
                                                                                 background):
         return f"{m.group(1)} on {m.group(2)}{m.group(3) if _who_after(m.group(3)) else ''}{m.group(4) or ''}"
+    exposed = None if after else _exposure_then_other(m.group(1), m.group(2))
+    if exposed:
+        return f"{exposed[0]} on {exposed[1]}{m.group(3) or ''}{m.group(4) or ''}"
     last = _LAST_PAIR_RE.match(title)
     if last and _two_named_subjects(last.group(1), last.group(2), None):
         # "Fruit and vegetable intake and hip fracture": the last "and" joins the two, the first a list in X
         return f"{last.group(1)} on {last.group(2)}{last.group(3) or ''}"
     return title
+
+
+#: Heads that say how people met a thing (a general vocabulary of epidemiology: "cadmium exposure", "coffee
+#: consumption", "cannabis use").
+_EXPOSURE_HEADS = frozenset("exposure exposures intake intakes consumption use".split())
+
+
+def _exposure_then_other(first: str, second: str) -> tuple[str, str] | None:
+    """A title's "X exposure and Y" (also "X intake", "X consumption", "X use"; "A and B exposure and Y"): X as met
+    by people, then a thing with no such head ("Coffee consumption and gout", "Cannabis use and psychosis in
+    adolescents", "Lead and cadmium exposure and hypertension in adults"): two subjects, the exposure and what it
+    is related to, never a list of one concept's variants (``"cadmium exposure" OR hypertens*`` was every study of
+    hypertension, 10 % of the pool). The two sides, or None (no preposition inside, Y of one to three words and
+    none of them such a head: "smoking exposure and alcohol use" are listed)."""
+    if " and " in second:  # "Lead and [cadmium exposure and hypertension]": the last "and" joins the two
+        listed, _, second = second.rpartition(" and ")
+        first = f"{first} and {listed}"
+    if re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second, re.I):
+        return None
+    x, y = re.findall(r"[A-Za-z][\w'-]*", first), re.findall(r"[A-Za-z][\w'-]*", second)
+    if (len(x) < 2 or x[-1].casefold() not in _EXPOSURE_HEADS or not 1 <= len(y) <= 3
+            or any(w.casefold() in _EXPOSURE_HEADS for w in y) or not _content_words(second)):
+        return None
+    return first, second
 
 
 #: A title "A and B H and Y" (and its own kind): a coordination inside X, then the "and" of the pair.

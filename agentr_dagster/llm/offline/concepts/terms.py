@@ -554,6 +554,15 @@ def _condition_of_like_behaviour(words: list[str]) -> list[str]:
     return [_render(truncation(condition))]
 
 
+def _related_said_plain(words: list[str]) -> list[str]:
+    """A phrase led by "X-related" ("performance-related pay", "work-related stress"): the Y related to X, which
+    its studies also write as the plain compound ("performance pay", "work stress"): that phrase too."""
+    left, _, right = words[0].casefold().rpartition("-") if len(words) >= 2 else ("", "", "")
+    if right != "related" or not left.isalpha() or len(left) < 3:
+        return []
+    return _phrase_terms(" ".join([words[0].rpartition("-")[0], *words[1:]]))
+
+
 def _run_terms(words: list[str]) -> list[str]:
     words = _concept_words(words)
     if not words:
@@ -604,7 +613,7 @@ def _run_terms(words: list[str]) -> list[str]:
         terms.append(_means_of_treatment(words) or _render(truncation(words[0])))
     terms.extend([*_letter_compound_alone(words), *_extent_lead_dropped(words), *_condition_of_like_behaviour(words)])
     terms.extend(_activity_stem(words))
-    terms.extend(_compound_of_a_role(words))
+    terms.extend([*_compound_of_a_role(words), *_related_said_plain(words)])
     terms.extend(_role_of_an_everyday_kind(words))
     # a topic word before a participle of means joined to it ("psilocybin-assisted therapy", "mindfulness-based
     # stress reduction", "simulation-based training"): the word names the concept, which its studies name by it
@@ -702,6 +711,10 @@ def _gradable(word: str) -> bool:
 _INTAKE_HEADS = frozenset("consumption intake".split())
 
 
+#: The nouns of being exposed to a thing or taking it in ("cadmium exposure", "liquorice intake").
+_EXPOSURE_NOUNS = frozenset("exposure exposures intake intakes consumption".split())
+
+
 def _pair_naming_words(words: list[str]) -> list[str]:
     """The words of a two-word run that name its concept alone."""
     terms: list[str] = []
@@ -709,8 +722,10 @@ def _pair_naming_words(words: list[str]) -> list[str]:
     # the word names the concept; its studies also write "probiotics given to ..."
     # and so before an everyday noun that is a verb too ("probiotic supplements"), whose head alone is no term
     # (:func:`_modifier_in_front_terms`)
-    if (_done_noun(words[1]) or _named_everyday_head(words)) and words[0].isalpha() \
-            and general_zipf(words[0]) < RARE_PART_ZIPF:
+    # and so before "exposure" or "intake" ("cadmium exposure": its studies write "urinary cadmium", "blood cadmium
+    # levels"; "liquorice intake": "liquorice and hypokalaemia")
+    if (_done_noun(words[1]) or _named_everyday_head(words) or words[1].casefold() in _EXPOSURE_NOUNS) \
+            and words[0].isalpha() and general_zipf(words[0]) < RARE_PART_ZIPF:
         # with its paired form ("ischaemic stroke": ischaemia* too, as "cerebral ischaemia" in rats)
         stem = truncation(words[0])
         terms.extend(_render(t) for t in [stem, *_paired_stem(words[0], stem)])
@@ -1172,7 +1187,8 @@ def _deliverer_anded(words: list[str]) -> list[str]:
     people's stem: ``(nurse* AND ("telephone follow-up" OR ...))`` (of four words or more, the rest without its head).
     """
     left, _, right = words[0].casefold().rpartition("-")
-    if not (_means_compound(words[0]) and left.isalpha() and _person_word(_plural_of(left))):
+    if not (_means_compound(words[0]) and left.isalpha()
+            and (_person_word(_plural_of(left)) or _setting_of_means(left, right))):
         return []
     rest = words[1:-1] if len(words) > 3 else words[1:]  # "telephone coaching" of "... coaching sessions"
     parts = _phrase_terms(" ".join(rest)) if len(rest) > 1 else []
@@ -1181,6 +1197,16 @@ def _deliverer_anded(words: list[str]) -> list[str]:
         return []
     group = parts[0] if len(parts) == 1 else "(" + " OR ".join(_sendable(t) for t in parts) + ")"
     return [f"({left}* AND {group})"]
+
+
+def _setting_of_means(left: str, participle: str) -> bool:
+    """An everyday word of a setting or medium before a participle of means ("school-based physical activity
+    interventions", "home-based cardiac rehabilitation", "web-based cognitive behavioural therapy"): alone it is
+    every field's (:func:`_means_word_alone`), but kept in every variant it lost the studies that say where the
+    thing was done apart ("a physical activity intervention in secondary schools"), so the rest is AND-ed with its
+    stem as with a deliverer. Not a meta word ("evidence-based"), nor what guides a thing ("ultrasound-guided")."""
+    return (participle != "guided" and general_zipf(left) >= EVERYDAY_WORD_ZIPF and left not in META_WORDS
+            and not _means_word_alone(left, participle))
 
 
 def _plural_of(noun: str) -> str:
@@ -1247,6 +1273,8 @@ def _common_without_lead(words: list[str], part: list[str]) -> bool:
         return False
     if word_classes(first) == {"ADJ"} and "ADJ" in word_classes(part[0].casefold()):
         return False  # two adjectives each qualify the head ("urban green space": a green space, urban)
+    if "ADJ" in word_classes(first) and words[-1].casefold() in _INTAKE_HEADS and len(part) >= 2:
+        return False  # an adjective before what is taken in says how ("dietary iron intake": "heme iron intake")
     # an adjective of every field ("modern" 5.1: "modern code review") is no rare lead, however common the rest; a
     # noun that common still names the kind ("treatment decision making": no "decision making" alone)
     every_field = general_zipf(first) >= GENERIC_ZIPF and "ADJ" in word_classes(first)
@@ -1359,6 +1387,14 @@ def _bare_modifier(item: str) -> bool:
     return len(words) == 1 and words[0].isalpha() and words[0][1:].islower() and "ADJ" in word_classes(words[0])
 
 
+def _bare_common_noun(item: str) -> bool:
+    """The item is one noun of every field (:data:`GENERIC_ZIPF`: "lead" 5.2, "water" 5.5), no adjective: alone
+    it is dropped as generic ("iron" 4.7, "fruit" 4.6 stand alone)."""
+    words = _content_words(item)
+    return (len(words) == 1 and words[0].isalpha() and words[0][1:].islower() and general_zipf(words[0]) >= GENERIC_ZIPF
+            and "NOUN" in word_classes(words[0]) and "ADJ" not in word_classes(words[0]))
+
+
 def _distribute_head(items: list[str]) -> list[str]:
     """A list's bare modifiers with the noun phrase listed after them, less that phrase's own first modifier
     ("acute and chronic pain" -> "acute pain"; "atypical or second-generation antipsychotic drugs" -> "atypical
@@ -1366,6 +1402,14 @@ def _distribute_head(items: list[str]) -> list[str]:
     out = list(items)
     tail = [w.casefold() for w in re.findall(_WORD, items[-1])] if items else []
     for k, item in enumerate(items):
+        if _bare_common_noun(item):
+            # "Lead and cadmium exposure": a noun of every field alone is dropped as generic, and its concept with
+            # it; the list's next phrase's head says which of its things is meant ("lead exposure")
+            later = next((w for i in items[k + 1:] if len(w := [x for r in _runs(i) for x in r]) >= 2), None)
+            head = later[-1].casefold() if later else ""
+            if later and "NOUN" in word_classes(head) and head not in GENERIC_HEADS | META_WORDS:
+                out[k] = f"{_content_words(item)[0]} {later[-1]}"
+            continue
         if not _bare_modifier(item):
             continue
         if len(tail) >= 2 and tail[-1] in META_WORDS and k < len(items) - 1:
