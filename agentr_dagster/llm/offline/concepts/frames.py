@@ -33,6 +33,7 @@ from agentr_dagster.llm.offline.concepts.model import ConceptBlock, _dedupe, _re
 from agentr_dagster.llm.offline.concepts.sentences import _RESULT_RE, _REVIEW_METHOD_RE, _restore_headings
 from agentr_dagster.llm.offline.concepts.spelling import _spellings
 from agentr_dagster.llm.offline.concepts.terms import (
+    _EXPOSURE_NOUNS,
     DEGREE_MODIFIERS,
     EPONYM_HEADS,
     EVERYDAY_WORD_ZIPF,
@@ -1880,7 +1881,7 @@ def _related_pair(title: str, text: str, background: Background | None = None) -
     between_pairs = [*pairs, (last, second[0].casefold()[:5]), (last, second[-1].casefold()[:5])]
     # "X for A and B": the pair is A and B inside a phrase, not the title's two subjects, unless another sentence
     # relates them as the title's two ("the association between household solid fuel use and infections")
-    inside = re.findall(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", m.group(1), re.I)
+    inside = _TITLE_PREPOSITION_RE.findall(m.group(1))
     if (inside and m.group(3) and m.group(3).split()[0].casefold() == inside[-1].casefold()
             and not (_person_word(first[-1].casefold()) or _person_word(second[-1].casefold()))):
         # "A in B and C in D": the same preposition after each side, so the "and" joins "A in B" and "C in D"
@@ -1921,7 +1922,7 @@ def _related_pair(title: str, text: str, background: Background | None = None) -
 
 #: Heads that say how people met a thing (a general vocabulary of epidemiology: "cadmium exposure", "coffee
 #: consumption", "cannabis use").
-_EXPOSURE_HEADS = frozenset("exposure exposures intake intakes consumption use".split())
+_EXPOSURE_HEADS = _EXPOSURE_NOUNS | {"use"}
 
 
 def _exposure_then_other(first: str, second: str) -> tuple[str, str] | None:
@@ -1934,13 +1935,17 @@ def _exposure_then_other(first: str, second: str) -> tuple[str, str] | None:
     if " and " in second:  # "Lead and [cadmium exposure and hypertension]": the last "and" joins the two
         listed, _, second = second.rpartition(" and ")
         first = f"{first} and {listed}"
-    if re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second, re.I):
+    if _TITLE_PREPOSITION_RE.search(first + " " + second):
         return None
     x, y = re.findall(r"[A-Za-z][\w'-]*", first), re.findall(r"[A-Za-z][\w'-]*", second)
     if (len(x) < 2 or x[-1].casefold() not in _EXPOSURE_HEADS or not 1 <= len(y) <= 3
             or any(w.casefold() in _EXPOSURE_HEADS for w in y) or not _content_words(second)):
         return None
     return first, second
+
+
+#: A preposition between a title's two sides: "X for A and B", "A in B and C in D" (no list of one thing's kinds).
+_TITLE_PREPOSITION_RE = re.compile(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", re.I)
 
 
 #: A title "A and B H and Y" (and its own kind): a coordination inside X, then the "and" of the pair.
@@ -1962,8 +1967,7 @@ def _two_named_subjects(first: str, second: str, after: str | None) -> bool:
     after: two subjects, not a list of one concept's variants ("anxiety and depression", "fruit and vegetable
     intake": one word before the "and"; "vascular dementia and Alzheimer's dementia", "hepatitis B and hepatitis C
     infection": a word of both, one kind of thing or a head shared)."""
-    if after or re.search(r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second,
-                          re.I):
+    if after or _TITLE_PREPOSITION_RE.search(first + " " + second):
         return False
     x, y = _content_words(first), _content_words(second)
     return len(x) >= 2 and len(y) >= 2 and not {w.casefold()[:5] for w in x} & {w.casefold()[:5] for w in y}
@@ -1979,8 +1983,7 @@ def _head_never_shared(first: str, second: str, after: str | None, background: B
     judges a title's subjects): a narrow X ("procrastination") finds its studies alone, and the AND of Y's phrase
     lost those that measure it in other words ("exam performance", "course grades"). Without a background
     nothing tells, and the list stays."""
-    if background is None or after or re.search(
-            r"\b(?:for|of|in|on|with|among|to|by|from|during|after|versus|vs)\b", first + " " + second, re.I):
+    if background is None or after or _TITLE_PREPOSITION_RE.search(first + " " + second):
         return False
     x, y = _content_words(first), _content_words(second)
     if len(x) != 1 or len(y) < 2 or x[0].casefold()[:5] in {w.casefold()[:5] for w in y}:

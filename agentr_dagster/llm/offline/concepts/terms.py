@@ -712,7 +712,7 @@ _INTAKE_HEADS = frozenset("consumption intake".split())
 
 
 #: The nouns of being exposed to a thing or taking it in ("cadmium exposure", "liquorice intake").
-_EXPOSURE_NOUNS = frozenset("exposure exposures intake intakes consumption".split())
+_EXPOSURE_NOUNS = _INTAKE_HEADS | {"exposure", "exposures", "intakes"}
 
 
 def _pair_naming_words(words: list[str]) -> list[str]:
